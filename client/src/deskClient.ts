@@ -1,0 +1,118 @@
+import * as vscode from 'vscode';
+import { LanguageClient, ResponseError, RevealOutputChannelOn, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import {
+	deskErrorCode,
+	type DeskErrorJson,
+	type InitializationOptions,
+	type NotificationDefinition,
+	type RequestDefinition,
+} from '../../server/src/protocol/protocol';
+
+export type DeskState = 'starting' | 'ready' | 'error' | 'stopped';
+
+/** A failure reported by the desk server, with its stable code when the desk refused. */
+export class DeskRequestError extends Error {
+	constructor(message: string, readonly deskError?: DeskErrorJson) {
+		super(message);
+	}
+}
+
+/**
+ * The desk server process and the typed requests to it. The server runs in its own Node process
+ * (IPC transport), so a slow git read or a database checkpoint never blocks the extension host.
+ */
+export class DeskClient implements vscode.Disposable {
+	private client: LanguageClient | undefined;
+	private readonly stateEmitter = new vscode.EventEmitter<DeskState>();
+	readonly onDidChangeState = this.stateEmitter.event;
+	private currentState: DeskState = 'stopped';
+
+	constructor(
+		private readonly context: vscode.ExtensionContext,
+		readonly output: vscode.LogOutputChannel,
+	) {}
+
+	get state(): DeskState {
+		return this.currentState;
+	}
+
+	async start(options: InitializationOptions): Promise<void> {
+		await this.stop();
+		this.setState('starting');
+		const serverModule = this.context.asAbsolutePath('dist/server.js');
+		const serverOptions: ServerOptions = {
+			run: { module: serverModule, transport: TransportKind.ipc },
+			debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6011'] } },
+		};
+		const clientOptions: LanguageClientOptions = {
+			documentSelector: [],
+			outputChannel: this.output,
+			initializationOptions: options,
+			// Errors are shown once by our own handlers, with "Open Log"; the client must not pop its own.
+			revealOutputChannelOn: RevealOutputChannelOn.Never,
+		};
+		const client = new LanguageClient('agentDesk', 'Agent Desk', serverOptions, clientOptions);
+		this.client = client;
+		client.onDidChangeState((event) => {
+			if (event.newState === State.Stopped && this.client === client && this.currentState !== 'stopped') {
+				this.setState('error');
+			}
+		});
+		try {
+			await client.start();
+			this.setState('ready');
+		} catch (error) {
+			this.setState('error');
+			throw new DeskRequestError(`The desk server did not start: ${(error as Error).message}`);
+		}
+	}
+
+	async stop(): Promise<void> {
+		const client = this.client;
+		this.client = undefined;
+		if (client) {
+			this.setState('stopped');
+			await client.stop().catch(() => undefined);
+		}
+	}
+
+	markFailed(): void {
+		this.setState('error');
+	}
+
+	/** Sends a declared request; a refusal of the desk arrives as DeskRequestError with its code. */
+	async request<P, R>(definition: RequestDefinition<P, R>, params: P, token?: vscode.CancellationToken): Promise<R> {
+		const client = this.client;
+		if (!client) {
+			throw new DeskRequestError('The desk server is not running.');
+		}
+		try {
+			return (await client.sendRequest(definition.method, params, token)) as R;
+		} catch (error) {
+			if (error instanceof ResponseError) {
+				const data = error.code === deskErrorCode ? (error.data as DeskErrorJson | undefined) : undefined;
+				throw new DeskRequestError(error.message, data);
+			}
+			throw error;
+		}
+	}
+
+	onNotification<P>(definition: NotificationDefinition<P>, handler: (params: P) => void): vscode.Disposable {
+		if (!this.client) {
+			throw new DeskRequestError('The desk server is not running.');
+		}
+		return this.client.onNotification(definition.method, handler);
+	}
+
+	dispose(): void {
+		void this.stop();
+		this.stateEmitter.dispose();
+	}
+
+	private setState(state: DeskState): void {
+		if (this.currentState !== state) {
+			this.currentState = state;
+			this.stateEmitter.fire(state);
+		}
+	}
+}

@@ -1,0 +1,142 @@
+import * as vscode from 'vscode';
+import { AssetsDidChange, GetStatus, OpenWorkspace, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
+import { DeskClient, DeskRequestError, type DeskState } from './deskClient';
+import { DeskStatusBar } from './statusBar';
+import { AssetsTreeProvider, type AssetsNode, type WindowProject } from './views/assetsTree';
+
+/** What the extension exports, for the extension-host tests and for other extensions. */
+export interface AgentDeskApi {
+	/** Resolves once the desk has adopted the workspace (or failed to, with the error). */
+	whenSettled(): Promise<DeskState>;
+	state(): DeskState;
+	/** Outcome of the last desk boot per workspace folder. */
+	folders(): readonly FolderOutcome[];
+	status(): Promise<ServerStatus>;
+	assets: AssetsTreeProvider;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<AgentDeskApi> {
+	const output = vscode.window.createOutputChannel('Agent Desk', { log: true });
+	const desk = new DeskClient(context, output);
+	const statusBar = new DeskStatusBar();
+	const assets = new AssetsTreeProvider(desk, (error) => reportError(output, error));
+	const assetsView = vscode.window.createTreeView('agentDesk.assets', { treeDataProvider: assets, showCollapseAll: true });
+	context.subscriptions.push(output, desk, statusBar, assets, assetsView);
+
+	let folders: FolderOutcome[] = [];
+	let settled: Promise<DeskState> = Promise.resolve('starting');
+
+	const setContextState = (state: DeskState) => void vscode.commands.executeCommand('setContext', 'agentDesk.state', state);
+	setContextState('starting');
+	context.subscriptions.push(
+		desk.onDidChangeState((state) => {
+			setContextState(state);
+			statusBar.show(state);
+			assets.refresh();
+		}),
+	);
+
+	/** Desk boot for this window: adopt the repository of each trusted workspace folder. */
+	const openWorkspace = async (): Promise<void> => {
+		if (!vscode.workspace.isTrusted) {
+			output.info('this workspace is not trusted: Agent Desk adopts nothing from it until you trust it');
+			statusBar.show('ready', 'Workspace not trusted: nothing adopted');
+			return;
+		}
+		const workspaceFolders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+		const result = await desk.request(OpenWorkspace, { folders: workspaceFolders.map((f) => ({ name: f.name, path: f.uri.fsPath })) });
+		folders = result.folders;
+		const projects: WindowProject[] = [];
+		for (const folder of folders) {
+			if (folder.outcome === 'adopted' && !projects.some((p) => p.name === folder.project.name)) {
+				projects.push({ name: folder.project.name, path: folder.project.path });
+			} else if (folder.outcome === 'failed') {
+				reportError(output, new DeskRequestError(`${folder.name}: ${folder.error.message}`, folder.error));
+			}
+		}
+		assets.setProjects(projects);
+		const summary = projects.length === 0 ? 'No open folder is a git repository' : `Projects: ${projects.map((p) => p.name).join(', ')}`;
+		statusBar.show('ready', summary);
+	};
+
+	const start = async (): Promise<DeskState> => {
+		const configuration = vscode.workspace.getConfiguration('agentDesk');
+		const libraryDir = configuration.get<string>('libraryFolder')?.trim() || context.globalStorageUri.fsPath;
+		const logLevel = configuration.get<LogLevel>('logLevel') ?? 'info';
+		try {
+			await desk.start({ libraryDir, logLevel });
+			context.subscriptions.push(desk.onNotification(AssetsDidChange, () => assets.refresh()));
+			const status = await desk.request(GetStatus, {});
+			if (status.state === 'error') {
+				desk.markFailed();
+				statusBar.show('error', status.error?.message);
+				reportError(output, new DeskRequestError(status.error?.message ?? 'The desk could not open its library.', status.error));
+				return 'error';
+			}
+			await openWorkspace();
+			return desk.state;
+		} catch (error) {
+			desk.markFailed();
+			statusBar.show('error', (error as Error).message);
+			reportError(output, error);
+			return 'error';
+		}
+	};
+
+	context.subscriptions.push(
+		vscode.commands.registerCommand('agentDesk.showLog', () => output.show(true)),
+		vscode.commands.registerCommand('agentDesk.refreshAssets', () => assets.refresh()),
+		vscode.commands.registerCommand('agentDesk.restartServer', async () => {
+			settled = start();
+			await settled;
+		}),
+		vscode.commands.registerCommand('agentDesk.copyAssetId', async (node?: AssetsNode) => {
+			const selected = node ?? assetsView.selection[0];
+			if (selected?.type === 'asset' || selected?.type === 'version') {
+				await vscode.env.clipboard.writeText(selected.asset.id);
+				vscode.window.setStatusBarMessage(`Copied ${selected.asset.id}`, 3000);
+			}
+		}),
+		vscode.workspace.onDidGrantWorkspaceTrust(() => {
+			settled = settled.then(() => openWorkspace().then(() => desk.state)).catch((error: unknown) => {
+				reportError(output, error);
+				return desk.state;
+			});
+		}),
+		vscode.workspace.onDidChangeWorkspaceFolders(() => {
+			if (desk.state === 'ready') {
+				openWorkspace().catch((error: unknown) => reportError(output, error));
+			}
+		}),
+		vscode.workspace.onDidChangeConfiguration((event) => {
+			if (event.affectsConfiguration('agentDesk.libraryFolder') || event.affectsConfiguration('agentDesk.logLevel')) {
+				settled = start();
+			}
+		}),
+	);
+
+	settled = start();
+	return {
+		whenSettled: () => settled,
+		state: () => desk.state,
+		folders: () => folders,
+		status: () => desk.request(GetStatus, {}),
+		assets,
+	};
+}
+
+export function deactivate(): void {
+	// The DeskClient in context.subscriptions stops the server (which checkpoints its databases).
+}
+
+/** One message per failure, with "Open Log"; the details go to the log. */
+function reportError(output: vscode.LogOutputChannel, error: unknown): void {
+	const message = error instanceof Error ? error.message : String(error);
+	const code = error instanceof DeskRequestError && error.deskError ? ` [${error.deskError.code}]` : '';
+	output.error(`${message}${code}`);
+	void vscode.window.showErrorMessage(`Agent Desk: ${message}`, 'Open Log').then((choice) => {
+		if (choice === 'Open Log') {
+			output.show(true);
+		}
+	});
+}

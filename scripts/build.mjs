@@ -1,0 +1,77 @@
+// Bundles the extension (client), the desk server, the `desk` command line and the webview with
+// esbuild, copies sql.js's wasm beside the server, and compiles tests and benchmarks to out/.
+// Type checking is `tsc -b` (npm run typecheck); esbuild only strips types.
+import * as esbuild from 'esbuild';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const production = process.argv.includes('--production');
+const root = new URL('..', import.meta.url).pathname;
+
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+mkdirSync(join(root, 'dist'), { recursive: true });
+
+const common = {
+	bundle: true,
+	platform: 'node',
+	target: 'node20',
+	format: 'cjs',
+	sourcemap: production ? false : 'linked',
+	minify: production,
+	logLevel: 'warning',
+	absWorkingDir: root,
+};
+
+await Promise.all([
+	esbuild.build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] }),
+	esbuild.build({ ...common, entryPoints: ['server/src/main.ts'], outfile: 'dist/server.js' }),
+	esbuild.build({
+		...common,
+		entryPoints: ['server/src/cli/desk.ts'],
+		outfile: 'dist/desk.js',
+		banner: { js: '#!/usr/bin/env node' },
+	}),
+	esbuild.build({
+		...common,
+		platform: 'browser',
+		format: 'iife',
+		target: 'es2022',
+		entryPoints: ['webview/src/main.ts'],
+		outfile: 'dist/webview.js',
+	}),
+]);
+copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(root, 'dist/sql-wasm.wasm'));
+
+if (!production) {
+	// Tests and benchmarks: one file per entry, their own imports bundled, packages left to node_modules.
+	rmSync(join(root, 'out/test'), { recursive: true, force: true });
+	rmSync(join(root, 'out/bench'), { recursive: true, force: true });
+	const entries = [...findTs('test'), ...findTs('bench')].filter((f) => !f.includes('/fixtures/') && !f.endsWith('.d.ts'));
+	await esbuild.build({
+		...common,
+		sourcemap: 'inline',
+		entryPoints: entries,
+		outdir: 'out',
+		outbase: '.',
+		packages: 'external',
+		external: ['vscode'],
+	});
+}
+
+function findTs(dir) {
+	const out = [];
+	const walk = (d) => {
+		for (const name of readdirSync(join(root, d))) {
+			const rel = join(d, name);
+			if (statSync(join(root, rel)).isDirectory()) {
+				walk(rel);
+			} else if (name.endsWith('.ts')) {
+				out.push(relative(root, join(root, rel)));
+			}
+		}
+	};
+	walk(dir);
+	return out;
+}

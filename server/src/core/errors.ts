@@ -1,0 +1,63 @@
+/**
+ * Errors as data. Every failure the desk reports carries a stable `code` that callers branch on, a
+ * message for people, and `data` with the facts (paths, ids, limits). One place in the RPC layer
+ * maps them to JSON-RPC errors; the CLI prints them as JSON.
+ */
+export type DeskErrorCode =
+	| 'store.corrupt'
+	| 'store.journalCorrupt'
+	| 'store.locked'
+	| 'store.unknownSchema'
+	| 'store.closed'
+	| 'store.io'
+	| 'blob.badHash'
+	| 'blob.corrupt'
+	| 'blob.missing'
+	| 'blob.tooLarge'
+	| 'asset.notFound'
+	| 'asset.badId'
+	| 'import.badArgs'
+	| 'import.notADirectory'
+	| 'import.notRepoTop'
+	| 'git.unreadable'
+	| 'project.notFound'
+	| 'desk.notReady'
+	| 'desk.untrusted';
+
+export class DeskError extends Error {
+	override readonly name = 'DeskError';
+
+	constructor(
+		readonly code: DeskErrorCode,
+		message: string,
+		readonly data: Readonly<Record<string, unknown>> = {},
+		options?: { cause?: unknown },
+	) {
+		super(message, options);
+	}
+
+	toJSON(): DeskErrorJson {
+		return { code: this.code, message: this.message, data: { ...this.data } };
+	}
+}
+
+export interface DeskErrorJson {
+	code: DeskErrorCode;
+	message: string;
+	data: Record<string, unknown>;
+}
+
+export function isDeskError(value: unknown, code?: DeskErrorCode): value is DeskError {
+	return value instanceof DeskError && (code === undefined || value.code === code);
+}
+
+/** The message of anything thrown, for logs; never loses the code of a DeskError. */
+export function describeError(error: unknown): string {
+	if (error instanceof DeskError) {
+		return `${error.message} [${error.code}]`;
+	}
+	if (error instanceof Error) {
+		return error.message;
+	}
+	return String(error);
+}

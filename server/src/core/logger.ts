@@ -1,0 +1,28 @@
+/** The log levels of the `agentDesk.logLevel` setting, most severe first. */
+export const logLevels = ['error', 'warn', 'info', 'debug'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+/** Where the core writes what a person may want to read later (the output channel, stderr). */
+export interface Logger {
+	error(message: string): void;
+	warn(message: string): void;
+	info(message: string): void;
+	debug(message: string): void;
+}
+
+export function isLogLevel(value: unknown): value is LogLevel {
+	return typeof value === 'string' && (logLevels as readonly string[]).includes(value);
+}
+
+/** Wraps a sink so that messages below `level` are dropped. */
+export function leveledLogger(level: LogLevel, sink: (level: LogLevel, message: string) => void): Logger {
+	const limit = logLevels.indexOf(level);
+	const at = (l: LogLevel) => (message: string) => {
+		if (logLevels.indexOf(l) <= limit) {
+			sink(l, message);
+		}
+	};
+	return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+}
+
+export const silentLogger: Logger = { error() {}, warn() {}, info() {}, debug() {} };

@@ -1,0 +1,122 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Library, type FolderAdoption, type WorkspaceFolder } from './assets/library';
+import type { Environment, GitReader } from './assets/ports';
+import { DeskError } from './core/errors';
+import type { Logger } from './core/logger';
+import { IsoGitReader } from './git/isoGitReader';
+import { BlobStore } from './store/blobStore';
+import { DurableDatabase } from './store/durableDatabase';
+import { nodeEnvironment } from './store/nodeEnvironment';
+import { libraryMigrations, librarySchema, projectMigrations, projectSchema } from './store/schemas';
+import { SqlLibraryStore } from './store/sqlLibraryStore';
+
+export interface DeskOptions {
+	/** Folder of the library: its database, blobs, working folders and mounts. */
+	libraryDir: string;
+	logger: Logger;
+	/** How long to wait for another process that holds the library. */
+	lockTimeoutMs?: number;
+	git?: GitReader;
+	env?: Environment;
+}
+
+/** Where the desk keeps a project's own data inside its repository. */
+export const projectDataFolder = '.desk';
+
+/**
+ * The desk: one library store, the project stores of the open repositories, and the domain services
+ * over them. The JSON-RPC server and the `desk` command line are two thin faces of this one object.
+ */
+export class Desk {
+	private readonly projectDatabases = new Map<string, DurableDatabase>();
+
+	private constructor(
+		readonly libraryDir: string,
+		readonly library: Library,
+		readonly blobs: BlobStore,
+		private readonly libraryDb: DurableDatabase,
+		private readonly logger: Logger,
+	) {}
+
+	static async open(options: DeskOptions): Promise<Desk> {
+		const libraryDir = path.resolve(options.libraryDir);
+		fs.mkdirSync(libraryDir, { recursive: true });
+		const db = await DurableDatabase.open({
+			file: path.join(libraryDir, 'library.db'),
+			schema: librarySchema,
+			migrations: libraryMigrations,
+			logger: options.logger,
+			lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
+		});
+		try {
+			const blobs = new BlobStore(path.join(libraryDir, 'blobs'));
+			const library = new Library(new SqlLibraryStore(db), options.git ?? new IsoGitReader(), options.env ?? nodeEnvironment, options.logger);
+			return new Desk(libraryDir, library, blobs, db, options.logger);
+		} catch (error) {
+			db.close();
+			throw error;
+		}
+	}
+
+	/**
+	 * Desk boot for a window: adopts the repository of every workspace folder and opens each
+	 * adopted project's own database under `<repo>/.desk/`.
+	 */
+	async openWorkspace(folders: readonly WorkspaceFolder[]): Promise<FolderAdoption[]> {
+		const results = await this.library.openWorkspace(folders);
+		for (const [index, result] of results.entries()) {
+			if (result.outcome !== 'adopted') {
+				continue;
+			}
+			try {
+				await this.openProjectDatabase(result.project.path, result.project.name);
+			} catch (error) {
+				if (!(error instanceof DeskError)) {
+					throw error;
+				}
+				this.logger.error(`project ${result.project.name}: ${error.message}`);
+				results[index] = { folder: result.folder, outcome: 'failed', error };
+			}
+		}
+		return results;
+	}
+
+	close(): void {
+		for (const db of this.projectDatabases.values()) {
+			db.close();
+		}
+		this.projectDatabases.clear();
+		this.libraryDb.close();
+	}
+
+	private async openProjectDatabase(top: string, projectName: string): Promise<DurableDatabase> {
+		const open = this.projectDatabases.get(top);
+		if (open) {
+			return open;
+		}
+		const folder = path.join(top, projectDataFolder);
+		fs.mkdirSync(folder, { recursive: true });
+		const ignore = path.join(folder, '.gitignore');
+		if (!fs.existsSync(ignore)) {
+			// Everything in .desk/ is machine-local state; project memory lives in .desk-memory/ instead.
+			fs.writeFileSync(ignore, '# Agent Desk: local state of this repository, never committed.\n*\n');
+		}
+		const db = await DurableDatabase.open({
+			file: path.join(folder, 'project.db'),
+			schema: projectSchema,
+			migrations: projectMigrations,
+			logger: this.logger,
+			// Another window with this repository open holds it; say so soon rather than hang the boot.
+			lockTimeoutMs: 2_000,
+		});
+		db.write((tx) => {
+			tx.run("INSERT INTO project_info (key, value) VALUES ('project', ?), ('library', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value <> excluded.value", [
+				projectName,
+				this.libraryDir,
+			]);
+		});
+		this.projectDatabases.set(top, db);
+		return db;
+	}
+}

@@ -1,0 +1,147 @@
+import * as fs from 'node:fs';
+import git from 'isomorphic-git';
+import type { CommitInfo, GitReader } from '../assets/ports';
+
+/**
+ * GitReader over isomorphic-git. It reads objects and refs itself and never runs a program that a
+ * repository's config names (fsmonitor, filters, textconv), which the native git binary would.
+ *
+ * First-parent histories are cached per tip commit: a tip's history never changes, and a branch
+ * that moved forward extends the cached history of the old tip instead of walking it again.
+ */
+export class IsoGitReader implements GitReader {
+	/** isomorphic-git's object cache (parsed packfile indexes), one per repository. */
+	private readonly objectCaches = new Map<string, object>();
+	private readonly histories = new Map<string, Map<string, CommitInfo[]>>();
+	private readonly fileCounts = new Map<string, number>();
+
+	async findTop(dir: string): Promise<string | undefined> {
+		try {
+			const root = await git.findRoot({ fs, filepath: dir });
+			return fs.realpathSync(root);
+		} catch {
+			return undefined;
+		}
+	}
+
+	async originUrl(top: string): Promise<string> {
+		const url = (await git.getConfig({ fs, dir: top, path: 'remote.origin.url' })) as unknown;
+		return typeof url === 'string' ? url : '';
+	}
+
+	async defaultBranch(top: string): Promise<string> {
+		try {
+			const target = await git.resolveRef({ fs, dir: top, ref: 'refs/remotes/origin/HEAD', depth: 2 });
+			const prefix = 'refs/remotes/origin/';
+			if (target.startsWith(prefix) && target !== `${prefix}HEAD`) {
+				return target.slice(prefix.length);
+			}
+		} catch {
+			// No origin/HEAD: fall through to main, master, the checked-out branch.
+		}
+		for (const candidate of ['main', 'master']) {
+			if ((await this.tryResolve(top, `refs/heads/${candidate}`)) || (await this.tryResolve(top, `refs/remotes/origin/${candidate}`))) {
+				return candidate;
+			}
+		}
+		return (await git.currentBranch({ fs, dir: top, fullname: false })) ?? '';
+	}
+
+	async headCommit(top: string): Promise<string | undefined> {
+		return this.tryResolve(top, 'HEAD');
+	}
+
+	async firstParentHistory(top: string, branch: string, signal?: AbortSignal): Promise<CommitInfo[]> {
+		const tip = await this.branchTip(top, branch);
+		if (tip === undefined) {
+			return [];
+		}
+		const known = this.historiesOf(top);
+		const cached = known.get(tip);
+		if (cached) {
+			return cached;
+		}
+		const cache = this.objectCacheOf(top);
+		const newestFirst: CommitInfo[] = [];
+		let oid: string | undefined = tip;
+		let base: CommitInfo[] = [];
+		while (oid !== undefined) {
+			signal?.throwIfAborted();
+			const older = known.get(oid);
+			if (older) {
+				base = older;
+				break;
+			}
+			let commit;
+			try {
+				({ commit } = await git.readCommit({ fs, dir: top, oid, cache }));
+			} catch (error) {
+				if ((error as { code?: string }).code === 'NotFoundError' && newestFirst.length > 0) {
+					break; // A shallow clone: history ends where the objects do.
+				}
+				throw error;
+			}
+			newestFirst.push({ oid, committedAt: formatCommitTime(commit.committer.timestamp, commit.committer.timezoneOffset), subject: commit.message.split('\n', 1)[0] ?? '' });
+			oid = commit.parent[0];
+		}
+		const history = base.concat(newestFirst.reverse());
+		known.set(tip, history);
+		return history;
+	}
+
+	async fileCount(top: string, commit: string): Promise<number> {
+		const key = `${top}\0${commit}`;
+		const cached = this.fileCounts.get(key);
+		if (cached !== undefined) {
+			return cached;
+		}
+		const files = await git.listFiles({ fs, dir: top, ref: commit, cache: this.objectCacheOf(top) });
+		this.fileCounts.set(key, files.length);
+		return files.length;
+	}
+
+	private async branchTip(top: string, branch: string): Promise<string | undefined> {
+		if (branch === '') {
+			return this.tryResolve(top, 'HEAD');
+		}
+		return (await this.tryResolve(top, `refs/heads/${branch}`)) ?? (await this.tryResolve(top, `refs/remotes/origin/${branch}`));
+	}
+
+	private async tryResolve(top: string, ref: string): Promise<string | undefined> {
+		try {
+			return await git.resolveRef({ fs, dir: top, ref });
+		} catch {
+			return undefined;
+		}
+	}
+
+	private objectCacheOf(top: string): object {
+		let cache = this.objectCaches.get(top);
+		if (!cache) {
+			cache = {};
+			this.objectCaches.set(top, cache);
+		}
+		return cache;
+	}
+
+	private historiesOf(top: string): Map<string, CommitInfo[]> {
+		let map = this.histories.get(top);
+		if (!map) {
+			map = new Map();
+			this.histories.set(top, map);
+		}
+		return map;
+	}
+}
+
+/**
+ * `%cI`: strict ISO 8601 in the committer's own offset, e.g. 2026-11-30T03:04:05+01:00.
+ * isomorphic-git's timezoneOffset has JavaScript's sign: minutes to add to local time to get UTC.
+ */
+export function formatCommitTime(timestamp: number, timezoneOffset: number): string {
+	const offsetMinutes = -timezoneOffset;
+	const local = new Date((timestamp + offsetMinutes * 60) * 1000).toISOString().slice(0, 19);
+	const sign = offsetMinutes < 0 ? '-' : '+';
+	const abs = Math.abs(offsetMinutes);
+	return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}

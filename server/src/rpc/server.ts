@@ -1,0 +1,137 @@
+import {
+	CancellationToken,
+	ErrorCodes,
+	LSPErrorCodes,
+	ResponseError,
+	type Connection,
+	type InitializeResult,
+} from 'vscode-languageserver/node';
+import { Desk } from '../desk';
+import { DeskError, describeError, type DeskErrorJson } from '../core/errors';
+import { leveledLogger, type Logger, type LogLevel } from '../core/logger';
+import { AssetsDidChange, deskErrorCode, deskRequests, initializationOptions, type ServerStatus } from '../protocol/protocol';
+import { createHandlers, type DeskHandlers } from './handlers';
+
+export const serverVersion = '0.1.0';
+
+/**
+ * Wires the desk to a JSON-RPC connection: checks params against the protocol's schemas, maps
+ * DeskErrors to RequestFailed with the error as data, and keeps serving whatever a request throws.
+ */
+export function startDeskServer(connection: Connection): void {
+	let logLevel: LogLevel = 'info';
+	const logger: Logger = leveledLogger('debug', (level, message) => {
+		if (levelRank(level) > levelRank(logLevel)) {
+			return;
+		}
+		switch (level) {
+			case 'error':
+				connection.console.error(message);
+				break;
+			case 'warn':
+				connection.console.warn(message);
+				break;
+			case 'info':
+				connection.console.info(message);
+				break;
+			case 'debug':
+				connection.console.log(message);
+				break;
+		}
+	});
+
+	let deskPromise: Promise<Desk> | undefined;
+	let openedDesk: Desk | undefined;
+	let libraryDir = '';
+	let failure: DeskErrorJson | undefined;
+
+	const context = {
+		desk(): Promise<Desk> {
+			if (!deskPromise) {
+				return Promise.reject(new DeskError('desk.notReady', 'The desk server has not been initialized yet.'));
+			}
+			return deskPromise;
+		},
+		status(): ServerStatus {
+			return {
+				state: failure ? 'error' : 'ready',
+				libraryDir,
+				...(failure ? { error: failure } : {}),
+				serverVersion,
+				pid: process.pid,
+			};
+		},
+		notifyAssetsChanged(reason: string) {
+			void connection.sendNotification(AssetsDidChange.method, { reason });
+		},
+	};
+
+	connection.onInitialize((params): InitializeResult => {
+		const checked = initializationOptions.check(params.initializationOptions, 'initializationOptions');
+		if (!checked.ok) {
+			throw new ResponseError(ErrorCodes.InvalidParams, checked.problem);
+		}
+		libraryDir = checked.value.libraryDir;
+		logLevel = (checked.value.logLevel as LogLevel | undefined) ?? 'info';
+		deskPromise = Desk.open({ libraryDir, logger });
+		deskPromise.then(
+			(desk) => {
+				openedDesk = desk;
+				logger.info(`desk ready: library ${libraryDir}`);
+			},
+			(error: unknown) => {
+				failure = toErrorJson(error);
+				logger.error(`the desk could not open its library: ${describeError(error)}`);
+			},
+		);
+		return { capabilities: {}, serverInfo: { name: 'agent-desk', version: serverVersion } };
+	});
+
+	connection.onShutdown(() => {
+		openedDesk?.close();
+		openedDesk = undefined;
+	});
+
+	registerHandlers(connection, createHandlers(context), logger);
+	connection.listen();
+}
+
+function registerHandlers(connection: Connection, handlers: DeskHandlers, logger: Logger): void {
+	for (const [name, definition] of Object.entries(deskRequests) as Array<[keyof DeskHandlers, (typeof deskRequests)[keyof DeskHandlers]]>) {
+		const handler = handlers[name] as (params: unknown, signal: AbortSignal) => Promise<unknown>;
+		connection.onRequest(definition.method, async (params: unknown, token: CancellationToken) => {
+			const checked = definition.params.check(params ?? {}, 'params');
+			if (!checked.ok) {
+				throw new ResponseError(ErrorCodes.InvalidParams, `${definition.method}: ${checked.problem}`);
+			}
+			const abort = new AbortController();
+			const subscription = token.onCancellationRequested(() => abort.abort());
+			try {
+				return await handler(checked.value, abort.signal);
+			} catch (error) {
+				if (abort.signal.aborted) {
+					throw new ResponseError(LSPErrorCodes.RequestCancelled, `${definition.method} was cancelled`);
+				}
+				if (error instanceof DeskError) {
+					logger.warn(`${definition.method}: ${describeError(error)}`);
+					throw new ResponseError(deskErrorCode, error.message, error.toJSON());
+				}
+				logger.error(`${definition.method} failed: ${(error as Error).stack ?? describeError(error)}`);
+				throw new ResponseError(ErrorCodes.InternalError, `${definition.method} failed: ${describeError(error)}`);
+			} finally {
+				subscription.dispose();
+			}
+		});
+	}
+}
+
+function toErrorJson(error: unknown): DeskErrorJson {
+	if (error instanceof DeskError) {
+		return error.toJSON();
+	}
+	return { code: 'store.io', message: describeError(error), data: {} };
+}
+
+function levelRank(level: LogLevel): number {
+	return ['error', 'warn', 'info', 'debug'].indexOf(level);
+}

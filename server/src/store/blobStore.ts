@@ -1,0 +1,154 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { DeskError } from '../core/errors';
+import { fsyncFolder, removeStaleTempFiles, tempPrefix, writeAll } from './durableFile';
+
+/**
+ * Content-addressed, immutable blob storage: `<root>/sha256/<first two hex>/<64 hex>`.
+ * Blobs are written through a temp file in `<root>/tmp` (fsync, rename, fsync folder), so a blob
+ * under its final name is always whole; every read is verified against its name.
+ */
+export const blobLayoutVersion = 1;
+const hashPattern = /^[0-9a-f]{64}$/;
+
+export interface BlobStoreOptions {
+	/** Largest blob accepted, in bytes. */
+	maxBlobBytes?: number;
+}
+
+export class BlobStore {
+	private readonly maxBlobBytes: number;
+	private readonly tempDir: string;
+
+	constructor(readonly root: string, options: BlobStoreOptions = {}) {
+		this.maxBlobBytes = options.maxBlobBytes ?? 2 * 1024 * 1024 * 1024;
+		this.tempDir = path.join(root, 'tmp');
+		fs.mkdirSync(this.tempDir, { recursive: true });
+		const layoutFile = path.join(root, 'layout.json');
+		if (!fs.existsSync(layoutFile)) {
+			fs.writeFileSync(layoutFile, JSON.stringify({ layout: blobLayoutVersion, hash: 'sha256' }) + '\n');
+		} else {
+			const layout = (JSON.parse(fs.readFileSync(layoutFile, 'utf8')) as { layout?: unknown }).layout;
+			if (layout !== blobLayoutVersion) {
+				throw new DeskError('store.unknownSchema', `Blob store ${root} has layout ${String(layout)}; this Agent Desk knows ${blobLayoutVersion}.`, { root, layout });
+			}
+		}
+		removeStaleTempFiles(this.tempDir);
+	}
+
+	static isHash(value: unknown): value is string {
+		return typeof value === 'string' && hashPattern.test(value);
+	}
+
+	/** Stores `bytes` and returns their sha256. Storing the same bytes twice is a no-op. */
+	put(bytes: Uint8Array): string {
+		if (bytes.length > this.maxBlobBytes) {
+			throw tooLarge(bytes.length, this.maxBlobBytes);
+		}
+		const hash = createHash('sha256').update(bytes).digest('hex');
+		if (this.has(hash)) {
+			return hash;
+		}
+		this.commitTemp(hash, (fd) => writeAll(fd, bytes));
+		return hash;
+	}
+
+	/**
+	 * Streams a file into the store without holding it in memory. The bytes hashed are the bytes
+	 * written, so a file changing under us can only produce a blob that matches its own name.
+	 */
+	async putFile(source: string): Promise<{ hash: string; size: number }> {
+		const temp = this.tempPath();
+		const hasher = createHash('sha256');
+		let size = 0;
+		const out = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+		try {
+			const input = fs.createReadStream(source, { highWaterMark: 1024 * 1024 });
+			for await (const chunk of input as AsyncIterable<Buffer>) {
+				size += chunk.length;
+				if (size > this.maxBlobBytes) {
+					throw tooLarge(size, this.maxBlobBytes);
+				}
+				hasher.update(chunk);
+				writeAll(out, chunk);
+			}
+			fs.fsyncSync(out);
+		} catch (error) {
+			fs.closeSync(out);
+			fs.rmSync(temp, { force: true });
+			throw error;
+		}
+		fs.closeSync(out);
+		const hash = hasher.digest('hex');
+		if (this.has(hash)) {
+			fs.rmSync(temp, { force: true });
+		} else {
+			this.publish(temp, hash);
+		}
+		return { hash, size };
+	}
+
+	has(hash: string): boolean {
+		return fs.existsSync(this.pathOf(hash));
+	}
+
+	/** Reads a blob and verifies it; flipped bytes are refused with `blob.corrupt`, never served. */
+	get(hash: string): Buffer {
+		const file = this.pathOf(hash);
+		let bytes: Buffer;
+		try {
+			bytes = fs.readFileSync(file);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+				throw new DeskError('blob.missing', `Blob ${hash} is not in the store.`, { hash });
+			}
+			throw new DeskError('store.io', `Could not read blob ${hash}: ${(error as Error).message}`, { hash });
+		}
+		const actual = createHash('sha256').update(bytes).digest('hex');
+		if (actual !== hash) {
+			throw new DeskError('blob.corrupt', `Blob ${hash} is damaged: its bytes hash to ${actual}.`, { hash, actual, file });
+		}
+		return bytes;
+	}
+
+	/** Where a blob lives. Refuses anything but 64 lowercase hex before touching the disk. */
+	pathOf(hash: string): string {
+		if (!BlobStore.isHash(hash)) {
+			throw new DeskError('blob.badHash', `Not a sha256 blob name: ${JSON.stringify(String(hash).slice(0, 80))}.`, { hash: String(hash).slice(0, 80) });
+		}
+		return path.join(this.root, 'sha256', hash.slice(0, 2), hash);
+	}
+
+	private tempPath(): string {
+		return path.join(this.tempDir, `${tempPrefix}${randomBytes(8).toString('hex')}`);
+	}
+
+	private commitTemp(hash: string, fill: (fd: number) => void): void {
+		const temp = this.tempPath();
+		const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+		try {
+			fill(fd);
+			fs.fsyncSync(fd);
+		} catch (error) {
+			fs.closeSync(fd);
+			fs.rmSync(temp, { force: true });
+			throw new DeskError('store.io', `Could not store blob ${hash}: ${(error as Error).message}`, { hash }, { cause: error });
+		}
+		fs.closeSync(fd);
+		this.publish(temp, hash);
+	}
+
+	private publish(temp: string, hash: string): void {
+		const target = this.pathOf(hash);
+		const folder = path.dirname(target);
+		fs.mkdirSync(folder, { recursive: true });
+		fs.chmodSync(temp, 0o444);
+		fs.renameSync(temp, target);
+		fsyncFolder(folder);
+	}
+}
+
+function tooLarge(size: number, limit: number): DeskError {
+	return new DeskError('blob.tooLarge', `A blob of ${size} bytes is over the limit of ${limit} bytes.`, { size, limit });
+}

@@ -1,0 +1,72 @@
+import type { Migration } from './durableDatabase';
+
+/**
+ * Schema migrations by version. A migration, once released, is never edited: a change is a new
+ * version. The database records its schema name and version in `desk_meta`.
+ */
+
+export const librarySchema = 'agent-desk-library';
+
+export const libraryMigrations: readonly Migration[] = [
+	{
+		version: 1,
+		statements: [
+			`CREATE TABLE assets (
+				id TEXT PRIMARY KEY CHECK (id GLOB 'a-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]'),
+				name TEXT NOT NULL,
+				kind TEXT NOT NULL DEFAULT '',
+				about TEXT NOT NULL DEFAULT '',
+				working_dir TEXT NOT NULL DEFAULT '',
+				engine TEXT NOT NULL CHECK (engine IN ('snapshot', 'git', 'none')),
+				picked_version INTEGER NOT NULL DEFAULT 0,
+				remote TEXT NOT NULL DEFAULT '',
+				branch TEXT NOT NULL DEFAULT '',
+				url TEXT NOT NULL DEFAULT '',
+				notes TEXT NOT NULL DEFAULT '',
+				tags TEXT NOT NULL DEFAULT '[]',
+				created_at TEXT NOT NULL,
+				created_by TEXT NOT NULL
+			)`,
+			// Adopting the same checkout and remote again returns the record already there.
+			`CREATE UNIQUE INDEX assets_git_checkout ON assets (working_dir, remote) WHERE engine = 'git'`,
+			`CREATE TABLE projects (
+				name TEXT PRIMARY KEY,
+				path TEXT NOT NULL DEFAULT '',
+				main_asset TEXT NOT NULL DEFAULT '',
+				created_at TEXT NOT NULL
+			)`,
+			`CREATE INDEX projects_path ON projects (path) WHERE path <> ''`,
+			`CREATE TABLE project_assets (
+				project TEXT NOT NULL REFERENCES projects (name) ON DELETE CASCADE,
+				asset_id TEXT NOT NULL REFERENCES assets (id),
+				position INTEGER NOT NULL,
+				added_at TEXT NOT NULL,
+				PRIMARY KEY (project, asset_id)
+			)`,
+			// Observations are attached to commits, not to version numbers, so a rewritten branch keeps them.
+			`CREATE TABLE git_heads (
+				asset_id TEXT NOT NULL REFERENCES assets (id),
+				commit_oid TEXT NOT NULL,
+				head_at TEXT NOT NULL,
+				made_by TEXT NOT NULL CHECK (made_by IN ('run', 'sync', 'outside')),
+				PRIMARY KEY (asset_id, commit_oid)
+			)`,
+		],
+	},
+];
+
+export const projectSchema = 'agent-desk-project';
+
+export const projectMigrations: readonly Migration[] = [
+	{
+		version: 1,
+		statements: [
+			// Which library project this repository's desk data belongs to; AI objects, runs and
+			// attachments join it in later versions.
+			`CREATE TABLE project_info (
+				key TEXT PRIMARY KEY,
+				value TEXT NOT NULL
+			)`,
+		],
+	},
+];
