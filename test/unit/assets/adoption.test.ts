@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { isDeskError } from '../../../server/src/core/errors';
+import { Desk } from '../../../server/src/desk';
+import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
+import { openDesk, recordingLogger } from '../../helpers/deskFixture';
+import { tempDir } from '../../helpers/temp';
+
+describe('desk boot (registerRepoAssets)', () => {
+	it('adopts the repository of a workspace folder as its project main asset, logging the import once', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 3 });
+		const logger = recordingLogger();
+		const libraryDir = path.join(root, 'library');
+		let desk = await Desk.open({ libraryDir, logger });
+		const [first] = await desk.openWorkspace([{ name: 'shop', path: repo }]);
+		assert.equal(first?.outcome, 'adopted');
+		assert.ok(first?.outcome === 'adopted');
+		const { asset, project, created } = first;
+		assert.equal(created, true);
+		assert.match(asset.id, /^a-[0-9a-f]{16}$/);
+		assert.deepEqual(
+			{ name: asset.name, kind: asset.kind, engine: asset.engine, branch: asset.branch, working_dir: asset.working_dir, picked_version: asset.picked_version, created_by: asset.created_by },
+			{ name: 'shop', kind: 'code', engine: 'git', branch: 'main', working_dir: repo, picked_version: 0, created_by: "desk boot: project shop's repo" },
+		);
+		assert.deepEqual({ name: project.name, path: project.path, main_asset: project.main_asset }, { name: 'shop', path: repo, main_asset: asset.id });
+		const imported = logger.infos().filter((m) => m.startsWith('asset imported:'));
+		assert.deepEqual(imported, [`asset imported: ${asset.id} shop ${repo} (desk boot: project shop's repo)`]);
+
+		// The project's own store lives in the repository, ignored by git.
+		assert.equal(fs.readFileSync(path.join(repo, '.desk', '.gitignore'), 'utf8').trim().split('\n').pop(), '*');
+		assert.ok(fs.existsSync(path.join(repo, '.desk', 'project.db')));
+		assert.equal(git(repo, 'status', '--porcelain'), '', '.desk/ does not show up as a change');
+
+		// A second boot finds the same record, logs nothing new, and keeps the main asset.
+		desk.close();
+		desk = await Desk.open({ libraryDir, logger });
+		const [second] = await desk.openWorkspace([{ name: 'shop', path: repo }]);
+		assert.ok(second?.outcome === 'adopted');
+		assert.equal(second.created, false);
+		assert.equal(second.asset.id, asset.id);
+		assert.equal(logger.infos().filter((m) => m.startsWith('asset imported:')).length, 1);
+		const assets = await desk.library.listAssets();
+		assert.equal(assets.length, 1);
+		assert.deepEqual(assets[0]?.projects, [{ name: 'shop', main: true }]);
+		assert.equal(assets[0]?.version_count, 3);
+		assert.equal(assets[0]?.file_count, 3);
+		desk.close();
+	});
+
+	it('adopts from a folder inside the repository too, and reports folders in no repository', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'mono'));
+		fs.mkdirSync(path.join(repo, 'packages', 'web'), { recursive: true });
+		const plain = path.join(root, 'notes');
+		fs.mkdirSync(plain);
+		const desk = await openDesk(path.join(root, 'library'));
+		const results = await desk.openWorkspace([
+			{ name: 'web', path: path.join(repo, 'packages', 'web') },
+			{ name: 'notes', path: plain },
+		]);
+		assert.equal(results[0]?.outcome, 'adopted');
+		assert.ok(results[0]?.outcome === 'adopted' && results[0].asset.working_dir === repo);
+		assert.equal(results[1]?.outcome, 'notARepository');
+	});
+
+	it('keeps a main asset the project already has', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'svc'));
+		const other = makeRepo(path.join(root, 'lib'));
+		const desk = await openDesk(path.join(root, 'library'));
+		const [adopted] = await desk.openWorkspace([{ name: 'svc', path: repo }]);
+		assert.ok(adopted?.outcome === 'adopted');
+		const imported = await desk.library.importDir({ dir: other, project: 'svc', main: true });
+		assert.equal(imported.project.main_asset, imported.asset.id);
+		const [again] = await desk.library.registerRepoAssets([desk.library.listProjects().find((p) => p.name === 'svc')!]);
+		assert.equal(again?.project.main_asset, imported.asset.id, 'desk boot does not take main back');
+	});
+
+	it('names two projects from folders of the same name apart', async () => {
+		const root = tempDir();
+		const a = makeRepo(path.join(root, 'one', 'app'));
+		const b = makeRepo(path.join(root, 'two', 'app'));
+		const desk = await openDesk(path.join(root, 'library'));
+		const results = await desk.openWorkspace([
+			{ name: 'app', path: a },
+			{ name: 'app', path: b },
+		]);
+		assert.deepEqual(
+			results.map((r) => (r.outcome === 'adopted' ? r.project.name : r.outcome)),
+			['app', 'app-2'],
+		);
+	});
+});
+
+describe('AdoptRepo: branch and identity', () => {
+	it("takes origin/HEAD's branch over main, master and the checked-out branch", async () => {
+		const root = tempDir();
+		const upstream = makeRepo(path.join(root, 'upstream'), { branch: 'trunk' });
+		git(root, 'clone', '-q', upstream, 'clone');
+		const clone = fs.realpathSync(path.join(root, 'clone'));
+		git(clone, 'checkout', '-q', '-b', 'main');
+		git(clone, 'checkout', '-q', '-b', 'feature');
+		const desk = await openDesk(path.join(root, 'library'));
+		const { asset } = await desk.library.adoptRepo(clone, 'adopted');
+		assert.equal(asset.branch, 'trunk');
+		assert.equal(asset.remote, upstream);
+	});
+
+	it('takes main, else master, else the checked-out branch', async () => {
+		const root = tempDir();
+		const desk = await openDesk(path.join(root, 'library'));
+		const both = makeRepo(path.join(root, 'both'), { branch: 'master' });
+		git(both, 'branch', 'main');
+		git(both, 'checkout', '-q', '-b', 'dev');
+		assert.equal((await desk.library.adoptRepo(both, 'adopted')).asset.branch, 'main');
+		const master = makeRepo(path.join(root, 'master'), { branch: 'master' });
+		git(master, 'checkout', '-q', '-b', 'dev');
+		assert.equal((await desk.library.adoptRepo(master, 'adopted')).asset.branch, 'master');
+		const dev = makeRepo(path.join(root, 'dev'), { branch: 'dev' });
+		assert.equal((await desk.library.adoptRepo(dev, 'adopted')).asset.branch, 'dev');
+	});
+
+	it('returns the record already there for the same checkout and remote, a new one for another remote', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'r'));
+		git(repo, 'remote', 'add', 'origin', 'https://example.com/r.git');
+		const desk = await openDesk(path.join(root, 'library'));
+		const first = await desk.library.adoptRepo(repo, 'adopted');
+		const second = await desk.library.adoptRepo(repo, 'adopted');
+		assert.equal(first.created, true);
+		assert.equal(second.created, false);
+		assert.equal(second.asset.id, first.asset.id);
+		git(repo, 'remote', 'set-url', 'origin', 'https://example.com/moved.git');
+		const third = await desk.library.adoptRepo(repo, 'adopted');
+		assert.equal(third.created, true);
+		assert.notEqual(third.asset.id, first.asset.id);
+	});
+});
+
+describe('asset_import with dir', () => {
+	it('creates the project when it does not exist and makes the asset main with --main', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'tool'));
+		const desk = await openDesk(path.join(root, 'library'));
+		const result = await desk.library.importDir({ dir: repo, project: 'tools', main: true });
+		assert.equal(result.asset.created_by, 'adopted');
+		assert.deepEqual({ name: result.project.name, main: result.project.main_asset, path: result.project.path }, { name: 'tools', main: result.asset.id, path: repo });
+		const plain = await desk.library.importDir({ dir: makeRepo(path.join(root, 'other')), project: 'tools', main: false });
+		assert.equal(plain.project.main_asset, result.asset.id, 'without --main the main asset stays');
+	});
+
+	it('refuses a missing path, a file, a folder inside a repository and a folder in none, clearly', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'r'));
+		fs.mkdirSync(path.join(repo, 'sub'));
+		fs.mkdirSync(path.join(root, 'plain'));
+		const desk = await openDesk(path.join(root, 'library'));
+		await assert.rejects(desk.library.importDir({ dir: path.join(root, 'nope'), project: 'p', main: false }), (e) => isDeskError(e, 'import.notADirectory'));
+		await assert.rejects(desk.library.importDir({ dir: path.join(repo, 'file1.txt'), project: 'p', main: false }), (e) => isDeskError(e, 'import.notADirectory'));
+		await assert.rejects(desk.library.importDir({ dir: path.join(repo, 'sub'), project: 'p', main: false }), (e) => isDeskError(e, 'import.notRepoTop') && e.data['top'] === repo);
+		await assert.rejects(desk.library.importDir({ dir: path.join(root, 'plain'), project: 'p', main: false }), (e) => isDeskError(e, 'import.notRepoTop'));
+		assert.deepEqual(desk.library.listProjects(), [], 'a refused import creates no project');
+	});
+});
+
+describe('git versions', () => {
+	it('numbers the first-parent commits of the branch, oldest first, with %cI times', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'r'), { commits: 2, startTime: 1_700_000_000 });
+		git(repo, 'checkout', '-q', '-b', 'side');
+		commitFile(repo, 'side1.txt', 'a', 'side 1', 1_700_001_000);
+		commitFile(repo, 'side2.txt', 'b', 'side 2', 1_700_002_000);
+		git(repo, 'checkout', '-q', 'main');
+		git(repo, 'merge', '-q', '--no-ff', '-m', 'merge side', 'side');
+		const desk = await openDesk(path.join(root, 'library'));
+		const { asset } = await desk.library.adoptRepo(repo, 'adopted');
+		const versions = await desk.library.versions(asset.id);
+		assert.deepEqual(versions.map((v) => [v.version, v.subject]), [
+			[1, 'commit 1'],
+			[2, 'commit 2'],
+			[3, 'merge side'],
+		]);
+		assert.equal(versions[0]?.made_at, git(repo, 'log', '-1', '--format=%cI', versions[0]!.commit));
+		assert.equal(versions[0]?.made_at, '2023-11-14T23:14:20+01:00');
+		assert.deepEqual(versions.map((v) => v.commit), git(repo, 'log', '--first-parent', '--reverse', '--format=%H', 'main').split('\n'));
+	});
+
+	it('records head observations per commit: head_at, made_by outside at boot, never_head in between', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'r'), { commits: 1 });
+		const libraryDir = path.join(root, 'library');
+		let desk = await Desk.open({ libraryDir, logger: recordingLogger() });
+		await desk.openWorkspace([{ name: 'r', path: repo }]);
+		desk.close();
+		commitFile(repo, 'b.txt', 'b', 'second');
+		commitFile(repo, 'c.txt', 'c', 'third');
+		desk = await Desk.open({ libraryDir, logger: recordingLogger() });
+		const [boot] = await desk.openWorkspace([{ name: 'r', path: repo }]);
+		assert.ok(boot?.outcome === 'adopted');
+		const versions = await desk.library.versions(boot.asset.id);
+		desk.close();
+		assert.equal(versions.length, 3);
+		assert.ok(versions[0]?.head_at && versions[2]?.head_at);
+		assert.deepEqual(versions.map((v) => [v.made_by, v.never_head ?? false]), [
+			['outside', false],
+			['outside', true],
+			['outside', false],
+		]);
+	});
+
+	it('refuses a malformed or unknown asset id with a typed error', async () => {
+		const desk = await openDesk();
+		await assert.rejects(desk.library.versions('a-123'), (e) => isDeskError(e, 'asset.badId'));
+		await assert.rejects(desk.library.versions('a-0123456789abcdef'), (e) => isDeskError(e, 'asset.notFound'));
+	});
+});

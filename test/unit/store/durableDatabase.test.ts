@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { isDeskError } from '../../../server/src/core/errors';
+import { silentLogger } from '../../../server/src/core/logger';
+import { DurableDatabase, type Migration } from '../../../server/src/store/durableDatabase';
+import { encodeRecord, journalMagic } from '../../../server/src/store/journal';
+import { tempDir } from '../../helpers/temp';
+
+const migrations: Migration[] = [{ version: 1, statements: ['CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, data BLOB)'] }];
+
+function open(file: string, extra: Partial<Parameters<typeof DurableDatabase.open>[0]> = {}) {
+	return DurableDatabase.open({ file, schema: 'test-schema', migrations, logger: silentLogger, idleCheckpointMs: 60_000, lockTimeoutMs: 200, ...extra });
+}
+
+/**
+ * The tests below simulate a crash by removing the lock of a database object and never closing it
+ * (a killed process closes nothing); such an object must not be used again.
+ */
+function texts(db: DurableDatabase): string[] {
+	return db.all<{ text: string }>('SELECT text FROM notes ORDER BY id').map((r) => r.text);
+}
+
+describe('DurableDatabase', () => {
+	it('keeps acknowledged writes across a reopen without a checkpoint (journal replay)', async () => {
+		const file = path.join(tempDir(), 'a.db');
+		const db = await open(file);
+		db.write((tx) => tx.run('INSERT INTO notes (text, data) VALUES (?, ?)', ['first', new Uint8Array([0, 1, 255])]));
+		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['second']));
+		const journalBefore = fs.statSync(`${file}.journal`).size;
+		assert.ok(journalBefore > journalMagic.length, 'the writes are in the journal');
+		// Simulate a crash: drop the object without close(); release the lock as a dead process would.
+		fs.rmSync(`${file}.lock`);
+		const again = await open(file);
+		assert.deepEqual(texts(again), ['first', 'second']);
+		assert.deepEqual([...again.get<{ data: Uint8Array }>('SELECT data FROM notes WHERE text = ?', ['first'])!.data], [0, 1, 255]);
+		again.close();
+	});
+
+	it('checkpoints into the base file and empties the journal', async () => {
+		const file = path.join(tempDir(), 'b.db');
+		const db = await open(file);
+		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['kept']));
+		db.checkpoint();
+		assert.equal(fs.statSync(`${file}.journal`).size, journalMagic.length);
+		db.close();
+		const again = await open(file);
+		assert.deepEqual(texts(again), ['kept']);
+		assert.equal(again.schemaVersion, 1);
+		again.close();
+	});
+
+	it('changes nothing when the transaction body throws', async () => {
+		const file = path.join(tempDir(), 'c.db');
+		const db = await open(file);
+		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['one']));
+		assert.throws(() =>
+			db.write((tx) => {
+				tx.run('INSERT INTO notes (text) VALUES (?)', ['two']);
+				tx.run('INSERT INTO notes (text) VALUES (?)', ['one']); // UNIQUE violation
+			}),
+		);
+		assert.deepEqual(texts(db), ['one']);
+		db.close();
+		const again = await open(file);
+		assert.deepEqual(texts(again), ['one'], 'the failed transaction left nothing in the journal either');
+		again.close();
+	});
+
+	it('drops a torn record at the end of the journal (it was never acknowledged)', async () => {
+		const file = path.join(tempDir(), 'd.db');
+		const db = await open(file);
+		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['whole']));
+		fs.rmSync(`${file}.lock`);
+		const torn = encodeRecord({ seq: 99, statements: [["INSERT INTO notes (text) VALUES ('torn')", []]] });
+		fs.appendFileSync(`${file}.journal`, torn.subarray(0, torn.length - 3));
+		const again = await open(file);
+		assert.deepEqual(texts(again), ['whole']);
+		again.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['after']));
+		again.close();
+		const third = await open(file);
+		assert.deepEqual(texts(third), ['whole', 'after']);
+		third.close();
+	});
+
+	it('keeps a copy of a journal with a damaged record and applies the valid prefix', async () => {
+		const dir = tempDir();
+		const file = path.join(dir, 'e.db');
+		const db = await open(file);
+		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['good']));
+		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['flipped']));
+		fs.rmSync(`${file}.lock`);
+		const bytes = fs.readFileSync(`${file}.journal`);
+		bytes[bytes.length - 5] ^= 0xff;
+		fs.writeFileSync(`${file}.journal`, bytes);
+		const errors: string[] = [];
+		const again = await open(file, { logger: { ...silentLogger, error: (m) => errors.push(m) } });
+		assert.deepEqual(texts(again), ['good']);
+		assert.equal(errors.length, 1);
+		assert.ok(fs.readdirSync(dir).some((n) => n.startsWith('e.db.journal.corrupt-')), 'the damaged journal was kept');
+		again.close();
+	});
+
+	for (const [label, damage] of [
+		['an empty file', () => Buffer.alloc(0)],
+		['garbage', () => Buffer.from('this is not a database at all, just some text '.repeat(100))],
+		['a truncated file', (good: Buffer) => good.subarray(0, Math.floor(good.length / 2))],
+	] as const) {
+		it(`refuses ${label}: keeps it aside as *.corrupt-<time>, never replaces it with an empty database`, async () => {
+			const dir = tempDir();
+			const file = path.join(dir, 'f.db');
+			const db = await open(file);
+			db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['precious']));
+			db.close();
+			const good = fs.readFileSync(file);
+			const bad = damage(good);
+			fs.writeFileSync(file, bad);
+			await assert.rejects(open(file), (error) => {
+				assert.ok(isDeskError(error, 'store.corrupt'), String(error));
+				const kept = String(error.data['keptAs']);
+				assert.deepEqual(fs.readFileSync(kept), bad, 'the damaged bytes are kept as they were');
+				return true;
+			});
+			assert.equal(fs.existsSync(file), false, 'no empty database was put in its place');
+		});
+	}
+
+	it('refuses a database of another schema name and one with a newer schema version', async () => {
+		const dir = tempDir();
+		const file = path.join(dir, 'g.db');
+		(await open(file)).close();
+		await assert.rejects(open(file, { schema: 'other' }), (e) => isDeskError(e, 'store.corrupt'));
+		const file2 = path.join(dir, 'h.db');
+		(await open(file2, { migrations: [...migrations, { version: 2, statements: ['CREATE TABLE later (x)'] }] })).close();
+		await assert.rejects(open(file2), (e) => isDeskError(e, 'store.unknownSchema') && e.data['version'] === 2);
+	});
+
+	it('serialises writers: a second process-level open waits for the lock, then fails with store.locked', async () => {
+		const file = path.join(tempDir(), 'i.db');
+		const db = await open(file);
+		await assert.rejects(open(file, { lockTimeoutMs: 150 }), (e) => isDeskError(e, 'store.locked') && e.data['pid'] === process.pid);
+		db.close();
+		(await open(file)).close();
+	});
+
+	it('migrates an older database forward and journals the migration', async () => {
+		const file = path.join(tempDir(), 'j.db');
+		(await open(file)).close();
+		const v2: Migration[] = [...migrations, { version: 2, statements: ["ALTER TABLE notes ADD COLUMN tag TEXT NOT NULL DEFAULT ''"] }];
+		const db = await open(file, { migrations: v2 });
+		assert.equal(db.schemaVersion, 2);
+		db.write((tx) => tx.run('INSERT INTO notes (text, tag) VALUES (?, ?)', ['x', 'y']));
+		fs.rmSync(`${file}.lock`);
+		const again = await open(file, { migrations: v2 });
+		assert.equal(again.schemaVersion, 2);
+		assert.equal(again.get<{ tag: string }>('SELECT tag FROM notes')!.tag, 'y');
+		again.close();
+	});
+
+	it('checkpoints by itself once the journal passes its limit', async () => {
+		const file = path.join(tempDir(), 'k.db');
+		const db = await open(file, { journalLimitBytes: 2048 });
+		for (let i = 0; i < 40; i++) {
+			db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', [`note ${i} ${'x'.repeat(100)}`]));
+		}
+		await new Promise((resolve) => setTimeout(resolve, 20));
+		assert.ok(db.journalBytes < 2048 + 400, `journal is ${db.journalBytes} bytes`);
+		db.close();
+		const again = await open(file);
+		assert.equal(texts(again).length, 40);
+		again.close();
+	});
+});
