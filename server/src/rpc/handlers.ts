@@ -11,7 +11,7 @@ export type DeskHandlers = {
 export interface HandlerContext {
 	/** The open desk; throws the reason when it could not be opened. */
 	desk(): Promise<Desk>;
-	status(): ServerStatus;
+	status(): Promise<ServerStatus>;
 	notifyAssetsChanged(reason: string): void;
 }
 

@@ -52,7 +52,9 @@ export function startDeskServer(connection: Connection): void {
 			}
 			return deskPromise;
 		},
-		status(): ServerStatus {
+		async status(): Promise<ServerStatus> {
+			// Answer once the library has opened or failed to, so "ready" is never premature.
+			await deskPromise?.catch(() => undefined);
 			return {
 				state: failure ? 'error' : 'ready',
 				libraryDir,

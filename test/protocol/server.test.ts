@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCodes } from 'vscode-languageserver/node';
+import {
+	AssetsDidChange,
+	deskErrorCode,
+	deskRequests,
+	GetStatus,
+	ListAssets,
+	ListVersions,
+	OpenWorkspace,
+	type DeskErrorJson,
+	type ResultOf,
+} from '../../server/src/protocol/protocol';
+import { makeRepo } from '../helpers/gitRepo';
+import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
+import { tempDir } from '../helpers/temp';
+
+describe('the desk server over JSON-RPC', () => {
+	let server: RunningServer;
+	let root: string;
+
+	before(async () => {
+		root = tempDir();
+		server = await startServer(path.join(root, 'library'));
+	});
+	after(() => server.stop());
+
+	const stillServing = async () => {
+		const status = (await server.connection.sendRequest(GetStatus.method, {})) as ResultOf<typeof GetStatus>;
+		assert.equal(status.state, 'ready');
+		assert.equal(status.pid, server.child.pid);
+	};
+
+	it('has a handler for every declared request', async () => {
+		for (const definition of Object.values(deskRequests)) {
+			try {
+				await server.connection.sendRequest(definition.method, {});
+			} catch (error) {
+				assert.notEqual((error as { code: number }).code, ErrorCodes.MethodNotFound, `${definition.method} has no handler`);
+			}
+		}
+	});
+
+	it('adopts the workspace repository and lists it as the main asset with its version count', async () => {
+		const repo = makeRepo(path.join(root, 'webshop'), { commits: 4 });
+		const opened = (await server.connection.sendRequest(OpenWorkspace.method, { folders: [{ name: 'webshop', path: repo }] })) as ResultOf<typeof OpenWorkspace>;
+		const [folder] = opened.folders;
+		assert.ok(folder?.outcome === 'adopted', JSON.stringify(folder));
+		assert.equal(folder.asset.created_by, "desk boot: project webshop's repo");
+		assert.ok(server.logs.includes(`asset imported: ${folder.asset.id} webshop ${repo} (desk boot: project webshop's repo)`), server.logs.join('\n'));
+		assert.ok(server.notifications.some((n) => n.method === AssetsDidChange.method));
+
+		const { assets } = (await server.connection.sendRequest(ListAssets.method, { project: 'webshop' })) as ResultOf<typeof ListAssets>;
+		assert.equal(assets.length, 1);
+		assert.deepEqual(
+			{ id: assets[0]?.id, engine: assets[0]?.engine, kind: assets[0]?.kind, branch: assets[0]?.branch, versions: assets[0]?.version_count, projects: assets[0]?.projects },
+			{ id: folder.asset.id, engine: 'git', kind: 'code', branch: 'main', versions: 4, projects: [{ name: 'webshop', main: true }] },
+		);
+		const { versions } = (await server.connection.sendRequest(ListVersions.method, { id: folder.asset.id })) as ResultOf<typeof ListVersions>;
+		assert.deepEqual(versions.map((v) => v.version), [1, 2, 3, 4]);
+
+		const again = (await server.connection.sendRequest(OpenWorkspace.method, { folders: [{ name: 'webshop', path: repo }] })) as ResultOf<typeof OpenWorkspace>;
+		assert.ok(again.folders[0]?.outcome === 'adopted' && again.folders[0].created === false);
+		assert.equal(server.logs.filter((l) => l.startsWith('asset imported:')).length, 1, 'the import is logged once per new record');
+	});
+
+	it('refuses with RequestFailed and the desk error as data', async () => {
+		const failure = await expectRpcError(server.connection, ListVersions.method, { id: 'a-0000000000000000' });
+		assert.equal(failure.code, deskErrorCode);
+		assert.equal((failure.data as DeskErrorJson).code, 'asset.notFound');
+		const project = await expectRpcError(server.connection, ListAssets.method, { project: 'no such project' });
+		assert.equal((project.data as DeskErrorJson).code, 'project.notFound');
+		await stillServing();
+	});
+
+	it('answers an unknown method with MethodNotFound and keeps serving', async () => {
+		const failure = await expectRpcError(server.connection, 'desk/no/such', {});
+		assert.equal(failure.code, ErrorCodes.MethodNotFound);
+		await stillServing();
+	});
+
+	const badParams: Array<[string, string, () => unknown]> = [
+		['a wrong type', ListVersions.method, () => ({ id: 5 })],
+		['a missing field', ListVersions.method, () => ({})],
+		['an unknown field', ListAssets.method, () => ({ project: 'x', extra: true })],
+		['positional params', ListVersions.method, () => ['a-0000000000000000']],
+		['a string of 100 000 characters', ListVersions.method, () => ({ id: 'a'.repeat(100_000) })],
+		['too many folders', OpenWorkspace.method, () => ({ folders: Array.from({ length: 300 }, (_, i) => ({ name: `f${i}`, path: `/tmp/f${i}` })) })],
+		['a __proto__ key', OpenWorkspace.method, () => JSON.parse('{"folders": [], "__proto__": {"polluted": true}}') as unknown],
+	];
+	for (const [label, method, params] of badParams) {
+		it(`answers ${label} with InvalidParams, changes nothing and keeps serving`, async () => {
+			const before = (await server.connection.sendRequest(ListAssets.method, {})) as ResultOf<typeof ListAssets>;
+			const failure = await expectRpcError(server.connection, method, params());
+			assert.equal(failure.code, ErrorCodes.InvalidParams, failure.message);
+			assert.ok(failure.message.length < 500, 'the message names the problem without echoing the input');
+			const afterwards = (await server.connection.sendRequest(ListAssets.method, {})) as ResultOf<typeof ListAssets>;
+			assert.deepEqual(afterwards, before);
+			assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+		});
+	}
+
+	it('answers params nested 100 000 deep with InvalidParams and keeps serving', async () => {
+		const depth = 100_000;
+		const params = '{"project":'.repeat(depth) + '"leaf"' + '}'.repeat(depth);
+		const answer = await server.sendRawRequest('deep-1', `{"jsonrpc":"2.0","id":"deep-1","method":"${ListAssets.method}","params":${params}}`);
+		assert.equal(answer.error?.code, ErrorCodes.InvalidParams, JSON.stringify(answer).slice(0, 300));
+		await stillServing();
+	});
+
+	it('survives a malformed frame on the wire and answers the next request', async () => {
+		const body = '{"jsonrpc":"2.0","id":999,"method":"desk/server/status","params":{'; // cut JSON
+		server.writeRaw(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+		await stillServing();
+	});
+});
+
+describe('the desk server with a damaged library', () => {
+	it('reports the error in its status, keeps the bad file aside and refuses work with the reason', async () => {
+		const libraryDir = path.join(tempDir(), 'library');
+		fs.mkdirSync(libraryDir, { recursive: true });
+		fs.writeFileSync(path.join(libraryDir, 'library.db'), 'not a database');
+		const server = await startServer(libraryDir);
+		try {
+			const status = (await server.connection.sendRequest(GetStatus.method, {})) as ResultOf<typeof GetStatus>;
+			assert.equal(status.state, 'error');
+			assert.equal(status.error?.code, 'store.corrupt');
+			const kept = String(status.error?.data['keptAs']);
+			assert.equal(fs.readFileSync(kept, 'utf8'), 'not a database');
+			const failure = await expectRpcError(server.connection, ListAssets.method, {});
+			assert.equal((failure.data as DeskErrorJson).code, 'store.corrupt');
+			assert.ok(server.logs.some((l) => l.includes('could not open its library')));
+		} finally {
+			await server.stop();
+		}
+	});
+});
