@@ -2,7 +2,7 @@
 // esbuild, copies sql.js's wasm beside the server, and compiles tests and benchmarks to out/.
 // Type checking is `tsc -b` (npm run typecheck); esbuild only strips types.
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 
@@ -43,6 +43,7 @@ await Promise.all([
 	}),
 ]);
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(root, 'dist/sql-wasm.wasm'));
+chmodSync(join(root, 'dist/desk.js'), 0o755);
 
 if (!production) {
 	// Tests and benchmarks: one file per entry, their own imports bundled, packages left to node_modules.

@@ -87,7 +87,8 @@ export class DeskClient implements vscode.Disposable {
 			throw new DeskRequestError('The desk server is not running.');
 		}
 		try {
-			return (await client.sendRequest(definition.method, params, token)) as R;
+			// Passing an undefined token would make it a second positional parameter.
+			return (await (token ? client.sendRequest(definition.method, params, token) : client.sendRequest(definition.method, params))) as R;
 		} catch (error) {
 			if (error instanceof ResponseError) {
 				const data = error.code === deskErrorCode ? (error.data as DeskErrorJson | undefined) : undefined;

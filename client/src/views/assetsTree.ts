@@ -106,8 +106,9 @@ function assetItem(asset: AssetSummary, project: string): vscode.TreeItem {
 	const item = new vscode.TreeItem(asset.name, asset.engine === 'none' ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Collapsed);
 	item.id = `${project}/${asset.id}`;
 	item.iconPath = new vscode.ThemeIcon(main ? 'star-full' : asset.engine === 'git' ? 'repo' : asset.engine === 'snapshot' ? 'folder-library' : 'note');
-	const versions = `${asset.version_count} version${asset.version_count === 1 ? '' : 's'}`;
-	item.description = [main ? 'main asset' : '', asset.kind, asset.engine, asset.branch, asset.engine === 'none' ? '' : versions].filter(Boolean).join(' · ');
+	const versions = asset.engine === 'none' ? '' : `${asset.version_count} version${asset.version_count === 1 ? '' : 's'}`;
+	// Short enough for a default-width sidebar; the tooltip and the accessible label say it in full.
+	item.description = [main ? 'main' : '', versions, asset.engine === 'git' && asset.branch ? `git ${asset.branch}` : asset.engine, asset.kind].filter(Boolean).join(' · ');
 	const tooltip = new vscode.MarkdownString(undefined, true);
 	tooltip.appendMarkdown(`**${escape(asset.name)}**${main ? ` — main asset of ${escape(project)}` : ''}\n\n`);
 	if (asset.about) {
@@ -128,7 +129,18 @@ function assetItem(asset: AssetSummary, project: string): vscode.TreeItem {
 	}
 	item.tooltip = tooltip;
 	item.contextValue = `asset.${asset.engine}${main ? '.main' : ''}`;
-	item.accessibilityInformation = { label: `${asset.name}, ${item.description}` };
+	item.accessibilityInformation = {
+		label: [
+			asset.name,
+			main ? 'main asset' : '',
+			asset.kind ? `kind ${asset.kind}` : '',
+			`${asset.engine} engine`,
+			asset.branch ? `branch ${asset.branch}` : '',
+			versions,
+		]
+			.filter(Boolean)
+			.join(', '),
+	};
 	return item;
 }
 

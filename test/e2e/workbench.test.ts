@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import { openBrowser, openWorkbench, projectRoot, runCommand, screenshot, startCodeServer, waitFor, type CodeServer } from '../helpers/codeServer';
+import { git, makeRepo } from '../helpers/gitRepo';
+import { tempDir } from '../helpers/temp';
+
+/**
+ * The packaged extension (.vsix) installed into code-server, driven from headless Chromium as a
+ * person would use it.
+ */
+describe('Agent Desk in the workbench', () => {
+	let server: CodeServer;
+	let browser: BrowserContext;
+	let page: Page;
+	let repo: string;
+	let libraryDir: string;
+
+	before(async () => {
+		const vsix = path.join(projectRoot, 'out', 'agent-desk.vsix');
+		assert.ok(fs.existsSync(vsix), `${vsix} is missing: run npm run package first`);
+		const root = tempDir('desk-e2e-');
+		repo = makeRepo(path.join(root, 'webshop'), { commits: 5 });
+		libraryDir = path.join(root, 'library');
+		server = await startCodeServer({ folder: repo, install: [vsix], settings: { 'agentDesk.libraryFolder': libraryDir } });
+		browser = await openBrowser();
+		page = browser.pages()[0] ?? (await browser.newPage());
+		await openWorkbench(page, server, repo);
+	});
+
+	after(async () => {
+		if (page) {
+			await screenshot(page, 'workbench-final').catch(() => undefined);
+		}
+		await browser?.close();
+		await server?.stop();
+	});
+
+	it('shows the repository as the main asset in the Assets view, with kind, engine, branch and version count', async () => {
+		await page.getByRole('tab', { name: 'Agent Desk' }).click();
+		const versions = git(repo, 'rev-list', '--first-parent', '--count', 'main');
+		assert.equal(versions, '5');
+		const row = page.getByRole('treeitem', { name: /^webshop, main asset, kind code, git engine, branch main, 5 versions/ });
+		await row.waitFor({ timeout: 60_000 });
+		// The status bar says the desk is ready.
+		await page.locator('.statusbar-item', { hasText: 'Desk' }).first().waitFor();
+		assert.equal(await page.locator('.statusbar-item[aria-label="Agent Desk ready"]').count(), 1);
+		await page.mouse.move(700, 300);
+		await page.waitForTimeout(500);
+		await screenshot(page, 'assets-view');
+		// The tooltip tells the rest: id, engine, branch, remote, versions, files, folder, who added it.
+		await row.hover();
+		const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'Branch' }).first();
+		await hover.waitFor({ timeout: 10_000 });
+		assert.match(await hover.innerText(), /Versions\s*5/);
+		await screenshot(page, 'asset-tooltip');
+		await page.mouse.move(700, 300);
+	});
+
+	it('expands the asset to its versions, newest first', async () => {
+		await page.getByRole('treeitem', { name: /webshop, main asset/ }).click();
+		const newest = page.getByRole('treeitem', { name: /^v5\s+commit 5/ });
+		await newest.waitFor({ timeout: 30_000 });
+		const labels = await page.locator('.pane-body .monaco-list-row[aria-level="2"]').allInnerTexts();
+		assert.deepEqual(
+			labels.map((l) => /^v(\d+)/.exec(l.trim())?.[1]),
+			['5', '4', '3', '2', '1'],
+			labels.join(' | '),
+		);
+		await screenshot(page, 'assets-versions');
+	});
+
+	it('shows what Runs and Attachments will hold', async () => {
+		const welcome = page.locator('.welcome-view-content');
+		await welcome.filter({ hasText: 'Runs will appear here' }).waitFor();
+		await welcome.filter({ hasText: 'Attachments will appear here' }).waitFor();
+	});
+
+	it('writes the adoption to the Agent Desk log once', async () => {
+		await runCommand(page, 'Agent Desk: Show Log');
+		// Visual lines of the output editor, joined as they wrap: a logical line spans several.
+		const outputText = async () => (await page.locator('.part.panel .view-lines .view-line').allInnerTexts()).join('').replace(/\u00a0/g, ' ');
+		await waitFor(async () => /asset imported:/.test(await outputText()), 30_000, 'the log line');
+		const text = await outputText();
+		assert.match(text, new RegExp(`asset imported: a-[0-9a-f]{16} webshop ${repo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(desk boot: project webshop's repo\\)`));
+		assert.equal(text.match(/asset imported:/g)?.length, 1);
+		await page.waitForTimeout(500);
+		await screenshot(page, 'log');
+		// The library landed where the setting says.
+		assert.ok(fs.existsSync(path.join(libraryDir, 'library.db')));
+		assert.ok(fs.existsSync(path.join(repo, '.desk', 'project.db')));
+	});
+});

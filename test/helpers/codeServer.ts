@@ -1,0 +1,195 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { findProjectRoot, tempDir } from './temp';
+
+/**
+ * code-server (VS Code 1.100 in a browser) and Debian's Chromium driven by playwright-core: the
+ * real workbench, with the real extension host, as ../shared/E2E.md describes.
+ */
+
+export const projectRoot = findProjectRoot();
+
+/** Installs code-server when missing (scripts/ensure-code-server.sh) and returns its entry script. */
+export function codeServerEntry(): string {
+	const out = execFileSync('bash', [path.join(projectRoot, 'scripts', 'ensure-code-server.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+	return out.trim().split('\n').pop()!;
+}
+
+export interface CodeServer {
+	url: string;
+	port: number;
+	home: string;
+	userDataDir: string;
+	extensionsDir: string;
+	stop(): Promise<void>;
+}
+
+export interface CodeServerOptions {
+	folder: string;
+	/** User settings written before start. */
+	settings?: Record<string, unknown>;
+	/** .vsix files installed into the extensions folder before start. */
+	install?: string[];
+	env?: NodeJS.ProcessEnv;
+}
+
+export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
+	const entry = codeServerEntry();
+	const home = tempDir('desk-cs-');
+	const userDataDir = path.join(home, 'user-data');
+	const extensionsDir = path.join(home, 'extensions');
+	fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+	fs.mkdirSync(extensionsDir, { recursive: true });
+	fs.mkdirSync(path.join(home, 'tmp'), { recursive: true });
+	fs.writeFileSync(path.join(home, 'config.yaml'), 'auth: none\ncert: false\n');
+	fs.writeFileSync(
+		path.join(userDataDir, 'User', 'settings.json'),
+		JSON.stringify(
+			{
+				'workbench.startupEditor': 'none',
+				'workbench.tips.enabled': false,
+				'telemetry.telemetryLevel': 'off',
+				'extensions.autoCheckUpdates': false,
+				'extensions.autoUpdate': false,
+				'update.mode': 'none',
+				'git.enabled': false,
+				...options.settings,
+			},
+			null,
+			2,
+		),
+	);
+	const env: NodeJS.ProcessEnv = {
+		...process.env,
+		HOME: home,
+		XDG_CONFIG_HOME: path.join(home, '.config'),
+		XDG_DATA_HOME: path.join(home, '.local', 'share'),
+		TMPDIR: path.join(home, 'tmp'),
+		...options.env,
+	};
+	const common = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
+	for (const vsix of options.install ?? []) {
+		execFileSync(process.execPath, [entry, ...common, '--install-extension', vsix], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+	}
+	const port = await freePort();
+	const log = fs.openSync(path.join(home, 'code-server.log'), 'a');
+	const child: ChildProcess = spawn(
+		process.execPath,
+		[
+			entry,
+			'--config',
+			path.join(home, 'config.yaml'),
+			...common,
+			'--auth',
+			'none',
+			'--bind-addr',
+			`127.0.0.1:${port}`,
+			'--disable-telemetry',
+			'--disable-update-check',
+			'--disable-workspace-trust',
+			'--disable-getting-started-override',
+			options.folder,
+		],
+		{ env, detached: true, stdio: ['ignore', log, log] },
+	);
+	const url = `http://127.0.0.1:${port}`;
+	const stop = async () => {
+		if (child.exitCode === null && child.pid !== undefined) {
+			const exited = new Promise((resolve) => child.once('exit', resolve));
+			// The whole process group: a file watcher outlives a plain SIGTERM of the parent.
+			killGroup(child.pid, 'SIGTERM');
+			const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), 3_000);
+			await exited;
+			clearTimeout(timer);
+			killGroup(child.pid, 'SIGKILL');
+		}
+		fs.closeSync(log);
+	};
+	try {
+		await waitFor(async () => (await fetch(`${url}/healthz`)).ok, 30_000, 'code-server /healthz');
+	} catch (error) {
+		await stop();
+		throw new Error(`${(error as Error).message}\n${fs.readFileSync(path.join(home, 'code-server.log'), 'utf8').slice(-4000)}`);
+	}
+	return { url, port, home, userDataDir, extensionsDir, stop };
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+	try {
+		process.kill(-pid, signal);
+	} catch {
+		// Already gone.
+	}
+}
+
+export async function openBrowser(): Promise<BrowserContext> {
+	const profile = tempDir('desk-chromium-');
+	return chromium.launchPersistentContext(profile, {
+		executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
+		headless: true,
+		viewport: { width: 1400, height: 860 },
+		args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+		env: { ...process.env, HOME: profile },
+	});
+}
+
+/** Loads the workbench on `folder` and waits until it is there. */
+export async function openWorkbench(page: Page, server: CodeServer, folder: string, payload?: Array<[string, string]>): Promise<void> {
+	const query = new URLSearchParams({ folder });
+	if (payload) {
+		query.set('payload', JSON.stringify(payload));
+	}
+	await page.goto(`${server.url}/?${query.toString()}`);
+	await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+}
+
+/** Runs a command from the command palette by its title. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+	await page.keyboard.press('F1');
+	const input = page.locator('.quick-input-widget input[type="text"]');
+	await input.waitFor();
+	await input.fill(`>${title}`);
+	await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+	await page.keyboard.press('Enter');
+}
+
+export const outputDir = path.join(projectRoot, 'test-output', 'e2e');
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+	fs.mkdirSync(outputDir, { recursive: true });
+	const file = path.join(outputDir, `${name}.png`);
+	await page.screenshot({ path: file });
+	return file;
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		try {
+			if (await check()) {
+				return;
+			}
+		} catch {
+			// Not up yet.
+		}
+		if (Date.now() > deadline) {
+			throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+		}
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+}
+
+function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.unref();
+		server.on('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address() as net.AddressInfo;
+			server.close(() => resolve(port));
+		});
+	});
+}
