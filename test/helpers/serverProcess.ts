@@ -26,8 +26,8 @@ export async function startServer(libraryDir: string, options: { logLevel?: stri
 	const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
 	const logs: string[] = [];
 	const notifications: Array<{ method: string; params: unknown }> = [];
-	connection.onNotification('window/logMessage', (params: { message: string }) => logs.push(params.message));
-	connection.onNotification((method: string, params: unknown) => notifications.push({ method, params }));
+	connection.onNotification('window/logMessage', (params: { message: string }) => void logs.push(params.message));
+	connection.onNotification((method: string, params: unknown) => void notifications.push({ method, params }));
 	connection.listen();
 	// A second reader of the same stdout: answers to hand-made requests, which the connection ignores.
 	const rawWaiters = new Map<string, (message: { result?: unknown; error?: { code: number; message: string } }) => void>();
@@ -43,7 +43,7 @@ export async function startServer(libraryDir: string, options: { logLevel?: stri
 			if (pending.length < headerEnd + 4 + length) {
 				return;
 			}
-			const message = JSON.parse(pending.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8')) as { id?: unknown };
+			const message = JSON.parse(pending.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8')) as { id?: unknown; result?: unknown; error?: { code: number; message: string } };
 			pending = pending.subarray(headerEnd + 4 + length);
 			if (typeof message.id === 'string') {
 				rawWaiters.get(message.id)?.(message);

@@ -92,7 +92,7 @@ describe('DurableDatabase', () => {
 		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['flipped']));
 		fs.rmSync(`${file}.lock`);
 		const bytes = fs.readFileSync(`${file}.journal`);
-		bytes[bytes.length - 5] ^= 0xff;
+		bytes.writeUInt8(bytes.readUInt8(bytes.length - 5) ^ 0xff, bytes.length - 5);
 		fs.writeFileSync(`${file}.journal`, bytes);
 		const errors: string[] = [];
 		const again = await open(file, { logger: { ...silentLogger, error: (m) => errors.push(m) } });

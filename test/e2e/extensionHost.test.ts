@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { it } from 'node:test';
+import { openBrowser, openWorkbench, projectRoot, startCodeServer } from '../helpers/codeServer';
+import { makeRepo } from '../helpers/gitRepo';
+import { tempDir } from '../helpers/temp';
+
+/**
+ * Runs the mocha suite of test/extension inside code-server's extension host: the extension is
+ * loaded from this checkout (extensionDevelopmentPath) and the suite from out/test/extension
+ * (extensionTestsPath), both given in the page URL as E2E.md describes.
+ */
+it('the extension-host suite passes inside code-server', async (t) => {
+	const suite = path.join(projectRoot, 'out', 'test', 'extension', 'index.js');
+	assert.ok(fs.existsSync(path.join(projectRoot, 'dist', 'client.js')), 'build first');
+	const root = tempDir('desk-exthost-');
+	const repo = makeRepo(path.join(root, 'inventory'), { commits: 4 });
+	const report = path.join(root, 'report.json');
+	const server = await startCodeServer({
+		folder: repo,
+		settings: { 'agentDesk.libraryFolder': path.join(root, 'library') },
+		env: { AGENT_DESK_TEST_REPORT: report },
+	});
+	const browser = await openBrowser();
+	try {
+		const page = browser.pages()[0] ?? (await browser.newPage());
+		const exitCode = new Promise<number>((resolve) => void page.exposeFunction('codeAutomationExit', (code: number) => resolve(code)));
+		const remote = (p: string) => `vscode-remote://127.0.0.1:${server.port}${p}`;
+		await openWorkbench(page, server, repo, [
+			['extensionDevelopmentPath', remote(projectRoot)],
+			['extensionTestsPath', remote(suite)],
+		]);
+		let timer: NodeJS.Timeout | undefined;
+		const timeout = new Promise<number>((_, reject) => (timer = setTimeout(() => reject(new Error('the suite did not finish in 180 s')), 180_000)));
+		const code = await Promise.race([exitCode, timeout]).finally(() => clearTimeout(timer));
+		assert.ok(fs.existsSync(report), 'the suite wrote no report');
+		const { failures, results } = JSON.parse(fs.readFileSync(report, 'utf8')) as { failures: number; results: Array<{ title: string; state: string; error?: string }> };
+		for (const result of results) {
+			t.diagnostic(`${result.state === 'passed' ? 'ok' : 'FAILED'} ${result.title}${result.error ? `\n${result.error}` : ''}`);
+		}
+		assert.equal(failures, 0, results.filter((r) => r.state === 'failed').map((r) => `${r.title}: ${r.error}`).join('\n'));
+		assert.ok(results.length >= 6, `only ${results.length} tests ran`);
+		assert.equal(code, 0);
+	} finally {
+		await browser.close();
+		await server.stop();
+	}
+});

@@ -1,0 +1,98 @@
+/**
+ * Runs inside the real extension host, with the workspace folder a git repository made by the
+ * harness (test/e2e/extensionHost.test.ts, or scripts/test-electron.mjs).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import type { AgentDeskApi } from '../../client/src/extension';
+
+const extensionId = 'agent-desk.agent-desk';
+
+function gitOut(cwd: string, ...args: string[]): string {
+	return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+}
+
+describe('Agent Desk in the extension host', () => {
+	let api: AgentDeskApi;
+	let folder: vscode.WorkspaceFolder;
+
+	before(async () => {
+		const extension = vscode.extensions.getExtension<AgentDeskApi>(extensionId);
+		assert.ok(extension, `${extensionId} is not installed`);
+		api = await extension.activate();
+		assert.equal(await api.whenSettled(), 'ready');
+		folder = vscode.workspace.workspaceFolders![0]!;
+	});
+
+	it('adopts the workspace repository as its project main asset (desk boot)', () => {
+		const [outcome] = api.folders();
+		assert.ok(outcome?.outcome === 'adopted', JSON.stringify(outcome));
+		const top = fs.realpathSync(folder.uri.fsPath);
+		assert.equal(outcome.asset.working_dir, top);
+		assert.equal(outcome.asset.engine, 'git');
+		assert.equal(outcome.asset.kind, 'code');
+		assert.equal(outcome.asset.created_by, `desk boot: project ${outcome.project.name}'s repo`);
+		assert.equal(outcome.project.main_asset, outcome.asset.id);
+	});
+
+	it('shows it first in the Assets view with the first-parent commit count of its branch', async () => {
+		const [outcome] = api.folders();
+		assert.ok(outcome?.outcome === 'adopted');
+		const expected = Number(gitOut(outcome.asset.working_dir, 'rev-list', '--first-parent', '--count', outcome.asset.branch));
+		const nodes = await api.assets.getChildren();
+		const first = nodes[0];
+		assert.ok(first?.type === 'asset', JSON.stringify(nodes));
+		const item = api.assets.getTreeItem(first);
+		assert.equal(item.label, outcome.asset.name);
+		assert.match(String(item.description), new RegExp(`^main · ${expected} versions? · git ${outcome.asset.branch} · code$`));
+		assert.match(item.accessibilityInformation?.label ?? '', /main asset/);
+	});
+
+	it('expands the asset to its versions, newest first, with the commits of git log --first-parent', async () => {
+		const [asset] = await api.assets.getChildren();
+		assert.ok(asset?.type === 'asset');
+		const versions = await api.assets.getChildren(asset);
+		const commits = gitOut(asset.asset.working_dir, 'log', '--first-parent', '--format=%H', asset.asset.branch).split('\n');
+		assert.deepEqual(
+			versions.map((v) => (v.type === 'version' ? v.version.commit : v.type)),
+			commits,
+		);
+		const newest = versions[0];
+		assert.ok(newest?.type === 'version');
+		assert.equal(newest.version.version, commits.length);
+	});
+
+	it('registers every command it contributes', async () => {
+		const contributed = (vscode.extensions.getExtension(extensionId)!.packageJSON as { contributes: { commands: Array<{ command: string }> } }).contributes.commands.map((c) => c.command);
+		const registered = new Set(await vscode.commands.getCommands(true));
+		for (const command of contributed) {
+			assert.ok(registered.has(command), `${command} is contributed but not registered`);
+		}
+	});
+
+	it('reports the library folder it uses and its server process', async () => {
+		const status = await api.status();
+		assert.equal(status.state, 'ready');
+		const configured = vscode.workspace.getConfiguration('agentDesk').get<string>('libraryFolder');
+		if (configured) {
+			assert.equal(status.libraryDir, configured);
+		}
+		assert.notEqual(status.pid, process.pid, 'the desk server runs in its own process');
+		assert.ok(fs.existsSync(`${status.libraryDir}/library.db`));
+	});
+
+	it('finds the same record after a server restart instead of adopting again', async () => {
+		const [before] = api.folders();
+		assert.ok(before?.outcome === 'adopted');
+		const oldPid = (await api.status()).pid;
+		await vscode.commands.executeCommand('agentDesk.restartServer');
+		assert.equal(await api.whenSettled(), 'ready');
+		const [after] = api.folders();
+		assert.ok(after?.outcome === 'adopted');
+		assert.equal(after.created, false);
+		assert.equal(after.asset.id, before.asset.id);
+		assert.notEqual((await api.status()).pid, oldPid, 'a new server process');
+	});
+});
