@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what the tests need (Debian packages, npm packages, code-server) and runs every test:
+# the type check, then unit, protocol and end-to-end tests (the packaged extension in code-server
+# driven by Chromium, and the extension-host suite inside code-server) in one node:test run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+
+bash scripts/ensure-system.sh
+if [ ! -f node_modules/.package-lock.json ] || ! cmp -s <(node -e 'process.stdout.write(JSON.stringify(require("./package-lock.json").packages))') <(node -e 'process.stdout.write(JSON.stringify(require("./node_modules/.package-lock.json").packages))' 2>/dev/null); then
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+bash scripts/ensure-code-server.sh >/dev/null
+
+echo "== type check"
+npx tsc -b
+echo "== build (tests, then the packaged extension)"
+node scripts/build.mjs
+npm run --silent package >/dev/null
+
+echo "== tests"
+mkdir -p test-output
+node --test --test-concurrency=1 --test-reporter=spec \
+  "out/test/unit/**/*.test.js" \
+  "out/test/protocol/**/*.test.js" \
+  "out/test/e2e/**/*.test.js"
+
+echo "all tests passed in $(( $(date +%s) - started )) s (screenshots in test-output/e2e/)"
