@@ -17,8 +17,9 @@ project="$(cd "$(dirname "$0")/.." && pwd)"
 port="${PORT:-8080}"
 
 bash "$project/scripts/ensure-system.sh"
-if [ ! -d "$project/node_modules" ]; then
-  (cd "$project" && npm ci --no-audit --no-fund --loglevel=error)
+lock_hash="$(sha256sum "$project/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$project/node_modules/.agent-desk-lock" 2>/dev/null)" != "$lock_hash" ]; then
+  (cd "$project" && npm ci --no-audit --no-fund --loglevel=error && echo "$lock_hash" > node_modules/.agent-desk-lock)
 fi
 entry="$(bash "$project/scripts/ensure-code-server.sh")"
 (cd "$project" && npm run --silent package >/dev/null)

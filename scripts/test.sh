@@ -7,8 +7,11 @@ cd "$(dirname "$0")/.."
 started=$(date +%s)
 
 bash scripts/ensure-system.sh
-if [ ! -f node_modules/.package-lock.json ] || ! cmp -s <(node -e 'process.stdout.write(JSON.stringify(require("./package-lock.json").packages))') <(node -e 'process.stdout.write(JSON.stringify(require("./node_modules/.package-lock.json").packages))' 2>/dev/null); then
+# npm ci only when package-lock.json changed since the last install here.
+lock_hash="$(sha256sum package-lock.json | cut -d' ' -f1)"
+if [ "$(cat node_modules/.agent-desk-lock 2>/dev/null)" != "$lock_hash" ]; then
   npm ci --no-audit --no-fund --loglevel=error
+  echo "$lock_hash" > node_modules/.agent-desk-lock
 fi
 bash scripts/ensure-code-server.sh >/dev/null
 
