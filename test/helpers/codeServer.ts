@@ -34,6 +34,8 @@ export interface CodeServerOptions {
 	/** .vsix files installed into the extensions folder before start. */
 	install?: string[];
 	env?: NodeJS.ProcessEnv;
+	/** false: workspace trust stays on, and the folder opens in Restricted Mode without a prompt. */
+	trustAll?: boolean;
 }
 
 export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
@@ -56,6 +58,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 				'extensions.autoUpdate': false,
 				'update.mode': 'none',
 				'git.enabled': false,
+				'security.workspace.trust.startupPrompt': 'never',
 				...options.settings,
 			},
 			null,
@@ -89,7 +92,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 			`127.0.0.1:${port}`,
 			'--disable-telemetry',
 			'--disable-update-check',
-			'--disable-workspace-trust',
+			...(options.trustAll === false ? [] : ['--disable-workspace-trust']),
 			'--disable-getting-started-override',
 			options.folder,
 		],

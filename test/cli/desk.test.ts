@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import type { AssetRecord, AssetSummary, GitVersion, ProjectRecord } from '../../server/src/assets/types';
+import { git, makeRepo } from '../helpers/gitRepo';
+import { findProjectRoot, tempDir } from '../helpers/temp';
+
+const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
+
+function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+	const result = spawnSync(process.execPath, [deskJs, ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' } });
+	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('the desk command line', () => {
+	it('imports a repository top into a new project as its main asset, lists it and its versions as JSON', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const repo = makeRepo(path.join(root, 'billing'), { commits: 3 });
+		git(repo, 'remote', 'add', 'origin', 'https://example.com/billing.git');
+
+		const imported = desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'payments', '--main', '--json');
+		assert.equal(imported.code, 0, imported.stderr);
+		const result = JSON.parse(imported.stdout) as { asset: AssetRecord; created: boolean; project: ProjectRecord };
+		assert.equal(result.created, true);
+		assert.deepEqual(Object.keys(result.asset).sort(), ['about', 'branch', 'created_at', 'created_by', 'engine', 'id', 'kind', 'name', 'notes', 'picked_version', 'remote', 'tags', 'url', 'working_dir'].sort());
+		assert.deepEqual(
+			{ name: result.asset.name, engine: result.asset.engine, kind: result.asset.kind, branch: result.asset.branch, remote: result.asset.remote, by: result.asset.created_by },
+			{ name: 'billing', engine: 'git', kind: 'code', branch: 'main', remote: 'https://example.com/billing.git', by: 'adopted' },
+		);
+		assert.equal(result.project.name, 'payments');
+		assert.equal(result.project.main_asset, result.asset.id);
+
+		const again = desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'payments', '--json');
+		assert.equal((JSON.parse(again.stdout) as { created: boolean; asset: AssetRecord }).asset.id, result.asset.id, 'the same checkout and remote: the record already there');
+
+		const listed = desk('--store', store, 'assets', 'list', '--json');
+		assert.equal(listed.code, 0, listed.stderr);
+		const assets = JSON.parse(listed.stdout) as AssetSummary[];
+		assert.equal(assets.length, 1);
+		assert.equal(assets[0]?.version_count, 3);
+		assert.deepEqual(assets[0]?.projects, [{ name: 'payments', main: true }]);
+
+		const versions = desk('--store', store, 'asset', 'versions', result.asset.id, '--json');
+		assert.equal(versions.code, 0, versions.stderr);
+		const list = JSON.parse(versions.stdout) as GitVersion[];
+		assert.deepEqual(list.map((v) => v.version), [1, 2, 3]);
+		assert.deepEqual(list.map((v) => v.commit), git(repo, 'log', '--first-parent', '--reverse', '--format=%H').split('\n'));
+		assert.deepEqual(Object.keys(list[0]!).sort(), ['commit', 'made_at', 'made_by', 'subject', 'version']);
+
+		const human = desk('--store', store, 'assets', 'list');
+		assert.match(human.stdout, /billing \(main\)\s+code\s+git main 3 versions/);
+	});
+
+	it('prints a refusal as JSON with its code and exits 2, changing nothing', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const refused = desk('--store', store, 'asset', 'import', '--dir', path.join(root, 'missing'), '--project', 'p', '--json');
+		assert.equal(refused.code, 2);
+		assert.equal((JSON.parse(refused.stdout) as { error: { code: string } }).error.code, 'import.notADirectory');
+		assert.match(refused.stderr, /is not a folder/);
+		const listed = desk('--store', store, 'assets', 'list', '--json');
+		assert.deepEqual(JSON.parse(listed.stdout), []);
+		const unknown = desk('--store', store, 'asset', 'versions', 'a-0123456789abcdef', '--json');
+		assert.equal(unknown.code, 2);
+		assert.equal((JSON.parse(unknown.stdout) as { error: { code: string } }).error.code, 'asset.notFound');
+	});
+
+	it('answers bad usage with the usage text and exit code 64', () => {
+		assert.equal(desk('assets', 'list').code, 64, 'no store given');
+		const unknownCommand = desk('--store', tempDir(), 'assets', 'explode');
+		assert.equal(unknownCommand.code, 64);
+		assert.match(unknownCommand.stderr, /Usage: desk/);
+		assert.equal(desk('--store', tempDir(), '--bogus').code, 64);
+		assert.equal(desk('--store', tempDir(), 'asset', 'import', '--dir', '/tmp').code, 64, '--project is required');
+	});
+});
