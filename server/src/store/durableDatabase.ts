@@ -4,19 +4,25 @@ import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import { DeskError } from '../core/errors';
 import type { Logger } from '../core/logger';
 import { quarantine, removeStaleTempFiles, writeFileDurably } from './durableFile';
-import { JournalWriter, scanJournal, type JournalRecord, type SqlValue } from './journal';
+import { appendDurably, encodeRecord, journalMagic, scanJournal, type JournalRecord, type SqlValue } from './journal';
 import { StoreLock } from './storeLock';
 
 /**
- * A sql.js database that keeps RELIABILITY.md's promises:
+ * A sql.js database that keeps RELIABILITY.md's promises and can be shared by several processes
+ * (the desk servers of several VS Code windows, the `desk` command line):
  * - an acknowledged write is on disk before `write()` returns: its statements are appended to an
- *   fsynced journal before the in-memory transaction commits, so its cost does not grow with the
- *   database (a full `export()` costs ~3.5 ms per MB and blocks the process);
+ *   fdatasync'ed journal before the in-memory transaction commits, so its cost does not grow with
+ *   the database (a full `export()` costs ~3.5 ms per MB and blocks the process);
+ * - writers take turns under a lock held for one write; before writing (and before reading) a
+ *   process applies the records other processes appended, so no update is ever lost;
  * - full exports (checkpoints) run only outside transactions (sql.js silently rolls an open one
- *   back), when the desk is idle or the journal is large, through temp file + fsync + rename +
+ *   back), when the process is idle or the journal is large, through temp file + fsync + rename +
  *   fsync of the folder; pragmas are applied again afterwards (export resets them);
  * - on load the base file is integrity-checked and the journal replayed; a damaged file is moved
  *   aside as `*.corrupt-<time>` and reported, never replaced by an empty database in silence.
+ *
+ * Statements must be deterministic (ids and times come from the caller, never from random() or
+ * the clock in SQL): they are replayed by every process that opens the database.
  */
 
 export interface Migration {
@@ -31,7 +37,7 @@ export interface DurableDatabaseOptions {
 	schema: string;
 	migrations: readonly Migration[];
 	logger: Logger;
-	/** How long to wait for another process's lock on this database. */
+	/** How long a write waits for another process's write to finish. */
 	lockTimeoutMs?: number;
 	/** A checkpoint runs after this long without writes. */
 	idleCheckpointMs?: number;
@@ -62,27 +68,46 @@ function defaultWasmFile(): string {
 
 const pragmas = 'PRAGMA foreign_keys = ON;';
 
+/** Which base file a process has loaded: another process's checkpoint replaces it. */
+interface FileIdentity {
+	ino: number;
+	size: number;
+	mtimeMs: number;
+}
+
+interface OpenJournal {
+	fd: number;
+	ino: number;
+	/** Bytes of the journal applied (or written) by this process. */
+	offset: number;
+}
+
+type Settings = Required<Omit<DurableDatabaseOptions, 'wasmFile'>>;
+
 export class DurableDatabase {
+	private db!: Database;
+	private base!: FileIdentity;
+	private journal: OpenJournal | undefined;
+	/** Last journal record applied in memory. */
+	private lastSeq = 0;
+	/** Last journal record contained in the base file this process loaded or wrote. */
+	private baseSeq = 0;
 	private inWrite = false;
 	private closed = false;
 	private idleTimer: NodeJS.Timeout | undefined;
-	private lastSeq: number;
-	private checkpointedSeq: number;
+	private readonly lock: StoreLock;
+	private readonly journalFile: string;
 
 	private constructor(
-		private readonly db: Database,
-		private readonly journal: JournalWriter,
-		private readonly lock: StoreLock,
-		private readonly options: Required<Omit<DurableDatabaseOptions, 'wasmFile'>>,
-		seq: number,
-		checkpointedSeq: number,
+		private readonly SQL: SqlJsStatic,
+		private readonly options: Settings,
 	) {
-		this.lastSeq = seq;
-		this.checkpointedSeq = checkpointedSeq;
+		this.lock = new StoreLock(`${options.file}.lock`, options.lockTimeoutMs);
+		this.journalFile = `${options.file}.journal`;
 	}
 
 	static async open(options: DurableDatabaseOptions): Promise<DurableDatabase> {
-		const settings = {
+		const settings: Settings = {
 			lockTimeoutMs: 10_000,
 			idleCheckpointMs: 2_000,
 			journalLimitBytes: 16 * 1024 * 1024,
@@ -90,30 +115,29 @@ export class DurableDatabase {
 		};
 		const SQL = await loadSqlJs(options.wasmFile);
 		fs.mkdirSync(path.dirname(settings.file), { recursive: true });
-		const lock = await StoreLock.acquire(`${settings.file}.lock`, settings.lockTimeoutMs);
+		const database = new DurableDatabase(SQL, settings);
 		try {
-			removeStaleTempFiles(path.dirname(settings.file));
-			const db = openBase(SQL, settings.file, settings.schema, settings.logger);
-			const baseSeq = readMetaNumber(db, 'journal_seq');
-			const journalFile = `${settings.file}.journal`;
-			const { seq, validBytes } = replayJournal(db, journalFile, baseSeq, settings.logger);
-			const journal = JournalWriter.open(journalFile, validBytes);
-			const database = new DurableDatabase(db, journal, lock, settings, seq, baseSeq);
-			database.migrate();
-			return database;
+			database.lock.withLock(() => {
+				removeStaleTempFiles(path.dirname(settings.file));
+				database.load();
+				database.migrate();
+			});
 		} catch (error) {
-			lock.release();
+			database.release();
 			throw error;
 		}
+		return database;
 	}
 
 	/** Version of the schema the database is at. */
 	get schemaVersion(): number {
+		this.catchUp(false);
 		return readMetaNumber(this.db, 'schema_version');
 	}
 
+	/** Size of the journal this process has seen. */
 	get journalBytes(): number {
-		return this.journal.bytes;
+		return this.journal?.offset ?? 0;
 	}
 
 	/**
@@ -125,51 +149,50 @@ export class DurableDatabase {
 		if (this.inWrite) {
 			throw new Error('DurableDatabase.write is not reentrant');
 		}
-		this.inWrite = true;
-		const statements: JournalRecord['statements'] = [];
-		this.db.exec('BEGIN IMMEDIATE');
-		try {
-			const tx: WriteTransaction = {
-				run: (sql, params = []) => {
-					this.db.run(sql, params);
-					statements.push([sql, params]);
-				},
-				all: <Row extends object>(sql: string, params?: SqlValue[]) => this.all<Row>(sql, params),
-				get: <Row extends object>(sql: string, params?: SqlValue[]) => this.get<Row>(sql, params),
-			};
-			const result = body(tx);
-			if (statements.length > 0) {
-				this.journal.append({ seq: this.lastSeq + 1, statements });
-				this.lastSeq++;
-			}
-			this.db.exec('COMMIT');
-			this.scheduleCheckpoint();
-			return result;
-		} catch (error) {
+		return this.lock.withLock(() => {
+			this.catchUp(true);
+			const journal = this.journal!;
+			const statements: JournalRecord['statements'] = [];
+			this.inWrite = true;
+			this.db.exec('BEGIN IMMEDIATE');
 			try {
-				this.db.exec('ROLLBACK');
-			} catch {
-				// SQLite already rolled back (a constraint with ON CONFLICT ROLLBACK, say).
+				const result = body({
+					run: (sql, params = []) => {
+						this.db.run(sql, params);
+						statements.push([sql, params]);
+					},
+					all: <Row extends object>(sql: string, params?: SqlValue[]) => this.query<Row>(sql, params),
+					get: <Row extends object>(sql: string, params?: SqlValue[]): Row | undefined => this.query<Row>(sql, params).at(0),
+				});
+				if (statements.length > 0) {
+					const bytes = encodeRecord({ seq: this.lastSeq + 1, statements });
+					appendDurably(journal.fd, bytes, journal.offset);
+					journal.offset += bytes.length;
+					this.lastSeq++;
+				}
+				this.db.exec('COMMIT');
+				if (statements.length > 0) {
+					this.scheduleCheckpoint();
+				}
+				return result;
+			} catch (error) {
+				try {
+					this.db.exec('ROLLBACK');
+				} catch {
+					// SQLite already rolled back (a constraint with ON CONFLICT ROLLBACK, say).
+				}
+				throw error;
+			} finally {
+				this.inWrite = false;
 			}
-			throw error;
-		} finally {
-			this.inWrite = false;
-		}
+		});
 	}
 
+	/** Reads with the changes of every process applied. */
 	all<Row extends object>(sql: string, params: SqlValue[] = []): Row[] {
 		this.assertOpen();
-		const statement = this.db.prepare(sql);
-		try {
-			statement.bind(params);
-			const rows: Row[] = [];
-			while (statement.step()) {
-				rows.push(statement.getAsObject() as Row);
-			}
-			return rows;
-		} finally {
-			statement.free();
-		}
+		this.catchUp(false);
+		return this.query<Row>(sql, params);
 	}
 
 	get<Row extends object>(sql: string, params: SqlValue[] = []): Row | undefined {
@@ -186,19 +209,25 @@ export class DurableDatabase {
 			throw new Error('checkpoint() inside a write transaction would roll it back');
 		}
 		this.clearIdleTimer();
-		if (this.lastSeq === this.checkpointedSeq && fs.existsSync(this.options.file)) {
-			return;
-		}
-		// Bookkeeping for the base file only; replay skips records up to this seq.
-		this.db.run("INSERT INTO desk_meta(key, value) VALUES ('journal_seq', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(this.lastSeq)]);
-		const bytes = this.db.export();
-		this.db.exec(pragmas);
-		writeFileDurably(this.options.file, bytes);
-		this.journal.reset();
-		this.checkpointedSeq = this.lastSeq;
+		this.lock.withLock(() => {
+			this.catchUp(true);
+			if (this.lastSeq === this.baseSeq) {
+				return;
+			}
+			// Bookkeeping for the base file only: readers skip journal records up to this seq.
+			this.db.run("INSERT INTO desk_meta(key, value) VALUES ('journal_seq', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(this.lastSeq)]);
+			const bytes = this.db.export();
+			this.db.exec(pragmas);
+			writeFileDurably(this.options.file, bytes);
+			this.base = identity(this.options.file)!;
+			this.baseSeq = this.lastSeq;
+			// A crash here leaves a journal whose records the base already holds: replay skips them.
+			writeFileDurably(this.journalFile, journalMagic);
+			this.openJournal(journalMagic.length);
+		});
 	}
 
-	/** Checkpoints and releases the lock. Safe to call twice. */
+	/** Checkpoints and closes. Safe to call twice. */
 	close(): void {
 		if (this.closed) {
 			return;
@@ -206,11 +235,148 @@ export class DurableDatabase {
 		try {
 			this.checkpoint();
 		} finally {
-			this.closed = true;
-			this.clearIdleTimer();
-			this.journal.close();
-			this.db.close();
-			this.lock.release();
+			this.release();
+		}
+	}
+
+	private release(): void {
+		this.closed = true;
+		this.clearIdleTimer();
+		this.closeJournal();
+		this.db?.close();
+	}
+
+	private query<Row extends object>(sql: string, params: SqlValue[] = []): Row[] {
+		const statement = this.db.prepare(sql);
+		try {
+			statement.bind(params);
+			const rows: Row[] = [];
+			while (statement.step()) {
+				rows.push(statement.getAsObject() as Row);
+			}
+			return rows;
+		} finally {
+			statement.free();
+		}
+	}
+
+	/** (Re)reads the base file and replays the journal over it. Only under the lock: a checkpoint
+	 * of another process between reading the base and opening the journal would pair a base with a
+	 * journal that does not follow from it. */
+	private load(): void {
+		const db = openBase(this.SQL, this.options.file, this.options.schema, this.options.logger);
+		this.db?.close();
+		this.db = db;
+		this.base = identity(this.options.file)!;
+		this.baseSeq = readMetaNumber(db, 'journal_seq');
+		this.lastSeq = this.baseSeq;
+		this.closeJournal();
+		this.readJournal(true);
+	}
+
+	/** Applies what other processes wrote since this one last looked. */
+	private catchUp(underLock: boolean): void {
+		if (this.isStale()) {
+			// Another process checkpointed: its base holds everything, and the journal we read is gone.
+			this.lock.withLock(() => this.load());
+			return;
+		}
+		this.readJournal(underLock);
+	}
+
+	private isStale(): boolean {
+		const base = identity(this.options.file);
+		if (base === undefined) {
+			throw new DeskError('store.corrupt', `${this.options.file} has disappeared while open.`, { file: this.options.file });
+		}
+		if (base.ino !== this.base.ino || base.size !== this.base.size || base.mtimeMs !== this.base.mtimeMs) {
+			return true;
+		}
+		if (this.journal === undefined) {
+			return false;
+		}
+		const journal = identity(this.journalFile);
+		return journal === undefined || journal.ino !== this.journal.ino || fs.fstatSync(this.journal.fd).size < this.journal.offset;
+	}
+
+	private readJournal(underLock: boolean): void {
+		if (this.journal === undefined) {
+			if (!fs.existsSync(this.journalFile)) {
+				if (!underLock) {
+					return; // Nothing was written since the last checkpoint; a writer will create it.
+				}
+				writeFileDurably(this.journalFile, journalMagic);
+			}
+			this.openJournal(0);
+		}
+		const journal = this.journal!;
+		const size = fs.fstatSync(journal.fd).size;
+		if (size === journal.offset) {
+			return;
+		}
+		const bytes = Buffer.alloc(size - journal.offset);
+		fs.readSync(journal.fd, bytes, 0, bytes.length, journal.offset);
+		const scan = scanJournal(bytes, journal.offset);
+		for (const record of scan.records) {
+			this.apply(record);
+		}
+		journal.offset = scan.validBytes;
+		if (scan.damage === undefined || !underLock) {
+			// Without the lock a torn tail may be a write in progress: read it next time.
+			return;
+		}
+		// Holding the lock, nobody is appending: what follows the valid prefix was left by a writer
+		// that died mid-append (never acknowledged), or is damage, which is kept aside and reported.
+		if (scan.damage !== 'torn-tail') {
+			const kept = `${this.journalFile}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+			fs.copyFileSync(this.journalFile, kept);
+			this.options.logger.error(`${this.journalFile}: ${scan.damage} at byte ${scan.validBytes}; the journal was copied to ${kept} and applied up to that point`);
+		}
+		if (scan.validBytes === 0) {
+			fs.writeSync(journal.fd, journalMagic, 0, journalMagic.length, 0);
+			journal.offset = journalMagic.length;
+		}
+		fs.ftruncateSync(journal.fd, journal.offset);
+		fs.fsyncSync(journal.fd);
+	}
+
+	private apply(record: JournalRecord): void {
+		if (record.seq <= this.lastSeq) {
+			return; // Already in the base file.
+		}
+		if (record.seq !== this.lastSeq + 1) {
+			throw new DeskError('store.journalCorrupt', `${this.journalFile}: record ${record.seq} follows ${this.lastSeq}; a record is missing.`, {
+				file: this.journalFile,
+				seq: record.seq,
+				expected: this.lastSeq + 1,
+			});
+		}
+		this.db.exec('BEGIN');
+		try {
+			for (const [sql, params] of record.statements) {
+				this.db.run(sql, params);
+			}
+			this.db.exec('COMMIT');
+		} catch (error) {
+			this.db.exec('ROLLBACK');
+			throw new DeskError('store.journalCorrupt', `${this.journalFile}: record ${record.seq} does not apply: ${(error as Error).message}`, {
+				file: this.journalFile,
+				seq: record.seq,
+			});
+		}
+		this.lastSeq = record.seq;
+	}
+
+	private openJournal(offset: number): void {
+		this.closeJournal();
+		const fd = fs.openSync(this.journalFile, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
+		this.journal = { fd, ino: fs.fstatSync(fd).ino, offset };
+	}
+
+	private closeJournal(): void {
+		if (this.journal) {
+			fs.closeSync(this.journal.fd);
+			this.journal = undefined;
 		}
 	}
 
@@ -239,13 +405,9 @@ export class DurableDatabase {
 	}
 
 	private scheduleCheckpoint(): void {
-		if (this.journal.bytes > this.options.journalLimitBytes) {
-			this.clearIdleTimer();
-			this.idleTimer = setTimeout(() => this.checkpointQuietly(), 0);
-		} else {
-			this.clearIdleTimer();
-			this.idleTimer = setTimeout(() => this.checkpointQuietly(), this.options.idleCheckpointMs);
-		}
+		this.clearIdleTimer();
+		const delay = this.journalBytes > this.options.journalLimitBytes ? 0 : this.options.idleCheckpointMs;
+		this.idleTimer = setTimeout(() => this.checkpointQuietly(), delay);
 		this.idleTimer.unref();
 	}
 
@@ -276,6 +438,16 @@ export class DurableDatabase {
 	}
 }
 
+function identity(file: string): FileIdentity | undefined {
+	try {
+		const stat = fs.statSync(file);
+		return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+	} catch {
+		return undefined;
+	}
+}
+
+/** The base file as a database: created when neither it nor a journal exists; checked otherwise. */
 function openBase(SQL: SqlJsStatic, file: string, schema: string, logger: Logger): Database {
 	let bytes: Buffer | undefined;
 	try {
@@ -293,26 +465,26 @@ function openBase(SQL: SqlJsStatic, file: string, schema: string, logger: Logger
 		}
 		// A new database gets its base file at once, so that a journal never exists without one.
 		const db = new SQL.Database();
-		db.run("CREATE TABLE desk_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+		db.run('CREATE TABLE desk_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)');
 		db.run("INSERT INTO desk_meta(key, value) VALUES ('schema', ?), ('schema_version', '0'), ('journal_seq', '0')", [schema]);
 		writeFileDurably(file, db.export());
 		db.exec(pragmas);
 		return db;
 	}
-	const problem = checkBase(SQL, bytes, schema);
-	if (typeof problem === 'string') {
+	const checked = checkBase(SQL, bytes, schema);
+	if (typeof checked === 'string') {
 		const kept = quarantine(file);
 		const keptJournal = fs.existsSync(`${file}.journal`) ? quarantine(`${file}.journal`) : undefined;
-		logger.error(`${file} is damaged (${problem}); it was kept as ${kept}`);
-		throw new DeskError('store.corrupt', `${file} is damaged (${problem}). It was kept as ${kept}; nothing was replaced.`, {
+		logger.error(`${file} is damaged (${checked}); it was kept as ${kept}`);
+		throw new DeskError('store.corrupt', `${file} is damaged (${checked}). It was kept as ${kept}; nothing was replaced.`, {
 			file,
 			keptAs: kept,
 			...(keptJournal ? { journalKeptAs: keptJournal } : {}),
-			problem,
+			problem: checked,
 		});
 	}
-	problem.exec(pragmas);
-	return problem;
+	checked.exec(pragmas);
+	return checked;
 }
 
 function checkBase(SQL: SqlJsStatic, bytes: Buffer, schema: string): Database | string {
@@ -339,49 +511,6 @@ function checkBase(SQL: SqlJsStatic, bytes: Buffer, schema: string): Database | 
 		db?.close();
 		return (error as Error).message;
 	}
-}
-
-function replayJournal(db: Database, file: string, baseSeq: number, logger: Logger): { seq: number; validBytes: number } {
-	let bytes: Buffer;
-	try {
-		bytes = fs.readFileSync(file);
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-			return { seq: baseSeq, validBytes: 0 };
-		}
-		throw new DeskError('store.io', `Could not read ${file}: ${(error as Error).message}`, { file });
-	}
-	const scan = scanJournal(bytes);
-	if (scan.damage !== undefined && scan.damage !== 'torn-tail') {
-		// Records after the damage cannot be trusted to follow from what came before. Keep a copy,
-		// apply the valid prefix, and say so loudly.
-		const kept = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-		fs.copyFileSync(file, kept);
-		logger.error(`${file}: ${scan.damage} at byte ${scan.validBytes}; the journal was copied to ${kept} and replayed up to that point`);
-	} else if (scan.damage === 'torn-tail') {
-		logger.debug(`${file}: dropped a torn record at byte ${scan.validBytes} (never acknowledged)`);
-	}
-	let seq = baseSeq;
-	for (const record of scan.records) {
-		if (record.seq <= baseSeq) {
-			continue;
-		}
-		if (record.seq !== seq + 1) {
-			throw new DeskError('store.journalCorrupt', `${file}: record ${record.seq} follows ${seq}; a record is missing.`, { file, seq: record.seq, expected: seq + 1 });
-		}
-		db.exec('BEGIN');
-		try {
-			for (const [sql, params] of record.statements) {
-				db.run(sql, params);
-			}
-			db.exec('COMMIT');
-		} catch (error) {
-			db.exec('ROLLBACK');
-			throw new DeskError('store.journalCorrupt', `${file}: record ${record.seq} does not apply: ${(error as Error).message}`, { file, seq: record.seq });
-		}
-		seq = record.seq;
-	}
-	return { seq, validBytes: scan.validBytes };
 }
 
 function readMetaNumber(db: Database, key: string): number {

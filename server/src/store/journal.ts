@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { writeFileDurably } from './durableFile';
 
 /**
  * The write-ahead journal of a sql.js database: one record per acknowledged transaction, appended
@@ -44,39 +43,47 @@ export function encodeRecord(record: JournalRecord): Buffer {
 	return Buffer.concat([header, payload]);
 }
 
-export function scanJournal(bytes: Buffer): JournalScan {
-	if (bytes.length === 0) {
-		return { records: [], validBytes: 0 };
-	}
-	if (bytes.length < journalMagic.length || !bytes.subarray(0, journalMagic.length).equals(journalMagic)) {
-		// A journal torn while its header was first written is shorter than the magic.
-		const torn = bytes.length < journalMagic.length && journalMagic.subarray(0, bytes.length).equals(bytes);
-		return { records: [], validBytes: 0, damage: torn ? 'torn-tail' : 'bad-magic' };
+/**
+ * Reads journal records. `bytes` is the file's content from byte `from` on: from 0 the magic is
+ * checked first. Offsets in the result are positions in the file.
+ */
+export function scanJournal(bytes: Buffer, from = 0): JournalScan {
+	let offset = 0;
+	if (from === 0) {
+		if (bytes.length === 0) {
+			return { records: [], validBytes: 0 };
+		}
+		if (bytes.length < journalMagic.length || !bytes.subarray(0, journalMagic.length).equals(journalMagic)) {
+			// A journal torn while its header was first written is shorter than the magic.
+			const torn = bytes.length < journalMagic.length && journalMagic.subarray(0, bytes.length).equals(bytes);
+			return { records: [], validBytes: 0, damage: torn ? 'torn-tail' : 'bad-magic' };
+		}
+		offset = journalMagic.length;
 	}
 	const records: JournalRecord[] = [];
-	let offset = journalMagic.length;
+	const stop = (damage: JournalScan['damage']): JournalScan => ({ records, validBytes: from + offset, damage });
 	while (offset < bytes.length) {
 		if (bytes.length - offset < recordHeaderBytes) {
-			return { records, validBytes: offset, damage: 'torn-tail' };
+			return stop('torn-tail');
 		}
 		const length = bytes.readUInt32LE(offset);
 		const checksum = bytes.readUInt32LE(offset + 4);
 		const end = offset + recordHeaderBytes + length;
 		if (end > bytes.length) {
-			return { records, validBytes: offset, damage: 'torn-tail' };
+			return stop('torn-tail');
 		}
 		const payload = bytes.subarray(offset + recordHeaderBytes, end);
 		if (crc32(payload) !== checksum) {
-			return { records, validBytes: offset, damage: 'bad-checksum' };
+			return stop('bad-checksum');
 		}
 		const record = parseRecord(payload);
 		if (record === undefined) {
-			return { records, validBytes: offset, damage: 'bad-record' };
+			return stop('bad-record');
 		}
 		records.push(record);
 		offset = end;
 	}
-	return { records, validBytes: offset };
+	return { records, validBytes: from + offset };
 }
 
 function parseRecord(payload: Buffer): JournalRecord | undefined {
@@ -98,70 +105,23 @@ function parseRecord(payload: Buffer): JournalRecord | undefined {
 	return record as JournalRecord;
 }
 
-/** The open journal file that new records are appended to. */
-export class JournalWriter {
-	private fd: number;
-	private size: number;
-
-	private constructor(private readonly file: string, fd: number, size: number) {
-		this.fd = fd;
-		this.size = size;
-	}
-
-	/** Opens `file` for appending, cutting it to `validBytes` (dropping a torn tail) first. */
-	static open(file: string, validBytes: number): JournalWriter {
-		if (validBytes === 0) {
-			writeFileDurably(file, journalMagic);
-			validBytes = journalMagic.length;
+/**
+ * Appends `bytes` at `position` and makes them durable. On failure (disk full, I/O error) the file
+ * is cut back to `position`, so a failed append never leaves half a record for the next to follow.
+ */
+export function appendDurably(fd: number, bytes: Uint8Array, position: number): void {
+	try {
+		let written = 0;
+		while (written < bytes.length) {
+			written += fs.writeSync(fd, bytes, written, bytes.length - written, position + written);
 		}
-		const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
-		if (fs.fstatSync(fd).size !== validBytes) {
-			fs.ftruncateSync(fd, validBytes);
-			fs.fsyncSync(fd);
-		}
-		return new JournalWriter(file, fd, validBytes);
-	}
-
-	get bytes(): number {
-		return this.size;
-	}
-
-	/**
-	 * Appends one record and makes it durable. On failure (disk full, I/O error) the file is cut back
-	 * to where it was, so a failed append never leaves half a record for the next one to follow.
-	 */
-	append(record: JournalRecord): void {
-		const bytes = encodeRecord(record);
+		fs.fdatasyncSync(fd);
+	} catch (error) {
 		try {
-			writeAllAt(this.fd, bytes, this.size);
-			fs.fdatasyncSync(this.fd);
-			this.size += bytes.length;
-		} catch (error) {
-			try {
-				fs.ftruncateSync(this.fd, this.size);
-			} catch {
-				// The append failed and so did the repair; the checksum makes the next load stop here.
-			}
-			throw error;
+			fs.ftruncateSync(fd, position);
+		} catch {
+			// The repair failed too; the checksum makes every reader stop at `position`.
 		}
-	}
-
-	/** Starts an empty journal after a full export made every record in it redundant. */
-	reset(): void {
-		fs.closeSync(this.fd);
-		writeFileDurably(this.file, journalMagic);
-		this.fd = fs.openSync(this.file, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
-		this.size = journalMagic.length;
-	}
-
-	close(): void {
-		fs.closeSync(this.fd);
-	}
-}
-
-function writeAllAt(fd: number, bytes: Uint8Array, position: number): void {
-	let offset = 0;
-	while (offset < bytes.length) {
-		offset += fs.writeSync(fd, bytes, offset, bytes.length - offset, position + offset);
+		throw error;
 	}
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -15,8 +16,8 @@ function open(file: string, extra: Partial<Parameters<typeof DurableDatabase.ope
 }
 
 /**
- * The tests below simulate a crash by removing the lock of a database object and never closing it
- * (a killed process closes nothing); such an object must not be used again.
+ * The tests below simulate a crash by never closing a database object (a killed process closes
+ * nothing, so never checkpoints) and opening the file again beside it.
  */
 function texts(db: DurableDatabase): string[] {
 	return db.all<{ text: string }>('SELECT text FROM notes ORDER BY id').map((r) => r.text);
@@ -30,8 +31,7 @@ describe('DurableDatabase', () => {
 		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['second']));
 		const journalBefore = fs.statSync(`${file}.journal`).size;
 		assert.ok(journalBefore > journalMagic.length, 'the writes are in the journal');
-		// Simulate a crash: drop the object without close(); release the lock as a dead process would.
-		fs.rmSync(`${file}.lock`);
+		// Simulate a crash: the first object is never closed (so never checkpointed).
 		const again = await open(file);
 		assert.deepEqual(texts(again), ['first', 'second']);
 		assert.deepEqual([...again.get<{ data: Uint8Array }>('SELECT data FROM notes WHERE text = ?', ['first'])!.data], [0, 1, 255]);
@@ -72,7 +72,6 @@ describe('DurableDatabase', () => {
 		const file = path.join(tempDir(), 'd.db');
 		const db = await open(file);
 		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['whole']));
-		fs.rmSync(`${file}.lock`);
 		const torn = encodeRecord({ seq: 99, statements: [["INSERT INTO notes (text) VALUES ('torn')", []]] });
 		fs.appendFileSync(`${file}.journal`, torn.subarray(0, torn.length - 3));
 		const again = await open(file);
@@ -90,7 +89,6 @@ describe('DurableDatabase', () => {
 		const db = await open(file);
 		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['good']));
 		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['flipped']));
-		fs.rmSync(`${file}.lock`);
 		const bytes = fs.readFileSync(`${file}.journal`);
 		bytes.writeUInt8(bytes.readUInt8(bytes.length - 5) ^ 0xff, bytes.length - 5);
 		fs.writeFileSync(`${file}.journal`, bytes);
@@ -136,12 +134,49 @@ describe('DurableDatabase', () => {
 		await assert.rejects(open(file2), (e) => isDeskError(e, 'store.unknownSchema') && e.data['version'] === 2);
 	});
 
-	it('serialises writers: a second process-level open waits for the lock, then fails with store.locked', async () => {
+	it("shares one file between two openers: each sees the other's writes and no update is lost", async () => {
 		const file = path.join(tempDir(), 'i.db');
-		const db = await open(file);
-		await assert.rejects(open(file, { lockTimeoutMs: 150 }), (e) => isDeskError(e, 'store.locked') && e.data['pid'] === process.pid);
+		const a = await open(file);
+		const b = await open(file);
+		for (let i = 0; i < 20; i++) {
+			const writer = i % 2 === 0 ? a : b;
+			writer.write((tx) => {
+				const count = tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM notes')!.n;
+				tx.run('INSERT INTO notes (text) VALUES (?)', [`note ${count}`]);
+			});
+			if (i === 9) {
+				a.checkpoint(); // b must notice the new base and reload.
+			}
+		}
+		const expected = Array.from({ length: 20 }, (_, i) => `note ${i}`);
+		assert.deepEqual(texts(a), expected);
+		assert.deepEqual(texts(b), expected);
+		a.close();
+		b.close();
+		const c = await open(file);
+		assert.deepEqual(texts(c), expected);
+		c.close();
+	});
+
+	it('waits for a write lock held by a live process, then fails with store.locked naming it', async () => {
+		const file = path.join(tempDir(), 'l.db');
+		const db = await open(file, { lockTimeoutMs: 150 });
+		const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
+		try {
+			fs.writeFileSync(`${file}.lock`, `${holder.pid}\n`);
+			const started = Date.now();
+			assert.throws(() => db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['blocked'])), (e) => isDeskError(e, 'store.locked') && e.data['pid'] === holder.pid);
+			assert.ok(Date.now() - started >= 140, 'it waited for the holder first');
+			assert.deepEqual(texts(db), []);
+		} finally {
+			holder.kill('SIGKILL');
+			await new Promise((resolve) => holder.once('exit', resolve));
+		}
+		// The holder died without releasing the lock: the next write takes it over.
+		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['after the holder died']));
+		assert.deepEqual(texts(db), ['after the holder died']);
+		assert.equal(fs.existsSync(`${file}.lock`), false);
 		db.close();
-		(await open(file)).close();
 	});
 
 	it('migrates an older database forward and journals the migration', async () => {
@@ -151,7 +186,6 @@ describe('DurableDatabase', () => {
 		const db = await open(file, { migrations: v2 });
 		assert.equal(db.schemaVersion, 2);
 		db.write((tx) => tx.run('INSERT INTO notes (text, tag) VALUES (?, ?)', ['x', 'y']));
-		fs.rmSync(`${file}.lock`);
 		const again = await open(file, { migrations: v2 });
 		assert.equal(again.schemaVersion, 2);
 		assert.equal(again.get<{ tag: string }>('SELECT tag FROM notes')!.tag, 'y');
