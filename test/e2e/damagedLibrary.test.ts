@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openBrowser, openWorkbench, projectRoot, screenshot, startCodeServer, waitFor } from '../helpers/codeServer';
+import { openDeskWorkbench, projectRoot, screenshot, waitFor } from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -12,15 +12,12 @@ it('a damaged library shows as an error in the status bar, one message with Open
 	const libraryDir = path.join(root, 'library');
 	fs.mkdirSync(libraryDir, { recursive: true });
 	fs.writeFileSync(path.join(libraryDir, 'library.db'), 'this is not a database');
-	const server = await startCodeServer({
+	const { page, close } = await openDeskWorkbench({
 		folder: repo,
 		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
 		settings: { 'agentDesk.libraryFolder': libraryDir },
 	});
-	const browser = await openBrowser();
 	try {
-		const page = browser.pages()[0] ?? (await browser.newPage());
-		await openWorkbench(page, server, repo);
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		const status = page.locator('.statusbar-item[aria-label="Agent Desk error"]');
 		await status.waitFor({ timeout: 60_000 });
@@ -44,7 +41,6 @@ it('a damaged library shows as an error in the status bar, one message with Open
 		assert.equal(fs.readFileSync(path.join(libraryDir, kept[0]!), 'utf8'), 'this is not a database');
 		assert.equal(fs.existsSync(path.join(libraryDir, 'library.db')), false, 'no empty database took its place');
 	} finally {
-		await browser.close();
-		await server.stop();
+		await close();
 	}
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openBrowser, openWorkbench, projectRoot, startCodeServer } from '../helpers/codeServer';
+import { openDeskWorkbench, projectRoot } from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -17,23 +17,27 @@ it('the extension-host suite passes inside code-server', async (t) => {
 	const root = tempDir('desk-exthost-');
 	const repo = makeRepo(path.join(root, 'inventory'), { commits: 4 });
 	const report = path.join(root, 'report.json');
-	const server = await startCodeServer({
+	let exitCode: Promise<number> | undefined;
+	const remote = (port: number, p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
+	const { close } = await openDeskWorkbench({
 		folder: repo,
 		settings: { 'agentDesk.libraryFolder': path.join(root, 'library') },
 		env: { AGENT_DESK_TEST_REPORT: report },
+		// Registered before the page loads: the workbench calls it when the suite ends.
+		beforeLoad: async (page) => {
+			let resolveExit!: (code: number) => void;
+			exitCode = new Promise<number>((resolve) => (resolveExit = resolve));
+			await page.exposeFunction('codeAutomationExit', (code: number) => resolveExit(code));
+		},
+		payload: (server) => [
+			['extensionDevelopmentPath', remote(server.port, projectRoot)],
+			['extensionTestsPath', remote(server.port, suite)],
+		],
 	});
-	const browser = await openBrowser();
 	try {
-		const page = browser.pages()[0] ?? (await browser.newPage());
-		const exitCode = new Promise<number>((resolve) => void page.exposeFunction('codeAutomationExit', (code: number) => resolve(code)));
-		const remote = (p: string) => `vscode-remote://127.0.0.1:${server.port}${p}`;
-		await openWorkbench(page, server, repo, [
-			['extensionDevelopmentPath', remote(projectRoot)],
-			['extensionTestsPath', remote(suite)],
-		]);
 		let timer: NodeJS.Timeout | undefined;
 		const timeout = new Promise<number>((_, reject) => (timer = setTimeout(() => reject(new Error('the suite did not finish in 180 s')), 180_000)));
-		const code = await Promise.race([exitCode, timeout]).finally(() => clearTimeout(timer));
+		const code = await Promise.race([exitCode!, timeout]).finally(() => clearTimeout(timer));
 		assert.ok(fs.existsSync(report), 'the suite wrote no report');
 		const { failures, results } = JSON.parse(fs.readFileSync(report, 'utf8')) as { failures: number; results: Array<{ title: string; state: string; error?: string }> };
 		for (const result of results) {
@@ -43,7 +47,6 @@ it('the extension-host suite passes inside code-server', async (t) => {
 		assert.ok(results.length >= 6, `only ${results.length} tests ran`);
 		assert.equal(code, 0);
 	} finally {
-		await browser.close();
-		await server.stop();
+		await close();
 	}
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openBrowser, openWorkbench, projectRoot, screenshot, startCodeServer } from '../helpers/codeServer';
+import { openDeskWorkbench, projectRoot, screenshot } from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -10,16 +10,13 @@ it('in an untrusted folder the desk adopts nothing and says why', async () => {
 	const root = tempDir('desk-untrusted-');
 	const repo = makeRepo(path.join(root, 'stranger'), { commits: 2 });
 	const libraryDir = path.join(root, 'library');
-	const server = await startCodeServer({
+	const { page, close } = await openDeskWorkbench({
 		folder: repo,
 		trustAll: false,
 		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
 		settings: { 'agentDesk.libraryFolder': libraryDir },
 	});
-	const browser = await openBrowser();
 	try {
-		const page = browser.pages()[0] ?? (await browser.newPage());
-		await openWorkbench(page, server, repo);
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		await page.locator('.welcome-view-content', { hasText: 'This folder is not trusted, so Agent Desk adopts nothing from it' }).waitFor({ timeout: 60_000 });
 		await page.locator('.statusbar-item[aria-label="Agent Desk ready"]').waitFor();
@@ -29,7 +26,6 @@ it('in an untrusted folder the desk adopts nothing and says why', async () => {
 		assert.equal(await page.getByRole('treeitem', { name: /stranger/ }).count(), 0);
 		assert.equal(fs.existsSync(path.join(repo, '.desk')), false, 'nothing was written into the repository');
 	} finally {
-		await browser.close();
-		await server.stop();
+		await close();
 	}
 });

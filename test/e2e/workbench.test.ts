@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
-import { openBrowser, openWorkbench, projectRoot, runCommand, screenshot, startCodeServer, waitFor, type CodeServer } from '../helpers/codeServer';
+import type { Page } from 'playwright-core';
+import { openDeskWorkbench, projectRoot, runCommand, screenshot, waitFor, type DeskWorkbench } from '../helpers/codeServer';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -12,8 +12,7 @@ import { tempDir } from '../helpers/temp';
  * person would use it.
  */
 describe('Agent Desk in the workbench', () => {
-	let server: CodeServer;
-	let browser: BrowserContext;
+	let workbench: DeskWorkbench;
 	let page: Page;
 	let repo: string;
 	let libraryDir: string;
@@ -24,18 +23,15 @@ describe('Agent Desk in the workbench', () => {
 		const root = tempDir('desk-e2e-');
 		repo = makeRepo(path.join(root, 'webshop'), { commits: 5 });
 		libraryDir = path.join(root, 'library');
-		server = await startCodeServer({ folder: repo, install: [vsix], settings: { 'agentDesk.libraryFolder': libraryDir } });
-		browser = await openBrowser();
-		page = browser.pages()[0] ?? (await browser.newPage());
-		await openWorkbench(page, server, repo);
+		workbench = await openDeskWorkbench({ folder: repo, install: [vsix], settings: { 'agentDesk.libraryFolder': libraryDir } });
+		page = workbench.page;
 	});
 
 	after(async () => {
 		if (page) {
 			await screenshot(page, 'workbench-final').catch(() => undefined);
 		}
-		await browser?.close();
-		await server?.stop();
+		await workbench?.close();
 	});
 
 	it('shows the repository as the main asset in the Assets view, with kind, engine, branch and version count', async () => {

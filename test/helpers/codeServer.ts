@@ -196,3 +196,39 @@ function freePort(): Promise<number> {
 		});
 	});
 }
+
+export interface DeskWorkbench {
+	server: CodeServer;
+	browser: BrowserContext;
+	page: Page;
+	/** Closes the browser and stops code-server. */
+	close(): Promise<void>;
+}
+
+/** code-server on `options.folder`, a fresh Chromium, and the workbench loaded in it. */
+export async function openDeskWorkbench(
+	options: CodeServerOptions & { payload?: (server: CodeServer) => Array<[string, string]>; beforeLoad?: (page: Page) => Promise<void> },
+): Promise<DeskWorkbench> {
+	const server = await startCodeServer(options);
+	let browser: BrowserContext | undefined;
+	try {
+		browser = await openBrowser();
+		const page = browser.pages()[0] ?? (await browser.newPage());
+		await options.beforeLoad?.(page);
+		await openWorkbench(page, server, options.folder, options.payload?.(server));
+		const opened = browser;
+		return {
+			server,
+			browser,
+			page,
+			async close() {
+				await opened.close();
+				await server.stop();
+			},
+		};
+	} catch (error) {
+		await browser?.close();
+		await server.stop();
+		throw error;
+	}
+}

@@ -14,11 +14,11 @@ export function isLogLevel(value: unknown): value is LogLevel {
 	return typeof value === 'string' && (logLevels as readonly string[]).includes(value);
 }
 
-/** Wraps a sink so that messages below `level` are dropped. */
-export function leveledLogger(level: LogLevel, sink: (level: LogLevel, message: string) => void): Logger {
-	const limit = logLevels.indexOf(level);
+/** Wraps a sink so that messages less severe than `level` (a value, or read at each message) are dropped. */
+export function leveledLogger(level: LogLevel | (() => LogLevel), sink: (level: LogLevel, message: string) => void): Logger {
+	const current = typeof level === 'function' ? level : () => level;
 	const at = (l: LogLevel) => (message: string) => {
-		if (logLevels.indexOf(l) <= limit) {
+		if (logLevels.indexOf(l) <= logLevels.indexOf(current())) {
 			sink(l, message);
 		}
 	};

@@ -20,25 +20,14 @@ export const serverVersion = '0.1.0';
  */
 export function startDeskServer(connection: Connection): void {
 	let logLevel: LogLevel = 'info';
-	const logger: Logger = leveledLogger('debug', (level, message) => {
-		if (levelRank(level) > levelRank(logLevel)) {
-			return;
-		}
-		switch (level) {
-			case 'error':
-				connection.console.error(message);
-				break;
-			case 'warn':
-				connection.console.warn(message);
-				break;
-			case 'info':
-				connection.console.info(message);
-				break;
-			case 'debug':
-				connection.console.log(message);
-				break;
-		}
-	});
+	// Each level reaches the client as window/logMessage of its type, which the output channel shows as such.
+	const sinks: Record<LogLevel, (message: string) => void> = {
+		error: (m) => connection.console.error(m),
+		warn: (m) => connection.console.warn(m),
+		info: (m) => connection.console.info(m),
+		debug: (m) => connection.console.log(m),
+	};
+	const logger = leveledLogger(() => logLevel, (level, message) => sinks[level](message));
 
 	let deskPromise: Promise<Desk> | undefined;
 	let openedDesk: Desk | undefined;
@@ -132,8 +121,4 @@ function toErrorJson(error: unknown): DeskErrorJson {
 		return error.toJSON();
 	}
 	return { code: 'store.io', message: describeError(error), data: {} };
-}
-
-function levelRank(level: LogLevel): number {
-	return ['error', 'warn', 'info', 'debug'].indexOf(level);
 }

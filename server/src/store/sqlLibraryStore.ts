@@ -3,50 +3,6 @@ import type { AssetRecord, Engine, HeadObservation, MadeBy, ProjectRecord } from
 import type { DurableDatabase, WriteTransaction } from './durableDatabase';
 import type { SqlValue } from './journal';
 
-/** The asset library's records in the library database. */
-export class SqlLibraryStore implements LibraryStore {
-	private readonly reads: LibraryReads;
-
-	constructor(private readonly db: DurableDatabase) {
-		this.reads = new SqlLibraryWrites({
-			run: () => {
-				throw new Error('read-only');
-			},
-			all: (sql, params) => db.all(sql, params),
-			get: (sql, params) => db.get(sql, params),
-		});
-	}
-
-	batch<T>(body: (writes: LibraryWrites) => T): T {
-		return this.db.write((tx) => body(new SqlLibraryWrites(tx)));
-	}
-
-	getAsset(id: string) {
-		return this.reads.getAsset(id);
-	}
-	findGitAsset(workingDir: string, remote: string) {
-		return this.reads.findGitAsset(workingDir, remote);
-	}
-	listAssets() {
-		return this.reads.listAssets();
-	}
-	getProject(name: string) {
-		return this.reads.getProject(name);
-	}
-	getProjectByPath(path: string) {
-		return this.reads.getProjectByPath(path);
-	}
-	listProjects() {
-		return this.reads.listProjects();
-	}
-	projectAssetIds(project: string) {
-		return this.reads.projectAssetIds(project);
-	}
-	headObservations(assetId: string) {
-		return this.reads.headObservations(assetId);
-	}
-}
-
 interface AssetRow {
 	id: string;
 	name: string;
@@ -66,8 +22,14 @@ interface AssetRow {
 
 const assetColumns = 'id, name, kind, about, working_dir, engine, picked_version, remote, branch, url, notes, tags, created_at, created_by';
 
-class SqlLibraryWrites implements LibraryWrites {
-	constructor(private readonly tx: WriteTransaction) {}
+/** Reads through the database outside a write, or through the transaction inside one. */
+interface Query {
+	all<Row extends object>(sql: string, params?: SqlValue[]): Row[];
+	get<Row extends object>(sql: string, params?: SqlValue[]): Row | undefined;
+}
+
+class SqlLibraryReads implements LibraryReads {
+	constructor(private readonly tx: Query) {}
 
 	getAsset(id: string): AssetRecord | undefined {
 		const row = this.tx.get<AssetRow>(`SELECT ${assetColumns} FROM assets WHERE id = ?`, [id]);
@@ -106,6 +68,13 @@ class SqlLibraryWrites implements LibraryWrites {
 		).map((r) => ({ commit: r.commit_oid, head_at: r.head_at, made_by: r.made_by as MadeBy }));
 	}
 
+}
+
+class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
+	constructor(private readonly writer: WriteTransaction) {
+		super(writer);
+	}
+
 	insertAsset(asset: AssetRecord): void {
 		const values: SqlValue[] = [
 			asset.id,
@@ -123,19 +92,19 @@ class SqlLibraryWrites implements LibraryWrites {
 			asset.created_at,
 			asset.created_by,
 		];
-		this.tx.run(`INSERT INTO assets (${assetColumns}) VALUES (${values.map(() => '?').join(', ')})`, values);
+		this.writer.run(`INSERT INTO assets (${assetColumns}) VALUES (${values.map(() => '?').join(', ')})`, values);
 	}
 
 	insertProject(project: ProjectRecord): void {
-		this.tx.run('INSERT INTO projects (name, path, main_asset, created_at) VALUES (?, ?, ?, ?)', [project.name, project.path, project.main_asset, project.created_at]);
+		this.writer.run('INSERT INTO projects (name, path, main_asset, created_at) VALUES (?, ?, ?, ?)', [project.name, project.path, project.main_asset, project.created_at]);
 	}
 
 	setMainAsset(project: string, assetId: string): void {
-		this.tx.run('UPDATE projects SET main_asset = ? WHERE name = ?', [assetId, project]);
+		this.writer.run('UPDATE projects SET main_asset = ? WHERE name = ?', [assetId, project]);
 	}
 
 	addProjectAsset(project: string, assetId: string, addedAt: string): void {
-		this.tx.run(
+		this.writer.run(
 			`INSERT INTO project_assets (project, asset_id, position, added_at)
 			 SELECT ?, ?, COALESCE(MAX(position), 0) + 1, ? FROM project_assets WHERE project = ?
 			 ON CONFLICT (project, asset_id) DO NOTHING`,
@@ -144,12 +113,23 @@ class SqlLibraryWrites implements LibraryWrites {
 	}
 
 	recordHead(assetId: string, observation: HeadObservation): boolean {
-		const known = this.tx.get('SELECT 1 AS known FROM git_heads WHERE asset_id = ? AND commit_oid = ?', [assetId, observation.commit]);
+		const known = this.writer.get('SELECT 1 AS known FROM git_heads WHERE asset_id = ? AND commit_oid = ?', [assetId, observation.commit]);
 		if (known) {
 			return false;
 		}
-		this.tx.run('INSERT INTO git_heads (asset_id, commit_oid, head_at, made_by) VALUES (?, ?, ?, ?)', [assetId, observation.commit, observation.head_at, observation.made_by]);
+		this.writer.run('INSERT INTO git_heads (asset_id, commit_oid, head_at, made_by) VALUES (?, ?, ?, ?)', [assetId, observation.commit, observation.head_at, observation.made_by]);
 		return true;
+	}
+}
+
+/** The asset library's records in the library database. */
+export class SqlLibraryStore extends SqlLibraryReads implements LibraryStore {
+	constructor(private readonly db: DurableDatabase) {
+		super(db);
+	}
+
+	batch<T>(body: (writes: LibraryWrites) => T): T {
+		return this.db.write((tx) => body(new SqlLibraryWrites(tx)));
 	}
 }
 
