@@ -9,6 +9,7 @@ import { BlobStore } from './store/blobStore';
 import { DurableDatabase } from './store/durableDatabase';
 import { nodeEnvironment } from './store/nodeEnvironment';
 import { libraryMigrations, librarySchema, projectMigrations, projectSchema } from './store/schemas';
+import { NodeSnapshotFiles } from './store/snapshotFiles';
 import { SqlLibraryStore } from './store/sqlLibraryStore';
 
 export interface DeskOptions {
@@ -51,7 +52,13 @@ export class Desk {
 		});
 		try {
 			const blobs = new BlobStore(path.join(libraryDir, 'blobs'));
-			const library = new Library(new SqlLibraryStore(db), options.git ?? new IsoGitReader(), options.env ?? nodeEnvironment, options.logger);
+			const library = new Library(
+				new SqlLibraryStore(db),
+				options.git ?? new IsoGitReader(),
+				new NodeSnapshotFiles(libraryDir, blobs),
+				options.env ?? nodeEnvironment,
+				options.logger,
+			);
 			return new Desk(libraryDir, library, blobs, db, options.logger);
 		} catch (error) {
 			db.close();

@@ -24,13 +24,16 @@ describe('the desk command line', () => {
 		assert.equal(imported.code, 0, imported.stderr);
 		const result = JSON.parse(imported.stdout) as { asset: AssetRecord; created: boolean; project: ProjectRecord };
 		assert.equal(result.created, true);
-		assert.deepEqual(Object.keys(result.asset).sort(), ['about', 'branch', 'created_at', 'created_by', 'engine', 'id', 'kind', 'name', 'notes', 'picked_version', 'remote', 'tags', 'url', 'working_dir'].sort());
+		assert.deepEqual(
+			Object.keys(result.asset).sort(),
+			['about', 'about_model_written', 'branch', 'checks', 'created_at', 'created_by', 'derived_from', 'derived_from_version', 'engine', 'id', 'kind', 'name', 'notes', 'picked_version', 'remote', 'retired', 'tags', 'url', 'working_dir'].sort(),
+		);
 		assert.deepEqual(
 			{ name: result.asset.name, engine: result.asset.engine, kind: result.asset.kind, branch: result.asset.branch, remote: result.asset.remote, by: result.asset.created_by },
 			{ name: 'billing', engine: 'git', kind: 'code', branch: 'main', remote: 'https://example.com/billing.git', by: 'adopted' },
 		);
-		assert.equal(result.project.name, 'payments');
-		assert.equal(result.project.main_asset, result.asset.id);
+		assert.equal(result.project?.name, 'payments');
+		assert.equal(result.project?.main_asset, result.asset.id);
 
 		const again = desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'payments', '--json');
 		assert.equal((JSON.parse(again.stdout) as { created: boolean; asset: AssetRecord }).asset.id, result.asset.id, 'the same checkout and remote: the record already there');
@@ -47,7 +50,7 @@ describe('the desk command line', () => {
 		const list = JSON.parse(versions.stdout) as GitVersion[];
 		assert.deepEqual(list.map((v) => v.version), [1, 2, 3]);
 		assert.deepEqual(list.map((v) => v.commit), git(repo, 'log', '--first-parent', '--reverse', '--format=%H').split('\n'));
-		assert.deepEqual(Object.keys(list[0]!).sort(), ['commit', 'made_at', 'made_by', 'subject', 'version']);
+		assert.deepEqual(Object.keys(list[0]!).sort(), ['commit', 'engine', 'made_at', 'made_by', 'subject', 'version']);
 
 		const human = desk('--store', store, 'assets', 'list');
 		assert.match(human.stdout, /billing \(main\)\s+code\s+git main 3 versions/);
@@ -73,6 +76,6 @@ describe('the desk command line', () => {
 		assert.equal(unknownCommand.code, 64);
 		assert.match(unknownCommand.stderr, /Usage: desk/);
 		assert.equal(desk('--store', tempDir(), '--bogus').code, 64);
-		assert.equal(desk('--store', tempDir(), 'asset', 'import', '--dir', '/tmp').code, 64, '--project is required');
+		assert.equal(desk('--store', tempDir(), 'asset', 'import', '--new', 'x', '--asset', 'a-0123456789abcdef').code, 64, 'one source only');
 	});
 });

@@ -56,7 +56,7 @@ describe('Agent Desk in the extension host', () => {
 		const versions = await api.assets.getChildren(asset);
 		const commits = gitOut(asset.asset.working_dir, 'log', '--first-parent', '--format=%H', asset.asset.branch).split('\n');
 		assert.deepEqual(
-			versions.map((v) => (v.type === 'version' ? v.version.commit : v.type)),
+			versions.map((v) => (v.type === 'version' && v.version.engine === 'git' ? v.version.commit : v.type)),
 			commits,
 		);
 		const newest = versions[0];

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ListAssets, ListVersions, type AssetSummary, type GitVersion } from '../../../server/src/protocol/protocol';
+import { ListAssets, ListVersions, type AssetSummary, type AssetVersion } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../deskClient';
 
 /** A project of this window, as the Assets view groups by it when the window has several. */
@@ -11,7 +11,7 @@ export interface WindowProject {
 export type AssetsNode =
 	| { type: 'project'; project: WindowProject }
 	| { type: 'asset'; asset: AssetSummary; project: string }
-	| { type: 'version'; asset: AssetSummary; version: GitVersion }
+	| { type: 'version'; asset: AssetSummary; version: AssetVersion }
 	| { type: 'message'; text: string; icon: string };
 
 /**
@@ -144,22 +144,30 @@ function assetItem(asset: AssetSummary, project: string): vscode.TreeItem {
 	return item;
 }
 
-function versionItem(asset: AssetSummary, version: GitVersion): vscode.TreeItem {
-	const item = new vscode.TreeItem(`v${version.version}  ${version.subject}`, vscode.TreeItemCollapsibleState.None);
-	item.id = `${asset.id}/v${version.version}/${version.commit}`;
-	item.iconPath = new vscode.ThemeIcon(version.head_at ? 'git-commit' : 'circle-small');
-	item.description = `${version.commit.slice(0, 7)} · ${version.made_at.slice(0, 16).replace('T', ' ')} · ${version.made_by}${version.never_head ? ' · never head' : ''}`;
+function versionItem(asset: AssetSummary, version: AssetVersion): vscode.TreeItem {
+	const title = version.engine === 'git' ? version.subject : version.note || `${version.file_count} file${version.file_count === 1 ? '' : 's'}`;
+	const item = new vscode.TreeItem(`v${version.version}  ${title}`, vscode.TreeItemCollapsibleState.None);
+	item.id = `${asset.id}/v${version.version}/${version.engine === 'git' ? version.commit : version.manifest}`;
+	const when = version.made_at.slice(0, 16).replace('T', ' ');
 	const tooltip = new vscode.MarkdownString();
-	tooltip.appendMarkdown(`**v${version.version}** of ${escape(asset.name)}\n\n${escape(version.subject)}\n\n`);
-	tooltip.appendMarkdown(`Commit \`${version.commit}\`  \nMade ${version.made_at} (${version.made_by})`);
-	if (version.head_at) {
-		tooltip.appendMarkdown(`  \nFirst seen as the checkout's head ${version.head_at}`);
-	}
-	if (version.never_head) {
-		tooltip.appendMarkdown(`  \nNever observed as the checkout's head`);
+	tooltip.appendMarkdown(`**v${version.version}** of ${escape(asset.name)}\n\n${escape(title)}\n\n`);
+	if (version.engine === 'git') {
+		item.iconPath = new vscode.ThemeIcon(version.head_at ? 'git-commit' : 'circle-small');
+		item.description = `${version.commit.slice(0, 7)} · ${when} · ${version.made_by}${version.never_head ? ' · never head' : ''}`;
+		tooltip.appendMarkdown(`Commit \`${version.commit}\`  \nMade ${version.made_at} (${version.made_by})`);
+		if (version.head_at) {
+			tooltip.appendMarkdown(`  \nFirst seen as the checkout's head ${version.head_at}`);
+		}
+		if (version.never_head) {
+			tooltip.appendMarkdown(`  \nNever observed as the checkout's head`);
+		}
+	} else {
+		item.iconPath = new vscode.ThemeIcon(version.version === asset.picked_version ? 'pass-filled' : 'circle-outline');
+		item.description = `${version.file_count} file${version.file_count === 1 ? '' : 's'} · ${when} · ${version.made_by}`;
+		tooltip.appendMarkdown(`${version.file_count} files, ${version.bytes} bytes  \nMade ${version.made_at} (${version.made_by})  \nManifest \`${version.manifest.slice(0, 16)}…\``);
 	}
 	item.tooltip = tooltip;
-	item.contextValue = 'version';
+	item.contextValue = `version.${version.engine}`;
 	return item;
 }
 

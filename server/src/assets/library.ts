@@ -1,22 +1,48 @@
 import { DeskError } from '../core/errors';
 import type { Logger } from '../core/logger';
-import type { Environment, GitReader, LibraryStore, LibraryWrites } from './ports';
-import type { AssetRecord, AssetSummary, GitVersion, HeadObservation, ProjectRecord } from './types';
+import { diffManifests } from './manifest';
+import type { Environment, GitReader, LibraryStore, LibraryWrites, SnapshotFiles } from './ports';
+import { parseSkillFile } from './skill';
+import type {
+	AssetCheck,
+	AssetRecord,
+	AssetSummary,
+	AssetVersion,
+	AtGo,
+	GitVersion,
+	HeadObservation,
+	MadeBy,
+	Manifest,
+	ProjectRecord,
+	SnapshotVersion,
+	UsedIn,
+	VersionDiff,
+	VersionFile,
+} from './types';
 
 /** `a-` and 16 hex digits (seed 000 §01). */
 export const assetIdPattern = /^a-[0-9a-f]{16}$/;
 
 export interface ImportDirRequest {
 	dir: string;
-	project: string;
+	/** The project it joins; none leaves it in the library only. */
+	project?: string;
 	main: boolean;
+	/** Who adopts it, for a folder's first version (a git asset's versions are commits). */
+	madeBy?: MadeBy;
 }
+
+/** At most this many tags per asset (§08). */
+export const maxTags = 16;
+/** `key` or `key:value`, lowercase letters, digits and hyphens (§08). */
+export const tagPattern = /^[a-z0-9-]+(:[a-z0-9-]+)?$/;
 
 export interface ImportResult {
 	asset: AssetRecord;
 	/** False when the library had the record already (the same checkout and remote). */
 	created: boolean;
-	project: ProjectRecord;
+	/** The project it joined, when one was named. */
+	project?: ProjectRecord;
 }
 
 export interface WorkspaceFolder {
@@ -37,6 +63,7 @@ export class Library {
 	constructor(
 		private readonly store: LibraryStore,
 		private readonly git: GitReader,
+		private readonly snapshots: SnapshotFiles,
 		private readonly env: Environment,
 		private readonly logger: Logger,
 	) {}
@@ -52,24 +79,336 @@ export class Library {
 		}
 		const top = await this.git.findTop(info.real);
 		if (top !== info.real) {
-			throw new DeskError(
-				'import.notRepoTop',
-				top === undefined
-					? `${request.dir} is not the top of a git repository, and folder assets (snapshot engine) are not available in this version yet.`
-					: `${request.dir} is inside the git repository ${top} but not its top; adopt ${top} instead.`,
-				{ dir: request.dir, ...(top ? { top } : {}) },
-			);
+			// Not a repository's top: the folder becomes a snapshot asset (§02).
+			const { asset, created } = await this.adoptFolder(info.real, request.madeBy ?? 'conductor');
+			return { asset, created, project: this.joinProject(asset, request.project, request.main, '') };
 		}
 		const { asset, created } = await this.adoptRepo(top, 'adopted');
-		const project = this.store.batch((writes) => {
-			const project = writes.getProject(request.project) ?? this.createProject(writes, request.project, request.main ? top : '');
+		return { asset, created, project: this.joinProject(asset, request.project, request.main, top) };
+	}
+
+	/** asset_import with asset: a library asset joins the project by reference, never as a copy. */
+	importAsset(request: { id: string; project?: string; main: boolean }): ImportResult {
+		const asset = this.getAsset(request.id);
+		return { asset, created: false, project: this.joinProject(asset, request.project, request.main, '') };
+	}
+
+	/**
+	 * asset_import with new (Library.NewBy, §03): an empty working folder (`dir` if given, which must
+	 * not exist or be empty) and at once version 1, with the note "created" and no files.
+	 */
+	async newAsset(request: { name: string; dir?: string; project?: string; main?: boolean; madeBy: MadeBy }): Promise<ImportResult> {
+		const name = checkName(request.name);
+		const id = this.env.newAssetId();
+		const folder = this.snapshots.prepareFolder(id, request.dir);
+		const empty = this.snapshots.putManifest({ format: 1, files: [] });
+		const now = this.now();
+		const asset: AssetRecord = { ...blankAsset(id, name, now, request.madeBy), engine: 'snapshot', working_dir: folder, picked_version: 1 };
+		this.store.batch((writes) => {
+			writes.insertAsset(asset);
+			writes.insertSnapshotVersion(id, { version: 1, manifest: empty, file_count: 0, bytes: 0, note: 'created', made_at: now, made_by: request.madeBy });
+		});
+		this.logger.info(`asset created: ${id} ${name} ${folder}`);
+		return { asset, created: true, project: this.joinProject(asset, request.project, request.main ?? false, '') };
+	}
+
+	/** Adopts an existing folder as a snapshot asset whose first version is what the folder holds now. */
+	async adoptFolder(folder: string, madeBy: MadeBy): Promise<{ asset: AssetRecord; created: boolean }> {
+		const existing = this.store.listAssets().find((a) => a.engine === 'snapshot' && a.working_dir === folder);
+		if (existing) {
+			return { asset: existing, created: false };
+		}
+		const id = this.env.newAssetId();
+		const scan = await this.snapshots.scan(id, folder, { store: true });
+		const now = this.now();
+		const skill = this.readSkill(scan.manifest);
+		const asset: AssetRecord = { ...blankAsset(id, this.env.baseName(folder), now, madeBy), engine: 'snapshot', kind: skill ? 'skill' : '', working_dir: folder, picked_version: 1 };
+		if (skill?.description) {
+			asset.about = skill.description;
+		}
+		this.store.batch((writes) => {
+			writes.insertAsset(asset);
+			writes.insertSnapshotVersion(id, versionOf(1, scan.manifestHash, scan.manifest, 'adopted', now, madeBy));
+		});
+		this.logger.info(`asset imported: ${id} ${asset.name} ${folder} (${madeBy})`);
+		return { asset, created: true };
+	}
+
+	/** asset_snapshot: cuts the next version from the working folder when it changed (§03, §11). */
+	async snapshot(
+		id: string,
+		options: { note?: string; madeBy: MadeBy; signal?: AbortSignal; onProgress?: (files: number) => void },
+	): Promise<{ asset: AssetRecord; version: SnapshotVersion; created: boolean; skipped: Array<{ path: string; reason: string }>; lookalikes: string[][]; filesRead: number }> {
+		const asset = this.writableFolderAsset(id);
+		const scan = await this.snapshots.scan(asset.id, asset.working_dir, { store: true, signal: options.signal, onProgress: options.onProgress });
+		const now = this.now();
+		const result = this.store.batch((writes) => {
+			const latest = writes.latestSnapshotVersion(asset.id);
+			if (latest && latest.manifest === scan.manifestHash) {
+				return { version: latest, created: false };
+			}
+			const version = versionOf((latest?.version ?? 0) + 1, scan.manifestHash, scan.manifest, options.note ?? '', now, options.madeBy);
+			writes.insertSnapshotVersion(asset.id, version);
+			writes.updateAsset(asset.id, { picked_version: version.version });
+			return { version, created: true };
+		});
+		if (scan.skipped.length > 0) {
+			this.logger.warn(`snapshot of ${asset.name}: ${scan.skipped.length} entr${scan.skipped.length === 1 ? 'y' : 'ies'} not stored (${scan.skipped.slice(0, 3).map((s) => `${s.path}: ${s.reason}`).join('; ')})`);
+		}
+		if (scan.lookalikes.length > 0) {
+			this.logger.warn(`snapshot of ${asset.name}: names that differ only by case or normalisation, kept apart: ${scan.lookalikes.map((g) => g.join(' / ')).join('; ')}`);
+		}
+		return { asset: this.getAsset(asset.id), ...result, skipped: scan.skipped, lookalikes: scan.lookalikes, filesRead: scan.filesRead };
+	}
+
+	/**
+	 * asset_version: writes files into a snapshot asset's working folder, then cuts the next version.
+	 * Refuses a path outside the folder and an asset with no folder the desk may write (git, link, notes).
+	 */
+	async putFiles(id: string, files: Array<{ path: string; bytes: Uint8Array }>, options: { note?: string; madeBy: MadeBy }) {
+		const asset = this.writableFolderAsset(id);
+		for (const file of files) {
+			this.snapshots.writeInFolder(asset.working_dir, file.path, file.bytes);
+		}
+		return this.snapshot(asset.id, options);
+	}
+
+	/** AtGo (§01): what a run would read if go were pressed now. */
+	async atGo(id: string, signal?: AbortSignal): Promise<AtGo> {
+		const asset = this.getAsset(id);
+		if (asset.engine === 'none') {
+			throw new DeskError('asset.noFiles', `${asset.name} has no files to read.`, { id });
+		}
+		if (asset.engine === 'git') {
+			const history = await this.readGit(asset.working_dir, () => this.git.firstParentHistory(asset.working_dir, asset.branch, signal));
+			const tip = history[history.length - 1];
+			if (!tip) {
+				throw new DeskError('asset.noVersion', `${asset.name} has no commits on ${asset.branch || 'HEAD'}.`, { id });
+			}
+			return { engine: 'git', version: history.length, commit: tip.oid, branch: asset.branch };
+		}
+		const picked = this.store.snapshotVersion(asset.id, asset.picked_version);
+		const latest = this.store.latestSnapshotVersion(asset.id);
+		if (!picked || !latest) {
+			throw new DeskError('asset.noVersion', `${asset.name} has no version ${asset.picked_version}.`, { id, version: asset.picked_version });
+		}
+		const scan = await this.snapshots.scan(asset.id, asset.working_dir, { store: false, signal });
+		if (scan.manifestHash === picked.manifest) {
+			return { engine: 'snapshot', version: picked.version, working_changes: false, manifest: picked.manifest };
+		}
+		const diff = diffManifests(this.snapshots.readManifest(picked.manifest), scan.manifest);
+		return { engine: 'snapshot', version: latest.version + 1, working_changes: true, changed: diff.added.length + diff.removed.length + diff.modified.length };
+	}
+
+	/** Versions of any engine, oldest first. */
+	async assetVersions(id: string, signal?: AbortSignal): Promise<AssetVersion[]> {
+		const asset = this.getAsset(id);
+		if (asset.engine === 'snapshot') {
+			return this.store.snapshotVersions(asset.id).map((v) => ({ engine: 'snapshot', ...v }));
+		}
+		return (await this.versions(id, signal)).map((v) => ({ engine: 'git', ...v }));
+	}
+
+	/** The files of a version (default: the picked version of a snapshot asset, the tip of a git asset). */
+	async files(id: string, version?: number): Promise<{ version: number; files: VersionFile[] }> {
+		const asset = this.getAsset(id);
+		if (asset.engine === 'none') {
+			throw new DeskError('asset.noFiles', `${asset.name} has no files to read.`, { id });
+		}
+		if (asset.engine === 'snapshot') {
+			const n = version ?? asset.picked_version;
+			const manifest = this.snapshots.readManifest(this.snapshotVersionOf(asset, n).manifest);
+			return { version: n, files: manifest.files.map((f) => ({ path: f.path, size: f.size, hash: f.hash, executable: f.executable })) };
+		}
+		const { n, commit } = await this.gitVersionOf(asset, version);
+		const tree = await this.readGit(asset.working_dir, () => this.git.treeFiles(asset.working_dir, commit));
+		const files: VersionFile[] = [];
+		for (const entry of tree) {
+			files.push({ path: entry.path, hash: entry.oid, executable: entry.executable, size: -1 });
+		}
+		return { version: n, files };
+	}
+
+	/** The bytes of one file of a version. */
+	async cat(id: string, filePath: string, version?: number): Promise<Uint8Array> {
+		const { files } = await this.files(id, version);
+		const file = files.find((f) => f.path === filePath);
+		if (!file) {
+			throw new DeskError('asset.fileNotFound', `${filePath} is not in that version of ${this.getAsset(id).name}.`, { id, path: filePath, version });
+		}
+		const asset = this.getAsset(id);
+		return asset.engine === 'git' ? this.readGit(asset.working_dir, () => this.git.readBlob(asset.working_dir, file.hash)) : this.snapshots.readBlob(file.hash);
+	}
+
+	/** What changed between two versions, by file. */
+	async diff(id: string, from: number, to: number): Promise<VersionDiff> {
+		const a = await this.files(id, from);
+		const b = await this.files(id, to);
+		const toManifest = (files: VersionFile[]): Manifest => ({ format: 1, files: files.map((f) => ({ path: f.path, hash: f.hash, size: Math.max(f.size, 0), executable: f.executable })) });
+		const diff = diffManifests(toManifest(a.files), toManifest(b.files));
+		const byPath = (files: VersionFile[]) => new Map(files.map((f) => [f.path, f]));
+		const before = byPath(a.files);
+		const after = byPath(b.files);
+		return {
+			from,
+			to,
+			added: diff.added.map((f) => after.get(f.path)!),
+			removed: diff.removed.map((f) => before.get(f.path)!),
+			modified: diff.modified.map((m) => ({ before: before.get(m.before.path)!, after: after.get(m.after.path)! })),
+		};
+	}
+
+	/** Lays version `n` of a snapshot asset out read-only under the library's mounts and returns its path (§11). */
+	mount(id: string, n: number): string {
+		const asset = this.getAsset(id);
+		if (asset.engine !== 'snapshot') {
+			throw new DeskError('asset.noFolder', `${asset.name} is a ${asset.engine === 'git' ? 'git' : 'link or notes'} asset; only snapshot versions are mounted.`, { id });
+		}
+		const version = this.snapshotVersionOf(asset, n);
+		return this.snapshots.mount(asset.id, n, this.snapshots.readManifest(version.manifest));
+	}
+
+	/** asset_tags (§08): replaces the tags; at most 16, each `key` or `key:value` of lowercase letters, digits and hyphens. */
+	setTags(id: string, tags: string[]): AssetRecord {
+		const asset = this.getAsset(id);
+		const unique = [...new Set(tags)];
+		const bad = unique.filter((t) => !tagPattern.test(t));
+		if (bad.length > 0) {
+			throw new DeskError('asset.badTag', `Not a tag: ${bad.map((t) => JSON.stringify(t)).join(', ')}. A tag is key or key:value in lowercase letters, digits and hyphens.`, { tags: bad });
+		}
+		if (unique.length > maxTags) {
+			throw new DeskError('asset.badTag', `${unique.length} tags; an asset has at most ${maxTags}.`, { count: unique.length, limit: maxTags });
+		}
+		this.store.batch((writes) => writes.updateAsset(asset.id, { tags: unique }));
+		return this.getAsset(asset.id);
+	}
+
+	/** asset_describe (§08): the one-line about. */
+	describe(id: string, about: string, modelWritten = false): AssetRecord {
+		const asset = this.getAsset(id);
+		const line = about.replace(/\s+/g, ' ').trim();
+		if (line.length > 500) {
+			throw new DeskError('asset.badName', `An about is one line of at most 500 characters (this one has ${line.length}).`, { length: line.length });
+		}
+		this.store.batch((writes) => writes.updateAsset(asset.id, { about: line, about_model_written: modelWritten }));
+		return this.getAsset(asset.id);
+	}
+
+	/** asset_link: a link asset (engine none) with a URL. */
+	addLink(request: { name: string; url: string; madeBy: MadeBy; project?: string }): AssetRecord {
+		const name = checkName(request.name);
+		let url: URL;
+		try {
+			url = new URL(request.url);
+		} catch {
+			throw new DeskError('asset.badUrl', `${JSON.stringify(request.url)} is not a URL.`, { url: request.url });
+		}
+		if (!['http:', 'https:', 'file:', 'mailto:'].includes(url.protocol)) {
+			throw new DeskError('asset.badUrl', `A link is http, https, file or mailto; not ${url.protocol}`, { url: request.url });
+		}
+		const asset: AssetRecord = { ...blankAsset(this.env.newAssetId(), name, this.now(), request.madeBy), engine: 'none', kind: 'link', url: url.toString() };
+		this.store.batch((writes) => writes.insertAsset(asset));
+		if (request.project !== undefined) {
+			this.joinProject(asset, request.project, false, '');
+		}
+		return asset;
+	}
+
+	/** A notes asset (engine none) holding text. */
+	addNote(request: { name: string; text: string; madeBy: MadeBy; project?: string }): AssetRecord {
+		const name = checkName(request.name);
+		if (request.text.length > 256 * 1024) {
+			throw new DeskError('asset.badName', `A note holds at most 256 KiB of text.`, { length: request.text.length });
+		}
+		const asset: AssetRecord = { ...blankAsset(this.env.newAssetId(), name, this.now(), request.madeBy), engine: 'none', kind: 'notes', notes: request.text };
+		this.store.batch((writes) => writes.insertAsset(asset));
+		if (request.project !== undefined) {
+			this.joinProject(asset, request.project, false, '');
+		}
+		return asset;
+	}
+
+	/** Retire / unretire (§10): out of the lists and suggestions, never deleted. */
+	setRetired(id: string, retired: boolean): AssetRecord {
+		const asset = this.getAsset(id);
+		this.store.batch((writes) => writes.updateAsset(asset.id, { retired }));
+		return this.getAsset(asset.id);
+	}
+
+	/** asset checks (§09): stored and validated; runs enforce them. */
+	setChecks(id: string, value: unknown): AssetRecord {
+		const asset = this.getAsset(id);
+		const checks = validateChecks(value);
+		this.store.batch((writes) => writes.updateAsset(asset.id, { checks }));
+		return this.getAsset(asset.id);
+	}
+
+	/** "Used in" (§13): the launch records that plugged the asset, with role and frozen version. */
+	usedIn(id: string): UsedIn[] {
+		return this.store.usedIn(this.getAsset(id).id);
+	}
+
+	/** Sync of a git asset: records the checkout's head with made_by sync (§04). */
+	async sync(id: string): Promise<{ asset: AssetRecord; head?: string; recorded: boolean }> {
+		const asset = this.getAsset(id);
+		if (asset.engine !== 'git') {
+			throw new DeskError('asset.noFolder', `${asset.name} is not a git asset; sync reads a repository's head.`, { id });
+		}
+		const head = await this.readGit(asset.working_dir, () => this.git.headCommit(asset.working_dir));
+		if (head === undefined) {
+			return { asset, recorded: false };
+		}
+		const recorded = this.store.batch((writes) => writes.recordHead(asset.id, { commit: head, head_at: this.now(), made_by: 'sync' }));
+		return { asset, head, recorded };
+	}
+
+	private joinProject(asset: AssetRecord, projectName: string | undefined, main: boolean, path: string): ProjectRecord | undefined {
+		if (projectName === undefined) {
+			return undefined;
+		}
+		return this.store.batch((writes) => {
+			const project = writes.getProject(projectName) ?? this.createProject(writes, projectName, main ? path : '');
 			writes.addProjectAsset(project.name, asset.id, this.now());
-			if (request.main) {
+			if (main) {
 				writes.setMainAsset(project.name, asset.id);
 			}
 			return writes.getProject(project.name)!;
 		});
-		return { asset, created, project };
+	}
+
+	private writableFolderAsset(id: string): AssetRecord {
+		const asset = this.getAsset(id);
+		if (asset.engine !== 'snapshot') {
+			throw new DeskError(
+				'asset.noFolder',
+				`${asset.name} has no folder the desk may write to (${asset.engine === 'git' ? 'a git asset: its versions are commits' : `a ${asset.kind || 'link or notes'} asset`}).`,
+				{ id, engine: asset.engine },
+			);
+		}
+		return asset;
+	}
+
+	private snapshotVersionOf(asset: AssetRecord, n: number): SnapshotVersion {
+		const version = this.store.snapshotVersion(asset.id, n);
+		if (!version) {
+			throw new DeskError('asset.noVersion', `${asset.name} has no version ${n}.`, { id: asset.id, version: n });
+		}
+		return version;
+	}
+
+	private async gitVersionOf(asset: AssetRecord, n: number | undefined): Promise<{ n: number; commit: string }> {
+		const history = await this.readGit(asset.working_dir, () => this.git.firstParentHistory(asset.working_dir, asset.branch));
+		const index = (n ?? history.length) - 1;
+		const commit = history[index];
+		if (!commit) {
+			throw new DeskError('asset.noVersion', `${asset.name} has no version ${n ?? 0}.`, { id: asset.id, version: n });
+		}
+		return { n: index + 1, commit: commit.oid };
+	}
+
+	private readSkill(manifest: Manifest): { name: string; description: string } | undefined {
+		const entry = manifest.files.find((f) => f.path === 'SKILL.md');
+		return entry ? parseSkillFile(this.snapshots.readBlob(entry.hash).toString('utf8')) : undefined;
 	}
 
 	/**
@@ -84,22 +423,7 @@ export class Library {
 			return { asset: existing, created: false };
 		}
 		const branch = await this.readGit(top, () => this.git.defaultBranch(top));
-		const asset: AssetRecord = {
-			id: this.env.newAssetId(),
-			name: this.env.baseName(top),
-			kind: 'code',
-			about: '',
-			working_dir: top,
-			engine: 'git',
-			picked_version: 0,
-			remote,
-			branch,
-			url: '',
-			notes: '',
-			tags: [],
-			created_at: this.now(),
-			created_by: createdBy,
-		};
+		const asset: AssetRecord = { ...blankAsset(this.env.newAssetId(), this.env.baseName(top), this.now(), createdBy), kind: 'code', working_dir: top, engine: 'git', remote, branch };
 		// Another writer may have adopted it between our read and this write; the store's unique
 		// index on (working_dir, remote) makes the second insert fail, and then we return the first.
 		return this.store.batch((writes) => {
@@ -235,6 +559,10 @@ export class Library {
 	}
 
 	private async versionFacts(asset: AssetRecord): Promise<Pick<AssetSummary, 'version_count' | 'file_count' | 'problem'>> {
+		if (asset.engine === 'snapshot') {
+			const versions = this.store.snapshotVersions(asset.id);
+			return { version_count: versions.length, file_count: versions.find((v) => v.version === asset.picked_version)?.file_count ?? 0 };
+		}
 		if (asset.engine !== 'git') {
 			return { version_count: 0, file_count: 0 };
 		}
@@ -309,5 +637,93 @@ export function numberVersions(history: ReadonlyArray<{ oid: string; committedAt
 			version.never_head = true;
 		}
 		return version;
+	});
+}
+
+function blankAsset(id: string, name: string, createdAt: string, createdBy: string): AssetRecord {
+	return {
+		id,
+		name,
+		kind: '',
+		about: '',
+		working_dir: '',
+		engine: 'none',
+		picked_version: 0,
+		remote: '',
+		branch: '',
+		url: '',
+		notes: '',
+		tags: [],
+		created_at: createdAt,
+		created_by: createdBy,
+		about_model_written: false,
+		derived_from: '',
+		derived_from_version: 0,
+		checks: [],
+		retired: false,
+	};
+}
+
+function versionOf(version: number, manifestHash: string, manifest: Manifest, note: string, madeAt: string, madeBy: MadeBy): SnapshotVersion {
+	return {
+		version,
+		manifest: manifestHash,
+		file_count: manifest.files.length,
+		bytes: manifest.files.reduce((sum, f) => sum + f.size, 0),
+		note,
+		made_at: madeAt,
+		made_by: madeBy,
+	};
+}
+
+function checkName(name: string): string {
+	const trimmed = name.trim();
+	if (trimmed === '' || trimmed.length > 200 || /[\u0000-\u001f\u007f]/.test(trimmed)) {
+		throw new DeskError('asset.badName', `An asset name is 1 to 200 characters on one line.`, { name: name.slice(0, 200) });
+	}
+	return trimmed;
+}
+
+/** Checks (§09): a list of { id, executable, args, cwd, timeout }, ids unique. */
+export function validateChecks(value: unknown): AssetCheck[] {
+	const fail = (why: string) => new DeskError('asset.badChecks', `Checks are not valid: ${why}.`, { problem: why });
+	if (!Array.isArray(value)) {
+		throw fail('expected a list of checks');
+	}
+	const ids = new Set<string>();
+	return value.map((item: unknown, index) => {
+		const c = item as Partial<AssetCheck> | null;
+		const at = `check ${index + 1}`;
+		if (c === null || typeof c !== 'object') {
+			throw fail(`${at} is not an object`);
+		}
+		const known = new Set(['id', 'executable', 'args', 'cwd', 'timeout']);
+		const unknown = Object.keys(c).filter((k) => !known.has(k));
+		if (unknown.length > 0) {
+			throw fail(`${at} has unknown field ${unknown[0]}`);
+		}
+		if (typeof c.id !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(c.id)) {
+			throw fail(`${at}: id must be 1 to 64 lowercase letters, digits, - or _`);
+		}
+		if (ids.has(c.id)) {
+			throw fail(`${at}: id ${c.id} is used twice`);
+		}
+		ids.add(c.id);
+		if (typeof c.executable !== 'string' || c.executable.trim() === '') {
+			throw fail(`${at}: executable is required`);
+		}
+		const args = c.args ?? [];
+		if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) {
+			throw fail(`${at}: args must be a list of strings`);
+		}
+		const cwd = c.cwd ?? '.';
+		if (typeof cwd !== 'string' || cwd.startsWith('/') || cwd.split('/').includes('..')) {
+			throw fail(`${at}: cwd must be a path inside the asset's folder`);
+		}
+		const timeout = c.timeout ?? 600;
+		if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0 || timeout > 24 * 3600) {
+			throw fail(`${at}: timeout must be seconds between 0 and 86400`);
+		}
+		return { id: c.id, executable: c.executable, args, cwd, timeout };
 	});
 }

@@ -1,4 +1,4 @@
-import type { AssetRecord, HeadObservation, MadeBy, ProjectRecord } from './types';
+import type { AssetCheck, AssetRecord, HeadObservation, MadeBy, Manifest, ProjectRecord, SnapshotVersion, UsedIn } from './types';
 
 /**
  * What the asset library needs from the outside world. The domain core talks only to these; the
@@ -16,10 +16,29 @@ export interface LibraryReads {
 	/** Asset ids of a project, in the order they were added. */
 	projectAssetIds(project: string): string[];
 	headObservations(assetId: string): HeadObservation[];
+	snapshotVersions(assetId: string): SnapshotVersion[];
+	snapshotVersion(assetId: string, version: number): SnapshotVersion | undefined;
+	latestSnapshotVersion(assetId: string): SnapshotVersion | undefined;
+	/** Launch records that plugged the asset (§13). */
+	usedIn(assetId: string): UsedIn[];
+}
+
+/** The fields of an asset record that change after it is made. */
+export interface AssetChanges {
+	name?: string;
+	kind?: string;
+	about?: string;
+	about_model_written?: boolean;
+	picked_version?: number;
+	tags?: string[];
+	checks?: AssetCheck[];
+	retired?: boolean;
 }
 
 export interface LibraryWrites extends LibraryReads {
 	insertAsset(asset: AssetRecord): void;
+	updateAsset(id: string, changes: AssetChanges): void;
+	insertSnapshotVersion(assetId: string, version: SnapshotVersion): void;
 	insertProject(project: ProjectRecord): void;
 	setMainAsset(project: string, assetId: string): void;
 	/** Adds the asset to the project; a no-op when it is there already. */
@@ -54,6 +73,10 @@ export interface GitReader {
 	firstParentHistory(top: string, branch: string, signal?: AbortSignal): Promise<CommitInfo[]>;
 	/** Number of files in a commit's tree. */
 	fileCount(top: string, commit: string): Promise<number>;
+	/** The files of a commit's tree (blobs only; submodules and links are not files). */
+	treeFiles(top: string, commit: string): Promise<Array<{ path: string; oid: string; executable: boolean }>>;
+	/** The content of a blob. */
+	readBlob(top: string, oid: string): Promise<Uint8Array>;
 }
 
 export interface PathInfo {
@@ -68,6 +91,45 @@ export interface Environment {
 	newAssetId(): string;
 	inspectPath(path: string): Promise<PathInfo>;
 	baseName(path: string): string;
+}
+
+/** What a walk of a snapshot asset's folder found. */
+export interface FolderScan {
+	manifest: Manifest;
+	/** sha256 of the manifest's canonical bytes: equal manifests, equal hashes. */
+	manifestHash: string;
+	/** Entries that are not regular files or folders (links, FIFOs, sockets, devices), never followed. */
+	skipped: Array<{ path: string; reason: string }>;
+	/** Groups of paths that differ only by case or Unicode normalisation: kept apart, reported. */
+	lookalikes: string[][];
+	/** Files whose content was read (the rest were known from the stat cache). */
+	filesRead: number;
+	bytesRead: number;
+}
+
+export interface ScanOptions {
+	/** Store the files' contents in the blob store (a snapshot) or only hash them (a working-changes check). */
+	store: boolean;
+	signal?: AbortSignal;
+	onProgress?: (filesDone: number) => void;
+}
+
+/**
+ * The snapshot engine's file work (§03, §11): walking a working folder with a stat cache, storing
+ * blobs and manifests, reading files of a version, laying out mounts. Implemented over node:fs and
+ * the blob store.
+ */
+export interface SnapshotFiles {
+	scan(assetId: string, folder: string, options: ScanOptions): Promise<FolderScan>;
+	putManifest(manifest: Manifest): string;
+	readManifest(hash: string): Manifest;
+	readBlob(hash: string): Buffer;
+	/** Makes a working folder: `dir` must not exist or be empty; without it, the library's folder for `id`. */
+	prepareFolder(id: string, dir: string | undefined): string;
+	/** Writes `bytes` at `rel` inside `folder`, never through a link and never outside it. */
+	writeInFolder(folder: string, rel: string, bytes: Uint8Array): void;
+	/** Lays version `version` out once at `<library>/mounts/<id>/<version>` and returns that path. */
+	mount(assetId: string, version: number, manifest: Manifest): string;
 }
 
 export type { MadeBy };

@@ -32,6 +32,68 @@ export interface AssetRecord {
 	tags: string[];
 	created_at: string;
 	created_by: string;
+	/** The about was written by a model and accepted automatically (§08). */
+	about_model_written: boolean;
+	/** The asset this one was derived from, and that asset's picked version then ('' and 0 when none). */
+	derived_from: string;
+	derived_from_version: number;
+	/** Command checks a run that writes this asset is held to (§09). */
+	checks: AssetCheck[];
+	/** Out of the lists and suggestions, never deleted (§10). */
+	retired: boolean;
+}
+
+/** A command check (§09): run in `cwd` (relative to the asset's folder) within `timeout` seconds. */
+export interface AssetCheck {
+	id: string;
+	executable: string;
+	args: string[];
+	cwd: string;
+	timeout: number;
+}
+
+/** One file of a snapshot version. */
+export interface ManifestEntry {
+	/** Relative, `/`-separated, no `.`, `..` or empty components. */
+	path: string;
+	/** sha256 of the content, the blob's name. */
+	hash: string;
+	size: number;
+	executable: boolean;
+}
+
+/** A snapshot version's list of files, stored as a blob itself. */
+export interface Manifest {
+	format: 1;
+	files: ManifestEntry[];
+}
+
+/** One version of a snapshot asset (§03, §11): a manifest over the blob store, never rewritten. */
+export interface SnapshotVersion {
+	version: number;
+	/** sha256 of the manifest blob. */
+	manifest: string;
+	file_count: number;
+	bytes: number;
+	note: string;
+	made_at: string;
+	made_by: MadeBy;
+}
+
+/** What go would read now (§01). */
+export type AtGo =
+	| { engine: 'snapshot'; version: number; working_changes: false; manifest: string }
+	/** The folder has working changes: go would read the folder itself as `version` (the next number); nothing is stored. */
+	| { engine: 'snapshot'; version: number; working_changes: true; changed: number }
+	| { engine: 'git'; version: number; commit: string; branch: string };
+
+/** A launch that plugged an asset (§13), with the version it froze. */
+export interface UsedIn {
+	launch_id: string;
+	project: string;
+	role: string;
+	version: number;
+	launched_at: string;
 }
 
 export interface ProjectRecord {
@@ -74,4 +136,24 @@ export interface AssetSummary extends AssetRecord {
 	file_count: number;
 	/** Why versions could not be read, when they could not. */
 	problem?: string;
+}
+
+/** A version of any engine, as the Assets view and `asset versions` list them. */
+export type AssetVersion = ({ engine: 'git' } & GitVersion) | ({ engine: 'snapshot' } & SnapshotVersion);
+
+/** One file of a version. */
+export interface VersionFile {
+	path: string;
+	size: number;
+	/** sha256 of the content for snapshot versions, the git blob id for git versions. */
+	hash: string;
+	executable: boolean;
+}
+
+export interface VersionDiff {
+	from: number;
+	to: number;
+	added: VersionFile[];
+	removed: VersionFile[];
+	modified: Array<{ before: VersionFile; after: VersionFile }>;
 }

@@ -1,30 +1,52 @@
 /**
  * `desk`: the command line over the same desk core as the extension's server, for scripts, CI and
  * agents. Every command prints JSON with --json (records with the field names of seed 000) and
- * human-readable text without it. Exit codes: 0 ok, 2 refused by the desk (the error is printed as
- * JSON with --json), 64 bad usage, 70 internal error.
+ * human-readable text without it. Exit codes: 0 done, 2 refused by the desk (the reason on stderr,
+ * and with --json as {"error": …} on stdout; nothing changed), 64 bad usage, 70 internal error.
  */
+import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Desk } from '../desk';
+import type { ImportResult } from '../assets/library';
+import type { AssetSummary, AssetVersion, AtGo, VersionDiff } from '../assets/types';
 import { DeskError, describeError } from '../core/errors';
 import { leveledLogger, type LogLevel } from '../core/logger';
-import type { AssetSummary, GitVersion } from '../assets/types';
+import { Desk } from '../desk';
 
 const usage = `Usage: desk [--store DIR] [--json] [--verbose] COMMAND
 
 The library folder is --store, else $DESK_STORE.
 
 Commands:
-  assets list [--project NAME]                         list the library's assets
-  asset import --dir PATH --project NAME [--main]      adopt a repository's top as a git asset
-  asset versions ID                                    list an asset's versions, oldest first
+  assets list [--project NAME] [--all]            the library's assets (--all: retired ones too)
+  asset import --dir PATH [--project NAME] [--main]
+                                                  adopt a folder (a repository's top becomes a git asset)
+  asset import --new NAME [--dir PATH] [--project NAME] [--main]
+                                                  a new empty snapshot asset (v1 "created")
+  asset import --asset ID --project NAME [--main] add a library asset to a project
+  asset show ID                                   the record, its versions and what go would read
+  asset versions ID                               versions, oldest first
+  asset atgo ID                                   what a run would read if go were pressed now
+  asset files ID [--version N]                    the files of a version
+  asset cat ID PATH [--version N]                 one file's bytes
+  asset snapshot ID [--note TEXT]                 cut the next version from the working folder
+  asset version ID --put REL=SRC... [--note TEXT] write files into the folder, then cut a version
+  asset tags ID [TAG...]                          set the tags (none: clear them)
+  asset describe ID TEXT                          set the one-line about
+  asset link --name NAME --url URL [--project NAME]
+  asset note --name NAME --text TEXT [--project NAME]
+  asset retire ID | asset unretire ID
+  asset checks ID --file CHECKS.json              set the command checks
+  asset mount ID N                                lay version N out read-only; prints its path
+  asset diff ID A B                               files added, removed and changed from A to B
+  asset sync ID                                   record a git asset's head (made_by sync)
+  asset used-in ID                                launches that plugged the asset
 `;
 
 class UsageError extends Error {}
 
 interface Output {
 	json: boolean;
-	write(text: string): void;
+	write(text: string | Uint8Array): void;
 }
 
 export async function main(argv: string[], out: Output = { json: false, write: (t) => process.stdout.write(t) }): Promise<number> {
@@ -40,8 +62,18 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				verbose: { type: 'boolean', short: 'v', default: false },
 				help: { type: 'boolean', short: 'h', default: false },
 				dir: { type: 'string' },
+				new: { type: 'string' },
+				asset: { type: 'string' },
 				project: { type: 'string' },
 				main: { type: 'boolean', default: false },
+				all: { type: 'boolean', default: false },
+				version: { type: 'string' },
+				note: { type: 'string' },
+				put: { type: 'string', multiple: true },
+				name: { type: 'string' },
+				url: { type: 'string' },
+				text: { type: 'string' },
+				file: { type: 'string' },
 			},
 		});
 	} catch (error) {
@@ -66,30 +98,174 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 	try {
 		const [area, verb, ...rest] = positionals;
 		const command = `${area} ${verb ?? ''}`.trim();
-		desk = await Desk.open({ libraryDir: store, logger });
+		const version = values.version === undefined ? undefined : positiveInteger(values.version, '--version');
+		const open = async () => (desk = await Desk.open({ libraryDir: store, logger }));
+		const lib = async () => (await open()).library;
+		// Commands made from the command line are desk tool calls (made_by conductor, §03).
+		const madeBy = 'conductor' as const;
 		switch (command) {
 			case 'assets list': {
 				expectArgs(rest, 0, command);
-				const assets = await desk.library.listAssets(values.project);
+				const assets = (await (await lib()).listAssets(values.project)).filter((a) => values.all || !a.retired);
 				print(out, assets, () => assets.map(formatAsset).join('\n') || '(no assets)');
 				return 0;
 			}
 			case 'asset import': {
 				expectArgs(rest, 0, command);
-				if (!values.dir || !values.project) {
-					throw new UsageError('asset import needs --dir PATH and --project NAME');
+				const sources = [values.dir !== undefined && values.new === undefined, values.new !== undefined, values.asset !== undefined].filter(Boolean).length;
+				if (sources !== 1) {
+					throw new UsageError('asset import takes one of --dir PATH, --new NAME or --asset ID');
 				}
-				const result = await desk.library.importDir({ dir: values.dir, project: values.project, main: values.main ?? false });
-				if (result.created) {
-					logger.info(`asset imported: ${result.asset.id} ${result.asset.name} ${result.asset.working_dir} (${result.asset.created_by})`);
+				const library = await lib();
+				let result: ImportResult;
+				if (values.new !== undefined) {
+					result = await library.newAsset({ name: values.new, dir: values.dir, project: values.project, main: values.main ?? false, madeBy });
+				} else if (values.asset !== undefined) {
+					if (!values.project) {
+						throw new UsageError('asset import --asset ID needs --project NAME');
+					}
+					result = library.importAsset({ id: values.asset, project: values.project, main: values.main ?? false });
+				} else {
+					result = await library.importDir({ dir: values.dir!, project: values.project, main: values.main ?? false, madeBy });
 				}
-				print(out, result, () => `${result.created ? 'imported' : 'already in the library'}: ${result.asset.id} ${result.asset.name} ${result.asset.working_dir} (project ${result.project.name}${result.project.main_asset === result.asset.id ? ', main asset' : ''})`);
+				print(out, result, () => formatImport(result));
+				return 0;
+			}
+			case 'asset show': {
+				const id = oneId(rest, command);
+				const library = await lib();
+				const [summary] = (await library.listAssets()).filter((a) => a.id === id);
+				const asset = summary ?? library.getAsset(id);
+				let atGo: AtGo | { error: string };
+				try {
+					atGo = await library.atGo(id);
+				} catch (error) {
+					atGo = { error: describeError(error) };
+				}
+				const show = { ...asset, at_go: atGo, used_in: library.usedIn(id) };
+				print(out, show, () => `${formatAsset(summary ?? { ...asset, projects: [], version_count: 0, file_count: 0 })}\n  at go: ${formatAtGo(atGo)}${asset.about ? `\n  about: ${asset.about}` : ''}`);
 				return 0;
 			}
 			case 'asset versions': {
-				expectArgs(rest, 1, command);
-				const versions = await desk.library.versions(rest[0]!);
+				const versions = await (await lib()).assetVersions(oneId(rest, command));
 				print(out, versions, () => versions.map(formatVersion).join('\n') || '(no versions)');
+				return 0;
+			}
+			case 'asset atgo': {
+				const atGo = await (await lib()).atGo(oneId(rest, command));
+				print(out, atGo, () => formatAtGo(atGo));
+				return 0;
+			}
+			case 'asset files': {
+				const files = await (await lib()).files(oneId(rest, command), version);
+				print(out, files, () => files.files.map((f) => `${f.size >= 0 ? String(f.size).padStart(10) : '         -'}  ${f.path}`).join('\n') || '(no files)');
+				return 0;
+			}
+			case 'asset cat': {
+				expectArgs(rest, 2, command);
+				const bytes = await (await lib()).cat(rest[0]!, rest[1]!, version);
+				if (out.json) {
+					print(out, { path: rest[1], size: bytes.length, base64: Buffer.from(bytes).toString('base64') }, () => '');
+				} else {
+					out.write(bytes);
+				}
+				return 0;
+			}
+			case 'asset snapshot': {
+				const result = await (await lib()).snapshot(oneId(rest, command), { note: values.note, madeBy });
+				print(out, result, () => (result.created ? `v${result.version.version}: ${result.version.file_count} files` : `no changes: still v${result.version.version}`));
+				return 0;
+			}
+			case 'asset version': {
+				const id = oneId(rest, command);
+				if (!values.put || values.put.length === 0) {
+					throw new UsageError('asset version needs at least one --put REL=SRC');
+				}
+				const files = values.put.map((spec) => {
+					const eq = spec.indexOf('=');
+					if (eq <= 0 || eq === spec.length - 1) {
+						throw new UsageError(`--put takes REL=SRC, not ${spec}`);
+					}
+					return { path: spec.slice(0, eq), bytes: readSource(spec.slice(eq + 1)) };
+				});
+				const result = await (await lib()).putFiles(id, files, { note: values.note, madeBy });
+				print(out, result, () => (result.created ? `v${result.version.version}: ${result.version.file_count} files` : `no changes: still v${result.version.version}`));
+				return 0;
+			}
+			case 'asset tags': {
+				const [id, ...tags] = rest;
+				if (!id) {
+					throw new UsageError('asset tags takes an asset id and the tags');
+				}
+				const asset = (await lib()).setTags(id, tags);
+				print(out, asset, () => `${asset.name}: ${asset.tags.join(' ') || '(no tags)'}`);
+				return 0;
+			}
+			case 'asset describe': {
+				expectArgs(rest, 2, command);
+				const asset = (await lib()).describe(rest[0]!, rest[1]!);
+				print(out, asset, () => `${asset.name}: ${asset.about}`);
+				return 0;
+			}
+			case 'asset link': {
+				expectArgs(rest, 0, command);
+				if (values.name === undefined || values.url === undefined) {
+					throw new UsageError('asset link needs --name NAME and --url URL');
+				}
+				const asset = (await lib()).addLink({ name: values.name, url: values.url, madeBy, project: values.project });
+				print(out, asset, () => `${asset.id} ${asset.name} ${asset.url}`);
+				return 0;
+			}
+			case 'asset note': {
+				expectArgs(rest, 0, command);
+				if (values.name === undefined || values.text === undefined) {
+					throw new UsageError('asset note needs --name NAME and --text TEXT');
+				}
+				const asset = (await lib()).addNote({ name: values.name, text: values.text, madeBy, project: values.project });
+				print(out, asset, () => `${asset.id} ${asset.name}`);
+				return 0;
+			}
+			case 'asset retire':
+			case 'asset unretire': {
+				const asset = (await lib()).setRetired(oneId(rest, command), verb === 'retire');
+				print(out, asset, () => `${asset.name}: ${asset.retired ? 'retired' : 'in the lists again'}`);
+				return 0;
+			}
+			case 'asset checks': {
+				const id = oneId(rest, command);
+				if (!values.file) {
+					throw new UsageError('asset checks needs --file CHECKS.json');
+				}
+				let checks: unknown;
+				try {
+					checks = JSON.parse(fs.readFileSync(values.file, 'utf8'));
+				} catch (error) {
+					throw new DeskError('asset.badChecks', `Could not read checks from ${values.file}: ${(error as Error).message}`, { file: values.file });
+				}
+				const asset = (await lib()).setChecks(id, checks);
+				print(out, asset, () => `${asset.name}: ${asset.checks.length} check${asset.checks.length === 1 ? '' : 's'}`);
+				return 0;
+			}
+			case 'asset mount': {
+				expectArgs(rest, 2, command);
+				const mounted = (await lib()).mount(rest[0]!, positiveInteger(rest[1]!, 'N'));
+				print(out, { path: mounted }, () => mounted);
+				return 0;
+			}
+			case 'asset diff': {
+				expectArgs(rest, 3, command);
+				const diff = await (await lib()).diff(rest[0]!, positiveInteger(rest[1]!, 'A'), positiveInteger(rest[2]!, 'B'));
+				print(out, diff, () => formatDiff(diff));
+				return 0;
+			}
+			case 'asset sync': {
+				const result = await (await lib()).sync(oneId(rest, command));
+				print(out, result, () => (result.head ? `${result.asset.name}: head ${result.head.slice(0, 12)}${result.recorded ? ' recorded (sync)' : ' already observed'}` : `${result.asset.name}: no commits`));
+				return 0;
+			}
+			case 'asset used-in': {
+				const usedIn = (await lib()).usedIn(oneId(rest, command));
+				print(out, usedIn, () => usedIn.map((u) => `${u.launched_at}  ${u.launch_id}  ${u.project}  ${u.role} v${u.version}`).join('\n') || '(not used in any launch yet)');
 				return 0;
 			}
 			default:
@@ -120,20 +296,70 @@ function expectArgs(rest: string[], count: number, command: string): void {
 	}
 }
 
+function oneId(rest: string[], command: string): string {
+	expectArgs(rest, 1, command);
+	return rest[0]!;
+}
+
+function positiveInteger(text: string, what: string): number {
+	const n = Number(text);
+	if (!Number.isSafeInteger(n) || n < 1 || String(n) !== text.trim()) {
+		throw new UsageError(`${what} must be a version number (1, 2, ...), not ${JSON.stringify(text)}`);
+	}
+	return n;
+}
+
+function readSource(source: string): Buffer {
+	try {
+		return fs.readFileSync(source);
+	} catch (error) {
+		throw new DeskError('asset.fileNotFound', `Could not read ${source}: ${(error as Error).message}`, { source });
+	}
+}
+
 function print(out: Output, value: unknown, human: () => string): void {
 	out.write(out.json ? JSON.stringify(value, null, 2) + '\n' : human() + '\n');
+}
+
+function formatImport(result: ImportResult): string {
+	const project = result.project ? ` (project ${result.project.name}${result.project.main_asset === result.asset.id ? ', main asset' : ''})` : '';
+	return `${result.created ? 'imported' : 'already in the library'}: ${result.asset.id} ${result.asset.name} ${result.asset.working_dir}${project}`;
 }
 
 function formatAsset(a: AssetSummary): string {
 	const main = a.projects.some((p) => p.main) ? ' (main)' : '';
 	const versions = a.engine === 'none' ? '' : ` ${a.version_count} version${a.version_count === 1 ? '' : 's'}`;
-	return `${a.id}  ${a.name}${main}  ${a.kind || '-'}  ${a.engine}${a.branch ? ` ${a.branch}` : ''}${versions}  ${a.working_dir}`;
+	const where = a.engine === 'none' ? a.url || '(note)' : a.working_dir;
+	return `${a.id}  ${a.name}${main}${a.retired ? ' (retired)' : ''}  ${a.kind || '-'}  ${a.engine}${a.branch ? ` ${a.branch}` : ''}${versions}  ${where}`;
 }
 
-function formatVersion(v: GitVersion): string {
+function formatVersion(v: AssetVersion): string {
+	if (v.engine === 'snapshot') {
+		return `v${v.version}  ${v.made_at}  ${v.file_count} files  ${v.made_by}${v.note ? `  ${v.note}` : ''}`;
+	}
 	const flags = [v.made_by, v.head_at ? `head ${v.head_at}` : '', v.never_head ? 'never head' : ''].filter(Boolean).join(', ');
 	return `v${v.version}  ${v.commit.slice(0, 12)}  ${v.made_at}  ${v.subject}  (${flags})`;
 }
+
+function formatAtGo(atGo: AtGo | { error: string }): string {
+	if ('error' in atGo) {
+		return atGo.error;
+	}
+	if (atGo.engine === 'git') {
+		return `v${atGo.version} (${atGo.branch} at ${atGo.commit.slice(0, 12)})`;
+	}
+	return atGo.working_changes ? `working changes: go would read them as v${atGo.version} (${atGo.changed} file${atGo.changed === 1 ? '' : 's'} changed)` : `v${atGo.version}`;
+}
+
+function formatDiff(diff: VersionDiff): string {
+	const lines = [
+		...diff.added.map((f) => `A  ${f.path}`),
+		...diff.removed.map((f) => `D  ${f.path}`),
+		...diff.modified.map((m) => `M  ${m.after.path}`),
+	];
+	return lines.join('\n') || `(no changes from v${diff.from} to v${diff.to})`;
+}
+
 
 if (require.main === module) {
 	main(process.argv.slice(2)).then(

@@ -100,6 +100,29 @@ export class IsoGitReader implements GitReader {
 		return files.length;
 	}
 
+	async treeFiles(top: string, commit: string): Promise<Array<{ path: string; oid: string; executable: boolean }>> {
+		const cache = this.objectCacheOf(top);
+		const files: Array<{ path: string; oid: string; executable: boolean }> = [];
+		const walkTree = async (oid: string, prefix: string): Promise<void> => {
+			const { tree } = await git.readTree({ fs, dir: top, oid, cache });
+			for (const entry of tree) {
+				const entryPath = prefix === '' ? entry.path : `${prefix}/${entry.path}`;
+				if (entry.type === 'tree') {
+					await walkTree(entry.oid, entryPath);
+				} else if (entry.type === 'blob' && entry.mode !== '120000') {
+					files.push({ path: entryPath, oid: entry.oid, executable: entry.mode === '100755' });
+				}
+			}
+		};
+		await walkTree(commit, '');
+		return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+	}
+
+	async readBlob(top: string, oid: string): Promise<Uint8Array> {
+		const { blob } = await git.readBlob({ fs, dir: top, oid, cache: this.objectCacheOf(top) });
+		return blob;
+	}
+
 	private async branchTip(top: string, branch: string): Promise<string | undefined> {
 		if (branch === '') {
 			return this.tryResolve(top, 'HEAD');

@@ -8,12 +8,12 @@
  * method MethodNotFound (-32601); a refusal of the desk itself gets RequestFailed (-32803) with
  * `data` = {@link DeskErrorJson} (a stable `code` such as `asset.notFound`, and the facts).
  */
-import type { AssetRecord, AssetSummary, GitVersion, ProjectRecord } from '../assets/types';
+import type { AssetRecord, AssetSummary, AssetVersion, GitVersion, ProjectRecord } from '../assets/types';
 import type { DeskErrorJson } from '../core/errors';
 import type { LogLevel } from '../core/logger';
 import { array, boolean, object, optional, string, type Infer, type Schema } from './schema';
 
-export type { AssetRecord, AssetSummary, DeskErrorJson, GitVersion, LogLevel, ProjectRecord };
+export type { AssetRecord, AssetSummary, AssetVersion, DeskErrorJson, GitVersion, LogLevel, ProjectRecord };
 
 /** JSON-RPC error code of a refusal by the desk (LSP's RequestFailed); `data` is a DeskErrorJson. */
 export const deskErrorCode = -32803;
@@ -76,9 +76,9 @@ export const ListAssets = request<{ assets: AssetSummary[] }>()('desk/assets/lis
 
 /**
  * Client → server: an asset's versions, oldest first (git: first-parent commits of its branch with
- * head observations). Fails with `asset.badId`, `asset.notFound` or `git.unreadable`.
+ * head observations; snapshot: manifests). Fails with `asset.badId`, `asset.notFound` or `git.unreadable`.
  */
-export const ListVersions = request<{ asset: AssetRecord; versions: GitVersion[] }>()('desk/assets/versions', object({ id: assetId }));
+export const ListVersions = request<{ asset: AssetRecord; versions: AssetVersion[] }>()('desk/assets/versions', object({ id: assetId }));
 
 export interface ServerStatus {
 	state: 'ready' | 'error';

@@ -45,7 +45,7 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 		async ListVersions({ id }, signal) {
 			const desk = await context.desk();
 			const asset = desk.library.getAsset(id);
-			return { asset, versions: await desk.library.versions(id, signal) };
+			return { asset, versions: await desk.library.assetVersions(id, signal) };
 		},
 
 		async GetStatus() {

@@ -53,6 +53,39 @@ export const libraryMigrations: readonly Migration[] = [
 			)`,
 		],
 	},
+	{
+		version: 2,
+		statements: [
+			"ALTER TABLE assets ADD COLUMN about_model_written INTEGER NOT NULL DEFAULT 0",
+			"ALTER TABLE assets ADD COLUMN derived_from TEXT NOT NULL DEFAULT ''",
+			'ALTER TABLE assets ADD COLUMN derived_from_version INTEGER NOT NULL DEFAULT 0',
+			"ALTER TABLE assets ADD COLUMN checks TEXT NOT NULL DEFAULT '[]'",
+			'ALTER TABLE assets ADD COLUMN retired INTEGER NOT NULL DEFAULT 0',
+			// Snapshot versions: manifests over the blob store, never rewritten (§11).
+			`CREATE TABLE snapshot_versions (
+				asset_id TEXT NOT NULL REFERENCES assets (id),
+				version INTEGER NOT NULL CHECK (version >= 1),
+				manifest TEXT NOT NULL,
+				file_count INTEGER NOT NULL,
+				bytes INTEGER NOT NULL,
+				note TEXT NOT NULL DEFAULT '',
+				made_at TEXT NOT NULL,
+				made_by TEXT NOT NULL CHECK (made_by IN ('run', 'user', 'outside', 'conductor')),
+				PRIMARY KEY (asset_id, version)
+			)`,
+			// The plugs of launch records (§13 "used in"); runs fill it.
+			`CREATE TABLE launch_plugs (
+				launch_id TEXT NOT NULL,
+				project TEXT NOT NULL,
+				asset_id TEXT NOT NULL REFERENCES assets (id),
+				role TEXT NOT NULL CHECK (role IN ('reference', 'target', 'instructions')),
+				version INTEGER NOT NULL,
+				launched_at TEXT NOT NULL,
+				PRIMARY KEY (launch_id, asset_id)
+			)`,
+			'CREATE INDEX launch_plugs_asset ON launch_plugs (asset_id)',
+		],
+	},
 ];
 
 export const projectSchema = 'agent-desk-project';

@@ -1,5 +1,5 @@
-import type { LibraryReads, LibraryStore, LibraryWrites } from '../assets/ports';
-import type { AssetRecord, Engine, HeadObservation, MadeBy, ProjectRecord } from '../assets/types';
+import type { AssetChanges, LibraryReads, LibraryStore, LibraryWrites } from '../assets/ports';
+import type { AssetCheck, AssetRecord, Engine, HeadObservation, MadeBy, ProjectRecord, SnapshotVersion, UsedIn } from '../assets/types';
 import type { DurableDatabase, WriteTransaction } from './durableDatabase';
 import type { SqlValue } from './journal';
 
@@ -18,9 +18,15 @@ interface AssetRow {
 	tags: string;
 	created_at: string;
 	created_by: string;
+	about_model_written: number;
+	derived_from: string;
+	derived_from_version: number;
+	checks: string;
+	retired: number;
 }
 
-const assetColumns = 'id, name, kind, about, working_dir, engine, picked_version, remote, branch, url, notes, tags, created_at, created_by';
+const assetColumns =
+	'id, name, kind, about, working_dir, engine, picked_version, remote, branch, url, notes, tags, created_at, created_by, about_model_written, derived_from, derived_from_version, checks, retired';
 
 /** Reads through the database outside a write, or through the transaction inside one. */
 interface Query {
@@ -61,6 +67,24 @@ class SqlLibraryReads implements LibraryReads {
 		return this.tx.all<{ asset_id: string }>('SELECT asset_id FROM project_assets WHERE project = ? ORDER BY position', [project]).map((r) => r.asset_id);
 	}
 
+	snapshotVersions(assetId: string): SnapshotVersion[] {
+		return this.tx.all<VersionRow>('SELECT version, manifest, file_count, bytes, note, made_at, made_by FROM snapshot_versions WHERE asset_id = ? ORDER BY version', [assetId]).map(toVersion);
+	}
+
+	snapshotVersion(assetId: string, version: number): SnapshotVersion | undefined {
+		const row = this.tx.get<VersionRow>('SELECT version, manifest, file_count, bytes, note, made_at, made_by FROM snapshot_versions WHERE asset_id = ? AND version = ?', [assetId, version]);
+		return row && toVersion(row);
+	}
+
+	latestSnapshotVersion(assetId: string): SnapshotVersion | undefined {
+		const row = this.tx.get<VersionRow>('SELECT version, manifest, file_count, bytes, note, made_at, made_by FROM snapshot_versions WHERE asset_id = ? ORDER BY version DESC LIMIT 1', [assetId]);
+		return row && toVersion(row);
+	}
+
+	usedIn(assetId: string): UsedIn[] {
+		return this.tx.all<UsedIn>('SELECT launch_id, project, role, version, launched_at FROM launch_plugs WHERE asset_id = ? ORDER BY launched_at, launch_id', [assetId]);
+	}
+
 	headObservations(assetId: string): HeadObservation[] {
 		return this.tx.all<{ commit_oid: string; head_at: string; made_by: string }>(
 			'SELECT commit_oid, head_at, made_by FROM git_heads WHERE asset_id = ? ORDER BY head_at',
@@ -91,8 +115,41 @@ class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
 			JSON.stringify(asset.tags),
 			asset.created_at,
 			asset.created_by,
+			asset.about_model_written ? 1 : 0,
+			asset.derived_from,
+			asset.derived_from_version,
+			JSON.stringify(asset.checks),
+			asset.retired ? 1 : 0,
 		];
 		this.writer.run(`INSERT INTO assets (${assetColumns}) VALUES (${values.map(() => '?').join(', ')})`, values);
+	}
+
+	updateAsset(id: string, changes: AssetChanges): void {
+		const columns: string[] = [];
+		const values: SqlValue[] = [];
+		for (const [key, value] of Object.entries(changes) as Array<[keyof AssetChanges, AssetChanges[keyof AssetChanges]]>) {
+			if (value === undefined) {
+				continue;
+			}
+			columns.push(`${key} = ?`);
+			values.push(typeof value === 'boolean' ? (value ? 1 : 0) : Array.isArray(value) ? JSON.stringify(value) : value);
+		}
+		if (columns.length > 0) {
+			this.writer.run(`UPDATE assets SET ${columns.join(', ')} WHERE id = ?`, [...values, id]);
+		}
+	}
+
+	insertSnapshotVersion(assetId: string, version: SnapshotVersion): void {
+		this.writer.run('INSERT INTO snapshot_versions (asset_id, version, manifest, file_count, bytes, note, made_at, made_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+			assetId,
+			version.version,
+			version.manifest,
+			version.file_count,
+			version.bytes,
+			version.note,
+			version.made_at,
+			version.made_by,
+		]);
 	}
 
 	insertProject(project: ProjectRecord): void {
@@ -134,5 +191,28 @@ export class SqlLibraryStore extends SqlLibraryReads implements LibraryStore {
 }
 
 function toAsset(row: AssetRow): AssetRecord {
-	return { ...row, engine: row.engine as Engine, picked_version: Number(row.picked_version), tags: JSON.parse(row.tags) as string[] };
+	return {
+		...row,
+		engine: row.engine as Engine,
+		picked_version: Number(row.picked_version),
+		tags: JSON.parse(row.tags) as string[],
+		about_model_written: row.about_model_written === 1,
+		derived_from_version: Number(row.derived_from_version),
+		checks: JSON.parse(row.checks) as AssetCheck[],
+		retired: row.retired === 1,
+	};
+}
+
+interface VersionRow {
+	version: number;
+	manifest: string;
+	file_count: number;
+	bytes: number;
+	note: string;
+	made_at: string;
+	made_by: string;
+}
+
+function toVersion(row: VersionRow): SnapshotVersion {
+	return { ...row, made_by: row.made_by as MadeBy };
 }

@@ -74,7 +74,7 @@ describe('desk boot (registerRepoAssets)', () => {
 		const [adopted] = await desk.openWorkspace([{ name: 'svc', path: repo }]);
 		assert.ok(adopted?.outcome === 'adopted');
 		const imported = await desk.library.importDir({ dir: other, project: 'svc', main: true });
-		assert.equal(imported.project.main_asset, imported.asset.id);
+		assert.equal(imported.project?.main_asset, imported.asset.id);
 		const [again] = await desk.library.registerRepoAssets([desk.library.listProjects().find((p) => p.name === 'svc')!]);
 		assert.equal(again?.project.main_asset, imported.asset.id, 'desk boot does not take main back');
 	});
@@ -147,22 +147,38 @@ describe('asset_import with dir', () => {
 		const desk = await openDesk(path.join(root, 'library'));
 		const result = await desk.library.importDir({ dir: repo, project: 'tools', main: true });
 		assert.equal(result.asset.created_by, 'adopted');
-		assert.deepEqual({ name: result.project.name, main: result.project.main_asset, path: result.project.path }, { name: 'tools', main: result.asset.id, path: repo });
+		assert.deepEqual({ name: result.project?.name, main: result.project?.main_asset, path: result.project?.path }, { name: 'tools', main: result.asset.id, path: repo });
 		const plain = await desk.library.importDir({ dir: makeRepo(path.join(root, 'other')), project: 'tools', main: false });
-		assert.equal(plain.project.main_asset, result.asset.id, 'without --main the main asset stays');
+		assert.equal(plain.project?.main_asset, result.asset.id, 'without --main the main asset stays');
 	});
 
-	it('refuses a missing path, a file, a folder inside a repository and a folder in none, clearly', async () => {
+	it('refuses a missing path and a file, clearly, creating no project', async () => {
 		const root = tempDir();
 		const repo = makeRepo(path.join(root, 'r'));
-		fs.mkdirSync(path.join(repo, 'sub'));
-		fs.mkdirSync(path.join(root, 'plain'));
 		const desk = await openDesk(path.join(root, 'library'));
 		await assert.rejects(desk.library.importDir({ dir: path.join(root, 'nope'), project: 'p', main: false }), (e) => isDeskError(e, 'import.notADirectory'));
 		await assert.rejects(desk.library.importDir({ dir: path.join(repo, 'file1.txt'), project: 'p', main: false }), (e) => isDeskError(e, 'import.notADirectory'));
-		await assert.rejects(desk.library.importDir({ dir: path.join(repo, 'sub'), project: 'p', main: false }), (e) => isDeskError(e, 'import.notRepoTop') && e.data['top'] === repo);
-		await assert.rejects(desk.library.importDir({ dir: path.join(root, 'plain'), project: 'p', main: false }), (e) => isDeskError(e, 'import.notRepoTop'));
-		assert.deepEqual(desk.library.listProjects(), [], 'a refused import creates no project');
+		assert.deepEqual(desk.library.listProjects(), []);
+	});
+
+	it('adopts a folder that is not a repository top as a snapshot asset whose v1 is what it holds', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'r'));
+		fs.mkdirSync(path.join(repo, 'docs'));
+		fs.writeFileSync(path.join(repo, 'docs', 'guide.md'), '# Guide\n');
+		fs.mkdirSync(path.join(root, 'plain'));
+		fs.writeFileSync(path.join(root, 'plain', 'a.txt'), 'a');
+		const desk = await openDesk(path.join(root, 'library'));
+		const docs = await desk.library.importDir({ dir: path.join(repo, 'docs'), project: 'p', main: false });
+		assert.equal(docs.asset.engine, 'snapshot');
+		assert.equal(docs.asset.picked_version, 1);
+		const plain = await desk.library.importDir({ dir: path.join(root, 'plain'), main: false });
+		assert.equal(plain.project, undefined);
+		const versions = await desk.library.assetVersions(plain.asset.id);
+		assert.deepEqual(versions.map((v) => [v.version, v.engine === 'snapshot' && v.file_count, v.engine === 'snapshot' && v.note]), [[1, 1, 'adopted']]);
+		const again = await desk.library.importDir({ dir: path.join(root, 'plain'), main: false });
+		assert.equal(again.created, false);
+		assert.equal(again.asset.id, plain.asset.id);
 	});
 });
 

@@ -1,0 +1,297 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { canonicalManifest, decodeManifest, encodeManifest, isSafeRelativePath } from '../assets/manifest';
+import type { FolderScan, ScanOptions, SnapshotFiles } from '../assets/ports';
+import type { Manifest, ManifestEntry } from '../assets/types';
+import { DeskError } from '../core/errors';
+import type { BlobStore } from './blobStore';
+import { fsyncFolder, tempPrefix, writeAll } from './durableFile';
+
+/** Files larger than this are streamed into the store rather than read whole. */
+const streamAbove = 32 * 1024 * 1024;
+/** A file modified this recently may change again within the clock's granularity: never trust its stat. */
+const racyWindowMs = 2_000;
+const statCacheFormat = 1;
+
+/** [size, mtimeMs, ctimeMs, ino, sha256] of a file when it was last hashed. */
+type StatEntry = [number, number, number, number, string];
+
+/**
+ * The snapshot engine's file work over node:fs and the blob store. Unchanged files are recognised
+ * from a stat cache (per asset, a file under `<library>/cache/stat/`) without being read again.
+ */
+export class NodeSnapshotFiles implements SnapshotFiles {
+	constructor(
+		private readonly libraryDir: string,
+		private readonly blobs: BlobStore,
+	) {}
+
+	async scan(assetId: string, folder: string, options: ScanOptions): Promise<FolderScan> {
+		const started = Date.now();
+		const cache = this.loadStatCache(assetId);
+		const nextCache = new Map<string, StatEntry>();
+		const files: ManifestEntry[] = [];
+		const skipped: FolderScan['skipped'] = [];
+		const batch = options.store ? this.blobs.batch() : undefined;
+		let filesRead = 0;
+		let bytesRead = 0;
+		try {
+			const stack: string[] = [''];
+			while (stack.length > 0) {
+				options.signal?.throwIfAborted();
+				const rel = stack.pop()!;
+				const abs = rel === '' ? folder : path.join(folder, rel);
+				let entries: fs.Dirent[];
+				try {
+					entries = fs.readdirSync(abs, { withFileTypes: true });
+				} catch (error) {
+					if (rel === '') {
+						throw new DeskError('asset.noFolder', `The working folder ${folder} cannot be read: ${(error as Error).message}`, { folder });
+					}
+					skipped.push({ path: rel, reason: `unreadable folder: ${(error as NodeJS.ErrnoException).code ?? 'error'}` });
+					continue;
+				}
+				for (const entry of entries) {
+					const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+					if (entry.isDirectory()) {
+						stack.push(childRel);
+						continue;
+					}
+					if (!entry.isFile()) {
+						skipped.push({ path: childRel, reason: kindOf(entry) });
+						continue;
+					}
+					const childAbs = path.join(abs, entry.name);
+					const stat = fs.lstatSync(childAbs);
+					const known = cache.get(childRel);
+					let hash: string | undefined;
+					if (known && known[0] === stat.size && known[1] === stat.mtimeMs && known[2] === stat.ctimeMs && known[3] === stat.ino) {
+						hash = known[4];
+						if (batch && !this.blobs.has(hash)) {
+							hash = undefined; // Known from a check that stored nothing: read it now.
+						}
+					}
+					if (hash === undefined) {
+						hash = await this.readFile(childAbs, stat.size, batch);
+						filesRead++;
+						bytesRead += stat.size;
+					}
+					if (started - stat.mtimeMs > racyWindowMs) {
+						nextCache.set(childRel, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, hash]);
+					}
+					files.push({ path: childRel, hash, size: stat.size, executable: (stat.mode & 0o111) !== 0 });
+					if (files.length % 500 === 0) {
+						options.onProgress?.(files.length);
+					}
+				}
+			}
+			for (const file of files) {
+				if (!isSafeRelativePath(file.path)) {
+					throw new DeskError('asset.badPath', `A file name in ${folder} cannot be stored: ${JSON.stringify(file.path)}.`, { path: file.path });
+				}
+			}
+			const manifest = canonicalManifest(files);
+			const manifestBytes = encodeManifest(manifest);
+			const manifestHash = createHash('sha256').update(manifestBytes).digest('hex');
+			if (batch) {
+				batch.add(manifestBytes, manifestHash);
+				await batch.commit();
+			}
+			this.saveStatCache(assetId, nextCache);
+			options.onProgress?.(files.length);
+			return { manifest, manifestHash, skipped, lookalikes: lookalikes(files.map((f) => f.path)), filesRead, bytesRead };
+		} catch (error) {
+			batch?.abort();
+			throw error;
+		}
+	}
+
+	putManifest(manifest: Manifest): string {
+		return this.blobs.put(encodeManifest(manifest));
+	}
+
+	readManifest(hash: string): Manifest {
+		return decodeManifest(this.blobs.get(hash), hash);
+	}
+
+	readBlob(hash: string): Buffer {
+		return this.blobs.get(hash);
+	}
+
+	prepareFolder(id: string, dir: string | undefined): string {
+		const folder = dir === undefined ? path.join(this.libraryDir, 'assets', 'folders', id) : path.resolve(dir);
+		let names: string[] | undefined;
+		try {
+			const stat = fs.lstatSync(folder);
+			if (!stat.isDirectory()) {
+				throw new DeskError('asset.folderNotEmpty', `${folder} exists and is not a folder; a new asset needs a folder that does not exist or is empty.`, { folder });
+			}
+			names = fs.readdirSync(folder);
+		} catch (error) {
+			if (error instanceof DeskError) {
+				throw error;
+			}
+			if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+				throw new DeskError('store.io', `Could not look at ${folder}: ${(error as Error).message}`, { folder });
+			}
+		}
+		if (names !== undefined && names.length > 0) {
+			throw new DeskError('asset.folderNotEmpty', `${folder} is not empty; a new asset needs a folder that does not exist or is empty.`, { folder, entries: names.length });
+		}
+		fs.mkdirSync(folder, { recursive: true });
+		return fs.realpathSync(folder);
+	}
+
+	writeInFolder(folder: string, rel: string, bytes: Uint8Array): void {
+		if (!isSafeRelativePath(rel)) {
+			throw new DeskError('asset.badPath', `${JSON.stringify(rel)} is not a path inside the asset's folder.`, { path: rel });
+		}
+		const parts = rel.split('/');
+		let dir = folder;
+		for (const part of parts.slice(0, -1)) {
+			dir = path.join(dir, part);
+			let stat: fs.Stats | undefined;
+			try {
+				stat = fs.lstatSync(dir);
+			} catch {
+				fs.mkdirSync(dir);
+				continue;
+			}
+			if (!stat.isDirectory()) {
+				throw new DeskError('asset.unsafePath', `${rel}: ${path.relative(folder, dir)} is ${stat.isSymbolicLink() ? 'a link' : 'not a folder'}; nothing is written through it.`, { path: rel });
+			}
+		}
+		const target = path.join(dir, parts[parts.length - 1]!);
+		try {
+			const stat = fs.lstatSync(target);
+			if (!stat.isFile()) {
+				throw new DeskError('asset.unsafePath', `${rel} is ${stat.isSymbolicLink() ? 'a link' : 'not a file'}; nothing is written through it.`, { path: rel });
+			}
+		} catch (error) {
+			if (error instanceof DeskError) {
+				throw error;
+			}
+		}
+		// Replace by rename: a link created at the target meanwhile is replaced, never followed.
+		const temp = path.join(dir, `${tempPrefix}${randomBytes(6).toString('hex')}`);
+		writeNewFile(temp, bytes, 0o644);
+		fs.renameSync(temp, target);
+	}
+
+	mount(assetId: string, version: number, manifest: Manifest): string {
+		const parent = path.join(this.libraryDir, 'mounts', assetId);
+		const target = path.join(parent, String(version));
+		if (fs.existsSync(target)) {
+			return target;
+		}
+		fs.mkdirSync(parent, { recursive: true });
+		// Built beside its final name and renamed into place: a half-built mount is never seen.
+		const temp = path.join(parent, `${tempPrefix}${version}-${randomBytes(6).toString('hex')}`);
+		fs.mkdirSync(temp);
+		try {
+			for (const file of manifest.files) {
+				// Paths were checked when the manifest was read; every folder below is made here, so
+				// there is no link to follow.
+				const abs = path.join(temp, file.path);
+				fs.mkdirSync(path.dirname(abs), { recursive: true });
+				writeNewFile(abs, this.blobs.get(file.hash), file.executable ? 0o555 : 0o444);
+			}
+			fs.renameSync(temp, target);
+		} catch (error) {
+			fs.rmSync(temp, { recursive: true, force: true });
+			if (fs.existsSync(target)) {
+				return target; // Another process built the same mount first.
+			}
+			throw error;
+		}
+		fsyncFolder(parent);
+		return target;
+	}
+
+	private async readFile(file: string, size: number, batch: ReturnType<BlobStore['batch']> | undefined): Promise<string> {
+		if (size > streamAbove) {
+			if (batch) {
+				return (await this.blobs.putFile(file)).hash;
+			}
+			const hasher = createHash('sha256');
+			for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+				hasher.update(chunk);
+			}
+			return hasher.digest('hex');
+		}
+		const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+		let bytes: Buffer;
+		try {
+			bytes = fs.readFileSync(fd);
+		} finally {
+			fs.closeSync(fd);
+		}
+		const hash = createHash('sha256').update(bytes).digest('hex');
+		batch?.add(bytes, hash);
+		return hash;
+	}
+
+	private statCacheFile(assetId: string): string {
+		return path.join(this.libraryDir, 'cache', 'stat', `${assetId}.json`);
+	}
+
+	private loadStatCache(assetId: string): Map<string, StatEntry> {
+		try {
+			const value = JSON.parse(fs.readFileSync(this.statCacheFile(assetId), 'utf8')) as { format?: number; entries?: Record<string, StatEntry> };
+			if (value.format === statCacheFormat && value.entries && typeof value.entries === 'object') {
+				return new Map(Object.entries(value.entries));
+			}
+		} catch {
+			// No cache, or an unreadable one: every file is read again, which is always correct.
+		}
+		return new Map();
+	}
+
+	private saveStatCache(assetId: string, entries: Map<string, StatEntry>): void {
+		// A cache: written by rename so it is never torn, but not fsynced; losing it costs a re-read.
+		const file = this.statCacheFile(assetId);
+		fs.mkdirSync(path.dirname(file), { recursive: true });
+		const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+		fs.writeFileSync(temp, JSON.stringify({ format: statCacheFormat, entries: Object.fromEntries(entries) }));
+		fs.renameSync(temp, file);
+	}
+}
+
+/** Creates a file that must not exist yet (never through a link) and writes it whole. */
+function writeNewFile(file: string, bytes: Uint8Array, mode: number): void {
+	const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
+	try {
+		writeAll(fd, bytes);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+function kindOf(entry: fs.Dirent): string {
+	if (entry.isSymbolicLink()) {
+		return 'a link (never followed)';
+	}
+	if (entry.isFIFO()) {
+		return 'a FIFO';
+	}
+	if (entry.isSocket()) {
+		return 'a socket';
+	}
+	if (entry.isBlockDevice() || entry.isCharacterDevice()) {
+		return 'a device';
+	}
+	return 'not a regular file';
+}
+
+/** Paths that differ only by case or Unicode normalisation: kept apart, but worth telling about. */
+function lookalikes(paths: string[]): string[][] {
+	const groups = new Map<string, string[]>();
+	for (const p of paths) {
+		const key = p.normalize('NFC').toLowerCase();
+		const group = groups.get(key) ?? [];
+		group.push(p);
+		groups.set(key, group);
+	}
+	return [...groups.values()].filter((g) => g.length > 1);
+}
