@@ -1,0 +1,231 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { isDeskError } from '../../../server/src/core/errors';
+import type { Desk } from '../../../server/src/desk';
+import { makeRepo } from '../../helpers/gitRepo';
+import { openDesk } from '../../helpers/deskFixture';
+import { tempDir } from '../../helpers/temp';
+
+async function newAsset(desk: Desk, name = 'notes', dir?: string) {
+	return (await desk.library.newAsset({ name, dir, madeBy: 'user' })).asset;
+}
+
+function blobCount(libraryDir: string): number {
+	const root = path.join(libraryDir, 'blobs', 'sha256');
+	return fs.existsSync(root) ? fs.readdirSync(root).reduce((n, d) => n + fs.readdirSync(path.join(root, d)).length, 0) : 0;
+}
+
+describe('snapshot assets', () => {
+	it('a new asset gets an empty folder under the library and at once an empty v1 "created"; the first snapshot is v2', async () => {
+		const libraryDir = path.join(tempDir(), 'library');
+		const desk = await openDesk(libraryDir);
+		const asset = await newAsset(desk);
+		assert.equal(asset.engine, 'snapshot');
+		assert.equal(asset.working_dir, fs.realpathSync(path.join(libraryDir, 'assets', 'folders', asset.id)));
+		assert.deepEqual(fs.readdirSync(asset.working_dir), []);
+		const [v1] = await desk.library.assetVersions(asset.id);
+		assert.ok(v1?.engine === 'snapshot');
+		assert.deepEqual({ version: v1.version, files: v1.file_count, note: v1.note, by: v1.made_by }, { version: 1, files: 0, note: 'created', by: 'user' });
+		fs.writeFileSync(path.join(asset.working_dir, 'a.md'), 'hello');
+		const snap = await desk.library.snapshot(asset.id, { madeBy: 'user', note: 'first words' });
+		assert.equal(snap.created, true);
+		assert.equal(snap.version.version, 2);
+		assert.equal(snap.asset.picked_version, 2);
+		const again = await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		assert.equal(again.created, false, 'nothing changed: no new version');
+		assert.equal(again.version.version, 2);
+	});
+
+	it('a working folder given for new must not exist or be empty', async () => {
+		const root = tempDir();
+		const desk = await openDesk(path.join(root, 'library'));
+		const taken = path.join(root, 'taken');
+		fs.mkdirSync(taken);
+		fs.writeFileSync(path.join(taken, 'x'), 'x');
+		await assert.rejects(newAsset(desk, 'a', taken), (e) => isDeskError(e, 'asset.folderNotEmpty'));
+		fs.writeFileSync(path.join(root, 'file'), 'x');
+		await assert.rejects(newAsset(desk, 'b', path.join(root, 'file')), (e) => isDeskError(e, 'asset.folderNotEmpty'));
+		const empty = path.join(root, 'empty');
+		fs.mkdirSync(empty);
+		assert.equal((await newAsset(desk, 'c', empty)).working_dir, empty);
+		assert.equal((await newAsset(desk, 'd', path.join(root, 'fresh', 'deep'))).working_dir, path.join(root, 'fresh', 'deep'));
+		assert.equal((await desk.library.listAssets()).length, 2, 'the refused ones left no record');
+	});
+
+	it('AtGo reads the picked version, or the folder as the next number when it has working changes, storing nothing', async () => {
+		const libraryDir = path.join(tempDir(), 'library');
+		const desk = await openDesk(libraryDir);
+		const asset = await newAsset(desk);
+		fs.writeFileSync(path.join(asset.working_dir, 'a.txt'), 'one');
+		await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		assert.deepEqual(await desk.library.atGo(asset.id), { engine: 'snapshot', version: 2, working_changes: false, manifest: (await desk.library.assetVersions(asset.id)).at(-1)!.engine === 'snapshot' ? ((await desk.library.assetVersions(asset.id)).at(-1) as { manifest: string }).manifest : '' });
+		const blobsBefore = blobCount(libraryDir);
+		fs.writeFileSync(path.join(asset.working_dir, 'a.txt'), 'two');
+		fs.writeFileSync(path.join(asset.working_dir, 'b.txt'), 'new');
+		const atGo = await desk.library.atGo(asset.id);
+		assert.deepEqual(atGo, { engine: 'snapshot', version: 3, working_changes: true, changed: 2 });
+		assert.equal(blobCount(libraryDir), blobsBefore, 'AtGo stored nothing');
+		assert.equal((await desk.library.assetVersions(asset.id)).length, 2);
+	});
+
+	it('AtGo on a link or notes asset refuses with "has no files to read"; on a git asset it reads the branch tip', async () => {
+		const root = tempDir();
+		const desk = await openDesk(path.join(root, 'library'));
+		const link = desk.library.addLink({ name: 'Spec', url: 'https://example.com/spec', madeBy: 'user' });
+		await assert.rejects(desk.library.atGo(link.id), (e) => isDeskError(e, 'asset.noFiles') && e.message === 'Spec has no files to read.');
+		const note = desk.library.addNote({ name: 'Decisions', text: 'Use sql.js', madeBy: 'user' });
+		await assert.rejects(desk.library.atGo(note.id), (e) => isDeskError(e, 'asset.noFiles'));
+		const repo = makeRepo(path.join(root, 'r'), { commits: 3 });
+		const { asset } = await desk.library.adoptRepo(repo, 'adopted');
+		const atGo = await desk.library.atGo(asset.id);
+		assert.equal(atGo.engine === 'git' && atGo.version, 3);
+		assert.equal(asset.picked_version, 0, 'adopting a repo never sets picked_version');
+	});
+
+	it('asset_version writes into the folder and cuts a version; it refuses paths outside the folder and assets without one', async () => {
+		const root = tempDir();
+		const desk = await openDesk(path.join(root, 'library'));
+		const asset = await newAsset(desk);
+		const result = await desk.library.putFiles(asset.id, [{ path: 'docs/plan.md', bytes: Buffer.from('# Plan\n') }], { madeBy: 'conductor', note: 'plan' });
+		assert.equal(result.version.version, 2);
+		assert.equal(result.version.made_by, 'conductor');
+		assert.equal(fs.readFileSync(path.join(asset.working_dir, 'docs', 'plan.md'), 'utf8'), '# Plan\n');
+		for (const bad of ['../escape.txt', '/etc/passwd', 'a/../../b', '', 'a//b', './a']) {
+			await assert.rejects(desk.library.putFiles(asset.id, [{ path: bad, bytes: Buffer.from('x') }], { madeBy: 'user' }), (e) => isDeskError(e, 'asset.badPath'), bad);
+		}
+		assert.equal(fs.existsSync(path.join(root, 'library', 'assets', 'folders', 'escape.txt')), false);
+		// A link inside the folder is never written through.
+		const outside = path.join(root, 'outside');
+		fs.mkdirSync(outside);
+		fs.symlinkSync(outside, path.join(asset.working_dir, 'link'));
+		await assert.rejects(desk.library.putFiles(asset.id, [{ path: 'link/x.txt', bytes: Buffer.from('x') }], { madeBy: 'user' }), (e) => isDeskError(e, 'asset.unsafePath'));
+		assert.deepEqual(fs.readdirSync(outside), []);
+		const repo = makeRepo(path.join(root, 'r'));
+		const git = (await desk.library.adoptRepo(repo, 'adopted')).asset;
+		const link = desk.library.addLink({ name: 'l', url: 'https://example.com', madeBy: 'user' });
+		const note = desk.library.addNote({ name: 'n', text: 't', madeBy: 'user' });
+		for (const id of [git.id, link.id, note.id]) {
+			await assert.rejects(desk.library.putFiles(id, [{ path: 'x', bytes: Buffer.from('x') }], { madeBy: 'user' }), (e) => isDeskError(e, 'asset.noFolder'));
+		}
+		assert.equal(fs.existsSync(path.join(repo, 'x')), false);
+	});
+
+	it('never stores or follows links, FIFOs or other special files; reports them', async () => {
+		const root = tempDir();
+		const desk = await openDesk(path.join(root, 'library'));
+		const asset = await newAsset(desk);
+		fs.writeFileSync(path.join(root, 'secret'), 'outside the folder');
+		fs.symlinkSync(path.join(root, 'secret'), path.join(asset.working_dir, 'secret-link'));
+		fs.writeFileSync(path.join(asset.working_dir, 'real.txt'), 'real');
+		const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		assert.deepEqual(result.skipped.map((s) => s.path), ['secret-link']);
+		const { files } = await desk.library.files(asset.id);
+		assert.deepEqual(files.map((f) => f.path), ['real.txt']);
+	});
+
+	it('keeps names that differ only by case apart and reports them', async () => {
+		const desk = await openDesk();
+		const asset = await newAsset(desk);
+		fs.writeFileSync(path.join(asset.working_dir, 'Readme.md'), 'a');
+		fs.writeFileSync(path.join(asset.working_dir, 'README.md'), 'b');
+		const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		assert.deepEqual(result.lookalikes, [['README.md', 'Readme.md']]);
+		assert.equal(result.version.file_count, 2);
+	});
+
+	it('versions are immutable: files and cat read each version as it was; diff lists the changes', async () => {
+		const desk = await openDesk();
+		const asset = await newAsset(desk);
+		fs.writeFileSync(path.join(asset.working_dir, 'a.txt'), 'v2 a');
+		fs.writeFileSync(path.join(asset.working_dir, 'gone.txt'), 'bye');
+		await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		fs.writeFileSync(path.join(asset.working_dir, 'a.txt'), 'v3 a');
+		fs.rmSync(path.join(asset.working_dir, 'gone.txt'));
+		fs.writeFileSync(path.join(asset.working_dir, 'new.txt'), 'hi');
+		await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		assert.equal(Buffer.from(await desk.library.cat(asset.id, 'a.txt', 2)).toString(), 'v2 a');
+		assert.equal(Buffer.from(await desk.library.cat(asset.id, 'a.txt')).toString(), 'v3 a');
+		await assert.rejects(desk.library.cat(asset.id, 'gone.txt', 3), (e) => isDeskError(e, 'asset.fileNotFound'));
+		await assert.rejects(desk.library.files(asset.id, 9), (e) => isDeskError(e, 'asset.noVersion'));
+		const diff = await desk.library.diff(asset.id, 2, 3);
+		assert.deepEqual(
+			{ added: diff.added.map((f) => f.path), removed: diff.removed.map((f) => f.path), modified: diff.modified.map((m) => m.after.path) },
+			{ added: ['new.txt'], removed: ['gone.txt'], modified: ['a.txt'] },
+		);
+	});
+
+	it('refuses to read a blob whose bytes were corrupted', async () => {
+		const libraryDir = path.join(tempDir(), 'library');
+		const desk = await openDesk(libraryDir);
+		const asset = await newAsset(desk);
+		fs.writeFileSync(path.join(asset.working_dir, 'a.txt'), 'precious');
+		await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		const [file] = (await desk.library.files(asset.id)).files;
+		const blob = desk.blobs.pathOf(file!.hash);
+		fs.chmodSync(blob, 0o644);
+		fs.writeFileSync(blob, 'tampered');
+		await assert.rejects(desk.library.cat(asset.id, 'a.txt'), (e) => isDeskError(e, 'blob.corrupt'));
+	});
+
+	it('mounts a version once, read-only, built beside its final name; mounting again returns the same path', async () => {
+		const libraryDir = path.join(tempDir(), 'library');
+		const desk = await openDesk(libraryDir);
+		const asset = await newAsset(desk);
+		fs.mkdirSync(path.join(asset.working_dir, 'bin'));
+		fs.writeFileSync(path.join(asset.working_dir, 'bin', 'run.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
+		fs.writeFileSync(path.join(asset.working_dir, 'data.csv'), 'a,b\n1,2\n');
+		await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		const mounted = desk.library.mount(asset.id, 2);
+		assert.equal(mounted, path.join(libraryDir, 'mounts', asset.id, '2'));
+		assert.equal(fs.readFileSync(path.join(mounted, 'data.csv'), 'utf8'), 'a,b\n1,2\n');
+		assert.equal(fs.statSync(path.join(mounted, 'data.csv')).mode & 0o777, 0o444);
+		assert.equal(fs.statSync(path.join(mounted, 'bin', 'run.sh')).mode & 0o777, 0o555);
+		assert.equal(desk.library.mount(asset.id, 2), mounted);
+		assert.deepEqual(fs.readdirSync(path.dirname(mounted)), ['2'], 'no temp folder is left beside it');
+		assert.deepEqual(fs.readdirSync(desk.library.mount(asset.id, 1)), [], 'v1 is real and empty');
+		assert.throws(() => desk.library.mount(asset.id, 3), (e) => isDeskError(e, 'asset.noVersion'));
+	});
+});
+
+describe('tags, about, checks, retired', () => {
+	it('takes at most 16 tags, each key or key:value of lowercase letters, digits and hyphens', async () => {
+		const desk = await openDesk();
+		const asset = await newAsset(desk);
+		assert.deepEqual(desk.library.setTags(asset.id, ['api', 'lang:ts', 'team-a', 'v2']).tags, ['api', 'lang:ts', 'team-a', 'v2']);
+		const sixteen = Array.from({ length: 16 }, (_, i) => `t${i}`);
+		assert.equal(desk.library.setTags(asset.id, sixteen).tags.length, 16);
+		assert.throws(() => desk.library.setTags(asset.id, [...sixteen, 't16']), (e) => isDeskError(e, 'asset.badTag') && e.data['limit'] === 16);
+		for (const bad of ['API', 'has space', 'a:b:c', 'under_score', '', 'ünï', 'a:', ':b']) {
+			assert.throws(() => desk.library.setTags(asset.id, [bad]), (e) => isDeskError(e, 'asset.badTag'), bad);
+		}
+		assert.equal(desk.library.getAsset(asset.id).tags.length, 16, 'a refused change changed nothing');
+	});
+
+	it('describes, retires and unretires, and validates checks', async () => {
+		const desk = await openDesk();
+		const asset = await newAsset(desk);
+		assert.equal(desk.library.describe(asset.id, '  The billing API\n contract ').about, 'The billing API contract');
+		assert.equal(desk.library.setRetired(asset.id, true).retired, true);
+		assert.equal(desk.library.setRetired(asset.id, false).retired, false);
+		const checks = desk.library.setChecks(asset.id, [{ id: 'unit', executable: 'npm', args: ['test'], cwd: '.', timeout: 300 }]).checks;
+		assert.deepEqual(checks, [{ id: 'unit', executable: 'npm', args: ['test'], cwd: '.', timeout: 300 }]);
+		for (const bad of [{}, [{ id: 'x' }], [{ id: 'Bad Id', executable: 'x' }], [{ id: 'a', executable: 'x', cwd: '../up' }], [{ id: 'a', executable: 'x', timeout: -1 }], [{ id: 'a', executable: 'x' }, { id: 'a', executable: 'y' }], [{ id: 'a', executable: 'x', shell: true }]]) {
+			assert.throws(() => desk.library.setChecks(asset.id, bad), (e) => isDeskError(e, 'asset.badChecks'), JSON.stringify(bad));
+		}
+		assert.equal(desk.library.getAsset(asset.id).checks.length, 1);
+		assert.deepEqual(desk.library.usedIn(asset.id), [], 'no launch has used it yet');
+	});
+
+	it('makes a folder with a valid SKILL.md a skill, with its description as about', async () => {
+		const root = tempDir();
+		const skill = path.join(root, 'review-skill');
+		fs.mkdirSync(skill);
+		fs.writeFileSync(path.join(skill, 'SKILL.md'), '---\nname: review\ndescription: "Reviews a change for risky patterns"\n---\n\nBody.\n');
+		const desk = await openDesk(path.join(root, 'library'));
+		const { asset } = await desk.library.importDir({ dir: skill, main: false });
+		assert.equal(asset.kind, 'skill');
+		assert.equal(asset.about, 'Reviews a change for risky patterns');
+	});
+});
