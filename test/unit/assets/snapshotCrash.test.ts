@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { it } from 'node:test';
+import { silentLogger } from '../../../server/src/core/logger';
+import { Desk } from '../../../server/src/desk';
+import { tempDir } from '../../helpers/temp';
+
+it('a snapshotting process killed at random points leaves no partial blob, no version without its blobs, and every acknowledged version intact', async (t) => {
+	const libraryDir = path.join(tempDir(), 'library');
+	let desk = await Desk.open({ libraryDir, logger: silentLogger });
+	const { asset } = await desk.library.newAsset({ name: 'crashy', madeBy: 'user' });
+	desk.close();
+	const acked = new Map<number, string>();
+	const started = Date.now();
+	let kills = 0;
+	for (let round = 0; round < 12 && Date.now() - started < 30_000; round++) {
+		for (const [version, manifest] of await runAndKill(libraryDir, asset.id, round * 1000, 50 + Math.random() * 400)) {
+			acked.set(version, manifest);
+		}
+		kills++;
+		desk = await Desk.open({ libraryDir, logger: silentLogger });
+		try {
+			const versions = await desk.library.assetVersions(asset.id);
+			for (const [version, manifest] of acked) {
+				const found = versions.find((v) => v.version === version);
+				assert.ok(found?.engine === 'snapshot' && found.manifest === manifest, `acknowledged v${version} is not intact`);
+			}
+			// Every version's manifest and every file it names are in the store and whole.
+			for (const v of versions) {
+				const { files } = await desk.library.files(asset.id, v.version);
+				for (const file of files) {
+					assert.equal(fs.statSync(desk.blobs.pathOf(file.hash)).size, file.size);
+				}
+			}
+		} finally {
+			desk.close();
+		}
+	}
+	// No blob under its final name is partial: each hashes to its name.
+	const root = path.join(libraryDir, 'blobs', 'sha256');
+	let blobs = 0;
+	for (const dir of fs.readdirSync(root)) {
+		for (const name of fs.readdirSync(path.join(root, dir))) {
+			assert.equal(createHash('sha256').update(fs.readFileSync(path.join(root, dir, name))).digest('hex'), name);
+			blobs++;
+		}
+	}
+	t.diagnostic(`${acked.size} acknowledged versions over ${kills} kills, ${blobs} blobs verified`);
+	assert.ok(acked.size >= 5, `only ${acked.size} versions were acknowledged; the test proved little`);
+});
+
+function runAndKill(libraryDir: string, assetId: string, start: number, killAfterMs: number): Promise<Array<[number, string]>> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [path.join(__dirname, 'snapshotWriter.js'), libraryDir, assetId, String(start)], { stdio: ['ignore', 'pipe', 'inherit'] });
+		const acked: Array<[number, string]> = [];
+		let buffer = '';
+		let timer: NodeJS.Timeout | undefined;
+		child.stdout.setEncoding('utf8');
+		child.stdout.on('data', (chunk: string) => {
+			buffer += chunk;
+			const lines = buffer.split('\n');
+			buffer = lines.pop()!;
+			for (const line of lines) {
+				if (line === 'open') {
+					timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+				} else if (line.startsWith('ack ')) {
+					const [, version, manifest] = line.split(' ');
+					acked.push([Number(version), manifest!]);
+				}
+			}
+		});
+		child.on('error', reject);
+		child.on('exit', (code, signal) => {
+			clearTimeout(timer);
+			if (signal === 'SIGKILL') {
+				resolve(acked);
+			} else {
+				reject(new Error(`the snapshot writer exited by itself (code ${code})`));
+			}
+		});
+	});
+}
