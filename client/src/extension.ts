@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
-import { AssetsDidChange, GetStatus, OpenWorkspace, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
+import { AssetsDidChange, GetStatus, OpenWorkspace, SnapshotProgress, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
 import { DeskClient, DeskRequestError, type DeskState } from './deskClient';
 import { DeskStatusBar } from './statusBar';
+import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
+import { registerAssetCommands } from './commands/assetCommands';
 import { AssetsTreeProvider, type AssetsNode, type WindowProject } from './views/assetsTree';
 
 /** What the extension exports, for the extension-host tests and for other extensions. */
@@ -21,9 +23,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 	const statusBar = new DeskStatusBar();
 	const assets = new AssetsTreeProvider(desk, (error) => reportError(output, error));
 	const assetsView = vscode.window.createTreeView('agentDesk.assets', { treeDataProvider: assets, showCollapseAll: true });
-	context.subscriptions.push(output, desk, statusBar, assets, assetsView);
+	context.subscriptions.push(
+		output,
+		desk,
+		statusBar,
+		assets,
+		assetsView,
+		vscode.workspace.registerFileSystemProvider(assetScheme, new AssetFileSystemProvider(desk), { isReadonly: true, isCaseSensitive: true }),
+	);
+	void vscode.commands.executeCommand('setContext', 'agentDesk.showRetired', false);
 
 	let folders: FolderOutcome[] = [];
+	const assetCommands = registerAssetCommands(desk, assets, assetsView, (error) => reportError(output, error));
+	context.subscriptions.push(...assetCommands.disposables);
+	// Notification handlers belong to one server process; they are made again after a restart.
+	let serverSubscriptions: vscode.Disposable[] = [];
+	context.subscriptions.push({ dispose: () => serverSubscriptions.forEach((d) => d.dispose()) });
 	let settled: Promise<DeskState> = Promise.resolve('starting');
 
 	const setContextState = (state: DeskState) => void vscode.commands.executeCommand('setContext', 'agentDesk.state', state);
@@ -65,7 +80,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		const logLevel = configuration.get<LogLevel>('logLevel') ?? 'info';
 		try {
 			await desk.start({ libraryDir, logLevel });
-			context.subscriptions.push(desk.onNotification(AssetsDidChange, () => assets.refresh()));
+			serverSubscriptions.forEach((d) => d.dispose());
+			serverSubscriptions = [desk.onNotification(AssetsDidChange, () => assets.refresh()), desk.onNotification(SnapshotProgress, assetCommands.onSnapshotProgress)];
 			const status = await desk.request(GetStatus, {});
 			if (status.state === 'error') {
 				desk.markFailed();

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { ListAssets, ListVersions, type AssetSummary, type AssetVersion } from '../../../server/src/protocol/protocol';
+import { GetAtGo, ListAssets, ListFiles, ListVersions, type AssetSummary, type AssetVersion, type AtGo, type VersionFile } from '../../../server/src/protocol/protocol';
+import { assetFileUri } from '../assetFileSystem';
 import type { DeskClient } from '../deskClient';
 
 /** A project of this window, as the Assets view groups by it when the window has several. */
@@ -8,25 +9,52 @@ export interface WindowProject {
 	path: string;
 }
 
+export type AssetGroup = 'folders' | 'repos' | 'links' | 'skills';
+
+const groupLabels: Record<AssetGroup, string> = { folders: 'Folders', repos: 'Repos', links: 'Links and Notes', skills: 'Skills' };
+const groupIcons: Record<AssetGroup, string> = { folders: 'folder-library', repos: 'repo', links: 'link', skills: 'mortar-board' };
+
+export interface AssetNode {
+	type: 'asset';
+	asset: AssetSummary;
+	project: string;
+	main: boolean;
+	atGo?: AtGo | { error: string };
+}
+
 export type AssetsNode =
 	| { type: 'project'; project: WindowProject }
-	| { type: 'asset'; asset: AssetSummary; project: string }
+	| { type: 'group'; group: AssetGroup; project: string; assets: AssetNode[] }
+	| AssetNode
 	| { type: 'version'; asset: AssetSummary; version: AssetVersion }
+	| { type: 'file'; asset: AssetSummary; version: number; file: VersionFile }
 	| { type: 'message'; text: string; icon: string };
 
 /**
- * The Assets view: the assets of the window's projects, main asset first, each with its kind,
- * engine, branch and number of versions; an asset expands to its versions, newest first.
+ * The Assets view: per project, the main asset first, then the other assets grouped by kind
+ * (folders, repos, links and notes, skills; retired ones only when shown). An asset expands to its
+ * versions, newest first, and a version to its files.
  */
 export class AssetsTreeProvider implements vscode.TreeDataProvider<AssetsNode>, vscode.Disposable {
 	private readonly changeEmitter = new vscode.EventEmitter<AssetsNode | undefined>();
 	readonly onDidChangeTreeData = this.changeEmitter.event;
 	private projects: WindowProject[] = [];
+	private showRetired = false;
 
 	constructor(private readonly desk: DeskClient, private readonly onError: (error: unknown) => void) {}
 
+	get windowProjects(): readonly WindowProject[] {
+		return this.projects;
+	}
+
 	setProjects(projects: WindowProject[]): void {
 		this.projects = projects;
+		this.refresh();
+	}
+
+	setShowRetired(show: boolean): void {
+		this.showRetired = show;
+		void vscode.commands.executeCommand('setContext', 'agentDesk.showRetired', show);
 		this.refresh();
 	}
 
@@ -41,15 +69,19 @@ export class AssetsTreeProvider implements vscode.TreeDataProvider<AssetsNode>, 
 		try {
 			if (!node) {
 				if (this.projects.length === 1) {
-					return await this.assetsOf(this.projects[0]!);
+					return await this.projectChildren(this.projects[0]!);
 				}
 				return this.projects.map((project) => ({ type: 'project', project }));
 			}
 			switch (node.type) {
 				case 'project':
-					return await this.assetsOf(node.project);
+					return await this.projectChildren(node.project);
+				case 'group':
+					return node.assets;
 				case 'asset':
 					return await this.versionsOf(node.asset);
+				case 'version':
+					return await this.filesOf(node.asset, node.version.version);
 				default:
 					return [];
 			}
@@ -68,10 +100,27 @@ export class AssetsTreeProvider implements vscode.TreeDataProvider<AssetsNode>, 
 				item.contextValue = 'project';
 				return item;
 			}
+			case 'group': {
+				const item = new vscode.TreeItem(groupLabels[node.group], vscode.TreeItemCollapsibleState.Expanded);
+				item.id = `${node.project}/group/${node.group}`;
+				item.iconPath = new vscode.ThemeIcon(groupIcons[node.group]);
+				item.description = String(node.assets.length);
+				item.contextValue = 'group';
+				return item;
+			}
 			case 'asset':
-				return assetItem(node.asset, node.project);
+				return assetItem(node);
 			case 'version':
 				return versionItem(node.asset, node.version);
+			case 'file': {
+				const item = new vscode.TreeItem(node.file.path, vscode.TreeItemCollapsibleState.None);
+				item.id = `${node.asset.id}/v${node.version}/f/${node.file.path}`;
+				item.resourceUri = assetFileUri(node.asset.id, node.version, node.file.path);
+				item.description = node.file.size >= 0 ? humanBytes(node.file.size) : undefined;
+				item.command = { command: 'agentDesk.openFileAtVersion', title: 'Open File at Version', arguments: [node] };
+				item.contextValue = 'file';
+				return item;
+			}
 			case 'message': {
 				const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
 				item.iconPath = new vscode.ThemeIcon(node.icon);
@@ -80,37 +129,110 @@ export class AssetsTreeProvider implements vscode.TreeDataProvider<AssetsNode>, 
 		}
 	}
 
+	/** Every asset node of the window's projects, for pickers. */
+	async allAssets(): Promise<AssetNode[]> {
+		const nodes: AssetNode[] = [];
+		for (const project of this.projects) {
+			nodes.push(...(await this.assetNodes(project)));
+		}
+		return nodes;
+	}
+
 	dispose(): void {
 		this.changeEmitter.dispose();
 	}
 
-	private async assetsOf(project: WindowProject): Promise<AssetsNode[]> {
+	private async projectChildren(project: WindowProject): Promise<AssetsNode[]> {
+		const nodes = (await this.assetNodes(project)).filter((n) => this.showRetired || !n.asset.retired);
+		const main = nodes.filter((n) => n.main);
+		const groups = new Map<AssetGroup, AssetNode[]>();
+		for (const node of nodes) {
+			if (node.main) {
+				continue;
+			}
+			const group = groupOf(node.asset);
+			groups.set(group, [...(groups.get(group) ?? []), node]);
+		}
+		const order: AssetGroup[] = ['folders', 'repos', 'links', 'skills'];
+		return [...main, ...order.filter((g) => groups.has(g)).map((group): AssetsNode => ({ type: 'group', group, project: project.name, assets: groups.get(group)! }))];
+	}
+
+	private async assetNodes(project: WindowProject): Promise<AssetNode[]> {
 		const { assets } = await this.desk.request(ListAssets, { project: project.name });
-		const isMain = (a: AssetSummary) => a.projects.some((p) => p.name === project.name && p.main);
-		return [...assets]
-			.sort((a, b) => Number(isMain(b)) - Number(isMain(a)) || a.name.localeCompare(b.name))
-			.map((asset) => ({ type: 'asset', asset, project: project.name }));
+		const nodes = await Promise.all(
+			assets.map(async (asset): Promise<AssetNode> => {
+				const main = asset.projects.some((p) => p.name === project.name && p.main);
+				// What go would read, for snapshot assets (git assets read their tip; links have no files).
+				let atGo: AtGo | { error: string } | undefined;
+				if (asset.engine === 'snapshot') {
+					atGo = await this.desk.request(GetAtGo, { id: asset.id }).catch((error: unknown) => ({ error: (error as Error).message }));
+				}
+				return { type: 'asset', asset, project: project.name, main, atGo };
+			}),
+		);
+		return nodes.sort((a, b) => a.asset.name.localeCompare(b.asset.name));
 	}
 
 	private async versionsOf(asset: AssetSummary): Promise<AssetsNode[]> {
+		if (asset.engine === 'none') {
+			return [];
+		}
 		const { versions } = await this.desk.request(ListVersions, { id: asset.id });
 		if (versions.length === 0) {
 			return [{ type: 'message', text: 'No versions yet', icon: 'info' }];
 		}
 		return versions.reverse().map((version) => ({ type: 'version', asset, version }));
 	}
+
+	private async filesOf(asset: AssetSummary, version: number): Promise<AssetsNode[]> {
+		const { files } = await this.desk.request(ListFiles, { id: asset.id, version });
+		if (files.length === 0) {
+			return [{ type: 'message', text: 'No files in this version', icon: 'info' }];
+		}
+		return files.map((file) => ({ type: 'file', asset, version, file }));
+	}
 }
 
-function assetItem(asset: AssetSummary, project: string): vscode.TreeItem {
-	const main = asset.projects.some((p) => p.name === project && p.main);
+export function groupOf(asset: AssetSummary): AssetGroup {
+	if (asset.kind === 'skill') {
+		return 'skills';
+	}
+	if (asset.engine === 'git') {
+		return 'repos';
+	}
+	return asset.engine === 'none' ? 'links' : 'folders';
+}
+
+function atGoText(atGo: AssetNode['atGo']): string | undefined {
+	if (!atGo) {
+		return undefined;
+	}
+	if ('error' in atGo) {
+		return `AtGo: ${atGo.error}`;
+	}
+	if (atGo.engine === 'snapshot' && atGo.working_changes) {
+		return `working changes: go would read them as v${atGo.version}`;
+	}
+	return `go would read v${atGo.version}`;
+}
+
+function assetItem(node: AssetNode): vscode.TreeItem {
+	const { asset, main, project } = node;
 	const item = new vscode.TreeItem(asset.name, asset.engine === 'none' ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Collapsed);
 	item.id = `${project}/${asset.id}`;
-	item.iconPath = new vscode.ThemeIcon(main ? 'star-full' : asset.engine === 'git' ? 'repo' : asset.engine === 'snapshot' ? 'folder-library' : 'note');
+	const workingChanges = node.atGo && !('error' in node.atGo) && node.atGo.engine === 'snapshot' && node.atGo.working_changes;
+	item.iconPath = new vscode.ThemeIcon(
+		main ? 'star-full' : asset.kind === 'skill' ? 'mortar-board' : asset.engine === 'git' ? 'repo' : asset.engine === 'snapshot' ? 'folder-library' : asset.kind === 'link' ? 'link' : 'note',
+		workingChanges ? new vscode.ThemeColor('gitDecoration.modifiedResourceForeground') : undefined,
+	);
 	const versions = asset.engine === 'none' ? '' : `${asset.version_count} version${asset.version_count === 1 ? '' : 's'}`;
+	const changes = workingChanges ? `working changes → v${(node.atGo as { version: number }).version}` : '';
 	// Short enough for a default-width sidebar; the tooltip and the accessible label say it in full.
-	item.description = [main ? 'main' : '', versions, asset.engine === 'git' && asset.branch ? `git ${asset.branch}` : asset.engine, asset.kind].filter(Boolean).join(' · ');
+	item.description = [main ? 'main' : '', asset.retired ? 'retired' : '', changes || versions, asset.engine === 'git' && asset.branch ? `git ${asset.branch}` : asset.engine === 'none' ? '' : asset.engine, asset.kind]
+		.filter(Boolean)
+		.join(' · ');
 	const tooltip = new vscode.MarkdownString(undefined, true);
-	tooltip.appendMarkdown(`**${escape(asset.name)}**${main ? ` — main asset of ${escape(project)}` : ''}\n\n`);
+	tooltip.appendMarkdown(`**${escape(asset.name)}**${main ? ` — main asset of ${escape(project)}` : ''}${asset.retired ? ' (retired)' : ''}\n\n`);
 	if (asset.about) {
 		tooltip.appendMarkdown(`${escape(asset.about)}\n\n`);
 	}
@@ -119,25 +241,31 @@ function assetItem(asset: AssetSummary, project: string): vscode.TreeItem {
 	if (asset.engine === 'git') {
 		tooltip.appendMarkdown(`| Branch | ${escape(asset.branch || '(detached HEAD)')} |\n| Remote | ${escape(asset.remote || '—')} |\n`);
 	}
-	tooltip.appendMarkdown(`| Versions | ${asset.version_count} |\n| Files | ${asset.file_count} |\n| Folder | ${escape(asset.working_dir)} |\n| Added | ${asset.created_at} by ${escape(asset.created_by)} |\n`);
-	if (asset.tags.length > 0) {
-		tooltip.appendMarkdown(`| Tags | ${asset.tags.map(escape).join(', ')} |\n`);
+	if (asset.engine === 'snapshot') {
+		tooltip.appendMarkdown(`| Picked version | v${asset.picked_version} |\n`);
+	}
+	const goText = atGoText(node.atGo);
+	if (goText) {
+		tooltip.appendMarkdown(`| At go | ${escape(goText)} |\n`);
+	}
+	if (asset.engine !== 'none') {
+		tooltip.appendMarkdown(`| Versions | ${asset.version_count} |\n| Files | ${asset.file_count} |\n| Folder | ${escape(asset.working_dir)} |\n`);
+	} else if (asset.url) {
+		tooltip.appendMarkdown(`| URL | ${escape(asset.url)} |\n`);
+	}
+	tooltip.appendMarkdown(`| Tags | ${asset.tags.length > 0 ? asset.tags.map(escape).join(', ') : '—'} |\n`);
+	tooltip.appendMarkdown(`| Added | ${asset.created_at} by ${escape(asset.created_by)} |\n`);
+	if (asset.notes) {
+		tooltip.appendMarkdown(`\n---\n\n${escape(asset.notes.slice(0, 1000))}`);
 	}
 	if (asset.problem) {
 		tooltip.appendMarkdown(`\n$(warning) ${escape(asset.problem)}`);
 		item.iconPath = new vscode.ThemeIcon('warning');
 	}
 	item.tooltip = tooltip;
-	item.contextValue = `asset.${asset.engine}${main ? '.main' : ''}`;
+	item.contextValue = ['asset', asset.engine, main ? 'main' : '', asset.retired ? 'retired' : 'active', asset.kind === 'skill' ? 'skill' : ''].filter(Boolean).join('.');
 	item.accessibilityInformation = {
-		label: [
-			asset.name,
-			main ? 'main asset' : '',
-			asset.kind ? `kind ${asset.kind}` : '',
-			`${asset.engine} engine`,
-			asset.branch ? `branch ${asset.branch}` : '',
-			versions,
-		]
+		label: [asset.name, main ? 'main asset' : '', asset.retired ? 'retired' : '', asset.kind ? `kind ${asset.kind}` : '', `${asset.engine} engine`, asset.branch ? `branch ${asset.branch}` : '', versions, goText ?? '']
 			.filter(Boolean)
 			.join(', '),
 	};
@@ -145,12 +273,12 @@ function assetItem(asset: AssetSummary, project: string): vscode.TreeItem {
 }
 
 function versionItem(asset: AssetSummary, version: AssetVersion): vscode.TreeItem {
-	const title = version.engine === 'git' ? version.subject : version.note || `${version.file_count} file${version.file_count === 1 ? '' : 's'}`;
-	const item = new vscode.TreeItem(`v${version.version}  ${title}`, vscode.TreeItemCollapsibleState.None);
+	const title = version.engine === 'git' ? version.subject : version.note;
+	const item = new vscode.TreeItem(title ? `v${version.version}  ${title}` : `v${version.version}`, vscode.TreeItemCollapsibleState.Collapsed);
 	item.id = `${asset.id}/v${version.version}/${version.engine === 'git' ? version.commit : version.manifest}`;
 	const when = version.made_at.slice(0, 16).replace('T', ' ');
 	const tooltip = new vscode.MarkdownString();
-	tooltip.appendMarkdown(`**v${version.version}** of ${escape(asset.name)}\n\n${escape(title)}\n\n`);
+	tooltip.appendMarkdown(`**v${version.version}** of ${escape(asset.name)}\n\n${title ? `${escape(title)}\n\n` : ''}`);
 	if (version.engine === 'git') {
 		item.iconPath = new vscode.ThemeIcon(version.head_at ? 'git-commit' : 'circle-small');
 		item.description = `${version.commit.slice(0, 7)} · ${when} · ${version.made_by}${version.never_head ? ' · never head' : ''}`;
@@ -164,11 +292,26 @@ function versionItem(asset: AssetSummary, version: AssetVersion): vscode.TreeIte
 	} else {
 		item.iconPath = new vscode.ThemeIcon(version.version === asset.picked_version ? 'pass-filled' : 'circle-outline');
 		item.description = `${version.file_count} file${version.file_count === 1 ? '' : 's'} · ${when} · ${version.made_by}`;
-		tooltip.appendMarkdown(`${version.file_count} files, ${version.bytes} bytes  \nMade ${version.made_at} (${version.made_by})  \nManifest \`${version.manifest.slice(0, 16)}…\``);
+		tooltip.appendMarkdown(`${version.file_count} files, ${humanBytes(version.bytes)}  \nMade ${version.made_at} (${version.made_by})  \nManifest \`${version.manifest.slice(0, 16)}…\``);
 	}
 	item.tooltip = tooltip;
-	item.contextValue = `version.${version.engine}`;
+	item.contextValue = `version.${version.engine}${version.version > 1 ? '.hasPrevious' : ''}`;
+	item.accessibilityInformation = { label: `v${version.version}${title ? ` ${title}` : ''}, ${item.description}` };
 	return item;
+}
+
+export function humanBytes(n: number): string {
+	if (n < 1024) {
+		return `${n} B`;
+	}
+	const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+	let value = n / 1024;
+	let unit = 0;
+	while (value >= 1024 && unit < units.length - 1) {
+		value /= 1024;
+		unit++;
+	}
+	return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
 function escape(text: string): string {

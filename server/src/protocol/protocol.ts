@@ -8,12 +8,12 @@
  * method MethodNotFound (-32601); a refusal of the desk itself gets RequestFailed (-32803) with
  * `data` = {@link DeskErrorJson} (a stable `code` such as `asset.notFound`, and the facts).
  */
-import type { AssetRecord, AssetSummary, AssetVersion, GitVersion, ProjectRecord } from '../assets/types';
+import type { AssetRecord, AssetSummary, AssetVersion, AtGo, GitVersion, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile } from '../assets/types';
 import type { DeskErrorJson } from '../core/errors';
 import type { LogLevel } from '../core/logger';
-import { array, boolean, object, optional, string, type Infer, type Schema } from './schema';
+import { array, boolean, integer, json, object, optional, string, type Infer, type Schema } from './schema';
 
-export type { AssetRecord, AssetSummary, AssetVersion, DeskErrorJson, GitVersion, LogLevel, ProjectRecord };
+export type { AssetRecord, AssetSummary, AssetVersion, AtGo, DeskErrorJson, GitVersion, LogLevel, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile };
 
 /** JSON-RPC error code of a refusal by the desk (LSP's RequestFailed); `data` is a DeskErrorJson. */
 export const deskErrorCode = -32803;
@@ -93,9 +93,106 @@ export interface ServerStatus {
 /** Client → server: the server's state, its library folder and process id. Never fails. */
 export const GetStatus = request<ServerStatus>()('desk/server/status', object({}));
 
-/** Server → client: the library changed (an asset was adopted or imported); views refresh. */
+const versionNumber = integer({ min: 1 });
+const projectName = string({ minLength: 1, maxLength: 1024 });
+
+export interface ImportResultJson {
+	asset: AssetRecord;
+	created: boolean;
+	project?: ProjectRecord;
+}
+
+/**
+ * Client → server: asset_import (§02). Exactly one of `dir` (adopt a folder: a repository's top
+ * becomes a git asset, any other folder a snapshot asset), `newName` (a new empty snapshot asset,
+ * in `dir` when given), or `assetId` (a library asset joins `project` by reference). Fails with
+ * `import.badArgs`, `import.notADirectory`, `asset.folderNotEmpty`, `asset.badName`, `asset.notFound`.
+ */
+export const ImportAsset = request<ImportResultJson>()(
+	'desk/assets/import',
+	object({ dir: optional(folderPath), newName: optional(string({ maxLength: 200 })), assetId: optional(assetId), project: optional(projectName), main: optional(boolean()) }),
+);
+
+export interface SnapshotResultJson {
+	asset: AssetRecord;
+	version: SnapshotVersion;
+	/** False when nothing changed since the last version (no new version is cut). */
+	created: boolean;
+	skipped: Array<{ path: string; reason: string }>;
+	lookalikes: string[][];
+	filesRead: number;
+}
+
+/**
+ * Client → server: asset_snapshot (made_by user). Reports `desk/assets/snapshotProgress` while it
+ * walks the folder. Fails with `asset.noFolder` for git, link and notes assets.
+ */
+export const SnapshotAsset = request<SnapshotResultJson>()('desk/assets/snapshot', object({ id: assetId, note: optional(string({ maxLength: 500 })) }));
+
+/** Server → client: files walked so far by a running snapshot. */
+export const SnapshotProgress = notification<{ id: string; files: number }>('desk/assets/snapshotProgress');
+
+/** Client → server: AtGo (§01), what a run would read now. Fails with `asset.noFiles` for links and notes. */
+export const GetAtGo = request<AtGo>()('desk/assets/atGo', object({ id: assetId }));
+
+/** Client → server: the files of a version (default: what the asset is at). Fails with `asset.noVersion`. */
+export const ListFiles = request<{ version: number; files: VersionFile[] }>()('desk/assets/files', object({ id: assetId, version: optional(versionNumber) }));
+
+/** Client → server: one file of a version, base64. Fails with `asset.fileNotFound`, `blob.corrupt`. */
+export const ReadFile = request<{ base64: string; size: number }>()(
+	'desk/assets/readFile',
+	object({ id: assetId, path: string({ minLength: 1, maxLength: 4096 }), version: optional(versionNumber) }),
+);
+
+/** Client → server: the files added, removed and changed between two versions. */
+export const DiffVersions = request<VersionDiff>()('desk/assets/diff', object({ id: assetId, from: versionNumber, to: versionNumber }));
+
+/** Client → server: asset_tags (§08). Fails with `asset.badTag`. */
+export const SetTags = request<AssetRecord>()('desk/assets/setTags', object({ id: assetId, tags: array(string({ maxLength: 200 }), { maxItems: 64 }) }));
+
+/** Client → server: asset_describe (§08). */
+export const DescribeAsset = request<AssetRecord>()('desk/assets/describe', object({ id: assetId, about: string({ maxLength: 2000 }) }));
+
+/** Client → server: retire or unretire (§10). */
+export const SetRetired = request<AssetRecord>()('desk/assets/setRetired', object({ id: assetId, retired: boolean() }));
+
+/** Client → server: the command checks (§09). Fails with `asset.badChecks`, naming the problem. */
+export const SetChecks = request<AssetRecord>()('desk/assets/setChecks', object({ id: assetId, checks: json() }));
+
+/** Client → server: asset_link, a link asset in `project` when given. Fails with `asset.badUrl`. */
+export const AddLink = request<AssetRecord>()('desk/assets/addLink', object({ name: string({ maxLength: 200 }), url: string({ maxLength: 8192 }), project: optional(projectName) }));
+
+/** Client → server: a notes asset in `project` when given. */
+export const AddNote = request<AssetRecord>()('desk/assets/addNote', object({ name: string({ maxLength: 200 }), text: string({ maxLength: 256 * 1024 }), project: optional(projectName) }));
+
+/** Client → server: records a git asset's head with made_by sync (§04). */
+export const SyncAsset = request<{ asset: AssetRecord; head?: string; recorded: boolean }>()('desk/assets/sync', object({ id: assetId }));
+
+/** Client → server: the launches that plugged an asset (§13). */
+export const UsedInLaunches = request<{ usedIn: UsedIn[] }>()('desk/assets/usedIn', object({ id: assetId }));
+
+/** Server → client: the library changed (an asset was adopted, imported, snapshotted or edited); views refresh. */
 export const AssetsDidChange = notification<{ reason: string }>('desk/assets/didChange');
 
 /** Every request the server must handle. */
-export const deskRequests = { OpenWorkspace, ListAssets, ListVersions, GetStatus } as const;
-export const deskNotifications = { AssetsDidChange } as const;
+export const deskRequests = {
+	OpenWorkspace,
+	ListAssets,
+	ListVersions,
+	GetStatus,
+	ImportAsset,
+	SnapshotAsset,
+	GetAtGo,
+	ListFiles,
+	ReadFile,
+	DiffVersions,
+	SetTags,
+	DescribeAsset,
+	SetRetired,
+	SetChecks,
+	AddLink,
+	AddNote,
+	SyncAsset,
+	UsedInLaunches,
+} as const;
+export const deskNotifications = { AssetsDidChange, SnapshotProgress } as const;

@@ -35,6 +35,35 @@ export function string(options: { maxLength?: number; minLength?: number; patter
 	};
 }
 
+export function integer(options: { min?: number; max?: number } = {}): Schema<number> {
+	const min = options.min ?? Number.MIN_SAFE_INTEGER;
+	const max = options.max ?? Number.MAX_SAFE_INTEGER;
+	return {
+		describe: 'integer',
+		check: (value, where) =>
+			Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max
+				? { ok: true, value: value as number }
+				: { ok: false, problem: `${where} must be a whole number from ${min} to ${max}` },
+	};
+}
+
+/** Any JSON value, checked later by the domain (checks files, for one). Only its size is bounded here. */
+export function json(options: { maxBytes?: number } = {}): Schema<unknown> {
+	const maxBytes = options.maxBytes ?? 64 * 1024;
+	return {
+		describe: 'json',
+		check(value, where) {
+			let text: string;
+			try {
+				text = JSON.stringify(value) ?? '';
+			} catch {
+				return { ok: false, problem: `${where} is not JSON` };
+			}
+			return text.length > maxBytes ? { ok: false, problem: `${where} is over ${maxBytes} bytes` } : { ok: true, value };
+		},
+	};
+}
+
 export function boolean(): Schema<boolean> {
 	return {
 		describe: 'boolean',

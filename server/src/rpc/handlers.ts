@@ -1,3 +1,4 @@
+import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
 import { deskRequests, type FolderOutcome, type ParamsOf, type ResultOf, type ServerStatus } from '../protocol/protocol';
 
@@ -13,6 +14,7 @@ export interface HandlerContext {
 	desk(): Promise<Desk>;
 	status(): Promise<ServerStatus>;
 	notifyAssetsChanged(reason: string): void;
+	notifySnapshotProgress(id: string, files: number): void;
 }
 
 export function createHandlers(context: HandlerContext): DeskHandlers {
@@ -51,5 +53,92 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 		async GetStatus() {
 			return context.status();
 		},
+
+		async ImportAsset({ dir, newName, assetId, project, main }) {
+			const { library } = await context.desk();
+			if ([dir !== undefined && newName === undefined, newName !== undefined, assetId !== undefined].filter(Boolean).length !== 1) {
+				throw new DeskError('import.badArgs', 'Import takes one of a folder, a new name, or an asset id.');
+			}
+			let result;
+			if (newName !== undefined) {
+				result = await library.newAsset({ name: newName, dir, project, main, madeBy: 'user' });
+			} else if (assetId !== undefined) {
+				if (project === undefined) {
+					throw new DeskError('import.badArgs', 'Adding a library asset needs the project it joins.');
+				}
+				result = library.importAsset({ id: assetId, project, main: main ?? false });
+			} else {
+				result = await library.importDir({ dir: dir!, project, main: main ?? false, madeBy: 'user' });
+			}
+			context.notifyAssetsChanged('asset imported');
+			return result;
+		},
+
+		async SnapshotAsset({ id, note }, signal) {
+			const { library } = await context.desk();
+			const result = await library.snapshot(id, { note, madeBy: 'user', signal, onProgress: (files) => context.notifySnapshotProgress(id, files) });
+			if (result.created) {
+				context.notifyAssetsChanged('snapshot');
+			}
+			return result;
+		},
+
+		async GetAtGo({ id }, signal) {
+			return (await context.desk()).library.atGo(id, signal);
+		},
+
+		async ListFiles({ id, version }) {
+			return (await context.desk()).library.files(id, version);
+		},
+
+		async ReadFile({ id, path, version }) {
+			const bytes = await (await context.desk()).library.cat(id, path, version);
+			return { base64: Buffer.from(bytes).toString('base64'), size: bytes.length };
+		},
+
+		async DiffVersions({ id, from, to }) {
+			return (await context.desk()).library.diff(id, from, to);
+		},
+
+		async SetTags({ id, tags }) {
+			return changed(context, (await context.desk()).library.setTags(id, tags));
+		},
+
+		async DescribeAsset({ id, about }) {
+			return changed(context, (await context.desk()).library.describe(id, about));
+		},
+
+		async SetRetired({ id, retired }) {
+			return changed(context, (await context.desk()).library.setRetired(id, retired));
+		},
+
+		async SetChecks({ id, checks }) {
+			return changed(context, (await context.desk()).library.setChecks(id, checks));
+		},
+
+		async AddLink({ name, url, project }) {
+			return changed(context, (await context.desk()).library.addLink({ name, url, project, madeBy: 'user' }));
+		},
+
+		async AddNote({ name, text, project }) {
+			return changed(context, (await context.desk()).library.addNote({ name, text, project, madeBy: 'user' }));
+		},
+
+		async SyncAsset({ id }) {
+			const result = await (await context.desk()).library.sync(id);
+			if (result.recorded) {
+				context.notifyAssetsChanged('sync');
+			}
+			return result;
+		},
+
+		async UsedInLaunches({ id }) {
+			return { usedIn: (await context.desk()).library.usedIn(id) };
+		},
 	};
+}
+
+function changed<T>(context: HandlerContext, value: T): T {
+	context.notifyAssetsChanged('asset changed');
+	return value;
 }

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { openDeskWorkbench, projectRoot, runCommand, screenshot, waitFor } from '../helpers/codeServer';
+import { makeRepo } from '../helpers/gitRepo';
+import { tempDir } from '../helpers/temp';
+
+/** Picks `label` in the quick pick that a command opened. */
+async function pick(page: Page, label: string): Promise<void> {
+	const input = page.locator('.quick-input-widget input[type="text"]');
+	await input.waitFor();
+	await input.fill(label);
+	await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor();
+	await page.keyboard.press('Enter');
+}
+
+it('adds a folder, snapshots it, sees working changes, snapshots again and compares the two versions', async () => {
+	const root = tempDir('desk-snap-e2e-');
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+	const research = path.join(root, 'research');
+	fs.mkdirSync(research);
+	fs.writeFileSync(path.join(research, 'findings.md'), '# Findings\n\nCheckout is slow on mobile.\n');
+	const { page, close } = await openDeskWorkbench({
+		folder: repo,
+		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
+		settings: { 'agentDesk.libraryFolder': path.join(root, 'library'), 'files.simpleDialog.enable': true },
+	});
+	try {
+		await page.getByRole('tab', { name: 'Agent Desk' }).click();
+		await page.getByRole('treeitem', { name: /^shop, main asset/ }).waitFor({ timeout: 60_000 });
+
+		// Add Folder… through VS Code's own folder dialog.
+		await runCommand(page, 'Agent Desk: Add Folder…');
+		const dialog = page.locator('.quick-input-widget input[type="text"]');
+		await dialog.waitFor();
+		// The dialog starts on the workspace folder; replace that path once it is there.
+		await page.locator('.quick-input-list .monaco-list-row', { hasText: '.git' }).waitFor();
+		await dialog.press('Control+a');
+		// Without a trailing slash: with one, Enter opens the folder in the dialog instead of choosing it.
+		await dialog.pressSequentially(research, { delay: 5 });
+		await waitFor(async () => (await dialog.inputValue()) === research, 10_000, 'the typed path');
+		await page.waitForTimeout(800); // The dialog checks the typed path before it accepts it.
+		await dialog.press('Enter');
+		const asset = page.getByRole('treeitem', { name: /^research, .*snapshot engine/ });
+		await asset.waitFor({ timeout: 30_000 });
+		assert.match((await asset.getAttribute('aria-label')) ?? '', /1 version, go would read v1/);
+
+		// A new file: working changes, and go would read the folder as v2.
+		fs.writeFileSync(path.join(research, 'plan.md'), '# Plan\n\n1. Measure.\n');
+		await runCommand(page, 'Agent Desk: Refresh');
+		await page.getByRole('treeitem', { name: /^research, .*working changes: go would read them as v2/ }).waitFor({ timeout: 30_000 });
+		await runCommand(page, 'Agent Desk: Snapshot Now');
+		await pick(page, 'research');
+		await page.locator('.notification-toast', { hasText: 'research v2 — 2 files' }).waitFor({ timeout: 30_000 });
+		await page.getByRole('treeitem', { name: /^research, .*2 versions, go would read v2/ }).waitFor();
+
+		// An edit: working changes again, then v3.
+		fs.writeFileSync(path.join(research, 'findings.md'), '# Findings\n\nCheckout is slow on mobile: 4.2 s to first paint.\n');
+		await runCommand(page, 'Agent Desk: Refresh');
+		const changed = page.getByRole('treeitem', { name: /^research, .*working changes: go would read them as v3/ });
+		await changed.waitFor({ timeout: 30_000 });
+		await page.mouse.move(700, 300);
+		await page.waitForTimeout(400);
+		await screenshot(page, 'snapshot-working-changes');
+		await runCommand(page, 'Agent Desk: Snapshot Now');
+		await pick(page, 'research');
+		await page.getByRole('treeitem', { name: /^research, .*3 versions, go would read v3/ }).waitFor({ timeout: 30_000 });
+
+		// Versions newest first; v3 against v2 in the diff editor.
+		await page.getByRole('treeitem', { name: /^research, / }).click();
+		const v3 = page.getByRole('treeitem', { name: /^v3,/ });
+		await v3.waitFor();
+		await v3.click();
+		// The row's inline action, as a person would hover and click it.
+		await v3.hover();
+		await v3.locator('.action-label[aria-label="Compare with Previous Version"]').click();
+		const diff = page.locator('.monaco-diff-editor');
+		await diff.first().waitFor({ timeout: 30_000 });
+		await waitFor(async () => (await diff.first().innerText()).replace(/\u00a0/g, ' ').includes('4.2 s to first paint'), 20_000, 'the new text in the diff');
+		assert.match(await page.locator('.tab.active').first().innerText(), /v2 ↔ v3/);
+		await page.mouse.move(700, 700);
+		await page.waitForTimeout(600);
+		await screenshot(page, 'snapshot-diff');
+	} finally {
+		await screenshot(page, 'snapshot-final').catch(() => undefined);
+		await close();
+	}
+});
