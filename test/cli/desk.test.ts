@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AssetRecord, AssetSummary, GitVersion, ProjectRecord } from '../../server/src/assets/types';
@@ -77,5 +78,55 @@ describe('the desk command line', () => {
 		assert.match(unknownCommand.stderr, /Usage: desk/);
 		assert.equal(desk('--store', tempDir(), '--bogus').code, 64);
 		assert.equal(desk('--store', tempDir(), 'asset', 'import', '--new', 'x', '--asset', 'a-0123456789abcdef').code, 64, 'one source only');
+	});
+});
+
+describe('the desk command line over snapshot assets', () => {
+	it('makes a new asset, writes a version, reads it back, diffs, mounts, tags and retires it', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const json = <T>(...args: string[]): T => {
+			const result = desk('--store', store, ...args, '--json');
+			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+			return JSON.parse(result.stdout) as T;
+		};
+		const { asset } = json<{ asset: AssetRecord }>('asset', 'import', '--new', 'research', '--project', 'shop');
+		assert.equal(asset.picked_version, 1);
+		const source = path.join(root, 'plan.md');
+		fs.writeFileSync(source, '# Plan\n');
+		const put = json<{ version: { version: number; made_by: string } }>('asset', 'version', asset.id, '--put', `docs/plan.md=${source}`, '--note', 'plan');
+		assert.deepEqual([put.version.version, put.version.made_by], [2, 'conductor']);
+		assert.equal(desk('--store', store, 'asset', 'cat', asset.id, 'docs/plan.md').stdout, '# Plan\n');
+		fs.writeFileSync(path.join(asset.working_dir, 'docs', 'plan.md'), '# Plan\n\nMeasure first.\n');
+		assert.deepEqual(json<{ working_changes: boolean; version: number }>('asset', 'atgo', asset.id), { engine: 'snapshot', version: 3, working_changes: true, changed: 1 });
+		assert.equal(json<{ version: { version: number } }>('asset', 'snapshot', asset.id, '--note', 'measure').version.version, 3);
+		const diff = json<{ modified: Array<{ after: { path: string } }> }>('asset', 'diff', asset.id, '2', '3');
+		assert.deepEqual(diff.modified.map((m) => m.after.path), ['docs/plan.md']);
+		const mounted = json<{ path: string }>('asset', 'mount', asset.id, '2').path;
+		assert.equal(fs.readFileSync(path.join(mounted, 'docs', 'plan.md'), 'utf8'), '# Plan\n');
+		assert.deepEqual(json<AssetRecord>('asset', 'tags', asset.id, 'area:checkout', 'perf').tags, ['area:checkout', 'perf']);
+		const badTag = desk('--store', store, 'asset', 'tags', asset.id, 'Not A Tag');
+		assert.equal(badTag.code, 2);
+		assert.match(badTag.stderr, /Not a tag/);
+		json('asset', 'retire', asset.id);
+		assert.deepEqual(json<AssetRecord[]>('assets', 'list'), []);
+		assert.equal(json<AssetRecord[]>('assets', 'list', '--all').length, 1);
+		const versions = json<Array<{ version: number; note: string }>>('asset', 'versions', asset.id);
+		assert.deepEqual(versions.map((v) => [v.version, v.note]), [[1, 'created'], [2, 'plan'], [3, 'measure']]);
+		assert.deepEqual(json('asset', 'used-in', asset.id), []);
+	});
+
+	it('refuses links and notes where files are needed, and paths outside the folder, exiting 2', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const link = JSON.parse(desk('--store', store, 'asset', 'link', '--name', 'Spec', '--url', 'https://example.com/spec', '--json').stdout) as AssetRecord;
+		const atGo = desk('--store', store, 'asset', 'atgo', link.id);
+		assert.equal(atGo.code, 2);
+		assert.match(atGo.stderr, /Spec has no files to read/);
+		const created = JSON.parse(desk('--store', store, 'asset', 'import', '--new', 'n', '--json').stdout) as { asset: AssetRecord };
+		fs.writeFileSync(path.join(root, 'x'), 'x');
+		const outside = desk('--store', store, 'asset', 'version', created.asset.id, '--put', `../escape=${path.join(root, 'x')}`);
+		assert.equal(outside.code, 2);
+		assert.equal(fs.existsSync(path.join(path.dirname(created.asset.working_dir), 'escape')), false);
 	});
 });
