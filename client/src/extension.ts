@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { AssetsDidChange, GetStatus, OpenWorkspace, SnapshotProgress, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
+import { AssetsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, SnapshotProgress, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
 import { DeskClient, DeskRequestError, type DeskState } from './deskClient';
 import { DeskStatusBar } from './statusBar';
 import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
@@ -81,7 +81,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		try {
 			await desk.start({ libraryDir, logLevel });
 			serverSubscriptions.forEach((d) => d.dispose());
-			serverSubscriptions = [desk.onNotification(AssetsDidChange, () => assets.refresh()), desk.onNotification(SnapshotProgress, assetCommands.onSnapshotProgress)];
+			serverSubscriptions = [
+				desk.onNotification(AssetsDidChange, () => assets.refresh()),
+				desk.onNotification(SnapshotProgress, assetCommands.onSnapshotProgress),
+				desk.onNotification(HistoryRewritten, (r) => {
+					const range = r.firstChanged > r.newCount ? '' : ` v${r.firstChanged}${r.newCount > r.firstChanged ? `–v${r.newCount}` : ''} now name other commits`;
+					void vscode.window.showWarningMessage(
+						`Agent Desk: ${r.branch || 'HEAD'} of ${r.name} was rewritten.${range}${r.oldCount >= r.firstChanged ? ` (it had v${r.firstChanged}–v${r.oldCount} before)` : ''} Runs and observations keep the commits they named.`,
+					);
+				}),
+			];
 			const status = await desk.request(GetStatus, {});
 			if (status.state === 'error') {
 				desk.markFailed();

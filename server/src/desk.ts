@@ -4,6 +4,7 @@ import { Library, type FolderAdoption, type WorkspaceFolder } from './assets/lib
 import type { Environment, GitReader } from './assets/ports';
 import { DeskError } from './core/errors';
 import type { Logger } from './core/logger';
+import { HeadWatcher } from './git/headWatcher';
 import { IsoGitReader } from './git/isoGitReader';
 import { BlobStore } from './store/blobStore';
 import { DurableDatabase } from './store/durableDatabase';
@@ -31,6 +32,9 @@ export const projectDataFolder = '.desk';
  */
 export class Desk {
 	private readonly projectDatabases = new Map<string, DurableDatabase>();
+	private readonly headWatchers = new Map<string, HeadWatcher>();
+	/** Told when the library changed behind the caller's back (a checkout's HEAD moved). */
+	onLibraryChanged: ((reason: string) => void) | undefined;
 
 	private constructor(
 		readonly libraryDir: string,
@@ -76,6 +80,7 @@ export class Desk {
 			if (result.outcome !== 'adopted') {
 				continue;
 			}
+			this.watchHead(result.asset.id, result.asset.working_dir);
 			try {
 				await this.openProjectDatabase(result.project.path, result.project.name);
 			} catch (error) {
@@ -89,7 +94,34 @@ export class Desk {
 		return results;
 	}
 
+	/**
+	 * Records the head of a repository the desk has open whenever it moves (made_by outside), so
+	 * versions show which commits were ever checked out.
+	 */
+	private watchHead(assetId: string, top: string): void {
+		if (this.headWatchers.has(assetId)) {
+			return;
+		}
+		const watcher = new HeadWatcher(top, () => {
+			this.library.observeHead(assetId, 'outside').then(
+				(result) => {
+					if (result.recorded) {
+						this.logger.info(`${result.asset.name}: head moved to ${result.head?.slice(0, 12)} (observed, outside)`);
+					}
+					// A commit on the branch changes the version count even when the head was seen before.
+					this.onLibraryChanged?.('head moved');
+				},
+				(error: unknown) => this.logger.warn(`could not read the head of ${top}: ${(error as Error).message}`),
+			);
+		});
+		this.headWatchers.set(assetId, watcher);
+	}
+
 	close(): void {
+		for (const watcher of this.headWatchers.values()) {
+			watcher.close();
+		}
+		this.headWatchers.clear();
 		for (const db of this.projectDatabases.values()) {
 			db.close();
 		}

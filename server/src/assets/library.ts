@@ -4,6 +4,7 @@ import { diffManifests } from './manifest';
 import type { Environment, GitReader, LibraryStore, LibraryWrites, SnapshotFiles } from './ports';
 import { parseSkillFile } from './skill';
 import type {
+	BranchRewrite,
 	AssetCheck,
 	AssetRecord,
 	AssetSummary,
@@ -60,6 +61,9 @@ export type FolderAdoption =
  * assets, and git versions. Pure domain logic over the ports in ./ports.
  */
 export class Library {
+	/** Told when a git asset's branch was found rewritten (numbers after the fork changed). */
+	onHistoryRewritten: ((rewrite: BranchRewrite) => void) | undefined;
+
 	constructor(
 		private readonly store: LibraryStore,
 		private readonly git: GitReader,
@@ -180,7 +184,7 @@ export class Library {
 			throw new DeskError('asset.noFiles', `${asset.name} has no files to read.`, { id });
 		}
 		if (asset.engine === 'git') {
-			const history = await this.readGit(asset.working_dir, () => this.git.firstParentHistory(asset.working_dir, asset.branch, signal));
+			const history = await this.gitHistory(asset, signal);
 			const tip = history[history.length - 1];
 			if (!tip) {
 				throw new DeskError('asset.noVersion', `${asset.name} has no commits on ${asset.branch || 'HEAD'}.`, { id });
@@ -350,6 +354,14 @@ export class Library {
 
 	/** Sync of a git asset: records the checkout's head with made_by sync (§04). */
 	async sync(id: string): Promise<{ asset: AssetRecord; head?: string; recorded: boolean }> {
+		return this.observeHead(id, 'sync');
+	}
+
+	/**
+	 * Records the checkout's head as observed now: made_by sync on Sync, outside at desk boot and when
+	 * HEAD moves while the desk runs. Only a commit's first observation is kept.
+	 */
+	async observeHead(id: string, madeBy: 'sync' | 'outside' | 'run'): Promise<{ asset: AssetRecord; head?: string; recorded: boolean }> {
 		const asset = this.getAsset(id);
 		if (asset.engine !== 'git') {
 			throw new DeskError('asset.noFolder', `${asset.name} is not a git asset; sync reads a repository's head.`, { id });
@@ -358,7 +370,7 @@ export class Library {
 		if (head === undefined) {
 			return { asset, recorded: false };
 		}
-		const recorded = this.store.batch((writes) => writes.recordHead(asset.id, { commit: head, head_at: this.now(), made_by: 'sync' }));
+		const recorded = this.store.batch((writes) => writes.recordHead(asset.id, { commit: head, head_at: this.now(), made_by: madeBy }));
 		return { asset, head, recorded };
 	}
 
@@ -397,13 +409,54 @@ export class Library {
 	}
 
 	private async gitVersionOf(asset: AssetRecord, n: number | undefined): Promise<{ n: number; commit: string }> {
-		const history = await this.readGit(asset.working_dir, () => this.git.firstParentHistory(asset.working_dir, asset.branch));
+		const history = await this.gitHistory(asset);
 		const index = (n ?? history.length) - 1;
 		const commit = history[index];
 		if (!commit) {
 			throw new DeskError('asset.noVersion', `${asset.name} has no version ${n ?? 0}.`, { id: asset.id, version: n });
 		}
 		return { n: index + 1, commit: commit.oid };
+	}
+
+	/**
+	 * The first-parent history of a git asset's branch, checked against the tip seen last time: a
+	 * branch that moved forward just gains numbers; one whose old tip left the first-parent chain was
+	 * rewritten, and the versions after the fork now name other commits. Observations stay with their
+	 * commits (they are stored by commit), so they follow the rewrite.
+	 */
+	private async gitHistory(asset: AssetRecord, signal?: AbortSignal) {
+		const history = await this.readGit(asset.working_dir, () => this.git.firstParentHistory(asset.working_dir, asset.branch, signal));
+		const tip = history[history.length - 1];
+		if (!tip) {
+			return history;
+		}
+		const last = this.store.gitTip(asset.id);
+		if (last && last.tip === tip.oid && last.count === history.length) {
+			return history;
+		}
+		if (last && history[last.count - 1]?.oid !== last.tip) {
+			const old = await this.readGit(asset.working_dir, () => this.git.firstParentHistoryFrom(asset.working_dir, last.tip, signal));
+			let common = 0;
+			while (old && common < old.length && common < history.length && old[common]!.oid === history[common]!.oid) {
+				common++;
+			}
+			const rewrite: BranchRewrite = {
+				id: asset.id,
+				name: asset.name,
+				branch: asset.branch,
+				firstChanged: common + 1,
+				oldCount: last.count,
+				newCount: history.length,
+				oldTip: last.tip,
+				newTip: tip.oid,
+			};
+			this.logger.warn(
+				`${asset.name}: ${asset.branch || 'HEAD'} was rewritten; versions from v${rewrite.firstChanged} on now name other commits (v${rewrite.firstChanged}–v${rewrite.oldCount} before, v${rewrite.firstChanged}–v${rewrite.newCount} now)`,
+			);
+			this.onHistoryRewritten?.(rewrite);
+		}
+		this.store.batch((writes) => writes.setGitTip(asset.id, tip.oid, history.length, this.now()));
+		return history;
 	}
 
 	private readSkill(manifest: Manifest): { name: string; description: string } | undefined {
@@ -554,7 +607,7 @@ export class Library {
 		if (asset.engine !== 'git') {
 			return [];
 		}
-		const history = await this.readGit(asset.working_dir, () => this.git.firstParentHistory(asset.working_dir, asset.branch, signal));
+		const history = await this.gitHistory(asset, signal);
 		return numberVersions(history, this.store.headObservations(asset.id));
 	}
 
@@ -567,7 +620,7 @@ export class Library {
 			return { version_count: 0, file_count: 0 };
 		}
 		try {
-			const history = await this.git.firstParentHistory(asset.working_dir, asset.branch);
+			const history = await this.gitHistory(asset);
 			const tip = history[history.length - 1];
 			return { version_count: history.length, file_count: tip ? await this.git.fileCount(asset.working_dir, tip.oid) : 0 };
 		} catch (error) {

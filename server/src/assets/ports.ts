@@ -21,6 +21,8 @@ export interface LibraryReads {
 	latestSnapshotVersion(assetId: string): SnapshotVersion | undefined;
 	/** Launch records that plugged the asset (§13). */
 	usedIn(assetId: string): UsedIn[];
+	/** The branch tip and version count last seen for a git asset. */
+	gitTip(assetId: string): { tip: string; count: number } | undefined;
 }
 
 /** The fields of an asset record that change after it is made. */
@@ -39,6 +41,7 @@ export interface LibraryWrites extends LibraryReads {
 	insertAsset(asset: AssetRecord): void;
 	updateAsset(id: string, changes: AssetChanges): void;
 	insertSnapshotVersion(assetId: string, version: SnapshotVersion): void;
+	setGitTip(assetId: string, tip: string, count: number, seenAt: string): void;
 	insertProject(project: ProjectRecord): void;
 	setMainAsset(project: string, assetId: string): void;
 	/** Adds the asset to the project; a no-op when it is there already. */
@@ -71,6 +74,8 @@ export interface GitReader {
 	headCommit(top: string): Promise<string | undefined>;
 	/** `git log --first-parent --reverse` of the branch (HEAD when branch is ''), oldest first. */
 	firstParentHistory(top: string, branch: string, signal?: AbortSignal): Promise<CommitInfo[]>;
+	/** The same from a commit; undefined when the commit is no longer in the repository. */
+	firstParentHistoryFrom(top: string, commit: string, signal?: AbortSignal): Promise<CommitInfo[] | undefined>;
 	/** Number of files in a commit's tree. */
 	fileCount(top: string, commit: string): Promise<number>;
 	/** The files of a commit's tree (blobs only; submodules and links are not files). */

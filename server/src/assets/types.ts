@@ -157,3 +157,15 @@ export interface VersionDiff {
 	removed: VersionFile[];
 	modified: Array<{ before: VersionFile; after: VersionFile }>;
 }
+
+/** A git asset's branch was rewritten: the versions from `firstChanged` on now name other commits. */
+export interface BranchRewrite {
+	id: string;
+	name: string;
+	branch: string;
+	firstChanged: number;
+	oldCount: number;
+	newCount: number;
+	oldTip: string;
+	newTip: string;
+}

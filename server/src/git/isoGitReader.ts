@@ -53,9 +53,21 @@ export class IsoGitReader implements GitReader {
 
 	async firstParentHistory(top: string, branch: string, signal?: AbortSignal): Promise<CommitInfo[]> {
 		const tip = await this.branchTip(top, branch);
-		if (tip === undefined) {
-			return [];
+		return tip === undefined ? [] : this.walkFirstParents(top, tip, signal);
+	}
+
+	async firstParentHistoryFrom(top: string, commit: string, signal?: AbortSignal): Promise<CommitInfo[] | undefined> {
+		try {
+			return await this.walkFirstParents(top, commit, signal);
+		} catch (error) {
+			if ((error as { code?: string }).code === 'NotFoundError') {
+				return undefined;
+			}
+			throw error;
 		}
+	}
+
+	private async walkFirstParents(top: string, tip: string, signal?: AbortSignal): Promise<CommitInfo[]> {
 		const known = this.historiesOf(top);
 		const cached = known.get(tip);
 		if (cached) {
@@ -85,6 +97,10 @@ export class IsoGitReader implements GitReader {
 			oid = commit.parent[0];
 		}
 		const history = base.concat(newestFirst.reverse());
+		// Keep the newest few tips only: each history shares nothing with the next in memory.
+		if (known.size >= 8) {
+			known.delete(known.keys().next().value!);
+		}
 		known.set(tip, history);
 		return history;
 	}

@@ -8,12 +8,12 @@
  * method MethodNotFound (-32601); a refusal of the desk itself gets RequestFailed (-32803) with
  * `data` = {@link DeskErrorJson} (a stable `code` such as `asset.notFound`, and the facts).
  */
-import type { AssetRecord, AssetSummary, AssetVersion, AtGo, GitVersion, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile } from '../assets/types';
+import type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, GitVersion, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile } from '../assets/types';
 import type { DeskErrorJson } from '../core/errors';
 import type { LogLevel } from '../core/logger';
 import { array, boolean, integer, json, object, optional, string, type Infer, type Schema } from './schema';
 
-export type { AssetRecord, AssetSummary, AssetVersion, AtGo, DeskErrorJson, GitVersion, LogLevel, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile };
+export type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, DeskErrorJson, GitVersion, LogLevel, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile };
 
 /** JSON-RPC error code of a refusal by the desk (LSP's RequestFailed); `data` is a DeskErrorJson. */
 export const deskErrorCode = -32803;
@@ -171,6 +171,9 @@ export const SyncAsset = request<{ asset: AssetRecord; head?: string; recorded: 
 /** Client → server: the launches that plugged an asset (§13). */
 export const UsedInLaunches = request<{ usedIn: UsedIn[] }>()('desk/assets/usedIn', object({ id: assetId }));
 
+/** Server → client: a git asset's branch was rewritten; the versions from `firstChanged` on name other commits now. */
+export const HistoryRewritten = notification<BranchRewrite>('desk/assets/historyRewritten');
+
 /** Server → client: the library changed (an asset was adopted, imported, snapshotted or edited); views refresh. */
 export const AssetsDidChange = notification<{ reason: string }>('desk/assets/didChange');
 
@@ -195,4 +198,4 @@ export const deskRequests = {
 	SyncAsset,
 	UsedInLaunches,
 } as const;
-export const deskNotifications = { AssetsDidChange, SnapshotProgress } as const;
+export const deskNotifications = { AssetsDidChange, SnapshotProgress, HistoryRewritten } as const;

@@ -9,7 +9,7 @@ import {
 import { Desk } from '../desk';
 import { DeskError, describeError, type DeskErrorJson } from '../core/errors';
 import { leveledLogger, type Logger, type LogLevel } from '../core/logger';
-import { AssetsDidChange, deskErrorCode, deskRequests, initializationOptions, SnapshotProgress, type ServerStatus } from '../protocol/protocol';
+import { AssetsDidChange, deskErrorCode, deskRequests, HistoryRewritten, initializationOptions, SnapshotProgress, type ServerStatus } from '../protocol/protocol';
 import { createHandlers, type DeskHandlers } from './handlers';
 
 export const serverVersion = '0.1.0';
@@ -71,6 +71,8 @@ export function startDeskServer(connection: Connection): void {
 		deskPromise.then(
 			(desk) => {
 				openedDesk = desk;
+				desk.onLibraryChanged = (reason) => context.notifyAssetsChanged(reason);
+				desk.library.onHistoryRewritten = (rewrite) => void connection.sendNotification(HistoryRewritten.method, rewrite);
 				logger.info(`desk ready: library ${libraryDir}`);
 			},
 			(error: unknown) => {

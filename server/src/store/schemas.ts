@@ -86,6 +86,19 @@ export const libraryMigrations: readonly Migration[] = [
 			'CREATE INDEX launch_plugs_asset ON launch_plugs (asset_id)',
 		],
 	},
+	{
+		version: 3,
+		statements: [
+			// The branch tip and version count last seen per git asset: a tip that is no longer on the
+			// first-parent chain means the branch was rewritten and numbers after the fork changed.
+			`CREATE TABLE git_tips (
+				asset_id TEXT PRIMARY KEY REFERENCES assets (id),
+				tip TEXT NOT NULL,
+				count INTEGER NOT NULL,
+				seen_at TEXT NOT NULL
+			)`,
+		],
+	},
 ];
 
 export const projectSchema = 'agent-desk-project';

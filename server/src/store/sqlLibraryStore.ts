@@ -81,6 +81,10 @@ class SqlLibraryReads implements LibraryReads {
 		return row && toVersion(row);
 	}
 
+	gitTip(assetId: string): { tip: string; count: number } | undefined {
+		return this.tx.get<{ tip: string; count: number }>('SELECT tip, count FROM git_tips WHERE asset_id = ?', [assetId]);
+	}
+
 	usedIn(assetId: string): UsedIn[] {
 		return this.tx.all<UsedIn>('SELECT launch_id, project, role, version, launched_at FROM launch_plugs WHERE asset_id = ? ORDER BY launched_at, launch_id', [assetId]);
 	}
@@ -137,6 +141,15 @@ class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
 		if (columns.length > 0) {
 			this.writer.run(`UPDATE assets SET ${columns.join(', ')} WHERE id = ?`, [...values, id]);
 		}
+	}
+
+	setGitTip(assetId: string, tip: string, count: number, seenAt: string): void {
+		this.writer.run('INSERT INTO git_tips (asset_id, tip, count, seen_at) VALUES (?, ?, ?, ?) ON CONFLICT (asset_id) DO UPDATE SET tip = excluded.tip, count = excluded.count, seen_at = excluded.seen_at', [
+			assetId,
+			tip,
+			count,
+			seenAt,
+		]);
 	}
 
 	insertSnapshotVersion(assetId: string, version: SnapshotVersion): void {
