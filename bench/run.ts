@@ -1,9 +1,16 @@
 /** `npm run bench`: every benchmark, each printing its numbers beside a baseline from the same run. */
 import { benchPersistence, formatPersistence } from './persistence.bench';
+import { benchSnapshot, formatSnapshot } from './snapshot.bench';
 
 async function main(): Promise<void> {
-	const sizes = process.argv.includes('--quick') ? [1, 10] : [1, 100];
-	console.log(formatPersistence(await benchPersistence(sizes)));
+	const quick = process.argv.includes('--quick');
+	const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+	if (!only || only === 'persistence') {
+		console.log(formatPersistence(await benchPersistence(quick ? [1, 10] : [1, 100])));
+	}
+	if (!only || only === 'snapshot') {
+		console.log(formatSnapshot(await benchSnapshot(quick ? 1_000 : 10_000, quick ? 15 : 150)));
+	}
 }
 
 main().catch((error: unknown) => {

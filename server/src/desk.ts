@@ -41,6 +41,7 @@ export class Desk {
 		readonly library: Library,
 		readonly blobs: BlobStore,
 		private readonly libraryDb: DurableDatabase,
+		private readonly snapshots: NodeSnapshotFiles,
 		private readonly logger: Logger,
 	) {}
 
@@ -56,14 +57,15 @@ export class Desk {
 		});
 		try {
 			const blobs = new BlobStore(path.join(libraryDir, 'blobs'));
+			const snapshots = new NodeSnapshotFiles(libraryDir, blobs);
 			const library = new Library(
 				new SqlLibraryStore(db),
 				options.git ?? new IsoGitReader(),
-				new NodeSnapshotFiles(libraryDir, blobs),
+				snapshots,
 				options.env ?? nodeEnvironment,
 				options.logger,
 			);
-			return new Desk(libraryDir, library, blobs, db, options.logger);
+			return new Desk(libraryDir, library, blobs, db, snapshots, options.logger);
 		} catch (error) {
 			db.close();
 			throw error;
@@ -122,6 +124,7 @@ export class Desk {
 			watcher.close();
 		}
 		this.headWatchers.clear();
+		this.snapshots.close();
 		for (const db of this.projectDatabases.values()) {
 			db.close();
 		}

@@ -9,9 +9,9 @@ import type { Manifest, ManifestEntry } from './types';
 
 const hashPattern = /^[0-9a-f]{64}$/;
 
-/** A relative `/`-separated path with no empty, `.` or `..` component, no NUL and no backslash. */
+/** A relative `/`-separated path with no empty, `.` or `..` component and no NUL (a backslash is a plain character here). */
 export function isSafeRelativePath(value: string): boolean {
-	if (value.length === 0 || value.length > 4096 || value.startsWith('/') || value.includes('\0') || value.includes('\\')) {
+	if (value.length === 0 || value.length > 4096 || value.startsWith('/') || value.includes('\0')) {
 		return false;
 	}
 	return value.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
@@ -22,8 +22,9 @@ export function canonicalManifest(files: ManifestEntry[]): Manifest {
 	return { format: 1, files: sorted.map((f) => ({ path: f.path, hash: f.hash, size: f.size, executable: f.executable })) };
 }
 
+/** The canonical bytes of a manifest; `manifest` must already be canonical (canonicalManifest). */
 export function encodeManifest(manifest: Manifest): Buffer {
-	return Buffer.from(JSON.stringify(canonicalManifest(manifest.files)), 'utf8');
+	return Buffer.from(JSON.stringify(manifest), 'utf8');
 }
 
 export function decodeManifest(bytes: Buffer, hash: string): Manifest {

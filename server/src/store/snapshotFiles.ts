@@ -7,21 +7,39 @@ import type { Manifest, ManifestEntry } from '../assets/types';
 import { DeskError } from '../core/errors';
 import type { BlobStore } from './blobStore';
 import { fsyncFolder, tempPrefix, writeAll } from './durableFile';
+import { StatPool } from './statPool';
 
 /** Files larger than this are streamed into the store rather than read whole. */
 const streamAbove = 32 * 1024 * 1024;
-/** A file modified this recently may change again within the clock's granularity: never trust its stat. */
-const racyWindowMs = 2_000;
-const statCacheFormat = 1;
+/**
+ * A file modified this close to the scan may be modified again within the same timestamp tick,
+ * keeping its size and mtime: its stat is not trusted next time ("racy" files, as git calls them).
+ * Timestamps here have millisecond resolution or better and tick every few milliseconds; on a file
+ * system with whole-second timestamps the window is two seconds.
+ */
+const racyWindowMs = 100;
+const coarseRacyWindowMs = 2_000;
+const statCacheFormat = 2;
 
-/** [size, mtimeMs, ctimeMs, ino, sha256] of a file when it was last hashed. */
-type StatEntry = [number, number, number, number, string];
+/** [size, mtimeMs, ctimeMs, ino, sha256, 1 when the blob is in the store] of a file when it was last hashed. */
+type StatEntry = [number, number, number, number, string, 0 | 1];
+
+/** A stat cache this process holds, with the manifest of the scan that wrote it (when it did). */
+interface HeldStatCache {
+	entries: Map<string, StatEntry>;
+	fileMtimeMs: number;
+	scan?: { manifest: Manifest; manifestHash: string; lookalikes: string[][] };
+}
 
 /**
  * The snapshot engine's file work over node:fs and the blob store. Unchanged files are recognised
  * from a stat cache (per asset, a file under `<library>/cache/stat/`) without being read again.
  */
 export class NodeSnapshotFiles implements SnapshotFiles {
+	/** The stat caches read or written by this process, with the cache file's mtime then. */
+	private readonly statCaches = new Map<string, HeldStatCache>();
+	private readonly stats = new StatPool();
+
 	constructor(
 		private readonly libraryDir: string,
 		private readonly blobs: BlobStore,
@@ -36,7 +54,13 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		const batch = options.store ? this.blobs.batch() : undefined;
 		let filesRead = 0;
 		let bytesRead = 0;
+		// Files whose cache entry still holds exactly: when every file does, the folder is as the last
+		// scan left it, and so is its manifest.
+		let unchanged = 0;
 		try {
+			// Walk the folders first, then stat the files in parallel on libuv's threads: one lstat
+			// after another is what an unchanged snapshot spends most of its time on.
+			const found: Array<{ rel: string; abs: string }> = [];
 			const stack: string[] = [''];
 			while (stack.length > 0) {
 				options.signal?.throwIfAborted();
@@ -56,41 +80,64 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 					const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
 					if (entry.isDirectory()) {
 						stack.push(childRel);
-						continue;
-					}
-					if (!entry.isFile()) {
+					} else if (entry.isFile()) {
+						found.push({ rel: childRel, abs: `${abs}/${entry.name}` });
+					} else {
 						skipped.push({ path: childRel, reason: kindOf(entry) });
-						continue;
 					}
-					const childAbs = path.join(abs, entry.name);
-					const stat = fs.lstatSync(childAbs);
-					const known = cache.get(childRel);
-					let hash: string | undefined;
-					if (known && known[0] === stat.size && known[1] === stat.mtimeMs && known[2] === stat.ctimeMs && known[3] === stat.ino) {
-						hash = known[4];
-						if (batch && !this.blobs.has(hash)) {
-							hash = undefined; // Known from a check that stored nothing: read it now.
+				}
+			}
+			const stats = await this.stats.lstatAll(found.map((f) => f.abs));
+			for (const [index, { rel: childRel, abs: childAbs }] of found.entries()) {
+				options.signal?.throwIfAborted();
+				const stat = stats[index];
+				if (stat === undefined || stat.size === -1) {
+					skipped.push({ path: childRel, reason: 'vanished while the folder was read' });
+					continue;
+				}
+				if (stat.size === -2) {
+					skipped.push({ path: childRel, reason: 'changed into something other than a file while the folder was read' });
+					continue;
+				}
+				const known = cache.get(childRel);
+				let hash: string | undefined;
+				let stored: 0 | 1 = batch ? 1 : 0;
+				if (known && known[0] === stat.size && known[1] === stat.mtimeMs && known[2] === stat.ctimeMs && known[3] === stat.ino) {
+					hash = known[4];
+					stored = known[5];
+					if (batch && stored === 0) {
+						// Known from a check that stored nothing (AtGo): store it now.
+						if (!this.blobs.has(hash)) {
+							hash = undefined;
 						}
-					}
-					if (hash === undefined) {
-						hash = await this.readFile(childAbs, stat.size, batch);
-						filesRead++;
-						bytesRead += stat.size;
-					}
-					if (started - stat.mtimeMs > racyWindowMs) {
-						nextCache.set(childRel, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, hash]);
-					}
-					files.push({ path: childRel, hash, size: stat.size, executable: (stat.mode & 0o111) !== 0 });
-					if (files.length % 500 === 0) {
-						options.onProgress?.(files.length);
+						stored = 1;
 					}
 				}
-			}
-			for (const file of files) {
-				if (!isSafeRelativePath(file.path)) {
-					throw new DeskError('asset.badPath', `A file name in ${folder} cannot be stored: ${JSON.stringify(file.path)}.`, { path: file.path });
+				if (hash === undefined) {
+					hash = await this.readFile(childAbs, stat.size, batch);
+					filesRead++;
+					bytesRead += stat.size;
+				}
+				const window = stat.mtimeMs % 1000 === 0 ? coarseRacyWindowMs : racyWindowMs;
+				if (started - stat.mtimeMs > window) {
+					if (known && known[4] === hash && known[5] === stored && known[0] === stat.size && known[1] === stat.mtimeMs) {
+						nextCache.set(childRel, known);
+						unchanged++;
+					} else {
+						nextCache.set(childRel, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, hash, stored]);
+					}
+				}
+				files.push({ path: childRel, hash, size: stat.size, executable: (stat.mode & 0o111) !== 0 });
+				if (files.length % 500 === 0) {
+					options.onProgress?.(files.length);
 				}
 			}
+			const held = this.statCaches.get(assetId);
+			if (unchanged === found.length && cache.size === found.length && held?.entries === cache && held.scan) {
+				options.onProgress?.(files.length);
+				return { ...held.scan, skipped, filesRead, bytesRead };
+			}
+			// Names come from readdir: never empty, '.', '..', or holding '/' or NUL.
 			const manifest = canonicalManifest(files);
 			const manifestBytes = encodeManifest(manifest);
 			const manifestHash = createHash('sha256').update(manifestBytes).digest('hex');
@@ -98,17 +145,26 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 				batch.add(manifestBytes, manifestHash);
 				await batch.commit();
 			}
-			this.saveStatCache(assetId, nextCache);
+			const scan = { manifest, manifestHash, lookalikes: lookalikes(files.map((f) => f.path)) };
+			if (unchanged === found.length && cache.size === found.length && held?.entries === cache) {
+				held.scan = scan;
+			} else {
+				this.saveStatCache(assetId, nextCache, scan);
+			}
 			options.onProgress?.(files.length);
-			return { manifest, manifestHash, skipped, lookalikes: lookalikes(files.map((f) => f.path)), filesRead, bytesRead };
+			return { ...scan, skipped, filesRead, bytesRead };
 		} catch (error) {
 			batch?.abort();
 			throw error;
 		}
 	}
 
+	close(): void {
+		this.stats.close();
+	}
+
 	putManifest(manifest: Manifest): string {
-		return this.blobs.put(encodeManifest(manifest));
+		return this.blobs.put(encodeManifest(canonicalManifest(manifest.files)));
 	}
 
 	readManifest(hash: string): Manifest {
@@ -237,24 +293,38 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 	}
 
 	private loadStatCache(assetId: string): Map<string, StatEntry> {
+		const file = this.statCacheFile(assetId);
+		let mtimeMs: number;
 		try {
-			const value = JSON.parse(fs.readFileSync(this.statCacheFile(assetId), 'utf8')) as { format?: number; entries?: Record<string, StatEntry> };
+			mtimeMs = fs.statSync(file).mtimeMs;
+		} catch {
+			return new Map();
+		}
+		const held = this.statCaches.get(assetId);
+		if (held && held.fileMtimeMs === mtimeMs) {
+			return held.entries;
+		}
+		try {
+			const value = JSON.parse(fs.readFileSync(file, 'utf8')) as { format?: number; entries?: Record<string, StatEntry> };
 			if (value.format === statCacheFormat && value.entries && typeof value.entries === 'object') {
-				return new Map(Object.entries(value.entries));
+				const entries = new Map(Object.entries(value.entries));
+				this.statCaches.set(assetId, { entries, fileMtimeMs: mtimeMs });
+				return entries;
 			}
 		} catch {
-			// No cache, or an unreadable one: every file is read again, which is always correct.
+			// An unreadable cache: every file is read again, which is always correct.
 		}
 		return new Map();
 	}
 
-	private saveStatCache(assetId: string, entries: Map<string, StatEntry>): void {
+	private saveStatCache(assetId: string, entries: Map<string, StatEntry>, scan: HeldStatCache['scan']): void {
 		// A cache: written by rename so it is never torn, but not fsynced; losing it costs a re-read.
 		const file = this.statCacheFile(assetId);
 		fs.mkdirSync(path.dirname(file), { recursive: true });
 		const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
 		fs.writeFileSync(temp, JSON.stringify({ format: statCacheFormat, entries: Object.fromEntries(entries) }));
 		fs.renameSync(temp, file);
+		this.statCaches.set(assetId, { entries, fileMtimeMs: fs.statSync(file).mtimeMs, scan });
 	}
 }
 

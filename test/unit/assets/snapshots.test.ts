@@ -229,3 +229,30 @@ describe('tags, about, checks, retired', () => {
 		assert.equal(asset.about, 'Reviews a change for risky patterns');
 	});
 });
+
+describe('the stat cache', () => {
+	it('notices every kind of change after an unchanged scan: a removed, an added, and a rewritten file', async () => {
+		const desk = await openDesk();
+		const asset = (await desk.library.newAsset({ name: 'cache', madeBy: 'user' })).asset;
+		const file = (name: string) => path.join(asset.working_dir, name);
+		fs.writeFileSync(file('a.txt'), 'aaaa');
+		fs.writeFileSync(file('b.txt'), 'bbbb');
+		const old = new Date(Date.now() - 10_000);
+		fs.utimesSync(file('a.txt'), old, old);
+		fs.utimesSync(file('b.txt'), old, old);
+		await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		const unchanged = await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		assert.deepEqual([unchanged.created, unchanged.filesRead], [false, 0], 'nothing was read again');
+		fs.rmSync(file('b.txt'));
+		assert.deepEqual(await desk.library.atGo(asset.id), { engine: 'snapshot', version: 3, working_changes: true, changed: 1 });
+		fs.writeFileSync(file('c.txt'), 'cccc');
+		assert.equal((await desk.library.atGo(asset.id)).engine === 'snapshot' && (await desk.library.atGo(asset.id) as { changed: number }).changed, 2);
+		// Same size, same mtime as cached, other bytes: the inode change time gives it away.
+		fs.writeFileSync(file('a.txt'), 'AAAA');
+		fs.utimesSync(file('a.txt'), old, old);
+		const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		assert.equal(result.version.version, 3);
+		assert.equal(Buffer.from(await desk.library.cat(asset.id, 'a.txt')).toString(), 'AAAA');
+		assert.deepEqual((await desk.library.files(asset.id)).files.map((f) => f.path), ['a.txt', 'c.txt']);
+	});
+});
