@@ -1,4 +1,5 @@
 /** `npm run bench`: every benchmark, each printing its numbers beside a baseline from the same run. */
+import { benchGitVersions, formatGitVersions } from './gitVersions.bench';
 import { benchPersistence, formatPersistence } from './persistence.bench';
 import { benchSnapshot, formatSnapshot } from './snapshot.bench';
 
@@ -10,6 +11,9 @@ async function main(): Promise<void> {
 	}
 	if (!only || only === 'snapshot') {
 		console.log(formatSnapshot(await benchSnapshot(quick ? 1_000 : 10_000, quick ? 15 : 150)));
+	}
+	if (!only || only === 'git') {
+		console.log(formatGitVersions(benchGitVersions(quick ? 2_000 : 20_000)));
 	}
 }
 

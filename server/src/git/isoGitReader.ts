@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import git from 'isomorphic-git';
 import type { CommitInfo, GitReader } from '../assets/ports';
+import { GitObjectStore, parseCommit } from './objectStore';
 
 /**
  * GitReader over isomorphic-git. It reads objects and refs itself and never runs a program that a
@@ -14,6 +16,7 @@ export class IsoGitReader implements GitReader {
 	private readonly objectCaches = new Map<string, object>();
 	private readonly histories = new Map<string, Map<string, CommitInfo[]>>();
 	private readonly fileCounts = new Map<string, number>();
+	private readonly objectStores = new Map<string, GitObjectStore>();
 
 	async findTop(dir: string): Promise<string | undefined> {
 		try {
@@ -74,6 +77,7 @@ export class IsoGitReader implements GitReader {
 			return cached;
 		}
 		const cache = this.objectCacheOf(top);
+		const objects = this.objectStoreOf(top);
 		const newestFirst: CommitInfo[] = [];
 		let oid: string | undefined = tip;
 		let base: CommitInfo[] = [];
@@ -83,6 +87,14 @@ export class IsoGitReader implements GitReader {
 			if (older) {
 				base = older;
 				break;
+			}
+			// Our own pack reader first; isomorphic-git for what it cannot read.
+			const object = objects.read(oid);
+			const parsed = object?.type === 'commit' ? parseCommit(object.data) : undefined;
+			if (parsed) {
+				newestFirst.push({ oid, committedAt: formatCommitTime(parsed.committerTime, -parsed.committerOffsetMinutes), subject: parsed.message.split('\n', 1)[0] ?? '' });
+				oid = parsed.parents[0];
+				continue;
 			}
 			let commit;
 			try {
@@ -161,6 +173,15 @@ export class IsoGitReader implements GitReader {
 			this.objectCaches.set(top, cache);
 		}
 		return cache;
+	}
+
+	private objectStoreOf(top: string): GitObjectStore {
+		let store = this.objectStores.get(top);
+		if (!store) {
+			store = new GitObjectStore(path.join(top, '.git'));
+			this.objectStores.set(top, store);
+		}
+		return store;
 	}
 
 	private historiesOf(top: string): Map<string, CommitInfo[]> {
