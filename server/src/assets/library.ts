@@ -299,7 +299,7 @@ export class Library {
 	}
 
 	/** asset_link: a link asset (engine none) with a URL. */
-	addLink(request: { name: string; url: string; madeBy: MadeBy; project?: string }): AssetRecord {
+	addLink(request: { name: string; url: string; madeBy: MadeBy; project?: string; from?: string }): AssetRecord {
 		const name = checkName(request.name);
 		let url: URL;
 		try {
@@ -310,7 +310,16 @@ export class Library {
 		if (!['http:', 'https:', 'file:', 'mailto:'].includes(url.protocol)) {
 			throw new DeskError('asset.badUrl', `A link is http, https, file or mailto; not ${url.protocol}`, { url: request.url });
 		}
-		const asset: AssetRecord = { ...blankAsset(this.env.newAssetId(), name, this.now(), request.madeBy), engine: 'none', kind: 'link', url: url.toString() };
+		// derived_from (§08): the asset the link was made from, at its picked version then.
+		const source = request.from === undefined ? undefined : this.getAsset(request.from);
+		const asset: AssetRecord = {
+			...blankAsset(this.env.newAssetId(), name, this.now(), request.madeBy),
+			engine: 'none',
+			kind: 'link',
+			url: url.toString(),
+			derived_from: source?.id ?? '',
+			derived_from_version: source?.picked_version ?? 0,
+		};
 		this.store.batch((writes) => writes.insertAsset(asset));
 		if (request.project !== undefined) {
 			this.joinProject(asset, request.project, false, '');

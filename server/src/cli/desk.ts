@@ -32,7 +32,8 @@ Commands:
   asset version ID --put REL=SRC... [--note TEXT] write files into the folder, then cut a version
   asset tags ID [TAG...]                          set the tags (none: clear them)
   asset describe ID TEXT                          set the one-line about
-  asset link --name NAME --url URL [--project NAME]
+  asset link --name NAME --url URL [--project NAME] [--from ID]
+                                                  a link asset (--from: the asset it derives from)
   asset note --name NAME --text TEXT [--project NAME]
   asset retire ID | asset unretire ID
   asset checks ID --file CHECKS.json              set the command checks
@@ -74,6 +75,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				url: { type: 'string' },
 				text: { type: 'string' },
 				file: { type: 'string' },
+				from: { type: 'string' },
 			},
 		});
 	} catch (error) {
@@ -212,7 +214,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				if (values.name === undefined || values.url === undefined) {
 					throw new UsageError('asset link needs --name NAME and --url URL');
 				}
-				const asset = (await lib()).addLink({ name: values.name, url: values.url, madeBy, project: values.project });
+				const asset = (await lib()).addLink({ name: values.name, url: values.url, madeBy, project: values.project, from: values.from });
 				print(out, asset, () => `${asset.id} ${asset.name} ${asset.url}`);
 				return 0;
 			}

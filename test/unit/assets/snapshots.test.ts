@@ -256,3 +256,16 @@ describe('the stat cache', () => {
 		assert.deepEqual((await desk.library.files(asset.id)).files.map((f) => f.path), ['a.txt', 'c.txt']);
 	});
 });
+
+describe('links', () => {
+	it('records the asset a link was made from, at its picked version then (derived_from)', async () => {
+		const desk = await openDesk();
+		const source = (await desk.library.newAsset({ name: 'spec', madeBy: 'user' })).asset;
+		fs.writeFileSync(path.join(source.working_dir, 'spec.md'), 'spec');
+		await desk.library.snapshot(source.id, { madeBy: 'user' });
+		const link = desk.library.addLink({ name: 'Published spec', url: 'https://example.com/spec', madeBy: 'user', from: source.id });
+		assert.deepEqual([link.derived_from, link.derived_from_version, link.engine, link.kind], [source.id, 2, 'none', 'link']);
+		assert.throws(() => desk.library.addLink({ name: 'x', url: 'javascript:alert(1)', madeBy: 'user' }), (e) => isDeskError(e, 'asset.badUrl'));
+		assert.throws(() => desk.library.addLink({ name: 'x', url: 'not a url', madeBy: 'user' }), (e) => isDeskError(e, 'asset.badUrl'));
+	});
+});
