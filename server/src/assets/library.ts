@@ -3,6 +3,7 @@ import type { Logger } from '../core/logger';
 import { diffManifests } from './manifest';
 import type { Environment, GitReader, LibraryStore, LibraryWrites, SnapshotFiles } from './ports';
 import { parseSkillFile } from './skill';
+import { LibrarySearch, suggestAssetCap, suggestFileCap, suggestFilesPerAsset, type SearchDocument, type SearchHit } from '../search/librarySearch';
 import type {
 	BranchRewrite,
 	AssetCheck,
@@ -359,6 +360,73 @@ export class Library {
 	/** "Used in" (§13): the launch records that plugged the asset, with role and frozen version. */
 	usedIn(id: string): UsedIn[] {
 		return this.store.usedIn(this.getAsset(id).id);
+	}
+
+	/**
+	 * asset_search (§05): BM25 over the whole library (retired assets left out), each asset matched on
+	 * its name, its about and the text of its files at the version go would freeze.
+	 */
+	async search(query: string, limit = 20): Promise<SearchHit[]> {
+		const documents: SearchDocument[] = [];
+		for (const asset of this.store.listAssets()) {
+			if (!asset.retired) {
+				documents.push({ id: asset.id, name: asset.name, about: asset.about, text: await this.searchText(asset) });
+			}
+		}
+		return new LibrarySearch(documents).search(query, { limit });
+	}
+
+	/** The text an asset is matched on, within the caps of §05; a skill only by its name and description. */
+	private async searchText(asset: AssetRecord): Promise<string> {
+		if (asset.kind === 'skill') {
+			return '';
+		}
+		if (asset.engine === 'none') {
+			return asset.notes.slice(0, suggestAssetCap);
+		}
+		let atGo: AtGo;
+		try {
+			atGo = await this.atGo(asset.id);
+		} catch {
+			return '';
+		}
+		const texts: string[] = [];
+		let total = 0;
+		const take = (bytes: Uint8Array | undefined) => {
+			if (!bytes || total >= suggestAssetCap || texts.length >= suggestFilesPerAsset) {
+				return;
+			}
+			const head = Buffer.from(bytes).subarray(0, Math.min(suggestFileCap, suggestAssetCap - total));
+			if (head.subarray(0, 8000).includes(0)) {
+				return; // Not text.
+			}
+			texts.push(head.toString('utf8'));
+			total += head.length;
+		};
+		if (atGo.engine === 'git') {
+			for (const file of await this.readGit(asset.working_dir, () => this.git.treeFiles(asset.working_dir, atGo.commit))) {
+				if (total >= suggestAssetCap || texts.length >= suggestFilesPerAsset) {
+					break;
+				}
+				take(await this.git.readBlob(asset.working_dir, file.oid).catch(() => undefined));
+			}
+		} else if (atGo.working_changes) {
+			const scan = await this.snapshots.scan(asset.id, asset.working_dir, { store: false });
+			for (const file of scan.manifest.files) {
+				if (total >= suggestAssetCap || texts.length >= suggestFilesPerAsset) {
+					break;
+				}
+				take(this.snapshots.readWorkingFile(asset.working_dir, file.path, suggestFileCap));
+			}
+		} else {
+			for (const file of this.snapshots.readManifest(atGo.manifest).files) {
+				if (total >= suggestAssetCap || texts.length >= suggestFilesPerAsset) {
+					break;
+				}
+				take(this.snapshots.readBlob(file.hash));
+			}
+		}
+		return texts.join('\n');
 	}
 
 	/** Sync of a git asset: records the checkout's head with made_by sync (§04). */

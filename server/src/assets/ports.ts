@@ -133,6 +133,8 @@ export interface SnapshotFiles {
 	prepareFolder(id: string, dir: string | undefined): string;
 	/** Writes `bytes` at `rel` inside `folder`, never through a link and never outside it. */
 	writeInFolder(folder: string, rel: string, bytes: Uint8Array): void;
+	/** Up to `maxBytes` of a file in a working folder, never through a link; undefined when it cannot be read. */
+	readWorkingFile(folder: string, rel: string, maxBytes: number): Buffer | undefined;
 	/** Lays version `version` out once at `<library>/mounts/<id>/<version>` and returns that path. */
 	mount(assetId: string, version: number, manifest: Manifest): string;
 }

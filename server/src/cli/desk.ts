@@ -41,6 +41,7 @@ Commands:
   asset diff ID A B                               files added, removed and changed from A to B
   asset sync ID                                   record a git asset's head (made_by sync)
   asset used-in ID                                launches that plugged the asset
+  asset search WORDS...                           rank the library's assets for the words (BM25)
 `;
 
 class UsageError extends Error {}
@@ -263,6 +264,14 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 			case 'asset sync': {
 				const result = await (await lib()).sync(oneId(rest, command));
 				print(out, result, () => (result.head ? `${result.asset.name}: head ${result.head.slice(0, 12)}${result.recorded ? ' recorded (sync)' : ' already observed'}` : `${result.asset.name}: no commits`));
+				return 0;
+			}
+			case 'asset search': {
+				if (rest.length === 0) {
+					throw new UsageError('asset search takes the words to look for');
+				}
+				const hits = await (await lib()).search(rest.join(' '));
+				print(out, hits, () => hits.map((h) => `${h.score.toFixed(2).padStart(7)}  ${h.id}  ${h.name}  (${h.reason})`).join('\n') || '(no matches)');
 				return 0;
 			}
 			case 'asset used-in': {

@@ -235,6 +235,28 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		fs.renameSync(temp, target);
 	}
 
+	readWorkingFile(folder: string, rel: string, maxBytes: number): Buffer | undefined {
+		if (!isSafeRelativePath(rel)) {
+			return undefined;
+		}
+		let fd: number | undefined;
+		try {
+			fd = fs.openSync(path.join(folder, rel), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+			if (!fs.fstatSync(fd).isFile()) {
+				return undefined;
+			}
+			const buffer = Buffer.alloc(maxBytes);
+			const read = fs.readSync(fd, buffer, 0, maxBytes, 0);
+			return buffer.subarray(0, read);
+		} catch {
+			return undefined;
+		} finally {
+			if (fd !== undefined) {
+				fs.closeSync(fd);
+			}
+		}
+	}
+
 	mount(assetId: string, version: number, manifest: Manifest): string {
 		const parent = path.join(this.libraryDir, 'mounts', assetId);
 		const target = path.join(parent, String(version));
