@@ -269,3 +269,16 @@ describe('links', () => {
 		assert.throws(() => desk.library.addLink({ name: 'x', url: 'not a url', madeBy: 'user' }), (e) => isDeskError(e, 'asset.badUrl'));
 	});
 });
+
+describe('manifests', () => {
+	it('refuses a manifest that names a path outside its version, so a mount can never be led out of its folder', async () => {
+		const { decodeManifest } = await import('../../../server/src/assets/manifest');
+		const hash = 'a'.repeat(64);
+		for (const bad of ['../escape', '/etc/passwd', 'a/../../b', 'a//b', '', 'nul\0byte']) {
+			const bytes = Buffer.from(JSON.stringify({ format: 1, files: [{ path: bad, hash, size: 1, executable: false }] }));
+			assert.throws(() => decodeManifest(bytes, 'x'), (e) => isDeskError(e, 'manifest.corrupt'), JSON.stringify(bad));
+		}
+		assert.throws(() => decodeManifest(Buffer.from('{"format":2,"files":[]}'), 'x'), (e) => isDeskError(e, 'manifest.corrupt'));
+		assert.throws(() => decodeManifest(Buffer.from('not json'), 'x'), (e) => isDeskError(e, 'manifest.corrupt'));
+	});
+});
