@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { decodeManifest } from '../../../server/src/assets/manifest';
 import { isDeskError } from '../../../server/src/core/errors';
 import type { Desk } from '../../../server/src/desk';
 import { makeRepo } from '../../helpers/gitRepo';
@@ -271,8 +272,7 @@ describe('links', () => {
 });
 
 describe('manifests', () => {
-	it('refuses a manifest that names a path outside its version, so a mount can never be led out of its folder', async () => {
-		const { decodeManifest } = await import('../../../server/src/assets/manifest');
+	it('refuses a manifest that names a path outside its version, so a mount can never be led out of its folder', () => {
 		const hash = 'a'.repeat(64);
 		for (const bad of ['../escape', '/etc/passwd', 'a/../../b', 'a//b', '', 'nul\0byte']) {
 			const bytes = Buffer.from(JSON.stringify({ format: 1, files: [{ path: bad, hash, size: 1, executable: false }] }));
