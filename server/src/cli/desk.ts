@@ -176,7 +176,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 			}
 			case 'asset snapshot': {
 				const result = await (await lib()).snapshot(oneId(rest, command), { note: values.note, madeBy });
-				print(out, result, () => (result.created ? `v${result.version.version}: ${result.version.file_count} files` : `no changes: still v${result.version.version}`));
+				print(out, result, () => formatSnapshot(result));
 				return 0;
 			}
 			case 'asset version': {
@@ -192,7 +192,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					return { path: spec.slice(0, eq), bytes: readSource(spec.slice(eq + 1)) };
 				});
 				const result = await (await lib()).putFiles(id, files, { note: values.note, madeBy });
-				print(out, result, () => (result.created ? `v${result.version.version}: ${result.version.file_count} files` : `no changes: still v${result.version.version}`));
+				print(out, result, () => formatSnapshot(result));
 				return 0;
 			}
 			case 'asset tags': {
@@ -332,9 +332,14 @@ function print(out: Output, value: unknown, human: () => string): void {
 	out.write(out.json ? JSON.stringify(value, null, 2) + '\n' : human() + '\n');
 }
 
+function formatSnapshot(result: { created: boolean; version: { version: number; file_count: number } }): string {
+	const { version, file_count: files } = result.version;
+	return result.created ? `v${version}: ${files} file${files === 1 ? '' : 's'}` : `no changes: still v${version}`;
+}
+
 function formatImport(result: ImportResult): string {
 	const project = result.project ? ` (project ${result.project.name}${result.project.main_asset === result.asset.id ? ', main asset' : ''})` : '';
-	return `${result.created ? 'imported' : 'already in the library'}: ${result.asset.id} ${result.asset.name} ${result.asset.working_dir}${project}`;
+	return `${result.created ? 'imported' : 'in the library'}: ${result.asset.id} ${result.asset.name} ${result.asset.working_dir}${project}`;
 }
 
 function formatAsset(a: AssetSummary): string {
@@ -346,7 +351,7 @@ function formatAsset(a: AssetSummary): string {
 
 function formatVersion(v: AssetVersion): string {
 	if (v.engine === 'snapshot') {
-		return `v${v.version}  ${v.made_at}  ${v.file_count} files  ${v.made_by}${v.note ? `  ${v.note}` : ''}`;
+		return `v${v.version}  ${v.made_at}  ${v.file_count} file${v.file_count === 1 ? '' : 's'}  ${v.made_by}${v.note ? `  ${v.note}` : ''}`;
 	}
 	const flags = [v.made_by, v.head_at ? `head ${v.head_at}` : '', v.never_head ? 'never head' : ''].filter(Boolean).join(', ');
 	return `v${v.version}  ${v.commit.slice(0, 12)}  ${v.made_at}  ${v.subject}  (${flags})`;
