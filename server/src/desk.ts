@@ -4,7 +4,10 @@ import { Library, type FolderAdoption, type WorkspaceFolder } from './assets/lib
 import type { Environment, GitReader } from './assets/ports';
 import { DeskError } from './core/errors';
 import type { Logger } from './core/logger';
+import { seal, verifyChecksum } from './ai/model';
+import { exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
 import { HeadWatcher } from './git/headWatcher';
+import { AiStore } from './store/aiStore';
 import { IsoGitReader } from './git/isoGitReader';
 import { BlobStore } from './store/blobStore';
 import { DurableDatabase } from './store/durableDatabase';
@@ -117,6 +120,42 @@ export class Desk {
 			);
 		});
 		this.headWatchers.set(assetId, watcher);
+	}
+
+	/** The AI objects of the project whose repository top is `top` (its database is opened on first use). */
+	async projectAi(top: string): Promise<AiStore> {
+		const name = this.library.listProjects().find((p) => p.path === top)?.name ?? path.basename(top);
+		return new AiStore(await this.openProjectDatabase(top, name));
+	}
+
+	/** Writes the project's AI objects, sealed, to the history ref of its repository. */
+	async exportHistory(top: string, ref = historyRef): Promise<ExportResult> {
+		const ai = await this.projectAi(top);
+		const objects = ai.all().map((o) => (verifyChecksum(o) ? o : seal(o)));
+		ai.put(objects);
+		return exportHistory(top, objects, ref);
+	}
+
+	/**
+	 * Reads a history ref into the project's database. Importing twice adds nothing; an object whose
+	 * checksum does not verify, or that would rewrite an append-only history, is refused and named.
+	 */
+	async importHistory(top: string, ref = historyRef): Promise<{ added: number; unchanged: number; refused: Array<{ path: string; reason: string }> }> {
+		const ai = await this.projectAi(top);
+		const read = await readHistory(top, ref);
+		let added = 0;
+		const refused = [...read.refused];
+		for (const object of read.objects) {
+			try {
+				added += ai.put([object]);
+			} catch (error) {
+				if (!(error instanceof DeskError)) {
+					throw error;
+				}
+				refused.push({ path: `${object.object_type}/${object.object_id}.json`, reason: error.message });
+			}
+		}
+		return { added, unchanged: read.objects.length - added - (refused.length - read.refused.length), refused };
 	}
 
 	close(): void {

@@ -115,4 +115,29 @@ export const projectMigrations: readonly Migration[] = [
 			)`,
 		],
 	},
+	{
+		version: 2,
+		statements: [
+			// AI objects (seed 001) as their canonical JSON, with the references the views follow
+			// pulled out into columns: task (Run), run (PatchSet, Evidence, Decision, Provenance,
+			// ToolInvocation), parent (Intent, Task), previous (Plan), intent (Task).
+			`CREATE TABLE ai_objects (
+				object_id TEXT PRIMARY KEY,
+				object_type TEXT NOT NULL,
+				created_at TEXT NOT NULL,
+				updated_at TEXT NOT NULL,
+				ref_task TEXT,
+				ref_run TEXT,
+				ref_parent TEXT,
+				ref_intent TEXT,
+				hash TEXT NOT NULL,
+				json TEXT NOT NULL
+			)`,
+			'CREATE INDEX ai_objects_type ON ai_objects (object_type, object_id)',
+			'CREATE INDEX ai_objects_run ON ai_objects (ref_run, object_type)',
+			'CREATE INDEX ai_objects_task ON ai_objects (ref_task)',
+			'CREATE INDEX ai_objects_parent ON ai_objects (ref_parent)',
+			'CREATE INDEX ai_objects_intent ON ai_objects (ref_intent)',
+		],
+	},
 ];

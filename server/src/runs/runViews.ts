@@ -1,0 +1,128 @@
+import type { AiStore } from '../store/aiStore';
+import type { ContextPipeline, ContextSnapshot, Decision, Evidence, Intent, PatchSet, Plan, Provenance, Run, Task, ToolInvocation } from '../ai/types';
+import { intentStatus } from '../ai/model';
+
+/** What the Runs view shows of a run, from the run and what hangs off it. */
+export interface RunSummary {
+	id: string;
+	task: string;
+	status: Run['status'];
+	started_at: string;
+	/** When the run last changed, once it is completed or failed. */
+	finished_at?: string;
+	duration_ms?: number;
+	provider?: string;
+	model?: string;
+	total_tokens?: number;
+	cost_usd?: number;
+	patchsets: number;
+	evidence: number;
+	decision?: Decision['decision_type'];
+	error?: string;
+}
+
+export interface TaskView {
+	task: Task;
+	runs: RunSummary[];
+}
+
+export interface IntentView {
+	intent: Intent;
+	status: Intent['statuses'][number]['status'];
+	/** The intent's plan and its earlier revisions, newest first. */
+	plans: Plan[];
+	tasks: TaskView[];
+}
+
+export interface RunsOverview {
+	intents: IntentView[];
+	/** Tasks that name no intent. */
+	tasks: TaskView[];
+}
+
+export interface RunDetail {
+	run: Run;
+	summary: RunSummary;
+	task: Task;
+	intent?: Intent;
+	plan?: Plan;
+	provenance?: Provenance;
+	snapshot?: ContextSnapshot;
+	pipeline?: ContextPipeline;
+	patchsets: PatchSet[];
+	evidence: Evidence[];
+	decision?: Decision;
+	tool_invocations: ToolInvocation[];
+}
+
+export function runSummary(store: AiStore, run: Run): RunSummary {
+	const provenance = store.runProvenance(run.object_id);
+	const decision = store.runDecision(run.object_id);
+	const finished = run.status === 'completed' || run.status === 'failed';
+	const summary: RunSummary = {
+		id: run.object_id,
+		task: run.task,
+		status: run.status,
+		started_at: run.created_at,
+		patchsets: run.patchsets.length,
+		evidence: store.runEvidence(run.object_id).length,
+	};
+	if (finished) {
+		summary.finished_at = run.updated_at;
+		summary.duration_ms = Date.parse(run.updated_at) - Date.parse(run.created_at);
+	}
+	if (provenance) {
+		summary.provider = provenance.provider;
+		summary.model = provenance.model;
+		if (provenance.token_usage) {
+			summary.total_tokens = provenance.token_usage.total_tokens;
+			if (provenance.token_usage.cost_usd !== undefined) {
+				summary.cost_usd = provenance.token_usage.cost_usd;
+			}
+		}
+	}
+	if (decision) {
+		summary.decision = decision.decision_type;
+	}
+	if (run.error) {
+		summary.error = run.error;
+	}
+	return summary;
+}
+
+export function runsOverview(store: AiStore): RunsOverview {
+	const taskView = (task: Task): TaskView => ({ task, runs: store.taskRuns(task).map((run) => runSummary(store, run)) });
+	const intents = store.list<Intent>('intent').reverse();
+	return {
+		intents: intents.map((intent) => {
+			const plan = intent.plan ? store.get<Plan>(intent.plan) : undefined;
+			return { intent, status: intentStatus(intent), plans: plan ? store.planRevisions(plan) : [], tasks: store.intentTasks(intent.object_id).map(taskView) };
+		}),
+		tasks: store
+			.list<Task>('task')
+			.filter((t) => !t.intent)
+			.reverse()
+			.map(taskView),
+	};
+}
+
+export function runDetail(store: AiStore, runId: string): RunDetail {
+	const run = store.require<Run>(runId, 'run');
+	const task = store.require<Task>(run.task, 'task');
+	const plan = run.plan ? store.get<Plan>(run.plan) : undefined;
+	const detail: RunDetail = {
+		run,
+		summary: runSummary(store, run),
+		task,
+		patchsets: store.runPatchSets(run),
+		evidence: store.runEvidence(run.object_id),
+		tool_invocations: store.runToolInvocations(run.object_id),
+	};
+	const intent = task.intent ? store.get<Intent>(task.intent) : undefined;
+	const provenance = store.runProvenance(run.object_id);
+	const snapshot = store.runSnapshot(run);
+	const pipeline = store.pipeline(plan?.pipeline);
+	const decision = store.runDecision(run.object_id);
+	Object.assign(detail, intent && { intent }, plan && { plan }, provenance && { provenance }, snapshot && { snapshot }, pipeline && { pipeline }, decision && { decision });
+	return detail;
+}
