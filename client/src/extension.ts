@@ -1,9 +1,12 @@
 import * as vscode from 'vscode';
-import { AssetsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, SnapshotProgress, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
+import { AssetsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, RunsDidChange, SnapshotProgress, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
 import { DeskClient, DeskRequestError, type DeskState } from './deskClient';
 import { DeskStatusBar } from './statusBar';
 import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
 import { registerAssetCommands } from './commands/assetCommands';
+import { registerRunCommands } from './commands/runCommands';
+import { RepoFileProvider, repoFileScheme, RunPages } from './runDocuments';
+import { RunsTreeProvider } from './views/runsTree';
 import { AssetsTreeProvider, type AssetsNode, type WindowProject } from './views/assetsTree';
 
 /** What the extension exports, for the extension-host tests and for other extensions. */
@@ -15,6 +18,7 @@ export interface AgentDeskApi {
 	folders(): readonly FolderOutcome[];
 	status(): Promise<ServerStatus>;
 	assets: AssetsTreeProvider;
+	runs: RunsTreeProvider;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentDeskApi> {
@@ -34,6 +38,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 	void vscode.commands.executeCommand('setContext', 'agentDesk.showRetired', false);
 
 	let folders: FolderOutcome[] = [];
+	const runs = new RunsTreeProvider(desk, (error) => reportError(output, error));
+	const runPages = new RunPages(desk);
+	const runsView = vscode.window.createTreeView('agentDesk.runs', { treeDataProvider: runs, showCollapseAll: true });
+	context.subscriptions.push(
+		runs,
+		runsView,
+		runPages,
+		vscode.workspace.registerTextDocumentContentProvider(repoFileScheme, new RepoFileProvider(desk)),
+		...registerRunCommands(desk, runs, runPages, (error) => reportError(output, error)),
+	);
 	const assetCommands = registerAssetCommands(desk, assets, assetsView, (error) => reportError(output, error));
 	context.subscriptions.push(...assetCommands.disposables);
 	// Notification handlers belong to one server process; they are made again after a restart.
@@ -48,6 +62,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			setContextState(state);
 			statusBar.show(state);
 			assets.refresh();
+			runs.refresh();
 		}),
 	);
 
@@ -70,6 +85,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			}
 		}
 		assets.setProjects(projects);
+		runs.setProjects(projects);
 		const summary = projects.length === 0 ? 'No open folder is a git repository' : `Projects: ${projects.map((p) => p.name).join(', ')}`;
 		statusBar.show('ready', summary);
 	};
@@ -83,6 +99,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			serverSubscriptions.forEach((d) => d.dispose());
 			serverSubscriptions = [
 				desk.onNotification(AssetsDidChange, () => assets.refresh()),
+				desk.onNotification(RunsDidChange, ({ project }) => {
+					runs.refresh();
+					void runPages.refresh(project);
+				}),
 				desk.onNotification(SnapshotProgress, assetCommands.onSnapshotProgress),
 				desk.onNotification(HistoryRewritten, (r) => {
 					const range = r.firstChanged > r.newCount ? '' : ` v${r.firstChanged}${r.newCount > r.firstChanged ? `–v${r.newCount}` : ''} now name other commits`;
@@ -147,6 +167,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		folders: () => folders,
 		status: () => desk.request(GetStatus, {}),
 		assets,
+		runs,
 	};
 }
 

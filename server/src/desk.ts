@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import git from 'isomorphic-git';
 import * as path from 'node:path';
 import { Library, type FolderAdoption, type WorkspaceFolder } from './assets/library';
 import type { Environment, GitReader } from './assets/ports';
@@ -156,6 +157,16 @@ export class Desk {
 			}
 		}
 		return { added, unchanged: read.objects.length - added - (refused.length - read.refused.length), refused };
+	}
+
+	/** A file of a repository at a commit (read with isomorphic-git; nothing the repository configures runs). */
+	async readRepoFile(top: string, commit: string, filepath: string): Promise<Uint8Array> {
+		try {
+			const { blob } = await git.readBlob({ fs, dir: top, oid: commit, filepath });
+			return blob;
+		} catch (error) {
+			throw new DeskError('asset.fileNotFound', `${filepath} is not in commit ${commit.slice(0, 12)}.`, { path: filepath, commit }, { cause: error });
+		}
 	}
 
 	close(): void {

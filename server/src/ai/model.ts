@@ -638,12 +638,18 @@ export function fromJson(value: unknown): AiObject {
 	out['tags'] ??= {};
 	out['external_ids'] ??= {};
 	out['visibility'] ??= 'private';
+	// Empty lists inside nested records were left out too: put them back.
 	if (objectType === 'plan') {
 		for (const step of out['steps'] as Array<Record<string, unknown>>) {
 			step['iframes'] ??= [];
 			step['oframes'] ??= [];
 			step['statuses'] ??= [];
 		}
+	}
+	if (objectType === 'tool_invocation' && out['io_footprint'] && typeof out['io_footprint'] === 'object') {
+		const footprint = out['io_footprint'] as Record<string, unknown>;
+		footprint['paths_read'] ??= [];
+		footprint['paths_written'] ??= [];
 	}
 	return { ...out } as unknown as AiObject;
 }

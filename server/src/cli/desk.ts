@@ -5,12 +5,15 @@
  * and with --json as {"error": …} on stdout; nothing changed), 64 bad usage, 70 internal error.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ImportResult } from '../assets/library';
 import type { AssetSummary, AssetVersion, AtGo, VersionDiff } from '../assets/types';
 import { DeskError, describeError } from '../core/errors';
 import { leveledLogger, type LogLevel } from '../core/logger';
 import { Desk } from '../desk';
+import { IsoGitReader } from '../git/isoGitReader';
+import { runDetail, runsOverview, type RunSummary, type RunsOverview } from '../runs/runViews';
 
 const usage = `Usage: desk [--store DIR] [--json] [--verbose] COMMAND
 
@@ -42,6 +45,12 @@ Commands:
   asset sync ID                                   record a git asset's head (made_by sync)
   asset used-in ID                                launches that plugged the asset
   asset search WORDS...                           rank the library's assets for the words (BM25)
+
+Runs (of the repository at --repo PATH, default the current folder):
+  runs list                                       intents, their plans and tasks, each task's runs
+  runs show ID                                    everything a run recorded
+  history export [--ref REF]                      write the AI objects to refs/desk/history
+  history import [--ref REF]                      read them from a history ref (twice adds nothing)
 `;
 
 class UsageError extends Error {}
@@ -77,6 +86,8 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				text: { type: 'string' },
 				file: { type: 'string' },
 				from: { type: 'string' },
+				repo: { type: 'string' },
+				ref: { type: 'string' },
 			},
 		});
 	} catch (error) {
@@ -274,6 +285,38 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				print(out, hits, () => hits.map((h) => `${h.score.toFixed(2).padStart(7)}  ${h.id}  ${h.name}  (${h.reason})`).join('\n') || '(no matches)');
 				return 0;
 			}
+			case 'runs list':
+			case 'runs show':
+			case 'history export':
+			case 'history import': {
+				const opened = await open();
+				const top = await repoTop(values.repo ?? process.cwd());
+				if (command === 'history export') {
+					expectArgs(rest, 0, command);
+					const result = await opened.exportHistory(top, values.ref);
+					print(out, result, () => (result.commit ? `${result.objects} objects written to ${values.ref ?? 'refs/desk/history'} (${result.commit.slice(0, 12)})` : 'no change since the last export'));
+					return 0;
+				}
+				if (command === 'history import') {
+					expectArgs(rest, 0, command);
+					const result = await opened.importHistory(top, values.ref);
+					print(out, result, () => `${result.added} added, ${result.unchanged} already here${result.refused.length ? `, ${result.refused.length} refused` : ''}`);
+					for (const refused of result.refused) {
+						process.stderr.write(`desk: refused ${refused.path}: ${refused.reason}\n`);
+					}
+					return result.refused.length > 0 ? 2 : 0;
+				}
+				const ai = await opened.projectAi(top);
+				if (command === 'runs list') {
+					expectArgs(rest, 0, command);
+					const overview = runsOverview(ai);
+					print(out, overview, () => formatOverview(overview));
+					return 0;
+				}
+				const detail = runDetail(ai, oneId(rest, command));
+				print(out, detail, () => formatRunSummary(detail.summary, detail.task.title));
+				return 0;
+			}
 			case 'asset used-in': {
 				const usedIn = (await lib()).usedIn(oneId(rest, command));
 				print(out, usedIn, () => usedIn.map((u) => `${u.launched_at}  ${u.launch_id}  ${u.project}  ${u.role} v${u.version}`).join('\n') || '(not used in any launch yet)');
@@ -299,6 +342,37 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 	} finally {
 		desk?.close();
 	}
+}
+
+async function repoTop(dir: string): Promise<string> {
+	const top = await new IsoGitReader().findTop(path.resolve(dir));
+	if (!top) {
+		throw new DeskError('import.notRepoTop', `${dir} is in no git repository; pass --repo PATH.`, { dir });
+	}
+	return top;
+}
+
+function formatRunSummary(r: RunSummary, title: string): string {
+	const cost = r.cost_usd !== undefined ? ` $${r.cost_usd.toFixed(4)}` : '';
+	const tokens = r.total_tokens !== undefined ? ` ${r.total_tokens} tokens` : '';
+	return `${r.id}  ${r.status}  ${title}  ${r.model ?? '-'}${tokens}${cost}${r.decision ? `  → ${r.decision}` : ''}`;
+}
+
+function formatOverview(overview: RunsOverview): string {
+	const lines: string[] = [];
+	for (const view of overview.intents) {
+		lines.push(`${view.status.padEnd(9)} ${view.intent.prompt}`);
+		for (const t of view.tasks) {
+			lines.push(`  ${t.task.status.padEnd(9)} ${t.task.title}`);
+			for (const r of t.runs) {
+				lines.push(`    ${formatRunSummary(r, '')}`);
+			}
+		}
+	}
+	for (const t of overview.tasks) {
+		lines.push(`${t.task.status.padEnd(9)} ${t.task.title}`);
+	}
+	return lines.join('\n') || '(no runs yet)';
 }
 
 function expectArgs(rest: string[], count: number, command: string): void {

@@ -10,9 +10,11 @@
  */
 import type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, GitVersion, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile } from '../assets/types';
 import type { DeskErrorJson } from '../core/errors';
+import type { RunDetail, RunsOverview, RunSummary } from '../runs/runViews';
 import type { LogLevel } from '../core/logger';
 import { array, boolean, integer, json, object, optional, string, type Infer, type Schema } from './schema';
 
+export type { RunDetail, RunsOverview, RunSummary };
 export type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, DeskErrorJson, GitVersion, LogLevel, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile };
 
 /** JSON-RPC error code of a refusal by the desk (LSP's RequestFailed); `data` is a DeskErrorJson. */
@@ -177,6 +179,33 @@ export const HistoryRewritten = notification<BranchRewrite>('desk/assets/history
 /** Server → client: the library changed (an asset was adopted, imported, snapshotted or edited); views refresh. */
 export const AssetsDidChange = notification<{ reason: string }>('desk/assets/didChange');
 
+const runId = string({ minLength: 1, maxLength: 64 });
+const gitRef = string({ minLength: 1, maxLength: 256, pattern: /^refs\/[A-Za-z0-9._\/-]+$/ });
+
+/** Client → server: the project's intents, their plans and tasks, each task's runs. Fails with `project.notFound`. */
+export const ListRuns = request<RunsOverview>()('desk/runs/list', object({ project: projectName }));
+
+/** Client → server: everything a run recorded. Fails with `ai.badObject` for an unknown id. */
+export const ShowRun = request<RunDetail>()('desk/runs/show', object({ project: projectName, id: runId }));
+
+/** Client → server: reads a history ref (default refs/desk/history) into the project; twice adds nothing; bad checksums are refused and named. */
+export const ImportHistory = request<{ added: number; unchanged: number; refused: Array<{ path: string; reason: string }> }>()(
+	'desk/runs/importHistory',
+	object({ project: projectName, ref: optional(gitRef) }),
+);
+
+/** Client → server: writes the project's AI objects, sealed, to a history ref (one commit when something changed). */
+export const ExportHistory = request<{ commit?: string; objects: number; anchored: number }>()('desk/runs/exportHistory', object({ project: projectName, ref: optional(gitRef) }));
+
+/** Client → server: a file of the project's repository at a commit, base64 (for PatchSet diffs). Fails with `asset.fileNotFound`. */
+export const ReadRepoFile = request<{ base64: string }>()(
+	'desk/git/readFile',
+	object({ project: projectName, commit: string({ pattern: /^[0-9a-f]{40}$/ }), path: string({ minLength: 1, maxLength: 4096 }) }),
+);
+
+/** Server → client: the project's AI objects changed; the Runs view refreshes. */
+export const RunsDidChange = notification<{ project: string }>('desk/runs/didChange');
+
 /** Every request the server must handle. */
 export const deskRequests = {
 	OpenWorkspace,
@@ -197,5 +226,10 @@ export const deskRequests = {
 	AddNote,
 	SyncAsset,
 	UsedInLaunches,
+	ListRuns,
+	ShowRun,
+	ImportHistory,
+	ExportHistory,
+	ReadRepoFile,
 } as const;
-export const deskNotifications = { AssetsDidChange, SnapshotProgress, HistoryRewritten } as const;
+export const deskNotifications = { AssetsDidChange, SnapshotProgress, HistoryRewritten, RunsDidChange } as const;

@@ -1,5 +1,6 @@
 import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
+import { runDetail, runsOverview } from '../runs/runViews';
 import { deskRequests, type FolderOutcome, type ParamsOf, type ResultOf, type ServerStatus } from '../protocol/protocol';
 
 type Requests = typeof deskRequests;
@@ -15,6 +16,7 @@ export interface HandlerContext {
 	status(): Promise<ServerStatus>;
 	notifyAssetsChanged(reason: string): void;
 	notifySnapshotProgress(id: string, files: number): void;
+	notifyRunsChanged(project: string): void;
 }
 
 export function createHandlers(context: HandlerContext): DeskHandlers {
@@ -135,7 +137,45 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 		async UsedInLaunches({ id }) {
 			return { usedIn: (await context.desk()).library.usedIn(id) };
 		},
+
+		async ListRuns({ project }) {
+			const desk = await context.desk();
+			return runsOverview(await desk.projectAi(projectTop(desk, project)));
+		},
+
+		async ShowRun({ project, id }) {
+			const desk = await context.desk();
+			return runDetail(await desk.projectAi(projectTop(desk, project)), id);
+		},
+
+		async ImportHistory({ project, ref }) {
+			const desk = await context.desk();
+			const result = await desk.importHistory(projectTop(desk, project), ref);
+			if (result.added > 0) {
+				context.notifyRunsChanged(project);
+			}
+			return result;
+		},
+
+		async ExportHistory({ project, ref }) {
+			const desk = await context.desk();
+			return desk.exportHistory(projectTop(desk, project), ref);
+		},
+
+		async ReadRepoFile({ project, commit, path }) {
+			const desk = await context.desk();
+			return { base64: Buffer.from(await desk.readRepoFile(projectTop(desk, project), commit, path)).toString('base64') };
+		},
 	};
+}
+
+/** The repository top of a project of the library. */
+function projectTop(desk: Desk, project: string): string {
+	const record = desk.library.listProjects().find((p) => p.name === project);
+	if (!record || record.path === '') {
+		throw new DeskError('project.notFound', `No project named ${JSON.stringify(project)} with a repository.`, { project });
+	}
+	return record.path;
 }
 
 function changed<T>(context: HandlerContext, value: T): T {

@@ -9,7 +9,7 @@ import {
 import { Desk } from '../desk';
 import { DeskError, describeError, type DeskErrorJson } from '../core/errors';
 import { leveledLogger, type Logger, type LogLevel } from '../core/logger';
-import { AssetsDidChange, deskErrorCode, deskRequests, HistoryRewritten, initializationOptions, SnapshotProgress, type ServerStatus } from '../protocol/protocol';
+import { AssetsDidChange, deskErrorCode, deskRequests, HistoryRewritten, initializationOptions, RunsDidChange, SnapshotProgress, type ServerStatus } from '../protocol/protocol';
 import { createHandlers, type DeskHandlers } from './handlers';
 
 export const serverVersion = '0.1.0';
@@ -54,6 +54,9 @@ export function startDeskServer(connection: Connection): void {
 		},
 		notifyAssetsChanged(reason: string) {
 			void connection.sendNotification(AssetsDidChange.method, { reason });
+		},
+		notifyRunsChanged(project: string) {
+			void connection.sendNotification(RunsDidChange.method, { project });
 		},
 		notifySnapshotProgress(id: string, files: number) {
 			void connection.sendNotification(SnapshotProgress.method, { id, files });

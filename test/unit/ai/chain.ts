@@ -2,7 +2,7 @@ import * as m from '../../../server/src/ai/model';
 import type { AiObject } from '../../../server/src/ai/types';
 
 /** A complete Intent → Plan → Task → Run → PatchSet → Evidence → Decision chain, made with the model's own API. */
-export function completeChain(baseCommit: string, fileBlob = 'a'.repeat(40)) {
+export function completeChain(baseCommit: string, fileBlob = 'a'.repeat(40), options: { resultCommit?: string; touched?: string } = {}) {
 	const human = m.actor('human', 'alice');
 	const agent = m.actor('agent', 'claude-code');
 	const intent = m.newIntent(human, 'Add pagination to the user list API');
@@ -28,7 +28,7 @@ export function completeChain(baseCommit: string, fileBlob = 'a'.repeat(40)) {
 	const read = m.newToolInvocation(agent, run, 'read_file', { path: 'src/users.ts' }, { read: ['src/users.ts'], resultSummary: '120 lines' });
 	const edit = m.newToolInvocation(agent, run, 'edit_file', { path: 'src/users.ts' }, { written: ['src/users.ts'], resultSummary: 'applied 2 hunks' });
 	const patchset = m.newPatchSet(agent, run, { rationale: 'Adds limit and offset with a default of 20' });
-	patchset.touched.push({ path: 'src/users.ts', change_type: 'modified', lines_added: 14, lines_deleted: 3 });
+	patchset.touched.push({ path: options.touched ?? 'src/users.ts', change_type: 'modified', lines_added: 14, lines_deleted: 3 });
 	m.addPatchSet(run, patchset);
 	m.setRunStatus(run, 'validating');
 	const evidence = m.newEvidence(agent, run, 'test', 'npm', { patchset, command: 'npm test', exitCode: 0, summary: '42 passed' });
@@ -37,7 +37,7 @@ export function completeChain(baseCommit: string, fileBlob = 'a'.repeat(40)) {
 	m.setStepStatus(step, 'completed');
 	const provenance = m.newProvenance(agent, run, 'anthropic', 'claude-sonnet-4');
 	m.setTokenUsage(provenance, 1200, 300, 0.0125);
-	const decision = m.newDecision(human, run, 'commit', { chosen: patchset, resultCommit: baseCommit, rationale: 'Tests pass' });
+	const decision = m.newDecision(human, run, 'commit', { chosen: patchset, resultCommit: options.resultCommit ?? baseCommit, rationale: 'Tests pass' });
 	m.setApplyStatus(patchset, 'applied');
 	m.setRunStatus(run, 'completed');
 	m.setTaskStatus(task, 'done');

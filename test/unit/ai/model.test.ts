@@ -292,6 +292,10 @@ describe('serialisation', () => {
 		}
 		const back = m.fromJson(taskJson) as typeof task;
 		assert.deepEqual([back.constraints, back.runs, back.tags], [[], [], {}]);
+		const run = m.newRun(agent, task, 'abc');
+		const read = m.newToolInvocation(agent, run, 'read_file', {}, { read: ['a.ts'] });
+		assert.equal('paths_written' in (m.toJson(read)['io_footprint'] as object), false);
+		assert.deepEqual((m.fromJson(m.toJson(read)) as typeof read).io_footprint, { paths_read: ['a.ts'], paths_written: [] }, 'nested empty lists come back too');
 	});
 
 	it('still reads renamed fields under their old names', () => {

@@ -1,0 +1,282 @@
+import * as vscode from 'vscode';
+import { ListRuns, ShowRun, type RunDetail, type RunSummary, type RunsOverview } from '../../../server/src/protocol/protocol';
+import type { DeskClient } from '../deskClient';
+import type { WindowProject } from './assetsTree';
+
+type Overview = RunsOverview;
+type IntentView = Overview['intents'][number];
+type TaskView = IntentView['tasks'][number];
+type Plan = IntentView['plans'][number];
+
+export type RunsNode =
+	| { type: 'project'; project: WindowProject }
+	| { type: 'intent'; project: string; view: IntentView }
+	| { type: 'plan'; project: string; plan: Plan; latest: boolean }
+	| { type: 'task'; project: string; view: TaskView }
+	| { type: 'run'; project: string; run: RunSummary; title: string }
+	| { type: 'group'; project: string; runId: string; label: string; icon: string; children: RunsNode[] }
+	| { type: 'leaf'; project: string; runId: string; label: string; description?: string; icon: vscode.ThemeIcon; tooltip?: string; command?: vscode.Command; contextValue?: string };
+
+const intentIcons: Record<string, [string, string?]> = {
+	draft: ['circle-large-outline'],
+	active: ['sync', 'charts.blue'],
+	completed: ['pass-filled', 'testing.iconPassed'],
+	cancelled: ['circle-slash', 'disabledForeground'],
+};
+const taskIcons: Record<string, [string, string?]> = {
+	draft: ['circle-large-outline'],
+	running: ['loading~spin', 'charts.blue'],
+	done: ['pass-filled', 'testing.iconPassed'],
+	failed: ['error', 'testing.iconFailed'],
+	cancelled: ['circle-slash', 'disabledForeground'],
+};
+const runIcons: Record<string, [string, string?]> = {
+	created: ['circle-large-outline'],
+	patching: ['loading~spin', 'charts.blue'],
+	validating: ['beaker', 'charts.yellow'],
+	completed: ['pass-filled', 'testing.iconPassed'],
+	failed: ['error', 'testing.iconFailed'],
+};
+
+function icon([name, color]: [string, string?]): vscode.ThemeIcon {
+	return new vscode.ThemeIcon(name, color ? new vscode.ThemeColor(color) : undefined);
+}
+
+/**
+ * The Runs view: per project, Intents (newest first) with their Plans and Tasks, each Task's Runs,
+ * and under a Run its PatchSets, Evidence, Decision and tool calls. Selecting a Run opens its page.
+ */
+export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
+	private readonly changeEmitter = new vscode.EventEmitter<RunsNode | undefined>();
+	readonly onDidChangeTreeData = this.changeEmitter.event;
+	private projects: WindowProject[] = [];
+
+	constructor(private readonly desk: DeskClient, private readonly onError: (error: unknown) => void) {}
+
+	setProjects(projects: WindowProject[]): void {
+		this.projects = projects;
+		this.refresh();
+	}
+
+	get windowProjects(): readonly WindowProject[] {
+		return this.projects;
+	}
+
+	refresh(): void {
+		this.changeEmitter.fire(undefined);
+	}
+
+	async getChildren(node?: RunsNode): Promise<RunsNode[]> {
+		if (this.desk.state !== 'ready' || !vscode.workspace.isTrusted) {
+			return [];
+		}
+		try {
+			if (!node) {
+				return this.projects.length === 1 ? await this.projectChildren(this.projects[0]!) : this.projects.map((project) => ({ type: 'project', project }));
+			}
+			switch (node.type) {
+				case 'project':
+					return await this.projectChildren(node.project);
+				case 'intent':
+					return [
+						...node.view.plans.map((plan, i): RunsNode => ({ type: 'plan', project: node.project, plan, latest: i === 0 })),
+						...node.view.tasks.map((view): RunsNode => ({ type: 'task', project: node.project, view })),
+					];
+				case 'plan':
+					return node.plan.steps.map((step, i) => {
+						const status = step.statuses[step.statuses.length - 1]?.status ?? 'pending';
+						return {
+							type: 'leaf',
+							project: node.project,
+							runId: '',
+							label: `${i + 1}. ${step.description}`,
+							description: status,
+							icon: new vscode.ThemeIcon(status === 'completed' ? 'check' : status === 'failed' ? 'error' : status === 'skipped' ? 'debug-step-over' : status === 'progressing' ? 'play' : 'circle-small'),
+						};
+					});
+				case 'task':
+					return node.view.runs.map((run): RunsNode => ({ type: 'run', project: node.project, run, title: node.view.task.title }));
+				case 'run':
+					return this.runChildren(node.project, await this.desk.request(ShowRun, { project: node.project, id: node.run.id }));
+				case 'group':
+					return node.children;
+				default:
+					return [];
+			}
+		} catch (error) {
+			this.onError(error);
+			return [];
+		}
+	}
+
+	getTreeItem(node: RunsNode): vscode.TreeItem {
+		switch (node.type) {
+			case 'project': {
+				const item = new vscode.TreeItem(node.project.name, vscode.TreeItemCollapsibleState.Expanded);
+				item.iconPath = new vscode.ThemeIcon('project');
+				return item;
+			}
+			case 'intent': {
+				const { intent } = node.view;
+				const item = new vscode.TreeItem(intent.prompt, vscode.TreeItemCollapsibleState.Expanded);
+				item.id = `${node.project}/intent/${intent.object_id}`;
+				item.iconPath = icon(intentIcons[node.view.status] ?? ['circle-large-outline']);
+				item.description = node.view.status;
+				item.tooltip = new vscode.MarkdownString(`**${escape(intent.prompt)}**\n\n${intent.content ? `${escape(intent.content)}\n\n` : ''}${node.view.status} · ${intent.created_at}${intent.commit ? ` · commit \`${intent.commit.slice(0, 12)}\`` : ''}`);
+				item.contextValue = 'intent';
+				return item;
+			}
+			case 'plan': {
+				const steps = node.plan.steps.length;
+				const item = new vscode.TreeItem(node.latest ? 'Plan' : 'Earlier plan', steps > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+				item.id = `${node.project}/plan/${node.plan.object_id}`;
+				item.iconPath = new vscode.ThemeIcon(node.latest ? 'list-ordered' : 'history');
+				item.description = `${steps} step${steps === 1 ? '' : 's'}${node.plan.fwindow ? ` · frames ${node.plan.fwindow[0]}–${node.plan.fwindow[1]}` : ''}`;
+				return item;
+			}
+			case 'task': {
+				const { task } = node.view;
+				const item = new vscode.TreeItem(task.title, node.view.runs.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+				item.id = `${node.project}/task/${task.object_id}`;
+				item.iconPath = icon(taskIcons[task.status] ?? ['circle-large-outline']);
+				item.description = `${task.status}${task.goal ? ` · ${typeof task.goal === 'string' ? task.goal : task.goal.other}` : ''} · ${node.view.runs.length} run${node.view.runs.length === 1 ? '' : 's'}`;
+				item.contextValue = 'task';
+				return item;
+			}
+			case 'run':
+				return runItem(node);
+			case 'group': {
+				const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Collapsed);
+				item.id = `${node.project}/${node.runId}/${node.label}`;
+				item.iconPath = new vscode.ThemeIcon(node.icon);
+				item.description = String(node.children.length);
+				return item;
+			}
+			case 'leaf': {
+				const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+				item.iconPath = node.icon;
+				item.description = node.description;
+				item.tooltip = node.tooltip;
+				item.command = node.command;
+				item.contextValue = node.contextValue;
+				// Without this a string tooltip would become what a screen reader says.
+				item.accessibilityInformation = { label: [node.label, node.description].filter(Boolean).join(', ') };
+				return item;
+			}
+		}
+	}
+
+	dispose(): void {
+		this.changeEmitter.dispose();
+	}
+
+	private async projectChildren(project: WindowProject): Promise<RunsNode[]> {
+		const overview = await this.desk.request(ListRuns, { project: project.name });
+		return [
+			...overview.intents.map((view): RunsNode => ({ type: 'intent', project: project.name, view })),
+			...overview.tasks.map((view): RunsNode => ({ type: 'task', project: project.name, view })),
+		];
+	}
+
+	private runChildren(project: string, detail: RunDetail): RunsNode[] {
+		const runId = detail.run.object_id;
+		const nodes: RunsNode[] = [];
+		for (const [index, patchset] of detail.patchsets.entries()) {
+			const added = patchset.touched.reduce((n, f) => n + f.lines_added, 0);
+			const deleted = patchset.touched.reduce((n, f) => n + f.lines_deleted, 0);
+			nodes.push({
+				type: 'leaf',
+				project,
+				runId,
+				label: `PatchSet ${index + 1}: ${patchset.touched.map((f) => f.path).join(', ') || 'no files'}`,
+				description: `${patchset.apply_status} · +${added} −${deleted}`,
+				icon: new vscode.ThemeIcon('diff', new vscode.ThemeColor(patchset.apply_status === 'applied' ? 'testing.iconPassed' : patchset.apply_status === 'rejected' ? 'testing.iconFailed' : 'charts.yellow')),
+				tooltip: patchset.rationale,
+				command: { command: 'agentDesk.openPatchSet', title: 'Open PatchSet', arguments: [project, runId, patchset.object_id] },
+				contextValue: 'patchset',
+			});
+		}
+		for (const evidence of detail.evidence) {
+			const kind = typeof evidence.kind === 'string' ? evidence.kind : evidence.kind.other;
+			const passed = evidence.exit_code === 0;
+			nodes.push({
+				type: 'leaf',
+				project,
+				runId,
+				label: `${kind}: ${evidence.tool}`,
+				description: `${evidence.exit_code === undefined ? 'no exit code' : `exit ${evidence.exit_code}`}${evidence.summary ? ` · ${evidence.summary}` : ''}`,
+				icon: new vscode.ThemeIcon(passed ? 'pass' : 'error', new vscode.ThemeColor(passed ? 'testing.iconPassed' : 'testing.iconFailed')),
+				tooltip: evidence.command,
+			});
+		}
+		if (detail.decision) {
+			nodes.push({
+				type: 'leaf',
+				project,
+				runId,
+				label: `Decision: ${detail.decision.decision_type}`,
+				description: detail.decision.rationale,
+				icon: new vscode.ThemeIcon('law'),
+				tooltip: detail.decision.result_commit_sha ? `Result commit ${detail.decision.result_commit_sha}` : undefined,
+			});
+		}
+		if (detail.tool_invocations.length > 0) {
+			nodes.push({
+				type: 'group',
+				project,
+				runId,
+				label: 'Tool calls',
+				icon: 'tools',
+				children: detail.tool_invocations.map((call) => {
+					const read = call.io_footprint?.paths_read ?? [];
+					const written = call.io_footprint?.paths_written ?? [];
+					const files = [read.length ? `read ${read.join(', ')}` : '', written.length ? `wrote ${written.join(', ')}` : ''].filter(Boolean).join(' · ');
+					return {
+						type: 'leaf',
+						project,
+						runId,
+						label: call.tool_name,
+						description: [call.status, files].filter(Boolean).join(' · '),
+						icon: new vscode.ThemeIcon(call.status === 'ok' ? 'symbol-event' : 'error'),
+						tooltip: call.result_summary,
+					};
+				}),
+			});
+		}
+		return nodes;
+	}
+}
+
+function runItem(node: Extract<RunsNode, { type: 'run' }>): vscode.TreeItem {
+	const { run } = node;
+	const item = new vscode.TreeItem(`Run ${run.started_at.slice(0, 16).replace('T', ' ')}`, vscode.TreeItemCollapsibleState.Collapsed);
+	item.id = `${node.project}/run/${run.id}`;
+	item.iconPath = icon(runIcons[run.status] ?? ['circle-large-outline']);
+	const parts = [
+		run.status,
+		run.duration_ms !== undefined ? formatDuration(run.duration_ms) : '',
+		run.model ?? '',
+		run.total_tokens !== undefined ? `${run.total_tokens.toLocaleString('en-US')} tokens` : '',
+		run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '',
+	];
+	item.description = parts.filter(Boolean).join(' · ');
+	item.tooltip = new vscode.MarkdownString(
+		`**Run** of ${escape(node.title)}\n\n| | |\n|---|---|\n| Status | ${run.status} |\n| Started | ${run.started_at} |\n${run.duration_ms !== undefined ? `| Duration | ${formatDuration(run.duration_ms)} |\n` : ''}| Model | ${escape(`${run.provider ?? '—'} ${run.model ?? ''}`)} |\n| Tokens | ${run.total_tokens ?? '—'} |\n| Cost | ${run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '—'} |\n| PatchSets | ${run.patchsets} |\n| Evidence | ${run.evidence} |\n${run.decision ? `| Decision | ${run.decision} |\n` : ''}${run.error ? `| Error | ${escape(run.error)} |\n` : ''}`,
+	);
+	item.command = { command: 'agentDesk.openRun', title: 'Open Run', arguments: [node.project, run.id] };
+	item.contextValue = 'run';
+	item.accessibilityInformation = { label: `Run, ${item.description}` };
+	return item;
+}
+
+export function formatDuration(ms: number): string {
+	if (ms < 1000) {
+		return `${ms} ms`;
+	}
+	const seconds = Math.round(ms / 1000);
+	return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+function escape(text: string): string {
+	return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+}

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { it } from 'node:test';
+import { seal } from '../../server/src/ai/model';
+import { exportHistory } from '../../server/src/git/historyRef';
+import { openDeskWorkbench, projectRoot, runCommand, screenshot, waitFor } from '../helpers/codeServer';
+import { commitFile, git, makeRepo } from '../helpers/gitRepo';
+import { tempDir } from '../helpers/temp';
+import { completeChain } from '../unit/ai/chain';
+
+it('imports a run history ref and shows the chain in the Runs view, the run page and the PatchSet diff', async () => {
+	const root = tempDir('desk-runs-e2e-');
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	commitFile(repo, 'src/users.ts', 'export function listUsers() {\n\treturn db.users.all();\n}\n', 'users endpoint');
+	const base = git(repo, 'rev-parse', 'HEAD');
+	commitFile(repo, 'src/users.ts', 'export function listUsers(limit = 20, offset = 0) {\n\treturn db.users.all().slice(offset, offset + limit);\n}\n', 'paginate users');
+	const result = git(repo, 'rev-parse', 'HEAD');
+	// The chain is made with the model's own API and shared the way a teammate would: on the history ref.
+	const chain = completeChain(base, git(repo, 'rev-parse', `${base}:src/users.ts`), { resultCommit: result, touched: 'src/users.ts' });
+	await exportHistory(repo, chain.all.map((o) => seal(structuredClone(o))));
+	assert.ok(git(repo, 'rev-parse', 'refs/desk/history'));
+
+	const { page, close } = await openDeskWorkbench({
+		folder: repo,
+		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
+		settings: { 'agentDesk.libraryFolder': path.join(root, 'library') },
+	});
+	try {
+		await page.getByRole('tab', { name: 'Agent Desk' }).click();
+		await page.getByRole('treeitem', { name: /^shop, main asset/ }).waitFor({ timeout: 60_000 });
+		await runCommand(page, 'Agent Desk: Import Run History');
+		await page.locator('.notification-toast', { hasText: `${chain.all.length} objects imported` }).waitFor({ timeout: 30_000 });
+
+		const intent = page.getByRole('treeitem', { name: /^Add pagination to the user list API/ });
+		await intent.waitFor({ timeout: 30_000 });
+		await page.getByRole('treeitem', { name: /^Paginate GET \/users/ }).waitFor();
+		const run = page.getByRole('treeitem', { name: /^Run, completed · .*claude-sonnet-4 · 1,500 tokens · \$0\.0125/ });
+		await run.waitFor();
+		await run.click();
+		// The run's page opens in an editor tab.
+		const preview = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+		await preview.getByText('Provenance').first().waitFor({ timeout: 30_000 });
+		assert.match(await page.locator('.tab.active').first().innerText(), /Run: Paginate GET \/users/);
+		const text = await preview.locator('body').innerText();
+		for (const expected of ['Run of “Paginate GET /users”', 'claude-sonnet-4', '1500', 'Add limit and offset query parameters', 'intent_analysis', 'npm test', 'commit']) {
+			assert.ok(text.includes(expected), `the run page shows ${expected}`);
+		}
+		await page.mouse.move(900, 500);
+		await page.waitForTimeout(600);
+		await screenshot(page, 'runs-view-and-page');
+
+		// Under the run: its PatchSet, Evidence, Decision and tool calls; the PatchSet opens its diff.
+		await run.locator('.monaco-tl-twistie').click();
+		const patchset = page.getByRole('treeitem', { name: /^PatchSet 1: src\/users\.ts/ });
+		await patchset.waitFor();
+		await page.getByRole('treeitem', { name: /^test: npm/ }).waitFor();
+		await page.getByRole('treeitem', { name: /^Decision: commit/ }).waitFor();
+		await patchset.click();
+		const diff = page.locator('.monaco-diff-editor').first();
+		await diff.waitFor({ timeout: 30_000 });
+		await waitFor(async () => (await diff.innerText()).replace(/\u00a0/g, ' ').includes('slice(offset, offset + limit)'), 20_000, 'the committed change in the diff');
+		await page.mouse.move(900, 700);
+		await page.waitForTimeout(600);
+		await screenshot(page, 'runs-patchset-diff');
+		assert.ok(fs.existsSync(path.join(repo, '.desk', 'project.db')));
+	} finally {
+		await screenshot(page, 'runs-final').catch(() => undefined);
+		await close();
+	}
+});
