@@ -5,7 +5,9 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AssetRecord, AssetSummary, GitVersion, ProjectRecord } from '../../server/src/assets/types';
 import { git, makeRepo } from '../helpers/gitRepo';
+import { openDesk } from '../helpers/deskFixture';
 import { findProjectRoot, tempDir } from '../helpers/temp';
+import { completeChain } from '../unit/ai/chain';
 
 const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
 
@@ -128,5 +130,31 @@ describe('the desk command line over snapshot assets', () => {
 		const outside = desk('--store', store, 'asset', 'version', created.asset.id, '--put', `../escape=${path.join(root, 'x')}`);
 		assert.equal(outside.code, 2);
 		assert.equal(fs.existsSync(path.join(path.dirname(created.asset.working_dir), 'escape')), false);
+	});
+});
+
+describe('the desk command line over runs', () => {
+	it('exports, imports, lists and shows runs of the repository at --repo', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+		const chain = completeChain(git(repo, 'rev-parse', 'HEAD'));
+		const library = path.join(root, 'library');
+		const seeded = await openDesk(path.join(root, 'seed-library'));
+		(await seeded.projectAi(repo)).put(chain.all);
+		seeded.close();
+		const exported = desk('--store', path.join(root, 'seed-library'), '--repo', repo, 'history', 'export', '--json');
+		assert.equal(exported.code, 0, exported.stderr);
+		assert.match((JSON.parse(exported.stdout) as { commit: string }).commit, /^[0-9a-f]{40}$/);
+		fs.rmSync(path.join(repo, '.desk'), { recursive: true });
+		const imported = desk('--store', library, '--repo', repo, 'history', 'import', '--json');
+		assert.equal(imported.code, 0, imported.stderr);
+		assert.equal((JSON.parse(imported.stdout) as { added: number }).added, chain.all.length);
+		const listed = JSON.parse(desk('--store', library, '--repo', repo, 'runs', 'list', '--json').stdout) as { intents: Array<{ intent: { prompt: string } }> };
+		assert.equal(listed.intents[0]?.intent.prompt, chain.intent.prompt);
+		const shown = JSON.parse(desk('--store', library, '--repo', repo, 'runs', 'show', chain.run.object_id, '--json').stdout) as { summary: { model: string; cost_usd: number } };
+		assert.deepEqual([shown.summary.model, shown.summary.cost_usd], ['claude-sonnet-4', 0.0125]);
+		assert.match(desk('--store', library, '--repo', repo, 'runs', 'list').stdout, /completed\s+Add pagination/);
+		const outside = desk('--store', library, '--repo', root, 'runs', 'list');
+		assert.equal(outside.code, 2, 'a folder in no repository is refused');
 	});
 });

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { seal } from '../../server/src/ai/model';
+import { exportHistory } from '../../server/src/git/historyRef';
+import { ExportHistory, ImportHistory, ListRuns, OpenWorkspace, ReadRepoFile, RunsDidChange, ShowRun, deskErrorCode, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import { commitFile, git, makeRepo } from '../helpers/gitRepo';
+import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
+import { tempDir } from '../helpers/temp';
+import { completeChain } from '../unit/ai/chain';
+
+describe('runs over JSON-RPC', () => {
+	let server: RunningServer;
+	let repo: string;
+	let chain: ReturnType<typeof completeChain>;
+	const call = async <R>(definition: { method: string; result?: R }, params: unknown): Promise<R> => (await server.connection.sendRequest(definition.method, params)) as R;
+
+	before(async () => {
+		const root = tempDir();
+		repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		commitFile(repo, 'src/users.ts', 'v1\n', 'users');
+		const base = git(repo, 'rev-parse', 'HEAD');
+		commitFile(repo, 'src/users.ts', 'v2\n', 'paginate');
+		chain = completeChain(base, git(repo, 'rev-parse', `${base}:src/users.ts`), { resultCommit: git(repo, 'rev-parse', 'HEAD') });
+		await exportHistory(repo, chain.all.map((o) => seal(structuredClone(o))));
+		server = await startServer(path.join(root, 'library'));
+		await call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	});
+	after(() => server.stop());
+
+	it('imports the history ref, tells the views, and lists and shows the runs', async () => {
+		assert.deepEqual((await call<ResultOf<typeof ListRuns>>(ListRuns, { project: 'shop' })).intents, []);
+		const imported = await call<ResultOf<typeof ImportHistory>>(ImportHistory, { project: 'shop' });
+		assert.deepEqual([imported.added, imported.refused], [chain.all.length, []]);
+		assert.ok(server.notifications.some((n) => n.method === RunsDidChange.method));
+		const overview = await call<ResultOf<typeof ListRuns>>(ListRuns, { project: 'shop' });
+		assert.equal(overview.intents[0]?.intent.prompt, chain.intent.prompt);
+		assert.equal(overview.intents[0]?.tasks[0]?.runs[0]?.total_tokens, 1500);
+		const detail = await call<ResultOf<typeof ShowRun>>(ShowRun, { project: 'shop', id: chain.run.object_id });
+		assert.deepEqual([detail.decision?.decision_type, detail.tool_invocations.length, detail.patchsets[0]?.touched[0]?.path], ['commit', 2, 'src/users.ts']);
+		const again = await call<ResultOf<typeof ImportHistory>>(ImportHistory, { project: 'shop' });
+		assert.equal(again.added, 0);
+	});
+
+	it('reads repository files at a commit for diffs, and exports without a new commit when nothing changed', async () => {
+		const file = await call<ResultOf<typeof ReadRepoFile>>(ReadRepoFile, { project: 'shop', commit: chain.run.commit, path: 'src/users.ts' });
+		assert.equal(Buffer.from(file.base64, 'base64').toString(), 'v1\n');
+		const missing = await expectRpcError(server.connection, ReadRepoFile.method, { project: 'shop', commit: chain.run.commit, path: 'nope.ts' });
+		assert.equal((missing.data as DeskErrorJson).code, 'asset.fileNotFound');
+		const exported = await call<ResultOf<typeof ExportHistory>>(ExportHistory, { project: 'shop' });
+		assert.equal(exported.commit, undefined, 'the imported objects are what the ref already holds');
+	});
+
+	it('refuses unknown projects and runs with their codes', async () => {
+		const project = await expectRpcError(server.connection, ListRuns.method, { project: 'nowhere' });
+		assert.equal((project.data as DeskErrorJson).code, 'project.notFound');
+		const run = await expectRpcError(server.connection, ShowRun.method, { project: 'shop', id: chain.task.object_id });
+		assert.equal(run.code, deskErrorCode);
+		assert.equal((run.data as DeskErrorJson).code, 'ai.badObject');
+		const badRef = await expectRpcError(server.connection, ImportHistory.method, { project: 'shop', ref: '../../etc' });
+		assert.equal(badRef.code, -32602);
+	});
+});
