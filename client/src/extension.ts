@@ -5,7 +5,7 @@ import { DeskStatusBar } from './statusBar';
 import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
 import { registerAssetCommands } from './commands/assetCommands';
 import { registerRunCommands } from './commands/runCommands';
-import { RepoFileProvider, repoFileScheme, RunPages } from './runDocuments';
+import { PatchSides, patchScheme, RunPages } from './runDocuments';
 import { RunsTreeProvider } from './views/runsTree';
 import { AssetsTreeProvider, type AssetsNode, type WindowProject } from './views/assetsTree';
 
@@ -40,13 +40,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 	let folders: FolderOutcome[] = [];
 	const runs = new RunsTreeProvider(desk, (error) => reportError(output, error));
 	const runPages = new RunPages(desk);
+	const patchSides = new PatchSides();
 	const runsView = vscode.window.createTreeView('agentDesk.runs', { treeDataProvider: runs, showCollapseAll: true });
 	context.subscriptions.push(
 		runs,
 		runsView,
 		runPages,
-		vscode.workspace.registerTextDocumentContentProvider(repoFileScheme, new RepoFileProvider(desk)),
-		...registerRunCommands(desk, runs, runPages, (error) => reportError(output, error)),
+		vscode.workspace.registerTextDocumentContentProvider(patchScheme, patchSides),
+		...registerRunCommands(desk, runs, runPages, patchSides, (error) => reportError(output, error)),
 	);
 	const assetCommands = registerAssetCommands(desk, assets, assetsView, (error) => reportError(output, error));
 	context.subscriptions.push(...assetCommands.disposables);

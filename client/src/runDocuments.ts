@@ -1,30 +1,29 @@
 import * as vscode from 'vscode';
-import { ReadRepoFile, ShowRun, type RunDetail } from '../../server/src/protocol/protocol';
+import { ShowRun, type RunDetail } from '../../server/src/protocol/protocol';
 import type { DeskClient } from './deskClient';
 import { formatDuration } from './views/runsTree';
 
-/** `desk-git:/<project>/<commit>/<path>`: a repository file at a commit, for PatchSet diffs. */
-export const repoFileScheme = 'desk-git';
+/** `desk-patch:/<patchset>/<before|after>/<path>`: one side of a PatchSet's file. */
+export const patchScheme = 'desk-patch';
 
-export function repoFileUri(project: string, commit: string, filePath: string): vscode.Uri {
-	return vscode.Uri.from({ scheme: repoFileScheme, path: `/${encodeURIComponent(project)}/${commit}/${filePath}` });
+/**
+ * The two sides of a PatchSet's files, as the server computed them, served read-only to VS Code's
+ * diff editor. They are kept until the window closes (they never change: a PatchSet is immutable).
+ */
+export class PatchSides implements vscode.TextDocumentContentProvider {
+	private readonly texts = new Map<string, string>();
+
+	set(uri: vscode.Uri, text: string): void {
+		this.texts.set(uri.toString(), text);
+	}
+
+	provideTextDocumentContent(uri: vscode.Uri): string {
+		return this.texts.get(uri.toString()) ?? '';
+	}
 }
 
-export class RepoFileProvider implements vscode.TextDocumentContentProvider {
-	constructor(private readonly desk: DeskClient) {}
-
-	async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-		const match = /^\/([^/]+)\/([0-9a-f]{40})\/(.+)$/.exec(uri.path);
-		if (!match) {
-			return '';
-		}
-		try {
-			const { base64 } = await this.desk.request(ReadRepoFile, { project: decodeURIComponent(match[1]!), commit: match[2]!, path: match[3]! });
-			return Buffer.from(base64, 'base64').toString('utf8');
-		} catch {
-			return ''; // Added or deleted in this commit: the other side of the diff is empty.
-		}
-	}
+export function patchSideUri(patchsetId: string, side: 'before' | 'after', filePath: string): vscode.Uri {
+	return vscode.Uri.from({ scheme: patchScheme, path: `/${patchsetId}/${side}/${filePath}` });
 }
 
 function html(text: string | number | undefined): string {

@@ -5,7 +5,9 @@ import { Library, type FolderAdoption, type WorkspaceFolder } from './assets/lib
 import type { Environment, GitReader } from './assets/ports';
 import { DeskError } from './core/errors';
 import type { Logger } from './core/logger';
-import { seal, verifyChecksum } from './ai/model';
+import { seal, verifyChecksum, verifyIntegrity } from './ai/model';
+import type { PatchSet } from './ai/types';
+import { applyFilePatch, parseUnifiedDiff } from './runs/unifiedDiff';
 import { exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
 import { HeadWatcher } from './git/headWatcher';
 import { AiStore } from './store/aiStore';
@@ -159,14 +161,48 @@ export class Desk {
 		return { added, unchanged: read.objects.length - added - (refused.length - read.refused.length), refused };
 	}
 
-	/** A file of a repository at a commit (read with isomorphic-git; nothing the repository configures runs). */
-	async readRepoFile(top: string, commit: string, filepath: string): Promise<Uint8Array> {
-		try {
-			const { blob } = await git.readBlob({ fs, dir: top, oid: commit, filepath });
-			return blob;
-		} catch (error) {
-			throw new DeskError('asset.fileNotFound', `${filepath} is not in commit ${commit.slice(0, 12)}.`, { path: filepath, commit }, { cause: error });
+	/**
+	 * The files a PatchSet changes, before and after: from the commit its decision made when there is
+	 * one, else its stored diff (a unified diff in the blob store, checked against its hash) applied
+	 * to the baseline commit. Read with isomorphic-git; nothing the repository configures runs.
+	 */
+	async patchSetFiles(top: string, patchsetId: string): Promise<{ source: 'commit' | 'artifact'; files: Array<{ path: string; before: Uint8Array | null; after: Uint8Array | null }> }> {
+		const ai = await this.projectAi(top);
+		const patchset = ai.require<PatchSet>(patchsetId, 'patchset');
+		const read = async (commit: string, filepath: string): Promise<Uint8Array | null> => {
+			if (filepath === '') {
+				return null;
+			}
+			try {
+				return (await git.readBlob({ fs, dir: top, oid: commit, filepath })).blob;
+			} catch {
+				return null;
+			}
+		};
+		const decision = ai.runDecision(patchset.run);
+		const result = decision?.chosen_patchset_id === patchset.object_id ? decision.result_commit_sha : undefined;
+		if (result && result !== patchset.commit) {
+			const files = [];
+			for (const touched of patchset.touched) {
+				files.push({ path: touched.path, before: await read(patchset.commit, touched.path), after: await read(result, touched.path) });
+			}
+			return { source: 'commit', files };
 		}
+		const artifact = patchset.artifact;
+		if (!artifact?.hash || !this.blobs.has(artifact.hash)) {
+			throw new DeskError('ai.badObject', 'This PatchSet has neither a commit nor a stored diff to show.', { patchset: patchsetId });
+		}
+		const diff = this.blobs.get(artifact.hash);
+		if (!verifyIntegrity(artifact, diff)) {
+			throw new DeskError('blob.corrupt', `The diff of PatchSet ${patchsetId} does not match its recorded hash.`, { patchset: patchsetId });
+		}
+		const files = [];
+		for (const filePatch of parseUnifiedDiff(diff.toString('utf8'))) {
+			const before = await read(patchset.commit, filePatch.from);
+			const after = filePatch.to === '' ? null : Buffer.from(applyFilePatch(before === null ? '' : Buffer.from(before).toString('utf8'), filePatch), 'utf8');
+			files.push({ path: filePatch.to || filePatch.from, before, after });
+		}
+		return { source: 'artifact', files };
 	}
 
 	close(): void {

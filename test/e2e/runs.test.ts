@@ -37,10 +37,21 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 		await page.getByRole('treeitem', { name: /^Paginate GET \/users/ }).waitFor();
 		const run = page.getByRole('treeitem', { name: /^Run, completed · .*claude-sonnet-4 · 1,500 tokens · \$0\.0125/ });
 		await run.waitFor();
-		await run.click();
-		// The run's page opens in an editor tab.
+		// The run's page opens in an editor tab. The view refreshes once more after the import's
+		// notification; a click that lands on a row being replaced is lost, so it is made again.
 		const preview = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
-		await preview.getByText('Provenance').first().waitFor({ timeout: 30_000 });
+		await waitFor(
+			async () => {
+				await run.click();
+				return preview
+					.getByText('Provenance')
+					.first()
+					.waitFor({ timeout: 5_000 })
+					.then(() => true);
+			},
+			30_000,
+			'the run page',
+		);
 		assert.match(await page.locator('.tab.active').first().innerText(), /Run: Paginate GET \/users/);
 		const text = await preview.locator('body').innerText();
 		for (const expected of ['Run of “Paginate GET /users”', 'claude-sonnet-4', '1500', 'Add limit and offset query parameters', 'intent_analysis', 'npm test', 'commit']) {

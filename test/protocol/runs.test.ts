@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { seal } from '../../server/src/ai/model';
 import { exportHistory } from '../../server/src/git/historyRef';
-import { ExportHistory, ImportHistory, ListRuns, OpenWorkspace, ReadRepoFile, RunsDidChange, ShowRun, deskErrorCode, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import { ExportHistory, ImportHistory, ListRuns, OpenWorkspace, PatchSetFiles, RunsDidChange, ShowRun, deskErrorCode, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
@@ -42,11 +42,13 @@ describe('runs over JSON-RPC', () => {
 		assert.equal(again.added, 0);
 	});
 
-	it('reads repository files at a commit for diffs, and exports without a new commit when nothing changed', async () => {
-		const file = await call<ResultOf<typeof ReadRepoFile>>(ReadRepoFile, { project: 'shop', commit: chain.run.commit, path: 'src/users.ts' });
-		assert.equal(Buffer.from(file.base64, 'base64').toString(), 'v1\n');
-		const missing = await expectRpcError(server.connection, ReadRepoFile.method, { project: 'shop', commit: chain.run.commit, path: 'nope.ts' });
-		assert.equal((missing.data as DeskErrorJson).code, 'asset.fileNotFound');
+	it('gives a PatchSet\'s files before and after, and exports without a new commit when nothing changed', async () => {
+		const sides = await call<ResultOf<typeof PatchSetFiles>>(PatchSetFiles, { project: 'shop', patchset: chain.patchset.object_id });
+		assert.equal(sides.source, 'commit');
+		assert.deepEqual(
+			sides.files.map((f) => [f.path, f.before && Buffer.from(f.before, 'base64').toString(), f.after && Buffer.from(f.after, 'base64').toString()]),
+			[['src/users.ts', 'v1\n', 'v2\n']],
+		);
 		const exported = await call<ResultOf<typeof ExportHistory>>(ExportHistory, { project: 'shop' });
 		assert.equal(exported.commit, undefined, 'the imported objects are what the ref already holds');
 	});

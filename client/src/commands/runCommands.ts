@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { ExportHistory, ImportHistory, ShowRun } from '../../../server/src/protocol/protocol';
+import { ExportHistory, ImportHistory, PatchSetFiles, ShowRun } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../deskClient';
-import { repoFileUri, type RunPages } from '../runDocuments';
+import { patchSideUri, type PatchSides, type RunPages } from '../runDocuments';
 import type { RunsTreeProvider } from '../views/runsTree';
 
 /** Commands of the Runs view: open a run's page, a PatchSet's diff, import and export run history. */
-export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pages: RunPages, reportError: (error: unknown) => void): vscode.Disposable[] {
+export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pages: RunPages, patches: PatchSides, reportError: (error: unknown) => void): vscode.Disposable[] {
 	const guarded =
 		<A extends unknown[]>(body: (...args: A) => Promise<void>) =>
 		async (...args: A) => {
@@ -33,20 +33,20 @@ export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pa
 		vscode.commands.registerCommand(
 			'agentDesk.openPatchSet',
 			guarded(async (project: string, runId: string, patchsetId: string) => {
-				const detail = await desk.request(ShowRun, { project, id: runId });
-				const patchset = detail.patchsets.find((p) => p.object_id === patchsetId);
-				if (!patchset) {
-					return;
-				}
-				const result = detail.decision?.chosen_patchset_id === patchsetId ? detail.decision.result_commit_sha : undefined;
-				if (!result || result === patchset.commit) {
-					void vscode.window.showInformationMessage(`Agent Desk: this PatchSet was not committed, so its change is not in the repository to compare.${patchset.rationale ? ` Rationale: ${patchset.rationale}` : ''}`);
-					return;
-				}
-				const changes = patchset.touched.map((f): [vscode.Uri, vscode.Uri, vscode.Uri] => [repoFileUri(project, result, f.path), repoFileUri(project, patchset.commit, f.path), repoFileUri(project, result, f.path)]);
-				const title = `PatchSet: ${detail.task.title}`;
-				if (changes.length === 1) {
-					await vscode.commands.executeCommand('vscode.diff', changes[0]![1], changes[0]![2], `${patchset.touched[0]!.path} (${title})`);
+				const [detail, sides] = await Promise.all([desk.request(ShowRun, { project, id: runId }), desk.request(PatchSetFiles, { project, patchset: patchsetId })]);
+				const text = (b64: string | null) => (b64 === null ? '' : Buffer.from(b64, 'base64').toString('utf8'));
+				const changes = sides.files.map((f): [vscode.Uri, vscode.Uri, vscode.Uri] => {
+					const before = patchSideUri(patchsetId, 'before', f.path);
+					const after = patchSideUri(patchsetId, 'after', f.path);
+					patches.set(before, text(f.before));
+					patches.set(after, text(f.after));
+					return [after, before, after];
+				});
+				const title = `PatchSet: ${detail.task.title}${sides.source === 'artifact' ? ' (proposed)' : ''}`;
+				if (changes.length === 0) {
+					void vscode.window.showInformationMessage('Agent Desk: this PatchSet changes no file.');
+				} else if (changes.length === 1) {
+					await vscode.commands.executeCommand('vscode.diff', changes[0]![1], changes[0]![2], `${sides.files[0]!.path} (${title})`);
 				} else {
 					await vscode.commands.executeCommand('vscode.changes', title, changes);
 				}

@@ -197,11 +197,18 @@ export const ImportHistory = request<{ added: number; unchanged: number; refused
 /** Client → server: writes the project's AI objects, sealed, to a history ref (one commit when something changed). */
 export const ExportHistory = request<{ commit?: string; objects: number; anchored: number }>()('desk/runs/exportHistory', object({ project: projectName, ref: optional(gitRef) }));
 
-/** Client → server: a file of the project's repository at a commit, base64 (for PatchSet diffs). Fails with `asset.fileNotFound`. */
-export const ReadRepoFile = request<{ base64: string }>()(
-	'desk/git/readFile',
-	object({ project: projectName, commit: string({ pattern: /^[0-9a-f]{40}$/ }), path: string({ minLength: 1, maxLength: 4096 }) }),
-);
+export interface PatchSetFilesJson {
+	/** Where the after side comes from: the commit the decision made, or the PatchSet's stored diff applied to its baseline. */
+	source: 'commit' | 'artifact';
+	/** Each touched file's text before and after, base64; null where the file does not exist on that side. */
+	files: Array<{ path: string; before: string | null; after: string | null }>;
+}
+
+/**
+ * Client → server: the files a PatchSet changes, before and after, for VS Code's diff editor.
+ * Fails with `ai.badObject` when it has neither a result commit nor a stored diff, or the diff does not apply.
+ */
+export const PatchSetFiles = request<PatchSetFilesJson>()('desk/runs/patchSetFiles', object({ project: projectName, patchset: runId }));
 
 /** Server → client: the project's AI objects changed; the Runs view refreshes. */
 export const RunsDidChange = notification<{ project: string }>('desk/runs/didChange');
@@ -230,6 +237,6 @@ export const deskRequests = {
 	ShowRun,
 	ImportHistory,
 	ExportHistory,
-	ReadRepoFile,
+	PatchSetFiles,
 } as const;
 export const deskNotifications = { AssetsDidChange, SnapshotProgress, HistoryRewritten, RunsDidChange } as const;

@@ -162,9 +162,11 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return desk.exportHistory(projectTop(desk, project), ref);
 		},
 
-		async ReadRepoFile({ project, commit, path }) {
+		async PatchSetFiles({ project, patchset }) {
 			const desk = await context.desk();
-			return { base64: Buffer.from(await desk.readRepoFile(projectTop(desk, project), commit, path)).toString('base64') };
+			const files = await desk.patchSetFiles(projectTop(desk, project), patchset);
+			const b64 = (bytes: Uint8Array | null) => (bytes === null ? null : Buffer.from(bytes).toString('base64'));
+			return { source: files.source, files: files.files.map((f) => ({ path: f.path, before: b64(f.before), after: b64(f.after) })) };
 		},
 	};
 }

@@ -110,3 +110,33 @@ describe('run history in git', () => {
 		assert.equal((await desk.projectAi(repo)).get(task.object_id), undefined);
 	});
 });
+
+describe('PatchSet files', () => {
+	it('shows a proposed PatchSet as its stored diff applied to the baseline, and refuses a diff that does not match its hash', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'r'), { commits: 1 });
+		const base = git(repo, 'rev-parse', 'HEAD');
+		const desk = await openDesk(path.join(root, 'library'));
+		const ai = await desk.projectAi(repo);
+		const agent = m.actor('agent', 'coder');
+		const task = m.newTask(m.actor('human', 'a'), 'Edit file1');
+		const run = m.newRun(agent, task, base);
+		m.addRun(task, run);
+		const diff = Buffer.from('--- a/file1.txt\n+++ b/file1.txt\n@@ -1 +1,2 @@\n-content 1\n+content one\n+and more\n');
+		desk.blobs.put(diff);
+		const patchset = m.newPatchSet(agent, run, { artifact: m.artifactFor(diff, 'desk', 'patchsets/1.diff', 'text/x-diff') });
+		m.addPatchSet(run, patchset);
+		ai.put([task, run, patchset]);
+		const sides = await desk.patchSetFiles(repo, patchset.object_id);
+		assert.equal(sides.source, 'artifact');
+		assert.deepEqual(sides.files.map((f) => [f.path, Buffer.from(f.before!).toString(), Buffer.from(f.after!).toString()]), [['file1.txt', 'content 1\n', 'content one\nand more\n']]);
+		const lying = m.newPatchSet(agent, run, { artifact: { ...m.artifactFor(diff, 'desk', 'x'), size_bytes: 3 } });
+		m.addPatchSet(run, lying);
+		ai.put([run, lying]);
+		await assert.rejects(desk.patchSetFiles(repo, lying.object_id), (e) => isDeskError(e, 'blob.corrupt'));
+		const bare = m.newPatchSet(agent, run);
+		m.addPatchSet(run, bare);
+		ai.put([run, bare]);
+		await assert.rejects(desk.patchSetFiles(repo, bare.object_id), (e) => isDeskError(e, 'ai.badObject'));
+	});
+});
