@@ -59,8 +59,9 @@ export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pa
 				if (!project) {
 					return;
 				}
+				// The server's desk/runs/didChange refreshes the view; refreshing here too would replace the
+				// rows twice, and a click on a row being replaced is lost.
 				const result = await desk.request(ImportHistory, { project });
-				runs.refresh();
 				const refused = result.refused.length ? ` ${result.refused.length} refused (see the log).` : '';
 				void vscode.window.showInformationMessage(`Agent Desk: ${result.added} object${result.added === 1 ? '' : 's'} imported from refs/desk/history, ${result.unchanged} already here.${refused}`);
 				for (const r of result.refused) {
