@@ -16,6 +16,7 @@ import {
 } from '../../../server/src/protocol/protocol';
 import { assetFileUri } from '../assetFileSystem';
 import type { DeskClient } from '../deskClient';
+import { guardedBy } from './guarded';
 import type { AssetNode, AssetsNode, AssetsTreeProvider, WindowProject } from '../views/assetsTree';
 
 /**
@@ -28,15 +29,7 @@ export function registerAssetCommands(
 	view: vscode.TreeView<AssetsNode>,
 	reportError: (error: unknown) => void,
 ): { disposables: vscode.Disposable[]; onSnapshotProgress(params: { id: string; files: number }): void } {
-	const guarded =
-		<A extends unknown[]>(body: (...args: A) => Promise<void>) =>
-		async (...args: A) => {
-			try {
-				await body(...args);
-			} catch (error) {
-				reportError(error);
-			}
-		};
+	const guarded = guardedBy(reportError);
 
 	const projectFor = async (node?: AssetsNode): Promise<WindowProject | undefined> => {
 		const projects = assets.windowProjects;

@@ -1,20 +1,13 @@
 import * as vscode from 'vscode';
 import { ExportHistory, ImportHistory, PatchSetFiles, ShowRun } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../deskClient';
+import { guardedBy } from './guarded';
 import { patchSideUri, type PatchSides, type RunPages } from '../runDocuments';
 import type { RunsTreeProvider } from '../views/runsTree';
 
 /** Commands of the Runs view: open a run's page, a PatchSet's diff, import and export run history. */
 export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pages: RunPages, patches: PatchSides, reportError: (error: unknown) => void): vscode.Disposable[] {
-	const guarded =
-		<A extends unknown[]>(body: (...args: A) => Promise<void>) =>
-		async (...args: A) => {
-			try {
-				await body(...args);
-			} catch (error) {
-				reportError(error);
-			}
-		};
+	const guarded = guardedBy(reportError);
 	const pickProject = async (): Promise<string | undefined> => {
 		const projects = runs.windowProjects;
 		if (projects.length <= 1) {

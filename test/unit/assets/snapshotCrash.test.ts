@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { it } from 'node:test';
 import { silentLogger } from '../../../server/src/core/logger';
 import { Desk } from '../../../server/src/desk';
+import { onLines } from '../../helpers/lines';
 import { tempDir } from '../../helpers/temp';
 
 it('a snapshotting process killed at random points leaves no partial blob, no version without its blobs, and every acknowledged version intact', async (t) => {
@@ -56,20 +57,13 @@ function runAndKill(libraryDir: string, assetId: string, start: number, killAfte
 	return new Promise((resolve, reject) => {
 		const child = spawn(process.execPath, [path.join(__dirname, 'snapshotWriter.js'), libraryDir, assetId, String(start)], { stdio: ['ignore', 'pipe', 'inherit'] });
 		const acked: Array<[number, string]> = [];
-		let buffer = '';
 		let timer: NodeJS.Timeout | undefined;
-		child.stdout.setEncoding('utf8');
-		child.stdout.on('data', (chunk: string) => {
-			buffer += chunk;
-			const lines = buffer.split('\n');
-			buffer = lines.pop()!;
-			for (const line of lines) {
-				if (line === 'open') {
-					timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-				} else if (line.startsWith('ack ')) {
-					const [, version, manifest] = line.split(' ');
-					acked.push([Number(version), manifest!]);
-				}
+		onLines(child.stdout, (line) => {
+			if (line === 'open') {
+				timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+			} else if (line.startsWith('ack ')) {
+				const [, version, manifest] = line.split(' ');
+				acked.push([Number(version), manifest!]);
 			}
 		});
 		child.on('error', reject);

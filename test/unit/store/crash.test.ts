@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { it } from 'node:test';
 import { silentLogger } from '../../../server/src/core/logger';
 import { DurableDatabase } from '../../../server/src/store/durableDatabase';
+import { onLines } from '../../helpers/lines';
 import { tempDir } from '../../helpers/temp';
 import { crashMigrations } from './crashSchema';
 
@@ -48,20 +49,12 @@ function runAndKill(script: string, file: string, start: number, killAfterMs: nu
 	return new Promise((resolve, reject) => {
 		const child = spawn(process.execPath, [script, file, String(start)], { stdio: ['ignore', 'pipe', 'inherit'] });
 		const acked: number[] = [];
-		let buffer = '';
 		let timer: NodeJS.Timeout | undefined;
-		child.stdout.setEncoding('utf8');
-		child.stdout.on('data', (chunk: string) => {
-			buffer += chunk;
-			let newline;
-			while ((newline = buffer.indexOf('\n')) >= 0) {
-				const line = buffer.slice(0, newline);
-				buffer = buffer.slice(newline + 1);
-				if (line === 'open') {
-					timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-				} else if (line.startsWith('ack ')) {
-					acked.push(Number(line.slice(4)));
-				}
+		onLines(child.stdout, (line) => {
+			if (line === 'open') {
+				timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+			} else if (line.startsWith('ack ')) {
+				acked.push(Number(line.slice(4)));
 			}
 		});
 		child.on('error', reject);

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { it } from 'node:test';
 import { silentLogger } from '../../../server/src/core/logger';
 import { DurableDatabase } from '../../../server/src/store/durableDatabase';
+import { onLines } from '../../helpers/lines';
 import { tempDir } from '../../helpers/temp';
 import { crashMigrations } from './crashSchema';
 
@@ -16,16 +17,9 @@ interface WriterRun {
 function startWriter(file: string, count: number, name: string): WriterRun {
 	const child = spawn(process.execPath, [path.join(__dirname, 'sharedWriter.js'), file, String(count), name], { stdio: ['ignore', 'pipe', 'inherit'] });
 	const acked: number[] = [];
-	let buffer = '';
-	child.stdout.setEncoding('utf8');
-	child.stdout.on('data', (chunk: string) => {
-		buffer += chunk;
-		const lines = buffer.split('\n');
-		buffer = lines.pop()!;
-		for (const line of lines) {
-			if (line.startsWith('ack ')) {
-				acked.push(Number(line.slice(4)));
-			}
+	onLines(child.stdout, (line) => {
+		if (line.startsWith('ack ')) {
+			acked.push(Number(line.slice(4)));
 		}
 	});
 	const done = new Promise<{ signal: NodeJS.Signals | null }>((resolve, reject) => {
