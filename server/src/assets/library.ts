@@ -370,17 +370,43 @@ export class Library {
 		const documents: SearchDocument[] = [];
 		for (const asset of this.store.listAssets()) {
 			if (!asset.retired) {
-				documents.push({ id: asset.id, name: asset.name, about: asset.about, text: await this.searchText(asset) });
+				documents.push(await this.matchDocument(asset));
 			}
 		}
 		return new LibrarySearch(documents).search(query, { limit });
 	}
 
-	/** The text an asset is matched on, within the caps of §05; a skill only by its name and description. */
-	private async searchText(asset: AssetRecord): Promise<string> {
+	/**
+	 * What an asset is matched on (§05): its name, its about and its text files at the version go
+	 * would freeze; a skill only by its name and its SKILL.md description, never its body.
+	 */
+	async matchDocument(asset: AssetRecord): Promise<SearchDocument> {
 		if (asset.kind === 'skill') {
-			return '';
+			const skill = await this.skillOf(asset);
+			return { id: asset.id, name: asset.name, about: skill?.description ?? '', text: '' };
 		}
+		return { id: asset.id, name: asset.name, about: asset.about, text: await this.searchText(asset) };
+	}
+
+	/** The SKILL.md front matter of an asset at the version go would freeze, when it is valid (§07). */
+	async skillOf(asset: AssetRecord): Promise<{ name: string; description: string } | undefined> {
+		if (asset.engine === 'none') {
+			return undefined;
+		}
+		try {
+			const atGo = await this.atGo(asset.id);
+			const bytes =
+				atGo.engine === 'snapshot' && atGo.working_changes
+					? this.snapshots.readWorkingFile(asset.working_dir, 'SKILL.md', suggestFileCap)
+					: await this.cat(asset.id, 'SKILL.md', atGo.version);
+			return bytes ? parseSkillFile(Buffer.from(bytes).toString('utf8')) : undefined;
+		} catch {
+			return undefined;
+		}
+	}
+
+	/** The text of an asset's files that it is matched on, within the caps of §05. */
+	private async searchText(asset: AssetRecord): Promise<string> {
 		if (asset.engine === 'none') {
 			return asset.notes.slice(0, suggestAssetCap);
 		}

@@ -46,8 +46,16 @@ export class LibrarySearch {
 		return this.index.documentCount;
 	}
 
-	search(query: string, options: { minScore?: number; limit?: number; skip?: ReadonlySet<string> } = {}): SearchHit[] {
-		const words = ticketTerms(query);
+	/**
+	 * Ranks documents for the query's terms. `skip` leaves documents out (after weighting, so they
+	 * still count in the corpus); `skipCommonTerms` drops a term found in every document when there
+	 * are two or more (§05: it tells nothing apart).
+	 */
+	search(query: string, options: { minScore?: number; limit?: number; skip?: ReadonlySet<string>; skipCommonTerms?: boolean } = {}): SearchHit[] {
+		let words = ticketTerms(query);
+		if (options.skipCommonTerms && this.index.documentCount >= 2) {
+			words = words.filter((word) => this.index.search(word, { prefix: false, fuzzy: false }).length < this.index.documentCount);
+		}
 		const weights = new Map<string, Map<string, number>>();
 		for (const word of words) {
 			for (const result of this.index.search(word, { prefix: false, fuzzy: false })) {

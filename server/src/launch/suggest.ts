@@ -1,0 +1,80 @@
+import type { AssetRecord } from '../assets/types';
+import { LibrarySearch, type SearchDocument } from '../search/librarySearch';
+import type { Suggestion } from './types';
+
+/** §05's numbers. */
+export const minSuggestScore = 0.2;
+export const maxSuggested = 3;
+
+export interface SuggestInput {
+	ticket: string;
+	/** Every asset of the library, for names in the ticket. */
+	library: readonly AssetRecord[];
+	/** The project's member assets. */
+	members: readonly AssetRecord[];
+	mainAssetId: string;
+	/** Assets plugged into the card already. */
+	plugged: ReadonlySet<string>;
+	/** What an asset is matched on (name, about, text at the version go would freeze; skills by description). */
+	document(asset: AssetRecord): Promise<SearchDocument>;
+}
+
+const namedIdPattern = /\b(a-[0-9a-f]{16})(?: v(\d+))?\b/g;
+
+/**
+ * Launch-card suggestions (seed 000 §05). Assets the ticket names (an id, with an optional " vN",
+ * or an absolute path at or under an asset's folder) come first, uncapped, "named in the ticket".
+ * Then word matches from the project's members, never its main asset, retired or plugged ones:
+ * BM25 over the members, a term found in every member skipped, listed at a summed weight of at
+ * least 0.2, the reason naming the three heaviest terms, ties by name, at most three.
+ */
+export async function suggestAssets(input: SuggestInput): Promise<Suggestion[]> {
+	const byId = new Map(input.library.map((a) => [a.id, a]));
+	const named: Suggestion[] = [];
+	const namedIds = new Set<string>();
+	const name = (asset: AssetRecord, version?: number) => {
+		if (namedIds.has(asset.id)) {
+			return;
+		}
+		namedIds.add(asset.id);
+		named.push({
+			asset_id: asset.id,
+			name: asset.name,
+			role: asset.kind === 'skill' ? 'instructions' : 'reference',
+			reason: `named in the ticket${version !== undefined ? ` at v${version}` : ''}`,
+			...(version !== undefined ? { version } : {}),
+			named: true,
+		});
+	};
+	for (const match of input.ticket.matchAll(namedIdPattern)) {
+		const asset = byId.get(match[1]!);
+		if (asset) {
+			name(asset, match[2] === undefined ? undefined : Number(match[2]));
+		}
+	}
+	// An absolute path names the asset whose folder holds it (the deepest such folder).
+	const folders = input.library.filter((a) => a.working_dir !== '').sort((a, b) => b.working_dir.length - a.working_dir.length);
+	for (const token of input.ticket.split(/[\s`'"()<>,;]+/)) {
+		const candidate = token.replace(/[.:!?]+$/, '');
+		if (!candidate.startsWith('/')) {
+			continue;
+		}
+		const asset = folders.find((a) => candidate === a.working_dir || candidate.startsWith(`${a.working_dir}/`));
+		if (asset) {
+			name(asset);
+		}
+	}
+
+	const documents: SearchDocument[] = [];
+	for (const member of input.members) {
+		documents.push(await input.document(member));
+	}
+	const excluded = new Set<string>([input.mainAssetId, ...input.plugged, ...namedIds, ...input.members.filter((m) => m.retired).map((m) => m.id)]);
+	const hits = new LibrarySearch(documents).search(input.ticket, { skip: excluded, minScore: minSuggestScore, limit: maxSuggested, skipCommonTerms: true });
+	const members = new Map(input.members.map((m) => [m.id, m]));
+	const matched = hits.map((hit): Suggestion => {
+		const asset = members.get(hit.id)!;
+		return { asset_id: asset.id, name: asset.name, role: asset.kind === 'skill' ? 'instructions' : 'reference', reason: hit.reason, score: hit.score, named: false };
+	});
+	return [...named, ...matched];
+}
