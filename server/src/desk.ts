@@ -10,6 +10,7 @@ import type { PatchSet } from './ai/types';
 import { applyFilePatch, parseUnifiedDiff } from './runs/unifiedDiff';
 import { exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
 import { HeadWatcher } from './git/headWatcher';
+import { ProjectLaunches } from './launch/projectLaunches';
 import { AiStore } from './store/aiStore';
 import { IsoGitReader } from './git/isoGitReader';
 import { BlobStore } from './store/blobStore';
@@ -48,6 +49,7 @@ export class Desk {
 		readonly blobs: BlobStore,
 		private readonly libraryDb: DurableDatabase,
 		private readonly snapshots: NodeSnapshotFiles,
+		private readonly git: GitReader,
 		private readonly logger: Logger,
 	) {}
 
@@ -64,14 +66,15 @@ export class Desk {
 		try {
 			const blobs = new BlobStore(path.join(libraryDir, 'blobs'));
 			const snapshots = new NodeSnapshotFiles(libraryDir, blobs);
+			const gitReader = options.git ?? new IsoGitReader();
 			const library = new Library(
 				new SqlLibraryStore(db),
-				options.git ?? new IsoGitReader(),
+				gitReader,
 				snapshots,
 				options.env ?? nodeEnvironment,
 				options.logger,
 			);
-			return new Desk(libraryDir, library, blobs, db, snapshots, options.logger);
+			return new Desk(libraryDir, library, blobs, db, snapshots, gitReader, options.logger);
 		} catch (error) {
 			db.close();
 			throw error;
@@ -129,6 +132,16 @@ export class Desk {
 	async projectAi(top: string): Promise<AiStore> {
 		const name = this.library.listProjects().find((p) => p.path === top)?.name ?? path.basename(top);
 		return new AiStore(await this.openProjectDatabase(top, name));
+	}
+
+	/** The launch card and launches of the project whose repository top is `top`. */
+	async launches(top: string): Promise<ProjectLaunches> {
+		const project = this.library.listProjects().find((p) => p.path === top);
+		if (!project) {
+			throw new DeskError('project.notFound', `No project has the repository ${top}; open it in VS Code or import it with --main first.`, { dir: top });
+		}
+		const db = await this.openProjectDatabase(top, project.name);
+		return new ProjectLaunches(db, this.library, new AiStore(db), project, () => this.git.headCommit(top));
 	}
 
 	/** Writes the project's AI objects, sealed, to the history ref of its repository. */

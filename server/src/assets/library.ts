@@ -357,6 +357,15 @@ export class Library {
 		return this.getAsset(asset.id);
 	}
 
+	/** Records the plugs of a launch for "used in" (§13), all of them in one transaction. */
+	recordLaunch(launchId: string, project: string, plugs: ReadonlyArray<{ id: string; role: string; version: number }>, at: string): void {
+		this.store.batch((writes) => {
+			for (const plug of plugs) {
+				writes.insertLaunchPlug({ launch_id: launchId, project, asset_id: plug.id, role: plug.role, version: plug.version, launched_at: at });
+			}
+		});
+	}
+
 	/** "Used in" (§13): the launch records that plugged the asset, with role and frozen version. */
 	usedIn(id: string): UsedIn[] {
 		return this.store.usedIn(this.getAsset(id).id);
@@ -674,6 +683,15 @@ export class Library {
 
 	listProjects(): ProjectRecord[] {
 		return this.store.listProjects();
+	}
+
+	allAssets(): AssetRecord[] {
+		return this.store.listAssets();
+	}
+
+	/** A project's member assets, in the order they joined. */
+	listProjectAssets(project: string): AssetRecord[] {
+		return this.store.projectAssetIds(project).map((id) => this.store.getAsset(id)).filter((a): a is AssetRecord => a !== undefined);
 	}
 
 	/** Assets with what the Assets view shows of them; limited to one project's when `project` is given. */

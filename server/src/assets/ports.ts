@@ -42,6 +42,7 @@ export interface LibraryWrites extends LibraryReads {
 	updateAsset(id: string, changes: AssetChanges): void;
 	insertSnapshotVersion(assetId: string, version: SnapshotVersion): void;
 	setGitTip(assetId: string, tip: string, count: number, seenAt: string): void;
+	insertLaunchPlug(plug: UsedIn & { asset_id: string }): void;
 	insertProject(project: ProjectRecord): void;
 	setMainAsset(project: string, assetId: string): void;
 	/** Adds the asset to the project; a no-op when it is there already. */

@@ -43,6 +43,8 @@ export type DeskErrorCode =
 	| 'launch.badNode'
 	| 'launch.badCopy'
 	| 'launch.alreadyPlugged'
+	| 'launch.emptyTicket'
+	| 'launch.notPlugged'
 	| 'import.badArgs'
 	| 'import.notADirectory'
 	| 'import.notRepoTop'

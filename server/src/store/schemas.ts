@@ -140,4 +140,22 @@ export const projectMigrations: readonly Migration[] = [
 			'CREATE INDEX ai_objects_intent ON ai_objects (ref_intent)',
 		],
 	},
+	{
+		version: 3,
+		statements: [
+			// The project's launch card being written (a draft survives a reload of the window).
+			`CREATE TABLE launch_card (
+				id INTEGER PRIMARY KEY CHECK (id = 1),
+				json TEXT NOT NULL,
+				updated_at TEXT NOT NULL
+			)`,
+			// What each Go froze: the card, the ticket, every plug with its role and version, and the
+			// Intent, Task and Run it made.
+			`CREATE TABLE launch_records (
+				launch_id TEXT PRIMARY KEY,
+				created_at TEXT NOT NULL,
+				json TEXT NOT NULL
+			)`,
+		],
+	},
 ];

@@ -152,6 +152,17 @@ class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
 		]);
 	}
 
+	insertLaunchPlug(plug: UsedIn & { asset_id: string }): void {
+		this.writer.run('INSERT INTO launch_plugs (launch_id, project, asset_id, role, version, launched_at) VALUES (?, ?, ?, ?, ?, ?)', [
+			plug.launch_id,
+			plug.project,
+			plug.asset_id,
+			plug.role,
+			plug.version,
+			plug.launched_at,
+		]);
+	}
+
 	insertSnapshotVersion(assetId: string, version: SnapshotVersion): void {
 		this.writer.run('INSERT INTO snapshot_versions (asset_id, version, manifest, file_count, bytes, note, made_at, made_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
 			assetId,

@@ -1,0 +1,143 @@
+import { uuidv7 } from '../ai/ids';
+import { actor, addRun, newIntent, newRun, newTask } from '../ai/model';
+import type { Library } from '../assets/library';
+import type { MadeBy, ProjectRecord } from '../assets/types';
+import { DeskError } from '../core/errors';
+import type { AiStore } from '../store/aiStore';
+import type { DurableDatabase } from '../store/durableDatabase';
+import { newPlug, plugInto, type PlugContext } from './plugging';
+import { suggestAssets } from './suggest';
+import { defaultTemplate, type AssetPlug, type LaunchCard, type LaunchTemplate, type PlugRole, type Suggestion } from './types';
+
+/** What a Go froze (LaunchAsset for every plug) and made. */
+export interface LaunchRecord {
+	launch_id: string;
+	created_at: string;
+	project: string;
+	ticket: string;
+	template: LaunchTemplate;
+	plugs: Array<AssetPlug & { name: string; version: number }>;
+	intent: string;
+	task: string;
+	run: string;
+}
+
+/**
+ * A project's launch card and its launches: the draft card (kept in the project database so it
+ * survives a reload), suggestions for its ticket, plugging by the rules of §06, and Go, which freezes
+ * every plug at the version AtGo shows, writes the launch record and makes the Intent, Task and Run.
+ */
+export class ProjectLaunches {
+	constructor(
+		private readonly db: DurableDatabase,
+		private readonly library: Library,
+		private readonly ai: AiStore,
+		private readonly project: ProjectRecord,
+		private readonly headCommit: () => Promise<string | undefined>,
+	) {}
+
+	card(): LaunchCard {
+		const row = this.db.get<{ json: string }>('SELECT json FROM launch_card WHERE id = 1');
+		return row ? (JSON.parse(row.json) as LaunchCard) : { project: this.project.name, ticket: '', template: defaultTemplate, plugs: [] };
+	}
+
+	/** Saves the ticket (and template) being written. */
+	setTicket(ticket: string, template?: LaunchTemplate): LaunchCard {
+		return this.save({ ...this.card(), ticket, ...(template ? { template } : {}) });
+	}
+
+	async suggest(ticket = this.card().ticket): Promise<Suggestion[]> {
+		const card = this.card();
+		const members = this.library.listProjectAssets(this.project.name);
+		return suggestAssets({
+			ticket,
+			library: this.library.allAssets(),
+			members,
+			mainAssetId: this.project.main_asset,
+			plugged: new Set(card.plugs.map((p) => p.id)),
+			document: (asset) => this.library.matchDocument(asset),
+		});
+	}
+
+	async plug(id: string, role: PlugRole, options: Partial<Pick<AssetPlug, 'nodes' | 'files' | 'copy'>> = {}): Promise<LaunchCard> {
+		const card = plugInto(this.card(), newPlug(id, role, options), await this.context(id));
+		return this.save(card);
+	}
+
+	unplug(id: string): LaunchCard {
+		const card = this.card();
+		if (!card.plugs.some((p) => p.id === id)) {
+			throw new DeskError('launch.notPlugged', `${id} is not plugged into the card.`, { id });
+		}
+		return this.save({ ...card, plugs: card.plugs.filter((p) => p.id !== id) });
+	}
+
+	/**
+	 * Go: every plug frozen at its AtGo version (a snapshot asset with working changes is snapshotted
+	 * first, so the version exists), the launch record written, "used in" recorded, and the Intent
+	 * (the ticket as prompt), Task and Run (Created) made. The card starts afresh.
+	 */
+	async go(madeBy: MadeBy = 'user', now = new Date()): Promise<LaunchRecord> {
+		const card = this.card();
+		if (card.ticket.trim() === '') {
+			throw new DeskError('launch.emptyTicket', 'Write the ticket before Go: it becomes the run\'s prompt.');
+		}
+		const plugs: LaunchRecord['plugs'] = [];
+		for (const plug of card.plugs) {
+			const asset = this.library.getAsset(plug.id);
+			const atGo = await this.library.atGo(asset.id);
+			let version = atGo.version;
+			if (atGo.engine === 'snapshot' && atGo.working_changes) {
+				version = (await this.library.snapshot(asset.id, { madeBy, note: 'at go' })).version.version;
+			}
+			plugs.push({ ...plug, name: asset.name, version });
+		}
+		const head = await this.headCommit();
+		if (head === undefined) {
+			throw new DeskError('git.unreadable', `${this.project.path} has no commit to start a run from.`, { dir: this.project.path });
+		}
+		const person = actor('human', 'desk-user');
+		const intent = newIntent(person, card.ticket, { now });
+		const title = card.ticket.trim().split('\n', 1)[0]!.slice(0, 99).trim() || 'Launch';
+		const task = newTask(person, title, { intent, now });
+		const run = newRun(actor('system', 'agent-desk'), task, head, { now });
+		addRun(task, run);
+		const record: LaunchRecord = {
+			launch_id: uuidv7(now.getTime()),
+			created_at: now.toISOString(),
+			project: this.project.name,
+			ticket: card.ticket,
+			template: card.template,
+			plugs,
+			intent: intent.object_id,
+			task: task.object_id,
+			run: run.object_id,
+		};
+		this.ai.put([intent, task, run]);
+		this.db.write((tx) => {
+			tx.run('INSERT INTO launch_records (launch_id, created_at, json) VALUES (?, ?, ?)', [record.launch_id, record.created_at, JSON.stringify(record)]);
+			tx.run('DELETE FROM launch_card WHERE id = 1');
+		});
+		this.library.recordLaunch(record.launch_id, this.project.name, plugs, record.created_at);
+		return record;
+	}
+
+	records(): LaunchRecord[] {
+		return this.db.all<{ json: string }>('SELECT json FROM launch_records ORDER BY launch_id').map((r) => JSON.parse(r.json) as LaunchRecord);
+	}
+
+	private async context(id: string): Promise<PlugContext> {
+		const asset = this.library.getAsset(id);
+		return { asset, project: this.project, skill: asset.kind === 'skill' ? await this.library.skillOf(asset) : undefined };
+	}
+
+	private save(card: LaunchCard): LaunchCard {
+		this.db.write((tx) =>
+			tx.run('INSERT INTO launch_card (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at', [
+				JSON.stringify(card),
+				new Date().toISOString(),
+			]),
+		);
+		return card;
+	}
+}
