@@ -158,3 +158,33 @@ describe('the desk command line over runs', () => {
 		assert.equal(outside.code, 2, 'a folder in no repository is refused');
 	});
 });
+
+describe('the desk command line over launch cards', () => {
+	it('suggests from a ticket file, plugs, and goes, printing the frozen versions', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+		const json = <T>(...args: string[]): T => {
+			const result = desk('--store', store, ...args, '--json');
+			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+			return JSON.parse(result.stdout) as T;
+		};
+		const repoAsset = json<{ asset: AssetRecord }>('asset', 'import', '--dir', repo, '--project', 'shop', '--main').asset;
+		const specs = path.join(root, 'invoice-specs');
+		fs.mkdirSync(specs);
+		fs.writeFileSync(path.join(specs, 'rounding.md'), 'Invoice rounding rules.\n');
+		const specsAsset = json<{ asset: AssetRecord }>('asset', 'import', '--dir', specs, '--project', 'shop').asset;
+		const ticketFile = path.join(root, 'ticket.md');
+		fs.writeFileSync(ticketFile, 'Invoice rounding is off by a cent\n');
+		const suggestions = json<Array<{ asset_id: string; reason: string }>>('card', 'suggest', '--project', 'shop', '--ticket-file', ticketFile);
+		assert.deepEqual(suggestions.map((s) => s.asset_id), [specsAsset.id]);
+		json('card', 'plug', '--project', 'shop', '--asset', specsAsset.id, '--role', 'reference', '--files', '*.md');
+		json('card', 'plug', '--project', 'shop', '--asset', repoAsset.id, '--role', 'target');
+		const refused = desk('--store', store, 'card', 'plug', '--project', 'shop', '--asset', specsAsset.id, '--role', 'owner');
+		assert.equal(refused.code, 2);
+		assert.match(refused.stderr, /reference, target or instructions/);
+		const record = json<{ plugs: Array<{ name: string; role: string; version: number }>; run: string }>('card', 'go', '--project', 'shop');
+		assert.deepEqual(record.plugs.map((p) => [p.name, p.role, p.version]), [['invoice-specs', 'reference', 1], ['shop', 'target', 2]]);
+		assert.equal(json<Array<{ role: string }>>('asset', 'used-in', specsAsset.id)[0]?.role, 'reference');
+	});
+});

@@ -13,6 +13,7 @@ import { DeskError, describeError } from '../core/errors';
 import { leveledLogger, type LogLevel } from '../core/logger';
 import { Desk } from '../desk';
 import { IsoGitReader } from '../git/isoGitReader';
+import type { PlugRole } from '../launch/types';
 import { runDetail, runsOverview, type RunSummary, type RunsOverview } from '../runs/runViews';
 
 const usage = `Usage: desk [--store DIR] [--json] [--verbose] COMMAND
@@ -51,6 +52,13 @@ Runs (of the repository at --repo PATH, default the current folder):
   runs show ID                                    everything a run recorded
   history export [--ref REF]                      write the AI objects to refs/desk/history
   history import [--ref REF]                      read them from a history ref (twice adds nothing)
+
+Launch cards (of --project NAME, else the repository at --repo PATH or the current folder):
+  card show                                       the draft card
+  card suggest [--ticket TEXT | --ticket-file F]  suggestions for the ticket (saved as the card's)
+  card plug --asset ID --role reference|target|instructions [--nodes a,b] [--files GLOB]... [--copy FROM=TO]...
+  card unplug --asset ID
+  card go                                         freeze every plug, record the launch, make the run
 `;
 
 class UsageError extends Error {}
@@ -88,6 +96,12 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				from: { type: 'string' },
 				repo: { type: 'string' },
 				ref: { type: 'string' },
+				'ticket-file': { type: 'string' },
+				ticket: { type: 'string' },
+				role: { type: 'string' },
+				nodes: { type: 'string' },
+				files: { type: 'string', multiple: true },
+				copy: { type: 'string', multiple: true },
 			},
 		});
 	} catch (error) {
@@ -317,6 +331,60 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				print(out, detail, () => formatRunSummary(detail.summary, detail.task.title));
 				return 0;
 			}
+			case 'card show':
+			case 'card suggest':
+			case 'card plug':
+			case 'card unplug':
+			case 'card go': {
+				expectArgs(rest, 0, command);
+				const opened = await open();
+				const top = values.project ? projectPath(opened, values.project) : await repoTop(values.repo ?? process.cwd());
+				const launches = await opened.launches(top);
+				if (command === 'card show') {
+					const card = launches.card();
+					print(out, card, () => `${card.ticket || '(no ticket yet)'}\n${card.plugs.map((p) => `  ${p.role.padEnd(12)} ${p.id}`).join('\n') || '  (nothing plugged)'}`);
+					return 0;
+				}
+				if (command === 'card suggest') {
+					const ticket = values['ticket-file'] !== undefined ? readSource(values['ticket-file']).toString('utf8') : values.ticket;
+					if (ticket !== undefined) {
+						launches.setTicket(ticket);
+					}
+					const suggestions = await launches.suggest();
+					print(out, suggestions, () => suggestions.map((s) => `${s.score !== undefined ? s.score.toFixed(2).padStart(6) : '     —'}  ${s.asset_id}  ${s.name}  ${s.role}  (${s.reason})`).join('\n') || '(no suggestions)');
+					return 0;
+				}
+				if (command === 'card go') {
+					const record = await launches.go(madeBy);
+					print(out, record, () => `launched ${record.launch_id}: run ${record.run}\n${record.plugs.map((p) => `  ${p.role.padEnd(12)} ${p.name} v${p.version}`).join('\n')}`);
+					return 0;
+				}
+				if (!values.asset) {
+					throw new UsageError(`${command} needs --asset ID`);
+				}
+				if (command === 'card unplug') {
+					print(out, launches.unplug(values.asset), () => `unplugged ${values.asset}`);
+					return 0;
+				}
+				if (command === 'card plug') {
+					const copy: Record<string, string> = {};
+					for (const spec of values.copy ?? []) {
+						const eq = spec.indexOf('=');
+						if (eq <= 0) {
+							throw new UsageError(`--copy takes FROM=TO, not ${spec}`);
+						}
+						copy[spec.slice(0, eq)] = spec.slice(eq + 1);
+					}
+					const card = await launches.plug(values.asset, (values.role ?? 'reference') as PlugRole, {
+						nodes: values.nodes ? values.nodes.split(',').filter(Boolean) : [],
+						files: values.files ?? [],
+						copy,
+					});
+					print(out, card, () => `plugged ${values.asset} as ${values.role ?? 'reference'}`);
+					return 0;
+				}
+				throw new UsageError(`unknown command: ${command}`);
+			}
 			case 'asset used-in': {
 				const usedIn = (await lib()).usedIn(oneId(rest, command));
 				print(out, usedIn, () => usedIn.map((u) => `${u.launched_at}  ${u.launch_id}  ${u.project}  ${u.role} v${u.version}`).join('\n') || '(not used in any launch yet)');
@@ -342,6 +410,14 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 	} finally {
 		desk?.close();
 	}
+}
+
+function projectPath(desk: Desk, name: string): string {
+	const project = desk.library.listProjects().find((p) => p.name === name);
+	if (!project || project.path === '') {
+		throw new DeskError('project.notFound', `No project named ${JSON.stringify(name)} with a repository.`, { project: name });
+	}
+	return project.path;
 }
 
 async function repoTop(dir: string): Promise<string> {

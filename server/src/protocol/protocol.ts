@@ -11,10 +11,12 @@
 import type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, GitVersion, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile } from '../assets/types';
 import type { DeskErrorJson } from '../core/errors';
 import type { RunDetail, RunsOverview, RunSummary } from '../runs/runViews';
+import type { LaunchRecord } from '../launch/projectLaunches';
+import type { LaunchCard, PlugRole, Suggestion } from '../launch/types';
 import type { LogLevel } from '../core/logger';
 import { array, boolean, integer, json, object, optional, string, type Infer, type Schema } from './schema';
 
-export type { RunDetail, RunsOverview, RunSummary };
+export type { RunDetail, RunsOverview, RunSummary, LaunchCard, LaunchRecord, PlugRole, Suggestion };
 export type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, DeskErrorJson, GitVersion, LogLevel, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile };
 
 /** JSON-RPC error code of a refusal by the desk (LSP's RequestFailed); `data` is a DeskErrorJson. */
@@ -210,6 +212,44 @@ export interface PatchSetFilesJson {
  */
 export const PatchSetFiles = request<PatchSetFilesJson>()('desk/runs/patchSetFiles', object({ project: projectName, patchset: runId }));
 
+export interface CardView {
+	card: LaunchCard;
+	/** Each plug with its asset's name and what AtGo would freeze now ("working changes" included). */
+	plugs: Array<{ id: string; role: PlugRole; name: string; nodes: string[]; at_go: AtGo | { error: string } }>;
+}
+
+/** Client → server: the project's launch card (the draft survives a reload) with AtGo for each plug. */
+export const GetCard = request<CardView>()('desk/card/get', object({ project: projectName }));
+
+/** Client → server: saves the ticket being written. */
+export const SetTicket = request<CardView>()('desk/card/setTicket', object({ project: projectName, ticket: string({ maxLength: 256 * 1024 }) }));
+
+/** Client → server: suggestions for a ticket (default: the card's), named assets first (§05). */
+export const SuggestAssets = request<{ suggestions: Suggestion[] }>()('desk/card/suggest', object({ project: projectName, ticket: optional(string({ maxLength: 256 * 1024 })) }));
+
+/**
+ * Client → server: plugs an asset into the card (§06). Each refusal names its rule: `launch.badRole`,
+ * `launch.secondTarget`, `launch.badTarget`, `launch.foreignRepo`, `launch.referenceOnly`, `launch.notSkill`,
+ * `launch.badNode`, `launch.badCopy`, `launch.alreadyPlugged`.
+ */
+export const PlugAsset = request<CardView>()(
+	'desk/card/plug',
+	object({
+		project: projectName,
+		id: assetId,
+		role: string({ pattern: /^(reference|target|instructions)$/ }),
+		nodes: optional(array(string({ maxLength: 64 }), { maxItems: 16 })),
+		files: optional(array(string({ maxLength: 1024 }), { maxItems: 256 })),
+		copy: optional(array(object({ from: string({ maxLength: 4096 }), to: string({ maxLength: 4096 }) }), { maxItems: 256 })),
+	}),
+);
+
+/** Client → server: takes a plug off the card. Fails with `launch.notPlugged`. */
+export const UnplugAsset = request<CardView>()('desk/card/unplug', object({ project: projectName, id: assetId }));
+
+/** Client → server: Go. Freezes every plug at its AtGo version, records the launch, makes the Intent, Task and Run. Fails with `launch.emptyTicket`. */
+export const LaunchGo = request<LaunchRecord>()('desk/card/go', object({ project: projectName }));
+
 /** Server → client: the project's AI objects changed; the Runs view refreshes. */
 export const RunsDidChange = notification<{ project: string }>('desk/runs/didChange');
 
@@ -238,5 +278,11 @@ export const deskRequests = {
 	ImportHistory,
 	ExportHistory,
 	PatchSetFiles,
+	GetCard,
+	SetTicket,
+	SuggestAssets,
+	PlugAsset,
+	UnplugAsset,
+	LaunchGo,
 } as const;
 export const deskNotifications = { AssetsDidChange, SnapshotProgress, HistoryRewritten, RunsDidChange } as const;

@@ -1,7 +1,8 @@
 import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
 import { runDetail, runsOverview } from '../runs/runViews';
-import { deskRequests, type FolderOutcome, type ParamsOf, type ResultOf, type ServerStatus } from '../protocol/protocol';
+import { deskRequests, type CardView, type FolderOutcome, type ParamsOf, type PlugRole, type ResultOf, type ServerStatus } from '../protocol/protocol';
+import type { ProjectLaunches } from '../launch/projectLaunches';
 
 type Requests = typeof deskRequests;
 
@@ -162,6 +163,45 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return desk.exportHistory(projectTop(desk, project), ref);
 		},
 
+		async GetCard({ project }) {
+			const desk = await context.desk();
+			return cardView(desk, await desk.launches(projectTop(desk, project)));
+		},
+
+		async SetTicket({ project, ticket }) {
+			const desk = await context.desk();
+			const launches = await desk.launches(projectTop(desk, project));
+			launches.setTicket(ticket);
+			return cardView(desk, launches);
+		},
+
+		async SuggestAssets({ project, ticket }) {
+			const desk = await context.desk();
+			return { suggestions: await (await desk.launches(projectTop(desk, project))).suggest(ticket) };
+		},
+
+		async PlugAsset({ project, id, role, nodes, files, copy }) {
+			const desk = await context.desk();
+			const launches = await desk.launches(projectTop(desk, project));
+			await launches.plug(id, role as PlugRole, { nodes: nodes ?? [], files: files ?? [], copy: Object.fromEntries((copy ?? []).map((c) => [c.from, c.to])) });
+			return cardView(desk, launches);
+		},
+
+		async UnplugAsset({ project, id }) {
+			const desk = await context.desk();
+			const launches = await desk.launches(projectTop(desk, project));
+			launches.unplug(id);
+			return cardView(desk, launches);
+		},
+
+		async LaunchGo({ project }) {
+			const desk = await context.desk();
+			const record = await (await desk.launches(projectTop(desk, project))).go('user');
+			context.notifyRunsChanged(project);
+			context.notifyAssetsChanged('launch');
+			return record;
+		},
+
 		async PatchSetFiles({ project, patchset }) {
 			const desk = await context.desk();
 			const files = await desk.patchSetFiles(projectTop(desk, project), patchset);
@@ -169,6 +209,17 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return { source: files.source, files: files.files.map((f) => ({ path: f.path, before: b64(f.before), after: b64(f.after) })) };
 		},
 	};
+}
+
+async function cardView(desk: Desk, launches: ProjectLaunches): Promise<CardView> {
+	const card = launches.card();
+	const plugs: CardView['plugs'] = [];
+	for (const plug of card.plugs) {
+		const asset = desk.library.getAsset(plug.id);
+		const atGo = await desk.library.atGo(plug.id).catch((error: unknown) => ({ error: (error as Error).message }));
+		plugs.push({ id: plug.id, role: plug.role, name: asset.name, nodes: plug.nodes, at_go: atGo });
+	}
+	return { card, plugs };
 }
 
 /** The repository top of a project of the library. */
