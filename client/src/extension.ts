@@ -4,7 +4,9 @@ import { DeskClient, DeskRequestError, type DeskState } from './deskClient';
 import { DeskStatusBar } from './statusBar';
 import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
 import { registerAssetCommands } from './commands/assetCommands';
+import { registerCardCommands } from './commands/cardCommands';
 import { registerRunCommands } from './commands/runCommands';
+import { LaunchCards } from './launchCard';
 import { PatchSides, patchScheme, RunPages } from './runDocuments';
 import { RunsTreeProvider } from './views/runsTree';
 import { AssetsTreeProvider, type AssetsNode, type WindowProject } from './views/assetsTree';
@@ -49,6 +51,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		vscode.workspace.registerTextDocumentContentProvider(patchScheme, patchSides),
 		...registerRunCommands(desk, runs, runPages, patchSides, (error) => reportError(output, error)),
 	);
+	const cards = new LaunchCards(context.extensionUri, desk, (error) => reportError(output, error));
+	context.subscriptions.push(cards, ...registerCardCommands(desk, assets, assetsView, cards, (error) => reportError(output, error)));
 	const assetCommands = registerAssetCommands(desk, assets, assetsView, (error) => reportError(output, error));
 	context.subscriptions.push(...assetCommands.disposables);
 	// Notification handlers belong to one server process; they are made again after a restart.

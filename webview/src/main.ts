@@ -1,10 +1,10 @@
 /**
- * Bootstrap shared by the desk's webviews: registers the webview UI toolkit's components, restores
- * the state VS Code kept across hide and show, and runs the ready handshake with the host. The
- * launch card (a later capability) builds on it.
+ * The launch card (seed 000 §05, §06): the ticket editor, the suggestions with their reasons and
+ * scores (updated as the ticket is typed), Keep on each, the plugs with the version go would freeze,
+ * and Go. Built on the webview UI toolkit, so it follows the theme and works from the keyboard.
  */
 import { allComponents, provideVSCodeDesignSystem } from '@vscode/webview-ui-toolkit';
-import { isHostMessage, type HostToWebview, type WebviewToHost } from './messages';
+import { isHostMessage, type CardState, type WebviewToHost } from './messages';
 
 interface VsCodeApi {
 	postMessage(message: WebviewToHost): void;
@@ -17,29 +17,112 @@ declare function acquireVsCodeApi(): VsCodeApi;
 provideVSCodeDesignSystem().register(allComponents);
 
 const vscode = acquireVsCodeApi();
-const pending = new Map<number, (message: Extract<HostToWebview, { type: 'response' }>) => void>();
-let nextId = 1;
+const root = document.getElementById('app')!;
+let state: CardState | undefined = vscode.getState() as CardState | undefined;
+let typing: number | undefined;
 
-/** Asks the host for something; the host answers each request once. */
-export function request(method: string, params: unknown): Promise<unknown> {
-	const id = nextId++;
-	return new Promise((resolve, reject) => {
-		pending.set(id, (response) => (response.error ? reject(new Error(`${response.error.message} [${response.error.code}]`)) : resolve(response.result)));
-		vscode.postMessage({ type: 'request', id, method, params });
-	});
+function el(tag: string, props: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElement {
+	const node = document.createElement(tag);
+	for (const [key, value] of Object.entries(props)) {
+		node.setAttribute(key, value);
+	}
+	node.append(...children);
+	return node;
+}
+
+// The ticket editor is made once and kept: re-making it on every update would lose the cursor
+// and what was typed since the last save.
+const title = el('h1');
+const ticket = el('vscode-text-area', { id: 'ticket', rows: '6', resize: 'vertical', placeholder: 'What should the agent do? Name assets by id or path to plug them.', 'aria-label': 'Ticket' });
+const dynamic = el('div');
+root.replaceChildren(title, ticket, dynamic);
+/** What is in the editor; it wins over an older saved ticket while the person types. */
+let draft = state?.ticket ?? '';
+ticket.addEventListener('input', () => {
+	draft = (ticket as unknown as { value: string }).value;
+	if (state) {
+		vscode.setState({ ...state, ticket: draft });
+	}
+	updateGo();
+	window.clearTimeout(typing);
+	typing = window.setTimeout(() => {
+		typing = undefined;
+		vscode.postMessage({ type: 'setTicket', ticket: draft });
+	}, 300);
+});
+
+let go: HTMLElement | undefined;
+function updateGo(): void {
+	if (!go) {
+		return;
+	}
+	if (state?.busy || draft.trim() === '') {
+		go.setAttribute('disabled', '');
+	} else {
+		go.removeAttribute('disabled');
+	}
+}
+
+function render(current: CardState): void {
+	title.textContent = `Launch card — ${current.project}`;
+	if (typing === undefined && document.activeElement !== ticket) {
+		draft = current.ticket;
+		(ticket as unknown as { value: string }).value = current.ticket;
+	}
+
+	const suggestions = el('section', { 'aria-label': 'Suggestions' }, el('h2', {}, 'Suggestions'));
+	if (current.suggestions.length === 0) {
+		suggestions.append(el('p', { class: 'muted' }, draft.trim() ? 'No asset matches this ticket yet.' : 'Suggestions appear as you write the ticket.'));
+	}
+	for (const s of current.suggestions) {
+		const keep = el('vscode-button', { appearance: 'secondary', 'aria-label': `Keep ${s.name} as ${s.role}` }, 'Keep');
+		keep.addEventListener('click', () => vscode.postMessage({ type: 'keep', id: s.id, role: s.role }));
+		suggestions.append(
+			el(
+				'div',
+				{ class: 'row suggestion', 'data-id': s.id },
+				el('span', { class: 'name' }, s.name),
+				el('vscode-tag', {}, s.role),
+				el('span', { class: 'reason' }, s.reason),
+				s.score !== undefined ? el('vscode-badge', { title: 'BM25 weight of the matching terms' }, s.score.toFixed(2)) : '',
+				keep,
+			),
+		);
+	}
+
+	const plugs = el('section', { 'aria-label': 'Plugged' }, el('h2', {}, 'Plugged'));
+	if (current.plugs.length === 0) {
+		plugs.append(el('p', { class: 'muted' }, 'Nothing plugged yet. Keep a suggestion, or use “Plug into Launch Card” on an asset.'));
+	}
+	for (const p of current.plugs) {
+		const remove = el('vscode-button', { appearance: 'icon', 'aria-label': `Unplug ${p.name}`, title: 'Unplug' }, '✕');
+		remove.addEventListener('click', () => vscode.postMessage({ type: 'unplug', id: p.id }));
+		plugs.append(el('div', { class: 'row plug', 'data-id': p.id }, el('span', { class: 'name' }, p.name), el('vscode-tag', {}, p.role), el('span', { class: p.workingChanges ? 'changes' : 'version' }, p.atGo), remove));
+	}
+
+	go = el('vscode-button', { id: 'go', appearance: 'primary' }, 'Go');
+	go.addEventListener('click', () => vscode.postMessage({ type: 'go' }));
+	updateGo();
+	const footer = el('div', { class: 'footer' }, go);
+	if (current.launched) {
+		footer.append(el('span', { class: 'launched', role: 'status' }, `Launched: run ${current.launched.runId.slice(0, 8)}… with ${current.launched.plugs} plug${current.launched.plugs === 1 ? '' : 's'} frozen.`));
+	}
+	if (current.error) {
+		footer.append(el('span', { class: 'error', role: 'alert' }, current.error));
+	}
+	dynamic.replaceChildren(suggestions, plugs, footer);
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
-	const message = event.data;
-	if (!isHostMessage(message)) {
+	if (!isHostMessage(event.data)) {
 		return;
 	}
-	if (message.type === 'response') {
-		pending.get(message.id)?.(message);
-		pending.delete(message.id);
-	} else if (message.type === 'init' && vscode.getState() === undefined) {
-		vscode.setState(message.state);
-	}
+	state = event.data.state;
+	vscode.setState(typing === undefined ? state : { ...state, ticket: draft });
+	render(state);
 });
 
+if (state) {
+	render(state);
+}
 vscode.postMessage({ type: 'ready' });

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { GetAtGo, ListAssets, ListFiles, ListVersions, type AssetSummary, type AssetVersion, type AtGo, type VersionFile } from '../../../server/src/protocol/protocol';
+import { GetAtGo, ListAssets, ListFiles, ListVersions, UsedInLaunches, type AssetSummary, type AssetVersion, type AtGo, type UsedIn, type VersionFile } from '../../../server/src/protocol/protocol';
 import { assetFileUri } from '../assetFileSystem';
 import type { DeskClient } from '../deskClient';
 
@@ -28,6 +28,8 @@ export type AssetsNode =
 	| AssetNode
 	| { type: 'version'; asset: AssetSummary; version: AssetVersion }
 	| { type: 'file'; asset: AssetSummary; version: number; file: VersionFile }
+	| { type: 'usedIn'; asset: AssetSummary; launches: UsedIn[] }
+	| { type: 'launch'; asset: AssetSummary; launch: UsedIn }
 	| { type: 'message'; text: string; icon: string };
 
 /**
@@ -82,6 +84,8 @@ export class AssetsTreeProvider implements vscode.TreeDataProvider<AssetsNode>, 
 					return await this.versionsOf(node.asset);
 				case 'version':
 					return await this.filesOf(node.asset, node.version.version);
+				case 'usedIn':
+					return node.launches.map((launch): AssetsNode => ({ type: 'launch', asset: node.asset, launch }));
 				default:
 					return [];
 			}
@@ -119,6 +123,23 @@ export class AssetsTreeProvider implements vscode.TreeDataProvider<AssetsNode>, 
 				item.description = node.file.size >= 0 ? humanBytes(node.file.size) : undefined;
 				item.command = { command: 'agentDesk.openFileAtVersion', title: 'Open File at Version', arguments: [node] };
 				item.contextValue = 'file';
+				return item;
+			}
+			case 'usedIn': {
+				const item = new vscode.TreeItem('Used in', vscode.TreeItemCollapsibleState.Collapsed);
+				item.id = `${node.asset.id}/used-in`;
+				item.iconPath = new vscode.ThemeIcon('references');
+				item.description = `${node.launches.length} launch${node.launches.length === 1 ? '' : 'es'}`;
+				return item;
+			}
+			case 'launch': {
+				const { launch } = node;
+				const item = new vscode.TreeItem(`${launch.role} v${launch.version}`, vscode.TreeItemCollapsibleState.None);
+				item.id = `${node.asset.id}/used-in/${launch.launch_id}`;
+				item.iconPath = new vscode.ThemeIcon('rocket');
+				item.description = `${launch.project} · ${launch.launched_at.slice(0, 16).replace('T', ' ')}`;
+				item.tooltip = `Launch ${launch.launch_id}: plugged as ${launch.role}, frozen at v${launch.version}`;
+				item.accessibilityInformation = { label: `Used in launch as ${launch.role} at v${launch.version}, ${item.description}` };
 				return item;
 			}
 			case 'message': {
@@ -174,14 +195,16 @@ export class AssetsTreeProvider implements vscode.TreeDataProvider<AssetsNode>, 
 	}
 
 	private async versionsOf(asset: AssetSummary): Promise<AssetsNode[]> {
+		const { usedIn } = await this.desk.request(UsedInLaunches, { id: asset.id });
+		const used: AssetsNode[] = usedIn.length > 0 ? [{ type: 'usedIn', asset, launches: [...usedIn].reverse() }] : [];
 		if (asset.engine === 'none') {
-			return [];
+			return used;
 		}
 		const { versions } = await this.desk.request(ListVersions, { id: asset.id });
 		if (versions.length === 0) {
-			return [{ type: 'message', text: 'No versions yet', icon: 'info' }];
+			return [...used, { type: 'message', text: 'No versions yet', icon: 'info' }];
 		}
-		return versions.reverse().map((version) => ({ type: 'version', asset, version }));
+		return [...used, ...versions.reverse().map((version): AssetsNode => ({ type: 'version', asset, version }))];
 	}
 
 	private async filesOf(asset: AssetSummary, version: number): Promise<AssetsNode[]> {

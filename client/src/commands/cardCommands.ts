@@ -1,0 +1,54 @@
+import * as vscode from 'vscode';
+import { PlugAsset, type PlugRole } from '../../../server/src/protocol/protocol';
+import type { DeskClient } from '../deskClient';
+import type { LaunchCards } from '../launchCard';
+import type { AssetsNode, AssetsTreeProvider } from '../views/assetsTree';
+import { guardedBy } from './guarded';
+
+/** Opening a project's launch card, and plugging an asset into it from the Assets view. */
+export function registerCardCommands(
+	desk: DeskClient,
+	assets: AssetsTreeProvider,
+	view: vscode.TreeView<AssetsNode>,
+	cards: LaunchCards,
+	reportError: (error: unknown) => void,
+): vscode.Disposable[] {
+	const guarded = guardedBy(reportError);
+	const project = async (node?: AssetsNode): Promise<string | undefined> => {
+		if (node && 'project' in node && typeof node.project === 'string') {
+			return node.project;
+		}
+		const projects = assets.windowProjects;
+		if (projects.length <= 1) {
+			return projects[0]?.name;
+		}
+		return vscode.window.showQuickPick(projects.map((p) => p.name), { title: 'Launch card of which project?' });
+	};
+	const plug = (role: PlugRole) =>
+		guarded(async (node?: AssetsNode) => {
+			const target = node?.type === 'asset' ? node : view.selection[0]?.type === 'asset' ? view.selection[0] : undefined;
+			if (!target) {
+				void vscode.window.showInformationMessage('Agent Desk: choose an asset in the Assets view to plug.');
+				return;
+			}
+			await desk.request(PlugAsset, { project: target.project, id: target.asset.id, role });
+			cards.open(target.project);
+			await cards.refresh(target.project);
+		});
+	return [
+		vscode.commands.registerCommand(
+			'agentDesk.openLaunchCard',
+			guarded(async (node?: AssetsNode) => {
+				const name = await project(node);
+				if (!name) {
+					void vscode.window.showInformationMessage('Agent Desk: open a folder with a git repository to write a launch card for it.');
+					return;
+				}
+				cards.open(name);
+			}),
+		),
+		vscode.commands.registerCommand('agentDesk.plugAsReference', plug('reference')),
+		vscode.commands.registerCommand('agentDesk.plugAsTarget', plug('target')),
+		vscode.commands.registerCommand('agentDesk.plugAsInstructions', plug('instructions')),
+	];
+}

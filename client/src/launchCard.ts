@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { GetCard, LaunchGo, PlugAsset, SetTicket, SuggestAssets, UnplugAsset, type CardView, type Suggestion } from '../../server/src/protocol/protocol';
+import type { CardState, HostToWebview, WebviewToHost } from '../../webview/src/messages';
+import { DeskRequestError, type DeskClient } from './deskClient';
+
+const viewType = 'agentDesk.launchCard';
+
+/**
+ * Launch cards in editor tabs, one per project. The webview only talks to this host, which relays
+ * to the desk server; the draft lives in the project database, so a card survives a reload.
+ */
+export class LaunchCards implements vscode.Disposable {
+	private readonly panels = new Map<string, { panel: vscode.WebviewPanel; ready: boolean; launched?: CardState['launched'] }>();
+	private readonly disposables: vscode.Disposable[] = [];
+
+	constructor(
+		private readonly extensionUri: vscode.Uri,
+		private readonly desk: DeskClient,
+		private readonly reportError: (error: unknown) => void,
+	) {
+		this.disposables.push(
+			vscode.window.registerWebviewPanelSerializer(viewType, {
+				deserializeWebviewPanel: async (panel, state: unknown) => {
+					const project = (state as { project?: unknown } | undefined)?.project;
+					if (typeof project === 'string') {
+						this.adopt(project, panel);
+					} else {
+						panel.dispose();
+					}
+				},
+			}),
+		);
+	}
+
+	open(project: string): void {
+		const existing = this.panels.get(project);
+		if (existing) {
+			existing.panel.reveal();
+			return;
+		}
+		const panel = vscode.window.createWebviewPanel(viewType, `Launch Card — ${project}`, vscode.ViewColumn.Active, {
+			enableScripts: true,
+			localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist')],
+		});
+		this.adopt(project, panel);
+	}
+
+	/** Shows the card again (after a plug from the sidebar, or a change by another window). */
+	async refresh(project: string): Promise<void> {
+		const entry = this.panels.get(project);
+		if (entry?.ready) {
+			await this.send(project);
+		}
+	}
+
+	dispose(): void {
+		for (const { panel } of this.panels.values()) {
+			panel.dispose();
+		}
+		this.disposables.forEach((d) => d.dispose());
+	}
+
+	private adopt(project: string, panel: vscode.WebviewPanel): void {
+		panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist')] };
+		panel.webview.html = this.html(panel.webview);
+		const entry = { panel, ready: false };
+		this.panels.set(project, entry);
+		panel.onDidDispose(() => this.panels.delete(project));
+		panel.webview.onDidReceiveMessage((message: WebviewToHost) => void this.receive(project, message));
+	}
+
+	private async receive(project: string, message: WebviewToHost): Promise<void> {
+		const entry = this.panels.get(project);
+		if (!entry) {
+			return;
+		}
+		try {
+			switch (message.type) {
+				case 'ready':
+					entry.ready = true;
+					break;
+				case 'setTicket':
+					await this.desk.request(SetTicket, { project, ticket: message.ticket });
+					break;
+				case 'keep':
+					await this.desk.request(PlugAsset, { project, id: message.id, role: message.role });
+					break;
+				case 'unplug':
+					await this.desk.request(UnplugAsset, { project, id: message.id });
+					break;
+				case 'go': {
+					await this.send(project, { busy: true });
+					const record = await this.desk.request(LaunchGo, { project });
+					entry.launched = { runId: record.run, plugs: record.plugs.length };
+					void vscode.window.showInformationMessage(`Agent Desk: launched “${record.ticket.split('\n', 1)[0]}” with ${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} frozen.`);
+					break;
+				}
+			}
+			await this.send(project);
+		} catch (error) {
+			// A refusal (a plug rule, an empty ticket) is shown on the card itself, in words.
+			if (error instanceof DeskRequestError && error.deskError) {
+				await this.send(project, { error: error.message });
+			} else {
+				this.reportError(error);
+			}
+		}
+	}
+
+	private async send(project: string, extra: Partial<CardState> = {}): Promise<void> {
+		const entry = this.panels.get(project);
+		if (!entry) {
+			return;
+		}
+		const [view, { suggestions }] = await Promise.all([this.desk.request(GetCard, { project }), this.desk.request(SuggestAssets, { project })]);
+		const state: CardState = { ...toState(project, view, suggestions), ...(entry.launched ? { launched: entry.launched } : {}), ...extra };
+		const message: HostToWebview = { type: 'state', state };
+		await entry.panel.webview.postMessage(message);
+	}
+
+	private html(webview: vscode.Webview): string {
+		const nonce = randomBytes(16).toString('base64');
+		const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js'));
+		return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'nonce-${nonce}'; style-src ${webview.cspSource} 'unsafe-inline'; font-src ${webview.cspSource};">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 20px 20px; max-width: 960px; }
+h1 { font-size: 1.4em; font-weight: 600; } h2 { font-size: 1.05em; margin: 1.4em 0 0.4em; color: var(--vscode-descriptionForeground); text-transform: uppercase; letter-spacing: 0.04em; }
+#ticket { width: 100%; }
+.row { display: flex; align-items: center; gap: 10px; padding: 4px 0; border-bottom: 1px solid var(--vscode-panel-border); }
+.row .name { font-weight: 600; min-width: 10em; } .row .reason { flex: 1; color: var(--vscode-descriptionForeground); }
+.row .version, .row .changes { flex: 1; } .row .changes { color: var(--vscode-gitDecoration-modifiedResourceForeground); }
+.muted { color: var(--vscode-descriptionForeground); }
+.footer { display: flex; align-items: center; gap: 14px; margin-top: 18px; }
+.error { color: var(--vscode-errorForeground); } .launched { color: var(--vscode-testing-iconPassed); }
+</style></head><body><div id="app"></div><script nonce="${nonce}" src="${script}"></script></body></html>`;
+	}
+}
+
+function toState(project: string, view: CardView, suggestions: Suggestion[]): CardState {
+	return {
+		project,
+		ticket: view.card.ticket,
+		busy: false,
+		plugs: view.plugs.map((p) => {
+			const atGo = p.at_go;
+			const workingChanges = !('error' in atGo) && atGo.engine === 'snapshot' && atGo.working_changes;
+			return {
+				id: p.id,
+				role: p.role,
+				name: p.name,
+				workingChanges,
+				atGo: 'error' in atGo ? atGo.error : workingChanges ? `working changes: go would read them as v${atGo.version}` : `go would freeze v${atGo.version}`,
+			};
+		}),
+		suggestions: suggestions.map((s) => ({ id: s.asset_id, name: s.name, role: s.role, reason: s.reason, named: s.named, ...(s.score !== undefined ? { score: s.score } : {}) })),
+	};
+}
