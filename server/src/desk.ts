@@ -11,6 +11,7 @@ import { applyFilePatch, parseUnifiedDiff } from './runs/unifiedDiff';
 import { exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
 import { HeadWatcher } from './git/headWatcher';
 import { ProjectLaunches } from './launch/projectLaunches';
+import { SuggestIndex } from './launch/suggestIndex';
 import { AiStore } from './store/aiStore';
 import { IsoGitReader } from './git/isoGitReader';
 import { BlobStore } from './store/blobStore';
@@ -40,6 +41,8 @@ export const projectDataFolder = '.desk';
 export class Desk {
 	private readonly projectDatabases = new Map<string, DurableDatabase>();
 	private readonly headWatchers = new Map<string, HeadWatcher>();
+	/** Suggestion indexes of the open projects, kept between requests so updates stay incremental. */
+	private readonly suggestIndexes = new Map<string, SuggestIndex>();
 	/** Told when the library changed behind the caller's back (a checkout's HEAD moved). */
 	onLibraryChanged: ((reason: string) => void) | undefined;
 
@@ -141,7 +144,12 @@ export class Desk {
 			throw new DeskError('project.notFound', `No project has the repository ${top}; open it in VS Code or import it with --main first.`, { dir: top });
 		}
 		const db = await this.openProjectDatabase(top, project.name);
-		return new ProjectLaunches(db, this.library, new AiStore(db), project, () => this.git.headCommit(top));
+		let index = this.suggestIndexes.get(top);
+		if (!index) {
+			index = SuggestIndex.open(path.join(top, projectDataFolder, 'suggest-index.json'), this.logger);
+			this.suggestIndexes.set(top, index);
+		}
+		return new ProjectLaunches(db, this.library, new AiStore(db), project, () => this.git.headCommit(top), index);
 	}
 
 	/** Writes the project's AI objects, sealed, to the history ref of its repository. */

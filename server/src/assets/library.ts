@@ -388,13 +388,31 @@ export class Library {
 	/**
 	 * What an asset is matched on (§05): its name, its about and its text files at the version go
 	 * would freeze; a skill only by its name and its SKILL.md description, never its body.
+	 * `at: 'version'` reads a snapshot asset's picked version, not its working folder: the suggestion
+	 * index follows versions (a Go snapshots working changes first anyway).
 	 */
-	async matchDocument(asset: AssetRecord): Promise<SearchDocument> {
+	async matchDocument(asset: AssetRecord, at: 'atGo' | 'version' = 'atGo'): Promise<SearchDocument> {
 		if (asset.kind === 'skill') {
 			const skill = await this.skillOf(asset);
 			return { id: asset.id, name: asset.name, about: skill?.description ?? '', text: '' };
 		}
-		return { id: asset.id, name: asset.name, about: asset.about, text: await this.searchText(asset) };
+		return { id: asset.id, name: asset.name, about: asset.about, text: await this.searchText(asset, at) };
+	}
+
+	/**
+	 * A cheap key of what matchDocument(asset, 'version') reads: it changes when the asset gets a new
+	 * version, is described, renamed or retired, and reads no file.
+	 */
+	async matchKey(asset: AssetRecord): Promise<string> {
+		let source = '';
+		if (asset.engine === 'snapshot') {
+			source = `${asset.picked_version}:${this.store.snapshotVersion(asset.id, asset.picked_version)?.manifest ?? ''}`;
+		} else if (asset.engine === 'git') {
+			source = (await this.git.branchTip(asset.working_dir, asset.branch).catch(() => undefined)) ?? '';
+		} else {
+			source = `${asset.notes.length}:${asset.notes.slice(0, 64)}:${asset.notes.slice(-64)}`;
+		}
+		return [asset.name, asset.about, asset.kind, asset.retired ? 'retired' : '', source].join('\u0000');
 	}
 
 	/** The SKILL.md front matter of an asset at the version go would freeze, when it is valid (§07). */
@@ -415,13 +433,18 @@ export class Library {
 	}
 
 	/** The text of an asset's files that it is matched on, within the caps of §05. */
-	private async searchText(asset: AssetRecord): Promise<string> {
+	private async searchText(asset: AssetRecord, at: 'atGo' | 'version' = 'atGo'): Promise<string> {
 		if (asset.engine === 'none') {
 			return asset.notes.slice(0, suggestAssetCap);
 		}
 		let atGo: AtGo;
 		try {
-			atGo = await this.atGo(asset.id);
+			if (at === 'version' && asset.engine === 'snapshot') {
+				const version = this.snapshotVersionOf(asset, asset.picked_version);
+				atGo = { engine: 'snapshot', version: version.version, working_changes: false, manifest: version.manifest };
+			} else {
+				atGo = await this.atGo(asset.id);
+			}
 		} catch {
 			return '';
 		}

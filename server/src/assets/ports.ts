@@ -71,6 +71,8 @@ export interface GitReader {
 	originUrl(top: string): Promise<string>;
 	/** origin/HEAD's branch, else main, else master, else the checked-out branch ('' when HEAD is detached and none exists). */
 	defaultBranch(top: string): Promise<string>;
+	/** The commit a branch ('' for HEAD) points at, undefined when there is none. */
+	branchTip(top: string, branch: string): Promise<string | undefined>;
 	/** Commit the checkout's HEAD points at, undefined in a repository with no commits. */
 	headCommit(top: string): Promise<string | undefined>;
 	/** `git log --first-parent --reverse` of the branch (HEAD when branch is ''), oldest first. */

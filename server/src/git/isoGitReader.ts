@@ -151,7 +151,7 @@ export class IsoGitReader implements GitReader {
 		return blob;
 	}
 
-	private async branchTip(top: string, branch: string): Promise<string | undefined> {
+	async branchTip(top: string, branch: string): Promise<string | undefined> {
 		if (branch === '') {
 			return this.tryResolve(top, 'HEAD');
 		}

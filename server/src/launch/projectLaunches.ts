@@ -7,6 +7,7 @@ import type { AiStore } from '../store/aiStore';
 import type { DurableDatabase } from '../store/durableDatabase';
 import { newPlug, plugInto, type PlugContext } from './plugging';
 import { suggestAssets } from './suggest';
+import type { SuggestIndex } from './suggestIndex';
 import { defaultTemplate, type AssetPlug, type LaunchCard, type LaunchTemplate, type PlugRole, type Suggestion } from './types';
 
 /** What a Go froze (LaunchAsset for every plug) and made. */
@@ -34,6 +35,7 @@ export class ProjectLaunches {
 		private readonly ai: AiStore,
 		private readonly project: ProjectRecord,
 		private readonly headCommit: () => Promise<string | undefined>,
+		private readonly index: SuggestIndex,
 	) {}
 
 	card(): LaunchCard {
@@ -49,13 +51,18 @@ export class ProjectLaunches {
 	async suggest(ticket = this.card().ticket): Promise<Suggestion[]> {
 		const card = this.card();
 		const members = this.library.listProjectAssets(this.project.name);
+		await this.index.update(
+			members,
+			(asset) => this.library.matchKey(asset),
+			(asset) => this.library.matchDocument(asset, 'version'),
+		);
 		return suggestAssets({
 			ticket,
 			library: this.library.allAssets(),
 			members,
 			mainAssetId: this.project.main_asset,
 			plugged: new Set(card.plugs.map((p) => p.id)),
-			document: (asset) => this.library.matchDocument(asset),
+			index: this.index.index,
 		});
 	}
 

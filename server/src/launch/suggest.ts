@@ -1,5 +1,5 @@
 import type { AssetRecord } from '../assets/types';
-import { LibrarySearch, type SearchDocument } from '../search/librarySearch';
+import type { LibrarySearch } from '../search/librarySearch';
 import type { Suggestion } from './types';
 
 /** §05's numbers. */
@@ -15,8 +15,8 @@ export interface SuggestInput {
 	mainAssetId: string;
 	/** Assets plugged into the card already. */
 	plugged: ReadonlySet<string>;
-	/** What an asset is matched on (name, about, text at the version go would freeze; skills by description). */
-	document(asset: AssetRecord): Promise<SearchDocument>;
+	/** BM25 over the members (name, about, text at the version go would freeze; skills by description), up to date. */
+	index: LibrarySearch;
 }
 
 const namedIdPattern = /\b(a-[0-9a-f]{16})(?: v(\d+))?\b/g;
@@ -65,12 +65,8 @@ export async function suggestAssets(input: SuggestInput): Promise<Suggestion[]> 
 		}
 	}
 
-	const documents: SearchDocument[] = [];
-	for (const member of input.members) {
-		documents.push(await input.document(member));
-	}
 	const excluded = new Set<string>([input.mainAssetId, ...input.plugged, ...namedIds, ...input.members.filter((m) => m.retired).map((m) => m.id)]);
-	const hits = new LibrarySearch(documents).search(input.ticket, { skip: excluded, minScore: minSuggestScore, limit: maxSuggested, skipCommonTerms: true });
+	const hits = input.index.search(input.ticket, { skip: excluded, minScore: minSuggestScore, limit: maxSuggested, skipCommonTerms: true });
 	const members = new Map(input.members.map((m) => [m.id, m]));
 	const matched = hits.map((hit): Suggestion => {
 		const asset = members.get(hit.id)!;

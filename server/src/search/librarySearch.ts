@@ -29,17 +29,44 @@ export const suggestFilesPerAsset = 40;
  * BM25 over a set of assets with minisearch and the desk's tokenizer. A hit's score is the sum of
  * its terms' weights; the reason names the three that weigh most.
  */
-export class LibrarySearch {
-	private readonly index = new MiniSearch<SearchDocument>({
-		fields: ['name', 'about', 'text'],
-		storeFields: ['name'],
-		tokenize: (text) => terms(text),
-		processTerm: (term) => term,
-		searchOptions: { prefix: false, fuzzy: false, combineWith: 'OR' },
-	});
+const indexOptions = {
+	fields: ['name', 'about', 'text'],
+	storeFields: ['name'],
+	tokenize: (text: string) => terms(text),
+	processTerm: (term: string) => term,
+	searchOptions: { prefix: false, fuzzy: false, combineWith: 'OR' as const },
+};
 
-	constructor(documents: SearchDocument[]) {
+export class LibrarySearch {
+	private readonly index: MiniSearch<SearchDocument>;
+
+	constructor(documents: SearchDocument[], index?: MiniSearch<SearchDocument>) {
+		this.index = index ?? new MiniSearch<SearchDocument>(indexOptions);
 		this.index.addAll(documents);
+	}
+
+	/** An index saved with toJSON(); minisearch checks its own serialisation version. */
+	static fromJSON(json: string): LibrarySearch {
+		return new LibrarySearch([], MiniSearch.loadJSON<SearchDocument>(json, indexOptions));
+	}
+
+	toJSON(): unknown {
+		return this.index.toJSON();
+	}
+
+	/** Adds a document, or replaces the one with its id. */
+	put(document: SearchDocument): void {
+		if (this.index.has(document.id)) {
+			this.index.replace(document);
+		} else {
+			this.index.add(document);
+		}
+	}
+
+	remove(id: string): void {
+		if (this.index.has(id)) {
+			this.index.discard(id);
+		}
 	}
 
 	get size(): number {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AssetRecord } from '../../../server/src/assets/types';
 import { maxSuggested, minSuggestScore, suggestAssets } from '../../../server/src/launch/suggest';
+import { SuggestIndex, suggestIndexFormat } from '../../../server/src/launch/suggestIndex';
 import { LibrarySearch, type SearchDocument } from '../../../server/src/search/librarySearch';
 import { openDesk } from '../../helpers/deskFixture';
 import { tempDir } from '../../helpers/temp';
@@ -19,15 +20,9 @@ function asset(name: string, fields: Partial<AssetRecord> = {}): AssetRecord {
 
 /** Members with the text they are matched on. */
 function project(members: Array<[AssetRecord, string]>, main?: AssetRecord) {
-	const texts = new Map(members.map(([a, t]) => [a.id, t]));
 	const all = members.map(([a]) => a);
-	return {
-		library: all,
-		members: all,
-		mainAssetId: main?.id ?? '',
-		plugged: new Set<string>(),
-		document: async (a: AssetRecord): Promise<SearchDocument> => ({ id: a.id, name: a.name, about: a.about, text: texts.get(a.id) ?? '' }),
-	};
+	const documents: SearchDocument[] = members.map(([a, text]) => ({ id: a.id, name: a.name, about: a.about, text }));
+	return { library: all, members: all, mainAssetId: main?.id ?? '', plugged: new Set<string>(), index: new LibrarySearch(documents) };
 }
 
 describe('launch-card suggestions (§05)', () => {
@@ -62,7 +57,7 @@ describe('launch-card suggestions (§05)', () => {
 		const plugged = asset('plugged-one');
 		const filler = asset('filler');
 		const ctx = project([...members, [main, 'pagination cursor'], [retired, 'pagination cursor'], [plugged, 'pagination cursor'], [filler, 'unrelated words']], main);
-		ctx.plugged.add(plugged.id);
+		(ctx.plugged as Set<string>).add(plugged.id);
 		const suggestions = await suggestAssets({ ...ctx, ticket: 'cursor pagination' });
 		assert.equal(maxSuggested, 3);
 		assert.deepEqual(suggestions.map((s) => s.name), ['alpha', 'bravo', 'charlie'], 'five equal scores: the first three by name, a fourth is cut');
@@ -110,9 +105,48 @@ describe('launch-card suggestions (§05)', () => {
 		const reviewer = (await make('reviewer', '---\nname: reviewer\ndescription: Reviews database migrations\n---\nBody mentions kubernetes deployments.\n')).asset;
 		const other = (await make('other', '---\nname: other\ndescription: Writes release notes\n---\nNothing here.\n')).asset;
 		const members = [reviewer, other];
-		const input = { library: members, members, mainAssetId: '', plugged: new Set<string>(), document: (a: AssetRecord) => desk.library.matchDocument(a) };
+		const documents = await Promise.all(members.map((a) => desk.library.matchDocument(a)));
+		const input = { library: members, members, mainAssetId: '', plugged: new Set<string>(), index: new LibrarySearch(documents) };
 		const byDescription = await suggestAssets({ ...input, ticket: 'Check the migrations' });
 		assert.deepEqual(byDescription.map((s) => [s.name, s.role]), [['reviewer', 'instructions']]);
 		assert.deepEqual(await suggestAssets({ ...input, ticket: 'kubernetes deployments' }), [], 'the body is never matched');
+	});
+});
+
+describe('the suggestion index', () => {
+	it('is persisted with a format version and updated only for members that changed', async () => {
+		const root = tempDir();
+		const desk = await openDesk(path.join(root, 'library'));
+		const made = [];
+		for (const name of ['alpha', 'beta', 'gamma']) {
+			const { asset } = await desk.library.newAsset({ name, project: 'p', madeBy: 'user' });
+			fs.writeFileSync(path.join(asset.working_dir, 'notes.md'), `${name} notes about caching\n`);
+			await desk.library.snapshot(asset.id, { madeBy: 'user' });
+			made.push(desk.library.getAsset(asset.id));
+		}
+		const file = path.join(root, 'suggest-index.json');
+		const logger = { error() {}, warn() {}, info() {}, debug() {} };
+		const read: string[] = [];
+		const documentOf = async (a: AssetRecord) => {
+			read.push(a.name);
+			return desk.library.matchDocument(a, 'version');
+		};
+		const keyOf = (a: AssetRecord) => desk.library.matchKey(a);
+		const index = SuggestIndex.open(file, logger);
+		assert.equal(await index.update(made, keyOf, documentOf), 3);
+		assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).format, suggestIndexFormat);
+		read.length = 0;
+		const reopened = SuggestIndex.open(file, logger);
+		assert.equal(await reopened.update(made, keyOf, documentOf), 0, 'the saved index is current: nothing is read');
+		assert.deepEqual(read, []);
+		fs.writeFileSync(path.join(made[1]!.working_dir, 'notes.md'), 'beta notes about zeppelins\n');
+		await desk.library.snapshot(made[1]!.id, { madeBy: 'user' });
+		const fresh = made.map((a) => desk.library.getAsset(a.id));
+		assert.equal(await reopened.update(fresh, keyOf, documentOf), 1);
+		assert.deepEqual(read, ['beta'], 'only the asset with a new version is read again');
+		assert.deepEqual(reopened.index.search('zeppelins').map((h) => h.name), ['beta']);
+		assert.equal(await reopened.update(fresh.slice(0, 2), keyOf, documentOf), 1, 'a member that left is dropped');
+		fs.writeFileSync(file, JSON.stringify({ format: 99, keys: {}, index: {} }));
+		assert.equal(await SuggestIndex.open(file, logger).update(fresh, keyOf, documentOf), 3, 'an unknown format is rebuilt');
 	});
 });
