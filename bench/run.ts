@@ -2,6 +2,7 @@
 import { benchGitVersions, formatGitVersions } from './gitVersions.bench';
 import { benchPersistence, formatPersistence } from './persistence.bench';
 import { benchSnapshot, formatSnapshot } from './snapshot.bench';
+import { benchSuggest, formatSuggest } from './suggest.bench';
 
 async function main(): Promise<void> {
 	const quick = process.argv.includes('--quick');
@@ -14,6 +15,9 @@ async function main(): Promise<void> {
 	}
 	if (!only || only === 'git') {
 		console.log(formatGitVersions(benchGitVersions(quick ? 2_000 : 20_000)));
+	}
+	if (!only || only === 'suggest') {
+		console.log(formatSuggest(await benchSuggest(quick ? 20 : 200)));
 	}
 }
 

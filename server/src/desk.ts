@@ -231,6 +231,9 @@ export class Desk {
 			watcher.close();
 		}
 		this.headWatchers.clear();
+		for (const index of this.suggestIndexes.values()) {
+			index.flush();
+		}
 		this.snapshots.close();
 		for (const db of this.projectDatabases.values()) {
 			db.close();

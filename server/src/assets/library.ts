@@ -400,19 +400,24 @@ export class Library {
 	}
 
 	/**
-	 * A cheap key of what matchDocument(asset, 'version') reads: it changes when the asset gets a new
-	 * version, is described, renamed or retired, and reads no file.
+	 * Cheap keys of what matchDocument(asset, 'version') reads: a key changes when its asset gets a
+	 * new version, is described, renamed or retired. One database read for all of them, no file read.
 	 */
-	async matchKey(asset: AssetRecord): Promise<string> {
-		let source = '';
-		if (asset.engine === 'snapshot') {
-			source = `${asset.picked_version}:${this.store.snapshotVersion(asset.id, asset.picked_version)?.manifest ?? ''}`;
-		} else if (asset.engine === 'git') {
-			source = (await this.git.branchTip(asset.working_dir, asset.branch).catch(() => undefined)) ?? '';
-		} else {
-			source = `${asset.notes.length}:${asset.notes.slice(0, 64)}:${asset.notes.slice(-64)}`;
+	async matchKeys(assets: readonly AssetRecord[]): Promise<Map<string, string>> {
+		const manifests = this.store.pickedManifests();
+		const keys = new Map<string, string>();
+		for (const asset of assets) {
+			let source = '';
+			if (asset.engine === 'snapshot') {
+				source = `${asset.picked_version}:${manifests.get(asset.id) ?? ''}`;
+			} else if (asset.engine === 'git') {
+				source = (await this.git.branchTip(asset.working_dir, asset.branch).catch(() => undefined)) ?? '';
+			} else {
+				source = `${asset.notes.length}:${asset.notes.slice(0, 64)}:${asset.notes.slice(-64)}`;
+			}
+			keys.set(asset.id, [asset.name, asset.about, asset.kind, asset.retired ? 'retired' : '', source].join('\u0000'));
 		}
-		return [asset.name, asset.about, asset.kind, asset.retired ? 'retired' : '', source].join('\u0000');
+		return keys;
 	}
 
 	/** The SKILL.md front matter of an asset at the version go would freeze, when it is valid (§07). */
@@ -714,7 +719,7 @@ export class Library {
 
 	/** A project's member assets, in the order they joined. */
 	listProjectAssets(project: string): AssetRecord[] {
-		return this.store.projectAssetIds(project).map((id) => this.store.getAsset(id)).filter((a): a is AssetRecord => a !== undefined);
+		return this.store.projectAssets(project);
 	}
 
 	/** Assets with what the Assets view shows of them; limited to one project's when `project` is given. */

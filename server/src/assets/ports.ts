@@ -21,6 +21,10 @@ export interface LibraryReads {
 	latestSnapshotVersion(assetId: string): SnapshotVersion | undefined;
 	/** Launch records that plugged the asset (§13). */
 	usedIn(assetId: string): UsedIn[];
+	/** The manifest of each snapshot asset's picked version, in one read. */
+	pickedManifests(): Map<string, string>;
+	/** A project's member assets in the order they joined, in one read. */
+	projectAssets(project: string): AssetRecord[];
 	/** The branch tip and version count last seen for a git asset. */
 	gitTip(assetId: string): { tip: string; count: number } | undefined;
 }

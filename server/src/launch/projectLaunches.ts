@@ -53,7 +53,7 @@ export class ProjectLaunches {
 		const members = this.library.listProjectAssets(this.project.name);
 		await this.index.update(
 			members,
-			(asset) => this.library.matchKey(asset),
+			(assets) => this.library.matchKeys(assets),
 			(asset) => this.library.matchDocument(asset, 'version'),
 		);
 		return suggestAssets({

@@ -16,6 +16,7 @@ export const suggestIndexFormat = 1;
 export class SuggestIndex {
 	private search: LibrarySearch;
 	private readonly keys = new Map<string, string>();
+	private saveTimer: NodeJS.Timeout | undefined;
 
 	private constructor(
 		private readonly file: string,
@@ -45,15 +46,16 @@ export class SuggestIndex {
 	}
 
 	/**
-	 * Indexes what changed among `members`. `keyOf` must be cheap (no file reads); `documentOf` reads
+	 * Indexes what changed among `members`. `keysOf` must be cheap (no file reads); `documentOf` reads
 	 * the asset's text and runs only for members whose key changed. Returns how many were (re)indexed.
 	 */
-	async update(members: readonly AssetRecord[], keyOf: (asset: AssetRecord) => Promise<string>, documentOf: (asset: AssetRecord) => Promise<SearchDocument>): Promise<number> {
+	async update(members: readonly AssetRecord[], keysOf: (assets: readonly AssetRecord[]) => Promise<Map<string, string>>, documentOf: (asset: AssetRecord) => Promise<SearchDocument>): Promise<number> {
 		let changed = 0;
 		const present = new Set<string>();
+		const keys = await keysOf(members);
 		for (const member of members) {
 			present.add(member.id);
-			const key = await keyOf(member);
+			const key = keys.get(member.id) ?? '';
 			if (this.keys.get(member.id) === key) {
 				continue;
 			}
@@ -69,9 +71,28 @@ export class SuggestIndex {
 			}
 		}
 		if (changed > 0) {
-			this.save();
+			this.scheduleSave();
 		}
 		return changed;
+	}
+
+	/** Writes a pending save now (at close). */
+	flush(): void {
+		if (this.saveTimer) {
+			clearTimeout(this.saveTimer);
+			this.saveTimer = undefined;
+			this.save();
+		}
+	}
+
+	/** Saving serialises the whole index: done once things are quiet, not in the request that changed it. */
+	private scheduleSave(): void {
+		clearTimeout(this.saveTimer);
+		this.saveTimer = setTimeout(() => {
+			this.saveTimer = undefined;
+			this.save();
+		}, 1_000);
+		this.saveTimer.unref();
 	}
 
 	get index(): LibrarySearch {

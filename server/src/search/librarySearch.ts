@@ -79,13 +79,15 @@ export class LibrarySearch {
 	 * are two or more (§05: it tells nothing apart).
 	 */
 	search(query: string, options: { minScore?: number; limit?: number; skip?: ReadonlySet<string>; skipCommonTerms?: boolean } = {}): SearchHit[] {
-		let words = ticketTerms(query);
-		if (options.skipCommonTerms && this.index.documentCount >= 2) {
-			words = words.filter((word) => this.index.search(word, { prefix: false, fuzzy: false }).length < this.index.documentCount);
-		}
+		const words = ticketTerms(query);
 		const weights = new Map<string, Map<string, number>>();
 		for (const word of words) {
-			for (const result of this.index.search(word, { prefix: false, fuzzy: false })) {
+			const results = this.index.search(word, { prefix: false, fuzzy: false });
+			// A term found in every document tells nothing apart (§05); its results say so already.
+			if (options.skipCommonTerms && this.index.documentCount >= 2 && results.length >= this.index.documentCount) {
+				continue;
+			}
+			for (const result of results) {
 				const id = String(result.id);
 				if (options.skip?.has(id)) {
 					continue;

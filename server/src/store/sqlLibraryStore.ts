@@ -81,6 +81,19 @@ class SqlLibraryReads implements LibraryReads {
 		return row && toVersion(row);
 	}
 
+	pickedManifests(): Map<string, string> {
+		const rows = this.tx.all<{ id: string; manifest: string }>('SELECT a.id AS id, v.manifest AS manifest FROM assets a JOIN snapshot_versions v ON v.asset_id = a.id AND v.version = a.picked_version');
+		return new Map(rows.map((r) => [r.id, r.manifest]));
+	}
+
+	projectAssets(project: string): AssetRecord[] {
+		const columns = assetColumns
+			.split(', ')
+			.map((c) => `a.${c}`)
+			.join(', ');
+		return this.tx.all<AssetRow>(`SELECT ${columns} FROM project_assets p JOIN assets a ON a.id = p.asset_id WHERE p.project = ? ORDER BY p.position`, [project]).map(toAsset);
+	}
+
 	gitTip(assetId: string): { tip: string; count: number } | undefined {
 		return this.tx.get<{ tip: string; count: number }>('SELECT tip, count FROM git_tips WHERE asset_id = ?', [assetId]);
 	}

@@ -131,9 +131,10 @@ describe('the suggestion index', () => {
 			read.push(a.name);
 			return desk.library.matchDocument(a, 'version');
 		};
-		const keyOf = (a: AssetRecord) => desk.library.matchKey(a);
+		const keyOf = (assets: readonly AssetRecord[]) => desk.library.matchKeys(assets);
 		const index = SuggestIndex.open(file, logger);
 		assert.equal(await index.update(made, keyOf, documentOf), 3);
+		index.flush();
 		assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).format, suggestIndexFormat);
 		read.length = 0;
 		const reopened = SuggestIndex.open(file, logger);
@@ -146,6 +147,7 @@ describe('the suggestion index', () => {
 		assert.deepEqual(read, ['beta'], 'only the asset with a new version is read again');
 		assert.deepEqual(reopened.index.search('zeppelins').map((h) => h.name), ['beta']);
 		assert.equal(await reopened.update(fresh.slice(0, 2), keyOf, documentOf), 1, 'a member that left is dropped');
+		reopened.flush();
 		fs.writeFileSync(file, JSON.stringify({ format: 99, keys: {}, index: {} }));
 		assert.equal(await SuggestIndex.open(file, logger).update(fresh, keyOf, documentOf), 3, 'an unknown format is rebuilt');
 	});
