@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { DeskError } from '../core/errors';
-import { fsyncFolder, removeStaleTempFiles, tempPrefix, writeAll } from './durableFile';
+import { fsyncFolder, removeStaleTempFiles, tempPrefix, writeAll, writeFileDurably } from './durableFile';
 
 /**
  * Content-addressed, immutable blob storage: `<root>/sha256/<first two hex>/<64 hex>`.
@@ -23,18 +23,27 @@ export class BlobStore {
 
 	constructor(readonly root: string, options: BlobStoreOptions = {}) {
 		this.maxBlobBytes = options.maxBlobBytes ?? 2 * 1024 * 1024 * 1024;
-		this.tempDir = path.join(root, 'tmp');
+		// Each process writes its temp files in a folder of its own, so that one process cleaning up
+		// after killed writers never removes the temps of a live one's long snapshot.
+		const tempRoot = path.join(root, 'tmp');
+		fs.mkdirSync(tempRoot, { recursive: true });
+		removeDeadWritersTemps(tempRoot);
+		this.tempDir = path.join(tempRoot, `${process.pid}-${randomBytes(3).toString('hex')}`);
 		fs.mkdirSync(this.tempDir, { recursive: true });
 		const layoutFile = path.join(root, 'layout.json');
 		if (!fs.existsSync(layoutFile)) {
-			fs.writeFileSync(layoutFile, JSON.stringify({ layout: blobLayoutVersion, hash: 'sha256' }) + '\n');
+			writeFileDurably(layoutFile, Buffer.from(JSON.stringify({ layout: blobLayoutVersion, hash: 'sha256' }) + '\n'));
 		} else {
-			const layout = (JSON.parse(fs.readFileSync(layoutFile, 'utf8')) as { layout?: unknown }).layout;
+			let layout: unknown;
+			try {
+				layout = (JSON.parse(fs.readFileSync(layoutFile, 'utf8')) as { layout?: unknown }).layout;
+			} catch (error) {
+				throw new DeskError('store.corrupt', `${layoutFile} cannot be read: ${(error as Error).message}. The blobs beside it are untouched.`, { file: layoutFile });
+			}
 			if (layout !== blobLayoutVersion) {
 				throw new DeskError('store.unknownSchema', `Blob store ${root} has layout ${String(layout)}; this Agent Desk knows ${blobLayoutVersion}.`, { root, layout });
 			}
 		}
-		removeStaleTempFiles(this.tempDir);
 	}
 
 	static isHash(value: unknown): value is string {
@@ -59,12 +68,16 @@ export class BlobStore {
 	 * written, so a file changing under us can only produce a blob that matches its own name.
 	 */
 	async putFile(source: string): Promise<{ hash: string; size: number }> {
+		return this.putStream(fs.createReadStream(source, { highWaterMark: 1024 * 1024 }));
+	}
+
+	/** As putFile, from a stream already open (a descriptor the caller checked). */
+	async putStream(input: AsyncIterable<Buffer> | NodeJS.ReadableStream): Promise<{ hash: string; size: number }> {
 		const temp = this.tempPath();
 		const hasher = createHash('sha256');
 		let size = 0;
 		const out = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
 		try {
-			const input = fs.createReadStream(source, { highWaterMark: 1024 * 1024 });
 			for await (const chunk of input as AsyncIterable<Buffer>) {
 				size += chunk.length;
 				if (size > this.maxBlobBytes) {
@@ -245,6 +258,24 @@ async function inParallel<T>(items: readonly T[], limit: number, work: (item: T)
 		}
 	};
 	await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** Removes temp folders of processes that are gone, and loose temp files of older layouts. */
+function removeDeadWritersTemps(tempRoot: string): void {
+	removeStaleTempFiles(tempRoot);
+	for (const name of fs.readdirSync(tempRoot)) {
+		const pid = Number.parseInt(name.split('-')[0] ?? '', 10);
+		if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) {
+			continue;
+		}
+		try {
+			process.kill(pid, 0);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === 'ESRCH') {
+				fs.rmSync(path.join(tempRoot, name), { recursive: true, force: true });
+			}
+		}
+	}
 }
 
 function tooLarge(size: number, limit: number): DeskError {

@@ -120,7 +120,8 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 				}
 				const window = stat.mtimeMs % 1000 === 0 ? coarseRacyWindowMs : racyWindowMs;
 				if (started - stat.mtimeMs > window) {
-					if (known && known[4] === hash && known[5] === stored && known[0] === stat.size && known[1] === stat.mtimeMs) {
+					// Unchanged only when every stat field still matches: a chmod changes ctime alone.
+					if (known && known[4] === hash && known[5] === stored && known[0] === stat.size && known[1] === stat.mtimeMs && known[2] === stat.ctimeMs && known[3] === stat.ino) {
 						nextCache.set(childRel, known);
 						unchanged++;
 					} else {
@@ -133,7 +134,8 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 				}
 			}
 			const held = this.statCaches.get(assetId);
-			if (unchanged === found.length && cache.size === found.length && held?.entries === cache && held.scan) {
+			// A scan that stores must not hand back a manifest that only a check (AtGo) computed.
+			if (unchanged === found.length && cache.size === found.length && held?.entries === cache && held.scan && (!batch || this.blobs.has(held.scan.manifestHash))) {
 				options.onProgress?.(files.length);
 				return { ...held.scan, skipped, filesRead, bytesRead };
 			}
@@ -231,8 +233,13 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		}
 		// Replace by rename: a link created at the target meanwhile is replaced, never followed.
 		const temp = path.join(dir, `${tempPrefix}${randomBytes(6).toString('hex')}`);
-		writeNewFile(temp, bytes, 0o644);
-		fs.renameSync(temp, target);
+		try {
+			writeNewFile(temp, bytes, 0o644);
+			fs.renameSync(temp, target);
+		} catch (error) {
+			fs.rmSync(temp, { force: true });
+			throw new DeskError('store.io', `Could not write ${rel}: ${(error as Error).message}`, { path: rel }, { cause: error });
+		}
 	}
 
 	readWorkingFile(folder: string, rel: string, maxBytes: number): Buffer | undefined {
@@ -241,7 +248,13 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		}
 		let fd: number | undefined;
 		try {
-			fd = fs.openSync(path.join(folder, rel), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+			// O_NOFOLLOW guards the last component only: the folder holding it must still be inside.
+			const parent = fs.realpathSync(path.dirname(path.join(folder, rel)));
+			const root = fs.realpathSync(folder);
+			if (parent !== root && !parent.startsWith(`${root}${path.sep}`)) {
+				return undefined;
+			}
+			fd = fs.openSync(path.join(parent, path.basename(rel)), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
 			if (!fs.fstatSync(fd).isFile()) {
 				return undefined;
 			}
@@ -273,7 +286,7 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 				// there is no link to follow.
 				const abs = path.join(temp, file.path);
 				fs.mkdirSync(path.dirname(abs), { recursive: true });
-				writeNewFile(abs, this.blobs.get(file.hash), file.executable ? 0o555 : 0o444);
+				writeNewFile(abs, this.blobs.get(file.hash), file.executable ? 0o555 : 0o444, true);
 			}
 			fs.renameSync(temp, target);
 		} catch (error) {
@@ -287,27 +300,33 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		return target;
 	}
 
+	/**
+	 * Hashes (and with a batch, stores) a file read through one descriptor opened without following
+	 * a link and without blocking (a file swapped for a FIFO is refused, never waited on).
+	 */
 	private async readFile(file: string, size: number, batch: ReturnType<BlobStore['batch']> | undefined): Promise<string> {
-		if (size > streamAbove) {
-			if (batch) {
-				return (await this.blobs.putFile(file)).hash;
-			}
-			const hasher = createHash('sha256');
-			for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
-				hasher.update(chunk);
-			}
-			return hasher.digest('hex');
-		}
-		const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-		let bytes: Buffer;
+		const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
 		try {
-			bytes = fs.readFileSync(fd);
+			if (!fs.fstatSync(fd).isFile()) {
+				throw new DeskError('asset.unsafePath', `${file} changed into something other than a file while it was read.`, { file });
+			}
+			if (size > streamAbove) {
+				if (batch) {
+					return (await this.blobs.putStream(fs.createReadStream('', { fd, autoClose: false, highWaterMark: 1024 * 1024 }))).hash;
+				}
+				const hasher = createHash('sha256');
+				for await (const chunk of fs.createReadStream('', { fd, autoClose: false, highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+					hasher.update(chunk);
+				}
+				return hasher.digest('hex');
+			}
+			const bytes = fs.readFileSync(fd);
+			const hash = createHash('sha256').update(bytes).digest('hex');
+			batch?.add(bytes, hash);
+			return hash;
 		} finally {
 			fs.closeSync(fd);
 		}
-		const hash = createHash('sha256').update(bytes).digest('hex');
-		batch?.add(bytes, hash);
-		return hash;
 	}
 
 	private statCacheFile(assetId: string): string {
@@ -351,10 +370,13 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 }
 
 /** Creates a file that must not exist yet (never through a link) and writes it whole. */
-function writeNewFile(file: string, bytes: Uint8Array, mode: number): void {
+function writeNewFile(file: string, bytes: Uint8Array, mode: number, durable = false): void {
 	const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
 	try {
 		writeAll(fd, bytes);
+		if (durable) {
+			fs.fsyncSync(fd);
+		}
 	} finally {
 		fs.closeSync(fd);
 	}

@@ -282,3 +282,36 @@ describe('manifests', () => {
 		assert.throws(() => decodeManifest(Buffer.from('not json'), 'x'), (e) => isDeskError(e, 'manifest.corrupt'));
 	});
 });
+
+describe('checks then snapshots', () => {
+	it('stores the manifest of a snapshot that follows an AtGo check of the same folder', async () => {
+		const desk = await openDesk();
+		const asset = (await desk.library.newAsset({ name: 'after-check', madeBy: 'user' })).asset;
+		const old = new Date(Date.now() - 10_000);
+		for (const name of ['a.txt', 'b.txt']) {
+			fs.writeFileSync(path.join(asset.working_dir, name), name);
+			fs.utimesSync(path.join(asset.working_dir, name), old, old);
+		}
+		await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		fs.rmSync(path.join(asset.working_dir, 'b.txt'));
+		assert.equal((await desk.library.atGo(asset.id)).engine === 'snapshot' && (await desk.library.atGo(asset.id) as { working_changes: boolean }).working_changes, true);
+		const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		assert.equal(result.created, true);
+		assert.deepEqual((await desk.library.files(asset.id, result.version.version)).files.map((f) => f.path), ['a.txt'], 'the new version\'s manifest is in the store');
+	});
+
+	it('sees a chmod +x as a change even when the content is the same', async () => {
+		const desk = await openDesk();
+		const asset = (await desk.library.newAsset({ name: 'modes', madeBy: 'user' })).asset;
+		const file = path.join(asset.working_dir, 'run.sh');
+		fs.writeFileSync(file, '#!/bin/sh\n');
+		const old = new Date(Date.now() - 10_000);
+		fs.utimesSync(file, old, old);
+		await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		fs.chmodSync(file, 0o755);
+		const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		assert.equal(result.created, true);
+		assert.equal((await desk.library.files(asset.id)).files[0]?.executable, true);
+	});
+});

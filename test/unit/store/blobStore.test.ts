@@ -9,6 +9,11 @@ import { tempDir } from '../../helpers/temp';
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
+/** Files under the temp folder, at any depth. */
+function tempFiles(dir: string): string[] {
+	return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+}
+
 describe('BlobStore', () => {
 	it('stores bytes under their sha256 and reads them back verified; storing twice is a no-op', () => {
 		const store = new BlobStore(tempDir());
@@ -30,7 +35,7 @@ describe('BlobStore', () => {
 		assert.equal(size, content.length);
 		assert.equal(hash, sha(content));
 		assert.deepEqual(store.get(hash), content);
-		assert.deepEqual(fs.readdirSync(path.join(dir, 'store', 'tmp')), [], 'no temp file is left behind');
+		assert.deepEqual(tempFiles(path.join(dir, 'store', 'tmp')), [], 'no temp file is left behind');
 	});
 
 	it('refuses a blob whose bytes were flipped, with an integrity error', () => {
@@ -57,20 +62,29 @@ describe('BlobStore', () => {
 		const source = path.join(dir, 'over.bin');
 		fs.writeFileSync(source, Buffer.alloc(5000, 1));
 		await assert.rejects(store.putFile(source), (e) => isDeskError(e, 'blob.tooLarge'));
-		assert.deepEqual(fs.readdirSync(path.join(dir, 'store', 'tmp')), []);
+		assert.deepEqual(tempFiles(path.join(dir, 'store', 'tmp')), []);
 		assert.equal(fs.existsSync(path.join(dir, 'store', 'sha256')), false);
 		assert.equal(store.put(Buffer.alloc(1000)).length, 64, 'exactly the limit is accepted');
 	});
 
-	it('cleans temp files that a killed writer left, and refuses an unknown layout version', () => {
+	it('cleans temp files that a killed writer left, never a live one\'s, and refuses an unknown layout version', () => {
 		const root = tempDir();
 		new BlobStore(root);
 		const stale = path.join(root, 'tmp', '.desk-tmp-deadbeef');
 		fs.writeFileSync(stale, 'half a blob');
 		const old = new Date(Date.now() - 3600_000);
 		fs.utimesSync(stale, old, old);
+		const dead = path.join(root, 'tmp', '999999999-abcdef');
+		fs.mkdirSync(dead);
+		fs.writeFileSync(path.join(dead, '.desk-tmp-x'), 'from a killed process');
+		const live = path.join(root, 'tmp', `${process.ppid}-abcdef`);
+		fs.mkdirSync(live);
+		fs.writeFileSync(path.join(live, '.desk-tmp-y'), 'a live process is writing this');
+		fs.utimesSync(path.join(live, '.desk-tmp-y'), old, old);
 		new BlobStore(root);
 		assert.equal(fs.existsSync(stale), false);
+		assert.equal(fs.existsSync(dead), false, 'a dead process\'s temps go');
+		assert.equal(fs.existsSync(path.join(live, '.desk-tmp-y')), true, 'a live process\'s temps stay, however old');
 		fs.writeFileSync(path.join(root, 'layout.json'), JSON.stringify({ layout: 99 }));
 		assert.throws(() => new BlobStore(root), (e) => isDeskError(e, 'store.unknownSchema'));
 	});
