@@ -88,8 +88,13 @@ export class IsoGitReader implements GitReader {
 				base = older;
 				break;
 			}
-			// Our own pack reader first; isomorphic-git for what it cannot read.
-			const object = objects.read(oid);
+			// Our own pack reader first; isomorphic-git for what it cannot read (or finds damaged).
+			let object;
+			try {
+				object = objects.read(oid);
+			} catch {
+				object = undefined;
+			}
 			const parsed = object?.type === 'commit' ? parseCommit(object.data) : undefined;
 			if (parsed) {
 				newestFirst.push({ oid, committedAt: formatCommitTime(parsed.committerTime, -parsed.committerOffsetMinutes), subject: parsed.message.split('\n', 1)[0] ?? '' });

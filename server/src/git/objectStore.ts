@@ -64,8 +64,19 @@ export class GitObjectStore {
 		this.packs = undefined;
 	}
 
+	/** Ref-delta bases; a chain longer than any git writes is treated as a cycle. */
+	private resolving = 0;
+
 	private readRaw(key: Buffer): GitObject | undefined {
-		return this.read(key.toString('hex'));
+		if (this.resolving >= 64) {
+			return undefined;
+		}
+		this.resolving++;
+		try {
+			return this.read(key.toString('hex'));
+		} finally {
+			this.resolving--;
+		}
 	}
 
 	private readLoose(oid: string): GitObject | undefined {
@@ -113,13 +124,13 @@ export class GitObjectStore {
 }
 
 class Pack {
-	private fd: number | undefined;
 	private whole: Buffer | undefined;
 	/** Objects resolved from deltas, by offset: a first-parent walk resolves each chain once. */
 	private readonly resolved = new Map<number, GitObject>();
 
 	private constructor(
-		private readonly packFile: string,
+		/** Opened when the pack is found: a gc that deletes the file later leaves it readable to us. */
+		private readonly fd: number,
 		private readonly packSize: number,
 		private readonly fanout: Uint32Array,
 		private readonly oids: Buffer,
@@ -129,15 +140,18 @@ class Pack {
 
 	static open(idxFile: string, packFile: string): Pack | undefined {
 		let idx: Buffer;
+		let fd: number;
 		let packSize: number;
 		try {
 			idx = fs.readFileSync(idxFile);
-			packSize = fs.statSync(packFile).size;
+			fd = fs.openSync(packFile, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+			packSize = fs.fstatSync(fd).size;
 		} catch {
 			return undefined;
 		}
 		// Version 2 only: magic "\377tOc", then version 2.
 		if (idx.length < 8 + 1024 || idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) {
+			fs.closeSync(fd);
 			return undefined;
 		}
 		const fanout = new Uint32Array(256);
@@ -149,9 +163,10 @@ class Pack {
 		const offsetsStart = oidsStart + count * 20 + count * 4;
 		const largeStart = offsetsStart + count * 4;
 		if (idx.length < largeStart + 40) {
+			fs.closeSync(fd);
 			return undefined;
 		}
-		return new Pack(packFile, packSize, fanout, idx.subarray(oidsStart, oidsStart + count * 20), idx.subarray(offsetsStart, largeStart), idx.subarray(largeStart, idx.length - 40));
+		return new Pack(fd, packSize, fanout, idx.subarray(oidsStart, oidsStart + count * 20), idx.subarray(offsetsStart, largeStart), idx.subarray(largeStart, idx.length - 40));
 	}
 
 	read(key: Buffer, readBase: (key: Buffer) => GitObject | undefined): GitObject | undefined {
@@ -160,10 +175,7 @@ class Pack {
 	}
 
 	close(): void {
-		if (this.fd !== undefined) {
-			fs.closeSync(this.fd);
-			this.fd = undefined;
-		}
+		fs.closeSync(this.fd);
 		this.whole = undefined;
 		this.resolved.clear();
 	}
@@ -215,6 +227,9 @@ class Pack {
 				c = head[at++]!;
 				back = (back + 1) * 128 + (c & 127);
 			}
+			if (back <= 0 || back > offset) {
+				return undefined; // A base outside the pack: damage, not something to follow.
+			}
 			base = this.readAt(offset - back, readBase, depth + 1);
 		} else if (type === refDelta) {
 			base = readBase(Buffer.from(head.subarray(at, at + 20)));
@@ -259,10 +274,12 @@ class Pack {
 	private bytes(position: number, length: number): Buffer {
 		const end = Math.min(this.packSize, position + length);
 		if (this.packSize <= wholePackLimit) {
-			this.whole ??= fs.readFileSync(this.packFile);
+			if (!this.whole) {
+				this.whole = Buffer.allocUnsafe(this.packSize);
+				fs.readSync(this.fd, this.whole, 0, this.packSize, 0);
+			}
 			return this.whole.subarray(position, end);
 		}
-		this.fd ??= fs.openSync(this.packFile, fs.constants.O_RDONLY);
 		const buffer = Buffer.allocUnsafe(end - position);
 		const read = fs.readSync(this.fd, buffer, 0, buffer.length, position);
 		return buffer.subarray(0, read);
@@ -282,8 +299,11 @@ function applyDelta(base: Buffer, delta: Buffer): Buffer {
 		} while (c & 0x80);
 		return value;
 	};
-	varint(); // Size of the base; the base we hold says it.
-	const out = Buffer.allocUnsafe(varint());
+	if (varint() !== base.length) {
+		throw new Error('delta base size does not match its base');
+	}
+	const declared = varint();
+	const out = Buffer.alloc(declared);
 	let written = 0;
 	while (at < delta.length) {
 		const op = delta[at++]!;
@@ -303,15 +323,24 @@ function applyDelta(base: Buffer, delta: Buffer): Buffer {
 			if (copySize === 0) {
 				copySize = 0x10000;
 			}
+			if (copyOffset + copySize > base.length || written + copySize > declared) {
+				throw new Error('delta copies outside its base or result');
+			}
 			written += base.copy(out, written, copyOffset, copyOffset + copySize);
 		} else if (op > 0) {
+			if (at + op > delta.length || written + op > declared) {
+				throw new Error('delta inserts past its end');
+			}
 			written += delta.copy(out, written, at, at + op);
 			at += op;
 		} else {
 			throw new Error('invalid delta instruction 0');
 		}
 	}
-	return out.subarray(0, written);
+	if (written !== declared) {
+		throw new Error(`delta made ${written} bytes, not the ${declared} it declares`);
+	}
+	return out;
 }
 
 export interface ParsedCommit {

@@ -40,12 +40,12 @@ export class ProjectLaunches {
 
 	card(): LaunchCard {
 		const row = this.db.get<{ json: string }>('SELECT json FROM launch_card WHERE id = 1');
-		return row ? (JSON.parse(row.json) as LaunchCard) : { project: this.project.name, ticket: '', template: defaultTemplate, plugs: [] };
+		return row ? (JSON.parse(row.json) as LaunchCard) : this.emptyCard();
 	}
 
 	/** Saves the ticket (and template) being written. */
 	setTicket(ticket: string, template?: LaunchTemplate): LaunchCard {
-		return this.save({ ...this.card(), ticket, ...(template ? { template } : {}) });
+		return this.change((card) => ({ ...card, ticket, ...(template ? { template } : {}) }));
 	}
 
 	async suggest(ticket = this.card().ticket): Promise<Suggestion[]> {
@@ -67,16 +67,19 @@ export class ProjectLaunches {
 	}
 
 	async plug(id: string, role: PlugRole, options: Partial<Pick<AssetPlug, 'nodes' | 'files' | 'copy'>> = {}): Promise<LaunchCard> {
-		const card = plugInto(this.card(), newPlug(id, role, options), await this.context(id));
-		return this.save(card);
+		const context = await this.context(id);
+		// The rules are checked against the card as it is inside the write, so two plugs at once
+		// (two windows, say) cannot both pass as the one target.
+		return this.change((card) => plugInto(card, newPlug(id, role, options), context));
 	}
 
 	unplug(id: string): LaunchCard {
-		const card = this.card();
-		if (!card.plugs.some((p) => p.id === id)) {
-			throw new DeskError('launch.notPlugged', `${id} is not plugged into the card.`, { id });
-		}
-		return this.save({ ...card, plugs: card.plugs.filter((p) => p.id !== id) });
+		return this.change((card) => {
+			if (!card.plugs.some((p) => p.id === id)) {
+				throw new DeskError('launch.notPlugged', `${id} is not plugged into the card.`, { id });
+			}
+			return { ...card, plugs: card.plugs.filter((p) => p.id !== id) };
+		});
 	}
 
 	/**
@@ -89,6 +92,11 @@ export class ProjectLaunches {
 		if (card.ticket.trim() === '') {
 			throw new DeskError('launch.emptyTicket', 'Write the ticket before Go: it becomes the run\'s prompt.');
 		}
+		// Everything that can refuse is checked before anything is snapshotted or written.
+		const head = await this.headCommit();
+		if (head === undefined) {
+			throw new DeskError('git.unreadable', `${this.project.path} has no commit to start a run from.`, { dir: this.project.path });
+		}
 		const plugs: LaunchRecord['plugs'] = [];
 		for (const plug of card.plugs) {
 			const asset = this.library.getAsset(plug.id);
@@ -98,10 +106,6 @@ export class ProjectLaunches {
 				version = (await this.library.snapshot(asset.id, { madeBy, note: 'at go' })).version.version;
 			}
 			plugs.push({ ...plug, name: asset.name, version });
-		}
-		const head = await this.headCommit();
-		if (head === undefined) {
-			throw new DeskError('git.unreadable', `${this.project.path} has no commit to start a run from.`, { dir: this.project.path });
 		}
 		const person = actor('human', 'desk-user');
 		const intent = newIntent(person, card.ticket, { now });
@@ -123,7 +127,8 @@ export class ProjectLaunches {
 		this.ai.put([intent, task, run]);
 		this.db.write((tx) => {
 			tx.run('INSERT INTO launch_records (launch_id, created_at, json) VALUES (?, ?, ?)', [record.launch_id, record.created_at, JSON.stringify(record)]);
-			tx.run('DELETE FROM launch_card WHERE id = 1');
+			// The card starts afresh, unless it was edited while Go ran: then the edits stay.
+			tx.run('DELETE FROM launch_card WHERE id = 1 AND json = ?', [JSON.stringify(card)]);
 		});
 		this.library.recordLaunch(record.launch_id, this.project.name, plugs, record.created_at);
 		return record;
@@ -138,13 +143,20 @@ export class ProjectLaunches {
 		return { asset, project: this.project, skill: asset.kind === 'skill' ? await this.library.skillOf(asset) : undefined };
 	}
 
-	private save(card: LaunchCard): LaunchCard {
-		this.db.write((tx) =>
+	/** Reads the card, changes it and saves it in one transaction. */
+	private change(edit: (card: LaunchCard) => LaunchCard): LaunchCard {
+		return this.db.write((tx) => {
+			const row = tx.get<{ json: string }>('SELECT json FROM launch_card WHERE id = 1');
+			const card = edit(row ? (JSON.parse(row.json) as LaunchCard) : this.emptyCard());
 			tx.run('INSERT INTO launch_card (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at', [
 				JSON.stringify(card),
 				new Date().toISOString(),
-			]),
-		);
-		return card;
+			]);
+			return card;
+		});
+	}
+
+	private emptyCard(): LaunchCard {
+		return { project: this.project.name, ticket: '', template: defaultTemplate, plugs: [] };
 	}
 }

@@ -18,9 +18,12 @@ export class AiStore {
 			let changed = 0;
 			for (const object of objects) {
 				const hash = objectHash(object);
-				const existing = tx.get<{ hash: string; json: string }>('SELECT hash, json FROM ai_objects WHERE object_id = ?', [object.object_id]);
+				const existing = tx.get<{ hash: string; json: string; updated_at: string }>('SELECT hash, json, updated_at FROM ai_objects WHERE object_id = ?', [object.object_id]);
 				if (existing?.hash === hash) {
 					continue;
+				}
+				if (existing && existing.updated_at > object.updated_at) {
+					continue; // An older copy (an import, a stale export) never overwrites a newer one.
 				}
 				if (existing) {
 					checkAppendOnly(fromJson(JSON.parse(existing.json)), object);

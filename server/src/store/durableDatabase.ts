@@ -307,6 +307,12 @@ export class DurableDatabase {
 				}
 				writeFileDurably(this.journalFile, journalMagic);
 			}
+			if (!underLock) {
+				// Opening a journal pairs it with the base we hold: only under the lock, where no
+				// checkpoint can replace both in between.
+				this.lock.withLock(() => this.load());
+				return;
+			}
 			this.openJournal(0);
 		}
 		const journal = this.journal!;

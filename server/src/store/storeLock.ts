@@ -12,6 +12,8 @@ import { DeskError } from '../core/errors';
  */
 export class StoreLock {
 	private depth = 0;
+	/** Identity of the lock file this process created, so that release never removes another's. */
+	private heldIno: number | undefined;
 
 	constructor(
 		private readonly file: string,
@@ -41,6 +43,7 @@ export class StoreLock {
 			try {
 				const fd = fs.openSync(this.file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
 				fs.writeSync(fd, `${process.pid}\n`);
+				this.heldIno = fs.fstatSync(fd).ino;
 				fs.closeSync(fd);
 				this.depth = 1;
 				return;
@@ -53,7 +56,9 @@ export class StoreLock {
 			if (owner.state === 'gone') {
 				continue;
 			}
-			if (owner.state === 'stale' || (owner.pid !== undefined && !isAlive(owner.pid)) || owner.ageMs > this.staleAfterMs) {
+			// A lock whose process lives is never taken, however old: that process may only be slow.
+			// One with no readable pid after a while was left by a writer killed before it wrote it.
+			if (owner.state === 'stale' || (owner.pid !== undefined && !isAlive(owner.pid)) || (owner.pid === undefined && owner.ageMs > this.staleAfterMs)) {
 				// Left by a writer that was killed while holding it.
 				takeOver(this.file, owner);
 				continue;
@@ -69,7 +74,14 @@ export class StoreLock {
 
 	private release(): void {
 		if (--this.depth === 0) {
-			fs.rmSync(this.file, { force: true });
+			try {
+				if (fs.lstatSync(this.file).ino === this.heldIno) {
+					fs.rmSync(this.file, { force: true });
+				}
+			} catch {
+				// Gone already.
+			}
+			this.heldIno = undefined;
 		}
 	}
 }
