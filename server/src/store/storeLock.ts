@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { DeskError } from '../core/errors';
 
@@ -12,8 +13,9 @@ import { DeskError } from '../core/errors';
  */
 export class StoreLock {
 	private depth = 0;
-	/** Identity of the lock file this process created, so that release never removes another's. */
-	private heldIno: number | undefined;
+	/** What this holder wrote into the lock file (pid and a random token), so that release never
+	 * removes another holder's lock: an inode number can be reused at once, a token cannot. */
+	private heldContent: string | undefined;
 
 	constructor(
 		private readonly file: string,
@@ -42,8 +44,9 @@ export class StoreLock {
 		for (;;) {
 			try {
 				const fd = fs.openSync(this.file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
-				fs.writeSync(fd, `${process.pid}\n`);
-				this.heldIno = fs.fstatSync(fd).ino;
+				const content = `${process.pid} ${randomBytes(8).toString('hex')}\n`;
+				fs.writeSync(fd, content);
+				this.heldContent = content;
 				fs.closeSync(fd);
 				this.depth = 1;
 				return;
@@ -75,13 +78,13 @@ export class StoreLock {
 	private release(): void {
 		if (--this.depth === 0) {
 			try {
-				if (fs.lstatSync(this.file).ino === this.heldIno) {
+				if (fs.readFileSync(this.file, 'utf8') === this.heldContent) {
 					fs.rmSync(this.file, { force: true });
 				}
 			} catch {
 				// Gone already.
 			}
-			this.heldIno = undefined;
+			this.heldContent = undefined;
 		}
 	}
 }
