@@ -10,6 +10,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { benchGitEnv } from './benchRepo';
 
 export interface GitVersionsResult {
 	commits: number;
@@ -19,7 +20,7 @@ export interface GitVersionsResult {
 	peakMb: number;
 }
 
-const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@example.com' };
+const gitEnv = benchGitEnv;
 
 /** A fast-import stream: `commits` first-parent commits on main, every 50th a merge of a side commit. */
 function fastImportStream(commits: number): string {

@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { silentLogger } from '../server/src/core/logger';
 import { Desk } from '../server/src/desk';
+import { benchGitEnv } from './benchRepo';
 
 export interface SnapshotBenchResult {
 	files: number;
@@ -97,7 +98,7 @@ export async function benchSnapshot(files = 10_000, megabytes = 150): Promise<Sn
 				execFileSync('git', args, {
 					cwd: repo,
 					stdio: 'ignore',
-					env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@example.com' },
+					env: benchGitEnv,
 				});
 			git('init', '-q');
 			execFileSync('sync');

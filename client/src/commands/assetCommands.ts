@@ -16,8 +16,9 @@ import {
 } from '../../../server/src/protocol/protocol';
 import { assetFileUri } from '../assetFileSystem';
 import type { DeskClient } from '../deskClient';
+import { chooseProject } from '../windowProjects';
 import { guardedBy } from './guarded';
-import type { AssetNode, AssetsNode, AssetsTreeProvider, WindowProject } from '../views/assetsTree';
+import type { AssetNode, AssetsNode, AssetsTreeProvider } from '../views/assetsTree';
 
 /**
  * The Assets view's commands (context menus, view title and command palette). Each takes the node it
@@ -31,23 +32,7 @@ export function registerAssetCommands(
 ): { disposables: vscode.Disposable[]; onSnapshotProgress(params: { id: string; files: number }): void } {
 	const guarded = guardedBy(reportError);
 
-	const projectFor = async (node?: AssetsNode): Promise<WindowProject | undefined> => {
-		const projects = assets.windowProjects;
-		if (node && 'project' in node && typeof node.project === 'string') {
-			return projects.find((p) => p.name === node.project);
-		}
-		if (node?.type === 'project') {
-			return node.project;
-		}
-		if (projects.length <= 1) {
-			return projects[0];
-		}
-		const picked = await vscode.window.showQuickPick(
-			projects.map((p) => ({ label: p.name, description: p.path, project: p })),
-			{ title: 'Which project?' },
-		);
-		return picked?.project;
-	};
+	const projectFor = (node?: AssetsNode) => chooseProject(assets.windowProjects, node);
 
 	const pickAsset = async (node: AssetsNode | undefined, title: string, accept: (a: AssetSummary) => boolean = () => true): Promise<AssetNode | undefined> => {
 		if (node?.type === 'asset') {

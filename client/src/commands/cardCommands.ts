@@ -3,6 +3,7 @@ import { PlugAsset, type PlugRole } from '../../../server/src/protocol/protocol'
 import type { DeskClient } from '../deskClient';
 import type { LaunchCards } from '../launchCard';
 import type { AssetsNode, AssetsTreeProvider } from '../views/assetsTree';
+import { chooseProject } from '../windowProjects';
 import { guardedBy } from './guarded';
 
 /** Opening a project's launch card, and plugging an asset into it from the Assets view. */
@@ -14,16 +15,7 @@ export function registerCardCommands(
 	reportError: (error: unknown) => void,
 ): vscode.Disposable[] {
 	const guarded = guardedBy(reportError);
-	const project = async (node?: AssetsNode): Promise<string | undefined> => {
-		if (node && 'project' in node && typeof node.project === 'string') {
-			return node.project;
-		}
-		const projects = assets.windowProjects;
-		if (projects.length <= 1) {
-			return projects[0]?.name;
-		}
-		return vscode.window.showQuickPick(projects.map((p) => p.name), { title: 'Launch card of which project?' });
-	};
+	const project = async (node?: AssetsNode) => (await chooseProject(assets.windowProjects, node, 'Launch card of which project?'))?.name;
 	const plug = (role: PlugRole) =>
 		guarded(async (node?: AssetsNode) => {
 			const target = node?.type === 'asset' ? node : view.selection[0]?.type === 'asset' ? view.selection[0] : undefined;

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { ExportHistory, ImportHistory, PatchSetFiles, ShowRun } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../deskClient';
+import { chooseProject } from '../windowProjects';
 import { guardedBy } from './guarded';
 import { patchSideUri, type PatchSides, type RunPages } from '../runDocuments';
 import type { RunsTreeProvider } from '../views/runsTree';
@@ -8,13 +9,7 @@ import type { RunsTreeProvider } from '../views/runsTree';
 /** Commands of the Runs view: open a run's page, a PatchSet's diff, import and export run history. */
 export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pages: RunPages, patches: PatchSides, reportError: (error: unknown) => void): vscode.Disposable[] {
 	const guarded = guardedBy(reportError);
-	const pickProject = async (): Promise<string | undefined> => {
-		const projects = runs.windowProjects;
-		if (projects.length <= 1) {
-			return projects[0]?.name;
-		}
-		return (await vscode.window.showQuickPick(projects.map((p) => p.name), { title: 'Which project?' })) ?? undefined;
-	};
+	const pickProject = async () => (await chooseProject(runs.windowProjects, undefined))?.name;
 	return [
 		vscode.commands.registerCommand('agentDesk.refreshRuns', () => runs.refresh()),
 		vscode.commands.registerCommand(

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { GetAtGo, ListAssets, ListFiles, ListVersions, UsedInLaunches, type AssetSummary, type AssetVersion, type AtGo, type UsedIn, type VersionFile } from '../../../server/src/protocol/protocol';
 import { assetFileUri } from '../assetFileSystem';
 import type { DeskClient } from '../deskClient';
+import { escapeMarkdown } from '../windowProjects';
 
 /** A project of this window, as the Assets view groups by it when the window has several. */
 export interface WindowProject {
@@ -255,34 +256,34 @@ function assetItem(node: AssetNode): vscode.TreeItem {
 		.filter(Boolean)
 		.join(' · ');
 	const tooltip = new vscode.MarkdownString(undefined, true);
-	tooltip.appendMarkdown(`**${escape(asset.name)}**${main ? ` — main asset of ${escape(project)}` : ''}${asset.retired ? ' (retired)' : ''}\n\n`);
+	tooltip.appendMarkdown(`**${escapeMarkdown(asset.name)}**${main ? ` — main asset of ${escapeMarkdown(project)}` : ''}${asset.retired ? ' (retired)' : ''}\n\n`);
 	if (asset.about) {
-		tooltip.appendMarkdown(`${escape(asset.about)}\n\n`);
+		tooltip.appendMarkdown(`${escapeMarkdown(asset.about)}\n\n`);
 	}
 	tooltip.appendMarkdown(`| | |\n|---|---|\n`);
-	tooltip.appendMarkdown(`| Id | \`${asset.id}\` |\n| Kind | ${escape(asset.kind || '—')} |\n| Engine | ${asset.engine} |\n`);
+	tooltip.appendMarkdown(`| Id | \`${asset.id}\` |\n| Kind | ${escapeMarkdown(asset.kind || '—')} |\n| Engine | ${asset.engine} |\n`);
 	if (asset.engine === 'git') {
-		tooltip.appendMarkdown(`| Branch | ${escape(asset.branch || '(detached HEAD)')} |\n| Remote | ${escape(asset.remote || '—')} |\n`);
+		tooltip.appendMarkdown(`| Branch | ${escapeMarkdown(asset.branch || '(detached HEAD)')} |\n| Remote | ${escapeMarkdown(asset.remote || '—')} |\n`);
 	}
 	if (asset.engine === 'snapshot') {
 		tooltip.appendMarkdown(`| Picked version | v${asset.picked_version} |\n`);
 	}
 	const goText = atGoText(node.atGo);
 	if (goText) {
-		tooltip.appendMarkdown(`| At go | ${escape(goText)} |\n`);
+		tooltip.appendMarkdown(`| At go | ${escapeMarkdown(goText)} |\n`);
 	}
 	if (asset.engine !== 'none') {
-		tooltip.appendMarkdown(`| Versions | ${asset.version_count} |\n| Files | ${asset.file_count} |\n| Folder | ${escape(asset.working_dir)} |\n`);
+		tooltip.appendMarkdown(`| Versions | ${asset.version_count} |\n| Files | ${asset.file_count} |\n| Folder | ${escapeMarkdown(asset.working_dir)} |\n`);
 	} else if (asset.url) {
-		tooltip.appendMarkdown(`| URL | ${escape(asset.url)} |\n`);
+		tooltip.appendMarkdown(`| URL | ${escapeMarkdown(asset.url)} |\n`);
 	}
 	tooltip.appendMarkdown(`| Tags | ${asset.tags.length > 0 ? asset.tags.map(escape).join(', ') : '—'} |\n`);
-	tooltip.appendMarkdown(`| Added | ${asset.created_at} by ${escape(asset.created_by)} |\n`);
+	tooltip.appendMarkdown(`| Added | ${asset.created_at} by ${escapeMarkdown(asset.created_by)} |\n`);
 	if (asset.notes) {
-		tooltip.appendMarkdown(`\n---\n\n${escape(asset.notes.slice(0, 1000))}`);
+		tooltip.appendMarkdown(`\n---\n\n${escapeMarkdown(asset.notes.slice(0, 1000))}`);
 	}
 	if (asset.problem) {
-		tooltip.appendMarkdown(`\n$(warning) ${escape(asset.problem)}`);
+		tooltip.appendMarkdown(`\n$(warning) ${escapeMarkdown(asset.problem)}`);
 		item.iconPath = new vscode.ThemeIcon('warning');
 	}
 	item.tooltip = tooltip;
@@ -301,7 +302,7 @@ function versionItem(asset: AssetSummary, version: AssetVersion): vscode.TreeIte
 	item.id = `${asset.id}/v${version.version}/${version.engine === 'git' ? version.commit : version.manifest}`;
 	const when = version.made_at.slice(0, 16).replace('T', ' ');
 	const tooltip = new vscode.MarkdownString();
-	tooltip.appendMarkdown(`**v${version.version}** of ${escape(asset.name)}\n\n${title ? `${escape(title)}\n\n` : ''}`);
+	tooltip.appendMarkdown(`**v${version.version}** of ${escapeMarkdown(asset.name)}\n\n${title ? `${escapeMarkdown(title)}\n\n` : ''}`);
 	if (version.engine === 'git') {
 		item.iconPath = new vscode.ThemeIcon(version.head_at ? 'git-commit' : 'circle-small');
 		item.description = `${version.commit.slice(0, 7)} · ${when} · ${version.made_by}${version.never_head ? ' · never head' : ''}`;
@@ -337,6 +338,3 @@ export function humanBytes(n: number): string {
 	return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
-function escape(text: string): string {
-	return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
-}

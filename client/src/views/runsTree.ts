@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { ListRuns, ShowRun, type RunDetail, type RunSummary, type RunsOverview } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../deskClient';
+import { escapeMarkdown } from '../windowProjects';
 import type { WindowProject } from './assetsTree';
 
 type Overview = RunsOverview;
@@ -122,7 +123,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
 				item.id = `${node.project}/intent/${intent.object_id}`;
 				item.iconPath = icon(intentIcons[node.view.status] ?? ['circle-large-outline']);
 				item.description = node.view.status;
-				item.tooltip = new vscode.MarkdownString(`**${escape(intent.prompt)}**\n\n${intent.content ? `${escape(intent.content)}\n\n` : ''}${node.view.status} · ${intent.created_at}${intent.commit ? ` · commit \`${intent.commit.slice(0, 12)}\`` : ''}`);
+				item.tooltip = new vscode.MarkdownString(`**${escapeMarkdown(intent.prompt)}**\n\n${intent.content ? `${escapeMarkdown(intent.content)}\n\n` : ''}${node.view.status} · ${intent.created_at}${intent.commit ? ` · commit \`${intent.commit.slice(0, 12)}\`` : ''}`);
 				item.contextValue = 'intent';
 				return item;
 			}
@@ -261,7 +262,7 @@ function runItem(node: Extract<RunsNode, { type: 'run' }>): vscode.TreeItem {
 	];
 	item.description = parts.filter(Boolean).join(' · ');
 	item.tooltip = new vscode.MarkdownString(
-		`**Run** of ${escape(node.title)}\n\n| | |\n|---|---|\n| Status | ${run.status} |\n| Started | ${run.started_at} |\n${run.duration_ms !== undefined ? `| Duration | ${formatDuration(run.duration_ms)} |\n` : ''}| Model | ${escape(`${run.provider ?? '—'} ${run.model ?? ''}`)} |\n| Tokens | ${run.total_tokens ?? '—'} |\n| Cost | ${run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '—'} |\n| PatchSets | ${run.patchsets} |\n| Evidence | ${run.evidence} |\n${run.decision ? `| Decision | ${run.decision} |\n` : ''}${run.error ? `| Error | ${escape(run.error)} |\n` : ''}`,
+		`**Run** of ${escapeMarkdown(node.title)}\n\n| | |\n|---|---|\n| Status | ${run.status} |\n| Started | ${run.started_at} |\n${run.duration_ms !== undefined ? `| Duration | ${formatDuration(run.duration_ms)} |\n` : ''}| Model | ${escapeMarkdown(`${run.provider ?? '—'} ${run.model ?? ''}`)} |\n| Tokens | ${run.total_tokens ?? '—'} |\n| Cost | ${run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '—'} |\n| PatchSets | ${run.patchsets} |\n| Evidence | ${run.evidence} |\n${run.decision ? `| Decision | ${run.decision} |\n` : ''}${run.error ? `| Error | ${escapeMarkdown(run.error)} |\n` : ''}`,
 	);
 	item.command = { command: 'agentDesk.openRun', title: 'Open Run', arguments: [node.project, run.id] };
 	item.contextValue = 'run';
@@ -277,6 +278,3 @@ export function formatDuration(ms: number): string {
 	return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
-function escape(text: string): string {
-	return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
-}

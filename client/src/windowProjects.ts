@@ -1,0 +1,29 @@
+import * as vscode from 'vscode';
+import type { WindowProject } from './views/assetsTree';
+
+/**
+ * The project a command acts on: the one a tree node names, else the window's only project, else
+ * the one the person picks. Undefined when the window has none or the pick is dismissed.
+ */
+export async function chooseProject(projects: readonly WindowProject[], node: unknown, title = 'Which project?'): Promise<WindowProject | undefined> {
+	const named = node && typeof node === 'object' ? (node as { project?: unknown }).project : undefined;
+	if (typeof named === 'string') {
+		return projects.find((p) => p.name === named);
+	}
+	if (named && typeof named === 'object') {
+		return named as WindowProject;
+	}
+	if (projects.length <= 1) {
+		return projects[0];
+	}
+	const picked = await vscode.window.showQuickPick(
+		projects.map((p) => ({ label: p.name, description: p.path, project: p })),
+		{ title },
+	);
+	return picked?.project;
+}
+
+/** Text for a MarkdownString, with Markdown's special characters escaped. */
+export function escapeMarkdown(text: string): string {
+	return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+}
