@@ -10,7 +10,10 @@ import type { PatchSet } from './ai/types';
 import { applyFilePatch, parseUnifiedDiff } from './runs/unifiedDiff';
 import { exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
 import { HeadWatcher } from './git/headWatcher';
-import { ProjectLaunches } from './launch/projectLaunches';
+import { ProjectLaunches, type LaunchRecord } from './launch/projectLaunches';
+import { RunGate } from './runs/gate';
+import { RunExecutor } from './runs/runner';
+import type { RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
 import { AiStore } from './store/aiStore';
 import { IsoGitReader } from './git/isoGitReader';
@@ -45,6 +48,12 @@ export class Desk {
 	private readonly suggestIndexes = new Map<string, SuggestIndex>();
 	/** Told when the library changed behind the caller's back (a checkout's HEAD moved). */
 	onLibraryChanged: ((reason: string) => void) | undefined;
+	/** Told when a run's objects changed, and when a run reached the gate or failed. */
+	onRunChanged: ((top: string, runId: string) => void) | undefined;
+	onRunFinished: ((top: string, runId: string, status: 'completed' | 'failed') => void) | undefined;
+	private readonly runners = new Map<string, { executor: RunExecutor; gate: RunGate }>();
+	/** Runs executing in this process, so close() can wait for them to stop. */
+	private readonly executing = new Set<Promise<unknown>>();
 
 	private constructor(
 		readonly libraryDir: string,
@@ -152,6 +161,65 @@ export class Desk {
 		return new ProjectLaunches(db, this.library, new AiStore(db), project, () => this.git.headCommit(top), index);
 	}
 
+	/**
+	 * The runs of the project whose repository top is `top`: the executor that carries them out and
+	 * the gate that decides them. On first use, runs left in progress by a process that is gone are
+	 * marked failed.
+	 */
+	async runs(top: string): Promise<{ executor: RunExecutor; gate: RunGate }> {
+		const open = this.runners.get(top);
+		if (open) {
+			return open;
+		}
+		const project = this.library.listProjects().find((p) => p.path === top);
+		if (!project) {
+			throw new DeskError('project.notFound', `No project has the repository ${top}; open it in VS Code or import it with --main first.`, { dir: top });
+		}
+		const db = await this.openProjectDatabase(top, project.name);
+		const ports = {
+			library: this.library,
+			blobs: this.blobs,
+			ai: new AiStore(db),
+			db,
+			project,
+			libraryDir: this.libraryDir,
+			logger: this.logger,
+			changed: (runId: string) => this.onRunChanged?.(top, runId),
+			finished: (runId: string, status: 'completed' | 'failed') => this.onRunFinished?.(top, runId, status),
+		};
+		const executor = new RunExecutor(ports);
+		const runner = { executor, gate: new RunGate(ports, executor) };
+		this.runners.set(top, runner);
+		executor.recoverInterrupted();
+		return runner;
+	}
+
+	/**
+	 * Starts carrying out a run in the background (Go, Retry); the promise it returns settles when the
+	 * run is at the gate or failed. Failures are the run's own outcome, recorded on it.
+	 */
+	async startRun(top: string, record: LaunchRecord, runId: string, settings: RunSettings): Promise<{ done: Promise<unknown> }> {
+		const { executor } = await this.runs(top);
+		const done = executor.execute(record, runId, settings).catch((error: unknown) => this.logger.error(`run ${runId}: ${(error as Error).message}`));
+		this.executing.add(done);
+		void done.finally(() => this.executing.delete(done));
+		return { done };
+	}
+
+	/** Cancels the runs this process is carrying out and waits (at most a few seconds) for them to stop. */
+	async stopRuns(reason: string): Promise<void> {
+		for (const { executor } of this.runners.values()) {
+			for (const runId of executor.liveRuns) {
+				try {
+					executor.cancel(runId, reason);
+				} catch {
+					// Finished meanwhile.
+				}
+			}
+		}
+		await Promise.race([Promise.allSettled([...this.executing]), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+	}
+
 	/** Writes the project's AI objects, sealed, to the history ref of its repository. */
 	async exportHistory(top: string, ref = historyRef): Promise<ExportResult> {
 		const ai = await this.projectAi(top);
@@ -200,7 +268,23 @@ export class Desk {
 				return null;
 			}
 		};
+		const targetChanges = patchset.tags['desk.target_changes'];
+		if (targetChanges) {
+			// A snapshot target's change: every file before and after is in the blob store.
+			const changes = JSON.parse(this.blobs.get(targetChanges).toString('utf8')) as { files: Array<{ path: string; before?: string; after?: string }> };
+			return { source: 'artifact', files: changes.files.map((f) => ({ path: f.path, before: f.before ? this.blobs.get(f.before) : null, after: f.after ? this.blobs.get(f.after) : null })) };
+		}
+		const fromTree = patchset.tags['desk.from_tree'];
+		const toTree = patchset.tags['desk.tree'];
 		const decision = ai.runDecision(patchset.run);
+		if (fromTree && toTree && !(decision?.chosen_patchset_id === patchset.object_id && decision.result_commit_sha)) {
+			// A run's attempt: the trees of the work folder before and after are in the repository.
+			const files = [];
+			for (const touched of patchset.touched) {
+				files.push({ path: touched.path, before: await read(fromTree, touched.path), after: await read(toTree, touched.path) });
+			}
+			return { source: 'artifact', files };
+		}
 		const result = decision?.chosen_patchset_id === patchset.object_id ? decision.result_commit_sha : undefined;
 		if (result && result !== patchset.commit) {
 			const files = [];

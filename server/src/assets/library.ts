@@ -178,6 +178,37 @@ export class Library {
 		return this.snapshot(asset.id, options);
 	}
 
+	/**
+	 * Lands a run on a snapshot target (§12): its changed files written into the asset's working
+	 * folder and deleted ones removed, then the next version cut with made_by run. Refused when the
+	 * asset moved on since the run began (another version, or working changes), so nothing made
+	 * meanwhile is folded into the run's version.
+	 */
+	async landRunChanges(id: string, began: number, changes: ReadonlyArray<{ path: string; bytes?: Uint8Array; executable?: boolean }>, note: string) {
+		const asset = this.writableFolderAsset(id);
+		const atGo = await this.atGo(asset.id);
+		if (atGo.engine !== 'snapshot' || atGo.version !== began || atGo.working_changes) {
+			throw new DeskError(
+				'run.targetMoved',
+				`${asset.name} moved on since the run began at v${began} (${atGo.engine === 'snapshot' && atGo.working_changes ? 'its folder has working changes' : `it is at v${atGo.version} now`}); snapshot or revert that first, or retry the run.`,
+				{ id: asset.id, began, now: atGo.version },
+			);
+		}
+		for (const change of changes) {
+			if (change.bytes === undefined) {
+				this.snapshots.removeInFolder(asset.working_dir, change.path);
+			} else {
+				this.snapshots.writeInFolder(asset.working_dir, change.path, change.bytes, change.executable ?? false);
+			}
+		}
+		return this.snapshot(asset.id, { note, madeBy: 'run' });
+	}
+
+	/** Records a commit a run made (on the checkout's branch or the run's own) as made_by run. */
+	recordRunCommit(id: string, commit: string): void {
+		this.store.batch((writes) => writes.recordHead(id, { commit, head_at: this.now(), made_by: 'run' }));
+	}
+
 	/** AtGo (§01): what a run would read if go were pressed now. */
 	async atGo(id: string, signal?: AbortSignal): Promise<AtGo> {
 		const asset = this.getAsset(id);

@@ -139,7 +139,8 @@ export interface SnapshotFiles {
 	/** Makes a working folder: `dir` must not exist or be empty; without it, the library's folder for `id`. */
 	prepareFolder(id: string, dir: string | undefined): string;
 	/** Writes `bytes` at `rel` inside `folder`, never through a link and never outside it. */
-	writeInFolder(folder: string, rel: string, bytes: Uint8Array): void;
+	writeInFolder(folder: string, rel: string, bytes: Uint8Array, executable?: boolean): void;
+	removeInFolder(folder: string, rel: string): void;
 	/** Up to `maxBytes` of a file in a working folder, never through a link; undefined when it cannot be read. */
 	readWorkingFile(folder: string, rel: string, maxBytes: number): Buffer | undefined;
 	/** Lays version `version` out once at `<library>/mounts/<id>/<version>` and returns that path. */

@@ -158,4 +158,22 @@ export const projectMigrations: readonly Migration[] = [
 			)`,
 		],
 	},
+	{
+		version: 4,
+		statements: [
+			// How each executed run is carried out, beside its Run object: which process runs it (a
+			// run whose process is gone is failed on the next start), the agent's process group (so
+			// another process can cancel it), the folder it works in and what the desk installed there.
+			`CREATE TABLE run_control (
+				run_id TEXT PRIMARY KEY,
+				launch_id TEXT NOT NULL,
+				runner_pid INTEGER NOT NULL,
+				runner_token TEXT NOT NULL,
+				agent_pgid INTEGER,
+				cancel_reason TEXT,
+				json TEXT NOT NULL,
+				updated_at TEXT NOT NULL
+			)`,
+		],
+	},
 ];

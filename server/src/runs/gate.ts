@@ -1,0 +1,302 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { actor, addRun, newDecision, newRun, setApplyStatus, setIntentCommit, setIntentStatus, setTaskStatus } from '../ai/model';
+import type { Decision, DecisionType, Intent, PatchSet, Run, Task } from '../ai/types';
+import { DeskError } from '../core/errors';
+import type { LaunchRecord } from '../launch/projectLaunches';
+import type { RunExecutor, RunnerPorts, RunPlacement } from './runner';
+import { SafeGit, type CommitIdentity } from './safeGit';
+
+export interface DecideRequest {
+	decision: DecisionType;
+	/** The PatchSet to land (Commit) or keep (Checkpoint); the run's last one when not named. */
+	patchset?: string;
+	rationale?: string;
+}
+
+export interface DecideResult {
+	decision: Decision;
+	/** Commit on a git target: the commit made; on a snapshot target: the version cut. */
+	commit?: string;
+	version?: number;
+	/** Retry: the new Run of the same Task (started by the caller). */
+	new_run?: string;
+	/** Abandon on the shared checkout: files put back, and files left because they changed since. */
+	restored?: string[];
+	left?: string[];
+}
+
+const person = actor('human', 'desk-user');
+
+/**
+ * The gate (seed 001 ⑨): a person's verdict on a completed (or failed) run, one Decision a run.
+ * Commit lands the chosen PatchSet — a commit with a `Desk-Run:` trailer on the run's branch, or the
+ * snapshot target's next version — and completes the Intent (⑩). Nothing lands without it.
+ */
+export class RunGate {
+	constructor(
+		private readonly ports: RunnerPorts,
+		private readonly executor: RunExecutor,
+	) {}
+
+	async decide(runId: string, request: DecideRequest): Promise<DecideResult> {
+		const { ai } = this.ports;
+		const run = ai.require<Run>(runId, 'run');
+		const existing = ai.runDecision(runId);
+		if (existing) {
+			throw new DeskError('run.notAwaitingDecision', `Run ${runId} has its decision already (${existing.decision_type}).`, { run: runId, decision: existing.decision_type });
+		}
+		if (run.status !== 'completed' && run.status !== 'failed') {
+			throw new DeskError('run.notAwaitingDecision', `Run ${runId} is ${run.status}; it reaches the gate when it completes or fails.`, { run: runId, status: run.status });
+		}
+		const task = ai.require<Task>(run.task, 'task');
+		const placement = this.executor.placement(runId);
+		const patchsets = ai.runPatchSets(run);
+		const chosen = request.patchset ? patchsets.find((p) => p.object_id === request.patchset) : patchsets[patchsets.length - 1];
+		if (request.patchset && !chosen) {
+			throw new DeskError('run.noPatch', `PatchSet ${request.patchset} is not one of run ${runId}'s.`, { run: runId, patchset: request.patchset });
+		}
+		const rationale = request.rationale?.trim() || undefined;
+		switch (request.decision) {
+			case 'commit':
+				if (run.status !== 'completed' || !chosen || !placement) {
+					throw new DeskError('run.noPatch', run.status === 'failed' ? `Run ${runId} failed; only Retry or Abandon are open to it.` : `Run ${runId} has no change to land.`, { run: runId });
+				}
+				return this.land(run, task, chosen, placement, patchsets, rationale);
+			case 'retry': {
+				const decision = newDecision(person, run, 'retry', { ...(rationale ? { rationale } : {}) });
+				const git = this.ports.project.path ? await SafeGit.open(this.ports.project.path) : undefined;
+				const head = git ? await git.resolveCommit('HEAD') : run.commit;
+				const next = newRun(actor('system', 'agent-desk'), task, head);
+				addRun(task, next);
+				this.reject(patchsets);
+				if (placement) {
+					await this.restoreShared(run, placement, patchsets);
+					await this.cleanUp(placement);
+				}
+				ai.put([decision, ...patchsets, task, next]);
+				return { decision, new_run: next.object_id };
+			}
+			case 'abandon': {
+				const decision = newDecision(person, run, 'abandon', { ...(rationale ? { rationale } : {}) });
+				this.reject(patchsets);
+				const restored = placement ? await this.restoreShared(run, placement, patchsets) : { restored: [], left: [] };
+				if (task.status === 'running' || task.status === 'draft') {
+					setTaskStatus(task, 'failed');
+				}
+				if (placement) {
+					await this.cleanUp(placement);
+				}
+				ai.put([decision, ...patchsets, task]);
+				return { decision, ...restored };
+			}
+			case 'checkpoint': {
+				if (!chosen || !placement) {
+					throw new DeskError('run.noPatch', `Run ${runId} has no change to keep as a checkpoint.`, { run: runId });
+				}
+				let checkpointId: string;
+				if (placement.target === 'git') {
+					// The change kept as a commit under refs/desk/checkpoints/, off every branch.
+					const git = await SafeGit.open(this.ports.project.path);
+					const identity = await this.identity(git, placement.agent);
+					const commit = await git.commitTree(chosen.tags['desk.tree']!, [run.commit], `Checkpoint of ${task.title}\n\nDesk-Run: ${run.object_id}\n`, identity);
+					await git.updateRef(`refs/desk/checkpoints/${run.object_id}`, commit, '0'.repeat(40), 'agent desk: checkpoint');
+					checkpointId = commit;
+				} else {
+					checkpointId = chosen.tags['desk.target_changes']!;
+				}
+				const decision = newDecision(person, run, 'checkpoint', { chosen, checkpointId, ...(rationale ? { rationale } : {}) });
+				ai.put([decision]);
+				return { decision };
+			}
+			case 'rollback':
+				throw new DeskError('run.notAwaitingDecision', 'Rollback reverts a landed PatchSet; revert its commit with git, or restore an earlier version of the asset.', { run: runId });
+		}
+	}
+
+	private async land(run: Run, task: Task, chosen: PatchSet, placement: RunPlacement, patchsets: PatchSet[], rationale: string | undefined): Promise<DecideResult> {
+		const { ai, library } = this.ports;
+		const intent = task.intent ? ai.get<Intent>(task.intent) : undefined;
+		const record = this.launchRecord(run);
+		const subject = (record?.ticket ?? task.title).trim().split('\n')[0]!.trim() || task.title;
+		let commit: string | undefined;
+		let version: number | undefined;
+		if (placement.target === 'git') {
+			const top = this.ports.project.path;
+			const git = await SafeGit.open(top);
+			const identity = await this.identity(git, placement.agent);
+			const body = chosen.rationale ? `\n${chosen.rationale.trim()}\n` : '';
+			const message = `${subject}\n${body}\nDesk-Run: ${run.object_id}\n`;
+			const diff = this.ports.blobs.get(chosen.artifact!.hash!);
+			if (placement.isolation === 'worktree') {
+				const ref = `refs/heads/${placement.branch}`;
+				const tip = await git.resolveCommit(ref);
+				const tree = tip === run.commit ? chosen.tags['desk.tree']! : await git.applyToTree(tip, diff);
+				if (!tree) {
+					throw new DeskError('run.landConflict', `The change no longer applies to ${placement.branch}.`, { run: run.object_id });
+				}
+				commit = await git.commitTree(tree, [tip], message, identity);
+				await git.updateRef(ref, commit, tip, `agent desk: land run ${run.object_id}`);
+			} else {
+				const branchRef = await git.currentBranch();
+				const head = await git.resolveCommit('HEAD');
+				const tree = await git.applyToTree(head, diff);
+				if (!tree) {
+					throw new DeskError('run.landConflict', `The change no longer applies to ${branchRef ?? 'HEAD'} at ${head.slice(0, 12)}: the files it touches changed since. Retry the run.`, { run: run.object_id, head });
+				}
+				commit = await git.commitTree(tree, [head], message, identity);
+				await git.updateRef(branchRef ?? 'HEAD', commit, head, `agent desk: land run ${run.object_id}`);
+				const touched = [...new Set(patchsets.flatMap((p) => p.touched.map((t) => t.path)))];
+				await git.syncIndexPaths(commit, touched);
+				const last = patchsets[patchsets.length - 1];
+				if (last && last.object_id !== chosen.object_id) {
+					// The checkout holds the last attempt's files; the landed one is an earlier attempt.
+					await this.writeFilesOf(git, commit, touched);
+				}
+			}
+			const asset = this.ports.project.main_asset;
+			if (asset) {
+				library.recordRunCommit(asset, commit);
+			}
+			if (intent) {
+				setIntentCommit(intent, commit);
+			}
+		} else {
+			const changesHash = chosen.tags['desk.target_changes']!;
+			const changes = JSON.parse(this.ports.blobs.get(changesHash).toString('utf8')) as { files: Array<{ path: string; after?: string; executable: boolean }> };
+			const files = changes.files.map((f) => ({ path: f.path, ...(f.after ? { bytes: this.ports.blobs.get(f.after), executable: f.executable } : {}) }));
+			const cut = await library.landRunChanges(placement.target_asset!, placement.target_version!, files, `run ${run.object_id}: ${subject}`.slice(0, 200));
+			version = cut.version.version;
+		}
+		setApplyStatus(chosen, 'applied');
+		this.reject(patchsets.filter((p) => p !== chosen));
+		const decision = newDecision(person, run, 'commit', { chosen, ...(commit ? { resultCommit: commit } : {}), ...(rationale ? { rationale } : {}) });
+		if (version !== undefined) {
+			decision.tags = { ...decision.tags, 'desk.version': String(version), 'desk.asset': placement.target_asset! };
+		}
+		if (task.status === 'running') {
+			setTaskStatus(task, 'done');
+		}
+		const objects: Array<Decision | PatchSet | Task | Intent> = [decision, ...patchsets, task];
+		if (intent && intent.statuses[intent.statuses.length - 1]?.status === 'active') {
+			setIntentStatus(intent, 'completed', commit ? `landed as ${commit.slice(0, 12)}` : `landed as v${version}`);
+			objects.push(intent);
+		}
+		ai.put(objects);
+		await this.cleanUp(placement);
+		return { decision, ...(commit ? { commit } : {}), ...(version !== undefined ? { version } : {}) };
+	}
+
+	private reject(patchsets: PatchSet[]): void {
+		for (const patch of patchsets) {
+			if (patch.apply_status === 'proposed') {
+				setApplyStatus(patch, 'rejected');
+			}
+		}
+	}
+
+	/**
+	 * On the shared checkout an abandoned or retried run's edits are put back to how the files were
+	 * when it began — each file only while it is still exactly as the agent left it, so nothing the
+	 * person wrote meanwhile is lost.
+	 */
+	private async restoreShared(run: Run, placement: RunPlacement, patchsets: PatchSet[]): Promise<{ restored: string[]; left: string[] }> {
+		const last = patchsets[patchsets.length - 1];
+		if (placement.isolation !== 'shared' || !last || last.apply_status === 'applied') {
+			return { restored: [], left: [] };
+		}
+		const top = this.ports.project.path;
+		const git = await SafeGit.open(top);
+		const now = await git.treeOfFolder(top, run.commit, placement.installed);
+		const restored: string[] = [];
+		const left: string[] = [];
+		for (const touched of last.touched) {
+			const agentLeft = await blobAt(git, last.tags['desk.tree']!, touched.path);
+			const current = await blobAt(git, now, touched.path);
+			if (agentLeft?.oid !== current?.oid || agentLeft?.mode !== current?.mode) {
+				left.push(touched.path);
+				continue;
+			}
+			const original = await blobAt(git, placement.start_tree!, touched.path);
+			const file = path.join(top, ...touched.path.split('/'));
+			if (original === undefined) {
+				fs.rmSync(file, { force: true });
+			} else {
+				fs.mkdirSync(path.dirname(file), { recursive: true });
+				fs.writeFileSync(file, await git.run(['cat-file', 'blob', original.oid]), { mode: original.mode === '100755' ? 0o755 : 0o644 });
+				fs.chmodSync(file, original.mode === '100755' ? 0o755 : 0o644);
+			}
+			restored.push(touched.path);
+		}
+		return { restored, left };
+	}
+
+	private async writeFilesOf(git: SafeGit, commit: string, paths: string[]): Promise<void> {
+		const top = this.ports.project.path;
+		for (const rel of paths) {
+			const entry = await blobAt(git, commit, rel);
+			const file = path.join(top, ...rel.split('/'));
+			if (!entry) {
+				fs.rmSync(file, { force: true });
+			} else {
+				fs.mkdirSync(path.dirname(file), { recursive: true });
+				fs.writeFileSync(file, await git.run(['cat-file', 'blob', entry.oid]));
+				fs.chmodSync(file, entry.mode === '100755' ? 0o755 : 0o644);
+			}
+		}
+		await git.run(['update-index', '-q', '--refresh'], { okCodes: [0, 1] });
+	}
+
+	/** The run's own folder goes once it is decided; a worktree is removed from git's list too. */
+	private async cleanUp(placement: RunPlacement): Promise<void> {
+		if (placement.isolation === 'worktree') {
+			const git = await SafeGit.open(this.ports.project.path);
+			await git.removeWorktree(placement.work_folder);
+		}
+		fs.rmSync(placement.run_folder, { recursive: true, force: true, maxRetries: 2 });
+		// Read-only reference copies need their write bit back before they can go.
+		if (fs.existsSync(placement.run_folder)) {
+			makeWritable(placement.run_folder);
+			fs.rmSync(placement.run_folder, { recursive: true, force: true });
+		}
+	}
+
+	private async identity(git: SafeGit, agent: string): Promise<CommitIdentity> {
+		const personIdentity = (await git.personIdentity()) ?? { name: 'Agent Desk', email: 'agent-desk@localhost' };
+		return { author: { name: `${agent} via Agent Desk`, email: personIdentity.email }, committer: personIdentity };
+	}
+
+	launchRecord(run: Run): LaunchRecord | undefined {
+		const launch = this.executor.launchOf(run.object_id);
+		const byLaunch = launch ? this.ports.db.get<{ json: string }>('SELECT json FROM launch_records WHERE launch_id = ?', [launch]) : undefined;
+		if (byLaunch) {
+			return JSON.parse(byLaunch.json) as LaunchRecord;
+		}
+		return this.ports.db
+			.all<{ json: string }>('SELECT json FROM launch_records')
+			.map((r) => JSON.parse(r.json) as LaunchRecord)
+			.find((r) => r.task === run.task);
+	}
+}
+
+async function blobAt(git: SafeGit, treeish: string, rel: string): Promise<{ oid: string; mode: string } | undefined> {
+	const listed = (await git.run(['ls-tree', '-r', '-z', treeish, '--', rel])).toString('utf8').split('\0')[0];
+	if (!listed) {
+		return undefined;
+	}
+	const [mode, , oid] = listed.slice(0, listed.indexOf('\t')).split(' ');
+	return { oid: oid!, mode: mode! };
+}
+
+function makeWritable(folder: string): void {
+	try {
+		fs.chmodSync(folder, 0o755);
+		for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+			if (entry.isDirectory()) {
+				makeWritable(path.join(folder, entry.name));
+			}
+		}
+	} catch {
+		// Best effort.
+	}
+}

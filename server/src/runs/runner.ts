@@ -1,0 +1,928 @@
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
+import {
+	actor,
+	addPatchSet,
+	addStep,
+	artifactFor,
+	failRun,
+	newContextPipeline,
+	newContextSnapshot,
+	newEvidence,
+	newPatchSet,
+	newPlan,
+	newPlanStep,
+	newProvenance,
+	pushFrame,
+	setIntentContent,
+	setIntentPlan,
+	setIntentStatus,
+	setRunStatus,
+	setStepStatus,
+	setTaskStatus,
+} from '../ai/model';
+import type { ArtifactRef, ContextItem, ContextPipeline, Evidence, EvidenceKind, Intent, PatchSet, Plan, Provenance, Run, Task } from '../ai/types';
+import { createOutputParser } from '../agents/adapters';
+import type { Library } from '../assets/library';
+import type { AssetCheck, AssetRecord, ProjectRecord } from '../assets/types';
+import { DeskError } from '../core/errors';
+import type { Logger } from '../core/logger';
+import type { LaunchRecord } from '../launch/projectLaunches';
+import type { AiStore } from '../store/aiStore';
+import type { BlobStore } from '../store/blobStore';
+import type { DurableDatabase } from '../store/durableDatabase';
+import { AgentRecorder, type NodeOutcome } from './agentRecorder';
+import { composePrompt, globMatches, planSteps, type PromptReference, type PromptSkill } from './prompt';
+import { expandHome, programFolders, sandboxArgs, sandboxStatus, type SandboxLayout } from './sandbox';
+import { SafeGit } from './safeGit';
+import { chooseAgent, type AgentSettings, type RunSettings } from './settings';
+import { looksLikeText, prepareTargetFolder, targetChanges, type TargetMarker } from './targetFolder';
+import { targetDiff } from './targetDiff';
+
+/** How a run is carried out, kept in run_control beside the Run. */
+export interface RunPlacement {
+	target: 'git' | 'snapshot';
+	isolation: 'shared' | 'worktree' | 'folder';
+	/** The folder the agent works in. */
+	work_folder: string;
+	/** The run's own folder in the library (worktree, target, materialised references). */
+	run_folder: string;
+	branch?: string;
+	/** git: the tree the run started from (the shared checkout with its changes then, or the baseline). */
+	start_tree?: string;
+	/** snapshot: the target asset and the version the run began as. */
+	target_asset?: string;
+	target_version?: number;
+	/** Paths the desk put into the work folder (installed skills), left out of the change and removed after. */
+	installed: string[];
+	agent: string;
+	settings: RunSettings;
+	isolated: boolean;
+	isolation_note: string;
+}
+
+interface ControlRow {
+	run_id: string;
+	launch_id: string;
+	runner_pid: number;
+	runner_token: string;
+	agent_pgid: number | null;
+	cancel_reason: string | null;
+	json: string;
+}
+
+export interface RunnerPorts {
+	library: Library;
+	blobs: BlobStore;
+	ai: AiStore;
+	db: DurableDatabase;
+	project: ProjectRecord;
+	libraryDir: string;
+	logger: Logger;
+	/** Told whenever the run's objects changed (the Runs view refreshes). */
+	changed: (runId: string) => void;
+	/** Told when a run reached the gate (completed with a change) or failed. */
+	finished: (runId: string, status: 'completed' | 'failed') => void;
+}
+
+/** The store name artifacts carry: the library's content-addressed blob store. */
+export const artifactStore = 'desk-blobs';
+const runnerToken = randomBytes(8).toString('hex');
+const system = actor('system', 'agent-desk');
+
+/**
+ * Carries out runs (seed 001 ③–⑧): prepares where the agent works, composes each node's prompt,
+ * runs the agent (sandboxed when bubblewrap works here), turns what it prints into AI objects,
+ * makes a PatchSet of each attempt, runs the checks as Evidence, and stops at the gate.
+ */
+export class RunExecutor {
+	private readonly live = new Map<string, { cancel: (reason: string) => void }>();
+
+	constructor(private readonly ports: RunnerPorts) {}
+
+	/** Runs that are executing in this process now. */
+	get liveRuns(): string[] {
+		return [...this.live.keys()];
+	}
+
+	/**
+	 * Fails every run left in progress by a process that is gone (the desk crashed or was killed):
+	 * nothing of it is landed, its folder stays for a look, and a stray agent it started is stopped.
+	 */
+	recoverInterrupted(): string[] {
+		const failed: string[] = [];
+		for (const row of this.ports.db.all<ControlRow>('SELECT * FROM run_control')) {
+			const run = this.ports.ai.get<Run>(row.run_id);
+			if (!run || run.status === 'completed' || run.status === 'failed') {
+				continue;
+			}
+			const mine = row.runner_pid === process.pid && row.runner_token === runnerToken;
+			if ((mine && this.live.has(row.run_id)) || (!mine && row.runner_pid !== process.pid && isAlive(row.runner_pid))) {
+				continue;
+			}
+			if (row.agent_pgid !== null) {
+				stopStrayAgent(row.agent_pgid, row.run_id);
+			}
+			failRun(run, `the desk stopped while the run was ${run.status} (process ${row.runner_pid}); nothing was landed`);
+			this.ports.ai.put([run]);
+			failed.push(run.object_id);
+			this.ports.logger.warn(`run ${run.object_id}: marked failed, its process ${row.runner_pid} is gone`);
+		}
+		return failed;
+	}
+
+	/**
+	 * Executes a run made by Go (or by Retry) from the frozen launch record, to the gate. Resolves
+	 * when the run is Completed or Failed; never rejects for the agent's or the checks' failures,
+	 * which are the run's outcome.
+	 */
+	async execute(record: LaunchRecord, runId: string, settings: RunSettings): Promise<Run> {
+		const { ai } = this.ports;
+		let run = ai.require<Run>(runId, 'run');
+		if (run.status !== 'created') {
+			throw new DeskError('run.notRunning', `Run ${runId} is ${run.status}; only a new run is started.`, { run: runId, status: run.status });
+		}
+		let cancelled: string | undefined;
+		let stopAgent: ((reason: string) => void) | undefined;
+		this.live.set(runId, {
+			cancel: (reason) => {
+				cancelled ??= reason;
+				stopAgent?.(reason);
+			},
+		});
+		this.ports.db.write((tx) =>
+			tx.run(
+				'INSERT INTO run_control (run_id, launch_id, runner_pid, runner_token, agent_pgid, cancel_reason, json, updated_at) VALUES (?, ?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (run_id) DO UPDATE SET runner_pid = excluded.runner_pid, runner_token = excluded.runner_token',
+				[runId, record.launch_id, process.pid, runnerToken, '{}', new Date().toISOString()],
+			),
+		);
+		const checkCancel = (): void => {
+			cancelled ??= this.control(runId)?.cancel_reason ?? undefined;
+			if (cancelled !== undefined) {
+				throw new DeskError('run.notRunning', `cancelled: ${cancelled}`, { run: runId });
+			}
+		};
+		let placement: RunPlacement | undefined;
+		try {
+			const task = ai.require<Task>(run.task, 'task');
+			const intent = ai.require<Intent>(record.intent, 'intent');
+			const agent = chooseAgent(settings);
+			// ② Intent active with the analysis, and the pipeline seeded with it.
+			const pipeline = newContextPipeline(system);
+			const analysis = intentAnalysis(record);
+			pushFrame(pipeline, 'intent_analysis', analysis.split('\n')[0]!.slice(0, 200), { data: { ticket: record.ticket, plugs: record.plugs.map((p) => ({ id: p.id, name: p.name, role: p.role, version: p.version })) } });
+			if (intent.statuses[intent.statuses.length - 1]?.status === 'draft') {
+				setIntentContent(intent, analysis);
+				setIntentStatus(intent, 'active');
+			}
+			// ③ The plan: one step per node until the plan node writes the real steps.
+			const plan = newPlan(system, { pipeline, fwindow: [0, 1] });
+			for (const node of record.template.nodes) {
+				addStep(plan, newPlanStep(`${node}`));
+			}
+			setIntentPlan(intent, plan);
+			run.plan = plan.object_id;
+			// ④ Task running.
+			if (task.status === 'draft') {
+				setTaskStatus(task, 'running');
+			}
+			placement = await this.place(run, record, settings, agent);
+			this.saveControl(runId, placement);
+			const references = await this.references(run, record, placement);
+			const skills = await this.skills(record, placement, agent);
+			this.saveControl(runId, placement);
+			const outbox = path.join(this.ports.libraryDir, 'outbox', task.object_id);
+			fs.mkdirSync(outbox, { recursive: true });
+			const snapshot = newContextSnapshot(system, 'explicit', contextItems(record, references, skills), { summary: `${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} at go` });
+			run.snapshot = snapshot.object_id;
+			run.environment = { os: os.platform(), arch: os.arch(), cwd: placement.work_folder };
+			run.tags = { ...run.tags, 'desk.agent': agent.name, 'desk.isolation': placement.isolation, 'desk.sandbox': placement.isolation_note };
+			const provenance = newProvenance(system, run, agent.name, 'unknown');
+			provenance.parameters = { agent: agent.name, command: agent.command, format: agent.format };
+			ai.put([intent, plan, task, pipeline, snapshot, run, provenance]);
+			this.ports.changed(runId);
+
+			let usage: { input: number; output: number; cost?: number } = { input: 0, output: 0 };
+			let steps: string[] | undefined;
+			const nodeMetrics: unknown[] = [];
+			let lastPatch: PatchSet | undefined;
+			const workNodes = record.template.nodes.filter((n) => n !== 'plan');
+			for (const [index, node] of record.template.nodes.entries()) {
+				checkCancel();
+				const step = plan.steps[index];
+				const isLastWork = node === workNodes[workNodes.length - 1];
+				if (node !== 'plan' && run.status === 'created') {
+					setRunStatus(run, 'patching');
+				}
+				if (step) {
+					setStepStatus(step, 'progressing');
+				}
+				ai.put([run, plan]);
+				this.ports.changed(runId);
+				let failure: Parameters<typeof composePrompt>[0]['failure'];
+				for (let attempt = 1; ; attempt += 1) {
+					const prompt = composePrompt({
+						node,
+						ticket: record.ticket,
+						workFolder: placement.work_folder,
+						target: placement.target === 'git' ? { kind: 'git', baseline: run.commit, ...(placement.branch ? { branch: placement.branch } : {}) } : { kind: 'snapshot', name: record.plugs.find((p) => p.role === 'target')!.name, version: placement.target_version! },
+						references: references.filter((r) => reaches(r.plugNodes, node, record)).map((r) => r.prompt),
+						skills: skills.filter((s) => reaches(s.plugNodes, node, record)).map((s) => s.prompt),
+						outbox,
+						...(steps ? { plan: steps } : {}),
+						...(failure ? { failure } : {}),
+					});
+					const recorder = new AgentRecorder(run, provenance, pipeline, placement.work_folder, this.sink(agent), agent.name, usage);
+					const started = Date.now();
+					const outcome = await this.invokeAgent(run, task, node, prompt, agent, placement, outbox, recorder, (stop) => (stopAgent = stop));
+					stopAgent = undefined;
+					usage = outcome.usage;
+					nodeMetrics.push({ node, attempt, exit_code: outcome.exitCode, duration_ms: Date.now() - started, tool_calls: outcome.toolCalls, unparsed_lines: outcome.unparsed, transcript: outcome.transcript });
+					run.metrics = { nodes: nodeMetrics };
+					checkCancel();
+					if (!outcome.ok) {
+						throw new DeskError('run.spawnFailed', `${node}: ${outcome.error ?? 'the agent failed'}`, { node });
+					}
+					if (node === 'plan') {
+						steps = outcome.planSteps ?? planSteps(outcome.answer);
+						const summaryFrame = pushFrame(pipeline, 'step_summary', `plan: ${steps.length} step${steps.length === 1 ? '' : 's'}`, { data: { steps } });
+						step?.oframes.push(summaryFrame);
+						for (const description of steps) {
+							const planned = newPlanStep(description);
+							addStep(plan, planned);
+						}
+						if (step) {
+							setStepStatus(step, 'completed');
+						}
+						ai.put([plan, pipeline, run]);
+						break;
+					}
+					// ⑦ The attempt's change as a PatchSet.
+					const patch = await this.makePatchSet(run, placement, outcome.answer);
+					const frame = pushFrame(pipeline, 'step_summary', `${node}${attempt > 1 ? ` (attempt ${attempt})` : ''}: ${firstLine(outcome.answer) || 'done'}`.slice(0, 200), { data: { node, attempt } });
+					step?.oframes.push(frame);
+					if (patch) {
+						lastPatch = patch;
+						pushFrame(pipeline, 'code_change', `${patch.touched.length} file${patch.touched.length === 1 ? '' : 's'} changed`, { data: { patchset: patch.object_id, touched: patch.touched.map((t) => t.path) } });
+						addPatchSet(run, patch);
+					}
+					ai.put([...(patch ? [patch] : []), pipeline, run, plan]);
+					this.ports.changed(runId);
+					if (!isLastWork || !patch) {
+						break;
+					}
+					// ⑧ Evidence: the target's checks and the project's, against this PatchSet.
+					setRunStatus(run, 'validating');
+					ai.put([run]);
+					this.ports.changed(runId);
+					const evidence = await this.runChecks(run, patch, placement, record, settings, agent, checkCancel);
+					const failing = evidence.filter((e) => e.exit_code !== 0);
+					if (failing.length === 0 || attempt >= settings.maxAttempts) {
+						break;
+					}
+					failure = { attempt, checks: failing.map((e) => ({ id: e.tags['desk.check'] ?? e.tool, exitCode: e.exit_code, log: this.evidenceLog(e) })) };
+					pushFrame(pipeline, 'error_recovery', `checks failed: ${failing.map((e) => e.tags['desk.check'] ?? e.tool).join(', ')}; attempt ${attempt + 1}`, { data: { evidence: failing.map((e) => e.object_id) } });
+					setRunStatus(run, 'patching');
+					ai.put([run, pipeline]);
+					this.ports.changed(runId);
+				}
+				if (step && node !== 'plan') {
+					setStepStatus(step, 'completed');
+				}
+			}
+			this.removeInstalled(placement);
+			if (!lastPatch) {
+				throw new DeskError('run.noPatch', 'the agent finished without changing any file', { run: runId });
+			}
+			if ((run.status as Run['status']) === 'patching') {
+				setRunStatus(run, 'validating');
+			}
+			setRunStatus(run, 'completed');
+			ai.put([run, plan]);
+			this.ports.logger.info(`run ${runId}: completed with ${run.patchsets.length} PatchSet(s); waiting at the gate`);
+		} catch (error) {
+			if (placement) {
+				this.removeInstalled(placement);
+			}
+			run = ai.get<Run>(runId) ?? run;
+			const reason = cancelled !== undefined ? `cancelled: ${cancelled}` : error instanceof DeskError ? error.message : `internal error: ${(error as Error).message}`;
+			if (!(error instanceof DeskError)) {
+				this.ports.logger.error(`run ${runId}: ${(error as Error).stack ?? error}`);
+			}
+			if (run.status !== 'completed' && run.status !== 'failed') {
+				// What the agent left is kept as a PatchSet too, so the person sees it at the gate and
+				// Abandon can put the files back.
+				const partial = placement && run.status !== 'created' ? await this.makePatchSet(run, placement, '').catch(() => undefined) : undefined;
+				if (partial && !ai.runPatchSets(run).some((p) => p.tags['desk.tree'] === partial.tags['desk.tree'] && p.tags['desk.target_changes'] === partial.tags['desk.target_changes'])) {
+					partial.rationale = `what the agent left when the run stopped (${reason})`;
+					addPatchSet(run, partial);
+					ai.put([partial]);
+				}
+				failRun(run, reason);
+				ai.put([run]);
+			}
+			this.ports.logger.warn(`run ${runId}: failed — ${reason}`);
+		} finally {
+			this.live.delete(runId);
+			this.ports.db.write((tx) => tx.run('UPDATE run_control SET agent_pgid = NULL, updated_at = ? WHERE run_id = ?', [new Date().toISOString(), runId]));
+		}
+		const final = ai.require<Run>(runId, 'run');
+		this.ports.changed(runId);
+		this.ports.finished(runId, final.status === 'completed' ? 'completed' : 'failed');
+		return final;
+	}
+
+	/**
+	 * Cancel Run: the agent's whole process group is stopped (TERM, then KILL after 3 s) and the run
+	 * fails with the reason. A run carried out by another process (a second window, the command line)
+	 * is asked through the project database and its agent's group signalled.
+	 */
+	cancel(runId: string, reason: string): { stopped: boolean } {
+		const run = this.ports.ai.require<Run>(runId, 'run');
+		if (run.status === 'completed' || run.status === 'failed') {
+			throw new DeskError('run.notRunning', `Run ${runId} is ${run.status} already; there is nothing to cancel.`, { run: runId, status: run.status });
+		}
+		this.ports.db.write((tx) => tx.run('UPDATE run_control SET cancel_reason = ?, updated_at = ? WHERE run_id = ?', [reason, new Date().toISOString(), runId]));
+		const live = this.live.get(runId);
+		if (live) {
+			live.cancel(reason);
+			return { stopped: true };
+		}
+		const row = this.control(runId);
+		if (row && row.runner_pid !== process.pid && isAlive(row.runner_pid)) {
+			if (row.agent_pgid !== null) {
+				killGroup(row.agent_pgid, 'SIGTERM');
+			}
+			return { stopped: true };
+		}
+		// Nobody carries it out: a run that never started, or one whose process died.
+		failRun(run, `cancelled: ${reason}`);
+		this.ports.ai.put([run]);
+		this.ports.changed(runId);
+		return { stopped: false };
+	}
+
+	placement(runId: string): RunPlacement | undefined {
+		const row = this.control(runId);
+		if (!row) {
+			return undefined;
+		}
+		const placement = JSON.parse(row.json) as Partial<RunPlacement>;
+		return placement.work_folder ? (placement as RunPlacement) : undefined;
+	}
+
+	launchOf(runId: string): string | undefined {
+		return this.control(runId)?.launch_id;
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// Preparing the work folder
+
+	private async place(run: Run, record: LaunchRecord, settings: RunSettings, agent: AgentSettings): Promise<RunPlacement> {
+		const runFolder = path.join(this.ports.libraryDir, 'runs', run.object_id);
+		fs.mkdirSync(runFolder, { recursive: true });
+		const sandbox = settings.sandbox === 'off' ? { available: false, reason: 'the sandbox is turned off in the settings' } : sandboxStatus();
+		const isolationNote = sandbox.available ? `isolated (${sandbox.version ?? 'bubblewrap'})` : `not isolated: ${sandbox.reason}`;
+		const base = { run_folder: runFolder, installed: [], agent: agent.name, settings, isolated: sandbox.available, isolation_note: isolationNote };
+		const targetPlug = record.plugs.find((p) => p.role === 'target');
+		const targetAsset = targetPlug ? this.ports.library.getAsset(targetPlug.id) : undefined;
+		let placement: RunPlacement;
+		if (targetAsset && targetPlug && targetAsset.engine === 'snapshot') {
+			const folder = path.join(runFolder, 'target');
+			const { files } = await this.ports.library.files(targetAsset.id, targetPlug.version);
+			const marker: TargetMarker = { format: 1, asset_id: targetAsset.id, asset_name: targetAsset.name, version: targetPlug.version, files: files.map((f) => ({ path: f.path, hash: f.hash, size: f.size, executable: f.executable })) };
+			prepareTargetFolder(folder, marker, (hash) => this.ports.blobs.get(hash));
+			placement = { ...base, target: 'snapshot', isolation: 'folder', work_folder: folder, target_asset: targetAsset.id, target_version: targetPlug.version };
+		} else {
+			const top = this.ports.project.path;
+			const git = await SafeGit.open(top);
+			if (settings.isolation === 'worktree') {
+				const folder = path.join(runFolder, 'worktree');
+				const branch = `desk/run-${run.object_id}`;
+				await git.addWorktree(folder, branch, run.commit);
+				placement = { ...base, target: 'git', isolation: 'worktree', work_folder: folder, branch, start_tree: await git.text(['rev-parse', `${run.commit}^{tree}`]) };
+			} else {
+				// The shared checkout may hold changes of the person's already: the run's change is
+				// what differs from the checkout as it was at the start.
+				const branchRef = await git.currentBranch();
+				placement = {
+					...base,
+					target: 'git',
+					isolation: 'shared',
+					work_folder: top,
+					...(branchRef ? { branch: branchRef.replace(/^refs\/heads\//, '') } : {}),
+					start_tree: await git.treeOfFolder(top, run.commit),
+				};
+			}
+		}
+		// copy plugs: reference files copied byte for byte into the work folder at go (§06).
+		for (const plug of record.plugs) {
+			for (const [from, to] of Object.entries(plug.copy)) {
+				const bytes = await this.ports.library.cat(plug.id, from, plug.version);
+				writeInside(placement.work_folder, to, bytes);
+			}
+		}
+		return placement;
+	}
+
+	/** Each reference's files where the agent can read them (read-only), and its `files` inlined. */
+	private async references(run: Run, record: LaunchRecord, placement: RunPlacement): Promise<Array<{ plugNodes: string[]; prompt: PromptReference; asset: AssetRecord; blob: string }>> {
+		const result = [];
+		for (const plug of record.plugs.filter((p) => p.role === 'reference')) {
+			const asset = this.ports.library.getAsset(plug.id);
+			let mountPath: string;
+			let blob = '';
+			if (asset.engine === 'snapshot') {
+				mountPath = this.ports.library.mount(asset.id, plug.version);
+			} else if (asset.engine === 'git') {
+				mountPath = path.join(placement.run_folder, 'references', `${safeName(asset.name)}-v${plug.version}`);
+				if (!fs.existsSync(mountPath)) {
+					const { files } = await this.ports.library.files(asset.id, plug.version);
+					for (const file of files) {
+						writeInside(mountPath, file.path, await this.ports.library.cat(asset.id, file.path, plug.version));
+					}
+					makeReadOnly(mountPath);
+				}
+			} else {
+				// A link or notes asset: its text is the reference.
+				mountPath = path.join(placement.run_folder, 'references', `${safeName(asset.name)}-v${plug.version}`);
+				writeInside(mountPath, asset.kind === 'notes' ? 'NOTES.md' : 'LINK.txt', Buffer.from(asset.kind === 'notes' ? asset.notes : `${asset.url}\n${asset.about}\n`, 'utf8'));
+				makeReadOnly(mountPath);
+			}
+			const inlined: PromptReference['inlined'] = [];
+			const notInlined: PromptReference['notInlined'] = [];
+			if (plug.files.length > 0) {
+				const { files } = await this.ports.library.files(asset.id, plug.version);
+				for (const pattern of plug.files) {
+					const matched = files.filter((f) => globMatches(pattern, f.path));
+					if (matched.length === 0) {
+						notInlined.push({ path: pattern, reason: 'matches no file of this version' });
+					}
+					for (const file of matched) {
+						const bytes = Buffer.from(await this.ports.library.cat(asset.id, file.path, plug.version));
+						if (!looksLikeText(bytes)) {
+							notInlined.push({ path: file.path, reason: `not text (${bytes.length} bytes); read it from the folder` });
+						} else {
+							inlined.push({ path: file.path, text: bytes.toString('utf8') });
+						}
+					}
+				}
+			}
+			blob = createHash('sha256').update(JSON.stringify({ id: asset.id, version: plug.version })).digest('hex');
+			result.push({ plugNodes: plug.nodes, prompt: { name: asset.name, version: plug.version, mountPath, inlined, notInlined }, asset, blob });
+		}
+		void run;
+		return result;
+	}
+
+	/** Instructions plugs: installed as Claude Code skills in the work folder, or inlined for other agents. */
+	private async skills(record: LaunchRecord, placement: RunPlacement, agent: AgentSettings): Promise<Array<{ plugNodes: string[]; prompt: PromptSkill }>> {
+		const result = [];
+		for (const plug of record.plugs.filter((p) => p.role === 'instructions')) {
+			const asset = this.ports.library.getAsset(plug.id);
+			const { files } = await this.ports.library.files(asset.id, plug.version);
+			const skillFile = files.find((f) => f.path === 'SKILL.md');
+			const body = skillFile ? Buffer.from(await this.ports.library.cat(asset.id, 'SKILL.md', plug.version)).toString('utf8') : '';
+			const front = /^---\n([\s\S]*?)\n---/.exec(body)?.[1] ?? '';
+			const name = /^name:\s*(.+)$/m.exec(front)?.[1]?.trim() ?? asset.name;
+			const description = /^description:\s*(.+)$/m.exec(front)?.[1]?.trim() ?? asset.about;
+			const folderName = safeName(name);
+			const installAt = `.claude/skills/${folderName}`;
+			if (agent.skills === 'claude' && !fs.existsSync(path.join(placement.work_folder, ...installAt.split('/')))) {
+				for (const file of files) {
+					writeInside(placement.work_folder, `${installAt}/${file.path}`, await this.ports.library.cat(asset.id, file.path, plug.version));
+				}
+				placement.installed.push(installAt);
+				result.push({ plugNodes: plug.nodes, prompt: { name, description, installedAt: installAt } });
+			} else {
+				result.push({ plugNodes: plug.nodes, prompt: { name, description, body: body.replace(/^---\n[\s\S]*?\n---\n?/, '') } });
+			}
+		}
+		return result;
+	}
+
+	private removeInstalled(placement: RunPlacement): void {
+		for (const rel of placement.installed) {
+			fs.rmSync(path.join(placement.work_folder, ...rel.split('/')), { recursive: true, force: true });
+			// The .claude/skills folders the desk made, when they are empty now.
+			for (let parent = path.dirname(rel); parent !== '.' && parent !== ''; parent = path.dirname(parent)) {
+				try {
+					fs.rmdirSync(path.join(placement.work_folder, ...parent.split('/')));
+				} catch {
+					break;
+				}
+			}
+		}
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// The agent
+
+	private async invokeAgent(
+		run: Run,
+		task: Task,
+		node: string,
+		prompt: string,
+		agent: AgentSettings,
+		placement: RunPlacement,
+		outbox: string,
+		recorder: AgentRecorder,
+		onStop: (stop: (reason: string) => void) => void,
+	): Promise<NodeOutcome & { usage: { input: number; output: number; cost?: number }; exitCode: number | null; transcript?: ArtifactRef }> {
+		const env: Record<string, string> = {
+			PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+			HOME: os.homedir(),
+			LANG: process.env.LANG ?? 'C.UTF-8',
+			TERM: 'dumb',
+			NO_COLOR: '1',
+			DESK_TASK_ATTACHMENTS: outbox,
+			DESK_TASK_ID: task.object_id,
+			DESK_RUN_ID: run.object_id,
+			DESK_NODE: node,
+		};
+		for (const name of agent.env) {
+			const value = process.env[name];
+			if (value !== undefined) {
+				env[name] = value;
+			}
+		}
+		const usesPlaceholder = agent.args.some((a) => a.includes('{prompt}'));
+		const args = agent.args.map((a) => a.split('{prompt}').join(prompt));
+		let command = [agent.command, ...args];
+		if (placement.isolated) {
+			command = ['bwrap', ...sandboxArgs(this.layout(placement, outbox, agent), env, command)];
+		}
+		const started = Date.now();
+		const child = spawn(command[0]!, command.slice(1), {
+			cwd: placement.work_folder,
+			env: placement.isolated ? { PATH: env.PATH!, DESK_RUN_ID: run.object_id } : env,
+			detached: true,
+			stdio: ['pipe', 'pipe', 'pipe'],
+		});
+		const spawnError = new Promise<Error>((resolve) => child.on('error', resolve));
+		if (child.pid !== undefined) {
+			const pgid = child.pid;
+			this.ports.db.write((tx) => tx.run('UPDATE run_control SET agent_pgid = ?, updated_at = ? WHERE run_id = ?', [pgid, new Date().toISOString(), run.object_id]));
+			onStop(() => {
+				killGroup(pgid, 'SIGTERM');
+				setTimeout(() => killGroup(pgid, 'SIGKILL'), 3000).unref();
+			});
+		}
+		child.stdin.on('error', () => undefined);
+		child.stdin.end(usesPlaceholder ? '' : prompt);
+		const parser = createOutputParser(agent.format);
+		const transcript: Buffer[] = [];
+		let stderrTail = '';
+		child.stderr.on('data', (chunk: Buffer) => {
+			transcript.push(chunk);
+			stderrTail = (stderrTail + chunk.toString('utf8')).slice(-2000);
+		});
+		const lines = readline.createInterface({ input: child.stdout, crlfDelay: Infinity });
+		const reading = (async () => {
+			for await (const line of lines) {
+				transcript.push(Buffer.from(`${line}\n`, 'utf8'));
+				for (const event of parser.push(line)) {
+					recorder.record(event);
+				}
+			}
+			for (const event of parser.end()) {
+				recorder.record(event);
+			}
+		})();
+		const exit = await Promise.race([
+			new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal }))),
+			spawnError.then((error) => ({ code: null, signal: null, error })),
+		]);
+		await reading.catch(() => undefined);
+		const sink = this.sink(agent);
+		const stored = transcript.length > 0 ? sink.storeArtifact(Buffer.from(sink.scrub(Buffer.concat(transcript).toString('utf8')), 'utf8'), 'text/plain; charset=utf-8') : undefined;
+		if ('error' in exit) {
+			const outcome = recorder.finish({ code: null, signal: null });
+			const missing = (exit.error as NodeJS.ErrnoException).code === 'ENOENT';
+			return { ...outcome, ok: false, error: missing ? `the agent's program ${placement.isolated ? 'bwrap' : agent.command} was not found` : `the agent could not be started: ${exit.error.message}`, exitCode: null };
+		}
+		const outcome = recorder.finish(exit);
+		this.ports.logger.info(`run ${run.object_id}: ${node} by ${agent.name} exited ${exit.code ?? exit.signal} after ${Date.now() - started} ms, ${outcome.toolCalls} tool call(s)`);
+		if (!outcome.ok && stderrTail.trim() !== '' && exit.code !== 0) {
+			outcome.error = `${outcome.error}; it said: ${sink.scrub(stderrTail.trim().split('\n').slice(-2).join(' ')).slice(0, 300)}`;
+		}
+		return { ...outcome, exitCode: exit.code, ...(stored ? { transcript: stored } : {}) };
+	}
+
+	private layout(placement: RunPlacement, outbox: string, agent: AgentSettings | undefined): SandboxLayout {
+		const references = fs.existsSync(path.join(placement.run_folder, 'references')) ? [path.join(placement.run_folder, 'references')] : [];
+		const readOnly = [...references, ...(agent ? [...programFolders(agent.command), ...agent.readPaths.map(expandHome)] : [])];
+		// Snapshot references are mounted in the library's mounts folder: only the ones plugged are shown.
+		for (const entry of this.pluggedMounts(placement)) {
+			readOnly.push(entry);
+		}
+		const inside = (rel: string) => path.join(placement.work_folder, rel);
+		return {
+			workFolder: placement.work_folder,
+			readOnlyInside: placement.isolation === 'shared' ? [inside('.git')] : [],
+			hiddenInside: placement.isolation === 'shared' ? [inside('.desk')] : [],
+			writable: [outbox, ...(agent ? agent.writePaths.map(expandHome) : [])],
+			readOnly: [...readOnly, ...(placement.isolation === 'worktree' ? [path.join(this.ports.project.path, '.git')] : [])],
+			network: agent?.network ?? false,
+		};
+	}
+
+	private pluggedMounts(placement: RunPlacement): string[] {
+		const launch = this.launchOf(path.basename(placement.run_folder));
+		const record = launch ? this.ports.db.get<{ json: string }>('SELECT json FROM launch_records WHERE launch_id = ?', [launch]) : undefined;
+		if (!record) {
+			return [];
+		}
+		const plugs = (JSON.parse(record.json) as LaunchRecord).plugs;
+		return plugs
+			.filter((p) => p.role === 'reference' && this.ports.library.getAsset(p.id).engine === 'snapshot')
+			.map((p) => path.join(this.ports.libraryDir, 'mounts', p.id, String(p.version)));
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// PatchSets and checks
+
+	private async makePatchSet(run: Run, placement: RunPlacement, rationale: string): Promise<PatchSet | undefined> {
+		const agent = actor('agent', placement.agent);
+		if (placement.target === 'snapshot') {
+			const changes = targetChanges(placement.work_folder, placement.installed);
+			if (changes.length === 0) {
+				return undefined;
+			}
+			const before = (hash: string) => this.ports.blobs.get(hash);
+			for (const change of changes) {
+				if (change.after) {
+					this.ports.blobs.put(change.after.bytes);
+				}
+			}
+			const diff = targetDiff(changes, before);
+			const record = changes.map((c) => ({ path: c.path, change_type: c.change_type, before: c.before?.hash, after: c.after?.hash, size: c.after?.size ?? c.before?.size ?? 0, executable: c.after?.executable ?? false }));
+			const changesHash = this.ports.blobs.put(Buffer.from(JSON.stringify({ format: 1, asset: placement.target_asset, version: placement.target_version, files: record }), 'utf8'));
+			const patch = newPatchSet(agent, run, { format: 'unified', artifact: this.storeArtifact(diff.text, 'text/x-diff'), ...(rationale ? { rationale } : {}) });
+			patch.touched = changes.map((c) => ({ path: c.path, change_type: c.change_type, lines_added: diff.counts.get(c.path)?.[0] ?? 0, lines_deleted: diff.counts.get(c.path)?.[1] ?? 0 }));
+			patch.tags = { ...patch.tags, 'desk.target_asset': placement.target_asset!, 'desk.target_version': String(placement.target_version), 'desk.target_changes': changesHash };
+			return patch;
+		}
+		const git = (await SafeGit.open(this.ports.project.path)).at(placement.work_folder);
+		const tree = await git.treeOfFolder(placement.work_folder, run.commit, placement.installed);
+		const from = placement.start_tree!;
+		const changes = await git.changes(from, tree);
+		if (changes.length === 0) {
+			return undefined;
+		}
+		const diff = await git.diff(from, tree);
+		const patch = newPatchSet(agent, run, { format: 'git_diff', artifact: this.storeArtifact(diff, 'text/x-diff'), ...(rationale ? { rationale } : {}) });
+		patch.touched = changes.map((c) => ({ path: c.path, change_type: c.change_type, lines_added: c.lines_added ?? 0, lines_deleted: c.lines_deleted ?? 0 }));
+		patch.tags = { ...patch.tags, 'desk.from_tree': from, 'desk.tree': tree };
+		return patch;
+	}
+
+	/** The target asset's checks (§09) and the project's, each an Evidence with its full log stored. */
+	private async runChecks(run: Run, patch: PatchSet, placement: RunPlacement, record: LaunchRecord, settings: RunSettings, agent: AgentSettings, checkCancel: () => void): Promise<Evidence[]> {
+		const targetPlug = record.plugs.find((p) => p.role === 'target');
+		const targetId = targetPlug?.id ?? this.ports.project.main_asset;
+		const assetChecks = targetId ? (this.ports.library.getAsset(targetId).checks ?? []) : [];
+		const evidence: Evidence[] = [];
+		for (const check of [...assetChecks, ...settings.checks]) {
+			checkCancel();
+			const result = await this.runCheck(check, placement, agent);
+			const item = newEvidence(system, run, evidenceKind(check.id), check.executable, {
+				patchset: patch,
+				command: [check.executable, ...check.args].join(' '),
+				exitCode: result.exitCode,
+				summary: result.summary,
+			});
+			item.tags = { ...item.tags, 'desk.check': check.id, 'desk.duration_ms': String(result.durationMs) };
+			item.report_artifacts = [this.storeArtifact(Buffer.from(this.sink(agent).scrub(result.log), 'utf8'), 'text/plain; charset=utf-8')];
+			evidence.push(item);
+			this.ports.ai.put([item]);
+			this.ports.changed(run.object_id);
+		}
+		return evidence;
+	}
+
+	private async runCheck(check: AssetCheck, placement: RunPlacement, agent: AgentSettings): Promise<{ exitCode: number; summary: string; log: string; durationMs: number }> {
+		const cwd = path.join(placement.work_folder, check.cwd || '.');
+		const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.homedir(), LANG: process.env.LANG ?? 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1', CI: '1' };
+		let command = [check.executable, ...check.args];
+		if (placement.isolated) {
+			// Checks run what the agent wrote: the same sandbox, without the agent's login or the network.
+			const layout = this.layout(placement, path.join(this.ports.libraryDir, 'outbox', '.none'), undefined);
+			command = ['bwrap', ...sandboxArgs({ ...layout, readOnly: [...layout.readOnly, ...programFolders(check.executable)] }, env, command).map((a, i, all) => (all[i - 1] === '--chdir' ? cwd : a))];
+		}
+		const started = Date.now();
+		const child = spawn(command[0]!, command.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+		const chunks: Buffer[] = [];
+		let size = 0;
+		const keep = (chunk: Buffer) => {
+			if (size < 16 * 1024 * 1024) {
+				chunks.push(chunk);
+				size += chunk.length;
+			}
+		};
+		child.stdout.on('data', keep);
+		child.stderr.on('data', keep);
+		let timedOut = false;
+		const timer = setTimeout(() => {
+			timedOut = true;
+			if (child.pid !== undefined) {
+				killGroup(child.pid, 'SIGKILL');
+			}
+		}, check.timeout * 1000);
+		const exit = await new Promise<{ code: number | null; error?: Error }>((resolve) => {
+			child.on('error', (error) => resolve({ code: null, error }));
+			child.on('close', (code) => resolve({ code }));
+		});
+		clearTimeout(timer);
+		void agent;
+		const log = Buffer.concat(chunks).toString('utf8');
+		const durationMs = Date.now() - started;
+		const seconds = (durationMs / 1000).toFixed(1);
+		if (exit.error) {
+			return { exitCode: 127, summary: `could not start ${check.executable}: ${exit.error.message}`, log: exit.error.message, durationMs };
+		}
+		if (timedOut) {
+			return { exitCode: 124, summary: `timed out after ${check.timeout} s`, log, durationMs };
+		}
+		const code = exit.code ?? 1;
+		const last = log.trim().split('\n').filter((l) => l.trim() !== '').pop() ?? '';
+		return { exitCode: code, summary: code === 0 ? `passed in ${seconds} s` : `failed (exit ${code}) in ${seconds} s${last ? `: ${last.slice(0, 160)}` : ''}`, log, durationMs };
+	}
+
+	private evidenceLog(evidence: Evidence): string {
+		const ref = evidence.report_artifacts[0];
+		return ref?.hash && this.ports.blobs.has(ref.hash) ? this.ports.blobs.get(ref.hash).toString('utf8') : (evidence.summary ?? '');
+	}
+
+	// -----------------------------------------------------------------------------------------
+
+	private storeArtifact(bytes: Buffer, contentType: string): ArtifactRef {
+		const hash = this.ports.blobs.put(bytes);
+		return artifactFor(bytes, artifactStore, hash, contentType);
+	}
+
+	private sink(agent: AgentSettings) {
+		const secrets = agent.secretEnv.map((name) => process.env[name]).filter((v): v is string => v !== undefined && v.length >= 8);
+		return {
+			put: (objects: Parameters<AiStore['put']>[0]) => {
+				this.ports.ai.put(objects);
+				const run = objects.find((o) => 'run_id' in o) as { run_id: string } | undefined;
+				if (run) {
+					this.ports.changed(run.run_id);
+				}
+			},
+			storeArtifact: (bytes: Buffer, contentType: string) => this.storeArtifact(bytes, contentType),
+			scrub: (text: string) => scrubSecrets(text, secrets),
+		};
+	}
+
+	private control(runId: string): ControlRow | undefined {
+		return this.ports.db.get<ControlRow>('SELECT * FROM run_control WHERE run_id = ?', [runId]);
+	}
+
+	private saveControl(runId: string, placement: RunPlacement): void {
+		this.ports.db.write((tx) => tx.run('UPDATE run_control SET json = ?, updated_at = ? WHERE run_id = ?', [JSON.stringify(placement), new Date().toISOString(), runId]));
+	}
+}
+
+/** The secrets themselves and their base64, URL- and JSON-escaped forms, replaced before anything is stored. */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+	let result = text;
+	for (const secret of secrets) {
+		for (const form of new Set([secret, Buffer.from(secret).toString('base64'), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])) {
+			result = result.split(form).join('[secret removed]');
+		}
+	}
+	return result;
+}
+
+function intentAnalysis(record: LaunchRecord): string {
+	const first = record.ticket.trim().split('\n')[0]!.trim();
+	const roles = (role: string) => record.plugs.filter((p) => p.role === role).map((p) => `${p.name} v${p.version}`);
+	const target = roles('target')[0] ?? 'the project repository';
+	const lines = [`Goal: ${first}`, `Target: ${target}`];
+	if (roles('reference').length > 0) {
+		lines.push(`References: ${roles('reference').join(', ')}`);
+	}
+	if (roles('instructions').length > 0) {
+		lines.push(`Instructions: ${roles('instructions').join(', ')}`);
+	}
+	lines.push(`Nodes: ${record.template.nodes.join(' → ')}`);
+	return lines.join('\n');
+}
+
+function contextItems(record: LaunchRecord, references: Array<{ prompt: PromptReference; blob: string }>, skills: Array<{ prompt: PromptSkill }>): ContextItem[] {
+	const items: ContextItem[] = [];
+	for (const reference of references) {
+		items.push({ kind: 'file', path: reference.prompt.mountPath, blob: reference.blob, preview: `${reference.prompt.name} v${reference.prompt.version} (reference)` });
+		for (const file of reference.prompt.inlined) {
+			items.push({ kind: 'file', path: `${reference.prompt.mountPath}/${file.path}`, blob: gitBlobId(Buffer.from(file.text, 'utf8')), preview: file.text.slice(0, 200) });
+		}
+	}
+	for (const skill of skills) {
+		items.push({ kind: 'snippet', path: skill.prompt.installedAt ?? `skill ${skill.prompt.name}`, preview: `${skill.prompt.name}: ${skill.prompt.description}`.slice(0, 200) });
+	}
+	const target = record.plugs.find((p) => p.role === 'target');
+	if (target) {
+		items.push({ kind: 'file', path: `${target.name} v${target.version}`, preview: 'target' });
+	}
+	return items;
+}
+
+function gitBlobId(bytes: Buffer): string {
+	return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+function reaches(plugNodes: readonly string[], node: string, record: LaunchRecord): boolean {
+	return plugNodes.length === 0 ? record.template.nodes.includes(node) : plugNodes.includes(node);
+}
+
+function evidenceKind(id: string): EvidenceKind {
+	const lower = id.toLowerCase();
+	if (/test/.test(lower)) {
+		return 'test';
+	}
+	if (/lint|eslint|format|style/.test(lower)) {
+		return 'lint';
+	}
+	if (/build|compile|tsc|typecheck/.test(lower)) {
+		return 'build';
+	}
+	return { other: id };
+}
+
+/** Writes a file at a relative path inside `folder`, refusing `..`, absolute paths and links on the way. */
+function writeInside(folder: string, rel: string, bytes: Uint8Array): void {
+	const parts = rel.split('/');
+	if (rel === '' || rel.startsWith('/') || parts.some((p) => p === '' || p === '.' || p === '..')) {
+		throw new DeskError('asset.badPath', `${JSON.stringify(rel)} is not a path inside ${folder}.`, { path: rel });
+	}
+	let dir = folder;
+	fs.mkdirSync(dir, { recursive: true });
+	for (const part of parts.slice(0, -1)) {
+		dir = path.join(dir, part);
+		if (fs.existsSync(dir) && fs.lstatSync(dir).isSymbolicLink()) {
+			throw new DeskError('asset.unsafePath', `${rel}: ${part} is a link; nothing is written through it.`, { path: rel });
+		}
+		fs.mkdirSync(dir, { recursive: true });
+	}
+	const target = path.join(dir, parts[parts.length - 1]!);
+	if (fs.existsSync(target) && fs.lstatSync(target).isSymbolicLink()) {
+		fs.rmSync(target);
+	}
+	fs.writeFileSync(target, bytes);
+}
+
+function makeReadOnly(folder: string): void {
+	for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+		const full = path.join(folder, entry.name);
+		if (entry.isDirectory()) {
+			makeReadOnly(full);
+			fs.chmodSync(full, 0o555);
+		} else if (entry.isFile()) {
+			fs.chmodSync(full, 0o444);
+		}
+	}
+	fs.chmodSync(folder, 0o555);
+}
+
+function safeName(name: string): string {
+	return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '').slice(0, 64) || 'asset';
+}
+
+function firstLine(text: string): string {
+	return text.trim().split('\n')[0]?.trim() ?? '';
+}
+
+export function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'EPERM';
+	}
+}
+
+function killGroup(pgid: number, signal: NodeJS.Signals): void {
+	try {
+		process.kill(-pgid, signal);
+	} catch {
+		// Gone already.
+	}
+}
+
+/** Stops an agent left running by a dead desk, only when the process group is still that run's agent. */
+function stopStrayAgent(pgid: number, runId: string): void {
+	try {
+		const environ = fs.readFileSync(`/proc/${pgid}/environ`);
+		if (environ.includes(Buffer.from(`DESK_RUN_ID=${runId}\0`))) {
+			killGroup(pgid, 'SIGKILL');
+		}
+	} catch {
+		// Not there, or not ours to read: leave it.
+	}
+}

@@ -1,0 +1,193 @@
+import { DeskError } from '../core/errors';
+import { agentOutputFormats, type AgentOutputFormat } from '../agents/events';
+import type { AssetCheck } from '../assets/types';
+
+/**
+ * An agent is a configured command (setting `desk.agents`). The prompt reaches it on standard input,
+ * or in place of `{prompt}` when an argument holds that placeholder.
+ */
+export interface AgentSettings {
+	name: string;
+	command: string;
+	args: string[];
+	/** Names of environment variables passed through to the agent (nothing else of the desk's environment is). */
+	env: string[];
+	/** Of those, the ones that are secrets: scrubbed from what the run stores. */
+	secretEnv: string[];
+	format: AgentOutputFormat;
+	/** Skills installed as `.claude/skills/<name>/SKILL.md` (Claude Code) or inlined in the prompt. */
+	skills: 'claude' | 'inline';
+	/** May the agent reach the network inside the sandbox? */
+	network: boolean;
+	/** Folders and files the agent itself needs besides the run's (its login and settings, `~` for the home folder). */
+	readPaths: string[];
+	writePaths: string[];
+}
+
+export type RunIsolation = 'shared' | 'worktree';
+
+export interface RunSettings {
+	agents: AgentSettings[];
+	/** Which agent a run uses; the first one when unset. */
+	agent?: string;
+	isolation: RunIsolation;
+	/** Checks of the project, run after each attempt besides the target asset's own (§09). */
+	checks: AssetCheck[];
+	/** Attempts of the work node when a check fails (1: no second attempt). */
+	maxAttempts: number;
+	/** The sandbox: 'auto' uses bubblewrap when it works here; 'off' never does. */
+	sandbox: 'auto' | 'off';
+}
+
+export const defaultAgents: AgentSettings[] = [
+	{
+		name: 'claude',
+		command: 'claude',
+		args: ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits'],
+		env: ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'],
+		secretEnv: ['ANTHROPIC_API_KEY'],
+		format: 'claude-stream-json',
+		skills: 'claude',
+		network: true,
+		readPaths: [],
+		writePaths: ['~/.claude', '~/.claude.json'],
+	},
+	{
+		name: 'codex',
+		command: 'codex',
+		args: ['exec', '--json', '--skip-git-repo-check', '-'],
+		env: ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_HOME'],
+		secretEnv: ['OPENAI_API_KEY'],
+		format: 'codex-json',
+		skills: 'inline',
+		network: true,
+		readPaths: [],
+		writePaths: ['~/.codex'],
+	},
+];
+
+export const defaultRunSettings: RunSettings = { agents: defaultAgents, isolation: 'shared', checks: [], maxAttempts: 2, sandbox: 'auto' };
+
+/**
+ * Run settings from what a client or the command line sent: every field checked, defaults filled,
+ * a clear error naming the field that is wrong.
+ */
+export function parseRunSettings(value: unknown): RunSettings {
+	if (value === undefined || value === null) {
+		return defaultRunSettings;
+	}
+	const input = record(value, 'settings');
+	const agents = input.agents === undefined ? defaultAgents : array(input.agents, 'agents').map((a, i) => parseAgent(a, `agents[${i}]`));
+	const names = new Set<string>();
+	for (const agent of agents) {
+		if (names.has(agent.name)) {
+			throw bad(`agents: two agents are named ${JSON.stringify(agent.name)}.`, 'agents');
+		}
+		names.add(agent.name);
+	}
+	const isolation = input.isolation ?? 'shared';
+	if (isolation !== 'shared' && isolation !== 'worktree') {
+		throw bad(`isolation is "shared" or "worktree", not ${JSON.stringify(isolation)}.`, 'isolation');
+	}
+	const maxAttempts = input.maxAttempts ?? defaultRunSettings.maxAttempts;
+	if (typeof maxAttempts !== 'number' || !Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10) {
+		throw bad(`maxAttempts is a whole number from 1 to 10, not ${JSON.stringify(maxAttempts)}.`, 'maxAttempts');
+	}
+	const sandbox = input.sandbox ?? 'auto';
+	if (sandbox !== 'auto' && sandbox !== 'off') {
+		throw bad(`sandbox is "auto" or "off", not ${JSON.stringify(sandbox)}.`, 'sandbox');
+	}
+	const agent = input.agent === undefined || input.agent === '' ? undefined : string(input.agent, 'agent');
+	if (agent !== undefined && !names.has(agent)) {
+		throw new DeskError('run.unknownAgent', `No agent is named ${JSON.stringify(agent)}; desk.agents has ${[...names].join(', ') || 'none'}.`, { agent });
+	}
+	const checks = input.checks === undefined ? [] : array(input.checks, 'checks').map((c, i) => parseCheck(c, `checks[${i}]`));
+	return { agents, ...(agent ? { agent } : {}), isolation, checks, maxAttempts, sandbox };
+}
+
+export function chooseAgent(settings: RunSettings): AgentSettings {
+	const agent = settings.agent === undefined ? settings.agents[0] : settings.agents.find((a) => a.name === settings.agent);
+	if (!agent) {
+		throw new DeskError('run.unknownAgent', settings.agent === undefined ? 'No agent is configured: add one to desk.agents.' : `No agent is named ${settings.agent}.`, { agent: settings.agent });
+	}
+	return agent;
+}
+
+function parseAgent(value: unknown, where: string): AgentSettings {
+	const input = record(value, where);
+	const format = input.format ?? 'text';
+	if (!agentOutputFormats.includes(format as AgentOutputFormat)) {
+		throw bad(`${where}.format is one of ${agentOutputFormats.join(', ')}, not ${JSON.stringify(format)}.`, `${where}.format`);
+	}
+	const skills = input.skills ?? (format === 'claude-stream-json' ? 'claude' : 'inline');
+	if (skills !== 'claude' && skills !== 'inline') {
+		throw bad(`${where}.skills is "claude" or "inline", not ${JSON.stringify(skills)}.`, `${where}.skills`);
+	}
+	const name = string(input.name, `${where}.name`);
+	if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
+		throw bad(`${where}.name is letters, digits, dot, dash or underscore, not ${JSON.stringify(name)}.`, `${where}.name`);
+	}
+	const command = string(input.command, `${where}.command`);
+	if (command.trim() === '') {
+		throw bad(`${where}.command is empty.`, `${where}.command`);
+	}
+	const env = strings(input.env ?? [], `${where}.env`);
+	const secretEnv = strings(input.secretEnv ?? [], `${where}.secretEnv`);
+	return {
+		name,
+		command,
+		args: strings(input.args ?? [], `${where}.args`),
+		env: [...new Set([...env, ...secretEnv])],
+		secretEnv,
+		format: format as AgentOutputFormat,
+		skills,
+		network: boolean(input.network ?? false, `${where}.network`),
+		readPaths: strings(input.readPaths ?? [], `${where}.readPaths`),
+		writePaths: strings(input.writePaths ?? [], `${where}.writePaths`),
+	};
+}
+
+/** A check as §09 has it: id, executable, args, cwd (inside the target) and timeout in seconds. */
+export function parseCheck(value: unknown, where: string): AssetCheck {
+	const input = record(value, where);
+	const timeout = input.timeout ?? 300;
+	if (typeof timeout !== 'number' || !(timeout > 0) || timeout > 24 * 3600) {
+		throw bad(`${where}.timeout is a number of seconds above 0, not ${JSON.stringify(timeout)}.`, `${where}.timeout`);
+	}
+	const cwd = input.cwd === undefined ? '.' : string(input.cwd, `${where}.cwd`);
+	if (cwd.startsWith('/') || cwd.split('/').includes('..')) {
+		throw bad(`${where}.cwd is a folder inside the target, not ${JSON.stringify(cwd)}.`, `${where}.cwd`);
+	}
+	return { id: string(input.id, `${where}.id`), executable: string(input.executable, `${where}.executable`), args: strings(input.args ?? [], `${where}.args`), cwd, timeout };
+}
+
+function bad(message: string, field: string): DeskError {
+	return new DeskError('run.badSettings', message, { field });
+}
+function record(value: unknown, where: string): Record<string, unknown> {
+	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+		throw bad(`${where} is an object.`, where);
+	}
+	return value as Record<string, unknown>;
+}
+function array(value: unknown, where: string): unknown[] {
+	if (!Array.isArray(value)) {
+		throw bad(`${where} is a list.`, where);
+	}
+	return value;
+}
+function string(value: unknown, where: string): string {
+	if (typeof value !== 'string') {
+		throw bad(`${where} is text, not ${JSON.stringify(value)}.`, where);
+	}
+	return value;
+}
+function strings(value: unknown, where: string): string[] {
+	return array(value, where).map((v, i) => string(v, `${where}[${i}]`));
+}
+function boolean(value: unknown, where: string): boolean {
+	if (typeof value !== 'boolean') {
+		throw bad(`${where} is true or false, not ${JSON.stringify(value)}.`, where);
+	}
+	return value;
+}

@@ -1,0 +1,55 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { RunSettings } from '../../server/src/runs/settings';
+import { findProjectRoot, tempDir } from './temp';
+
+export interface Scenario {
+	format?: 'claude' | 'desk';
+	plan?: string[];
+	writes?: Array<{ path: string; content: string }>;
+	/** Written on the first work attempt instead of `writes` (a change whose check fails). */
+	firstAttemptWrites?: Array<{ path: string; content: string }>;
+	deletes?: string[];
+	tryRead?: string[];
+	tryWrite?: string[];
+	outbox?: Array<{ name: string; content: string }>;
+	sleepMs?: number;
+	exitCode?: number;
+	answer?: string;
+	echoPromptTo?: string;
+}
+
+/**
+ * Settings whose one agent is the scripted agent (test/fixtures/agents/scripted-agent.mjs) playing
+ * `scenario`. The script is copied into a folder of its own, so a sandbox that shows the agent's
+ * program folder shows nothing else of the test's.
+ */
+export function scriptedAgentSettings(scenario: Scenario, overrides: Partial<RunSettings> = {}): RunSettings {
+	const folder = tempDir();
+	const script = path.join(folder, 'scripted-agent.mjs');
+	fs.copyFileSync(path.join(findProjectRoot(), 'test', 'fixtures', 'agents', 'scripted-agent.mjs'), script);
+	const scenarioFile = path.join(folder, 'scenario.json');
+	fs.writeFileSync(scenarioFile, JSON.stringify(scenario));
+	return {
+		agents: [
+			{
+				name: 'scripted',
+				command: process.execPath,
+				args: [script, scenarioFile],
+				env: [],
+				secretEnv: [],
+				format: scenario.format === 'desk' ? 'desk-jsonl' : 'claude-stream-json',
+				skills: 'claude',
+				network: false,
+				readPaths: [],
+				// The scenario's attempt counter lives beside it.
+				writePaths: [folder],
+			},
+		],
+		isolation: 'shared',
+		checks: [],
+		maxAttempts: 2,
+		sandbox: 'auto',
+		...overrides,
+	};
+}

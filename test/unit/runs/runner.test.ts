@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { it } from 'node:test';
+import type { ContextPipeline, ContextSnapshot, Decision, Evidence, Intent, PatchSet, Plan, Provenance, Run, Task, ToolInvocation } from '../../../server/src/ai/types';
+import { isDeskError } from '../../../server/src/core/errors';
+import type { Desk } from '../../../server/src/desk';
+import { sandboxStatus } from '../../../server/src/runs/sandbox';
+import type { RunSettings } from '../../../server/src/runs/settings';
+import { openDesk } from '../../helpers/deskFixture';
+import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
+import { scriptedAgentSettings, type Scenario } from '../../helpers/scriptedAgent';
+import { tempDir } from '../../helpers/temp';
+
+async function project(files: Record<string, string> = {}): Promise<{ desk: Desk; repo: string; root: string; mainAsset: string }> {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+	for (const [name, text] of Object.entries(files)) {
+		commitFile(repo, name, text, `add ${name}`);
+	}
+	const desk = await openDesk(path.join(root, 'library'));
+	const [boot] = await desk.openWorkspace([{ name: 'shop', path: repo }]);
+	assert.ok(boot?.outcome === 'adopted');
+	return { desk, repo, root, mainAsset: boot.asset.id };
+}
+
+async function goAndRun(desk: Desk, repo: string, ticket: string, settings: RunSettings, plugs: Array<{ id: string; role: 'reference' | 'target' | 'instructions'; files?: string[]; copy?: Record<string, string> }> = []) {
+	const launches = await desk.launches(repo);
+	launches.setTicket(ticket);
+	for (const plug of plugs) {
+		await launches.plug(plug.id, plug.role, { ...(plug.files ? { files: plug.files } : {}), ...(plug.copy ? { copy: plug.copy } : {}) });
+	}
+	const record = await launches.go();
+	const { executor, gate } = await desk.runs(repo);
+	const run = await executor.execute(record, record.run, settings);
+	const ai = await desk.projectAi(repo);
+	return { record, run, executor, gate, ai };
+}
+
+it('a run on the shared checkout goes from Go to the gate and lands as a commit with the Desk-Run trailer', async () => {
+	const { desk, repo } = await project({ 'src/cart.ts': 'export const total = 0;\n' });
+	const settings = scriptedAgentSettings(
+		{ plan: ['Read cart.ts', 'Add the discount'], writes: [{ path: 'src/cart.ts', content: 'export const total = 0;\nexport const discount = 0.1;\n' }, { path: 'src/discount.test.ts', content: 'test\n' }] },
+		{ checks: [{ id: 'unit-tests', executable: 'sh', args: ['-c', 'test -f src/discount.test.ts && echo 3 passing'], cwd: '.', timeout: 30 }] },
+	);
+	const { run, gate, ai } = await goAndRun(desk, repo, 'Add a discount to the cart\n\nTen percent off.', settings);
+	assert.equal(run.status, 'completed', run.error);
+	assert.equal(run.patchsets.length, 1);
+	const patch = ai.require<PatchSet>(run.patchsets[0]!, 'patchset');
+	assert.deepEqual(patch.touched.map((t) => [t.path, t.change_type, t.lines_added, t.lines_deleted]), [['src/cart.ts', 'modified', 1, 0], ['src/discount.test.ts', 'added', 1, 0]]);
+	assert.equal(patch.rationale, 'I made the change the ticket asks for.');
+	// ⑥ tool calls, ③ the plan, the provenance with usage, the snapshot and the pipeline.
+	const tools = ai.runToolInvocations(run.object_id);
+	assert.deepEqual(tools.map((t) => [t.tool_name, t.status, t.io_footprint?.paths_written]), [['Write', 'ok', ['src/cart.ts']], ['Write', 'ok', ['src/discount.test.ts']]]);
+	const plan = ai.require<Plan>(run.plan!, 'plan');
+	assert.deepEqual(plan.steps.slice(2).map((s) => s.description), ['Read cart.ts', 'Add the discount']);
+	const provenance = ai.runProvenance(run.object_id) as Provenance;
+	assert.equal(provenance.model, 'scripted-model-1');
+	assert.deepEqual(provenance.token_usage, { input_tokens: 2000, output_tokens: 400, total_tokens: 2400, cost_usd: 0.0246 });
+	assert.ok(ai.get<ContextSnapshot>(run.snapshot!));
+	const pipeline = ai.pipeline(plan.pipeline) as ContextPipeline;
+	const kinds = pipeline.frames.map((f) => (typeof f.kind === 'string' ? f.kind : f.kind.other));
+	assert.equal(kinds[0], 'intent_analysis');
+	assert.ok(kinds.includes('step_summary') && kinds.includes('code_change') && kinds.includes('tool_call'), kinds.join(','));
+	const [evidence] = ai.runEvidence(run.object_id) as Evidence[];
+	assert.equal(evidence?.exit_code, 0);
+	assert.equal(evidence?.kind, 'test');
+	assert.match(evidence?.summary ?? '', /^passed/);
+	assert.equal(ai.require<Intent>(ai.require<Task>(run.task, 'task').intent!, 'intent').statuses.at(-1)?.status, 'active');
+
+	// Nothing lands before the decision: HEAD is where it was.
+	const before = git(repo, 'rev-parse', 'HEAD');
+	assert.equal(run.commit, before);
+	const result = await gate.decide(run.object_id, { decision: 'commit', rationale: 'looks right' });
+	assert.ok(result.commit);
+	assert.equal(git(repo, 'rev-parse', 'HEAD'), result.commit);
+	assert.equal(git(repo, 'rev-parse', 'HEAD^'), before);
+	const message = git(repo, 'log', '-1', '--format=%B');
+	assert.match(message, /^Add a discount to the cart\n/);
+	assert.match(message, new RegExp(`Desk-Run: ${run.object_id}$`));
+	assert.equal(git(repo, 'status', '--porcelain'), '', 'the checkout is clean after landing: index and files agree with the commit');
+	const decision = ai.runDecision(run.object_id) as Decision;
+	assert.equal(decision.result_commit_sha, result.commit);
+	assert.equal(ai.require<PatchSet>(patch.object_id, 'patchset').apply_status, 'applied');
+	const task = ai.require<Task>(run.task, 'task');
+	assert.equal(task.status, 'done');
+	const intent = ai.require<Intent>(task.intent!, 'intent');
+	assert.equal(intent.commit, result.commit);
+	assert.equal(intent.statuses.at(-1)?.status, 'completed');
+	const versions = await desk.library.versions((await desk.library.listAssets('shop')).find((a) => a.engine === 'git')!.id);
+	assert.equal(versions.at(-1)?.made_by, 'run', 'the new head is recorded as made by the run');
+	await assert.rejects(gate.decide(run.object_id, { decision: 'commit' }), (e) => isDeskError(e, 'run.notAwaitingDecision'));
+});
+
+it('with worktree isolation the run works on its own branch and the checkout is never touched', async () => {
+	const { desk, repo } = await project({ 'README.md': 'shop\n' });
+	fs.writeFileSync(path.join(repo, 'README.md'), 'shop, with my own edit\n');
+	const settings = scriptedAgentSettings({ format: 'desk', writes: [{ path: 'README.md', content: 'shop\n\nA small shop.\n' }] }, { isolation: 'worktree' });
+	const { run, gate } = await goAndRun(desk, repo, 'Describe the shop in the README', settings);
+	assert.equal(run.status, 'completed', run.error);
+	assert.equal(fs.readFileSync(path.join(repo, 'README.md'), 'utf8'), 'shop, with my own edit\n', 'the checkout kept the person\'s edit');
+	const head = git(repo, 'rev-parse', 'HEAD');
+	const result = await gate.decide(run.object_id, { decision: 'commit' });
+	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'HEAD did not move');
+	assert.equal(git(repo, 'rev-parse', `desk/run-${run.object_id}`), result.commit);
+	assert.equal(git(repo, 'show', `${result.commit}:README.md`), 'shop\n\nA small shop.');
+	assert.equal(git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length, 1, 'the run\'s worktree is gone after landing');
+});
+
+it('a failing check sends the work node round again with the failure in its prompt; each attempt is a PatchSet', async () => {
+	const { desk, repo, root } = await project();
+	const prompts = path.join(root, 'prompts');
+	fs.mkdirSync(prompts);
+	const settings = scriptedAgentSettings(
+		{ firstAttemptWrites: [{ path: 'VERSION', content: 'broken\n' }], writes: [{ path: 'VERSION', content: '1.2.0\n' }], echoPromptTo: prompts },
+		{ checks: [{ id: 'version-format', executable: 'sh', args: ['-c', 'grep -Eq "^[0-9]+\\.[0-9]+\\.[0-9]+$" VERSION || { echo "VERSION is not semver"; exit 3; }'], cwd: '.', timeout: 30 }], sandbox: 'off' },
+	);
+	const { run, ai } = await goAndRun(desk, repo, 'Write a VERSION file', settings);
+	assert.equal(run.status, 'completed', run.error);
+	assert.equal(run.patchsets.length, 2);
+	const evidence = ai.runEvidence(run.object_id) as Evidence[];
+	assert.deepEqual(evidence.map((e) => [e.patchset_id, e.exit_code]), [[run.patchsets[0], 3], [run.patchsets[1], 0]]);
+	assert.match(fs.readFileSync(path.join(prompts, 'work.prompt.txt'), 'utf8'), /Checks failed after attempt 1[\s\S]*VERSION is not semver/);
+	assert.equal(run.tags['desk.sandbox'], 'not isolated: the sandbox is turned off in the settings');
+});
+
+it('an agent that fails, or makes no change, fails the run; Retry makes a new Run of the same Task and Abandon fails the Task', async () => {
+	const { desk, repo } = await project();
+	const { run, gate, ai } = await goAndRun(desk, repo, 'Do something', scriptedAgentSettings({ exitCode: 4 }));
+	assert.equal(run.status, 'failed');
+	assert.match(run.error ?? '', /exited with 4/);
+	await assert.rejects(gate.decide(run.object_id, { decision: 'commit' }), (e) => isDeskError(e, 'run.noPatch'));
+	const retry = await gate.decide(run.object_id, { decision: 'retry', rationale: 'try again' });
+	const task = ai.require<Task>(run.task, 'task');
+	assert.deepEqual(task.runs, [run.object_id, retry.new_run]);
+	const next = ai.require<Run>(retry.new_run!, 'run');
+	assert.equal(next.status, 'created');
+	const { executor } = await desk.runs(repo);
+	const record = gate.launchRecord(next)!;
+	const nothing = await executor.execute(record, next.object_id, scriptedAgentSettings({ writes: [] }));
+	assert.equal(nothing.status, 'failed');
+	assert.match(nothing.error ?? '', /without changing any file/);
+	await gate.decide(next.object_id, { decision: 'abandon' });
+	assert.equal(ai.require<Task>(run.task, 'task').status, 'failed');
+});
+
+it('abandoning a run on the shared checkout puts its files back, keeping what the person changed since', async () => {
+	const { desk, repo } = await project({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+	const { run, gate } = await goAndRun(desk, repo, 'Change a and b', scriptedAgentSettings({ writes: [{ path: 'a.txt', content: 'A\n' }, { path: 'b.txt', content: 'B\n' }, { path: 'new.txt', content: 'n\n' }] }));
+	assert.equal(run.status, 'completed', run.error);
+	fs.writeFileSync(path.join(repo, 'b.txt'), 'my own b\n');
+	const result = await gate.decide(run.object_id, { decision: 'abandon' });
+	assert.deepEqual(result.restored?.sort(), ['a.txt', 'new.txt']);
+	assert.deepEqual(result.left, ['b.txt']);
+	assert.equal(fs.readFileSync(path.join(repo, 'a.txt'), 'utf8'), 'a\n');
+	assert.equal(fs.existsSync(path.join(repo, 'new.txt')), false);
+	assert.equal(fs.readFileSync(path.join(repo, 'b.txt'), 'utf8'), 'my own b\n');
+});
+
+it('a snapshot target runs in a folder of its own with the marker, and lands as the asset\'s next version made by the run', async () => {
+	const { desk, repo, root } = await project();
+	const docs = path.join(root, 'docs');
+	fs.mkdirSync(docs);
+	fs.writeFileSync(path.join(docs, 'guide.md'), '# Guide\n\nOld text.\n');
+	fs.writeFileSync(path.join(docs, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]));
+	const asset = (await desk.library.importDir({ dir: docs, project: 'shop', main: false })).asset;
+	const settings = scriptedAgentSettings({ writes: [{ path: 'guide.md', content: '# Guide\n\nNew text.\n' }], deletes: ['logo.png'] });
+	const { run, gate, ai } = await goAndRun(desk, repo, 'Rewrite the guide', settings, [{ id: asset.id, role: 'target' }]);
+	assert.equal(run.status, 'completed', run.error);
+	assert.equal(fs.readFileSync(path.join(docs, 'guide.md'), 'utf8'), '# Guide\n\nOld text.\n', 'the asset folder is untouched until landing');
+	const patch = ai.require<PatchSet>(run.patchsets[0]!, 'patchset');
+	assert.deepEqual(patch.touched.map((t) => [t.path, t.change_type]), [['guide.md', 'modified'], ['logo.png', 'deleted']]);
+	const targetDiff = desk.blobs.get(patch.artifact!.hash!).toString('utf8');
+	assert.match(targetDiff, /-Old text\.\n\+New text\./);
+	assert.match(targetDiff, /Binary files a\/logo\.png \(7 bytes\) and \/dev\/null \(0 bytes\) differ/);
+	const files = await desk.patchSetFiles(repo, patch.object_id);
+	assert.deepEqual(files.files.map((f) => [f.path, f.before === null ? null : Buffer.from(f.before).toString('utf8').slice(0, 7), f.after === null ? null : Buffer.from(f.after).toString('utf8')]), [['guide.md', '# Guide', '# Guide\n\nNew text.\n'], ['logo.png', '\u0089PNG\u0000\u0001\u0002'.slice(0, 7).replace('\u0089', '\ufffd'), null]]);
+	const result = await gate.decide(run.object_id, { decision: 'commit' });
+	assert.equal(result.version, 2);
+	assert.equal(fs.readFileSync(path.join(docs, 'guide.md'), 'utf8'), '# Guide\n\nNew text.\n');
+	assert.equal(fs.existsSync(path.join(docs, 'logo.png')), false);
+	const versions = await desk.library.assetVersions(asset.id);
+	assert.equal(versions.at(-1)?.made_by, 'run');
+});
+
+it('cancel stops the agent\'s whole process group and fails the run with the reason', async () => {
+	const { desk, repo } = await project();
+	const launches = await desk.launches(repo);
+	launches.setTicket('A slow task');
+	const record = await launches.go();
+	const { executor } = await desk.runs(repo);
+	const running = executor.execute(record, record.run, scriptedAgentSettings({ sleepMs: 60_000, writes: [{ path: 'x', content: 'x' }] }));
+	const ai = await desk.projectAi(repo);
+	for (let i = 0; i < 200 && ai.require<Run>(record.run, 'run').status !== 'patching'; i++) {
+		await new Promise((r) => setTimeout(r, 50));
+	}
+	await new Promise((r) => setTimeout(r, 300));
+	const started = Date.now();
+	executor.cancel(record.run, 'the person pressed Cancel');
+	const run = await running;
+	assert.ok(Date.now() - started < 5000, 'stopped within the grace period');
+	assert.equal(run.status, 'failed');
+	assert.equal(run.error, 'cancelled: the person pressed Cancel');
+	// What the agent wrote before it was stopped is a PatchSet at the gate; Abandon puts it away.
+	const ai2 = await desk.projectAi(repo);
+	assert.deepEqual(ai2.runPatchSets(run).map((p) => p.touched.map((t) => t.path)), [['x']]);
+	assert.equal(fs.existsSync(path.join(repo, 'x')), true);
+	const { gate } = await desk.runs(repo);
+	await gate.decide(run.object_id, { decision: 'abandon' });
+	assert.equal(fs.existsSync(path.join(repo, 'x')), false);
+});
+
+it('the sandbox: a reference cannot be written, a path outside the plugs cannot be read, and the run says it was isolated', { skip: sandboxStatus().available ? false : `no sandbox here: ${sandboxStatus().reason}` }, async () => {
+	const { desk, repo, root } = await project();
+	const specs = path.join(root, 'specs');
+	fs.mkdirSync(specs);
+	fs.writeFileSync(path.join(specs, 'spec.md'), 'The spec.\n');
+	const spec = (await desk.library.importDir({ dir: specs, project: 'shop', main: false })).asset;
+	const secret = path.join(root, 'not-plugged', 'secret.txt');
+	fs.mkdirSync(path.dirname(secret));
+	fs.writeFileSync(secret, 'do not read\n');
+	const mount = desk.library.mount(spec.id, 1);
+	const settings = scriptedAgentSettings({ tryRead: [path.join(mount, 'spec.md'), secret, path.join(desk.libraryDir, 'library.db')], tryWrite: [path.join(mount, 'spec.md')], writes: [{ path: 'notes.md', content: 'n\n' }] });
+	const { run, ai } = await goAndRun(desk, repo, 'Use the spec', settings, [{ id: spec.id, role: 'reference' }]);
+	assert.equal(run.status, 'completed', run.error);
+	assert.match(run.tags['desk.sandbox'] ?? '', /^isolated/);
+	const calls = ai.runToolInvocations(run.object_id) as ToolInvocation[];
+	assert.deepEqual(calls.map((c) => [c.tool_name, c.status]), [['Read', 'ok'], ['Read', 'error'], ['Read', 'error'], ['Write', 'error'], ['Write', 'ok']]);
+	assert.match(calls[1]?.result_summary ?? '', /ENOENT/);
+	assert.match(calls[3]?.result_summary ?? '', /EROFS|EACCES|read-only/i);
+	assert.equal(fs.readFileSync(path.join(specs, 'spec.md'), 'utf8'), 'The spec.\n');
+});
