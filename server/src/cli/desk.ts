@@ -14,7 +14,10 @@ import { leveledLogger, type LogLevel } from '../core/logger';
 import { Desk } from '../desk';
 import { IsoGitReader } from '../git/isoGitReader';
 import type { PlugRole } from '../launch/types';
-import { runDetail, runsOverview, type RunSummary, type RunsOverview } from '../runs/runViews';
+import { runDetail, runsOverview, type RunDetail, type RunSummary, type RunsOverview } from '../runs/runViews';
+import { parseRunSettings, type RunSettings } from '../runs/settings';
+import type { LaunchRecord } from '../launch/projectLaunches';
+import type { Run } from '../ai/types';
 
 const usage = `Usage: desk [--store DIR] [--json] [--verbose] COMMAND
 
@@ -59,6 +62,16 @@ Launch cards (of --project NAME, else the repository at --repo PATH or the curre
   card plug --asset ID --role reference|target|instructions [--nodes a,b] [--files GLOB]... [--copy FROM=TO]...
   card unplug --asset ID
   card go                                         freeze every plug, record the launch, make the run
+
+Runs carried out (of --project NAME, else the repository at --repo PATH or the current folder):
+  run go [PROJECT] [--settings FILE] [--agent NAME] [--isolation shared|worktree]
+                                                  Go, then carry the run out here to the gate
+  run status ID                                   the run, its PatchSets, evidence and decision
+  run cancel ID [--reason TEXT]                   stop the agent's process group; the run fails
+  run decide ID --decision commit|retry|abandon|checkpoint [--patchset ID] [--rationale TEXT] [--settings FILE]
+                                                  the gate: commit lands the change; retry runs again here
+  (--settings FILE: JSON with the desk.agents, desk.runs and desk.checks settings as
+   {"agents": [...], "agent": NAME, "isolation": ..., "checks": [...], "maxAttempts": N, "sandbox": "auto"|"off"})
 `;
 
 class UsageError extends Error {}
@@ -102,6 +115,13 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				nodes: { type: 'string' },
 				files: { type: 'string', multiple: true },
 				copy: { type: 'string', multiple: true },
+				settings: { type: 'string' },
+				agent: { type: 'string' },
+				isolation: { type: 'string' },
+				reason: { type: 'string' },
+				decision: { type: 'string' },
+				patchset: { type: 'string' },
+				rationale: { type: 'string' },
 			},
 		});
 	} catch (error) {
@@ -331,6 +351,84 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				print(out, detail, () => formatRunSummary(detail.summary, detail.task.title));
 				return 0;
 			}
+			case 'run go':
+			case 'run status':
+			case 'run cancel':
+			case 'run decide': {
+				const opened = await open();
+				const projectName = command === 'run go' && rest.length > 0 ? rest[0] : values.project;
+				if (command === 'run go' && rest.length > 1) {
+					throw new UsageError('run go takes at most the project name');
+				}
+				const top = projectName ? projectPath(opened, projectName) : await repoTop(values.repo ?? process.cwd());
+				const settingsFor = () => {
+					const file = values.settings !== undefined ? (JSON.parse(readSource(values.settings).toString('utf8')) as Record<string, unknown>) : {};
+					return parseRunSettings({ ...file, ...(values.agent ? { agent: values.agent } : {}), ...(values.isolation ? { isolation: values.isolation } : {}) });
+				};
+				const { executor, gate } = await opened.runs(top);
+				const ai = await opened.projectAi(top);
+				const carryOut = async (record: LaunchRecord, runId: string, settings: RunSettings) => {
+					// Ctrl-C cancels the run (its agent's whole process group) rather than orphaning it.
+					const onSignal = () => executor.cancel(runId, 'interrupted from the command line');
+					process.once('SIGINT', onSignal);
+					process.once('SIGTERM', onSignal);
+					let last = '';
+					opened.onRunChanged = (_top, changed) => {
+						const run = ai.get<Run>(changed);
+						if (run && run.status !== last && !out.json) {
+							last = run.status;
+							process.stderr.write(`desk: run ${runId} ${run.status}\n`);
+						}
+					};
+					try {
+						return await executor.execute(record, runId, settings);
+					} finally {
+						process.off('SIGINT', onSignal);
+						process.off('SIGTERM', onSignal);
+					}
+				};
+				const report = (runId: string) => {
+					const detail = runDetail(ai, runId);
+					print(out, detail, () => formatRunDetail(detail));
+					return detail.summary.status === 'failed' ? 2 : 0;
+				};
+				if (command === 'run go') {
+					const settings = settingsFor();
+					const record = await (await opened.launches(top)).go(madeBy);
+					await carryOut(record, record.run, settings);
+					return report(record.run);
+				}
+				const id = oneId(rest, command);
+				if (command === 'run status') {
+					return report(id);
+				}
+				if (command === 'run cancel') {
+					const result = executor.cancel(id, values.reason?.trim() || 'cancelled from the command line');
+					print(out, result, () => (result.stopped ? `run ${id}: its agent was told to stop` : `run ${id}: marked failed (no process was carrying it out)`));
+					return 0;
+				}
+				const decision = values.decision;
+				if (decision !== 'commit' && decision !== 'retry' && decision !== 'abandon' && decision !== 'checkpoint') {
+					throw new UsageError('run decide needs --decision commit, retry, abandon or checkpoint');
+				}
+				const settings = decision === 'retry' ? settingsFor() : undefined;
+				const result = await gate.decide(id, { decision, ...(values.patchset ? { patchset: values.patchset } : {}), ...(values.rationale ? { rationale: values.rationale } : {}) });
+				if (result.new_run && settings) {
+					const record = gate.launchRecord(ai.require<Run>(result.new_run, 'run'));
+					if (record) {
+						await carryOut(record, result.new_run, settings);
+						return report(result.new_run);
+					}
+				}
+				print(out, result, () =>
+					result.commit
+						? `landed as ${result.commit}`
+						: result.version !== undefined
+							? `landed as v${result.version}`
+							: `${decision}${result.restored?.length ? `: ${result.restored.length} file(s) put back` : ''}${result.left?.length ? `; left as you changed them: ${result.left.join(', ')}` : ''}`,
+				);
+				return 0;
+			}
 			case 'card show':
 			case 'card suggest':
 			case 'card plug':
@@ -432,6 +530,25 @@ function formatRunSummary(r: RunSummary, title: string): string {
 	const cost = r.cost_usd !== undefined ? ` $${r.cost_usd.toFixed(4)}` : '';
 	const tokens = r.total_tokens !== undefined ? ` ${r.total_tokens} tokens` : '';
 	return `${r.id}  ${r.status}  ${title}  ${r.model ?? '-'}${tokens}${cost}${r.decision ? `  → ${r.decision}` : ''}`;
+}
+
+function formatRunDetail(detail: RunDetail): string {
+	const lines = [formatRunSummary(detail.summary, detail.task.title)];
+	if (detail.summary.error) {
+		lines.push(`  error: ${detail.summary.error}`);
+	}
+	for (const patch of detail.patchsets) {
+		lines.push(`  patchset ${patch.object_id} ${patch.apply_status}: ${patch.touched.map((t) => `${t.path} +${t.lines_added} -${t.lines_deleted}`).join(', ')}`);
+	}
+	for (const evidence of detail.evidence) {
+		lines.push(`  check ${evidence.tags['desk.check'] ?? evidence.tool}: ${evidence.summary ?? `exit ${evidence.exit_code}`}`);
+	}
+	if (detail.decision) {
+		lines.push(`  decision: ${detail.decision.decision_type}${detail.decision.result_commit_sha ? ` ${detail.decision.result_commit_sha}` : ''}`);
+	} else if (detail.summary.status === 'completed') {
+		lines.push(`  waiting at the gate: desk run decide ${detail.summary.id} --decision commit|retry|abandon|checkpoint`);
+	}
+	return lines.join('\n');
 }
 
 function formatOverview(overview: RunsOverview): string {

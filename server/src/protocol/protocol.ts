@@ -12,11 +12,12 @@ import type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, GitV
 import type { DeskErrorJson } from '../core/errors';
 import type { RunDetail, RunsOverview, RunSummary } from '../runs/runViews';
 import type { LaunchRecord } from '../launch/projectLaunches';
+import type { DecideResult } from '../runs/gate';
 import type { LaunchCard, PlugRole, Suggestion } from '../launch/types';
 import type { LogLevel } from '../core/logger';
 import { array, boolean, integer, json, object, optional, string, type Infer, type Schema } from './schema';
 
-export type { RunDetail, RunsOverview, RunSummary, LaunchCard, LaunchRecord, PlugRole, Suggestion };
+export type { RunDetail, RunsOverview, RunSummary, LaunchCard, LaunchRecord, PlugRole, Suggestion, DecideResult };
 export type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, DeskErrorJson, GitVersion, LogLevel, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile };
 
 /** JSON-RPC error code of a refusal by the desk (LSP's RequestFailed); `data` is a DeskErrorJson. */
@@ -247,11 +248,63 @@ export const PlugAsset = request<CardView>()(
 /** Client → server: takes a plug off the card. Fails with `launch.notPlugged`. */
 export const UnplugAsset = request<CardView>()('desk/card/unplug', object({ project: projectName, id: assetId }));
 
-/** Client → server: Go. Freezes every plug at its AtGo version, records the launch, makes the Intent, Task and Run. Fails with `launch.emptyTicket`. */
-export const LaunchGo = request<LaunchRecord>()('desk/card/go', object({ project: projectName }));
+/**
+ * Run settings as the client's `desk.*` settings give them (agents, isolation, checks, maxAttempts,
+ * sandbox, agent); checked by the server, which fails with `run.badSettings` or `run.unknownAgent`
+ * naming the field. Absent: the defaults (Claude Code, then Codex; the shared checkout).
+ */
+const runSettings = optional(json({ maxBytes: 256 * 1024 }));
 
-/** Server → client: the project's AI objects changed; the Runs view refreshes. */
-export const RunsDidChange = notification<{ project: string }>('desk/runs/didChange');
+/**
+ * Client → server: Go. Freezes every plug at its AtGo version, records the launch, makes the Intent,
+ * Task and Run, and starts carrying the run out with `settings` (unless `execute` is false); the
+ * result comes back at once, progress as `desk/runs/didChange` and the end as `desk/runs/didFinish`.
+ * Fails with `launch.emptyTicket`, `run.badSettings`, `run.unknownAgent`.
+ */
+export const LaunchGo = request<LaunchRecord>()('desk/card/go', object({ project: projectName, settings: runSettings, execute: optional(boolean()) }));
+
+/**
+ * Client → server: Cancel Run. Stops the agent's whole process group and fails the run with the
+ * reason; `stopped` is false when no process was carrying it out. Fails with `run.notRunning`.
+ */
+export const CancelRun = request<{ stopped: boolean }>()('desk/runs/cancel', object({ project: projectName, run: runId, reason: optional(string({ maxLength: 2000 })) }));
+
+/**
+ * Client → server: the gate's decision on a completed or failed run (seed 001 ⑨): `commit` lands
+ * the PatchSet (the run's last unless named), `retry` makes and starts a new Run of the same Task
+ * with `settings`, `abandon` fails the Task and puts the shared checkout's files back, `checkpoint`
+ * keeps the change aside. Fails with `run.notAwaitingDecision`, `run.noPatch`, `run.landConflict`,
+ * `run.targetMoved`.
+ */
+export const DecideRun = request<DecideResult>()(
+	'desk/runs/decide',
+	object({
+		project: projectName,
+		run: runId,
+		decision: string({ pattern: /^(commit|retry|abandon|checkpoint)$/ }),
+		patchset: optional(runId),
+		rationale: optional(string({ maxLength: 64 * 1024 })),
+		settings: runSettings,
+	}),
+);
+
+/** Server → client: the project's AI objects changed (`run` when one run's did); the Runs view refreshes. */
+export const RunsDidChange = notification<{ project: string; run?: string }>('desk/runs/didChange');
+
+export interface RunFinishedParams {
+	project: string;
+	run: string;
+	status: 'completed' | 'failed';
+	/** The task's title. */
+	title: string;
+	error?: string;
+	/** Files the last PatchSet touches, and the checks of it that passed and failed. */
+	touched: number;
+	checks: { passed: number; failed: number };
+}
+
+/** Server → client: a run reached the gate (completed) or failed; the client offers the review. */
+export const RunDidFinish = notification<RunFinishedParams>('desk/runs/didFinish');
 
 /** Every request the server must handle. */
 export const deskRequests = {
@@ -284,5 +337,7 @@ export const deskRequests = {
 	PlugAsset,
 	UnplugAsset,
 	LaunchGo,
+	CancelRun,
+	DecideRun,
 } as const;
-export const deskNotifications = { AssetsDidChange, SnapshotProgress, HistoryRewritten, RunsDidChange } as const;
+export const deskNotifications = { AssetsDidChange, SnapshotProgress, HistoryRewritten, RunsDidChange, RunDidFinish } as const;

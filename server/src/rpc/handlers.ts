@@ -3,6 +3,8 @@ import type { Desk } from '../desk';
 import { runDetail, runsOverview } from '../runs/runViews';
 import { deskRequests, type CardView, type FolderOutcome, type ParamsOf, type PlugRole, type ResultOf, type ServerStatus } from '../protocol/protocol';
 import type { ProjectLaunches } from '../launch/projectLaunches';
+import { parseRunSettings } from '../runs/settings';
+import type { DecisionType, Run } from '../ai/types';
 
 type Requests = typeof deskRequests;
 
@@ -194,12 +196,46 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return cardView(desk, launches);
 		},
 
-		async LaunchGo({ project }) {
+		async LaunchGo({ project, settings, execute }) {
 			const desk = await context.desk();
-			const record = await (await desk.launches(projectTop(desk, project))).go('user');
+			const top = projectTop(desk, project);
+			// Settings are checked before Go changes anything.
+			const runSettings = parseRunSettings(settings);
+			const record = await (await desk.launches(top)).go('user');
+			if (execute !== false) {
+				await desk.startRun(top, record, record.run, runSettings);
+			}
 			context.notifyRunsChanged(project);
 			context.notifyAssetsChanged('launch');
 			return record;
+		},
+
+		async CancelRun({ project, run, reason }) {
+			const desk = await context.desk();
+			const { executor } = await desk.runs(projectTop(desk, project));
+			const result = executor.cancel(run, reason?.trim() || 'cancelled by the person');
+			context.notifyRunsChanged(project);
+			return result;
+		},
+
+		async DecideRun({ project, run, decision, patchset, rationale, settings }) {
+			const desk = await context.desk();
+			const top = projectTop(desk, project);
+			const runSettings = decision === 'retry' ? parseRunSettings(settings) : undefined;
+			const { gate } = await desk.runs(top);
+			const result = await gate.decide(run, { decision: decision as DecisionType, ...(patchset ? { patchset } : {}), ...(rationale ? { rationale } : {}) });
+			if (result.new_run && runSettings) {
+				const newRun = (await desk.projectAi(top)).require<Run>(result.new_run, 'run');
+				const record = gate.launchRecord(newRun);
+				if (record) {
+					await desk.startRun(top, record, result.new_run, runSettings);
+				}
+			}
+			context.notifyRunsChanged(project);
+			if (result.commit || result.version !== undefined) {
+				context.notifyAssetsChanged('run landed');
+			}
+			return result;
 		},
 
 		async PatchSetFiles({ project, patchset }) {

@@ -9,7 +9,8 @@ import {
 import { Desk } from '../desk';
 import { DeskError, describeError, type DeskErrorJson } from '../core/errors';
 import { leveledLogger, type Logger, type LogLevel } from '../core/logger';
-import { AssetsDidChange, deskErrorCode, deskRequests, HistoryRewritten, initializationOptions, RunsDidChange, SnapshotProgress, type ServerStatus } from '../protocol/protocol';
+import { AssetsDidChange, deskErrorCode, deskRequests, HistoryRewritten, initializationOptions, RunDidFinish, RunsDidChange, SnapshotProgress, type ServerStatus } from '../protocol/protocol';
+import { runFinishedParams } from '../runs/runViews';
 import { createHandlers, type DeskHandlers } from './handlers';
 
 export const serverVersion = '0.1.0';
@@ -34,6 +35,8 @@ export function startDeskServer(connection: Connection): void {
 	let libraryDir = '';
 	let failure: DeskErrorJson | undefined;
 
+	// A run changes many times a second while an agent works; the views need at most a few refreshes.
+	const runChanges = new RunChangeBatcher((project, run) => void connection.sendNotification(RunsDidChange.method, { project, ...(run ? { run } : {}) }));
 	const context = {
 		desk(): Promise<Desk> {
 			if (!deskPromise) {
@@ -75,6 +78,12 @@ export function startDeskServer(connection: Connection): void {
 			(desk) => {
 				openedDesk = desk;
 				desk.onLibraryChanged = (reason) => context.notifyAssetsChanged(reason);
+				desk.onRunChanged = (top, runId) => runChanges.push(projectOf(desk, top), runId);
+				desk.onRunFinished = (top, runId, status) => {
+					const project = projectOf(desk, top);
+					runChanges.flush();
+					void desk.projectAi(top).then((ai) => connection.sendNotification(RunDidFinish.method, runFinishedParams(ai, project, runId, status)));
+				};
 				desk.library.onHistoryRewritten = (rewrite) => void connection.sendNotification(HistoryRewritten.method, rewrite);
 				logger.info(`desk ready: library ${libraryDir}`);
 			},
@@ -86,7 +95,9 @@ export function startDeskServer(connection: Connection): void {
 		return { capabilities: {}, serverInfo: { name: 'agent-desk', version: serverVersion } };
 	});
 
-	connection.onShutdown(() => {
+	connection.onShutdown(async () => {
+		// A run in progress is stopped and failed with the reason, never left running unwatched.
+		await openedDesk?.stopRuns('the desk was shut down (the window closed or reloaded)');
 		openedDesk?.close();
 		openedDesk = undefined;
 	});
@@ -129,4 +140,41 @@ function toErrorJson(error: unknown): DeskErrorJson {
 		return error.toJSON();
 	}
 	return { code: 'store.io', message: describeError(error), data: {} };
+}
+
+function projectOf(desk: Desk, top: string): string {
+	return desk.library.listProjects().find((p) => p.path === top)?.name ?? top;
+}
+
+/** Coalesces run changes per project: the first is sent at once, the rest at most every 250 ms. */
+class RunChangeBatcher {
+	private readonly pending = new Map<string, Set<string>>();
+	private timer: NodeJS.Timeout | undefined;
+
+	constructor(private readonly send: (project: string, run: string | undefined) => void) {}
+
+	push(project: string, run: string): void {
+		if (!this.timer) {
+			this.send(project, run);
+			this.timer = setTimeout(() => this.flush(), 250);
+			return;
+		}
+		let runs = this.pending.get(project);
+		if (!runs) {
+			runs = new Set();
+			this.pending.set(project, runs);
+		}
+		runs.add(run);
+	}
+
+	flush(): void {
+		if (this.timer) {
+			clearTimeout(this.timer);
+			this.timer = undefined;
+		}
+		for (const [project, runs] of this.pending) {
+			this.send(project, runs.size === 1 ? [...runs][0] : undefined);
+		}
+		this.pending.clear();
+	}
 }

@@ -126,3 +126,20 @@ export function runDetail(store: AiStore, runId: string): RunDetail {
 	Object.assign(detail, intent && { intent }, plan && { plan }, provenance && { provenance }, snapshot && { snapshot }, pipeline && { pipeline }, decision && { decision });
 	return detail;
 }
+
+/** What the client is told when a run reaches the gate or fails: enough for a one-line notification. */
+export function runFinishedParams(ai: AiStore, project: string, runId: string, status: 'completed' | 'failed') {
+	const run = ai.require<Run>(runId, 'run');
+	const task = ai.get<Task>(run.task);
+	const last = ai.runPatchSets(run).at(-1);
+	const evidence = last ? ai.runEvidence(runId).filter((e) => e.patchset_id === last.object_id) : [];
+	return {
+		project,
+		run: runId,
+		status,
+		title: task?.title ?? 'Run',
+		...(run.error ? { error: run.error } : {}),
+		touched: last?.touched.length ?? 0,
+		checks: { passed: evidence.filter((e) => e.exit_code === 0).length, failed: evidence.filter((e) => e.exit_code !== 0).length },
+	};
+}
