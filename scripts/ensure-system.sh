@@ -3,7 +3,8 @@
 # Needs root (or sudo) and Debian's package mirror; does nothing when all are present.
 set -euo pipefail
 
-packages=(git chromium ripgrep libkrb5-dev build-essential python3 pkg-config)
+# bubblewrap: the sandbox runs execute in (a run without it says it was not isolated).
+packages=(git chromium ripgrep libkrb5-dev build-essential python3 pkg-config bubblewrap)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

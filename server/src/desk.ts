@@ -106,6 +106,8 @@ export class Desk {
 			this.watchHead(result.asset.id, result.asset.working_dir);
 			try {
 				await this.openProjectDatabase(result.project.path, result.project.name);
+				// Runs a dead process left in progress are failed now, before any view shows them.
+				await this.runs(result.project.path);
 			} catch (error) {
 				if (!(error instanceof DeskError)) {
 					throw error;
@@ -190,7 +192,7 @@ export class Desk {
 		const executor = new RunExecutor(ports);
 		const runner = { executor, gate: new RunGate(ports, executor) };
 		this.runners.set(top, runner);
-		executor.recoverInterrupted();
+		await executor.recoverInterrupted();
 		return runner;
 	}
 

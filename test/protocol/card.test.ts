@@ -45,7 +45,7 @@ describe('launch cards over JSON-RPC', () => {
 		const copyOnTarget = await expectRpcError(server.connection, PlugAsset.method, { project: 'shop', id: asset.id, role: 'target', copy: [{ from: 'a', to: 'b' }] });
 		assert.equal((copyOnTarget.data as DeskErrorJson).code, 'launch.secondTarget');
 		await call(PlugAsset, { project: 'shop', id: asset.id, role: 'reference' });
-		const record = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop' });
+		const record = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', execute: false });
 		assert.deepEqual(record.plugs.map((p) => [p.name, p.version]), [['shop', 2], ['checkout-specs', 2]]);
 		const { usedIn } = await call<ResultOf<typeof UsedInLaunches>>(UsedInLaunches, { id: asset.id });
 		assert.deepEqual(usedIn.map((u) => [u.launch_id, u.role, u.version]), [[record.launch_id, 'reference', 2]]);

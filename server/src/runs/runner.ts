@@ -113,7 +113,7 @@ export class RunExecutor {
 	 * Fails every run left in progress by a process that is gone (the desk crashed or was killed):
 	 * nothing of it is landed, its folder stays for a look, and a stray agent it started is stopped.
 	 */
-	recoverInterrupted(): string[] {
+	async recoverInterrupted(): Promise<string[]> {
 		const failed: string[] = [];
 		for (const row of this.ports.db.all<ControlRow>('SELECT * FROM run_control')) {
 			const run = this.ports.ai.get<Run>(row.run_id);
@@ -126,6 +126,17 @@ export class RunExecutor {
 			}
 			if (row.agent_pgid !== null) {
 				stopStrayAgent(row.agent_pgid, row.run_id);
+			}
+			// What the agent left is kept as a PatchSet, so Abandon can put the files back.
+			const placement = this.placement(row.run_id);
+			const partial = placement && run.status !== 'created' ? await this.makePatchSet(run, placement, '').catch(() => undefined) : undefined;
+			if (partial) {
+				partial.rationale = 'what the agent left when the desk stopped';
+				addPatchSet(run, partial);
+				this.ports.ai.put([partial]);
+			}
+			if (placement) {
+				this.removeInstalled(placement);
 			}
 			failRun(run, `the desk stopped while the run was ${run.status} (process ${row.runner_pid}); nothing was landed`);
 			this.ports.ai.put([run]);
