@@ -59,6 +59,8 @@ export interface RunPlacement {
 	target_version?: number;
 	/** Paths the desk put into the work folder (installed skills), left out of the change and removed after. */
 	installed: string[];
+	/** The references' read-only folders: the only parts of the library the sandbox shows. */
+	reference_folders: string[];
 	agent: string;
 	settings: RunSettings;
 	isolated: boolean;
@@ -203,7 +205,7 @@ export class RunExecutor {
 			}
 			placement = await this.place(run, record, settings, agent);
 			this.saveControl(runId, placement);
-			const references = await this.references(run, record, placement);
+			const references = await this.references(record, placement);
 			const skills = await this.skills(record, placement, agent);
 			this.saveControl(runId, placement);
 			const outbox = path.join(this.ports.libraryDir, 'outbox', task.object_id);
@@ -398,7 +400,7 @@ export class RunExecutor {
 		fs.mkdirSync(runFolder, { recursive: true });
 		const sandbox = settings.sandbox === 'off' ? { available: false, reason: 'the sandbox is turned off in the settings' } : sandboxStatus();
 		const isolationNote = sandbox.available ? `isolated (${sandbox.version ?? 'bubblewrap'})` : `not isolated: ${sandbox.reason}`;
-		const base = { run_folder: runFolder, installed: [], agent: agent.name, settings, isolated: sandbox.available, isolation_note: isolationNote };
+		const base = { run_folder: runFolder, installed: [], reference_folders: [], agent: agent.name, settings, isolated: sandbox.available, isolation_note: isolationNote };
 		const targetPlug = record.plugs.find((p) => p.role === 'target');
 		const targetAsset = targetPlug ? this.ports.library.getAsset(targetPlug.id) : undefined;
 		let placement: RunPlacement;
@@ -441,7 +443,7 @@ export class RunExecutor {
 	}
 
 	/** Each reference's files where the agent can read them (read-only), and its `files` inlined. */
-	private async references(run: Run, record: LaunchRecord, placement: RunPlacement): Promise<Array<{ plugNodes: string[]; prompt: PromptReference; asset: AssetRecord; blob: string }>> {
+	private async references(record: LaunchRecord, placement: RunPlacement): Promise<Array<{ plugNodes: string[]; prompt: PromptReference; asset: AssetRecord; blob: string }>> {
 		const result = [];
 		for (const plug of record.plugs.filter((p) => p.role === 'reference')) {
 			const asset = this.ports.library.getAsset(plug.id);
@@ -464,6 +466,7 @@ export class RunExecutor {
 				writeInside(mountPath, asset.kind === 'notes' ? 'NOTES.md' : 'LINK.txt', Buffer.from(asset.kind === 'notes' ? asset.notes : `${asset.url}\n${asset.about}\n`, 'utf8'));
 				makeReadOnly(mountPath);
 			}
+			placement.reference_folders.push(mountPath);
 			const inlined: PromptReference['inlined'] = [];
 			const notInlined: PromptReference['notInlined'] = [];
 			if (plug.files.length > 0) {
@@ -483,10 +486,11 @@ export class RunExecutor {
 					}
 				}
 			}
-			blob = createHash('sha256').update(JSON.stringify({ id: asset.id, version: plug.version })).digest('hex');
+			// The item's content id: the version's manifest (snapshot) or commit (git); the text itself otherwise.
+			const version = asset.engine === 'none' ? undefined : (await this.ports.library.assetVersions(asset.id)).find((v) => v.version === plug.version);
+			blob = version ? (version.engine === 'git' ? version.commit : version.manifest) : gitBlobId(Buffer.from(asset.kind === 'notes' ? asset.notes : asset.url, 'utf8'));
 			result.push({ plugNodes: plug.nodes, prompt: { name: asset.name, version: plug.version, mountPath, inlined, notInlined }, asset, blob });
 		}
-		void run;
 		return result;
 	}
 
@@ -625,33 +629,17 @@ export class RunExecutor {
 	}
 
 	private layout(placement: RunPlacement, outbox: string, agent: AgentSettings | undefined): SandboxLayout {
-		const references = fs.existsSync(path.join(placement.run_folder, 'references')) ? [path.join(placement.run_folder, 'references')] : [];
-		const readOnly = [...references, ...(agent ? [...programFolders(agent.command), ...agent.readPaths.map(expandHome)] : [])];
-		// Snapshot references are mounted in the library's mounts folder: only the ones plugged are shown.
-		for (const entry of this.pluggedMounts(placement)) {
-			readOnly.push(entry);
-		}
 		const inside = (rel: string) => path.join(placement.work_folder, rel);
+		const agentReads = agent ? [...programFolders(agent.command), ...agent.readPaths.map(expandHome)] : [];
 		return {
 			workFolder: placement.work_folder,
 			readOnlyInside: placement.isolation === 'shared' ? [inside('.git')] : [],
 			hiddenInside: placement.isolation === 'shared' ? [inside('.desk')] : [],
 			writable: [outbox, ...(agent ? agent.writePaths.map(expandHome) : [])],
-			readOnly: [...readOnly, ...(placement.isolation === 'worktree' ? [path.join(this.ports.project.path, '.git')] : [])],
+			// A worktree's .git file points into the repository's .git: readable, never writable.
+			readOnly: [...placement.reference_folders, ...agentReads, ...(placement.isolation === 'worktree' ? [path.join(this.ports.project.path, '.git')] : [])],
 			network: agent?.network ?? false,
 		};
-	}
-
-	private pluggedMounts(placement: RunPlacement): string[] {
-		const launch = this.launchOf(path.basename(placement.run_folder));
-		const record = launch ? this.ports.db.get<{ json: string }>('SELECT json FROM launch_records WHERE launch_id = ?', [launch]) : undefined;
-		if (!record) {
-			return [];
-		}
-		const plugs = (JSON.parse(record.json) as LaunchRecord).plugs;
-		return plugs
-			.filter((p) => p.role === 'reference' && this.ports.library.getAsset(p.id).engine === 'snapshot')
-			.map((p) => path.join(this.ports.libraryDir, 'mounts', p.id, String(p.version)));
 	}
 
 	// -----------------------------------------------------------------------------------------
