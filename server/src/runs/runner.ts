@@ -16,13 +16,16 @@ import {
 	newPatchSet,
 	newPlan,
 	newPlanStep,
+	newRevision,
 	newProvenance,
 	pushFrame,
 	setIntentContent,
 	setIntentPlan,
 	setIntentStatus,
 	setRunStatus,
+	setFwindow,
 	setStepStatus,
+	stepStatus,
 	setTaskStatus,
 } from '../ai/model';
 import type { ArtifactRef, ContextItem, ContextPipeline, Evidence, EvidenceKind, Intent, PatchSet, Plan, Provenance, Run, Task } from '../ai/types';
@@ -221,6 +224,7 @@ export class RunExecutor {
 
 			let usage: { input: number; output: number; cost?: number } = { input: 0, output: 0 };
 			let steps: string[] | undefined;
+			let revision: Plan | undefined;
 			const nodeMetrics: unknown[] = [];
 			let lastPatch: PatchSet | undefined;
 			const workNodes = record.template.nodes.filter((n) => n !== 'plan');
@@ -234,7 +238,12 @@ export class RunExecutor {
 				if (step) {
 					setStepStatus(step, 'progressing');
 				}
-				ai.put([run, plan]);
+				if (revision && node !== 'plan') {
+					for (const planned of revision.steps.filter((p) => stepStatus(p) === 'pending')) {
+						setStepStatus(planned, 'progressing');
+					}
+				}
+				ai.put([run, plan, ...(revision ? [revision] : [])]);
 				this.ports.changed(runId);
 				let failure: Parameters<typeof composePrompt>[0]['failure'];
 				for (let attempt = 1; ; attempt += 1) {
@@ -264,14 +273,18 @@ export class RunExecutor {
 						steps = outcome.planSteps ?? planSteps(outcome.answer);
 						const summaryFrame = pushFrame(pipeline, 'step_summary', `plan: ${steps.length} step${steps.length === 1 ? '' : 's'}`, { data: { steps } });
 						step?.oframes.push(summaryFrame);
-						for (const description of steps) {
-							const planned = newPlanStep(description);
-							addStep(plan, planned);
-						}
 						if (step) {
 							setStepStatus(step, 'completed');
 						}
-						ai.put([plan, pipeline, run]);
+						// The agent's plan is a revision of the desk's (one step a node): the plan the run executes.
+						revision = newRevision(plan, actor('agent', agent.name));
+						setFwindow(revision, [0, pipeline.next_frame_id]);
+						for (const description of steps) {
+							addStep(revision, newPlanStep(description));
+						}
+						setIntentPlan(intent, revision);
+						run.plan = revision.object_id;
+						ai.put([plan, revision, intent, pipeline, run]);
 						break;
 					}
 					// ⑦ The attempt's change as a PatchSet.
@@ -306,6 +319,11 @@ export class RunExecutor {
 				if (step && node !== 'plan') {
 					setStepStatus(step, 'completed');
 				}
+				if (revision && node === workNodes[workNodes.length - 1]) {
+					for (const planned of revision.steps.filter((p) => stepStatus(p) === 'progressing')) {
+						setStepStatus(planned, 'completed');
+					}
+				}
 			}
 			this.removeInstalled(placement);
 			if (!lastPatch) {
@@ -315,7 +333,7 @@ export class RunExecutor {
 				setRunStatus(run, 'validating');
 			}
 			setRunStatus(run, 'completed');
-			ai.put([run, plan]);
+			ai.put([run, plan, ...(revision ? [revision] : [])]);
 			this.ports.logger.info(`run ${runId}: completed with ${run.patchsets.length} PatchSet(s); waiting at the gate`);
 		} catch (error) {
 			if (placement) {

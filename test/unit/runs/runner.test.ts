@@ -53,7 +53,9 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 	const tools = ai.runToolInvocations(run.object_id);
 	assert.deepEqual(tools.map((t) => [t.tool_name, t.status, t.io_footprint?.paths_written]), [['Write', 'ok', ['src/cart.ts']], ['Write', 'ok', ['src/discount.test.ts']]]);
 	const plan = ai.require<Plan>(run.plan!, 'plan');
-	assert.deepEqual(plan.steps.slice(2).map((s) => s.description), ['Read cart.ts', 'Add the discount']);
+	assert.deepEqual(plan.steps.map((s) => [s.description, s.statuses.at(-1)?.status]), [['Read cart.ts', 'completed'], ['Add the discount', 'completed']]);
+	const nodes = ai.require<Plan>(plan.previous!, 'plan');
+	assert.deepEqual(nodes.steps.map((s) => [s.description, s.statuses.at(-1)?.status]), [['plan', 'completed'], ['work', 'completed']], 'the agent\'s plan revises the desk\'s plan of nodes');
 	const provenance = ai.runProvenance(run.object_id) as Provenance;
 	assert.equal(provenance.model, 'scripted-model-1');
 	assert.deepEqual(provenance.token_usage, { input_tokens: 2000, output_tokens: 400, total_tokens: 2400, cost_usd: 0.0246 });
