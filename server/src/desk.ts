@@ -12,6 +12,7 @@ import { exportHistory, historyRef, readHistory, type ExportResult } from './git
 import { HeadWatcher } from './git/headWatcher';
 import { ProjectLaunches, type LaunchRecord } from './launch/projectLaunches';
 import { RunGate } from './runs/gate';
+import { AttachmentStore } from './attachments/attachmentStore';
 import { RunExecutor } from './runs/runner';
 import type { RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
@@ -51,7 +52,9 @@ export class Desk {
 	/** Told when a run's objects changed, and when a run reached the gate or failed. */
 	onRunChanged: ((top: string, runId: string) => void) | undefined;
 	onRunFinished: ((top: string, runId: string, status: 'completed' | 'failed') => void) | undefined;
+	onAttachmentsChanged: ((top: string, taskId: string) => void) | undefined;
 	private readonly runners = new Map<string, { executor: RunExecutor; gate: RunGate }>();
+	private readonly attachmentStores = new Map<string, AttachmentStore>();
 	/** Runs executing in this process, so close() can wait for them to stop. */
 	private readonly executing = new Set<Promise<unknown>>();
 
@@ -180,6 +183,8 @@ export class Desk {
 		const db = await this.openProjectDatabase(top, project.name);
 		const ports = {
 			library: this.library,
+			attachments: await this.attachments(top),
+			attachmentsChanged: (taskId: string) => this.onAttachmentsChanged?.(top, taskId),
 			blobs: this.blobs,
 			ai: new AiStore(db),
 			db,
@@ -194,6 +199,26 @@ export class Desk {
 		this.runners.set(top, runner);
 		await executor.recoverInterrupted();
 		return runner;
+	}
+
+	/**
+	 * The attachments of the project whose repository top is `top` (seed 002), in
+	 * `<top>/.desk/attachments/`. The first use in a process sweeps files no row names that are
+	 * older than ten minutes (an attach another process has stored but not recorded yet is younger).
+	 */
+	async attachments(top: string): Promise<AttachmentStore> {
+		let store = this.attachmentStores.get(top);
+		if (!store) {
+			const name = this.library.listProjects().find((p) => p.path === top)?.name ?? path.basename(top);
+			store = new AttachmentStore(await this.openProjectDatabase(top, name), path.join(top, projectDataFolder, 'attachments'), this.logger);
+			this.attachmentStores.set(top, store);
+			try {
+				store.sweep(10 * 60_000);
+			} catch (error) {
+				this.logger.warn(`attachments of ${name}: the sweep failed: ${(error as Error).message}`);
+			}
+		}
+		return store;
 	}
 
 	/**

@@ -1,3 +1,5 @@
+import { AttachmentStore } from '../attachments/attachmentStore';
+
 /**
  * The prompt of one node of a run: the ticket, what the plugs that reach the node hand over, the
  * target the run writes, and the outbox. References are data, never instructions (§06), and the
@@ -63,12 +65,7 @@ export function composePrompt(input: PromptInput): string {
 	if (input.skills.length > 0) {
 		parts.push(section('Skills', input.skills.map(skillText).join('\n\n')));
 	}
-	parts.push(
-		section(
-			'Attachments for the person',
-			`To hand the person a file that is not part of the change (a report, a chart, a screenshot), write it to ${input.outbox} (also in $DESK_TASK_ATTACHMENTS). It is attached to the task when this step ends.`,
-		),
-	);
+	parts.push(section('Attachments for the person', AttachmentStore.promptSection(input.outbox)));
 	return parts.join('\n\n') + '\n';
 }
 

@@ -30,9 +30,11 @@ import {
 } from '../ai/model';
 import type { ArtifactRef, ContextItem, ContextPipeline, Evidence, EvidenceKind, Intent, PatchSet, Plan, Provenance, Run, Task } from '../ai/types';
 import { createOutputParser } from '../agents/adapters';
+import { AttachmentStore } from '../attachments/attachmentStore';
 import type { Library } from '../assets/library';
 import type { AssetCheck, AssetRecord, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
+import { scrubText } from '../core/secrets';
 import type { Logger } from '../core/logger';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { AiStore } from '../store/aiStore';
@@ -82,6 +84,7 @@ interface ControlRow {
 
 export interface RunnerPorts {
 	library: Library;
+	attachments: AttachmentStore;
 	blobs: BlobStore;
 	ai: AiStore;
 	db: DurableDatabase;
@@ -92,6 +95,8 @@ export interface RunnerPorts {
 	changed: (runId: string) => void;
 	/** Told when a run reached the gate (completed with a change) or failed. */
 	finished: (runId: string, status: 'completed' | 'failed') => void;
+	/** Told when a task got attachments. */
+	attachmentsChanged?: (taskId: string) => void;
 }
 
 /** The store name artifacts carry: the library's content-addressed blob store. */
@@ -211,8 +216,7 @@ export class RunExecutor {
 			const references = await this.references(record, placement);
 			const skills = await this.skills(record, placement, agent);
 			this.saveControl(runId, placement);
-			const outbox = path.join(this.ports.libraryDir, 'outbox', task.object_id);
-			fs.mkdirSync(outbox, { recursive: true });
+			const outbox = this.ports.attachments.prepareOutbox(task.object_id);
 			const snapshot = newContextSnapshot(system, 'explicit', contextItems(record, references, skills), { summary: `${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} at go` });
 			run.snapshot = snapshot.object_id;
 			run.environment = { os: os.platform(), arch: os.arch(), cwd: placement.work_folder };
@@ -359,6 +363,11 @@ export class RunExecutor {
 			this.ports.logger.warn(`run ${runId}: failed — ${reason}`);
 		} finally {
 			this.live.delete(runId);
+			try {
+				this.ports.attachments.closeOutbox(run.task);
+			} catch {
+				// A busy or odd outbox stays; the next attempt tries again.
+			}
 			this.ports.db.write((tx) => tx.run('UPDATE run_control SET agent_pgid = NULL, updated_at = ? WHERE run_id = ?', [new Date().toISOString(), runId]));
 		}
 		const final = ai.require<Run>(runId, 'run');
@@ -572,8 +581,7 @@ export class RunExecutor {
 			LANG: process.env.LANG ?? 'C.UTF-8',
 			TERM: 'dumb',
 			NO_COLOR: '1',
-			DESK_TASK_ATTACHMENTS: outbox,
-			DESK_TASK_ID: task.object_id,
+			...AttachmentStore.env(task.object_id, outbox),
 			DESK_RUN_ID: run.object_id,
 			DESK_NODE: node,
 		};
@@ -631,6 +639,7 @@ export class RunExecutor {
 			spawnError.then((error) => ({ code: null, signal: null, error })),
 		]);
 		await reading.catch(() => undefined);
+		this.ingestOutbox(run, task, agent);
 		const sink = this.sink(agent);
 		const stored = transcript.length > 0 ? sink.storeArtifact(Buffer.from(sink.scrub(Buffer.concat(transcript).toString('utf8')), 'utf8'), 'text/plain; charset=utf-8') : undefined;
 		if ('error' in exit) {
@@ -646,14 +655,28 @@ export class RunExecutor {
 		return { ...outcome, exitCode: exit.code, ...(stored ? { transcript: stored } : {}) };
 	}
 
-	private layout(placement: RunPlacement, outbox: string, agent: AgentSettings | undefined): SandboxLayout {
+	/** The attempt is over: what the agent left in the outbox is attached to the task (seed 002 Ingest). */
+	private ingestOutbox(run: Run, task: Task, agent: AgentSettings): void {
+		try {
+			const secrets = agent.secretEnv.map((name) => process.env[name]).filter((v): v is string => v !== undefined);
+			const report = this.ports.attachments.ingest(task.object_id, { runId: run.object_id, secrets, addedBy: `agent ${agent.name}` });
+			if (report.added.length + report.refused.length + report.kept.length > 0) {
+				this.ports.logger.info(`run ${run.object_id}: ${AttachmentStore.summary(task.object_id, report)}`);
+				this.ports.attachmentsChanged?.(task.object_id);
+			}
+		} catch (error) {
+			this.ports.logger.warn(`run ${run.object_id}: the outbox could not be ingested: ${(error as Error).message}`);
+		}
+	}
+
+	private layout(placement: RunPlacement, outbox: string | undefined, agent: AgentSettings | undefined): SandboxLayout {
 		const inside = (rel: string) => path.join(placement.work_folder, rel);
 		const agentReads = agent ? [...programFolders(agent.command), ...agent.readPaths.map(expandHome)] : [];
 		return {
 			workFolder: placement.work_folder,
 			readOnlyInside: placement.isolation === 'shared' ? [inside('.git')] : [],
 			hiddenInside: placement.isolation === 'shared' ? [inside('.desk')] : [],
-			writable: [outbox, ...(agent ? agent.writePaths.map(expandHome) : [])],
+			writable: [...(outbox ? [outbox] : []), ...(agent ? agent.writePaths.map(expandHome) : [])],
 			// A worktree's .git file points into the repository's .git: readable, never writable.
 			readOnly: [...placement.reference_folders, ...agentReads, ...(placement.isolation === 'worktree' ? [path.join(this.ports.project.path, '.git')] : [])],
 			network: agent?.network ?? false,
@@ -706,7 +729,7 @@ export class RunExecutor {
 		const evidence: Evidence[] = [];
 		for (const check of [...assetChecks, ...settings.checks]) {
 			checkCancel();
-			const result = await this.runCheck(check, placement, agent);
+			const result = await this.runCheck(check, placement);
 			const item = newEvidence(system, run, evidenceKind(check.id), check.executable, {
 				patchset: patch,
 				command: [check.executable, ...check.args].join(' '),
@@ -722,13 +745,13 @@ export class RunExecutor {
 		return evidence;
 	}
 
-	private async runCheck(check: AssetCheck, placement: RunPlacement, agent: AgentSettings): Promise<{ exitCode: number; summary: string; log: string; durationMs: number }> {
+	private async runCheck(check: AssetCheck, placement: RunPlacement): Promise<{ exitCode: number; summary: string; log: string; durationMs: number }> {
 		const cwd = path.join(placement.work_folder, check.cwd || '.');
 		const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.homedir(), LANG: process.env.LANG ?? 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1', CI: '1' };
 		let command = [check.executable, ...check.args];
 		if (placement.isolated) {
 			// Checks run what the agent wrote: the same sandbox, without the agent's login or the network.
-			const layout = this.layout(placement, path.join(this.ports.libraryDir, 'outbox', '.none'), undefined);
+			const layout = this.layout(placement, undefined, undefined);
 			command = ['bwrap', ...sandboxArgs({ ...layout, readOnly: [...layout.readOnly, ...programFolders(check.executable)] }, env, command).map((a, i, all) => (all[i - 1] === '--chdir' ? cwd : a))];
 		}
 		const started = Date.now();
@@ -755,7 +778,6 @@ export class RunExecutor {
 			child.on('close', (code) => resolve({ code }));
 		});
 		clearTimeout(timer);
-		void agent;
 		const log = Buffer.concat(chunks).toString('utf8');
 		const durationMs = Date.now() - started;
 		const seconds = (durationMs / 1000).toFixed(1);
@@ -783,7 +805,7 @@ export class RunExecutor {
 	}
 
 	private sink(agent: AgentSettings) {
-		const secrets = agent.secretEnv.map((name) => process.env[name]).filter((v): v is string => v !== undefined && v.length >= 8);
+		const secrets = agent.secretEnv.map((name) => process.env[name]).filter((v): v is string => v !== undefined);
 		return {
 			put: (objects: Parameters<AiStore['put']>[0]) => {
 				this.ports.ai.put(objects);
@@ -793,7 +815,7 @@ export class RunExecutor {
 				}
 			},
 			storeArtifact: (bytes: Buffer, contentType: string) => this.storeArtifact(bytes, contentType),
-			scrub: (text: string) => scrubSecrets(text, secrets),
+			scrub: (text: string) => scrubText(text, secrets),
 		};
 	}
 
@@ -804,17 +826,6 @@ export class RunExecutor {
 	private saveControl(runId: string, placement: RunPlacement): void {
 		this.ports.db.write((tx) => tx.run('UPDATE run_control SET json = ?, updated_at = ? WHERE run_id = ?', [JSON.stringify(placement), new Date().toISOString(), runId]));
 	}
-}
-
-/** The secrets themselves and their base64, URL- and JSON-escaped forms, replaced before anything is stored. */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
-	let result = text;
-	for (const secret of secrets) {
-		for (const form of new Set([secret, Buffer.from(secret).toString('base64'), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])) {
-			result = result.split(form).join('[secret removed]');
-		}
-	}
-	return result;
 }
 
 function intentAnalysis(record: LaunchRecord): string {

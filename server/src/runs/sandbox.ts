@@ -75,19 +75,22 @@ export function sandboxArgs(layout: SandboxLayout, env: Record<string, string>, 
 	}
 	const home = os.homedir();
 	args.push('--tmpfs', home);
-	// Parents of bound folders are made by bwrap as empty directories, so nothing beside them shows.
-	for (const folder of layout.readOnly.filter(exists)) {
-		args.push('--ro-bind', folder, folder);
-	}
-	for (const folder of layout.writable.filter(exists)) {
-		args.push('--bind', folder, folder);
-	}
+	// Order matters: a later mount covers an earlier one. The work folder first, then what is
+	// read-only or hidden inside it, then the extra folders (the outbox lives inside the hidden
+	// .desk/ of a shared checkout and must show through it).
 	args.push('--bind', layout.workFolder, layout.workFolder);
 	for (const folder of layout.readOnlyInside.filter(exists)) {
 		args.push('--ro-bind', folder, folder);
 	}
 	for (const folder of layout.hiddenInside.filter(exists)) {
 		args.push('--tmpfs', folder);
+	}
+	// Parents of bound folders are made by bwrap as empty directories, so nothing beside them shows.
+	for (const folder of layout.readOnly.filter(exists)) {
+		args.push('--ro-bind', folder, folder);
+	}
+	for (const folder of layout.writable.filter(exists)) {
+		args.push('--bind', folder, folder);
 	}
 	args.push('--clearenv');
 	for (const [name, value] of Object.entries(env)) {

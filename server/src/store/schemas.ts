@@ -176,4 +176,44 @@ export const projectMigrations: readonly Migration[] = [
 			)`,
 		],
 	},
+	{
+		version: 5,
+		statements: [
+			// Attachments (seed 002): the bytes are in .desk/attachments/<id>; the name is a label.
+			`CREATE TABLE attachments (
+				id TEXT PRIMARY KEY,
+				task_id TEXT NOT NULL,
+				name TEXT NOT NULL,
+				size INTEGER NOT NULL,
+				sha256 TEXT NOT NULL,
+				media_type TEXT NOT NULL,
+				source TEXT NOT NULL,
+				run_id TEXT,
+				note TEXT NOT NULL,
+				added_by TEXT NOT NULL,
+				created_at TEXT NOT NULL,
+				unavailable TEXT
+			)`,
+			'CREATE INDEX attachments_task ON attachments (task_id, created_at)',
+			// Who deleted what, through which surface.
+			`CREATE TABLE attachment_audit (
+				seq INTEGER PRIMARY KEY AUTOINCREMENT,
+				attachment_id TEXT NOT NULL,
+				task_id TEXT NOT NULL,
+				name TEXT NOT NULL,
+				action TEXT NOT NULL,
+				actor TEXT NOT NULL,
+				via TEXT NOT NULL,
+				at TEXT NOT NULL
+			)`,
+			// The project's journal: one line per event beside the tasks' history (ingests, deletions).
+			`CREATE TABLE project_journal (
+				seq INTEGER PRIMARY KEY AUTOINCREMENT,
+				at TEXT NOT NULL,
+				task_id TEXT,
+				kind TEXT NOT NULL,
+				line TEXT NOT NULL
+			)`,
+		],
+	},
 ];

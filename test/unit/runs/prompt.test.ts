@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { it } from 'node:test';
 import { isDeskError } from '../../../server/src/core/errors';
 import { globMatches, planSteps } from '../../../server/src/runs/prompt';
-import { scrubSecrets } from '../../../server/src/runs/runner';
+import { scrubBytes, scrubText } from '../../../server/src/core/secrets';
 import { parseRunSettings } from '../../../server/src/runs/settings';
 import { openDesk } from '../../helpers/deskFixture';
 import { makeRepo } from '../../helpers/gitRepo';
@@ -50,7 +50,7 @@ it('each node\'s prompt has the ticket, the references with their read-only path
 	assert.ok(!plan.includes('careful-review'), 'the instructions plug reaches the work node only');
 	assert.match(work, /careful-review: Review every change twice\. \(installed as a skill at \.claude\/skills\/careful-review\)/);
 	assert.match(work, /## Plan\n\n1\. Read the code\n2\. Make the change/);
-	assert.ok(work.includes(path.join(desk.libraryDir, 'outbox', record.task)), 'the outbox path is in the prompt');
+	assert.ok(work.includes(path.join(repo, '.desk', 'attachments', 'outbox', record.task)), 'the outbox path is in the prompt');
 	// copy: byte for byte into the checkout, and part of the change; the installed skill is not.
 	assert.equal(fs.readFileSync(path.join(repo, 'api', 'schema.json'), 'utf8'), '{"type":"object"}\n');
 	const ai = await desk.projectAi(repo);
@@ -105,6 +105,14 @@ it('globs of a reference\'s files: * within a name, ** across folders, a folder 
 it('secrets are scrubbed as they are, and in base64, URL- and JSON-escaped forms', () => {
 	const secret = 'sk-test/abc+"def"==';
 	const text = `raw ${secret} b64 ${Buffer.from(secret).toString('base64')} url ${encodeURIComponent(secret)} json ${JSON.stringify(secret)}`;
-	const scrubbed = scrubSecrets(text, [secret]);
-	assert.equal(scrubbed, 'raw [secret removed] b64 [secret removed] url [secret removed] json "[secret removed]"');
+	assert.equal(scrubText(text, [secret]), 'raw [secret removed] b64 [secret removed] url [secret removed] json "[secret removed]"');
+	// Inside a longer base64 text the secret sits at any of three byte offsets: each is found.
+	for (const offset of [0, 1, 2, 3, 4]) {
+		const encoded = Buffer.concat([Buffer.alloc(offset, 7), Buffer.from(secret), Buffer.from('tail')]).toString('base64');
+		assert.ok(scrubText(encoded, [secret]).includes('[secret removed]'), `offset ${offset}`);
+	}
+	// Bytes are searched as bytes: the binary around a secret is kept exactly.
+	const binary = Buffer.concat([Buffer.from([0, 255, 254]), Buffer.from(secret), Buffer.from([128, 0])]);
+	assert.deepEqual(scrubBytes(binary, [secret]), Buffer.concat([Buffer.from([0, 255, 254]), Buffer.from('[secret removed]'), Buffer.from([128, 0])]));
+	assert.equal(scrubText('short ab', ['ab']), 'short ab', 'values under 8 characters are not scrubbed wherever they occur');
 });

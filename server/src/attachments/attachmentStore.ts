@@ -1,0 +1,670 @@
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DeskError, isDeskError } from '../core/errors';
+import type { Logger } from '../core/logger';
+import { scrubBytes } from '../core/secrets';
+import { ConfinedDir, readLimited } from '../store/confinedDir';
+import type { DurableDatabase, WriteTransaction } from '../store/durableDatabase';
+import { baseName, cleanName, detectType, humanBytes } from './names';
+
+/** Every attach is checked against all of them; a file over one is refused and named, never truncated. */
+export interface AttachmentLimits {
+	fileBytes: number;
+	taskFiles: number;
+	taskBytes: number;
+	projectBytes: number;
+}
+
+export const defaultLimits: AttachmentLimits = { fileBytes: 32 * 1024 * 1024, taskFiles: 100, taskBytes: 128 * 1024 * 1024, projectBytes: 1024 * 1024 * 1024 };
+
+export type AttachmentSource = 'run' | 'hand' | 'remote';
+
+export interface AttachmentRow {
+	/** 128 random bits in hex: the file's name in the store. Nothing a run chose names a file on disk. */
+	id: string;
+	task_id: string;
+	/** The cleaned name: a label only. */
+	name: string;
+	size: number;
+	sha256: string;
+	media_type: string;
+	source: AttachmentSource;
+	run_id: string | null;
+	note: string;
+	added_by: string;
+	created_at: string;
+	/** Why the bytes are not in this store (a remote run's file its result had no room for); null when they are. */
+	unavailable: string | null;
+}
+
+export interface AttachMeta {
+	name: string;
+	source: AttachmentSource;
+	runId?: string;
+	note?: string;
+	addedBy: string;
+}
+
+export interface Refusal {
+	name: string;
+	reason: string;
+}
+
+/** What one ingest did: attached, refused (and removed from the outbox), kept for the next ingest. */
+export interface IngestReport {
+	added: AttachmentRow[];
+	refused: Refusal[];
+	kept: Refusal[];
+	/** Files attached by an earlier ingest of the same run (after a crash): removed, not attached again. */
+	already: string[];
+}
+
+export interface TaskAttachments {
+	task_id: string;
+	count: number;
+	bytes: number;
+}
+
+const outboxFolder = 'outbox';
+const tempPrefix = 'tmp-';
+const idPattern = /^[0-9a-f]{32}$/;
+const taskIdPattern = /^[0-9A-Za-z][0-9A-Za-z._-]{0,127}$/;
+const envOutbox = 'DESK_TASK_ATTACHMENTS';
+const envTask = 'DESK_TASK_ID';
+
+/**
+ * A project's attachments (seed 002): the files runs made for a person, kept with their task in
+ * `<project>/.desk/attachments/<id>`, recorded in the project database. The store is in an agent's
+ * reach (a run writes its outbox inside it), so every file is reached through {@link ConfinedDir}:
+ * a link anywhere leads nowhere, and a file is read only through the descriptor that was checked.
+ */
+export class AttachmentStore {
+	private readonly limits: AttachmentLimits;
+
+	constructor(
+		private readonly db: DurableDatabase,
+		/** `<project>/.desk/attachments` */
+		readonly storeDir: string,
+		private readonly logger: Logger,
+		options: { limits?: Partial<AttachmentLimits> } = {},
+	) {
+		this.limits = { ...defaultLimits, ...options.limits };
+	}
+
+	/** The store folder, made with its `.gitignore` on first use. */
+	private root(): ConfinedDir {
+		if (!fs.existsSync(this.storeDir)) {
+			fs.mkdirSync(this.storeDir, { recursive: true, mode: 0o700 });
+		}
+		const root = ConfinedDir.open(this.storeDir);
+		if (!root.lstat('.gitignore')) {
+			// A project that does not ignore .desk/ still cannot commit a run's attachments by accident.
+			this.writeInto(root, '.gitignore', Buffer.from('# Agent Desk attachments: never committed.\n*\n'));
+		}
+		return root;
+	}
+
+	/** OutboxDir: where a task's run puts files for the person. */
+	outboxDir(taskId: string): string {
+		checkTaskId(taskId);
+		return path.join(this.storeDir, outboxFolder, taskId);
+	}
+
+	/** PrepareOutbox: the task's outbox exists (empty or not); its absolute path. */
+	prepareOutbox(taskId: string): string {
+		const root = this.root();
+		try {
+			root.child(outboxFolder, true)!.child(checkTaskId(taskId), true)!.close();
+		} finally {
+			root.close();
+		}
+		return this.outboxDir(taskId);
+	}
+
+	/** Env: what an agent working on the task is given. */
+	static env(taskId: string, outbox: string): Record<string, string> {
+		return { [envOutbox]: outbox, [envTask]: taskId };
+	}
+
+	/** PromptSection: what every prompt says about the outbox. Short, since every prompt has it. */
+	static promptSection(outbox: string): string {
+		return `To hand the person a file that is not part of the change (a report, a chart, a screenshot, a data export), copy it into ${outbox} (also in $${envOutbox}). Every file there is attached to the task when this step ends; at most ${humanBytes(defaultLimits.fileBytes)} a file.`;
+	}
+
+	/** Outboxes: the tasks that have an outbox in the store. */
+	outboxes(): string[] {
+		const root = this.root();
+		try {
+			const outboxes = root.child(outboxFolder);
+			if (!outboxes) {
+				return [];
+			}
+			try {
+				return outboxes.entries().filter((e) => e.kind === 'dir').map((e) => e.name).sort();
+			} finally {
+				outboxes.close();
+			}
+		} finally {
+			root.close();
+		}
+	}
+
+	/** CloseOutbox: removes the task's outbox once an attempt is over, when it is empty. */
+	closeOutbox(taskId: string): boolean {
+		const root = this.root();
+		try {
+			const outboxes = root.child(outboxFolder);
+			if (!outboxes) {
+				return true;
+			}
+			try {
+				return outboxes.rmdir(checkTaskId(taskId)) || !outboxes.lstat(taskId);
+			} finally {
+				outboxes.close();
+			}
+		} finally {
+			root.close();
+		}
+	}
+
+	/** RemoveOutbox: the outbox and whatever is in it (links removed, never followed). */
+	removeOutbox(taskId: string): void {
+		const root = this.root();
+		try {
+			const outboxes = root.child(outboxFolder);
+			if (outboxes) {
+				try {
+					outboxes.removeTree(checkTaskId(taskId));
+				} finally {
+					outboxes.close();
+				}
+			}
+		} finally {
+			root.close();
+		}
+	}
+
+	/**
+	 * Ingest: every regular file at any depth of the task's outbox is attached under its path there;
+	 * links, devices, FIFOs, sockets and hard links to files elsewhere are named in the report,
+	 * never followed or read. The outbox is emptied of what was handled and left in place; a file that
+	 * failed for a reason that may pass (a full disk, a locked database) stays for the next ingest.
+	 * A missing outbox is an empty report. Run twice, or again after a crash, each file is attached once.
+	 */
+	ingest(taskId: string, options: { runId?: string; secrets?: readonly string[]; addedBy?: string } = {}): IngestReport {
+		checkTaskId(taskId);
+		const report: IngestReport = { added: [], refused: [], kept: [], already: [] };
+		const root = this.root();
+		try {
+			const outboxes = root.child(outboxFolder);
+			const outbox = outboxes?.child(taskId);
+			outboxes?.close();
+			if (!outbox) {
+				return report;
+			}
+			try {
+				this.ingestFolder(root, outbox, '', taskId, options, report);
+			} finally {
+				outbox.close();
+			}
+		} finally {
+			root.close();
+		}
+		if (report.added.length + report.refused.length + report.kept.length + report.already.length > 0) {
+			this.journal(taskId, 'ingest', AttachmentStore.summary(taskId, report));
+		}
+		return report;
+	}
+
+	private ingestFolder(root: ConfinedDir, dir: ConfinedDir, prefix: string, taskId: string, options: { runId?: string; secrets?: readonly string[]; addedBy?: string }, report: IngestReport): void {
+		for (const entry of dir.entries().sort((a, b) => (a.name < b.name ? -1 : 1))) {
+			const rel = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+			const name = cleanName(rel);
+			if (entry.kind === 'dir') {
+				let sub: ConfinedDir | undefined;
+				try {
+					sub = dir.child(entry.name);
+				} catch (error) {
+					// Swapped for a link since it was listed: not followed.
+					report.refused.push({ name, reason: describeRefusal(error) });
+					dir.unlink(entry.name);
+					continue;
+				}
+				if (sub) {
+					try {
+						this.ingestFolder(root, sub, rel, taskId, options, report);
+					} finally {
+						sub.close();
+					}
+					dir.rmdir(entry.name);
+				}
+				continue;
+			}
+			if (entry.kind !== 'file') {
+				report.refused.push({ name, reason: kindReason[entry.kind] ?? 'not a regular file: not read' });
+				dir.unlink(entry.name);
+				continue;
+			}
+			let outcome: 'added' | 'refused' | 'kept' | 'already';
+			try {
+				outcome = this.ingestFile(root, dir, entry.name, name, taskId, options, report);
+			} catch (error) {
+				if (!mayPass(error)) {
+					throw error;
+				}
+				report.kept.push({ name, reason: describeRefusal(error) });
+				outcome = 'kept';
+			}
+			if (outcome !== 'kept') {
+				dir.unlink(entry.name);
+			}
+		}
+	}
+
+	private ingestFile(root: ConfinedDir, dir: ConfinedDir, entryName: string, name: string, taskId: string, options: { runId?: string; secrets?: readonly string[]; addedBy?: string }, report: IngestReport): 'added' | 'refused' | 'already' {
+		let opened: { fd: number; stat: fs.Stats };
+		try {
+			opened = dir.openFile(entryName);
+		} catch (error) {
+			if (isDeskError(error, 'attachment.notRegular') || isDeskError(error, 'attachment.unavailable')) {
+				report.refused.push({ name, reason: describeRefusal(error) });
+				return 'refused';
+			}
+			throw error;
+		}
+		let bytes: Buffer;
+		try {
+			if (opened.stat.nlink > 1) {
+				report.refused.push({ name, reason: 'a hard link to a file elsewhere: not read' });
+				return 'refused';
+			}
+			if (opened.stat.size > this.limits.fileBytes) {
+				report.refused.push({ name, reason: `${humanBytes(opened.stat.size)} is over the ${humanBytes(this.limits.fileBytes)} limit of a file` });
+				return 'refused';
+			}
+			const read = readLimited(opened.fd, this.limits.fileBytes);
+			if (read.more) {
+				report.refused.push({ name, reason: `it grew over the ${humanBytes(this.limits.fileBytes)} limit of a file while it was read` });
+				return 'refused';
+			}
+			bytes = read.bytes;
+		} finally {
+			fs.closeSync(opened.fd);
+		}
+		const stored = options.secrets?.length ? scrubBytes(bytes, options.secrets) : bytes;
+		const sha256 = createHash('sha256').update(stored).digest('hex');
+		if (options.runId !== undefined) {
+			const earlier = this.db.get<{ id: string }>("SELECT id FROM attachments WHERE task_id = ? AND run_id = ? AND name = ? AND sha256 = ? AND source = 'run'", [taskId, options.runId, name, sha256]);
+			if (earlier) {
+				report.already.push(name);
+				return 'already';
+			}
+		}
+		const room = this.room(taskId, stored.length);
+		if (room) {
+			report.refused.push({ name, reason: room });
+			return 'refused';
+		}
+		report.added.push(this.store(root, taskId, stored, sha256, { name, source: 'run', ...(options.runId ? { runId: options.runId } : {}), addedBy: options.addedBy ?? 'run' }));
+		return 'added';
+	}
+
+	/** Add: attaches the file at `file` by hand; refused when it is not a regular file or there is no room. */
+	add(taskId: string, file: string, meta: { name?: string; note?: string; addedBy: string }): AttachmentRow {
+		checkTaskId(taskId);
+		let fd: number;
+		try {
+			fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code;
+			throw code === 'ELOOP'
+				? new DeskError('attachment.notRegular', `${file} is a link; attach the file it points to.`, { path: file })
+				: new DeskError('attachment.unavailable', `${file} cannot be read: ${(error as Error).message}`, { path: file, errno: code });
+		}
+		let bytes: Buffer;
+		try {
+			const stat = fs.fstatSync(fd);
+			if (!stat.isFile()) {
+				throw new DeskError('attachment.notRegular', `${file} is not a regular file.`, { path: file });
+			}
+			if (stat.size > this.limits.fileBytes) {
+				throw tooLarge(file, stat.size, this.limits.fileBytes);
+			}
+			const read = readLimited(fd, this.limits.fileBytes);
+			if (read.more) {
+				throw tooLarge(file, this.limits.fileBytes + 1, this.limits.fileBytes);
+			}
+			bytes = read.bytes;
+		} finally {
+			fs.closeSync(fd);
+		}
+		return this.put(taskId, { name: meta.name ?? path.basename(file), source: 'hand', addedBy: meta.addedBy, ...(meta.note ? { note: meta.note } : {}) }, bytes, this.limits.fileBytes);
+	}
+
+	/**
+	 * Put: stores `bytes` as a new attachment of the task. `limit` bounds the file; `secrets` are
+	 * scrubbed on the way in, and the size and digest recorded are of what was stored.
+	 */
+	put(taskId: string, meta: AttachMeta, bytes: Buffer, limit = this.limits.fileBytes, secrets: readonly string[] = []): AttachmentRow {
+		checkTaskId(taskId);
+		const name = cleanName(meta.name);
+		if (bytes.length > Math.min(limit, this.limits.fileBytes)) {
+			throw tooLarge(name, bytes.length, Math.min(limit, this.limits.fileBytes));
+		}
+		const stored = secrets.length ? scrubBytes(bytes, secrets) : bytes;
+		const room = this.room(taskId, stored.length);
+		if (room) {
+			throw new DeskError('attachment.quota', `${name}: ${room}.`, { name, size: stored.length });
+		}
+		const root = this.root();
+		try {
+			const row = this.store(root, taskId, stored, createHash('sha256').update(stored).digest('hex'), { ...meta, name });
+			this.journal(taskId, 'attach', `task ${taskId}: attached ${row.name} (${humanBytes(row.size)}, ${meta.source}${meta.runId ? ` run ${meta.runId}` : ''})`);
+			return row;
+		} finally {
+			root.close();
+		}
+	}
+
+	/** Record: an attachment whose bytes are not in this store, with why; size and digest as reported. */
+	record(taskId: string, meta: AttachMeta, size: number, sha256: string, unavailable: string): AttachmentRow {
+		checkTaskId(taskId);
+		if (!/^[0-9a-f]{64}$/.test(sha256) || !Number.isSafeInteger(size) || size < 0) {
+			throw new DeskError('attachment.badName', 'A recorded attachment needs its size and a sha256 digest (64 hex characters).', { size, sha256 });
+		}
+		const row = this.row(taskId, { ...meta, name: cleanName(meta.name) }, size, sha256, typeByNameOnly(meta.name), unavailable.trim() || 'not in this store');
+		this.db.write((tx) => insertRow(tx, row));
+		return row;
+	}
+
+	/** The task's attachments, oldest first (all tasks' when no task is named). */
+	list(taskId?: string): AttachmentRow[] {
+		return taskId === undefined
+			? this.db.all<AttachmentRow>('SELECT * FROM attachments ORDER BY created_at, id')
+			: this.db.all<AttachmentRow>('SELECT * FROM attachments WHERE task_id = ? ORDER BY created_at, id', [taskId]);
+	}
+
+	/** Tasks with attachments: count and total size of each. */
+	tasks(): TaskAttachments[] {
+		return this.db.all<TaskAttachments>('SELECT task_id, COUNT(*) AS count, COALESCE(SUM(size), 0) AS bytes FROM attachments GROUP BY task_id ORDER BY MAX(created_at) DESC');
+	}
+
+	/** Room: why the task cannot take one more file of `size` bytes, or '' when it can. */
+	room(taskId: string, size: number): string {
+		const task = this.db.get<{ files: number; bytes: number }>('SELECT COUNT(*) AS files, COALESCE(SUM(size), 0) AS bytes FROM attachments WHERE task_id = ? AND unavailable IS NULL', [taskId]) ?? { files: 0, bytes: 0 };
+		const project = this.db.get<{ bytes: number }>('SELECT COALESCE(SUM(size), 0) AS bytes FROM attachments WHERE unavailable IS NULL') ?? { bytes: 0 };
+		if (size > this.limits.fileBytes) {
+			return `${humanBytes(size)} is over the ${humanBytes(this.limits.fileBytes)} limit of a file`;
+		}
+		if (task.files + 1 > this.limits.taskFiles) {
+			return `the task has ${task.files} attachments, the most it may have`;
+		}
+		if (task.bytes + size > this.limits.taskBytes) {
+			return `the task's attachments would come to ${humanBytes(task.bytes + size)}, over its ${humanBytes(this.limits.taskBytes)} limit`;
+		}
+		if (project.bytes + size > this.limits.projectBytes) {
+			return `the project's attachments would come to ${humanBytes(project.bytes + size)}, over its ${humanBytes(this.limits.projectBytes)} limit`;
+		}
+		return '';
+	}
+
+	/**
+	 * Open: the stored bytes of an attachment, read through the store's descriptor: a regular file,
+	 * reached without a link, the same file after opening as before, of the size recorded, and
+	 * (when read whole) of the digest recorded.
+	 */
+	read(row: AttachmentRow, options: { maxBytes?: number } = {}): Buffer {
+		if (row.unavailable !== null) {
+			throw new DeskError('attachment.unavailable', `${row.name} is not in the store: ${row.unavailable}.`, { id: row.id });
+		}
+		if (!idPattern.test(row.id)) {
+			throw new DeskError('attachment.badName', `${row.id} is not an attachment id.`, { id: row.id });
+		}
+		const root = this.root();
+		try {
+			const before = root.lstat(row.id);
+			if (!before) {
+				throw new DeskError('attachment.unavailable', `${row.name}: its file is missing from the store.`, { id: row.id });
+			}
+			const { fd, stat } = root.openFile(row.id);
+			try {
+				if (!before.isFile() || before.ino !== stat.ino || before.dev !== stat.dev) {
+					throw new DeskError('attachment.changed', `${row.name}: the store's file was replaced while it was opened.`, { id: row.id });
+				}
+				if (stat.size !== row.size) {
+					throw new DeskError('attachment.changed', `${row.name}: the stored file is ${stat.size} bytes, not the ${row.size} recorded; it was changed behind the desk's back.`, { id: row.id, size: stat.size });
+				}
+				const limit = Math.min(options.maxBytes ?? row.size, row.size);
+				const { bytes } = readLimited(fd, limit);
+				if (limit === row.size && createHash('sha256').update(bytes).digest('hex') !== row.sha256) {
+					throw new DeskError('attachment.changed', `${row.name}: the stored bytes do not match the digest recorded.`, { id: row.id });
+				}
+				return bytes;
+			} finally {
+				fs.closeSync(fd);
+			}
+		} finally {
+			root.close();
+		}
+	}
+
+	/**
+	 * Delete: removes one attachment at a person's request — its row, then its file — with an audit
+	 * row and a journal line naming who asked and through which surface.
+	 */
+	delete(taskId: string, ref: string, actor: string, via: string): AttachmentRow {
+		const row = resolveAttachment(this.list(taskId), ref);
+		const at = new Date().toISOString();
+		this.db.write((tx) => {
+			tx.run('DELETE FROM attachments WHERE id = ?', [row.id]);
+			tx.run('INSERT INTO attachment_audit (attachment_id, task_id, name, action, actor, via, at) VALUES (?, ?, ?, ?, ?, ?, ?)', [row.id, taskId, row.name, 'delete', actor, via, at]);
+			tx.run('INSERT INTO project_journal (at, task_id, kind, line) VALUES (?, ?, ?, ?)', [at, taskId, 'delete', `task ${taskId}: ${actor} deleted attachment ${row.name} (${row.id}) via ${via}`]);
+		});
+		if (row.unavailable === null) {
+			const root = this.root();
+			try {
+				root.unlink(row.id);
+				root.fsync();
+			} finally {
+				root.close();
+			}
+		}
+		return row;
+	}
+
+	/** The audit rows of deletions, newest first. */
+	audit(taskId?: string): Array<{ attachment_id: string; task_id: string; name: string; action: string; actor: string; via: string; at: string }> {
+		return taskId === undefined
+			? this.db.all('SELECT attachment_id, task_id, name, action, actor, via, at FROM attachment_audit ORDER BY seq DESC')
+			: this.db.all('SELECT attachment_id, task_id, name, action, actor, via, at FROM attachment_audit WHERE task_id = ? ORDER BY seq DESC', [taskId]);
+	}
+
+	/** Journal lines of the project, oldest first. */
+	journalLines(taskId?: string): string[] {
+		return (taskId === undefined ? this.db.all<{ line: string }>('SELECT line FROM project_journal ORDER BY seq') : this.db.all<{ line: string }>('SELECT line FROM project_journal WHERE task_id = ? ORDER BY seq', [taskId])).map((r) => r.line);
+	}
+
+	/**
+	 * Sweep: removes what the store holds that no row names (a row deleted by something that could not
+	 * remove its file, a copy abandoned half-way). Only what is older than `minAgeMs`, so a file another
+	 * process stored but has not yet recorded is left alone.
+	 */
+	sweep(minAgeMs: number, now = Date.now()): number {
+		const known = new Set(this.db.all<{ id: string }>('SELECT id FROM attachments').map((r) => r.id));
+		const root = this.root();
+		let removed = 0;
+		try {
+			for (const entry of root.entries()) {
+				if (entry.name === '.gitignore' || entry.name === outboxFolder || known.has(entry.name)) {
+					continue;
+				}
+				if (!idPattern.test(entry.name) && !entry.name.startsWith(tempPrefix)) {
+					continue;
+				}
+				const stat = root.lstat(entry.name);
+				if (!stat || now - stat.mtimeMs < minAgeMs || stat.isDirectory()) {
+					continue;
+				}
+				root.unlink(entry.name);
+				removed += 1;
+			}
+		} finally {
+			root.close();
+		}
+		if (removed > 0) {
+			this.logger.info(`attachments: swept ${removed} file(s) no row names`);
+		}
+		return removed;
+	}
+
+	/** Summary: the one line the journal records for an ingest. */
+	static summary(taskId: string, report: IngestReport): string {
+		const parts = [`task ${taskId}: attached ${report.added.length} file${report.added.length === 1 ? '' : 's'}`];
+		if (report.added.length > 0) {
+			parts[0] += ` (${humanBytes(report.added.reduce((n, r) => n + r.size, 0))})`;
+		}
+		if (report.refused.length > 0) {
+			parts.push(`refused ${report.refused.map((r) => `${r.name}: ${r.reason}`).join('; ')}`);
+		}
+		if (report.kept.length > 0) {
+			parts.push(`kept for the next ingest ${report.kept.map((r) => r.name).join(', ')}`);
+		}
+		if (report.already.length > 0) {
+			parts.push(`${report.already.length} attached before`);
+		}
+		return parts.join('; ');
+	}
+
+	private store(root: ConfinedDir, taskId: string, bytes: Buffer, sha256: string, meta: AttachMeta): AttachmentRow {
+		const id = randomBytes(16).toString('hex');
+		this.writeInto(root, id, bytes);
+		const row = this.row(taskId, meta, bytes.length, sha256, detectType(meta.name, bytes.subarray(0, 4096)), null, id);
+		try {
+			this.db.write((tx) => insertRow(tx, row));
+		} catch (error) {
+			// Not recorded: the file goes too (else Sweep takes it later).
+			root.unlink(id);
+			throw error;
+		}
+		return row;
+	}
+
+	/** Writes a new file durably: a temp file made exclusively, fsynced, renamed into place, the folder fsynced. */
+	private writeInto(root: ConfinedDir, name: string, bytes: Buffer): void {
+		const temp = `${tempPrefix}${randomBytes(8).toString('hex')}`;
+		const fd = root.createFile(temp);
+		try {
+			let written = 0;
+			while (written < bytes.length) {
+				written += fs.writeSync(fd, bytes, written, bytes.length - written);
+			}
+			fs.fsyncSync(fd);
+		} catch (error) {
+			fs.closeSync(fd);
+			root.unlink(temp);
+			throw new DeskError('store.io', `Could not store ${name}: ${(error as Error).message}`, { errno: (error as NodeJS.ErrnoException).code });
+		}
+		fs.closeSync(fd);
+		root.rename(temp, name);
+		root.fsync();
+	}
+
+	private row(taskId: string, meta: AttachMeta, size: number, sha256: string, mediaType: string, unavailable: string | null, id = randomBytes(16).toString('hex')): AttachmentRow {
+		return {
+			id,
+			task_id: taskId,
+			name: meta.name,
+			size,
+			sha256,
+			media_type: mediaType,
+			source: meta.source,
+			run_id: meta.runId ?? null,
+			note: meta.note ?? '',
+			added_by: meta.addedBy,
+			created_at: new Date().toISOString(),
+			unavailable,
+		};
+	}
+
+	private journal(taskId: string, kind: string, line: string): void {
+		this.db.write((tx) => tx.run('INSERT INTO project_journal (at, task_id, kind, line) VALUES (?, ?, ?, ?)', [new Date().toISOString(), taskId, kind, line]));
+	}
+}
+
+/**
+ * Resolve: the attachment `ref` names among a task's rows: its full id, an id prefix of at least six
+ * characters that only one has, or its exact name. More than one match is an error, never a guess.
+ */
+export function resolveAttachment(rows: readonly AttachmentRow[], ref: string): AttachmentRow {
+	const byId = rows.find((r) => r.id === ref);
+	if (byId) {
+		return byId;
+	}
+	const matches = new Map<string, AttachmentRow>();
+	if (ref.length >= 6 && /^[0-9a-f]+$/.test(ref)) {
+		for (const row of rows.filter((r) => r.id.startsWith(ref))) {
+			matches.set(row.id, row);
+		}
+	}
+	for (const row of rows.filter((r) => r.name === ref)) {
+		matches.set(row.id, row);
+	}
+	if (matches.size === 1) {
+		return [...matches.values()][0]!;
+	}
+	if (matches.size > 1) {
+		throw new DeskError('attachment.ambiguous', `${JSON.stringify(ref)} matches ${matches.size} attachments (${[...matches.values()].map((r) => `${r.id.slice(0, 8)} ${r.name}`).join(', ')}); give more of the id.`, { ref, ids: [...matches.keys()] });
+	}
+	throw new DeskError('attachment.notFound', `No attachment of the task is ${JSON.stringify(ref)} (an id, an id prefix of six characters or more, or an exact name).`, { ref });
+}
+
+function insertRow(tx: WriteTransaction, row: AttachmentRow): void {
+	tx.run(
+		'INSERT INTO attachments (id, task_id, name, size, sha256, media_type, source, run_id, note, added_by, created_at, unavailable) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+		[row.id, row.task_id, row.name, row.size, row.sha256, row.media_type, row.source, row.run_id, row.note, row.added_by, row.created_at, row.unavailable],
+	);
+}
+
+function typeByNameOnly(name: string): string {
+	// Bytes that cannot be looked at: the name's claim, recorded as a label only.
+	return detectType(baseName(name), new Uint8Array([0]));
+}
+
+function checkTaskId(taskId: string): string {
+	if (!taskIdPattern.test(taskId)) {
+		throw new DeskError('attachment.badName', `${JSON.stringify(taskId)} is not a task id.`, { task: taskId });
+	}
+	return taskId;
+}
+
+function tooLarge(name: string, size: number, limit: number): DeskError {
+	return new DeskError('attachment.tooLarge', `${name} is ${humanBytes(size)}, over the ${humanBytes(limit)} limit of a file; it is refused, not truncated.`, { name, size, limit });
+}
+
+const kindReason: Record<string, string> = {
+	link: 'a link: not followed',
+	fifo: 'a FIFO: not read',
+	socket: 'a socket: not read',
+	device: 'a device: not read',
+	other: 'not a regular file: not read',
+};
+
+function describeRefusal(error: unknown): string {
+	if (isDeskError(error, 'attachment.notRegular')) {
+		return 'not a regular file (a link, or swapped for one): not followed';
+	}
+	if (isDeskError(error, 'attachment.unavailable')) {
+		return 'it disappeared while the outbox was read';
+	}
+	return error instanceof Error ? error.message : String(error);
+}
+
+/** Failures that may pass by the next ingest: the file stays in the outbox. */
+function mayPass(error: unknown): boolean {
+	if (isDeskError(error, 'store.locked') || isDeskError(error, 'store.io')) {
+		return true;
+	}
+	const code = (error as NodeJS.ErrnoException).code;
+	return code === 'ENOSPC' || code === 'EIO' || code === 'EAGAIN' || code === 'EMFILE' || code === 'ENFILE' || code === 'EDQUOT';
+}

@@ -1,0 +1,222 @@
+import * as fs from 'node:fs';
+import { DeskError } from '../core/errors';
+
+export type EntryKind = 'file' | 'dir' | 'link' | 'fifo' | 'socket' | 'device' | 'other';
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_CREAT, O_EXCL, O_WRONLY } = fs.constants;
+
+/**
+ * A folder reached and used only through its descriptor, the confinement RELIABILITY.md measured
+ * (Node has no openat): every name is resolved as `/proc/self/fd/<fd>/<name>`, one component at a
+ * time, with O_NOFOLLOW, so a link anywhere — the folder itself swapped for one included — leads
+ * nowhere; a file is read only through the descriptor that was checked with fstat, never reopened
+ * by path. Linux only (it needs /proc). Limits: a name is one component (no `/`); a hard link to a
+ * file outside is a regular file like any other, so callers that must not read one check `nlink`.
+ */
+export class ConfinedDir {
+	private closed = false;
+
+	private constructor(
+		private readonly fd: number,
+		/** For messages only. */
+		readonly label: string,
+	) {}
+
+	/** Opens `folder` itself without following a link at its last component. */
+	static open(folder: string): ConfinedDir {
+		try {
+			return new ConfinedDir(fs.openSync(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), folder);
+		} catch (error) {
+			throw confinedError(error, folder);
+		}
+	}
+
+	/** The sub-folder `name`, made (mode 0700) when `create` and missing. Undefined when missing and not made. */
+	child(name: string, create = false): ConfinedDir | undefined {
+		checkName(name);
+		try {
+			return new ConfinedDir(fs.openSync(this.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW), `${this.label}/${name}`);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === 'ENOENT' && create) {
+				try {
+					fs.mkdirSync(this.at(name), { mode: 0o700 });
+				} catch (made) {
+					if ((made as NodeJS.ErrnoException).code !== 'EEXIST') {
+						throw confinedError(made, `${this.label}/${name}`);
+					}
+				}
+				return this.child(name, false);
+			}
+			if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+				return undefined;
+			}
+			throw confinedError(error, `${this.label}/${name}`);
+		}
+	}
+
+	/** What the folder holds, each entry with its kind as lstat sees it (a link is a link). */
+	entries(): Array<{ name: string; kind: EntryKind }> {
+		return fs.readdirSync(this.at(), { withFileTypes: true }).map((entry) => ({ name: entry.name, kind: kindOf(entry) }));
+	}
+
+	lstat(name: string): fs.Stats | undefined {
+		checkName(name);
+		try {
+			return fs.lstatSync(this.at(name));
+		} catch {
+			return undefined;
+		}
+	}
+
+	/**
+	 * Opens the regular file `name` for reading: not through a link, without waiting on a FIFO, and
+	 * checked with fstat once open. The caller reads from `fd` and closes it.
+	 */
+	openFile(name: string): { fd: number; stat: fs.Stats } {
+		checkName(name);
+		let fd: number;
+		try {
+			fd = fs.openSync(this.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+		} catch (error) {
+			throw confinedError(error, `${this.label}/${name}`);
+		}
+		const stat = fs.fstatSync(fd);
+		if (!stat.isFile()) {
+			fs.closeSync(fd);
+			throw new DeskError('attachment.notRegular', `${this.label}/${name} is not a regular file.`, { name });
+		}
+		return { fd, stat };
+	}
+
+	/** Creates `name` anew (never over an existing file or link), mode 0600, for writing. */
+	createFile(name: string): number {
+		checkName(name);
+		try {
+			return fs.openSync(this.at(name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+		} catch (error) {
+			throw confinedError(error, `${this.label}/${name}`);
+		}
+	}
+
+	/** Renames within this folder; the new name is replaced atomically when it exists. */
+	rename(from: string, to: string): void {
+		checkName(from);
+		checkName(to);
+		fs.renameSync(this.at(from), this.at(to));
+	}
+
+	/** Removes the entry `name` (a file, link, FIFO or socket; never what a link points to). */
+	unlink(name: string): void {
+		checkName(name);
+		try {
+			fs.unlinkSync(this.at(name));
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+				throw confinedError(error, `${this.label}/${name}`);
+			}
+		}
+	}
+
+	/** Removes the empty sub-folder `name`; false when it is not empty or not there. */
+	rmdir(name: string): boolean {
+		checkName(name);
+		try {
+			fs.rmdirSync(this.at(name));
+			return true;
+		} catch {
+			return false;
+		}
+	}
+
+	/** Removes the sub-folder `name` and everything in it, through descriptors (links are removed, not followed). */
+	removeTree(name: string): void {
+		const dir = this.child(name);
+		if (!dir) {
+			this.unlink(name);
+			return;
+		}
+		try {
+			for (const entry of dir.entries()) {
+				if (entry.kind === 'dir') {
+					dir.removeTree(entry.name);
+				} else {
+					dir.unlink(entry.name);
+				}
+			}
+		} finally {
+			dir.close();
+		}
+		this.rmdir(name);
+	}
+
+	fsync(): void {
+		fs.fsyncSync(this.fd);
+	}
+
+	close(): void {
+		if (!this.closed) {
+			this.closed = true;
+			fs.closeSync(this.fd);
+		}
+	}
+
+	private at(name?: string): string {
+		if (this.closed) {
+			throw new DeskError('store.closed', `${this.label} was closed.`);
+		}
+		return name === undefined ? `/proc/self/fd/${this.fd}` : `/proc/self/fd/${this.fd}/${name}`;
+	}
+}
+
+/** Reads at most `limit` bytes from a descriptor; `more` says there was at least one byte beyond. */
+export function readLimited(fd: number, limit: number): { bytes: Buffer; more: boolean } {
+	const chunks: Buffer[] = [];
+	let total = 0;
+	const chunk = Buffer.alloc(1 << 20);
+	for (;;) {
+		const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, limit + 1 - total), null);
+		if (read === 0) {
+			break;
+		}
+		chunks.push(Buffer.from(chunk.subarray(0, read)));
+		total += read;
+		if (total > limit) {
+			const all = Buffer.concat(chunks);
+			return { bytes: all.subarray(0, limit), more: true };
+		}
+	}
+	return { bytes: Buffer.concat(chunks), more: false };
+}
+
+function checkName(name: string): void {
+	if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) {
+		throw new DeskError('attachment.badName', `${JSON.stringify(name)} is not one name inside a folder.`, { name });
+	}
+}
+
+function kindOf(entry: fs.Dirent): EntryKind {
+	return entry.isSymbolicLink()
+		? 'link'
+		: entry.isFile()
+			? 'file'
+			: entry.isDirectory()
+				? 'dir'
+				: entry.isFIFO()
+					? 'fifo'
+					: entry.isSocket()
+						? 'socket'
+						: entry.isBlockDevice() || entry.isCharacterDevice()
+							? 'device'
+							: 'other';
+}
+
+function confinedError(error: unknown, where: string): DeskError {
+	const code = (error as NodeJS.ErrnoException).code;
+	if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'EMLINK') {
+		return new DeskError('attachment.notRegular', `${where} is a link or not a folder; it is not followed.`, { path: where, errno: code });
+	}
+	if (code === 'ENOENT') {
+		return new DeskError('attachment.unavailable', `${where} does not exist.`, { path: where, errno: code });
+	}
+	return new DeskError('store.io', `${where}: ${(error as Error).message}`, { path: where, errno: code });
+}
