@@ -1,12 +1,14 @@
 import * as vscode from 'vscode';
-import { AssetsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, RunsDidChange, SnapshotProgress, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
+import { AssetsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, RunDidFinish, RunsDidChange, SnapshotProgress, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
 import { DeskClient, DeskRequestError, type DeskState } from './deskClient';
 import { DeskStatusBar } from './statusBar';
 import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
 import { registerAssetCommands } from './commands/assetCommands';
 import { registerCardCommands } from './commands/cardCommands';
+import { registerGateCommands } from './commands/gateCommands';
 import { registerRunCommands } from './commands/runCommands';
 import { LaunchCards } from './launchCard';
+import { runSettings } from './runSettings';
 import { PatchSides, patchScheme, RunPages } from './runDocuments';
 import { RunsTreeProvider } from './views/runsTree';
 import { AssetsTreeProvider, type AssetsNode, type WindowProject } from './views/assetsTree';
@@ -51,7 +53,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		vscode.workspace.registerTextDocumentContentProvider(patchScheme, patchSides),
 		...registerRunCommands(desk, runs, runPages, patchSides, (error) => reportError(output, error)),
 	);
-	const cards = new LaunchCards(context.extensionUri, desk, (error) => reportError(output, error));
+	const gate = registerGateCommands(desk, runs, runPages, patchSides, (error) => reportError(output, error));
+	context.subscriptions.push(...gate.disposables);
+	const projectPath = (project: string) => runs.windowProjects.find((p) => p.name === project)?.path;
+	const cards = new LaunchCards(context.extensionUri, desk, (project) => runSettings(projectPath(project)), (error) => reportError(output, error));
 	context.subscriptions.push(cards, ...registerCardCommands(desk, assets, assetsView, cards, (error) => reportError(output, error)));
 	const assetCommands = registerAssetCommands(desk, assets, assetsView, (error) => reportError(output, error));
 	context.subscriptions.push(...assetCommands.disposables);
@@ -108,6 +113,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 					runs.refresh();
 					void runPages.refresh(project);
 				}),
+				desk.onNotification(RunDidFinish, gate.onRunFinished),
 				desk.onNotification(SnapshotProgress, assetCommands.onSnapshotProgress),
 				desk.onNotification(HistoryRewritten, (r) => {
 					const range = r.firstChanged > r.newCount ? '' : ` v${r.firstChanged}${r.newCount > r.firstChanged ? `–v${r.newCount}` : ''} now name other commits`;
@@ -161,6 +167,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		vscode.workspace.onDidChangeConfiguration((event) => {
 			if (event.affectsConfiguration('agentDesk.libraryFolder') || event.affectsConfiguration('agentDesk.logLevel')) {
 				settled = start();
+			} else if (event.affectsConfiguration('agentDesk.agents') || event.affectsConfiguration('agentDesk.runs')) {
+				cards.refreshAll().catch((error: unknown) => reportError(output, error));
 			}
 		}),
 	);

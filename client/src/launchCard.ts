@@ -17,6 +17,8 @@ export class LaunchCards implements vscode.Disposable {
 	constructor(
 		private readonly extensionUri: vscode.Uri,
 		private readonly desk: DeskClient,
+		/** The run settings Go sends for the project (the agentDesk.* settings of its folder). */
+		private readonly settingsFor: (project: string) => Record<string, unknown>,
 		private readonly reportError: (error: unknown) => void,
 	) {
 		this.disposables.push(
@@ -52,6 +54,11 @@ export class LaunchCards implements vscode.Disposable {
 		if (entry?.ready) {
 			await this.send(project);
 		}
+	}
+
+	/** Shows every open card again (the run settings it names changed). */
+	async refreshAll(): Promise<void> {
+		await Promise.all([...this.panels.keys()].map((project) => this.refresh(project)));
 	}
 
 	dispose(): void {
@@ -91,9 +98,11 @@ export class LaunchCards implements vscode.Disposable {
 					break;
 				case 'go': {
 					await this.send(project, { busy: true });
-					const record = await this.desk.request(LaunchGo, { project });
+					const record = await this.desk.request(LaunchGo, { project, settings: this.settingsFor(project) });
 					entry.launched = { runId: record.run, plugs: record.plugs.length };
-					void vscode.window.showInformationMessage(`Agent Desk: launched “${record.ticket.split('\n', 1)[0]}” with ${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} frozen.`);
+					void vscode.window.showInformationMessage(
+						`Agent Desk: launched “${record.ticket.split('\n', 1)[0]}” with ${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} frozen; the Runs view follows the run.`,
+					);
 					break;
 				}
 			}
@@ -114,7 +123,7 @@ export class LaunchCards implements vscode.Disposable {
 			return;
 		}
 		const [view, { suggestions }] = await Promise.all([this.desk.request(GetCard, { project }), this.desk.request(SuggestAssets, { project })]);
-		const state: CardState = { ...toState(project, view, suggestions), ...(entry.launched ? { launched: entry.launched } : {}), ...extra };
+		const state: CardState = { ...toState(project, view, suggestions), runWith: runWith(this.settingsFor(project)), ...(entry.launched ? { launched: entry.launched } : {}), ...extra };
 		const message: HostToWebview = { type: 'state', state };
 		await entry.panel.webview.postMessage(message);
 	}
@@ -157,4 +166,12 @@ function toState(project: string, view: CardView, suggestions: Suggestion[]): Ca
 		}),
 		suggestions: suggestions.map((s) => ({ id: s.asset_id, name: s.name, role: s.role, reason: s.reason, named: s.named, ...(s.score !== undefined ? { score: s.score } : {}) })),
 	};
+}
+
+/** Which agent Go starts, and where it works, in a few words for the card. */
+function runWith(settings: Record<string, unknown>): string {
+	const agents = Array.isArray(settings['agents']) ? (settings['agents'] as Array<{ name?: unknown }>) : [];
+	const agent = (typeof settings['agent'] === 'string' && settings['agent']) || agents[0]?.name;
+	const where = settings['isolation'] === 'worktree' ? 'a worktree of its own' : 'the shared checkout';
+	return typeof agent === 'string' ? `Go runs agent ${agent} in ${where}` : 'No agent is configured (setting agentDesk.agents).';
 }

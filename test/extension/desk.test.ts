@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { AgentDeskApi } from '../../client/src/extension';
+import { defaultAgents, defaultRunSettings } from '../../server/src/runs/settings';
 
 const extensionId = 'agent-desk.agent-desk';
 
@@ -70,6 +71,15 @@ describe('Agent Desk in the extension host', () => {
 		for (const command of contributed) {
 			assert.ok(registered.has(command), `${command} is contributed but not registered`);
 		}
+	});
+
+	it('contributes the desk\'s default run settings as the defaults of its settings', () => {
+		const config = vscode.workspace.getConfiguration('agentDesk');
+		assert.deepEqual(config.inspect('agents')?.defaultValue, defaultAgents);
+		assert.equal(config.inspect('runs.isolation')?.defaultValue, defaultRunSettings.isolation);
+		assert.equal(config.inspect('runs.maxAttempts')?.defaultValue, defaultRunSettings.maxAttempts);
+		assert.equal(config.inspect('runs.sandbox')?.defaultValue, defaultRunSettings.sandbox);
+		assert.deepEqual(config.inspect('checks')?.defaultValue, defaultRunSettings.checks);
 	});
 
 	it('reports the library folder it uses and its server process', async () => {

@@ -104,8 +104,11 @@ function render(current: CardState): void {
 	go.addEventListener('click', () => vscode.postMessage({ type: 'go' }));
 	updateGo();
 	const footer = el('div', { class: 'footer' }, go);
+	if (current.runWith) {
+		footer.append(el('span', { class: 'muted run-with' }, current.runWith));
+	}
 	if (current.launched) {
-		footer.append(el('span', { class: 'launched', role: 'status' }, `Launched: run ${current.launched.runId.slice(0, 8)}… with ${current.launched.plugs} plug${current.launched.plugs === 1 ? '' : 's'} frozen.`));
+		footer.append(el('span', { class: 'launched', role: 'status' }, `Launched: run ${current.launched.runId.slice(0, 8)}… with ${current.launched.plugs} plug${current.launched.plugs === 1 ? '' : 's'} frozen; follow it in the Runs view.`));
 	}
 	if (current.error) {
 		footer.append(el('span', { class: 'error', role: 'alert' }, current.error));

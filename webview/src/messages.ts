@@ -27,6 +27,8 @@ export interface CardState {
 	suggestions: SuggestionView[];
 	/** A refusal or failure to show, in words. */
 	error?: string;
+	/** Who Go would start and where, from the run settings: "Go runs agent claude in the shared checkout". */
+	runWith?: string;
 	/** Set right after a Go. */
 	launched?: { runId: string; plugs: number };
 	busy: boolean;

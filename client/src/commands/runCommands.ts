@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { ExportHistory, ImportHistory, PatchSetFiles, ShowRun } from '../../../server/src/protocol/protocol';
+import { ExportHistory, ImportHistory, ShowRun } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../deskClient';
 import { chooseProject } from '../windowProjects';
 import { guardedBy } from './guarded';
-import { patchSideUri, type PatchSides, type RunPages } from '../runDocuments';
+import { loadPatchSet, type PatchSides, type RunPages } from '../runDocuments';
 import type { RunsTreeProvider } from '../views/runsTree';
 
 /** Commands of the Runs view: open a run's page, a PatchSet's diff, import and export run history. */
@@ -21,20 +21,12 @@ export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pa
 		vscode.commands.registerCommand(
 			'agentDesk.openPatchSet',
 			guarded(async (project: string, runId: string, patchsetId: string) => {
-				const [detail, sides] = await Promise.all([desk.request(ShowRun, { project, id: runId }), desk.request(PatchSetFiles, { project, patchset: patchsetId })]);
-				const text = (b64: string | null) => (b64 === null ? '' : Buffer.from(b64, 'base64').toString('utf8'));
-				const changes = sides.files.map((f): [vscode.Uri, vscode.Uri, vscode.Uri] => {
-					const before = patchSideUri(patchsetId, 'before', f.path);
-					const after = patchSideUri(patchsetId, 'after', f.path);
-					patches.set(before, text(f.before));
-					patches.set(after, text(f.after));
-					return [after, before, after];
-				});
-				const title = `PatchSet: ${detail.task.title}${sides.source === 'artifact' ? ' (proposed)' : ''}`;
+				const [detail, { source, paths, changes }] = await Promise.all([desk.request(ShowRun, { project, id: runId }), loadPatchSet(desk, patches, project, patchsetId)]);
+				const title = `PatchSet: ${detail.task.title}${source === 'artifact' ? ' (proposed)' : ''}`;
 				if (changes.length === 0) {
 					void vscode.window.showInformationMessage('Agent Desk: this PatchSet changes no file.');
 				} else if (changes.length === 1) {
-					await vscode.commands.executeCommand('vscode.diff', changes[0]![1], changes[0]![2], `${sides.files[0]!.path} (${title})`);
+					await vscode.commands.executeCommand('vscode.diff', changes[0]![1], changes[0]![2], `${paths[0]!} (${title})`);
 				} else {
 					await vscode.commands.executeCommand('vscode.changes', title, changes);
 				}

@@ -31,13 +31,40 @@ const taskIcons: Record<string, [string, string?]> = {
 	failed: ['error', 'testing.iconFailed'],
 	cancelled: ['circle-slash', 'disabledForeground'],
 };
-const runIcons: Record<string, [string, string?]> = {
-	created: ['circle-large-outline'],
-	patching: ['loading~spin', 'charts.blue'],
-	validating: ['beaker', 'charts.yellow'],
-	completed: ['pass-filled', 'testing.iconPassed'],
+const runIcons: Record<RunState, [string, string?]> = {
+	running: ['sync~spin', 'charts.blue'],
+	gate: ['eye', 'charts.yellow'],
 	failed: ['error', 'testing.iconFailed'],
+	decided: ['pass-filled', 'testing.iconPassed'],
 };
+
+/**
+ * Where a run stands for the person: an agent is carrying it out (created, patching, validating), it
+ * waits at the gate (completed, no decision yet), it failed with no decision yet, or it is decided.
+ */
+export type RunState = 'running' | 'gate' | 'failed' | 'decided';
+
+export function runState(run: Pick<RunSummary, 'status' | 'decision'>): RunState {
+	if (run.decision) {
+		return 'decided';
+	}
+	return run.status === 'completed' ? 'gate' : run.status === 'failed' ? 'failed' : 'running';
+}
+
+/** What a decision did, in the words the views use. */
+export const decisionWords: Record<NonNullable<RunSummary['decision']>, string> = {
+	commit: 'landed',
+	retry: 'retried',
+	abandon: 'abandoned',
+	checkpoint: 'checkpointed',
+	rollback: 'rolled back',
+};
+
+/** The run's status as the views say it: "patching", "waiting for review", "completed · landed". */
+export function runStatusText(run: Pick<RunSummary, 'status' | 'decision'>): string {
+	const state = runState(run);
+	return state === 'gate' ? 'waiting for review' : run.decision ? `${run.status} · ${decisionWords[run.decision]}` : run.status;
+}
 
 function icon([name, color]: [string, string?]): vscode.ThemeIcon {
 	return new vscode.ThemeIcon(name, color ? new vscode.ThemeColor(color) : undefined);
@@ -119,7 +146,8 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
 			}
 			case 'intent': {
 				const { intent } = node.view;
-				const item = new vscode.TreeItem(intent.prompt, vscode.TreeItemCollapsibleState.Expanded);
+				// The first line of the ticket names it; the tooltip has the whole of it.
+				const item = new vscode.TreeItem(intent.prompt.trim().split('\n', 1)[0]!, vscode.TreeItemCollapsibleState.Expanded);
 				item.id = `${node.project}/intent/${intent.object_id}`;
 				item.iconPath = icon(intentIcons[node.view.status] ?? ['circle-large-outline']);
 				item.description = node.view.status;
@@ -139,8 +167,11 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
 				const { task } = node.view;
 				const item = new vscode.TreeItem(task.title, node.view.runs.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
 				item.id = `${node.project}/task/${task.object_id}`;
-				item.iconPath = icon(taskIcons[task.status] ?? ['circle-large-outline']);
-				item.description = `${task.status}${task.goal ? ` · ${typeof task.goal === 'string' ? task.goal : task.goal.other}` : ''} · ${node.view.runs.length} run${node.view.runs.length === 1 ? '' : 's'}`;
+				// A running task whose runs have all stopped waits for the person: at the gate, or after a failure.
+				const states = node.view.runs.map(runState);
+				const waiting = task.status === 'running' && !states.includes('running') ? (states.includes('gate') ? 'gate' : states.includes('failed') ? 'failed' : undefined) : undefined;
+				item.iconPath = icon(waiting ? runIcons[waiting] : (taskIcons[task.status] ?? ['circle-large-outline']));
+				item.description = `${waiting === 'gate' ? 'waiting for review' : waiting === 'failed' ? 'run failed: retry or abandon' : task.status}${task.goal ? ` · ${typeof task.goal === 'string' ? task.goal : task.goal.other}` : ''} · ${node.view.runs.length} run${node.view.runs.length === 1 ? '' : 's'}`;
 				item.contextValue = 'task';
 				return item;
 			}
@@ -252,9 +283,10 @@ function runItem(node: Extract<RunsNode, { type: 'run' }>): vscode.TreeItem {
 	const { run } = node;
 	const item = new vscode.TreeItem(`Run ${run.started_at.slice(0, 16).replace('T', ' ')}`, vscode.TreeItemCollapsibleState.Collapsed);
 	item.id = `${node.project}/run/${run.id}`;
-	item.iconPath = icon(runIcons[run.status] ?? ['circle-large-outline']);
+	const state = runState(run);
+	item.iconPath = icon(state === 'decided' && run.status === 'failed' ? runIcons.failed : runIcons[state]);
 	const parts = [
-		run.status,
+		runStatusText(run),
 		run.duration_ms !== undefined ? formatDuration(run.duration_ms) : '',
 		run.model ?? '',
 		run.total_tokens !== undefined ? `${run.total_tokens.toLocaleString('en-US')} tokens` : '',
@@ -262,10 +294,12 @@ function runItem(node: Extract<RunsNode, { type: 'run' }>): vscode.TreeItem {
 	];
 	item.description = parts.filter(Boolean).join(' · ');
 	item.tooltip = new vscode.MarkdownString(
-		`**Run** of ${escapeMarkdown(node.title)}\n\n| | |\n|---|---|\n| Status | ${run.status} |\n| Started | ${run.started_at} |\n${run.duration_ms !== undefined ? `| Duration | ${formatDuration(run.duration_ms)} |\n` : ''}| Model | ${escapeMarkdown(`${run.provider ?? '—'} ${run.model ?? ''}`)} |\n| Tokens | ${run.total_tokens ?? '—'} |\n| Cost | ${run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '—'} |\n| PatchSets | ${run.patchsets} |\n| Evidence | ${run.evidence} |\n${run.decision ? `| Decision | ${run.decision} |\n` : ''}${run.error ? `| Error | ${escapeMarkdown(run.error)} |\n` : ''}`,
+		`**Run** of ${escapeMarkdown(node.title)}\n\n| | |\n|---|---|\n| Status | ${runStatusText(run)} |\n| Started | ${run.started_at} |\n${run.duration_ms !== undefined ? `| Duration | ${formatDuration(run.duration_ms)} |\n` : ''}| Model | ${escapeMarkdown(`${run.provider ?? '—'} ${run.model ?? ''}`)} |\n| Tokens | ${run.total_tokens ?? '—'} |\n| Cost | ${run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '—'} |\n| PatchSets | ${run.patchsets} |\n| Evidence | ${run.evidence} |\n${run.error ? `\n$(error) **Failed:** ${escapeMarkdown(run.error).replace(/\n+/g, ' ')}\n` : ''}`,
+		true,
 	);
 	item.command = { command: 'agentDesk.openRun', title: 'Open Run', arguments: [node.project, run.id] };
-	item.contextValue = 'run';
+	// run.<state>.<patch|nopatch>: the Runs view's menus offer the gate's decisions by it.
+	item.contextValue = `run.${state}.${run.patchsets > 0 ? 'patch' : 'nopatch'}`;
 	item.accessibilityInformation = { label: `Run, ${item.description}` };
 	return item;
 }

@@ -1,0 +1,273 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { CancelRun, DecideRun, ListRuns, ShowRun, type DecideResult, type RunDetail, type RunFinishedParams, type RunSummary } from '../../../server/src/protocol/protocol';
+import type { DeskClient } from '../deskClient';
+import { loadPatchSet, type PatchSides, type RunPages } from '../runDocuments';
+import { runSettings } from '../runSettings';
+import { runState, runStatusText, type RunsNode, type RunsTreeProvider } from '../views/runsTree';
+import { guardedBy } from './guarded';
+
+/** A run of a project of this window. */
+export interface RunRef {
+	project: string;
+	runId: string;
+}
+
+type GateDecision = 'commit' | 'retry' | 'abandon' | 'checkpoint';
+
+interface DecisionWords {
+	/** The command's words, for the rationale box. */
+	title: string;
+	/** The question of the pick when no run is named. */
+	pick: string;
+	/** What the pick says when no run fits. */
+	none: string;
+	progress: string;
+	/** Which runs the decision is open to. */
+	accepts(run: RunSummary): boolean;
+}
+
+const atGateWithChange = (run: RunSummary) => runState(run) === 'gate' && run.patchsets > 0;
+const atGateOrFailed = (run: RunSummary) => runState(run) === 'gate' || runState(run) === 'failed';
+
+const decisions: Record<GateDecision, DecisionWords> = {
+	commit: { title: 'Approve and Land', pick: 'Approve and land which run?', none: 'No run is waiting for review with a change to land.', progress: 'Landing', accepts: atGateWithChange },
+	retry: { title: 'Retry', pick: 'Retry which run?', none: 'No run is waiting for review or failed.', progress: 'Starting a new run of', accepts: atGateOrFailed },
+	abandon: { title: 'Abandon', pick: 'Abandon which run?', none: 'No run is waiting for review or failed.', progress: 'Abandoning', accepts: atGateOrFailed },
+	checkpoint: { title: 'Checkpoint', pick: 'Keep which run as a checkpoint?', none: 'No run is waiting for review with a change to keep.', progress: 'Keeping a checkpoint of', accepts: atGateWithChange },
+};
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** A run named by a tree item (the Runs view's menus) or by (project, run id) (the run page's links, the notifications). */
+function runRef(first: unknown, second: unknown): RunRef | undefined {
+	if (typeof first === 'string' && typeof second === 'string') {
+		return { project: first, runId: second };
+	}
+	const node = first as RunsNode | undefined;
+	return node && typeof node === 'object' && node.type === 'run' ? { project: node.project, runId: node.run.id } : undefined;
+}
+
+/**
+ * The gate (seed 001 ⑨) in the editor: the notification when a run finishes, Review (every changed
+ * file in the multi-file diff editor, the run's page with its evidence and provenance beside it),
+ * Approve and Land, Retry, Abandon, Checkpoint, and Cancel Run while an agent works.
+ */
+export function registerGateCommands(
+	desk: DeskClient,
+	runs: RunsTreeProvider,
+	pages: RunPages,
+	patches: PatchSides,
+	reportError: (error: unknown) => void,
+): { disposables: vscode.Disposable[]; onRunFinished(params: RunFinishedParams): void } {
+	const guarded = guardedBy(reportError);
+	const projectPath = (project: string) => runs.windowProjects.find((p) => p.name === project)?.path;
+
+	const pickRun = async (title: string, accepts: (run: RunSummary) => boolean, none: string): Promise<RunRef | undefined> => {
+		const items: Array<vscode.QuickPickItem & { ref: RunRef; started: string }> = [];
+		const several = runs.windowProjects.length > 1;
+		for (const project of runs.windowProjects) {
+			const overview = await desk.request(ListRuns, { project: project.name });
+			for (const { task, runs: taskRuns } of [...overview.intents.flatMap((i) => i.tasks), ...overview.tasks]) {
+				for (const run of taskRuns.filter(accepts)) {
+					items.push({
+						label: task.title,
+						description: runStatusText(run),
+						detail: `${several ? `${project.name} · ` : ''}started ${run.started_at.slice(0, 16).replace('T', ' ')} · ${plural(run.patchsets, 'PatchSet')} · run ${run.id}`,
+						ref: { project: project.name, runId: run.id },
+						started: run.started_at,
+					});
+				}
+			}
+		}
+		if (items.length === 0) {
+			void vscode.window.showInformationMessage(`Agent Desk: ${none}`);
+			return undefined;
+		}
+		items.sort((a, b) => b.started.localeCompare(a.started));
+		return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true, matchOnDetail: true }))?.ref;
+	};
+
+	const review = async (ref: RunRef): Promise<void> => {
+		const detail = await desk.request(ShowRun, { project: ref.project, id: ref.runId });
+		const last = detail.patchsets[detail.patchsets.length - 1];
+		if (!last) {
+			void vscode.window.showInformationMessage(`Agent Desk: run ‘${detail.task.title}’ made no change to review.`);
+			await pages.open(ref.project, ref.runId);
+			return;
+		}
+		// On the shared checkout each file is named by its path there (and opens from the diff).
+		const top = detail.run.tags['desk.isolation'] === 'shared' ? projectPath(ref.project) : undefined;
+		const { changes } = await loadPatchSet(desk, patches, ref.project, last.object_id, top ? (file) => vscode.Uri.file(path.join(top, ...file.split('/'))) : undefined);
+		if (changes.length === 0) {
+			void vscode.window.showInformationMessage(`Agent Desk: run ‘${detail.task.title}’ changes no file.`);
+		} else {
+			// The multi-file diff editor adds the number of files to the title itself.
+			await vscode.commands.executeCommand('vscode.changes', `Review: ${detail.task.title}`, changes);
+		}
+		await pages.open(ref.project, ref.runId, true);
+	};
+
+	/** What landing will do, in words, for the confirmation. */
+	const landingText = (ref: RunRef, detail: RunDetail): string => {
+		const last = detail.patchsets[detail.patchsets.length - 1]!;
+		const files = last.touched.map((f) => `  ${f.change_type === 'added' ? 'A' : f.change_type === 'deleted' ? 'D' : 'M'} ${f.path}`).slice(0, 12);
+		const more = last.touched.length > files.length ? `\n  … and ${last.touched.length - files.length} more` : '';
+		const failed = detail.evidence.filter((e) => e.patchset_id === last.object_id && e.exit_code !== 0).length;
+		const warning = failed ? `\n\n${plural(failed, 'check')} of this change failed.` : '';
+		const count = plural(last.touched.length, 'file');
+		if (last.tags['desk.target_asset']) {
+			return `Cut the target asset's next version (made by the run) from ${count}; the run began at v${last.tags['desk.target_version']}.\n\n${files.join('\n')}${more}${warning}`;
+		}
+		const branch = detail.run.tags['desk.isolation'] === 'worktree' ? `desk/run-${ref.runId}` : checkedOutBranch(projectPath(ref.project));
+		return `Commit ${count} on ${branch} as “${detail.task.title}” with the trailer Desk-Run: ${ref.runId}.\n\n${files.join('\n')}${more}${warning}`;
+	};
+
+	const abandonText = (detail: RunDetail): string => {
+		const shared = detail.run.tags['desk.isolation'] === 'shared';
+		return `Its change is rejected and the task marked failed.${shared && detail.patchsets.length ? ' The files the agent changed in the checkout are put back as they were when the run began (a file you edited since is left as it is).' : ''}`;
+	};
+
+	const report = async (ref: RunRef, detail: RunDetail, result: DecideResult): Promise<void> => {
+		const title = detail.task.title;
+		switch (result.decision.decision_type) {
+			case 'commit': {
+				if (result.commit) {
+					const copy = 'Copy Commit Id';
+					const where = detail.run.tags['desk.isolation'] === 'worktree' ? `desk/run-${ref.runId}` : checkedOutBranch(projectPath(ref.project));
+					const choice = await vscode.window.showInformationMessage(`Agent Desk: landed ‘${title}’ as commit ${result.commit.slice(0, 7)} on ${where}.`, copy);
+					if (choice === copy) {
+						await vscode.env.clipboard.writeText(result.commit);
+						vscode.window.setStatusBarMessage(`Copied ${result.commit}`, 3000);
+					}
+				} else {
+					void vscode.window.showInformationMessage(`Agent Desk: landed ‘${title}’ as v${result.version} of its target asset.`);
+				}
+				return;
+			}
+			case 'retry': {
+				const show = 'Show Run';
+				const choice = await vscode.window.showInformationMessage(`Agent Desk: retrying ‘${title}’ in a new run.`, show);
+				if (choice === show && result.new_run) {
+					await pages.open(ref.project, result.new_run);
+				}
+				return;
+			}
+			case 'abandon': {
+				const restored = result.restored?.length ? ` ${plural(result.restored.length, 'file')} put back.` : '';
+				const left = result.left?.length ? ` Left as they are (changed since the run): ${result.left.join(', ')}.` : '';
+				void vscode.window.showInformationMessage(`Agent Desk: abandoned ‘${title}’.${restored}${left}`);
+				return;
+			}
+			case 'checkpoint': {
+				const id = result.decision.checkpoint_id;
+				const git = !detail.patchsets[detail.patchsets.length - 1]?.tags['desk.target_asset'];
+				void vscode.window.showInformationMessage(`Agent Desk: kept ‘${title}’ as a checkpoint${id ? ` (${id.slice(0, 7)}${git ? ` on refs/desk/checkpoints/${ref.runId}` : ''})` : ''}; nothing landed.`);
+				return;
+			}
+			default:
+				return;
+		}
+	};
+
+	/** A decision: an optional rationale, a confirmation that says what happens for Land and Abandon, then the server. */
+	const decide = async (ref: RunRef, decision: GateDecision): Promise<void> => {
+		const words = decisions[decision];
+		const detail = await desk.request(ShowRun, { project: ref.project, id: ref.runId });
+		const title = detail.task.title;
+		const rationale = await vscode.window.showInputBox({
+			title: `${words.title}: ${title}`,
+			prompt: 'Why? Recorded with the decision. Optional: press Enter to go on without one, Escape to cancel.',
+			placeHolder: 'Rationale (optional)',
+			ignoreFocusOut: true,
+		});
+		if (rationale === undefined) {
+			return;
+		}
+		if (decision === 'commit' || decision === 'abandon') {
+			const action = decision === 'commit' ? 'Land' : 'Abandon';
+			const question = `${action} run ‘${title}’?`;
+			const choice =
+				decision === 'commit'
+					? await vscode.window.showInformationMessage(question, { modal: true, detail: landingText(ref, detail) }, action)
+					: await vscode.window.showWarningMessage(question, { modal: true, detail: abandonText(detail) }, action);
+			if (choice !== action) {
+				return;
+			}
+		}
+		const settings = decision === 'retry' ? runSettings(projectPath(ref.project)) : undefined;
+		const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Agent Desk: ${words.progress} ‘${title}’…` }, () =>
+			desk.request(DecideRun, { project: ref.project, run: ref.runId, decision, ...(rationale.trim() ? { rationale: rationale.trim() } : {}), ...(settings ? { settings } : {}) }),
+		);
+		await report(ref, detail, result);
+	};
+
+	const cancel = async (ref: RunRef): Promise<void> => {
+		const detail = await desk.request(ShowRun, { project: ref.project, id: ref.runId });
+		const action = 'Cancel Run';
+		const choice = await vscode.window.showWarningMessage(
+			`Cancel run ‘${detail.task.title}’?`,
+			{ modal: true, detail: 'The agent and every process it started are stopped and the run is marked failed; you can retry or abandon it then.' },
+			action,
+		);
+		if (choice !== action) {
+			return;
+		}
+		const { stopped } = await desk.request(CancelRun, { project: ref.project, run: ref.runId });
+		void vscode.window.showInformationMessage(stopped ? `Agent Desk: cancelled run ‘${detail.task.title}’.` : `Agent Desk: no agent was working on run ‘${detail.task.title}’ any more; it is marked failed.`);
+	};
+
+	/** A command on a run: the one it is given, else the one the person picks among those it fits. */
+	const onRun = (body: (ref: RunRef) => Promise<void>, pick: string, accepts: (run: RunSummary) => boolean, none: string) =>
+		guarded(async (first?: unknown, second?: unknown) => {
+			const ref = runRef(first, second) ?? (await pickRun(pick, accepts, none));
+			if (ref) {
+				await body(ref);
+			}
+		});
+	const decisionCommand = (decision: GateDecision) => onRun((ref) => decide(ref, decision), decisions[decision].pick, decisions[decision].accepts, decisions[decision].none);
+
+	const disposables = [
+		vscode.commands.registerCommand('agentDesk.reviewRun', onRun(review, 'Review which run?', (run) => run.patchsets > 0, 'No run has a change to review yet.')),
+		vscode.commands.registerCommand('agentDesk.approveRun', decisionCommand('commit')),
+		vscode.commands.registerCommand('agentDesk.retryRun', decisionCommand('retry')),
+		vscode.commands.registerCommand('agentDesk.abandonRun', decisionCommand('abandon')),
+		vscode.commands.registerCommand('agentDesk.checkpointRun', decisionCommand('checkpoint')),
+		vscode.commands.registerCommand('agentDesk.cancelRun', onRun(cancel, 'Cancel which run?', (run) => runState(run) === 'running', 'No run is in progress.')),
+	];
+
+	const onRunFinished = (params: RunFinishedParams): void => {
+		const ref = { project: params.project, runId: params.run };
+		const then = (actions: Record<string, (ref: RunRef) => Promise<void>>) => (choice: string | undefined) => {
+			const action = choice ? actions[choice] : undefined;
+			if (action) {
+				void guarded(action)(ref);
+			}
+		};
+		if (params.status === 'completed') {
+			const { passed, failed } = params.checks;
+			void vscode.window
+				.showInformationMessage(`Run ‘${params.title}’ is ready for review: ${plural(params.touched, 'file')} changed, checks: ${passed} passed, ${failed} failed`, 'Review', 'Approve and Land')
+				.then(then({ Review: review, 'Approve and Land': (r) => decide(r, 'commit') }));
+		} else {
+			void vscode.window
+				.showErrorMessage(`Run ‘${params.title}’ failed: ${params.error ?? 'no reason was recorded'}`, 'Show Run', 'Retry')
+				.then(then({ 'Show Run': (r) => pages.open(r.project, r.runId), Retry: (r) => decide(r, 'retry') }));
+		}
+	};
+	return { disposables, onRunFinished };
+}
+
+/** The branch checked out in the repository at `top` (what a land on the shared checkout commits on). */
+function checkedOutBranch(top: string | undefined): string {
+	try {
+		const head = top ? fs.readFileSync(path.join(top, '.git', 'HEAD'), 'utf8').trim() : '';
+		if (head.startsWith('ref: refs/heads/')) {
+			return head.slice('ref: refs/heads/'.length);
+		}
+	} catch {
+		// A linked worktree (.git is a file) or no checkout: say it in general words.
+	}
+	return 'the checked-out branch';
+}

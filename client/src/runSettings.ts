@@ -1,0 +1,19 @@
+import * as vscode from 'vscode';
+
+/**
+ * The run settings sent with Go and Retry, as the `agentDesk.*` settings give them for the project's
+ * folder (the design's `desk.agents`, `desk.runs.*`, `desk.checks`). The server checks every field and
+ * refuses with `run.badSettings` or `run.unknownAgent`, naming the one that is wrong.
+ */
+export function runSettings(projectPath?: string): Record<string, unknown> {
+	const scope = projectPath ? vscode.Uri.file(projectPath) : undefined;
+	const config = vscode.workspace.getConfiguration('agentDesk', scope);
+	return {
+		agents: config.get<unknown[]>('agents', []),
+		agent: config.get<string>('runs.agent', ''),
+		isolation: config.get<string>('runs.isolation', 'shared'),
+		maxAttempts: config.get<number>('runs.maxAttempts', 2),
+		sandbox: config.get<string>('runs.sandbox', 'auto'),
+		checks: config.get<unknown[]>('checks', []),
+	};
+}

@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { it } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { openDeskWorkbench, projectRoot, runCommand, screenshot, waitFor } from '../helpers/codeServer';
+import { git, makeRepo } from '../helpers/gitRepo';
+import { scriptedAgentSettings, type Scenario } from '../helpers/scriptedAgent';
+import { tempDir } from '../helpers/temp';
+
+/** The frame of the visible webview whose page shows `text` (webviews nest two iframes deep). */
+async function webviewWith(page: Page, text: string, timeoutMs = 30_000): Promise<Frame> {
+	let found: Frame | undefined;
+	await waitFor(
+		async () => {
+			for (const frame of page.frames()) {
+				if (frame.name() === 'active-frame' || frame.url().includes('fake.html')) {
+					const body = await frame.locator('body').innerText({ timeout: 1_000 }).catch(() => '');
+					if (body.includes(text)) {
+						found = frame;
+						return true;
+					}
+				}
+			}
+			return false;
+		},
+		timeoutMs,
+		`a webview showing “${text}”`,
+	);
+	return found!;
+}
+
+interface GateBench {
+	repo: string;
+	page: Page;
+	close(): Promise<void>;
+}
+
+/** A git repo opened in the workbench whose one agent is the scripted agent playing `scenario`; the ticket written on the launch card, and Go. */
+async function launch(prefix: string, scenario: Scenario, ticket: string): Promise<GateBench> {
+	const root = tempDir(prefix);
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+	const settings = scriptedAgentSettings(scenario);
+	const bench = await openDeskWorkbench({
+		folder: repo,
+		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
+		settings: {
+			'agentDesk.libraryFolder': path.join(root, 'library'),
+			'agentDesk.agents': settings.agents,
+			'agentDesk.runs.maxAttempts': 1,
+			// A project check that passes when the agent wrote its file.
+			'agentDesk.checks': [{ id: 'greeting-exists', executable: process.execPath, args: ['-e', "require('fs').accessSync('src/greeting.ts')"], timeout: 30 }],
+		},
+	});
+	const { page } = bench;
+	try {
+		await page.getByRole('tab', { name: 'Agent Desk' }).click();
+		await page.getByRole('treeitem', { name: /^shop, main asset/ }).waitFor({ timeout: 60_000 });
+		await runCommand(page, 'Agent Desk: Open Launch Card');
+		const card = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+		const editor = card.locator('#ticket textarea');
+		await editor.waitFor({ timeout: 30_000 });
+		await card.locator('.run-with', { hasText: 'Go runs agent scripted in the shared checkout' }).waitFor({ timeout: 30_000 });
+		await editor.click();
+		await page.keyboard.type(ticket, { delay: 5 });
+		await page.waitForTimeout(500);
+		await card.locator('#go').click();
+		await card.locator('.launched').waitFor({ timeout: 30_000 });
+		await page.getByRole('treeitem', { name: new RegExp(`^${ticket.split('\n')[0]}`) }).first().waitFor({ timeout: 30_000 });
+		return { repo, page, close: bench.close };
+	} catch (error) {
+		await screenshot(page, `${prefix}launch-failed`).catch(() => undefined);
+		await bench.close();
+		throw error;
+	}
+}
+
+const greeting = 'export function greet(name: string): string {\n\treturn `Hello, ${name}!`;\n}\n';
+
+it('runs a ticket through Go with a scripted agent, follows it live, reviews the diff at the gate, approves and finds the commit with its Desk-Run trailer', async () => {
+	// The agent sleeps a little in the work node so that the run can be seen in progress.
+	const { repo, page, close } = await launch(
+		'desk-gate-e2e-',
+		{ plan: ['Read the shop', 'Write the greeting'], writes: [{ path: 'src/greeting.ts', content: greeting }], sleepMs: 6_000, answer: 'Added src/greeting.ts with greet().' },
+		'Add a greeting helper\nWrite src/greeting.ts with greet(name).',
+	);
+	const headBefore = git(repo, 'rev-parse', 'HEAD');
+	try {
+		// The Runs view follows the run live: a spinning row while the agent works…
+		const running = page.getByRole('treeitem', { name: /^Run, patching/ });
+		await running.waitFor({ timeout: 30_000 });
+		assert.equal(await running.locator('.codicon-sync.codicon-modifier-spin').count(), 1, 'a running run spins');
+		await page.mouse.move(1200, 700);
+		await screenshot(page, 'run-gate-1-in-progress');
+
+		// …then it waits for review, and a notification offers the review.
+		const toast = page.locator('.notification-toast', { hasText: 'is ready for review' });
+		await toast.waitFor({ timeout: 90_000 });
+		assert.match(await toast.innerText(), /Run ‘Add a greeting helper’ is ready for review: 1 file changed, checks: 1 passed, 0 failed/);
+		const waiting = page.getByRole('treeitem', { name: /^Run, waiting for review · .*scripted-model-1/ });
+		await waiting.waitFor({ timeout: 30_000 });
+		await page.waitForTimeout(800);
+		await screenshot(page, 'run-gate-2-notification');
+
+		// Review: the change in the multi-file diff editor, the run's page beside it.
+		await toast.getByRole('button', { name: 'Review', exact: true }).click();
+		await page.locator('.tab', { hasText: 'Review: Add a greeting helper' }).waitFor({ timeout: 30_000 });
+		const diff = page.locator('.monaco-diff-editor').first();
+		await diff.waitFor({ timeout: 30_000 });
+		await waitFor(async () => (await diff.innerText()).replace(/\u00a0/g, ' ').includes('return `Hello, ${name}!`;'), 20_000, 'the agent’s change in the diff');
+		assert.match(await page.locator('.multiDiffEditor').first().innerText(), /greeting\.ts/);
+		const runPage = await webviewWith(page, 'Waiting for your review');
+		const pageText = await runPage.locator('body').innerText();
+		for (const expected of ['Run of “Add a greeting helper”', 'Evidence (1 passed, 0 failed)', 'greeting-exists', '✓ passed', 'scripted-model-1', 'Provenance', 'Approve and Land', 'Retry', 'Abandon', 'Checkpoint']) {
+			assert.ok(pageText.includes(expected), `the run page shows ${expected}`);
+		}
+		const runId = /\nId\s+(\S+)/.exec(pageText)?.[1];
+		assert.ok(runId, 'the run page shows the run id');
+		await page.mouse.move(700, 500);
+		await page.waitForTimeout(600);
+		await screenshot(page, 'run-gate-3-review');
+
+		// Approve and Land from the page's link: a rationale, then the confirmation saying what happens.
+		await runPage.getByRole('link', { name: 'Approve and Land' }).click();
+		const input = page.locator('.quick-input-widget input[type="text"]');
+		await input.waitFor({ timeout: 30_000 });
+		await input.fill('The helper is what the ticket asks for.');
+		await page.keyboard.press('Enter');
+		const dialog = page.locator('.monaco-dialog-box');
+		await dialog.waitFor({ timeout: 30_000 });
+		const question = await dialog.innerText();
+		assert.match(question, /Land run ‘Add a greeting helper’\?/);
+		assert.ok(question.includes(`Commit 1 file on main as “Add a greeting helper” with the trailer Desk-Run: ${runId}.`), question);
+		assert.match(question, /A src\/greeting\.ts/);
+		await screenshot(page, 'run-gate-4-confirm');
+		await dialog.getByRole('button', { name: 'Land', exact: true }).click();
+		const landed = page.locator('.notification-toast', { hasText: 'landed ‘Add a greeting helper’ as commit' });
+		await landed.waitFor({ timeout: 30_000 });
+
+		// The commit: the ticket's first line as subject, the run named in its trailer, on main.
+		const head = git(repo, 'rev-parse', 'HEAD');
+		assert.notEqual(head, headBefore);
+		assert.equal(git(repo, 'rev-parse', 'HEAD~1'), headBefore);
+		const message = git(repo, 'log', '-1', '--format=%B');
+		assert.equal(message.split('\n')[0], 'Add a greeting helper');
+		assert.ok(message.split('\n').includes(`Desk-Run: ${runId}`), message);
+		assert.match(await landed.innerText(), new RegExp(`as commit ${head.slice(0, 7)} on main`));
+		assert.equal(git(repo, 'show', 'HEAD:src/greeting.ts'), greeting.trimEnd());
+		assert.equal(git(repo, 'status', '--porcelain'), '', 'the checkout is clean after the land');
+		await page.getByRole('treeitem', { name: /^Run, completed · landed/ }).waitFor({ timeout: 30_000 });
+		await webviewWith(page, `landed as ${head.slice(0, 12)} — The helper is what the ticket asks for.`);
+		await page.mouse.move(700, 500);
+		await page.waitForTimeout(800);
+		await screenshot(page, 'run-gate-5-landed');
+	} finally {
+		await screenshot(page, 'run-gate-final').catch(() => undefined);
+		await close();
+	}
+});
+
+it('tells of a failed run with Show Run and Retry, and Abandon from the command palette puts the checkout back', async () => {
+	const { repo, page, close } = await launch('desk-gate-fail-e2e-', { writes: [{ path: 'src/greeting.ts', content: greeting }], exitCode: 3 }, 'Add a broken greeting');
+	try {
+		const toast = page.locator('.notification-toast', { hasText: 'failed:' });
+		await toast.waitFor({ timeout: 90_000 });
+		assert.match(await toast.innerText(), /Run ‘Add a broken greeting’ failed: /);
+		for (const button of ['Show Run', 'Retry']) {
+			await toast.getByRole('button', { name: button, exact: true }).waitFor();
+		}
+		await page.getByRole('treeitem', { name: /^Run, failed/ }).waitFor({ timeout: 30_000 });
+		await page.waitForTimeout(800);
+		await screenshot(page, 'run-gate-6-failed');
+
+		await runCommand(page, 'Agent Desk: Abandon Run…');
+		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Add a broken greeting' });
+		await pick.waitFor({ timeout: 30_000 });
+		assert.match(await pick.innerText(), /failed/);
+		await page.keyboard.press('Enter');
+		const input = page.locator('.quick-input-widget input[type="text"]');
+		await page.locator('.quick-input-widget', { hasText: 'Abandon: Add a broken greeting' }).waitFor({ timeout: 30_000 });
+		await input.fill('The agent crashed.');
+		await page.keyboard.press('Enter');
+		const dialog = page.locator('.monaco-dialog-box');
+		await dialog.waitFor({ timeout: 30_000 });
+		assert.match(await dialog.innerText(), /Abandon run ‘Add a broken greeting’\?[\s\S]*task marked failed/);
+		await dialog.getByRole('button', { name: 'Abandon', exact: true }).click();
+		await page.locator('.notification-toast', { hasText: 'abandoned ‘Add a broken greeting’' }).waitFor({ timeout: 30_000 });
+		await page.getByRole('treeitem', { name: /^Run, failed · abandoned/ }).waitFor({ timeout: 30_000 });
+		assert.equal(git(repo, 'status', '--porcelain'), '', 'the agent\'s file is gone from the checkout');
+		await page.waitForTimeout(800);
+		await screenshot(page, 'run-gate-7-abandoned');
+	} finally {
+		await screenshot(page, 'run-gate-fail-final').catch(() => undefined);
+		await close();
+	}
+});
