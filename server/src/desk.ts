@@ -51,7 +51,7 @@ export class Desk {
 	onLibraryChanged: ((reason: string) => void) | undefined;
 	/** Told when a run's objects changed, and when a run reached the gate or failed. */
 	onRunChanged: ((top: string, runId: string) => void) | undefined;
-	onRunFinished: ((top: string, runId: string, status: 'completed' | 'failed') => void) | undefined;
+	onRunFinished: ((top: string, runId: string, status: 'gate' | 'failed') => void) | undefined;
 	onAttachmentsChanged: ((top: string, taskId: string) => void) | undefined;
 	private readonly runners = new Map<string, { executor: RunExecutor; gate: RunGate }>();
 	private readonly attachmentStores = new Map<string, AttachmentStore>();
@@ -192,7 +192,7 @@ export class Desk {
 			libraryDir: this.libraryDir,
 			logger: this.logger,
 			changed: (runId: string) => this.onRunChanged?.(top, runId),
-			finished: (runId: string, status: 'completed' | 'failed') => this.onRunFinished?.(top, runId, status),
+			finished: (runId: string, status: 'gate' | 'failed') => this.onRunFinished?.(top, runId, status),
 		};
 		const executor = new RunExecutor(ports);
 		const runner = { executor, gate: new RunGate(ports, executor) };

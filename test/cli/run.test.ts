@@ -35,12 +35,12 @@ it('desk run go carries a run out to the gate; run status shows it; run decide l
 	const went = desk('--store', store, 'run', 'go', 'shop', '--settings', settingsFile, '--json');
 	assert.equal(went.code, 0, went.stderr);
 	const detail = JSON.parse(went.stdout) as RunDetail;
-	assert.equal(detail.summary.status, 'completed');
+	assert.deepEqual([detail.summary.status, detail.summary.at_gate], ['validating', true]);
 	assert.deepEqual(detail.evidence.map((e) => [e.tags['desk.check'], e.exit_code]), [['price-is-number', 0]]);
 
 	const status = desk('--store', store, 'run', 'status', detail.run.object_id, '--repo', repo);
 	assert.equal(status.code, 0, status.stderr);
-	assert.match(status.stdout, /completed\s+Raise the price to 12/);
+	assert.match(status.stdout, /validating\s+Raise the price to 12/);
 	assert.match(status.stdout, /patchset \S+ proposed: price\.txt \+1 -1/);
 	assert.match(status.stdout, /check price-is-number: passed/);
 	assert.match(status.stdout, /waiting at the gate/);

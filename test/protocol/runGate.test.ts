@@ -44,15 +44,17 @@ describe('executed runs over JSON-RPC', () => {
 		const settings = scriptedAgentSettings({ writes: [{ path: 'CHANGELOG.md', content: '# 0.1.0\n' }] });
 		const record = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings });
 		const end = await waitFor(finished(server, record.run), 'the run to finish');
-		assert.deepEqual({ ...end, project: end.project }, { project: 'shop', run: record.run, status: 'completed', title: 'Add a changelog', touched: 1, checks: { passed: 0, failed: 0 } });
+		assert.deepEqual({ ...end, project: end.project }, { project: 'shop', run: record.run, status: 'gate', title: 'Add a changelog', touched: 1, checks: { passed: 0, failed: 0 } });
 		assert.ok(server.notifications.some((n) => n.method === 'desk/runs/didChange' && (n.params as { run?: string }).run === record.run), 'progress was notified');
 		const detail = await call<ResultOf<typeof ShowRun>>(ShowRun, { project: 'shop', id: record.run });
-		assert.equal(detail.summary.status, 'completed');
+		assert.deepEqual([detail.summary.status, detail.summary.at_gate], ['validating', true]);
 		const files = await call<ResultOf<typeof PatchSetFiles>>(PatchSetFiles, { project: 'shop', patchset: detail.patchsets[0]!.object_id });
 		assert.deepEqual(files.files.map((f) => [f.path, f.before, Buffer.from(f.after!, 'base64').toString()]), [['CHANGELOG.md', null, '# 0.1.0\n']]);
 		const result = await call<ResultOf<typeof DecideRun>>(DecideRun, { project: 'shop', run: record.run, decision: 'commit', rationale: 'ok' });
 		assert.equal(git(repo, 'log', '-1', '--format=%B'), `Add a changelog\n\nI made the change the ticket asks for.\n\nDesk-Run: ${record.run}`);
 		assert.equal(git(repo, 'rev-parse', 'HEAD'), result.commit);
+		const decided = await call<ResultOf<typeof ShowRun>>(ShowRun, { project: 'shop', id: record.run });
+		assert.deepEqual([decided.summary.status, decided.summary.at_gate, decided.summary.decision], ['completed', false, 'commit']);
 		const again = await expectRpcError(server.connection, DecideRun.method, { project: 'shop', run: record.run, decision: 'abandon' });
 		assert.equal((again.data as DeskErrorJson).code, 'run.notAwaitingDecision');
 	});
@@ -78,6 +80,16 @@ describe('executed runs over JSON-RPC', () => {
 		const end = await waitFor(finished(server, record.run), 'the run to stop', 10_000);
 		assert.equal(end.status, 'failed');
 		assert.equal(end.error, 'cancelled: wrong ticket');
+	});
+
+	it('an agent that cannot be started fails the run at once, with the reason', async () => {
+		await call(SetTicket, { project: 'shop', ticket: 'Nobody is there' });
+		const record = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: { agents: [{ name: 'ghost', command: 'no-such-agent-program', format: 'claude-stream-json' }], sandbox: 'off' } });
+		const end = await waitFor(finished(server, record.run), 'the run to fail');
+		assert.equal(end.status, 'failed');
+		assert.match(end.error ?? '', /plan: the agent's program no-such-agent-program was not found/);
+		const detail = await call<ResultOf<typeof ShowRun>>(ShowRun, { project: 'shop', id: record.run });
+		assert.equal(detail.summary.status, 'failed');
 	});
 });
 

@@ -245,7 +245,7 @@ export function registerGateCommands(
 				void guarded(action)(ref);
 			}
 		};
-		if (params.status === 'completed') {
+		if (params.status === 'gate') {
 			const { passed, failed } = params.checks;
 			void vscode.window
 				.showInformationMessage(`Run ‘${params.title}’ is ready for review: ${plural(params.touched, 'file')} changed, checks: ${passed} passed, ${failed} failed`, 'Review', 'Approve and Land')

@@ -40,15 +40,16 @@ const runIcons: Record<RunState, [string, string?]> = {
 
 /**
  * Where a run stands for the person: an agent is carrying it out (created, patching, validating), it
- * waits at the gate (completed, no decision yet), it failed with no decision yet, or it is decided.
+ * waits at the gate (validated, no decision yet; it completes with the decision), it failed with no
+ * decision yet, or it is decided.
  */
 export type RunState = 'running' | 'gate' | 'failed' | 'decided';
 
-export function runState(run: Pick<RunSummary, 'status' | 'decision'>): RunState {
+export function runState(run: Pick<RunSummary, 'status' | 'decision' | 'at_gate'>): RunState {
 	if (run.decision) {
 		return 'decided';
 	}
-	return run.status === 'completed' ? 'gate' : run.status === 'failed' ? 'failed' : 'running';
+	return run.at_gate ? 'gate' : run.status === 'failed' ? 'failed' : 'running';
 }
 
 /** What a decision did, in the words the views use. */
@@ -61,7 +62,7 @@ export const decisionWords: Record<NonNullable<RunSummary['decision']>, string> 
 };
 
 /** The run's status as the views say it: "patching", "waiting for review", "completed · landed". */
-export function runStatusText(run: Pick<RunSummary, 'status' | 'decision'>): string {
+export function runStatusText(run: Pick<RunSummary, 'status' | 'decision' | 'at_gate'>): string {
 	const state = runState(run);
 	return state === 'gate' ? 'waiting for review' : run.decision ? `${run.status} · ${decisionWords[run.decision]}` : run.status;
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../core/logger';
 import { scrubBytes } from '../core/secrets';
 import { ConfinedDir, readLimited } from '../store/confinedDir';
 import type { DurableDatabase, WriteTransaction } from '../store/durableDatabase';
-import { baseName, cleanName, detectType, humanBytes } from './names';
+import { cleanName, detectType, humanBytes, typeByName } from './names';
 
 /** Every attach is checked against all of them; a file over one is refused and named, never truncated. */
 export interface AttachmentLimits {
@@ -228,7 +228,7 @@ export class AttachmentStore {
 				} catch (error) {
 					// Swapped for a link since it was listed: not followed.
 					report.refused.push({ name, reason: describeRefusal(error) });
-					dir.unlink(entry.name);
+					dir.discard(entry.name);
 					continue;
 				}
 				if (sub) {
@@ -243,7 +243,7 @@ export class AttachmentStore {
 			}
 			if (entry.kind !== 'file') {
 				report.refused.push({ name, reason: kindReason[entry.kind] ?? 'not a regular file: not read' });
-				dir.unlink(entry.name);
+				dir.discard(entry.name);
 				continue;
 			}
 			let outcome: 'added' | 'refused' | 'kept' | 'already';
@@ -257,7 +257,7 @@ export class AttachmentStore {
 				outcome = 'kept';
 			}
 			if (outcome !== 'kept') {
-				dir.unlink(entry.name);
+				dir.discard(entry.name);
 			}
 		}
 	}
@@ -373,7 +373,7 @@ export class AttachmentStore {
 		if (!/^[0-9a-f]{64}$/.test(sha256) || !Number.isSafeInteger(size) || size < 0) {
 			throw new DeskError('attachment.badName', 'A recorded attachment needs its size and a sha256 digest (64 hex characters).', { size, sha256 });
 		}
-		const row = this.row(taskId, { ...meta, name: cleanName(meta.name) }, size, sha256, typeByNameOnly(meta.name), unavailable.trim() || 'not in this store');
+		const row = this.row(taskId, { ...meta, name: cleanName(meta.name) }, size, sha256, typeByName(meta.name), unavailable.trim() || 'not in this store');
 		this.db.write((tx) => insertRow(tx, row));
 		return row;
 	}
@@ -624,11 +624,6 @@ function insertRow(tx: WriteTransaction, row: AttachmentRow): void {
 		'INSERT INTO attachments (id, task_id, name, size, sha256, media_type, source, run_id, note, added_by, created_at, unavailable) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
 		[row.id, row.task_id, row.name, row.size, row.sha256, row.media_type, row.source, row.run_id, row.note, row.added_by, row.created_at, row.unavailable],
 	);
-}
-
-function typeByNameOnly(name: string): string {
-	// Bytes that cannot be looked at: the name's claim, recorded as a label only.
-	return detectType(baseName(name), new Uint8Array([0]));
 }
 
 function checkTaskId(taskId: string): string {

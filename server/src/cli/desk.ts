@@ -545,7 +545,7 @@ function formatRunDetail(detail: RunDetail): string {
 	}
 	if (detail.decision) {
 		lines.push(`  decision: ${detail.decision.decision_type}${detail.decision.result_commit_sha ? ` ${detail.decision.result_commit_sha}` : ''}`);
-	} else if (detail.summary.status === 'completed') {
+	} else if (detail.summary.at_gate) {
 		lines.push(`  waiting at the gate: desk run decide ${detail.summary.id} --decision commit|retry|abandon|checkpoint`);
 	}
 	return lines.join('\n');

@@ -294,7 +294,8 @@ export const RunsDidChange = notification<{ project: string; run?: string }>('de
 export interface RunFinishedParams {
 	project: string;
 	run: string;
-	status: 'completed' | 'failed';
+	/** `gate`: validated, waiting for the person's decision (the run completes with it); `failed`: it stopped. */
+	status: 'gate' | 'failed';
 	/** The task's title. */
 	title: string;
 	error?: string;

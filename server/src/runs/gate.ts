@@ -1,11 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { actor, addRun, newDecision, newRun, setApplyStatus, setIntentCommit, setIntentStatus, setTaskStatus } from '../ai/model';
+import { actor, addRun, newDecision, newRun, setApplyStatus, setIntentCommit, setIntentStatus, setRunStatus, setTaskStatus } from '../ai/model';
 import type { Decision, DecisionType, Intent, PatchSet, Run, Task } from '../ai/types';
 import { DeskError } from '../core/errors';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { RunExecutor, RunnerPorts, RunPlacement } from './runner';
 import { SafeGit, type CommitIdentity } from './safeGit';
+import { gateTag, isAtGate } from './runViews';
 
 export interface DecideRequest {
 	decision: DecisionType;
@@ -46,8 +47,8 @@ export class RunGate {
 		if (existing) {
 			throw new DeskError('run.notAwaitingDecision', `Run ${runId} has its decision already (${existing.decision_type}).`, { run: runId, decision: existing.decision_type });
 		}
-		if (run.status !== 'completed' && run.status !== 'failed') {
-			throw new DeskError('run.notAwaitingDecision', `Run ${runId} is ${run.status}; it reaches the gate when it completes or fails.`, { run: runId, status: run.status });
+		if (!isAtGate(run) && run.status !== 'failed') {
+			throw new DeskError('run.notAwaitingDecision', `Run ${runId} is ${run.status}${run.status === 'validating' ? ' (its checks are running)' : ''}; it reaches the gate when its checks are done, or when it fails.`, { run: runId, status: run.status });
 		}
 		const task = ai.require<Task>(run.task, 'task');
 		const placement = this.executor.placement(runId);
@@ -59,7 +60,7 @@ export class RunGate {
 		const rationale = request.rationale?.trim() || undefined;
 		switch (request.decision) {
 			case 'commit':
-				if (run.status !== 'completed' || !chosen || !placement) {
+				if (run.status === 'failed' || !chosen || !placement) {
 					throw new DeskError('run.noPatch', run.status === 'failed' ? `Run ${runId} failed; only Retry or Abandon are open to it.` : `Run ${runId} has no change to land.`, { run: runId });
 				}
 				return this.land(run, task, chosen, placement, patchsets, rationale);
@@ -74,7 +75,8 @@ export class RunGate {
 					await this.restoreShared(run, placement, patchsets);
 					await this.cleanUp(placement);
 				}
-				ai.put([decision, ...patchsets, task, next]);
+				this.closeGate(run);
+				ai.put([decision, ...patchsets, task, next, run]);
 				return { decision, new_run: next.object_id };
 			}
 			case 'abandon': {
@@ -87,7 +89,8 @@ export class RunGate {
 				if (placement) {
 					await this.cleanUp(placement);
 				}
-				ai.put([decision, ...patchsets, task]);
+				this.closeGate(run);
+				ai.put([decision, ...patchsets, task, run]);
 				return { decision, ...restored };
 			}
 			case 'checkpoint': {
@@ -106,7 +109,8 @@ export class RunGate {
 					checkpointId = chosen.tags['desk.target_changes']!;
 				}
 				const decision = newDecision(person, run, 'checkpoint', { chosen, checkpointId, ...(rationale ? { rationale } : {}) });
-				ai.put([decision]);
+				this.closeGate(run);
+				ai.put([decision, run]);
 				return { decision };
 			}
 			case 'rollback':
@@ -177,7 +181,8 @@ export class RunGate {
 		if (task.status === 'running') {
 			setTaskStatus(task, 'done');
 		}
-		const objects: Array<Decision | PatchSet | Task | Intent> = [decision, ...patchsets, task];
+		this.closeGate(run);
+		const objects: Array<Decision | PatchSet | Task | Intent | Run> = [decision, ...patchsets, task, run];
 		if (intent && intent.statuses[intent.statuses.length - 1]?.status === 'active') {
 			setIntentStatus(intent, 'completed', commit ? `landed as ${commit.slice(0, 12)}` : `landed as v${version}`);
 			objects.push(intent);
@@ -185,6 +190,14 @@ export class RunGate {
 		ai.put(objects);
 		await this.cleanUp(placement);
 		return { decision, ...(commit ? { commit } : {}), ...(version !== undefined ? { version } : {}) };
+	}
+
+	/** The Decision is made: a run that waited at the gate is Completed (seed 001); a failed one stays failed. */
+	private closeGate(run: Run): void {
+		if (isAtGate(run)) {
+			setRunStatus(run, 'completed');
+			run.tags = { ...run.tags, [gateTag]: 'decided' };
+		}
 	}
 
 	private reject(patchsets: PatchSet[]): void {

@@ -18,6 +18,8 @@ export interface RunSummary {
 	patchsets: number;
 	evidence: number;
 	decision?: Decision['decision_type'];
+	/** Validating with its checks done, waiting for the person's decision (the run completes with it). */
+	at_gate: boolean;
 	error?: string;
 }
 
@@ -58,7 +60,8 @@ export interface RunDetail {
 export function runSummary(store: AiStore, run: Run): RunSummary {
 	const provenance = store.runProvenance(run.object_id);
 	const decision = store.runDecision(run.object_id);
-	const finished = run.status === 'completed' || run.status === 'failed';
+	const atGate = isAtGate(run);
+	const finished = run.status === 'completed' || run.status === 'failed' || atGate;
 	const summary: RunSummary = {
 		id: run.object_id,
 		task: run.task,
@@ -66,6 +69,7 @@ export function runSummary(store: AiStore, run: Run): RunSummary {
 		started_at: run.created_at,
 		patchsets: run.patchsets.length,
 		evidence: store.runEvidence(run.object_id).length,
+		at_gate: atGate,
 	};
 	if (finished) {
 		summary.finished_at = run.updated_at;
@@ -128,7 +132,18 @@ export function runDetail(store: AiStore, runId: string): RunDetail {
 }
 
 /** What the client is told when a run reaches the gate or fails: enough for a one-line notification. */
-export function runFinishedParams(ai: AiStore, project: string, runId: string, status: 'completed' | 'failed') {
+/**
+ * At the gate: the run went through its checks and waits for a Decision. It stays Validating until
+ * then, since the seed has a run Completed once its Decision is made.
+ */
+export function isAtGate(run: Run): boolean {
+	return run.status === 'validating' && run.tags[gateTag] === 'waiting';
+}
+
+/** The run's tag that says it reached the gate. */
+export const gateTag = 'desk.gate';
+
+export function runFinishedParams(ai: AiStore, project: string, runId: string, status: 'gate' | 'failed') {
 	const run = ai.require<Run>(runId, 'run');
 	const task = ai.get<Task>(run.task);
 	const last = ai.runPatchSets(run).at(-1);

@@ -41,8 +41,9 @@ import type { AiStore } from '../store/aiStore';
 import type { BlobStore } from '../store/blobStore';
 import type { DurableDatabase } from '../store/durableDatabase';
 import { AgentRecorder, type NodeOutcome } from './agentRecorder';
+import { gateTag, isAtGate } from './runViews';
 import { composePrompt, globMatches, planSteps, type PromptReference, type PromptSkill } from './prompt';
-import { expandHome, programFolders, sandboxArgs, sandboxStatus, type SandboxLayout } from './sandbox';
+import { expandHome, programFolders, resolveCommand, sandboxArgs, sandboxStatus, type SandboxLayout } from './sandbox';
 import { SafeGit } from './safeGit';
 import { chooseAgent, type AgentSettings, type RunSettings } from './settings';
 import { looksLikeText, prepareTargetFolder, targetChanges, type TargetMarker } from './targetFolder';
@@ -94,7 +95,7 @@ export interface RunnerPorts {
 	/** Told whenever the run's objects changed (the Runs view refreshes). */
 	changed: (runId: string) => void;
 	/** Told when a run reached the gate (completed with a change) or failed. */
-	finished: (runId: string, status: 'completed' | 'failed') => void;
+	finished: (runId: string, status: 'gate' | 'failed') => void;
 	/** Told when a task got attachments. */
 	attachmentsChanged?: (taskId: string) => void;
 }
@@ -127,7 +128,7 @@ export class RunExecutor {
 		const failed: string[] = [];
 		for (const row of this.ports.db.all<ControlRow>('SELECT * FROM run_control')) {
 			const run = this.ports.ai.get<Run>(row.run_id);
-			if (!run || run.status === 'completed' || run.status === 'failed') {
+			if (!run || run.status === 'completed' || run.status === 'failed' || isAtGate(run)) {
 				continue;
 			}
 			const mine = row.runner_pid === process.pid && row.runner_token === runnerToken;
@@ -148,7 +149,11 @@ export class RunExecutor {
 			if (placement) {
 				this.removeInstalled(placement);
 			}
-			failRun(run, `the desk stopped while the run was ${run.status} (process ${row.runner_pid}); nothing was landed`);
+			const was = run.status;
+			if (run.status === 'created') {
+				setRunStatus(run, 'patching');
+			}
+			failRun(run, `the desk stopped while the run was ${was} (process ${row.runner_pid}); nothing was landed`);
 			this.ports.ai.put([run]);
 			failed.push(run.object_id);
 			this.ports.logger.warn(`run ${run.object_id}: marked failed, its process ${row.runner_pid} is gone`);
@@ -236,7 +241,8 @@ export class RunExecutor {
 				checkCancel();
 				const step = plan.steps[index];
 				const isLastWork = node === workNodes[workNodes.length - 1];
-				if (node !== 'plan' && run.status === 'created') {
+				// Patching is the agent at work, making changes or tool calls (seed 001): from the first node on.
+				if (run.status === 'created') {
 					setRunStatus(run, 'patching');
 				}
 				if (step) {
@@ -336,9 +342,11 @@ export class RunExecutor {
 			if ((run.status as Run['status']) === 'patching') {
 				setRunStatus(run, 'validating');
 			}
-			setRunStatus(run, 'completed');
+			// At the gate: validated, waiting for the person's Decision, with which the run completes.
+			run.tags = { ...run.tags, [gateTag]: 'waiting' };
+			run.updated_at = new Date().toISOString();
 			ai.put([run, plan, ...(revision ? [revision] : [])]);
-			this.ports.logger.info(`run ${runId}: completed with ${run.patchsets.length} PatchSet(s); waiting at the gate`);
+			this.ports.logger.info(`run ${runId}: at the gate with ${run.patchsets.length} PatchSet(s), waiting for a decision`);
 		} catch (error) {
 			if (placement) {
 				this.removeInstalled(placement);
@@ -357,6 +365,10 @@ export class RunExecutor {
 					addPatchSet(run, partial);
 					ai.put([partial]);
 				}
+				if (run.status === 'created') {
+					// Failed is reached from Patching or Validating (seed 001): the attempt began, then failed.
+					setRunStatus(run, 'patching');
+				}
 				failRun(run, reason);
 				ai.put([run]);
 			}
@@ -372,7 +384,7 @@ export class RunExecutor {
 		}
 		const final = ai.require<Run>(runId, 'run');
 		this.ports.changed(runId);
-		this.ports.finished(runId, final.status === 'completed' ? 'completed' : 'failed');
+		this.ports.finished(runId, isAtGate(final) ? 'gate' : 'failed');
 		return final;
 	}
 
@@ -383,8 +395,8 @@ export class RunExecutor {
 	 */
 	cancel(runId: string, reason: string): { stopped: boolean } {
 		const run = this.ports.ai.require<Run>(runId, 'run');
-		if (run.status === 'completed' || run.status === 'failed') {
-			throw new DeskError('run.notRunning', `Run ${runId} is ${run.status} already; there is nothing to cancel.`, { run: runId, status: run.status });
+		if (run.status === 'completed' || run.status === 'failed' || isAtGate(run)) {
+			throw new DeskError('run.notRunning', `Run ${runId} is ${isAtGate(run) ? 'at the gate' : run.status} already; there is nothing to cancel.`, { run: runId, status: run.status });
 		}
 		this.ports.db.write((tx) => tx.run('UPDATE run_control SET cancel_reason = ?, updated_at = ? WHERE run_id = ?', [reason, new Date().toISOString(), runId]));
 		const live = this.live.get(runId);
@@ -400,6 +412,9 @@ export class RunExecutor {
 			return { stopped: true };
 		}
 		// Nobody carries it out: a run that never started, or one whose process died.
+		if (run.status === 'created') {
+			setRunStatus(run, 'patching');
+		}
 		failRun(run, `cancelled: ${reason}`);
 		this.ports.ai.put([run]);
 		this.ports.changed(runId);
@@ -590,6 +605,10 @@ export class RunExecutor {
 			if (value !== undefined) {
 				env[name] = value;
 			}
+		}
+		if (!resolveCommand(agent.command)) {
+			const outcome = recorder.finish({ code: null, signal: null });
+			return { ...outcome, ok: false, error: `the agent's program ${agent.command} was not found (is it installed and on the PATH?)`, exitCode: null };
 		}
 		const usesPlaceholder = agent.args.some((a) => a.includes('{prompt}'));
 		const args = agent.args.map((a) => a.split('{prompt}').join(prompt));

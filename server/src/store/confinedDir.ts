@@ -117,6 +117,22 @@ export class ConfinedDir {
 		}
 	}
 
+	/**
+	 * Removes the entry `name` when it is anything but a folder; a folder (one that took the place of
+	 * what was there, in a race) is left for its own walk.
+	 */
+	discard(name: string): void {
+		checkName(name);
+		try {
+			fs.unlinkSync(this.at(name));
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code;
+			if (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'EPERM') {
+				throw confinedError(error, `${this.label}/${name}`);
+			}
+		}
+	}
+
 	/** Removes the empty sub-folder `name`; false when it is not empty or not there. */
 	rmdir(name: string): boolean {
 		checkName(name);

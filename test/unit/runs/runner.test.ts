@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { it } from 'node:test';
 import type { ContextPipeline, ContextSnapshot, Decision, Evidence, Intent, PatchSet, Plan, Provenance, Run, Task, ToolInvocation } from '../../../server/src/ai/types';
 import { isDeskError } from '../../../server/src/core/errors';
+import { isAtGate } from '../../../server/src/runs/runViews';
 import type { Desk } from '../../../server/src/desk';
 import { sandboxStatus } from '../../../server/src/runs/sandbox';
 import type { RunSettings } from '../../../server/src/runs/settings';
@@ -44,7 +45,7 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 		{ checks: [{ id: 'unit-tests', executable: 'sh', args: ['-c', 'test -f src/discount.test.ts && echo 3 passing'], cwd: '.', timeout: 30 }] },
 	);
 	const { run, gate, ai } = await goAndRun(desk, repo, 'Add a discount to the cart\n\nTen percent off.', settings);
-	assert.equal(run.status, 'completed', run.error);
+	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
 	assert.equal(run.patchsets.length, 1);
 	const patch = ai.require<PatchSet>(run.patchsets[0]!, 'patchset');
 	assert.deepEqual(patch.touched.map((t) => [t.path, t.change_type, t.lines_added, t.lines_deleted]), [['src/cart.ts', 'modified', 1, 0], ['src/discount.test.ts', 'added', 1, 0]]);
@@ -81,6 +82,7 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 	assert.match(message, /^Add a discount to the cart\n/);
 	assert.match(message, new RegExp(`Desk-Run: ${run.object_id}$`));
 	assert.equal(git(repo, 'status', '--porcelain'), '', 'the checkout is clean after landing: index and files agree with the commit');
+	assert.equal(ai.require<Run>(run.object_id, 'run').status, 'completed', 'the run completes with its decision (seed 001)');
 	const decision = ai.runDecision(run.object_id) as Decision;
 	assert.equal(decision.result_commit_sha, result.commit);
 	assert.equal(ai.require<PatchSet>(patch.object_id, 'patchset').apply_status, 'applied');
@@ -99,7 +101,7 @@ it('with worktree isolation the run works on its own branch and the checkout is 
 	fs.writeFileSync(path.join(repo, 'README.md'), 'shop, with my own edit\n');
 	const settings = scriptedAgentSettings({ format: 'desk', writes: [{ path: 'README.md', content: 'shop\n\nA small shop.\n' }] }, { isolation: 'worktree' });
 	const { run, gate } = await goAndRun(desk, repo, 'Describe the shop in the README', settings);
-	assert.equal(run.status, 'completed', run.error);
+	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
 	assert.equal(fs.readFileSync(path.join(repo, 'README.md'), 'utf8'), 'shop, with my own edit\n', 'the checkout kept the person\'s edit');
 	const head = git(repo, 'rev-parse', 'HEAD');
 	const result = await gate.decide(run.object_id, { decision: 'commit' });
@@ -118,7 +120,7 @@ it('a failing check sends the work node round again with the failure in its prom
 		{ checks: [{ id: 'version-format', executable: 'sh', args: ['-c', 'grep -Eq "^[0-9]+\\.[0-9]+\\.[0-9]+$" VERSION || { echo "VERSION is not semver"; exit 3; }'], cwd: '.', timeout: 30 }], sandbox: 'off' },
 	);
 	const { run, ai } = await goAndRun(desk, repo, 'Write a VERSION file', settings);
-	assert.equal(run.status, 'completed', run.error);
+	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
 	assert.equal(run.patchsets.length, 2);
 	const evidence = ai.runEvidence(run.object_id) as Evidence[];
 	assert.deepEqual(evidence.map((e) => [e.patchset_id, e.exit_code]), [[run.patchsets[0], 3], [run.patchsets[1], 0]]);
@@ -131,6 +133,7 @@ it('an agent that fails, or makes no change, fails the run; Retry makes a new Ru
 	const { run, gate, ai } = await goAndRun(desk, repo, 'Do something', scriptedAgentSettings({ exitCode: 4 }));
 	assert.equal(run.status, 'failed');
 	assert.match(run.error ?? '', /exited with 4/);
+	assert.equal(run.status, 'failed', 'a failed run stays failed after its decision');
 	await assert.rejects(gate.decide(run.object_id, { decision: 'commit' }), (e) => isDeskError(e, 'run.noPatch'));
 	const retry = await gate.decide(run.object_id, { decision: 'retry', rationale: 'try again' });
 	const task = ai.require<Task>(run.task, 'task');
@@ -149,7 +152,7 @@ it('an agent that fails, or makes no change, fails the run; Retry makes a new Ru
 it('abandoning a run on the shared checkout puts its files back, keeping what the person changed since', async () => {
 	const { desk, repo } = await project({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
 	const { run, gate } = await goAndRun(desk, repo, 'Change a and b', scriptedAgentSettings({ writes: [{ path: 'a.txt', content: 'A\n' }, { path: 'b.txt', content: 'B\n' }, { path: 'new.txt', content: 'n\n' }] }));
-	assert.equal(run.status, 'completed', run.error);
+	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
 	fs.writeFileSync(path.join(repo, 'b.txt'), 'my own b\n');
 	const result = await gate.decide(run.object_id, { decision: 'abandon' });
 	assert.deepEqual(result.restored?.sort(), ['a.txt', 'new.txt']);
@@ -168,7 +171,7 @@ it('a snapshot target runs in a folder of its own with the marker, and lands as 
 	const asset = (await desk.library.importDir({ dir: docs, project: 'shop', main: false })).asset;
 	const settings = scriptedAgentSettings({ writes: [{ path: 'guide.md', content: '# Guide\n\nNew text.\n' }], deletes: ['logo.png'] });
 	const { run, gate, ai } = await goAndRun(desk, repo, 'Rewrite the guide', settings, [{ id: asset.id, role: 'target' }]);
-	assert.equal(run.status, 'completed', run.error);
+	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
 	assert.equal(fs.readFileSync(path.join(docs, 'guide.md'), 'utf8'), '# Guide\n\nOld text.\n', 'the asset folder is untouched until landing');
 	const patch = ai.require<PatchSet>(run.patchsets[0]!, 'patchset');
 	assert.deepEqual(patch.touched.map((t) => [t.path, t.change_type]), [['guide.md', 'modified'], ['logo.png', 'deleted']]);
@@ -224,7 +227,7 @@ it('the sandbox: a reference cannot be written, a path outside the plugs cannot 
 	const mount = desk.library.mount(spec.id, 1);
 	const settings = scriptedAgentSettings({ tryRead: [path.join(mount, 'spec.md'), secret, path.join(desk.libraryDir, 'library.db')], tryWrite: [path.join(mount, 'spec.md')], writes: [{ path: 'notes.md', content: 'n\n' }] });
 	const { run, ai } = await goAndRun(desk, repo, 'Use the spec', settings, [{ id: spec.id, role: 'reference' }]);
-	assert.equal(run.status, 'completed', run.error);
+	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
 	assert.match(run.tags['desk.sandbox'] ?? '', /^isolated/);
 	const calls = ai.runToolInvocations(run.object_id) as ToolInvocation[];
 	assert.deepEqual(calls.map((c) => [c.tool_name, c.status]), [['Read', 'ok'], ['Read', 'error'], ['Read', 'error'], ['Write', 'error'], ['Write', 'ok']]);
