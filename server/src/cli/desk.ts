@@ -16,6 +16,9 @@ import { IsoGitReader } from '../git/isoGitReader';
 import type { PlugRole } from '../launch/types';
 import { runDetail, runsOverview, type RunDetail, type RunSummary, type RunsOverview } from '../runs/runViews';
 import { parseRunSettings, type RunSettings } from '../runs/settings';
+import { resolveAttachment, type AttachmentRow } from '../attachments/attachmentStore';
+import { humanBytes } from '../attachments/names';
+import * as os from 'node:os';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { Run } from '../ai/types';
 
@@ -70,6 +73,14 @@ Runs carried out (of --project NAME, else the repository at --repo PATH or the c
   run cancel ID [--reason TEXT]                   stop the agent's process group; the run fails
   run decide ID --decision commit|retry|abandon|checkpoint [--patchset ID] [--rationale TEXT] [--settings FILE]
                                                   the gate: commit lands the change; retry runs again here
+
+Attachments of a task (of --project NAME, else the repository at --repo PATH or the current folder):
+  task attachments list [TASK]                    tasks with attachments, or one task's files
+  task attachments add TASK FILE [--name NAME] [--note TEXT]
+                                                  attach a file by hand (32 MiB a file, 100 files and 128 MiB a task)
+  task attachments show TASK REF                  the record (REF: id, id prefix of 6+, or exact name)
+  task attachments cat TASK REF                   the stored bytes, checked against the recorded digest
+  task attachments rm TASK REF                    delete it (audited)
   (--settings FILE: JSON with the desk.agents, desk.runs and desk.checks settings as
    {"agents": [...], "agent": NAME, "isolation": ..., "checks": [...], "maxAttempts": N, "sandbox": "auto"|"off"})
 `;
@@ -429,6 +440,71 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				);
 				return 0;
 			}
+			case 'task attachments': {
+				const opened = await open();
+				const top = values.project ? projectPath(opened, values.project) : await repoTop(values.repo ?? process.cwd());
+				const store = await opened.attachments(top);
+				const [sub, taskArg, third] = rest;
+				const needTask = () => {
+					if (!taskArg) {
+						throw new UsageError(`task attachments ${sub} needs the task id`);
+					}
+					return taskArg;
+				};
+				const who = (() => {
+					try {
+						return os.userInfo().username || 'desk-user';
+					} catch {
+						return 'desk-user';
+					}
+				})();
+				switch (sub) {
+					case 'list': {
+						if (taskArg === undefined) {
+							const tasks = store.tasks();
+							print(out, tasks, () => tasks.map((t) => `${t.task_id}  ${String(t.count).padStart(3)} file${t.count === 1 ? ' ' : 's'}  ${humanBytes(t.bytes)}`).join('\n') || '(no attachments)');
+						} else {
+							const rows = store.list(taskArg);
+							print(out, rows, () => rows.map(formatAttachment).join('\n') || '(no attachments)');
+						}
+						return 0;
+					}
+					case 'add': {
+						if (!third) {
+							throw new UsageError('task attachments add TASK FILE');
+						}
+						const row = store.add(needTask(), path.resolve(third), { addedBy: who, ...(values.name ? { name: values.name } : {}), ...(values.note ? { note: values.note } : {}) });
+						print(out, row, () => `attached ${formatAttachment(row)}`);
+						return 0;
+					}
+					case 'show':
+					case 'cat':
+					case 'rm': {
+						if (!third) {
+							throw new UsageError(`task attachments ${sub} TASK REF`);
+						}
+						if (sub === 'rm') {
+							const row = store.delete(needTask(), third, who, 'desk task attachments rm');
+							print(out, row, () => `deleted ${formatAttachment(row)}`);
+							return 0;
+						}
+						const row = resolveAttachment(store.list(needTask()), third);
+						if (sub === 'show') {
+							print(out, row, () => `${formatAttachment(row)}\n  sha256 ${row.sha256}${row.run_id ? `\n  run ${row.run_id}` : ''}${row.note ? `\n  note: ${row.note}` : ''}`);
+							return 0;
+						}
+						const bytes = store.read(row);
+						if (out.json) {
+							print(out, { ...row, base64: bytes.toString('base64') }, () => '');
+						} else {
+							out.write(bytes);
+						}
+						return 0;
+					}
+					default:
+						throw new UsageError('task attachments takes list, add, show, cat or rm');
+				}
+			}
 			case 'card show':
 			case 'card suggest':
 			case 'card plug':
@@ -530,6 +606,10 @@ function formatRunSummary(r: RunSummary, title: string): string {
 	const cost = r.cost_usd !== undefined ? ` $${r.cost_usd.toFixed(4)}` : '';
 	const tokens = r.total_tokens !== undefined ? ` ${r.total_tokens} tokens` : '';
 	return `${r.id}  ${r.status}  ${title}  ${r.model ?? '-'}${tokens}${cost}${r.decision ? `  → ${r.decision}` : ''}`;
+}
+
+function formatAttachment(row: AttachmentRow): string {
+	return `${row.id.slice(0, 8)}  ${humanBytes(row.size).padStart(9)}  ${row.media_type.padEnd(24)} ${row.source.padEnd(6)} ${row.name}${row.unavailable ? `  (unavailable: ${row.unavailable})` : ''}`;
 }
 
 function formatRunDetail(detail: RunDetail): string {

@@ -13,11 +13,12 @@ import type { DeskErrorJson } from '../core/errors';
 import type { RunDetail, RunsOverview, RunSummary } from '../runs/runViews';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { DecideResult } from '../runs/gate';
+import type { AttachmentRow, IngestReport } from '../attachments/attachmentStore';
 import type { LaunchCard, PlugRole, Suggestion } from '../launch/types';
 import type { LogLevel } from '../core/logger';
 import { array, boolean, integer, json, object, optional, string, type Infer, type Schema } from './schema';
 
-export type { RunDetail, RunsOverview, RunSummary, LaunchCard, LaunchRecord, PlugRole, Suggestion, DecideResult };
+export type { RunDetail, RunsOverview, RunSummary, LaunchCard, LaunchRecord, PlugRole, Suggestion, DecideResult, AttachmentRow, IngestReport };
 export type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, DeskErrorJson, GitVersion, LogLevel, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile };
 
 /** JSON-RPC error code of a refusal by the desk (LSP's RequestFailed); `data` is a DeskErrorJson. */
@@ -307,6 +308,61 @@ export interface RunFinishedParams {
 /** Server → client: a run reached the gate (completed) or failed; the client offers the review. */
 export const RunDidFinish = notification<RunFinishedParams>('desk/runs/didFinish');
 
+const taskId = string({ minLength: 1, maxLength: 128 });
+const attachmentRef = string({ minLength: 1, maxLength: 1024 });
+
+export interface TaskAttachmentsView {
+	task_id: string;
+	/** The task's title, '' when the task is not in this project's records. */
+	title: string;
+	count: number;
+	bytes: number;
+	/** Oldest first; each with its run (Reveal in Run) and `unavailable` when the bytes are not here. */
+	files: AttachmentRow[];
+}
+
+/** Client → server: the tasks with attachments (newest first) and each one's files (seed 002). */
+export const ListAttachments = request<{ tasks: TaskAttachmentsView[] }>()('desk/attachments/list', object({ project: projectName }));
+
+export interface AttachmentContent {
+	row: AttachmentRow;
+	/** The type to show it as and whether it may be shown, from the stored bytes (a recorded type is only a claim). */
+	inline_type: string;
+	inline: boolean;
+	/** The stored bytes, base64 (all of them, or the first `max_bytes`); checked against the recorded size and digest. */
+	base64: string;
+	truncated: boolean;
+}
+
+/**
+ * Client → server: an attachment's stored bytes, by full id, unique id prefix (six characters or more)
+ * or exact name. Fails with `attachment.notFound`, `attachment.ambiguous`, `attachment.unavailable`
+ * (bytes not in the store), `attachment.changed` (the store's file is not what was recorded),
+ * `attachment.notRegular`.
+ */
+export const ReadAttachment = request<AttachmentContent>()(
+	'desk/attachments/read',
+	object({ project: projectName, task: taskId, ref: attachmentRef, max_bytes: optional(integer({ min: 1, max: 64 * 1024 * 1024 })) }),
+);
+
+/**
+ * Client → server: Attach File to Task (by hand). Fails with `attachment.tooLarge`, `attachment.quota`
+ * (naming the limit), `attachment.notRegular` (a link, a folder), `attachment.unavailable`.
+ */
+export const AttachFile = request<AttachmentRow>()(
+	'desk/attachments/add',
+	object({ project: projectName, task: taskId, path: string({ minLength: 1, maxLength: 4096 }), name: optional(string({ maxLength: 4096 })), note: optional(string({ maxLength: 4096 })) }),
+);
+
+/** Client → server: deletes an attachment (after the person confirmed); audited with who and `via`. */
+export const DeleteAttachment = request<AttachmentRow>()(
+	'desk/attachments/delete',
+	object({ project: projectName, task: taskId, ref: attachmentRef, via: string({ minLength: 1, maxLength: 200 }) }),
+);
+
+/** Server → client: a task's attachments changed (an ingest, an attach, a delete). */
+export const AttachmentsDidChange = notification<{ project: string; task: string }>('desk/attachments/didChange');
+
 /** Every request the server must handle. */
 export const deskRequests = {
 	OpenWorkspace,
@@ -340,5 +396,9 @@ export const deskRequests = {
 	LaunchGo,
 	CancelRun,
 	DecideRun,
+	ListAttachments,
+	ReadAttachment,
+	AttachFile,
+	DeleteAttachment,
 } as const;
-export const deskNotifications = { AssetsDidChange, SnapshotProgress, HistoryRewritten, RunsDidChange, RunDidFinish } as const;
+export const deskNotifications = { AssetsDidChange, SnapshotProgress, HistoryRewritten, RunsDidChange, RunDidFinish, AttachmentsDidChange } as const;

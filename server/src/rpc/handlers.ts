@@ -4,7 +4,10 @@ import { runDetail, runsOverview } from '../runs/runViews';
 import { deskRequests, type CardView, type FolderOutcome, type ParamsOf, type PlugRole, type ResultOf, type ServerStatus } from '../protocol/protocol';
 import type { ProjectLaunches } from '../launch/projectLaunches';
 import { parseRunSettings } from '../runs/settings';
-import type { DecisionType, Run } from '../ai/types';
+import type { DecisionType, Run, Task } from '../ai/types';
+import { inlineType } from '../attachments/names';
+import { resolveAttachment } from '../attachments/attachmentStore';
+import * as os from 'node:os';
 
 type Requests = typeof deskRequests;
 
@@ -20,6 +23,7 @@ export interface HandlerContext {
 	notifyAssetsChanged(reason: string): void;
 	notifySnapshotProgress(id: string, files: number): void;
 	notifyRunsChanged(project: string): void;
+	notifyAttachmentsChanged(project: string, task: string): void;
 }
 
 export function createHandlers(context: HandlerContext): DeskHandlers {
@@ -238,6 +242,42 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return result;
 		},
 
+		async ListAttachments({ project }) {
+			const desk = await context.desk();
+			const top = projectTop(desk, project);
+			const store = await desk.attachments(top);
+			const ai = await desk.projectAi(top);
+			const files = store.list();
+			return {
+				tasks: store.tasks().map((t) => ({ ...t, title: ai.get<Task>(t.task_id)?.title ?? '', files: files.filter((f) => f.task_id === t.task_id) })),
+			};
+		},
+
+		async ReadAttachment({ project, task, ref, max_bytes }) {
+			const desk = await context.desk();
+			const store = await desk.attachments(projectTop(desk, project));
+			const row = resolveAttachment(store.list(task), ref);
+			const bytes = store.read(row, max_bytes !== undefined ? { maxBytes: max_bytes } : {});
+			const shown = inlineType(row.media_type, bytes.subarray(0, 4096));
+			return { row, inline_type: shown.type, inline: shown.inline, base64: bytes.toString('base64'), truncated: bytes.length < row.size };
+		},
+
+		async AttachFile({ project, task, path, name, note }) {
+			const desk = await context.desk();
+			const store = await desk.attachments(projectTop(desk, project));
+			const row = store.add(task, path, { addedBy: personName(), ...(name ? { name } : {}), ...(note ? { note } : {}) });
+			context.notifyAttachmentsChanged(project, task);
+			return row;
+		},
+
+		async DeleteAttachment({ project, task, ref, via }) {
+			const desk = await context.desk();
+			const store = await desk.attachments(projectTop(desk, project));
+			const row = store.delete(task, ref, personName(), via);
+			context.notifyAttachmentsChanged(project, task);
+			return row;
+		},
+
 		async PatchSetFiles({ project, patchset }) {
 			const desk = await context.desk();
 			const files = await desk.patchSetFiles(projectTop(desk, project), patchset);
@@ -270,4 +310,13 @@ function projectTop(desk: Desk, project: string): string {
 function changed<T>(context: HandlerContext, value: T): T {
 	context.notifyAssetsChanged('asset changed');
 	return value;
+}
+
+/** Who a person's action is recorded as: the account the desk runs under. */
+function personName(): string {
+	try {
+		return os.userInfo().username || 'desk-user';
+	} catch {
+		return 'desk-user';
+	}
 }

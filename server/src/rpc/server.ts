@@ -9,7 +9,7 @@ import {
 import { Desk } from '../desk';
 import { DeskError, describeError, type DeskErrorJson } from '../core/errors';
 import { leveledLogger, type Logger, type LogLevel } from '../core/logger';
-import { AssetsDidChange, deskErrorCode, deskRequests, HistoryRewritten, initializationOptions, RunDidFinish, RunsDidChange, SnapshotProgress, type ServerStatus } from '../protocol/protocol';
+import { AssetsDidChange, AttachmentsDidChange, deskErrorCode, deskRequests, HistoryRewritten, initializationOptions, RunDidFinish, RunsDidChange, SnapshotProgress, type ServerStatus } from '../protocol/protocol';
 import { runFinishedParams } from '../runs/runViews';
 import { createHandlers, type DeskHandlers } from './handlers';
 
@@ -58,6 +58,9 @@ export function startDeskServer(connection: Connection): void {
 		notifyAssetsChanged(reason: string) {
 			void connection.sendNotification(AssetsDidChange.method, { reason });
 		},
+		notifyAttachmentsChanged(project: string, task: string) {
+			void connection.sendNotification(AttachmentsDidChange.method, { project, task });
+		},
 		notifyRunsChanged(project: string) {
 			void connection.sendNotification(RunsDidChange.method, { project });
 		},
@@ -79,6 +82,7 @@ export function startDeskServer(connection: Connection): void {
 				openedDesk = desk;
 				desk.onLibraryChanged = (reason) => context.notifyAssetsChanged(reason);
 				desk.onRunChanged = (top, runId) => runChanges.push(projectOf(desk, top), runId);
+				desk.onAttachmentsChanged = (top, task) => context.notifyAttachmentsChanged(projectOf(desk, top), task);
 				desk.onRunFinished = (top, runId, status) => {
 					const project = projectOf(desk, top);
 					runChanges.flush();
