@@ -85,3 +85,33 @@ it('desk run cancel from another shell stops a run that desk run go is carrying 
 	assert.equal(detail.summary.status, 'failed');
 	assert.equal(detail.run.error, 'cancelled: not today');
 });
+
+it('desk task attachments: add, list, show, cat and rm (audited), refusing what the limits or the rules refuse', () => {
+	const { root, store, repo } = project();
+	const task = '0190f0f0-0000-7000-8000-0000000000bb';
+	const file = path.join(root, 'report.txt');
+	fs.writeFileSync(file, 'the report\n');
+	const added = desk('--store', store, '--repo', repo, 'task', 'attachments', 'add', task, file, '--note', 'weekly', '--json');
+	assert.equal(added.code, 0, added.stderr);
+	const row = JSON.parse(added.stdout) as { id: string; name: string; note: string };
+	assert.deepEqual([row.name, row.note], ['report.txt', 'weekly']);
+	const listed = desk('--store', store, '--repo', repo, 'task', 'attachments', 'list');
+	assert.match(listed.stdout, new RegExp(`${task}\\s+1 file\\s+11 B`));
+	const files = desk('--store', store, '--repo', repo, 'task', 'attachments', 'list', task);
+	assert.match(files.stdout, /text\/plain\s+hand\s+report\.txt/);
+	const shown = desk('--store', store, '--repo', repo, 'task', 'attachments', 'show', task, row.id.slice(0, 6));
+	assert.match(shown.stdout, /note: weekly/);
+	const cat = desk('--store', store, '--repo', repo, 'task', 'attachments', 'cat', task, 'report.txt');
+	assert.equal(cat.stdout, 'the report\n');
+	fs.symlinkSync(file, path.join(root, 'link.txt'));
+	const link = desk('--store', store, '--repo', repo, 'task', 'attachments', 'add', task, path.join(root, 'link.txt'));
+	assert.equal(link.code, 2);
+	assert.match(link.stderr, /is a link/);
+	const short = desk('--store', store, '--repo', repo, 'task', 'attachments', 'show', task, row.id.slice(0, 5));
+	assert.equal(short.code, 2, 'five characters of an id are not enough');
+	const removed = desk('--store', store, '--repo', repo, 'task', 'attachments', 'rm', task, 'report.txt');
+	assert.equal(removed.code, 0, removed.stderr);
+	assert.equal(desk('--store', store, '--repo', repo, 'task', 'attachments', 'list', task).stdout.trim(), '(no attachments)');
+	const usage = desk('--store', store, '--repo', repo, 'task', 'attachments', 'frobnicate');
+	assert.equal(usage.code, 64);
+});
