@@ -12,6 +12,8 @@ export interface Scenario {
 	deletes?: string[];
 	tryRead?: string[];
 	tryWrite?: string[];
+	/** Ports on 127.0.0.1 to connect to (a Bash tool call each, an error when refused). */
+	tryConnect?: number[];
 	outbox?: Array<{ name: string; content: string }>;
 	sleepMs?: number;
 	exitCode?: number;

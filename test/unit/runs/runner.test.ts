@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import type { ContextPipeline, ContextSnapshot, Decision, Evidence, Intent, PatchSet, Plan, Provenance, Run, Task, ToolInvocation } from '../../../server/src/ai/types';
@@ -225,13 +226,38 @@ it('the sandbox: a reference cannot be written, a path outside the plugs cannot 
 	fs.mkdirSync(path.dirname(secret));
 	fs.writeFileSync(secret, 'do not read\n');
 	const mount = desk.library.mount(spec.id, 1);
-	const settings = scriptedAgentSettings({ tryRead: [path.join(mount, 'spec.md'), secret, path.join(desk.libraryDir, 'library.db')], tryWrite: [path.join(mount, 'spec.md')], writes: [{ path: 'notes.md', content: 'n\n' }] });
+	const listener = net.createServer((socket) => socket.end());
+	await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+	const port = (listener.address() as net.AddressInfo).port;
+	const settings = scriptedAgentSettings({ tryRead: [path.join(mount, 'spec.md'), secret, path.join(desk.libraryDir, 'library.db')], tryWrite: [path.join(mount, 'spec.md')], tryConnect: [port], writes: [{ path: 'notes.md', content: 'n\n' }] });
 	const { run, ai } = await goAndRun(desk, repo, 'Use the spec', settings, [{ id: spec.id, role: 'reference' }]);
+	// With the network allowed, the same connection goes through.
+	const open = scriptedAgentSettings({ tryConnect: [port], writes: [{ path: 'more.md', content: 'm\n' }] });
+	open.agents[0]!.network = true;
+	const networked = await goAndRun(desk, repo, 'Connect', open);
+	listener.close();
+	assert.deepEqual(ai.runToolInvocations(networked.run.object_id).map((c) => [c.tool_name, c.status]), [['Bash', 'ok'], ['Write', 'ok']]);
 	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
 	assert.match(run.tags['desk.sandbox'] ?? '', /^isolated/);
 	const calls = ai.runToolInvocations(run.object_id) as ToolInvocation[];
-	assert.deepEqual(calls.map((c) => [c.tool_name, c.status]), [['Read', 'ok'], ['Read', 'error'], ['Read', 'error'], ['Write', 'error'], ['Write', 'ok']]);
+	assert.deepEqual(calls.map((c) => [c.tool_name, c.status]), [['Read', 'ok'], ['Read', 'error'], ['Read', 'error'], ['Bash', 'error'], ['Write', 'error'], ['Write', 'ok']]);
+	assert.match(calls[3]?.result_summary ?? '', /ECONNREFUSED|ENETUNREACH/, 'no network without the agent\'s network setting');
 	assert.match(calls[1]?.result_summary ?? '', /ENOENT/);
-	assert.match(calls[3]?.result_summary ?? '', /EROFS|EACCES|read-only/i);
+	assert.match(calls[4]?.result_summary ?? '', /EROFS|EACCES|read-only/i);
 	assert.equal(fs.readFileSync(path.join(specs, 'spec.md'), 'utf8'), 'The spec.\n');
+});
+
+it('Checkpoint keeps the change as a commit under refs/desk/checkpoints/, off every branch, and the run completes', async () => {
+	const { desk, repo } = await project();
+	const { run, gate, ai } = await goAndRun(desk, repo, 'Half-way work', scriptedAgentSettings({ writes: [{ path: 'draft.md', content: 'draft\n' }] }, { isolation: 'worktree' }));
+	assert.ok(isAtGate(run), run.error);
+	const head = git(repo, 'rev-parse', 'HEAD');
+	const result = await gate.decide(run.object_id, { decision: 'checkpoint', rationale: 'resume tomorrow' });
+	const checkpoint = result.decision.checkpoint_id!;
+	assert.equal(git(repo, 'rev-parse', `refs/desk/checkpoints/${run.object_id}`), checkpoint);
+	assert.equal(git(repo, 'show', `${checkpoint}:draft.md`), 'draft');
+	assert.equal(git(repo, 'rev-parse', `${checkpoint}^`), run.commit);
+	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'no branch moved');
+	assert.equal(ai.require<Run>(run.object_id, 'run').status, 'completed');
+	assert.equal(ai.runDecision(run.object_id)?.rationale, 'resume tomorrow');
 });
