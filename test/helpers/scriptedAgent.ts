@@ -10,11 +10,15 @@ export interface Scenario {
 	/** Written on the first work attempt instead of `writes` (a change whose check fails). */
 	firstAttemptWrites?: Array<{ path: string; content: string }>;
 	deletes?: string[];
+	/** Paths replaced by links to `target` (a file or folder made a link). */
+	links?: Array<{ path: string; target: string }>;
 	tryRead?: string[];
 	tryWrite?: string[];
 	/** Ports on 127.0.0.1 to connect to (a Bash tool call each, an error when refused). */
 	tryConnect?: number[];
 	outbox?: Array<{ name: string; content: string }>;
+	/** Binary files for the outbox (a real PNG), their bytes in base64. */
+	outboxBase64?: Array<{ name: string; base64: string }>;
 	sleepMs?: number;
 	exitCode?: number;
 	answer?: string;
@@ -43,6 +47,7 @@ export function scriptedAgentSettings(scenario: Scenario, overrides: Partial<Run
 				format: scenario.format === 'desk' ? 'desk-jsonl' : 'claude-stream-json',
 				skills: 'claude',
 				network: false,
+				homeFiles: [],
 				readPaths: [],
 				// The scenario's attempt counter lives beside it.
 				writePaths: [folder],

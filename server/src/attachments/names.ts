@@ -31,7 +31,14 @@ export function cleanName(name: string): string {
 		while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) {
 			start += 1;
 		}
-		cleaned = bytes.subarray(start).toString('utf8').replace(/^\/+/, '');
+		// What is left may begin with a piece of a component: cleaned again, it cannot be `..` or empty.
+		cleaned = bytes
+			.subarray(start)
+			.toString('utf8')
+			.split('/')
+			.map((c) => c.trim())
+			.filter((c) => c !== '' && c !== '.' && c !== '..')
+			.join('/');
 	}
 	return cleaned || 'attachment';
 }

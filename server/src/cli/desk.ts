@@ -405,7 +405,9 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				};
 				if (command === 'run go') {
 					const settings = settingsFor();
-					const record = await (await opened.launches(top)).go(madeBy);
+					const launches = await opened.launches(top);
+					executor.assertCheckoutFree(settings, launches.card());
+					const record = await launches.go(madeBy);
 					await carryOut(record, record.run, settings);
 					return report(record.run);
 				}

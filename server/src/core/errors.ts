@@ -59,6 +59,7 @@ export type DeskErrorCode =
 	| 'run.landConflict'
 	| 'run.targetMoved'
 	| 'run.noPatch'
+	| 'run.checkoutBusy'
 	| 'attachment.tooLarge'
 	| 'attachment.quota'
 	| 'attachment.unavailable'

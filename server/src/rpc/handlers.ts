@@ -205,7 +205,11 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			const top = projectTop(desk, project);
 			// Settings are checked before Go changes anything.
 			const runSettings = parseRunSettings(settings);
-			const record = await (await desk.launches(top)).go('user');
+			const launches = await desk.launches(top);
+			if (execute !== false) {
+				(await desk.runs(top)).executor.assertCheckoutFree(runSettings, launches.card());
+			}
+			const record = await launches.go('user');
 			if (execute !== false) {
 				await desk.startRun(top, record, record.run, runSettings);
 			}

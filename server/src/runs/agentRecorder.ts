@@ -68,7 +68,7 @@ export class AgentRecorder {
 					resultSummary: 'running',
 				});
 				this.open.set(event.call_id, invocation);
-				pushFrame(this.pipeline, 'tool_call', `${event.tool} ${briefArgs(event.args)}`.trim().slice(0, 200), { data: { tool_invocation: invocation.object_id } });
+				pushFrame(this.pipeline, 'tool_call', this.sink.scrub(`${event.tool} ${briefArgs(event.args)}`.trim()).slice(0, 200), { data: { tool_invocation: invocation.object_id } });
 				this.sink.put([invocation, this.pipeline]);
 				break;
 			}
@@ -116,7 +116,7 @@ export class AgentRecorder {
 				}
 				break;
 			case 'plan':
-				this.planSteps = event.steps;
+				this.planSteps = event.steps.map((step) => this.sink.scrub(step));
 				break;
 			case 'unparsed':
 				this.unparsed += 1;

@@ -6,6 +6,7 @@ import { DeskError } from '../core/errors';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { RunExecutor, RunnerPorts, RunPlacement } from './runner';
 import { SafeGit, type CommitIdentity } from './safeGit';
+import { removeInFolder, writeInFolder } from '../store/folderFiles';
 import { gateTag, isAtGate } from './runViews';
 
 export interface DecideRequest {
@@ -40,7 +41,22 @@ export class RunGate {
 		private readonly executor: RunExecutor,
 	) {}
 
+	/** Runs a decision is being made for in this process: a second click waits for no one, it is refused. */
+	private readonly deciding = new Set<string>();
+
 	async decide(runId: string, request: DecideRequest): Promise<DecideResult> {
+		if (this.deciding.has(runId)) {
+			throw new DeskError('run.notAwaitingDecision', `A decision on run ${runId} is being made already.`, { run: runId });
+		}
+		this.deciding.add(runId);
+		try {
+			return await this.decideOnce(runId, request);
+		} finally {
+			this.deciding.delete(runId);
+		}
+	}
+
+	private async decideOnce(runId: string, request: DecideRequest): Promise<DecideResult> {
 		const { ai } = this.ports;
 		const run = ai.require<Run>(runId, 'run');
 		const existing = ai.runDecision(runId);
@@ -71,13 +87,13 @@ export class RunGate {
 				const next = newRun(actor('system', 'agent-desk'), task, head);
 				addRun(task, next);
 				this.reject(patchsets);
-				if (placement) {
-					await this.restoreShared(run, placement, patchsets);
-					await this.cleanUp(placement);
-				}
+				const restored = placement ? await this.restoreShared(run, placement, patchsets) : { restored: [], left: [] };
 				this.closeGate(run);
 				ai.put([decision, ...patchsets, task, next, run]);
-				return { decision, new_run: next.object_id };
+				if (placement) {
+					await this.cleanUp(placement);
+				}
+				return { decision, new_run: next.object_id, ...restored };
 			}
 			case 'abandon': {
 				const decision = newDecision(person, run, 'abandon', { ...(rationale ? { rationale } : {}) });
@@ -86,11 +102,11 @@ export class RunGate {
 				if (task.status === 'running' || task.status === 'draft') {
 					setTaskStatus(task, 'failed');
 				}
+				this.closeGate(run);
+				ai.put([decision, ...patchsets, task, run]);
 				if (placement) {
 					await this.cleanUp(placement);
 				}
-				this.closeGate(run);
-				ai.put([decision, ...patchsets, task, run]);
 				return { decision, ...restored };
 			}
 			case 'checkpoint': {
@@ -125,6 +141,7 @@ export class RunGate {
 		const subject = (record?.ticket ?? task.title).trim().split('\n')[0]!.trim() || task.title;
 		let commit: string | undefined;
 		let version: number | undefined;
+		let afterLand: (() => Promise<void>) | undefined;
 		if (placement.target === 'git') {
 			const top = this.ports.project.path;
 			const git = await SafeGit.open(top);
@@ -150,13 +167,17 @@ export class RunGate {
 				}
 				commit = await git.commitTree(tree, [head], message, identity);
 				await git.updateRef(branchRef ?? 'HEAD', commit, head, `agent desk: land run ${run.object_id}`);
-				const touched = [...new Set(patchsets.flatMap((p) => p.touched.map((t) => t.path)))];
-				await git.syncIndexPaths(commit, touched);
-				const last = patchsets[patchsets.length - 1];
-				if (last && last.object_id !== chosen.object_id) {
-					// The checkout holds the last attempt's files; the landed one is an earlier attempt.
-					await this.writeFilesOf(git, commit, touched);
-				}
+				// The commit is made: what follows only tidies the checkout, after the Decision is stored.
+				const landed = commit;
+				afterLand = async () => {
+					const last = patchsets[patchsets.length - 1];
+					if (last && last.object_id !== chosen.object_id) {
+						// The checkout holds the last attempt's files; the landed one is an earlier attempt:
+						// each file still as the agent left it gets the landed version, nothing else is touched.
+						await this.putBack(git, last.tags['desk.tree']!, chosen.tags['desk.tree']!, patchsets.flatMap((p) => p.touched.map((t) => t.path)));
+					}
+					await git.syncIndexPaths(landed, [...new Set(patchsets.flatMap((p) => p.touched.map((t) => t.path)))]);
+				};
 			}
 			const asset = this.ports.project.main_asset;
 			if (asset) {
@@ -188,6 +209,11 @@ export class RunGate {
 			objects.push(intent);
 		}
 		ai.put(objects);
+		try {
+			await afterLand?.();
+		} catch (error) {
+			this.ports.logger.warn(`run ${run.object_id}: landed as ${commit}, but the checkout's index could not be brought up to date (${(error as Error).message}); \`git status\` may show the change as staged in reverse until \`git reset -q\``);
+		}
 		await this.cleanUp(placement);
 		return { decision, ...(commit ? { commit } : {}), ...(version !== undefined ? { version } : {}) };
 	}
@@ -215,62 +241,70 @@ export class RunGate {
 	 */
 	private async restoreShared(run: Run, placement: RunPlacement, patchsets: PatchSet[]): Promise<{ restored: string[]; left: string[] }> {
 		const last = patchsets[patchsets.length - 1];
-		if (placement.isolation !== 'shared' || !last || last.apply_status === 'applied') {
+		if (placement.isolation !== 'shared' || !last || last.apply_status === 'applied' || !last.tags['desk.tree']) {
 			return { restored: [], left: [] };
 		}
+		const git = await SafeGit.open(this.ports.project.path);
+		void run;
+		return this.putBack(git, last.tags['desk.tree'], placement.start_tree!, last.touched.map((t) => t.path), placement.installed);
+	}
+
+	/**
+	 * Puts each of `paths` in the checkout at its state in `targetTree`, when the checkout still has
+	 * it exactly as in `leftTree` (what the agent left); the others are left and named. Nothing is
+	 * written through a link: folders on the way are checked, files are replaced by rename, and a
+	 * link the agent left in a file's place is replaced, never followed.
+	 */
+	private async putBack(git: SafeGit, leftTree: string, targetTree: string, paths: readonly string[], installed: readonly string[] = []): Promise<{ restored: string[]; left: string[] }> {
 		const top = this.ports.project.path;
-		const git = await SafeGit.open(top);
-		const now = await git.treeOfFolder(top, run.commit, placement.installed);
+		const now = await git.treeOfFolder(top, leftTree, installed);
 		const restored: string[] = [];
 		const left: string[] = [];
-		for (const touched of last.touched) {
-			const agentLeft = await blobAt(git, last.tags['desk.tree']!, touched.path);
-			const current = await blobAt(git, now, touched.path);
+		for (const rel of [...new Set(paths)]) {
+			const agentLeft = await entryAt(git, leftTree, rel);
+			const current = await entryAt(git, now, rel);
 			if (agentLeft?.oid !== current?.oid || agentLeft?.mode !== current?.mode) {
-				left.push(touched.path);
+				left.push(rel);
 				continue;
 			}
-			const original = await blobAt(git, placement.start_tree!, touched.path);
-			const file = path.join(top, ...touched.path.split('/'));
-			if (original === undefined) {
-				fs.rmSync(file, { force: true });
-			} else {
-				fs.mkdirSync(path.dirname(file), { recursive: true });
-				fs.writeFileSync(file, await git.run(['cat-file', 'blob', original.oid]), { mode: original.mode === '100755' ? 0o755 : 0o644 });
-				fs.chmodSync(file, original.mode === '100755' ? 0o755 : 0o644);
+			const wanted = await entryAt(git, targetTree, rel);
+			try {
+				if (wanted === undefined || wanted.type !== 'blob') {
+					removeInFolder(top, rel, { replaceLink: true });
+				} else if (wanted.mode === '120000') {
+					// A link of the repository's own: put back as the link it was, pointing where it did.
+					removeInFolder(top, rel, { replaceLink: true });
+					fs.symlinkSync((await git.run(['cat-file', 'blob', wanted.oid])).toString('utf8'), path.join(top, rel));
+				} else {
+					writeInFolder(top, rel, await git.run(['cat-file', 'blob', wanted.oid]), { executable: wanted.mode === '100755', replaceLink: true });
+				}
+				restored.push(rel);
+			} catch (error) {
+				this.ports.logger.warn(`${rel} was not put back: ${(error as Error).message}`);
+				left.push(rel);
 			}
-			restored.push(touched.path);
 		}
+		await git.run(['update-index', '-q', '--refresh'], { okCodes: [0, 1] }).catch(() => undefined);
 		return { restored, left };
 	}
 
-	private async writeFilesOf(git: SafeGit, commit: string, paths: string[]): Promise<void> {
-		const top = this.ports.project.path;
-		for (const rel of paths) {
-			const entry = await blobAt(git, commit, rel);
-			const file = path.join(top, ...rel.split('/'));
-			if (!entry) {
-				fs.rmSync(file, { force: true });
-			} else {
-				fs.mkdirSync(path.dirname(file), { recursive: true });
-				fs.writeFileSync(file, await git.run(['cat-file', 'blob', entry.oid]));
-				fs.chmodSync(file, entry.mode === '100755' ? 0o755 : 0o644);
-			}
-		}
-		await git.run(['update-index', '-q', '--refresh'], { okCodes: [0, 1] });
-	}
-
-	/** The run's own folder goes once it is decided; a worktree is removed from git's list too. */
+	/**
+	 * The run's own folder goes once it is decided; a worktree is removed from git's list too. Best
+	 * effort, after the Decision is stored: a folder that cannot be removed is logged, never a reason
+	 * for the decision to fail.
+	 */
 	private async cleanUp(placement: RunPlacement): Promise<void> {
-		if (placement.isolation === 'worktree') {
-			const git = await SafeGit.open(this.ports.project.path);
-			await git.removeWorktree(placement.work_folder);
+		// Read-only reference copies (and folders an agent made read-only) need their write bit back first.
+		makeWritable(placement.run_folder);
+		try {
+			fs.rmSync(placement.run_folder, { recursive: true, force: true, maxRetries: 2 });
+		} catch (error) {
+			this.ports.logger.warn(`the run folder ${placement.run_folder} could not be removed: ${(error as Error).message}`);
 		}
-		fs.rmSync(placement.run_folder, { recursive: true, force: true, maxRetries: 2 });
-		// Read-only reference copies need their write bit back before they can go.
-		if (fs.existsSync(placement.run_folder)) {
-			makeWritable(placement.run_folder);
-			fs.rmSync(placement.run_folder, { recursive: true, force: true });
+		if (placement.isolation === 'worktree') {
+			await SafeGit.open(this.ports.project.path)
+				.then((git) => git.run(['worktree', 'prune'], { okCodes: [0, 1, 128] }))
+				.catch((error: unknown) => this.ports.logger.warn(`git worktree prune failed: ${(error as Error).message}`));
 		}
 	}
 
@@ -292,13 +326,16 @@ export class RunGate {
 	}
 }
 
-async function blobAt(git: SafeGit, treeish: string, rel: string): Promise<{ oid: string; mode: string } | undefined> {
-	const listed = (await git.run(['ls-tree', '-r', '-z', treeish, '--', rel])).toString('utf8').split('\0')[0];
-	if (!listed) {
-		return undefined;
+/** The entry at exactly `rel` in a tree (a file, a link, a folder or a submodule), or undefined. */
+async function entryAt(git: SafeGit, treeish: string, rel: string): Promise<{ oid: string; mode: string; type: string } | undefined> {
+	for (const record of (await git.run(['ls-tree', '-z', '--full-tree', treeish, '--', rel])).toString('utf8').split('\0')) {
+		const tab = record.indexOf('\t');
+		if (tab > 0 && record.slice(tab + 1) === rel) {
+			const [mode, type, oid] = record.slice(0, tab).split(' ');
+			return { oid: oid!, mode: mode!, type: type! };
+		}
 	}
-	const [mode, , oid] = listed.slice(0, listed.indexOf('\t')).split(' ');
-	return { oid: oid!, mode: mode! };
+	return undefined;
 }
 
 function makeWritable(folder: string): void {

@@ -37,13 +37,14 @@ import { DeskError } from '../core/errors';
 import { scrubText } from '../core/secrets';
 import type { Logger } from '../core/logger';
 import type { LaunchRecord } from '../launch/projectLaunches';
+import type { AssetPlug } from '../launch/types';
 import type { AiStore } from '../store/aiStore';
 import type { BlobStore } from '../store/blobStore';
 import type { DurableDatabase } from '../store/durableDatabase';
 import { AgentRecorder, type NodeOutcome } from './agentRecorder';
 import { gateTag, isAtGate } from './runViews';
 import { composePrompt, globMatches, planSteps, type PromptReference, type PromptSkill } from './prompt';
-import { expandHome, programFolders, resolveCommand, sandboxArgs, sandboxStatus, type SandboxLayout } from './sandbox';
+import { expandHome, programFolders, resolveCommand, sandboxArgs, sandboxStatus, spawnSandboxed, type SandboxLayout } from './sandbox';
 import { SafeGit } from './safeGit';
 import { chooseAgent, type AgentSettings, type RunSettings } from './settings';
 import { looksLikeText, prepareTargetFolder, targetChanges, type TargetMarker } from './targetFolder';
@@ -102,7 +103,10 @@ export interface RunnerPorts {
 
 /** The store name artifacts carry: the library's content-addressed blob store. */
 export const artifactStore = 'desk-blobs';
-const runnerToken = randomBytes(8).toString('hex');
+/** This process's token: random, and its start time, so a reused pid is not taken for this process. */
+const runnerToken = `${randomBytes(8).toString('hex')}:${processStartTime(process.pid) ?? ''}`;
+/** The most of an agent node's output kept as its transcript. */
+const maxTranscriptBytes = 64 * 1024 * 1024;
 const system = actor('system', 'agent-desk');
 
 /**
@@ -132,7 +136,7 @@ export class RunExecutor {
 				continue;
 			}
 			const mine = row.runner_pid === process.pid && row.runner_token === runnerToken;
-			if ((mine && this.live.has(row.run_id)) || (!mine && row.runner_pid !== process.pid && isAlive(row.runner_pid))) {
+			if ((mine && this.live.has(row.run_id)) || (!mine && isRunnerAlive(row.runner_pid, row.runner_token))) {
 				continue;
 			}
 			if (row.agent_pgid !== null) {
@@ -148,6 +152,12 @@ export class RunExecutor {
 			}
 			if (placement) {
 				this.removeInstalled(placement);
+			}
+			// What the agent put in the outbox before the crash is attached, once (keyed by this run).
+			try {
+				this.ports.attachments.ingest(run.task, { runId: run.object_id, addedBy: 'run' });
+			} catch (error) {
+				this.ports.logger.warn(`run ${run.object_id}: the outbox could not be ingested: ${(error as Error).message}`);
 			}
 			const was = run.status;
 			if (run.status === 'created') {
@@ -197,6 +207,7 @@ export class RunExecutor {
 			const task = ai.require<Task>(run.task, 'task');
 			const intent = ai.require<Intent>(record.intent, 'intent');
 			const agent = chooseAgent(settings);
+			this.assertCheckoutFree(settings, record, runId);
 			// ② Intent active with the analysis, and the pipeline seeded with it.
 			const pipeline = newContextPipeline(system);
 			const analysis = intentAnalysis(record);
@@ -268,6 +279,8 @@ export class RunExecutor {
 						...(steps ? { plan: steps } : {}),
 						...(failure ? { failure } : {}),
 					});
+					// A cancel that came while the checks ran must not start another agent.
+					checkCancel();
 					const recorder = new AgentRecorder(run, provenance, pipeline, placement.work_folder, this.sink(agent), agent.name, usage);
 					const started = Date.now();
 					const outcome = await this.invokeAgent(run, task, node, prompt, agent, placement, outbox, recorder, (stop) => (stopAgent = stop));
@@ -315,7 +328,8 @@ export class RunExecutor {
 					setRunStatus(run, 'validating');
 					ai.put([run]);
 					this.ports.changed(runId);
-					const evidence = await this.runChecks(run, patch, placement, record, settings, agent, checkCancel);
+					const evidence = await this.runChecks(run, patch, placement, record, settings, agent, checkCancel, (stop) => (stopAgent = stop));
+					stopAgent = undefined;
 					const failing = evidence.filter((e) => e.exit_code !== 0);
 					if (failing.length === 0 || attempt >= settings.maxAttempts) {
 						break;
@@ -405,7 +419,7 @@ export class RunExecutor {
 			return { stopped: true };
 		}
 		const row = this.control(runId);
-		if (row && row.runner_pid !== process.pid && isAlive(row.runner_pid)) {
+		if (row && row.runner_pid !== process.pid && isRunnerAlive(row.runner_pid, row.runner_token)) {
 			if (row.agent_pgid !== null) {
 				killGroup(row.agent_pgid, 'SIGTERM');
 			}
@@ -419,6 +433,41 @@ export class RunExecutor {
 		this.ports.ai.put([run]);
 		this.ports.changed(runId);
 		return { stopped: false };
+	}
+
+	/**
+	 * The run an agent is working on in the shared checkout now, if any: two runs editing one checkout
+	 * at once would each take the other's edits for its own. (Worktree runs and snapshot targets have
+	 * folders of their own; runs waiting at the gate have stopped editing.)
+	 */
+	checkoutBusy(exceptRun?: string): string | undefined {
+		for (const row of this.ports.db.all<ControlRow>('SELECT * FROM run_control')) {
+			if (row.run_id === exceptRun) {
+				continue;
+			}
+			const run = this.ports.ai.get<Run>(row.run_id);
+			const placement = JSON.parse(row.json) as Partial<RunPlacement>;
+			if (!run || run.status === 'completed' || run.status === 'failed' || isAtGate(run) || placement.isolation !== 'shared') {
+				continue;
+			}
+			const mine = row.runner_pid === process.pid && row.runner_token === runnerToken;
+			if ((mine && this.live.has(row.run_id)) || (!mine && isRunnerAlive(row.runner_pid, row.runner_token))) {
+				return row.run_id;
+			}
+		}
+		return undefined;
+	}
+
+	/** Refuses a run on the shared checkout while another one is working there. */
+	assertCheckoutFree(settings: RunSettings, record: { plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> }, exceptRun?: string): void {
+		const target = record.plugs.find((p) => p.role === 'target');
+		if (settings.isolation !== 'shared' || (target && this.ports.library.getAsset(target.id).engine === 'snapshot')) {
+			return;
+		}
+		const busy = this.checkoutBusy(exceptRun);
+		if (busy) {
+			throw new DeskError('run.checkoutBusy', `Run ${busy} is working in this checkout now; wait for it, cancel it, or set agentDesk.runs.isolation to worktree so runs work side by side.`, { run: busy });
+		}
 	}
 
 	placement(runId: string): RunPlacement | undefined {
@@ -450,7 +499,7 @@ export class RunExecutor {
 			const folder = path.join(runFolder, 'target');
 			const { files } = await this.ports.library.files(targetAsset.id, targetPlug.version);
 			const marker: TargetMarker = { format: 1, asset_id: targetAsset.id, asset_name: targetAsset.name, version: targetPlug.version, files: files.map((f) => ({ path: f.path, hash: f.hash, size: f.size, executable: f.executable })) };
-			prepareTargetFolder(folder, marker, (hash) => this.ports.blobs.get(hash));
+			prepareTargetFolder(folder, marker, (hash) => this.ports.blobs.get(hash), path.join(runFolder, 'target.json'));
 			placement = { ...base, target: 'snapshot', isolation: 'folder', work_folder: folder, target_asset: targetAsset.id, target_version: targetPlug.version };
 		} else {
 			const top = this.ports.project.path;
@@ -494,7 +543,7 @@ export class RunExecutor {
 			if (asset.engine === 'snapshot') {
 				mountPath = this.ports.library.mount(asset.id, plug.version);
 			} else if (asset.engine === 'git') {
-				mountPath = path.join(placement.run_folder, 'references', `${safeName(asset.name)}-v${plug.version}`);
+				mountPath = path.join(placement.run_folder, 'references', `${safeName(asset.name)}-${safeName(asset.id)}-v${plug.version}`);
 				if (!fs.existsSync(mountPath)) {
 					const { files } = await this.ports.library.files(asset.id, plug.version);
 					for (const file of files) {
@@ -504,7 +553,7 @@ export class RunExecutor {
 				}
 			} else {
 				// A link or notes asset: its text is the reference.
-				mountPath = path.join(placement.run_folder, 'references', `${safeName(asset.name)}-v${plug.version}`);
+				mountPath = path.join(placement.run_folder, 'references', `${safeName(asset.name)}-${safeName(asset.id)}-v${plug.version}`);
 				writeInside(mountPath, asset.kind === 'notes' ? 'NOTES.md' : 'LINK.txt', Buffer.from(asset.kind === 'notes' ? asset.notes : `${asset.url}\n${asset.about}\n`, 'utf8'));
 				makeReadOnly(mountPath);
 			}
@@ -612,17 +661,18 @@ export class RunExecutor {
 		}
 		const usesPlaceholder = agent.args.some((a) => a.includes('{prompt}'));
 		const args = agent.args.map((a) => a.split('{prompt}').join(prompt));
-		let command = [agent.command, ...args];
-		if (placement.isolated) {
-			command = ['bwrap', ...sandboxArgs(this.layout(placement, outbox, agent), env, command)];
-		}
 		const started = Date.now();
-		const child = spawn(command[0]!, command.slice(1), {
-			cwd: placement.work_folder,
-			env: placement.isolated ? { PATH: env.PATH!, DESK_RUN_ID: run.object_id } : env,
-			detached: true,
-			stdio: ['pipe', 'pipe', 'pipe'],
-		});
+		const child = placement.isolated
+			? // In the sandbox the program is started by its real path: only its own folder is shown.
+				spawnSandboxed(sandboxArgs(this.layout(placement, outbox, agent), env, [fs.realpathSync(resolveCommand(agent.command)!), ...args]), {
+					cwd: placement.work_folder,
+					env: { PATH: env.PATH!, DESK_RUN_ID: run.object_id },
+					stdin: 'pipe',
+				})
+			: spawn(agent.command, args, { cwd: placement.work_folder, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+		if (!child.stdin || !child.stdout || !child.stderr) {
+			throw new DeskError('run.spawnFailed', 'the agent was started without its pipes', { agent: agent.name });
+		}
 		const spawnError = new Promise<Error>((resolve) => child.on('error', resolve));
 		if (child.pid !== undefined) {
 			const pgid = child.pid;
@@ -638,13 +688,21 @@ export class RunExecutor {
 		const transcript: Buffer[] = [];
 		let stderrTail = '';
 		child.stderr.on('data', (chunk: Buffer) => {
-			transcript.push(chunk);
+			keep(chunk);
 			stderrTail = (stderrTail + chunk.toString('utf8')).slice(-2000);
 		});
 		const lines = readline.createInterface({ input: child.stdout, crlfDelay: Infinity });
+		let kept = 0;
+		const keep = (chunk: Buffer) => {
+			// The stored transcript is capped: a noisy agent must not exhaust the desk's memory.
+			if (kept < maxTranscriptBytes) {
+				transcript.push(chunk.subarray(0, maxTranscriptBytes - kept));
+				kept += chunk.length;
+			}
+		};
 		const reading = (async () => {
 			for await (const line of lines) {
-				transcript.push(Buffer.from(`${line}\n`, 'utf8'));
+				keep(Buffer.from(`${line}\n`, 'utf8'));
 				for (const event of parser.push(line)) {
 					recorder.record(event);
 				}
@@ -658,6 +716,11 @@ export class RunExecutor {
 			spawnError.then((error) => ({ code: null, signal: null, error })),
 		]);
 		await reading.catch(() => undefined);
+		// The agent is gone: its process group must not be signalled again (the number may be reused).
+		this.ports.db.write((tx) => tx.run('UPDATE run_control SET agent_pgid = NULL WHERE run_id = ?', [run.object_id]));
+		if (kept > maxTranscriptBytes) {
+			transcript.push(Buffer.from(`\n[desk: the transcript was cut at ${maxTranscriptBytes} bytes of ${kept}]\n`));
+		}
 		this.ingestOutbox(run, task, agent);
 		const sink = this.sink(agent);
 		const stored = transcript.length > 0 ? sink.storeArtifact(Buffer.from(sink.scrub(Buffer.concat(transcript).toString('utf8')), 'utf8'), 'text/plain; charset=utf-8') : undefined;
@@ -693,13 +756,47 @@ export class RunExecutor {
 		const agentReads = agent ? [...programFolders(agent.command), ...agent.readPaths.map(expandHome)] : [];
 		return {
 			workFolder: placement.work_folder,
-			readOnlyInside: placement.isolation === 'shared' ? [inside('.git')] : [],
-			hiddenInside: placement.isolation === 'shared' ? [inside('.desk')] : [],
-			writable: [...(outbox ? [outbox] : []), ...(agent ? agent.writePaths.map(expandHome) : [])],
+			// In the person's own checkout, what configures their tools stays read-only: git's
+			// config and hooks, the editor's settings (agents and checks are set there), Claude's.
+			readOnlyInside: placement.isolation === 'shared' ? ['.git', '.vscode', '.claude', '.agents'].map(inside) : [],
+			hiddenInside: placement.isolation === 'shared' ? [inside('.desk')] : placement.target === 'snapshot' ? [] : [],
+			...(agent ? { home: this.agentHome(placement, agent) } : {}),
+			writable: agent ? agent.writePaths.map(expandHome) : [],
+			...(outbox ? { outbox } : {}),
 			// A worktree's .git file points into the repository's .git: readable, never writable.
 			readOnly: [...placement.reference_folders, ...agentReads, ...(placement.isolation === 'worktree' ? [path.join(this.ports.project.path, '.git')] : [])],
 			network: agent?.network ?? false,
 		};
+	}
+
+	/**
+	 * The run's own home folder: the agent's `homeFiles` (its login and settings) copied in, so what
+	 * the agent changes there — hooks, servers it would have the person run later — is discarded
+	 * with the run instead of reaching the person's own configuration.
+	 */
+	private agentHome(placement: RunPlacement, agent: AgentSettings): string {
+		const home = path.join(placement.run_folder, 'home');
+		fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+		const personHome = os.homedir();
+		for (const file of agent.homeFiles.map(expandHome)) {
+			const rel = path.relative(personHome, file);
+			if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) {
+				continue;
+			}
+			try {
+				const stat = fs.lstatSync(file);
+				if (!stat.isFile()) {
+					continue;
+				}
+				const target = path.join(home, rel);
+				fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+				fs.copyFileSync(file, target);
+				fs.chmodSync(target, 0o600);
+			} catch {
+				// Not there: the agent starts without it.
+			}
+		}
+		return home;
 	}
 
 	// -----------------------------------------------------------------------------------------
@@ -708,7 +805,7 @@ export class RunExecutor {
 	private async makePatchSet(run: Run, placement: RunPlacement, rationale: string): Promise<PatchSet | undefined> {
 		const agent = actor('agent', placement.agent);
 		if (placement.target === 'snapshot') {
-			const changes = targetChanges(placement.work_folder, placement.installed);
+			const changes = targetChanges(placement.work_folder, placement.installed, path.join(placement.run_folder, 'target.json'));
 			if (changes.length === 0) {
 				return undefined;
 			}
@@ -741,14 +838,15 @@ export class RunExecutor {
 	}
 
 	/** The target asset's checks (§09) and the project's, each an Evidence with its full log stored. */
-	private async runChecks(run: Run, patch: PatchSet, placement: RunPlacement, record: LaunchRecord, settings: RunSettings, agent: AgentSettings, checkCancel: () => void): Promise<Evidence[]> {
+	private async runChecks(run: Run, patch: PatchSet, placement: RunPlacement, record: LaunchRecord, settings: RunSettings, agent: AgentSettings, checkCancel: () => void, onStop: (stop: () => void) => void): Promise<Evidence[]> {
 		const targetPlug = record.plugs.find((p) => p.role === 'target');
 		const targetId = targetPlug?.id ?? this.ports.project.main_asset;
 		const assetChecks = targetId ? (this.ports.library.getAsset(targetId).checks ?? []) : [];
 		const evidence: Evidence[] = [];
 		for (const check of [...assetChecks, ...settings.checks]) {
 			checkCancel();
-			const result = await this.runCheck(check, placement);
+			const result = await this.runCheck(check, placement, onStop);
+			checkCancel();
 			const item = newEvidence(system, run, evidenceKind(check.id), check.executable, {
 				patchset: patch,
 				command: [check.executable, ...check.args].join(' '),
@@ -764,17 +862,24 @@ export class RunExecutor {
 		return evidence;
 	}
 
-	private async runCheck(check: AssetCheck, placement: RunPlacement): Promise<{ exitCode: number; summary: string; log: string; durationMs: number }> {
+	private async runCheck(check: AssetCheck, placement: RunPlacement, onStop: (stop: () => void) => void): Promise<{ exitCode: number; summary: string; log: string; durationMs: number }> {
 		const cwd = path.join(placement.work_folder, check.cwd || '.');
 		const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.homedir(), LANG: process.env.LANG ?? 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1', CI: '1' };
-		let command = [check.executable, ...check.args];
+		const command = [check.executable, ...check.args];
+		const started = Date.now();
+		let child;
 		if (placement.isolated) {
 			// Checks run what the agent wrote: the same sandbox, without the agent's login or the network.
 			const layout = this.layout(placement, undefined, undefined);
-			command = ['bwrap', ...sandboxArgs({ ...layout, readOnly: [...layout.readOnly, ...programFolders(check.executable)] }, env, command).map((a, i, all) => (all[i - 1] === '--chdir' ? cwd : a))];
+			const args = sandboxArgs({ ...layout, readOnly: [...layout.readOnly, ...programFolders(check.executable)] }, env, command).map((a, i, all) => (all[i - 1] === '--chdir' ? cwd : a));
+			child = spawnSandboxed(args, { cwd, env: { PATH: env.PATH! }, stdin: 'ignore' });
+		} else {
+			child = spawn(command[0]!, command.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
 		}
-		const started = Date.now();
-		const child = spawn(command[0]!, command.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+		if (child.pid !== undefined) {
+			const pgid = child.pid;
+			onStop(() => killGroup(pgid, 'SIGKILL'));
+		}
 		const chunks: Buffer[] = [];
 		let size = 0;
 		const keep = (chunk: Buffer) => {
@@ -783,8 +888,8 @@ export class RunExecutor {
 				size += chunk.length;
 			}
 		};
-		child.stdout.on('data', keep);
-		child.stderr.on('data', keep);
+		child.stdout?.on('data', keep);
+		child.stderr?.on('data', keep);
 		let timedOut = false;
 		const timer = setTimeout(() => {
 			timedOut = true;
@@ -943,6 +1048,27 @@ function safeName(name: string): string {
 
 function firstLine(text: string): string {
 	return text.trim().split('\n')[0]?.trim() ?? '';
+}
+
+/** The kernel's start time of a process (field 22 of /proc/<pid>/stat), which a reused pid does not share. */
+function processStartTime(pid: number): string | undefined {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		// The command name (field 2) may hold spaces and parentheses: count from its closing one.
+		return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+	} catch {
+		return undefined;
+	}
+}
+
+/** Is the process that wrote `token` still running? A live pid with another start time is another process. */
+function isRunnerAlive(pid: number, token: string): boolean {
+	if (!isAlive(pid)) {
+		return false;
+	}
+	const started = token.split(':')[1];
+	const now = processStartTime(pid);
+	return !started || now === undefined || started === now;
 }
 
 export function isAlive(pid: number): boolean {

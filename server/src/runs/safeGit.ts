@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DeskError } from '../core/errors';
+import { hasNoLinkOnTheWay } from '../store/folderFiles';
 
 /** Paths git reports, with git's status letter. */
 export interface TreeChange {
@@ -114,6 +115,12 @@ export class SafeGit {
 				}
 				let stat: fs.Stats;
 				try {
+					// A file reached through a folder that is now a link (an agent's `ln -s ~ pkg`) is not
+					// read: git would hash what the link points to. The path counts as deleted, the link
+					// itself appears as an untracked entry of its own.
+					if (!hasNoLinkOnTheWay(folder, rel)) {
+						throw new Error('a link on the way');
+					}
 					stat = fs.lstatSync(path.join(folder, rel));
 				} catch {
 					lines.push(`0 0000000000000000000000000000000000000000\t${rel}`);
@@ -123,6 +130,10 @@ export class SafeGit {
 					const target = fs.readlinkSync(path.join(folder, rel), { encoding: 'buffer' });
 					const oid = await git.text(['hash-object', '-w', '--stdin'], { input: target });
 					lines.push(`120000 ${oid}\t${rel}`);
+				} else if (stat.isFile() && rel.includes('\n')) {
+					// --stdin-paths is line-based: such a name is hashed from its own descriptor.
+					const oid = await git.text(['hash-object', '-w', '--no-filters', '--stdin'], { input: readNoFollow(path.join(folder, rel)) });
+					lines.push(`${stat.mode & 0o111 ? '100755' : '100644'} ${oid}\t${rel}`);
 				} else if (stat.isFile()) {
 					toHash.push({ path: rel, mode: stat.mode & 0o111 ? '100755' : '100644' });
 				} else if (!stat.isDirectory()) {
@@ -257,6 +268,18 @@ const baseOverrides = [
 	'-c', 'core.pager=cat',
 	'-c', 'protocol.allow=never',
 ];
+
+function readNoFollow(file: string): Buffer {
+	const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+	try {
+		if (!fs.fstatSync(fd).isFile()) {
+			return Buffer.alloc(0);
+		}
+		return fs.readFileSync(fd);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
 
 function splitZ(bytes: Buffer): string[] {
 	const text = bytes.toString('utf8');

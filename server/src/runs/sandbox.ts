@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -7,13 +7,17 @@ import * as path from 'node:path';
 export interface SandboxLayout {
 	/** The one writable place of the run's files: the worktree, the shared checkout or the target folder. */
 	workFolder: string;
-	/** Folders inside workFolder that stay read-only (the repository's .git) or hidden (.desk). */
+	/** Folders inside workFolder that stay read-only (the repository's .git, .vscode) or hidden (.desk). */
 	readOnlyInside: string[];
 	hiddenInside: string[];
-	/** Extra writable places: the outbox, the agent's own login folder. */
-	writable: string[];
+	/** The run's own home folder, shown as the home folder (writable, discarded with the run); an empty one when absent. */
+	home?: string;
 	/** Read-only mounts of the references, and what the agent's program needs to start. */
 	readOnly: string[];
+	/** Extra writable places the agent's settings name (they persist). */
+	writable: string[];
+	/** The task's outbox: writable, and visible even inside a hidden folder. */
+	outbox?: string;
 	network: boolean;
 }
 
@@ -46,7 +50,7 @@ export function sandboxStatus(): SandboxStatus {
 }
 
 /** The system folders every sandbox sees, read-only. */
-function systemBinds(): string[] {
+function systemBinds(network = false): string[] {
 	const args: string[] = [];
 	for (const folder of ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix/store']) {
 		if (fs.existsSync(folder)) {
@@ -60,24 +64,48 @@ function systemBinds(): string[] {
 		}
 	}
 	args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/run');
+	if (network) {
+		// systemd-resolved systems link /etc/resolv.conf into /run: without it, no name resolves.
+		try {
+			if (fs.lstatSync('/etc/resolv.conf').isSymbolicLink()) {
+				const real = fs.realpathSync('/etc/resolv.conf');
+				if (real.startsWith('/run/')) {
+					args.push('--ro-bind', path.dirname(real), path.dirname(real));
+				}
+			}
+		} catch {
+			// No resolver configured: nothing to show.
+		}
+	}
 	return args;
 }
 
 /**
  * bwrap arguments that run `command` where the layout's folders are the only ones visible besides
- * the system's: the home folder is an empty one (but for the agent's own paths), the library and
- * every other project are absent, references are read-only and the network is cut unless allowed.
+ * the system's: the home folder is the run's own (or empty), the library and every other project
+ * are absent, references are read-only and the network is cut unless allowed. Mount order matters
+ * (a later mount covers an earlier one): extra folders first, then the work folder, then what is
+ * read-only or hidden inside it, and the outbox last, since it lives inside the hidden `.desk/`.
+ * A folder that would cover the home folder or the work folder is never bound.
  */
 export function sandboxArgs(layout: SandboxLayout, env: Record<string, string>, command: string[]): string[] {
-	const args = [...systemBinds(), '--unshare-user-try', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent'];
+	const args = [...systemBinds(layout.network), '--unshare-user-try', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent'];
 	if (!layout.network) {
 		args.push('--unshare-net');
 	}
 	const home = os.homedir();
-	args.push('--tmpfs', home);
-	// Order matters: a later mount covers an earlier one. The work folder first, then what is
-	// read-only or hidden inside it, then the extra folders (the outbox lives inside the hidden
-	// .desk/ of a shared checkout and must show through it).
+	if (layout.home) {
+		args.push('--bind', layout.home, home);
+	} else {
+		args.push('--tmpfs', home);
+	}
+	const bindable = (folder: string) => exists(folder) && isSafeToBind(folder, layout.workFolder);
+	for (const folder of layout.readOnly.filter(bindable)) {
+		args.push('--ro-bind', folder, folder);
+	}
+	for (const folder of layout.writable.filter(bindable)) {
+		args.push('--bind', folder, folder);
+	}
 	args.push('--bind', layout.workFolder, layout.workFolder);
 	for (const folder of layout.readOnlyInside.filter(exists)) {
 		args.push('--ro-bind', folder, folder);
@@ -85,12 +113,8 @@ export function sandboxArgs(layout: SandboxLayout, env: Record<string, string>, 
 	for (const folder of layout.hiddenInside.filter(exists)) {
 		args.push('--tmpfs', folder);
 	}
-	// Parents of bound folders are made by bwrap as empty directories, so nothing beside them shows.
-	for (const folder of layout.readOnly.filter(exists)) {
-		args.push('--ro-bind', folder, folder);
-	}
-	for (const folder of layout.writable.filter(exists)) {
-		args.push('--bind', folder, folder);
+	if (layout.outbox && exists(layout.outbox)) {
+		args.push('--bind', layout.outbox, layout.outbox);
 	}
 	args.push('--clearenv');
 	for (const [name, value] of Object.entries(env)) {
@@ -100,30 +124,47 @@ export function sandboxArgs(layout: SandboxLayout, env: Record<string, string>, 
 	return args;
 }
 
+/**
+ * Starts bwrap with its arguments on a pipe (`--args 3`), not on its command line, so the secrets
+ * in the environment it sets are not in its argv for every local user to read in /proc.
+ */
+export function spawnSandboxed(args: readonly string[], options: { cwd: string; env: Record<string, string>; stdin: 'pipe' | 'ignore' }): ChildProcess {
+	// bwrap reads options from the pipe; the command itself stays on its command line.
+	const split = args.indexOf('--');
+	const optionArgs = split < 0 ? args : args.slice(0, split);
+	const command = split < 0 ? [] : args.slice(split);
+	const child = spawn('bwrap', ['--args', '3', ...command], { cwd: options.cwd, env: options.env, detached: true, stdio: [options.stdin, 'pipe', 'pipe', 'pipe'] });
+	const argsPipe = child.stdio[3] as NodeJS.WritableStream | null;
+	argsPipe?.on('error', () => undefined);
+	argsPipe?.end(Buffer.from(optionArgs.map((a) => `${a}\0`).join(''), 'utf8'));
+	return child;
+}
+
+/** Never bind the root, the home folder or a folder above it, or one that holds the work folder. */
+function isSafeToBind(folder: string, workFolder: string): boolean {
+	const resolved = path.resolve(folder);
+	const home = os.homedir();
+	const above = (a: string, b: string) => b === a || b.startsWith(a.endsWith('/') ? a : `${a}/`);
+	return resolved !== '/' && !above(resolved, home) && !above(resolved, workFolder);
+}
+
 /** `~` and `~/x` in settings mean the home folder. */
 export function expandHome(p: string): string {
 	return p === '~' ? os.homedir() : p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p;
 }
 
 /**
- * The folder a program's install lives in, when it is outside the system folders (a Node install
- * under the home folder, say): the sandbox must show it read-only or the agent cannot start.
+ * The folders a program needs visible to start when they are outside the system folders: the
+ * folder its file really is in (a link on the PATH resolved), and the running Node's for scripts
+ * that start with `#!/usr/bin/env node`. Never a parent of those: `~/.local` or the home folder
+ * would show far more than the program.
  */
 export function programFolders(command: string): string[] {
 	const resolved = resolveCommand(command);
 	if (!resolved) {
 		return [];
 	}
-	const folders = new Set<string>();
-	const real = fs.realpathSync(resolved);
-	for (const file of [resolved, real]) {
-		// bin/x → the prefix that holds bin/ and lib/ (node_modules of a global npm install).
-		const bin = path.dirname(file);
-		folders.add(path.basename(bin) === 'bin' ? path.dirname(bin) : bin);
-	}
-	// A script's interpreter (#!/usr/bin/env node) must be visible too: the running Node is a good guess.
-	const nodeBin = path.dirname(process.execPath);
-	folders.add(path.basename(nodeBin) === 'bin' ? path.dirname(nodeBin) : nodeBin);
+	const folders = new Set<string>([path.dirname(fs.realpathSync(resolved)), path.dirname(fs.realpathSync(process.execPath))]);
 	return [...folders].filter((f) => !isSystemFolder(f));
 }
 

@@ -19,8 +19,14 @@ export interface AgentSettings {
 	skills: 'claude' | 'inline';
 	/** May the agent reach the network inside the sandbox? */
 	network: boolean;
-	/** Folders and files the agent itself needs besides the run's (its login and settings, `~` for the home folder). */
+	/**
+	 * Files of the home folder the agent needs (its login and settings), copied into the run's own
+	 * home folder: the agent can use and change them, and the changes are discarded with the run.
+	 */
+	homeFiles: string[];
+	/** Folders or files shown read-only in the sandbox (`~` is the home folder). */
 	readPaths: string[];
+	/** Folders or files shown writable in the sandbox; what the agent writes there stays. Use sparingly. */
 	writePaths: string[];
 }
 
@@ -49,8 +55,9 @@ export const defaultAgents: AgentSettings[] = [
 		format: 'claude-stream-json',
 		skills: 'claude',
 		network: true,
+		homeFiles: ['~/.claude.json', '~/.claude/.credentials.json', '~/.claude/settings.json'],
 		readPaths: [],
-		writePaths: ['~/.claude', '~/.claude.json'],
+		writePaths: [],
 	},
 	{
 		name: 'codex',
@@ -61,8 +68,9 @@ export const defaultAgents: AgentSettings[] = [
 		format: 'codex-json',
 		skills: 'inline',
 		network: true,
+		homeFiles: ['~/.codex/auth.json', '~/.codex/config.toml'],
 		readPaths: [],
-		writePaths: ['~/.codex'],
+		writePaths: [],
 	},
 ];
 
@@ -142,6 +150,7 @@ function parseAgent(value: unknown, where: string): AgentSettings {
 		format: format as AgentOutputFormat,
 		skills,
 		network: boolean(input.network ?? false, `${where}.network`),
+		homeFiles: strings(input.homeFiles ?? [], `${where}.homeFiles`),
 		readPaths: strings(input.readPaths ?? [], `${where}.readPaths`),
 		writePaths: strings(input.writePaths ?? [], `${where}.writePaths`),
 	};

@@ -27,7 +27,7 @@ export interface TargetChange {
  * Lays a snapshot version out as a run's target folder (not a git checkout), with the marker that
  * names the version and its files (§12). Files come from the blob store through `read`.
  */
-export function prepareTargetFolder(folder: string, marker: TargetMarker, read: (hash: string) => Buffer): void {
+export function prepareTargetFolder(folder: string, marker: TargetMarker, read: (hash: string) => Buffer, keptCopy?: string): void {
 	fs.mkdirSync(folder, { recursive: true });
 	for (const file of marker.files) {
 		const target = path.join(folder, ...file.path.split('/'));
@@ -36,12 +36,16 @@ export function prepareTargetFolder(folder: string, marker: TargetMarker, read: 
 	}
 	fs.mkdirSync(path.join(folder, '.desk'), { recursive: true });
 	fs.writeFileSync(path.join(folder, markerPath), JSON.stringify(marker, null, '\t') + '\n');
+	if (keptCopy) {
+		// The marker in the folder is in the agent's reach; the changes are told from this copy.
+		fs.writeFileSync(keptCopy, JSON.stringify(marker, null, '\t') + '\n');
+	}
 }
 
-export function readMarker(folder: string): TargetMarker {
+export function readMarker(folder: string, file = path.join(folder, markerPath)): TargetMarker {
 	let marker: TargetMarker;
 	try {
-		marker = JSON.parse(fs.readFileSync(path.join(folder, markerPath), 'utf8')) as TargetMarker;
+		marker = JSON.parse(fs.readFileSync(file, 'utf8')) as TargetMarker;
 	} catch (error) {
 		throw new DeskError('run.targetMoved', `The run folder's ${markerPath} cannot be read (${(error as Error).message}); the run's changes cannot be told apart.`, { folder });
 	}
@@ -56,8 +60,8 @@ export function readMarker(folder: string): TargetMarker {
  * Links and other non-files are not part of a snapshot and are skipped; `.desk/` and the `exclude`d
  * paths (installed skills) are the desk's own.
  */
-export function targetChanges(folder: string, exclude: readonly string[] = []): TargetChange[] {
-	const marker = readMarker(folder);
+export function targetChanges(folder: string, exclude: readonly string[] = [], markerFile?: string): TargetChange[] {
+	const marker = readMarker(folder, markerFile);
 	const before = new Map(marker.files.map((f) => [f.path, f]));
 	const seen = new Set<string>();
 	const changes: TargetChange[] = [];

@@ -7,6 +7,7 @@ import type { Manifest, ManifestEntry } from '../assets/types';
 import { DeskError } from '../core/errors';
 import type { BlobStore } from './blobStore';
 import { fsyncFolder, tempPrefix, writeAll } from './durableFile';
+import { removeInFolder, writeInFolder, writeNewFile } from './folderFiles';
 import { StatPool } from './statPool';
 
 /** Files larger than this are streamed into the store rather than read whole. */
@@ -202,75 +203,12 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 	}
 
 	writeInFolder(folder: string, rel: string, bytes: Uint8Array, executable = false): void {
-		const dir = this.parentInFolder(folder, rel, true)!;
-		const parts = rel.split('/');
-		const target = path.join(dir, parts[parts.length - 1]!);
-		try {
-			const stat = fs.lstatSync(target);
-			if (!stat.isFile()) {
-				throw new DeskError('asset.unsafePath', `${rel} is ${stat.isSymbolicLink() ? 'a link' : 'not a file'}; nothing is written through it.`, { path: rel });
-			}
-		} catch (error) {
-			if (error instanceof DeskError) {
-				throw error;
-			}
-		}
-		// Replace by rename: a link created at the target meanwhile is replaced, never followed.
-		const temp = path.join(dir, `${tempPrefix}${randomBytes(6).toString('hex')}`);
-		try {
-			writeNewFile(temp, bytes, executable ? 0o755 : 0o644);
-			fs.renameSync(temp, target);
-		} catch (error) {
-			fs.rmSync(temp, { force: true });
-			throw new DeskError('store.io', `Could not write ${rel}: ${(error as Error).message}`, { path: rel }, { cause: error });
-		}
+		writeInFolder(folder, rel, bytes, { executable });
 	}
 
 	/** Removes a file from an asset's working folder; a link on the way is refused, a missing file is fine. */
 	removeInFolder(folder: string, rel: string): void {
-		const dir = this.parentInFolder(folder, rel, false);
-		if (dir === undefined) {
-			return;
-		}
-		const target = path.join(dir, rel.split('/').pop()!);
-		let stat: fs.Stats;
-		try {
-			stat = fs.lstatSync(target);
-		} catch {
-			return;
-		}
-		if (!stat.isFile()) {
-			throw new DeskError('asset.unsafePath', `${rel} is ${stat.isSymbolicLink() ? 'a link' : 'not a file'}; it is not removed.`, { path: rel });
-		}
-		fs.rmSync(target);
-	}
-
-	/**
-	 * The folder that holds `rel` inside `folder`, each component checked to be a real folder (never
-	 * a link); made when `create`, else undefined when one is missing.
-	 */
-	private parentInFolder(folder: string, rel: string, create: boolean): string | undefined {
-		if (!isSafeRelativePath(rel)) {
-			throw new DeskError('asset.badPath', `${JSON.stringify(rel)} is not a path inside the asset's folder.`, { path: rel });
-		}
-		let dir = folder;
-		for (const part of rel.split('/').slice(0, -1)) {
-			dir = path.join(dir, part);
-			let stat: fs.Stats | undefined;
-			try {
-				stat = fs.lstatSync(dir);
-			} catch {
-				if (!create) {
-					return undefined;
-				}
-				fs.mkdirSync(dir);
-				continue;
-			}
-			if (!stat.isDirectory()) {
-				throw new DeskError('asset.unsafePath', `${rel}: ${path.relative(folder, dir)} is ${stat.isSymbolicLink() ? 'a link' : 'not a folder'}; nothing is written through it.`, { path: rel });
-			}
-		}
-		return dir;
+		removeInFolder(folder, rel);
 	}
 
 	readWorkingFile(folder: string, rel: string, maxBytes: number): Buffer | undefined {
@@ -397,19 +335,6 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		fs.writeFileSync(temp, JSON.stringify({ format: statCacheFormat, entries: Object.fromEntries(entries) }));
 		fs.renameSync(temp, file);
 		this.statCaches.set(assetId, { entries, fileMtimeMs: fs.statSync(file).mtimeMs, scan });
-	}
-}
-
-/** Creates a file that must not exist yet (never through a link) and writes it whole. */
-function writeNewFile(file: string, bytes: Uint8Array, mode: number, durable = false): void {
-	const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
-	try {
-		writeAll(fd, bytes);
-		if (durable) {
-			fs.fsyncSync(fd);
-		}
-	} finally {
-		fs.closeSync(fd);
 	}
 }
 

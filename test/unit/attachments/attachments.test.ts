@@ -184,6 +184,10 @@ it('CleanName: slashes, no empty, . or .. components, no control or format chara
 	assert.ok(cleaned.endsWith('/end-of-name.csv'));
 	assert.ok(!cleaned.includes('\uFFFD'), 'no character cut in half');
 	assert.equal(baseName('a/b/c.png'), 'c.png');
+	// Cutting to the end must not leave a `..` component or a leading space behind.
+	const cut = cleanName(`AAAA../${'B'.repeat(252)}`);
+	assert.ok(!cut.split('/').includes('..') && !cut.startsWith(' '), cut.slice(0, 12));
+	assert.equal(cleanName(`x/ ${'C'.repeat(254)}`), 'C'.repeat(254));
 });
 
 it('a name with U+202E is attached cleaned', async () => {

@@ -66,7 +66,7 @@ it('settings are checked field by field, with defaults for what is left out', ()
 	assert.deepEqual(defaults.agents.map((a) => [a.name, a.format]), [['claude', 'claude-stream-json'], ['codex', 'codex-json']]);
 	assert.equal(defaults.isolation, 'shared');
 	const own = parseRunSettings({ agents: [{ name: 'mine', command: './agent.sh', format: 'desk-jsonl', secretEnv: ['MY_TOKEN'] }], isolation: 'worktree', maxAttempts: 3 });
-	assert.deepEqual(own.agents[0], { name: 'mine', command: './agent.sh', args: [], env: ['MY_TOKEN'], secretEnv: ['MY_TOKEN'], format: 'desk-jsonl', skills: 'inline', network: false, readPaths: [], writePaths: [] });
+	assert.deepEqual(own.agents[0], { name: 'mine', command: './agent.sh', args: [], env: ['MY_TOKEN'], secretEnv: ['MY_TOKEN'], format: 'desk-jsonl', skills: 'inline', network: false, homeFiles: [], readPaths: [], writePaths: [] });
 	const cases: Array<[unknown, string]> = [
 		[{ agents: {} }, 'agents'],
 		[{ agents: [{ name: 'a b', command: 'x' }] }, 'agents[0].name'],

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import type { ContextPipeline, ContextSnapshot, Decision, Evidence, Intent, PatchSet, Plan, Provenance, Run, Task, ToolInvocation } from '../../../server/src/ai/types';
@@ -12,7 +14,7 @@ import type { RunSettings } from '../../../server/src/runs/settings';
 import { openDesk } from '../../helpers/deskFixture';
 import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
 import { scriptedAgentSettings, type Scenario } from '../../helpers/scriptedAgent';
-import { tempDir } from '../../helpers/temp';
+import { atExit, tempDir } from '../../helpers/temp';
 
 async function project(files: Record<string, string> = {}): Promise<{ desk: Desk; repo: string; root: string; mainAsset: string }> {
 	const root = tempDir();
@@ -260,4 +262,65 @@ it('Checkpoint keeps the change as a commit under refs/desk/checkpoints/, off ev
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'no branch moved');
 	assert.equal(ai.require<Run>(run.object_id, 'run').status, 'completed');
 	assert.equal(ai.runDecision(run.object_id)?.rationale, 'resume tomorrow');
+});
+
+it('links the agent plants are never followed: a folder made a link is not read into the change, and Abandon does not write through a file made a link', async () => {
+	const { desk, repo, root } = await project({ 'pkg/.npmrc': 'registry=local\n', 'scripts/setup.sh': 'echo setup\n' });
+	const outside = path.join(root, 'outside');
+	fs.mkdirSync(outside);
+	fs.writeFileSync(path.join(outside, '.npmrc'), 'TOKEN=supersecret\n');
+	fs.writeFileSync(path.join(outside, 'bashrc'), 'the person\'s bashrc\n');
+	// The agent (without the sandbox, so it can reach outside) swaps in the links as its last act.
+	const settings = scriptedAgentSettings(
+		{ writes: [{ path: 'notes.md', content: 'n\n' }], links: [{ path: 'pkg', target: outside }, { path: 'scripts/setup.sh', target: path.join(outside, 'bashrc') }] },
+		{ sandbox: 'off' },
+	);
+	const launches = await desk.launches(repo);
+	launches.setTicket('Plant links');
+	const record = await launches.go();
+	const { executor, gate } = await desk.runs(repo);
+	const run = await executor.execute(record, record.run, settings);
+	assert.ok(isAtGate(run), run.error);
+	const ai = await desk.projectAi(repo);
+	const patch = ai.runPatchSets(run)[0]!;
+	const diff = desk.blobs.get(patch.artifact!.hash!).toString('utf8');
+	assert.doesNotMatch(diff, /supersecret/, 'nothing behind the planted folder link was read');
+	assert.deepEqual(patch.touched.map((t) => [t.path, t.change_type]).sort(), [['notes.md', 'added'], ['pkg', 'added'], ['pkg/.npmrc', 'deleted'], ['scripts/setup.sh', 'modified']]);
+	assert.equal(spawnSync('sh', ['-c', `git -C ${repo} cat-file --batch-all-objects --batch | grep -c supersecret`], { encoding: 'utf8' }).stdout.trim(), '0', 'the secret is in no git object');
+	const result = await gate.decide(run.object_id, { decision: 'abandon' });
+	assert.equal(fs.readFileSync(path.join(outside, 'bashrc'), 'utf8'), 'the person\'s bashrc\n', 'Abandon did not write through the link');
+	assert.equal(fs.lstatSync(path.join(repo, 'scripts', 'setup.sh')).isFile(), true, 'the link itself was replaced by the file it was');
+	assert.equal(fs.readFileSync(path.join(repo, 'scripts', 'setup.sh'), 'utf8'), 'echo setup\n');
+	assert.ok(result.restored?.includes('scripts/setup.sh'));
+});
+
+it('one agent at a time in the shared checkout; a worktree run may work beside it', async () => {
+	const { desk, repo } = await project();
+	const launches = await desk.launches(repo);
+	launches.setTicket('Slow');
+	const first = await launches.go();
+	const { executor } = await desk.runs(repo);
+	const running = executor.execute(first, first.run, scriptedAgentSettings({ sleepMs: 60_000 }));
+	const ai = await desk.projectAi(repo);
+	for (let i = 0; i < 200 && ai.require<Run>(first.run, 'run').status !== 'patching'; i++) {
+		await new Promise((r) => setTimeout(r, 25));
+	}
+	assert.throws(() => executor.assertCheckoutFree(scriptedAgentSettings({}), { plugs: [] }), (e) => isDeskError(e, 'run.checkoutBusy') && (e.data as { run: string }).run === first.run);
+	assert.doesNotThrow(() => executor.assertCheckoutFree(scriptedAgentSettings({}, { isolation: 'worktree' }), { plugs: [] }));
+	executor.cancel(first.run, 'done with the test');
+	await running;
+	assert.doesNotThrow(() => executor.assertCheckoutFree(scriptedAgentSettings({}), { plugs: [] }));
+});
+
+it('the agent gets its own home folder: its homeFiles copied in, what it changes there discarded', { skip: sandboxStatus().available ? false : `no sandbox here: ${sandboxStatus().reason}` }, async () => {
+	const { desk, repo } = await project();
+	const login = path.join(os.homedir(), `.desk-test-login-${process.pid}.json`);
+	fs.writeFileSync(login, '{"token":"t"}\n');
+	atExit(() => fs.rmSync(login, { force: true }));
+	const settings = scriptedAgentSettings({ tryRead: [login], tryWrite: [login], writes: [{ path: 'x.md', content: 'x\n' }] });
+	settings.agents[0]!.homeFiles = [login];
+	const { run, ai } = await goAndRun(desk, repo, 'Use the login', settings);
+	assert.ok(isAtGate(run), run.error);
+	assert.deepEqual(ai.runToolInvocations(run.object_id).map((c) => [c.tool_name, c.status]), [['Read', 'ok'], ['Write', 'ok'], ['Write', 'ok']]);
+	assert.equal(fs.readFileSync(login, 'utf8'), '{"token":"t"}\n', 'the person\'s own file is unchanged');
 });
