@@ -35,6 +35,7 @@ import type { Library } from '../assets/library';
 import type { AssetCheck, AssetRecord, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
 import { scrubText } from '../core/secrets';
+import { hasNoLinkOnTheWay } from '../store/folderFiles';
 import type { Logger } from '../core/logger';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { AssetPlug } from '../launch/types';
@@ -613,7 +614,13 @@ export class RunExecutor {
 
 	private removeInstalled(placement: RunPlacement): void {
 		for (const rel of placement.installed) {
-			fs.rmSync(path.join(placement.work_folder, ...rel.split('/')), { recursive: true, force: true });
+			// Only through real folders: an agent may have made .claude a link to somewhere else.
+			const target = path.join(placement.work_folder, ...rel.split('/'));
+			if (!hasNoLinkOnTheWay(placement.work_folder, rel) || !fs.lstatSync(target, { throwIfNoEntry: false })?.isDirectory()) {
+				this.ports.logger.warn(`the installed skill ${rel} was not removed: it is no longer the folder the desk made`);
+				continue;
+			}
+			fs.rmSync(target, { recursive: true, force: true });
 			// The .claude/skills folders the desk made, when they are empty now.
 			for (let parent = path.dirname(rel); parent !== '.' && parent !== ''; parent = path.dirname(parent)) {
 				try {
