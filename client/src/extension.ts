@@ -1,9 +1,11 @@
 import * as vscode from 'vscode';
-import { AssetsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, RunDidFinish, RunsDidChange, SnapshotProgress, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
+import { AssetsDidChange, AttachmentsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, RunDidFinish, RunsDidChange, SnapshotProgress, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
 import { DeskClient, DeskRequestError, type DeskState } from './deskClient';
 import { DeskStatusBar } from './statusBar';
 import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
+import { AttachmentPreviews, attachmentScheme } from './attachmentPreviews';
 import { registerAssetCommands } from './commands/assetCommands';
+import { registerAttachmentCommands } from './commands/attachmentCommands';
 import { registerCardCommands } from './commands/cardCommands';
 import { registerGateCommands } from './commands/gateCommands';
 import { registerRunCommands } from './commands/runCommands';
@@ -12,6 +14,7 @@ import { runSettings } from './runSettings';
 import { PatchSides, patchScheme, RunPages } from './runDocuments';
 import { RunsTreeProvider } from './views/runsTree';
 import { AssetsTreeProvider, type AssetsNode, type WindowProject } from './views/assetsTree';
+import { AttachmentsTreeProvider } from './views/attachmentsTree';
 
 /** What the extension exports, for the extension-host tests and for other extensions. */
 export interface AgentDeskApi {
@@ -23,6 +26,7 @@ export interface AgentDeskApi {
 	status(): Promise<ServerStatus>;
 	assets: AssetsTreeProvider;
 	runs: RunsTreeProvider;
+	attachments: AttachmentsTreeProvider;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentDeskApi> {
@@ -58,6 +62,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 	const projectPath = (project: string) => runs.windowProjects.find((p) => p.name === project)?.path;
 	const cards = new LaunchCards(context.extensionUri, desk, (project) => runSettings(projectPath(project)), (error) => reportError(output, error));
 	context.subscriptions.push(cards, ...registerCardCommands(desk, assets, assetsView, cards, (error) => reportError(output, error)));
+	const attachments = new AttachmentsTreeProvider(desk, (error) => reportError(output, error));
+	const previews = new AttachmentPreviews(desk, context.globalStorageUri);
+	context.subscriptions.push(
+		attachments,
+		previews,
+		vscode.window.createTreeView('agentDesk.attachments', { treeDataProvider: attachments, showCollapseAll: true }),
+		vscode.workspace.registerTextDocumentContentProvider(attachmentScheme, previews),
+		...registerAttachmentCommands(desk, attachments, previews, (error) => reportError(output, error)),
+	);
 	const assetCommands = registerAssetCommands(desk, assets, assetsView, (error) => reportError(output, error));
 	context.subscriptions.push(...assetCommands.disposables);
 	// Notification handlers belong to one server process; they are made again after a restart.
@@ -73,6 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			statusBar.show(state);
 			assets.refresh();
 			runs.refresh();
+			attachments.refresh();
 		}),
 	);
 
@@ -96,6 +110,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		}
 		assets.setProjects(projects);
 		runs.setProjects(projects);
+		attachments.setProjects(projects);
 		const summary = projects.length === 0 ? 'No open folder is a git repository' : `Projects: ${projects.map((p) => p.name).join(', ')}`;
 		statusBar.show('ready', summary);
 	};
@@ -111,8 +126,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 				desk.onNotification(AssetsDidChange, () => assets.refresh()),
 				desk.onNotification(RunsDidChange, ({ project }) => {
 					runs.refresh();
+					attachments.refresh();
 					void runPages.refresh(project);
 				}),
+				desk.onNotification(AttachmentsDidChange, () => attachments.refresh()),
 				desk.onNotification(RunDidFinish, gate.onRunFinished),
 				desk.onNotification(SnapshotProgress, assetCommands.onSnapshotProgress),
 				desk.onNotification(HistoryRewritten, (r) => {
@@ -181,6 +198,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		status: () => desk.request(GetStatus, {}),
 		assets,
 		runs,
+		attachments,
 	};
 }
 

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { PatchSetFiles, ShowRun, type PatchSetFilesJson, type RunDetail } from '../../server/src/protocol/protocol';
 import type { DeskClient } from './deskClient';
+import { escapeHtml } from './html';
 import { decisionWords, formatDuration, runState, runStatusText } from './views/runsTree';
 
 /**
@@ -59,7 +60,7 @@ function html(text: string | number | undefined): string {
 	if (text === undefined || text === '') {
 		return '—';
 	}
-	return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+	return escapeHtml(String(text));
 }
 
 function table(headers: string[], rows: Array<Array<string | number | undefined>>): string {

@@ -1,77 +1,15 @@
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
 import { it } from 'node:test';
-import type { Frame, Page } from 'playwright-core';
-import { openDeskWorkbench, projectRoot, runCommand, screenshot, waitFor } from '../helpers/codeServer';
-import { git, makeRepo } from '../helpers/gitRepo';
-import { scriptedAgentSettings, type Scenario } from '../helpers/scriptedAgent';
-import { tempDir } from '../helpers/temp';
+import { launchScriptedRun, runCommand, screenshot, waitFor, webviewWith, type ScriptedRunBench } from '../helpers/codeServer';
+import { git } from '../helpers/gitRepo';
+import type { Scenario } from '../helpers/scriptedAgent';
 
-/** The frame of the visible webview whose page shows `text` (webviews nest two iframes deep). */
-async function webviewWith(page: Page, text: string, timeoutMs = 30_000): Promise<Frame> {
-	let found: Frame | undefined;
-	await waitFor(
-		async () => {
-			for (const frame of page.frames()) {
-				if (frame.name() === 'active-frame' || frame.url().includes('fake.html')) {
-					const body = await frame.locator('body').innerText({ timeout: 1_000 }).catch(() => '');
-					if (body.includes(text)) {
-						found = frame;
-						return true;
-					}
-				}
-			}
-			return false;
-		},
-		timeoutMs,
-		`a webview showing “${text}”`,
-	);
-	return found!;
-}
-
-interface GateBench {
-	repo: string;
-	page: Page;
-	close(): Promise<void>;
-}
-
-/** A git repo opened in the workbench whose one agent is the scripted agent playing `scenario`; the ticket written on the launch card, and Go. */
-async function launch(prefix: string, scenario: Scenario, ticket: string): Promise<GateBench> {
-	const root = tempDir(prefix);
-	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
-	const settings = scriptedAgentSettings(scenario);
-	const bench = await openDeskWorkbench({
-		folder: repo,
-		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
-		settings: {
-			'agentDesk.libraryFolder': path.join(root, 'library'),
-			'agentDesk.agents': settings.agents,
-			'agentDesk.runs.maxAttempts': 1,
-			// A project check that passes when the agent wrote its file.
-			'agentDesk.checks': [{ id: 'greeting-exists', executable: process.execPath, args: ['-e', "require('fs').accessSync('src/greeting.ts')"], timeout: 30 }],
-		},
+/** The scripted agent playing `scenario` in the shop repository, a project check that passes when the agent wrote its file, and the ticket launched. */
+function launch(prefix: string, scenario: Scenario, ticket: string): Promise<ScriptedRunBench> {
+	return launchScriptedRun(prefix, scenario, ticket, {
+		'agentDesk.runs.maxAttempts': 1,
+		'agentDesk.checks': [{ id: 'greeting-exists', executable: process.execPath, args: ['-e', "require('fs').accessSync('src/greeting.ts')"], timeout: 30 }],
 	});
-	const { page } = bench;
-	try {
-		await page.getByRole('tab', { name: 'Agent Desk' }).click();
-		await page.getByRole('treeitem', { name: /^shop, main asset/ }).waitFor({ timeout: 60_000 });
-		await runCommand(page, 'Agent Desk: Open Launch Card');
-		const card = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
-		const editor = card.locator('#ticket textarea');
-		await editor.waitFor({ timeout: 30_000 });
-		await card.locator('.run-with', { hasText: 'Go runs agent scripted in the shared checkout' }).waitFor({ timeout: 30_000 });
-		await editor.click();
-		await page.keyboard.type(ticket, { delay: 5 });
-		await page.waitForTimeout(500);
-		await card.locator('#go').click();
-		await card.locator('.launched').waitFor({ timeout: 30_000 });
-		await page.getByRole('treeitem', { name: new RegExp(`^${ticket.split('\n')[0]}`) }).first().waitFor({ timeout: 30_000 });
-		return { repo, page, close: bench.close };
-	} catch (error) {
-		await screenshot(page, `${prefix}launch-failed`).catch(() => undefined);
-		await bench.close();
-		throw error;
-	}
 }
 
 const greeting = 'export function greet(name: string): string {\n\treturn `Hello, ${name}!`;\n}\n';

@@ -2,7 +2,9 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import { makeRepo } from './gitRepo';
+import { scriptedAgentSettings, type Scenario } from './scriptedAgent';
 import { findProjectRoot, tempDir } from './temp';
 
 /**
@@ -229,6 +231,70 @@ export async function openDeskWorkbench(
 	} catch (error) {
 		await browser?.close();
 		await server.stop();
+		throw error;
+	}
+}
+
+/** The frame of the visible webview whose page shows `text` (webviews nest two iframes deep). */
+export async function webviewWith(page: Page, text: string, timeoutMs = 30_000): Promise<Frame> {
+	let found: Frame | undefined;
+	await waitFor(
+		async () => {
+			for (const frame of page.frames()) {
+				if (frame.name() === 'active-frame' || frame.url().includes('fake.html')) {
+					const body = await frame.locator('body').innerText({ timeout: 1_000 }).catch(() => '');
+					if (body.includes(text)) {
+						found = frame;
+						return true;
+					}
+				}
+			}
+			return false;
+		},
+		timeoutMs,
+		`a webview showing “${text}”`,
+	);
+	return found!;
+}
+
+export interface ScriptedRunBench {
+	repo: string;
+	page: Page;
+	close(): Promise<void>;
+}
+
+/**
+ * A git repo `shop` opened in the workbench whose one agent is the scripted agent playing `scenario`
+ * (with `settings` besides); the ticket written on the launch card, and Go. Resolves once the
+ * ticket's intent is in the Runs view.
+ */
+export async function launchScriptedRun(prefix: string, scenario: Scenario, ticket: string, settings: Record<string, unknown> = {}): Promise<ScriptedRunBench> {
+	const root = tempDir(prefix);
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+	const bench = await openDeskWorkbench({
+		folder: repo,
+		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
+		settings: { 'agentDesk.libraryFolder': path.join(root, 'library'), 'agentDesk.agents': scriptedAgentSettings(scenario).agents, ...settings },
+	});
+	const { page } = bench;
+	try {
+		await page.getByRole('tab', { name: 'Agent Desk' }).click();
+		await page.getByRole('treeitem', { name: /^shop, main asset/ }).waitFor({ timeout: 60_000 });
+		await runCommand(page, 'Agent Desk: Open Launch Card');
+		const card = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+		const editor = card.locator('#ticket textarea');
+		await editor.waitFor({ timeout: 30_000 });
+		await card.locator('.run-with', { hasText: 'Go runs agent scripted in the shared checkout' }).waitFor({ timeout: 30_000 });
+		await editor.click();
+		await page.keyboard.type(ticket, { delay: 5 });
+		await page.waitForTimeout(500);
+		await card.locator('#go').click();
+		await card.locator('.launched').waitFor({ timeout: 30_000 });
+		await page.getByRole('treeitem', { name: new RegExp(`^${ticket.split('\n')[0]}`) }).first().waitFor({ timeout: 30_000 });
+		return { repo, page, close: bench.close };
+	} catch (error) {
+		await screenshot(page, `${prefix}launch-failed`).catch(() => undefined);
+		await bench.close();
 		throw error;
 	}
 }

@@ -1,14 +1,10 @@
 import * as vscode from 'vscode';
 import { GetAtGo, ListAssets, ListFiles, ListVersions, UsedInLaunches, type AssetSummary, type AssetVersion, type AtGo, type UsedIn, type VersionFile } from '../../../server/src/protocol/protocol';
 import { assetFileUri } from '../assetFileSystem';
-import type { DeskClient } from '../deskClient';
 import { escapeMarkdown } from '../windowProjects';
+import { ProjectTreeProvider, type ProjectNode, type WindowProject } from './projectTree';
 
-/** A project of this window, as the Assets view groups by it when the window has several. */
-export interface WindowProject {
-	name: string;
-	path: string;
-}
+export type { WindowProject } from './projectTree';
 
 export type AssetGroup = 'folders' | 'repos' | 'links' | 'skills';
 
@@ -24,7 +20,7 @@ export interface AssetNode {
 }
 
 export type AssetsNode =
-	| { type: 'project'; project: WindowProject }
+	| ProjectNode
 	| { type: 'group'; group: AssetGroup; project: string; assets: AssetNode[] }
 	| AssetNode
 	| { type: 'version'; asset: AssetSummary; version: AssetVersion }
@@ -38,22 +34,8 @@ export type AssetsNode =
  * (folders, repos, links and notes, skills; retired ones only when shown). An asset expands to its
  * versions, newest first, and a version to its files.
  */
-export class AssetsTreeProvider implements vscode.TreeDataProvider<AssetsNode>, vscode.Disposable {
-	private readonly changeEmitter = new vscode.EventEmitter<AssetsNode | undefined>();
-	readonly onDidChangeTreeData = this.changeEmitter.event;
-	private projects: WindowProject[] = [];
+export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 	private showRetired = false;
-
-	constructor(private readonly desk: DeskClient, private readonly onError: (error: unknown) => void) {}
-
-	get windowProjects(): readonly WindowProject[] {
-		return this.projects;
-	}
-
-	setProjects(projects: WindowProject[]): void {
-		this.projects = projects;
-		this.refresh();
-	}
 
 	setShowRetired(show: boolean): void {
 		this.showRetired = show;
@@ -61,39 +43,27 @@ export class AssetsTreeProvider implements vscode.TreeDataProvider<AssetsNode>, 
 		this.refresh();
 	}
 
-	refresh(): void {
-		this.changeEmitter.fire(undefined);
+	protected projectNode(project: WindowProject): AssetsNode {
+		return { type: 'project', project };
 	}
 
-	async getChildren(node?: AssetsNode): Promise<AssetsNode[]> {
-		if (this.desk.state !== 'ready' || !vscode.workspace.isTrusted) {
-			return [];
+	protected async childrenOf(node: AssetsNode): Promise<AssetsNode[]> {
+		switch (node.type) {
+			case 'group':
+				return node.assets;
+			case 'asset':
+				return await this.versionsOf(node.asset);
+			case 'version':
+				return await this.filesOf(node.asset, node.version.version);
+			case 'usedIn':
+				return node.launches.map((launch): AssetsNode => ({ type: 'launch', asset: node.asset, launch }));
+			default:
+				return [];
 		}
-		try {
-			if (!node) {
-				if (this.projects.length === 1) {
-					return await this.projectChildren(this.projects[0]!);
-				}
-				return this.projects.map((project) => ({ type: 'project', project }));
-			}
-			switch (node.type) {
-				case 'project':
-					return await this.projectChildren(node.project);
-				case 'group':
-					return node.assets;
-				case 'asset':
-					return await this.versionsOf(node.asset);
-				case 'version':
-					return await this.filesOf(node.asset, node.version.version);
-				case 'usedIn':
-					return node.launches.map((launch): AssetsNode => ({ type: 'launch', asset: node.asset, launch }));
-				default:
-					return [];
-			}
-		} catch (error) {
-			this.onError(error);
-			return [{ type: 'message', text: 'Could not read the library — see the log', icon: 'error' }];
-		}
+	}
+
+	protected override failed(): AssetsNode[] {
+		return [{ type: 'message', text: 'Could not read the library — see the log', icon: 'error' }];
 	}
 
 	getTreeItem(node: AssetsNode): vscode.TreeItem {
@@ -160,11 +130,7 @@ export class AssetsTreeProvider implements vscode.TreeDataProvider<AssetsNode>, 
 		return nodes;
 	}
 
-	dispose(): void {
-		this.changeEmitter.dispose();
-	}
-
-	private async projectChildren(project: WindowProject): Promise<AssetsNode[]> {
+	protected async projectChildren(project: WindowProject): Promise<AssetsNode[]> {
 		const nodes = (await this.assetNodes(project)).filter((n) => this.showRetired || !n.asset.retired);
 		const main = nodes.filter((n) => n.main);
 		const groups = new Map<AssetGroup, AssetNode[]>();

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { ListRuns, ShowRun, type RunDetail, type RunSummary, type RunsOverview } from '../../../server/src/protocol/protocol';
-import type { DeskClient } from '../deskClient';
 import { escapeMarkdown } from '../windowProjects';
 import type { WindowProject } from './assetsTree';
+import { ProjectTreeProvider, type ProjectNode } from './projectTree';
 
 type Overview = RunsOverview;
 type IntentView = Overview['intents'][number];
@@ -10,7 +10,7 @@ type TaskView = IntentView['tasks'][number];
 type Plan = IntentView['plans'][number];
 
 export type RunsNode =
-	| { type: 'project'; project: WindowProject }
+	| ProjectNode
 	| { type: 'intent'; project: string; view: IntentView }
 	| { type: 'plan'; project: string; plan: Plan; latest: boolean }
 	| { type: 'task'; project: string; view: TaskView }
@@ -75,66 +75,38 @@ function icon([name, color]: [string, string?]): vscode.ThemeIcon {
  * The Runs view: per project, Intents (newest first) with their Plans and Tasks, each Task's Runs,
  * and under a Run its PatchSets, Evidence, Decision and tool calls. Selecting a Run opens its page.
  */
-export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
-	private readonly changeEmitter = new vscode.EventEmitter<RunsNode | undefined>();
-	readonly onDidChangeTreeData = this.changeEmitter.event;
-	private projects: WindowProject[] = [];
-
-	constructor(private readonly desk: DeskClient, private readonly onError: (error: unknown) => void) {}
-
-	setProjects(projects: WindowProject[]): void {
-		this.projects = projects;
-		this.refresh();
+export class RunsTreeProvider extends ProjectTreeProvider<RunsNode> {
+	protected projectNode(project: WindowProject): RunsNode {
+		return { type: 'project', project };
 	}
 
-	get windowProjects(): readonly WindowProject[] {
-		return this.projects;
-	}
-
-	refresh(): void {
-		this.changeEmitter.fire(undefined);
-	}
-
-	async getChildren(node?: RunsNode): Promise<RunsNode[]> {
-		if (this.desk.state !== 'ready' || !vscode.workspace.isTrusted) {
-			return [];
-		}
-		try {
-			if (!node) {
-				return this.projects.length === 1 ? await this.projectChildren(this.projects[0]!) : this.projects.map((project) => ({ type: 'project', project }));
-			}
-			switch (node.type) {
-				case 'project':
-					return await this.projectChildren(node.project);
-				case 'intent':
-					return [
-						...node.view.plans.map((plan, i): RunsNode => ({ type: 'plan', project: node.project, plan, latest: i === 0 })),
-						...node.view.tasks.map((view): RunsNode => ({ type: 'task', project: node.project, view })),
-					];
-				case 'plan':
-					return node.plan.steps.map((step, i) => {
-						const status = step.statuses[step.statuses.length - 1]?.status ?? 'pending';
-						return {
-							type: 'leaf',
-							project: node.project,
-							runId: '',
-							label: `${i + 1}. ${step.description}`,
-							description: status,
-							icon: new vscode.ThemeIcon(status === 'completed' ? 'check' : status === 'failed' ? 'error' : status === 'skipped' ? 'debug-step-over' : status === 'progressing' ? 'play' : 'circle-small'),
-						};
-					});
-				case 'task':
-					return node.view.runs.map((run): RunsNode => ({ type: 'run', project: node.project, run, title: node.view.task.title }));
-				case 'run':
-					return this.runChildren(node.project, await this.desk.request(ShowRun, { project: node.project, id: node.run.id }));
-				case 'group':
-					return node.children;
-				default:
-					return [];
-			}
-		} catch (error) {
-			this.onError(error);
-			return [];
+	protected async childrenOf(node: RunsNode): Promise<RunsNode[]> {
+		switch (node.type) {
+			case 'intent':
+				return [
+					...node.view.plans.map((plan, i): RunsNode => ({ type: 'plan', project: node.project, plan, latest: i === 0 })),
+					...node.view.tasks.map((view): RunsNode => ({ type: 'task', project: node.project, view })),
+				];
+			case 'plan':
+				return node.plan.steps.map((step, i) => {
+					const status = step.statuses[step.statuses.length - 1]?.status ?? 'pending';
+					return {
+						type: 'leaf',
+						project: node.project,
+						runId: '',
+						label: `${i + 1}. ${step.description}`,
+						description: status,
+						icon: new vscode.ThemeIcon(status === 'completed' ? 'check' : status === 'failed' ? 'error' : status === 'skipped' ? 'debug-step-over' : status === 'progressing' ? 'play' : 'circle-small'),
+					};
+				});
+			case 'task':
+				return node.view.runs.map((run): RunsNode => ({ type: 'run', project: node.project, run, title: node.view.task.title }));
+			case 'run':
+				return this.runChildren(node.project, await this.desk.request(ShowRun, { project: node.project, id: node.run.id }));
+			case 'group':
+				return node.children;
+			default:
+				return [];
 		}
 	}
 
@@ -199,11 +171,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
 		}
 	}
 
-	dispose(): void {
-		this.changeEmitter.dispose();
-	}
-
-	private async projectChildren(project: WindowProject): Promise<RunsNode[]> {
+	protected async projectChildren(project: WindowProject): Promise<RunsNode[]> {
 		const overview = await this.desk.request(ListRuns, { project: project.name });
 		return [
 			...overview.intents.map((view): RunsNode => ({ type: 'intent', project: project.name, view })),

@@ -1,0 +1,476 @@
+/**
+ * What an attachment preview shows, as plain functions of its bytes (no VS Code here, so tests can
+ * call them anywhere): its kind, a CSV/TSV reader, image dimensions, and the pages of the preview
+ * webviews. Every name and cell is escaped; no page has a script.
+ */
+import { baseName, humanBytes, sourceLanguages } from '../../server/src/attachments/names';
+import { escapeHtml } from './html';
+
+/** How the Attachments view and the previews group types. */
+export type AttachmentKind = 'image' | 'text' | 'code' | 'markdown' | 'table' | 'json' | 'pdf' | 'html' | 'other';
+
+function extension(name: string): string {
+	const base = baseName(name);
+	const dot = base.lastIndexOf('.');
+	return dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
+}
+
+/** The kind of a media type (the recorded one for icons, the checked one for previews) for a file named `name`. */
+export function attachmentKind(mediaType: string, name: string): AttachmentKind {
+	switch (mediaType) {
+		case 'text/html':
+			return 'html';
+		case 'text/markdown':
+			return 'markdown';
+		case 'text/csv':
+		case 'text/tab-separated-values':
+			return 'table';
+		case 'application/json':
+		case 'application/x-ndjson':
+			return 'json';
+		case 'application/pdf':
+			return 'pdf';
+		case 'application/xml':
+		case 'application/yaml':
+			return 'code';
+	}
+	if (mediaType.startsWith('image/')) {
+		return 'image';
+	}
+	if (mediaType.startsWith('text/')) {
+		return sourceLanguages[extension(name)] ? 'code' : 'text';
+	}
+	return 'other';
+}
+
+/** Types whose source can also be shown rendered (in a frame without scripts or network). */
+export function renderable(mediaType: string): boolean {
+	return mediaType === 'text/html' || mediaType === 'image/svg+xml';
+}
+
+/** The VS Code language to show a text attachment in, when its type or name says one. */
+export function languageFor(mediaType: string, name: string): string | undefined {
+	const byType: Record<string, string> = {
+		'text/html': 'html',
+		'image/svg+xml': 'xml',
+		'application/xml': 'xml',
+		'application/yaml': 'yaml',
+		'application/json': 'json',
+		'application/x-ndjson': 'jsonl',
+		'text/markdown': 'markdown',
+	};
+	return byType[mediaType] ?? sourceLanguages[extension(name)];
+}
+
+/** A name fit for a file the desk writes itself: the base name with only safe characters, ending in `.ext`. */
+export function safeFileName(name: string, ext: string): string {
+	let base = baseName(name).replace(/[^\p{L}\p{N} ._-]/gu, '_').replace(/^[.\s]+/, '').slice(-120);
+	if (!base.toLowerCase().endsWith(`.${ext}`)) {
+		base = `${base || 'attachment'}.${ext}`;
+	}
+	return base;
+}
+
+export interface DelimitedTable {
+	/** The rows read, at most the cap; the first is the header. */
+	rows: string[][];
+	/** Every row in the file, including those past the cap. */
+	total: number;
+	/** A quoted field ran to the end of the file. */
+	unterminated: boolean;
+}
+
+/**
+ * Reads CSV (RFC 4180: quoted fields may hold the delimiter, quotes doubled, and line breaks) or TSV;
+ * CRLF, LF and CR end rows; a byte order mark is dropped. Rows past `maxRows` are counted, not kept.
+ */
+export function parseDelimited(text: string, delimiter: string, maxRows: number): DelimitedTable {
+	const rows: string[][] = [];
+	let total = 0;
+	let row: string[] = [];
+	let field = '';
+	let quoted = false;
+	let started = false;
+	const endField = () => {
+		row.push(field);
+		field = '';
+		started = false;
+	};
+	const endRow = () => {
+		endField();
+		if (total < maxRows) {
+			rows.push(row);
+		}
+		total += 1;
+		row = [];
+	};
+	let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+	while (i < text.length) {
+		if (quoted) {
+			const quote = text.indexOf('"', i);
+			if (quote < 0) {
+				field += text.slice(i);
+				i = text.length;
+				break;
+			}
+			field += text.slice(i, quote);
+			if (text[quote + 1] === '"') {
+				field += '"';
+				i = quote + 2;
+			} else {
+				quoted = false;
+				i = quote + 1;
+			}
+			continue;
+		}
+		const c = text[i]!;
+		if (c === '"' && !started) {
+			quoted = true;
+			started = true;
+			i += 1;
+		} else if (c === delimiter) {
+			endField();
+			i += 1;
+		} else if (c === '\n' || c === '\r') {
+			endRow();
+			i += c === '\r' && text[i + 1] === '\n' ? 2 : 1;
+		} else {
+			// Up to the next character that means something, in one slice.
+			let end = i + 1;
+			while (end < text.length) {
+				const d = text[end]!;
+				if (d === delimiter || d === '\n' || d === '\r' || d === '"') {
+					break;
+				}
+				end += 1;
+			}
+			field += text.slice(i, end);
+			started = true;
+			i = end;
+		}
+	}
+	const unterminated = quoted;
+	if (started || field !== '' || row.length > 0) {
+		endRow();
+	}
+	return { rows, total, unterminated };
+}
+
+/** Width and height from an image's header (PNG, GIF, BMP, JPEG, WebP), when it says them. */
+export function imageSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+	const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+	const has = (n: number) => bytes.length >= n;
+	if (has(24) && bytes[0] === 0x89 && bytes[1] === 0x50) {
+		return { width: view.getUint32(16), height: view.getUint32(20) };
+	}
+	if (has(10) && bytes[0] === 0x47 && bytes[1] === 0x49 && bytes[2] === 0x46) {
+		return { width: view.getUint16(6, true), height: view.getUint16(8, true) };
+	}
+	if (has(26) && bytes[0] === 0x42 && bytes[1] === 0x4d) {
+		return { width: Math.abs(view.getInt32(18, true)), height: Math.abs(view.getInt32(22, true)) };
+	}
+	if (has(30) && bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50) {
+		const chunk = String.fromCharCode(bytes[12]!, bytes[13]!, bytes[14]!, bytes[15]!);
+		if (chunk === 'VP8X') {
+			return { width: 1 + (bytes[24]! | (bytes[25]! << 8) | (bytes[26]! << 16)), height: 1 + (bytes[27]! | (bytes[28]! << 8) | (bytes[29]! << 16)) };
+		}
+		if (chunk === 'VP8 ') {
+			return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff };
+		}
+		if (chunk === 'VP8L') {
+			const b = view.getUint32(21, true);
+			return { width: (b & 0x3fff) + 1, height: ((b >> 14) & 0x3fff) + 1 };
+		}
+		return undefined;
+	}
+	if (has(4) && bytes[0] === 0xff && bytes[1] === 0xd8) {
+		// JPEG: walk the segments to a start of frame.
+		let at = 2;
+		while (at + 9 < bytes.length) {
+			if (bytes[at] !== 0xff) {
+				return undefined;
+			}
+			const marker = bytes[at + 1]!;
+			if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+				return { width: view.getUint16(at + 7), height: view.getUint16(at + 5) };
+			}
+			at += 2 + view.getUint16(at + 2);
+		}
+	}
+	return undefined;
+}
+
+/** What every preview page says about the file: its name, size and type, and the commands it links. */
+export interface PageHeader {
+	/** The cleaned name, shown escaped. */
+	name: string;
+	facts: string[];
+	/** Pre-built links (command: URIs the page allows); their text is escaped by the caller. */
+	links?: string[];
+	note?: string;
+}
+
+const pageStyle = `
+body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); background: var(--vscode-editor-background); margin: 0; padding: 0 20px 20px; line-height: 1.45; }
+header { position: sticky; top: 0; z-index: 2; display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 14px; padding: 12px 0 10px; margin-bottom: 14px; background: var(--vscode-editor-background); border-bottom: 1px solid var(--vscode-panel-border); }
+header h1 { font-size: 1.25em; font-weight: 600; margin: 0; word-break: break-all; }
+header .facts { color: var(--vscode-descriptionForeground); }
+header .links { margin-left: auto; display: flex; gap: 8px; }
+header .note { flex-basis: 100%; color: var(--vscode-descriptionForeground); }
+a.button { display: inline-block; padding: 3px 12px; border-radius: 2px; text-decoration: none; background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); border: 1px solid var(--vscode-button-border, transparent); }
+a.button.primary { background: var(--vscode-button-background); color: var(--vscode-button-foreground); }
+a.button:hover { background: var(--vscode-button-secondaryHoverBackground); } a.button.primary:hover { background: var(--vscode-button-hoverBackground); }
+a.button:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: 2px; }
+.muted { color: var(--vscode-descriptionForeground); }
+`;
+
+function header(h: PageHeader): string {
+	const links = h.links?.length ? `<span class="links">${h.links.join('')}</span>` : '';
+	const note = h.note ? `<span class="note">${escapeHtml(h.note)}</span>` : '';
+	return `<header><h1>${escapeHtml(h.name)}</h1><span class="facts">${escapeHtml(h.facts.join(' · '))}</span>${links}${note}</header>`;
+}
+
+/**
+ * A whole page. `csp` is the policy's source lists beyond `default-src 'none'`; a page whose style
+ * needs no 'unsafe-inline' gets it through `nonce` only.
+ */
+function page(options: { title: string; csp: string; nonce?: string; style: string; body: string }): string {
+	const nonceAttr = options.nonce ? ` nonce="${options.nonce}"` : '';
+	return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; ${options.csp}">
+<title>${escapeHtml(options.title)}</title>
+<style${nonceAttr}>${pageStyle}${options.style}</style></head><body>${options.body}</body></html>`;
+}
+
+/** The policy of a page with no scripts, no network, our own style by its nonce and images only from data: URIs. */
+const strictCsp = (nonce: string) => `style-src 'nonce-${nonce}'; img-src data:;`;
+
+/** An image from its bytes (a data: URI), at its size or fitted, tiny ones magnified with crisp pixels. */
+export function imagePage(options: { header: PageHeader; mediaType: string; base64: string; size?: { width: number; height: number }; nonce: string }): string {
+	const { size } = options;
+	// Small images are shown larger (whole multiples keep pixels square); large ones fit the width.
+	const scale = size && size.width > 0 && size.height > 0 ? Math.max(1, Math.min(16, Math.floor(256 / Math.max(size.width, size.height)))) : 1;
+	const sized = size && scale > 1 ? `img.preview { width: ${size.width * scale}px; height: ${size.height * scale}px; image-rendering: pixelated; }` : '';
+	const caption = size ? `${size.width} × ${size.height} px${scale > 1 ? `, shown at ${scale * 100} %` : ''}` : '';
+	return page({
+		title: options.header.name,
+		csp: strictCsp(options.nonce),
+		nonce: options.nonce,
+		style: `
+.stage { display: inline-block; padding: 12px; border: 1px solid var(--vscode-panel-border); border-radius: 4px;
+  background-color: #ffffff; background-image: linear-gradient(45deg, #e6e6e6 25%, transparent 25%), linear-gradient(-45deg, #e6e6e6 25%, transparent 25%), linear-gradient(45deg, transparent 75%, #e6e6e6 75%), linear-gradient(-45deg, transparent 75%, #e6e6e6 75%);
+  background-size: 16px 16px; background-position: 0 0, 0 8px, 8px -8px, -8px 0; max-width: calc(100% - 26px); }
+img.preview { display: block; max-width: 100%; height: auto; }
+${sized}
+figure { margin: 0; } figcaption { margin-top: 8px; }`,
+		body: `${header(options.header)}<figure><div class="stage"><img class="preview" alt="${escapeHtml(options.header.name)}" src="data:${escapeHtml(options.mediaType)};base64,${options.base64}"></div>${caption ? `<figcaption class="muted">${escapeHtml(caption)}</figcaption>` : ''}</figure>`,
+	});
+}
+
+/** The most rows a table page shows; the rest are counted and the page says so. */
+export const maxTableRows = 5000;
+const maxTableColumns = 300;
+
+/** CSV or TSV as a table: the first row as its header, row numbers, numbers right-aligned, every cell escaped. */
+export function tablePage(options: { header: PageHeader; text: string; delimiter: string; nonce: string }): string {
+	const table = parseDelimited(options.text, options.delimiter, maxTableRows + 1);
+	const dataRows = Math.max(0, table.total - 1);
+	const shown = Math.max(0, table.rows.length - 1);
+	const widest = table.rows.reduce((n, r) => Math.max(n, r.length), 0);
+	const columns = Math.min(widest, maxTableColumns);
+	const notes: string[] = [];
+	if (dataRows > shown) {
+		notes.push(`Showing the first ${shown.toLocaleString('en-US')} of ${dataRows.toLocaleString('en-US')} rows; Save As… for all of them.`);
+	}
+	if (widest > columns) {
+		notes.push(`Showing the first ${columns} of ${widest} columns.`);
+	}
+	if (table.unterminated) {
+		notes.push('A quoted field is not closed: it runs to the end of the file.');
+	}
+	const cell = (tag: 'td' | 'th', value: string | undefined) => {
+		const v = value ?? '';
+		const numeric = tag === 'td' && /^\s*[-+]?(\d[\d,_]*)?(\.\d+)?([eE][-+]?\d+)?%?\s*$/.test(v) && /\d/.test(v);
+		return `<${tag}${numeric ? ' class="n"' : ''}>${escapeHtml(v)}</${tag}>`;
+	};
+	const cells = (row: string[], tag: 'td' | 'th') => Array.from({ length: columns }, (_, i) => cell(tag, row[i])).join('');
+	const [head, ...body] = table.rows;
+	const bodyRows = body.slice(0, maxTableRows);
+	const facts = [...options.header.facts, `${dataRows.toLocaleString('en-US')} row${dataRows === 1 ? '' : 's'} × ${widest} column${widest === 1 ? '' : 's'}`];
+	const content = head
+		? `<div class="scroll"><table><thead><tr><th class="rn">#</th>${cells(head, 'th')}</tr></thead><tbody>${bodyRows.map((r, i) => `<tr><td class="rn">${i + 1}</td>${cells(r, 'td')}</tr>`).join('')}</tbody></table></div>`
+		: '<p class="muted">The file is empty.</p>';
+	return page({
+		title: options.header.name,
+		csp: strictCsp(options.nonce),
+		nonce: options.nonce,
+		style: `
+.scroll { overflow: auto; }
+table { border-collapse: collapse; font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); }
+th, td { padding: 3px 10px; border: 1px solid var(--vscode-editorWidget-border, var(--vscode-panel-border)); text-align: left; vertical-align: top; white-space: pre-wrap; max-width: 40em; }
+thead th { position: sticky; top: 0; background: var(--vscode-editorWidget-background); font-weight: 600; }
+tbody tr:nth-child(even) { background: var(--vscode-list-hoverBackground); }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.rn { color: var(--vscode-editorLineNumber-foreground); text-align: right; user-select: none; }`,
+		body: `${header({ ...options.header, facts, note: [options.header.note, ...notes].filter(Boolean).join(' ') })}${content}`,
+	});
+}
+
+/**
+ * Tags of rendered Markdown that could load, navigate or submit by themselves (a raw `<meta
+ * http-equiv="refresh">`, a `<base>`, a form) are shown as text instead. The page allows no script
+ * and no network anyway; this keeps it from leaving by itself.
+ */
+export function neutraliseMarkup(html: string): string {
+	return html.replace(/<(\/?)(script|meta|base|link|iframe|frame|frameset|object|embed|form|input|button|textarea|select|noscript|template|portal|style)\b/gi, '&lt;$1$2');
+}
+
+/** Colours of the code blocks VS Code's Markdown engine marks up with highlight.js classes, after the Dark+ and Light+ themes. */
+const codeColours = `
+.hljs-keyword, .hljs-literal, .hljs-symbol, .hljs-name, .hljs-tag, .hljs-selector-tag { color: #569cd6; }
+.hljs-built_in, .hljs-type, .hljs-title.class_ { color: #4ec9b0; }
+.hljs-string, .hljs-regexp, .hljs-template-tag { color: #ce9178; }
+.hljs-number { color: #b5cea8; }
+.hljs-comment, .hljs-quote { color: #6a9955; font-style: italic; }
+.hljs-title, .hljs-title.function_, .hljs-section { color: #dcdcaa; }
+.hljs-attr, .hljs-attribute, .hljs-variable, .hljs-params, .hljs-property { color: #9cdcfe; }
+.hljs-meta { color: #9b9b9b; }
+.hljs-addition { color: #b5cea8; } .hljs-deletion { color: #f48771; }
+body.vscode-light .hljs-keyword, body.vscode-light .hljs-literal, body.vscode-light .hljs-symbol, body.vscode-light .hljs-name, body.vscode-light .hljs-tag, body.vscode-light .hljs-selector-tag { color: #0000ff; }
+body.vscode-light .hljs-built_in, body.vscode-light .hljs-type, body.vscode-light .hljs-title.class_ { color: #267f99; }
+body.vscode-light .hljs-string, body.vscode-light .hljs-regexp, body.vscode-light .hljs-template-tag { color: #a31515; }
+body.vscode-light .hljs-number { color: #098658; }
+body.vscode-light .hljs-comment, body.vscode-light .hljs-quote { color: #008000; }
+body.vscode-light .hljs-title, body.vscode-light .hljs-title.function_, body.vscode-light .hljs-section { color: #795e26; }
+body.vscode-light .hljs-attr, body.vscode-light .hljs-attribute, body.vscode-light .hljs-variable, body.vscode-light .hljs-params, body.vscode-light .hljs-property { color: #001080; }
+body.vscode-light .hljs-addition { color: #098658; } body.vscode-light .hljs-deletion { color: #a31515; }`;
+
+/** Markdown as VS Code's Markdown engine rendered it, in the editor's colours; no scripts, no network, images only data:. */
+export function markdownPage(options: { header: PageHeader; html: string; nonce: string }): string {
+	return page({
+		title: options.header.name,
+		csp: strictCsp(options.nonce),
+		nonce: options.nonce,
+		style: `
+.markdown { max-width: 880px; font-size: 14px; line-height: 1.6; }
+.markdown h1, .markdown h2 { border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: 0.3em; }
+.markdown h1 { font-size: 2em; } .markdown h2 { font-size: 1.5em; } .markdown h3 { font-size: 1.25em; }
+.markdown a { color: var(--vscode-textLink-foreground); }
+.markdown code { font-family: var(--vscode-editor-font-family); font-size: 0.95em; background: var(--vscode-textCodeBlock-background); padding: 1px 4px; border-radius: 3px; }
+.markdown pre { background: var(--vscode-textCodeBlock-background); padding: 10px 14px; border-radius: 4px; overflow: auto; }
+.markdown pre code { padding: 0; background: none; }
+.markdown blockquote { margin: 0; padding: 2px 14px; border-left: 4px solid var(--vscode-textBlockQuote-border); background: var(--vscode-textBlockQuote-background); }
+.markdown table { border-collapse: collapse; } .markdown th, .markdown td { border: 1px solid var(--vscode-panel-border); padding: 4px 10px; }
+.markdown img { max-width: 100%; }
+.markdown hr { border: 0; border-top: 1px solid var(--vscode-panel-border); }
+.markdown .align-left { text-align: left; } .markdown .align-right { text-align: right; } .markdown .align-center { text-align: center; }
+${codeColours}`,
+		// Column alignment comes as style attributes, which the policy refuses: classes instead.
+		body: `${header(options.header)}<article class="markdown">${neutraliseMarkup(options.html).replace(/ style="text-align:\s*(left|right|center);?"/g, ' class="align-$1"')}</article>`,
+	});
+}
+
+/**
+ * HTML or SVG rendered in a frame with `sandbox=""` (no scripts, no forms, no navigation of the page,
+ * an origin of its own) under a policy that allows no script and no network: images only from data:
+ * URIs, inline styles (the document's own). SVG is shown as an image, which never runs its scripts.
+ */
+export function renderedPage(options: { header: PageHeader; mediaType: 'text/html' | 'image/svg+xml'; text: string; base64: string }): string {
+	const content =
+		options.mediaType === 'image/svg+xml'
+			? `<div class="stage"><img alt="${escapeHtml(options.header.name)}" src="data:image/svg+xml;base64,${options.base64}"></div>`
+			: `<iframe sandbox="" title="${escapeHtml(options.header.name)}" srcdoc="${escapeHtml(options.text)}"></iframe>`;
+	return page({
+		title: options.header.name,
+		// 'unsafe-inline' styles: the frame's document inherits this policy and keeps its own style. No nonce: it would turn that off.
+		csp: "style-src 'unsafe-inline'; img-src data:; frame-src 'none';",
+		style: `
+body { display: flex; flex-direction: column; height: 100vh; box-sizing: border-box; padding-bottom: 12px; }
+iframe { flex: 1; width: 100%; border: 1px solid var(--vscode-panel-border); border-radius: 4px; background: #ffffff; color-scheme: light; }
+.stage { padding: 12px; background: #ffffff; border-radius: 4px; border: 1px solid var(--vscode-panel-border); }
+.stage img { max-width: 100%; }`,
+		body: `${header(options.header)}${content}`,
+	});
+}
+
+/** A file that is not previewed: what it is, why, and Save As…. */
+export function downloadPage(options: { header: PageHeader; reason: string; nonce: string }): string {
+	return page({
+		title: options.header.name,
+		csp: strictCsp(options.nonce),
+		nonce: options.nonce,
+		style: '.reason { max-width: 720px; }',
+		body: `${header(options.header)}<p class="reason">${escapeHtml(options.reason)}</p>`,
+	});
+}
+
+/** The facts every header shows: size, type as checked (and the recorded claim when it differs), where it came from. */
+export function headerFacts(row: { size: number; media_type: string; source: string }, checkedType: string, extra: string[] = []): string[] {
+	const type = checkedType === row.media_type ? checkedType : `${checkedType} (recorded as ${row.media_type})`;
+	return [humanBytes(row.size), type, ...extra, `from ${row.source === 'hand' ? 'a hand attach' : row.source === 'remote' ? 'a remote run' : 'a run'}`];
+}
+
+/**
+ * Valid JSON re-indented by two spaces, every string and number copied as written (parsing and
+ * printing again would round numbers past 2^53). A parse failure comes back as its message.
+ */
+export function formatJson(text: string): { text: string } | { error: string } {
+	const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+	try {
+		JSON.parse(source);
+	} catch (error) {
+		return { error: (error as Error).message };
+	}
+	const space = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
+	const parts: string[] = [];
+	let depth = 0;
+	const newline = () => parts.push(`\n${'  '.repeat(depth)}`);
+	let i = 0;
+	while (i < source.length) {
+		const c = source[i]!;
+		if (space(c)) {
+			i += 1;
+		} else if (c === '"') {
+			let j = i + 1;
+			while (source[j] !== '"') {
+				j += source[j] === '\\' ? 2 : 1;
+			}
+			parts.push(source.slice(i, j + 1));
+			i = j + 1;
+		} else if (c === '{' || c === '[') {
+			let j = i + 1;
+			while (space(source[j])) {
+				j += 1;
+			}
+			if (source[j] === (c === '{' ? '}' : ']')) {
+				parts.push(c, source[j]!);
+				i = j + 1;
+			} else {
+				depth += 1;
+				parts.push(c);
+				newline();
+				i += 1;
+			}
+		} else if (c === '}' || c === ']') {
+			depth -= 1;
+			newline();
+			parts.push(c);
+			i += 1;
+		} else if (c === ',') {
+			parts.push(',');
+			newline();
+			i += 1;
+		} else if (c === ':') {
+			parts.push(': ');
+			i += 1;
+		} else {
+			let j = i + 1;
+			while (j < source.length && !space(source[j]) && !',:]}'.includes(source[j]!)) {
+				j += 1;
+			}
+			parts.push(source.slice(i, j));
+			i = j;
+		}
+	}
+	return { text: `${parts.join('')}\n` };
+}

@@ -1,0 +1,301 @@
+import * as vscode from 'vscode';
+import { baseName } from '../../server/src/attachments/names';
+import { ReadAttachment, type AttachmentContent } from '../../server/src/protocol/protocol';
+import {
+	attachmentKind,
+	downloadPage,
+	formatJson,
+	headerFacts,
+	imagePage,
+	imageSize,
+	languageFor,
+	markdownPage,
+	renderedPage,
+	safeFileName,
+	tablePage,
+	type PageHeader,
+} from './attachmentPages';
+import type { DeskClient } from './deskClient';
+import { escapeHtml, newNonce } from './html';
+
+/**
+ * `desk-attachment:/<task id>/<attachment id>/<base name>?project=<name>[&as=text]`: an attachment's
+ * stored bytes as a read-only text document. The path ends with the file's base name so that VS Code
+ * picks its language; the name is only a label here, never a path on disk.
+ */
+export const attachmentScheme = 'desk-attachment';
+
+/** One attachment of one task of one project of this window. */
+export interface AttachmentRef {
+	project: string;
+	task: string;
+	id: string;
+}
+
+export function attachmentUri(ref: AttachmentRef, name: string, asText = false): vscode.Uri {
+	const query = new URLSearchParams({ project: ref.project, ...(asText ? { as: 'text' } : {}) });
+	return vscode.Uri.from({ scheme: attachmentScheme, path: `/${ref.task}/${ref.id}/${baseName(name)}`, query: query.toString() });
+}
+
+export function parseAttachmentUri(uri: vscode.Uri): (AttachmentRef & { asText: boolean }) | undefined {
+	const match = /^\/([0-9A-Za-z][0-9A-Za-z._-]*)\/([0-9a-f]{32})\//.exec(uri.path);
+	const query = new URLSearchParams(uri.query);
+	const project = query.get('project');
+	if (uri.scheme !== attachmentScheme || !match || !project) {
+		return undefined;
+	}
+	return { project, task: match[1]!, id: match[2]!, asText: query.get('as') === 'text' };
+}
+
+/** Commands a preview page's links may run; nothing else. */
+export const previewPageCommands = ['agentDesk.saveAttachmentAs', 'agentDesk.openAttachmentAsText', 'agentDesk.showRenderedAttachment'] as const;
+type PageCommand = (typeof previewPageCommands)[number];
+
+function link(command: PageCommand, ref: AttachmentRef, label: string, primary = false): string {
+	const args = encodeURIComponent(JSON.stringify([ref.project, ref.task, ref.id]));
+	return `<a class="button${primary ? ' primary' : ''}" href="${escapeHtml(`command:${command}?${args}`)}">${escapeHtml(label)}</a>`;
+}
+
+/** A custom editor another extension contributes for `*.pdf` (a pdf.js viewer such as tomoki1207.pdf). */
+function pdfViewer(): string | undefined {
+	for (const extension of vscode.extensions.all) {
+		const editors = (extension.packageJSON as { contributes?: { customEditors?: unknown } } | undefined)?.contributes?.customEditors;
+		if (!Array.isArray(editors)) {
+			continue;
+		}
+		for (const editor of editors as Array<{ viewType?: unknown; selector?: Array<{ filenamePattern?: unknown }> }>) {
+			if (typeof editor.viewType === 'string' && editor.selector?.some((s) => typeof s.filenamePattern === 'string' && /\*\.pdf$/i.test(s.filenamePattern))) {
+				return editor.viewType;
+			}
+		}
+	}
+	return undefined;
+}
+
+/**
+ * Previews of attachments in editor tabs, by the type the server checked against the stored bytes
+ * (never the recorded claim): images, CSV/TSV tables and rendered Markdown in webviews without
+ * scripts; text, source code, formatted JSON, and HTML/SVG source in read-only editors; HTML and SVG
+ * rendered only on request, in a sandboxed frame; PDF in an installed PDF viewer; the rest offered
+ * for Save As….
+ */
+export class AttachmentPreviews implements vscode.TextDocumentContentProvider, vscode.Disposable {
+	private readonly panels = new Map<string, vscode.WebviewPanel>();
+	/** Content read by open(), handed to the document provider so the bytes cross the wire once. */
+	private readonly pending = new Map<string, AttachmentContent>();
+	private readonly previewFolder: vscode.Uri;
+
+	constructor(private readonly desk: DeskClient, storage: vscode.Uri) {
+		// PDFs handed to a viewer extension are written here; what an earlier window left is removed.
+		this.previewFolder = vscode.Uri.joinPath(storage, 'attachment-previews');
+		void vscode.workspace.fs.delete(this.previewFolder, { recursive: true, useTrash: false }).then(undefined, () => undefined);
+	}
+
+	read(ref: AttachmentRef): Promise<AttachmentContent> {
+		return this.desk.request(ReadAttachment, { project: ref.project, task: ref.task, ref: ref.id });
+	}
+
+	/** Opens the preview its checked type calls for. */
+	async open(ref: AttachmentRef): Promise<void> {
+		const content = await this.read(ref);
+		const { row } = content;
+		const type = content.inline ? content.inline_type : 'application/octet-stream';
+		if (!content.inline) {
+			const claim = row.media_type === 'application/octet-stream' ? 'Its bytes are not a type the desk shows' : `It is recorded as ${row.media_type}, but its stored bytes are not that`;
+			this.showDownload(ref, content, `${claim}, so it is not shown here. Save As… writes it where you choose.`);
+			return;
+		}
+		switch (attachmentKind(type, row.name)) {
+			case 'image':
+				if (type === 'image/svg+xml') {
+					await this.showText(ref, content);
+				} else {
+					this.showImage(ref, content);
+				}
+				return;
+			case 'markdown':
+				if (vscode.workspace.isTrusted) {
+					await this.showMarkdown(ref, content);
+				} else {
+					await this.showText(ref, content);
+				}
+				return;
+			case 'table':
+				this.showTable(ref, content);
+				return;
+			case 'pdf':
+				await this.showPdf(ref, content);
+				return;
+			case 'other':
+				this.showDownload(ref, content, 'The desk has no preview for this type. Save As… writes it where you choose.');
+				return;
+			default:
+				// Text, source code, JSON, and HTML as its source.
+				await this.showText(ref, content);
+		}
+	}
+
+	/** The attachment as text in a read-only editor, whatever its preview would be (Markdown source, a CSV's text, JSON as written). */
+	async openAsText(ref: AttachmentRef): Promise<void> {
+		const content = await this.read(ref);
+		if (!content.inline || !(content.inline_type.startsWith('text/') || languageFor(content.inline_type, content.row.name))) {
+			throw new Error(`${content.row.name} is not text (${content.inline ? content.inline_type : 'its bytes are not text'}).`);
+		}
+		await this.showText(ref, content, true);
+	}
+
+	/**
+	 * HTML or SVG rendered: a webview with scripts off whose policy allows no script and no network,
+	 * the document in a frame with `sandbox=""`. Refused in an untrusted workspace.
+	 */
+	async showRendered(ref: AttachmentRef): Promise<void> {
+		if (!vscode.workspace.isTrusted) {
+			void vscode.window.showWarningMessage('Agent Desk renders no HTML in an untrusted workspace: the source view shows what the file holds.');
+			return;
+		}
+		const content = await this.read(ref);
+		const type = content.inline_type;
+		if (!content.inline || (type !== 'text/html' && type !== 'image/svg+xml')) {
+			throw new Error(`Only HTML and SVG attachments have a rendered view; ${content.row.name} is ${content.inline ? type : 'not text'}.`);
+		}
+		const text = Buffer.from(content.base64, 'base64').toString('utf8');
+		const header: PageHeader = {
+			name: content.row.name,
+			facts: headerFacts(content.row, type),
+			links: [link('agentDesk.openAttachmentAsText', ref, 'Show Source'), link('agentDesk.saveAttachmentAs', ref, 'Save As…')],
+			note: 'Rendered without scripts, forms or network: what needs them does not work here.',
+		};
+		this.showPanel(ref, 'rendered', `${baseName(content.row.name)} (rendered)`, renderedPage({ header, mediaType: type, text, base64: content.base64 }));
+	}
+
+	/** Closes the previews of an attachment (it was deleted). */
+	close(id: string): void {
+		for (const [key, panel] of this.panels) {
+			if (key.split('/')[2] === id) {
+				panel.dispose();
+			}
+		}
+	}
+
+	async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+		const ref = parseAttachmentUri(uri);
+		if (!ref) {
+			throw new Error(`${uri.toString()} names no attachment.`);
+		}
+		const content = this.pending.get(uri.toString()) ?? (await this.read(ref));
+		const text = Buffer.from(content.base64, 'base64').toString('utf8');
+		if (!ref.asText && content.inline && content.inline_type === 'application/json') {
+			const formatted = formatJson(text);
+			return 'text' in formatted ? formatted.text : text;
+		}
+		return text;
+	}
+
+	dispose(): void {
+		for (const panel of this.panels.values()) {
+			panel.dispose();
+		}
+	}
+
+	private async showText(ref: AttachmentRef, content: AttachmentContent, asText = false): Promise<void> {
+		const { row } = content;
+		const type = content.inline_type;
+		let language = languageFor(type, row.name);
+		const json = !asText && type === 'application/json';
+		const uri = attachmentUri(ref, row.name, asText);
+		if (json) {
+			const formatted = formatJson(Buffer.from(content.base64, 'base64').toString('utf8'));
+			if ('error' in formatted) {
+				language = 'plaintext';
+				void vscode.window.showWarningMessage(`${row.name} is not valid JSON (${formatted.error}); it is shown as text.`);
+			}
+		}
+		this.pending.set(uri.toString(), content);
+		let document: vscode.TextDocument;
+		try {
+			document = await vscode.workspace.openTextDocument(uri);
+		} finally {
+			this.pending.delete(uri.toString());
+		}
+		if (language && document.languageId !== language && (await vscode.languages.getLanguages()).includes(language)) {
+			document = await vscode.languages.setTextDocumentLanguage(document, language);
+		}
+		await vscode.window.showTextDocument(document, { preview: true });
+	}
+
+	private showImage(ref: AttachmentRef, content: AttachmentContent): void {
+		const bytes = Buffer.from(content.base64, 'base64');
+		const size = imageSize(bytes);
+		const header: PageHeader = {
+			name: content.row.name,
+			facts: headerFacts(content.row, content.inline_type, size ? [`${size.width} × ${size.height} px`] : []),
+			links: [link('agentDesk.saveAttachmentAs', ref, 'Save As…')],
+		};
+		this.showPanel(ref, 'image', baseName(content.row.name), imagePage({ header, mediaType: content.inline_type, base64: content.base64, ...(size ? { size } : {}), nonce: newNonce() }));
+	}
+
+	private showTable(ref: AttachmentRef, content: AttachmentContent): void {
+		const header: PageHeader = {
+			name: content.row.name,
+			facts: headerFacts(content.row, content.inline_type),
+			links: [link('agentDesk.openAttachmentAsText', ref, 'Show as Text'), link('agentDesk.saveAttachmentAs', ref, 'Save As…')],
+		};
+		const text = Buffer.from(content.base64, 'base64').toString('utf8');
+		const delimiter = content.inline_type === 'text/tab-separated-values' ? '\t' : ',';
+		this.showPanel(ref, 'table', baseName(content.row.name), tablePage({ header, text, delimiter, nonce: newNonce() }));
+	}
+
+	private async showMarkdown(ref: AttachmentRef, content: AttachmentContent): Promise<void> {
+		const text = Buffer.from(content.base64, 'base64').toString('utf8');
+		const html = await vscode.commands.executeCommand<string>('markdown.api.render', text);
+		const header: PageHeader = {
+			name: content.row.name,
+			facts: headerFacts(content.row, content.inline_type),
+			links: [link('agentDesk.openAttachmentAsText', ref, 'Show Source'), link('agentDesk.saveAttachmentAs', ref, 'Save As…')],
+		};
+		this.showPanel(ref, 'markdown', `${baseName(content.row.name)} (preview)`, markdownPage({ header, html: typeof html === 'string' ? html : '', nonce: newNonce() }));
+	}
+
+	private async showPdf(ref: AttachmentRef, content: AttachmentContent): Promise<void> {
+		const viewType = pdfViewer();
+		if (!viewType) {
+			this.showDownload(ref, content, 'No PDF viewer is installed in this editor (an extension with a PDF custom editor, such as one built on pdf.js). Save As… writes the PDF where you choose.');
+			return;
+		}
+		// A folder per attachment, a file name of safe characters only: the recorded name never becomes a path as it is.
+		const folder = vscode.Uri.joinPath(this.previewFolder, ref.id);
+		await vscode.workspace.fs.createDirectory(folder);
+		const file = vscode.Uri.joinPath(folder, safeFileName(content.row.name, 'pdf'));
+		await vscode.workspace.fs.writeFile(file, Buffer.from(content.base64, 'base64'));
+		await vscode.commands.executeCommand('vscode.openWith', file, viewType);
+	}
+
+	private showDownload(ref: AttachmentRef, content: AttachmentContent, reason: string): void {
+		const header: PageHeader = {
+			name: content.row.name,
+			facts: headerFacts(content.row, content.inline ? content.inline_type : 'application/octet-stream'),
+			links: [link('agentDesk.saveAttachmentAs', ref, 'Save As…', true)],
+		};
+		this.showPanel(ref, 'download', baseName(content.row.name), downloadPage({ header, reason, nonce: newNonce() }));
+	}
+
+	/** One tab per attachment and view: shown again if open. Scripts off, no local resources, only the preview commands as links. */
+	private showPanel(ref: AttachmentRef, view: string, title: string, html: string): void {
+		const key = `${encodeURIComponent(ref.project)}/${ref.task}/${ref.id}/${view}`;
+		let panel = this.panels.get(key);
+		if (panel) {
+			panel.reveal();
+		} else {
+			panel = vscode.window.createWebviewPanel('agentDesk.attachment', title, vscode.ViewColumn.Active, {
+				enableScripts: false,
+				enableForms: false,
+				enableCommandUris: [...previewPageCommands],
+				localResourceRoots: [],
+			});
+			const created = panel;
+			created.onDidDispose(() => this.panels.delete(key));
+			this.panels.set(key, created);
+		}
+		panel.webview.html = html;
+	}
+}
