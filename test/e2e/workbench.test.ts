@@ -71,7 +71,7 @@ describe('Agent Desk in the workbench', () => {
 	it('shows what Runs and Attachments will hold', async () => {
 		const welcome = page.locator('.welcome-view-content');
 		await welcome.filter({ hasText: 'Runs will appear here' }).waitFor();
-		await welcome.filter({ hasText: 'Attachments will appear here' }).waitFor();
+		await welcome.filter({ hasText: 'The files a run leaves for you in its outbox' }).waitFor();
 	});
 
 	it('writes the adoption to the Agent Desk log once', async () => {

@@ -151,14 +151,19 @@ export async function openWorkbench(page: Page, server: CodeServer, folder: stri
 	await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
 }
 
-/** Runs a command from the command palette by its title. */
+/**
+ * Runs a command from the command palette by its whole title: the row whose label is exactly
+ * `title` (the palette also lists titles that merely contain its words, sorted before it).
+ */
 export async function runCommand(page: Page, title: string): Promise<void> {
 	await page.keyboard.press('F1');
 	const input = page.locator('.quick-input-widget input[type="text"]');
 	await input.waitFor();
 	await input.fill(`>${title}`);
-	await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
-	await page.keyboard.press('Enter');
+	const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+	const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
+	await row.waitFor();
+	await row.click();
 }
 
 export const outputDir = path.join(projectRoot, 'test-output', 'e2e');
