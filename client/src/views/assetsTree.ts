@@ -3,6 +3,7 @@ import { GetAtGo, ListAssets, ListFiles, ListVersions, UsedInLaunches, type Asse
 import { assetFileUri } from '../assetFileSystem';
 import { escapeMarkdown } from '../windowProjects';
 import { ProjectTreeProvider, type ProjectNode, type WindowProject } from './projectTree';
+import { humanBytes } from '../../../server/src/attachments/names';
 
 export type { WindowProject } from './projectTree';
 
@@ -290,17 +291,4 @@ function versionItem(asset: AssetSummary, version: AssetVersion): vscode.TreeIte
 	return item;
 }
 
-export function humanBytes(n: number): string {
-	if (n < 1024) {
-		return `${n} B`;
-	}
-	const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-	let value = n / 1024;
-	let unit = 0;
-	while (value >= 1024 && unit < units.length - 1) {
-		value /= 1024;
-		unit++;
-	}
-	return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
 
