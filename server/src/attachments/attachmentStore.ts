@@ -524,11 +524,13 @@ export class AttachmentStore {
 		if (report.added.length > 0) {
 			parts[0] += ` (${humanBytes(report.added.reduce((n, r) => n + r.size, 0))})`;
 		}
+		// One line, however many files: the first few are named, the rest counted.
+		const some = <T>(items: T[], show: (item: T) => string) => `${items.slice(0, 10).map(show).join('; ')}${items.length > 10 ? `; and ${items.length - 10} more` : ''}`;
 		if (report.refused.length > 0) {
-			parts.push(`refused ${report.refused.map((r) => `${r.name}: ${r.reason}`).join('; ')}`);
+			parts.push(`refused ${some(report.refused, (r) => `${r.name}: ${r.reason}`)}`);
 		}
 		if (report.kept.length > 0) {
-			parts.push(`kept for the next ingest ${report.kept.map((r) => r.name).join(', ')}`);
+			parts.push(`kept for the next ingest ${some(report.kept, (r) => r.name)}`);
 		}
 		if (report.already.length > 0) {
 			parts.push(`${report.already.length} attached before`);

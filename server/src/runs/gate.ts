@@ -49,9 +49,12 @@ export class RunGate {
 			throw new DeskError('run.notAwaitingDecision', `A decision on run ${runId} is being made already.`, { run: runId });
 		}
 		this.deciding.add(runId);
+		let release: (() => void) | undefined;
 		try {
+			release = this.executor.claimDecision(runId);
 			return await this.decideOnce(runId, request);
 		} finally {
+			release?.();
 			this.deciding.delete(runId);
 		}
 	}
@@ -149,7 +152,13 @@ export class RunGate {
 			const body = chosen.rationale ? `\n${chosen.rationale.trim()}\n` : '';
 			const message = `${subject}\n${body}\nDesk-Run: ${run.object_id}\n`;
 			const diff = this.ports.blobs.get(chosen.artifact!.hash!);
-			if (placement.isolation === 'worktree') {
+			const landedBefore = async (rev: string) => new RegExp(`^Desk-Run: ${run.object_id}$`, 'm').test(await git.text(['log', '-1', '--format=%B', rev]));
+			if (placement.isolation === 'worktree' && (await landedBefore(`refs/heads/${placement.branch}`))) {
+				// Landed by an approval the desk did not live to record: record it, commit nothing again.
+				commit = await git.resolveCommit(`refs/heads/${placement.branch}`);
+			} else if (placement.isolation !== 'worktree' && (await landedBefore('HEAD'))) {
+				commit = await git.resolveCommit('HEAD');
+			} else if (placement.isolation === 'worktree') {
 				const ref = `refs/heads/${placement.branch}`;
 				const tip = await git.resolveCommit(ref);
 				const tree = tip === run.commit ? chosen.tags['desk.tree']! : await git.applyToTree(tip, diff);

@@ -76,6 +76,7 @@ export interface RunPlacement {
 }
 
 interface ControlRow {
+	deciding: string | null;
 	run_id: string;
 	launch_id: string;
 	runner_pid: number;
@@ -469,6 +470,25 @@ export class RunExecutor {
 		if (busy) {
 			throw new DeskError('run.checkoutBusy', `Run ${busy} is working in this checkout now; wait for it, cancel it, or set agentDesk.runs.isolation to worktree so runs work side by side.`, { run: busy });
 		}
+	}
+
+	/**
+	 * Claims the making of a run's decision for this process, across processes: a second claim while
+	 * the first holder lives is refused. The returned function gives the claim back.
+	 */
+	claimDecision(runId: string): () => void {
+		const claim = `${process.pid}:${runnerToken}`;
+		this.ports.db.write((tx) => {
+			const row = tx.get<{ deciding: string | null }>('SELECT deciding FROM run_control WHERE run_id = ?', [runId]);
+			if (row?.deciding) {
+				const [pid, ...token] = row.deciding.split(':');
+				if (isRunnerAlive(Number(pid), token.join(':'))) {
+					throw new DeskError('run.notAwaitingDecision', `A decision on run ${runId} is being made already (process ${pid}).`, { run: runId });
+				}
+			}
+			tx.run('UPDATE run_control SET deciding = ? WHERE run_id = ?', [claim, runId]);
+		});
+		return () => this.ports.db.write((tx) => tx.run('UPDATE run_control SET deciding = NULL WHERE run_id = ? AND deciding = ?', [runId, claim]));
 	}
 
 	placement(runId: string): RunPlacement | undefined {

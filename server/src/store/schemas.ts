@@ -216,4 +216,12 @@ export const projectMigrations: readonly Migration[] = [
 			)`,
 		],
 	},
+	{
+		version: 6,
+		statements: [
+			// Which process is making a run's decision now: two windows (or a window and the command
+			// line) never decide one run twice.
+			'ALTER TABLE run_control ADD COLUMN deciding TEXT',
+		],
+	},
 ];

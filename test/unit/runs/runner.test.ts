@@ -324,3 +324,20 @@ it('the agent gets its own home folder: its homeFiles copied in, what it changes
 	assert.deepEqual(ai.runToolInvocations(run.object_id).map((c) => [c.tool_name, c.status]), [['Read', 'ok'], ['Write', 'ok'], ['Write', 'ok']]);
 	assert.equal(fs.readFileSync(login, 'utf8'), '{"token":"t"}\n', 'the person\'s own file is unchanged');
 });
+
+it('landing is idempotent after a crash between the commit and its record, and one decision is made at a time across processes', async () => {
+	const { desk, repo } = await project({ 'a.txt': 'a\n' });
+	const { run, gate, executor, ai } = await goAndRun(desk, repo, 'Change a', scriptedAgentSettings({ writes: [{ path: 'a.txt', content: 'A\n' }] }));
+	assert.ok(isAtGate(run), run.error);
+	// Another process is deciding this run: a decision here is refused until it gives the claim back.
+	const release = executor.claimDecision(run.object_id);
+	await assert.rejects(gate.decide(run.object_id, { decision: 'commit' }), (e) => isDeskError(e, 'run.notAwaitingDecision') && /being made already/.test(e.message));
+	release();
+	// An approval that committed and died before recording: the commit with the trailer is on HEAD.
+	git(repo, 'commit', '-qam', `Change a\n\nDesk-Run: ${run.object_id}`);
+	const landed = git(repo, 'rev-parse', 'HEAD');
+	const result = await gate.decide(run.object_id, { decision: 'commit' });
+	assert.equal(result.commit, landed, 'the commit already made is recorded');
+	assert.equal(git(repo, 'rev-parse', 'HEAD'), landed, 'no second commit');
+	assert.equal(ai.runDecision(run.object_id)?.result_commit_sha, landed);
+});
