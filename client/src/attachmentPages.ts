@@ -212,22 +212,31 @@ export interface PageHeader {
 
 const pageStyle = `
 body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); background: var(--vscode-editor-background); margin: 0; padding: 0 20px 20px; line-height: 1.45; }
-header { position: sticky; top: 0; z-index: 2; display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 14px; padding: 12px 0 10px; margin-bottom: 14px; background: var(--vscode-editor-background); border-bottom: 1px solid var(--vscode-panel-border); }
-header h1 { font-size: 1.25em; font-weight: 600; margin: 0; word-break: break-all; }
-header .facts { color: var(--vscode-descriptionForeground); }
-header .links { margin-left: auto; display: flex; gap: 8px; }
-header .note { flex-basis: 100%; color: var(--vscode-descriptionForeground); }
-a.button { display: inline-block; padding: 3px 12px; border-radius: 2px; text-decoration: none; background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); border: 1px solid var(--vscode-button-border, transparent); }
-a.button.primary { background: var(--vscode-button-background); color: var(--vscode-button-foreground); }
-a.button:hover { background: var(--vscode-button-secondaryHoverBackground); } a.button.primary:hover { background: var(--vscode-button-hoverBackground); }
-a.button:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: 2px; }
-.muted { color: var(--vscode-descriptionForeground); }
+body > header { position: sticky; top: 0; z-index: 2; display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 14px; padding: 12px 0 10px; margin-bottom: 14px; background: var(--vscode-editor-background); border-bottom: 1px solid var(--vscode-panel-border); }
+body > header > h1 { font-size: 1.25em; font-weight: 600; margin: 0; word-break: break-all; }
+body > header > .desk-facts { color: var(--vscode-descriptionForeground); }
+body > header > .desk-links { margin-left: auto; display: flex; gap: 8px; }
+body > header > .desk-note { flex-basis: 100%; color: var(--vscode-descriptionForeground); }
+a.desk-button { display: inline-block; padding: 3px 12px; border-radius: 2px; text-decoration: none; background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); border: 1px solid var(--vscode-button-border, transparent); }
+a.desk-button.desk-primary { background: var(--vscode-button-background); color: var(--vscode-button-foreground); }
+a.desk-button:hover { background: var(--vscode-button-secondaryHoverBackground); } a.desk-button.desk-primary:hover { background: var(--vscode-button-hoverBackground); }
+a.desk-button:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: 2px; }
+.desk-muted { color: var(--vscode-descriptionForeground); }
 `;
 
+/**
+ * One of the page's own buttons (a link styled as a button). The page's own elements carry classes
+ * that start with `desk-`, and its rules go by them and by `body > header`; Markdown content, whose
+ * classes the sanitiser strips, can never look like them.
+ */
+export function pageButton(href: string, label: string, primary = false): string {
+	return `<a class="desk-button${primary ? ' desk-primary' : ''}" href="${escapeHtml(href)}">${escapeHtml(label)}</a>`;
+}
+
 function header(h: PageHeader): string {
-	const links = h.links?.length ? `<span class="links">${h.links.join('')}</span>` : '';
-	const note = h.note ? `<span class="note">${escapeHtml(h.note)}</span>` : '';
-	return `<header><h1>${escapeHtml(h.name)}</h1><span class="facts">${escapeHtml(h.facts.join(' · '))}</span>${links}${note}</header>`;
+	const links = h.links?.length ? `<span class="desk-links">${h.links.join('')}</span>` : '';
+	const note = h.note ? `<span class="desk-note">${escapeHtml(h.note)}</span>` : '';
+	return `<header><h1>${escapeHtml(h.name)}</h1><span class="desk-facts">${escapeHtml(h.facts.join(' · '))}</span>${links}${note}</header>`;
 }
 
 /**
@@ -263,7 +272,7 @@ export function imagePage(options: { header: PageHeader; mediaType: string; base
 img.preview { display: block; max-width: 100%; height: auto; }
 ${sized}
 figure { margin: 0; } figcaption { margin-top: 8px; }`,
-		body: `${header(options.header)}<figure><div class="stage"><img class="preview" alt="${escapeHtml(options.header.name)}" src="data:${escapeHtml(options.mediaType)};base64,${options.base64}"></div>${caption ? `<figcaption class="muted">${escapeHtml(caption)}</figcaption>` : ''}</figure>`,
+		body: `${header(options.header)}<figure><div class="stage"><img class="preview" alt="${escapeHtml(options.header.name)}" src="data:${escapeHtml(options.mediaType)};base64,${options.base64}"></div>${caption ? `<figcaption class="desk-muted">${escapeHtml(caption)}</figcaption>` : ''}</figure>`,
 	});
 }
 
@@ -299,7 +308,7 @@ export function tablePage(options: { header: PageHeader; text: string; delimiter
 	const facts = [...options.header.facts, `${dataRows.toLocaleString('en-US')} row${dataRows === 1 ? '' : 's'} × ${widest} column${widest === 1 ? '' : 's'}`];
 	const content = head
 		? `<div class="scroll"><table><thead><tr><th class="rn">#</th>${cells(head, 'th')}</tr></thead><tbody>${bodyRows.map((r, i) => `<tr><td class="rn">${i + 1}</td>${cells(r, 'td')}</tr>`).join('')}</tbody></table></div>`
-		: '<p class="muted">The file is empty.</p>';
+		: '<p class="desk-muted">The file is empty.</p>';
 	return page({
 		title: options.header.name,
 		csp: strictCsp(options.nonce),
@@ -316,13 +325,338 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 	});
 }
 
+/** Elements rendered Markdown may keep; any other tag is shown as text (so a script, a style, a form, a frame, a meta refresh, a base, an object, SVG or MathML never becomes an element). */
+const allowedTags = new Set([
+	'a', 'abbr', 'address', 'aside', 'b', 'bdi', 'bdo', 'big', 'blockquote', 'br', 'caption', 'center', 'cite', 'code', 'col', 'colgroup', 'dd', 'del', 'details', 'dfn', 'div', 'dl', 'dt', 'em',
+	'figcaption', 'figure', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'i', 'img', 'ins', 'kbd', 'li', 'mark', 'nav', 'ol', 'p', 'pre', 'q', 'rp', 'rt', 'ruby', 's', 'samp',
+	'section', 'small', 'span', 'strike', 'strong', 'sub', 'summary', 'sup', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'time', 'tr', 'tt', 'u', 'ul', 'var', 'wbr',
+]);
+const voidTags = new Set(['br', 'col', 'hr', 'img', 'wbr']);
+
+/** Attributes an element may keep, each with the test its value must pass (a boolean attribute's value is ''). */
+type AttributeRule = (value: string, tag: string) => string | undefined;
+const matching = (pattern: RegExp): AttributeRule => (value) => (pattern.test(value) ? value : undefined);
+const anyText: AttributeRule = (value) => value;
+const number = matching(/^\d{1,4}$/);
+const globalAttributes: Record<string, AttributeRule> = { title: anyText, lang: matching(/^[A-Za-z0-9-]{1,35}$/), dir: matching(/^(ltr|rtl|auto)$/i) };
+const tagAttributes: Record<string, Record<string, AttributeRule>> = {
+	a: { href: safeHref },
+	img: { src: safeImageSource, alt: anyText, width: matching(/^\d{1,5}%?$/), height: matching(/^\d{1,5}%?$/) },
+	td: { colspan: number, rowspan: number, align: matching(/^(left|right|center|justify)$/i) },
+	th: { colspan: number, rowspan: number, align: matching(/^(left|right|center|justify)$/i), scope: matching(/^(row|col|rowgroup|colgroup)$/i), abbr: anyText },
+	ol: { start: number, reversed: anyText, type: matching(/^[1aAiI]$/) },
+	li: { value: number },
+	col: { span: number },
+	colgroup: { span: number },
+	details: { open: anyText },
+	time: { datetime: anyText },
+};
+
+/** A link the page keeps: http(s), mailto: and in-page fragments; everything else (command:, javascript:, data:, file:, relative paths) is dropped. */
+function safeHref(value: string): string | undefined {
+	const url = urlOf(value);
+	return url !== undefined && (/^https?:\/\//i.test(url) || /^mailto:/i.test(url) || url.startsWith('#')) ? url : undefined;
+}
+
+/** An image source the page keeps: only the image's own bytes (data:image/…); the policy would refuse the rest anyway. */
+function safeImageSource(value: string): string | undefined {
+	const url = urlOf(value);
+	return url !== undefined && /^data:image\/[a-z0-9.+-]+[;,]/i.test(url) ? url : undefined;
+}
+
+/** A URL as a browser reads an attribute's value: tabs and line breaks dropped, control characters and spaces trimmed; undefined if controls remain. */
+function urlOf(value: string): string | undefined {
+	const url = value.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
+	return /[\u0000-\u001f\u007f]/.test(url) ? undefined : url;
+}
+
+/** The highlight.js classes VS Code's Markdown engine gives code (the code colours need them); no other class is kept. */
+function highlightClasses(value: string): string | undefined {
+	const kept = value.split(/[\t\n\f\r ]+/).filter((c) => /^hljs-[a-z0-9_-]+$/i.test(c) || /^[a-z]+_+$/.test(c));
+	return kept.length ? kept.join(' ') : undefined;
+}
+
+const namedReferences: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+
+/** An attribute's value with its character references decoded (numeric ones and the few named ones above; any other stays as written, and is escaped again on output). */
+function decodeReferences(value: string): string {
+	return value.replace(/&(?:#(\d{1,8})|#[xX]([0-9a-fA-F]{1,8})|(amp|lt|gt|quot|apos|nbsp));?/g, (whole, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
+		if (name) {
+			return whole.endsWith(';') || name === 'amp' || name === 'lt' || name === 'gt' || name === 'quot' ? namedReferences[name]! : whole;
+		}
+		const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex!, 16);
+		return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ? '\ufffd' : String.fromCodePoint(code);
+	});
+}
+
+interface ParsedTag {
+	attributes: Array<[name: string, value: string]>;
+	/** Just past its `>`. */
+	end: number;
+}
+
+/** The attributes of a tag from `at` (just past its name) to its `>`, as an HTML parser reads them; undefined when the input ends first. */
+function parseTag(html: string, at: number): ParsedTag | undefined {
+	const attributes: Array<[string, string]> = [];
+	const space = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f';
+	let i = at;
+	for (;;) {
+		while (space(html[i]) || html[i] === '/') {
+			i += 1;
+		}
+		if (i >= html.length) {
+			return undefined;
+		}
+		if (html[i] === '>') {
+			return { attributes, end: i + 1 };
+		}
+		// An attribute name: up to a space, '/', '>' or '=' (an '=' may start it).
+		const nameStart = i;
+		i += 1;
+		while (i < html.length && !space(html[i]) && html[i] !== '/' && html[i] !== '>' && html[i] !== '=') {
+			i += 1;
+		}
+		const name = html.slice(nameStart, i).toLowerCase();
+		let j = i;
+		while (space(html[j])) {
+			j += 1;
+		}
+		let value = '';
+		if (html[j] === '=') {
+			j += 1;
+			while (space(html[j])) {
+				j += 1;
+			}
+			const quote = html[j];
+			if (quote === '"' || quote === "'") {
+				const close = html.indexOf(quote, j + 1);
+				if (close < 0) {
+					return undefined;
+				}
+				value = html.slice(j + 1, close);
+				i = close + 1;
+			} else {
+				const start = j;
+				while (j < html.length && !space(html[j]) && html[j] !== '>') {
+					j += 1;
+				}
+				value = html.slice(start, j);
+				i = j;
+			}
+		}
+		attributes.push([name, decodeReferences(value)]);
+	}
+}
+
+/** The attributes an element keeps, rebuilt and escaped; a `text-align` style (how Markdown tables align columns) becomes `align`. */
+function keptAttributes(tag: string, attributes: Array<[string, string]>): string {
+	const kept = new Map<string, string>();
+	const rules = tagAttributes[tag] ?? {};
+	for (const [name, value] of attributes) {
+		if (kept.has(name)) {
+			continue; // The first of repeated attributes is the one a browser uses.
+		}
+		let rule: AttributeRule | undefined = Object.hasOwn(rules, name) ? rules[name] : Object.hasOwn(globalAttributes, name) ? globalAttributes[name] : undefined;
+		if (name === 'class' && tag === 'span') {
+			rule = highlightClasses;
+		}
+		if (name === 'style' && (tag === 'td' || tag === 'th')) {
+			const align = /^\s*text-align\s*:\s*(left|right|center)\s*;?\s*$/i.exec(value)?.[1];
+			if (align && !attributes.some(([n]) => n === 'align')) {
+				kept.set('align', align.toLowerCase());
+			}
+			continue;
+		}
+		const result = rule?.(value, tag);
+		if (result !== undefined) {
+			kept.set(name, result);
+		}
+	}
+	return [...kept].map(([name, value]) => (value === '' ? ` ${name}` : ` ${name}="${escapeHtml(value)}"`)).join('');
+}
+
 /**
- * Tags of rendered Markdown that could load, navigate or submit by themselves (a raw `<meta
- * http-equiv="refresh">`, a `<base>`, a form) are shown as text instead. The page allows no script
- * and no network anyway; this keeps it from leaving by itself.
+ * Rendered Markdown (VS Code's engine keeps raw HTML) made safe to show inside the page: only the
+ * elements above, only the attributes above with checked values — no `class` (but highlight.js's on
+ * code), `id`, `style` or event handler, links only to http(s), mailto: and `#fragments` (no
+ * `command:`), images only from data:image/… — every other tag shown as text, comments and
+ * declarations dropped, and every element closed inside the content, so nothing of it can pose as
+ * the page's own header or buttons or reach past the article.
  */
-export function neutraliseMarkup(html: string): string {
-	return html.replace(/<(\/?)(script|meta|base|link|iframe|frame|frameset|object|embed|form|input|button|textarea|select|noscript|template|portal|style)\b/gi, '&lt;$1$2');
+export function sanitiseMarkup(html: string): string {
+	const out: string[] = [];
+	const open: string[] = [];
+	let i = 0;
+	while (i < html.length) {
+		const lt = html.indexOf('<', i);
+		if (lt < 0) {
+			out.push(html.slice(i));
+			break;
+		}
+		out.push(html.slice(i, lt));
+		i = lt;
+		if (html.startsWith('<!--', i)) {
+			const end = html.indexOf('-->', i + 4);
+			i = end < 0 ? html.length : end + 3;
+			continue;
+		}
+		const tag = /^<(\/?)([A-Za-z][A-Za-z0-9-]*)/.exec(html.slice(i, i + 80));
+		if (!tag) {
+			if (html[i + 1] === '!' || html[i + 1] === '?') {
+				// A declaration or processing instruction: dropped.
+				const end = html.indexOf('>', i);
+				i = end < 0 ? html.length : end + 1;
+			} else {
+				out.push('&lt;');
+				i += 1;
+			}
+			continue;
+		}
+		const parsed = parseTag(html, i + tag[0].length);
+		if (!parsed) {
+			out.push(escapeHtml(html.slice(i)));
+			break;
+		}
+		const name = tag[2]!.toLowerCase();
+		if (!allowedTags.has(name)) {
+			out.push(escapeHtml(html.slice(i, parsed.end)));
+		} else if (tag[1]) {
+			// An end tag closes what the content opened, never more.
+			const at = open.lastIndexOf(name);
+			while (at >= 0 && open.length > at) {
+				out.push(`</${open.pop()!}>`);
+			}
+		} else {
+			out.push(`<${name}${keptAttributes(name, parsed.attributes)}>`);
+			if (!voidTags.has(name)) {
+				open.push(name);
+			}
+		}
+		i = parsed.end;
+	}
+	while (open.length > 0) {
+		out.push(`</${open.pop()!}>`);
+	}
+	return out.join('');
+}
+
+/** The scheme of a reference that has one (`http`, `file`, …), lower case; '' for a relative one; undefined for one that leaves the document's host (`//host/…`). */
+function referenceScheme(value: string): string | undefined {
+	const v = value.trim();
+	if (v.startsWith('//') || v.startsWith('\\\\')) {
+		return undefined;
+	}
+	return /^([a-z][a-z0-9+.-]*):/i.exec(v)?.[1]?.toLowerCase() ?? '';
+}
+
+/** A reference an editor's language service would resolve without the network: relative, or a file: URI. */
+function isLocalReference(value: string): boolean {
+	const scheme = referenceScheme(value);
+	return scheme === '' || scheme === 'file';
+}
+
+/** The string values of every top-level `key` of valid JSON (all of them: a repeated key counts each time); a value that is not a string is left out. */
+function topLevelStrings(source: string, key: string): string[] {
+	const values: string[] = [];
+	const stack: string[] = [];
+	const space = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
+	const stringEnd = (at: number) => {
+		let j = at + 1;
+		while (source[j] !== '"') {
+			j += source[j] === '\\' ? 2 : 1;
+		}
+		return j + 1;
+	};
+	let i = 0;
+	while (i < source.length) {
+		const c = source[i]!;
+		if (c === '"') {
+			const end = stringEnd(i);
+			if (stack.length === 1 && stack[0] === '{') {
+				let j = end;
+				while (space(source[j])) {
+					j += 1;
+				}
+				if (source[j] === ':' && JSON.parse(source.slice(i, end)) === key) {
+					j += 1;
+					while (space(source[j])) {
+						j += 1;
+					}
+					if (source[j] === '"') {
+						const valueEnd = stringEnd(j);
+						values.push(JSON.parse(source.slice(j, valueEnd)) as string);
+						i = valueEnd;
+						continue;
+					}
+				}
+			}
+			i = end;
+		} else if (c === '{' || c === '[') {
+			stack.push(c);
+			i += 1;
+		} else if (c === '}' || c === ']') {
+			stack.pop();
+			i += 1;
+		} else {
+			i += 1;
+		}
+	}
+	return values;
+}
+
+/** Extensions and languages VS Code reads as JSON (its language service then follows a `$schema`). */
+const jsonLanguages = new Set(['json', 'jsonc', 'jsonl', 'json5', 'snippets']);
+const jsonExtensions = new Set(['json', 'jsonc', 'jsonl', 'json5', 'ndjson', 'geojson', 'jsonld', 'webmanifest', 'har', 'topojson', 'code-workspace', 'code-snippets', 'babelrc', 'eslintrc', 'jshintrc', 'jscsrc', 'swcrc']);
+
+/**
+ * What in a text attachment an editor's language service would fetch from the network when the
+ * text is opened with its language: a JSON `"$schema"` that is not a local/file reference, an XML
+ * document's external DTD (a DOCTYPE or ENTITY with PUBLIC, or SYSTEM naming a remote URI), an XML
+ * schema location or xml-model on another host. Undefined when there is none. `language` is the one
+ * the desk would set, `name` the file's name (VS Code also goes by its extension).
+ */
+export function externalReference(text: string, language: string | undefined, name: string): string | undefined {
+	const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+	const ext = extension(name);
+	const jsonish = (language !== undefined && jsonLanguages.has(language)) || jsonExtensions.has(ext);
+	const documents = language === 'jsonl' || ext === 'jsonl' || ext === 'ndjson' ? source.split(/\r?\n/).filter((line) => line.trim() !== '') : [source];
+	let parsedAll = true;
+	for (const document of documents) {
+		try {
+			JSON.parse(document);
+		} catch {
+			parsedAll = false;
+			continue;
+		}
+		const schema = topLevelStrings(document, '$schema').find((value) => !isLocalReference(value));
+		if (schema !== undefined) {
+			return `a JSON schema at ${schema}`;
+		}
+	}
+	if (jsonish && !parsedAll && /\$schema|\\u0024/i.test(source)) {
+		// Not JSON as written (comments, a slip): a lenient reader could still find a "$schema" in it.
+		return 'a "$schema" the desk cannot read exactly (the JSON does not parse)';
+	}
+	if (language === 'html' || language === 'markdown') {
+		return undefined;
+	}
+	for (const match of source.matchAll(/<!(DOCTYPE|ENTITY)\b[^>[]*?\b(PUBLIC|SYSTEM)\b\s*(?:(["'])([^"']*)\3)?/gi)) {
+		if (match[2]!.toUpperCase() === 'PUBLIC' || !isLocalReference(match[4] ?? '//')) {
+			return `an external ${match[1]!.toUpperCase() === 'DOCTYPE' ? 'DTD' : 'entity'} (${match[2]!.toUpperCase()}${match[4] ? ` ${match[4]}` : ''})`;
+		}
+	}
+	for (const match of source.matchAll(/\b(?:noNamespaceSchemaLocation|schemaLocation)\s*=\s*(["'])([^"']*)\1/gi)) {
+		const remote = match[2]!.split(/\s+/).find((part) => part !== '' && !isLocalReference(part) && referenceScheme(part) !== 'urn');
+		// schemaLocation pairs a namespace (often an http URI, never fetched) with a location: any remote part counts.
+		if (remote !== undefined) {
+			return `an XML schema at ${remote}`;
+		}
+	}
+	const model = /<\?xml-model\b[^>]*\bhref\s*=\s*(["'])([^"']*)\1/i.exec(source);
+	if (model && !isLocalReference(model[2]!)) {
+		return `an XML model at ${model[2]!}`;
+	}
+	return undefined;
 }
 
 /** Colours of the code blocks VS Code's Markdown engine marks up with highlight.js classes, after the Dark+ and Light+ themes. */
@@ -355,7 +689,7 @@ export function markdownPage(options: { header: PageHeader; html: string; nonce:
 .markdown { max-width: 880px; font-size: 14px; line-height: 1.6; }
 .markdown h1, .markdown h2 { border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: 0.3em; }
 .markdown h1 { font-size: 2em; } .markdown h2 { font-size: 1.5em; } .markdown h3 { font-size: 1.25em; }
-.markdown a { color: var(--vscode-textLink-foreground); }
+.markdown a { color: var(--vscode-textLink-foreground); } .markdown a:not([href]) { color: inherit; }
 .markdown code { font-family: var(--vscode-editor-font-family); font-size: 0.95em; background: var(--vscode-textCodeBlock-background); padding: 1px 4px; border-radius: 3px; }
 .markdown pre { background: var(--vscode-textCodeBlock-background); padding: 10px 14px; border-radius: 4px; overflow: auto; }
 .markdown pre code { padding: 0; background: none; }
@@ -363,10 +697,8 @@ export function markdownPage(options: { header: PageHeader; html: string; nonce:
 .markdown table { border-collapse: collapse; } .markdown th, .markdown td { border: 1px solid var(--vscode-panel-border); padding: 4px 10px; }
 .markdown img { max-width: 100%; }
 .markdown hr { border: 0; border-top: 1px solid var(--vscode-panel-border); }
-.markdown .align-left { text-align: left; } .markdown .align-right { text-align: right; } .markdown .align-center { text-align: center; }
 ${codeColours}`,
-		// Column alignment comes as style attributes, which the policy refuses: classes instead.
-		body: `${header(options.header)}<article class="markdown">${neutraliseMarkup(options.html).replace(/ style="text-align:\s*(left|right|center);?"/g, ' class="align-$1"')}</article>`,
+		body: `${header(options.header)}<article class="markdown">${sanitiseMarkup(options.html)}</article>`,
 	});
 }
 
@@ -393,14 +725,14 @@ iframe { flex: 1; width: 100%; border: 1px solid var(--vscode-panel-border); bor
 	});
 }
 
-/** A file that is not previewed: what it is, why, and Save As…. */
-export function downloadPage(options: { header: PageHeader; reason: string; nonce: string }): string {
+/** A file that is not previewed: what it is, why, and Save As… (and any further paragraphs, e.g. about a viewer). */
+export function downloadPage(options: { header: PageHeader; reason: string; more?: string[]; nonce: string }): string {
 	return page({
 		title: options.header.name,
 		csp: strictCsp(options.nonce),
 		nonce: options.nonce,
-		style: '.reason { max-width: 720px; }',
-		body: `${header(options.header)}<p class="reason">${escapeHtml(options.reason)}</p>`,
+		style: '.desk-reason { max-width: 720px; }',
+		body: `${header(options.header)}${[options.reason, ...(options.more ?? [])].map((p) => `<p class="desk-reason">${escapeHtml(p)}</p>`).join('')}`,
 	});
 }
 

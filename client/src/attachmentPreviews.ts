@@ -1,22 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { baseName } from '../../server/src/attachments/names';
 import { ReadAttachment, type AttachmentContent } from '../../server/src/protocol/protocol';
 import {
 	attachmentKind,
 	downloadPage,
+	externalReference,
 	formatJson,
 	headerFacts,
 	imagePage,
 	imageSize,
 	languageFor,
 	markdownPage,
+	pageButton,
 	renderedPage,
 	safeFileName,
 	tablePage,
 	type PageHeader,
 } from './attachmentPages';
 import type { DeskClient } from './deskClient';
-import { escapeHtml, newNonce } from './html';
+import { newNonce } from './html';
 
 /**
  * `desk-attachment:/<task id>/<attachment id>/<base name>?project=<name>[&as=text]`: an attachment's
@@ -32,9 +36,13 @@ export interface AttachmentRef {
 	id: string;
 }
 
-export function attachmentUri(ref: AttachmentRef, name: string, asText = false): vscode.Uri {
+/**
+ * `inert`: the name gets `.txt` added, so that VS Code opens it as plain text from the start (it picks
+ * the language by the extension before the desk could set one) and no language service reads it.
+ */
+export function attachmentUri(ref: AttachmentRef, name: string, asText = false, inert = false): vscode.Uri {
 	const query = new URLSearchParams({ project: ref.project, ...(asText ? { as: 'text' } : {}) });
-	return vscode.Uri.from({ scheme: attachmentScheme, path: `/${ref.task}/${ref.id}/${baseName(name)}`, query: query.toString() });
+	return vscode.Uri.from({ scheme: attachmentScheme, path: `/${ref.task}/${ref.id}/${baseName(name)}${inert ? '.txt' : ''}`, query: query.toString() });
 }
 
 export function parseAttachmentUri(uri: vscode.Uri): (AttachmentRef & { asText: boolean }) | undefined {
@@ -48,24 +56,35 @@ export function parseAttachmentUri(uri: vscode.Uri): (AttachmentRef & { asText: 
 }
 
 /** Commands a preview page's links may run; nothing else. */
-export const previewPageCommands = ['agentDesk.saveAttachmentAs', 'agentDesk.openAttachmentAsText', 'agentDesk.showRenderedAttachment'] as const;
+export const previewPageCommands = ['agentDesk.saveAttachmentAs', 'agentDesk.openAttachmentAsText', 'agentDesk.openAttachmentInPdfViewer'] as const;
 type PageCommand = (typeof previewPageCommands)[number];
 
 function link(command: PageCommand, ref: AttachmentRef, label: string, primary = false): string {
 	const args = encodeURIComponent(JSON.stringify([ref.project, ref.task, ref.id]));
-	return `<a class="button${primary ? ' primary' : ''}" href="${escapeHtml(`command:${command}?${args}`)}">${escapeHtml(label)}</a>`;
+	return pageButton(`command:${command}?${args}`, label, primary);
 }
 
-/** A custom editor another extension contributes for `*.pdf` (a pdf.js viewer such as tomoki1207.pdf). */
-function pdfViewer(): string | undefined {
+/** A custom editor another extension contributes for `*.pdf` (a viewer such as one built on pdf.js), with the extension's name. */
+export interface PdfViewer {
+	viewType: string;
+	/** The extension's display name (else its name). */
+	extensionName: string;
+	/** publisher.name */
+	extensionId: string;
+}
+
+export function pdfViewer(): PdfViewer | undefined {
 	for (const extension of vscode.extensions.all) {
-		const editors = (extension.packageJSON as { contributes?: { customEditors?: unknown } } | undefined)?.contributes?.customEditors;
+		const manifest = extension.packageJSON as { displayName?: unknown; name?: unknown; contributes?: { customEditors?: unknown } } | undefined;
+		const editors = manifest?.contributes?.customEditors;
 		if (!Array.isArray(editors)) {
 			continue;
 		}
-		for (const editor of editors as Array<{ viewType?: unknown; selector?: Array<{ filenamePattern?: unknown }> }>) {
-			if (typeof editor.viewType === 'string' && editor.selector?.some((s) => typeof s.filenamePattern === 'string' && /\*\.pdf$/i.test(s.filenamePattern))) {
-				return editor.viewType;
+		for (const editor of editors as Array<{ viewType?: unknown; selector?: unknown }>) {
+			const selectors = Array.isArray(editor.selector) ? (editor.selector as Array<{ filenamePattern?: unknown } | null>) : [];
+			if (typeof editor.viewType === 'string' && selectors.some((s) => typeof s?.filenamePattern === 'string' && /\*\.pdf$/i.test(s.filenamePattern))) {
+				const name = typeof manifest?.displayName === 'string' && manifest.displayName.trim() ? manifest.displayName.trim() : typeof manifest?.name === 'string' ? manifest.name : extension.id;
+				return { viewType: editor.viewType, extensionName: name.slice(0, 100), extensionId: extension.id };
 			}
 		}
 	}
@@ -76,19 +95,21 @@ function pdfViewer(): string | undefined {
  * Previews of attachments in editor tabs, by the type the server checked against the stored bytes
  * (never the recorded claim): images, CSV/TSV tables and rendered Markdown in webviews without
  * scripts; text, source code, formatted JSON, and HTML/SVG source in read-only editors; HTML and SVG
- * rendered only on request, in a sandboxed frame; PDF in an installed PDF viewer; the rest offered
- * for Save As….
+ * rendered only on request, in a sandboxed frame; PDF offered for Save As…, and for an installed
+ * PDF viewer extension only when the person asks for it there; the rest offered for Save As….
  */
 export class AttachmentPreviews implements vscode.TextDocumentContentProvider, vscode.Disposable {
 	private readonly panels = new Map<string, vscode.WebviewPanel>();
 	/** Content read by open(), handed to the document provider so the bytes cross the wire once. */
 	private readonly pending = new Map<string, AttachmentContent>();
+	/**
+	 * PDFs handed to a viewer extension are written here: a folder of this window's session alone
+	 * (other windows share the storage folder and may have theirs open), removed when the window closes.
+	 */
 	private readonly previewFolder: vscode.Uri;
 
 	constructor(private readonly desk: DeskClient, storage: vscode.Uri) {
-		// PDFs handed to a viewer extension are written here; what an earlier window left is removed.
-		this.previewFolder = vscode.Uri.joinPath(storage, 'attachment-previews');
-		void vscode.workspace.fs.delete(this.previewFolder, { recursive: true, useTrash: false }).then(undefined, () => undefined);
+		this.previewFolder = vscode.Uri.joinPath(storage, 'attachment-previews', randomBytes(12).toString('hex'));
 	}
 
 	read(ref: AttachmentRef): Promise<AttachmentContent> {
@@ -124,7 +145,7 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 				this.showTable(ref, content);
 				return;
 			case 'pdf':
-				await this.showPdf(ref, content);
+				this.showPdf(ref, content);
 				return;
 			case 'other':
 				this.showDownload(ref, content, 'The desk has no preview for this type. Save As… writes it where you choose.');
@@ -195,6 +216,14 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		for (const panel of this.panels.values()) {
 			panel.dispose();
 		}
+		// This window's files only; synchronous, as the extension host may stop right after.
+		if (this.previewFolder.scheme === 'file') {
+			try {
+				fs.rmSync(this.previewFolder.fsPath, { recursive: true, force: true });
+			} catch {
+				// Nothing to remove, or it is in use: it goes with the storage folder.
+			}
+		}
 	}
 
 	private async showText(ref: AttachmentRef, content: AttachmentContent, asText = false): Promise<void> {
@@ -202,9 +231,15 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		const type = content.inline_type;
 		let language = languageFor(type, row.name);
 		const json = !asText && type === 'application/json';
-		const uri = attachmentUri(ref, row.name, asText);
-		if (json) {
-			const formatted = formatJson(Buffer.from(content.base64, 'base64').toString('utf8'));
+		const text = Buffer.from(content.base64, 'base64').toString('utf8');
+		// A schema or DTD on the network: opened as plain text from the start, so no language service fetches it.
+		const external = externalReference(text, language, row.name);
+		const uri = attachmentUri(ref, row.name, asText, external !== undefined);
+		if (external !== undefined) {
+			language = 'plaintext';
+			void vscode.window.showInformationMessage(`Agent Desk: ${row.name} names ${external}; it is shown as plain text so that the editor fetches nothing from the network.`);
+		} else if (json) {
+			const formatted = formatJson(text);
 			if ('error' in formatted) {
 				language = 'plaintext';
 				void vscode.window.showWarningMessage(`${row.name} is not valid JSON (${formatted.error}); it is shown as text.`);
@@ -256,27 +291,56 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		this.showPanel(ref, 'markdown', `${baseName(content.row.name)} (preview)`, markdownPage({ header, html: typeof html === 'string' ? html : '', nonce: newNonce() }));
 	}
 
-	private async showPdf(ref: AttachmentRef, content: AttachmentContent): Promise<void> {
-		const viewType = pdfViewer();
-		if (!viewType) {
-			this.showDownload(ref, content, 'No PDF viewer is installed in this editor (an extension with a PDF custom editor, such as one built on pdf.js). Save As… writes the PDF where you choose.');
+	/**
+	 * A PDF always opens the download page: the desk cannot tell which pdf.js an installed viewer is
+	 * built on (those before 4.2.67 run what a crafted PDF carries, CVE-2024-4367). When an extension
+	 * contributes a PDF editor, the page also offers it, as a button the person clicks, named as the
+	 * third-party extension it is.
+	 */
+	private showPdf(ref: AttachmentRef, content: AttachmentContent): void {
+		const viewer = pdfViewer();
+		if (!viewer) {
+			this.showDownload(ref, content, 'The desk does not show PDFs itself, and no PDF viewer is installed in this editor. Save As… writes the PDF where you choose.');
 			return;
 		}
-		// A folder per attachment, a file name of safe characters only: the recorded name never becomes a path as it is.
+		this.showDownload(
+			ref,
+			content,
+			'The desk does not show PDFs itself. Save As… writes the PDF where you choose.',
+			[link('agentDesk.openAttachmentInPdfViewer', ref, `Open in ${viewer.extensionName}`)],
+			[
+				`${viewer.extensionName} (${viewer.extensionId}) is a PDF viewer from a third-party extension installed in this editor, not part of Agent Desk. The desk cannot check which version of pdf.js it is built on; viewers built on pdf.js before 4.2.67 can be made to run code by a crafted PDF (CVE-2024-4367). Open the PDF there only if you trust the viewer and where the file came from.`,
+			],
+		);
+	}
+
+	/** The PDF in the installed viewer, on the person's request from the PDF's page. */
+	async openInPdfViewer(ref: AttachmentRef): Promise<void> {
+		const viewer = pdfViewer();
+		if (!viewer) {
+			throw new Error('No PDF viewer extension is installed in this editor any more.');
+		}
+		const content = await this.read(ref);
+		if (!content.inline || content.inline_type !== 'application/pdf' || content.truncated) {
+			throw new Error(`${content.row.name} is not a whole PDF (${content.inline ? content.inline_type : 'its bytes are not a type the desk shows'}).`);
+		}
+		// This window's folder, one per attachment, a file name of safe characters only: the recorded name never becomes a path as it is.
+		// What this window wrote for the attachment before is removed first (and waited for).
 		const folder = vscode.Uri.joinPath(this.previewFolder, ref.id);
+		await vscode.workspace.fs.delete(folder, { recursive: true, useTrash: false }).then(undefined, () => undefined);
 		await vscode.workspace.fs.createDirectory(folder);
 		const file = vscode.Uri.joinPath(folder, safeFileName(content.row.name, 'pdf'));
 		await vscode.workspace.fs.writeFile(file, Buffer.from(content.base64, 'base64'));
-		await vscode.commands.executeCommand('vscode.openWith', file, viewType);
+		await vscode.commands.executeCommand('vscode.openWith', file, viewer.viewType);
 	}
 
-	private showDownload(ref: AttachmentRef, content: AttachmentContent, reason: string): void {
+	private showDownload(ref: AttachmentRef, content: AttachmentContent, reason: string, extraLinks: string[] = [], more: string[] = []): void {
 		const header: PageHeader = {
 			name: content.row.name,
 			facts: headerFacts(content.row, content.inline ? content.inline_type : 'application/octet-stream'),
-			links: [link('agentDesk.saveAttachmentAs', ref, 'Save As…', true)],
+			links: [link('agentDesk.saveAttachmentAs', ref, 'Save As…', true), ...extraLinks],
 		};
-		this.showPanel(ref, 'download', baseName(content.row.name), downloadPage({ header, reason, nonce: newNonce() }));
+		this.showPanel(ref, 'download', baseName(content.row.name), downloadPage({ header, reason, more, nonce: newNonce() }));
 	}
 
 	/** One tab per attachment and view: shown again if open. Scripts off, no local resources, only the preview commands as links. */

@@ -127,7 +127,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 				desk.onNotification(RunsDidChange, ({ project }) => {
 					runs.refresh();
 					attachments.refresh();
-					void runPages.refresh(project);
+					runPages.refresh(project).catch((error: unknown) => reportError(output, error));
 				}),
 				desk.onNotification(AttachmentsDidChange, () => attachments.refresh()),
 				desk.onNotification(RunDidFinish, gate.onRunFinished),

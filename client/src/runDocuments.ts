@@ -222,7 +222,7 @@ export class RunPages implements vscode.Disposable {
 
 	/** Opens (or shows) the run's page; `beside` puts it next to the active editor without taking the focus. */
 	async open(project: string, runId: string, beside = false): Promise<void> {
-		const key = `${project}/${runId}`;
+		const key = pageKey(project, runId);
 		const detail = await this.desk.request(ShowRun, { project, id: runId });
 		let panel = this.panels.get(key);
 		const column = beside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
@@ -243,11 +243,13 @@ export class RunPages implements vscode.Disposable {
 
 	/** Pages of the project's runs are made again (only where something changed, so a page keeps its scroll). */
 	async refresh(project: string): Promise<void> {
-		for (const [key, panel] of this.panels) {
-			const [p, runId] = key.split('/') as [string, string];
+		// A copy: a page closed while a request is out leaves the map meanwhile.
+		for (const [key, panel] of [...this.panels]) {
+			const [p, runId] = splitKey(key);
 			if (p === project) {
 				const detail = await this.desk.request(ShowRun, { project, id: runId }).catch(() => undefined);
-				if (detail) {
+				// Only a page still open (the one in the map, not disposed while the request was out) is made again.
+				if (detail && this.panels.get(key) === panel) {
 					this.render(panel, project, detail);
 				}
 			}
@@ -266,6 +268,16 @@ export class RunPages implements vscode.Disposable {
 			panel.dispose();
 		}
 	}
+}
+
+/** The key of a run's page: the project's name encoded (a name may hold a slash), then the run id. */
+function pageKey(project: string, runId: string): string {
+	return `${encodeURIComponent(project)}/${runId}`;
+}
+
+function splitKey(key: string): [project: string, runId: string] {
+	const slash = key.indexOf('/');
+	return [decodeURIComponent(key.slice(0, slash)), key.slice(slash + 1)];
 }
 
 function page(webview: vscode.Webview, body: string): string {

@@ -11,7 +11,9 @@ export async function chooseProject(projects: readonly WindowProject[], node: un
 		return projects.find((p) => p.name === named);
 	}
 	if (named && typeof named === 'object') {
-		return named as WindowProject;
+		// A project node: only its name is taken, and only a project of this window answers to it.
+		const name = (named as { name?: unknown }).name;
+		return typeof name === 'string' ? projects.find((p) => p.name === name) : undefined;
 	}
 	if (projects.length <= 1) {
 		return projects[0];

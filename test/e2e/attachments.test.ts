@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { it } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import type { Frame, Page } from 'playwright-core';
-import { launchScriptedRun, runCommand, screenshot, waitFor, webviewWith } from '../helpers/codeServer';
+import { launchScriptedRun, packageExtension, runCommand, screenshot, waitFor, webviewWith } from '../helpers/codeServer';
 
 /** CRC-32 of PNG chunks (ISO 3309). */
 function crc32(bytes: Buffer): number {
@@ -90,7 +90,39 @@ export const total = 3 + 12 + 7;
 <img src="${probe}/md-pixel.png" alt="md remote pixel">
 <script>document.body.append('SCRIPT RAN')</script>
 <meta http-equiv="refresh" content="0;url=${probe}/md-refresh">
+
+<header class="fake" id="fake-header" style="position:fixed;top:0;left:0;right:0;z-index:9"><h1>notes.md</h1><a class="button primary" href="command:agentDesk.saveAttachmentAs?%5B%22shop%22%2C%22x%22%2C%22y%22%5D" onclick="x()">Save As… (fake)</a></header>
+
+<p><a href="command:agentDesk.openAttachmentAsText">a command link</a> and <a href="https://example.com/notes">a web link</a></p>
 `;
+}
+
+/** A PDF (the server checks its signature), and a PDF viewer extension of the test's own, built on nothing: it only says what it was given. */
+const reportPdf = '%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n';
+function fakePdfViewer(): string {
+	return packageExtension({
+		'package.json': JSON.stringify({
+			name: 'fake-pdf-viewer',
+			displayName: 'Fake PDF Viewer',
+			publisher: 'desk-test',
+			version: '0.0.1',
+			engines: { vscode: '^1.60.0' },
+			main: './extension.js',
+			activationEvents: ['onCustomEditor:fakePdf.preview'],
+			contributes: { customEditors: [{ viewType: 'fakePdf.preview', displayName: 'Fake PDF', selector: [{ filenamePattern: '*.pdf' }], priority: 'default' }] },
+		}),
+		'extension.js': `const vscode = require('vscode');
+exports.activate = (context) => {
+	context.subscriptions.push(vscode.window.registerCustomEditorProvider('fakePdf.preview', {
+		openCustomDocument: (uri) => ({ uri, dispose() {} }),
+		async resolveCustomEditor(document, panel) {
+			const bytes = await vscode.workspace.fs.readFile(document.uri);
+			panel.webview.html = '<!DOCTYPE html><body><h1>Fake PDF Viewer</h1><p>' + bytes.length + ' bytes starting ' + Buffer.from(bytes.slice(0, 8)).toString('latin1') + '</p></body>';
+		},
+	}));
+};
+`,
+	});
 }
 
 /** JSON whose big integer must survive formatting as written. */
@@ -139,17 +171,23 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 				{ name: 'report.html', content: reportHtml(probe) },
 				{ name: 'notes.md', content: notesMarkdown(probe) },
 				{ name: 'summary.json', content: summaryJson },
+				{ name: 'report.pdf', content: reportPdf },
 			],
 			answer: 'Left a chart, the orders and a report in the outbox.',
 		},
 		'Write the weekly report\nAttach a chart, the orders table and an HTML report.',
 		{ 'agentDesk.runs.maxAttempts': 1 },
+		{ install: [fakePdfViewer()] },
 	);
 	try {
 		// The Attachments view: the task with its three files, their sizes and where they came from.
-		const task = page.getByRole('treeitem', { name: /^Write the weekly report, 5 files · / });
+		const task = page.getByRole('treeitem', { name: /^Write the weekly report, 6 files · / });
 		await task.waitFor({ timeout: 90_000 });
-		await page.locator('.notification-toast', { hasText: 'is ready for review' }).waitFor({ timeout: 30_000 });
+		const ready = page.locator('.notification-toast', { hasText: 'is ready for review' });
+		await ready.waitFor({ timeout: 30_000 });
+		// The gate's notification opens the review; it does not land.
+		await ready.getByRole('button', { name: 'Review', exact: true }).waitFor();
+		assert.equal(await ready.getByRole('button', { name: 'Approve and Land' }).count(), 0, 'no Approve and Land in the notification');
 		await runCommand(page, 'Notifications: Clear All Notifications');
 		const chart = page.getByRole('treeitem', { name: new RegExp(`^chart\\.png, ${png.length} B · run`) });
 		await chart.waitFor({ timeout: 30_000 });
@@ -248,9 +286,51 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 		assert.match(await notes.locator('article pre').innerText(), /export const total = 3 \+ 12 \+ 7;/);
 		await page.waitForTimeout(1_000);
 		assert.doesNotMatch(await notes.locator('article').innerText(), /^SCRIPT RAN$/m);
-		assert.equal(await notes.locator('article script, article meta, article img[src^="http"]').count(), 1, 'only the image is an element; its fetch is refused by the policy');
+		assert.equal(await notes.locator('article script, article meta').count(), 0, 'no script or meta is an element');
+		assert.equal(await notes.locator('article img').count(), 1, 'the image is an element…');
+		assert.equal(await notes.locator('article img').getAttribute('src'), null, '…without its remote source');
+		// The fake header and button stay content: no class, id, style or handler, no command: link; the page's own header and buttons are the only ones.
+		assert.equal(await notes.locator('article header h1', { hasText: 'notes.md' }).count(), 1, 'the fake header is shown as content');
+		assert.equal(await notes.locator('article [class]:not(span), article [id], article [style], article [onclick]').count(), 0, 'no class (but the code colours), id, style or handler in the content');
+		assert.deepEqual(
+			await notes.locator('article span[class]').evaluateAll((spans) => spans.map((e) => e.getAttribute('class')).filter((c) => !(c ?? '').split(' ').every((t: string) => /^hljs-|_$/.test(t)))),
+			[],
+			'spans keep only highlight.js classes',
+		);
+		assert.deepEqual(await notes.locator('article a[href]').evaluateAll((links) => links.map((a) => a.getAttribute('href'))), ['https://example.com/notes'], 'only the web link keeps its href');
+		assert.equal(await notes.locator('a[href^="command:"]').count(), 2, 'only the page header’s Show Source and Save As… are command links');
+		assert.equal(await notes.locator('body > header a[href^="command:"]').count(), 2);
+		const fakeButton = notes.locator('article a', { hasText: 'Save As… (fake)' });
+		const realButton = notes.locator('body > header a', { hasText: /^Save As…$/ });
+		const look = (e: unknown) => {
+			const style = (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(e);
+			return { position: style['position'], padding: style['paddingTop'], background: style['backgroundColor'] };
+		};
+		const realLook = await realButton.evaluate(look);
+		const fakeLook = await fakeButton.evaluate(look);
+		assert.notDeepEqual(fakeLook, realLook, 'the fake button does not look like the page’s');
+		assert.equal((await notes.locator('article header').evaluate(look)).position, 'static', 'the fake header is not sticky or fixed');
 		await page.mouse.move(1200, 700);
+		await page.waitForTimeout(500);
+		assert.deepEqual(requests, [], 'the Markdown page reached no network');
 		await screenshot(page, 'attachments-markdown');
+
+		// A PDF: the download page first, even with a PDF viewer installed; the viewer only on the person's click, named as a third-party extension.
+		await openFromView(page, /^report\.pdf/);
+		const pdfPage = await webviewWith(page, 'third-party extension');
+		const pdfText = await pdfPage.locator('body').innerText();
+		assert.match(pdfText, /Fake PDF Viewer \(desk-test\.fake-pdf-viewer\) is a PDF viewer from a third-party extension/);
+		assert.match(pdfText, /CVE-2024-4367/);
+		assert.equal(await pdfPage.locator('body > header a', { hasText: /^Save As…$/ }).count(), 1);
+		const openInViewer = pdfPage.locator('body > header a', { hasText: 'Open in Fake PDF Viewer' });
+		assert.equal(await openInViewer.count(), 1);
+		await page.waitForTimeout(1_000);
+		assert.equal(await Promise.all(page.frames().map((f) => f.locator('body').innerText({ timeout: 500 }).catch(() => ''))).then((texts) => texts.some((t) => t.includes('bytes starting %PDF'))), false, 'the viewer did not open by itself');
+		await page.mouse.move(1200, 700);
+		await screenshot(page, 'attachments-pdf');
+		await openInViewer.click();
+		const viewer = await webviewWith(page, `${Buffer.byteLength(reportPdf)} bytes starting %PDF-1.4`);
+		assert.match(await viewer.locator('h1').innerText(), /Fake PDF Viewer/);
 
 		// JSON formatted in a read-only editor, the big number as written.
 		await openFromView(page, /^summary\.json/);
@@ -275,10 +355,10 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 		await dialog.waitFor({ timeout: 30_000 });
 		const question = await dialog.innerText();
 		assert.match(question, /Delete orders\.csv from task ‘Write the weekly report’\?/);
-		assert.match(question, /records who deleted it/);
+		assert.match(question, /records who deleted it \(your user name\) and that it was from the Attachments view/);
 		await screenshot(page, 'attachments-delete');
 		await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
-		await page.getByRole('treeitem', { name: /^Write the weekly report, 4 files · / }).waitFor({ timeout: 30_000 });
+		await page.getByRole('treeitem', { name: /^Write the weekly report, 5 files · / }).waitFor({ timeout: 30_000 });
 		assert.equal(await page.getByRole('treeitem', { name: /^orders\.csv/ }).count(), 0);
 		assert.deepEqual(requests, [], 'no page reached the network');
 	} finally {

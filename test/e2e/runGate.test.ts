@@ -34,6 +34,9 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		const toast = page.locator('.notification-toast', { hasText: 'is ready for review' });
 		await toast.waitFor({ timeout: 90_000 });
 		assert.match(await toast.innerText(), /Run ‘Add a greeting helper’ is ready for review: 1 file changed, checks: 1 passed, 0 failed/);
+		// It opens the review; landing is decided next to the diff.
+		await toast.getByRole('button', { name: 'Review', exact: true }).waitFor();
+		assert.equal(await toast.getByRole('button', { name: 'Approve and Land' }).count(), 0, 'the notification does not land');
 		const waiting = page.getByRole('treeitem', { name: /^Run, waiting for review · .*scripted-model-1/ });
 		await waiting.waitFor({ timeout: 30_000 });
 		await page.waitForTimeout(800);
@@ -95,7 +98,7 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 	}
 });
 
-it('tells of a failed run with Show Run and Retry, and Abandon from the command palette puts the checkout back', async () => {
+it('tells of a failed run with Show Run and Retry; Retry on the shared checkout asks first and says what it put back; Abandon from the command palette puts the checkout back', async () => {
 	const { repo, page, close } = await launch('desk-gate-fail-e2e-', { writes: [{ path: 'src/greeting.ts', content: greeting }], exitCode: 3 }, 'Add a broken greeting');
 	try {
 		const toast = page.locator('.notification-toast', { hasText: 'failed:' });
@@ -107,6 +110,24 @@ it('tells of a failed run with Show Run and Retry, and Abandon from the command 
 		await page.getByRole('treeitem', { name: /^Run, failed/ }).waitFor({ timeout: 30_000 });
 		await page.waitForTimeout(800);
 		await screenshot(page, 'run-gate-6-failed');
+		assert.equal(git(repo, 'status', '--porcelain', '--untracked-files=all'), '?? src/greeting.ts', 'the failed run left its file in the shared checkout');
+
+		// Retry from the notification: a rationale, then a confirmation that names the files it puts back.
+		await toast.getByRole('button', { name: 'Retry', exact: true }).click();
+		await page.locator('.quick-input-widget', { hasText: 'Retry: Add a broken greeting' }).waitFor({ timeout: 30_000 });
+		await page.keyboard.press('Enter');
+		const retryDialog = page.locator('.monaco-dialog-box');
+		await retryDialog.waitFor({ timeout: 30_000 });
+		const retryQuestion = await retryDialog.innerText();
+		assert.match(retryQuestion, /Retry run ‘Add a broken greeting’\?/);
+		assert.match(retryQuestion, /Retry puts back the 1 file the agent changed in the checkout \(files you changed since are kept\) and starts a new run/);
+		await screenshot(page, 'run-gate-6b-retry-confirm');
+		await retryDialog.getByRole('button', { name: 'Retry', exact: true }).click();
+		await page.locator('.notification-toast', { hasText: 'retrying ‘Add a broken greeting’ in a new run. 1 file put back.' }).waitFor({ timeout: 30_000 });
+		// The new run fails the same way.
+		await page.getByRole('treeitem', { name: /^Run, failed · retried/ }).waitFor({ timeout: 30_000 });
+		await waitFor(async () => (await page.getByRole('treeitem', { name: /^Run, failed( |$)/ }).count()) === 2, 90_000, 'the retried run and the new one, both failed');
+		await runCommand(page, 'Notifications: Clear All Notifications');
 
 		await runCommand(page, 'Agent Desk: Abandon Run…');
 		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Add a broken greeting' });

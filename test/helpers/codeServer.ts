@@ -262,6 +262,25 @@ export async function webviewWith(page: Page, text: string, timeoutMs = 30_000):
 	return found!;
 }
 
+/**
+ * A small extension of the test's own, packaged as a .vsix (with the pinned vsce) for
+ * `launchScriptedRun(..., { install })`: `files` are its files by relative path, package.json among them.
+ */
+export function packageExtension(files: Record<string, string>): string {
+	const folder = tempDir('desk-ext-');
+	for (const [name, content] of Object.entries(files)) {
+		fs.mkdirSync(path.dirname(path.join(folder, name)), { recursive: true });
+		fs.writeFileSync(path.join(folder, name), content);
+	}
+	const vsix = path.join(folder, 'extension.vsix');
+	execFileSync(
+		process.execPath,
+		[path.join(projectRoot, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', vsix],
+		{ cwd: folder, stdio: ['ignore', 'ignore', 'inherit'] },
+	);
+	return vsix;
+}
+
 export interface ScriptedRunBench {
 	repo: string;
 	page: Page;
@@ -273,12 +292,18 @@ export interface ScriptedRunBench {
  * (with `settings` besides); the ticket written on the launch card, and Go. Resolves once the
  * ticket's intent is in the Runs view.
  */
-export async function launchScriptedRun(prefix: string, scenario: Scenario, ticket: string, settings: Record<string, unknown> = {}): Promise<ScriptedRunBench> {
+export async function launchScriptedRun(
+	prefix: string,
+	scenario: Scenario,
+	ticket: string,
+	settings: Record<string, unknown> = {},
+	options: { install?: string[] } = {},
+): Promise<ScriptedRunBench> {
 	const root = tempDir(prefix);
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 	const bench = await openDeskWorkbench({
 		folder: repo,
-		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
+		install: [path.join(projectRoot, 'out', 'agent-desk.vsix'), ...(options.install ?? [])],
 		settings: { 'agentDesk.libraryFolder': path.join(root, 'library'), 'agentDesk.agents': scriptedAgentSettings(scenario).agents, ...settings },
 	});
 	const { page } = bench;

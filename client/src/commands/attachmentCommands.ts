@@ -13,17 +13,29 @@ import { guardedBy } from './guarded';
 interface Attachment extends AttachmentRef {
 	row: AttachmentRow;
 	taskTitle: string;
+	/** How the command was invoked, in words (the delete's audit record says it). */
+	via: Via;
 }
+
+type Via = 'Attachments view' | 'command palette' | 'editor title' | 'command arguments';
 
 const idPattern = /^[0-9a-f]{32}$/;
 const taskPattern = /^[0-9A-Za-z][0-9A-Za-z._-]{0,127}$/;
 
+/** How the delete dialog names where it was invoked from. */
+const viaWords: Record<Via, string> = {
+	'Attachments view': 'the Attachments view',
+	'command palette': 'the command palette',
+	'editor title': "the attachment's editor tab",
+	'command arguments': 'a command invoked with arguments (not the Attachments view)',
+};
+
 /**
  * Commands on attachments: open (the preview by checked type), open as text, show rendered (HTML and
- * SVG), Save As…, Delete (confirmed, audited by the server), Copy Id, Reveal in Run, and Attach File
- * to Task…. Each takes a node of the Attachments view, `(project, task, id)` from a preview page's
- * link, the URI of an attachment's editor tab (editor title), or nothing (the active attachment tab,
- * else a pick).
+ * SVG), open a PDF in an installed viewer (from the PDF's page), Save As…, Delete (confirmed, audited
+ * by the server), Copy Id, Reveal in Run, and Attach File to Task…. Each takes a node of the
+ * Attachments view, `(project, task, id)` from a preview page's link, the URI of an attachment's
+ * editor tab (editor title), or nothing (the active attachment tab, else a pick).
  */
 export function registerAttachmentCommands(
 	desk: DeskClient,
@@ -33,12 +45,19 @@ export function registerAttachmentCommands(
 ): vscode.Disposable[] {
 	const guarded = guardedBy(reportError);
 
-	const find = async (ref: AttachmentRef): Promise<Attachment> => {
-		const { tasks } = await desk.request(ListAttachments, { project: ref.project });
+	/**
+	 * The attachment (project, task, id) names, looked up afresh from the server: only a project of
+	 * this window and ids of the right shape; nothing else an invocation carries is used.
+	 */
+	const find = async (project: unknown, task: unknown, id: unknown, via: Via): Promise<Attachment> => {
+		if (typeof project !== 'string' || typeof task !== 'string' || typeof id !== 'string' || !tree.windowProjects.some((p) => p.name === project) || !taskPattern.test(task) || !idPattern.test(id)) {
+			throw new Error('That names no attachment of this window.');
+		}
+		const { tasks } = await desk.request(ListAttachments, { project });
 		for (const view of tasks) {
-			const row = view.task_id === ref.task ? view.files.find((f) => f.id === ref.id) : undefined;
+			const row = view.task_id === task ? view.files.find((f) => f.id === id) : undefined;
 			if (row) {
-				return { ...ref, row, taskTitle: taskLabel(view) };
+				return { project, task, id, row, taskTitle: taskLabel(view), via };
 			}
 		}
 		throw new Error('That attachment is no longer on its task (it was deleted).');
@@ -53,7 +72,7 @@ export function registerAttachmentCommands(
 					label: row.name,
 					description: `${humanBytes(row.size)} · ${taskLabel(view)}`,
 					...(several ? { detail: project } : {}),
-					attachment: { project, task: view.task_id, id: row.id, row, taskTitle: taskLabel(view) },
+					attachment: { project, task: view.task_id, id: row.id, row, taskTitle: taskLabel(view), via: 'command palette' },
 				});
 			}
 		}
@@ -64,24 +83,36 @@ export function registerAttachmentCommands(
 		return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true }))?.attachment;
 	};
 
-	/** The attachment a command is about, from whatever invoked it. */
+	/**
+	 * The attachment a command is about, from whatever invoked it: a node of the Attachments view,
+	 * `(project, task, id)` (a preview page's link), an attachment tab's URI (the editor title), or
+	 * nothing (the active attachment tab, else a pick). Whatever the shape, only (project, task, id)
+	 * is taken from the arguments, checked, and the row read again from the server.
+	 */
 	const target = async (args: unknown[], title: string, accepts?: (row: AttachmentRow) => boolean): Promise<Attachment | undefined> => {
 		const [first, second, third] = args;
-		const node = first as AttachmentsNode | undefined;
-		if (node && typeof node === 'object' && 'type' in node && node.type === 'file') {
-			return { project: node.project, task: node.row.task_id, id: node.row.id, row: node.row, taskTitle: node.taskTitle };
-		}
-		if (typeof first === 'string' && typeof second === 'string' && typeof third === 'string') {
-			// From a preview page's link: only a project of this window, only ids of the right shape.
-			if (!tree.windowProjects.some((p) => p.name === first) || !taskPattern.test(second) || !idPattern.test(third)) {
-				throw new Error('That link names no attachment of this window.');
+		if (first instanceof vscode.Uri) {
+			const fromUri = parseAttachmentUri(first);
+			if (!fromUri) {
+				throw new Error('That names no attachment of this window.');
 			}
-			return find({ project: first, task: second, id: third });
+			return find(fromUri.project, fromUri.task, fromUri.id, 'editor title');
 		}
-		const uri = first instanceof vscode.Uri ? first : vscode.window.activeTextEditor?.document.uri;
-		const fromUri = uri ? parseAttachmentUri(uri) : undefined;
-		if (fromUri && tree.windowProjects.some((p) => p.name === fromUri.project)) {
-			return find(fromUri);
+		if (first !== undefined && first !== null && typeof first === 'object') {
+			const node = first as { type?: unknown; project?: unknown; row?: unknown };
+			const row = node.row !== null && typeof node.row === 'object' ? (node.row as { task_id?: unknown; id?: unknown }) : undefined;
+			if (node.type !== 'file' || !row) {
+				throw new Error('That names no attachment of this window.');
+			}
+			return find(node.project, row.task_id, row.id, 'Attachments view');
+		}
+		if (first !== undefined) {
+			return find(first, second, third, 'command arguments');
+		}
+		const active = vscode.window.activeTextEditor?.document.uri;
+		const fromTab = active ? parseAttachmentUri(active) : undefined;
+		if (fromTab && tree.windowProjects.some((p) => p.name === fromTab.project)) {
+			return find(fromTab.project, fromTab.task, fromTab.id, 'command palette');
 		}
 		return pick(title, accepts);
 	};
@@ -149,6 +180,11 @@ export function registerAttachmentCommands(
 			needsBytes: true,
 			accepts: (row) => available(row) && renderable(row.media_type),
 		}),
+		// Only from a PDF's page, where the person is told the viewer is a third-party extension.
+		onAttachment('agentDesk.openAttachmentInPdfViewer', 'Open which PDF in the installed viewer?', (a) => previews.openInPdfViewer(a), {
+			needsBytes: true,
+			accepts: (row) => available(row) && row.media_type === 'application/pdf',
+		}),
 		onAttachment(
 			'agentDesk.saveAttachmentAs',
 			'Save which attachment?',
@@ -177,14 +213,14 @@ export function registerAttachmentCommands(
 				`Delete ${a.row.name} from task ‘${a.taskTitle}’?`,
 				{
 					modal: true,
-					detail: `${humanBytes(a.row.size)}, ${a.row.source === 'run' ? 'attached by a run' : a.row.source === 'hand' ? 'attached by hand' : 'from a remote run'}. Its bytes are removed from the desk's store and cannot be brought back. The desk records who deleted it (your user name) and that it was from the Attachments view, in the project's audit log.`,
+					detail: `${humanBytes(a.row.size)}, ${a.row.source === 'run' ? 'attached by a run' : a.row.source === 'hand' ? 'attached by hand' : 'from a remote run'}. Its bytes are removed from the desk's store and cannot be brought back. The desk records who deleted it (your user name) and that it was from ${viaWords[a.via]}, in the project's audit log.`,
 				},
 				'Delete',
 			);
 			if (choice !== 'Delete') {
 				return;
 			}
-			await desk.request(DeleteAttachment, { project: a.project, task: a.task, ref: a.id, via: 'Attachments view' });
+			await desk.request(DeleteAttachment, { project: a.project, task: a.task, ref: a.id, via: a.via });
 			previews.close(a.id);
 			vscode.window.setStatusBarMessage(`Agent Desk: deleted ${a.row.name}`, 5000);
 		}),
@@ -211,7 +247,17 @@ export function registerAttachmentCommands(
 				if (!project) {
 					return;
 				}
-				const task = node?.type === 'task' ? { id: node.view.task_id, title: taskLabel(node.view) } : await pickTask(project.name);
+				let task: { id: string; title: string } | undefined;
+				if (node?.type === 'task') {
+					// A task node: only its id and title are taken, the id checked.
+					const { task_id: id, title } = (node.view ?? {}) as { task_id?: unknown; title?: unknown };
+					if (typeof id !== 'string' || !taskPattern.test(id)) {
+						throw new Error('That names no task of this window.');
+					}
+					task = { id, title: taskLabel({ task_id: id, title: typeof title === 'string' ? title : '' }) };
+				} else {
+					task = await pickTask(project.name);
+				}
 				if (!task) {
 					return;
 				}

@@ -5,6 +5,7 @@ import { CancelRun, DecideRun, ListRuns, ShowRun, type DecideResult, type RunDet
 import type { DeskClient } from '../deskClient';
 import { loadPatchSet, type PatchSides, type RunPages } from '../runDocuments';
 import { runSettings } from '../runSettings';
+import type { WindowProject } from '../views/assetsTree';
 import { runState, runStatusText, type RunsNode, type RunsTreeProvider } from '../views/runsTree';
 import { guardedBy } from './guarded';
 
@@ -40,13 +41,33 @@ const decisions: Record<GateDecision, DecisionWords> = {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** A run named by a tree item (the Runs view's menus) or by (project, run id) (the run page's links, the notifications). */
-function runRef(first: unknown, second: unknown): RunRef | undefined {
+/** What a run id looks like (an object id); anything else is no run. */
+const runIdPattern = /^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$/;
+
+/**
+ * A run named by a tree item (the Runs view's menus) or by (project, run id) (the run page's links,
+ * the notifications), reduced to those two strings. Undefined when the arguments name no run; an
+ * error when they name one outside this window's projects (a link or a caller may pass anything).
+ */
+function runRef(first: unknown, second: unknown, windowProjects: readonly WindowProject[]): RunRef | undefined {
+	let ref: RunRef | undefined;
 	if (typeof first === 'string' && typeof second === 'string') {
-		return { project: first, runId: second };
+		ref = { project: first, runId: second };
+	} else {
+		const node = first as Partial<RunsNode> | undefined;
+		if (node && typeof node === 'object' && node.type === 'run') {
+			const run = (node as { run?: { id?: unknown } }).run;
+			const project = (node as { project?: unknown }).project;
+			if (typeof project !== 'string' || typeof run?.id !== 'string') {
+				throw new Error('That names no run of this window.');
+			}
+			ref = { project, runId: run.id };
+		}
 	}
-	const node = first as RunsNode | undefined;
-	return node && typeof node === 'object' && node.type === 'run' ? { project: node.project, runId: node.run.id } : undefined;
+	if (ref && (!windowProjects.some((p) => p.name === ref.project) || !runIdPattern.test(ref.runId))) {
+		throw new Error('That names no run of this window.');
+	}
+	return ref;
 }
 
 /**
@@ -125,8 +146,20 @@ export function registerGateCommands(
 	};
 
 	const abandonText = (detail: RunDetail): string => {
-		const shared = detail.run.tags['desk.isolation'] === 'shared';
-		return `Its change is rejected and the task marked failed.${shared && detail.patchsets.length ? ' The files the agent changed in the checkout are put back as they were when the run began (a file you edited since is left as it is).' : ''}`;
+		return `Its change is rejected and the task marked failed.${putsBack(detail) ? ' The files the agent changed in the checkout are put back as they were when the run began (a file you edited since is left as it is).' : ''}`;
+	};
+
+	/** The files a Retry or an Abandon puts back: on the shared checkout, those the run's last PatchSet touched; none elsewhere. */
+	const putsBack = (detail: RunDetail): number => {
+		const last = detail.patchsets[detail.patchsets.length - 1];
+		return detail.run.tags['desk.isolation'] === 'shared' && last ? new Set(last.touched.map((f) => f.path)).size : 0;
+	};
+
+	/** What the server says it put back and what it left (files changed since the run), in words. */
+	const restoredText = (result: DecideResult): string => {
+		const restored = result.restored?.length ? ` ${plural(result.restored.length, 'file')} put back.` : '';
+		const left = result.left?.length ? ` Left as they are (changed since the run): ${result.left.join(', ')}.` : '';
+		return `${restored}${left}`;
 	};
 
 	const report = async (ref: RunRef, detail: RunDetail, result: DecideResult): Promise<void> => {
@@ -148,16 +181,14 @@ export function registerGateCommands(
 			}
 			case 'retry': {
 				const show = 'Show Run';
-				const choice = await vscode.window.showInformationMessage(`Agent Desk: retrying ‘${title}’ in a new run.`, show);
+				const choice = await vscode.window.showInformationMessage(`Agent Desk: retrying ‘${title}’ in a new run.${restoredText(result)}`, show);
 				if (choice === show && result.new_run) {
 					await pages.open(ref.project, result.new_run);
 				}
 				return;
 			}
 			case 'abandon': {
-				const restored = result.restored?.length ? ` ${plural(result.restored.length, 'file')} put back.` : '';
-				const left = result.left?.length ? ` Left as they are (changed since the run): ${result.left.join(', ')}.` : '';
-				void vscode.window.showInformationMessage(`Agent Desk: abandoned ‘${title}’.${restored}${left}`);
+				void vscode.window.showInformationMessage(`Agent Desk: abandoned ‘${title}’.${restoredText(result)}`);
 				return;
 			}
 			case 'checkpoint': {
@@ -171,7 +202,10 @@ export function registerGateCommands(
 		}
 	};
 
-	/** A decision: an optional rationale, a confirmation that says what happens for Land and Abandon, then the server. */
+	/**
+	 * A decision: an optional rationale, a confirmation that says what happens for Land and Abandon
+	 * (and for Retry when it puts files of the shared checkout back), then the server.
+	 */
 	const decide = async (ref: RunRef, decision: GateDecision): Promise<void> => {
 		const words = decisions[decision];
 		const detail = await desk.request(ShowRun, { project: ref.project, id: ref.runId });
@@ -185,13 +219,24 @@ export function registerGateCommands(
 		if (rationale === undefined) {
 			return;
 		}
-		if (decision === 'commit' || decision === 'abandon') {
-			const action = decision === 'commit' ? 'Land' : 'Abandon';
+		const restoring = decision === 'retry' ? putsBack(detail) : 0;
+		if (decision === 'commit' || decision === 'abandon' || restoring > 0) {
+			const action = decision === 'commit' ? 'Land' : decision === 'abandon' ? 'Abandon' : 'Retry';
 			const question = `${action} run ‘${title}’?`;
 			const choice =
 				decision === 'commit'
 					? await vscode.window.showInformationMessage(question, { modal: true, detail: landingText(ref, detail) }, action)
-					: await vscode.window.showWarningMessage(question, { modal: true, detail: abandonText(detail) }, action);
+					: await vscode.window.showWarningMessage(
+							question,
+							{
+								modal: true,
+								detail:
+									decision === 'abandon'
+										? abandonText(detail)
+										: `Retry puts back the ${plural(restoring, 'file')} the agent changed in the checkout (files you changed since are kept) and starts a new run of the task.`,
+							},
+							action,
+						);
 			if (choice !== action) {
 				return;
 			}
@@ -221,7 +266,7 @@ export function registerGateCommands(
 	/** A command on a run: the one it is given, else the one the person picks among those it fits. */
 	const onRun = (body: (ref: RunRef) => Promise<void>, pick: string, accepts: (run: RunSummary) => boolean, none: string) =>
 		guarded(async (first?: unknown, second?: unknown) => {
-			const ref = runRef(first, second) ?? (await pickRun(pick, accepts, none));
+			const ref = runRef(first, second, runs.windowProjects) ?? (await pickRun(pick, accepts, none));
 			if (ref) {
 				await body(ref);
 			}
@@ -238,6 +283,9 @@ export function registerGateCommands(
 	];
 
 	const onRunFinished = (params: RunFinishedParams): void => {
+		if (!runs.windowProjects.some((p) => p.name === params.project)) {
+			return;
+		}
 		const ref = { project: params.project, runId: params.run };
 		const then = (actions: Record<string, (ref: RunRef) => Promise<void>>) => (choice: string | undefined) => {
 			const action = choice ? actions[choice] : undefined;
@@ -247,9 +295,10 @@ export function registerGateCommands(
 		};
 		if (params.status === 'gate') {
 			const { passed, failed } = params.checks;
+			// Only Review: landing is decided next to the diff (the run page), in the Runs view or the palette, never blind from a toast.
 			void vscode.window
-				.showInformationMessage(`Run ‘${params.title}’ is ready for review: ${plural(params.touched, 'file')} changed, checks: ${passed} passed, ${failed} failed`, 'Review', 'Approve and Land')
-				.then(then({ Review: review, 'Approve and Land': (r) => decide(r, 'commit') }));
+				.showInformationMessage(`Run ‘${params.title}’ is ready for review: ${plural(params.touched, 'file')} changed, checks: ${passed} passed, ${failed} failed`, 'Review')
+				.then(then({ Review: review }));
 		} else {
 			void vscode.window
 				.showErrorMessage(`Run ‘${params.title}’ failed: ${params.error ?? 'no reason was recorded'}`, 'Show Run', 'Retry')

@@ -10,18 +10,27 @@ import type { RunsTreeProvider } from '../views/runsTree';
 export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pages: RunPages, patches: PatchSides, reportError: (error: unknown) => void): vscode.Disposable[] {
 	const guarded = guardedBy(reportError);
 	const pickProject = async () => (await chooseProject(runs.windowProjects, undefined))?.name;
+	/** A project of this window and ids, all strings (a caller may pass anything), else an error. */
+	const named = (project: unknown, ...ids: unknown[]): [string, ...string[]] => {
+		if (typeof project !== 'string' || !runs.windowProjects.some((p) => p.name === project) || !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 128)) {
+			throw new Error('That names no run of this window.');
+		}
+		return [project, ...(ids as string[])];
+	};
 	return [
 		vscode.commands.registerCommand('agentDesk.refreshRuns', () => runs.refresh()),
 		vscode.commands.registerCommand(
 			'agentDesk.openRun',
-			guarded(async (project: string, runId: string) => {
-				await pages.open(project, runId);
+			guarded(async (projectArg: unknown, runIdArg: unknown) => {
+				const [project, runId] = named(projectArg, runIdArg);
+				await pages.open(project, runId!);
 			}),
 		),
 		vscode.commands.registerCommand(
 			'agentDesk.openPatchSet',
-			guarded(async (project: string, runId: string, patchsetId: string) => {
-				const [detail, { source, paths, changes }] = await Promise.all([desk.request(ShowRun, { project, id: runId }), loadPatchSet(desk, patches, project, patchsetId)]);
+			guarded(async (projectArg: unknown, runIdArg: unknown, patchsetArg: unknown) => {
+				const [project, runId, patchsetId] = named(projectArg, runIdArg, patchsetArg);
+				const [detail, { source, paths, changes }] = await Promise.all([desk.request(ShowRun, { project, id: runId! }), loadPatchSet(desk, patches, project, patchsetId!)]);
 				const title = `PatchSet: ${detail.task.title}${source === 'artifact' ? ' (proposed)' : ''}`;
 				if (changes.length === 0) {
 					void vscode.window.showInformationMessage('Agent Desk: this PatchSet changes no file.');

@@ -17,15 +17,23 @@ function isProjectNode(node: { type: string }): node is ProjectNode {
 	return node.type === 'project';
 }
 
+/** The project a node names by its name, when it does; '' (one key for all) when it does not. */
+function projectNameOf(node: object): string {
+	const project = (node as { project?: unknown }).project;
+	return typeof project === 'string' ? project : '';
+}
+
 /**
  * What the desk's trees share: one project per window folder (the tree shows the project's own
  * nodes at its top when the window has one, else a node per project), nothing while the desk is not
- * ready or the workspace is not trusted, a failure reported once, and refresh.
+ * ready or the workspace is not trusted, a failure reported once per project and message, and refresh.
  */
 export abstract class ProjectTreeProvider<T extends { type: string }> implements vscode.TreeDataProvider<T>, vscode.Disposable {
 	private readonly changeEmitter = new vscode.EventEmitter<T | undefined>();
 	readonly onDidChangeTreeData = this.changeEmitter.event;
 	protected projects: WindowProject[] = [];
+	/** Per project and read (its list, or a kind of node under it), the message of the failure last reported, until that read succeeds. */
+	private readonly reported = new Map<string, string>();
 
 	constructor(protected readonly desk: DeskClient, protected readonly onError: (error: unknown) => void) {}
 
@@ -46,18 +54,37 @@ export abstract class ProjectTreeProvider<T extends { type: string }> implements
 		if (this.desk.state !== 'ready' || !vscode.workspace.isTrusted) {
 			return [];
 		}
+		// What a failure is reported under: the project, and whether its own list or a node under it was read.
+		const project = !node ? (this.projects.length === 1 ? this.projects[0]!.name : undefined) : isProjectNode(node) ? node.project.name : projectNameOf(node);
+		const key = project === undefined ? undefined : `${project}\n${!node || isProjectNode(node) ? 'project' : node.type}`;
 		try {
+			let children: T[];
 			if (!node) {
-				return this.projects.length === 1 ? await this.projectChildren(this.projects[0]!) : this.projects.map((project) => this.projectNode(project));
+				children = this.projects.length === 1 ? await this.projectChildren(this.projects[0]!) : this.projects.map((p) => this.projectNode(p));
+			} else if (isProjectNode(node)) {
+				children = await this.projectChildren(node.project);
+			} else {
+				children = await this.childrenOf(node);
 			}
-			if (isProjectNode(node)) {
-				return await this.projectChildren(node.project);
+			if (key !== undefined) {
+				// Read: a failure after this is news again.
+				this.reported.delete(key);
 			}
-			return await this.childrenOf(node);
+			return children;
 		} catch (error) {
-			this.onError(error);
+			this.report(key ?? '', error);
 			return this.failed();
 		}
+	}
+
+	/** A failure, reported unless the same message was already reported for that read of the project (every refresh would repeat it). */
+	private report(key: string, error: unknown): void {
+		const message = error instanceof Error ? error.message : String(error);
+		if (this.reported.get(key) === message) {
+			return;
+		}
+		this.reported.set(key, message);
+		this.onError(error);
 	}
 
 	abstract getTreeItem(node: T): vscode.TreeItem;
