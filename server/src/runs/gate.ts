@@ -90,7 +90,7 @@ export class RunGate {
 				const next = newRun(actor('system', 'agent-desk'), task, head);
 				addRun(task, next);
 				this.reject(patchsets);
-				const restored = placement ? await this.restoreShared(run, placement, patchsets) : { restored: [], left: [] };
+				const restored = placement ? await this.restoreShared(placement, patchsets) : { restored: [], left: [] };
 				this.closeGate(run);
 				ai.put([decision, ...patchsets, task, next, run]);
 				if (placement) {
@@ -101,7 +101,7 @@ export class RunGate {
 			case 'abandon': {
 				const decision = newDecision(person, run, 'abandon', { ...(rationale ? { rationale } : {}) });
 				this.reject(patchsets);
-				const restored = placement ? await this.restoreShared(run, placement, patchsets) : { restored: [], left: [] };
+				const restored = placement ? await this.restoreShared(placement, patchsets) : { restored: [], left: [] };
 				if (task.status === 'running' || task.status === 'draft') {
 					setTaskStatus(task, 'failed');
 				}
@@ -248,13 +248,12 @@ export class RunGate {
 	 * when it began — each file only while it is still exactly as the agent left it, so nothing the
 	 * person wrote meanwhile is lost.
 	 */
-	private async restoreShared(run: Run, placement: RunPlacement, patchsets: PatchSet[]): Promise<{ restored: string[]; left: string[] }> {
+	private async restoreShared(placement: RunPlacement, patchsets: PatchSet[]): Promise<{ restored: string[]; left: string[] }> {
 		const last = patchsets[patchsets.length - 1];
 		if (placement.isolation !== 'shared' || !last || last.apply_status === 'applied' || !last.tags['desk.tree']) {
 			return { restored: [], left: [] };
 		}
 		const git = await SafeGit.open(this.ports.project.path);
-		void run;
 		return this.putBack(git, last.tags['desk.tree'], placement.start_tree!, last.touched.map((t) => t.path), placement.installed);
 	}
 

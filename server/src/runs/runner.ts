@@ -786,7 +786,7 @@ export class RunExecutor {
 			// In the person's own checkout, what configures their tools stays read-only: git's
 			// config and hooks, the editor's settings (agents and checks are set there), Claude's.
 			readOnlyInside: placement.isolation === 'shared' ? ['.git', '.vscode', '.claude', '.agents'].map(inside) : [],
-			hiddenInside: placement.isolation === 'shared' ? [inside('.desk')] : placement.target === 'snapshot' ? [] : [],
+			hiddenInside: placement.isolation === 'shared' ? [inside('.desk')] : [],
 			...(agent ? { home: this.agentHome(placement, agent) } : {}),
 			writable: agent ? agent.writePaths.map(expandHome) : [],
 			...(outbox ? { outbox } : {}),
