@@ -175,8 +175,8 @@ export class RunExecutor {
 
 	/**
 	 * Executes a run made by Go (or by Retry) from the frozen launch record, to the gate. Resolves
-	 * when the run is Completed or Failed; never rejects for the agent's or the checks' failures,
-	 * which are the run's outcome.
+	 * when the run waits at the gate (Validating, checks done) or has Failed; never rejects for the
+	 * agent's or the checks' failures, which are the run's outcome.
 	 */
 	async execute(record: LaunchRecord, runId: string, settings: RunSettings): Promise<Run> {
 		const { ai } = this.ports;
@@ -186,18 +186,18 @@ export class RunExecutor {
 		}
 		let cancelled: string | undefined;
 		let stopAgent: ((reason: string) => void) | undefined;
-		this.live.set(runId, {
-			cancel: (reason) => {
-				cancelled ??= reason;
-				stopAgent?.(reason);
-			},
-		});
 		this.ports.db.write((tx) =>
 			tx.run(
 				'INSERT INTO run_control (run_id, launch_id, runner_pid, runner_token, agent_pgid, cancel_reason, json, updated_at) VALUES (?, ?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (run_id) DO UPDATE SET runner_pid = excluded.runner_pid, runner_token = excluded.runner_token',
 				[runId, record.launch_id, process.pid, runnerToken, '{}', new Date().toISOString()],
 			),
 		);
+		this.live.set(runId, {
+			cancel: (reason) => {
+				cancelled ??= reason;
+				stopAgent?.(reason);
+			},
+		});
 		const checkCancel = (): void => {
 			cancelled ??= this.control(runId)?.cancel_reason ?? undefined;
 			if (cancelled !== undefined) {
