@@ -1,9 +1,10 @@
-// Bundles the extension (client), the desk server, the `desk` command line and the webview with
-// esbuild, copies sql.js's wasm beside the server, and compiles tests and benchmarks to out/.
+// Bundles the extension (client), the desk server, the `desk` command line and the webviews with
+// esbuild, copies sql.js's wasm beside the server and pdf.js (its module, its worker and its licence)
+// for the PDF preview, and compiles tests and benchmarks to out/.
 // Type checking is `tsc -b` (npm run typecheck); esbuild only strips types.
 import * as esbuild from 'esbuild';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -41,9 +42,27 @@ await Promise.all([
 		entryPoints: ['webview/src/main.ts'],
 		outfile: 'dist/webview.js',
 	}),
+	esbuild.build({
+		...common,
+		platform: 'browser',
+		format: 'iife',
+		target: 'es2022',
+		entryPoints: ['webview/src/pdfViewer.ts'],
+		// A folder of its own: the PDF page may load this and dist/pdfjs, nothing else of dist/.
+		outfile: 'dist/pdfViewer/pdfViewer.js',
+	}),
 ]);
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(root, 'dist/sql-wasm.wasm'));
 chmodSync(join(root, 'dist/desk.js'), 0o755);
+
+// pdf.js as its package ships it, loaded by dist/pdfViewer/pdfViewer.js at run time: the legacy build (it carries
+// the polyfills the Chromium of older VS Code releases needs; the modern one uses APIs from 2025 on),
+// minified, and nothing else of the package (no sandbox, viewer, fonts, cmaps or wasm).
+const pdfjs = join(root, 'dist/pdfjs');
+mkdirSync(pdfjs, { recursive: true });
+copyFileSync(require.resolve('pdfjs-dist/legacy/build/pdf.min.mjs'), join(pdfjs, 'pdf.min.mjs'));
+copyFileSync(require.resolve('pdfjs-dist/legacy/build/pdf.worker.min.mjs'), join(pdfjs, 'pdf.worker.min.mjs'));
+copyFileSync(join(dirname(require.resolve('pdfjs-dist/package.json')), 'LICENSE'), join(pdfjs, 'LICENSE'));
 
 if (!production) {
 	// Tests and benchmarks: one file per entry, their own imports bundled, packages left to node_modules.

@@ -1,7 +1,8 @@
 /**
  * What an attachment preview shows, as plain functions of its bytes (no VS Code here, so tests can
  * call them anywhere): its kind, a CSV/TSV reader, image dimensions, and the pages of the preview
- * webviews. Every name and cell is escaped; no page has a script.
+ * webviews. Every name and cell is escaped; no page has a script but the PDF's, which runs only the
+ * extension's own files (its page script and the pdf.js it ships).
  */
 import { baseName, humanBytes, sourceLanguages } from '../../server/src/attachments/names';
 import { escapeHtml } from './html';
@@ -217,10 +218,10 @@ body > header > h1 { font-size: 1.25em; font-weight: 600; margin: 0; word-break:
 body > header > .desk-facts { color: var(--vscode-descriptionForeground); }
 body > header > .desk-links { margin-left: auto; display: flex; gap: 8px; }
 body > header > .desk-note { flex-basis: 100%; color: var(--vscode-descriptionForeground); }
-a.desk-button { display: inline-block; padding: 3px 12px; border-radius: 2px; text-decoration: none; background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); border: 1px solid var(--vscode-button-border, transparent); }
-a.desk-button.desk-primary { background: var(--vscode-button-background); color: var(--vscode-button-foreground); }
-a.desk-button:hover { background: var(--vscode-button-secondaryHoverBackground); } a.desk-button.desk-primary:hover { background: var(--vscode-button-hoverBackground); }
-a.desk-button:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: 2px; }
+.desk-button { display: inline-block; padding: 3px 12px; border-radius: 2px; text-decoration: none; background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); border: 1px solid var(--vscode-button-border, transparent); }
+.desk-button.desk-primary { background: var(--vscode-button-background); color: var(--vscode-button-foreground); }
+.desk-button:hover { background: var(--vscode-button-secondaryHoverBackground); } .desk-button.desk-primary:hover { background: var(--vscode-button-hoverBackground); }
+.desk-button:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: 2px; }
 .desk-muted { color: var(--vscode-descriptionForeground); }
 `;
 
@@ -733,6 +734,41 @@ export function downloadPage(options: { header: PageHeader; reason: string; more
 		nonce: options.nonce,
 		style: '.desk-reason { max-width: 720px; }',
 		body: `${header(options.header)}${[options.reason, ...(options.more ?? [])].map((p) => `<p class="desk-reason">${escapeHtml(p)}</p>`).join('')}`,
+	});
+}
+
+/**
+ * A PDF drawn by the pdf.js the extension ships (dist/pdfjs), page by page on canvases, by the page
+ * script `script` (dist/pdfViewer/pdfViewer.js) that gets the bytes from the host by message. The only scripts
+ * are those two files (by their origin `cspSource`) and the page's nonce; pdf.js's worker from there
+ * or from the blob: it wraps it in; images from data: and blob: URIs; no connection, no frame, no form.
+ */
+export function pdfPage(options: { header: PageHeader; nonce: string; cspSource: string; script: string; pdfjs: string; worker: string }): string {
+	const { nonce, cspSource } = options;
+	const button = (id: string, label: string, extra = '') => `<button type="button" class="desk-button" id="${id}"${extra}>${escapeHtml(label)}</button>`;
+	const controls = `<span class="desk-links">${button('fit-width', 'Fit Width', ' aria-pressed="true"')}${button('actual-size', '100 %', ' aria-pressed="false"')}<button type="button" class="desk-button desk-primary" data-save-as="">Save As…</button></span>`;
+	const facts = escapeHtml(options.header.facts.join(' · '));
+	return page({
+		title: options.header.name,
+		csp: `script-src 'nonce-${nonce}' ${cspSource}; worker-src ${cspSource} blob:; img-src data: blob:; style-src 'nonce-${nonce}'; connect-src 'none'; frame-src 'none'; form-action 'none';`,
+		nonce,
+		style: `
+body { display: flex; flex-direction: column; min-height: 100vh; box-sizing: border-box; padding-bottom: 0; }
+body > header { margin-bottom: 0; }
+button.desk-button { font: inherit; line-height: inherit; cursor: pointer; }
+button.desk-button[aria-pressed="true"] { outline: 1px solid var(--vscode-focusBorder); outline-offset: -1px; }
+body > header > .desk-facts .desk-count { color: var(--vscode-foreground); }
+#status { max-width: 720px; margin-top: 14px; padding: 12px 16px; border-left: 3px solid var(--vscode-inputValidation-errorBorder, #be1100); background: var(--vscode-inputValidation-errorBackground, transparent); }
+#status p { margin: 8px 0 0; }
+#pages { flex: 1; display: flex; flex-direction: column; align-items: center; gap: 18px; padding: 18px 24px 28px; margin: 0 -20px; background: var(--vscode-editorWidget-background, #252526); overflow-x: auto; }
+#pages[hidden], button[hidden] { display: none; }
+#pages figure { margin: 0; display: flex; flex-direction: column; align-items: center; gap: 6px; }
+#pages canvas { display: block; background: #ffffff; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.45); }
+#pages figcaption { font-size: 0.9em; color: var(--vscode-descriptionForeground); }`,
+		body: `<header><h1>${escapeHtml(options.header.name)}</h1><span class="desk-facts">${facts} · <span class="desk-count" id="page-count">Loading…</span></span>${controls}${options.header.note ? `<span class="desk-note">${escapeHtml(options.header.note)}</span>` : ''}</header>
+<div id="status" role="alert" hidden></div>
+<main id="pages" aria-label="Pages"></main>
+<script nonce="${nonce}" src="${escapeHtml(options.script)}" data-pdfjs="${escapeHtml(options.pdfjs)}" data-worker="${escapeHtml(options.worker)}"></script>`,
 	});
 }
 

@@ -14,11 +14,13 @@ import {
 	languageFor,
 	markdownPage,
 	pageButton,
+	pdfPage,
 	renderedPage,
 	safeFileName,
 	tablePage,
 	type PageHeader,
 } from './attachmentPages';
+import { parsePdfMessage, type PdfHostToWebview } from '../../webview/src/pdfMessages';
 import type { DeskClient } from './deskClient';
 import { newNonce } from './html';
 
@@ -95,8 +97,9 @@ export function pdfViewer(): PdfViewer | undefined {
  * Previews of attachments in editor tabs, by the type the server checked against the stored bytes
  * (never the recorded claim): images, CSV/TSV tables and rendered Markdown in webviews without
  * scripts; text, source code, formatted JSON, and HTML/SVG source in read-only editors; HTML and SVG
- * rendered only on request, in a sandboxed frame; PDF offered for Save As…, and for an installed
- * PDF viewer extension only when the person asks for it there; the rest offered for Save As….
+ * rendered only on request, in a sandboxed frame; PDF drawn by the pdf.js the extension ships (in a
+ * trusted workspace; otherwise, or where that pdf.js cannot start, offered for Save As…, and for an
+ * installed PDF viewer extension only when the person asks for it there); the rest offered for Save As….
  */
 export class AttachmentPreviews implements vscode.TextDocumentContentProvider, vscode.Disposable {
 	private readonly panels = new Map<string, vscode.WebviewPanel>();
@@ -108,7 +111,11 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 	 */
 	private readonly previewFolder: vscode.Uri;
 
-	constructor(private readonly desk: DeskClient, storage: vscode.Uri) {
+	constructor(
+		private readonly desk: DeskClient,
+		storage: vscode.Uri,
+		private readonly extensionUri: vscode.Uri,
+	) {
 		this.previewFolder = vscode.Uri.joinPath(storage, 'attachment-previews', randomBytes(12).toString('hex'));
 	}
 
@@ -292,21 +299,109 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 	}
 
 	/**
-	 * A PDF always opens the download page: the desk cannot tell which pdf.js an installed viewer is
-	 * built on (those before 4.2.67 run what a crafted PDF carries, CVE-2024-4367). When an extension
-	 * contributes a PDF editor, the page also offers it, as a button the person clicks, named as the
-	 * third-party extension it is.
+	 * A PDF drawn by the pdf.js the extension ships, a current one (see pdfPage and dist/pdfViewer/pdfViewer.js for
+	 * what it may do). In an untrusted workspace, for bytes the desk returned only part of, or where that
+	 * pdf.js cannot start, the download page instead.
 	 */
 	private showPdf(ref: AttachmentRef, content: AttachmentContent): void {
-		const viewer = pdfViewer();
+		if (!vscode.workspace.isTrusted) {
+			this.showPdfDownload(ref, content, 'Agent Desk renders no PDF in an untrusted workspace. Save As… writes the PDF where you choose.', false);
+			return;
+		}
+		if (content.truncated) {
+			this.showPdfDownload(ref, content, 'The desk returned only part of this PDF, so it is not shown here. Save As… writes it where you choose.');
+			return;
+		}
+		const key = this.panelKey(ref, 'pdf');
+		const open = this.panels.get(key);
+		if (open) {
+			open.reveal();
+			return;
+		}
+		const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+		const pdfjsFolder = vscode.Uri.joinPath(dist, 'pdfjs');
+		const scriptFolder = vscode.Uri.joinPath(dist, 'pdfViewer');
+		const scriptFile = vscode.Uri.joinPath(scriptFolder, 'pdfViewer.js');
+		// Scripts on for this page alone: its own script and pdf.js, no other local file, no command links, no forms.
+		const panel = vscode.window.createWebviewPanel('agentDesk.attachment', baseName(content.row.name), vscode.ViewColumn.Active, {
+			enableScripts: true,
+			enableForms: false,
+			enableCommandUris: false,
+			localResourceRoots: [pdfjsFolder, scriptFolder],
+		});
+		this.panels.set(key, panel);
+		const bytes = Buffer.from(content.base64, 'base64');
+		let started = false;
+		let fellBack = false;
+		const fallBack = (why: string) => {
+			if (fellBack) {
+				return;
+			}
+			fellBack = true;
+			this.panels.delete(key);
+			panel.dispose();
+			this.showPdfDownload(ref, content, `The desk's PDF viewer (pdf.js) could not start here (${why}). Save As… writes the PDF where you choose.`);
+		};
+		// A page that never says it is ready (its script blocked or broken) falls back too.
+		const timer = setTimeout(() => {
+			if (!started) {
+				fallBack('its page did not start');
+			}
+		}, 20_000);
+		panel.onDidDispose(() => {
+			clearTimeout(timer);
+			if (this.panels.get(key) === panel) {
+				this.panels.delete(key);
+			}
+		});
+		panel.webview.onDidReceiveMessage((raw: unknown) => {
+			const message = parsePdfMessage(raw);
+			switch (message?.type) {
+				case 'ready': {
+					// Again after every reload of the page (a hidden tab shown again): the bytes go each time.
+					started = true;
+					const reply: PdfHostToWebview = { type: 'pdf', bytes: new Uint8Array(bytes) };
+					void panel.webview.postMessage(reply);
+					return;
+				}
+				case 'saveAs':
+					void vscode.commands.executeCommand('agentDesk.saveAttachmentAs', ref.project, ref.task, ref.id);
+					return;
+				case 'unavailable':
+					fallBack(message.reason || 'pdf.js did not load');
+					return;
+				default:
+					// 'rendered' and 'failed' are for the page to show; it does.
+					return;
+			}
+		});
+		const webview = panel.webview;
+		const header: PageHeader = { name: content.row.name, facts: headerFacts(content.row, content.inline_type) };
+		webview.html = pdfPage({
+			header,
+			nonce: newNonce(),
+			cspSource: webview.cspSource,
+			script: webview.asWebviewUri(scriptFile).toString(),
+			pdfjs: webview.asWebviewUri(vscode.Uri.joinPath(pdfjsFolder, 'pdf.min.mjs')).toString(),
+			worker: webview.asWebviewUri(vscode.Uri.joinPath(pdfjsFolder, 'pdf.worker.min.mjs')).toString(),
+		});
+	}
+
+	/**
+	 * A PDF's download page. When an extension contributes a PDF editor (and `offerViewer`), the page
+	 * also offers it, as a button the person clicks, named as the third-party extension it is: the desk
+	 * cannot tell which pdf.js it is built on (those before 4.2.67 run what a crafted PDF carries, CVE-2024-4367).
+	 */
+	private showPdfDownload(ref: AttachmentRef, content: AttachmentContent, reason: string, offerViewer = true): void {
+		const viewer = offerViewer ? pdfViewer() : undefined;
 		if (!viewer) {
-			this.showDownload(ref, content, 'The desk does not show PDFs itself, and no PDF viewer is installed in this editor. Save As… writes the PDF where you choose.');
+			this.showDownload(ref, content, reason);
 			return;
 		}
 		this.showDownload(
 			ref,
 			content,
-			'The desk does not show PDFs itself. Save As… writes the PDF where you choose.',
+			reason,
 			[link('agentDesk.openAttachmentInPdfViewer', ref, `Open in ${viewer.extensionName}`)],
 			[
 				`${viewer.extensionName} (${viewer.extensionId}) is a PDF viewer from a third-party extension installed in this editor, not part of Agent Desk. The desk cannot check which version of pdf.js it is built on; viewers built on pdf.js before 4.2.67 can be made to run code by a crafted PDF (CVE-2024-4367). Open the PDF there only if you trust the viewer and where the file came from.`,
@@ -345,7 +440,7 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 
 	/** One tab per attachment and view: shown again if open. Scripts off, no local resources, only the preview commands as links. */
 	private showPanel(ref: AttachmentRef, view: string, title: string, html: string): void {
-		const key = `${encodeURIComponent(ref.project)}/${ref.task}/${ref.id}/${view}`;
+		const key = this.panelKey(ref, view);
 		let panel = this.panels.get(key);
 		if (panel) {
 			panel.reveal();
@@ -361,5 +456,9 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 			this.panels.set(key, created);
 		}
 		panel.webview.html = html;
+	}
+
+	private panelKey(ref: AttachmentRef, view: string): string {
+		return `${encodeURIComponent(ref.project)}/${ref.task}/${ref.id}/${view}`;
 	}
 }

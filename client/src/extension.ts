@@ -63,7 +63,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 	const cards = new LaunchCards(context.extensionUri, desk, (project) => runSettings(projectPath(project)), (error) => reportError(output, error));
 	context.subscriptions.push(cards, ...registerCardCommands(desk, assets, assetsView, cards, (error) => reportError(output, error)));
 	const attachments = new AttachmentsTreeProvider(desk, (error) => reportError(output, error));
-	const previews = new AttachmentPreviews(desk, context.globalStorageUri);
+	const previews = new AttachmentPreviews(desk, context.globalStorageUri, context.extensionUri);
 	context.subscriptions.push(
 		attachments,
 		previews,

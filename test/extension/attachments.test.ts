@@ -302,7 +302,7 @@ describe('Attachments in the extension host', () => {
 		assert.ok((await activeTab('blob.bin')).input instanceof vscode.TabInputWebview);
 	});
 
-	it('offers a PDF for Save As… when no PDF viewer is installed', async () => {
+	it('opens a PDF in a page of its own (drawn by the pdf.js the extension ships)', async () => {
 		await open('doc.pdf');
 		assert.ok((await activeTab('doc.pdf')).input instanceof vscode.TabInputWebview);
 	});
