@@ -130,6 +130,8 @@ export class RunGate {
 				const decision = newDecision(person, run, 'checkpoint', { chosen, checkpointId, ...(rationale ? { rationale } : {}) });
 				this.closeGate(run);
 				ai.put([decision, run]);
+				// The state is kept (the checkpoint commit, or every file's blob): the run's folder can go.
+				await this.cleanUp(placement);
 				return { decision };
 			}
 			case 'rollback':

@@ -262,6 +262,7 @@ it('Checkpoint keeps the change as a commit under refs/desk/checkpoints/, off ev
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'no branch moved');
 	assert.equal(ai.require<Run>(run.object_id, 'run').status, 'completed');
 	assert.equal(ai.runDecision(run.object_id)?.rationale, 'resume tomorrow');
+	assert.equal(git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length, 1, 'the run\'s worktree is gone; the checkpoint keeps its state');
 });
 
 it('links the agent plants are never followed: a folder made a link is not read into the change, and Abandon does not write through a file made a link', async () => {
