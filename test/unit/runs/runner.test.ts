@@ -136,9 +136,9 @@ it('an agent that fails, or makes no change, fails the run; Retry makes a new Ru
 	const { run, gate, ai } = await goAndRun(desk, repo, 'Do something', scriptedAgentSettings({ exitCode: 4 }));
 	assert.equal(run.status, 'failed');
 	assert.match(run.error ?? '', /exited with 4/);
-	assert.equal(run.status, 'failed', 'a failed run stays failed after its decision');
 	await assert.rejects(gate.decide(run.object_id, { decision: 'commit' }), (e) => isDeskError(e, 'run.noPatch'));
 	const retry = await gate.decide(run.object_id, { decision: 'retry', rationale: 'try again' });
+	assert.equal(ai.require<Run>(run.object_id, 'run').status, 'failed', 'a failed run stays failed after its decision');
 	const task = ai.require<Task>(run.task, 'task');
 	assert.deepEqual(task.runs, [run.object_id, retry.new_run]);
 	const next = ai.require<Run>(retry.new_run!, 'run');
