@@ -35,7 +35,8 @@ import type { Library } from '../assets/library';
 import type { AssetCheck, AssetRecord, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
 import { scrubText } from '../core/secrets';
-import { hasNoLinkOnTheWay } from '../store/folderFiles';
+import { isAlive, processStartTime } from '../core/processes';
+import { hasNoLinkOnTheWay, writeInFolder } from '../store/folderFiles';
 import type { Logger } from '../core/logger';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { AssetPlug } from '../launch/types';
@@ -48,7 +49,8 @@ import { composePrompt, globMatches, planSteps, type PromptReference, type Promp
 import { expandHome, programFolders, resolveCommand, sandboxArgs, sandboxStatus, spawnSandboxed, type SandboxLayout } from './sandbox';
 import { SafeGit } from './safeGit';
 import { chooseAgent, type AgentSettings, type RunSettings } from './settings';
-import { looksLikeText, prepareTargetFolder, targetChanges, type TargetMarker } from './targetFolder';
+import { prepareTargetFolder, targetChanges, type TargetMarker } from './targetFolder';
+import { isText } from '../attachments/names';
 import { targetDiff } from './targetDiff';
 
 /** How a run is carried out, kept in run_control beside the Run. */
@@ -590,7 +592,7 @@ export class RunExecutor {
 					}
 					for (const file of matched) {
 						const bytes = Buffer.from(await this.ports.library.cat(asset.id, file.path, plug.version));
-						if (!looksLikeText(bytes)) {
+						if (!isText(bytes)) {
 							notInlined.push({ path: file.path, reason: `not text (${bytes.length} bytes); read it from the folder` });
 						} else {
 							inlined.push({ path: file.path, text: bytes.toString('utf8') });
@@ -767,8 +769,7 @@ export class RunExecutor {
 	/** The attempt is over: what the agent left in the outbox is attached to the task (seed 002 Ingest). */
 	private ingestOutbox(run: Run, task: Task, agent: AgentSettings): void {
 		try {
-			const secrets = agent.secretEnv.map((name) => process.env[name]).filter((v): v is string => v !== undefined);
-			const report = this.ports.attachments.ingest(task.object_id, { runId: run.object_id, secrets, addedBy: `agent ${agent.name}` });
+			const report = this.ports.attachments.ingest(task.object_id, { runId: run.object_id, secrets: secretsOf(agent), addedBy: `agent ${agent.name}` });
 			if (report.added.length + report.refused.length + report.kept.length > 0) {
 				this.ports.logger.info(`run ${run.object_id}: ${AttachmentStore.summary(task.object_id, report)}`);
 				this.ports.attachmentsChanged?.(task.object_id);
@@ -956,7 +957,7 @@ export class RunExecutor {
 	}
 
 	private sink(agent: AgentSettings) {
-		const secrets = agent.secretEnv.map((name) => process.env[name]).filter((v): v is string => v !== undefined);
+		const secrets = secretsOf(agent);
 		return {
 			put: (objects: Parameters<AiStore['put']>[0]) => {
 				this.ports.ai.put(objects);
@@ -1034,26 +1035,15 @@ function evidenceKind(id: string): EvidenceKind {
 	return { other: id };
 }
 
-/** Writes a file at a relative path inside `folder`, refusing `..`, absolute paths and links on the way. */
+/** The values of the secrets the desk passes to the agent, to be scrubbed from what is stored. */
+function secretsOf(agent: AgentSettings): string[] {
+	return agent.secretEnv.map((name) => process.env[name]).filter((v): v is string => v !== undefined);
+}
+
+/** A file written inside `folder` (made when missing) through checked folders, never through a link. */
 function writeInside(folder: string, rel: string, bytes: Uint8Array): void {
-	const parts = rel.split('/');
-	if (rel === '' || rel.startsWith('/') || parts.some((p) => p === '' || p === '.' || p === '..')) {
-		throw new DeskError('asset.badPath', `${JSON.stringify(rel)} is not a path inside ${folder}.`, { path: rel });
-	}
-	let dir = folder;
-	fs.mkdirSync(dir, { recursive: true });
-	for (const part of parts.slice(0, -1)) {
-		dir = path.join(dir, part);
-		if (fs.existsSync(dir) && fs.lstatSync(dir).isSymbolicLink()) {
-			throw new DeskError('asset.unsafePath', `${rel}: ${part} is a link; nothing is written through it.`, { path: rel });
-		}
-		fs.mkdirSync(dir, { recursive: true });
-	}
-	const target = path.join(dir, parts[parts.length - 1]!);
-	if (fs.existsSync(target) && fs.lstatSync(target).isSymbolicLink()) {
-		fs.rmSync(target);
-	}
-	fs.writeFileSync(target, bytes);
+	fs.mkdirSync(folder, { recursive: true });
+	writeInFolder(folder, rel, bytes, { replaceLink: true });
 }
 
 function makeReadOnly(folder: string): void {
@@ -1077,17 +1067,6 @@ function firstLine(text: string): string {
 	return text.trim().split('\n')[0]?.trim() ?? '';
 }
 
-/** The kernel's start time of a process (field 22 of /proc/<pid>/stat), which a reused pid does not share. */
-function processStartTime(pid: number): string | undefined {
-	try {
-		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-		// The command name (field 2) may hold spaces and parentheses: count from its closing one.
-		return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-	} catch {
-		return undefined;
-	}
-}
-
 /** Is the process that wrote `token` still running? A live pid with another start time is another process. */
 function isRunnerAlive(pid: number, token: string): boolean {
 	if (!isAlive(pid)) {
@@ -1096,15 +1075,6 @@ function isRunnerAlive(pid: number, token: string): boolean {
 	const started = token.split(':')[1];
 	const now = processStartTime(pid);
 	return !started || now === undefined || started === now;
-}
-
-export function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
 }
 
 function killGroup(pgid: number, signal: NodeJS.Signals): void {

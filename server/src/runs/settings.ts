@@ -1,4 +1,5 @@
-import { DeskError } from '../core/errors';
+import { DeskError, isDeskError } from '../core/errors';
+import { validateChecks } from '../assets/checks';
 import { agentOutputFormats, type AgentOutputFormat } from '../agents/events';
 import type { AssetCheck } from '../assets/types';
 
@@ -109,7 +110,7 @@ export function parseRunSettings(value: unknown): RunSettings {
 	if (agent !== undefined && !names.has(agent)) {
 		throw new DeskError('run.unknownAgent', `No agent is named ${JSON.stringify(agent)}; desk.agents has ${[...names].join(', ') || 'none'}.`, { agent });
 	}
-	const checks = input.checks === undefined ? [] : array(input.checks, 'checks').map((c, i) => parseCheck(c, `checks[${i}]`));
+	const checks = input.checks === undefined ? [] : parseChecks(input.checks);
 	return { agents, ...(agent ? { agent } : {}), isolation, checks, maxAttempts, sandbox };
 }
 
@@ -156,18 +157,21 @@ function parseAgent(value: unknown, where: string): AgentSettings {
 	};
 }
 
-/** A check as §09 has it: id, executable, args, cwd (inside the target) and timeout in seconds. */
-export function parseCheck(value: unknown, where: string): AssetCheck {
-	const input = record(value, where);
-	const timeout = input.timeout ?? 300;
-	if (typeof timeout !== 'number' || !(timeout > 0) || timeout > 24 * 3600) {
-		throw bad(`${where}.timeout is a number of seconds above 0, not ${JSON.stringify(timeout)}.`, `${where}.timeout`);
+/**
+ * The project's checks, by the same rules as an asset's (§09: id, executable, args, cwd inside the
+ * target, timeout in seconds), refused as a setting naming the check and field that is wrong.
+ */
+function parseChecks(value: unknown): AssetCheck[] {
+	try {
+		return validateChecks(value);
+	} catch (error) {
+		if (!isDeskError(error, 'asset.badChecks')) {
+			throw error;
+		}
+		const { index, field } = error.data as { index?: number; field?: string };
+		const where = index === undefined ? 'checks' : `checks[${index}]${field ? `.${field}` : ''}`;
+		throw bad(`${where}: ${(error.data as { problem: string }).problem}.`, where);
 	}
-	const cwd = input.cwd === undefined ? '.' : string(input.cwd, `${where}.cwd`);
-	if (cwd.startsWith('/') || cwd.split('/').includes('..')) {
-		throw bad(`${where}.cwd is a folder inside the target, not ${JSON.stringify(cwd)}.`, `${where}.cwd`);
-	}
-	return { id: string(input.id, `${where}.id`), executable: string(input.executable, `${where}.executable`), args: strings(input.args ?? [], `${where}.args`), cwd, timeout };
 }
 
 function bad(message: string, field: string): DeskError {

@@ -1,6 +1,6 @@
 import { structuredPatch } from 'diff';
 import type { TargetChange } from './targetFolder';
-import { looksLikeText } from './targetFolder';
+import { isText } from '../attachments/names';
 
 /**
  * target_diff (§12): the text diff of a snapshot target's run folder against the version it began
@@ -20,7 +20,7 @@ export function targetDiff(changes: readonly TargetChange[], readBefore: (hash: 
 		} else if (change.before!.executable !== change.after!.executable) {
 			out.push(`old mode ${change.before!.executable ? '100755' : '100644'}`, `new mode ${change.after!.executable ? '100755' : '100644'}`);
 		}
-		if (!looksLikeText(before) || !looksLikeText(after)) {
+		if (!isText(before) || !isText(after)) {
 			out.push(`Binary files ${change.before ? `a/${change.path}` : '/dev/null'} (${before.length} bytes) and ${change.after ? `b/${change.path}` : '/dev/null'} (${after.length} bytes) differ`);
 			counts.set(change.path, [0, 0]);
 			continue;

@@ -95,17 +95,3 @@ export function targetChanges(folder: string, exclude: readonly string[] = [], m
 	}
 	return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
-
-/** Text or not: no NUL in the first 8 KB and valid UTF-8. */
-export function looksLikeText(bytes: Uint8Array): boolean {
-	const head = bytes.subarray(0, 8192);
-	if (head.includes(0)) {
-		return false;
-	}
-	try {
-		new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-		return true;
-	} catch {
-		return false;
-	}
-}

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { DeskError } from '../core/errors';
+import { isAlive } from '../core/processes';
 
 /**
  * The write lock of a store, shared by every process that opens it (the desk servers of several
@@ -135,18 +136,6 @@ function takeOver(file: string, judged: Owner): void {
 		}
 	}
 	fs.rmSync(aside, { force: true });
-}
-
-function isAlive(pid: number): boolean {
-	if (pid === process.pid) {
-		return true;
-	}
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
