@@ -33,6 +33,7 @@ export class AgentRecorder {
 	private result: Extract<AgentEvent, { kind: 'result' }> | undefined;
 	private planSteps: string[] | undefined;
 	private toolCalls = 0;
+	private pipelineWrittenAt = 0;
 	private unparsed = 0;
 	private readonly agent;
 
@@ -69,7 +70,15 @@ export class AgentRecorder {
 				});
 				this.open.set(event.call_id, invocation);
 				pushFrame(this.pipeline, 'tool_call', this.sink.scrub(`${event.tool} ${briefArgs(event.args)}`.trim()).slice(0, 200), { data: { tool_invocation: invocation.object_id } });
-				this.sink.put([invocation, this.pipeline]);
+				// The pipeline is rewritten whole on each write: at most once a second while calls come in,
+				// and always when the node ends, so a long run does not write its frames again per call.
+				const now = Date.now();
+				if (now - this.pipelineWrittenAt >= 1000) {
+					this.pipelineWrittenAt = now;
+					this.sink.put([invocation, this.pipeline]);
+				} else {
+					this.sink.put([invocation]);
+				}
 				break;
 			}
 			case 'tool_finished': {
@@ -142,7 +151,7 @@ export class AgentRecorder {
 			...(cost !== undefined || this.usageBefore.cost !== undefined ? { cost: (this.usageBefore.cost ?? 0) + (cost ?? 0) } : {}),
 		};
 		setTokenUsage(this.provenance, usage.input, usage.output, usage.cost);
-		this.sink.put([this.provenance]);
+		this.sink.put([this.provenance, this.pipeline]);
 		const answer = this.sink.scrub(this.result?.text?.trim() ? this.result.text : (this.messages[this.messages.length - 1] ?? ''));
 		const exited = exit.code === 0;
 		const reported = this.result ? this.result.ok : true;
