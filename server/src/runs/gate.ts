@@ -313,8 +313,8 @@ export class RunGate {
 		}
 		if (placement.isolation === 'worktree') {
 			await SafeGit.open(this.ports.project.path)
-				.then((git) => git.run(['worktree', 'prune'], { okCodes: [0, 1, 128] }))
-				.catch((error: unknown) => this.ports.logger.warn(`git worktree prune failed: ${(error as Error).message}`));
+				.then((git) => git.removeWorktree(placement.work_folder))
+				.catch((error: unknown) => this.ports.logger.warn(`the run's worktree could not be removed from git's list: ${(error as Error).message}`));
 		}
 	}
 
