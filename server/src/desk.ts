@@ -1,9 +1,8 @@
 import * as fs from 'node:fs';
-import git from 'isomorphic-git';
 import * as path from 'node:path';
 import { Library, type FolderAdoption, type WorkspaceFolder } from './assets/library';
-import type { Environment, GitReader } from './assets/ports';
-import { DeskError } from './core/errors';
+import type { Environment } from './assets/ports';
+import { DeskError, isDeskError } from './core/errors';
 import type { Logger } from './core/logger';
 import { seal, verifyChecksum, verifyIntegrity } from './ai/model';
 import type { PatchSet } from './ai/types';
@@ -17,7 +16,7 @@ import { RunExecutor } from './runs/runner';
 import type { RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
 import { AiStore } from './store/aiStore';
-import { IsoGitReader } from './git/isoGitReader';
+import { RepositoryReader } from './git/repositoryReader';
 import { BlobStore } from './store/blobStore';
 import { DurableDatabase } from './store/durableDatabase';
 import { nodeEnvironment } from './store/nodeEnvironment';
@@ -31,7 +30,6 @@ export interface DeskOptions {
 	logger: Logger;
 	/** How long to wait for another process that holds the library. */
 	lockTimeoutMs?: number;
-	git?: GitReader;
 	env?: Environment;
 }
 
@@ -64,7 +62,7 @@ export class Desk {
 		readonly blobs: BlobStore,
 		private readonly libraryDb: DurableDatabase,
 		private readonly snapshots: NodeSnapshotFiles,
-		private readonly git: GitReader,
+		private readonly git: RepositoryReader,
 		private readonly logger: Logger,
 	) {}
 
@@ -81,7 +79,7 @@ export class Desk {
 		try {
 			const blobs = new BlobStore(path.join(libraryDir, 'blobs'));
 			const snapshots = new NodeSnapshotFiles(libraryDir, blobs);
-			const gitReader = options.git ?? new IsoGitReader();
+			const gitReader = new RepositoryReader({ historyCacheDir: path.join(libraryDir, 'cache', 'git-history') });
 			const library = new Library(
 				new SqlLibraryStore(db),
 				gitReader,
@@ -252,7 +250,7 @@ export class Desk {
 		const ai = await this.projectAi(top);
 		const objects = ai.all().map((o) => (verifyChecksum(o) ? o : seal(o)));
 		ai.put(objects);
-		return exportHistory(top, objects, ref);
+		return exportHistory(this.git.repository(top), objects, ref);
 	}
 
 	/**
@@ -261,7 +259,7 @@ export class Desk {
 	 */
 	async importHistory(top: string, ref = historyRef): Promise<{ added: number; unchanged: number; refused: Array<{ path: string; reason: string }> }> {
 		const ai = await this.projectAi(top);
-		const read = await readHistory(top, ref);
+		const read = await readHistory(this.git.repository(top), ref);
 		let added = 0;
 		const refused = [...read.refused];
 		for (const object of read.objects) {
@@ -280,7 +278,7 @@ export class Desk {
 	/**
 	 * The files a PatchSet changes, before and after: from the commit its decision made when there is
 	 * one, else its stored diff (a unified diff in the blob store, checked against its hash) applied
-	 * to the baseline commit. Read with isomorphic-git; nothing the repository configures runs.
+	 * to the baseline commit. Read by the desk's git reader; nothing the repository configures runs.
 	 */
 	async patchSetFiles(top: string, patchsetId: string): Promise<{ source: 'commit' | 'artifact'; files: Array<{ path: string; before: Uint8Array | null; after: Uint8Array | null }> }> {
 		const ai = await this.projectAi(top);
@@ -290,9 +288,13 @@ export class Desk {
 				return null;
 			}
 			try {
-				return (await git.readBlob({ fs, dir: top, oid: commit, filepath })).blob;
-			} catch {
-				return null;
+				return (await this.git.readFile(top, commit, filepath)) ?? null;
+			} catch (error) {
+				// A tree the runner wrote but no commit holds may have been pruned by gc since.
+				if (isDeskError(error, 'git.missingObject')) {
+					return null;
+				}
+				throw error;
 			}
 		};
 		const targetChanges = patchset.tags['desk.target_changes'];
@@ -346,6 +348,7 @@ export class Desk {
 			index.flush();
 		}
 		this.snapshots.close();
+		this.git.close();
 		for (const db of this.projectDatabases.values()) {
 			db.close();
 		}

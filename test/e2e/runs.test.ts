@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import { seal } from '../../server/src/ai/model';
+import { GitRepository } from '../../server/src/git/repository';
 import { exportHistory } from '../../server/src/git/historyRef';
 import { openDeskWorkbench, projectRoot, runCommand, screenshot, waitFor } from '../helpers/codeServer';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
@@ -18,7 +19,7 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 	const result = git(repo, 'rev-parse', 'HEAD');
 	// The chain is made with the model's own API and shared the way a teammate would: on the history ref.
 	const chain = completeChain(base, git(repo, 'rev-parse', `${base}:src/users.ts`), { resultCommit: result, touched: 'src/users.ts' });
-	await exportHistory(repo, chain.all.map((o) => seal(structuredClone(o))));
+	await exportHistory(GitRepository.open(repo), chain.all.map((o) => seal(structuredClone(o))));
 	assert.ok(git(repo, 'rev-parse', 'refs/desk/history'));
 
 	const { page, close } = await openDeskWorkbench({

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { seal } from '../../server/src/ai/model';
+import { GitRepository } from '../../server/src/git/repository';
 import { exportHistory } from '../../server/src/git/historyRef';
 import { ExportHistory, ImportHistory, ListRuns, OpenWorkspace, PatchSetFiles, RunsDidChange, ShowRun, deskErrorCode, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
@@ -22,7 +23,7 @@ describe('runs over JSON-RPC', () => {
 		const base = git(repo, 'rev-parse', 'HEAD');
 		commitFile(repo, 'src/users.ts', 'v2\n', 'paginate');
 		chain = completeChain(base, git(repo, 'rev-parse', `${base}:src/users.ts`), { resultCommit: git(repo, 'rev-parse', 'HEAD') });
-		await exportHistory(repo, chain.all.map((o) => seal(structuredClone(o))));
+		await exportHistory(GitRepository.open(repo), chain.all.map((o) => seal(structuredClone(o))));
 		server = await startServer(path.join(root, 'library'));
 		await call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 	});

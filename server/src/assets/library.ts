@@ -4,7 +4,7 @@ import { validateChecks } from './checks';
 export { validateChecks };
 import type { Logger } from '../core/logger';
 import { diffManifests } from './manifest';
-import type { Environment, GitReader, LibraryStore, LibraryWrites, SnapshotFiles } from './ports';
+import type { CommitHistory, Environment, GitReader, LibraryStore, LibraryWrites, SnapshotFiles } from './ports';
 import { parseSkillFile } from './skill';
 import { LibrarySearch, suggestAssetCap, suggestFileCap, suggestFilesPerAsset, type SearchDocument, type SearchHit } from '../search/librarySearch';
 import type {
@@ -220,11 +220,10 @@ export class Library {
 		}
 		if (asset.engine === 'git') {
 			const history = await this.gitHistory(asset, signal);
-			const tip = history[history.length - 1];
-			if (!tip) {
+			if (history.tip === undefined) {
 				throw new DeskError('asset.noVersion', `${asset.name} has no commits on ${asset.branch || 'HEAD'}.`, { id });
 			}
-			return { engine: 'git', version: history.length, commit: tip.oid, branch: asset.branch };
+			return { engine: 'git', version: history.count, commit: history.tip, branch: asset.branch };
 		}
 		const picked = this.store.snapshotVersion(asset.id, asset.picked_version);
 		const latest = this.store.latestSnapshotVersion(asset.id);
@@ -241,11 +240,26 @@ export class Library {
 
 	/** Versions of any engine, oldest first. */
 	async assetVersions(id: string, signal?: AbortSignal): Promise<AssetVersion[]> {
+		return (await this.versionPage(id, {}, signal)).versions;
+	}
+
+	/**
+	 * The versions numbered `range.from` to `range.to` (inclusive, clipped to what exists), oldest
+	 * first, and how many there are in all: a page of a long history for a view.
+	 */
+	async versionPage(id: string, range: VersionRange, signal?: AbortSignal): Promise<{ versions: AssetVersion[]; total: number }> {
 		const asset = this.getAsset(id);
 		if (asset.engine === 'snapshot') {
-			return this.store.snapshotVersions(asset.id).map((v) => ({ engine: 'snapshot', ...v }));
+			const all = this.store.snapshotVersions(asset.id);
+			const { from, to } = clip(range, all.length);
+			return { versions: all.slice(from - 1, to).map((v) => ({ engine: 'snapshot', ...v })), total: all.length };
 		}
-		return (await this.versions(id, signal)).map((v) => ({ engine: 'git', ...v }));
+		if (asset.engine !== 'git') {
+			return { versions: [], total: 0 };
+		}
+		const history = await this.gitHistory(asset, signal);
+		const { from, to } = clip(range, history.count);
+		return { versions: numberVersions(history, this.store.headObservations(asset.id), from, to).map((v) => ({ engine: 'git', ...v })), total: history.count };
 	}
 
 	/** The files of a version (default: the picked version of a snapshot asset, the tip of a git asset). */
@@ -261,26 +275,49 @@ export class Library {
 		}
 		const { n, commit } = await this.gitVersionOf(asset, version);
 		const tree = await this.readGit(asset.working_dir, () => this.git.treeFiles(asset.working_dir, commit));
-		const files: VersionFile[] = [];
-		for (const entry of tree) {
-			files.push({ path: entry.path, hash: entry.oid, executable: entry.executable, size: -1 });
-		}
-		return { version: n, files };
+		return { version: n, files: tree.map((entry) => gitFile(entry)) };
 	}
 
 	/** The bytes of one file of a version. */
 	async cat(id: string, filePath: string, version?: number): Promise<Uint8Array> {
-		const { files } = await this.files(id, version);
-		const file = files.find((f) => f.path === filePath);
-		if (!file) {
-			throw new DeskError('asset.fileNotFound', `${filePath} is not in that version of ${this.getAsset(id).name}.`, { id, path: filePath, version });
-		}
 		const asset = this.getAsset(id);
-		return asset.engine === 'git' ? this.readGit(asset.working_dir, () => this.git.readBlob(asset.working_dir, file.hash)) : this.snapshots.readBlob(file.hash);
+		const notFound = () => new DeskError('asset.fileNotFound', `${filePath} is not in that version of ${asset.name}.`, { id, path: filePath, version });
+		if (asset.engine === 'git') {
+			// One path down the trees, not the whole file list of the version.
+			const { commit } = await this.gitVersionOf(asset, version);
+			const bytes = await this.readGit(asset.working_dir, () => this.git.readFile(asset.working_dir, commit, filePath));
+			if (!bytes) {
+				throw notFound();
+			}
+			return bytes;
+		}
+		const file = (await this.files(id, version)).files.find((f) => f.path === filePath);
+		if (!file) {
+			throw notFound();
+		}
+		return this.snapshots.readBlob(file.hash);
 	}
 
 	/** What changed between two versions, by file. */
 	async diff(id: string, from: number, to: number): Promise<VersionDiff> {
+		const asset = this.getAsset(id);
+		if (asset.engine === 'git') {
+			// Trees compared by id: subtrees that did not change are never read.
+			const a = await this.gitVersionOf(asset, from);
+			const b = await this.gitVersionOf(asset, to);
+			const changes = await this.readGit(asset.working_dir, () => this.git.diffCommits(asset.working_dir, a.commit, b.commit));
+			const diff: VersionDiff = { from, to, added: [], removed: [], modified: [] };
+			for (const change of changes) {
+				if (change.before && change.after) {
+					diff.modified.push({ before: gitFile(change.before), after: gitFile(change.after) });
+				} else if (change.after) {
+					diff.added.push(gitFile(change.after));
+				} else if (change.before) {
+					diff.removed.push(gitFile(change.before));
+				}
+			}
+			return diff;
+		}
 		const a = await this.files(id, from);
 		const b = await this.files(id, to);
 		const toManifest = (files: VersionFile[]): Manifest => ({ format: 1, files: files.map((f) => ({ path: f.path, hash: f.hash, size: Math.max(f.size, 0), executable: f.executable })) });
@@ -584,12 +621,11 @@ export class Library {
 
 	private async gitVersionOf(asset: AssetRecord, n: number | undefined): Promise<{ n: number; commit: string }> {
 		const history = await this.gitHistory(asset);
-		const index = (n ?? history.length) - 1;
-		const commit = history[index];
-		if (!commit) {
+		const version = n ?? history.count;
+		if (!Number.isInteger(version) || version < 1 || version > history.count) {
 			throw new DeskError('asset.noVersion', `${asset.name} has no version ${n ?? 0}.`, { id: asset.id, version: n });
 		}
-		return { n: index + 1, commit: commit.oid };
+		return { n: version, commit: history.oidAt(version - 1) };
 	}
 
 	/**
@@ -598,38 +634,35 @@ export class Library {
 	 * rewritten, and the versions after the fork now name other commits. Observations stay with their
 	 * commits (they are stored by commit), so they follow the rewrite.
 	 */
-	private async gitHistory(asset: AssetRecord, signal?: AbortSignal) {
+	private async gitHistory(asset: AssetRecord, signal?: AbortSignal): Promise<CommitHistory> {
 		const history = await this.readGit(asset.working_dir, () => this.git.firstParentHistory(asset.working_dir, asset.branch, signal));
-		const tip = history[history.length - 1];
-		if (!tip) {
+		const tip = history.tip;
+		if (tip === undefined) {
 			return history;
 		}
 		const last = this.store.gitTip(asset.id);
-		if (last && last.tip === tip.oid && last.count === history.length) {
+		if (last && last.tip === tip && last.count === history.count) {
 			return history;
 		}
-		if (last && history[last.count - 1]?.oid !== last.tip) {
+		if (last && !(last.count <= history.count && history.oidAt(last.count - 1) === last.tip)) {
 			const old = await this.readGit(asset.working_dir, () => this.git.firstParentHistoryFrom(asset.working_dir, last.tip, signal));
-			let common = 0;
-			while (old && common < old.length && common < history.length && old[common]!.oid === history[common]!.oid) {
-				common++;
-			}
+			const common = old ? commonPrefix(old, history) : 0;
 			const rewrite: BranchRewrite = {
 				id: asset.id,
 				name: asset.name,
 				branch: asset.branch,
 				firstChanged: common + 1,
 				oldCount: last.count,
-				newCount: history.length,
+				newCount: history.count,
 				oldTip: last.tip,
-				newTip: tip.oid,
+				newTip: tip,
 			};
 			this.logger.warn(
 				`${asset.name}: ${asset.branch || 'HEAD'} was rewritten; versions from v${rewrite.firstChanged} on now name other commits (v${rewrite.firstChanged}–v${rewrite.oldCount} before, v${rewrite.firstChanged}–v${rewrite.newCount} now)`,
 			);
 			this.onHistoryRewritten?.(rewrite);
 		}
-		this.store.batch((writes) => writes.setGitTip(asset.id, tip.oid, history.length, this.now()));
+		this.store.batch((writes) => writes.setGitTip(asset.id, tip, history.count, this.now()));
 		return history;
 	}
 
@@ -804,8 +837,7 @@ export class Library {
 		}
 		try {
 			const history = await this.gitHistory(asset);
-			const tip = history[history.length - 1];
-			return { version_count: history.length, file_count: tip ? await this.git.fileCount(asset.working_dir, tip.oid) : 0 };
+			return { version_count: history.count, file_count: history.tip ? await this.git.fileCount(asset.working_dir, history.tip) : 0 };
 		} catch (error) {
 			return { version_count: 0, file_count: 0, problem: `could not read ${asset.working_dir}: ${(error as Error).message}` };
 		}
@@ -843,22 +875,36 @@ export class Library {
 	}
 }
 
+/** Version numbers `from` to `to`, inclusive; missing or out-of-range ends are clipped to 1..total. */
+export interface VersionRange {
+	from?: number;
+	to?: number;
+}
+
+function clip(range: VersionRange, total: number): { from: number; to: number } {
+	return { from: Math.max(1, range.from ?? 1), to: Math.min(total, range.to ?? total) };
+}
+
 /**
  * Numbers first-parent commits (oldest is v1) and attaches head observations: head_at and made_by
  * from the first observation of a commit, `outside` for one never observed, and never_head for a
- * commit between the first and last observed heads that was never observed itself.
+ * commit between the first and last observed heads that was never observed itself. Only versions
+ * `from` to `to` are made (a page of a long history).
  */
-export function numberVersions(history: ReadonlyArray<{ oid: string; committedAt: string; subject: string }>, observations: readonly HeadObservation[]): GitVersion[] {
+export function numberVersions(history: CommitHistory, observations: readonly HeadObservation[], from = 1, to = history.count): GitVersion[] {
 	const byCommit = new Map(observations.map((o) => [o.commit, o]));
 	let first = -1;
 	let last = -1;
-	history.forEach((commit, index) => {
-		if (byCommit.has(commit.oid)) {
-			first = first === -1 ? index : first;
-			last = index;
+	for (const observation of observations) {
+		const index = history.indexOf(observation.commit);
+		if (index >= 0) {
+			first = first === -1 ? index : Math.min(first, index);
+			last = Math.max(last, index);
 		}
-	});
-	return history.map((commit, index) => {
+	}
+	const versions: GitVersion[] = [];
+	for (let index = from - 1; index < to; index++) {
+		const commit = history.entry(index);
 		const seen = byCommit.get(commit.oid);
 		const version: GitVersion = {
 			version: index + 1,
@@ -872,8 +918,29 @@ export function numberVersions(history: ReadonlyArray<{ oid: string; committedAt
 		} else if (index > first && index < last) {
 			version.never_head = true;
 		}
-		return version;
-	});
+		versions.push(version);
+	}
+	return versions;
+}
+
+/** How many versions two histories share from the oldest on (they share a prefix or nothing, by hash). */
+function commonPrefix(a: CommitHistory, b: CommitHistory): number {
+	let low = 0;
+	let high = Math.min(a.count, b.count);
+	// A commit on both at the same number means everything older is the same too.
+	while (low < high) {
+		const mid = (low + high + 1) >>> 1;
+		if (a.oidAt(mid - 1) === b.oidAt(mid - 1)) {
+			low = mid;
+		} else {
+			high = mid - 1;
+		}
+	}
+	return low;
+}
+
+function gitFile(entry: { path: string; oid: string; executable: boolean }): VersionFile {
+	return { path: entry.path, hash: entry.oid, executable: entry.executable, size: -1 };
 }
 
 function blankAsset(id: string, name: string, createdAt: string, createdBy: string): AssetRecord {

@@ -67,7 +67,35 @@ export interface CommitInfo {
 	subject: string;
 }
 
-/** Read-only access to git repositories. Implementations must never run repository-configured programs. */
+/** `git log --first-parent --reverse` of a branch, held compactly; index 0 is the oldest commit (v1). */
+export interface CommitHistory {
+	readonly count: number;
+	/** The newest commit, undefined for an empty history. */
+	readonly tip: string | undefined;
+	oidAt(index: number): string;
+	/** The index of a commit in the history, -1 when it is not on it. */
+	indexOf(oid: string): number;
+	entry(index: number): CommitInfo;
+}
+
+/** A file of a commit's tree. */
+export interface GitTreeFile {
+	path: string;
+	oid: string;
+	executable: boolean;
+}
+
+/** A file that differs between two commits: `before` missing for an added file, `after` for a removed one. */
+export interface GitFileChange {
+	path: string;
+	before?: GitTreeFile;
+	after?: GitTreeFile;
+}
+
+/**
+ * Read-only access to git repositories. Implementations must never run repository-configured
+ * programs, and must read only the objects they are asked for (repositories run to gigabytes).
+ */
 export interface GitReader {
 	/** Top of the work tree that contains `dir`, or undefined when it is in no repository. */
 	findTop(dir: string): Promise<string | undefined>;
@@ -80,15 +108,21 @@ export interface GitReader {
 	/** Commit the checkout's HEAD points at, undefined in a repository with no commits. */
 	headCommit(top: string): Promise<string | undefined>;
 	/** `git log --first-parent --reverse` of the branch (HEAD when branch is ''), oldest first. */
-	firstParentHistory(top: string, branch: string, signal?: AbortSignal): Promise<CommitInfo[]>;
+	firstParentHistory(top: string, branch: string, signal?: AbortSignal): Promise<CommitHistory>;
 	/** The same from a commit; undefined when the commit is no longer in the repository. */
-	firstParentHistoryFrom(top: string, commit: string, signal?: AbortSignal): Promise<CommitInfo[] | undefined>;
+	firstParentHistoryFrom(top: string, commit: string, signal?: AbortSignal): Promise<CommitHistory | undefined>;
 	/** Number of files in a commit's tree. */
 	fileCount(top: string, commit: string): Promise<number>;
-	/** The files of a commit's tree (blobs only; submodules and links are not files). */
-	treeFiles(top: string, commit: string): Promise<Array<{ path: string; oid: string; executable: boolean }>>;
+	/** The files of a commit's tree, sorted by path (blobs only; submodules and links are not files). */
+	treeFiles(top: string, commit: string): Promise<GitTreeFile[]>;
 	/** The content of a blob. */
 	readBlob(top: string, oid: string): Promise<Uint8Array>;
+	/** The content of the file at `path` in a commit, undefined when there is no such file. */
+	readFile(top: string, commit: string, path: string): Promise<Uint8Array | undefined>;
+	/** The files that differ from one commit to another, sorted by path. */
+	diffCommits(top: string, from: string, to: string): Promise<GitFileChange[]>;
+	/** Lets go of open packs and caches. */
+	close(): void;
 }
 
 export interface PathInfo {

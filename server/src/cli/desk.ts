@@ -12,7 +12,7 @@ import type { AssetSummary, AssetVersion, AtGo, VersionDiff } from '../assets/ty
 import { DeskError, describeError } from '../core/errors';
 import { leveledLogger, type LogLevel } from '../core/logger';
 import { Desk } from '../desk';
-import { IsoGitReader } from '../git/isoGitReader';
+import { RepositoryReader } from '../git/repositoryReader';
 import type { PlugRole } from '../launch/types';
 import { runDetail, runsOverview, type RunDetail, type RunSummary, type RunsOverview } from '../runs/runViews';
 import { parseRunSettings, type RunSettings } from '../runs/settings';
@@ -597,7 +597,7 @@ function projectPath(desk: Desk, name: string): string {
 }
 
 async function repoTop(dir: string): Promise<string> {
-	const top = await new IsoGitReader().findTop(path.resolve(dir));
+	const top = await new RepositoryReader().findTop(path.resolve(dir));
 	if (!top) {
 		throw new DeskError('import.notRepoTop', `${dir} is in no git repository; pass --repo PATH.`, { dir });
 	}

@@ -3,13 +3,16 @@ import git from 'isomorphic-git';
 import { canonicalJson } from '../ai/canonical';
 import { fromBytes, seal, toJson, verifyChecksum } from '../ai/model';
 import { aiObjectTypes, type AiObject } from '../ai/types';
+import { DeskError } from '../core/errors';
+import type { GitRepository } from './repository';
 
 /**
  * Run history in git: a project's AI objects as a tree of `<type>/<id>.json` on a ref of the
  * repository (`refs/desk/history`), one commit per export that changed something, so the history
  * travels with the repository through any remote. Blobs that context snapshots name are anchored
  * under `refs/desk/blobs/<oid>` so that gc keeps them (seed 001, "Ref anchoring").
- * Written and read with isomorphic-git: no repository-configured program runs.
+ * Objects are written with isomorphic-git (loose, SHA-1) and read with the desk's own reader; no
+ * repository-configured program runs.
  */
 export const historyRef = 'refs/desk/history';
 export const blobAnchorPrefix = 'refs/desk/blobs/';
@@ -24,8 +27,11 @@ export interface ExportResult {
 }
 
 /** Writes `objects` (sealed) as the ref's tree; a new commit only when the tree changed. */
-export async function exportHistory(top: string, objects: readonly AiObject[], ref = historyRef, now = new Date()): Promise<ExportResult> {
-	const cache = {};
+export async function exportHistory(repo: GitRepository, objects: readonly AiObject[], ref = historyRef, now = new Date()): Promise<ExportResult> {
+	if (repo.hashLength !== 20) {
+		throw new DeskError('git.unsupported', `${repo.top} names its objects with SHA-256; run history can be exported only to SHA-1 repositories for now.`, { dir: repo.top });
+	}
+	const top = repo.top;
 	const byType = new Map<string, Array<{ path: string; oid: string; mode: string; type: 'blob' }>>();
 	for (const object of objects) {
 		const sealed = object.checksum ? object : seal(structuredClone(object));
@@ -40,9 +46,9 @@ export async function exportHistory(top: string, objects: readonly AiObject[], r
 		rootEntries.push({ path: type, oid: await git.writeTree({ fs, dir: top, tree: entries }), mode: '040000', type: 'tree' });
 	}
 	const tree = await git.writeTree({ fs, dir: top, tree: rootEntries });
-	const parent = await tryResolve(top, ref);
+	const parent = repo.resolveRef(ref);
 	let commit: string | undefined;
-	if (!parent || (await git.readCommit({ fs, dir: top, oid: parent, cache })).commit.tree !== tree) {
+	if (!parent || repo.commit(parent).tree !== tree) {
 		const when = { ...deskIdentity, timestamp: Math.floor(now.getTime() / 1000), timezoneOffset: 0 };
 		commit = await git.writeCommit({
 			fs,
@@ -57,9 +63,9 @@ export async function exportHistory(top: string, objects: readonly AiObject[], r
 			continue;
 		}
 		for (const item of object.items) {
-			if (item.blob && /^[0-9a-f]{40}$/.test(item.blob) && (await exists(top, item.blob, cache))) {
+			if (item.blob && /^[0-9a-f]{40}$/.test(item.blob) && repo.objects.has(item.blob)) {
 				const anchor = `${blobAnchorPrefix}${item.blob}`;
-				if ((await tryResolve(top, anchor)) !== item.blob) {
+				if (repo.resolveRef(anchor) !== item.blob) {
 					await git.writeRef({ fs, dir: top, ref: anchor, value: item.blob, force: true });
 					anchored++;
 				}
@@ -76,27 +82,22 @@ export interface ImportRead {
 }
 
 /** Reads the objects on a history ref; an object whose checksum does not verify is refused. */
-export async function readHistory(top: string, ref = historyRef): Promise<ImportRead> {
-	const tip = await tryResolve(top, ref);
+export async function readHistory(repo: GitRepository, ref = historyRef): Promise<ImportRead> {
+	const tip = repo.resolveRef(ref);
 	const result: ImportRead = { objects: [], refused: [] };
 	if (!tip) {
 		return result;
 	}
-	const cache = {};
-	const { commit } = await git.readCommit({ fs, dir: top, oid: tip, cache });
-	const { tree } = await git.readTree({ fs, dir: top, oid: commit.tree, cache });
-	for (const folder of tree) {
-		if (folder.type !== 'tree' || !(folder.path in aiObjectTypes)) {
-			result.refused.push({ path: folder.path, reason: 'not a folder of AI objects' });
+	for (const folder of repo.tree(repo.treeOf(repo.peelToCommit(tip)))) {
+		if (folder.kind !== 'tree' || !(folder.name in aiObjectTypes)) {
+			result.refused.push({ path: folder.name, reason: 'not a folder of AI objects' });
 			continue;
 		}
-		const { tree: files } = await git.readTree({ fs, dir: top, oid: folder.oid, cache });
-		for (const file of files) {
-			const path = `${folder.path}/${file.path}`;
+		for (const file of repo.tree(folder.oid)) {
+			const path = `${folder.name}/${file.name}`;
 			try {
-				const { blob } = await git.readBlob({ fs, dir: top, oid: file.oid, cache });
-				const object = fromBytes(blob);
-				if (object.object_type !== folder.path || `${object.object_id}.json` !== file.path) {
+				const object = fromBytes(repo.blob(file.oid));
+				if (object.object_type !== folder.name || `${object.object_id}.json` !== file.name) {
 					result.refused.push({ path, reason: `holds ${object.object_type} ${object.object_id}, not what its name says` });
 				} else if (!verifyChecksum(object)) {
 					result.refused.push({ path, reason: object.checksum ? 'its checksum does not verify' : 'it is not sealed' });
@@ -109,21 +110,4 @@ export async function readHistory(top: string, ref = historyRef): Promise<Import
 		}
 	}
 	return result;
-}
-
-async function tryResolve(top: string, ref: string): Promise<string | undefined> {
-	try {
-		return await git.resolveRef({ fs, dir: top, ref });
-	} catch {
-		return undefined;
-	}
-}
-
-async function exists(top: string, oid: string, cache: object): Promise<boolean> {
-	try {
-		await git.readObject({ fs, dir: top, oid, format: 'deflated', cache });
-		return true;
-	} catch {
-		return false;
-	}
 }

@@ -1,60 +1,199 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { inflateSync } from 'node:zlib';
+import { DeskError } from '../core/errors';
+import { ByteLru } from './byteLru';
+import { maxObjectBytes, Pack, type Bucket, type GitObject, type ObjectType, type PackCaches } from './pack';
 
-/**
- * A read-only reader of a repository's objects (packs with their v2 indexes, and loose objects),
- * for the one hot path where isomorphic-git's per-call overhead is too much: walking tens of
- * thousands of first-parent commits (it probes the file system on every readCommit; ~0.3 ms a
- * commit against git's ~5 µs). It runs no program and follows no repository configuration; what it
- * cannot read (SHA-256 repositories, alternates, pack index v1) it reports as not found, and the
- * caller falls back to isomorphic-git.
- */
+export type { GitObject, ObjectType };
 
-export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
+/** How long a pack folder listing is trusted before it is looked at again (a gc or fetch may change it). */
+const packListFreshMs = 2_000;
+/** `objects/info/alternates` may name further object folders; git stops at this depth too. */
+const maxAlternateDepth = 5;
 
-export interface GitObject {
-	type: ObjectType;
-	data: Buffer;
+export interface ObjectStoreOptions {
+	/** Bytes of resolved objects and delta bases kept (default 48 MiB). */
+	objectCacheBytes?: number;
+	/** Bytes of pack index buckets kept (default 32 MiB). */
+	indexCacheBytes?: number;
 }
 
-const typeNames: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
-const ofsDelta = 6;
-const refDelta = 7;
-/** Packs up to this size are read into memory whole; larger ones are read object by object. */
-const wholePackLimit = 64 * 1024 * 1024;
-
+/**
+ * The one reader of a repository's objects: packs through their indexes (see Pack), loose objects,
+ * and the object folders `objects/info/alternates` names. It reads only the objects it is asked for,
+ * keeps bounded caches, verifies every object it returns against its name, runs no program and
+ * follows no configuration. A pack added by a fetch or gc is found on the next miss (or within two
+ * seconds); a pack removed by gc is closed then, and until then stays readable through its open
+ * descriptor.
+ */
 export class GitObjectStore {
-	private packs: Pack[] | undefined;
-	private packDirMtime = -1;
+	private readonly caches: PackCaches;
+	private readonly folders: ObjectFolder[] | undefined;
+	private nextPackId = 1;
+	/** Ref-delta bases being resolved: a chain longer than any git writes is a cycle. */
+	private resolving = 0;
 
-	constructor(private readonly gitDir: string) {}
-
-	/** The object, or undefined when it is not in a pack or loose (or the repository is of a kind this reader does not know). */
-	read(oid: string): GitObject | undefined {
-		if (!/^[0-9a-f]{40}$/.test(oid)) {
-			return undefined;
-		}
-		const key = Buffer.from(oid, 'hex');
-		// The packs known so far first; the pack folder is looked at again only when they miss
-		// (a fetch or gc since), so a walk of 20,000 commits costs no 20,000 stat calls.
-		const found = this.readPacked(key, this.packs ?? this.loadPacks()) ?? this.readLoose(oid);
-		if (found || this.packs === undefined) {
-			return found;
-		}
-		const before = this.packs;
-		const now = this.loadPacks();
-		return now === before ? undefined : this.readPacked(key, now);
+	constructor(
+		private readonly objectsDir: string,
+		readonly hashLength: 20 | 32 = 20,
+		options: ObjectStoreOptions = {},
+	) {
+		this.caches = { buckets: new ByteLru<number, Bucket>(options.indexCacheBytes ?? 32 * 1024 * 1024), objects: new ByteLru<string, GitObject>(options.objectCacheBytes ?? 48 * 1024 * 1024) };
+		this.folders = collectFolders(objectsDir, maxAlternateDepth).map((dir) => new ObjectFolder(dir, hashLength, this.caches, () => this.nextPackId++));
 	}
 
-	private readPacked(key: Buffer, packs: Pack[]): GitObject | undefined {
-		for (const pack of packs) {
-			const found = pack.read(key, (base) => this.readRaw(base));
+	/** The object; `git.missingObject` when no pack or loose file has it, `git.corrupt` when the one that has it is damaged. */
+	read(oid: string): GitObject {
+		const found = this.tryRead(oid);
+		if (!found) {
+			const damaged = this.damagedPacks();
+			if (damaged.length > 0) {
+				throw new DeskError('git.corrupt', `Object ${oid} is not in ${this.objectsDir}, which has a damaged pack: ${damaged[0]}`, { oid, damaged });
+			}
+			throw new DeskError('git.missingObject', `Object ${oid} is not in ${this.objectsDir}.`, { oid });
+		}
+		return found;
+	}
+
+	/** The object, or undefined when it is not there (a shallow clone's end, a ref to nothing). */
+	tryRead(oid: string): GitObject | undefined {
+		if (oid.length !== this.hashLength * 2 || !/^[0-9a-f]+$/.test(oid)) {
+			throw new DeskError('git.badRef', `${JSON.stringify(oid.slice(0, 80))} is not a ${this.hashLength === 20 ? 'SHA-1' : 'SHA-256'} object name.`, { oid: oid.slice(0, 80) });
+		}
+		const key = Buffer.from(oid, 'hex');
+		const object = this.lookup(key, oid, false) ?? this.lookup(key, oid, true);
+		if (object) {
+			verify(object, key, this.hashLength, oid);
+		}
+		return object;
+	}
+
+	has(oid: string): boolean {
+		try {
+			return this.tryRead(oid) !== undefined;
+		} catch {
+			return false;
+		}
+	}
+
+	close(): void {
+		for (const folder of this.folders ?? []) {
+			folder.close();
+		}
+		this.caches.buckets.clear();
+		this.caches.objects.clear();
+	}
+
+	/** Descriptions of packs that do not match their indexes. */
+	damagedPacks(): string[] {
+		return (this.folders ?? []).flatMap((f) => f.damaged());
+	}
+
+	/** Looks in every folder; with `rescan`, after looking at the pack folders again (a miss). */
+	private lookup(key: Buffer, oid: string, rescan: boolean): GitObject | undefined {
+		for (const folder of this.folders ?? []) {
+			if (rescan && !folder.rescan()) {
+				continue;
+			}
+			const found = folder.readPacked(key, (base) => this.readBase(base)) ?? (rescan ? undefined : folder.readLoose(oid, this.hashLength));
 			if (found) {
 				return found;
 			}
 		}
 		return undefined;
+	}
+
+	private readBase(key: Buffer): GitObject {
+		if (this.resolving >= 64) {
+			throw new DeskError('git.corrupt', `Ref-delta bases in ${this.objectsDir} form a chain longer than 64 (a cycle).`, { oid: key.toString('hex') });
+		}
+		this.resolving++;
+		try {
+			const oid = key.toString('hex');
+			const base = this.lookup(key, oid, false) ?? this.lookup(key, oid, true);
+			if (!base) {
+				throw new DeskError('git.corrupt', `A delta in ${this.objectsDir} names base ${oid}, which is not there.`, { oid });
+			}
+			return base;
+		} finally {
+			this.resolving--;
+		}
+	}
+}
+
+/** One `objects` folder: its packs (listed again when the folder changes) and loose objects. */
+class ObjectFolder {
+	private packs: Pack[] | undefined;
+	private listedAt = 0;
+	private packDirMtime = -1;
+	/** Where the last object was found: objects asked together are usually in the same pack. */
+	private lastHit = 0;
+	private readonly broken = new Map<string, string>();
+
+	constructor(
+		private readonly dir: string,
+		private readonly hashLength: number,
+		private readonly caches: PackCaches,
+		private readonly newPackId: () => number,
+	) {}
+
+	readPacked(key: Buffer, readBase: (key: Buffer) => GitObject): GitObject | undefined {
+		const packs = this.currentPacks();
+		for (let i = 0; i < packs.length; i++) {
+			const index = (this.lastHit + i) % packs.length;
+			const pack = packs[index]!;
+			const offset = pack.find(key);
+			if (offset !== undefined) {
+				this.lastHit = index;
+				return pack.readAt(offset, readBase);
+			}
+		}
+		return undefined;
+	}
+
+	readLoose(oid: string, hashLength: number): GitObject | undefined {
+		const file = path.join(this.dir, oid.slice(0, 2), oid.slice(2));
+		let raw: Buffer;
+		try {
+			const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+			try {
+				if (!fs.fstatSync(fd).isFile()) {
+					return undefined;
+				}
+				raw = fs.readFileSync(fd);
+			} finally {
+				fs.closeSync(fd);
+			}
+		} catch {
+			return undefined;
+		}
+		let bytes: Buffer;
+		try {
+			bytes = inflateSync(raw, { maxOutputLength: maxObjectBytes + 64 });
+		} catch (error) {
+			throw new DeskError('git.corrupt', `Loose object ${oid} does not inflate: ${(error as Error).message}.`, { oid, file });
+		}
+		const space = bytes.indexOf(0x20);
+		const nul = bytes.indexOf(0);
+		const type = bytes.toString('latin1', 0, Math.max(space, 0));
+		const size = Number(bytes.toString('latin1', space + 1, Math.max(nul, 0)));
+		if (space < 0 || nul < space || !['commit', 'tree', 'blob', 'tag'].includes(type) || size !== bytes.length - nul - 1) {
+			throw new DeskError('git.corrupt', `Loose object ${oid} has no valid header.`, { oid, file, hashLength });
+		}
+		return { type: type as ObjectType, data: bytes.subarray(nul + 1) };
+	}
+
+	/** Looks at the pack folder again; true when its packs changed (worth looking up again). */
+	rescan(): boolean {
+		const before = this.packs;
+		this.listedAt = 0;
+		return this.currentPacks() !== before;
+	}
+
+	damaged(): string[] {
+		return [...this.broken.values(), ...(this.packs ?? []).filter((p) => p.damage).map((p) => `${path.basename(p.packFile)}: ${p.damage}`)];
 	}
 
 	close(): void {
@@ -64,319 +203,90 @@ export class GitObjectStore {
 		this.packs = undefined;
 	}
 
-	/** Ref-delta bases; a chain longer than any git writes is treated as a cycle. */
-	private resolving = 0;
-
-	private readRaw(key: Buffer): GitObject | undefined {
-		if (this.resolving >= 64) {
-			return undefined;
+	private currentPacks(): Pack[] {
+		const now = Date.now();
+		if (this.packs && now - this.listedAt < packListFreshMs) {
+			return this.packs;
 		}
-		this.resolving++;
-		try {
-			return this.read(key.toString('hex'));
-		} finally {
-			this.resolving--;
-		}
-	}
-
-	private readLoose(oid: string): GitObject | undefined {
-		let bytes: Buffer;
-		try {
-			bytes = inflateSync(fs.readFileSync(path.join(this.gitDir, 'objects', oid.slice(0, 2), oid.slice(2))));
-		} catch {
-			return undefined;
-		}
-		const space = bytes.indexOf(0x20);
-		const nul = bytes.indexOf(0);
-		const type = bytes.subarray(0, space).toString('latin1') as ObjectType;
-		if (space < 0 || nul < space || !['commit', 'tree', 'blob', 'tag'].includes(type)) {
-			return undefined;
-		}
-		return { type, data: bytes.subarray(nul + 1) };
-	}
-
-	private loadPacks(): Pack[] {
-		const dir = path.join(this.gitDir, 'objects', 'pack');
+		this.listedAt = now;
+		const packDir = path.join(this.dir, 'pack');
 		let mtime: number;
 		try {
-			mtime = fs.statSync(dir).mtimeMs;
+			mtime = fs.statSync(packDir).mtimeMs;
 		} catch {
-			return [];
+			mtime = -2;
 		}
-		// A repack or fetch adds or removes packs, and changes the folder's mtime.
+		// Adding or removing a pack changes the folder's mtime.
 		if (this.packs && mtime === this.packDirMtime) {
 			return this.packs;
 		}
-		this.close();
+		this.packDirMtime = mtime;
+		const names = mtime === -2 ? [] : fs.readdirSync(packDir).filter((n) => n.endsWith('.idx'));
+		const old = new Map((this.packs ?? []).map((p) => [p.packFile, p]));
 		const packs: Pack[] = [];
-		for (const name of fs.readdirSync(dir)) {
-			if (name.endsWith('.idx')) {
-				const pack = Pack.open(path.join(dir, name), path.join(dir, `${name.slice(0, -4)}.pack`));
-				if (pack) {
-					packs.push(pack);
-				}
+		this.broken.clear();
+		for (const name of names) {
+			const packFile = path.join(packDir, `${name.slice(0, -4)}.pack`);
+			const kept = old.get(packFile);
+			if (kept) {
+				old.delete(packFile);
+				packs.push(kept);
+				continue;
+			}
+			if (!fs.existsSync(packFile)) {
+				continue; // An index whose pack is not there (yet, or any more).
+			}
+			try {
+				packs.push(Pack.open(this.newPackId(), path.join(packDir, name), packFile, this.hashLength, this.caches));
+			} catch (error) {
+				this.broken.set(name, `${name}: ${(error as Error).message}`);
 			}
 		}
+		for (const gone of old.values()) {
+			gone.close();
+		}
+		// Largest first: the big pack of a clone holds most objects; later small ones hold the rest.
+		packs.sort((a, b) => b.count - a.count);
 		this.packs = packs;
-		this.packDirMtime = mtime;
+		this.lastHit = 0;
 		return packs;
 	}
 }
 
-class Pack {
-	private whole: Buffer | undefined;
-	/** Objects resolved from deltas, by offset: a first-parent walk resolves each chain once. */
-	private readonly resolved = new Map<number, GitObject>();
+function verify(object: GitObject, key: Buffer, hashLength: number, oid: string): void {
+	const hash = createHash(hashLength === 20 ? 'sha1' : 'sha256').update(`${object.type} ${object.data.length}\0`).update(object.data).digest();
+	if (!hash.equals(key)) {
+		throw new DeskError('git.corrupt', `Object ${oid} is damaged: its bytes hash to ${hash.toString('hex')}.`, { oid, actual: hash.toString('hex') });
+	}
+}
 
-	private constructor(
-		/** Opened when the pack is found: a gc that deletes the file later leaves it readable to us. */
-		private readonly fd: number,
-		private readonly packSize: number,
-		private readonly fanout: Uint32Array,
-		private readonly oids: Buffer,
-		private readonly offsets: Buffer,
-		private readonly largeOffsets: Buffer,
-	) {}
-
-	static open(idxFile: string, packFile: string): Pack | undefined {
-		let idx: Buffer;
-		let fd: number;
-		let packSize: number;
+/** The objects folder and the folders its alternates name, depth first, each once. */
+function collectFolders(objectsDir: string, depth: number, seen = new Set<string>()): string[] {
+	const resolved = path.resolve(objectsDir);
+	if (seen.has(resolved) || depth < 0) {
+		return [];
+	}
+	seen.add(resolved);
+	const folders = [resolved];
+	let text = '';
+	try {
+		const fd = fs.openSync(path.join(resolved, 'info', 'alternates'), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
 		try {
-			idx = fs.readFileSync(idxFile);
-			fd = fs.openSync(packFile, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-			packSize = fs.fstatSync(fd).size;
-		} catch {
-			return undefined;
-		}
-		// Version 2 only: magic "\377tOc", then version 2.
-		if (idx.length < 8 + 1024 || idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) {
+			if (fs.fstatSync(fd).isFile()) {
+				text = fs.readFileSync(fd, 'utf8').slice(0, 64 * 1024);
+			}
+		} finally {
 			fs.closeSync(fd);
-			return undefined;
 		}
-		const fanout = new Uint32Array(256);
-		for (let i = 0; i < 256; i++) {
-			fanout[i] = idx.readUInt32BE(8 + i * 4);
-		}
-		const count = fanout[255]!;
-		const oidsStart = 8 + 1024;
-		const offsetsStart = oidsStart + count * 20 + count * 4;
-		const largeStart = offsetsStart + count * 4;
-		if (idx.length < largeStart + 40) {
-			fs.closeSync(fd);
-			return undefined;
-		}
-		return new Pack(fd, packSize, fanout, idx.subarray(oidsStart, oidsStart + count * 20), idx.subarray(offsetsStart, largeStart), idx.subarray(largeStart, idx.length - 40));
+	} catch {
+		return folders;
 	}
-
-	read(key: Buffer, readBase: (key: Buffer) => GitObject | undefined): GitObject | undefined {
-		const offset = this.find(key);
-		return offset === undefined ? undefined : this.readAt(offset, readBase, 0);
+	for (const line of text.split('\n')) {
+		const entry = line.trim();
+		if (entry === '' || entry.startsWith('#') || entry.startsWith('"')) {
+			continue; // Quoted (C-style) paths are rare; they are left out rather than guessed at.
+		}
+		folders.push(...collectFolders(path.resolve(resolved, entry), depth - 1, seen));
 	}
-
-	close(): void {
-		fs.closeSync(this.fd);
-		this.whole = undefined;
-		this.resolved.clear();
-	}
-
-	private find(key: Buffer): number | undefined {
-		const first = key[0]!;
-		let low = first === 0 ? 0 : this.fanout[first - 1]!;
-		let high = this.fanout[first]!;
-		while (low < high) {
-			const mid = (low + high) >>> 1;
-			const order = key.compare(this.oids, mid * 20, mid * 20 + 20);
-			if (order === 0) {
-				const small = this.offsets.readUInt32BE(mid * 4);
-				return small & 0x80000000 ? Number(this.largeOffsets.readBigUInt64BE((small & 0x7fffffff) * 8)) : small;
-			}
-			if (order < 0) {
-				high = mid;
-			} else {
-				low = mid + 1;
-			}
-		}
-		return undefined;
-	}
-
-	private readAt(offset: number, readBase: (key: Buffer) => GitObject | undefined, depth: number): GitObject | undefined {
-		const cached = this.resolved.get(offset);
-		if (cached) {
-			return cached;
-		}
-		if (depth > 10_000) {
-			return undefined;
-		}
-		let head = this.bytes(offset, 64);
-		let at = 0;
-		let c = head[at++]!;
-		const type = (c >> 4) & 7;
-		let size = c & 15;
-		let shift = 4;
-		while (c & 0x80) {
-			c = head[at++]!;
-			size += (c & 0x7f) * 2 ** shift;
-			shift += 7;
-		}
-		let base: GitObject | undefined;
-		if (type === ofsDelta) {
-			c = head[at++]!;
-			let back = c & 127;
-			while (c & 128) {
-				c = head[at++]!;
-				back = (back + 1) * 128 + (c & 127);
-			}
-			if (back <= 0 || back > offset) {
-				return undefined; // A base outside the pack: damage, not something to follow.
-			}
-			base = this.readAt(offset - back, readBase, depth + 1);
-		} else if (type === refDelta) {
-			base = readBase(Buffer.from(head.subarray(at, at + 20)));
-			at += 20;
-		} else if (!typeNames[type]) {
-			return undefined;
-		}
-		if ((type === ofsDelta || type === refDelta) && !base) {
-			return undefined;
-		}
-		const data = this.inflateAt(offset + at, size);
-		if (!base) {
-			return { type: typeNames[type]!, data };
-		}
-		const object = { type: base.type, data: applyDelta(base.data, data) };
-		if (this.resolved.size > 256) {
-			this.resolved.delete(this.resolved.keys().next().value!);
-		}
-		this.resolved.set(offset, object);
-		head = Buffer.alloc(0);
-		return object;
-	}
-
-	private inflateAt(position: number, size: number): Buffer {
-		// Deflate adds a few bytes per 16 KiB; start with room for that and grow if the stream is cut.
-		let length = size + 64 + (size >> 10);
-		for (;;) {
-			const input = this.bytes(position, length);
-			try {
-				// An output chunk of the object's size: the default 16 KiB per call is most of the cost
-				// (allocation and garbage) when thousands of small commits are read.
-				return inflateSync(input, { chunkSize: Math.max(64, size) });
-			} catch (error) {
-				if ((error as NodeJS.ErrnoException).code !== 'Z_BUF_ERROR' || position + length >= this.packSize) {
-					throw error;
-				}
-				length *= 2;
-			}
-		}
-	}
-
-	private bytes(position: number, length: number): Buffer {
-		const end = Math.min(this.packSize, position + length);
-		if (this.packSize <= wholePackLimit) {
-			if (!this.whole) {
-				this.whole = Buffer.allocUnsafe(this.packSize);
-				fs.readSync(this.fd, this.whole, 0, this.packSize, 0);
-			}
-			return this.whole.subarray(position, end);
-		}
-		const buffer = Buffer.allocUnsafe(end - position);
-		const read = fs.readSync(this.fd, buffer, 0, buffer.length, position);
-		return buffer.subarray(0, read);
-	}
-}
-
-function applyDelta(base: Buffer, delta: Buffer): Buffer {
-	let at = 0;
-	const varint = () => {
-		let value = 0;
-		let shift = 0;
-		let c;
-		do {
-			c = delta[at++]!;
-			value += (c & 0x7f) * 2 ** shift;
-			shift += 7;
-		} while (c & 0x80);
-		return value;
-	};
-	if (varint() !== base.length) {
-		throw new Error('delta base size does not match its base');
-	}
-	const declared = varint();
-	const out = Buffer.alloc(declared);
-	let written = 0;
-	while (at < delta.length) {
-		const op = delta[at++]!;
-		if (op & 0x80) {
-			let copyOffset = 0;
-			let copySize = 0;
-			for (let bit = 0; bit < 4; bit++) {
-				if (op & (1 << bit)) {
-					copyOffset += delta[at++]! * 2 ** (8 * bit);
-				}
-			}
-			for (let bit = 0; bit < 3; bit++) {
-				if (op & (16 << bit)) {
-					copySize += delta[at++]! << (8 * bit);
-				}
-			}
-			if (copySize === 0) {
-				copySize = 0x10000;
-			}
-			if (copyOffset + copySize > base.length || written + copySize > declared) {
-				throw new Error('delta copies outside its base or result');
-			}
-			written += base.copy(out, written, copyOffset, copyOffset + copySize);
-		} else if (op > 0) {
-			if (at + op > delta.length || written + op > declared) {
-				throw new Error('delta inserts past its end');
-			}
-			written += delta.copy(out, written, at, at + op);
-			at += op;
-		} else {
-			throw new Error('invalid delta instruction 0');
-		}
-	}
-	if (written !== declared) {
-		throw new Error(`delta made ${written} bytes, not the ${declared} it declares`);
-	}
-	return out;
-}
-
-export interface ParsedCommit {
-	tree: string;
-	parents: string[];
-	/** Seconds since the epoch and the committer's offset in minutes east of UTC. */
-	committerTime: number;
-	committerOffsetMinutes: number;
-	message: string;
-}
-
-/** The fields of a commit object this desk reads; header continuation lines (signatures) are skipped. */
-export function parseCommit(data: Buffer): ParsedCommit | undefined {
-	const text = data.toString('utf8');
-	const commit: ParsedCommit = { tree: '', parents: [], committerTime: 0, committerOffsetMinutes: 0, message: '' };
-	let at = 0;
-	while (at < text.length) {
-		const end = text.indexOf('\n', at);
-		const lineEnd = end < 0 ? text.length : end;
-		if (lineEnd === at) {
-			commit.message = text.slice(at + 1);
-			break;
-		}
-		// Only the first characters tell the header; a signature's continuation lines start with a space.
-		if (text.startsWith('parent ', at)) {
-			commit.parents.push(text.slice(at + 7, lineEnd));
-		} else if (text.startsWith('tree ', at)) {
-			commit.tree = text.slice(at + 5, lineEnd);
-		} else if (text.startsWith('committer ', at)) {
-			const match = / (\d+) ([+-])(\d\d)(\d\d)$/.exec(text.slice(at, lineEnd));
-			if (match) {
-				commit.committerTime = Number(match[1]);
-				commit.committerOffsetMinutes = (match[2] === '-' ? -1 : 1) * (Number(match[3]) * 60 + Number(match[4]));
-			}
-		}
-		at = lineEnd + 1;
-	}
-	return commit.tree ? commit : undefined;
+	return folders;
 }

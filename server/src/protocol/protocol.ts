@@ -57,6 +57,7 @@ export type InitializationOptions = Infer<typeof initializationOptions>;
 
 const folderPath = string({ minLength: 1, maxLength: 4096 });
 const assetId = string({ minLength: 1, maxLength: 64 });
+const versionNumber = integer({ min: 1 });
 
 export type FolderOutcome =
 	| { name: string; path: string; outcome: 'adopted'; project: ProjectRecord; asset: AssetRecord; created: boolean }
@@ -82,9 +83,14 @@ export const ListAssets = request<{ assets: AssetSummary[] }>()('desk/assets/lis
 
 /**
  * Client → server: an asset's versions, oldest first (git: first-parent commits of its branch with
- * head observations; snapshot: manifests). Fails with `asset.badId`, `asset.notFound` or `git.unreadable`.
+ * head observations; snapshot: manifests): all of them, or those numbered `from` to `to` (inclusive,
+ * clipped to what exists; a view pages a long history), with `total`, how many there are in all.
+ * Fails with `asset.badId`, `asset.notFound`, `git.unreadable` or `git.corrupt`.
  */
-export const ListVersions = request<{ asset: AssetRecord; versions: AssetVersion[] }>()('desk/assets/versions', object({ id: assetId }));
+export const ListVersions = request<{ asset: AssetRecord; versions: AssetVersion[]; total: number }>()(
+	'desk/assets/versions',
+	object({ id: assetId, from: optional(versionNumber), to: optional(versionNumber) }),
+);
 
 export interface ServerStatus {
 	state: 'ready' | 'error';
@@ -99,7 +105,6 @@ export interface ServerStatus {
 /** Client → server: the server's state, its library folder and process id. Never fails. */
 export const GetStatus = request<ServerStatus>()('desk/server/status', object({}));
 
-const versionNumber = integer({ min: 1 });
 const projectName = string({ minLength: 1, maxLength: 1024 });
 
 export interface ImportResultJson {

@@ -53,10 +53,10 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return { assets: await desk.library.listAssets(project) };
 		},
 
-		async ListVersions({ id }, signal) {
+		async ListVersions({ id, from, to }, signal) {
 			const desk = await context.desk();
 			const asset = desk.library.getAsset(id);
-			return { asset, versions: await desk.library.assetVersions(id, signal) };
+			return { asset, ...(await desk.library.versionPage(id, { from, to }, signal)) };
 		},
 
 		async GetStatus() {

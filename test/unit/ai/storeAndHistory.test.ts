@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import * as m from '../../../server/src/ai/model';
 import type { AiObject } from '../../../server/src/ai/types';
 import { isDeskError } from '../../../server/src/core/errors';
+import { GitRepository } from '../../../server/src/git/repository';
 import { exportHistory, historyRef } from '../../../server/src/git/historyRef';
 import { runDetail, runsOverview } from '../../../server/src/runs/runViews';
 import { openDesk } from '../../helpers/deskFixture';
@@ -101,7 +102,7 @@ describe('run history in git', () => {
 		(task as typeof c.task).title = 'Changed after sealing';
 		const unsealed = m.newIntent(c.human, 'never sealed');
 		unsealed.checksum = '0'.repeat(64);
-		await exportHistory(repo, [...tampered, unsealed]);
+		await exportHistory(GitRepository.open(repo), [...tampered, unsealed]);
 		const desk = await openDesk(path.join(root, 'library'));
 		const result = await desk.importHistory(repo);
 		assert.deepEqual(result.refused.map((r) => r.path).sort(), [`intent/${unsealed.object_id}.json`, `task/${task.object_id}.json`].sort());

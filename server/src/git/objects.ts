@@ -1,0 +1,103 @@
+import { DeskError } from '../core/errors';
+
+export interface ParsedCommit {
+	tree: string;
+	parents: string[];
+	/** Seconds since the epoch and the committer's offset in minutes east of UTC. */
+	committerTime: number;
+	committerOffsetMinutes: number;
+	message: string;
+}
+
+/** The fields of a commit object this desk reads; header continuation lines (signatures) are skipped. */
+export function parseCommit(data: Buffer): ParsedCommit | undefined {
+	// Headers are ASCII up to the message; decoding only them keeps a walk of thousands of commits cheap.
+	const blank = data.indexOf('\n\n');
+	const headerEnd = blank < 0 ? data.length : blank;
+	const text = data.toString('latin1', 0, headerEnd);
+	const commit: ParsedCommit = { tree: '', parents: [], committerTime: 0, committerOffsetMinutes: 0, message: blank < 0 ? '' : data.toString('utf8', blank + 2) };
+	let at = 0;
+	while (at < text.length) {
+		const end = text.indexOf('\n', at);
+		const lineEnd = end < 0 ? text.length : end;
+		// Only the first characters tell the header; a signature's continuation lines start with a space.
+		if (text.startsWith('parent ', at)) {
+			commit.parents.push(text.slice(at + 7, lineEnd));
+		} else if (text.startsWith('tree ', at)) {
+			commit.tree = text.slice(at + 5, lineEnd);
+		} else if (text.startsWith('committer ', at)) {
+			const match = / (\d+) ([+-])(\d\d)(\d\d)$/.exec(text.slice(at, lineEnd));
+			if (match) {
+				commit.committerTime = Number(match[1]);
+				commit.committerOffsetMinutes = (match[2] === '-' ? -1 : 1) * (Number(match[3]) * 60 + Number(match[4]));
+			}
+		}
+		at = lineEnd + 1;
+	}
+	return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit.tree) ? commit : undefined;
+}
+
+/** The first line of a commit message, without decoding the rest. */
+export function commitSubject(data: Buffer): string {
+	const blank = data.indexOf('\n\n');
+	if (blank < 0) {
+		return '';
+	}
+	const end = data.indexOf(0x0a, blank + 2);
+	return data.toString('utf8', blank + 2, end < 0 ? data.length : end);
+}
+
+export interface TreeEntry {
+	/** Octal mode as git writes it: 40000 (tree), 100644, 100755, 120000 (link), 160000 (submodule). */
+	mode: string;
+	name: string;
+	oid: string;
+	kind: 'tree' | 'blob' | 'link' | 'submodule';
+}
+
+/**
+ * A tree's entries in their stored order. Names are decoded as UTF-8 (git stores bytes; a name that
+ * is not UTF-8 shows with replacement characters). A malformed tree throws `git.corrupt`.
+ */
+export function parseTree(data: Buffer, hashLength: number, oid = ''): TreeEntry[] {
+	const entries: TreeEntry[] = [];
+	let at = 0;
+	while (at < data.length) {
+		const space = data.indexOf(0x20, at);
+		const nul = space < 0 ? -1 : data.indexOf(0, space + 1);
+		if (space < 0 || nul < 0 || nul + 1 + hashLength > data.length || space - at > 7) {
+			throw new DeskError('git.corrupt', `Tree ${oid} is malformed at byte ${at}.`, { oid, at });
+		}
+		const mode = data.toString('latin1', at, space);
+		const name = data.toString('utf8', space + 1, nul);
+		if (name === '' || name === '.' || name === '..' || name.includes('/')) {
+			throw new DeskError('git.corrupt', `Tree ${oid} holds an entry named ${JSON.stringify(name)}, which git never writes.`, { oid, name });
+		}
+		const entryOid = data.toString('hex', nul + 1, nul + 1 + hashLength);
+		entries.push({ mode, name, oid: entryOid, kind: kindOf(mode) });
+		at = nul + 1 + hashLength;
+	}
+	return entries;
+}
+
+function kindOf(mode: string): TreeEntry['kind'] {
+	switch (mode) {
+		case '40000':
+		case '040000':
+			return 'tree';
+		case '120000':
+			return 'link';
+		case '160000':
+			return 'submodule';
+		default:
+			return 'blob';
+	}
+}
+
+/** The object a tag points at and its type. */
+export function parseTag(data: Buffer): { object: string; type: string } | undefined {
+	const text = data.toString('latin1', 0, Math.min(data.length, 256));
+	const object = /^object ([0-9a-f]{40}(?:[0-9a-f]{24})?)\n/.exec(text)?.[1];
+	const type = /\ntype (commit|tree|blob|tag)\n/.exec(text)?.[1];
+	return object && type ? { object, type } : undefined;
+}

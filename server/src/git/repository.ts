@@ -1,0 +1,351 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DeskError } from '../core/errors';
+import { fileIdentity, parseGitConfig, readGitFile } from './gitFiles';
+import { GitObjectStore, type GitObject, type ObjectType } from './objectStore';
+import { parseCommit, parseTag, parseTree, type ParsedCommit, type TreeEntry } from './objects';
+
+export interface TreeFile {
+	path: string;
+	oid: string;
+	executable: boolean;
+}
+
+export interface TreeChange {
+	path: string;
+	/** undefined for an added file. */
+	before?: TreeFile;
+	/** undefined for a removed file. */
+	after?: TreeFile;
+}
+
+/** Ref names as `git check-ref-format` allows them, and HEAD-like names at the top. */
+const refComponent = /^(?!\.)(?!.*\.lock$)(?!.*\.\.)[^\x00-\x20\x7f~^:?*[\\]+$/;
+
+/**
+ * A repository read without the git binary and without isomorphic-git: its folders (a `.git`
+ * folder, or a `.git` file naming one, with a worktree's `commondir`), its format (SHA-1 or
+ * SHA-256 object names; the reftable ref format is refused with `git.unsupported`), refs (loose,
+ * packed, symbolic) and objects through one GitObjectStore. Nothing the repository configures runs.
+ */
+export class GitRepository {
+	private packedRefs: { identity: string | undefined; refs: Map<string, string> } | undefined;
+	private config: { identity: string | undefined; values: Map<string, string[]> } | undefined;
+
+	private constructor(
+		/** The work tree's top. */
+		readonly top: string,
+		/** This work tree's git folder (HEAD and per-worktree refs). */
+		readonly gitDir: string,
+		/** The folder shared by all work trees (objects, refs, config). */
+		readonly commonDir: string,
+		readonly hashLength: 20 | 32,
+		readonly objects: GitObjectStore,
+	) {}
+
+	/** The repository whose work tree's top is `top`; `git.unreadable` when there is none. */
+	static open(top: string): GitRepository {
+		const gitDir = gitDirOf(top);
+		if (!gitDir) {
+			throw new DeskError('git.unreadable', `${top} is not the top of a git work tree.`, { dir: top });
+		}
+		const commonFile = readGitFile(path.join(gitDir, 'commondir'), { maxBytes: 4096 })?.toString('utf8').trim();
+		const commonDir = commonFile ? path.resolve(gitDir, commonFile) : gitDir;
+		const config = parseGitConfig(readGitFile(path.join(commonDir, 'config'))?.toString('utf8') ?? '');
+		const objectFormat = (config.get('extensions.objectformat')?.at(-1) ?? 'sha1').toLowerCase();
+		if (objectFormat !== 'sha1' && objectFormat !== 'sha256') {
+			throw new DeskError('git.unsupported', `${top} names its objects with ${objectFormat}; this reader knows sha1 and sha256.`, { dir: top, objectFormat });
+		}
+		const refStorage = (config.get('extensions.refstorage')?.at(-1) ?? 'files').toLowerCase();
+		if (refStorage !== 'files') {
+			throw new DeskError('git.unsupported', `${top} keeps its refs in the ${refStorage} format; this reader knows the files format (git's default).`, { dir: top, refStorage });
+		}
+		const hashLength = objectFormat === 'sha256' ? 32 : 20;
+		return new GitRepository(top, gitDir, commonDir, hashLength, new GitObjectStore(path.join(commonDir, 'objects'), hashLength));
+	}
+
+	close(): void {
+		this.objects.close();
+	}
+
+	/** A value of the repository's config (the last one wins, as in git), e.g. `remote.origin.url`. */
+	configValue(key: string): string | undefined {
+		const file = path.join(this.commonDir, 'config');
+		const identity = fileIdentity(file);
+		if (!this.config || this.config.identity !== identity) {
+			this.config = { identity, values: parseGitConfig(readGitFile(file)?.toString('utf8') ?? '') };
+		}
+		const dot = key.lastIndexOf('.');
+		const first = key.indexOf('.');
+		// Section and key are case-insensitive, a subsection is not.
+		const normal = first === dot ? key.toLowerCase() : `${key.slice(0, first).toLowerCase()}${key.slice(first, dot)}${key.slice(dot).toLowerCase()}`;
+		return this.config.values.get(normal)?.at(-1);
+	}
+
+	/**
+	 * The object id a ref names, following symbolic refs; undefined when it does not exist. `name` is
+	 * `HEAD` or a full name (`refs/heads/main`). A name git would refuse throws `git.badRef`.
+	 */
+	resolveRef(name: string): string | undefined {
+		let current = name;
+		for (let depth = 0; depth < 6; depth++) {
+			const value = this.readRef(current);
+			if (value === undefined) {
+				return undefined;
+			}
+			if (value.startsWith('ref: ')) {
+				current = value.slice(5).trim();
+				continue;
+			}
+			return value;
+		}
+		throw new DeskError('git.badRef', `${name} is a chain of more than five symbolic refs.`, { ref: name });
+	}
+
+	/** The ref a symbolic ref points at (HEAD's branch, origin/HEAD's), undefined for a detached or missing one. */
+	symbolicTarget(name: string): string | undefined {
+		const value = this.readRef(name);
+		return value?.startsWith('ref: refs/') ? value.slice(5).trim() : undefined;
+	}
+
+	/** The commit a commit-ish object names, following annotated tags. */
+	peelToCommit(oid: string): string {
+		let current = oid;
+		for (let depth = 0; depth < 16; depth++) {
+			const object = this.objects.read(current);
+			if (object.type === 'commit') {
+				return current;
+			}
+			const tag = object.type === 'tag' ? parseTag(object.data) : undefined;
+			if (!tag) {
+				throw new DeskError('git.badRef', `${oid} names a ${object.type}, not a commit.`, { oid, type: object.type });
+			}
+			current = tag.object;
+		}
+		throw new DeskError('git.corrupt', `Tag ${oid} is a chain of more than 16 tags.`, { oid });
+	}
+
+	/** A commit's fields; `git.missingObject` when it is not there, `git.corrupt` when it is not a commit. */
+	commit(oid: string): ParsedCommit {
+		return this.parsedCommit(oid, this.objects.read(oid));
+	}
+
+	/** The commit, or undefined when the object is not in the repository (the end of a shallow clone). */
+	tryCommit(oid: string): ParsedCommit | undefined {
+		const object = this.objects.tryRead(oid);
+		return object ? this.parsedCommit(oid, object) : undefined;
+	}
+
+	/** The tree a commit or tree id names. */
+	treeOf(oid: string): string {
+		const object = this.objects.read(oid);
+		return object.type === 'tree' ? oid : this.parsedCommit(oid, object).tree;
+	}
+
+	tree(oid: string): TreeEntry[] {
+		return parseTree(this.typed(oid, 'tree').data, this.hashLength, oid);
+	}
+
+	blob(oid: string): Buffer {
+		return this.typed(oid, 'blob').data;
+	}
+
+	/**
+	 * Every file of a tree (a commit's or a tree id), depth first, with its path. Links and
+	 * submodules are not files and are left out, as in the file lists of a version.
+	 */
+	treeFiles(treeOrCommit: string): TreeFile[] {
+		const files: TreeFile[] = [];
+		const walk = (oid: string, prefix: string, depth: number) => {
+			if (depth > 4096) {
+				throw new DeskError('git.corrupt', `Trees in ${this.top} nest deeper than 4096 levels.`, { oid });
+			}
+			for (const entry of this.tree(oid)) {
+				const entryPath = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+				if (entry.kind === 'tree') {
+					walk(entry.oid, entryPath, depth + 1);
+				} else if (entry.kind === 'blob') {
+					files.push({ path: entryPath, oid: entry.oid, executable: entry.mode === '100755' });
+				}
+			}
+		};
+		walk(this.treeOf(treeOrCommit), '', 0);
+		return files;
+	}
+
+	/** The entry at `filePath` in a commit's or tree's tree, reading only the trees on the way. */
+	entryAt(treeOrCommit: string, filePath: string): TreeEntry | undefined {
+		const parts = filePath.split('/').filter((p) => p !== '');
+		if (parts.length === 0) {
+			return undefined;
+		}
+		let tree = this.treeOf(treeOrCommit);
+		for (const [index, part] of parts.entries()) {
+			const entry = this.tree(tree).find((e) => e.name === part);
+			if (!entry) {
+				return undefined;
+			}
+			if (index === parts.length - 1) {
+				return entry;
+			}
+			if (entry.kind !== 'tree') {
+				return undefined;
+			}
+			tree = entry.oid;
+		}
+		return undefined;
+	}
+
+	/** The bytes of the file at `filePath` (a blob; not a link or submodule), or undefined. */
+	fileAt(treeOrCommit: string, filePath: string): Buffer | undefined {
+		const entry = this.entryAt(treeOrCommit, filePath);
+		return entry?.kind === 'blob' ? this.blob(entry.oid) : undefined;
+	}
+
+	/**
+	 * The files that differ between two trees (commits or trees), by path. Subtrees with the same id
+	 * are skipped unread, so a diff of neighbouring versions reads a handful of trees.
+	 */
+	diffTrees(from: string, to: string): TreeChange[] {
+		const changes: TreeChange[] = [];
+		const files = (oid: string, prefix: string) => this.treeFiles(oid).map((f) => ({ ...f, path: `${prefix}${f.path}` }));
+		const walk = (a: string | undefined, b: string | undefined, prefix: string) => {
+			if (a === b) {
+				return;
+			}
+			const before = new Map((a ? this.tree(a) : []).map((e) => [e.name, e]));
+			const after = new Map((b ? this.tree(b) : []).map((e) => [e.name, e]));
+			for (const name of new Set([...before.keys(), ...after.keys()])) {
+				const x = before.get(name);
+				const y = after.get(name);
+				const entryPath = `${prefix}${name}`;
+				if (x?.oid === y?.oid && x?.mode === y?.mode) {
+					continue;
+				}
+				if (x?.kind === 'tree' && y?.kind === 'tree') {
+					walk(x.oid, y.oid, `${entryPath}/`);
+					continue;
+				}
+				// A tree on one side only: its files appear or disappear whole.
+				const removed = x?.kind === 'tree' ? files(x.oid, `${entryPath}/`) : x?.kind === 'blob' ? [fileOf(x, entryPath)] : [];
+				const added = y?.kind === 'tree' ? files(y.oid, `${entryPath}/`) : y?.kind === 'blob' ? [fileOf(y, entryPath)] : [];
+				const addedByPath = new Map(added.map((f) => [f.path, f]));
+				for (const file of removed) {
+					const now = addedByPath.get(file.path);
+					addedByPath.delete(file.path);
+					changes.push(now ? { path: file.path, before: file, after: now } : { path: file.path, before: file });
+				}
+				for (const file of addedByPath.values()) {
+					changes.push({ path: file.path, after: file });
+				}
+			}
+		};
+		walk(this.treeOf(from), this.treeOf(to), '');
+		return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+	}
+
+	private typed(oid: string, type: ObjectType): GitObject {
+		const object = this.objects.read(oid);
+		if (object.type !== type) {
+			throw new DeskError('git.corrupt', `${oid} is a ${object.type} where a ${type} was expected.`, { oid, type: object.type, expected: type });
+		}
+		return object;
+	}
+
+	private parsedCommit(oid: string, object: GitObject): ParsedCommit {
+		const commit = object.type === 'commit' ? parseCommit(object.data) : undefined;
+		if (!commit) {
+			throw new DeskError('git.corrupt', `${oid} is ${object.type === 'commit' ? 'a commit without a valid tree line' : `a ${object.type}, not a commit`}.`, { oid, type: object.type });
+		}
+		return commit;
+	}
+
+	/** The raw value of a ref: an object id or `ref: <name>`; undefined when there is none. */
+	private readRef(name: string): string | undefined {
+		if (!isRefName(name)) {
+			throw new DeskError('git.badRef', `${JSON.stringify(name.slice(0, 200))} is not a ref name git allows.`, { ref: name.slice(0, 200) });
+		}
+		// HEAD and a worktree's own refs live in its git folder; every other ref in the common one.
+		const perWorktree = !name.startsWith('refs/') || name.startsWith('refs/worktree/') || name.startsWith('refs/bisect/') || name.startsWith('refs/rewritten/');
+		const loose = readGitFile(path.join(perWorktree ? this.gitDir : this.commonDir, name), { maxBytes: 4096 });
+		if (loose !== undefined) {
+			const value = loose.toString('utf8').trim();
+			if (value.startsWith('ref: ')) {
+				return value;
+			}
+			if (this.isOid(value)) {
+				return value;
+			}
+			throw new DeskError('git.badRef', `The ref ${name} holds neither an object id nor a symbolic ref.`, { ref: name });
+		}
+		return name.startsWith('refs/') ? this.packed().get(name) : undefined;
+	}
+
+	private packed(): Map<string, string> {
+		const file = path.join(this.commonDir, 'packed-refs');
+		const identity = fileIdentity(file);
+		if (this.packedRefs && this.packedRefs.identity === identity) {
+			return this.packedRefs.refs;
+		}
+		const refs = new Map<string, string>();
+		const text = readGitFile(file, { maxBytes: 1024 * 1024 * 1024 })?.toString('utf8') ?? '';
+		for (const line of text.split('\n')) {
+			const space = line.indexOf(' ');
+			// `^<oid>` lines peel the tag above them; the desk peels itself when it needs to.
+			if (space > 0 && !line.startsWith('#') && !line.startsWith('^')) {
+				const oid = line.slice(0, space);
+				if (this.isOid(oid)) {
+					refs.set(line.slice(space + 1).trim(), oid);
+				}
+			}
+		}
+		this.packedRefs = { identity, refs };
+		return refs;
+	}
+
+	private isOid(value: string): boolean {
+		return value.length === this.hashLength * 2 && /^[0-9a-f]+$/.test(value);
+	}
+}
+
+/** `HEAD`-like names (all capitals and underscores) and `refs/…` names as git allows them. */
+export function isRefName(name: string): boolean {
+	if (/^[A-Z][A-Z_]*$/.test(name)) {
+		return true;
+	}
+	if (!name.startsWith('refs/') || name.endsWith('/') || name.endsWith('.') || name.includes('@{') || name.length > 1024) {
+		return false;
+	}
+	return name.split('/').every((part) => refComponent.test(part));
+}
+
+/**
+ * The git folder of a work tree's top: `.git` itself when it is a folder, or the folder a `.git`
+ * file names (`gitdir: …`, relative to the top), as for worktrees and submodules. It must hold
+ * HEAD to count.
+ */
+export function gitDirOf(top: string): string | undefined {
+	const dotGit = path.join(top, '.git');
+	let stat: fs.Stats;
+	try {
+		stat = fs.statSync(dotGit);
+	} catch {
+		return undefined;
+	}
+	let dir = dotGit;
+	if (stat.isFile()) {
+		const text = readGitFile(dotGit, { maxBytes: 4096, followLinks: true })?.toString('utf8') ?? '';
+		const match = /^gitdir: (.+)$/m.exec(text);
+		if (!match) {
+			return undefined;
+		}
+		dir = path.resolve(top, match[1]!.trim());
+	} else if (!stat.isDirectory()) {
+		return undefined;
+	}
+	return fs.existsSync(path.join(dir, 'HEAD')) ? dir : undefined;
+}
+
+function fileOf(entry: TreeEntry, entryPath: string): { path: string; oid: string; executable: boolean } {
+	return { path: entryPath, oid: entry.oid, executable: entry.mode === '100755' };
+}

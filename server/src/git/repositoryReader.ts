@@ -1,0 +1,229 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CommitHistory, GitFileChange, GitReader, GitTreeFile } from '../assets/ports';
+import { DeskError } from '../core/errors';
+import { ByteLru } from './byteLru';
+import { FirstParentHistory, HistoryCache, type WalkedCommit } from './firstParentHistory';
+import { commitSubject, parseCommit } from './objects';
+import { gitDirOf, GitRepository } from './repository';
+
+export interface RepositoryReaderOptions {
+	/** Where first-parent histories are kept between processes; none keeps them in memory only. */
+	historyCacheDir?: string;
+}
+
+/** A walk yields to the event loop this often, so a server walking a long history keeps answering. */
+const yieldEvery = 4096;
+
+/**
+ * The desk's GitReader: every read of a repository goes through one GitRepository per work tree
+ * (packs read object by object, bounded caches; see GitObjectStore), and first-parent histories are
+ * kept per repository and branch, in memory and in the history cache, so that a branch that moved
+ * on is extended from the commits already known instead of walked again. Nothing the repository
+ * configures runs.
+ */
+export class RepositoryReader implements GitReader {
+	private readonly repositories = new Map<string, GitRepository>();
+	/** The newest history known per repository and ref. */
+	private readonly histories = new Map<string, FirstParentHistory>();
+	private readonly fileCounts = new ByteLru<string, number>(64 * 1024);
+	private readonly cache: HistoryCache | undefined;
+
+	constructor(options: RepositoryReaderOptions = {}) {
+		this.cache = options.historyCacheDir === undefined ? undefined : new HistoryCache(options.historyCacheDir);
+	}
+
+	async findTop(dir: string): Promise<string | undefined> {
+		let current = path.resolve(dir);
+		for (;;) {
+			if (gitDirOf(current)) {
+				try {
+					return fs.realpathSync(current);
+				} catch {
+					return undefined;
+				}
+			}
+			const parent = path.dirname(current);
+			if (parent === current) {
+				return undefined;
+			}
+			current = parent;
+		}
+	}
+
+	async originUrl(top: string): Promise<string> {
+		return this.repository(top).configValue('remote.origin.url') ?? '';
+	}
+
+	async defaultBranch(top: string): Promise<string> {
+		const repo = this.repository(top);
+		const prefix = 'refs/remotes/origin/';
+		const originHead = repo.symbolicTarget('refs/remotes/origin/HEAD');
+		if (originHead?.startsWith(prefix) && originHead !== `${prefix}HEAD`) {
+			return originHead.slice(prefix.length);
+		}
+		for (const candidate of ['main', 'master']) {
+			if (repo.resolveRef(`refs/heads/${candidate}`) || repo.resolveRef(`refs/remotes/origin/${candidate}`)) {
+				return candidate;
+			}
+		}
+		return repo.symbolicTarget('HEAD')?.replace(/^refs\/heads\//, '') ?? '';
+	}
+
+	async headCommit(top: string): Promise<string | undefined> {
+		return this.tipOf(this.repository(top), 'HEAD');
+	}
+
+	async branchTip(top: string, branch: string): Promise<string | undefined> {
+		const repo = this.repository(top);
+		return branch === '' ? this.tipOf(repo, 'HEAD') : (this.tipOf(repo, `refs/heads/${branch}`) ?? this.tipOf(repo, `refs/remotes/origin/${branch}`));
+	}
+
+	async firstParentHistory(top: string, branch: string, signal?: AbortSignal): Promise<CommitHistory> {
+		const repo = this.repository(top);
+		const ref = branch === '' ? 'HEAD' : repo.resolveRef(`refs/heads/${branch}`) !== undefined ? `refs/heads/${branch}` : `refs/remotes/origin/${branch}`;
+		const tip = this.tipOf(repo, ref);
+		const key = `${repo.commonDir}\0${ref}\0${repo.hashLength}`;
+		if (tip === undefined) {
+			return FirstParentHistory.empty(repo.hashLength);
+		}
+		const known = this.histories.get(key) ?? this.loadCached(repo, key);
+		if (known?.tip === tip) {
+			this.histories.set(key, known);
+			return known;
+		}
+		const history = await this.walk(repo, tip, known, signal);
+		this.histories.set(key, history);
+		this.cache?.save(key, history);
+		return history;
+	}
+
+	async firstParentHistoryFrom(top: string, commit: string, signal?: AbortSignal): Promise<CommitHistory | undefined> {
+		const repo = this.repository(top);
+		if (!/^[0-9a-f]+$/.test(commit) || commit.length !== repo.hashLength * 2 || !repo.objects.has(commit)) {
+			return undefined;
+		}
+		// Any known history of this repository shares most of its commits with the one asked for.
+		let base: FirstParentHistory | undefined;
+		for (const [key, history] of this.histories) {
+			if (key.startsWith(`${repo.commonDir}\0`) && (!base || history.count > base.count)) {
+				base = history;
+			}
+		}
+		return this.walk(repo, repo.peelToCommit(commit), base, signal);
+	}
+
+	async fileCount(top: string, commit: string): Promise<number> {
+		const repo = this.repository(top);
+		const tree = repo.treeOf(commit);
+		const cached = this.fileCounts.get(`${repo.commonDir}\0${tree}`);
+		if (cached !== undefined) {
+			return cached;
+		}
+		const count = repo.treeFiles(tree).length;
+		this.fileCounts.set(`${repo.commonDir}\0${tree}`, count, 64);
+		return count;
+	}
+
+	async treeFiles(top: string, commit: string): Promise<GitTreeFile[]> {
+		return this.repository(top)
+			.treeFiles(commit)
+			.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+	}
+
+	async readBlob(top: string, oid: string): Promise<Uint8Array> {
+		return this.repository(top).blob(oid);
+	}
+
+	async readFile(top: string, commit: string, filePath: string): Promise<Uint8Array | undefined> {
+		return this.repository(top).fileAt(commit, filePath);
+	}
+
+	async diffCommits(top: string, from: string, to: string): Promise<GitFileChange[]> {
+		return this.repository(top).diffTrees(from, to);
+	}
+
+	/** Closes the repositories' packs (the server at exit; tests). */
+	close(): void {
+		for (const repo of this.repositories.values()) {
+			repo.close();
+		}
+		this.repositories.clear();
+	}
+
+	/** The repository of a work tree's top, opened once and kept (its packs stay open). */
+	repository(top: string): GitRepository {
+		let repo = this.repositories.get(top);
+		if (!repo) {
+			repo = GitRepository.open(top);
+			this.repositories.set(top, repo);
+		}
+		return repo;
+	}
+
+	/**
+	 * The history from `tip` back along first parents. With a known history, the walk stops at the
+	 * first commit it shares with it (the old tip after a fetch, the fork point after a rewrite) and
+	 * reuses everything older.
+	 */
+	private async walk(repo: GitRepository, tip: string, known: FirstParentHistory | undefined, signal?: AbortSignal): Promise<FirstParentHistory> {
+		const newestFirst: WalkedCommit[] = [];
+		let keep = 0;
+		let endedShallow = false;
+		let oid: string | undefined = tip;
+		while (oid !== undefined) {
+			// A branch that moved on meets the known tip within a few commits; only a longer walk (a
+			// rewrite, an old cache) is worth building the known history's lookup table for.
+			const index = !known ? -1 : oid === known.tip ? known.count - 1 : newestFirst.length < 64 ? -1 : known.indexOf(oid);
+			if (index >= 0) {
+				keep = index + 1;
+				break;
+			}
+			const object = repo.objects.tryRead(oid);
+			if (!object) {
+				if (newestFirst.length === 0) {
+					throw new DeskError('git.missingObject', `Commit ${oid} is not in ${repo.top}.`, { oid });
+				}
+				endedShallow = true; // A shallow clone: history ends where the objects do.
+				break;
+			}
+			const commit = object.type === 'commit' ? parseCommit(object.data) : undefined;
+			if (!commit) {
+				throw new DeskError('git.corrupt', `${oid} on the first-parent chain of ${repo.top} is not a valid commit.`, { oid });
+			}
+			newestFirst.push({ oid, time: commit.committerTime, offsetMinutes: commit.committerOffsetMinutes, subject: commitSubject(object.data) });
+			oid = commit.parents[0];
+			if (newestFirst.length % yieldEvery === 0) {
+				signal?.throwIfAborted();
+				await new Promise((resolve) => setImmediate(resolve));
+			}
+		}
+		const base = known ?? FirstParentHistory.empty(repo.hashLength);
+		return base.extend(keep, newestFirst.reverse(), keep > 0 ? base.endedShallow : endedShallow);
+	}
+
+	/**
+	 * The cached history of a ref, unless it ended at a shallow clone's boundary that a fetch has
+	 * since deepened (its oldest commit has a parent now): then it starts too late and is walked again.
+	 */
+	private loadCached(repo: GitRepository, key: string): FirstParentHistory | undefined {
+		const cached = this.cache?.load(key);
+		if (!cached || cached.hashLength !== repo.hashLength) {
+			return undefined;
+		}
+		if (cached.endedShallow && cached.count > 0) {
+			const oldest = repo.tryCommit(cached.oidAt(0));
+			const parent = oldest?.parents[0];
+			if (!oldest || (parent !== undefined && repo.objects.has(parent))) {
+				return undefined;
+			}
+		}
+		return cached;
+	}
+
+	private tipOf(repo: GitRepository, ref: string): string | undefined {
+		const oid = repo.resolveRef(ref);
+		return oid === undefined ? undefined : repo.peelToCommit(oid);
+	}
+
+}
