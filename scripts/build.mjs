@@ -25,15 +25,26 @@ const common = {
 	absWorkingDir: root,
 };
 
+// isomorphic-git (only for writing run history) is a bundle of its own, loaded when first needed:
+// parsing it costs every start of the desk tens of milliseconds otherwise.
+const isoGitWriterApart = {
+	name: 'iso-git-writer-apart',
+	setup(build) {
+		build.onResolve({ filter: /\/isoGitWriter(\.js)?$/ }, () => ({ path: './isoGitWriter.js', external: true }));
+	},
+};
+
 await Promise.all([
 	esbuild.build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] }),
-	esbuild.build({ ...common, entryPoints: ['server/src/main.ts'], outfile: 'dist/server.js' }),
+	esbuild.build({ ...common, entryPoints: ['server/src/main.ts'], outfile: 'dist/server.js', plugins: [isoGitWriterApart] }),
 	esbuild.build({
 		...common,
 		entryPoints: ['server/src/cli/desk.ts'],
 		outfile: 'dist/desk.js',
 		banner: { js: '#!/usr/bin/env node' },
+		plugins: [isoGitWriterApart],
 	}),
+	esbuild.build({ ...common, entryPoints: ['server/src/git/isoGitWriter.ts'], outfile: 'dist/isoGitWriter.js' }),
 	esbuild.build({
 		...common,
 		platform: 'browser',

@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import git from 'isomorphic-git';
 import { canonicalJson } from '../ai/canonical';
 import { fromBytes, seal, toJson, verifyChecksum } from '../ai/model';
 import { aiObjectTypes, type AiObject } from '../ai/types';
@@ -31,11 +30,12 @@ export async function exportHistory(repo: GitRepository, objects: readonly AiObj
 	if (repo.hashLength !== 20) {
 		throw new DeskError('git.unsupported', `${repo.top} names its objects with SHA-256; run history can be exported only to SHA-1 repositories for now.`, { dir: repo.top });
 	}
-	const top = repo.top;
+	const git = await import('./isoGitWriter.js');
+	const gitdir = repo.commonDir;
 	const byType = new Map<string, Array<{ path: string; oid: string; mode: string; type: 'blob' }>>();
 	for (const object of objects) {
 		const sealed = object.checksum ? object : seal(structuredClone(object));
-		const oid = await git.writeBlob({ fs, dir: top, blob: Buffer.from(canonicalJson(toJson(sealed)), 'utf8') });
+		const oid = await git.writeBlob({ fs, gitdir, blob: Buffer.from(canonicalJson(toJson(sealed)), 'utf8') });
 		const entries = byType.get(sealed.object_type) ?? [];
 		entries.push({ path: `${sealed.object_id}.json`, oid, mode: '100644', type: 'blob' });
 		byType.set(sealed.object_type, entries);
@@ -43,19 +43,19 @@ export async function exportHistory(repo: GitRepository, objects: readonly AiObj
 	const rootEntries: Array<{ path: string; oid: string; mode: string; type: 'tree' }> = [];
 	for (const [type, entries] of [...byType.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
 		entries.sort((a, b) => (a.path < b.path ? -1 : 1));
-		rootEntries.push({ path: type, oid: await git.writeTree({ fs, dir: top, tree: entries }), mode: '040000', type: 'tree' });
+		rootEntries.push({ path: type, oid: await git.writeTree({ fs, gitdir, tree: entries }), mode: '040000', type: 'tree' });
 	}
-	const tree = await git.writeTree({ fs, dir: top, tree: rootEntries });
+	const tree = await git.writeTree({ fs, gitdir, tree: rootEntries });
 	const parent = repo.resolveRef(ref);
 	let commit: string | undefined;
 	if (!parent || repo.commit(parent).tree !== tree) {
 		const when = { ...deskIdentity, timestamp: Math.floor(now.getTime() / 1000), timezoneOffset: 0 };
 		commit = await git.writeCommit({
 			fs,
-			dir: top,
+			gitdir,
 			commit: { message: `Agent Desk history: ${objects.length} object${objects.length === 1 ? '' : 's'}\n`, tree, parent: parent ? [parent] : [], author: when, committer: when },
 		});
-		await git.writeRef({ fs, dir: top, ref, value: commit, force: true });
+		await git.writeRef({ fs, gitdir, ref, value: commit, force: true });
 	}
 	let anchored = 0;
 	for (const object of objects) {
@@ -66,7 +66,7 @@ export async function exportHistory(repo: GitRepository, objects: readonly AiObj
 			if (item.blob && /^[0-9a-f]{40}$/.test(item.blob) && repo.objects.has(item.blob)) {
 				const anchor = `${blobAnchorPrefix}${item.blob}`;
 				if (repo.resolveRef(anchor) !== item.blob) {
-					await git.writeRef({ fs, dir: top, ref: anchor, value: item.blob, force: true });
+					await git.writeRef({ fs, gitdir, ref: anchor, value: item.blob, force: true });
 					anchored++;
 				}
 			}

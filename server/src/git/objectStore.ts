@@ -18,6 +18,8 @@ export interface ObjectStoreOptions {
 	objectCacheBytes?: number;
 	/** Bytes of pack index buckets kept (default 32 MiB). */
 	indexCacheBytes?: number;
+	/** Bytes of pack windows kept (default 32 MiB). */
+	windowCacheBytes?: number;
 }
 
 /**
@@ -40,7 +42,11 @@ export class GitObjectStore {
 		readonly hashLength: 20 | 32 = 20,
 		options: ObjectStoreOptions = {},
 	) {
-		this.caches = { buckets: new ByteLru<number, Bucket>(options.indexCacheBytes ?? 32 * 1024 * 1024), objects: new ByteLru<string, GitObject>(options.objectCacheBytes ?? 48 * 1024 * 1024) };
+		this.caches = {
+			buckets: new ByteLru<number, Bucket>(options.indexCacheBytes ?? 32 * 1024 * 1024),
+			objects: new ByteLru<string, GitObject>(options.objectCacheBytes ?? 48 * 1024 * 1024),
+			windows: new ByteLru<number, Buffer>(options.windowCacheBytes ?? 32 * 1024 * 1024),
+		};
 		this.folders = collectFolders(objectsDir, maxAlternateDepth).map((dir) => new ObjectFolder(dir, hashLength, this.caches, () => this.nextPackId++));
 	}
 
@@ -57,14 +63,19 @@ export class GitObjectStore {
 		return found;
 	}
 
-	/** The object, or undefined when it is not there (a shallow clone's end, a ref to nothing). */
-	tryRead(oid: string): GitObject | undefined {
+	/**
+	 * The object, or undefined when it is not there (a shallow clone's end, a ref to nothing).
+	 * `verify: false` skips hashing it (as git itself does on every read): for a walk of thousands
+	 * of commits whose bytes are only listed, where zlib's own checksum and the parse still catch
+	 * damage. Everything a person reads or lands is verified.
+	 */
+	tryRead(oid: string, options: { verify?: boolean } = {}): GitObject | undefined {
 		if (oid.length !== this.hashLength * 2 || !/^[0-9a-f]+$/.test(oid)) {
 			throw new DeskError('git.badRef', `${JSON.stringify(oid.slice(0, 80))} is not a ${this.hashLength === 20 ? 'SHA-1' : 'SHA-256'} object name.`, { oid: oid.slice(0, 80) });
 		}
 		const key = Buffer.from(oid, 'hex');
 		const object = this.lookup(key, oid, false) ?? this.lookup(key, oid, true);
-		if (object) {
+		if (object && options.verify !== false) {
 			verify(object, key, this.hashLength, oid);
 		}
 		return object;
@@ -84,6 +95,7 @@ export class GitObjectStore {
 		}
 		this.caches.buckets.clear();
 		this.caches.objects.clear();
+		this.caches.windows.clear();
 	}
 
 	/** Descriptions of packs that do not match their indexes. */

@@ -19,13 +19,22 @@ export const maxObjectBytes = 1024 * 1024 * 1024;
 /** Longer delta chains than any git writes (its default is 50, --aggressive 250) are damage or a trap. */
 const maxChainLength = 10_000;
 
-/** Caches shared by the packs of one object store: index buckets and resolved objects, by bytes. */
+/** Caches shared by the packs of one object store: index buckets, pack windows and resolved objects, by bytes. */
 export interface PackCaches {
 	/** Key `packId * 256 + first byte`: the oids and offsets of that fanout bucket. */
 	buckets: ByteLru<number, Bucket>;
 	/** Key `${packId}:${offset}`: objects (and delta bases) resolved from that pack. */
 	objects: ByteLru<string, GitObject>;
+	/** Key `packId * 2^32 + window number`: windows of the pack's bytes, as git maps them. */
+	windows: ByteLru<number, Buffer>;
 }
+
+/**
+ * Packs are read in windows of this size (git maps them in windows too): objects read together,
+ * such as the commits of a history (a repack puts them side by side) or the trees of a version,
+ * then cost one read for many instead of two each.
+ */
+export const packWindowBytes = 16 * 1024;
 
 export interface Bucket {
 	/** Index of the bucket's first object in the whole index. */
@@ -142,9 +151,13 @@ export class Pack {
 		const skip = this.version === 2 ? 0 : 4;
 		let low = 0;
 		let high = bucket.oids.length / stride;
+		// Most steps of the search are decided by the first four bytes, compared as a number.
+		const head = key.readUInt32BE(0);
 		while (low < high) {
 			const mid = (low + high) >>> 1;
-			const order = key.compare(bucket.oids, mid * stride + skip, mid * stride + skip + h);
+			const at = mid * stride + skip;
+			const other = bucket.oids.readUInt32BE(at);
+			const order = head !== other ? (head < other ? -1 : 1) : key.compare(bucket.oids, at, at + h);
 			if (order === 0) {
 				return this.offsetAt(bucket, mid);
 			}
@@ -325,8 +338,30 @@ export class Pack {
 		return readExactly(this.idxFd, position, length, this.packFile.replace(/\.pack$/, '.idx'));
 	}
 
+	/** Bytes of the pack: small reads through the window cache, large ones straight from the file. */
 	private read(position: number, length: number): Buffer {
-		return readExactly(this.packFd, position, length, this.packFile);
+		const first = Math.floor(position / packWindowBytes);
+		const last = Math.floor((position + length - 1) / packWindowBytes);
+		if (length > packWindowBytes || length <= 0) {
+			return readExactly(this.packFd, position, length, this.packFile);
+		}
+		const start = position - first * packWindowBytes;
+		if (first === last) {
+			return this.window(first).subarray(start, start + length);
+		}
+		return Buffer.concat([this.window(first), this.window(last)]).subarray(start, start + length);
+	}
+
+	private window(index: number): Buffer {
+		const key = this.id * 2 ** 32 + index;
+		const cached = this.caches.windows.get(key);
+		if (cached) {
+			return cached;
+		}
+		const position = index * packWindowBytes;
+		const window = readExactly(this.packFd, position, Math.min(packWindowBytes, this.packSize - position), this.packFile);
+		this.caches.windows.set(key, window, window.length);
+		return window;
 	}
 }
 

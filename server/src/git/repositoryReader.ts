@@ -179,7 +179,7 @@ export class RepositoryReader implements GitReader {
 				keep = index + 1;
 				break;
 			}
-			const object = repo.objects.tryRead(oid);
+			const object = repo.objects.tryRead(oid, { verify: false });
 			if (!object) {
 				if (newestFirst.length === 0) {
 					throw new DeskError('git.missingObject', `Commit ${oid} is not in ${repo.top}.`, { oid });
