@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { crc32 } from 'node:zlib';
 import * as path from 'node:path';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import { DeskError } from '../core/errors';
@@ -219,6 +220,7 @@ export class DurableDatabase {
 			const bytes = this.db.export();
 			this.db.exec(pragmas);
 			writeFileDurably(this.options.file, bytes);
+			recordChecked(this.options.file, bytes);
 			this.base = identity(this.options.file)!;
 			this.baseSeq = this.lastSeq;
 			// A crash here leaves a journal whose records the base already holds: replay skips them.
@@ -477,7 +479,8 @@ function openBase(SQL: SqlJsStatic, file: string, schema: string, logger: Logger
 		db.exec(pragmas);
 		return db;
 	}
-	const checked = checkBase(SQL, bytes, schema);
+	const knownGood = wasChecked(file, bytes);
+	const checked = checkBase(SQL, bytes, schema, knownGood);
 	if (typeof checked === 'string') {
 		const kept = quarantine(file);
 		const keptJournal = fs.existsSync(`${file}.journal`) ? quarantine(`${file}.journal`) : undefined;
@@ -490,10 +493,43 @@ function openBase(SQL: SqlJsStatic, file: string, schema: string, logger: Logger
 		});
 	}
 	checked.exec(pragmas);
+	if (!knownGood) {
+		recordChecked(file, bytes);
+	}
 	return checked;
 }
 
-function checkBase(SQL: SqlJsStatic, bytes: Buffer, schema: string): Database | string {
+/**
+ * `<db>.checked` remembers the size and CRC-32 of the last base file that passed the integrity check
+ * or that this desk wrote itself, so that opening it again (every `desk` command, every window)
+ * costs a checksum of its bytes rather than SQLite's check of every page and index. Bytes that
+ * differ in any way are checked in full. Losing the file costs one full check, nothing else.
+ */
+function checkedFile(file: string): string {
+	return `${file}.checked`;
+}
+
+function wasChecked(file: string, bytes: Uint8Array): boolean {
+	try {
+		const recorded = JSON.parse(fs.readFileSync(checkedFile(file), 'utf8')) as { size?: unknown; crc32?: unknown };
+		return recorded.size === bytes.length && recorded.crc32 === crc32(bytes);
+	} catch {
+		return false;
+	}
+}
+
+function recordChecked(file: string, bytes: Uint8Array): void {
+	const target = checkedFile(file);
+	const temp = `${target}.${process.pid}.tmp`;
+	try {
+		fs.writeFileSync(temp, JSON.stringify({ size: bytes.length, crc32: crc32(bytes) }), { mode: 0o600 });
+		fs.renameSync(temp, target);
+	} catch {
+		fs.rmSync(temp, { force: true });
+	}
+}
+
+function checkBase(SQL: SqlJsStatic, bytes: Buffer, schema: string, knownGood: boolean): Database | string {
 	if (bytes.length === 0) {
 		// sql.js opens an empty file as an empty database; ours always hold a schema.
 		return 'the file is empty';
@@ -501,7 +537,7 @@ function checkBase(SQL: SqlJsStatic, bytes: Buffer, schema: string): Database | 
 	let db: Database | undefined;
 	try {
 		db = new SQL.Database(bytes);
-		const result = db.exec('PRAGMA integrity_check');
+		const result = knownGood ? [{ values: [['ok']] }] : db.exec('PRAGMA integrity_check');
 		const verdict = result[0]?.values.map((row) => String(row[0])).join('; ');
 		if (verdict !== 'ok') {
 			db.close();
