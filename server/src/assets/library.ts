@@ -789,30 +789,49 @@ export class Library {
 		return this.store.projectAssets(project);
 	}
 
-	/** Assets with what the Assets view shows of them; limited to one project's when `project` is given. */
+	/**
+	 * Assets with what the Assets view shows of them; limited to one project's when `project` is given.
+	 * A handful of reads however many assets there are: the view asks for this on every refresh.
+	 */
 	async listAssets(project?: string): Promise<AssetSummary[]> {
 		const projects = this.store.listProjects();
 		let assets: AssetRecord[];
 		if (project !== undefined) {
-			const record = projects.find((p) => p.name === project);
-			if (!record) {
+			if (!projects.some((p) => p.name === project)) {
 				throw new DeskError('project.notFound', `No project named ${JSON.stringify(project)}.`, { project });
 			}
-			assets = this.store.projectAssetIds(project).map((id) => this.store.getAsset(id)).filter((a): a is AssetRecord => a !== undefined);
+			assets = this.store.projectAssets(project);
 		} else {
 			assets = this.store.listAssets();
 		}
+		return this.summaries(assets, projects);
+	}
+
+	/** One asset with what the Assets view shows of it. */
+	async assetSummary(id: string): Promise<AssetSummary> {
+		const [summary] = await this.summaries([this.getAsset(id)], this.store.listProjects());
+		return summary!;
+	}
+
+	private async summaries(assets: readonly AssetRecord[], projects: readonly ProjectRecord[]): Promise<AssetSummary[]> {
+		const mainOf = new Map(projects.map((p) => [p.name, p.main_asset]));
 		const memberships = new Map<string, Array<{ name: string; main: boolean }>>();
-		for (const p of projects) {
-			for (const id of this.store.projectAssetIds(p.name)) {
-				const list = memberships.get(id) ?? [];
-				list.push({ name: p.name, main: p.main_asset === id });
-				memberships.set(id, list);
-			}
+		for (const { project, asset_id } of this.store.memberships()) {
+			const list = memberships.get(asset_id) ?? [];
+			list.push({ name: project, main: mainOf.get(project) === asset_id });
+			memberships.set(asset_id, list);
 		}
+		const snapshotFacts = assets.some((a) => a.engine === 'snapshot') ? this.store.snapshotFacts() : new Map<string, { versions: number; files: number }>();
 		const summaries: AssetSummary[] = [];
 		for (const asset of assets) {
-			summaries.push({ ...asset, projects: memberships.get(asset.id) ?? [], ...(await this.versionFacts(asset)) });
+			let facts: Pick<AssetSummary, 'version_count' | 'file_count' | 'problem'> = { version_count: 0, file_count: 0 };
+			if (asset.engine === 'snapshot') {
+				const known = snapshotFacts.get(asset.id);
+				facts = { version_count: known?.versions ?? 0, file_count: known?.files ?? 0 };
+			} else if (asset.engine === 'git') {
+				facts = await this.gitFacts(asset);
+			}
+			summaries.push({ ...asset, projects: memberships.get(asset.id) ?? [], ...facts });
 		}
 		return summaries;
 	}
@@ -827,14 +846,7 @@ export class Library {
 		return numberVersions(history, this.store.headObservations(asset.id));
 	}
 
-	private async versionFacts(asset: AssetRecord): Promise<Pick<AssetSummary, 'version_count' | 'file_count' | 'problem'>> {
-		if (asset.engine === 'snapshot') {
-			const versions = this.store.snapshotVersions(asset.id);
-			return { version_count: versions.length, file_count: versions.find((v) => v.version === asset.picked_version)?.file_count ?? 0 };
-		}
-		if (asset.engine !== 'git') {
-			return { version_count: 0, file_count: 0 };
-		}
+	private async gitFacts(asset: AssetRecord): Promise<Pick<AssetSummary, 'version_count' | 'file_count' | 'problem'>> {
 		try {
 			const history = await this.gitHistory(asset);
 			return { version_count: history.count, file_count: history.tip ? await this.git.fileCount(asset.working_dir, history.tip) : 0 };

@@ -13,8 +13,6 @@ export interface LibraryReads {
 	getProject(name: string): ProjectRecord | undefined;
 	getProjectByPath(path: string): ProjectRecord | undefined;
 	listProjects(): ProjectRecord[];
-	/** Asset ids of a project, in the order they were added. */
-	projectAssetIds(project: string): string[];
 	headObservations(assetId: string): HeadObservation[];
 	snapshotVersions(assetId: string): SnapshotVersion[];
 	snapshotVersion(assetId: string, version: number): SnapshotVersion | undefined;
@@ -27,6 +25,10 @@ export interface LibraryReads {
 	projectAssets(project: string): AssetRecord[];
 	/** The branch tip and version count last seen for a git asset. */
 	gitTip(assetId: string): { tip: string; count: number } | undefined;
+	/** Per snapshot asset: its number of versions and the file count of its picked version, in one read. */
+	snapshotFacts(): Map<string, { versions: number; files: number }>;
+	/** Every project membership, in one read. */
+	memberships(): Array<{ project: string; asset_id: string }>;
 }
 
 /** The fields of an asset record that change after it is made. */

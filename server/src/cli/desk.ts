@@ -193,8 +193,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 			case 'asset show': {
 				const id = oneId(rest, command);
 				const library = await lib();
-				const [summary] = (await library.listAssets()).filter((a) => a.id === id);
-				const asset = summary ?? library.getAsset(id);
+				const asset = await library.assetSummary(id);
 				let atGo: AtGo | { error: string };
 				try {
 					atGo = await library.atGo(id);
@@ -202,7 +201,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					atGo = { error: describeError(error) };
 				}
 				const show = { ...asset, at_go: atGo, used_in: library.usedIn(id) };
-				print(out, show, () => `${formatAsset(summary ?? { ...asset, projects: [], version_count: 0, file_count: 0 })}\n  at go: ${formatAtGo(atGo)}${asset.about ? `\n  about: ${asset.about}` : ''}`);
+				print(out, show, () => `${formatAsset(asset)}\n  at go: ${formatAtGo(atGo)}${asset.about ? `\n  about: ${asset.about}` : ''}`);
 				return 0;
 			}
 			case 'asset versions': {

@@ -201,13 +201,30 @@ export class HistoryCache {
 
 /**
  * `%cI`: strict ISO 8601 in the committer's own offset, e.g. 2026-11-30T03:04:05+01:00.
- * `offsetMinutes` is east of UTC, as git writes it (+0100 is 60).
+ * `offsetMinutes` is east of UTC, as git writes it (+0100 is 60). Computed with integers (days to
+ * a civil date, as in H. Hinnant's chrono algorithms) rather than through a Date: a listing formats
+ * tens of thousands of these. A time outside years 0–9999 is shown as the epoch.
  */
 export function formatCommitTime(timestamp: number, offsetMinutes: number): string {
-	const date = new Date((timestamp + offsetMinutes * 60) * 1000);
-	// A commit can claim any time; one past what a Date holds is shown as the epoch, not thrown on.
-	const local = (Number.isNaN(date.getTime()) ? new Date(0) : date).toISOString().slice(0, 19);
-	const sign = offsetMinutes < 0 ? '-' : '+';
+	let local = timestamp + offsetMinutes * 60;
+	if (!Number.isFinite(local) || local < -62_167_219_200 || local > 253_402_300_799) {
+		local = 0;
+	}
+	const days = Math.floor(local / 86_400);
+	const seconds = local - days * 86_400;
+	const z = days + 719_468;
+	const era = Math.floor(z / 146_097);
+	const dayOfEra = z - era * 146_097;
+	const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+	const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+	const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+	const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+	const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+	const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
 	const abs = Math.abs(offsetMinutes);
-	return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+	return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(Math.floor(seconds / 3600), 2)}:${pad(Math.floor(seconds / 60) % 60, 2)}:${pad(seconds % 60, 2)}${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(abs / 60), 2)}:${pad(abs % 60, 2)}`;
+}
+
+function pad(value: number, width: number): string {
+	return String(value).padStart(width, '0');
 }

@@ -63,10 +63,6 @@ class SqlLibraryReads implements LibraryReads {
 		return this.tx.all<ProjectRecord>('SELECT name, path, main_asset, created_at FROM projects ORDER BY name');
 	}
 
-	projectAssetIds(project: string): string[] {
-		return this.tx.all<{ asset_id: string }>('SELECT asset_id FROM project_assets WHERE project = ? ORDER BY position', [project]).map((r) => r.asset_id);
-	}
-
 	snapshotVersions(assetId: string): SnapshotVersion[] {
 		return this.tx.all<VersionRow>('SELECT version, manifest, file_count, bytes, note, made_at, made_by FROM snapshot_versions WHERE asset_id = ? ORDER BY version', [assetId]).map(toVersion);
 	}
@@ -92,6 +88,20 @@ class SqlLibraryReads implements LibraryReads {
 			.map((c) => `a.${c}`)
 			.join(', ');
 		return this.tx.all<AssetRow>(`SELECT ${columns} FROM project_assets p JOIN assets a ON a.id = p.asset_id WHERE p.project = ? ORDER BY p.position`, [project]).map(toAsset);
+	}
+
+	snapshotFacts(): Map<string, { versions: number; files: number }> {
+		// Versions are numbered 1..n with no gaps, so the highest number is the count (read from the key).
+		const rows = this.tx.all<{ id: string; versions: number | null; files: number | null }>(
+			`SELECT a.id AS id, (SELECT MAX(s.version) FROM snapshot_versions s WHERE s.asset_id = a.id) AS versions, v.file_count AS files
+			 FROM assets a LEFT JOIN snapshot_versions v ON v.asset_id = a.id AND v.version = a.picked_version
+			 WHERE a.engine = 'snapshot'`,
+		);
+		return new Map(rows.map((r) => [r.id, { versions: r.versions ?? 0, files: r.files ?? 0 }]));
+	}
+
+	memberships(): Array<{ project: string; asset_id: string }> {
+		return this.tx.all<{ project: string; asset_id: string }>('SELECT project, asset_id FROM project_assets ORDER BY project, position');
 	}
 
 	gitTip(assetId: string): { tip: string; count: number } | undefined {
