@@ -248,18 +248,34 @@ export class Library {
 	 * first, and how many there are in all: a page of a long history for a view.
 	 */
 	async versionPage(id: string, range: VersionRange, signal?: AbortSignal): Promise<{ versions: AssetVersion[]; total: number }> {
+		const source = await this.versionSource(id, signal);
+		const { from, to } = clip(range, source.total);
+		return { versions: source.page(from, to), total: source.total };
+	}
+
+	/**
+	 * Every version, oldest first, `pageSize` at a time, all from one reading of the history: a
+	 * listing of tens of thousands of versions is written out page by page in flat memory.
+	 */
+	async *versionsInPages(id: string, pageSize: number, signal?: AbortSignal): AsyncGenerator<AssetVersion[]> {
+		const source = await this.versionSource(id, signal);
+		for (let from = 1; from <= source.total; from += pageSize) {
+			yield source.page(from, Math.min(source.total, from + pageSize - 1));
+		}
+	}
+
+	private async versionSource(id: string, signal?: AbortSignal): Promise<{ total: number; page: (from: number, to: number) => AssetVersion[] }> {
 		const asset = this.getAsset(id);
 		if (asset.engine === 'snapshot') {
 			const all = this.store.snapshotVersions(asset.id);
-			const { from, to } = clip(range, all.length);
-			return { versions: all.slice(from - 1, to).map((v) => ({ engine: 'snapshot', ...v })), total: all.length };
+			return { total: all.length, page: (from, to) => all.slice(from - 1, to).map((v): AssetVersion => ({ engine: 'snapshot', ...v })) };
 		}
 		if (asset.engine !== 'git') {
-			return { versions: [], total: 0 };
+			return { total: 0, page: () => [] };
 		}
 		const history = await this.gitHistory(asset, signal);
-		const { from, to } = clip(range, history.count);
-		return { versions: numberVersions(history, this.store.headObservations(asset.id), from, to).map((v) => ({ engine: 'git', ...v })), total: history.count };
+		const observations = this.store.headObservations(asset.id);
+		return { total: history.count, page: (from, to) => numberVersions(history, observations, from, to) };
 	}
 
 	/** The files of a version (default: the picked version of a snapshot asset, the tip of a git asset). */
@@ -903,7 +919,7 @@ function clip(range: VersionRange, total: number): { from: number; to: number } 
  * commit between the first and last observed heads that was never observed itself. Only versions
  * `from` to `to` are made (a page of a long history).
  */
-export function numberVersions(history: CommitHistory, observations: readonly HeadObservation[], from = 1, to = history.count): GitVersion[] {
+export function numberVersions(history: CommitHistory, observations: readonly HeadObservation[], from = 1, to = history.count): Array<GitVersion & { engine: 'git' }> {
 	const byCommit = new Map(observations.map((o) => [o.commit, o]));
 	let first = -1;
 	let last = -1;
@@ -914,11 +930,12 @@ export function numberVersions(history: CommitHistory, observations: readonly He
 			last = Math.max(last, index);
 		}
 	}
-	const versions: GitVersion[] = [];
+	const versions: Array<GitVersion & { engine: 'git' }> = [];
 	for (let index = from - 1; index < to; index++) {
 		const commit = history.entry(index);
 		const seen = byCommit.get(commit.oid);
-		const version: GitVersion = {
+		const version: GitVersion & { engine: 'git' } = {
+			engine: 'git',
 			version: index + 1,
 			commit: commit.oid,
 			made_at: commit.committedAt,

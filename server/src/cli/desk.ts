@@ -205,8 +205,17 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				return 0;
 			}
 			case 'asset versions': {
-				const versions = await (await lib()).assetVersions(oneId(rest, command));
-				print(out, versions, () => versions.map(formatVersion).join('\n') || '(no versions)');
+				// Written a page at a time: a history of tens of thousands of versions in flat memory.
+				let written = 0;
+				for await (const page of (await lib()).versionsInPages(oneId(rest, command), 2000)) {
+					if (out.json) {
+						out.write(`${written === 0 ? '[\n' : ',\n'}${page.map((v) => JSON.stringify(v, null, 2).replace(/^/gm, '  ')).join(',\n')}`);
+					} else {
+						out.write(`${page.map(formatVersion).join('\n')}\n`);
+					}
+					written += page.length;
+				}
+				out.write(out.json ? (written === 0 ? '[]\n' : '\n]\n') : written === 0 ? '(no versions)\n' : '');
 				return 0;
 			}
 			case 'asset atgo': {

@@ -11,6 +11,7 @@ import type { CommitHistory, CommitInfo } from '../assets/ports';
  */
 export class FirstParentHistory implements CommitHistory {
 	private byOid: Map<string, number> | undefined;
+	private searches = 0;
 
 	constructor(
 		readonly hashLength: number,
@@ -43,13 +44,27 @@ export class FirstParentHistory implements CommitHistory {
 	}
 
 	indexOf(oid: string): number {
-		if (!this.byOid) {
+		if (this.byOid) {
+			return this.byOid.get(oid) ?? -1;
+		}
+		// A few lookups search the packed ids (memory search, no garbage); many build a table once.
+		if (++this.searches > 16) {
 			this.byOid = new Map();
 			for (let i = 0; i < this.count; i++) {
 				this.byOid.set(this.oidAt(i), i);
 			}
+			return this.byOid.get(oid) ?? -1;
 		}
-		return this.byOid.get(oid) ?? -1;
+		if (oid.length !== this.hashLength * 2 || !/^[0-9a-f]+$/.test(oid)) {
+			return -1;
+		}
+		const key = Buffer.from(oid, 'hex');
+		for (let at = this.oids.indexOf(key); at >= 0; at = this.oids.indexOf(key, at + 1)) {
+			if (at % this.hashLength === 0) {
+				return at / this.hashLength;
+			}
+		}
+		return -1;
 	}
 
 	entry(index: number): CommitInfo {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { DeskError } from '../core/errors';
 import { ByteLru } from './byteLru';
-import { maxObjectBytes, Pack, type Bucket, type GitObject, type ObjectType, type PackCaches } from './pack';
+import { maxObjectBytes, Pack, type GitObject, type ObjectType, type PackCaches } from './pack';
 
 export type { GitObject, ObjectType };
 
@@ -43,7 +43,7 @@ export class GitObjectStore {
 		options: ObjectStoreOptions = {},
 	) {
 		this.caches = {
-			buckets: new ByteLru<number, Bucket>(options.indexCacheBytes ?? 32 * 1024 * 1024),
+			index: { used: 0, budget: options.indexCacheBytes ?? 32 * 1024 * 1024 },
 			objects: new ByteLru<string, GitObject>(options.objectCacheBytes ?? 48 * 1024 * 1024),
 			windows: new ByteLru<number, Buffer>(options.windowCacheBytes ?? 32 * 1024 * 1024),
 		};
@@ -93,7 +93,6 @@ export class GitObjectStore {
 		for (const folder of this.folders ?? []) {
 			folder.close();
 		}
-		this.caches.buckets.clear();
 		this.caches.objects.clear();
 		this.caches.windows.clear();
 	}

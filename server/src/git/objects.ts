@@ -37,14 +37,65 @@ export function parseCommit(data: Buffer): ParsedCommit | undefined {
 	return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit.tree) ? commit : undefined;
 }
 
-/** The first line of a commit message, without decoding the rest. */
-export function commitSubject(data: Buffer): string {
-	const blank = data.indexOf('\n\n');
-	if (blank < 0) {
-		return '';
+/** What a first-parent walk needs of a commit: no more is decoded. */
+export interface WalkFields {
+	firstParent: string | undefined;
+	/** Committer time, seconds since the epoch, and offset in minutes east of UTC. */
+	time: number;
+	offsetMinutes: number;
+	/** As `git log --format=%s`: the message's first paragraph on one line. */
+	subject: string;
+}
+
+const newline = 0x0a;
+
+/**
+ * The fields of a commit a walk of tens of thousands of them lists, read straight from the bytes
+ * (no header is decoded to a string but the first parent). Undefined when the commit is malformed.
+ */
+export function walkFields(data: Buffer, hashLength: number): WalkFields | undefined {
+	const hex = hashLength * 2;
+	if (data.toString('latin1', 0, 5) !== 'tree ' || data[5 + hex] !== newline) {
+		return undefined;
 	}
-	const end = data.indexOf(0x0a, blank + 2);
-	return data.toString('utf8', blank + 2, end < 0 ? data.length : end);
+	const headerEnd = data.indexOf('\n\n');
+	const headers = headerEnd < 0 ? data.length : headerEnd;
+	let at = 6 + hex;
+	let firstParent: string | undefined;
+	if (data.toString('latin1', at, at + 7) === 'parent ') {
+		if (data[at + 7 + hex] !== newline) {
+			return undefined;
+		}
+		firstParent = data.toString('latin1', at + 7, at + 7 + hex);
+		at += 8 + hex;
+	}
+	let time = 0;
+	let offsetMinutes = 0;
+	const committer = data.indexOf('\ncommitter ', at - 1);
+	if (committer >= 0 && committer < headers) {
+		const end = data.indexOf(newline, committer + 1);
+		const line = data.toString('latin1', Math.max(committer + 1, (end < 0 ? headers : end) - 32), end < 0 ? headers : end);
+		const match = / (\d+) ([+-])(\d\d)(\d\d)$/.exec(line);
+		if (match) {
+			time = Number(match[1]);
+			offsetMinutes = (match[2] === '-' ? -1 : 1) * (Number(match[3]) * 60 + Number(match[4]));
+		}
+	}
+	let subject = '';
+	if (headerEnd >= 0) {
+		const paragraphEnd = data.indexOf('\n\n', headerEnd + 2);
+		subject = data.toString('utf8', headerEnd + 2, paragraphEnd < 0 ? data.length : paragraphEnd);
+		if (subject.includes('\n')) {
+			subject = subject
+				.split('\n')
+				.map((l) => l.trim())
+				.filter((l) => l !== '')
+				.join(' ');
+		} else {
+			subject = subject.trimEnd();
+		}
+	}
+	return { firstParent, time, offsetMinutes, subject };
 }
 
 export interface TreeEntry {

@@ -21,8 +21,8 @@ const maxChainLength = 10_000;
 
 /** Caches shared by the packs of one object store: index buckets, pack windows and resolved objects, by bytes. */
 export interface PackCaches {
-	/** Key `packId * 256 + first byte`: the oids and offsets of that fanout bucket. */
-	buckets: ByteLru<number, Bucket>;
+	/** Bytes of index buckets held by all packs, and the most they may hold. */
+	index: { used: number; budget: number };
 	/** Key `${packId}:${offset}`: objects (and delta bases) resolved from that pack. */
 	objects: ByteLru<string, GitObject>;
 	/** Key `packId * 2^32 + window number`: windows of the pack's bytes, as git maps them. */
@@ -53,6 +53,9 @@ export interface Bucket {
  */
 export class Pack {
 	private closed = false;
+	/** The oids and offsets of each fanout bucket read so far (objects whose oid starts with that byte). */
+	private readonly buckets: Array<Bucket | undefined> = new Array<Bucket | undefined>(256);
+	private bucketBytes = 0;
 
 	private constructor(
 		readonly id: number,
@@ -139,7 +142,14 @@ export class Pack {
 			this.closed = true;
 			fs.closeSync(this.idxFd);
 			fs.closeSync(this.packFd);
+			this.dropBuckets();
 		}
+	}
+
+	private dropBuckets(): void {
+		this.buckets.fill(undefined);
+		this.caches.index.used -= this.bucketBytes;
+		this.bucketBytes = 0;
 	}
 
 	/** The offset of the object in the pack, or undefined when the index does not list it. */
@@ -297,8 +307,7 @@ export class Pack {
 	}
 
 	private bucket(first: number): Bucket {
-		const key = this.id * 256 + first;
-		const cached = this.caches.buckets.get(key);
+		const cached = this.buckets[first];
 		if (cached) {
 			return cached;
 		}
@@ -317,7 +326,14 @@ export class Pack {
 			const entries = this.readIdx(1024 + start * (h + 4), (end - start) * (h + 4));
 			bucket = { first: start, oids: entries, offsets: entries };
 		}
-		this.caches.buckets.set(key, bucket, bucket.oids.length + (bucket.offsets === bucket.oids ? 0 : bucket.offsets.length) + 64);
+		const bytes = bucket.oids.length + (bucket.offsets === bucket.oids ? 0 : bucket.offsets.length) + 64;
+		// Past the budget (an index of millions of objects), this pack starts over with the buckets it needs now.
+		if (this.caches.index.used + bytes > this.caches.index.budget) {
+			this.dropBuckets();
+		}
+		this.buckets[first] = bucket;
+		this.bucketBytes += bytes;
+		this.caches.index.used += bytes;
 		return bucket;
 	}
 

@@ -4,7 +4,7 @@ import type { CommitHistory, GitFileChange, GitReader, GitTreeFile } from '../as
 import { DeskError } from '../core/errors';
 import { ByteLru } from './byteLru';
 import { FirstParentHistory, HistoryCache, type WalkedCommit } from './firstParentHistory';
-import { commitSubject, parseCommit } from './objects';
+import { walkFields } from './objects';
 import { gitDirOf, GitRepository } from './repository';
 
 export interface RepositoryReaderOptions {
@@ -187,12 +187,12 @@ export class RepositoryReader implements GitReader {
 				endedShallow = true; // A shallow clone: history ends where the objects do.
 				break;
 			}
-			const commit = object.type === 'commit' ? parseCommit(object.data) : undefined;
+			const commit = object.type === 'commit' ? walkFields(object.data, repo.hashLength) : undefined;
 			if (!commit) {
 				throw new DeskError('git.corrupt', `${oid} on the first-parent chain of ${repo.top} is not a valid commit.`, { oid });
 			}
-			newestFirst.push({ oid, time: commit.committerTime, offsetMinutes: commit.committerOffsetMinutes, subject: commitSubject(object.data) });
-			oid = commit.parents[0];
+			newestFirst.push({ oid, time: commit.time, offsetMinutes: commit.offsetMinutes, subject: commit.subject });
+			oid = commit.firstParent;
 			if (newestFirst.length % yieldEvery === 0) {
 				signal?.throwIfAborted();
 				await new Promise((resolve) => setImmediate(resolve));

@@ -37,7 +37,9 @@ function historyRepo(dir: string, commits: number): string {
 			fs.mkdirSync(path.join(repo, 'src'), { recursive: true });
 			fs.writeFileSync(path.join(repo, 'src', `f${i % 5}.txt`), `${i}\n`);
 			git(repo, 'add', '-A');
-			execFileSync('git', ['commit', '-q', '-m', `commit ${i}`], { cwd: repo, env });
+			// Every fifth message has a first paragraph of two lines and a body: %s joins the paragraph.
+			const message = i % 5 === 0 ? `commit ${i}\ncontinued on a second line  \n\nA body that is not the subject.\n` : `commit ${i}`;
+			execFileSync('git', ['commit', '-q', '-m', message], { cwd: repo, env });
 		}
 	}
 	return repo;
