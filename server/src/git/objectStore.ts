@@ -44,7 +44,7 @@ export class GitObjectStore {
 	) {
 		this.caches = {
 			index: { used: 0, budget: options.indexCacheBytes ?? 32 * 1024 * 1024 },
-			objects: new ByteLru<string, GitObject>(options.objectCacheBytes ?? 48 * 1024 * 1024),
+			objects: new ByteLru<number, GitObject>(options.objectCacheBytes ?? 48 * 1024 * 1024),
 			windows: new ByteLru<number, Buffer>(options.windowCacheBytes ?? 32 * 1024 * 1024),
 		};
 		this.folders = collectFolders(objectsDir, maxAlternateDepth).map((dir) => new ObjectFolder(dir, hashLength, this.caches, () => this.nextPackId++));

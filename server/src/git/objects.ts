@@ -55,15 +55,15 @@ const newline = 0x0a;
  */
 export function walkFields(data: Buffer, hashLength: number): WalkFields | undefined {
 	const hex = hashLength * 2;
-	if (data.toString('latin1', 0, 5) !== 'tree ' || data[5 + hex] !== newline) {
+	if (!startsWith(data, 0, treePrefix) || !isHexAt(data, 5, hex) || data[5 + hex] !== newline) {
 		return undefined;
 	}
-	const headerEnd = data.indexOf('\n\n');
+	const headerEnd = data.indexOf(blankLine);
 	const headers = headerEnd < 0 ? data.length : headerEnd;
 	let at = 6 + hex;
 	let firstParent: string | undefined;
-	if (data.toString('latin1', at, at + 7) === 'parent ') {
-		if (data[at + 7 + hex] !== newline) {
+	if (startsWith(data, at, parentPrefix)) {
+		if (!isHexAt(data, at + 7, hex) || data[at + 7 + hex] !== newline) {
 			return undefined;
 		}
 		firstParent = data.toString('latin1', at + 7, at + 7 + hex);
@@ -71,19 +71,32 @@ export function walkFields(data: Buffer, hashLength: number): WalkFields | undef
 	}
 	let time = 0;
 	let offsetMinutes = 0;
-	const committer = data.indexOf('\ncommitter ', at - 1);
+	const committer = data.indexOf(committerPrefix, at - 1);
 	if (committer >= 0 && committer < headers) {
-		const end = data.indexOf(newline, committer + 1);
-		const line = data.toString('latin1', Math.max(committer + 1, (end < 0 ? headers : end) - 32), end < 0 ? headers : end);
-		const match = / (\d+) ([+-])(\d\d)(\d\d)$/.exec(line);
-		if (match) {
-			time = Number(match[1]);
-			offsetMinutes = (match[2] === '-' ? -1 : 1) * (Number(match[3]) * 60 + Number(match[4]));
+		// The line ends in ` <seconds> <+|-><hh><mm>`: read backwards from its end.
+		const found = data.indexOf(newline, committer + 1);
+		const end = found < 0 || found > headers ? headers : found;
+		const sign = data[end - 5];
+		if (end - 6 > committer && data[end - 6] === space && (sign === plus || sign === minus)) {
+			const hours = (data[end - 4]! - zero) * 10 + (data[end - 3]! - zero);
+			const minutes = (data[end - 2]! - zero) * 10 + (data[end - 1]! - zero);
+			let digit = end - 7;
+			let value = 0;
+			let scale = 1;
+			while (digit > committer && data[digit]! >= zero && data[digit]! <= zero + 9) {
+				value += (data[digit]! - zero) * scale;
+				scale *= 10;
+				digit--;
+			}
+			if (scale > 1 && data[digit] === space && hours >= 0 && hours <= 99 && minutes >= 0 && minutes <= 99) {
+				time = value;
+				offsetMinutes = (sign === minus ? -1 : 1) * (hours * 60 + minutes);
+			}
 		}
 	}
 	let subject = '';
 	if (headerEnd >= 0) {
-		const paragraphEnd = data.indexOf('\n\n', headerEnd + 2);
+		const paragraphEnd = data.indexOf(blankLine, headerEnd + 2);
 		subject = data.toString('utf8', headerEnd + 2, paragraphEnd < 0 ? data.length : paragraphEnd);
 		if (subject.includes('\n')) {
 			subject = subject
@@ -96,6 +109,41 @@ export function walkFields(data: Buffer, hashLength: number): WalkFields | undef
 		}
 	}
 	return { firstParent, time, offsetMinutes, subject };
+}
+
+const treePrefix = Buffer.from('tree ');
+const parentPrefix = Buffer.from('parent ');
+const committerPrefix = Buffer.from('\ncommitter ');
+const blankLine = Buffer.from('\n\n');
+const space = 0x20;
+const plus = 0x2b;
+const minus = 0x2d;
+const zero = 0x30;
+
+/** Lowercase hex digits only, as git writes object ids. */
+function isHexAt(data: Buffer, at: number, length: number): boolean {
+	if (at + length > data.length) {
+		return false;
+	}
+	for (let i = at; i < at + length; i++) {
+		const c = data[i]!;
+		if (!((c >= zero && c <= zero + 9) || (c >= 0x61 && c <= 0x66))) {
+			return false;
+		}
+	}
+	return true;
+}
+
+function startsWith(data: Buffer, at: number, prefix: Buffer): boolean {
+	if (at + prefix.length > data.length) {
+		return false;
+	}
+	for (let i = 0; i < prefix.length; i++) {
+		if (data[at + i] !== prefix[i]) {
+			return false;
+		}
+	}
+	return true;
 }
 
 export interface TreeEntry {

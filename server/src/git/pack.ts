@@ -23,8 +23,8 @@ const maxChainLength = 10_000;
 export interface PackCaches {
 	/** Bytes of index buckets held by all packs, and the most they may hold. */
 	index: { used: number; budget: number };
-	/** Key `${packId}:${offset}`: objects (and delta bases) resolved from that pack. */
-	objects: ByteLru<string, GitObject>;
+	/** Key `packId * 2^40 + offset`: objects (and delta bases) resolved from that pack. */
+	objects: ByteLru<number, GitObject>;
 	/** Key `packId * 2^32 + window number`: windows of the pack's bytes, as git maps them. */
 	windows: ByteLru<number, Buffer>;
 }
@@ -194,7 +194,7 @@ export class Pack {
 		let base: GitObject | undefined;
 		let at = offset;
 		while (base === undefined) {
-			const cached = this.caches.objects.get(`${this.id}:${at}`);
+			const cached = this.caches.objects.get(this.id * 2 ** 40 + at);
 			if (cached) {
 				base = cached;
 				break;
@@ -213,7 +213,7 @@ export class Pack {
 			} else {
 				base = { type: typeNames[entry.type]!, data };
 				if (chain.length > 0) {
-					this.caches.objects.set(`${this.id}:${at}`, base, data.length);
+					this.caches.objects.set(this.id * 2 ** 40 + at, base, data.length);
 				}
 			}
 		}
@@ -221,7 +221,7 @@ export class Pack {
 			const link = chain[i]!;
 			base = { type: base.type, data: applyDelta(base.data, link.delta, this.packFile, link.offset) };
 			// Bases of deltas are asked for again and again (trees of neighbouring versions share them).
-			this.caches.objects.set(`${this.id}:${link.offset}`, base, base.data.length);
+			this.caches.objects.set(this.id * 2 ** 40 + link.offset, base, base.data.length);
 		}
 		return base;
 	}

@@ -28,6 +28,8 @@ export class RepositoryReader implements GitReader {
 	private readonly histories = new Map<string, FirstParentHistory>();
 	private readonly fileCounts = new ByteLru<string, number>(64 * 1024);
 	private readonly cache: HistoryCache | undefined;
+	/** Histories found or extended since the cache was last written. */
+	private readonly unsaved = new Map<string, FirstParentHistory>();
 
 	constructor(options: RepositoryReaderOptions = {}) {
 		this.cache = options.historyCacheDir === undefined ? undefined : new HistoryCache(options.historyCacheDir);
@@ -94,7 +96,13 @@ export class RepositoryReader implements GitReader {
 		}
 		const history = await this.walk(repo, tip, known, signal);
 		this.histories.set(key, history);
-		this.cache?.save(key, history);
+		// Written for other processes once this request is answered (and at close, before a CLI exits).
+		if (this.cache) {
+			if (this.unsaved.size === 0) {
+				setImmediate(() => this.saveHistories());
+			}
+			this.unsaved.set(key, history);
+		}
 		return history;
 	}
 
@@ -143,8 +151,9 @@ export class RepositoryReader implements GitReader {
 		return this.repository(top).diffTrees(from, to);
 	}
 
-	/** Closes the repositories' packs (the server at exit; tests). */
+	/** Writes the cached histories still to be written, and closes the repositories' packs. */
 	close(): void {
+		this.saveHistories();
 		for (const repo of this.repositories.values()) {
 			repo.close();
 		}
@@ -159,6 +168,13 @@ export class RepositoryReader implements GitReader {
 			this.repositories.set(top, repo);
 		}
 		return repo;
+	}
+
+	private saveHistories(): void {
+		for (const [key, history] of this.unsaved) {
+			this.cache?.save(key, history);
+		}
+		this.unsaved.clear();
 	}
 
 	/**
