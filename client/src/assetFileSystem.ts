@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { ListFiles, ReadFile, type VersionFile } from '../../server/src/protocol/protocol';
-import type { DeskClient } from './deskClient';
+import { ListFolder, ReadFile, type VersionFile } from '../../server/src/protocol/protocol';
+import { DeskRequestError, type DeskClient } from './deskClient';
 
 /**
  * `desk-asset:/<asset id>/v<version>/<path>`: the files of an asset version, read-only, in editor
@@ -29,7 +29,8 @@ function parse(uri: vscode.Uri): Parsed {
 export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 	private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
 	readonly onDidChangeFile = this.emitter.event;
-	private readonly listings = new Map<string, Promise<VersionFile[]>>();
+	/** Folders read, by `<id>/v<version>/<folder>`: versions never change, and a tab, a diff and a tree ask for the same few. */
+	private readonly folders = new Map<string, Promise<Folder | undefined>>();
 
 	constructor(private readonly desk: DeskClient) {}
 
@@ -39,30 +40,30 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 
 	async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
 		const { id, version, path } = parse(uri);
-		const files = await this.list(id, version);
-		const file = files.find((f) => f.path === path);
+		const directory = { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0, permissions: vscode.FilePermission.Readonly };
+		if (path === '') {
+			return directory;
+		}
+		const slash = path.lastIndexOf('/');
+		const parent = await this.folder(id, version, slash < 0 ? '' : path.slice(0, slash));
+		const name = path.slice(slash + 1);
+		const file = parent?.files.find((f) => f.path === path);
 		if (file) {
 			return { type: vscode.FileType.File, ctime: 0, mtime: 0, size: Math.max(file.size, 0), permissions: vscode.FilePermission.Readonly };
 		}
-		if (path === '' || files.some((f) => f.path.startsWith(`${path}/`))) {
-			return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0, permissions: vscode.FilePermission.Readonly };
+		if (parent?.folders.includes(name)) {
+			return directory;
 		}
 		throw vscode.FileSystemError.FileNotFound(uri);
 	}
 
 	async readDirectory(uri: vscode.Uri): Promise<Array<[string, vscode.FileType]>> {
 		const { id, version, path } = parse(uri);
-		const prefix = path === '' ? '' : `${path}/`;
-		const entries = new Map<string, vscode.FileType>();
-		for (const file of await this.list(id, version)) {
-			if (!file.path.startsWith(prefix)) {
-				continue;
-			}
-			const rest = file.path.slice(prefix.length);
-			const slash = rest.indexOf('/');
-			entries.set(slash < 0 ? rest : rest.slice(0, slash), slash < 0 ? vscode.FileType.File : vscode.FileType.Directory);
+		const folder = await this.folder(id, version, path);
+		if (!folder) {
+			throw vscode.FileSystemError.FileNotFound(uri);
 		}
-		return [...entries];
+		return [...folder.folders.map((name): [string, vscode.FileType] => [name, vscode.FileType.Directory]), ...folder.files.map((f): [string, vscode.FileType] => [f.path.slice(f.path.lastIndexOf('/') + 1), vscode.FileType.File])];
 	}
 
 	async readFile(uri: vscode.Uri): Promise<Uint8Array> {
@@ -88,14 +89,32 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 		throw vscode.FileSystemError.NoPermissions('Asset versions are read-only');
 	}
 
-	private list(id: string, version: number): Promise<VersionFile[]> {
-		const key = `${id}/${version}`;
-		let listing = this.listings.get(key);
+	/** One folder of a version, or undefined when the version has no such folder. */
+	private folder(id: string, version: number, folder: string): Promise<Folder | undefined> {
+		const key = `${id}/v${version}/${folder}`;
+		let listing = this.folders.get(key);
 		if (!listing) {
-			listing = this.desk.request(ListFiles, { id, version }).then((r) => r.files);
-			listing.catch(() => this.listings.delete(key));
-			this.listings.set(key, listing);
+			listing = this.desk.request(ListFolder, { id, version, folder }).then(
+				(r) => ({ folders: r.folders, files: r.files }),
+				(error: unknown) => {
+					this.folders.delete(key);
+					if (error instanceof DeskRequestError && error.deskError?.code === 'asset.fileNotFound') {
+						return undefined;
+					}
+					throw error;
+				},
+			);
+			// Bounded: a long session of browsing versions keeps the folders of the last few hundred.
+			if (this.folders.size >= 512) {
+				this.folders.delete(this.folders.keys().next().value!);
+			}
+			this.folders.set(key, listing);
 		}
 		return listing;
 	}
+}
+
+interface Folder {
+	folders: string[];
+	files: VersionFile[];
 }

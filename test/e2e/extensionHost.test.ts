@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import { openDeskWorkbench, projectRoot } from '../helpers/codeServer';
-import { makeRepo } from '../helpers/gitRepo';
+import { commitFile, makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
 /**
@@ -16,6 +16,8 @@ it('the extension-host suite passes inside code-server', async (t) => {
 	assert.ok(fs.existsSync(path.join(projectRoot, 'dist', 'client.js')), 'build first');
 	const root = tempDir('desk-exthost-');
 	const repo = makeRepo(path.join(root, 'inventory'), { commits: 4 });
+	// A folder too, so the suite sees a version expand folder by folder.
+	commitFile(repo, 'src/stock/levels.ts', 'export const levels = new Map<string, number>();\n', 'stock levels');
 	const report = path.join(root, 'report.json');
 	let exitCode: Promise<number> | undefined;
 	const remote = (port: number, p: string) => `vscode-remote://127.0.0.1:${port}${p}`;

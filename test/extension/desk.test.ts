@@ -65,6 +65,36 @@ describe('Agent Desk in the extension host', () => {
 		assert.equal(newest.version.version, commits.length);
 	});
 
+	it('expands a version a folder at a time, as git ls-tree lists it, and opens its files through desk-asset: URIs', async () => {
+		const [asset] = await api.assets.getChildren();
+		assert.ok(asset?.type === 'asset');
+		const [newest] = await api.assets.getChildren(asset);
+		assert.ok(newest?.type === 'version' && newest.version.engine === 'git');
+		const commit = newest.version.commit;
+		const top = await api.assets.getChildren(newest);
+		const listed = gitOut(asset.asset.working_dir, 'ls-tree', commit)
+			.split('\n')
+			.map((line) => line.split(/\s+/))
+			.filter(([mode]) => mode !== '120000' && mode !== '160000');
+		const labels = top.map((node) => `${node.type} ${String(api.assets.getTreeItem(node).label)}`);
+		const expectedFolders = listed.filter(([, type]) => type === 'tree').map((l) => `folder ${l.slice(3).join(' ')}`);
+		const expectedFiles = listed.filter(([, type]) => type === 'blob').map((l) => `file ${l.slice(3).join(' ')}`);
+		assert.deepEqual([...labels].sort(), [...expectedFolders, ...expectedFiles].sort());
+		assert.ok(labels.slice(0, expectedFolders.length).every((l) => l.startsWith('folder ')), 'folders come first');
+
+		const file = top.find((node) => node.type === 'file');
+		assert.ok(file?.type === 'file');
+		const uri = api.assets.getTreeItem(file).resourceUri!;
+		assert.equal(uri.scheme, 'desk-asset');
+		const bytes = await vscode.workspace.fs.readFile(uri);
+		assert.ok(Buffer.from(bytes).equals(execFileSync('git', ['show', `${commit}:${file.file.path}`], { cwd: asset.asset.working_dir })), 'the bytes git has');
+		assert.equal((await vscode.workspace.fs.stat(uri)).type, vscode.FileType.File);
+		const root = uri.with({ path: uri.path.slice(0, uri.path.lastIndexOf('/')) });
+		const entries = await vscode.workspace.fs.readDirectory(root);
+		assert.equal(entries.length, expectedFolders.length + expectedFiles.length);
+		await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(uri.with({ path: `${uri.path}.missing` }))), (e: unknown) => e instanceof vscode.FileSystemError);
+	});
+
 	it('registers every command it contributes', async () => {
 		const contributed = (vscode.extensions.getExtension(extensionId)!.packageJSON as { contributes: { commands: Array<{ command: string }> } }).contributes.commands.map((c) => c.command);
 		const registered = new Set(await vscode.commands.getCommands(true));

@@ -13,6 +13,7 @@ import {
 	ImportAsset,
 	ListAssets,
 	ListFiles,
+	ListFolder,
 	ListVersions,
 	ReadFile,
 	SetChecks,
@@ -26,7 +27,7 @@ import {
 	type DeskErrorJson,
 	type ResultOf,
 } from '../../server/src/protocol/protocol';
-import { makeRepo } from '../helpers/gitRepo';
+import { commitFile, git, makeRepo } from '../helpers/gitRepo';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
@@ -99,6 +100,41 @@ describe('the asset library over JSON-RPC', () => {
 		assert.deepEqual([stored.tags, stored.checks], [[], []]);
 		const notGit = await expectRpcError(server.connection, SyncAsset.method, { id: asset.id });
 		assert.equal((notGit.data as DeskErrorJson).code, 'asset.noFolder');
+	});
+
+	it('pages a long history and lists a version a folder at a time (git and snapshot assets)', async () => {
+		const repo = makeRepo(path.join(root, 'paged'), { commits: 30 });
+		commitFile(repo, 'src/lib/deep.ts', 'export {};\n', 'deep file');
+		commitFile(repo, 'src/main.ts', 'main();\n', 'main file');
+		const { asset } = await call<ResultOf<typeof ImportAsset>>(ImportAsset, { dir: repo, project: 'paged' });
+		const page = await call<ResultOf<typeof ListVersions>>(ListVersions, { id: asset.id, from: 23, to: 40 });
+		assert.equal(page.total, 32);
+		assert.deepEqual(page.versions.map((v) => v.version), [23, 24, 25, 26, 27, 28, 29, 30, 31, 32], 'clipped to what exists, oldest first');
+		assert.equal((page.versions.at(-1) as { commit: string }).commit, git(repo, 'rev-parse', 'HEAD'));
+		assert.deepEqual((await call<ResultOf<typeof ListVersions>>(ListVersions, { id: asset.id, from: 40 })).versions, []);
+
+		const top = await call<ResultOf<typeof ListFolder>>(ListFolder, { id: asset.id, folder: '' });
+		assert.equal(top.version, 32);
+		assert.deepEqual(top.folders, ['src']);
+		assert.equal(top.files.length, 30);
+		const src = await call<ResultOf<typeof ListFolder>>(ListFolder, { id: asset.id, folder: 'src' });
+		assert.deepEqual([src.folders, src.files.map((f) => f.path)], [['lib'], ['src/main.ts']]);
+		assert.equal(src.files[0]!.hash, git(repo, 'rev-parse', 'HEAD:src/main.ts'));
+		const before = await call<ResultOf<typeof ListFolder>>(ListFolder, { id: asset.id, folder: 'src', version: 31 });
+		assert.deepEqual([before.folders, before.files], [['lib'], []]);
+		for (const folder of ['src/main.ts', 'nowhere']) {
+			const missing = await expectRpcError(server.connection, ListFolder.method, { id: asset.id, folder });
+			assert.equal((missing.data as DeskErrorJson).code, 'asset.fileNotFound', folder);
+		}
+
+		const notes = path.join(root, 'notes');
+		fs.mkdirSync(path.join(notes, 'a', 'b'), { recursive: true });
+		fs.writeFileSync(path.join(notes, 'top.md'), 'top');
+		fs.writeFileSync(path.join(notes, 'a', 'b', 'deep.md'), 'deep');
+		const folderAsset = (await call<ResultOf<typeof ImportAsset>>(ImportAsset, { dir: notes })).asset;
+		const snapshotTop = await call<ResultOf<typeof ListFolder>>(ListFolder, { id: folderAsset.id, folder: '' });
+		assert.deepEqual([snapshotTop.folders, snapshotTop.files.map((f) => [f.path, f.size])], [['a'], [['top.md', 3]]]);
+		assert.deepEqual((await call<ResultOf<typeof ListFolder>>(ListFolder, { id: folderAsset.id, folder: 'a/b/' })).files.map((f) => f.path), ['a/b/deep.md']);
 	});
 
 	it('syncs a git asset: the head is recorded with made_by sync', async () => {

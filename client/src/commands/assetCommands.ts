@@ -265,6 +265,15 @@ export function registerAssetCommands(
 		),
 
 		vscode.commands.registerCommand(
+			'agentDesk.showOlderVersions',
+			guarded(async (node?: AssetsNode) => {
+				if (node?.type === 'olderVersions') {
+					assets.showOlderVersions(node);
+				}
+			}),
+		),
+
+		vscode.commands.registerCommand(
 			'agentDesk.openFileAtVersion',
 			guarded(async (node?: AssetsNode) => {
 				if (node?.type !== 'file') {

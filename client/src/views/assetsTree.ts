@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { GetAtGo, ListAssets, ListFiles, ListVersions, UsedInLaunches, type AssetSummary, type AssetVersion, type AtGo, type UsedIn, type VersionFile } from '../../../server/src/protocol/protocol';
+import { GetAtGo, ListAssets, ListFolder, ListVersions, UsedInLaunches, type AssetSummary, type AssetVersion, type AtGo, type UsedIn, type VersionFile } from '../../../server/src/protocol/protocol';
 import { assetFileUri } from '../assetFileSystem';
 import { escapeMarkdown } from '../windowProjects';
 import { ProjectTreeProvider, type ProjectNode, type WindowProject } from './projectTree';
@@ -25,18 +25,33 @@ export type AssetsNode =
 	| { type: 'group'; group: AssetGroup; project: string; assets: AssetNode[] }
 	| AssetNode
 	| { type: 'version'; asset: AssetSummary; version: AssetVersion }
+	| { type: 'olderVersions'; parent: AssetNode; remaining: number }
+	| { type: 'folder'; asset: AssetSummary; version: number; path: string }
 	| { type: 'file'; asset: AssetSummary; version: number; file: VersionFile }
 	| { type: 'usedIn'; asset: AssetSummary; launches: UsedIn[] }
 	| { type: 'launch'; asset: AssetSummary; launch: UsedIn }
 	| { type: 'message'; text: string; icon: string };
 
+/** Versions are shown this many at a time, newest first: a history of 24,000 commits is scrolled only by choice. */
+export const versionPageSize = 200;
+
 /**
  * The Assets view: per project, the main asset first, then the other assets grouped by kind
  * (folders, repos, links and notes, skills; retired ones only when shown). An asset expands to its
- * versions, newest first, and a version to its files.
+ * newest versions (older ones a page at a time), and a version to its top folder, a folder at a
+ * time, as the Explorer does.
  */
 export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 	private showRetired = false;
+	/** Per asset, how many versions its node shows (a page more each time older ones are asked for). */
+	private readonly versionsShown = new Map<string, number>();
+
+	/** Shows the next page of older versions under the asset the node belongs to. */
+	showOlderVersions(node: Extract<AssetsNode, { type: 'olderVersions' }>): void {
+		const id = node.parent.asset.id;
+		this.versionsShown.set(id, (this.versionsShown.get(id) ?? versionPageSize) + versionPageSize);
+		this.refreshNode(node.parent);
+	}
 
 	setShowRetired(show: boolean): void {
 		this.showRetired = show;
@@ -53,9 +68,11 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 			case 'group':
 				return node.assets;
 			case 'asset':
-				return await this.versionsOf(node.asset);
+				return await this.versionsOf(node);
 			case 'version':
-				return await this.filesOf(node.asset, node.version.version);
+				return await this.folderOf(node.asset, node.version.version, '');
+			case 'folder':
+				return await this.folderOf(node.asset, node.version, node.path);
 			case 'usedIn':
 				return node.launches.map((launch): AssetsNode => ({ type: 'launch', asset: node.asset, launch }));
 			default:
@@ -88,11 +105,32 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 				return assetItem(node);
 			case 'version':
 				return versionItem(node.asset, node.version);
+			case 'olderVersions': {
+				const count = Math.min(versionPageSize, node.remaining);
+				const item = new vscode.TreeItem(`Show ${count} older version${count === 1 ? '' : 's'}…`, vscode.TreeItemCollapsibleState.None);
+				item.id = `${node.parent.asset.id}/older`;
+				item.iconPath = new vscode.ThemeIcon('history');
+				item.description = `${node.remaining.toLocaleString('en-US')} more`;
+				item.tooltip = `v1–v${node.remaining} are not listed yet`;
+				item.command = { command: 'agentDesk.showOlderVersions', title: 'Show Older Versions', arguments: [node] };
+				item.contextValue = 'olderVersions';
+				return item;
+			}
+			case 'folder': {
+				const item = new vscode.TreeItem(baseName(node.path), vscode.TreeItemCollapsibleState.Collapsed);
+				item.id = `${node.asset.id}/v${node.version}/d/${node.path}`;
+				item.resourceUri = assetFileUri(node.asset.id, node.version, node.path);
+				item.iconPath = vscode.ThemeIcon.Folder;
+				item.contextValue = 'folder';
+				return item;
+			}
 			case 'file': {
-				const item = new vscode.TreeItem(node.file.path, vscode.TreeItemCollapsibleState.None);
+				const item = new vscode.TreeItem(baseName(node.file.path), vscode.TreeItemCollapsibleState.None);
 				item.id = `${node.asset.id}/v${node.version}/f/${node.file.path}`;
 				item.resourceUri = assetFileUri(node.asset.id, node.version, node.file.path);
+				item.iconPath = vscode.ThemeIcon.File;
 				item.description = node.file.size >= 0 ? humanBytes(node.file.size) : undefined;
+				item.tooltip = `${node.file.path} at v${node.version}${node.file.executable ? ' (executable)' : ''}`;
 				item.command = { command: 'agentDesk.openFileAtVersion', title: 'Open File at Version', arguments: [node] };
 				item.contextValue = 'file';
 				return item;
@@ -162,26 +200,46 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 		return nodes.sort((a, b) => a.asset.name.localeCompare(b.asset.name));
 	}
 
-	private async versionsOf(asset: AssetSummary): Promise<AssetsNode[]> {
+	private async versionsOf(node: AssetNode): Promise<AssetsNode[]> {
+		const { asset } = node;
 		const { usedIn } = await this.desk.request(UsedInLaunches, { id: asset.id });
 		const used: AssetsNode[] = usedIn.length > 0 ? [{ type: 'usedIn', asset, launches: [...usedIn].reverse() }] : [];
 		if (asset.engine === 'none') {
 			return used;
 		}
-		const { versions } = await this.desk.request(ListVersions, { id: asset.id });
-		if (versions.length === 0) {
+		// The newest page (and as many older ones as were asked for). The count the list read may be
+		// out of date: a history that grew returns more (the newest are kept), one that shrank is asked again.
+		const shown = this.versionsShown.get(asset.id) ?? versionPageSize;
+		let page = await this.desk.request(ListVersions, { id: asset.id, from: Math.max(1, asset.version_count - shown + 1) });
+		const wanted = Math.max(1, page.total - shown + 1);
+		if (page.total > 0 && (page.versions.length === 0 || page.versions[0]!.version > wanted)) {
+			page = await this.desk.request(ListVersions, { id: asset.id, from: wanted });
+		}
+		if (page.versions.length === 0) {
 			return [...used, { type: 'message', text: 'No versions yet', icon: 'info' }];
 		}
-		return [...used, ...versions.reverse().map((version): AssetsNode => ({ type: 'version', asset, version }))];
+		const newest = page.versions.slice(-shown).reverse();
+		const remaining = newest.at(-1)!.version - 1;
+		const older: AssetsNode[] = remaining > 0 ? [{ type: 'olderVersions', parent: node, remaining }] : [];
+		return [...used, ...newest.map((version): AssetsNode => ({ type: 'version', asset, version })), ...older];
 	}
 
-	private async filesOf(asset: AssetSummary, version: number): Promise<AssetsNode[]> {
-		const { files } = await this.desk.request(ListFiles, { id: asset.id, version });
-		if (files.length === 0) {
+	private async folderOf(asset: AssetSummary, version: number, folder: string): Promise<AssetsNode[]> {
+		const listed = await this.desk.request(ListFolder, { id: asset.id, version, folder });
+		if (listed.folders.length === 0 && listed.files.length === 0) {
 			return [{ type: 'message', text: 'No files in this version', icon: 'info' }];
 		}
-		return files.map((file) => ({ type: 'file', asset, version, file }));
+		const byName = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true, sensitivity: 'base' });
+		const prefix = folder === '' ? '' : `${folder}/`;
+		return [
+			...[...listed.folders].sort(byName).map((name): AssetsNode => ({ type: 'folder', asset, version, path: `${prefix}${name}` })),
+			...[...listed.files].sort((a, b) => byName(baseName(a.path), baseName(b.path))).map((file): AssetsNode => ({ type: 'file', asset, version, file })),
+		];
 	}
+}
+
+function baseName(filePath: string): string {
+	return filePath.slice(filePath.lastIndexOf('/') + 1);
 }
 
 export function groupOf(asset: AssetSummary): AssetGroup {

@@ -50,6 +50,11 @@ export abstract class ProjectTreeProvider<T extends { type: string }> implements
 		this.changeEmitter.fire(undefined);
 	}
 
+	/** Reads one node's children again; `node` must be the object the tree was given. */
+	protected refreshNode(node: T): void {
+		this.changeEmitter.fire(node);
+	}
+
 	async getChildren(node?: T): Promise<T[]> {
 		if (this.desk.state !== 'ready' || !vscode.workspace.isTrusted) {
 			return [];

@@ -294,6 +294,48 @@ export class Library {
 		return { version: n, files: tree.map((entry) => gitFile(entry)) };
 	}
 
+	/**
+	 * One folder of a version ('' is the top): its subfolders' names and its files, so that a view
+	 * of a version of tens of thousands of files reads only what is opened. `asset.fileNotFound`
+	 * when the version has no such folder.
+	 */
+	async folder(id: string, folderPath: string, version?: number): Promise<{ version: number; folders: string[]; files: VersionFile[] }> {
+		const asset = this.getAsset(id);
+		if (asset.engine === 'none') {
+			throw new DeskError('asset.noFiles', `${asset.name} has no files to read.`, { id });
+		}
+		const folder = folderPath.replace(/^\/+|\/+$/g, '');
+		const notFound = () => new DeskError('asset.fileNotFound', `${folder || 'The top folder'} is not a folder of that version of ${asset.name}.`, { id, path: folder, version });
+		if (asset.engine === 'git') {
+			const { n, commit } = await this.gitVersionOf(asset, version);
+			const listed = await this.readGit(asset.working_dir, () => this.git.listFolder(asset.working_dir, commit, folder));
+			if (!listed) {
+				throw notFound();
+			}
+			return { version: n, folders: listed.folders, files: listed.files.map((f) => gitFile(f)) };
+		}
+		const { version: n, files } = await this.files(id, version);
+		const prefix = folder === '' ? '' : `${folder}/`;
+		const folders = new Set<string>();
+		const inFolder: VersionFile[] = [];
+		for (const file of files) {
+			if (!file.path.startsWith(prefix)) {
+				continue;
+			}
+			const rest = file.path.slice(prefix.length);
+			const slash = rest.indexOf('/');
+			if (slash < 0) {
+				inFolder.push(file);
+			} else {
+				folders.add(rest.slice(0, slash));
+			}
+		}
+		if (folder !== '' && folders.size === 0 && inFolder.length === 0) {
+			throw notFound();
+		}
+		return { version: n, folders: [...folders], files: inFolder };
+	}
+
 	/** The bytes of one file of a version. */
 	async cat(id: string, filePath: string, version?: number): Promise<Uint8Array> {
 		const asset = this.getAsset(id);

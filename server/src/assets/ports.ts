@@ -121,6 +121,11 @@ export interface GitReader {
 	readBlob(top: string, oid: string): Promise<Uint8Array>;
 	/** The content of the file at `path` in a commit, undefined when there is no such file. */
 	readFile(top: string, commit: string, path: string): Promise<Uint8Array | undefined>;
+	/**
+	 * One folder of a commit's tree ('' is the top): the names of its subfolders and its files,
+	 * reading only the trees on the way. Undefined when there is no such folder.
+	 */
+	listFolder(top: string, commit: string, folder: string): Promise<{ folders: string[]; files: GitTreeFile[] } | undefined>;
 	/** The files that differ from one commit to another, sorted by path. */
 	diffCommits(top: string, from: string, to: string): Promise<GitFileChange[]>;
 	/** Lets go of open packs and caches. */

@@ -196,6 +196,15 @@ export class GitRepository {
 		return undefined;
 	}
 
+	/** The entries of the folder at `folderPath` ('' is the top), or undefined when there is no such folder. */
+	folderAt(treeOrCommit: string, folderPath: string): TreeEntry[] | undefined {
+		if (folderPath.split('/').every((p) => p === '')) {
+			return this.tree(this.treeOf(treeOrCommit));
+		}
+		const entry = this.entryAt(treeOrCommit, folderPath);
+		return entry?.kind === 'tree' ? this.tree(entry.oid) : undefined;
+	}
+
 	/** The bytes of the file at `filePath` (a blob; not a link or submodule), or undefined. */
 	fileAt(treeOrCommit: string, filePath: string): Buffer | undefined {
 		const entry = this.entryAt(treeOrCommit, filePath);

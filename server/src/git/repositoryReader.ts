@@ -147,6 +147,18 @@ export class RepositoryReader implements GitReader {
 		return this.repository(top).fileAt(commit, filePath);
 	}
 
+	async listFolder(top: string, commit: string, folder: string): Promise<{ folders: string[]; files: GitTreeFile[] } | undefined> {
+		const entries = this.repository(top).folderAt(commit, folder);
+		if (!entries) {
+			return undefined;
+		}
+		const prefix = folder.replace(/^\/+|\/+$/g, '');
+		return {
+			folders: entries.filter((e) => e.kind === 'tree').map((e) => e.name),
+			files: entries.filter((e) => e.kind === 'blob').map((e) => ({ path: prefix === '' ? e.name : `${prefix}/${e.name}`, oid: e.oid, executable: e.mode === '100755' })),
+		};
+	}
+
 	async diffCommits(top: string, from: string, to: string): Promise<GitFileChange[]> {
 		return this.repository(top).diffTrees(from, to);
 	}

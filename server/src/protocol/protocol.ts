@@ -149,6 +149,16 @@ export const GetAtGo = request<AtGo>()('desk/assets/atGo', object({ id: assetId 
 /** Client → server: the files of a version (default: what the asset is at). Fails with `asset.noVersion`. */
 export const ListFiles = request<{ version: number; files: VersionFile[] }>()('desk/assets/files', object({ id: assetId, version: optional(versionNumber) }));
 
+/**
+ * Client → server: one folder of a version ('' is the top; default version as for ListFiles): the
+ * names of its subfolders and its files. Views of versions read a folder at a time, never the whole
+ * file list. Fails with `asset.fileNotFound` when the version has no such folder, `asset.noVersion`.
+ */
+export const ListFolder = request<{ version: number; folders: string[]; files: VersionFile[] }>()(
+	'desk/assets/folder',
+	object({ id: assetId, folder: string({ maxLength: 4096 }), version: optional(versionNumber) }),
+);
+
 /** Client → server: one file of a version, base64. Fails with `asset.fileNotFound`, `blob.corrupt`. */
 export const ReadFile = request<{ base64: string; size: number }>()(
 	'desk/assets/readFile',
@@ -378,6 +388,7 @@ export const deskRequests = {
 	SnapshotAsset,
 	GetAtGo,
 	ListFiles,
+	ListFolder,
 	ReadFile,
 	DiffVersions,
 	SetTags,

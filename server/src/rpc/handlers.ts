@@ -100,6 +100,10 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return (await context.desk()).library.files(id, version);
 		},
 
+		async ListFolder({ id, folder, version }) {
+			return (await context.desk()).library.folder(id, folder, version);
+		},
+
 		async ReadFile({ id, path, version }) {
 			const bytes = await (await context.desk()).library.cat(id, path, version);
 			return { base64: Buffer.from(bytes).toString('base64'), size: bytes.length };
