@@ -253,8 +253,16 @@ export class DurableDatabase {
 		try {
 			statement.bind(params);
 			const rows: Row[] = [];
+			// Column names once per statement: getAsObject() asks SQLite for them again on every row.
+			let names: string[] | undefined;
 			while (statement.step()) {
-				rows.push(statement.getAsObject() as Row);
+				names ??= statement.getColumnNames();
+				const values = statement.get();
+				const row: Record<string, unknown> = {};
+				for (let i = 0; i < names.length; i++) {
+					row[names[i]!] = values[i];
+				}
+				rows.push(row as Row);
 			}
 			return rows;
 		} finally {
