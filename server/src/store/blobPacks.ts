@@ -108,10 +108,20 @@ export class PackFolder {
 
 	/** Takes a pack this process just published into the listing. */
 	adopt(fileName: string): void {
-		if (!this.readers.has(fileName)) {
-			this.readers.set(fileName, PackReader.open(path.join(this.dir, fileName)));
-			this.order();
+		if (this.readers.has(fileName)) {
+			return;
 		}
+		try {
+			this.readers.set(fileName, PackReader.open(path.join(this.dir, fileName)));
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+				throw error;
+			}
+			// Another process merged it into a pack of its own already: list that one.
+			this.refresh(true);
+			return;
+		}
+		this.order();
 	}
 
 	/** Drops a pack this process removed. */

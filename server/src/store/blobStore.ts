@@ -391,9 +391,17 @@ export class BlobStore {
 		});
 	}
 
-	/** Closes the packs this process holds open. */
+	/** Closes the packs this process holds open and removes its temp folder; the store is not used after. */
 	close(): void {
 		this.packs.close();
+		try {
+			fs.rmdirSync(this.tempDir);
+		} catch (error) {
+			// A batch left open keeps its temp files (ENOTEMPTY); a later opener removes them.
+			if (!['ENOENT', 'ENOTEMPTY'].includes((error as NodeJS.ErrnoException).code ?? '')) {
+				throw error;
+			}
+		}
 	}
 
 	/** @internal */
