@@ -162,6 +162,10 @@ describe('BlobStore shared by processes', () => {
 		const second = await other(Buffer.from('from another process'));
 		assert.equal(store.has(second), true);
 		assert.equal(store.get(second).toString(), 'from another process');
+		await new Promise((resolve) => setTimeout(resolve, 250));
+		assert.equal(store.has(sha(Buffer.from('not yet either'))), false);
+		const fourth = await other(Buffer.from('read before it is looked for'));
+		assert.equal(store.get(fourth).toString(), 'read before it is looked for', 'get() lists the packs again on a miss');
 
 		// A listing taken right after a change is not trusted: a pack added in the same tick leaves the
 		// folder's mtime as it was (simulated by setting it back, to the nanosecond).
