@@ -1,4 +1,5 @@
 /** `npm run bench`: every benchmark, each printing its numbers beside a baseline from the same run. */
+import { benchBlobStore, formatBlobStore } from './blobStore.bench';
 import { benchGitVersions, formatGitVersions } from './gitVersions.bench';
 import { benchPersistence, formatPersistence } from './persistence.bench';
 import { benchSnapshot, formatSnapshot } from './snapshot.bench';
@@ -18,6 +19,9 @@ async function main(): Promise<void> {
 	}
 	if (!only || only === 'suggest') {
 		console.log(formatSuggest(await benchSuggest(quick ? 20 : 200)));
+	}
+	if (!only || only === 'blobs') {
+		console.log(formatBlobStore(await (quick ? benchBlobStore(12_679, 5.8, 3) : benchBlobStore())));
 	}
 }
 
