@@ -1,5 +1,6 @@
 /** `npm run bench`: every benchmark, each printing its numbers beside a baseline from the same run. */
 import { benchAssetsList, formatAssetsList } from './assetsList.bench';
+import { benchBlobStore, formatBlobStore } from './blobStore.bench';
 import { benchGitVersions, formatGitVersions } from './gitVersions.bench';
 import { benchPersistence, formatPersistence } from './persistence.bench';
 import { benchSnapshot, formatSnapshot } from './snapshot.bench';
@@ -22,6 +23,9 @@ async function main(): Promise<void> {
 	}
 	if (!only || only === 'list') {
 		console.log(formatAssetsList(await benchAssetsList(quick ? 200 : 1000, quick ? 25_000 : 126_791)));
+	}
+	if (!only || only === 'blobs') {
+		console.log(formatBlobStore(await (quick ? benchBlobStore(12_679, 5.8, 3) : benchBlobStore())));
 	}
 }
 

@@ -5,17 +5,13 @@ import { describe, it } from 'node:test';
 import { decodeManifest } from '../../../server/src/assets/manifest';
 import { isDeskError } from '../../../server/src/core/errors';
 import type { Desk } from '../../../server/src/desk';
+import { flipBlobByte } from '../../helpers/blobs';
 import { makeRepo } from '../../helpers/gitRepo';
 import { openDesk } from '../../helpers/deskFixture';
 import { tempDir } from '../../helpers/temp';
 
 async function newAsset(desk: Desk, name = 'notes', dir?: string) {
 	return (await desk.library.newAsset({ name, dir, madeBy: 'user' })).asset;
-}
-
-function blobCount(libraryDir: string): number {
-	const root = path.join(libraryDir, 'blobs', 'sha256');
-	return fs.existsSync(root) ? fs.readdirSync(root).reduce((n, d) => n + fs.readdirSync(path.join(root, d)).length, 0) : 0;
 }
 
 describe('snapshot assets', () => {
@@ -62,12 +58,12 @@ describe('snapshot assets', () => {
 		fs.writeFileSync(path.join(asset.working_dir, 'a.txt'), 'one');
 		const v2 = await desk.library.snapshot(asset.id, { madeBy: 'user' });
 		assert.deepEqual(await desk.library.atGo(asset.id), { engine: 'snapshot', version: 2, working_changes: false, manifest: v2.version.manifest });
-		const blobsBefore = blobCount(libraryDir);
+		const blobsBefore = desk.blobs.list().length;
 		fs.writeFileSync(path.join(asset.working_dir, 'a.txt'), 'two');
 		fs.writeFileSync(path.join(asset.working_dir, 'b.txt'), 'new');
 		const atGo = await desk.library.atGo(asset.id);
 		assert.deepEqual(atGo, { engine: 'snapshot', version: 3, working_changes: true, changed: 2 });
-		assert.equal(blobCount(libraryDir), blobsBefore, 'AtGo stored nothing');
+		assert.equal(desk.blobs.list().length, blobsBefore, 'AtGo stored nothing');
 		assert.equal((await desk.library.assetVersions(asset.id)).length, 2);
 	});
 
@@ -164,9 +160,7 @@ describe('snapshot assets', () => {
 		fs.writeFileSync(path.join(asset.working_dir, 'a.txt'), 'precious');
 		await desk.library.snapshot(asset.id, { madeBy: 'user' });
 		const [file] = (await desk.library.files(asset.id)).files;
-		const blob = desk.blobs.pathOf(file!.hash);
-		fs.chmodSync(blob, 0o644);
-		fs.writeFileSync(blob, 'tampered');
+		flipBlobByte(desk.blobs, file!.hash);
 		await assert.rejects(desk.library.cat(asset.id, 'a.txt'), (e) => isDeskError(e, 'blob.corrupt'));
 	});
 
