@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Library, type FolderAdoption, type WorkspaceFolder } from './assets/library';
 import type { Environment } from './assets/ports';
-import { DeskError, isDeskError } from './core/errors';
+import { DeskError, describeError, isDeskError } from './core/errors';
 import type { Logger } from './core/logger';
 import { seal, verifyChecksum, verifyIntegrity } from './ai/model';
 import type { PatchSet } from './ai/types';
@@ -77,7 +77,7 @@ export class Desk {
 			lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
 		});
 		try {
-			const blobs = new BlobStore(path.join(libraryDir, 'blobs'));
+			const blobs = new BlobStore(path.join(libraryDir, 'blobs'), { logger: options.logger });
 			const snapshots = new NodeSnapshotFiles(libraryDir, blobs);
 			const gitReader = new RepositoryReader({ historyCacheDir: path.join(libraryDir, 'cache', 'git-history') });
 			const library = new Library(
@@ -339,7 +339,41 @@ export class Desk {
 		return { source: 'artifact', files };
 	}
 
+	/**
+	 * Moves the small loose blobs of a library upgraded from blob layout 1 into packs, a slice at a
+	 * time a little after start and between requests (the desk server calls this; `desk store pack`
+	 * does it at once), so a large old library shrinks on disk without holding the server up.
+	 */
+	packLooseBlobsWhenIdle(startAfterMs = 10_000, sliceFiles = 2_000): void {
+		if (!this.blobs.looseToPack || this.packingTimer) {
+			return;
+		}
+		const slice = () => {
+			this.packingTimer = undefined;
+			try {
+				const result = this.blobs.packLoose({ maxFiles: sliceFiles });
+				if (result && result.corrupt.length > 0) {
+					this.logger.warn(`blobs not packed because their bytes do not match their names: ${result.corrupt.slice(0, 5).join(', ')}${result.corrupt.length > 5 ? ` and ${result.corrupt.length - 5} more` : ''}`);
+				}
+				if (result?.done) {
+					this.logger.info('the blob store is packed');
+					return;
+				}
+			} catch (error) {
+				this.logger.warn(`packing loose blobs stopped: ${describeError(error)}`);
+				return;
+			}
+			// Another process holding the pack lock (undefined) or more to do: next slice a little later.
+			this.packingTimer = setTimeout(slice, 200).unref();
+		};
+		this.packingTimer = setTimeout(slice, startAfterMs).unref();
+	}
+
+	private packingTimer: NodeJS.Timeout | undefined;
+
 	close(): void {
+		clearTimeout(this.packingTimer);
+		this.packingTimer = undefined;
 		for (const watcher of this.headWatchers.values()) {
 			watcher.close();
 		}
@@ -349,6 +383,7 @@ export class Desk {
 		}
 		this.snapshots.close();
 		this.git.close();
+		this.blobs.close();
 		for (const db of this.projectDatabases.values()) {
 			db.close();
 		}

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -116,6 +117,28 @@ describe('the desk command line over snapshot assets', () => {
 		const versions = json<Array<{ version: number; note: string }>>('asset', 'versions', asset.id);
 		assert.deepEqual(versions.map((v) => [v.version, v.note]), [[1, 'created'], [2, 'plan'], [3, 'measure']]);
 		assert.deepEqual(json('asset', 'used-in', asset.id), []);
+	});
+
+	it('packs the small loose blobs of a library from before packs (store pack), and its files still read', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const made = desk('--store', store, 'asset', 'import', '--new', 'old-notes', '--json');
+		assert.equal(made.code, 0, made.stderr);
+		const { asset } = JSON.parse(made.stdout) as { asset: AssetRecord };
+		// The library as blob layout 1 left it: the file's bytes loose, the layout file saying 1.
+		const bytes = Buffer.from('# written before packs\n');
+		const hash = createHash('sha256').update(bytes).digest('hex');
+		fs.mkdirSync(path.join(store, 'blobs', 'sha256', hash.slice(0, 2)), { recursive: true });
+		fs.writeFileSync(path.join(store, 'blobs', 'sha256', hash.slice(0, 2), hash), bytes);
+		fs.writeFileSync(path.join(store, 'blobs', 'layout.json'), JSON.stringify({ layout: 1, hash: 'sha256' }));
+		fs.writeFileSync(path.join(asset.working_dir, 'old.md'), bytes);
+		assert.equal(desk('--store', store, 'asset', 'snapshot', asset.id).code, 0);
+		const packed = desk('--store', store, 'store', 'pack', '--json');
+		assert.equal(packed.code, 0, packed.stderr);
+		assert.deepEqual(JSON.parse(packed.stdout), { packed: 1, corrupt: [], done: true });
+		assert.equal(fs.existsSync(path.join(store, 'blobs', 'sha256', hash.slice(0, 2), hash)), false, 'the loose file is gone');
+		assert.equal(desk('--store', store, 'asset', 'cat', asset.id, 'old.md').stdout, bytes.toString());
+		assert.equal(JSON.parse(fs.readFileSync(path.join(store, 'blobs', 'layout.json'), 'utf8')).looseToPack, undefined);
 	});
 
 	it('refuses links and notes where files are needed, and paths outside the folder, exiting 2', () => {

@@ -58,6 +58,7 @@ Runs (of the repository at --repo PATH, default the current folder):
   runs show ID                                    everything a run recorded
   history export [--ref REF]                      write the AI objects to refs/desk/history
   history import [--ref REF]                      read them from a history ref (twice adds nothing)
+  store pack                                      move small loose blobs (a library from before packs) into packs now
 
 Launch cards (of --project NAME, else the repository at --repo PATH or the current folder):
   card show                                       the draft card
@@ -337,6 +338,18 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				const hits = await (await lib()).search(rest.join(' '));
 				print(out, hits, () => hits.map((h) => `${h.score.toFixed(2).padStart(7)}  ${h.id}  ${h.name}  (${h.reason})`).join('\n') || '(no matches)');
 				return 0;
+			}
+			case 'store pack': {
+				expectArgs(rest, 0, command);
+				const opened = await open();
+				const result = opened.blobs.packLoose() ?? { packed: 0, corrupt: [], done: false };
+				print(out, result, () =>
+					[
+						result.done ? `${result.packed} loose blob${result.packed === 1 ? '' : 's'} packed` : 'another process is packing the store; try again when it is done',
+						...result.corrupt.map((hash) => `not packed, its bytes do not match its name: ${hash}`),
+					].join('\n'),
+				);
+				return result.done ? 0 : 75;
 			}
 			case 'runs list':
 			case 'runs show':

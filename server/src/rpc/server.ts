@@ -89,6 +89,7 @@ export function startDeskServer(connection: Connection): void {
 					void desk.projectAi(top).then((ai) => connection.sendNotification(RunDidFinish.method, runFinishedParams(ai, project, runId, status)));
 				};
 				desk.library.onHistoryRewritten = (rewrite) => void connection.sendNotification(HistoryRewritten.method, rewrite);
+				desk.packLooseBlobsWhenIdle();
 				logger.info(`desk ready: library ${libraryDir}`);
 			},
 			(error: unknown) => {

@@ -59,7 +59,10 @@ export class BlobStore {
 	readonly packThresholdBytes: number;
 	private readonly maxPacks: number;
 	private readonly logger: Logger;
-	private readonly tempDir: string;
+	/** True while small blobs of an upgraded layout-1 store are still files of their own. */
+	looseToPack = false;
+	/** This process's temp folder, made on the first write: most processes (a `desk` query) never write. */
+	private ownTempDir: string | undefined;
 	private readonly packDir: string;
 	private readonly packs: PackFolder;
 	private readonly packLock: StoreLock;
@@ -71,13 +74,6 @@ export class BlobStore {
 		this.packThresholdBytes = Math.min(options.packThresholdBytes ?? 64 * 1024, this.maxBlobBytes);
 		this.maxPacks = Math.max(2, options.maxPacks ?? 16);
 		this.logger = options.logger ?? silentLogger;
-		// Each process writes its temp files in a folder of its own, so that one process cleaning up
-		// after killed writers never removes the temps of a live one's long snapshot.
-		const tempRoot = path.join(root, 'tmp');
-		fs.mkdirSync(tempRoot, { recursive: true });
-		removeDeadWritersTemps(tempRoot);
-		this.tempDir = path.join(tempRoot, `${process.pid}-${randomBytes(3).toString('hex')}`);
-		fs.mkdirSync(this.tempDir, { recursive: true });
 		this.packDir = path.join(root, 'packs');
 		fs.mkdirSync(this.packDir, { recursive: true });
 		this.packs = new PackFolder(this.packDir);
@@ -86,19 +82,25 @@ export class BlobStore {
 		if (!fs.existsSync(layoutFile)) {
 			writeLayout(layoutFile);
 		} else {
-			let layout: unknown;
+			let saved: { layout?: unknown; looseToPack?: unknown };
 			try {
-				layout = (JSON.parse(fs.readFileSync(layoutFile, 'utf8')) as { layout?: unknown }).layout;
+				saved = JSON.parse(fs.readFileSync(layoutFile, 'utf8')) as { layout?: unknown; looseToPack?: unknown };
 			} catch (error) {
 				throw new DeskError('store.corrupt', `${layoutFile} cannot be read: ${(error as Error).message}. The blobs beside it are untouched.`, { file: layoutFile });
 			}
+			const layout = saved.layout;
 			if (typeof layout !== 'number' || !readableLayouts.includes(layout)) {
 				throw new DeskError('store.unknownSchema', `Blob store ${root} has layout ${String(layout)}; this Agent Desk knows ${blobLayoutVersion}.`, { root, layout });
 			}
 			if (layout < blobLayoutVersion) {
 				// Layout 1's files stay where they are and are read as before; new small blobs go into
-				// packs, which an Agent Desk of layout 1 cannot read, so it is told to stop here.
-				writeLayout(layoutFile);
+				// packs, which an Agent Desk of layout 1 cannot read, so it is told to stop here. The
+				// small loose files are still to be packed (packLoose, which the desk server runs a
+				// slice at a time when it is idle).
+				writeLayout(layoutFile, true);
+				this.looseToPack = true;
+			} else {
+				this.looseToPack = saved.looseToPack === true;
 			}
 		}
 	}
@@ -330,9 +332,11 @@ export class BlobStore {
 	 * what is left). A loose blob whose bytes do not match its name is left where it is and named.
 	 * Returns undefined when another process is consolidating.
 	 */
-	packLoose(): { packed: number; corrupt: string[] } | undefined {
+	packLoose(options: { maxFiles?: number } = {}): { packed: number; corrupt: string[]; done: boolean } | undefined {
 		return this.underPackLock(() => {
 			let packed = 0;
+			let seen = 0;
+			let done = true;
 			const corrupt: string[] = [];
 			let writer: PackWriter | undefined;
 			let moved: string[] = [];
@@ -361,6 +365,11 @@ export class BlobStore {
 				}
 			};
 			for (const { hash, file } of this.looseBlobs()) {
+				if (options.maxFiles !== undefined && seen >= options.maxFiles) {
+					done = false;
+					break;
+				}
+				seen++;
 				let bytes: Buffer;
 				try {
 					const stat = fs.lstatSync(file);
@@ -387,7 +396,11 @@ export class BlobStore {
 			}
 			flush();
 			this.consolidateIfNeeded();
-			return { packed, corrupt };
+			if (done && this.looseToPack) {
+				writeLayout(path.join(this.root, 'layout.json'));
+				this.looseToPack = false;
+			}
+			return { packed, corrupt, done };
 		});
 	}
 
@@ -395,7 +408,9 @@ export class BlobStore {
 	close(): void {
 		this.packs.close();
 		try {
-			fs.rmdirSync(this.tempDir);
+			if (this.ownTempDir !== undefined) {
+				fs.rmdirSync(this.ownTempDir);
+			}
 		} catch (error) {
 			// A batch left open keeps its temp files (ENOTEMPTY); a later opener removes them.
 			if (!['ENOENT', 'ENOTEMPTY'].includes((error as NodeJS.ErrnoException).code ?? '')) {
@@ -517,6 +532,22 @@ export class BlobStore {
 		}
 	}
 
+	/**
+	 * Each process writes its temp files in a folder of its own, so that one process cleaning up
+	 * after killed writers never removes the temps of a live one's long snapshot.
+	 */
+	private get tempDir(): string {
+		if (this.ownTempDir === undefined) {
+			const tempRoot = path.join(this.root, 'tmp');
+			fs.mkdirSync(tempRoot, { recursive: true });
+			removeDeadWritersTemps(tempRoot);
+			const dir = path.join(tempRoot, `${process.pid}-${randomBytes(3).toString('hex')}`);
+			fs.mkdirSync(dir, { recursive: true });
+			this.ownTempDir = dir;
+		}
+		return this.ownTempDir;
+	}
+
 	private tempPath(): string {
 		return path.join(this.tempDir, `${tempPrefix}${randomBytes(8).toString('hex')}`);
 	}
@@ -632,8 +663,8 @@ function verified(hash: string, bytes: Buffer, file: string, offset: number): Bu
 	return bytes;
 }
 
-function writeLayout(file: string): void {
-	writeFileDurably(file, Buffer.from(JSON.stringify({ layout: blobLayoutVersion, hash: 'sha256' }) + '\n'));
+function writeLayout(file: string, looseToPack = false): void {
+	writeFileDurably(file, Buffer.from(JSON.stringify({ layout: blobLayoutVersion, hash: 'sha256', ...(looseToPack ? { looseToPack } : {}) }) + '\n'));
 }
 
 /** fsync through a fresh read-only descriptor; on Linux it flushes the file's data all the same. */

@@ -13,6 +13,10 @@ const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('he
 
 /** Files under the temp folder, at any depth. */
 function tempFiles(dir: string): string[] {
+	// A store makes its temp folder on its first write.
+	if (!fs.existsSync(dir)) {
+		return [];
+	}
 	return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
 }
 
@@ -203,9 +207,11 @@ describe('BlobStore', () => {
 		assert.ok(hashes.every((hash) => !store.has(hash)));
 	});
 
-	it('cleans temp files that a killed writer left, never a live one\'s, and refuses an unknown layout version', () => {
+	it('cleans temp files that a killed writer left when it first writes, never a live one\'s, and refuses an unknown layout version', () => {
 		const root = tempDir();
 		new BlobStore(root);
+		assert.equal(fs.existsSync(path.join(root, 'tmp')), false, 'a store that only reads makes no temp folder');
+		fs.mkdirSync(path.join(root, 'tmp'));
 		const stale = path.join(root, 'tmp', '.desk-tmp-deadbeef');
 		fs.writeFileSync(stale, 'half a blob');
 		const old = new Date(Date.now() - 3600_000);
@@ -217,7 +223,9 @@ describe('BlobStore', () => {
 		fs.mkdirSync(live);
 		fs.writeFileSync(path.join(live, '.desk-tmp-y'), 'a live process is writing this');
 		fs.utimesSync(path.join(live, '.desk-tmp-y'), old, old);
-		new BlobStore(root);
+		const writer = new BlobStore(root);
+		assert.equal(fs.existsSync(stale), true, 'nothing is cleaned before the first write');
+		writer.put(Buffer.from('a first write'));
 		assert.equal(fs.existsSync(stale), false);
 		assert.equal(fs.existsSync(dead), false, 'a dead process\'s temps go');
 		assert.equal(fs.existsSync(path.join(live, '.desk-tmp-y')), true, 'a live process\'s temps stay, however old');
@@ -251,14 +259,21 @@ describe('BlobStore', () => {
 		const added = store.put(Buffer.from('written after the upgrade'));
 		assert.equal(store.locate(added)!.packed, true);
 
-		assert.deepEqual(store.packLoose(), { packed: small.length, corrupt: [sha(damaged)] });
+		assert.equal(store.looseToPack, true, 'the upgrade leaves small loose files to pack');
+		const slice = store.packLoose({ maxFiles: 2 })!;
+		assert.deepEqual([slice.done, slice.packed <= 2], [false, true], 'a slice stops after its files');
+		assert.equal(new BlobStore(root).looseToPack, true, 'another process knows packing is not done');
+		const rest = store.packLoose()!;
+		assert.deepEqual({ packed: slice.packed + rest.packed, corrupt: rest.corrupt, done: rest.done }, { packed: small.length, corrupt: [sha(damaged)], done: true });
+		assert.equal(store.looseToPack, false);
+		assert.equal(new BlobStore(root).looseToPack, false, 'done, as the layout file says');
 		assert.deepEqual(looseFiles(root).sort(), [...large.map(sha), sha(damaged)].map((h) => path.join(root, 'sha256', h.slice(0, 2), h)).sort(), 'only large and damaged blobs stay loose');
 		const cold = new BlobStore(root);
 		for (const bytes of [...small, ...large, Buffer.from('written after the upgrade')]) {
 			assert.deepEqual(cold.get(sha(bytes)), bytes);
 		}
 		assert.throws(() => cold.get(sha(damaged)), (e) => isDeskError(e, 'blob.corrupt'));
-		assert.deepEqual(store.packLoose(), { packed: 0, corrupt: [sha(damaged)] }, 'a second run has nothing left to move');
+		assert.deepEqual(store.packLoose(), { packed: 0, corrupt: [sha(damaged)], done: true }, 'a second run has nothing left to move');
 	});
 
 	it('merges packs when there are more than maxPacks, keeping every blob readable; consolidate({ all }) leaves one', () => {
