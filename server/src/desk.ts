@@ -16,6 +16,7 @@ import { AttachmentStore } from './attachments/attachmentStore';
 import { RunExecutor } from './runs/runner';
 import type { RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
+import type { SuggestIndexProgress } from './launch/types';
 import { AiStore } from './store/aiStore';
 import { IsoGitReader } from './git/isoGitReader';
 import { BlobStore } from './store/blobStore';
@@ -53,6 +54,8 @@ export class Desk {
 	onRunChanged: ((top: string, runId: string) => void) | undefined;
 	onRunFinished: ((top: string, runId: string, status: 'gate' | 'failed') => void) | undefined;
 	onAttachmentsChanged: ((top: string, taskId: string) => void) | undefined;
+	/** Told as a project's suggestion index builds in the background (at most once a second) and when it is complete. */
+	onSuggestIndexProgress: ((top: string, progress: SuggestIndexProgress) => void) | undefined;
 	private readonly runners = new Map<string, { executor: RunExecutor; gate: RunGate }>();
 	private readonly attachmentStores = new Map<string, AttachmentStore>();
 	/** Runs executing in this process, so close() can wait for them to stop. */
@@ -161,6 +164,7 @@ export class Desk {
 		let index = this.suggestIndexes.get(top);
 		if (!index) {
 			index = SuggestIndex.open(path.join(top, projectDataFolder, 'suggest-index.json'), this.logger);
+			index.onProgress = (progress) => this.onSuggestIndexProgress?.(top, progress);
 			this.suggestIndexes.set(top, index);
 		}
 		return new ProjectLaunches(db, this.library, new AiStore(db), project, () => this.git.headCommit(top), index);

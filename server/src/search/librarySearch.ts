@@ -1,5 +1,4 @@
-import MiniSearch from 'minisearch';
-import { terms, ticketTerms } from './tokenizer';
+import { termCounts, ticketTerms } from './tokenizer';
 
 /** What an asset is matched on (§05): its name, its about, and text of its files at the version go would freeze. */
 export interface SearchDocument {
@@ -25,89 +24,297 @@ export const suggestFileCap = 64 * 1024;
 export const suggestAssetCap = 256 * 1024;
 export const suggestFilesPerAsset = 40;
 
+/** The fields a document is matched on, in the order their weights are summed. */
+export const searchFields = ['name', 'about', 'text'] as const;
+const fieldCount = searchFields.length;
+
+/** BM25+ parameters (minisearch's, which the index used before: k1 1.2, b 0.7, delta 0.5). */
+export const bm25 = { k: 1.2, b: 0.7, d: 0.5 } as const;
+
 /**
- * BM25 over a set of assets with minisearch and the desk's tokenizer. A hit's score is the sum of
- * its terms' weights; the reason names the three that weigh most.
+ * A document as the index holds it: its terms, how often each occurs in each field (`tf[3i]` name,
+ * `tf[3i+1]` about, `tf[3i+2]` text for `terms[i]`), and the length of each field, counted as its
+ * number of distinct terms. This is also what the suggestion index saves, so it is loaded back
+ * without reading or tokenizing any text.
  */
-const indexOptions = {
-	fields: ['name', 'about', 'text'],
-	storeFields: ['name'],
-	tokenize: (text: string) => terms(text),
-	processTerm: (term: string) => term,
-	searchOptions: { prefix: false, fuzzy: false, combineWith: 'OR' as const },
-};
+export interface IndexedDocument {
+	id: string;
+	name: string;
+	lengths: number[];
+	terms: string[];
+	tf: number[];
+}
 
+/** The documents containing a term, by slot (ascending), with the term's frequency in each field. */
+interface Postings {
+	slots: number[];
+	/** Three per slot, in the order of `searchFields`. */
+	tf: number[];
+	/** Per field: how many documents contain the term in that field. */
+	df: number[];
+	/** The term's weight in each of `slots`, valid while `generation` is the index's. */
+	weights: Float64Array | undefined;
+	generation: number;
+}
+
+interface Slot {
+	id: string;
+	name: string;
+	lengths: number[];
+	terms: string[];
+}
+
+/** Tokenizes a document's fields (§05's tokenizer) into what the index holds. */
+export function analyzeDocument(document: SearchDocument): IndexedDocument {
+	const terms: string[] = [];
+	const tf: number[] = [];
+	const position = new Map<string, number>();
+	const lengths: number[] = [];
+	searchFields.forEach((field, f) => {
+		const counts = termCounts(document[field]);
+		lengths.push(counts.size);
+		for (const [term, count] of counts) {
+			let i = position.get(term);
+			if (i === undefined) {
+				i = terms.length;
+				position.set(term, i);
+				terms.push(term);
+				tf.push(0, 0, 0);
+			}
+			tf[i * fieldCount + f] = count;
+		}
+	});
+	return { id: document.id, name: document.name, lengths, terms, tf };
+}
+
+/** The BM25+ weight of a term in one field of a document. Kept as one expression, so every caller computes the same bits. */
+export function fieldWeight(tf: number, df: number, documents: number, fieldLength: number, averageFieldLength: number): number {
+	const { k, b, d } = bm25;
+	const idf = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
+	return idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * fieldLength) / averageFieldLength)));
+}
+
+function slotIndex(slots: readonly number[], slot: number): number {
+	let low = 0;
+	let high = slots.length - 1;
+	while (low <= high) {
+		const mid = (low + high) >>> 1;
+		const value = slots[mid]!;
+		if (value === slot) {
+			return mid;
+		}
+		if (value < slot) {
+			low = mid + 1;
+		} else {
+			high = mid - 1;
+		}
+	}
+	return -(low + 1);
+}
+
+/**
+ * BM25 over a set of assets with the desk's tokenizer (§05): an inverted index from each term to the
+ * documents holding it and its frequency in their name, about and text. A term's weight in a
+ * document is the sum over the fields holding it of
+ * `idf(field) · (d + tf·(k+1) / (tf + k·(1 − b + b·length/average length)))`, with
+ * `idf = ln(1 + (N − df + 0.5) / (df + 0.5))`, `df` the documents holding the term in that field,
+ * `N` all documents, and a field's length its number of distinct terms. A hit's score is the sum of
+ * its terms' weights in ticket order; the reason names the three that weigh most.
+ *
+ * A search is one pass over the ticket's terms: each term's weights are computed once per state of
+ * the index (any change invalidates them all, since N and the average lengths move) and summed into
+ * one array of scores; only the hits that are returned get their terms ranked for the reason.
+ */
 export class LibrarySearch {
-	private readonly index: MiniSearch<SearchDocument>;
+	private readonly postings = new Map<string, Postings>();
+	private readonly slots: Array<Slot | undefined> = [];
+	private readonly freeSlots: number[] = [];
+	private readonly slotOf = new Map<string, number>();
+	private readonly totalLength = new Array<number>(fieldCount).fill(0);
+	private generation = 0;
 
-	constructor(documents: SearchDocument[], index?: MiniSearch<SearchDocument>) {
-		this.index = index ?? new MiniSearch<SearchDocument>(indexOptions);
-		this.index.addAll(documents);
-	}
-
-	/** An index saved with toJSON(); minisearch checks its own serialisation version. */
-	static fromJSON(json: string): LibrarySearch {
-		return new LibrarySearch([], MiniSearch.loadJSON<SearchDocument>(json, indexOptions));
-	}
-
-	toJSON(): unknown {
-		return this.index.toJSON();
+	constructor(documents: readonly SearchDocument[] = []) {
+		for (const document of documents) {
+			this.put(document);
+		}
 	}
 
 	/** Adds a document, or replaces the one with its id. */
 	put(document: SearchDocument): void {
-		if (this.index.has(document.id)) {
-			this.index.replace(document);
-		} else {
-			this.index.add(document);
+		this.putIndexed(analyzeDocument(document));
+	}
+
+	/** Adds a document analysed already (loaded from a saved index), or replaces the one with its id. */
+	putIndexed(document: IndexedDocument): void {
+		this.remove(document.id);
+		const slot = this.freeSlots.pop() ?? this.slots.length;
+		this.slots[slot] = { id: document.id, name: document.name, lengths: document.lengths.slice(0, fieldCount), terms: document.terms };
+		this.slotOf.set(document.id, slot);
+		for (let f = 0; f < fieldCount; f++) {
+			this.totalLength[f]! += document.lengths[f] ?? 0;
 		}
+		document.terms.forEach((term, i) => {
+			let postings = this.postings.get(term);
+			if (!postings) {
+				postings = { slots: [], tf: [], df: [0, 0, 0], weights: undefined, generation: -1 };
+				this.postings.set(term, postings);
+			}
+			const at = postings.slots.length === 0 || postings.slots[postings.slots.length - 1]! < slot ? postings.slots.length : -(slotIndex(postings.slots, slot) + 1);
+			postings.slots.splice(at, 0, slot);
+			const tf = [document.tf[i * fieldCount]!, document.tf[i * fieldCount + 1]!, document.tf[i * fieldCount + 2]!];
+			postings.tf.splice(at * fieldCount, 0, ...tf);
+			for (let f = 0; f < fieldCount; f++) {
+				if (tf[f]! > 0) {
+					postings.df[f]!++;
+				}
+			}
+		});
+		this.generation++;
 	}
 
 	remove(id: string): void {
-		if (this.index.has(id)) {
-			this.index.discard(id);
+		const slot = this.slotOf.get(id);
+		if (slot === undefined) {
+			return;
 		}
+		const { lengths, terms } = this.slots[slot]!;
+		for (const term of terms) {
+			const postings = this.postings.get(term)!;
+			const at = slotIndex(postings.slots, slot);
+			for (let f = 0; f < fieldCount; f++) {
+				if (postings.tf[at * fieldCount + f]! > 0) {
+					postings.df[f]!--;
+				}
+			}
+			postings.slots.splice(at, 1);
+			postings.tf.splice(at * fieldCount, fieldCount);
+			if (postings.slots.length === 0) {
+				this.postings.delete(term);
+			}
+		}
+		for (let f = 0; f < fieldCount; f++) {
+			this.totalLength[f]! -= lengths[f] ?? 0;
+		}
+		this.slots[slot] = undefined;
+		this.freeSlots.push(slot);
+		this.slotOf.delete(id);
+		this.generation++;
+	}
+
+	has(id: string): boolean {
+		return this.slotOf.has(id);
 	}
 
 	get size(): number {
-		return this.index.documentCount;
+		return this.slotOf.size;
+	}
+
+	/** The ids of the documents held. */
+	ids(): string[] {
+		return [...this.slotOf.keys()];
+	}
+
+	/** A document as the index holds it (for saving), or undefined. */
+	indexed(id: string): IndexedDocument | undefined {
+		const slot = this.slotOf.get(id);
+		if (slot === undefined) {
+			return undefined;
+		}
+		const { name, lengths, terms } = this.slots[slot]!;
+		const tf: number[] = [];
+		for (const term of terms) {
+			const postings = this.postings.get(term)!;
+			const at = slotIndex(postings.slots, slot) * fieldCount;
+			tf.push(postings.tf[at]!, postings.tf[at + 1]!, postings.tf[at + 2]!);
+		}
+		return { id, name, lengths: [...lengths], terms: [...terms], tf };
 	}
 
 	/**
 	 * Ranks documents for the query's terms. `skip` leaves documents out (after weighting, so they
 	 * still count in the corpus); `skipCommonTerms` drops a term found in every document when there
-	 * are two or more (§05: it tells nothing apart).
+	 * are two or more (§05: it tells nothing apart). Hits are sorted by rounded score, then name.
 	 */
 	search(query: string, options: { minScore?: number; limit?: number; skip?: ReadonlySet<string>; skipCommonTerms?: boolean } = {}): SearchHit[] {
-		const words = ticketTerms(query);
-		const weights = new Map<string, Map<string, number>>();
-		for (const word of words) {
-			const results = this.index.search(word, { prefix: false, fuzzy: false });
-			// A term found in every document tells nothing apart (§05); its results say so already.
-			if (options.skipCommonTerms && this.index.documentCount >= 2 && results.length >= this.index.documentCount) {
+		const documents = this.size;
+		if (documents === 0) {
+			return [];
+		}
+		const scores = new Float64Array(this.slots.length);
+		const touched: number[] = [];
+		const used: Postings[] = [];
+		const usedTerms: string[] = [];
+		for (const word of ticketTerms(query)) {
+			const postings = this.postings.get(word);
+			if (!postings) {
 				continue;
 			}
-			for (const result of results) {
-				const id = String(result.id);
-				if (options.skip?.has(id)) {
-					continue;
+			if (options.skipCommonTerms && documents >= 2 && postings.slots.length >= documents) {
+				continue;
+			}
+			const weights = this.weightsOf(postings);
+			const slots = postings.slots;
+			for (let i = 0; i < slots.length; i++) {
+				const slot = slots[i]!;
+				// Every weight is positive, so a score of 0 is a document not seen yet.
+				const score = scores[slot]!;
+				if (score === 0) {
+					touched.push(slot);
 				}
-				const perTerm = weights.get(id) ?? new Map<string, number>();
-				perTerm.set(word, result.score);
-				weights.set(id, perTerm);
+				scores[slot] = score + weights[i]!;
 			}
+			used.push(postings);
+			usedTerms.push(word);
 		}
-		const hits: SearchHit[] = [];
-		for (const [id, perTerm] of weights) {
-			const score = [...perTerm.values()].reduce((a, b) => a + b, 0);
-			if (score < (options.minScore ?? 0)) {
+		const minScore = options.minScore ?? 0;
+		const candidates: Array<{ slot: number; score: number; name: string; id: string }> = [];
+		for (const slot of touched) {
+			const score = scores[slot]!;
+			const { id, name } = this.slots[slot]!;
+			if (score < minScore || options.skip?.has(id)) {
 				continue;
 			}
-			const top = [...perTerm.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 3).map(([t]) => t);
-			const name = String((this.index.getStoredFields(id) as { name?: string } | undefined)?.name ?? '');
-			hits.push({ id, name, score: Math.round(score * 100) / 100, terms: top, reason: `matches ${top.map((t) => `“${t}”`).join(', ')}` });
+			candidates.push({ slot, score: Math.round(score * 100) / 100, name, id });
 		}
-		hits.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
-		return options.limit === undefined ? hits : hits.slice(0, options.limit);
+		candidates.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+		const listed = options.limit === undefined ? candidates : candidates.slice(0, options.limit);
+		return listed.map(({ slot, score, name, id }) => {
+			const matched: Array<[string, number]> = [];
+			used.forEach((postings, t) => {
+				const at = slotIndex(postings.slots, slot);
+				if (at >= 0) {
+					matched.push([usedTerms[t]!, postings.weights![at]!]);
+				}
+			});
+			const top = matched
+				.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+				.slice(0, 3)
+				.map(([term]) => term);
+			return { id, name, score, terms: top, reason: `matches ${top.map((t) => `“${t}”`).join(', ')}` };
+		});
+	}
+
+	/** The term's weight in each document holding it, computed once per state of the index. */
+	private weightsOf(postings: Postings): Float64Array {
+		if (postings.weights && postings.generation === this.generation) {
+			return postings.weights;
+		}
+		const documents = this.size;
+		const average = this.totalLength.map((total) => total / documents);
+		const weights = new Float64Array(postings.slots.length);
+		for (let i = 0; i < postings.slots.length; i++) {
+			const lengths = this.slots[postings.slots[i]!]!.lengths;
+			let weight = 0;
+			for (let f = 0; f < fieldCount; f++) {
+				const tf = postings.tf[i * fieldCount + f]!;
+				if (tf > 0) {
+					weight += fieldWeight(tf, postings.df[f]!, documents, lengths[f]!, average[f]!);
+				}
+			}
+			weights[i] = weight;
+		}
+		postings.weights = weights;
+		postings.generation = this.generation;
+		return weights;
 	}
 }
