@@ -3,6 +3,7 @@ import git from 'isomorphic-git';
 import * as path from 'node:path';
 import { Library, type FolderAdoption, type WorkspaceFolder } from './assets/library';
 import type { Environment, GitReader } from './assets/ports';
+import type { AssetRecord } from './assets/types';
 import { DeskError } from './core/errors';
 import type { Logger } from './core/logger';
 import { seal, verifyChecksum, verifyIntegrity } from './ai/model';
@@ -48,6 +49,8 @@ export class Desk {
 	private readonly headWatchers = new Map<string, HeadWatcher>();
 	/** Suggestion indexes of the open projects, kept between requests so updates stay incremental. */
 	private readonly suggestIndexes = new Map<string, SuggestIndex>();
+	/** Each project's members as last read, with the library's data version then: suggestions ask for them on every keystroke. */
+	private readonly memberLists = new Map<string, { version: number; members: readonly AssetRecord[] }>();
 	/** Told when the library changed behind the caller's back (a checkout's HEAD moved). */
 	onLibraryChanged: ((reason: string) => void) | undefined;
 	/** Told when a run's objects changed, and when a run reached the gate or failed. */
@@ -167,7 +170,19 @@ export class Desk {
 			index.onProgress = (progress) => this.onSuggestIndexProgress?.(top, progress);
 			this.suggestIndexes.set(top, index);
 		}
-		return new ProjectLaunches(db, this.library, new AiStore(db), project, () => this.git.headCommit(top), index);
+		return new ProjectLaunches(db, this.library, new AiStore(db), project, () => this.git.headCommit(top), index, () => this.projectMembers(project.name));
+	}
+
+	/** A project's member assets, read again only when the library changed (by this process or another). */
+	private projectMembers(project: string): readonly AssetRecord[] {
+		const version = this.libraryDb.dataVersion();
+		const known = this.memberLists.get(project);
+		if (known?.version === version) {
+			return known.members;
+		}
+		const members = this.library.listProjectAssets(project);
+		this.memberLists.set(project, { version, members });
+		return members;
 	}
 
 	/**

@@ -1,7 +1,7 @@
 import { uuidv7 } from '../ai/ids';
 import { actor, addRun, newIntent, newRun, newTask } from '../ai/model';
 import type { Library } from '../assets/library';
-import type { MadeBy, ProjectRecord } from '../assets/types';
+import type { AssetRecord, MadeBy, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
 import type { AiStore } from '../store/aiStore';
 import type { DurableDatabase } from '../store/durableDatabase';
@@ -42,6 +42,8 @@ export class ProjectLaunches {
 		private readonly project: ProjectRecord,
 		private readonly headCommit: () => Promise<string | undefined>,
 		private readonly index: SuggestIndex,
+		/** The project's member assets (the desk keeps them until the library changes). */
+		private readonly members: () => readonly AssetRecord[] = () => library.listProjectAssets(project.name),
 	) {}
 
 	card(): LaunchCard {
@@ -68,7 +70,7 @@ export class ProjectLaunches {
 	async suggestions(ticket?: string, options: { budgetMs?: number } = {}): Promise<SuggestResult> {
 		const card = this.card();
 		const text = ticket ?? card.ticket;
-		const members = this.library.listProjectAssets(this.project.name);
+		const members = this.members();
 		const complete = this.index.refresh(members, await this.library.matchKeys(members), (asset) => this.library.matchDocument(asset, 'version'));
 		if (options.budgetMs === undefined) {
 			await complete;

@@ -159,15 +159,22 @@ export class LibrarySearch {
 				postings = { slots: [], tf: [], df: [0, 0, 0], weights: undefined, generation: -1 };
 				this.postings.set(term, postings);
 			}
-			const at = postings.slots.length === 0 || postings.slots[postings.slots.length - 1]! < slot ? postings.slots.length : -(slotIndex(postings.slots, slot) + 1);
-			postings.slots.splice(at, 0, slot);
-			const tf = [document.tf[i * fieldCount]!, document.tf[i * fieldCount + 1]!, document.tf[i * fieldCount + 2]!];
-			postings.tf.splice(at * fieldCount, 0, ...tf);
-			for (let f = 0; f < fieldCount; f++) {
-				if (tf[f]! > 0) {
-					postings.df[f]!++;
-				}
+			const name = document.tf[i * fieldCount]!;
+			const about = document.tf[i * fieldCount + 1]!;
+			const text = document.tf[i * fieldCount + 2]!;
+			const count = postings.slots.length;
+			if (count === 0 || postings.slots[count - 1]! < slot) {
+				postings.slots.push(slot);
+				postings.tf.push(name, about, text);
+			} else {
+				// A slot freed by a removal is reused: keep the slots in order.
+				const at = -(slotIndex(postings.slots, slot) + 1);
+				postings.slots.splice(at, 0, slot);
+				postings.tf.splice(at * fieldCount, 0, name, about, text);
 			}
+			postings.df[0]! += name > 0 ? 1 : 0;
+			postings.df[1]! += about > 0 ? 1 : 0;
+			postings.df[2]! += text > 0 ? 1 : 0;
 		});
 		this.generation++;
 	}
