@@ -45,17 +45,34 @@ export interface IndexedDocument {
 	tf: number[];
 }
 
-/** The documents containing a term, by slot (ascending), with the term's frequency in each field. */
+/**
+ * The documents containing a term: `entries` holds, per document, its slot and the term's frequency
+ * in each field packed into one number, `[slot, packed, slot, packed, …]` with the slots ascending.
+ * One array of plain numbers per term keeps the index about as small as the documents' term lists.
+ */
 interface Postings {
-	slots: number[];
-	/** Three per slot, in the order of `searchFields`. */
-	tf: number[];
-	/** Per field: how many documents contain the term in that field. */
-	df: number[];
-	/** The term's weight in each of `slots`, valid while `generation` is the index's. */
+	entries: number[];
+	/** How many documents contain the term in their name, their about, their text. */
+	dfName: number;
+	dfAbout: number;
+	dfText: number;
+	/** The term's weight in each document of `entries`, valid while `generation` is the index's. */
 	weights: Float64Array | undefined;
 	generation: number;
 }
+
+/**
+ * Term frequencies packed as `text + 2^24 · (about + 2^16 · name)`, exact in a double. A frequency
+ * above its field's maximum counts as that maximum: far beyond what a name, an about, or a text
+ * within §05's caps (256 KiB, so at most about 52 000 occurrences) can hold.
+ */
+const textSpan = 2 ** 24;
+const aboutSpan = 2 ** 16;
+const maxFrequency = [2 ** 13 - 1, aboutSpan - 1, textSpan - 1];
+const pack = (name: number, about: number, text: number) => text + textSpan * (about + aboutSpan * name);
+const textOf = (packed: number) => packed % textSpan;
+const aboutOf = (packed: number) => Math.floor(packed / textSpan) % aboutSpan;
+const nameOf = (packed: number) => Math.floor(packed / textSpan / aboutSpan);
 
 interface Slot {
 	id: string;
@@ -81,7 +98,7 @@ export function analyzeDocument(document: SearchDocument): IndexedDocument {
 				terms.push(term);
 				tf.push(0, 0, 0);
 			}
-			tf[i * fieldCount + f] = count;
+			tf[i * fieldCount + f] = Math.min(count, maxFrequency[f]!);
 		}
 	});
 	return { id: document.id, name: document.name, lengths, terms, tf };
@@ -94,12 +111,13 @@ export function fieldWeight(tf: number, df: number, documents: number, fieldLeng
 	return idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * fieldLength) / averageFieldLength)));
 }
 
-function slotIndex(slots: readonly number[], slot: number): number {
+/** Where `slot` is in `entries` (counted in documents), or `-(where it would go) - 1`. */
+function slotIndex(entries: readonly number[], slot: number): number {
 	let low = 0;
-	let high = slots.length - 1;
+	let high = entries.length / 2 - 1;
 	while (low <= high) {
 		const mid = (low + high) >>> 1;
-		const value = slots[mid]!;
+		const value = entries[mid * 2]!;
 		if (value === slot) {
 			return mid;
 		}
@@ -154,27 +172,25 @@ export class LibrarySearch {
 			this.totalLength[f]! += document.lengths[f] ?? 0;
 		}
 		document.terms.forEach((term, i) => {
+			const name = Math.min(document.tf[i * fieldCount]!, maxFrequency[0]!);
+			const about = Math.min(document.tf[i * fieldCount + 1]!, maxFrequency[1]!);
+			const text = Math.min(document.tf[i * fieldCount + 2]!, maxFrequency[2]!);
+			const packed = pack(name, about, text);
 			let postings = this.postings.get(term);
 			if (!postings) {
-				postings = { slots: [], tf: [], df: [0, 0, 0], weights: undefined, generation: -1 };
+				// Made at its size: most terms are in one document, and an empty array would grow to sixteen slots.
+				postings = { entries: [slot, packed], dfName: 0, dfAbout: 0, dfText: 0, weights: undefined, generation: -1 };
 				this.postings.set(term, postings);
-			}
-			const name = document.tf[i * fieldCount]!;
-			const about = document.tf[i * fieldCount + 1]!;
-			const text = document.tf[i * fieldCount + 2]!;
-			const count = postings.slots.length;
-			if (count === 0 || postings.slots[count - 1]! < slot) {
-				postings.slots.push(slot);
-				postings.tf.push(name, about, text);
+			} else if (postings.entries[postings.entries.length - 2]! < slot) {
+				postings.entries.push(slot, packed);
 			} else {
 				// A slot freed by a removal is reused: keep the slots in order.
-				const at = -(slotIndex(postings.slots, slot) + 1);
-				postings.slots.splice(at, 0, slot);
-				postings.tf.splice(at * fieldCount, 0, name, about, text);
+				const at = -(slotIndex(postings.entries, slot) + 1);
+				postings.entries.splice(at * 2, 0, slot, packed);
 			}
-			postings.df[0]! += name > 0 ? 1 : 0;
-			postings.df[1]! += about > 0 ? 1 : 0;
-			postings.df[2]! += text > 0 ? 1 : 0;
+			postings.dfName += name > 0 ? 1 : 0;
+			postings.dfAbout += about > 0 ? 1 : 0;
+			postings.dfText += text > 0 ? 1 : 0;
 		});
 		this.generation++;
 	}
@@ -187,16 +203,15 @@ export class LibrarySearch {
 		const { lengths, terms } = this.slots[slot]!;
 		for (const term of terms) {
 			const postings = this.postings.get(term)!;
-			const at = slotIndex(postings.slots, slot);
-			for (let f = 0; f < fieldCount; f++) {
-				if (postings.tf[at * fieldCount + f]! > 0) {
-					postings.df[f]!--;
-				}
-			}
-			postings.slots.splice(at, 1);
-			postings.tf.splice(at * fieldCount, fieldCount);
-			if (postings.slots.length === 0) {
+			const at = slotIndex(postings.entries, slot);
+			const packed = postings.entries[at * 2 + 1]!;
+			postings.dfName -= nameOf(packed) > 0 ? 1 : 0;
+			postings.dfAbout -= aboutOf(packed) > 0 ? 1 : 0;
+			postings.dfText -= textOf(packed) > 0 ? 1 : 0;
+			if (postings.entries.length === 2) {
 				this.postings.delete(term);
+			} else {
+				postings.entries.splice(at * 2, 2);
 			}
 		}
 		for (let f = 0; f < fieldCount; f++) {
@@ -231,8 +246,8 @@ export class LibrarySearch {
 		const tf: number[] = [];
 		for (const term of terms) {
 			const postings = this.postings.get(term)!;
-			const at = slotIndex(postings.slots, slot) * fieldCount;
-			tf.push(postings.tf[at]!, postings.tf[at + 1]!, postings.tf[at + 2]!);
+			const packed = postings.entries[slotIndex(postings.entries, slot) * 2 + 1]!;
+			tf.push(nameOf(packed), aboutOf(packed), textOf(packed));
 		}
 		return { id, name, lengths: [...lengths], terms: [...terms], tf };
 	}
@@ -256,19 +271,19 @@ export class LibrarySearch {
 			if (!postings) {
 				continue;
 			}
-			if (options.skipCommonTerms && documents >= 2 && postings.slots.length >= documents) {
+			if (options.skipCommonTerms && documents >= 2 && postings.entries.length / 2 >= documents) {
 				continue;
 			}
 			const weights = this.weightsOf(postings);
-			const slots = postings.slots;
-			for (let i = 0; i < slots.length; i++) {
-				const slot = slots[i]!;
+			const entries = postings.entries;
+			for (let i = 0; i < entries.length; i += 2) {
+				const slot = entries[i]!;
 				// Every weight is positive, so a score of 0 is a document not seen yet.
 				const score = scores[slot]!;
 				if (score === 0) {
 					touched.push(slot);
 				}
-				scores[slot] = score + weights[i]!;
+				scores[slot] = score + weights[i / 2]!;
 			}
 			used.push(postings);
 			usedTerms.push(word);
@@ -288,7 +303,7 @@ export class LibrarySearch {
 		return listed.map(({ slot, score, name, id }) => {
 			const matched: Array<[string, number]> = [];
 			used.forEach((postings, t) => {
-				const at = slotIndex(postings.slots, slot);
+				const at = slotIndex(postings.entries, slot);
 				if (at >= 0) {
 					matched.push([usedTerms[t]!, postings.weights![at]!]);
 				}
@@ -308,17 +323,26 @@ export class LibrarySearch {
 		}
 		const documents = this.size;
 		const average = this.totalLength.map((total) => total / documents);
-		const weights = new Float64Array(postings.slots.length);
-		for (let i = 0; i < postings.slots.length; i++) {
-			const lengths = this.slots[postings.slots[i]!]!.lengths;
+		const entries = postings.entries;
+		const weights = new Float64Array(entries.length / 2);
+		for (let i = 0; i < entries.length; i += 2) {
+			const lengths = this.slots[entries[i]!]!.lengths;
+			const packed = entries[i + 1]!;
+			// Summed in field order: name, about, text.
+			const name = nameOf(packed);
+			const about = aboutOf(packed);
+			const text = textOf(packed);
 			let weight = 0;
-			for (let f = 0; f < fieldCount; f++) {
-				const tf = postings.tf[i * fieldCount + f]!;
-				if (tf > 0) {
-					weight += fieldWeight(tf, postings.df[f]!, documents, lengths[f]!, average[f]!);
-				}
+			if (name > 0) {
+				weight += fieldWeight(name, postings.dfName, documents, lengths[0]!, average[0]!);
 			}
-			weights[i] = weight;
+			if (about > 0) {
+				weight += fieldWeight(about, postings.dfAbout, documents, lengths[1]!, average[1]!);
+			}
+			if (text > 0) {
+				weight += fieldWeight(text, postings.dfText, documents, lengths[2]!, average[2]!);
+			}
+			weights[i / 2] = weight;
 		}
 		postings.weights = weights;
 		postings.generation = this.generation;
