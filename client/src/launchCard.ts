@@ -132,6 +132,8 @@ export class LaunchCards implements vscode.Disposable {
 		if (!entry) {
 			return;
 		}
+		// Partial until the answer says otherwise: a notification that comes meanwhile asks again rather than being lost.
+		entry.partial = true;
 		const [view, suggested] = await Promise.all([this.desk.request(GetCard, { project }), this.desk.request(SuggestAssets, { project })]);
 		entry.partial = suggested.index.indexed < suggested.index.total;
 		const state: CardState = { ...toState(project, view, suggested), runWith: runWith(this.settingsFor(project)), ...(entry.launched ? { launched: entry.launched } : {}), ...extra };

@@ -181,6 +181,9 @@ export class SuggestIndex {
 				try {
 					document = await documentOf(member);
 				} catch (error) {
+					if (this.closed) {
+						break; // The desk closed under the read.
+					}
 					// Indexed by name and about only, until its key changes again.
 					this.logger.warn(`could not read ${member.name} (${member.id}) for suggestions: ${(error as Error).message}`);
 					document = { id: member.id, name: member.name, about: member.about, text: '' };
