@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { AssetsDidChange, AttachmentsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, RunDidFinish, RunsDidChange, SnapshotProgress, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
+import { AssetsDidChange, AttachmentsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, RunDidFinish, RunsDidChange, SnapshotProgress, SuggestIndexDidChange, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
 import { DeskClient, DeskRequestError, type DeskState } from './deskClient';
 import { DeskStatusBar } from './statusBar';
 import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
@@ -130,6 +130,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 					runPages.refresh(project).catch((error: unknown) => reportError(output, error));
 				}),
 				desk.onNotification(AttachmentsDidChange, () => attachments.refresh()),
+				desk.onNotification(SuggestIndexDidChange, ({ project, ...progress }) => void cards.onIndexProgress(project, progress).catch((error: unknown) => reportError(output, error))),
 				desk.onNotification(RunDidFinish, gate.onRunFinished),
 				desk.onNotification(SnapshotProgress, assetCommands.onSnapshotProgress),
 				desk.onNotification(HistoryRewritten, (r) => {

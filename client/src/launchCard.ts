@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { GetCard, LaunchGo, PlugAsset, SetTicket, SuggestAssets, UnplugAsset, type CardView, type Suggestion } from '../../server/src/protocol/protocol';
+import { GetCard, LaunchGo, PlugAsset, SetTicket, SuggestAssets, UnplugAsset, type CardView, type SuggestIndexProgress, type SuggestResult } from '../../server/src/protocol/protocol';
 import type { CardState, HostToWebview, WebviewToHost } from '../../webview/src/messages';
 import { DeskRequestError, type DeskClient } from './deskClient';
 
@@ -11,7 +11,7 @@ const viewType = 'agentDesk.launchCard';
  * to the desk server; the draft lives in the project database, so a card survives a reload.
  */
 export class LaunchCards implements vscode.Disposable {
-	private readonly panels = new Map<string, { panel: vscode.WebviewPanel; ready: boolean; launched?: CardState['launched'] }>();
+	private readonly panels = new Map<string, { panel: vscode.WebviewPanel; ready: boolean; launched?: CardState['launched']; partial?: boolean }>();
 	private readonly disposables: vscode.Disposable[] = [];
 
 	constructor(
@@ -53,6 +53,16 @@ export class LaunchCards implements vscode.Disposable {
 		const entry = this.panels.get(project);
 		if (entry?.ready) {
 			await this.send(project);
+		}
+	}
+
+	/**
+	 * The project's suggestion index grew or is complete (SuggestIndexDidChange): a card whose
+	 * suggestions came from a partial index asks again, so it shows the count and, at the end, the full answer.
+	 */
+	async onIndexProgress(project: string, _progress: SuggestIndexProgress): Promise<void> {
+		if (this.panels.get(project)?.partial) {
+			await this.refresh(project);
 		}
 	}
 
@@ -122,8 +132,11 @@ export class LaunchCards implements vscode.Disposable {
 		if (!entry) {
 			return;
 		}
-		const [view, { suggestions }] = await Promise.all([this.desk.request(GetCard, { project }), this.desk.request(SuggestAssets, { project })]);
-		const state: CardState = { ...toState(project, view, suggestions), runWith: runWith(this.settingsFor(project)), ...(entry.launched ? { launched: entry.launched } : {}), ...extra };
+		// Partial until the answer says otherwise: a notification that comes meanwhile asks again rather than being lost.
+		entry.partial = true;
+		const [view, suggested] = await Promise.all([this.desk.request(GetCard, { project }), this.desk.request(SuggestAssets, { project })]);
+		entry.partial = suggested.index.indexed < suggested.index.total;
+		const state: CardState = { ...toState(project, view, suggested), runWith: runWith(this.settingsFor(project)), ...(entry.launched ? { launched: entry.launched } : {}), ...extra };
 		const message: HostToWebview = { type: 'state', state };
 		await entry.panel.webview.postMessage(message);
 	}
@@ -148,7 +161,7 @@ h1 { font-size: 1.4em; font-weight: 600; } h2 { font-size: 1.05em; margin: 1.4em
 	}
 }
 
-function toState(project: string, view: CardView, suggestions: Suggestion[]): CardState {
+function toState(project: string, view: CardView, { suggestions, index }: SuggestResult): CardState {
 	return {
 		project,
 		ticket: view.card.ticket,
@@ -165,6 +178,7 @@ function toState(project: string, view: CardView, suggestions: Suggestion[]): Ca
 			};
 		}),
 		suggestions: suggestions.map((s) => ({ id: s.asset_id, name: s.name, role: s.role, reason: s.reason, named: s.named, ...(s.score !== undefined ? { score: s.score } : {}) })),
+		...(index.indexed < index.total ? { indexing: { indexed: index.indexed, total: index.total } } : {}),
 	};
 }
 

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Library, type FolderAdoption, type WorkspaceFolder } from './assets/library';
 import type { Environment } from './assets/ports';
+import type { AssetRecord } from './assets/types';
 import { DeskError, describeError, isDeskError } from './core/errors';
 import type { Logger } from './core/logger';
 import { seal, verifyChecksum, verifyIntegrity } from './ai/model';
@@ -15,6 +16,7 @@ import { AttachmentStore } from './attachments/attachmentStore';
 import { RunExecutor } from './runs/runner';
 import type { RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
+import type { SuggestIndexProgress } from './launch/types';
 import { AiStore } from './store/aiStore';
 import { RepositoryReader } from './git/repositoryReader';
 import { BlobStore } from './store/blobStore';
@@ -45,12 +47,16 @@ export class Desk {
 	private readonly headWatchers = new Map<string, HeadWatcher>();
 	/** Suggestion indexes of the open projects, kept between requests so updates stay incremental. */
 	private readonly suggestIndexes = new Map<string, SuggestIndex>();
+	/** Each project's members as last read, with the library's data version then: suggestions ask for them on every keystroke. */
+	private readonly memberLists = new Map<string, { version: number; members: readonly AssetRecord[] }>();
 	/** Told when the library changed behind the caller's back (a checkout's HEAD moved). */
 	onLibraryChanged: ((reason: string) => void) | undefined;
 	/** Told when a run's objects changed, and when a run reached the gate or failed. */
 	onRunChanged: ((top: string, runId: string) => void) | undefined;
 	onRunFinished: ((top: string, runId: string, status: 'gate' | 'failed') => void) | undefined;
 	onAttachmentsChanged: ((top: string, taskId: string) => void) | undefined;
+	/** Told as a project's suggestion index builds in the background (at most once a second) and when it is complete. */
+	onSuggestIndexProgress: ((top: string, progress: SuggestIndexProgress) => void) | undefined;
 	private readonly runners = new Map<string, { executor: RunExecutor; gate: RunGate }>();
 	private readonly attachmentStores = new Map<string, AttachmentStore>();
 	/** Runs executing in this process, so close() can wait for them to stop. */
@@ -159,9 +165,22 @@ export class Desk {
 		let index = this.suggestIndexes.get(top);
 		if (!index) {
 			index = SuggestIndex.open(path.join(top, projectDataFolder, 'suggest-index.json'), this.logger);
+			index.onProgress = (progress) => this.onSuggestIndexProgress?.(top, progress);
 			this.suggestIndexes.set(top, index);
 		}
-		return new ProjectLaunches(db, this.library, new AiStore(db), project, () => this.git.headCommit(top), index);
+		return new ProjectLaunches(db, this.library, new AiStore(db), project, () => this.git.headCommit(top), index, () => this.projectMembers(project.name));
+	}
+
+	/** A project's member assets, read again only when the library changed (by this process or another). */
+	private projectMembers(project: string): readonly AssetRecord[] {
+		const version = this.libraryDb.dataVersion();
+		const known = this.memberLists.get(project);
+		if (known?.version === version) {
+			return known.members;
+		}
+		const members = this.library.listProjectAssets(project);
+		this.memberLists.set(project, { version, members });
+		return members;
 	}
 
 	/**

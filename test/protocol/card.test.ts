@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { GetCard, ImportAsset, LaunchGo, ListRuns, OpenWorkspace, PlugAsset, SetTicket, SuggestAssets, UnplugAsset, UsedInLaunches, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import { GetCard, ImportAsset, LaunchGo, ListRuns, OpenWorkspace, PlugAsset, SetTicket, SuggestAssets, SuggestIndexDidChange, UnplugAsset, UsedInLaunches, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
 import { makeRepo } from '../helpers/gitRepo';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
@@ -53,5 +53,24 @@ describe('launch cards over JSON-RPC', () => {
 		assert.equal(runs.intents[0]?.tasks[0]?.runs[0]?.id, record.run);
 		const empty = await expectRpcError(server.connection, LaunchGo.method, { project: 'shop' });
 		assert.equal((empty.data as DeskErrorJson).code, 'launch.emptyTicket');
+	});
+
+	it('says how much of the index the suggestions come from, and tells the card when the index is complete', async () => {
+		const notes = path.join(root, 'harbour-notes');
+		fs.mkdirSync(notes);
+		fs.writeFileSync(path.join(notes, 'cranes.md'), 'Gantry cranes unload the freighters.\n');
+		const { asset } = await call<ResultOf<typeof ImportAsset>>(ImportAsset, { dir: notes, project: 'shop' });
+		let result = await call<ResultOf<typeof SuggestAssets>>(SuggestAssets, { project: 'shop', ticket: 'Which gantry unloads the freighters' });
+		assert.equal(result.index.total, 3, 'the repository and the two folders');
+		const deadline = Date.now() + 20_000;
+		// A slow machine may answer before the index is complete: the notification then says when to ask again.
+		while (!server.notifications.some((n) => n.method === SuggestIndexDidChange.method && (n.params as { indexed: number }).indexed === 3) && Date.now() < deadline) {
+			await new Promise((resolve) => setTimeout(resolve, 20));
+		}
+		const done = server.notifications.filter((n) => n.method === SuggestIndexDidChange.method).at(-1)?.params;
+		assert.deepEqual(done, { project: 'shop', indexed: 3, total: 3 });
+		result = await call<ResultOf<typeof SuggestAssets>>(SuggestAssets, { project: 'shop', ticket: 'Which gantry unloads the freighters' });
+		assert.deepEqual(result.index, { indexed: 3, total: 3 });
+		assert.deepEqual(result.suggestions.map((s) => s.asset_id), [asset.id]);
 	});
 });

@@ -71,6 +71,10 @@ function render(current: CardState): void {
 	}
 
 	const suggestions = el('section', { 'aria-label': 'Suggestions' }, el('h2', {}, 'Suggestions'));
+	if (current.indexing) {
+		// The index is still being built: these come from the assets indexed so far, and the card refreshes as it grows.
+		suggestions.append(el('p', { class: 'muted indexing', role: 'status' }, `indexing ${current.indexing.indexed} of ${current.indexing.total} assets…`));
+	}
 	if (current.suggestions.length === 0) {
 		suggestions.append(el('p', { class: 'muted' }, draft.trim() ? 'No asset matches this ticket yet.' : 'Suggestions appear as you write the ticket.'));
 	}

@@ -25,6 +25,8 @@ export interface CardState {
 	ticket: string;
 	plugs: CardPlugView[];
 	suggestions: SuggestionView[];
+	/** Set while the suggestions come from a partial index: how many member assets were indexed, of how many. */
+	indexing?: { indexed: number; total: number };
 	/** A refusal or failure to show, in words. */
 	error?: string;
 	/** Who Go would start and where, from the run settings: "Go runs agent claude in the shared checkout". */

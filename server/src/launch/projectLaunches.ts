@@ -1,14 +1,20 @@
 import { uuidv7 } from '../ai/ids';
 import { actor, addRun, newIntent, newRun, newTask } from '../ai/model';
 import type { Library } from '../assets/library';
-import type { MadeBy, ProjectRecord } from '../assets/types';
+import type { AssetRecord, MadeBy, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
 import type { AiStore } from '../store/aiStore';
 import type { DurableDatabase } from '../store/durableDatabase';
 import { newPlug, plugInto, type PlugContext } from './plugging';
-import { suggestAssets } from './suggest';
+import { mayNameAssets, suggestAssets } from './suggest';
 import type { SuggestIndex } from './suggestIndex';
-import { defaultTemplate, type AssetPlug, type LaunchCard, type LaunchTemplate, type PlugRole, type Suggestion } from './types';
+import { defaultTemplate, type AssetPlug, type LaunchCard, type LaunchTemplate, type PlugRole, type Suggestion, type SuggestResult } from './types';
+
+/**
+ * How long a card's suggestions wait for the index being built before they are answered from what
+ * is indexed (a small change, such as one asset's new version, is indexed well within it).
+ */
+export const firstAnswerBudgetMs = 500;
 
 /** What a Go froze (LaunchAsset for every plug) and made. */
 export interface LaunchRecord {
@@ -36,6 +42,8 @@ export class ProjectLaunches {
 		private readonly project: ProjectRecord,
 		private readonly headCommit: () => Promise<string | undefined>,
 		private readonly index: SuggestIndex,
+		/** The project's member assets (the desk keeps them until the library changes). */
+		private readonly members: () => readonly AssetRecord[] = () => library.listProjectAssets(project.name),
 	) {}
 
 	card(): LaunchCard {
@@ -48,22 +56,37 @@ export class ProjectLaunches {
 		return this.change((card) => ({ ...card, ticket, ...(template ? { template } : {}) }));
 	}
 
-	async suggest(ticket = this.card().ticket): Promise<Suggestion[]> {
+	/** Suggestions from the complete index (waits for it): for the command line and scripts. */
+	async suggest(ticket?: string): Promise<Suggestion[]> {
+		return (await this.suggestions(ticket)).suggestions;
+	}
+
+	/**
+	 * Suggestions for the ticket (default: the card's). The index is brought up to date in the
+	 * background; with `budgetMs` the answer comes once it is complete or that time has passed,
+	 * whichever is first, ranked on what is indexed by then (named assets need no index), and says
+	 * how much that was. Without it, the answer waits for the complete index.
+	 */
+	async suggestions(ticket?: string, options: { budgetMs?: number } = {}): Promise<SuggestResult> {
 		const card = this.card();
-		const members = this.library.listProjectAssets(this.project.name);
-		await this.index.update(
-			members,
-			(assets) => this.library.matchKeys(assets),
-			(asset) => this.library.matchDocument(asset, 'version'),
-		);
-		return suggestAssets({
-			ticket,
-			library: this.library.allAssets(),
+		const text = ticket ?? card.ticket;
+		const members = this.members();
+		const complete = this.index.refresh(members, await this.library.matchKeys(members), (asset) => this.library.matchDocument(asset, 'version'));
+		if (options.budgetMs === undefined) {
+			await complete;
+		} else {
+			await within(complete, options.budgetMs);
+		}
+		const suggestions = await suggestAssets({
+			ticket: text,
+			// Only an id or a path names an asset: without one, the library need not be listed.
+			library: mayNameAssets(text) ? this.library.allAssets() : [],
 			members,
 			mainAssetId: this.project.main_asset,
 			plugged: new Set(card.plugs.map((p) => p.id)),
 			index: this.index.index,
 		});
+		return { suggestions, index: this.index.progress() };
 	}
 
 	async plug(id: string, role: PlugRole, options: Partial<Pick<AssetPlug, 'nodes' | 'files' | 'copy'>> = {}): Promise<LaunchCard> {
@@ -158,5 +181,15 @@ export class ProjectLaunches {
 
 	private emptyCard(): LaunchCard {
 		return { project: this.project.name, ticket: '', template: defaultTemplate, plugs: [] };
+	}
+}
+
+/** Waits for `work` at most `ms`; a failure of `work` after that is left to whoever else awaits it. */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+	let timer: NodeJS.Timeout | undefined;
+	try {
+		await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+	} finally {
+		clearTimeout(timer);
 	}
 }

@@ -20,6 +20,15 @@ export interface SuggestInput {
 }
 
 const namedIdPattern = /\b(a-[0-9a-f]{16})(?: v(\d+))?\b/g;
+const tokenSeparators = /[\s`'"()<>,;]+/;
+
+/**
+ * Whether the ticket could name an asset at all (an id, or an absolute path): when it cannot, the
+ * caller need not list the whole library for it.
+ */
+export function mayNameAssets(ticket: string): boolean {
+	return /\ba-[0-9a-f]{16}\b/.test(ticket) || /(?:^|[\s`'"()<>,;])\//.test(ticket);
+}
 
 /**
  * Launch-card suggestions (seed 000 §05). Assets the ticket names (an id, with an optional " vN",
@@ -54,7 +63,7 @@ export async function suggestAssets(input: SuggestInput): Promise<Suggestion[]> 
 	}
 	// An absolute path names the asset whose folder holds it (the deepest such folder).
 	const folders = input.library.filter((a) => a.working_dir !== '').sort((a, b) => b.working_dir.length - a.working_dir.length);
-	for (const token of input.ticket.split(/[\s`'"()<>,;]+/)) {
+	for (const token of input.ticket.split(tokenSeparators)) {
 		const candidate = token.replace(/[.:!?]+$/, '');
 		if (!candidate.startsWith('/')) {
 			continue;

@@ -43,3 +43,15 @@ export interface Suggestion {
 	version?: number;
 	named: boolean;
 }
+
+/** How much of a project's suggestion index is ready: members indexed at their current version, of all members. */
+export interface SuggestIndexProgress {
+	indexed: number;
+	total: number;
+}
+
+/** Suggestions with how much of the index they were ranked on (`indexed < total`: more may come). */
+export interface SuggestResult {
+	suggestions: Suggestion[];
+	index: SuggestIndexProgress;
+}

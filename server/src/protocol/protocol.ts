@@ -14,11 +14,11 @@ import type { RunDetail, RunsOverview, RunSummary } from '../runs/runViews';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { DecideResult } from '../runs/gate';
 import type { AttachmentRow, IngestReport } from '../attachments/attachmentStore';
-import type { LaunchCard, PlugRole, Suggestion } from '../launch/types';
+import type { LaunchCard, PlugRole, Suggestion, SuggestIndexProgress, SuggestResult } from '../launch/types';
 import type { LogLevel } from '../core/logger';
 import { array, boolean, integer, json, object, optional, string, type Infer, type Schema } from './schema';
 
-export type { RunDetail, RunsOverview, RunSummary, LaunchCard, LaunchRecord, PlugRole, Suggestion, DecideResult, AttachmentRow, IngestReport };
+export type { RunDetail, RunsOverview, RunSummary, LaunchCard, LaunchRecord, PlugRole, Suggestion, SuggestIndexProgress, SuggestResult, DecideResult, AttachmentRow, IngestReport };
 export type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, DeskErrorJson, GitVersion, LogLevel, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile };
 
 /** JSON-RPC error code of a refusal by the desk (LSP's RequestFailed); `data` is a DeskErrorJson. */
@@ -241,8 +241,20 @@ export const GetCard = request<CardView>()('desk/card/get', object({ project: pr
 /** Client → server: saves the ticket being written. */
 export const SetTicket = request<CardView>()('desk/card/setTicket', object({ project: projectName, ticket: string({ maxLength: 256 * 1024 }) }));
 
-/** Client → server: suggestions for a ticket (default: the card's), named assets first (§05). */
-export const SuggestAssets = request<{ suggestions: Suggestion[] }>()('desk/card/suggest', object({ project: projectName, ticket: optional(string({ maxLength: 256 * 1024 })) }));
+/**
+ * Client → server: suggestions for a ticket (default: the card's), named assets first (§05). The
+ * project's index is built in the background: the answer comes within about half a second, ranked on
+ * the members indexed by then (named assets need no index), and `index` says how many of how many
+ * those were; when `indexed < total`, {@link SuggestIndexDidChange} follows as the index grows and
+ * when it is complete. Fails with `project.notFound`.
+ */
+export const SuggestAssets = request<SuggestResult>()('desk/card/suggest', object({ project: projectName, ticket: optional(string({ maxLength: 256 * 1024 })) }));
+
+/**
+ * Server → client: a project's suggestion index grew (at most once a second while it builds) or is
+ * complete (`indexed === total`); a card showing suggestions from a partial index asks again.
+ */
+export const SuggestIndexDidChange = notification<{ project: string } & SuggestIndexProgress>('desk/card/didChange');
 
 /**
  * Client → server: plugs an asset into the card (§06). Each refusal names its rule: `launch.badRole`,
@@ -417,4 +429,4 @@ export const deskRequests = {
 	AttachFile,
 	DeleteAttachment,
 } as const;
-export const deskNotifications = { AssetsDidChange, SnapshotProgress, HistoryRewritten, RunsDidChange, RunDidFinish, AttachmentsDidChange } as const;
+export const deskNotifications = { AssetsDidChange, SnapshotProgress, HistoryRewritten, RunsDidChange, RunDidFinish, AttachmentsDidChange, SuggestIndexDidChange } as const;

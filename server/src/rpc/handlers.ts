@@ -2,7 +2,7 @@ import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
 import { runDetail, runsOverview } from '../runs/runViews';
 import { deskRequests, type CardView, type FolderOutcome, type ParamsOf, type PlugRole, type ResultOf, type ServerStatus } from '../protocol/protocol';
-import type { ProjectLaunches } from '../launch/projectLaunches';
+import { firstAnswerBudgetMs, type ProjectLaunches } from '../launch/projectLaunches';
 import { parseRunSettings } from '../runs/settings';
 import type { DecisionType, Run, Task } from '../ai/types';
 import { inlineType } from '../attachments/names';
@@ -187,7 +187,7 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 
 		async SuggestAssets({ project, ticket }) {
 			const desk = await context.desk();
-			return { suggestions: await (await desk.launches(projectTop(desk, project))).suggest(ticket) };
+			return (await desk.launches(projectTop(desk, project))).suggestions(ticket, { budgetMs: firstAnswerBudgetMs });
 		},
 
 		async PlugAsset({ project, id, role, nodes, files, copy }) {

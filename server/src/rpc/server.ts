@@ -9,7 +9,7 @@ import {
 import { Desk } from '../desk';
 import { DeskError, describeError, type DeskErrorJson } from '../core/errors';
 import { leveledLogger, type Logger, type LogLevel } from '../core/logger';
-import { AssetsDidChange, AttachmentsDidChange, deskErrorCode, deskRequests, HistoryRewritten, initializationOptions, RunDidFinish, RunsDidChange, SnapshotProgress, type ServerStatus } from '../protocol/protocol';
+import { AssetsDidChange, AttachmentsDidChange, deskErrorCode, deskRequests, HistoryRewritten, initializationOptions, RunDidFinish, RunsDidChange, SnapshotProgress, SuggestIndexDidChange, type ServerStatus } from '../protocol/protocol';
 import { runFinishedParams } from '../runs/runViews';
 import { createHandlers, type DeskHandlers } from './handlers';
 
@@ -83,6 +83,7 @@ export function startDeskServer(connection: Connection): void {
 				desk.onLibraryChanged = (reason) => context.notifyAssetsChanged(reason);
 				desk.onRunChanged = (top, runId) => runChanges.push(projectOf(desk, top), runId);
 				desk.onAttachmentsChanged = (top, task) => context.notifyAttachmentsChanged(projectOf(desk, top), task);
+				desk.onSuggestIndexProgress = (top, progress) => void connection.sendNotification(SuggestIndexDidChange.method, { project: projectOf(desk, top), ...progress });
 				desk.onRunFinished = (top, runId, status) => {
 					const project = projectOf(desk, top);
 					runChanges.flush();

@@ -1,5 +1,4 @@
-import MiniSearch from 'minisearch';
-import { terms, ticketTerms } from './tokenizer';
+import { termCounts, ticketTerms } from './tokenizer';
 
 /** What an asset is matched on (§05): its name, its about, and text of its files at the version go would freeze. */
 export interface SearchDocument {
@@ -25,89 +24,328 @@ export const suggestFileCap = 64 * 1024;
 export const suggestAssetCap = 256 * 1024;
 export const suggestFilesPerAsset = 40;
 
+/** The fields a document is matched on, in the order their weights are summed. */
+export const searchFields = ['name', 'about', 'text'] as const;
+const fieldCount = searchFields.length;
+
+/** BM25+ parameters (minisearch's, which the index used before: k1 1.2, b 0.7, delta 0.5). */
+export const bm25 = { k: 1.2, b: 0.7, d: 0.5 } as const;
+
 /**
- * BM25 over a set of assets with minisearch and the desk's tokenizer. A hit's score is the sum of
- * its terms' weights; the reason names the three that weigh most.
+ * A document as the index holds it: its terms, how often each occurs in each field (`tf[3i]` name,
+ * `tf[3i+1]` about, `tf[3i+2]` text for `terms[i]`), and the length of each field, counted as its
+ * number of distinct terms. This is also what the suggestion index saves, so it is loaded back
+ * without reading or tokenizing any text.
  */
-const indexOptions = {
-	fields: ['name', 'about', 'text'],
-	storeFields: ['name'],
-	tokenize: (text: string) => terms(text),
-	processTerm: (term: string) => term,
-	searchOptions: { prefix: false, fuzzy: false, combineWith: 'OR' as const },
-};
+export interface IndexedDocument {
+	id: string;
+	name: string;
+	lengths: number[];
+	terms: string[];
+	tf: number[];
+}
 
+/**
+ * The documents containing a term: `entries` holds, per document, its slot and the term's frequency
+ * in each field packed into one number, `[slot, packed, slot, packed, …]` with the slots ascending.
+ * One array of plain numbers per term keeps the index about as small as the documents' term lists.
+ */
+interface Postings {
+	entries: number[];
+	/** How many documents contain the term in their name, their about, their text. */
+	dfName: number;
+	dfAbout: number;
+	dfText: number;
+	/** The term's weight in each document of `entries`, valid while `generation` is the index's. */
+	weights: Float64Array | undefined;
+	generation: number;
+}
+
+/**
+ * Term frequencies packed as `text + 2^24 · (about + 2^16 · name)`, exact in a double. A frequency
+ * above its field's maximum counts as that maximum: far beyond what a name, an about, or a text
+ * within §05's caps (256 KiB, so at most about 52 000 occurrences) can hold.
+ */
+const textSpan = 2 ** 24;
+const aboutSpan = 2 ** 16;
+const maxFrequency = [2 ** 13 - 1, aboutSpan - 1, textSpan - 1];
+const pack = (name: number, about: number, text: number) => text + textSpan * (about + aboutSpan * name);
+const textOf = (packed: number) => packed % textSpan;
+const aboutOf = (packed: number) => Math.floor(packed / textSpan) % aboutSpan;
+const nameOf = (packed: number) => Math.floor(packed / textSpan / aboutSpan);
+
+interface Slot {
+	id: string;
+	name: string;
+	lengths: number[];
+	terms: string[];
+}
+
+/** Tokenizes a document's fields (§05's tokenizer) into what the index holds. */
+export function analyzeDocument(document: SearchDocument): IndexedDocument {
+	const terms: string[] = [];
+	const tf: number[] = [];
+	const position = new Map<string, number>();
+	const lengths: number[] = [];
+	searchFields.forEach((field, f) => {
+		const counts = termCounts(document[field]);
+		lengths.push(counts.size);
+		for (const [term, count] of counts) {
+			let i = position.get(term);
+			if (i === undefined) {
+				i = terms.length;
+				position.set(term, i);
+				terms.push(term);
+				tf.push(0, 0, 0);
+			}
+			tf[i * fieldCount + f] = Math.min(count, maxFrequency[f]!);
+		}
+	});
+	return { id: document.id, name: document.name, lengths, terms, tf };
+}
+
+/** The BM25+ weight of a term in one field of a document. Kept as one expression, so every caller computes the same bits. */
+export function fieldWeight(tf: number, df: number, documents: number, fieldLength: number, averageFieldLength: number): number {
+	const { k, b, d } = bm25;
+	const idf = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
+	return idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * fieldLength) / averageFieldLength)));
+}
+
+/** Where `slot` is in `entries` (counted in documents), or `-(where it would go) - 1`. */
+function slotIndex(entries: readonly number[], slot: number): number {
+	let low = 0;
+	let high = entries.length / 2 - 1;
+	while (low <= high) {
+		const mid = (low + high) >>> 1;
+		const value = entries[mid * 2]!;
+		if (value === slot) {
+			return mid;
+		}
+		if (value < slot) {
+			low = mid + 1;
+		} else {
+			high = mid - 1;
+		}
+	}
+	return -(low + 1);
+}
+
+/**
+ * BM25 over a set of assets with the desk's tokenizer (§05): an inverted index from each term to the
+ * documents holding it and its frequency in their name, about and text. A term's weight in a
+ * document is the sum over the fields holding it of
+ * `idf(field) · (d + tf·(k+1) / (tf + k·(1 − b + b·length/average length)))`, with
+ * `idf = ln(1 + (N − df + 0.5) / (df + 0.5))`, `df` the documents holding the term in that field,
+ * `N` all documents, and a field's length its number of distinct terms. A hit's score is the sum of
+ * its terms' weights in ticket order; the reason names the three that weigh most.
+ *
+ * A search is one pass over the ticket's terms: each term's weights are computed once per state of
+ * the index (any change invalidates them all, since N and the average lengths move) and summed into
+ * one array of scores; only the hits that are returned get their terms ranked for the reason.
+ */
 export class LibrarySearch {
-	private readonly index: MiniSearch<SearchDocument>;
+	private readonly postings = new Map<string, Postings>();
+	private readonly slots: Array<Slot | undefined> = [];
+	private readonly freeSlots: number[] = [];
+	private readonly slotOf = new Map<string, number>();
+	private readonly totalLength = new Array<number>(fieldCount).fill(0);
+	private generation = 0;
 
-	constructor(documents: SearchDocument[], index?: MiniSearch<SearchDocument>) {
-		this.index = index ?? new MiniSearch<SearchDocument>(indexOptions);
-		this.index.addAll(documents);
-	}
-
-	/** An index saved with toJSON(); minisearch checks its own serialisation version. */
-	static fromJSON(json: string): LibrarySearch {
-		return new LibrarySearch([], MiniSearch.loadJSON<SearchDocument>(json, indexOptions));
-	}
-
-	toJSON(): unknown {
-		return this.index.toJSON();
+	constructor(documents: readonly SearchDocument[] = []) {
+		for (const document of documents) {
+			this.put(document);
+		}
 	}
 
 	/** Adds a document, or replaces the one with its id. */
 	put(document: SearchDocument): void {
-		if (this.index.has(document.id)) {
-			this.index.replace(document);
-		} else {
-			this.index.add(document);
+		this.putIndexed(analyzeDocument(document));
+	}
+
+	/** Adds a document analysed already (loaded from a saved index), or replaces the one with its id. */
+	putIndexed(document: IndexedDocument): void {
+		this.remove(document.id);
+		const slot = this.freeSlots.pop() ?? this.slots.length;
+		this.slots[slot] = { id: document.id, name: document.name, lengths: document.lengths.slice(0, fieldCount), terms: document.terms };
+		this.slotOf.set(document.id, slot);
+		for (let f = 0; f < fieldCount; f++) {
+			this.totalLength[f]! += document.lengths[f] ?? 0;
 		}
+		document.terms.forEach((term, i) => {
+			const name = Math.min(document.tf[i * fieldCount]!, maxFrequency[0]!);
+			const about = Math.min(document.tf[i * fieldCount + 1]!, maxFrequency[1]!);
+			const text = Math.min(document.tf[i * fieldCount + 2]!, maxFrequency[2]!);
+			const packed = pack(name, about, text);
+			let postings = this.postings.get(term);
+			if (!postings) {
+				// Made at its size: most terms are in one document, and an empty array would grow to sixteen slots.
+				postings = { entries: [slot, packed], dfName: 0, dfAbout: 0, dfText: 0, weights: undefined, generation: -1 };
+				this.postings.set(term, postings);
+			} else if (postings.entries[postings.entries.length - 2]! < slot) {
+				postings.entries.push(slot, packed);
+			} else {
+				// A slot freed by a removal is reused: keep the slots in order.
+				const at = -(slotIndex(postings.entries, slot) + 1);
+				postings.entries.splice(at * 2, 0, slot, packed);
+			}
+			postings.dfName += name > 0 ? 1 : 0;
+			postings.dfAbout += about > 0 ? 1 : 0;
+			postings.dfText += text > 0 ? 1 : 0;
+		});
+		this.generation++;
 	}
 
 	remove(id: string): void {
-		if (this.index.has(id)) {
-			this.index.discard(id);
+		const slot = this.slotOf.get(id);
+		if (slot === undefined) {
+			return;
 		}
+		const { lengths, terms } = this.slots[slot]!;
+		for (const term of terms) {
+			const postings = this.postings.get(term)!;
+			const at = slotIndex(postings.entries, slot);
+			const packed = postings.entries[at * 2 + 1]!;
+			postings.dfName -= nameOf(packed) > 0 ? 1 : 0;
+			postings.dfAbout -= aboutOf(packed) > 0 ? 1 : 0;
+			postings.dfText -= textOf(packed) > 0 ? 1 : 0;
+			if (postings.entries.length === 2) {
+				this.postings.delete(term);
+			} else {
+				postings.entries.splice(at * 2, 2);
+			}
+		}
+		for (let f = 0; f < fieldCount; f++) {
+			this.totalLength[f]! -= lengths[f] ?? 0;
+		}
+		this.slots[slot] = undefined;
+		this.freeSlots.push(slot);
+		this.slotOf.delete(id);
+		this.generation++;
+	}
+
+	has(id: string): boolean {
+		return this.slotOf.has(id);
 	}
 
 	get size(): number {
-		return this.index.documentCount;
+		return this.slotOf.size;
+	}
+
+	/** The ids of the documents held. */
+	ids(): string[] {
+		return [...this.slotOf.keys()];
+	}
+
+	/** A document as the index holds it (for saving), or undefined. */
+	indexed(id: string): IndexedDocument | undefined {
+		const slot = this.slotOf.get(id);
+		if (slot === undefined) {
+			return undefined;
+		}
+		const { name, lengths, terms } = this.slots[slot]!;
+		const tf: number[] = [];
+		for (const term of terms) {
+			const postings = this.postings.get(term)!;
+			const packed = postings.entries[slotIndex(postings.entries, slot) * 2 + 1]!;
+			tf.push(nameOf(packed), aboutOf(packed), textOf(packed));
+		}
+		return { id, name, lengths: [...lengths], terms: [...terms], tf };
 	}
 
 	/**
 	 * Ranks documents for the query's terms. `skip` leaves documents out (after weighting, so they
 	 * still count in the corpus); `skipCommonTerms` drops a term found in every document when there
-	 * are two or more (§05: it tells nothing apart).
+	 * are two or more (§05: it tells nothing apart). Hits are sorted by rounded score, then name.
 	 */
 	search(query: string, options: { minScore?: number; limit?: number; skip?: ReadonlySet<string>; skipCommonTerms?: boolean } = {}): SearchHit[] {
-		const words = ticketTerms(query);
-		const weights = new Map<string, Map<string, number>>();
-		for (const word of words) {
-			const results = this.index.search(word, { prefix: false, fuzzy: false });
-			// A term found in every document tells nothing apart (§05); its results say so already.
-			if (options.skipCommonTerms && this.index.documentCount >= 2 && results.length >= this.index.documentCount) {
+		const documents = this.size;
+		if (documents === 0) {
+			return [];
+		}
+		const scores = new Float64Array(this.slots.length);
+		const touched: number[] = [];
+		const used: Postings[] = [];
+		const usedTerms: string[] = [];
+		for (const word of ticketTerms(query)) {
+			const postings = this.postings.get(word);
+			if (!postings) {
 				continue;
 			}
-			for (const result of results) {
-				const id = String(result.id);
-				if (options.skip?.has(id)) {
-					continue;
+			if (options.skipCommonTerms && documents >= 2 && postings.entries.length / 2 >= documents) {
+				continue;
+			}
+			const weights = this.weightsOf(postings);
+			const entries = postings.entries;
+			for (let i = 0; i < entries.length; i += 2) {
+				const slot = entries[i]!;
+				// Every weight is positive, so a score of 0 is a document not seen yet.
+				const score = scores[slot]!;
+				if (score === 0) {
+					touched.push(slot);
 				}
-				const perTerm = weights.get(id) ?? new Map<string, number>();
-				perTerm.set(word, result.score);
-				weights.set(id, perTerm);
+				scores[slot] = score + weights[i / 2]!;
 			}
+			used.push(postings);
+			usedTerms.push(word);
 		}
-		const hits: SearchHit[] = [];
-		for (const [id, perTerm] of weights) {
-			const score = [...perTerm.values()].reduce((a, b) => a + b, 0);
-			if (score < (options.minScore ?? 0)) {
+		const minScore = options.minScore ?? 0;
+		const candidates: Array<{ slot: number; score: number; name: string; id: string }> = [];
+		for (const slot of touched) {
+			const score = scores[slot]!;
+			const { id, name } = this.slots[slot]!;
+			if (score < minScore || options.skip?.has(id)) {
 				continue;
 			}
-			const top = [...perTerm.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 3).map(([t]) => t);
-			const name = String((this.index.getStoredFields(id) as { name?: string } | undefined)?.name ?? '');
-			hits.push({ id, name, score: Math.round(score * 100) / 100, terms: top, reason: `matches ${top.map((t) => `“${t}”`).join(', ')}` });
+			candidates.push({ slot, score: Math.round(score * 100) / 100, name, id });
 		}
-		hits.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
-		return options.limit === undefined ? hits : hits.slice(0, options.limit);
+		candidates.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+		const listed = options.limit === undefined ? candidates : candidates.slice(0, options.limit);
+		return listed.map(({ slot, score, name, id }) => {
+			const matched: Array<[string, number]> = [];
+			used.forEach((postings, t) => {
+				const at = slotIndex(postings.entries, slot);
+				if (at >= 0) {
+					matched.push([usedTerms[t]!, postings.weights![at]!]);
+				}
+			});
+			const top = matched
+				.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+				.slice(0, 3)
+				.map(([term]) => term);
+			return { id, name, score, terms: top, reason: `matches ${top.map((t) => `“${t}”`).join(', ')}` };
+		});
+	}
+
+	/** The term's weight in each document holding it, computed once per state of the index. */
+	private weightsOf(postings: Postings): Float64Array {
+		if (postings.weights && postings.generation === this.generation) {
+			return postings.weights;
+		}
+		const documents = this.size;
+		const average = this.totalLength.map((total) => total / documents);
+		const entries = postings.entries;
+		const weights = new Float64Array(entries.length / 2);
+		for (let i = 0; i < entries.length; i += 2) {
+			const lengths = this.slots[entries[i]!]!.lengths;
+			const packed = entries[i + 1]!;
+			// Summed in field order: name, about, text.
+			const name = nameOf(packed);
+			const about = aboutOf(packed);
+			const text = textOf(packed);
+			let weight = 0;
+			if (name > 0) {
+				weight += fieldWeight(name, postings.dfName, documents, lengths[0]!, average[0]!);
+			}
+			if (about > 0) {
+				weight += fieldWeight(about, postings.dfAbout, documents, lengths[1]!, average[1]!);
+			}
+			if (text > 0) {
+				weight += fieldWeight(text, postings.dfText, documents, lengths[2]!, average[2]!);
+			}
+			weights[i / 2] = weight;
+		}
+		postings.weights = weights;
+		postings.generation = this.generation;
+		return weights;
 	}
 }

@@ -189,6 +189,16 @@ export class DurableDatabase {
 		});
 	}
 
+	/**
+	 * A number that moves whenever the data does, written by this process or another: the last
+	 * journal record applied. Lets a caller keep what it read until the next change.
+	 */
+	dataVersion(): number {
+		this.assertOpen();
+		this.catchUp(false);
+		return this.lastSeq;
+	}
+
 	/** Reads with the changes of every process applied. */
 	all<Row extends object>(sql: string, params: SqlValue[] = []): Row[] {
 		this.assertOpen();

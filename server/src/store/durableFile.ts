@@ -32,6 +32,43 @@ export function writeFileDurably(target: string, bytes: Uint8Array): void {
 	}
 }
 
+/**
+ * writeFileDurably for a file made in pieces, without holding the event loop: each chunk is written
+ * as it comes (the producer may yield between chunks), then fsync, rename and fsync of the folder.
+ * `abandon()` returning true before the rename drops the temp file and leaves the target as it was.
+ * Resolves to whether the target was replaced.
+ */
+export async function writeFileDurablyFrom(target: string, chunks: AsyncIterable<string>, abandon: () => boolean = () => false): Promise<boolean> {
+	const folder = path.dirname(target);
+	const temp = path.join(folder, `${tempPrefix}${path.basename(target)}-${randomBytes(6).toString('hex')}`);
+	let handle: fs.promises.FileHandle | undefined;
+	try {
+		handle = await fs.promises.open(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+		for await (const chunk of chunks) {
+			await handle.writeFile(chunk);
+		}
+		await handle.sync();
+		await handle.close();
+		handle = undefined;
+		if (abandon()) {
+			await fs.promises.rm(temp, { force: true });
+			return false;
+		}
+		await fs.promises.rename(temp, target);
+		const dir = await fs.promises.open(folder, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+		try {
+			await dir.sync();
+		} finally {
+			await dir.close();
+		}
+		return true;
+	} catch (error) {
+		await handle?.close().catch(() => undefined);
+		await fs.promises.rm(temp, { force: true });
+		throw new DeskError('store.io', `Could not write ${target}: ${(error as Error).message}`, { file: target }, { cause: error });
+	}
+}
+
 export function writeAll(fd: number, bytes: Uint8Array): void {
 	let offset = 0;
 	while (offset < bytes.length) {

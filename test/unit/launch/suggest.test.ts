@@ -6,7 +6,8 @@ import type { AssetRecord } from '../../../server/src/assets/types';
 import { maxSuggested, minSuggestScore, suggestAssets } from '../../../server/src/launch/suggest';
 import { SuggestIndex, suggestIndexFormat } from '../../../server/src/launch/suggestIndex';
 import { LibrarySearch, type SearchDocument } from '../../../server/src/search/librarySearch';
-import { openDesk } from '../../helpers/deskFixture';
+import { openDesk, recordingLogger } from '../../helpers/deskFixture';
+import { makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
 
 let counter = 0;
@@ -150,5 +151,114 @@ describe('the suggestion index', () => {
 		reopened.flush();
 		fs.writeFileSync(file, JSON.stringify({ format: 99, keys: {}, index: {} }));
 		assert.equal(await SuggestIndex.open(file, logger).update(fresh, keyOf, documentOf), 3, 'an unknown format is rebuilt');
+	});
+});
+
+describe('the suggestion index in the background', () => {
+	it('answers a card within its budget from what is indexed (named assets always), says how much, and completes in the background', { timeout: 30_000 }, async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const desk = await openDesk(path.join(root, 'library'));
+		await desk.openWorkspace([{ name: 'shop', path: repo }]);
+		const made: AssetRecord[] = [];
+		for (const [name, text] of [['alpha-notes', 'zeppelin airships'], ['beta-notes', 'quokka sightings'], ['gamma-notes', 'harbour cranes']]) {
+			const dir = path.join(root, name!);
+			fs.mkdirSync(dir);
+			fs.writeFileSync(path.join(dir, 'notes.md'), `${text}\n`);
+			made.push((await desk.library.importDir({ dir, project: 'shop', main: false })).asset);
+		}
+		// Reading an asset's text waits until the test lets it go.
+		const held: Array<() => void> = [];
+		const read = desk.library.matchDocument.bind(desk.library);
+		desk.library.matchDocument = async (asset, at) => {
+			await new Promise<void>((resolve) => held.push(resolve));
+			return read(asset, at);
+		};
+		const progress: Array<{ indexed: number; total: number }> = [];
+		desk.onSuggestIndexProgress = (_top, p) => progress.push(p);
+		const launches = await desk.launches(repo);
+		const ticket = `Compare ${made[1]!.id} with the zeppelin airships`;
+
+		const started = Date.now();
+		const first = await launches.suggestions(ticket, { budgetMs: 100 });
+		assert.ok(Date.now() - started < 1_000, 'answered within a second');
+		assert.deepEqual(first.index, { indexed: 0, total: 4 }, 'nothing read yet: the repository and three folders to go');
+		assert.deepEqual(first.suggestions.map((s) => [s.name, s.reason]), [['beta-notes', 'named in the ticket']], 'a named asset needs no index');
+
+		while (progress.at(-1)?.indexed !== 4) {
+			held.splice(0).forEach((release) => release());
+			await new Promise((resolve) => setTimeout(resolve, 5));
+		}
+		const full = await launches.suggestions(ticket, { budgetMs: 100 });
+		assert.deepEqual(full.index, { indexed: 4, total: 4 });
+		assert.deepEqual(full.suggestions.map((s) => s.name), ['beta-notes', 'alpha-notes']);
+		assert.deepEqual(progress.at(-1), { indexed: 4, total: 4 }, 'completion is reported');
+	});
+
+	it('lets the event loop run between assets, so the server keeps answering while it builds', { timeout: 30_000 }, async () => {
+		const members = Array.from({ length: 5 }, (_, i) => asset(`busy-${i}`));
+		const events: string[] = [];
+		let ticking = true;
+		const tick = () => {
+			events.push('tick');
+			if (ticking) {
+				setImmediate(tick);
+			}
+		};
+		const index = SuggestIndex.open(path.join(tempDir(), 'suggest-index.json'), { error() {}, warn() {}, info() {}, debug() {} });
+		const keys = new Map(members.map((m) => [m.id, 'v1']));
+		setImmediate(tick);
+		const changed = await index.refresh(members, keys, async (a) => {
+			// An asset's read and tokenizing hold the event loop for a while.
+			const until = Date.now() + 15;
+			while (Date.now() < until) {
+				// busy
+			}
+			events.push(a.name);
+			return { id: a.id, name: a.name, about: '', text: `${a.name} words` };
+		});
+		ticking = false;
+		assert.equal(changed, 5);
+		const reads = events.map((e, i) => [e, i] as const).filter(([e]) => e !== 'tick');
+		for (let r = 1; r < reads.length; r++) {
+			assert.ok(events.slice(reads[r - 1]![1], reads[r]![1]).includes('tick'), `the event loop ran between ${reads[r - 1]![0]} and ${reads[r]![0]}: ${events.join(' ')}`);
+		}
+		index.flush();
+	});
+
+	it('saves itself after the request that changed it, a document a line, and loads back what it can of a damaged file', { timeout: 30_000 }, async () => {
+		const root = tempDir();
+		const file = path.join(root, 'suggest-index.json');
+		const logger = recordingLogger();
+		const members = ['amber', 'cobalt', 'violet'].map((n) => asset(n));
+		const keys = new Map(members.map((m) => [m.id, 'v1']));
+		const read: string[] = [];
+		const documentOf = async (a: AssetRecord) => {
+			read.push(a.name);
+			return { id: a.id, name: a.name, about: '', text: `${a.name} zeppelin` };
+		};
+		const index = SuggestIndex.open(file, logger);
+		assert.equal(await index.refresh(members, keys, documentOf), 3);
+		assert.equal(fs.existsSync(file), false, 'the request did not wait for the file');
+		const deadline = Date.now() + 5_000;
+		while (!fs.existsSync(file) && Date.now() < deadline) {
+			await new Promise((resolve) => setTimeout(resolve, 50));
+		}
+		const saved = fs.readFileSync(file, 'utf8');
+		assert.equal(JSON.parse(saved).format, suggestIndexFormat);
+		assert.equal(JSON.parse(saved).documents.length, 3, 'the file is JSON as a whole');
+		read.length = 0;
+		assert.equal(await SuggestIndex.open(file, logger).refresh(members, keys, documentOf), 0, 'loaded, nothing read');
+		assert.deepEqual(read, []);
+
+		// Cut in the middle of the third document: the first two load, the third is read again.
+		fs.writeFileSync(file, saved.slice(0, saved.lastIndexOf('"key"') + 10));
+		const damaged = SuggestIndex.open(file, logger);
+		assert.equal(await damaged.refresh(members, keys, documentOf), 1);
+		assert.deepEqual(read, [members[2]!.name]);
+		assert.ok(logger.lines.some((l) => l.level === 'warn' && /damaged at line 4/.test(l.message)), 'the damage is logged');
+		assert.deepEqual(damaged.index.search('amber violet').map((h) => h.name).sort(), ['amber', 'violet'], 'loaded and read again alike');
+		damaged.flush();
+		index.flush();
 	});
 });
