@@ -31,6 +31,7 @@ const refComponent = /^(?!\.)(?!.*\.lock$)(?!.*\.\.)[^\x00-\x20\x7f~^:?*[\\]+$/;
 export class GitRepository {
 	private packedRefs: { identity: string | undefined; refs: Map<string, string> } | undefined;
 	private config: { identity: string | undefined; values: Map<string, string[]> } | undefined;
+	private readonly peeled = new Map<string, string>();
 
 	private constructor(
 		/** The work tree's top. */
@@ -110,6 +111,20 @@ export class GitRepository {
 
 	/** The commit a commit-ish object names, following annotated tags. */
 	peelToCommit(oid: string): string {
+		// Objects never change: a tip asked for again (every suggestion asks each git member's) is not read again.
+		const known = this.peeled.get(oid);
+		if (known !== undefined) {
+			return known;
+		}
+		const commit = this.peelOnce(oid);
+		if (this.peeled.size >= 1024) {
+			this.peeled.clear();
+		}
+		this.peeled.set(oid, commit);
+		return commit;
+	}
+
+	private peelOnce(oid: string): string {
 		let current = oid;
 		for (let depth = 0; depth < 16; depth++) {
 			const object = this.objects.read(current);
