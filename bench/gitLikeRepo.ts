@@ -35,7 +35,7 @@
  * only while repacking: random bytes never delta, so the pack is the same, and git does not spend
  * a minute trying.
  *
- * Figures on this 2-core machine (generator version 1; `node out/bench/gitLikeRepo.js [--small]`
+ * Figures on this 2-core machine (generator version 1; `node out/bench/generateGitLikeRepo.js [--small]`
  * prints them, the benchmark too):
  *   full:  24,000 first-parent commits (24,480 with the side commits, 480 merges), 5,000 files
  *          at the tip in ~390 folders (depth 5), 64 MB checked out; one 437 MB pack, 304,000
@@ -1640,21 +1640,4 @@ export function formatGitLikeRepo(r: { figures: GitLikeFigures; reused: boolean;
 		`    ${p.packs} pack${p.packs === 1 ? '' : 's'}, ${mb(p.bytes)}, ${thousands(p.objects)} objects (${Object.entries(p.byType).map(([k, v]) => `${thousands(v)} ${k}s`).join(', ')}); ${thousands(p.ofsDeltas)} ofs-deltas, ${thousands(p.refDeltas)} ref-deltas, ${thousands(p.whole)} whole`,
 		`    delta chains: mean ${p.depthMean.toFixed(1)}, p50 ${p.depthP50}, p95 ${p.depthP95}, max ${p.depthMax} (${Object.entries(p.depthBuckets).filter(([, v]) => v > 0).map(([k, v]) => `${k}: ${thousands(v)}`).join(', ')}); ${mb(f.streamBytes)} streamed into fast-import`,
 	].join('\n');
-}
-
-/** `node out/bench/gitLikeRepo.js [--small] [--out DIR]`: generates (or finds) the repository and prints its figures. */
-if (require.main === module) {
-	const small = process.argv.includes('--small');
-	const outArg = process.argv.find((a) => a.startsWith('--out='))?.slice('--out='.length);
-	const params = small ? smallSize : fullSize;
-	const run = outArg
-		? generateGitLikeRepo(outArg, params, console.log).then((figures) => ({ figures, reused: false }))
-		: gitLikeRepo(params, console.log);
-	run.then(
-		(r) => console.log(formatGitLikeRepo(r)),
-		(error: unknown) => {
-			console.error(error);
-			process.exitCode = 1;
-		},
-	);
 }
