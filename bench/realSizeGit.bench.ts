@@ -227,9 +227,9 @@ export async function benchRealSizeGit(options: { quick: boolean; log?: (line: s
 		});
 		rows.push({ label: 'asset atgo', desk: measure(() => desk('asset', 'atgo', id)), aboveStartTarget: 250 });
 
-		// diff of two versions 4 apart, the last ones.
+		// diff of two versions 4 apart: the last ones the generator made (the new commits above change nothing).
 		const firstParents = gitOut('rev-list', '--first-parent', '--reverse', 'HEAD').split('\n');
-		const b = firstParents.length;
+		const b = count;
 		const a = b - 4;
 		log(`  desk asset diff v${a} v${b}…`);
 		rows.push({
