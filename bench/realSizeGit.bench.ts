@@ -390,7 +390,8 @@ export function formatRealSizeGit(r: RealSizeGitResult): string {
 		lines.push(`    FAILED: ${r.serverFailure}`);
 	}
 	for (const row of r.server) {
-		lines.push(`    ${row.label.padEnd(44)} ${row.ms !== undefined ? ms(row.ms) : `   ${row.failure?.startsWith('skipped') ? '' : 'FAILED: '}${row.failure}`}${row.note ? `   ${row.note}` : ''}`);
+		const failure = row.failure ? `   ${row.failure.startsWith('skipped') ? '' : 'FAILED: '}${row.failure}` : '';
+		lines.push(`    ${row.label.padEnd(44)} ${row.ms !== undefined ? ms(row.ms) : ''}${failure}${row.note ? `   ${row.note}` : ''}`);
 	}
 	lines.push(`    peak RSS (VmHWM)                             ${r.serverPeakMb === undefined ? '  unknown' : `${r.serverPeakMb.toFixed(0)} MB`.padStart(9)}   (target < ${peakTargetMb} MB: ${count(r.serverPeakMb !== undefined && r.serverPeakMb < peakTargetMb)})`);
 	lines.push(`  targets met: ${passed} of ${total} (timeout ${r.timeoutS} s a command)`);
