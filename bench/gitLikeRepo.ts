@@ -11,40 +11,43 @@
  *   with tests, docs, contrib, compat, translations and a web front end (`Makefile`, `builtin/*.c`,
  *   `src/…/*.c|h`, `t/t1234-name.sh`, `t/t4013/diff.*`, `Documentation/config/*.txt`, `po/*.po`,
  *   `web/src/components/…/*.tsx`, `contrib/…`). Sizes are long-tailed: most sources 1-20 KB, some
- *   over 100 KB (Makefile ~110 KB), the .po files 0.4-1.2 MB, `web/package-lock.json` ~0.9 MB,
+ *   over 100 KB (Makefile ~110 KB), the .po files 0.3-1.2 MB, `web/package-lock.json` ~0.9 MB,
  *   a few binary archives of 1.5-4 MB.
- * - Each commit changes a few files (1 to ~20, mean ~2.5; locality by folder), editing lines inside
- *   them (hunks that modify, insert or delete lines; now and then a larger rewrite); files are added
- *   (about 60 % of them over the history, not in the first commit), removed and renamed; a
- *   translation round every `l10nEvery` commits rewrites part of several .po files; binary assets
- *   (images, fixture packs, fonts, archives) get new revisions, which git stores whole: together
- *   `binaryRevisionBytes` over the history. That binary bulk stands in, in pack bytes, for the
- *   three times longer history of git.git (75,000 commits against our 24,500), which a text
- *   history could only reach with tens of GB of stream.
- * - Authors with their own time zones (DST where they have it), a maintainer who commits most of
- *   it, author dates before committer dates, subjects like `refs: fix a leak in ref_iterator_free()`,
- *   bodies with Signed-off-by, spanning 2005 to 2024.
- * - All content comes from a seeded PRNG (sfc32; binaries from AES-CTR keyed by the seed), so two
- *   generations with the same parameters give the same commits and the same pack.
+ * - Each commit changes a few files (1 to ~20, mean 2.3; near each other by folder), editing lines
+ *   inside them (hunks that modify, insert or delete lines; now and then a larger rewrite); files
+ *   are added (2,164 of the 5,253 in the first commit, the rest over the history), removed (~250)
+ *   and renamed (~230); a translation round every `l10nEvery` commits rewrites part of some .po
+ *   files; binary assets (images, fixture packs, fonts, archives) get new revisions, which git
+ *   stores whole: `binaryRevisionBytes` over the history. That binary bulk stands in, in pack bytes,
+ *   for git.git's three times longer history (75,000 commits in all against our 24,700), which a
+ *   text history could only reach with tens of GB of stream.
+ * - Authors with their own time zones (summer time where they have it), a maintainer who commits
+ *   most of it, author dates before committer dates, subjects like `refs: fix a leak in
+ *   ref_iterator_free()`, bodies with Signed-off-by; 2005 to 2024.
+ * - All content comes from a seeded PRNG (sfc32; binaries from AES-CTR keyed by the seed): two
+ *   generations with the same parameters give the same commits and the same pack, byte for byte.
  *
  * The pack: fast-import writes everything uncompressed and without deltas (`pack.compression=0
- * --depth=0`: its own deltas are against whatever blob came just before in the stream), and `git
- * repack -adF --window=10 --depth=50` then finds the deltas and compresses every object as a
- * real `git gc --aggressive`-like repack would, leaving one pack with ofs-deltas (no ref-deltas) and
- * chains up to 50. Binary paths are marked `-delta` (in `.git/info/attributes`, removed after)
- * only while repacking: random bytes never delta, so the pack is the same, and git does not spend
- * a minute trying.
+ * --depth=0`: its blob deltas would be against whichever blob came just before in the stream, and
+ * its tree deltas double its time), blobs inline in the commits; then `git repack -adF --window=10
+ * --depth=50` finds the deltas and compresses every object as a `git gc --aggressive`-like repack
+ * does, leaving one pack of ofs-deltas (no ref-deltas) with chains up to 50. Binary paths are
+ * marked `-delta` (`.git/info/attributes`, removed after) only while repacking: random bytes never
+ * delta, so the pack is the same, and git does not spend a minute finding that out.
  *
- * Figures on this 2-core machine (generator version 1; `node out/bench/generateGitLikeRepo.js [--small]`
- * prints them, the benchmark too):
- *   full:  24,000 first-parent commits (24,480 with the side commits, 480 merges), 5,000 files
- *          at the tip in ~390 folders (depth 5), 64 MB checked out; one 437 MB pack, 304,000
- *          objects, 79 % of them ofs-deltas, chains mean 9.6 / p95 33 / max 50;
- *          generated in ~2 min 45 s (stream and fast-import 74 s, repack 85 s, checkout 4 s).
- *   small: the same history with 30 MB of binary revisions instead of 330 MB: one 130 MB pack;
- *          generated in ~45 s.
- * (The figures are re-measured by every generation and printed; these are from the commit that
- * last changed the generator.)
+ * Figures on a 2-core machine, idle (generator version 2; `node out/bench/generateGitLikeRepo.js
+ * [--small]` prints them, and so does the benchmark, from its own generation):
+ *   full:  24,000 first-parent commits, 480 of them merges (24,662 in all, with the side commits);
+ *          48 tags;
+ *          5,002 files at the tip in 361 folders (depth 5), 73 MB (400 under 1 KB, 4,026 of 1-20 KB,
+ *          520 of 20-100 KB, 49 of 100 KB-1 MB, 7 over 1 MB); 1,178 MB streamed into fast-import;
+ *          one pack of 441 MB, 200,695 objects (121,546 trees, 54,439 blobs), 160,048 ofs-deltas,
+ *          no ref-deltas, chains mean 14.7, p50 10, p95 45, max 50; generated in 60 s (stream and
+ *          fast-import 30 s, repack 26 s, checkout 2 s).
+ *   small: the same shape with text at 0.6 of its size and 60 MB of binary revisions: 5,002 files,
+ *          53 MB; 597 MB streamed; one pack of 121 MB, 197,292 objects, 157,466 ofs-deltas, chains
+ *          mean 14.8, p95 45, max 50; generated in 34 s (stream 17-20 s, repack 12-13 s).
+ *   With the machine busy (other tests running) the times grow by up to half.
  *
  * The repository is cached in the OS temp folder under a name made of the generator's version
  * and a hash of the parameters, so a second run reuses it; `gitLikeRepo()` says whether it did
