@@ -114,6 +114,7 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 				item.tooltip = `v1–v${node.remaining} are not listed yet`;
 				item.command = { command: 'agentDesk.showOlderVersions', title: 'Show Older Versions', arguments: [node] };
 				item.contextValue = 'olderVersions';
+				item.accessibilityInformation = { label: `Show ${count} older versions, ${item.description} not listed yet` };
 				return item;
 			}
 			case 'folder': {
@@ -122,6 +123,7 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 				item.resourceUri = assetFileUri(node.asset.id, node.version, node.path);
 				item.iconPath = vscode.ThemeIcon.Folder;
 				item.contextValue = 'folder';
+				item.accessibilityInformation = { label: `${baseName(node.path)}, folder ${node.path} at v${node.version}` };
 				return item;
 			}
 			case 'file': {
@@ -131,6 +133,7 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 				item.iconPath = vscode.ThemeIcon.File;
 				item.description = node.file.size >= 0 ? humanBytes(node.file.size) : undefined;
 				item.tooltip = `${node.file.path} at v${node.version}${node.file.executable ? ' (executable)' : ''}`;
+				item.accessibilityInformation = { label: `${baseName(node.file.path)}, ${item.tooltip}${item.description ? `, ${String(item.description)}` : ''}` };
 				item.command = { command: 'agentDesk.openFileAtVersion', title: 'Open File at Version', arguments: [node] };
 				item.contextValue = 'file';
 				return item;

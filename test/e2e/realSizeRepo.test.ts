@@ -1,0 +1,120 @@
+/**
+ * The Assets view on a repository shaped like git.git (issue 11): 24,000 first-parent commits,
+ * 5,000 files in ~360 folders, one pack of ~120 MB with delta chains up to 50 (the benchmark's
+ * small variant, generated once per machine and reused). A reader that loads whole packs took
+ * seconds for each of these steps here; the test walks them as a person would and records how long
+ * each took from the click (printed, and in the screenshots), without asserting times.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
+import { it } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { gitLikeRepo, linkedCopy, smallSize } from '../../bench/gitLikeRepo';
+import { openDeskWorkbench, projectRoot, screenshot, waitFor } from '../helpers/codeServer';
+import { gitEnv } from '../helpers/gitRepo';
+import { tempDir } from '../helpers/temp';
+
+/** Clicks `target` and waits for `shown`; returns the milliseconds in between. */
+async function timed(page: Page, click: () => Promise<void>, shown: () => Promise<boolean>, what: string): Promise<number> {
+	const started = Date.now();
+	await click();
+	await waitFor(shown, 30_000, what);
+	return Date.now() - started;
+}
+
+/** Turns the mouse wheel over the rows below `top` (a row that stays in view) until `visible` holds. */
+async function scrollUntil(page: Page, top: Locator, visible: () => Promise<boolean>): Promise<void> {
+	const box = await top.boundingBox();
+	assert.ok(box, 'the row the list scrolls under is on screen');
+	await page.mouse.move(box.x + box.width / 2, box.y + box.height * 3);
+	await waitFor(
+		async () => {
+			if (await visible()) {
+				return true;
+			}
+			// Less than the view's height at a time, so no row is scrolled past unseen.
+			await page.mouse.wheel(0, 150);
+			await page.waitForTimeout(40);
+			return visible();
+		},
+		30_000,
+		'the row scrolled to',
+	);
+}
+
+it('browses a git.git-shaped repository in the Assets view: 24,000 versions a page at a time, a version folder by folder, a file opened', async (t) => {
+	const generated = await gitLikeRepo(smallSize, (line) => t.diagnostic(line));
+	t.diagnostic(`repository ${generated.reused ? 'reused' : 'generated'}: ${generated.figures.firstParentCommits} first-parent commits, ${generated.figures.filesAtTip} files, pack ${(generated.figures.pack.bytes / 1048576).toFixed(0)} MB`);
+	const root = tempDir('desk-realsize-e2e-');
+	const repo = linkedCopy(generated.dir, path.join(root, 'gitlike'));
+	const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: gitEnv(repo), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim();
+	const total = Number(git('rev-list', '--first-parent', '--count', 'HEAD'));
+	const subject = git('log', '-1', '--format=%s');
+	const { page, close } = await openDeskWorkbench({
+		folder: repo,
+		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
+		settings: { 'agentDesk.libraryFolder': path.join(root, 'library') },
+	});
+	const timings: string[] = [];
+	try {
+		await page.getByRole('tab', { name: 'Agent Desk' }).click();
+		const asset = page.getByRole('treeitem', { name: new RegExp(`^gitlike, main asset, .*, ${total} versions`) });
+		await asset.waitFor({ timeout: 120_000 });
+
+		// The newest page of versions, the newest first.
+		const newest = page.getByRole('treeitem', { name: new RegExp(`^v${total}\\s`) });
+		timings.push(`expand the asset: ${await timed(page, () => asset.click(), () => newest.isVisible(), 'the newest version')} ms`);
+		assert.match((await newest.getAttribute('aria-label')) ?? '', new RegExp(subject.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+		await page.mouse.move(700, 500);
+		await screenshot(page, 'realsize-versions');
+
+		// The last row of the page offers the next one: scrolled to, as a person would.
+		const older = page.getByRole('treeitem', { name: /^Show 200 older versions, / });
+		await scrollUntil(page, asset, () => older.isVisible());
+		assert.match((await older.getAttribute('aria-label')) ?? '', new RegExp(`${(total - 200).toLocaleString('en-US')} more`));
+		const nextPage = page.getByRole('treeitem', { name: new RegExp(`^v${total - 200}\\s`) });
+		timings.push(`show 200 older versions: ${await timed(page, () => older.click(), () => nextPage.isVisible(), 'the next page of versions')} ms`);
+		await scrollUntil(page, asset, () => older.isVisible());
+		assert.match((await page.getByRole('treeitem', { name: /^Show 200 older versions, / }).getAttribute('aria-label')) ?? '', new RegExp(`${(total - 400).toLocaleString('en-US')} more`));
+		await screenshot(page, 'realsize-older-versions');
+
+		// The newest version, folder by folder, as the Explorer shows a checkout.
+		// Back to the top from the keyboard (the list has the focus since the click).
+		await page.keyboard.press('Home');
+		await newest.waitFor({ timeout: 10_000 });
+		const builtin = page.getByRole('treeitem', { name: /^builtin, folder/ });
+		timings.push(`expand v${total}: ${await timed(page, () => newest.click(), () => builtin.isVisible(), 'its folders')} ms`);
+		// The first file of builtin/ as the view sorts it: its folders first, then its files by name.
+		const files = git('ls-tree', 'HEAD', 'builtin/')
+			.split('\n')
+			.map((line) => line.split(/\s+/))
+			.filter(([, type]) => type === 'blob')
+			.map((fields) => fields.slice(3).join(' '))
+			.sort((a, b) => path.basename(a).localeCompare(path.basename(b), undefined, { numeric: true, sensitivity: 'base' }));
+		const file = files[0]!;
+		const fileRow = page.getByRole('treeitem', { name: new RegExp(`^${path.basename(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, `) });
+		const expandedBuiltin = page.getByRole('treeitem', { name: /^builtin, folder/, expanded: true });
+		timings.push(`expand builtin/: ${await timed(page, () => builtin.click(), () => expandedBuiltin.isVisible(), 'the folder builtin/ open')} ms`);
+		await scrollUntil(page, asset, () => fileRow.isVisible());
+
+		// A file of the version opens read-only in an editor tab, with the bytes git has.
+		const firstLine = git('show', `HEAD:${file}`).split('\n').find((line) => line.trim().length > 8)!.trim();
+		const editor = page.locator('.editor-instance .view-lines');
+		timings.push(
+			`open ${file}: ${await timed(
+				page,
+				() => fileRow.click(),
+				async () => (await page.locator('.tab.active').first().innerText()).includes(path.basename(file)) && (await editor.first().innerText()).replace(/\u00a0/g, ' ').includes(firstLine),
+				'the file in an editor',
+			)} ms`,
+		);
+		await page.mouse.move(700, 500);
+		await page.waitForTimeout(500);
+		await screenshot(page, 'realsize-file');
+		t.diagnostic(`from the click: ${timings.join('; ')}`);
+	} finally {
+		await screenshot(page, 'realsize-final').catch(() => undefined);
+		await close();
+	}
+});
