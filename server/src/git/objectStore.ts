@@ -32,7 +32,7 @@ export interface ObjectStoreOptions {
  */
 export class GitObjectStore {
 	private readonly caches: PackCaches;
-	private readonly folders: ObjectFolder[] | undefined;
+	private readonly folders: ObjectFolder[];
 	private nextPackId = 1;
 	/** Ref-delta bases being resolved: a chain longer than any git writes is a cycle. */
 	private resolving = 0;
@@ -90,7 +90,7 @@ export class GitObjectStore {
 	}
 
 	close(): void {
-		for (const folder of this.folders ?? []) {
+		for (const folder of this.folders) {
 			folder.close();
 		}
 		this.caches.objects.clear();
@@ -99,16 +99,16 @@ export class GitObjectStore {
 
 	/** Descriptions of packs that do not match their indexes. */
 	damagedPacks(): string[] {
-		return (this.folders ?? []).flatMap((f) => f.damaged());
+		return this.folders.flatMap((f) => f.damaged());
 	}
 
 	/** Looks in every folder; with `rescan`, after looking at the pack folders again (a miss). */
 	private lookup(key: Buffer, oid: string, rescan: boolean): GitObject | undefined {
-		for (const folder of this.folders ?? []) {
+		for (const folder of this.folders) {
 			if (rescan && !folder.rescan()) {
 				continue;
 			}
-			const found = folder.readPacked(key, (base) => this.readBase(base)) ?? (rescan ? undefined : folder.readLoose(oid, this.hashLength));
+			const found = folder.readPacked(key, (base) => this.readBase(base)) ?? (rescan ? undefined : folder.readLoose(oid));
 			if (found) {
 				return found;
 			}
@@ -164,7 +164,7 @@ class ObjectFolder {
 		return undefined;
 	}
 
-	readLoose(oid: string, hashLength: number): GitObject | undefined {
+	readLoose(oid: string): GitObject | undefined {
 		const file = path.join(this.dir, oid.slice(0, 2), oid.slice(2));
 		let raw: Buffer;
 		try {
@@ -191,7 +191,7 @@ class ObjectFolder {
 		const type = bytes.toString('latin1', 0, Math.max(space, 0));
 		const size = Number(bytes.toString('latin1', space + 1, Math.max(nul, 0)));
 		if (space < 0 || nul < space || !['commit', 'tree', 'blob', 'tag'].includes(type) || size !== bytes.length - nul - 1) {
-			throw new DeskError('git.corrupt', `Loose object ${oid} has no valid header.`, { oid, file, hashLength });
+			throw new DeskError('git.corrupt', `Loose object ${oid} has no valid header.`, { oid, file });
 		}
 		return { type: type as ObjectType, data: bytes.subarray(nul + 1) };
 	}

@@ -85,7 +85,8 @@ export class RepositoryReader implements GitReader {
 		const repo = this.repository(top);
 		const ref = branch === '' ? 'HEAD' : repo.resolveRef(`refs/heads/${branch}`) !== undefined ? `refs/heads/${branch}` : `refs/remotes/origin/${branch}`;
 		const tip = this.tipOf(repo, ref);
-		const key = `${repo.commonDir}\0${ref}\0${repo.hashLength}`;
+		// HEAD is a work tree's own; branches are shared by the work trees of a repository.
+		const key = `${ref === 'HEAD' ? repo.gitDir : repo.commonDir}\0${ref}\0${repo.hashLength}`;
 		if (tip === undefined) {
 			return FirstParentHistory.empty(repo.hashLength);
 		}
