@@ -12,6 +12,8 @@ import type { CommitHistory, CommitInfo } from '../assets/ports';
 export class FirstParentHistory implements CommitHistory {
 	private byOid: Map<string, number> | undefined;
 	private searches = 0;
+	/** Entries decoded so far: a server lists the same history again and again, and after a new commit all but one entry are the same. */
+	private decoded: Array<CommitInfo | undefined> = [];
 
 	constructor(
 		readonly hashLength: number,
@@ -68,9 +70,15 @@ export class FirstParentHistory implements CommitHistory {
 	}
 
 	entry(index: number): CommitInfo {
+		const known = this.decoded[index];
+		if (known) {
+			return known;
+		}
 		const oid = this.oidAt(index);
 		const start = index === 0 ? 0 : this.subjectEnds[index - 1]!;
-		return { oid, committedAt: formatCommitTime(this.times[index]!, this.offsets[index]!), subject: this.subjects.toString('utf8', start, this.subjectEnds[index]!) };
+		const entry = { oid, committedAt: formatCommitTime(this.times[index]!, this.offsets[index]!), subject: this.subjects.toString('utf8', start, this.subjectEnds[index]!) };
+		this.decoded[index] = entry;
+		return entry;
 	}
 
 	/**
@@ -101,7 +109,9 @@ export class FirstParentHistory implements CommitHistory {
 			at += added[i]!.copy(subjects, at);
 			subjectEnds[index] = at;
 		});
-		return new FirstParentHistory(h, oids, times, offsets, subjectEnds, subjects, endedShallow);
+		const extended = new FirstParentHistory(h, oids, times, offsets, subjectEnds, subjects, endedShallow);
+		extended.decoded = this.decoded.slice(0, keep);
+		return extended;
 	}
 
 	/** The cache file's bytes: a header with a format version, the arrays, and a sha256 of it all. */

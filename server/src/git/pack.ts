@@ -365,7 +365,8 @@ export class Pack {
 		if (first === last) {
 			return this.window(first).subarray(start, start + length);
 		}
-		return Buffer.concat([this.window(first), this.window(last)]).subarray(start, start + length);
+		// Across two windows: the bytes themselves, rather than both windows copied into one.
+		return readExactly(this.packFd, position, length, this.packFile);
 	}
 
 	private window(index: number): Buffer {
