@@ -28,6 +28,8 @@ export class RepositoryReader implements GitReader {
 	private readonly histories = new Map<string, FirstParentHistory>();
 	private readonly fileCounts = new ByteLru<string, number>(64 * 1024);
 	private readonly cache: HistoryCache | undefined;
+	/** Walks under way, by ref and tip. */
+	private readonly walking = new Map<string, Promise<FirstParentHistory>>();
 	/** Histories found or extended since the cache was last written. */
 	private readonly unsaved = new Map<string, FirstParentHistory>();
 
@@ -95,7 +97,19 @@ export class RepositoryReader implements GitReader {
 			this.histories.set(key, known);
 			return known;
 		}
-		const history = await this.walk(repo, tip, known, signal);
+		// Requests that arrive together (the view's list and an AtGo at start) share one walk; it is
+		// not cancelled with one of them (what it finds is kept), each only stops waiting for it.
+		const walkKey = `${key}\0${tip}`;
+		let walking = this.walking.get(walkKey);
+		if (!walking) {
+			walking = this.walk(repo, tip, known).finally(() => this.walking.delete(walkKey));
+			this.walking.set(walkKey, walking);
+		}
+		const history = await walking;
+		signal?.throwIfAborted();
+		if (this.histories.get(key)?.tip === tip) {
+			return this.histories.get(key)!;
+		}
 		this.histories.set(key, history);
 		// Written for other processes once this request is answered (and at close, before a CLI exits).
 		if (this.cache) {

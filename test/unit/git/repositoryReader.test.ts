@@ -173,6 +173,23 @@ describe('RepositoryReader: first-parent histories', () => {
 		third.close();
 	});
 
+	it('shares one walk between requests that ask at once, and a cancelled one does not stop it for the other', async () => {
+		const repo = historyRepo(path.join(tempDir(), 'r'), 30);
+		const reader = new RepositoryReader();
+		const cancelled = new AbortController();
+		cancelled.abort();
+		const [first, second, third] = await Promise.allSettled([
+			reader.firstParentHistory(repo, 'main', cancelled.signal),
+			reader.firstParentHistory(repo, 'main'),
+			reader.firstParentHistory(repo, 'main'),
+		]);
+		assert.equal(first.status, 'rejected', 'the cancelled request stops waiting');
+		assert.ok(second.status === 'fulfilled' && third.status === 'fulfilled');
+		assert.equal(second.value, third.value, 'one history, from one walk');
+		assert.deepEqual(lines(second.value), gitLog(repo));
+		reader.close();
+	});
+
 	it('follows a rewritten branch: the shared part is kept, the rest is the new chain', async () => {
 		const root = tempDir();
 		const repo = historyRepo(path.join(root, 'r'), 30);
