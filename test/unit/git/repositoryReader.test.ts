@@ -176,6 +176,14 @@ describe('RepositoryReader: first-parent histories', () => {
 	it('shares one walk between requests that ask at once, and a cancelled one does not stop it for the other', async () => {
 		const repo = historyRepo(path.join(tempDir(), 'r'), 30);
 		const reader = new RepositoryReader();
+		// Count the commits read: one walk reads each once.
+		const objects = reader.repository(repo).objects;
+		const tryRead = objects.tryRead.bind(objects);
+		let reads = 0;
+		objects.tryRead = (oid, options) => {
+			reads++;
+			return tryRead(oid, options);
+		};
 		const cancelled = new AbortController();
 		cancelled.abort();
 		const [first, second, third] = await Promise.allSettled([
@@ -185,8 +193,9 @@ describe('RepositoryReader: first-parent histories', () => {
 		]);
 		assert.equal(first.status, 'rejected', 'the cancelled request stops waiting');
 		assert.ok(second.status === 'fulfilled' && third.status === 'fulfilled');
-		assert.equal(second.value, third.value, 'one history, from one walk');
+		assert.equal(second.value, third.value, 'one history');
 		assert.deepEqual(lines(second.value), gitLog(repo));
+		assert.ok(reads <= gitLog(repo).length + 8, `one walk: ${reads} objects read for ${gitLog(repo).length} commits`);
 		reader.close();
 	});
 
