@@ -39,6 +39,30 @@ interface SavedDocument {
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
+ * A saved document as the index may take it in: the file is in the repository's `.desk/`, where
+ * anything that writes the checkout can write, so a line of the right JSON but the wrong shape
+ * (a missing field, counts that do not fit the terms, a term twice) counts as damage, like a torn line.
+ */
+function checkSavedDocument(value: unknown): SavedDocument {
+	const doc = value as Partial<SavedDocument> | null;
+	const count = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+	if (typeof doc !== 'object' || doc === null || typeof doc.key !== 'string' || typeof doc.id !== 'string' || typeof doc.name !== 'string' || typeof doc.terms !== 'string') {
+		throw new Error('a document without its key, id, name or terms');
+	}
+	const terms = doc.terms === '' ? [] : doc.terms.split(' ');
+	if (!Array.isArray(doc.lengths) || doc.lengths.length !== 3 || !doc.lengths.every(count)) {
+		throw new Error(`document ${doc.id} has no three field lengths`);
+	}
+	if (!Array.isArray(doc.tf) || doc.tf.length !== terms.length * 3 || !doc.tf.every(count)) {
+		throw new Error(`document ${doc.id} has frequencies that do not fit its ${terms.length} terms`);
+	}
+	if (new Set(terms).size !== terms.length || terms.some((t) => t === '')) {
+		throw new Error(`document ${doc.id} lists a term twice or an empty one`);
+	}
+	return doc as SavedDocument;
+}
+
+/**
  * A project's suggestion index (§05): BM25 over its members, kept in memory and in
  * `<repo>/.desk/suggest-index.json`. It is brought up to date incrementally: a member whose key
  * (name, about, kind, retired, and the version its text comes from) changed since it was indexed is
@@ -253,7 +277,7 @@ export class SuggestIndex {
 		for (let i = 1; i < lines.length && lines[i] !== ']}' && !this.closed; i++) {
 			let saved: SavedDocument;
 			try {
-				saved = JSON.parse(lines[i]!.startsWith(',') ? lines[i]!.slice(1) : lines[i]!) as SavedDocument;
+				saved = checkSavedDocument(JSON.parse(lines[i]!.startsWith(',') ? lines[i]!.slice(1) : lines[i]!));
 			} catch (error) {
 				this.logger.warn(`${this.file} is damaged at line ${i + 1} (${(error as Error).message}): the rest is rebuilt`);
 				return;

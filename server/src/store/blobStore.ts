@@ -406,6 +406,10 @@ export class BlobStore {
 
 	/** Closes the packs this process holds open and removes its temp folder; the store is not used after. */
 	close(): void {
+		if (this.consolidationScheduled && !this.closed) {
+			this.consolidateIfNeeded();
+		}
+		this.closed = true;
 		this.packs.close();
 		try {
 			if (this.ownTempDir !== undefined) {
@@ -447,11 +451,26 @@ export class BlobStore {
 		return this.packDir;
 	}
 
-	/** @internal A pack published and its folder fsynced: known from now on; maybe time to consolidate. */
+	/**
+	 * @internal A pack published and its folder fsynced: known from now on. Consolidation, which may
+	 * rewrite most of the store, runs after the write that led here has returned (in the server,
+	 * after the request is answered; a `desk` command does it before it exits), never inside it.
+	 */
 	packPublished(name: string): void {
 		this.packs.adopt(name);
-		this.consolidateIfNeeded();
+		if (!this.consolidationScheduled && this.packs.packs.length > this.maxPacks) {
+			this.consolidationScheduled = true;
+			setImmediate(() => {
+				this.consolidationScheduled = false;
+				if (!this.closed) {
+					this.consolidateIfNeeded();
+				}
+			});
+		}
 	}
+
+	private consolidationScheduled = false;
+	private closed = false;
 
 	private writePack(blobs: Array<[string, Uint8Array]>): void {
 		const writer = new PackWriter(this.tempPath());

@@ -259,6 +259,24 @@ describe('the suggestion index in the background', () => {
 		assert.ok(logger.lines.some((l) => l.level === 'warn' && /damaged at line 4/.test(l.message)), 'the damage is logged');
 		assert.deepEqual(damaged.index.search('amber violet').map((h) => h.name).sort(), ['amber', 'violet'], 'loaded and read again alike');
 		damaged.flush();
+
+		// Lines of valid JSON but the wrong shape (written into .desk/ by anything that writes the
+		// checkout): each is damage from there on, never a broken index that fails every refresh.
+		const lines = saved.split('\n');
+		const third = JSON.parse(lines[3]!.replace(/^,/, '')) as { terms: string; tf: number[] };
+		for (const [label, bad] of [
+			['terms that are not a string', { ...third, terms: 7 }],
+			['frequencies that do not fit the terms', { ...third, tf: third.tf.slice(1) }],
+			['a term twice', { ...third, terms: `${third.terms} ${third.terms.split(' ')[0]}`, tf: [...third.tf, 1, 1, 1] }],
+		] as const) {
+			fs.writeFileSync(file, [...lines.slice(0, 3), `,${JSON.stringify(bad)}`, ...lines.slice(4)].join('\n'));
+			read.length = 0;
+			const hostile = SuggestIndex.open(file, logger);
+			assert.equal(await hostile.refresh(members, keys, documentOf), 1, label);
+			assert.deepEqual(read, [members[2]!.name], `${label}: that document is read again`);
+			assert.deepEqual(hostile.index.search('amber violet').map((h) => h.name).sort(), ['amber', 'violet'], label);
+			hostile.flush();
+		}
 		index.flush();
 	});
 });
