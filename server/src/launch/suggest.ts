@@ -75,7 +75,7 @@ export async function suggestAssets(input: SuggestInput): Promise<Suggestion[]> 
 	}
 
 	const excluded = new Set<string>([input.mainAssetId, ...input.plugged, ...namedIds, ...input.members.filter((m) => m.retired).map((m) => m.id)]);
-	const hits = input.index.search(input.ticket, { skip: excluded, minScore: minSuggestScore, limit: maxSuggested, skipCommonTerms: true });
+	const hits = input.index.search(input.ticket, { skip: excluded, minScore: minSuggestScore, limit: maxSuggested, skipCommonTerms: true, corpusSize: input.members.length });
 	const members = new Map(input.members.map((m) => [m.id, m]));
 	const matched = hits.map((hit): Suggestion => {
 		const asset = members.get(hit.id)!;

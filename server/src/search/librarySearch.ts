@@ -257,7 +257,7 @@ export class LibrarySearch {
 	 * still count in the corpus); `skipCommonTerms` drops a term found in every document when there
 	 * are two or more (§05: it tells nothing apart). Hits are sorted by rounded score, then name.
 	 */
-	search(query: string, options: { minScore?: number; limit?: number; skip?: ReadonlySet<string>; skipCommonTerms?: boolean } = {}): SearchHit[] {
+	search(query: string, options: { minScore?: number; limit?: number; skip?: ReadonlySet<string>; skipCommonTerms?: boolean; corpusSize?: number } = {}): SearchHit[] {
 		const documents = this.size;
 		if (documents === 0) {
 			return [];
@@ -271,7 +271,10 @@ export class LibrarySearch {
 			if (!postings) {
 				continue;
 			}
-			if (options.skipCommonTerms && documents >= 2 && postings.entries.length / 2 >= documents) {
+			// "Every document" is every member, also while the index holds only some of them (a
+			// partial answer): `corpusSize` says how many there are.
+			const corpus = Math.max(documents, options.corpusSize ?? 0);
+			if (options.skipCommonTerms && corpus >= 2 && postings.entries.length / 2 >= corpus) {
 				continue;
 			}
 			const weights = this.weightsOf(postings);
