@@ -202,6 +202,19 @@ export class BlobStore {
 
 	/** Reads a blob and verifies it; flipped bytes are refused with `blob.corrupt`, never served. */
 	get(hash: string): Buffer {
+		try {
+			return this.read(hash);
+		} catch (error) {
+			// A failing disk under a pack (EIO) or too many open files (EMFILE) is an I/O error with a
+			// code, like one reading a loose file; the desk's own refusals pass as they are.
+			if (error instanceof DeskError) {
+				throw error;
+			}
+			throw new DeskError('store.io', `Could not read blob ${hash}: ${(error as Error).message}`, { hash }, { cause: error });
+		}
+	}
+
+	private read(hash: string): Buffer {
 		const file = this.pathOf(hash);
 		const packed = this.packs.find(hash);
 		if (packed) {
