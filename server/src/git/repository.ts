@@ -327,7 +327,8 @@ export class GitRepository {
 		return refs;
 	}
 
-	private isOid(value: string): boolean {
+	/** An object id of this repository's format: lowercase hex of its hash's length. */
+	isOid(value: string): boolean {
 		return value.length === this.hashLength * 2 && /^[0-9a-f]+$/.test(value);
 	}
 }

@@ -123,7 +123,7 @@ export class RepositoryReader implements GitReader {
 
 	async firstParentHistoryFrom(top: string, commit: string, signal?: AbortSignal): Promise<CommitHistory | undefined> {
 		const repo = this.repository(top);
-		if (!/^[0-9a-f]+$/.test(commit) || commit.length !== repo.hashLength * 2 || !repo.objects.has(commit)) {
+		if (!repo.isOid(commit) || !repo.objects.has(commit)) {
 			return undefined;
 		}
 		// Any known history of this repository shares most of its commits with the one asked for.
