@@ -10,6 +10,7 @@ import type { PatchSet } from './ai/types';
 import { applyFilePatch, parseUnifiedDiff } from './runs/unifiedDiff';
 import { exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
 import { HeadWatcher } from './git/headWatcher';
+import { checkRefName } from './git/refName';
 import { ProjectLaunches, type LaunchRecord } from './launch/projectLaunches';
 import { RunGate } from './runs/gate';
 import { AttachmentStore } from './attachments/attachmentStore';
@@ -266,6 +267,7 @@ export class Desk {
 
 	/** Writes the project's AI objects, sealed, to the history ref of its repository. */
 	async exportHistory(top: string, ref = historyRef): Promise<ExportResult> {
+		checkRefName(ref);
 		const ai = await this.projectAi(top);
 		const objects = ai.all().map((o) => (verifyChecksum(o) ? o : seal(o)));
 		ai.put(objects);
@@ -277,6 +279,7 @@ export class Desk {
 	 * checksum does not verify, or that would rewrite an append-only history, is refused and named.
 	 */
 	async importHistory(top: string, ref = historyRef): Promise<{ added: number; unchanged: number; refused: Array<{ path: string; reason: string }> }> {
+		checkRefName(ref);
 		const ai = await this.projectAi(top);
 		const read = await readHistory(this.git.repository(top), ref);
 		let added = 0;

@@ -3,6 +3,7 @@ import { canonicalJson } from '../ai/canonical';
 import { fromBytes, seal, toJson, verifyChecksum } from '../ai/model';
 import { aiObjectTypes, type AiObject } from '../ai/types';
 import { DeskError } from '../core/errors';
+import { checkRefName } from './refName';
 import type { GitRepository } from './repository';
 
 /**
@@ -27,6 +28,7 @@ export interface ExportResult {
 
 /** Writes `objects` (sealed) as the ref's tree; a new commit only when the tree changed. */
 export async function exportHistory(repo: GitRepository, objects: readonly AiObject[], ref = historyRef, now = new Date()): Promise<ExportResult> {
+	checkRefName(ref);
 	if (repo.hashLength !== 20) {
 		throw new DeskError('git.unsupported', `${repo.top} names its objects with SHA-256; run history can be exported only to SHA-1 repositories for now.`, { dir: repo.top });
 	}
@@ -83,6 +85,7 @@ export interface ImportRead {
 
 /** Reads the objects on a history ref; an object whose checksum does not verify is refused. */
 export async function readHistory(repo: GitRepository, ref = historyRef): Promise<ImportRead> {
+	checkRefName(ref);
 	const tip = repo.resolveRef(ref);
 	const result: ImportRead = { objects: [], refused: [] };
 	if (!tip) {

@@ -4,6 +4,7 @@ import { DeskError } from '../core/errors';
 import { fileIdentity, parseGitConfig, readGitFile } from './gitFiles';
 import { GitObjectStore, type GitObject, type ObjectType } from './objectStore';
 import { parseCommit, parseTag, parseTree, type ParsedCommit, type TreeEntry } from './objects';
+import { isRefName } from './refName';
 
 export interface TreeFile {
 	path: string;
@@ -18,9 +19,6 @@ export interface TreeChange {
 	/** undefined for a removed file. */
 	after?: TreeFile;
 }
-
-/** Ref names as `git check-ref-format` allows them, and HEAD-like names at the top. */
-const refComponent = /^(?!\.)(?!.*\.lock$)(?!.*\.\.)[^\x00-\x20\x7f~^:?*[\\]+$/;
 
 /**
  * A repository read without the git binary and without isomorphic-git: its folders (a `.git`
@@ -331,17 +329,6 @@ export class GitRepository {
 	isOid(value: string): boolean {
 		return value.length === this.hashLength * 2 && /^[0-9a-f]+$/.test(value);
 	}
-}
-
-/** `HEAD`-like names (all capitals and underscores) and `refs/…` names as git allows them. */
-export function isRefName(name: string): boolean {
-	if (/^[A-Z][A-Z_]*$/.test(name)) {
-		return true;
-	}
-	if (!name.startsWith('refs/') || name.endsWith('/') || name.endsWith('.') || name.includes('@{') || name.length > 1024) {
-		return false;
-	}
-	return name.split('/').every((part) => refComponent.test(part));
 }
 
 /**
