@@ -169,7 +169,10 @@ export class Desk {
 			index.onProgress = (progress) => this.onSuggestIndexProgress?.(top, progress);
 			this.suggestIndexes.set(top, index);
 		}
-		return new ProjectLaunches(db, this.library, new AiStore(db), project, () => this.git.headCommit(top), index, () => this.projectMembers(project.name));
+		const launches = new ProjectLaunches(db, this.library, new AiStore(db), project, () => this.git.headCommit(top), index, () => this.projectMembers(project.name), this.logger);
+		// "Used in" of a Go whose process stopped before it recorded them.
+		launches.recordPendingUses();
+		return launches;
 	}
 
 	/** A project's member assets, read again only when the library changed (by this process or another). */

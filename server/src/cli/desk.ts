@@ -21,6 +21,7 @@ import { humanBytes } from '../attachments/names';
 import * as os from 'node:os';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { Run } from '../ai/types';
+import { clientRequest, requestIdPattern, type ClientRequest } from '../store/clientRequests';
 
 const usage = `Usage: desk [--store DIR] [--json] [--verbose] COMMAND
 
@@ -65,10 +66,10 @@ Launch cards (of --project NAME, else the repository at --repo PATH or the curre
   card suggest [--ticket TEXT | --ticket-file F]  suggestions for the ticket (saved as the card's)
   card plug --asset ID --role reference|target|instructions [--nodes a,b] [--files GLOB]... [--copy FROM=TO]...
   card unplug --asset ID
-  card go                                         freeze every plug, record the launch, make the run
+  card go [--request-id ID]                       freeze every plug, record the launch, make the run
 
 Runs carried out (of --project NAME, else the repository at --repo PATH or the current folder):
-  run go [PROJECT] [--settings FILE] [--agent NAME] [--isolation shared|worktree]
+  run go [PROJECT] [--settings FILE] [--agent NAME] [--isolation shared|worktree] [--request-id ID]
                                                   Go, then carry the run out here to the gate
   run status ID                                   the run, its PatchSets, evidence and decision
   run cancel ID [--reason TEXT]                   stop the agent's process group; the run fails
@@ -134,6 +135,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				decision: { type: 'string' },
 				patchset: { type: 'string' },
 				rationale: { type: 'string' },
+				'request-id': { type: 'string' },
 			},
 		});
 	} catch (error) {
@@ -163,6 +165,17 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 		const lib = async () => (await open()).library;
 		// Commands made from the command line are desk tool calls (made_by conductor, §03).
 		const madeBy = 'conductor' as const;
+		/** --request-id: the caller's id for this action; running the command again with it repeats nothing. */
+		const requestOf = (action: string, params: object): { request?: ClientRequest } => {
+			const id = values['request-id'];
+			if (id === undefined) {
+				return {};
+			}
+			if (!requestIdPattern.test(id)) {
+				throw new UsageError('--request-id takes 8 to 128 letters, digits or . _ : - (a UUID, say)');
+			}
+			return { request: clientRequest(action, id, params)! };
+		};
 		switch (command) {
 			case 'assets list': {
 				expectArgs(rest, 0, command);
@@ -427,9 +440,17 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				if (command === 'run go') {
 					const settings = settingsFor();
 					const launches = await opened.launches(top);
-					executor.assertCheckoutFree(settings, launches.card());
-					const record = await launches.go(madeBy);
-					await carryOut(record, record.run, settings);
+					const card = launches.card();
+					// The run claims the checkout in Go's own transaction: two `desk run go` at once
+					// (or a window's Go) never both start an agent in it.
+					const { result: record, replayed } = await launches.goOnce(madeBy, new Date(), {
+						...requestOf('desk run go', { top, settings }),
+						check: () => executor.assertCheckoutFree(settings, card),
+						claim: (tx, launched) => executor.claimIn(tx, settings, launched, launched.run),
+					});
+					if (!replayed) {
+						await carryOut(record, record.run, settings);
+					}
 					return report(record.run);
 				}
 				const id = oneId(rest, command);
@@ -552,7 +573,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					return 0;
 				}
 				if (command === 'card go') {
-					const record = await launches.go(madeBy);
+					const { result: record } = await launches.goOnce(madeBy, new Date(), requestOf('desk card go', { top }));
 					print(out, record, () => `launched ${record.launch_id}: run ${record.run}\n${record.plugs.map((p) => `  ${p.role.padEnd(12)} ${p.name} v${p.version}`).join('\n')}`);
 					return 0;
 				}

@@ -74,7 +74,12 @@ export type DeskErrorCode =
 	| 'attachment.changed'
 	| 'project.notFound'
 	| 'desk.notReady'
-	| 'desk.untrusted';
+	| 'desk.untrusted'
+	// Package idem (issue 12, requests that run twice): a card another Go launched or that changed
+	// while Go ran, a client request id sent again with other params, and one that is not an id.
+	| 'launch.cardChanged'
+	| 'request.idReused'
+	| 'request.badId';
 
 export class DeskError extends Error {
 	override readonly name = 'DeskError';

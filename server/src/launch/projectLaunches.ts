@@ -4,7 +4,9 @@ import type { Library } from '../assets/library';
 import type { AssetRecord, MadeBy, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
 import type { AiStore } from '../store/aiStore';
-import type { DurableDatabase } from '../store/durableDatabase';
+import { answerOnce, recordAnswer, type ClientRequest } from '../store/clientRequests';
+import type { DurableDatabase, WriteTransaction } from '../store/durableDatabase';
+import type { Logger } from '../core/logger';
 import { newPlug, plugInto, type PlugContext } from './plugging';
 import { mayNameAssets, suggestAssets } from './suggest';
 import type { SuggestIndex } from './suggestIndex';
@@ -15,6 +17,18 @@ import { defaultTemplate, type AssetPlug, type LaunchCard, type LaunchTemplate, 
  * is indexed (a small change, such as one asset's new version, is indexed well within it).
  */
 export const firstAnswerBudgetMs = 500;
+
+export interface GoOptions {
+	/**
+	 * Written in Go's transaction once the launch is known: the runner claims the shared checkout
+	 * for the run here (and refuses by throwing), so a launch and its claim exist together or not at all.
+	 */
+	claim?: (tx: WriteTransaction, record: LaunchRecord) => void;
+	/** The client's request id: a repeat returns the first launch. */
+	request?: ClientRequest;
+	/** Refuses early, before anything is snapshotted (not for a repeat of an answered request). */
+	check?: () => void;
+}
 
 /** What a Go froze (LaunchAsset for every plug) and made. */
 export interface LaunchRecord {
@@ -44,11 +58,16 @@ export class ProjectLaunches {
 		private readonly index: SuggestIndex,
 		/** The project's member assets (the desk keeps them until the library changes). */
 		private readonly members: () => readonly AssetRecord[] = () => library.listProjectAssets(project.name),
+		private readonly logger?: Logger,
 	) {}
 
 	card(): LaunchCard {
-		const row = this.db.get<{ json: string }>('SELECT json FROM launch_card WHERE id = 1');
-		return row ? (JSON.parse(row.json) as LaunchCard) : this.emptyCard();
+		const json = this.cardJson();
+		return json === undefined ? this.emptyCard() : (JSON.parse(json) as LaunchCard);
+	}
+
+	private cardJson(): string | undefined {
+		return this.db.get<{ json: string }>('SELECT json FROM launch_card WHERE id = 1')?.json;
 	}
 
 	/** Saves the ticket (and template) being written. */
@@ -110,8 +129,29 @@ export class ProjectLaunches {
 	 * first, so the version exists), the launch record written, "used in" recorded, and the Intent
 	 * (the ticket as prompt), Task and Run (Created) made. The card starts afresh.
 	 */
-	async go(madeBy: MadeBy = 'user', now = new Date()): Promise<LaunchRecord> {
-		const card = this.card();
+	async go(madeBy: MadeBy = 'user', now = new Date(), options: GoOptions = {}): Promise<LaunchRecord> {
+		return (await this.goOnce(madeBy, now, options)).result;
+	}
+
+	/**
+	 * Go as one transaction: the Intent, Task and Run, the launch record, the card cleared, the
+	 * caller's claim (the run's control row) and the answer to the client's request id are written
+	 * together, so a desk stopped at any point has launched either nothing (the card as it was) or
+	 * everything. The card is read again inside the transaction: a card another Go launched
+	 * meanwhile, or one changed while this Go froze its plugs, is refused (`launch.cardChanged`), so
+	 * one card is launched once. "Used in" lives in the library's database: it is recorded after,
+	 * from `launch_uses_pending`, which the transaction fills and the next open empties if this
+	 * process stopped first. A repeat of an answered request id returns the first launch
+	 * (`replayed`) and changes nothing.
+	 */
+	async goOnce(madeBy: MadeBy = 'user', now = new Date(), options: GoOptions = {}): Promise<{ result: LaunchRecord; replayed: boolean }> {
+		return answerOnce(this.db, options.request, () => this.launch(madeBy, now, options));
+	}
+
+	private async launch(madeBy: MadeBy, now: Date, options: GoOptions): Promise<LaunchRecord> {
+		options.check?.();
+		const cardJson = this.cardJson();
+		const card = cardJson === undefined ? this.emptyCard() : (JSON.parse(cardJson) as LaunchCard);
 		if (card.ticket.trim() === '') {
 			throw new DeskError('launch.emptyTicket', 'Write the ticket before Go: it becomes the run\'s prompt.');
 		}
@@ -147,14 +187,48 @@ export class ProjectLaunches {
 			task: task.object_id,
 			run: run.object_id,
 		};
-		this.ai.put([intent, task, run]);
 		this.db.write((tx) => {
+			const current = tx.get<{ json: string }>('SELECT json FROM launch_card WHERE id = 1')?.json;
+			if (current !== cardJson) {
+				throw new DeskError(
+					'launch.cardChanged',
+					current === undefined
+						? `The card of ${this.project.name} was launched by another Go meanwhile; nothing was launched twice.`
+						: `The card of ${this.project.name} changed while Go froze its plugs; look at it and press Go again.`,
+					{ project: this.project.name },
+				);
+			}
+			this.ai.putIn(tx, [intent, task, run]);
 			tx.run('INSERT INTO launch_records (launch_id, created_at, json) VALUES (?, ?, ?)', [record.launch_id, record.created_at, JSON.stringify(record)]);
-			// The card starts afresh, unless it was edited while Go ran: then the edits stay.
-			tx.run('DELETE FROM launch_card WHERE id = 1 AND json = ?', [JSON.stringify(card)]);
+			tx.run('INSERT INTO launch_uses_pending (launch_id) VALUES (?)', [record.launch_id]);
+			tx.run('DELETE FROM launch_card WHERE id = 1');
+			options.claim?.(tx, record);
+			recordAnswer(tx, options.request, record, record.created_at);
 		});
-		this.library.recordLaunch(record.launch_id, this.project.name, plugs, record.created_at);
+		this.recordPendingUses();
 		return record;
+	}
+
+	/**
+	 * Records in the library the plugs ("used in") of launches whose Go wrote them as pending: the
+	 * launch just made, and those of a desk that stopped before it got there. Recording twice
+	 * changes nothing; a failure leaves them pending for the next time.
+	 */
+	recordPendingUses(): void {
+		const pending = this.db.all<{ launch_id: string }>('SELECT launch_id FROM launch_uses_pending ORDER BY launch_id');
+		for (const { launch_id } of pending) {
+			try {
+				const row = this.db.get<{ json: string }>('SELECT json FROM launch_records WHERE launch_id = ?', [launch_id]);
+				if (row) {
+					const launched = JSON.parse(row.json) as LaunchRecord;
+					this.library.recordLaunch(launched.launch_id, launched.project, launched.plugs, launched.created_at);
+				}
+				this.db.write((tx) => tx.run('DELETE FROM launch_uses_pending WHERE launch_id = ?', [launch_id]));
+			} catch (error) {
+				this.logger?.warn(`launch ${launch_id}: "used in" not recorded yet (${(error as Error).message}); tried again at the next Go`);
+				return;
+			}
+		}
 	}
 
 	records(): LaunchRecord[] {

@@ -56,6 +56,13 @@ export const initializationOptions = object({
 export type InitializationOptions = Infer<typeof initializationOptions>;
 
 const folderPath = string({ minLength: 1, maxLength: 4096 });
+/**
+ * A client's id for one action that creates something (Go, a new asset, a link, a note, an
+ * attachment, a snapshot): the client sends a fresh one per action and the same one when it retries;
+ * a repeat returns the first answer and changes nothing, the same id with other params fails with
+ * `request.idReused`.
+ */
+const requestId = optional(string({ minLength: 8, maxLength: 128, pattern: /^[A-Za-z0-9._:-]+$/ }));
 const assetId = string({ minLength: 1, maxLength: 64 });
 const versionNumber = integer({ min: 1 });
 
@@ -287,9 +294,12 @@ const runSettings = optional(json({ maxBytes: 256 * 1024 }));
  * Client → server: Go. Freezes every plug at its AtGo version, records the launch, makes the Intent,
  * Task and Run, and starts carrying the run out with `settings` (unless `execute` is false); the
  * result comes back at once, progress as `desk/runs/didChange` and the end as `desk/runs/didFinish`.
- * Fails with `launch.emptyTicket`, `run.badSettings`, `run.unknownAgent`.
+ * Fails with `launch.emptyTicket`, `run.badSettings`, `run.unknownAgent`, `run.checkoutBusy` (another
+ * run's agent works in the shared checkout, in this process or another), `launch.cardChanged` (another
+ * Go launched the card meanwhile), `request.idReused`. With `requestId`, a repeat returns the first
+ * launch and starts nothing.
  */
-export const LaunchGo = request<LaunchRecord>()('desk/card/go', object({ project: projectName, settings: runSettings, execute: optional(boolean()) }));
+export const LaunchGo = request<LaunchRecord>()('desk/card/go', object({ project: projectName, settings: runSettings, execute: optional(boolean()), requestId }));
 
 /**
  * Client → server: Cancel Run. Stops the agent's whole process group and fails the run with the

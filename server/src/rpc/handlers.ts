@@ -1,7 +1,8 @@
 import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
 import { runDetail, runsOverview } from '../runs/runViews';
-import { deskRequests, type CardView, type FolderOutcome, type ParamsOf, type PlugRole, type ResultOf, type ServerStatus } from '../protocol/protocol';
+import { clientRequest } from '../store/clientRequests';
+import { deskRequests, LaunchGo, type CardView, type FolderOutcome, type ParamsOf, type PlugRole, type ResultOf, type ServerStatus } from '../protocol/protocol';
 import { firstAnswerBudgetMs, type ProjectLaunches } from '../launch/projectLaunches';
 import { parseRunSettings } from '../runs/settings';
 import type { DecisionType, Run, Task } from '../ai/types';
@@ -204,19 +205,34 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return cardView(desk, launches);
 		},
 
-		async LaunchGo({ project, settings, execute }) {
+		async LaunchGo({ project, settings, execute, requestId }) {
 			const desk = await context.desk();
 			const top = projectTop(desk, project);
 			// Settings are checked before Go changes anything.
 			const runSettings = parseRunSettings(settings);
 			const launches = await desk.launches(top);
-			if (execute !== false) {
-				(await desk.runs(top)).executor.assertCheckoutFree(runSettings, launches.card());
+			const request = clientRequest(LaunchGo.method, requestId, { project, settings, execute });
+			if (execute === false) {
+				const { result, replayed } = await launches.goOnce('user', new Date(), { ...(request ? { request } : {}) });
+				if (!replayed) {
+					context.notifyRunsChanged(project);
+					context.notifyAssetsChanged('launch');
+				}
+				return result;
 			}
-			const record = await launches.go('user');
-			if (execute !== false) {
-				await desk.startRun(top, record, record.run, runSettings);
+			const { executor } = await desk.runs(top);
+			const card = launches.card();
+			// The run claims the checkout in Go's own transaction: two Gos (here or in another
+			// process) never both start an agent in it.
+			const { result: record, replayed } = await launches.goOnce('user', new Date(), {
+				...(request ? { request } : {}),
+				check: () => executor.assertCheckoutFree(runSettings, card),
+				claim: (tx, launched) => executor.claimIn(tx, runSettings, launched, launched.run),
+			});
+			if (replayed) {
+				return record;
 			}
+			await desk.startRun(top, record, record.run, runSettings);
 			context.notifyRunsChanged(project);
 			context.notifyAssetsChanged('launch');
 			return record;

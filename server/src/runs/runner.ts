@@ -10,6 +10,7 @@ import {
 	addStep,
 	artifactFor,
 	failRun,
+	fromJson,
 	newContextPipeline,
 	newContextSnapshot,
 	newEvidence,
@@ -42,7 +43,7 @@ import type { LaunchRecord } from '../launch/projectLaunches';
 import type { AssetPlug } from '../launch/types';
 import type { AiStore } from '../store/aiStore';
 import type { BlobStore } from '../store/blobStore';
-import type { DurableDatabase } from '../store/durableDatabase';
+import type { DurableDatabase, WriteTransaction } from '../store/durableDatabase';
 import { AgentRecorder, type NodeOutcome } from './agentRecorder';
 import { gateTag, isAtGate } from './runViews';
 import { composePrompt, globMatches, planSteps, type PromptReference, type PromptSkill } from './prompt';
@@ -188,12 +189,6 @@ export class RunExecutor {
 		}
 		let cancelled: string | undefined;
 		let stopAgent: ((reason: string) => void) | undefined;
-		this.ports.db.write((tx) =>
-			tx.run(
-				'INSERT INTO run_control (run_id, launch_id, runner_pid, runner_token, agent_pgid, cancel_reason, json, updated_at) VALUES (?, ?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (run_id) DO UPDATE SET runner_pid = excluded.runner_pid, runner_token = excluded.runner_token',
-				[runId, record.launch_id, process.pid, runnerToken, '{}', new Date().toISOString()],
-			),
-		);
 		this.live.set(runId, {
 			cancel: (reason) => {
 				cancelled ??= reason;
@@ -211,7 +206,9 @@ export class RunExecutor {
 			const task = ai.require<Task>(run.task, 'task');
 			const intent = ai.require<Intent>(record.intent, 'intent');
 			const agent = chooseAgent(settings);
-			this.assertCheckoutFree(settings, record, runId);
+			// Go claimed the checkout in its own transaction; a Retry claims it here. Either way the
+			// check and the claim are one write, so two runs never both pass.
+			this.ports.db.write((tx) => this.claimIn(tx, settings, record, runId));
 			// ② Intent active with the analysis, and the pipeline seeded with it.
 			const pipeline = newContextPipeline(system);
 			const analysis = intentAnalysis(record);
@@ -440,22 +437,25 @@ export class RunExecutor {
 	}
 
 	/**
-	 * The run an agent is working on in the shared checkout now, if any: two runs editing one checkout
-	 * at once would each take the other's edits for its own. (Worktree runs and snapshot targets have
-	 * folders of their own; runs waiting at the gate have stopped editing.)
+	 * The run an agent is working on (or is about to) in the shared checkout now, if any: two runs
+	 * editing one checkout at once would each take the other's edits for its own. (Worktree runs and
+	 * snapshot targets have folders of their own; runs waiting at the gate have stopped editing.) A
+	 * run claimed by a process that is gone does not count: that process's claim is stale.
 	 */
-	checkoutBusy(exceptRun?: string): string | undefined {
-		for (const row of this.ports.db.all<ControlRow>('SELECT * FROM run_control')) {
+	checkoutBusy(exceptRun?: string, query: Pick<WriteTransaction, 'all' | 'get'> = this.ports.db): string | undefined {
+		for (const row of query.all<ControlRow>('SELECT * FROM run_control')) {
 			if (row.run_id === exceptRun) {
 				continue;
 			}
-			const run = this.ports.ai.get<Run>(row.run_id);
+			const json = query.get<{ json: string }>('SELECT json FROM ai_objects WHERE object_id = ?', [row.run_id])?.json;
+			const run = json === undefined ? undefined : (fromJson(JSON.parse(json)) as Run);
 			const placement = JSON.parse(row.json) as Partial<RunPlacement>;
 			if (!run || run.status === 'completed' || run.status === 'failed' || isAtGate(run) || placement.isolation !== 'shared') {
 				continue;
 			}
 			const mine = row.runner_pid === process.pid && row.runner_token === runnerToken;
-			if ((mine && this.live.has(row.run_id)) || (!mine && isRunnerAlive(row.runner_pid, row.runner_token))) {
+			// A run of this process that is still Created was claimed by Go and is being started.
+			if ((mine && (this.live.has(row.run_id) || run.status === 'created')) || (!mine && isRunnerAlive(row.runner_pid, row.runner_token))) {
 				return row.run_id;
 			}
 		}
@@ -463,15 +463,38 @@ export class RunExecutor {
 	}
 
 	/** Refuses a run on the shared checkout while another one is working there. */
-	assertCheckoutFree(settings: RunSettings, record: { plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> }, exceptRun?: string): void {
-		const target = record.plugs.find((p) => p.role === 'target');
-		if (settings.isolation !== 'shared' || (target && this.ports.library.getAsset(target.id).engine === 'snapshot')) {
+	assertCheckoutFree(settings: RunSettings, record: { plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> }, exceptRun?: string, query?: Pick<WriteTransaction, 'all' | 'get'>): void {
+		if (this.isolationOf(settings, record) !== 'shared') {
 			return;
 		}
-		const busy = this.checkoutBusy(exceptRun);
+		const busy = this.checkoutBusy(exceptRun, query);
 		if (busy) {
 			throw new DeskError('run.checkoutBusy', `Run ${busy} is working in this checkout now; wait for it, cancel it, or set agentDesk.runs.isolation to worktree so runs work side by side.`, { run: busy });
 		}
+	}
+
+	/**
+	 * Claims where `runId` will work, inside the caller's transaction (Go's, or the start of a
+	 * Retry): refused while another live run works in the shared checkout, else the run's control
+	 * row is written with this process as its runner and the isolation it will have, so from this
+	 * transaction on every other process sees the checkout taken. The claim of a process that dies
+	 * is stale (its pid and token no longer name a live process) and the next Go takes over.
+	 */
+	claimIn(tx: WriteTransaction, settings: RunSettings, record: { launch_id: string; plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> }, runId: string): void {
+		this.assertCheckoutFree(settings, record, runId, tx);
+		tx.run(
+			'INSERT INTO run_control (run_id, launch_id, runner_pid, runner_token, agent_pgid, cancel_reason, json, updated_at) VALUES (?, ?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (run_id) DO UPDATE SET runner_pid = excluded.runner_pid, runner_token = excluded.runner_token',
+			[runId, record.launch_id, process.pid, runnerToken, JSON.stringify({ isolation: this.isolationOf(settings, record) }), new Date().toISOString()],
+		);
+	}
+
+	/** Where a run of these settings and plugs works: the shared checkout, a worktree, or a snapshot target's folder. */
+	private isolationOf(settings: RunSettings, record: { plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> }): RunPlacement['isolation'] {
+		const target = record.plugs.find((p) => p.role === 'target');
+		if (target && this.ports.library.getAsset(target.id).engine === 'snapshot') {
+			return 'folder';
+		}
+		return settings.isolation === 'worktree' ? 'worktree' : 'shared';
 	}
 
 	/**

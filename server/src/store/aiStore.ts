@@ -1,5 +1,5 @@
 import { DeskError } from '../core/errors';
-import type { DurableDatabase } from './durableDatabase';
+import type { DurableDatabase, WriteTransaction } from './durableDatabase';
 import { fromJson, objectHash, toJson } from '../ai/model';
 import type { AiObject, AiObjectType, ContextPipeline, ContextSnapshot, Decision, Evidence, Intent, PatchSet, Plan, Provenance, Run, Task, ToolInvocation } from '../ai/types';
 import { canonicalJson } from '../ai/canonical';
@@ -14,32 +14,35 @@ export class AiStore {
 
 	/** Stores the objects in one durable transaction; returns how many were new or changed. */
 	put(objects: readonly AiObject[]): number {
-		return this.db.write((tx) => {
-			let changed = 0;
-			for (const object of objects) {
-				const hash = objectHash(object);
-				const existing = tx.get<{ hash: string; json: string; updated_at: string }>('SELECT hash, json, updated_at FROM ai_objects WHERE object_id = ?', [object.object_id]);
-				if (existing?.hash === hash) {
-					continue;
-				}
-				if (existing && existing.updated_at > object.updated_at) {
-					continue; // An older copy (an import, a stale export) never overwrites a newer one.
-				}
-				if (existing) {
-					checkAppendOnly(fromJson(JSON.parse(existing.json)), object);
-				}
-				const refs = references(object);
-				tx.run(
-					`INSERT INTO ai_objects (object_id, object_type, created_at, updated_at, ref_task, ref_run, ref_parent, ref_intent, hash, json)
-					 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-					 ON CONFLICT (object_id) DO UPDATE SET updated_at = excluded.updated_at, ref_task = excluded.ref_task, ref_run = excluded.ref_run,
-					   ref_parent = excluded.ref_parent, ref_intent = excluded.ref_intent, hash = excluded.hash, json = excluded.json`,
-					[object.object_id, object.object_type, object.created_at, object.updated_at, refs.task, refs.run, refs.parent, refs.intent, hash, canonicalJson(toJson(object))],
-				);
-				changed++;
+		return this.db.write((tx) => this.putIn(tx, objects));
+	}
+
+	/** Stores the objects as part of a transaction of the caller's (Go writes its run with its launch). */
+	putIn(tx: WriteTransaction, objects: readonly AiObject[]): number {
+		let changed = 0;
+		for (const object of objects) {
+			const hash = objectHash(object);
+			const existing = tx.get<{ hash: string; json: string; updated_at: string }>('SELECT hash, json, updated_at FROM ai_objects WHERE object_id = ?', [object.object_id]);
+			if (existing?.hash === hash) {
+				continue;
 			}
-			return changed;
-		});
+			if (existing && existing.updated_at > object.updated_at) {
+				continue; // An older copy (an import, a stale export) never overwrites a newer one.
+			}
+			if (existing) {
+				checkAppendOnly(fromJson(JSON.parse(existing.json)), object);
+			}
+			const refs = references(object);
+			tx.run(
+				`INSERT INTO ai_objects (object_id, object_type, created_at, updated_at, ref_task, ref_run, ref_parent, ref_intent, hash, json)
+				 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				 ON CONFLICT (object_id) DO UPDATE SET updated_at = excluded.updated_at, ref_task = excluded.ref_task, ref_run = excluded.ref_run,
+				   ref_parent = excluded.ref_parent, ref_intent = excluded.ref_intent, hash = excluded.hash, json = excluded.json`,
+				[object.object_id, object.object_type, object.created_at, object.updated_at, refs.task, refs.run, refs.parent, refs.intent, hash, canonicalJson(toJson(object))],
+			);
+			changed++;
+		}
+		return changed;
 	}
 
 	get<T extends AiObject = AiObject>(id: string): T | undefined {

@@ -224,4 +224,24 @@ export const projectMigrations: readonly Migration[] = [
 			'ALTER TABLE run_control ADD COLUMN deciding TEXT',
 		],
 	},
+	{
+		version: 7,
+		statements: [
+			// Requests a client sent with a request id (Go, attach): a repeat with the same id returns
+			// the stored result and changes nothing. Written in the same transaction as the effect.
+			`CREATE TABLE client_requests (
+				request_id TEXT PRIMARY KEY,
+				method TEXT NOT NULL,
+				params_hash TEXT NOT NULL,
+				result TEXT NOT NULL,
+				created_at TEXT NOT NULL
+			)`,
+			// Launches whose plugs are not yet recorded in the library's launch_plugs ("used in"): Go
+			// writes the row with the launch, and it is removed once the library has them, so a desk
+			// stopped in between records them on its next start.
+			`CREATE TABLE launch_uses_pending (
+				launch_id TEXT PRIMARY KEY
+			)`,
+		],
+	},
 ];

@@ -176,7 +176,7 @@ class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
 	}
 
 	insertLaunchPlug(plug: UsedIn & { asset_id: string }): void {
-		this.writer.run('INSERT INTO launch_plugs (launch_id, project, asset_id, role, version, launched_at) VALUES (?, ?, ?, ?, ?, ?)', [
+		this.writer.run('INSERT INTO launch_plugs (launch_id, project, asset_id, role, version, launched_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (launch_id, asset_id) DO NOTHING', [
 			plug.launch_id,
 			plug.project,
 			plug.asset_id,
