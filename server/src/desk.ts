@@ -22,6 +22,7 @@ import { AiStore } from './store/aiStore';
 import { RepositoryReader } from './git/repositoryReader';
 import { BlobStore } from './store/blobStore';
 import { DurableDatabase } from './store/durableDatabase';
+import { readDamage, type RecoverChoice, type RecoverHint, type RecoverResult } from './store/damage';
 import { nodeEnvironment } from './store/nodeEnvironment';
 import { libraryMigrations, librarySchema, projectMigrations, projectSchema } from './store/schemas';
 import { NodeSnapshotFiles } from './store/snapshotFiles';
@@ -38,6 +39,20 @@ export interface DeskOptions {
 
 /** Where the desk keeps a project's own data inside its repository. */
 export const projectDataFolder = '.desk';
+
+const libraryRecoverHint: RecoverHint = { command: 'desk store recover --library', choices: ['restore', 'empty'] };
+
+function projectRecoverHint(top: string): RecoverHint {
+	return { command: `desk store recover --repo ${JSON.stringify(top)}`, choices: ['restore', 'empty', 'rebuild'] };
+}
+
+/** What recovering a damaged store did; `rebuilt` when a project database was rebuilt from its history ref. */
+export interface StoreRecovery extends RecoverResult {
+	store: 'library' | 'project';
+	rebuilt?: { added: number; refused: Array<{ path: string; reason: string }> };
+	/** Attachment files the new database has no row for: kept, never swept (they are older than it). */
+	attachmentsKept?: number;
+}
 
 /**
  * The desk: one library store, the project stores of the open repositories, and the domain services
@@ -82,6 +97,7 @@ export class Desk {
 			migrations: libraryMigrations,
 			logger: options.logger,
 			lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
+			recover: libraryRecoverHint,
 		});
 		try {
 			const blobs = new BlobStore(path.join(libraryDir, 'blobs'), { logger: options.logger });
@@ -98,6 +114,59 @@ export class Desk {
 		} catch (error) {
 			db.close();
 			throw error;
+		}
+	}
+
+	/**
+	 * The person's choice for a library marked damaged (`restore` the kept copy or start `empty`; a
+	 * library has nothing to rebuild from). Runs without an open desk, since a damaged library cannot
+	 * open one. Fails with `store.notDamaged` or `store.cannotRecover`.
+	 */
+	static async recoverLibrary(libraryDir: string, choice: RecoverChoice, logger: Logger): Promise<StoreRecovery> {
+		const file = path.join(path.resolve(libraryDir), 'library.db');
+		if (choice === 'rebuild') {
+			throw new DeskError('store.cannotRecover', `The library ${file} cannot be rebuilt (its records are nowhere else); choose restore or empty.`, { file, choice });
+		}
+		const result = await DurableDatabase.recover({ file, schema: librarySchema, migrations: libraryMigrations, logger }, choice);
+		logger.warn(`${file}: recovered by choice (${choice}); the damaged copy stays at ${result.keptAs ?? '(none)'}`);
+		return { store: 'library', ...result };
+	}
+
+	/**
+	 * The person's choice for the project database of the repository at `top`, marked damaged:
+	 * `restore`, `empty`, or `rebuild` (empty, then the AI objects of refs/desk/history imported;
+	 * launch cards, suggestion state and attachment records are not in the history and start empty,
+	 * while the attachment files stay on disk, never swept). Fails with `store.notDamaged` or
+	 * `store.cannotRecover`.
+	 */
+	async recoverProject(top: string, choice: RecoverChoice): Promise<StoreRecovery> {
+		const file = path.join(top, projectDataFolder, 'project.db');
+		if (this.projectDatabases.has(top) && !readDamage(file)) {
+			throw new DeskError('store.notDamaged', `${file} is not marked damaged; there is nothing to recover.`, { file });
+		}
+		const result = await DurableDatabase.recover({ file, schema: projectSchema, migrations: projectMigrations, logger: this.logger }, choice === 'rebuild' ? 'empty' : choice);
+		this.forgetProject(top);
+		const recovery: StoreRecovery = { store: 'project', ...result, choice };
+		if (choice === 'rebuild') {
+			const imported = await this.importHistory(top);
+			recovery.rebuilt = { added: imported.added, refused: imported.refused };
+		}
+		const store = await this.attachments(top);
+		recovery.attachmentsKept = store.unrecordedFiles();
+		this.logger.warn(`${file}: recovered by choice (${choice}); the damaged copy stays at ${result.keptAs ?? '(none)'}`);
+		return recovery;
+	}
+
+	/** Drops what this process holds of a project's database, so the next use opens it again. */
+	private forgetProject(top: string): void {
+		const db = this.projectDatabases.get(top);
+		this.projectDatabases.delete(top);
+		this.attachmentStores.delete(top);
+		this.runners.delete(top);
+		try {
+			db?.close();
+		} catch (error) {
+			this.logger.warn(`closing ${top}'s project database: ${describeError(error)}`);
 		}
 	}
 
@@ -225,7 +294,9 @@ export class Desk {
 	/**
 	 * The attachments of the project whose repository top is `top` (seed 002), in
 	 * `<top>/.desk/attachments/`. The first use in a process sweeps files no row names that are
-	 * older than ten minutes (an attach another process has stored but not recorded yet is younger).
+	 * older than ten minutes (an attach another process has stored but not recorded yet is younger)
+	 * and newer than the database's tracking start (a database started after the files were written
+	 * cannot vouch for their absence).
 	 */
 	async attachments(top: string): Promise<AttachmentStore> {
 		let store = this.attachmentStores.get(top);
@@ -435,6 +506,7 @@ export class Desk {
 			logger: this.logger,
 			// Another window with this repository open holds it; say so soon rather than hang the boot.
 			lockTimeoutMs: 2_000,
+			recover: projectRecoverHint(top),
 		});
 		db.write((tx) => {
 			tx.run("INSERT INTO project_info (key, value) VALUES ('project', ?), ('library', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value <> excluded.value", [

@@ -488,10 +488,13 @@ export class AttachmentStore {
 	/**
 	 * Sweep: removes what the store holds that no row names (a row deleted by something that could not
 	 * remove its file, a copy abandoned half-way). Only what is older than `minAgeMs`, so a file another
-	 * process stored but has not yet recorded is left alone.
+	 * process stored but has not yet recorded is left alone, and only what is newer than the database's
+	 * tracking start: a database started (empty, or after damage) when the files were already there
+	 * cannot say they are orphans.
 	 */
 	sweep(minAgeMs: number, now = Date.now()): number {
 		const known = new Set(this.db.all<{ id: string }>('SELECT id FROM attachments').map((r) => r.id));
+		const since = this.db.trackingSince;
 		const root = this.root();
 		let removed = 0;
 		try {
@@ -503,7 +506,7 @@ export class AttachmentStore {
 					continue;
 				}
 				const stat = root.lstat(entry.name);
-				if (!stat || now - stat.mtimeMs < minAgeMs || stat.isDirectory()) {
+				if (!stat || now - stat.mtimeMs < minAgeMs || stat.mtimeMs <= since || stat.isDirectory()) {
 					continue;
 				}
 				root.unlink(entry.name);
@@ -516,6 +519,17 @@ export class AttachmentStore {
 			this.logger.info(`attachments: swept ${removed} file(s) no row names`);
 		}
 		return removed;
+	}
+
+	/** How many stored files no row names (after a database was started empty or rebuilt: kept, never swept). */
+	unrecordedFiles(): number {
+		const known = new Set(this.db.all<{ id: string }>('SELECT id FROM attachments').map((r) => r.id));
+		const root = this.root();
+		try {
+			return root.entries().filter((e) => idPattern.test(e.name) && !known.has(e.name)).length;
+		} finally {
+			root.close();
+		}
 	}
 
 	/** Summary: the one line the journal records for an ingest. */

@@ -11,7 +11,7 @@ import type { ImportResult } from '../assets/library';
 import type { AssetSummary, AssetVersion, AtGo, VersionDiff } from '../assets/types';
 import { DeskError, describeError } from '../core/errors';
 import { leveledLogger, type LogLevel } from '../core/logger';
-import { Desk } from '../desk';
+import { Desk, type StoreRecovery } from '../desk';
 import { RepositoryReader } from '../git/repositoryReader';
 import type { PlugRole } from '../launch/types';
 import { runDetail, runsOverview, type RunDetail, type RunSummary, type RunsOverview } from '../runs/runViews';
@@ -60,6 +60,9 @@ Runs (of the repository at --repo PATH, default the current folder):
   history export [--ref REF]                      write the AI objects to refs/desk/history
   history import [--ref REF]                      read them from a history ref (twice adds nothing)
   store pack                                      move small loose blobs (a library from before packs) into packs now
+  store recover --library restore|empty           a library marked damaged: take the kept copy back, or start empty
+  store recover restore|empty|rebuild             the project database (of --project NAME, else --repo PATH or the
+                                                  current folder) marked damaged; rebuild: empty, then refs/desk/history
 
 Launch cards (of --project NAME, else the repository at --repo PATH or the current folder):
   card show                                       the draft card
@@ -103,6 +106,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 			strict: true,
 			options: {
 				store: { type: 'string' },
+				library: { type: 'boolean', default: false },
 				json: { type: 'boolean', default: false },
 				verbose: { type: 'boolean', short: 'v', default: false },
 				help: { type: 'boolean', short: 'h', default: false },
@@ -363,6 +367,24 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					].join('\n'),
 				);
 				return result.done ? 0 : 75;
+			}
+			case 'store recover': {
+				expectArgs(rest, 1, command);
+				const choice = rest[0]!;
+				if (choice !== 'restore' && choice !== 'empty' && choice !== 'rebuild') {
+					throw new UsageError(`store recover takes restore, empty or rebuild, not ${JSON.stringify(choice)}`);
+				}
+				if (values.library && (values.project !== undefined || values.repo !== undefined)) {
+					throw new UsageError('store recover takes --library or a project (--project, --repo), not both');
+				}
+				const result = values.library
+					? await Desk.recoverLibrary(store, choice, logger)
+					: await (async () => {
+							const opened = await open();
+							return opened.recoverProject(values.project ? projectPath(opened, values.project) : await repoTop(values.repo ?? process.cwd()), choice);
+						})();
+				print(out, result, () => formatRecovery(result));
+				return 0;
 			}
 			case 'runs list':
 			case 'runs show':
@@ -644,6 +666,20 @@ async function repoTop(dir: string): Promise<string> {
 		throw new DeskError('import.notRepoTop', `${dir} is in no git repository; pass --repo PATH.`, { dir });
 	}
 	return top;
+}
+
+function formatRecovery(r: StoreRecovery): string {
+	const kept = r.keptAs ? `; the damaged copy stays at ${r.keptAs}` : '';
+	const lines = [
+		r.choice === 'restore' ? `${r.file}: the kept copy ${r.keptAs} is back in use` : `${r.file}: started ${r.choice === 'rebuild' ? 'again' : 'empty'}${kept}`,
+	];
+	if (r.rebuilt) {
+		lines.push(`rebuilt from refs/desk/history: ${r.rebuilt.added} object${r.rebuilt.added === 1 ? '' : 's'}${r.rebuilt.refused.length ? `, ${r.rebuilt.refused.length} refused` : ''}`);
+	}
+	if (r.attachmentsKept) {
+		lines.push(`${r.attachmentsKept} attachment file${r.attachmentsKept === 1 ? '' : 's'} no record names kept in .desk/attachments (never swept)`);
+	}
+	return lines.join('\n');
 }
 
 function formatRunSummary(r: RunSummary, title: string): string {

@@ -10,6 +10,9 @@ export type DeskErrorCode =
 	| 'store.unknownSchema'
 	| 'store.closed'
 	| 'store.io'
+	// Package damage (issue 12): a store marked damaged is recovered only by the person's choice.
+	| 'store.notDamaged'
+	| 'store.cannotRecover'
 	| 'blob.badHash'
 	| 'blob.corrupt'
 	| 'blob.missing'

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
-import { crc32 } from 'node:zlib';
 import * as path from 'node:path';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import { DeskError } from '../core/errors';
 import type { Logger } from '../core/logger';
-import { quarantine, removeStaleTempFiles, writeFileDurably } from './durableFile';
+import { baseSum, damagedError, defaultRecoverHint, describeSum, readDamage, readSidecar, recoverFiles, setAside, verifySidecar, writeSidecar, type BaseSum, type RecoverHint, type RecoverResult } from './damage';
+import { removeStaleTempFiles, writeFileDurably } from './durableFile';
 import { appendDurably, encodeRecord, journalMagic, scanJournal, type JournalRecord, type SqlValue } from './journal';
 import { StoreLock } from './storeLock';
 
@@ -19,8 +19,10 @@ import { StoreLock } from './storeLock';
  * - full exports (checkpoints) run only outside transactions (sql.js silently rolls an open one
  *   back), when the process is idle or the journal is large, through temp file + fsync + rename +
  *   fsync of the folder; pragmas are applied again afterwards (export resets them);
- * - on load the base file is integrity-checked and the journal replayed; a damaged file is moved
- *   aside as `*.corrupt-<time>` and reported, never replaced by an empty database in silence.
+ * - on load the base file is checked against the checksum its checkpoint recorded (`<db>.checked`;
+ *   SQLite's integrity check when there is none) and the journal replayed; a damaged file is moved
+ *   aside as `*.corrupt-<time>`, marked `<db>.damaged`, and every open fails until the person
+ *   chooses (`damage.ts`): it is never replaced by an empty database.
  *
  * Statements must be deterministic (ids and times come from the caller, never from random() or
  * the clock in SQL): they are replayed by every process that opens the database.
@@ -46,6 +48,8 @@ export interface DurableDatabaseOptions {
 	journalLimitBytes?: number;
 	/** Path of sql-wasm.wasm; found beside the bundle or in node_modules by default. */
 	wasmFile?: string;
+	/** What a refusal of this store as damaged tells the person to run. */
+	recover?: RecoverHint;
 }
 
 /** The statements of one write; reads see the transaction's own changes. */
@@ -85,9 +89,17 @@ interface OpenJournal {
 
 type Settings = Required<Omit<DurableDatabaseOptions, 'wasmFile'>>;
 
+/** A base file as loaded: the database and the checksum of its bytes. */
+interface LoadedBase {
+	db: Database;
+	sum: BaseSum;
+}
+
 export class DurableDatabase {
 	private db!: Database;
 	private base!: FileIdentity;
+	/** Checksum of the base file this process loaded or wrote (what the next checkpoint replaces). */
+	private baseSum!: BaseSum;
 	private journal: OpenJournal | undefined;
 	/** Last journal record applied in memory. */
 	private lastSeq = 0;
@@ -112,6 +124,7 @@ export class DurableDatabase {
 			lockTimeoutMs: 10_000,
 			idleCheckpointMs: 2_000,
 			journalLimitBytes: 16 * 1024 * 1024,
+			recover: defaultRecoverHint,
 			...options,
 		};
 		const SQL = await loadSqlJs(options.wasmFile);
@@ -122,12 +135,53 @@ export class DurableDatabase {
 				removeStaleTempFiles(path.dirname(settings.file));
 				database.load();
 				database.migrate();
+				if (readMeta(database.db, 'tracking_since') === undefined) {
+					// A database from before this was recorded: files older than now may be unknown to it.
+					database.write((tx) => tx.run("INSERT INTO desk_meta(key, value) VALUES ('tracking_since', ?) ON CONFLICT(key) DO NOTHING", [String(Date.now())]));
+				}
 			});
 		} catch (error) {
 			database.release();
 			throw error;
 		}
 		return database;
+	}
+
+	/**
+	 * Carries out the person's choice for a store marked damaged (`restore` the kept copy, or start
+	 * `empty`), under the store's lock. Fails with `store.notDamaged`, or `store.cannotRecover` naming
+	 * why (a kept copy SQLite cannot read, of another schema, or missing), changing nothing then.
+	 * The caller opens the database afterwards.
+	 */
+	static async recover(options: DurableDatabaseOptions, choice: 'restore' | 'empty'): Promise<RecoverResult> {
+		const SQL = await loadSqlJs(options.wasmFile);
+		const lock = new StoreLock(`${options.file}.lock`, options.lockTimeoutMs ?? 10_000);
+		return lock.withLock(() =>
+			recoverFiles(
+				options.file,
+				choice,
+				(bytes) => {
+					const checked = checkBase(SQL, bytes, options.schema, false);
+					if (typeof checked === 'string') {
+						return checked;
+					}
+					checked.close();
+					return undefined;
+				},
+				(bytes) => writeSidecar(options.file, [baseSum(bytes)]),
+			),
+		);
+	}
+
+	/**
+	 * When this database started to record things: a file a row would name that is older than this
+	 * may have been written before the database existed (it was started empty, or after damage), so
+	 * its absence from the database says nothing. Milliseconds since the epoch.
+	 */
+	get trackingSince(): number {
+		this.assertOpen();
+		this.catchUp(false);
+		return Number(readMeta(this.db, 'tracking_since') ?? Date.now());
 	}
 
 	/** Version of the schema the database is at. */
@@ -229,8 +283,13 @@ export class DurableDatabase {
 			this.db.run("INSERT INTO desk_meta(key, value) VALUES ('journal_seq', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(this.lastSeq)]);
 			const bytes = this.db.export();
 			this.db.exec(pragmas);
+			// The checksum is recorded before the base it describes, beside the one it replaces, so a
+			// crash between the two writes leaves a base the sidecar accepts; then the old one is dropped.
+			const sum = baseSum(bytes);
+			writeSidecar(this.options.file, [this.baseSum, sum]);
 			writeFileDurably(this.options.file, bytes);
-			recordChecked(this.options.file, bytes);
+			writeSidecar(this.options.file, [sum]);
+			this.baseSum = sum;
 			this.base = identity(this.options.file)!;
 			this.baseSeq = this.lastSeq;
 			// A crash here leaves a journal whose records the base already holds: replay skips them.
@@ -284,9 +343,10 @@ export class DurableDatabase {
 	 * of another process between reading the base and opening the journal would pair a base with a
 	 * journal that does not follow from it. */
 	private load(): void {
-		const db = openBase(this.SQL, this.options.file, this.options.schema, this.options.logger);
+		const { db, sum } = openBase(this.SQL, this.options.file, this.options.schema, this.options.logger, this.options.recover);
 		this.db?.close();
 		this.db = db;
+		this.baseSum = sum;
 		this.base = identity(this.options.file)!;
 		this.baseSeq = readMetaNumber(db, 'journal_seq');
 		this.lastSeq = this.baseSeq;
@@ -473,8 +533,23 @@ function identity(file: string): FileIdentity | undefined {
 	}
 }
 
-/** The base file as a database: created when neither it nor a journal exists; checked otherwise. */
-function openBase(SQL: SqlJsStatic, file: string, schema: string, logger: Logger): Database {
+/**
+ * The base file as a database: created when neither it nor a journal exists; checked otherwise.
+ * A store marked damaged is refused before anything is read; damage found now is set aside and
+ * marked (`damage.ts`).
+ *
+ * The check: a base whose size and CRC-32 are one `<db>.checked` accepts is the exact export a
+ * checkpoint wrote, so only its schema name is read (every `desk` command opens the library); a base
+ * that matches none was changed by something other than the desk and is damage, even when SQLite
+ * would read it (a byte overwritten inside a record passes `PRAGMA integrity_check`). Without a
+ * sidecar (a store from before it, or a lost file) SQLite's full check runs and its bytes are
+ * recorded.
+ */
+function openBase(SQL: SqlJsStatic, file: string, schema: string, logger: Logger, hint: RecoverHint): LoadedBase {
+	const damage = readDamage(file);
+	if (damage) {
+		throw damagedError(damage, hint);
+	}
 	let bytes: Buffer | undefined;
 	try {
 		bytes = fs.readFileSync(file);
@@ -486,65 +561,40 @@ function openBase(SQL: SqlJsStatic, file: string, schema: string, logger: Logger
 	if (bytes === undefined) {
 		if (fs.existsSync(`${file}.journal`)) {
 			// A journal without its base: the base was lost, and the journal alone may be partial.
-			const kept = quarantine(`${file}.journal`);
-			throw new DeskError('store.corrupt', `${file} is missing but its journal is there; the journal was kept as ${kept}.`, { file, keptAs: kept });
+			const error = setAside(file, 'the file is missing but its journal is there', hint);
+			logger.error(error.message);
+			throw error;
 		}
 		// A new database gets its base file at once, so that a journal never exists without one.
 		const db = new SQL.Database();
 		db.run('CREATE TABLE desk_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-		db.run("INSERT INTO desk_meta(key, value) VALUES ('schema', ?), ('schema_version', '0'), ('journal_seq', '0')", [schema]);
-		writeFileDurably(file, db.export());
+		db.run("INSERT INTO desk_meta(key, value) VALUES ('schema', ?), ('schema_version', '0'), ('journal_seq', '0'), ('tracking_since', ?)", [schema, String(Date.now())]);
+		const created = db.export();
+		const sum = baseSum(created);
+		writeSidecar(file, [sum]);
+		writeFileDurably(file, created);
 		db.exec(pragmas);
-		return db;
+		return { db, sum };
 	}
-	const knownGood = wasChecked(file, bytes);
-	const checked = checkBase(SQL, bytes, schema, knownGood);
+	const sum = baseSum(bytes);
+	const verdict = verifySidecar(file, bytes);
+	const checked =
+		verdict === 'mismatch'
+			? `its bytes are not those the desk last wrote (${describeSum(sum)}; the desk wrote ${readSidecar(file)!.accepted.map(describeSum).join(' or ')})`
+			: checkBase(SQL, bytes, schema, verdict === 'match');
 	if (typeof checked === 'string') {
-		const kept = quarantine(file);
-		const keptJournal = fs.existsSync(`${file}.journal`) ? quarantine(`${file}.journal`) : undefined;
-		logger.error(`${file} is damaged (${checked}); it was kept as ${kept}`);
-		throw new DeskError('store.corrupt', `${file} is damaged (${checked}). It was kept as ${kept}; nothing was replaced.`, {
-			file,
-			keptAs: kept,
-			...(keptJournal ? { journalKeptAs: keptJournal } : {}),
-			problem: checked,
-		});
+		const error = setAside(file, checked, hint);
+		logger.error(error.message);
+		throw error;
 	}
 	checked.exec(pragmas);
-	if (!knownGood) {
-		recordChecked(file, bytes);
+	if (verdict !== 'match') {
+		if (verdict === 'none') {
+			logger.warn(`${file}: no checksum was recorded for it; SQLite's full check passed and its checksum is recorded now`);
+		}
+		writeSidecar(file, [sum]);
 	}
-	return checked;
-}
-
-/**
- * `<db>.checked` remembers the size and CRC-32 of the last base file that passed the integrity check
- * or that this desk wrote itself, so that opening it again (every `desk` command, every window)
- * costs a checksum of its bytes rather than SQLite's check of every page and index. Bytes that
- * differ in any way are checked in full. Losing the file costs one full check, nothing else.
- */
-function checkedFile(file: string): string {
-	return `${file}.checked`;
-}
-
-function wasChecked(file: string, bytes: Uint8Array): boolean {
-	try {
-		const recorded = JSON.parse(fs.readFileSync(checkedFile(file), 'utf8')) as { size?: unknown; crc32?: unknown };
-		return recorded.size === bytes.length && recorded.crc32 === crc32(bytes);
-	} catch {
-		return false;
-	}
-}
-
-function recordChecked(file: string, bytes: Uint8Array): void {
-	const target = checkedFile(file);
-	const temp = `${target}.${process.pid}.tmp`;
-	try {
-		fs.writeFileSync(temp, JSON.stringify({ size: bytes.length, crc32: crc32(bytes) }), { mode: 0o600 });
-		fs.renameSync(temp, target);
-	} catch {
-		fs.rmSync(temp, { force: true });
-	}
+	return { db: checked, sum };
 }
 
 function checkBase(SQL: SqlJsStatic, bytes: Buffer, schema: string, knownGood: boolean): Database | string {
@@ -574,6 +624,11 @@ function checkBase(SQL: SqlJsStatic, bytes: Buffer, schema: string, knownGood: b
 }
 
 function readMetaNumber(db: Database, key: string): number {
-	const value = db.exec('SELECT value FROM desk_meta WHERE key = ?', [key])[0]?.values[0]?.[0];
+	const value = readMeta(db, key);
 	return value === undefined ? 0 : Number(value);
+}
+
+function readMeta(db: Database, key: string): string | undefined {
+	const value = db.exec('SELECT value FROM desk_meta WHERE key = ?', [key])[0]?.values[0]?.[0];
+	return value === undefined || value === null ? undefined : String(value);
 }

@@ -275,18 +275,26 @@ it('Put scrubs credentials, also base64-, URL- and JSON-escaped, and records the
 	assert.equal(store.read(ingested!).toString(), 'token [secret removed]');
 });
 
-it('Sweep removes only old files no row names; RemoveOutbox removes an outbox with what is in it', async () => {
-	const { store } = await openAttachments(tempDir());
+it('Sweep removes only old files no row names, written since the database began; RemoveOutbox removes an outbox with what is in it', async () => {
+	const { store, db } = await openAttachments(tempDir());
 	const row = store.put(task, { name: 'kept.txt', source: 'hand', addedBy: 't' }, Buffer.from('k'));
 	const orphan = path.join(store.storeDir, 'f'.repeat(32));
 	const young = path.join(store.storeDir, 'e'.repeat(32));
+	const older = path.join(store.storeDir, 'd'.repeat(32));
 	fs.writeFileSync(orphan, 'orphan');
 	fs.writeFileSync(young, 'young');
-	const old = new Date(Date.now() - 3_600_000);
-	fs.utimesSync(orphan, old, old);
-	assert.equal(store.sweep(600_000), 1);
+	fs.writeFileSync(older, 'older than the database');
+	// The sweep runs an hour after the database began tracking.
+	const since = db.trackingSince;
+	const sweepAt = since + 3_600_000;
+	const at = (file: string, ms: number) => fs.utimesSync(file, new Date(ms), new Date(ms));
+	at(orphan, since + 1000);
+	at(young, sweepAt - 1000);
+	at(older, since - 3_600_000);
+	assert.equal(store.sweep(600_000, sweepAt), 1);
 	assert.equal(fs.existsSync(orphan), false);
 	assert.equal(fs.existsSync(young), true, 'a file another process may be about to record is left');
+	assert.equal(fs.existsSync(older), true, 'a file older than the database: its absence from it proves nothing');
 	assert.equal(fs.existsSync(path.join(store.storeDir, row.id)), true);
 	outboxFile(store, 'deep/er/file.txt', 'x');
 	store.removeOutbox(task);
