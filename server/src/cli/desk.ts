@@ -759,9 +759,11 @@ function print(out: Output, value: unknown, human: () => string): void {
 	out.write(out.json ? JSON.stringify(value, null, 2) + '\n' : human() + '\n');
 }
 
-function formatSnapshot(result: { created: boolean; version: { version: number; file_count: number } }): string {
+function formatSnapshot(result: { created: boolean; version: { version: number; file_count: number }; skipped?: Array<{ path: string; reason: string }> }): string {
 	const { version, file_count: files } = result.version;
-	return result.created ? `v${version}: ${files} file${files === 1 ? '' : 's'}` : `no changes: still v${version}`;
+	// What the folder held that the version does not (links, names that are not UTF-8, temp files…), by name.
+	const skipped = (result.skipped ?? []).map((s) => `\n  not stored: ${s.path} (${s.reason})`).join('');
+	return (result.created ? `v${version}: ${files} file${files === 1 ? '' : 's'}` : `no changes: still v${version}`) + skipped;
 }
 
 function formatImport(result: ImportResult): string {

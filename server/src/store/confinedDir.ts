@@ -3,6 +3,12 @@ import { DeskError } from '../core/errors';
 
 export type EntryKind = 'file' | 'dir' | 'link' | 'fifo' | 'socket' | 'device' | 'other';
 
+/**
+ * One name inside a folder: a string, or the raw bytes readdir gave (names are bytes on Linux; a
+ * name that is not UTF-8 can only be reached as a Buffer).
+ */
+export type EntryName = string | Buffer;
+
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_CREAT, O_EXCL, O_WRONLY } = fs.constants;
 
 /**
@@ -12,6 +18,8 @@ const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_CREAT, O_EXCL, O_WRONLY
  * nowhere; a file is read only through the descriptor that was checked with fstat, never reopened
  * by path. Linux only (it needs /proc). Limits: a name is one component (no `/`); a hard link to a
  * file outside is a regular file like any other, so callers that must not read one check `nlink`.
+ * Snapshots walk whole trees with it (`child`, `rawEntries`, `stat`, `statPath`), attachments read
+ * outboxes, and `folderFiles` writes into working folders through it.
  */
 export class ConfinedDir {
 	private closed = false;
@@ -31,18 +39,21 @@ export class ConfinedDir {
 		}
 	}
 
-	/** The sub-folder `name`, made (mode 0700) when `create` and missing. Undefined when missing and not made. */
-	child(name: string, create = false): ConfinedDir | undefined {
+	/**
+	 * The sub-folder `name` (never through a link: a link there is refused with ELOOP), made with
+	 * `mode` (0700 unless told) when `create` and missing. Undefined when missing and not made.
+	 */
+	child(name: EntryName, create = false, mode = 0o700): ConfinedDir | undefined {
 		checkName(name);
 		try {
-			return new ConfinedDir(fs.openSync(this.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW), `${this.label}/${name}`);
+			return new ConfinedDir(fs.openSync(this.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW), `${this.label}/${shownName(name)}`);
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code === 'ENOENT' && create) {
 				try {
-					fs.mkdirSync(this.at(name), { mode: 0o700 });
+					fs.mkdirSync(this.at(name), { mode });
 				} catch (made) {
 					if ((made as NodeJS.ErrnoException).code !== 'EEXIST') {
-						throw confinedError(made, `${this.label}/${name}`);
+						throw confinedError(made, `${this.label}/${shownName(name)}`);
 					}
 				}
 				return this.child(name, false);
@@ -50,7 +61,7 @@ export class ConfinedDir {
 			if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
 				return undefined;
 			}
-			throw confinedError(error, `${this.label}/${name}`);
+			throw confinedError(error, `${this.label}/${shownName(name)}`);
 		}
 	}
 
@@ -59,7 +70,29 @@ export class ConfinedDir {
 		return fs.readdirSync(this.at(), { withFileTypes: true }).map((entry) => ({ name: entry.name, kind: kindOf(entry) }));
 	}
 
-	lstat(name: string): fs.Stats | undefined {
+	/**
+	 * As `entries`, with each name as the bytes the file system holds: `entries` decodes names as
+	 * UTF-8 and turns every invalid byte into U+FFFD, so two different names can come out equal.
+	 */
+	rawEntries(): Array<{ name: Buffer; kind: EntryKind }> {
+		return fs.readdirSync(this.at(), { withFileTypes: true, encoding: 'buffer' }).map((entry) => ({ name: entry.name, kind: kindOf(entry) }));
+	}
+
+	/** fstat of this folder's own descriptor (its device and inode say which folder it really is). */
+	stat(): fs.Stats {
+		return fs.fstatSync(this.checkedFd());
+	}
+
+	/**
+	 * The path `/proc/self/fd/<fd>/<name>`, for lstat only (worker threads share the descriptor
+	 * table, so `StatPool` can lstat through it). Never open a file by it: use `openFile`.
+	 */
+	statPath(name: string): string {
+		checkName(name);
+		return this.at(name) as string;
+	}
+
+	lstat(name: EntryName): fs.Stats | undefined {
 		checkName(name);
 		try {
 			return fs.lstatSync(this.at(name));
@@ -72,27 +105,27 @@ export class ConfinedDir {
 	 * Opens the regular file `name` for reading: not through a link, without waiting on a FIFO, and
 	 * checked with fstat once open. The caller reads from `fd` and closes it.
 	 */
-	openFile(name: string): { fd: number; stat: fs.Stats } {
+	openFile(name: EntryName): { fd: number; stat: fs.Stats } {
 		checkName(name);
 		let fd: number;
 		try {
 			fd = fs.openSync(this.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
 		} catch (error) {
-			throw confinedError(error, `${this.label}/${name}`);
+			throw confinedError(error, `${this.label}/${shownName(name)}`);
 		}
 		const stat = fs.fstatSync(fd);
 		if (!stat.isFile()) {
 			fs.closeSync(fd);
-			throw new DeskError('attachment.notRegular', `${this.label}/${name} is not a regular file.`, { name });
+			throw new DeskError('attachment.notRegular', `${this.label}/${shownName(name)} is not a regular file.`, { name: shownName(name) });
 		}
 		return { fd, stat };
 	}
 
-	/** Creates `name` anew (never over an existing file or link), mode 0600, for writing. */
-	createFile(name: string): number {
+	/** Creates `name` anew (never over an existing file or link), with `mode` (0600 unless told), for writing. */
+	createFile(name: string, mode = 0o600): number {
 		checkName(name);
 		try {
-			return fs.openSync(this.at(name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+			return fs.openSync(this.at(name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
 		} catch (error) {
 			throw confinedError(error, `${this.label}/${name}`);
 		}
@@ -176,11 +209,19 @@ export class ConfinedDir {
 		}
 	}
 
-	private at(name?: string): string {
+	private checkedFd(): number {
 		if (this.closed) {
 			throw new DeskError('store.closed', `${this.label} was closed.`);
 		}
-		return name === undefined ? `/proc/self/fd/${this.fd}` : `/proc/self/fd/${this.fd}/${name}`;
+		return this.fd;
+	}
+
+	private at(name?: EntryName): string | Buffer {
+		const fd = this.checkedFd();
+		if (name === undefined) {
+			return `/proc/self/fd/${fd}`;
+		}
+		return typeof name === 'string' ? `/proc/self/fd/${fd}/${name}` : Buffer.concat([Buffer.from(`/proc/self/fd/${fd}/`), name]);
 	}
 }
 
@@ -204,13 +245,51 @@ export function readLimited(fd: number, limit: number): { bytes: Buffer; more: b
 	return { bytes: Buffer.concat(chunks), more: false };
 }
 
-function checkName(name: string): void {
-	if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) {
-		throw new DeskError('attachment.badName', `${JSON.stringify(name)} is not one name inside a folder.`, { name });
+function checkName(name: EntryName): void {
+	const text = typeof name === 'string' ? name : name.toString('latin1');
+	if (text === '' || text === '.' || text === '..' || text.includes('/') || text.includes('\0')) {
+		throw new DeskError('attachment.badName', `${JSON.stringify(shownName(name))} is not one name inside a folder.`, { name: shownName(name) });
 	}
 }
 
-function kindOf(entry: fs.Dirent): EntryKind {
+/** The name when it is UTF-8 (exactly: decoding and encoding again gives the same bytes), else undefined. */
+export function utf8Name(raw: Buffer): string | undefined {
+	const text = raw.toString('utf8');
+	return Buffer.byteLength(text) === raw.length && Buffer.from(text, 'utf8').equals(raw) ? text : undefined;
+}
+
+/**
+ * A name fit to show: UTF-8 as it is, every byte that is not part of a valid UTF-8 sequence (and
+ * every control byte) as `\xNN`, a backslash as `\\`. Distinct byte names give distinct texts.
+ */
+export function shownName(name: EntryName): string {
+	if (typeof name === 'string') {
+		return name;
+	}
+	if (utf8Name(name) !== undefined && !/[\x00-\x1f\x7f\\]/.test(name.toString('utf8'))) {
+		return name.toString('utf8');
+	}
+	let out = '';
+	let i = 0;
+	while (i < name.length) {
+		const b = name[i]!;
+		const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+		const part = name.subarray(i, i + length);
+		if (length > 1 && part.length === length && utf8Name(part) !== undefined) {
+			out += part.toString('utf8');
+			i += length;
+		} else if (length === 1 && b >= 0x20 && b !== 0x7f && b !== 0x5c) {
+			out += String.fromCharCode(b);
+			i += 1;
+		} else {
+			out += b === 0x5c ? '\\\\' : `\\x${b.toString(16).padStart(2, '0')}`;
+			i += 1;
+		}
+	}
+	return out;
+}
+
+function kindOf(entry: fs.Dirent<string | Buffer>): EntryKind {
 	return entry.isSymbolicLink()
 		? 'link'
 		: entry.isFile()

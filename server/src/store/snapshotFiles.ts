@@ -4,7 +4,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { canonicalManifest, decodeManifest, encodeManifest, isSafeRelativePath } from '../assets/manifest';
 import type { FolderScan, ScanOptions, SnapshotFiles } from '../assets/ports';
 import type { Manifest, ManifestEntry } from '../assets/types';
-import { DeskError } from '../core/errors';
+import { DeskError, isDeskError } from '../core/errors';
+import { ConfinedDir, shownName, utf8Name, type EntryKind } from './confinedDir';
 import type { BlobStore } from './blobStore';
 import { fsyncFolder, tempPrefix, writeAll } from './durableFile';
 import { removeInFolder, writeInFolder, writeNewFile } from './folderFiles';
@@ -21,6 +22,27 @@ const streamAbove = 32 * 1024 * 1024;
 const racyWindowMs = 100;
 const coarseRacyWindowMs = 2_000;
 const statCacheFormat = 2;
+/** Folders deeper than this are reported, not walked (each level holds a descriptor while walked). */
+const maxDepth = 256;
+/** The longest path a manifest holds (`isSafeRelativePath`). */
+const maxPathLength = 4096;
+/** Reads of a file that keeps changing before it is reported instead of recorded. */
+const readAttempts = 4;
+/** Files stat'ed at once, and folders held open at most before they are. */
+const flushFiles = 8192;
+const flushFolders = 256;
+
+/** A folder's descriptor with the count of files and sub-folders still to be read through it. */
+interface HeldDir {
+	dir: ConfinedDir;
+	refs: number;
+}
+
+interface PendingFile {
+	held: HeldDir;
+	name: string;
+	rel: string;
+}
 
 /** [size, mtimeMs, ctimeMs, ino, sha256, 1 when the blob is in the store] of a file when it was last hashed. */
 type StatEntry = [number, number, number, number, string, 0 | 1];
@@ -58,89 +80,183 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		// Files whose cache entry still holds exactly: when every file does, the folder is as the last
 		// scan left it, and so is its manifest.
 		let unchanged = 0;
+		// Regular files the walk met (those that vanished or changed kind since included).
+		let found = 0;
+		// Every folder is walked and every file read through descriptors (ConfinedDir): a folder
+		// swapped for a link at any moment leads nowhere, and nothing outside `folder` is read.
+		let root: ConfinedDir;
 		try {
-			// Walk the folders first, then stat the files in parallel on libuv's threads: one lstat
-			// after another is what an unchanged snapshot spends most of its time on.
-			const found: Array<{ rel: string; abs: string }> = [];
-			const stack: string[] = [''];
+			root = ConfinedDir.open(folder);
+		} catch (error) {
+			throw new DeskError('asset.noFolder', `The working folder ${folder} cannot be read: ${(error as Error).message}`, { folder });
+		}
+		const library = this.libraryIdentity();
+		const rootStat = root.stat();
+		if (library && rootStat.dev === library.dev && rootStat.ino === library.ino) {
+			root.close();
+			throw new DeskError('asset.unsafePath', `The working folder ${folder} is the desk's own library folder; it is not snapshotted.`, { folder });
+		}
+		const open = new Set<HeldDir>();
+		const hold = (dir: ConfinedDir): HeldDir => {
+			const held: HeldDir = { dir, refs: 1 };
+			open.add(held);
+			return held;
+		};
+		const release = (held: HeldDir): void => {
+			held.refs -= 1;
+			if (held.refs === 0) {
+				open.delete(held);
+				held.dir.close();
+			}
+		};
+		const stack: Array<{ parent: HeldDir; name: string; rel: string; depth: number }> = [];
+		let pending: PendingFile[] = [];
+		const visit = (held: HeldDir, rel: string, depth: number): void => {
+			let entries: Array<{ name: Buffer; kind: EntryKind }>;
+			try {
+				entries = held.dir.rawEntries();
+			} catch (error) {
+				if (rel === '') {
+					throw new DeskError('asset.noFolder', `The working folder ${folder} cannot be read: ${(error as Error).message}`, { folder });
+				}
+				skipped.push({ path: rel, reason: `unreadable folder: ${(error as NodeJS.ErrnoException).code ?? 'error'}` });
+				return;
+			}
+			for (const entry of entries) {
+				const name = utf8Name(entry.name);
+				const childRel = (rel === '' ? '' : `${rel}/`) + (name ?? shownName(entry.name));
+				if (name === undefined) {
+					skipped.push({ path: childRel, reason: 'a name that is not UTF-8 (shown with \\x escapes): not stored' });
+				} else if (name.startsWith(tempPrefix)) {
+					skipped.push({ path: childRel, reason: "a temporary file of the desk's (an interrupted write): not content" });
+				} else if (childRel.length > maxPathLength) {
+					skipped.push({ path: childRel, reason: `a path longer than ${maxPathLength} characters: not stored` });
+				} else if (entry.kind === 'dir') {
+					if (depth + 1 > maxDepth) {
+						skipped.push({ path: childRel, reason: `a folder deeper than ${maxDepth} levels: not walked` });
+					} else {
+						held.refs += 1;
+						stack.push({ parent: held, name, rel: childRel, depth: depth + 1 });
+					}
+				} else if (entry.kind === 'file') {
+					held.refs += 1;
+					pending.push({ held, name, rel: childRel });
+				} else {
+					skipped.push({ path: childRel, reason: kindText(entry.kind) });
+				}
+			}
+		};
+		// Stats the files met so far in parallel on worker threads (one lstat after another is what
+		// an unchanged snapshot spends most of its time on), through their folders' descriptors,
+		// then hashes what the stat cache does not know. Run whenever many files or folders are held.
+		const flush = async (): Promise<void> => {
+			const taken = pending;
+			pending = [];
+			const stats = await this.stats.lstatAll(taken.map((f) => f.held.dir.statPath(f.name)));
+			for (const [index, file] of taken.entries()) {
+				try {
+					options.signal?.throwIfAborted();
+					found++;
+					const stat = stats[index];
+					if (stat === undefined || stat.size === -1) {
+						skipped.push({ path: file.rel, reason: 'vanished while the folder was read' });
+						continue;
+					}
+					if (stat.size === -2) {
+						skipped.push({ path: file.rel, reason: 'changed into something other than a file while the folder was read' });
+						continue;
+					}
+					const known = cache.get(file.rel);
+					let hash: string | undefined;
+					let stored: 0 | 1 = batch ? 1 : 0;
+					// What is recorded: the lstat when the cache still knows the file, else the fstat
+					// of the descriptor the bytes came from, and the size of those bytes.
+					let facts: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number } = stat;
+					if (known && known[0] === stat.size && known[1] === stat.mtimeMs && known[2] === stat.ctimeMs && known[3] === stat.ino) {
+						hash = known[4];
+						stored = known[5];
+						if (batch && stored === 0) {
+							// Known from a check that stored nothing (AtGo): store it now.
+							if (!this.blobs.has(hash)) {
+								hash = undefined;
+							}
+							stored = 1;
+						}
+					}
+					if (hash === undefined) {
+						const read = await this.readFile(file.held.dir, file.name, batch);
+						if (typeof read === 'string') {
+							skipped.push({ path: file.rel, reason: read });
+							continue;
+						}
+						hash = read.hash;
+						facts = { size: read.size, mtimeMs: read.stat.mtimeMs, ctimeMs: read.stat.ctimeMs, ino: read.stat.ino, mode: read.stat.mode };
+						filesRead++;
+						bytesRead += read.size;
+					}
+					const window = facts.mtimeMs % 1000 === 0 ? coarseRacyWindowMs : racyWindowMs;
+					if (started - facts.mtimeMs > window) {
+						// Unchanged only when every stat field still matches: a chmod changes ctime alone.
+						if (known && known[4] === hash && known[5] === stored && known[0] === facts.size && known[1] === facts.mtimeMs && known[2] === facts.ctimeMs && known[3] === facts.ino) {
+							nextCache.set(file.rel, known);
+							unchanged++;
+						} else {
+							nextCache.set(file.rel, [facts.size, facts.mtimeMs, facts.ctimeMs, facts.ino, hash, stored]);
+						}
+					}
+					files.push({ path: file.rel, hash, size: facts.size, executable: (facts.mode & 0o111) !== 0 });
+					if (files.length % 500 === 0) {
+						options.onProgress?.(files.length);
+					}
+				} finally {
+					release(file.held);
+				}
+			}
+		};
+		try {
+			const rootHeld = hold(root);
+			visit(rootHeld, '', 0);
+			release(rootHeld);
 			while (stack.length > 0) {
 				options.signal?.throwIfAborted();
-				const rel = stack.pop()!;
-				const abs = rel === '' ? folder : path.join(folder, rel);
-				let entries: fs.Dirent[];
+				const next = stack.pop()!;
+				let dir: ConfinedDir | undefined;
 				try {
-					entries = fs.readdirSync(abs, { withFileTypes: true });
+					dir = next.parent.dir.child(next.name);
 				} catch (error) {
-					if (rel === '') {
-						throw new DeskError('asset.noFolder', `The working folder ${folder} cannot be read: ${(error as Error).message}`, { folder });
+					skipped.push({ path: next.rel, reason: isDeskError(error, 'attachment.notRegular') ? 'changed into a link or something other than a folder while the folder was read (never followed)' : `unreadable folder: ${(error as Error).message}` });
+				} finally {
+					release(next.parent);
+				}
+				if (dir === undefined) {
+					if (!skipped.some((s) => s.path === next.rel)) {
+						skipped.push({ path: next.rel, reason: 'vanished while the folder was read' });
 					}
-					skipped.push({ path: rel, reason: `unreadable folder: ${(error as NodeJS.ErrnoException).code ?? 'error'}` });
 					continue;
 				}
-				for (const entry of entries) {
-					const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
-					if (entry.isDirectory()) {
-						stack.push(childRel);
-					} else if (entry.isFile()) {
-						found.push({ rel: childRel, abs: `${abs}/${entry.name}` });
-					} else {
-						skipped.push({ path: childRel, reason: kindOf(entry) });
-					}
+				const stat = dir.stat();
+				if (library && stat.dev === library.dev && stat.ino === library.ino) {
+					dir.close();
+					skipped.push({ path: next.rel, reason: "the desk's own library folder: never snapshotted into itself" });
+					continue;
+				}
+				const held = hold(dir);
+				visit(held, next.rel, next.depth);
+				release(held);
+				if (pending.length >= flushFiles || (pending.length > 0 && open.size >= flushFolders)) {
+					await flush();
 				}
 			}
-			const stats = await this.stats.lstatAll(found.map((f) => f.abs));
-			for (const [index, { rel: childRel, abs: childAbs }] of found.entries()) {
-				options.signal?.throwIfAborted();
-				const stat = stats[index];
-				if (stat === undefined || stat.size === -1) {
-					skipped.push({ path: childRel, reason: 'vanished while the folder was read' });
-					continue;
-				}
-				if (stat.size === -2) {
-					skipped.push({ path: childRel, reason: 'changed into something other than a file while the folder was read' });
-					continue;
-				}
-				const known = cache.get(childRel);
-				let hash: string | undefined;
-				let stored: 0 | 1 = batch ? 1 : 0;
-				if (known && known[0] === stat.size && known[1] === stat.mtimeMs && known[2] === stat.ctimeMs && known[3] === stat.ino) {
-					hash = known[4];
-					stored = known[5];
-					if (batch && stored === 0) {
-						// Known from a check that stored nothing (AtGo): store it now.
-						if (!this.blobs.has(hash)) {
-							hash = undefined;
-						}
-						stored = 1;
-					}
-				}
-				if (hash === undefined) {
-					hash = await this.readFile(childAbs, stat.size, batch);
-					filesRead++;
-					bytesRead += stat.size;
-				}
-				const window = stat.mtimeMs % 1000 === 0 ? coarseRacyWindowMs : racyWindowMs;
-				if (started - stat.mtimeMs > window) {
-					// Unchanged only when every stat field still matches: a chmod changes ctime alone.
-					if (known && known[4] === hash && known[5] === stored && known[0] === stat.size && known[1] === stat.mtimeMs && known[2] === stat.ctimeMs && known[3] === stat.ino) {
-						nextCache.set(childRel, known);
-						unchanged++;
-					} else {
-						nextCache.set(childRel, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, hash, stored]);
-					}
-				}
-				files.push({ path: childRel, hash, size: stat.size, executable: (stat.mode & 0o111) !== 0 });
-				if (files.length % 500 === 0) {
-					options.onProgress?.(files.length);
-				}
-			}
+			await flush();
+			skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 			const held = this.statCaches.get(assetId);
 			// A scan that stores must not hand back a manifest that only a check (AtGo) computed.
-			if (unchanged === found.length && cache.size === found.length && held?.entries === cache && held.scan && (!batch || this.blobs.has(held.scan.manifestHash))) {
+			if (unchanged === found && cache.size === found && held?.entries === cache && held.scan && (!batch || this.blobs.has(held.scan.manifestHash))) {
 				options.onProgress?.(files.length);
 				return { ...held.scan, skipped, filesRead, bytesRead };
 			}
-			// Names come from readdir: never empty, '.', '..', or holding '/' or NUL.
+			// Names are valid UTF-8 from readdir: never empty, '.', '..', or holding '/' or NUL; so
+			// no two entries share a path.
 			const manifest = canonicalManifest(files);
 			const manifestBytes = encodeManifest(manifest);
 			const manifestHash = createHash('sha256').update(manifestBytes).digest('hex');
@@ -149,7 +265,7 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 				await batch.commit();
 			}
 			const scan = { manifest, manifestHash, lookalikes: lookalikes(files.map((f) => f.path)) };
-			if (unchanged === found.length && cache.size === found.length && held?.entries === cache) {
+			if (unchanged === found && cache.size === found && held?.entries === cache) {
 				held.scan = scan;
 			} else {
 				this.saveStatCache(assetId, nextCache, scan);
@@ -159,6 +275,20 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		} catch (error) {
 			batch?.abort();
 			throw error;
+		} finally {
+			for (const held of open) {
+				held.dir.close();
+			}
+		}
+	}
+
+	/** Device and inode of the library folder, so that a walk never descends into it. */
+	private libraryIdentity(): { dev: number; ino: number } | undefined {
+		try {
+			const stat = fs.statSync(this.libraryDir);
+			return { dev: stat.dev, ino: stat.ino };
+		} catch {
+			return undefined;
 		}
 	}
 
@@ -270,29 +400,65 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 	}
 
 	/**
-	 * Hashes (and with a batch, stores) a file read through one descriptor opened without following
-	 * a link and without blocking (a file swapped for a FIFO is refused, never waited on).
+	 * Hashes (and with a batch, stores) a file read through one descriptor opened in its folder's
+	 * descriptor, without following a link and without blocking (a file swapped for a FIFO is
+	 * refused, never waited on). Hash and size come from the same bytes; a file whose fstat changed
+	 * while it was read, or whose bytes do not match its size, is read again, and after
+	 * `readAttempts` reads that never settled it is reported (a string: the reason), never recorded.
 	 */
-	private async readFile(file: string, size: number, batch: ReturnType<BlobStore['batch']> | undefined): Promise<string> {
-		const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+	private async readFile(dir: ConfinedDir, name: string, batch: ReturnType<BlobStore['batch']> | undefined): Promise<{ hash: string; size: number; stat: fs.Stats } | string> {
+		let opened: { fd: number; stat: fs.Stats };
 		try {
-			if (!fs.fstatSync(fd).isFile()) {
-				throw new DeskError('asset.unsafePath', `${file} changed into something other than a file while it was read.`, { file });
+			opened = dir.openFile(name);
+		} catch (error) {
+			if (isDeskError(error, 'attachment.notRegular')) {
+				return 'changed into a link or something other than a file while the folder was read (never followed)';
 			}
-			if (size > streamAbove) {
-				if (batch) {
-					return (await this.blobs.putStream(fs.createReadStream('', { fd, autoClose: false, highWaterMark: 1024 * 1024 }))).hash;
-				}
-				const hasher = createHash('sha256');
-				for await (const chunk of fs.createReadStream('', { fd, autoClose: false, highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
-					hasher.update(chunk);
-				}
-				return hasher.digest('hex');
+			if (isDeskError(error, 'attachment.unavailable')) {
+				return 'vanished while the folder was read';
 			}
-			const bytes = fs.readFileSync(fd);
-			const hash = createHash('sha256').update(bytes).digest('hex');
-			batch?.add(bytes, hash);
-			return hash;
+			return `unreadable file: ${((error as DeskError).data?.errno as string | undefined) ?? (error as Error).message}`;
+		}
+		const { fd } = opened;
+		try {
+			let before = opened.stat;
+			for (let attempt = 0; attempt < readAttempts; attempt++) {
+				if (attempt > 0) {
+					await new Promise((resolve) => setImmediate(resolve));
+					before = fs.fstatSync(fd);
+				}
+				let hash: string;
+				let size: number;
+				let bytes: Buffer | undefined;
+				if (before.size > streamAbove) {
+					const stream = () => fs.createReadStream('', { fd, autoClose: false, start: 0, highWaterMark: 1024 * 1024 });
+					if (batch) {
+						// Stored as it streams: a torn read leaves an unreferenced blob, never a version.
+						({ hash, size } = await this.blobs.putStream(stream()));
+					} else {
+						const hasher = createHash('sha256');
+						size = 0;
+						for await (const chunk of stream() as AsyncIterable<Buffer>) {
+							hasher.update(chunk);
+							size += chunk.length;
+						}
+						hash = hasher.digest('hex');
+					}
+				} else {
+					// One byte more than the size: a file that grew while read is seen to have.
+					bytes = readAt(fd, before.size + 1);
+					size = bytes.length;
+					hash = createHash('sha256').update(bytes).digest('hex');
+				}
+				const after = fs.fstatSync(fd);
+				if (size === before.size && size === after.size && after.mtimeMs === before.mtimeMs && after.ctimeMs === before.ctimeMs) {
+					if (bytes) {
+						batch?.add(bytes, hash);
+					}
+					return { hash, size, stat: after };
+				}
+			}
+			return `kept changing while it was read (${readAttempts} reads): not stored`;
 		} finally {
 			fs.closeSync(fd);
 		}
@@ -338,20 +504,33 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 	}
 }
 
-function kindOf(entry: fs.Dirent): string {
-	if (entry.isSymbolicLink()) {
-		return 'a link (never followed)';
+function kindText(kind: EntryKind): string {
+	switch (kind) {
+		case 'link':
+			return 'a link (never followed)';
+		case 'fifo':
+			return 'a FIFO';
+		case 'socket':
+			return 'a socket';
+		case 'device':
+			return 'a device';
+		default:
+			return 'not a regular file';
 	}
-	if (entry.isFIFO()) {
-		return 'a FIFO';
+}
+
+/** Reads from offset 0 up to `limit` bytes, or to the end of the file. */
+function readAt(fd: number, limit: number): Buffer {
+	const buffer = Buffer.allocUnsafe(limit);
+	let total = 0;
+	while (total < limit) {
+		const read = fs.readSync(fd, buffer, total, limit - total, total);
+		if (read === 0) {
+			break;
+		}
+		total += read;
 	}
-	if (entry.isSocket()) {
-		return 'a socket';
-	}
-	if (entry.isBlockDevice() || entry.isCharacterDevice()) {
-		return 'a device';
-	}
-	return 'not a regular file';
+	return buffer.subarray(0, total);
 }
 
 /** Paths that differ only by case or Unicode normalisation: kept apart, but worth telling about. */

@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { decodeManifest } from '../../../server/src/assets/manifest';
+import type { Manifest } from '../../../server/src/assets/types';
+import type { Desk } from '../../../server/src/desk';
+import { openDesk } from '../../helpers/deskFixture';
+import { findProjectRoot, tempDir } from '../../helpers/temp';
+
+/** Issue 12, snapshot folders: what a person (or a hostile writer) puts in a folder the desk snapshots. */
+
+const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
+
+function cli(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+	const result = spawnSync(process.execPath, [deskJs, ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' } });
+	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+async function manifests(desk: Desk, id: string): Promise<Manifest[]> {
+	const versions = await desk.library.assetVersions(id);
+	return versions.map((v) => {
+		assert.ok(v.engine === 'snapshot');
+		return decodeManifest(desk.blobs.get(v.manifest), v.manifest);
+	});
+}
+
+describe('snapshot folders a hostile writer controls', () => {
+	it('a folder swapped for a link to a folder outside, again and again while snapshots run: nothing outside is ever read or stored', async () => {
+		const root = tempDir();
+		const desk = await openDesk(path.join(root, 'library'));
+		const work = path.join(root, 'work');
+		const { asset } = await desk.library.newAsset({ name: 'swapped', dir: work, madeBy: 'user' });
+		const outside = path.join(root, 'outside');
+		fs.mkdirSync(outside);
+		fs.writeFileSync(path.join(outside, 'passwd'), 'OUTSIDE root:x:0:0\n');
+		fs.writeFileSync(path.join(outside, 'secret.txt'), 'OUTSIDE\n');
+		fs.writeFileSync(path.join(work, 'top.txt'), 'top\n');
+		// A swapper process exchanges d for a link to the outside folder as fast as it can.
+		const swapper = spawn(process.execPath, [
+			'-e',
+			`const fs=require('fs'),p=require('path');const o=${JSON.stringify(work)};const t=${JSON.stringify(outside)};
+			 const end=Date.now()+3000;let i=0;
+			 while(Date.now()<end){i++;try{fs.mkdirSync(p.join(o,'d'),{recursive:true});fs.writeFileSync(p.join(o,'d','secret.txt'),'INSIDE '+i+'\\n');}catch{}
+			  try{fs.renameSync(p.join(o,'d'),p.join(o,'real'));fs.symlinkSync(t,p.join(o,'d'));for(let k=0;k<200;k++){fs.lstatSync(p.join(o,'d'));}fs.rmSync(p.join(o,'d'));fs.renameSync(p.join(o,'real'),p.join(o,'d'));}catch{}}`,
+		]);
+		const exited = new Promise((resolve) => swapper.on('exit', resolve));
+		const deadline = Date.now() + 2500;
+		let snapshots = 0;
+		let linksMet = 0;
+		while (Date.now() < deadline) {
+			const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
+			linksMet += result.skipped.filter((s) => /link/.test(s.reason)).length;
+			snapshots += 1;
+		}
+		await exited;
+		const all = await manifests(desk, asset.id);
+		const storedInside = all.filter((m) => m.files.some((f) => f.path === 'd/secret.txt')).length;
+		assert.ok(snapshots > 10, `${snapshots} snapshots ran`);
+		assert.ok(linksMet > 0 && storedInside > 0, `the race was real: ${linksMet} links met, ${storedInside} versions hold d/secret.txt`);
+		for (const manifest of all) {
+			assert.deepEqual(manifest.files.filter((f) => f.path.endsWith('passwd')), [], 'no version names the outside file');
+		}
+		for (const hash of desk.blobs.list()) {
+			assert.doesNotMatch(desk.blobs.get(hash).toString('latin1'), /OUTSIDE/, 'no stored blob holds bytes from outside the folder');
+		}
+	});
+
+	it('a file rewritten while snapshots run: every recorded size is the length of the stored bytes, whose hash it names', async () => {
+		const root = tempDir();
+		const desk = await openDesk(path.join(root, 'library'));
+		const work = path.join(root, 'work');
+		const { asset } = await desk.library.newAsset({ name: 'rewritten', dir: work, madeBy: 'user' });
+		const file = path.join(work, 'log.bin');
+		fs.writeFileSync(file, 'aaaaa');
+		// The writer truncates and rewrites the file with sizes that differ (0 bytes in between).
+		const writer = spawn(process.execPath, [
+			'-e',
+			`const fs=require('fs');const f=${JSON.stringify(file)};const sizes=[65536,1000,300000,7];
+			 const end=Date.now()+3000;let i=0;
+			 while(Date.now()<end){i++;fs.writeFileSync(f,Buffer.alloc(sizes[i%4],97+(i%26)));}`,
+		]);
+		const exited = new Promise((resolve) => writer.on('exit', resolve));
+		const deadline = Date.now() + 2500;
+		let snapshots = 0;
+		let unsettled = 0;
+		while (Date.now() < deadline) {
+			const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
+			unsettled += result.skipped.filter((s) => s.path === 'log.bin' && /kept changing/.test(s.reason)).length;
+			snapshots += 1;
+		}
+		await exited;
+		const all = await manifests(desk, asset.id);
+		const recorded = all.flatMap((m) => m.files).filter((f) => f.path === 'log.bin');
+		assert.ok(snapshots > 10 && recorded.length > 5, `${snapshots} snapshots, ${recorded.length} versions of log.bin, ${unsettled} reported as never settling`);
+		const torn = recorded.filter((f) => {
+			const bytes = desk.blobs.get(f.hash);
+			return bytes.length !== f.size || createHash('sha256').update(bytes).digest('hex') !== f.hash || new Set(bytes).size > 1;
+		});
+		assert.deepEqual(
+			torn.map((f) => ({ size: f.size, stored: desk.blobs.get(f.hash).length })),
+			[],
+			'no version records a size other than its stored bytes, or bytes from two writes',
+		);
+	});
+
+	it('names that are not UTF-8 and the temporary files of an interrupted write are reported by name, never stored or merged; the version mounts (desk CLI)', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const made = cli('--store', store, 'asset', 'import', '--new', 'bytes', '--json');
+		assert.equal(made.code, 0, made.stderr);
+		const { asset } = JSON.parse(made.stdout) as { asset: { id: string; working_dir: string } };
+		const work = Buffer.from(asset.working_dir);
+		const at = (...parts: Array<string | Buffer>) => Buffer.concat([work, ...parts.flatMap((p) => [Buffer.from('/'), Buffer.from(p)])]);
+		fs.writeFileSync(at(Buffer.from('61ff2e747874', 'hex')), 'latin-1 y umlaut\n'); // a\xff.txt
+		fs.writeFileSync(at(Buffer.from('61fe2e747874', 'hex')), 'latin-1 thorn\n'); // a\xfe.txt
+		fs.writeFileSync(at('a\ufffd.txt'), 'the real replacement character\n');
+		fs.mkdirSync(at(Buffer.from('646972c0', 'hex'))); // dir\xc0
+		fs.writeFileSync(at(Buffer.from('646972c0', 'hex'), 'inner.txt'), 'inside a folder with a bad name\n');
+		fs.writeFileSync(at('ok.txt'), 'ok\n');
+		// What a killed `asset version --put` leaves: a 2 MiB temp file under the desk's own prefix.
+		fs.writeFileSync(at('.desk-tmp-0123456789ab'), Buffer.alloc(2 * 1024 * 1024, 1));
+		const snap = cli('--store', store, 'asset', 'snapshot', asset.id, '--json');
+		assert.equal(snap.code, 0, snap.stderr);
+		const result = JSON.parse(snap.stdout) as { version: { version: number; file_count: number; manifest: string }; skipped: Array<{ path: string; reason: string }> };
+		assert.deepEqual(
+			result.skipped.map((s) => s.path).sort(),
+			['.desk-tmp-0123456789ab', 'a\\xfe.txt', 'a\\xff.txt', 'dir\\xc0'],
+		);
+		assert.match(result.skipped.find((s) => s.path === 'a\\xff.txt')!.reason, /not UTF-8/);
+		assert.match(result.skipped.find((s) => s.path === '.desk-tmp-0123456789ab')!.reason, /temporary/);
+		const { files } = JSON.parse(cli('--store', store, 'asset', 'files', asset.id, '--version', String(result.version.version), '--json').stdout) as { files: Array<{ path: string; size: number }> };
+		assert.deepEqual(files.map((f) => [f.path, f.size]), [['a\ufffd.txt', 31], ['ok.txt', 3]], 'one entry a path, each with its own bytes');
+		assert.equal(cli('--store', store, 'asset', 'cat', asset.id, 'a\ufffd.txt').stdout, 'the real replacement character\n');
+		const mounted = cli('--store', store, 'asset', 'mount', asset.id, String(result.version.version), '--json');
+		assert.equal(mounted.code, 0, mounted.stderr);
+		assert.deepEqual(fs.readdirSync((JSON.parse(mounted.stdout) as { path: string }).path).sort(), ['a\ufffd.txt', 'ok.txt']);
+		// The person reading the CLI sees what was not stored, by name.
+		fs.writeFileSync(at('ok.txt'), 'changed\n');
+		const human = cli('--store', store, 'asset', 'snapshot', asset.id);
+		assert.equal(human.code, 0, human.stderr);
+		assert.match(human.stdout, /not stored: a\\xff\.txt \(a name that is not UTF-8/);
+		assert.match(human.stdout, /not stored: \.desk-tmp-0123456789ab \(a temporary file/);
+	});
+
+	it("the library's own folder inside a snapshot folder is skipped and named; a tree deeper than 256 folders is cut there and named", async () => {
+		const root = tempDir();
+		const project = path.join(root, 'project');
+		fs.mkdirSync(project);
+		fs.writeFileSync(path.join(project, 'a.txt'), 'a\n');
+		const desk = await openDesk(path.join(project, 'desk-library'));
+		const { asset } = await desk.library.importDir({ dir: project, main: false, madeBy: 'user' });
+		assert.equal(asset.engine, 'snapshot');
+		const deep = Array.from({ length: 257 }, (_, i) => `d${i + 1}`);
+		fs.mkdirSync(path.join(project, ...deep), { recursive: true });
+		fs.writeFileSync(path.join(project, ...deep.slice(0, 256), 'deep.txt'), 'at level 256\n');
+		fs.writeFileSync(path.join(project, ...deep, 'deeper.txt'), 'at level 257\n');
+		const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		assert.deepEqual(result.skipped, [
+			{ path: deep.join('/'), reason: 'a folder deeper than 256 levels: not walked' },
+			{ path: 'desk-library', reason: "the desk's own library folder: never snapshotted into itself" },
+		]);
+		const [first, latest] = await manifests(desk, asset.id);
+		assert.deepEqual(first!.files.map((f) => f.path), ['a.txt'], 'the import did not store the library either');
+		assert.deepEqual(latest!.files.map((f) => f.path), ['a.txt', `${deep.slice(0, 256).join('/')}/deep.txt`]);
+	});
+});
