@@ -114,6 +114,42 @@ export const GetStatus = request<ServerStatus>()('desk/server/status', object({}
 
 const projectName = string({ minLength: 1, maxLength: 1024 });
 
+/** What recovering a damaged store did (`desk store recover` prints the same). */
+export interface StoreRecoveryJson {
+	store: 'library' | 'project';
+	/** The database file. */
+	file: string;
+	choice: 'restore' | 'empty' | 'rebuild';
+	/** The damaged copy, left where it is. */
+	keptAs?: string;
+	/** What was found when it was set aside. */
+	problem: string;
+	/** `rebuild`: the objects imported from refs/desk/history, and those refused by name. */
+	rebuilt?: { added: number; refused: Array<{ path: string; reason: string }> };
+	/** Attachment files no record of the new database names: kept on disk, never swept. */
+	attachmentsKept?: number;
+}
+
+/**
+ * Client → server: the person's choice for a store the desk set aside as damaged (an error
+ * `store.corrupt` whose data has `damaged: true`, the kept copy as `keptAs` and the `choices`).
+ * Until this is called every use of that store fails; nothing is ever opened empty in its place.
+ * `store: 'library'` takes `restore` (the kept copy back as it is; refused with `store.cannotRecover`
+ * when SQLite cannot read it) or `empty` (a new library; the kept copy stays), then opens the library,
+ * so `desk/server/status` says ready. `store: 'project'` with `repo` (the project's repository top)
+ * also takes `rebuild`: empty, then the AI objects of refs/desk/history imported; attachment files
+ * stay on disk. Fails with `store.notDamaged` (nothing to recover), `store.cannotRecover`,
+ * `project.notFound`.
+ */
+export const RecoverStore = request<StoreRecoveryJson>()(
+	'desk/store/recover',
+	object({
+		store: string({ pattern: /^(library|project)$/ }),
+		repo: optional(folderPath),
+		choice: string({ pattern: /^(restore|empty|rebuild)$/ }),
+	}),
+);
+
 export interface ImportResultJson {
 	asset: AssetRecord;
 	created: boolean;
@@ -406,6 +442,7 @@ export const deskRequests = {
 	ListAssets,
 	ListVersions,
 	GetStatus,
+	RecoverStore,
 	ImportAsset,
 	SnapshotAsset,
 	GetAtGo,

@@ -9,6 +9,8 @@ import type { DecisionType, Run, Task } from '../ai/types';
 import { inlineType } from '../attachments/names';
 import { resolveAttachment } from '../attachments/attachmentStore';
 import * as os from 'node:os';
+import type { StoreRecovery } from '../desk';
+import type { RecoverChoice } from '../store/damage';
 
 type Requests = typeof deskRequests;
 
@@ -21,6 +23,8 @@ export interface HandlerContext {
 	/** The open desk; throws the reason when it could not be opened. */
 	desk(): Promise<Desk>;
 	status(): Promise<ServerStatus>;
+	/** Recovers a library marked damaged (the desk could not open it), then opens it. */
+	recoverLibrary(choice: RecoverChoice): Promise<StoreRecovery>;
 	notifyAssetsChanged(reason: string): void;
 	notifySnapshotProgress(id: string, files: number): void;
 	notifyRunsChanged(project: string): void;
@@ -62,6 +66,28 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 
 		async GetStatus() {
 			return context.status();
+		},
+
+		async RecoverStore({ store, repo, choice }) {
+			const chosen = choice as RecoverChoice;
+			if (store === 'library') {
+				if (repo !== undefined) {
+					throw new DeskError('store.cannotRecover', 'Recovering the library takes no repo.', { repo });
+				}
+				return context.recoverLibrary(chosen);
+			}
+			if (repo === undefined) {
+				throw new DeskError('store.cannotRecover', 'Recovering a project database needs the repo it belongs to.', {});
+			}
+			const desk = await context.desk();
+			const project = desk.library.listProjects().find((p) => p.path === repo && p.path !== '');
+			if (!project) {
+				throw new DeskError('project.notFound', `No project has the repository ${repo}.`, { dir: repo });
+			}
+			const result = await desk.recoverProject(project.path, chosen);
+			context.notifyAssetsChanged('project database recovered');
+			context.notifyRunsChanged(project.name);
+			return result;
 		},
 
 		async ImportAsset({ dir, newName, assetId, project, main }) {

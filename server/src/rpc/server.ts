@@ -6,7 +6,8 @@ import {
 	type Connection,
 	type InitializeResult,
 } from 'vscode-languageserver/node';
-import { Desk } from '../desk';
+import { Desk, type StoreRecovery } from '../desk';
+import type { RecoverChoice } from '../store/damage';
 import { DeskError, describeError, type DeskErrorJson } from '../core/errors';
 import { leveledLogger, type Logger, type LogLevel } from '../core/logger';
 import { AssetsDidChange, AttachmentsDidChange, deskErrorCode, deskRequests, HistoryRewritten, initializationOptions, RunDidFinish, RunsDidChange, SnapshotProgress, SuggestIndexDidChange, type ServerStatus } from '../protocol/protocol';
@@ -55,6 +56,20 @@ export function startDeskServer(connection: Connection): void {
 				pid: process.pid,
 			};
 		},
+		async recoverLibrary(choice: RecoverChoice): Promise<StoreRecovery> {
+			await deskPromise?.catch(() => undefined);
+			if (!deskPromise) {
+				throw new DeskError('desk.notReady', 'The desk server has not been initialized yet.');
+			}
+			if (openedDesk) {
+				throw new DeskError('store.notDamaged', `${libraryDir}/library.db is open and in use; there is nothing to recover.`, { file: `${libraryDir}/library.db` });
+			}
+			const result = await Desk.recoverLibrary(libraryDir, choice, logger);
+			// The library is usable again: open it as initialize did, so the window can go on.
+			openLibrary();
+			await deskPromise.catch(() => undefined);
+			return result;
+		},
 		notifyAssetsChanged(reason: string) {
 			void connection.sendNotification(AssetsDidChange.method, { reason });
 		},
@@ -76,6 +91,12 @@ export function startDeskServer(connection: Connection): void {
 		}
 		libraryDir = checked.value.libraryDir;
 		logLevel = (checked.value.logLevel as LogLevel | undefined) ?? 'info';
+		openLibrary();
+		return { capabilities: {}, serverInfo: { name: 'agent-desk', version: serverVersion } };
+	});
+
+	function openLibrary(): void {
+		failure = undefined;
 		deskPromise = Desk.open({ libraryDir, logger });
 		deskPromise.then(
 			(desk) => {
@@ -98,8 +119,7 @@ export function startDeskServer(connection: Connection): void {
 				logger.error(`the desk could not open its library: ${describeError(error)}`);
 			},
 		);
-		return { capabilities: {}, serverInfo: { name: 'agent-desk', version: serverVersion } };
-	});
+	}
 
 	connection.onShutdown(async () => {
 		// A run in progress is stopped and failed with the reason, never left running unwatched.
