@@ -48,6 +48,7 @@ import { AgentRecorder, type NodeOutcome } from './agentRecorder';
 import { gateTag, isAtGate } from './runViews';
 import { composePrompt, globMatches, planSteps, type PromptReference, type PromptSkill } from './prompt';
 import { expandHome, programFolders, resolveCommand, sandboxArgs, sandboxStatus, spawnSandboxed, type SandboxLayout } from './sandbox';
+import { safePath } from './programs';
 import { SafeGit } from './safeGit';
 import { chooseAgent, type AgentSettings, type RunSettings } from './settings';
 import { prepareTargetFolder, targetChanges, type TargetMarker } from './targetFolder';
@@ -692,7 +693,9 @@ export class RunExecutor {
 		onStop: (stop: (reason: string) => void) => void,
 	): Promise<NodeOutcome & { usage: { input: number; output: number; cost?: number }; exitCode: number | null; transcript?: ArtifactRef }> {
 		const env: Record<string, string> = {
-			PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+			// Only the absolute folders of the PATH: a relative one (`.`, empty) would find a program
+			// of the repository's in the work folder the agent starts in.
+			PATH: safePath(),
 			HOME: os.homedir(),
 			LANG: process.env.LANG ?? 'C.UTF-8',
 			TERM: 'dumb',
@@ -707,21 +710,23 @@ export class RunExecutor {
 				env[name] = value;
 			}
 		}
-		if (!resolveCommand(agent.command)) {
+		env.PATH = safePath(env.PATH);
+		const program = resolveCommand(agent.command);
+		if (!program) {
 			const outcome = recorder.finish({ code: null, signal: null });
-			return { ...outcome, ok: false, error: `the agent's program ${agent.command} was not found (is it installed and on the PATH?)`, exitCode: null };
+			return { ...outcome, ok: false, error: `the agent's program ${agent.command} was not found (is it installed and on the PATH? Only absolute paths and the PATH's absolute folders are searched)`, exitCode: null };
 		}
 		const usesPlaceholder = agent.args.some((a) => a.includes('{prompt}'));
 		const args = agent.args.map((a) => a.split('{prompt}').join(prompt));
 		const started = Date.now();
 		const child = placement.isolated
 			? // In the sandbox the program is started by its real path: only its own folder is shown.
-				spawnSandboxed(sandboxArgs(this.layout(placement, outbox, agent), env, [fs.realpathSync(resolveCommand(agent.command)!), ...args]), {
+				spawnSandboxed(sandboxArgs(this.layout(placement, outbox, agent), env, [fs.realpathSync(program), ...args]), {
 					cwd: placement.work_folder,
 					env: { PATH: env.PATH!, DESK_RUN_ID: run.object_id },
 					stdin: 'pipe',
 				})
-			: spawn(agent.command, args, { cwd: placement.work_folder, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+			: spawn(program, args, { cwd: placement.work_folder, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
 		if (!child.stdin || !child.stdout || !child.stderr) {
 			throw new DeskError('run.spawnFailed', 'the agent was started without its pipes', { agent: agent.name });
 		}
@@ -915,7 +920,7 @@ export class RunExecutor {
 
 	private async runCheck(check: AssetCheck, placement: RunPlacement, onStop: (stop: () => void) => void): Promise<{ exitCode: number; summary: string; log: string; durationMs: number }> {
 		const cwd = path.join(placement.work_folder, check.cwd || '.');
-		const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.homedir(), LANG: process.env.LANG ?? 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1', CI: '1' };
+		const env: Record<string, string> = { PATH: safePath(), HOME: os.homedir(), LANG: process.env.LANG ?? 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1', CI: '1' };
 		const command = [check.executable, ...check.args];
 		const started = Date.now();
 		let child;

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { DeskError } from '../core/errors';
 import { hasNoLinkOnTheWay } from '../store/folderFiles';
+import { findProgram, safePath } from './programs';
 
 /** Paths git reports, with git's status letter. */
 export interface TreeChange {
@@ -16,62 +17,54 @@ export interface TreeChange {
 }
 
 /**
- * Native git for the runs, run so that nothing the repository configures executes: hooks, the
- * fsmonitor, filter drivers (clean, smudge, process), external diff and textconv programs and
- * signing are all switched off on the command line, which outranks every config file. Only
- * plumbing touches objects, indexes and refs; a commit never goes through `git commit`.
+ * Native git for the desk, run so that no program the repository (or anything else) configures
+ * ever executes. Before each command the configured keys are listed (`git config --includes
+ * --list`, in the same folder and with the same environment as the command, so includes and
+ * conditional includes are followed as the command itself will follow them), and every key that
+ * names a program — each filter driver's clean, smudge and process, each diff driver's textconv
+ * and command, each merge driver, credential helper, gpg program, pager, protocol, config hook —
+ * is overridden by its exact name through GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n,
+ * which outrank every config file and, unlike `-c key=value`, never split a name at `=`. Keys
+ * with fixed names (hooks, fsmonitor, diff.external, ssh, editors, askpass, signing) are
+ * overridden always. Inherited GIT_* variables are dropped (all but the identity ones), git is
+ * found on the absolute folders of PATH only, and only plumbing touches objects, indexes and
+ * refs; a commit never goes through `git commit`.
  */
 export class SafeGit {
 	private constructor(
 		/** Any folder inside the repository (its top, or a worktree of it). */
 		readonly cwd: string,
-		private readonly overrides: string[],
+		/** The configured keys listed at the start of one operation of several commands; undefined: listed before each command. */
+		private readonly keys?: readonly string[],
 	) {}
 
 	static async open(cwd: string): Promise<SafeGit> {
-		const base = new SafeGit(cwd, baseOverrides);
-		// Filter drivers are named by the repository; each one found is switched off by name.
-		const listed = await base.run(['config', '--name-only', '--get-regexp', '^filter\\.'], { okCodes: [0, 1] });
-		const drivers = new Set<string>();
-		for (const key of listed.toString('utf8').split('\n')) {
-			const match = /^filter\.(.+)\.[^.]+$/.exec(key.trim());
-			if (match) {
-				drivers.add(match[1]!);
-			}
-		}
-		const filterOverrides = [...drivers].flatMap((name) => ['-c', `filter.${name}.clean=`, '-c', `filter.${name}.smudge=`, '-c', `filter.${name}.process=`, '-c', `filter.${name}.required=false`]);
-		return new SafeGit(cwd, [...baseOverrides, ...filterOverrides]);
+		gitProgram();
+		return new SafeGit(cwd);
 	}
 
 	/** The same settings, run from another folder of the repository (a worktree). */
 	at(cwd: string): SafeGit {
-		return new SafeGit(cwd, this.overrides);
+		return new SafeGit(cwd);
+	}
+
+	/** The config keys git sees in this folder (every scope, includes followed), as git spells them. */
+	async configuredKeys(): Promise<string[]> {
+		const listed = await spawnGit(this.cwd, ['config', '--includes', '--null', '--name-only', '--list'], gitEnvironment(neutralisers([])), {});
+		return listed.toString('utf8').split('\0').filter((key) => key !== '');
+	}
+
+	/**
+	 * The same folder with its keys listed once, for the commands of one operation that change
+	 * neither config, nor HEAD, nor the files config is read from (a temporary index, objects).
+	 */
+	private async pinned(): Promise<SafeGit> {
+		return new SafeGit(this.cwd, await this.configuredKeys());
 	}
 
 	async run(args: string[], options: { input?: string | Buffer; env?: Record<string, string>; okCodes?: number[] } = {}): Promise<Buffer> {
-		const okCodes = options.okCodes ?? [0];
-		return new Promise<Buffer>((resolve, reject) => {
-			const child = spawn('git', [...this.overrides, ...args], {
-				cwd: this.cwd,
-				env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C', ...options.env },
-				stdio: ['pipe', 'pipe', 'pipe'],
-			});
-			const out: Buffer[] = [];
-			const err: Buffer[] = [];
-			child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-			child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-			child.on('error', (error) => reject(new DeskError('git.failed', `git could not be started: ${error.message}`, { args })));
-			child.on('close', (code) => {
-				if (code !== null && okCodes.includes(code)) {
-					resolve(Buffer.concat(out));
-				} else {
-					const stderr = Buffer.concat(err).toString('utf8').trim();
-					reject(new DeskError('git.failed', `git ${args[0]} failed${stderr ? `: ${stderr.split('\n').slice(-3).join(' ')}` : ` (exit ${code})`}`, { args, exit: code, stderr }));
-				}
-			});
-			child.stdin.on('error', () => undefined);
-			child.stdin.end(options.input ?? '');
-		});
+		const env = gitEnvironment(neutralisers(this.keys ?? (await this.configuredKeys())), options.env);
+		return spawnGit(this.cwd, args, env, options);
 	}
 
 	async text(args: string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}): Promise<string> {
@@ -95,7 +88,7 @@ export class SafeGit {
 	 * of `exclude` (what the desk itself put there, such as installed skills) are left out.
 	 */
 	async treeOfFolder(folder: string, base: string, exclude: readonly string[] = []): Promise<string> {
-		const git = this.at(folder);
+		const git = await this.at(folder).pinned();
 		return withTemporaryIndex(async (env) => {
 			await git.run(['read-tree', base], { env });
 			const staged = await git.run(['ls-files', '-z', '-s'], { env });
@@ -153,8 +146,9 @@ export class SafeGit {
 
 	/** Files that differ between two trees (or commits), with line counts; renames are a delete and an add. */
 	async changes(from: string, to: string): Promise<TreeChange[]> {
-		const status = splitZ(await this.run(['diff-tree', '-r', '-z', '--no-renames', '--name-status', from, to]));
-		const numstat = splitZ(await this.run(['diff-tree', '-r', '-z', '--no-renames', '--numstat', from, to]));
+		const git = await this.pinned();
+		const status = splitZ(await git.run(['diff-tree', '-r', '-z', '--no-renames', '--name-status', from, to]));
+		const numstat = splitZ(await git.run(['diff-tree', '-r', '-z', '--no-renames', '--numstat', from, to]));
 		const counts = new Map<string, [number | undefined, number | undefined]>();
 		for (let i = 0; i < numstat.length; i += 1) {
 			const [added, deleted, rel] = numstat[i]!.split('\t');
@@ -180,14 +174,15 @@ export class SafeGit {
 		if (patch.length === 0) {
 			return this.text(['rev-parse', `${base}^{tree}`]);
 		}
+		const git = await this.pinned();
 		return withTemporaryIndex(async (env) => {
-			await this.run(['read-tree', base], { env });
+			await git.run(['read-tree', base], { env });
 			try {
-				await this.run(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], { env, input: patch });
+				await git.run(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], { env, input: patch });
 			} catch {
 				return undefined;
 			}
-			return this.text(['write-tree'], { env });
+			return git.text(['write-tree'], { env });
 		});
 	}
 
@@ -259,15 +254,207 @@ export interface CommitIdentity {
 	committer: { name: string; email: string };
 }
 
-const baseOverrides = [
-	'-c', 'core.hooksPath=/dev/null',
-	'-c', 'core.fsmonitor=false',
-	'-c', 'core.untrackedCache=false',
-	'-c', 'commit.gpgSign=false',
-	'-c', 'diff.external=',
-	'-c', 'core.pager=cat',
-	'-c', 'protocol.allow=never',
+/** Inherited variables git reads that are kept: who the person is, and when. */
+const keptGitVariables = new Set(['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_AUTHOR_DATE', 'GIT_COMMITTER_NAME', 'GIT_COMMITTER_EMAIL', 'GIT_COMMITTER_DATE']);
+
+/** Other inherited variables that name a program git may start; git's own variables set below outrank most of them. */
+const droppedVariables = new Set(['PAGER', 'EDITOR', 'VISUAL', 'SSH_ASKPASS']);
+
+/** Variables the desk sets for every git command. */
+const fixedVariables: Record<string, string> = {
+	GIT_TERMINAL_PROMPT: '0',
+	GIT_OPTIONAL_LOCKS: '0',
+	// Replace refs would make git read other objects than the desk's own reader of the repository.
+	GIT_NO_REPLACE_OBJECTS: '1',
+	// Set (even empty) each of these outranks its config key: no pager, no editor, no askpass, no
+	// ssh or proxy program, and an allow-list of protocols that names none.
+	GIT_PAGER: '',
+	GIT_EDITOR: ':',
+	GIT_SEQUENCE_EDITOR: ':',
+	GIT_ASKPASS: '',
+	GIT_SSH_COMMAND: '',
+	GIT_PROXY_COMMAND: '',
+	GIT_ALLOW_PROTOCOL: '',
+	LC_ALL: 'C',
+};
+
+/** Keys with fixed names that name a program (or turn one on): overridden for every command. */
+const fixedOverrides: Array<[string, string]> = [
+	['core.hooksPath', '/dev/null'],
+	['core.fsmonitor', 'false'],
+	['core.untrackedCache', 'false'],
+	['core.pager', ''],
+	['core.editor', ':'],
+	['sequence.editor', ':'],
+	['core.askPass', ''],
+	['core.sshCommand', ''],
+	['core.alternateRefsCommand', ''],
+	['diff.external', ''],
+	['interactive.diffFilter', ''],
+	['commit.gpgSign', 'false'],
+	['tag.gpgSign', 'false'],
+	['log.showSignature', 'false'],
+	['gpg.program', ''],
+	['gpg.openpgp.program', ''],
+	['gpg.x509.program', ''],
+	['gpg.ssh.program', ''],
+	['gpg.ssh.defaultKeyCommand', ''],
+	// An empty value empties the list of helpers collected so far.
+	['credential.helper', ''],
+	['uploadpack.packObjectsHook', ''],
+	['submodule.recurse', 'false'],
+	['protocol.allow', 'never'],
+	...['file', 'git', 'ssh', 'http', 'https', 'ext'].map((name): [string, string] => [`protocol.${name}.allow`, 'never']),
 ];
+
+/**
+ * The overrides for a list of configured keys: the fixed ones, then one for each key (or driver)
+ * the config names that runs a program, by its exact name. A key is `section.variable` or
+ * `section.<subsection>.variable`; the subsection is the part between the first and the last dot
+ * and may hold anything but a newline (`=`, dots, spaces, quotes).
+ */
+export function neutralisers(keys: readonly string[]): Array<[string, string]> {
+	const result = new Map<string, string>(fixedOverrides);
+	const set = (key: string, value: string) => result.set(key, value);
+	for (const key of keys) {
+		const first = key.indexOf('.');
+		const last = key.lastIndexOf('.');
+		if (first < 0) {
+			continue;
+		}
+		const section = key.slice(0, first).toLowerCase();
+		const variable = key.slice(last + 1).toLowerCase();
+		const sub = first === last ? undefined : key.slice(first + 1, last);
+		if (sub === undefined) {
+			if (section === 'pager') {
+				set(key, 'false');
+			} else if (section === 'sendemail' && ['tocmd', 'cccmd', 'sendmailcmd', 'smtpserver'].includes(variable)) {
+				set(key, '');
+			}
+			continue;
+		}
+		const prefix = `${section}.${sub}.`;
+		switch (section) {
+			case 'filter':
+				// Every driver named, whatever key of it is set: an empty program is no filter.
+				set(`${prefix}clean`, '');
+				set(`${prefix}smudge`, '');
+				set(`${prefix}process`, '');
+				set(`${prefix}required`, 'false');
+				break;
+			case 'diff':
+				if (variable === 'textconv' || variable === 'command') {
+					set(key, '');
+				}
+				break;
+			case 'merge':
+				if (variable === 'driver') {
+					set(key, '');
+				}
+				break;
+			case 'credential':
+				if (variable === 'helper') {
+					set(key, '');
+				}
+				break;
+			case 'gpg':
+				if (variable === 'program' || variable === 'defaultkeycommand') {
+					set(key, '');
+				}
+				break;
+			case 'protocol':
+				if (variable === 'allow') {
+					set(key, 'never');
+				}
+				break;
+			case 'hook':
+				// Hooks named in config (git 2.54 and later): no command, and switched off.
+				set(`${prefix}command`, '');
+				set(`${prefix}enabled`, 'false');
+				break;
+			case 'remote':
+				if (variable === 'uploadpack' || variable === 'receivepack') {
+					set(key, `git-${variable === 'uploadpack' ? 'upload' : 'receive'}-pack`);
+				} else if (variable === 'vcs') {
+					set(key, '');
+				}
+				break;
+			case 'difftool':
+			case 'mergetool':
+			case 'browser':
+			case 'man':
+				if (variable === 'cmd' || variable === 'path') {
+					set(key, '');
+				}
+				break;
+			case 'guitool':
+				if (variable === 'cmd') {
+					set(key, '');
+				}
+				break;
+			case 'sendemail':
+				if (['tocmd', 'cccmd', 'sendmailcmd', 'smtpserver'].includes(variable)) {
+					set(key, '');
+				}
+				break;
+		}
+	}
+	return [...result];
+}
+
+/** The environment of one git command: the desk's own minus inherited GIT_* variables, plus the overrides. */
+export function gitEnvironment(overrides: ReadonlyArray<readonly [string, string]>, extra: Record<string, string> = {}): Record<string, string> {
+	const env: Record<string, string> = {};
+	for (const [name, value] of Object.entries(process.env)) {
+		if (value !== undefined && !(name.startsWith('GIT_') && !keptGitVariables.has(name)) && !droppedVariables.has(name)) {
+			env[name] = value;
+		}
+	}
+	Object.assign(env, fixedVariables, { PATH: safePath() });
+	env.GIT_CONFIG_COUNT = String(overrides.length);
+	overrides.forEach(([key, value], i) => {
+		env[`GIT_CONFIG_KEY_${i}`] = key;
+		env[`GIT_CONFIG_VALUE_${i}`] = value;
+	});
+	for (const [name, value] of Object.entries(extra)) {
+		// The callers' own: a temporary index and a commit's identity, never config.
+		if (!name.startsWith('GIT_CONFIG')) {
+			env[name] = value;
+		}
+	}
+	return env;
+}
+
+/** git's file, found on the absolute folders of PATH. */
+function gitProgram(): string {
+	const git = findProgram('git');
+	if (!git) {
+		throw new DeskError('git.failed', 'git was not found on the PATH (only its absolute folders are searched).', { program: 'git' });
+	}
+	return git;
+}
+
+function spawnGit(cwd: string, args: string[], env: Record<string, string>, options: { input?: string | Buffer; okCodes?: number[] }): Promise<Buffer> {
+	const okCodes = options.okCodes ?? [0];
+	return new Promise<Buffer>((resolve, reject) => {
+		const child = spawn(gitProgram(), ['--no-pager', ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+		const out: Buffer[] = [];
+		const err: Buffer[] = [];
+		child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+		child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+		child.on('error', (error) => reject(new DeskError('git.failed', `git could not be started: ${error.message}`, { args })));
+		child.on('close', (code) => {
+			if (code !== null && okCodes.includes(code)) {
+				resolve(Buffer.concat(out));
+			} else {
+				const stderr = Buffer.concat(err).toString('utf8').trim();
+				reject(new DeskError('git.failed', `git ${args[0]} failed${stderr ? `: ${stderr.split('\n').slice(-3).join(' ')}` : ` (exit ${code})`}`, { args, exit: code, stderr }));
+			}
+		});
+		child.stdin.on('error', () => undefined);
+		child.stdin.end(options.input ?? '');
+	});
+}
 
 function readNoFollow(file: string): Buffer {
 	const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);

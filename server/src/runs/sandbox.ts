@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { findProgram, safePath } from './programs';
 
 /** What a sandboxed process may see and write; every path absolute. */
 export interface SandboxLayout {
@@ -39,8 +40,8 @@ export function sandboxStatus(): SandboxStatus {
 		return probed;
 	}
 	try {
-		const version = execFileSync('bwrap', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5000 }).trim();
-		execFileSync('bwrap', [...systemBinds(), '--unshare-all', '--die-with-parent', 'true'], { stdio: 'ignore', timeout: 10000 });
+		const version = execFileSync(bwrap(), ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5000 }).trim();
+		execFileSync(bwrap(), [...systemBinds(), '--unshare-all', '--die-with-parent', 'true'], { stdio: 'ignore', timeout: 10000 });
 		probed = { available: true, version };
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
@@ -133,7 +134,7 @@ export function spawnSandboxed(args: readonly string[], options: { cwd: string; 
 	const split = args.indexOf('--');
 	const optionArgs = split < 0 ? args : args.slice(0, split);
 	const command = split < 0 ? [] : args.slice(split);
-	const child = spawn('bwrap', ['--args', '3', ...command], { cwd: options.cwd, env: options.env, detached: true, stdio: [options.stdin, 'pipe', 'pipe', 'pipe'] });
+	const child = spawn(bwrap(), ['--args', '3', ...command], { cwd: options.cwd, env: { ...options.env, PATH: safePath(options.env.PATH) }, detached: true, stdio: [options.stdin, 'pipe', 'pipe', 'pipe'] });
 	const argsPipe = child.stdio[3] as NodeJS.WritableStream | null;
 	argsPipe?.on('error', () => undefined);
 	argsPipe?.end(Buffer.from(optionArgs.map((a) => `${a}\0`).join(''), 'utf8'));
@@ -168,22 +169,18 @@ export function programFolders(command: string): string[] {
 	return [...folders].filter((f) => !isSystemFolder(f));
 }
 
+/** The file of an agent's or a check's program (see `findProgram`: absolute folders of PATH only). */
 export function resolveCommand(command: string): string | undefined {
-	if (command.includes('/')) {
-		return fs.existsSync(command) ? path.resolve(command) : undefined;
+	return findProgram(command);
+}
+
+/** bubblewrap's file, found on the absolute folders of PATH (never in the folder the desk runs in). */
+function bwrap(): string {
+	const found = findProgram('bwrap');
+	if (!found) {
+		throw Object.assign(new Error('bwrap was not found'), { code: 'ENOENT' });
 	}
-	for (const folder of (process.env.PATH ?? '').split(path.delimiter)) {
-		const candidate = path.join(folder, command);
-		try {
-			fs.accessSync(candidate, fs.constants.X_OK);
-			if (fs.statSync(candidate).isFile()) {
-				return candidate;
-			}
-		} catch {
-			// not here
-		}
-	}
-	return undefined;
+	return found;
 }
 
 function isSystemFolder(folder: string): boolean {
