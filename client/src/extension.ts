@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { AssetsDidChange, AttachmentsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, RunDidFinish, RunsDidChange, SnapshotProgress, SuggestIndexDidChange, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
+import * as path from 'node:path';
+import { AssetsDidChange, AttachmentsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, RecoverStore, RunDidFinish, RunsDidChange, SnapshotProgress, SuggestIndexDidChange, type DeskErrorJson, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
 import { DeskClient, DeskRequestError, type DeskState } from './deskClient';
 import { DeskStatusBar } from './statusBar';
 import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
@@ -105,7 +106,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			if (folder.outcome === 'adopted' && !projects.some((p) => p.name === folder.project.name)) {
 				projects.push({ name: folder.project.name, path: folder.project.path });
 			} else if (folder.outcome === 'failed') {
-				reportError(output, new DeskRequestError(`${folder.name}: ${folder.error.message}`, folder.error));
+				if (isDamagedStore(folder.error)) {
+					// <top>/.desk/project.db: the project is recovered by its repository top.
+					void offerRecovery(folder.error, path.dirname(path.dirname(String(folder.error.data['file']))));
+				} else {
+					reportError(output, new DeskRequestError(`${folder.name}: ${folder.error.message}`, folder.error));
+				}
 			}
 		}
 		assets.setProjects(projects);
@@ -113,6 +119,45 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		attachments.setProjects(projects);
 		const summary = projects.length === 0 ? 'No open folder is a git repository' : `Projects: ${projects.map((p) => p.name).join(', ')}`;
 		statusBar.show('ready', summary);
+	};
+
+	/**
+	 * A store the desk set aside as damaged: one message naming it and the kept copy, with a button
+	 * per choice the server offers (and Open Log). Nothing is chosen for the person; dismissing the
+	 * message leaves the store refused, and the next start asks again.
+	 */
+	const offerRecovery = async (error: DeskErrorJson, repo?: string): Promise<void> => {
+		output.error(`${error.message} [${error.code}]`);
+		const labels: Record<string, string> = { restore: 'Restore Kept Copy', empty: 'Start Empty', rebuild: 'Rebuild from History' };
+		const choices = (Array.isArray(error.data['choices']) ? (error.data['choices'] as string[]) : []).filter((c) => c in labels);
+		const picked = await vscode.window.showErrorMessage(`Agent Desk: ${error.message}`, ...choices.map((c) => labels[c]!), 'Open Log');
+		if (picked === 'Open Log') {
+			output.show(true);
+			return;
+		}
+		const choice = choices.find((c) => labels[c] === picked);
+		if (!choice) {
+			return;
+		}
+		try {
+			const result = await desk.request(RecoverStore, { store: repo === undefined ? 'library' : 'project', ...(repo === undefined ? {} : { repo }), choice });
+			const rebuilt = result.rebuilt ? ` ${result.rebuilt.added} object(s) read back from refs/desk/history.` : '';
+			const kept = result.attachmentsKept ? ` ${result.attachmentsKept} attachment file(s) without a record are kept.` : '';
+			output.warn(`${result.file}: recovered (${result.choice}); the damaged copy stays at ${result.keptAs ?? '(none)'}`);
+			void vscode.window.showInformationMessage(`Agent Desk: ${path.basename(result.file)} recovered (${labels[result.choice]}).${rebuilt}${kept} The damaged copy stays at ${result.keptAs ?? '(none)'}.`);
+			if (repo === undefined) {
+				settled = start();
+				await settled;
+			} else {
+				await openWorkspace();
+			}
+		} catch (failure) {
+			reportError(output, failure);
+			if (failure instanceof DeskRequestError && failure.deskError?.code === 'store.cannotRecover') {
+				// Still damaged: the choices are still open.
+				await offerRecovery(error, repo);
+			}
+		}
 	};
 
 	const start = async (): Promise<DeskState> => {
@@ -144,7 +189,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			if (status.state === 'error') {
 				desk.markFailed();
 				statusBar.show('error', status.error?.message);
-				reportError(output, new DeskRequestError(status.error?.message ?? 'The desk could not open its library.', status.error));
+				if (status.error && isDamagedStore(status.error)) {
+					void offerRecovery(status.error);
+				} else {
+					reportError(output, new DeskRequestError(status.error?.message ?? 'The desk could not open its library.', status.error));
+				}
 				return 'error';
 			}
 			await openWorkspace();
@@ -205,6 +254,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 
 export function deactivate(): void {
 	// The DeskClient in context.subscriptions stops the server (which checkpoints its databases).
+}
+
+/** A store the desk set aside as damaged, waiting for the person's choice (`desk/store/recover`). */
+function isDamagedStore(error: DeskErrorJson): boolean {
+	return error.code === 'store.corrupt' && error.data['damaged'] === true;
 }
 
 /** One message per failure, with "Open Log"; the details go to the log. */

@@ -6,7 +6,7 @@ import { openDeskWorkbench, projectRoot, screenshot, waitFor } from '../helpers/
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
-it('a damaged library shows as an error in the status bar, one message with Open Log, and the file kept aside', async () => {
+it('a damaged library shows as an error in the status bar, one message with Open Log and the choices, the file kept aside; the choice recovers it', async () => {
 	const root = tempDir('desk-damaged-');
 	const repo = makeRepo(path.join(root, 'ledger'), { commits: 2 });
 	const libraryDir = path.join(root, 'library');
@@ -40,6 +40,20 @@ it('a damaged library shows as an error in the status bar, one message with Open
 		assert.equal(kept.length, 1);
 		assert.equal(fs.readFileSync(path.join(libraryDir, kept[0]!), 'utf8'), 'this is not a database');
 		assert.equal(fs.existsSync(path.join(libraryDir, 'library.db')), false, 'no empty database took its place');
+
+		// The person chooses. Restoring a copy SQLite cannot read is refused by name, and the choices stay open.
+		const damaged = page.locator('.notification-toast', { hasText: 'library.db is damaged' });
+		await damaged.getByRole('button', { name: 'Restore Kept Copy' }).first().click();
+		await page.locator('.notification-toast', { hasText: 'cannot be restored' }).waitFor({ timeout: 30_000 });
+		assert.equal(fs.existsSync(path.join(libraryDir, 'library.db')), false, 'a refused restore changes nothing');
+		await screenshot(page, 'damaged-library-restore-refused');
+		await damaged.getByRole('button', { name: 'Start Empty' }).first().click();
+		await page.locator('.notification-toast', { hasText: 'library.db recovered (Start Empty)' }).waitFor({ timeout: 30_000 });
+		await page.locator('.statusbar-item[aria-label="Agent Desk ready"]').waitFor({ timeout: 60_000 });
+		await screenshot(page, 'damaged-library-recovered');
+		assert.ok(fs.existsSync(path.join(libraryDir, 'library.db')), 'a new library was started');
+		assert.equal(fs.readFileSync(path.join(libraryDir, kept[0]!), 'utf8'), 'this is not a database', 'the damaged copy stays');
+		assert.equal(fs.existsSync(path.join(libraryDir, 'library.db.damaged')), false);
 	} finally {
 		await close();
 	}
