@@ -90,7 +90,15 @@ export class Desk {
 
 	static async open(options: DeskOptions): Promise<Desk> {
 		const libraryDir = path.resolve(options.libraryDir);
-		fs.mkdirSync(libraryDir, { recursive: true });
+		try {
+			fs.mkdirSync(libraryDir, { recursive: true });
+		} catch (error) {
+			const errno = (error as NodeJS.ErrnoException).code;
+			if (errno === 'EEXIST' || errno === 'ENOTDIR') {
+				throw new DeskError('store.notAFolder', `The library folder ${libraryDir} is not a folder (a file is in its place or on its path).`, { path: libraryDir });
+			}
+			throw new DeskError('store.io', `The library folder ${libraryDir} cannot be made: ${(error as Error).message}`, { path: libraryDir, errno });
+		}
 		const db = await DurableDatabase.open({
 			file: path.join(libraryDir, 'library.db'),
 			schema: librarySchema,

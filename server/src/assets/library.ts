@@ -1,4 +1,5 @@
 import { DeskError } from '../core/errors';
+import { maxNoteTextBytes } from '../core/inputLimits';
 import { validateChecks } from './checks';
 
 export { validateChecks };
@@ -460,7 +461,7 @@ export class Library {
 	/** A notes asset (engine none) holding text. */
 	addNote(request: { name: string; text: string; madeBy: MadeBy; project?: string }): AssetRecord {
 		const name = checkName(request.name);
-		if (request.text.length > 256 * 1024) {
+		if (request.text.length > maxNoteTextBytes) {
 			throw new DeskError('asset.badName', `A note holds at most 256 KiB of text.`, { length: request.text.length });
 		}
 		const asset: AssetRecord = { ...blankAsset(this.env.newAssetId(), name, this.now(), request.madeBy), engine: 'none', kind: 'notes', notes: request.text };

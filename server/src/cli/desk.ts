@@ -4,7 +4,6 @@
  * human-readable text without it. Exit codes: 0 done, 2 refused by the desk (the reason on stderr,
  * and with --json as {"error": …} on stdout; nothing changed), 64 bad usage, 70 internal error.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ImportResult } from '../assets/library';
@@ -22,6 +21,9 @@ import * as os from 'node:os';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { Run } from '../ai/types';
 import { clientRequest, requestIdPattern, type ClientRequest } from '../store/clientRequests';
+import { maxBlobBytes, maxJsonBytes, maxSettingsBytes, maxTicketBytes } from '../core/inputLimits';
+import { readInputFile } from './files';
+import { jsonForTerminal, terminalSafe as t, terminalSafeLines, writeMessage } from './terminal';
 
 const usage = `Usage: desk [--store DIR] [--json] [--verbose] COMMAND
 
@@ -94,10 +96,12 @@ class UsageError extends Error {}
 
 interface Output {
 	json: boolean;
+	/** Whether stdout is a terminal (default: `process.stdout.isTTY`): `cat` output is escaped there. */
+	toTerminal?: boolean;
 	write(text: string | Uint8Array): void;
 }
 
-export async function main(argv: string[], out: Output = { json: false, write: (t) => process.stdout.write(t) }): Promise<number> {
+export async function main(argv: string[], out: Output = { json: false, write: (chunk) => process.stdout.write(chunk) }): Promise<number> {
 	let parsed;
 	try {
 		parsed = parseArgs({
@@ -143,7 +147,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 			},
 		});
 	} catch (error) {
-		process.stderr.write(`desk: ${(error as Error).message}\n\n${usage}`);
+		writeMessage(process.stderr, `desk: ${t((error as Error).message)}\n\n${usage}`);
 		return 64;
 	}
 	const { values, positionals } = parsed;
@@ -158,7 +162,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 		return 64;
 	}
 	const level: LogLevel = values.verbose ? 'debug' : 'warn';
-	const logger = leveledLogger(level, (l, message) => process.stderr.write(`[${l}] ${message}\n`));
+	const logger = leveledLogger(level, (l, message) => writeMessage(process.stderr, `[${l}] ${t(message)}\n`));
 
 	let desk: Desk | undefined;
 	try {
@@ -219,7 +223,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					atGo = { error: describeError(error) };
 				}
 				const show = { ...asset, at_go: atGo, used_in: library.usedIn(id) };
-				print(out, show, () => `${formatAsset(asset)}\n  at go: ${formatAtGo(atGo)}${asset.about ? `\n  about: ${asset.about}` : ''}`);
+				print(out, show, () => `${formatAsset(asset)}\n  at go: ${formatAtGo(atGo)}${asset.about ? `\n  about: ${t(asset.about)}` : ''}`);
 				return 0;
 			}
 			case 'asset versions': {
@@ -227,9 +231,9 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				let written = 0;
 				for await (const page of (await lib()).versionsInPages(oneId(rest, command), 2000)) {
 					if (out.json) {
-						out.write(`${written === 0 ? '[\n' : ',\n'}${page.map((v) => JSON.stringify(v, null, 2).replace(/^/gm, '  ')).join(',\n')}`);
+						out.write(`${written === 0 ? '[\n' : ',\n'}${page.map((v) => jsonForTerminal(v).replace(/^/gm, '  ')).join(',\n')}`);
 					} else {
-						out.write(`${page.map(formatVersion).join('\n')}\n`);
+						writeMessage(out, `${page.map(formatVersion).join('\n')}\n`);
 					}
 					written += page.length;
 				}
@@ -243,7 +247,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 			}
 			case 'asset files': {
 				const files = await (await lib()).files(oneId(rest, command), version);
-				print(out, files, () => files.files.map((f) => `${f.size >= 0 ? String(f.size).padStart(10) : '         -'}  ${f.path}`).join('\n') || '(no files)');
+				print(out, files, () => files.files.map((f) => `${f.size >= 0 ? String(f.size).padStart(10) : '         -'}  ${t(f.path)}`).join('\n') || '(no files)');
 				return 0;
 			}
 			case 'asset cat': {
@@ -252,7 +256,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				if (out.json) {
 					print(out, { path: rest[1], size: bytes.length, base64: Buffer.from(bytes).toString('base64') }, () => '');
 				} else {
-					out.write(bytes);
+					writeBytes(out, bytes);
 				}
 				return 0;
 			}
@@ -271,7 +275,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					if (eq <= 0 || eq === spec.length - 1) {
 						throw new UsageError(`--put takes REL=SRC, not ${spec}`);
 					}
-					return { path: spec.slice(0, eq), bytes: readSource(spec.slice(eq + 1)) };
+					return { path: spec.slice(0, eq), bytes: readInputFile(spec.slice(eq + 1), 'the file to put', maxBlobBytes) };
 				});
 				const result = await (await lib()).putFiles(id, files, { note: values.note, madeBy });
 				print(out, result, () => formatSnapshot(result));
@@ -283,13 +287,13 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					throw new UsageError('asset tags takes an asset id and the tags');
 				}
 				const asset = (await lib()).setTags(id, tags);
-				print(out, asset, () => `${asset.name}: ${asset.tags.join(' ') || '(no tags)'}`);
+				print(out, asset, () => `${t(asset.name)}: ${asset.tags.map(t).join(' ') || '(no tags)'}`);
 				return 0;
 			}
 			case 'asset describe': {
 				expectArgs(rest, 2, command);
 				const asset = (await lib()).describe(rest[0]!, rest[1]!);
-				print(out, asset, () => `${asset.name}: ${asset.about}`);
+				print(out, asset, () => `${t(asset.name)}: ${t(asset.about)}`);
 				return 0;
 			}
 			case 'asset link': {
@@ -298,7 +302,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					throw new UsageError('asset link needs --name NAME and --url URL');
 				}
 				const asset = (await lib()).addLink({ name: values.name, url: values.url, madeBy, project: values.project, from: values.from });
-				print(out, asset, () => `${asset.id} ${asset.name} ${asset.url}`);
+				print(out, asset, () => `${t(asset.id)} ${t(asset.name)} ${t(asset.url)}`);
 				return 0;
 			}
 			case 'asset note': {
@@ -307,13 +311,13 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					throw new UsageError('asset note needs --name NAME and --text TEXT');
 				}
 				const asset = (await lib()).addNote({ name: values.name, text: values.text, madeBy, project: values.project });
-				print(out, asset, () => `${asset.id} ${asset.name}`);
+				print(out, asset, () => `${t(asset.id)} ${t(asset.name)}`);
 				return 0;
 			}
 			case 'asset retire':
 			case 'asset unretire': {
 				const asset = (await lib()).setRetired(oneId(rest, command), verb === 'retire');
-				print(out, asset, () => `${asset.name}: ${asset.retired ? 'retired' : 'in the lists again'}`);
+				print(out, asset, () => `${t(asset.name)}: ${asset.retired ? 'retired' : 'in the lists again'}`);
 				return 0;
 			}
 			case 'asset checks': {
@@ -321,20 +325,21 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				if (!values.file) {
 					throw new UsageError('asset checks needs --file CHECKS.json');
 				}
+				const text = readInputFile(values.file, 'the checks file', maxJsonBytes).toString('utf8');
 				let checks: unknown;
 				try {
-					checks = JSON.parse(fs.readFileSync(values.file, 'utf8'));
+					checks = JSON.parse(text);
 				} catch (error) {
 					throw new DeskError('asset.badChecks', `Could not read checks from ${values.file}: ${(error as Error).message}`, { file: values.file });
 				}
 				const asset = (await lib()).setChecks(id, checks);
-				print(out, asset, () => `${asset.name}: ${asset.checks.length} check${asset.checks.length === 1 ? '' : 's'}`);
+				print(out, asset, () => `${t(asset.name)}: ${asset.checks.length} check${asset.checks.length === 1 ? '' : 's'}`);
 				return 0;
 			}
 			case 'asset mount': {
 				expectArgs(rest, 2, command);
 				const mounted = (await lib()).mount(rest[0]!, positiveInteger(rest[1]!, 'N'));
-				print(out, { path: mounted }, () => mounted);
+				print(out, { path: mounted }, () => t(mounted));
 				return 0;
 			}
 			case 'asset diff': {
@@ -345,7 +350,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 			}
 			case 'asset sync': {
 				const result = await (await lib()).sync(oneId(rest, command));
-				print(out, result, () => (result.head ? `${result.asset.name}: head ${result.head.slice(0, 12)}${result.recorded ? ' recorded (sync)' : ' already observed'}` : `${result.asset.name}: no commits`));
+				print(out, result, () => (result.head ? `${t(result.asset.name)}: head ${t(result.head.slice(0, 12))}${result.recorded ? ' recorded (sync)' : ' already observed'}` : `${t(result.asset.name)}: no commits`));
 				return 0;
 			}
 			case 'asset search': {
@@ -353,7 +358,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					throw new UsageError('asset search takes the words to look for');
 				}
 				const hits = await (await lib()).search(rest.join(' '));
-				print(out, hits, () => hits.map((h) => `${h.score.toFixed(2).padStart(7)}  ${h.id}  ${h.name}  (${h.reason})`).join('\n') || '(no matches)');
+				print(out, hits, () => hits.map((h) => `${h.score.toFixed(2).padStart(7)}  ${t(h.id)}  ${t(h.name)}  (${t(h.reason)})`).join('\n') || '(no matches)');
 				return 0;
 			}
 			case 'store pack': {
@@ -363,7 +368,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				print(out, result, () =>
 					[
 						result.done ? `${result.packed} loose blob${result.packed === 1 ? '' : 's'} packed` : 'another process is packing the store; try again when it is done',
-						...result.corrupt.map((hash) => `not packed, its bytes do not match its name: ${hash}`),
+						...result.corrupt.map((hash) => `not packed, its bytes do not match its name: ${t(hash)}`),
 					].join('\n'),
 				);
 				return result.done ? 0 : 75;
@@ -395,7 +400,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				if (command === 'history export') {
 					expectArgs(rest, 0, command);
 					const result = await opened.exportHistory(top, values.ref);
-					print(out, result, () => (result.commit ? `${result.objects} objects written to ${values.ref ?? 'refs/desk/history'} (${result.commit.slice(0, 12)})` : 'no change since the last export'));
+					print(out, result, () => (result.commit ? `${result.objects} objects written to ${t(values.ref ?? 'refs/desk/history')} (${t(result.commit.slice(0, 12))})` : 'no change since the last export'));
 					return 0;
 				}
 				if (command === 'history import') {
@@ -403,7 +408,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					const result = await opened.importHistory(top, values.ref);
 					print(out, result, () => `${result.added} added, ${result.unchanged} already here${result.refused.length ? `, ${result.refused.length} refused` : ''}`);
 					for (const refused of result.refused) {
-						process.stderr.write(`desk: refused ${refused.path}: ${refused.reason}\n`);
+						writeMessage(process.stderr, `desk: refused ${t(refused.path)}: ${t(refused.reason)}\n`);
 					}
 					return result.refused.length > 0 ? 2 : 0;
 				}
@@ -429,7 +434,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				}
 				const top = projectName ? projectPath(opened, projectName) : await repoTop(values.repo ?? process.cwd());
 				const settingsFor = () => {
-					const file = values.settings !== undefined ? (JSON.parse(readSource(values.settings).toString('utf8')) as Record<string, unknown>) : {};
+					const file = values.settings !== undefined ? readSettingsFile(values.settings) : {};
 					return parseRunSettings({ ...file, ...(values.agent ? { agent: values.agent } : {}), ...(values.isolation ? { isolation: values.isolation } : {}) });
 				};
 				const { executor, gate } = await opened.runs(top);
@@ -444,7 +449,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 						const run = ai.get<Run>(changed);
 						if (run && run.status !== last && !out.json) {
 							last = run.status;
-							process.stderr.write(`desk: run ${runId} ${run.status}\n`);
+							writeMessage(process.stderr, `desk: run ${t(runId)} ${t(run.status)}\n`);
 						}
 					};
 					try {
@@ -481,7 +486,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				}
 				if (command === 'run cancel') {
 					const result = executor.cancel(id, values.reason?.trim() || 'cancelled from the command line');
-					print(out, result, () => (result.stopped ? `run ${id}: its agent was told to stop` : `run ${id}: marked failed (no process was carrying it out)`));
+					print(out, result, () => (result.stopped ? `run ${t(id)}: its agent was told to stop` : `run ${t(id)}: marked failed (no process was carrying it out)`));
 					return 0;
 				}
 				const decision = values.decision;
@@ -499,10 +504,10 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				}
 				print(out, result, () =>
 					result.commit
-						? `landed as ${result.commit}`
+						? `landed as ${t(result.commit)}`
 						: result.version !== undefined
 							? `landed as v${result.version}`
-							: `${decision}${result.restored?.length ? `: ${result.restored.length} file(s) put back` : ''}${result.left?.length ? `; left as you changed them: ${result.left.join(', ')}` : ''}`,
+							: `${decision}${result.restored?.length ? `: ${result.restored.length} file(s) put back` : ''}${result.left?.length ? `; left as you changed them: ${result.left.map(t).join(', ')}` : ''}`,
 				);
 				return 0;
 			}
@@ -528,7 +533,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					case 'list': {
 						if (taskArg === undefined) {
 							const tasks = store.tasks();
-							print(out, tasks, () => tasks.map((t) => `${t.task_id}  ${String(t.count).padStart(3)} file${t.count === 1 ? ' ' : 's'}  ${humanBytes(t.bytes)}`).join('\n') || '(no attachments)');
+							print(out, tasks, () => tasks.map((task) => `${t(task.task_id)}  ${String(task.count).padStart(3)} file${task.count === 1 ? ' ' : 's'}  ${humanBytes(task.bytes)}`).join('\n') || '(no attachments)');
 						} else {
 							const rows = store.list(taskArg);
 							print(out, rows, () => rows.map(formatAttachment).join('\n') || '(no attachments)');
@@ -556,14 +561,14 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 						}
 						const row = resolveAttachment(store.list(needTask()), third);
 						if (sub === 'show') {
-							print(out, row, () => `${formatAttachment(row)}\n  sha256 ${row.sha256}${row.run_id ? `\n  run ${row.run_id}` : ''}${row.note ? `\n  note: ${row.note}` : ''}`);
+							print(out, row, () => `${formatAttachment(row)}\n  sha256 ${t(row.sha256)}${row.run_id ? `\n  run ${t(row.run_id)}` : ''}${row.note ? `\n  note: ${t(row.note)}` : ''}`);
 							return 0;
 						}
 						const bytes = store.read(row);
 						if (out.json) {
 							print(out, { ...row, base64: bytes.toString('base64') }, () => '');
 						} else {
-							out.write(bytes);
+							writeBytes(out, bytes);
 						}
 						return 0;
 					}
@@ -582,28 +587,31 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				const launches = await opened.launches(top);
 				if (command === 'card show') {
 					const card = launches.card();
-					print(out, card, () => `${card.ticket || '(no ticket yet)'}\n${card.plugs.map((p) => `  ${p.role.padEnd(12)} ${p.id}`).join('\n') || '  (nothing plugged)'}`);
+					print(out, card, () => `${terminalSafeLines(card.ticket) || '(no ticket yet)'}\n${card.plugs.map((p) => `  ${t(p.role).padEnd(12)} ${t(p.id)}`).join('\n') || '  (nothing plugged)'}`);
 					return 0;
 				}
 				if (command === 'card suggest') {
-					const ticket = values['ticket-file'] !== undefined ? readSource(values['ticket-file']).toString('utf8') : values.ticket;
+					const ticket = values['ticket-file'] !== undefined ? readInputFile(values['ticket-file'], 'the ticket file', maxTicketBytes).toString('utf8') : values.ticket;
+					if (ticket !== undefined && ticket.length > maxTicketBytes) {
+						throw new DeskError('input.tooLarge', `The ticket is over the limit of ${humanBytes(maxTicketBytes)}.`, { size: ticket.length, limit: maxTicketBytes });
+					}
 					if (ticket !== undefined) {
 						launches.setTicket(ticket);
 					}
 					const suggestions = await launches.suggest();
-					print(out, suggestions, () => suggestions.map((s) => `${s.score !== undefined ? s.score.toFixed(2).padStart(6) : '     —'}  ${s.asset_id}  ${s.name}  ${s.role}  (${s.reason})`).join('\n') || '(no suggestions)');
+					print(out, suggestions, () => suggestions.map((s) => `${s.score !== undefined ? s.score.toFixed(2).padStart(6) : '     —'}  ${t(s.asset_id)}  ${t(s.name)}  ${t(s.role)}  (${t(s.reason)})`).join('\n') || '(no suggestions)');
 					return 0;
 				}
 				if (command === 'card go') {
 					const { result: record } = await launches.goOnce(madeBy, new Date(), requestOf('desk card go', { top }));
-					print(out, record, () => `launched ${record.launch_id}: run ${record.run}\n${record.plugs.map((p) => `  ${p.role.padEnd(12)} ${p.name} v${p.version}`).join('\n')}`);
+					print(out, record, () => `launched ${t(record.launch_id)}: run ${t(record.run)}\n${record.plugs.map((p) => `  ${t(p.role).padEnd(12)} ${t(p.name)} v${p.version}`).join('\n')}`);
 					return 0;
 				}
 				if (!values.asset) {
 					throw new UsageError(`${command} needs --asset ID`);
 				}
 				if (command === 'card unplug') {
-					print(out, launches.unplug(values.asset), () => `unplugged ${values.asset}`);
+					print(out, launches.unplug(values.asset), () => `unplugged ${t(values.asset!)}`);
 					return 0;
 				}
 				if (command === 'card plug') {
@@ -620,14 +628,14 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 						files: values.files ?? [],
 						copy,
 					});
-					print(out, card, () => `plugged ${values.asset} as ${values.role ?? 'reference'}`);
+					print(out, card, () => `plugged ${t(values.asset!)} as ${t(values.role ?? 'reference')}`);
 					return 0;
 				}
 				throw new UsageError(`unknown command: ${command}`);
 			}
 			case 'asset used-in': {
 				const usedIn = (await lib()).usedIn(oneId(rest, command));
-				print(out, usedIn, () => usedIn.map((u) => `${u.launched_at}  ${u.launch_id}  ${u.project}  ${u.role} v${u.version}`).join('\n') || '(not used in any launch yet)');
+				print(out, usedIn, () => usedIn.map((u) => `${t(u.launched_at)}  ${t(u.launch_id)}  ${t(u.project)}  ${t(u.role)} v${u.version}`).join('\n') || '(not used in any launch yet)');
 				return 0;
 			}
 			default:
@@ -635,17 +643,18 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 		}
 	} catch (error) {
 		if (error instanceof UsageError) {
-			process.stderr.write(`desk: ${error.message}\n\n${usage}`);
+			writeMessage(process.stderr, `desk: ${t(error.message)}\n\n${usage}`);
 			return 64;
 		}
 		if (error instanceof DeskError) {
 			if (out.json) {
-				out.write(JSON.stringify({ error: error.toJSON() }, null, 2) + '\n');
+				out.write(jsonForTerminal({ error: error.toJSON() }) + '\n');
 			}
-			process.stderr.write(`desk: ${describeError(error)}\n`);
-			return 2;
+			writeMessage(process.stderr, `desk: ${t(describeError(error))}\n`);
+			// The library folder is a file: the command line was pointed at the wrong place.
+			return error.code === 'store.notAFolder' ? 64 : 2;
 		}
-		process.stderr.write(`desk: internal error: ${(error as Error).stack ?? String(error)}\n`);
+		writeMessage(process.stderr, `desk: internal error: ${(error as Error).stack ?? String(error)}\n`);
 		return 70;
 	} finally {
 		desk?.close();
@@ -685,28 +694,28 @@ function formatRecovery(r: StoreRecovery): string {
 function formatRunSummary(r: RunSummary, title: string): string {
 	const cost = r.cost_usd !== undefined ? ` $${r.cost_usd.toFixed(4)}` : '';
 	const tokens = r.total_tokens !== undefined ? ` ${r.total_tokens} tokens` : '';
-	return `${r.id}  ${r.status}  ${title}  ${r.model ?? '-'}${tokens}${cost}${r.decision ? `  → ${r.decision}` : ''}`;
+	return `${t(r.id)}  ${t(r.status)}  ${t(title)}  ${t(r.model ?? '-')}${tokens}${cost}${r.decision ? `  → ${t(r.decision)}` : ''}`;
 }
 
 function formatAttachment(row: AttachmentRow): string {
-	return `${row.id.slice(0, 8)}  ${humanBytes(row.size).padStart(9)}  ${row.media_type.padEnd(24)} ${row.source.padEnd(6)} ${row.name}${row.unavailable ? `  (unavailable: ${row.unavailable})` : ''}`;
+	return `${t(row.id.slice(0, 8))}  ${humanBytes(row.size).padStart(9)}  ${t(row.media_type).padEnd(24)} ${t(row.source).padEnd(6)} ${t(row.name)}${row.unavailable ? `  (unavailable: ${t(row.unavailable)})` : ''}`;
 }
 
 function formatRunDetail(detail: RunDetail): string {
 	const lines = [formatRunSummary(detail.summary, detail.task.title)];
 	if (detail.summary.error) {
-		lines.push(`  error: ${detail.summary.error}`);
+		lines.push(`  error: ${t(detail.summary.error)}`);
 	}
 	for (const patch of detail.patchsets) {
-		lines.push(`  patchset ${patch.object_id} ${patch.apply_status}: ${patch.touched.map((t) => `${t.path} +${t.lines_added} -${t.lines_deleted}`).join(', ')}`);
+		lines.push(`  patchset ${t(patch.object_id)} ${t(patch.apply_status)}: ${patch.touched.map((touched) => `${t(touched.path)} +${touched.lines_added} -${touched.lines_deleted}`).join(', ')}`);
 	}
 	for (const evidence of detail.evidence) {
-		lines.push(`  check ${evidence.tags['desk.check'] ?? evidence.tool}: ${evidence.summary ?? `exit ${evidence.exit_code}`}`);
+		lines.push(`  check ${t(evidence.tags['desk.check'] ?? evidence.tool)}: ${t(evidence.summary ?? `exit ${evidence.exit_code}`)}`);
 	}
 	if (detail.decision) {
-		lines.push(`  decision: ${detail.decision.decision_type}${detail.decision.result_commit_sha ? ` ${detail.decision.result_commit_sha}` : ''}`);
+		lines.push(`  decision: ${t(detail.decision.decision_type)}${detail.decision.result_commit_sha ? ` ${t(detail.decision.result_commit_sha)}` : ''}`);
 	} else if (detail.summary.at_gate) {
-		lines.push(`  waiting at the gate: desk run decide ${detail.summary.id} --decision commit|retry|abandon|checkpoint`);
+		lines.push(`  waiting at the gate: desk run decide ${t(detail.summary.id)} --decision commit|retry|abandon|checkpoint`);
 	}
 	return lines.join('\n');
 }
@@ -714,16 +723,16 @@ function formatRunDetail(detail: RunDetail): string {
 function formatOverview(overview: RunsOverview): string {
 	const lines: string[] = [];
 	for (const view of overview.intents) {
-		lines.push(`${view.status.padEnd(9)} ${view.intent.prompt}`);
-		for (const t of view.tasks) {
-			lines.push(`  ${t.task.status.padEnd(9)} ${t.task.title}`);
-			for (const r of t.runs) {
+		lines.push(`${t(view.status).padEnd(9)} ${t(view.intent.prompt)}`);
+		for (const task of view.tasks) {
+			lines.push(`  ${t(task.task.status).padEnd(9)} ${t(task.task.title)}`);
+			for (const r of task.runs) {
 				lines.push(`    ${formatRunSummary(r, '')}`);
 			}
 		}
 	}
-	for (const t of overview.tasks) {
-		lines.push(`${t.task.status.padEnd(9)} ${t.task.title}`);
+	for (const task of overview.tasks) {
+		lines.push(`${t(task.task.status).padEnd(9)} ${t(task.task.title)}`);
 	}
 	return lines.join('\n') || '(no runs yet)';
 }
@@ -747,16 +756,44 @@ function positiveInteger(text: string, what: string): number {
 	return n;
 }
 
-function readSource(source: string): Buffer {
+/** A settings file (JSON) named by --settings: bounded like the server's `settings` param. */
+function readSettingsFile(file: string): Record<string, unknown> {
+	const text = readInputFile(file, 'the settings file', maxSettingsBytes).toString('utf8');
+	let value: unknown;
 	try {
-		return fs.readFileSync(source);
+		value = JSON.parse(text);
 	} catch (error) {
-		throw new DeskError('asset.fileNotFound', `Could not read ${source}: ${(error as Error).message}`, { source });
+		throw new DeskError('run.badSettings', `The settings file ${file} is not JSON: ${(error as Error).message}`, { file });
+	}
+	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+		throw new DeskError('run.badSettings', `The settings file ${file} must hold a JSON object.`, { file });
+	}
+	return value as Record<string, unknown>;
+}
+
+/**
+ * Every record and line of text the command line prints: JSON with --json (terminal-inert escapes),
+ * else the human text through {@link writeMessage}. Formatters pass each untrusted field through
+ * `t` (one line, every control shown as an escape); writeMessage is the guard behind them.
+ */
+function print(out: Output, value: unknown, human: () => string): void {
+	if (out.json) {
+		out.write(jsonForTerminal(value) + '\n');
+	} else {
+		writeMessage(out, human() + '\n');
 	}
 }
 
-function print(out: Output, value: unknown, human: () => string): void {
-	out.write(out.json ? JSON.stringify(value, null, 2) + '\n' : human() + '\n');
+/**
+ * The stored bytes of a file (`asset cat`, `task attachments cat`): as they are into a pipe or a
+ * file; to a terminal as text with its controls escaped, since the terminal would obey them.
+ */
+function writeBytes(out: Output, bytes: Uint8Array): void {
+	if (out.toTerminal ?? process.stdout.isTTY) {
+		writeMessage(out, Buffer.from(bytes).toString('utf8'));
+	} else {
+		out.write(bytes);
+	}
 }
 
 function formatSnapshot(result: { created: boolean; version: { version: number; file_count: number }; skipped?: Array<{ path: string; reason: string }> }): string {
@@ -767,40 +804,40 @@ function formatSnapshot(result: { created: boolean; version: { version: number; 
 }
 
 function formatImport(result: ImportResult): string {
-	const project = result.project ? ` (project ${result.project.name}${result.project.main_asset === result.asset.id ? ', main asset' : ''})` : '';
-	return `${result.created ? 'imported' : 'in the library'}: ${result.asset.id} ${result.asset.name} ${result.asset.working_dir}${project}`;
+	const project = result.project ? ` (project ${t(result.project.name)}${result.project.main_asset === result.asset.id ? ', main asset' : ''})` : '';
+	return `${result.created ? 'imported' : 'in the library'}: ${t(result.asset.id)} ${t(result.asset.name)} ${t(result.asset.working_dir)}${project}`;
 }
 
 function formatAsset(a: AssetSummary): string {
 	const main = a.projects.some((p) => p.main) ? ' (main)' : '';
 	const versions = a.engine === 'none' ? '' : ` ${a.version_count} version${a.version_count === 1 ? '' : 's'}`;
-	const where = a.engine === 'none' ? a.url || '(note)' : a.working_dir;
-	return `${a.id}  ${a.name}${main}${a.retired ? ' (retired)' : ''}  ${a.kind || '-'}  ${a.engine}${a.branch ? ` ${a.branch}` : ''}${versions}  ${where}`;
+	const where = a.engine === 'none' ? t(a.url) || '(note)' : t(a.working_dir);
+	return `${t(a.id)}  ${t(a.name)}${main}${a.retired ? ' (retired)' : ''}  ${t(a.kind) || '-'}  ${t(a.engine)}${a.branch ? ` ${t(a.branch)}` : ''}${versions}  ${where}`;
 }
 
 function formatVersion(v: AssetVersion): string {
 	if (v.engine === 'snapshot') {
-		return `v${v.version}  ${v.made_at}  ${v.file_count} file${v.file_count === 1 ? '' : 's'}  ${v.made_by}${v.note ? `  ${v.note}` : ''}`;
+		return `v${v.version}  ${t(v.made_at)}  ${v.file_count} file${v.file_count === 1 ? '' : 's'}  ${t(v.made_by)}${v.note ? `  ${t(v.note)}` : ''}`;
 	}
-	const flags = [v.made_by, v.head_at ? `head ${v.head_at}` : '', v.never_head ? 'never head' : ''].filter(Boolean).join(', ');
-	return `v${v.version}  ${v.commit.slice(0, 12)}  ${v.made_at}  ${v.subject}  (${flags})`;
+	const flags = [t(v.made_by), v.head_at ? `head ${t(v.head_at)}` : '', v.never_head ? 'never head' : ''].filter(Boolean).join(', ');
+	return `v${v.version}  ${t(v.commit.slice(0, 12))}  ${t(v.made_at)}  ${t(v.subject)}  (${flags})`;
 }
 
 function formatAtGo(atGo: AtGo | { error: string }): string {
 	if ('error' in atGo) {
-		return atGo.error;
+		return t(atGo.error);
 	}
 	if (atGo.engine === 'git') {
-		return `v${atGo.version} (${atGo.branch} at ${atGo.commit.slice(0, 12)})`;
+		return `v${atGo.version} (${t(atGo.branch)} at ${t(atGo.commit.slice(0, 12))})`;
 	}
 	return atGo.working_changes ? `working changes: go would read them as v${atGo.version} (${atGo.changed} file${atGo.changed === 1 ? '' : 's'} changed)` : `v${atGo.version}`;
 }
 
 function formatDiff(diff: VersionDiff): string {
 	const lines = [
-		...diff.added.map((f) => `A  ${f.path}`),
-		...diff.removed.map((f) => `D  ${f.path}`),
-		...diff.modified.map((m) => `M  ${m.after.path}`),
+		...diff.added.map((f) => `A  ${t(f.path)}`),
+		...diff.removed.map((f) => `D  ${t(f.path)}`),
+		...diff.modified.map((m) => `M  ${t(m.after.path)}`),
 	];
 	return lines.join('\n') || `(no changes from v${diff.from} to v${diff.to})`;
 }
@@ -812,7 +849,7 @@ if (require.main === module) {
 			process.exitCode = code;
 		},
 		(error: unknown) => {
-			process.stderr.write(`desk: internal error: ${String(error)}\n`);
+			writeMessage(process.stderr, `desk: internal error: ${String(error)}\n`);
 			process.exitCode = 70;
 		},
 	);

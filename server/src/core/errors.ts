@@ -82,7 +82,12 @@ export type DeskErrorCode =
 	// while Go ran, a client request id sent again with other params, and one that is not an id.
 	| 'launch.cardChanged'
 	| 'request.idReused'
-	| 'request.badId';
+	| 'request.badId'
+	// Package cli (issue 12): files the command line reads, and its library folder.
+	| 'input.notAFile'
+	| 'input.tooLarge'
+	| 'input.unreadable'
+	| 'store.notAFolder';
 
 export class DeskError extends Error {
 	override readonly name = 'DeskError';

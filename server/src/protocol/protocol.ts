@@ -16,6 +16,7 @@ import type { DecideResult } from '../runs/gate';
 import type { AttachmentRow, IngestReport } from '../attachments/attachmentStore';
 import type { LaunchCard, PlugRole, Suggestion, SuggestIndexProgress, SuggestResult } from '../launch/types';
 import type { LogLevel } from '../core/logger';
+import { maxNoteTextBytes, maxSettingsBytes, maxTicketBytes } from '../core/inputLimits';
 import { array, boolean, integer, json, object, optional, string, type Infer, type Schema } from './schema';
 
 export type { RunDetail, RunsOverview, RunSummary, LaunchCard, LaunchRecord, PlugRole, Suggestion, SuggestIndexProgress, SuggestResult, DecideResult, AttachmentRow, IngestReport };
@@ -227,7 +228,7 @@ export const SetChecks = request<AssetRecord>()('desk/assets/setChecks', object(
 export const AddLink = request<AssetRecord>()('desk/assets/addLink', object({ name: string({ maxLength: 200 }), url: string({ maxLength: 8192 }), project: optional(projectName) }));
 
 /** Client → server: a notes asset in `project` when given. */
-export const AddNote = request<AssetRecord>()('desk/assets/addNote', object({ name: string({ maxLength: 200 }), text: string({ maxLength: 256 * 1024 }), project: optional(projectName) }));
+export const AddNote = request<AssetRecord>()('desk/assets/addNote', object({ name: string({ maxLength: 200 }), text: string({ maxLength: maxNoteTextBytes }), project: optional(projectName) }));
 
 /** Client → server: records a git asset's head with made_by sync (§04). */
 export const SyncAsset = request<{ asset: AssetRecord; head?: string; recorded: boolean }>()('desk/assets/sync', object({ id: assetId }));
@@ -282,7 +283,7 @@ export interface CardView {
 export const GetCard = request<CardView>()('desk/card/get', object({ project: projectName }));
 
 /** Client → server: saves the ticket being written. */
-export const SetTicket = request<CardView>()('desk/card/setTicket', object({ project: projectName, ticket: string({ maxLength: 256 * 1024 }) }));
+export const SetTicket = request<CardView>()('desk/card/setTicket', object({ project: projectName, ticket: string({ maxLength: maxTicketBytes }) }));
 
 /**
  * Client → server: suggestions for a ticket (default: the card's), named assets first (§05). The
@@ -291,7 +292,7 @@ export const SetTicket = request<CardView>()('desk/card/setTicket', object({ pro
  * those were; when `indexed < total`, {@link SuggestIndexDidChange} follows as the index grows and
  * when it is complete. Fails with `project.notFound`.
  */
-export const SuggestAssets = request<SuggestResult>()('desk/card/suggest', object({ project: projectName, ticket: optional(string({ maxLength: 256 * 1024 })) }));
+export const SuggestAssets = request<SuggestResult>()('desk/card/suggest', object({ project: projectName, ticket: optional(string({ maxLength: maxTicketBytes })) }));
 
 /**
  * Server → client: a project's suggestion index grew (at most once a second while it builds) or is
@@ -324,7 +325,7 @@ export const UnplugAsset = request<CardView>()('desk/card/unplug', object({ proj
  * sandbox, agent); checked by the server, which fails with `run.badSettings` or `run.unknownAgent`
  * naming the field. Absent: the defaults (Claude Code, then Codex; the shared checkout).
  */
-const runSettings = optional(json({ maxBytes: 256 * 1024 }));
+const runSettings = optional(json({ maxBytes: maxSettingsBytes }));
 
 /**
  * Client → server: Go. Freezes every plug at its AtGo version, records the launch, makes the Intent,

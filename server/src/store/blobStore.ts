@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { describeError, DeskError, isDeskError } from '../core/errors';
 import { silentLogger, type Logger } from '../core/logger';
+import { maxBlobBytes } from '../core/inputLimits';
 import { PackWriter, type PackReader } from './blobPack';
 import { newPackName, PackFolder, packsToMerge } from './blobPacks';
 import { fsyncFolder, removeStaleTempFiles, tempPrefix, writeAll, writeFileDurably } from './durableFile';
@@ -70,7 +71,7 @@ export class BlobStore {
 	private readonly unmergeable = new Set<string>();
 
 	constructor(readonly root: string, options: BlobStoreOptions = {}) {
-		this.maxBlobBytes = options.maxBlobBytes ?? 2 * 1024 * 1024 * 1024;
+		this.maxBlobBytes = options.maxBlobBytes ?? maxBlobBytes;
 		this.packThresholdBytes = Math.min(options.packThresholdBytes ?? 64 * 1024, this.maxBlobBytes);
 		this.maxPacks = Math.max(2, options.maxPacks ?? 16);
 		this.logger = options.logger ?? silentLogger;

@@ -1,0 +1,85 @@
+/**
+ * Files the command line reads because a person named them (`--ticket-file`, `--settings`, `--file`,
+ * `--put`): regular files only, and never more than the cap the server applies to the same input.
+ * `/dev/zero` would read forever and a FIFO would wait for a writer; both are refused by what they
+ * are, before one byte is read.
+ */
+import * as fs from 'node:fs';
+import { DeskError } from '../core/errors';
+import { humanBytes } from '../attachments/names';
+
+/** What a file that is not a regular file is, for the refusal. */
+function kindOf(stat: fs.Stats): string {
+	if (stat.isDirectory()) {
+		return 'a folder';
+	}
+	if (stat.isFIFO()) {
+		return 'a FIFO (named pipe)';
+	}
+	if (stat.isCharacterDevice()) {
+		return 'a character device';
+	}
+	if (stat.isBlockDevice()) {
+		return 'a block device';
+	}
+	if (stat.isSocket()) {
+		return 'a socket';
+	}
+	return 'not a regular file';
+}
+
+/**
+ * The bytes of the regular file at `file`, at most `maxBytes` of them. `what` names the input in a
+ * refusal (`the ticket file`). Refuses with `input.unreadable` (cannot be opened or read),
+ * `input.notAFile` (a folder, FIFO, device or socket; a link is followed to what it points to) and
+ * `input.tooLarge` (over the cap, also when it grows over it while read). The file is opened without
+ * blocking (a FIFO with no writer would otherwise hang the open) and checked through that descriptor.
+ */
+export function readInputFile(file: string, what: string, maxBytes: number): Buffer {
+	let fd: number;
+	try {
+		fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+	} catch (error) {
+		const errno = (error as NodeJS.ErrnoException).code;
+		throw new DeskError('input.unreadable', `Could not read ${what} ${file}: ${(error as Error).message}`, { file, errno });
+	}
+	try {
+		let stat: fs.Stats;
+		try {
+			stat = fs.fstatSync(fd);
+		} catch (error) {
+			throw new DeskError('input.unreadable', `Could not read ${what} ${file}: ${(error as Error).message}`, { file, errno: (error as NodeJS.ErrnoException).code });
+		}
+		if (!stat.isFile()) {
+			throw new DeskError('input.notAFile', `${what[0]!.toUpperCase()}${what.slice(1)} ${file} is ${kindOf(stat)}, not a regular file.`, { file, kind: kindOf(stat) });
+		}
+		const tooLarge = (size: number) =>
+			new DeskError('input.tooLarge', `${what[0]!.toUpperCase()}${what.slice(1)} ${file} is over the limit of ${humanBytes(maxBytes)}.`, { file, size, limit: maxBytes });
+		if (stat.size > maxBytes) {
+			throw tooLarge(stat.size);
+		}
+		// Read to the cap and one byte past it: a file that grew after fstat is refused, not cut short.
+		const chunks: Buffer[] = [];
+		let total = 0;
+		const chunk = Buffer.alloc(Math.min(maxBytes + 1, 1024 * 1024));
+		for (;;) {
+			let read: number;
+			try {
+				read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, maxBytes + 1 - total), null);
+			} catch (error) {
+				throw new DeskError('input.unreadable', `Could not read ${what} ${file}: ${(error as Error).message}`, { file, errno: (error as NodeJS.ErrnoException).code });
+			}
+			if (read === 0) {
+				break;
+			}
+			chunks.push(Buffer.from(chunk.subarray(0, read)));
+			total += read;
+			if (total > maxBytes) {
+				throw tooLarge(total);
+			}
+		}
+		return Buffer.concat(chunks, total);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
