@@ -13,13 +13,47 @@ export interface RunningServer {
 	writeRaw(bytes: string | Buffer): void;
 	/** Sends a request frame built by hand (for input the JSON-RPC writer cannot serialise) and waits for its answer. */
 	sendRawRequest(id: string, json: string): Promise<{ result?: unknown; error?: { code: number; message: string } }>;
+	/** Sends `body` (any bytes, e.g. invalid UTF-8) in a well-formed frame and waits for the answer with `id`. */
+	sendRawBody(id: string | number | null, body: Buffer | string): Promise<RawAnswer>;
+	/** Resolves with the exit code (or the signal) when the process ends. */
+	readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+	/** What the process wrote to stderr so far. */
+	stderr(): string;
 	stop(): Promise<void>;
 }
 
-/** Starts the real server bundle (dist/server.js) over stdio and initializes it. */
-export async function startServer(libraryDir: string, options: { logLevel?: string } = {}): Promise<RunningServer> {
-	const serverJs = path.join(findProjectRoot(), 'dist', 'server.js');
-	const child = spawn(process.execPath, [serverJs, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+export interface RawAnswer {
+	id?: unknown;
+	result?: unknown;
+	error?: { code: number; message: string; data?: unknown };
+}
+
+const started = new Set<ChildProcessWithoutNullStreams>();
+
+/**
+ * Kills every server this test process started that is still running (for an `after` hook: a test
+ * that timed out never reached its own cleanup, and a live child would keep the test file running).
+ */
+export function killStartedServers(): void {
+	for (const child of started) {
+		if (child.exitCode === null && child.signalCode === null) {
+			child.kill('SIGKILL');
+		}
+	}
+	started.clear();
+}
+
+/**
+ * Starts the real server bundle (dist/server.js, or the bundle `DESK_SERVER_JS` names: to run a
+ * protocol test against another build, such as the one before a fix) over stdio and initializes it (unless `initialize` is false). */
+export async function startServer(libraryDir: string, options: { logLevel?: string; initialize?: boolean; nodeArgs?: string[] } = {}): Promise<RunningServer> {
+	const serverJs = process.env['DESK_SERVER_JS'] || path.join(findProjectRoot(), 'dist', 'server.js');
+	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), serverJs, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+	started.add(child);
+	child.once('exit', () => started.delete(child));
+	const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+	// A test that ends the process on purpose may leave writes behind; they must not fail the test.
+	child.stdin.on('error', () => undefined);
 	let stderr = '';
 	child.stderr.setEncoding('utf8');
 	child.stderr.on('data', (chunk: string) => (stderr += chunk));
@@ -30,7 +64,7 @@ export async function startServer(libraryDir: string, options: { logLevel?: stri
 	connection.onNotification((method: string, params: unknown) => void notifications.push({ method, params }));
 	connection.listen();
 	// A second reader of the same stdout: answers to hand-made requests, which the connection ignores.
-	const rawWaiters = new Map<string, (message: { result?: unknown; error?: { code: number; message: string } }) => void>();
+	const rawWaiters = new Map<string | number | null, (message: RawAnswer) => void>();
 	let pending = Buffer.alloc(0);
 	child.stdout.on('data', (chunk: Buffer) => {
 		pending = Buffer.concat([pending, chunk]);
@@ -43,38 +77,43 @@ export async function startServer(libraryDir: string, options: { logLevel?: stri
 			if (pending.length < headerEnd + 4 + length) {
 				return;
 			}
-			const message = JSON.parse(pending.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8')) as { id?: unknown; result?: unknown; error?: { code: number; message: string } };
+			const message = JSON.parse(pending.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8')) as RawAnswer;
 			pending = pending.subarray(headerEnd + 4 + length);
-			if (typeof message.id === 'string') {
+			if ((typeof message.id === 'string' || message.id === null || typeof message.id === 'number') && rawWaiters.has(message.id)) {
 				rawWaiters.get(message.id)?.(message);
 				rawWaiters.delete(message.id);
 			}
 		}
 	});
-	await connection.sendRequest('initialize', {
-		processId: process.pid,
-		rootUri: null,
-		capabilities: {},
-		initializationOptions: { libraryDir, logLevel: options.logLevel ?? 'info' },
-	});
-	await connection.sendNotification('initialized', {});
+	if (options.initialize !== false) {
+		await connection.sendRequest('initialize', {
+			processId: process.pid,
+			rootUri: null,
+			capabilities: {},
+			initializationOptions: { libraryDir, logLevel: options.logLevel ?? 'info' },
+		});
+		await connection.sendNotification('initialized', {});
+	}
+	const sendRawBody = (id: string | number | null, body: Buffer | string) =>
+		new Promise<RawAnswer>((resolve) => {
+			rawWaiters.set(id, resolve);
+			const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+			child.stdin.write(Buffer.concat([Buffer.from(`Content-Length: ${bytes.length}\r\n\r\n`, 'ascii'), bytes]));
+		});
 	return {
 		connection,
 		child,
 		logs,
 		notifications,
+		exited,
+		stderr: () => stderr,
 		writeRaw: (bytes) => child.stdin.write(bytes),
-		sendRawRequest(id, json) {
-			return new Promise((resolve) => {
-				rawWaiters.set(id, resolve);
-				child.stdin.write(`Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
-			});
-		},
+		sendRawRequest: (id, json) => sendRawBody(id, json) as Promise<{ result?: unknown; error?: { code: number; message: string } }>,
+		sendRawBody,
 		async stop() {
 			if (child.exitCode !== null) {
 				return;
 			}
-			const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 			try {
 				await connection.sendRequest('shutdown');
 				await connection.sendNotification('exit');

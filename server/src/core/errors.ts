@@ -87,7 +87,12 @@ export type DeskErrorCode =
 	| 'input.notAFile'
 	| 'input.tooLarge'
 	| 'input.unreadable'
-	| 'store.notAFolder';
+	| 'store.notAFolder'
+	// Package rpc (issue 12): refusals of the JSON-RPC surface, sent as InvalidParams or RequestFailed data.
+	| 'desk.badParams'
+	| 'desk.relativePath'
+	| 'desk.badText'
+	| 'desk.alreadyInitialized';
 
 export class DeskError extends Error {
 	override readonly name = 'DeskError';

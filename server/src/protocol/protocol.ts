@@ -4,9 +4,17 @@
  * the client (which sends them with these types). Methods are `desk/<area>/<verb>`; notifications
  * from the server are `desk/<area>/didChange`.
  *
- * Failures: params that do not match the schema get JSON-RPC InvalidParams (-32602); an unknown
- * method MethodNotFound (-32601); a refusal of the desk itself gets RequestFailed (-32803) with
- * `data` = {@link DeskErrorJson} (a stable `code` such as `asset.notFound`, and the facts).
+ * Failures: params that do not match the schema get JSON-RPC InvalidParams (-32602) with `data` =
+ * {@link DeskErrorJson} naming the field (`desk.badParams`, `desk.relativePath`, `desk.badText`); an
+ * unknown method MethodNotFound (-32601); a refusal of the desk itself gets RequestFailed (-32803)
+ * with `data` = {@link DeskErrorJson} (a stable `code` such as `asset.notFound`, and the facts). Every
+ * request before `initialize` is refused with `desk.notReady`, a second `initialize` with
+ * `desk.alreadyInitialized`. No error echoes more than a few hundred characters of the input.
+ *
+ * Over stdio, a frame whose header is broken (no, a non-numeric, a negative, a huge or a second
+ * `Content-Length`; a body cut short by the end of input) ends the server: it logs the reason, sends
+ * {@link ProtocolError} and exits with {@link protocolErrorExitCode}, so its client starts a fresh one.
+ * A body that is not UTF-8 or not JSON is answered with ParseError (-32700) and the server goes on.
  */
 import type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, GitVersion, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile } from '../assets/types';
 import type { DeskErrorJson } from '../core/errors';
@@ -24,6 +32,9 @@ export type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, Desk
 
 /** JSON-RPC error code of a refusal by the desk (LSP's RequestFailed); `data` is a DeskErrorJson. */
 export const deskErrorCode = -32803;
+
+/** Exit code of a server that met a broken frame on its input (EX_DATAERR): its client starts a new one. */
+export const protocolErrorExitCode = 65;
 
 export interface RequestDefinition<P, R> {
 	readonly method: string;
@@ -51,12 +62,13 @@ export type ResultOf<D> = D extends RequestDefinition<unknown, infer R> ? R : ne
 /** Sent as `initializationOptions` when the client starts the server. */
 export const initializationOptions = object({
 	/** Folder of the asset library. */
-	libraryDir: string({ minLength: 1, maxLength: 4096 }),
+	libraryDir: string({ minLength: 1, maxLength: 4096, absolute: true }),
 	logLevel: optional(string({ pattern: /^(error|warn|info|debug)$/ })),
 });
 export type InitializationOptions = Infer<typeof initializationOptions>;
 
-const folderPath = string({ minLength: 1, maxLength: 4096 });
+/** Paths on the person's disk are absolute: a relative one would resolve against the server's working folder. */
+const folderPath = string({ minLength: 1, maxLength: 4096, absolute: true });
 /**
  * A client's id for one action that creates something (Go, a new asset, a link, a note, an
  * attachment, a snapshot): the client sends a fresh one per action and the same one when it retries;
@@ -110,7 +122,7 @@ export interface ServerStatus {
 	pid: number;
 }
 
-/** Client → server: the server's state, its library folder and process id. Never fails. */
+/** Client → server: the server's state, its library folder and process id. Fails only before `initialize` (`desk.notReady`). */
 export const GetStatus = request<ServerStatus>()('desk/server/status', object({}));
 
 const projectName = string({ minLength: 1, maxLength: 1024 });
@@ -425,7 +437,7 @@ export const ReadAttachment = request<AttachmentContent>()(
  */
 export const AttachFile = request<AttachmentRow>()(
 	'desk/attachments/add',
-	object({ project: projectName, task: taskId, path: string({ minLength: 1, maxLength: 4096 }), name: optional(string({ maxLength: 4096 })), note: optional(string({ maxLength: 4096 })) }),
+	object({ project: projectName, task: taskId, path: folderPath, name: optional(string({ maxLength: 4096 })), note: optional(string({ maxLength: 4096 })) }),
 );
 
 /** Client → server: deletes an attachment (after the person confirmed); audited with who and `via`. */
@@ -436,6 +448,9 @@ export const DeleteAttachment = request<AttachmentRow>()(
 
 /** Server → client: a task's attachments changed (an ingest, an attach, a delete). */
 export const AttachmentsDidChange = notification<{ project: string; task: string }>('desk/attachments/didChange');
+
+/** Server → client, just before the server exits on a broken frame: what was wrong, for the person. */
+export const ProtocolError = notification<{ message: string; exitCode: number }>('desk/server/protocolError');
 
 /** Every request the server must handle. */
 export const deskRequests = {
@@ -477,4 +492,4 @@ export const deskRequests = {
 	AttachFile,
 	DeleteAttachment,
 } as const;
-export const deskNotifications = { AssetsDidChange, SnapshotProgress, HistoryRewritten, RunsDidChange, RunDidFinish, AttachmentsDidChange, SuggestIndexDidChange } as const;
+export const deskNotifications = { ProtocolError, AssetsDidChange, SnapshotProgress, HistoryRewritten, RunsDidChange, RunDidFinish, AttachmentsDidChange, SuggestIndexDidChange } as const;

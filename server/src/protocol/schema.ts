@@ -7,28 +7,65 @@
 
 export interface Schema<T> {
 	readonly describe: string;
-	/** Returns the checked value or a message saying what is wrong at `where`. */
-	check(value: unknown, where: string): { ok: true; value: T } | { ok: false; problem: string };
+	/** An object schema's fields, an array schema's item: what a fuzz of the protocol builds its input from. */
+	readonly shape?: Shape;
+	readonly item?: Schema<unknown>;
+	/** Returns the checked value or a message saying what is wrong at `where` (the field it names). */
+	check(value: unknown, where: string): Checked<T>;
+}
+
+/**
+ * A refusal names the field (`params.folders[0].path`) and, where it is more than a wrong shape,
+ * says what kind of refusal it is: `relativePath` (a path the server would resolve against its own
+ * working folder) or `badText` (a string that does not survive UTF-8: a lone surrogate).
+ */
+export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string; field: string; kind?: 'relativePath' | 'badText' };
+
+function refuse(where: string, problem: string, kind?: 'relativePath' | 'badText'): { ok: false; problem: string; field: string; kind?: 'relativePath' | 'badText' } {
+	return kind ? { ok: false, problem, field: where, kind } : { ok: false, problem, field: where };
+}
+
+/** A lone UTF-16 surrogate: it has no UTF-8 form, so a name holding one is stored altered and never found again. */
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** True when the text survives UTF-8 unchanged (no lone surrogate). */
+export function isWellFormedText(text: string): boolean {
+	return !loneSurrogate.test(text);
+}
+
+/** An absolute path, POSIX (`/x`) or Windows (`C:\\x`, `\\\\server\\share`); nothing the server would resolve against its own folder. */
+export function isAbsolutePath(text: string): boolean {
+	return text.startsWith('/') || /^[A-Za-z]:[\\/]/.test(text) || text.startsWith('\\\\');
 }
 
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
 const maxStringLength = 64 * 1024;
 
-export function string(options: { maxLength?: number; minLength?: number; pattern?: RegExp } = {}): Schema<string> {
+/**
+ * A string of bounded length that survives UTF-8 (no lone surrogate); with `absolute`, a path that
+ * is absolute (a relative one would resolve against the server's working folder, which is nobody's).
+ */
+export function string(options: { maxLength?: number; minLength?: number; pattern?: RegExp; absolute?: boolean } = {}): Schema<string> {
 	const maxLength = options.maxLength ?? maxStringLength;
 	const minLength = options.minLength ?? 0;
 	return {
-		describe: 'string',
+		describe: options.absolute ? 'absolute path' : 'string',
 		check(value, where) {
 			if (typeof value !== 'string') {
-				return { ok: false, problem: `${where} must be a string` };
+				return refuse(where, `${where} must be a string`);
 			}
 			if (value.length > maxLength || value.length < minLength) {
-				return { ok: false, problem: `${where} must be ${minLength} to ${maxLength} characters long` };
+				return refuse(where, `${where} must be ${minLength} to ${maxLength} characters long`);
+			}
+			if (!isWellFormedText(value)) {
+				return refuse(where, `${where} holds a lone UTF-16 surrogate, which has no UTF-8 form and would be stored altered`, 'badText');
 			}
 			if (options.pattern && !options.pattern.test(value)) {
-				return { ok: false, problem: `${where} must match ${options.pattern.source}` };
+				return refuse(where, `${where} must match ${options.pattern.source}`);
+			}
+			if (options.absolute && !isAbsolutePath(value)) {
+				return refuse(where, `${where} must be an absolute path; a relative one would resolve against the server's working folder`, 'relativePath');
 			}
 			return { ok: true, value };
 		},
@@ -43,7 +80,7 @@ export function integer(options: { min?: number; max?: number } = {}): Schema<nu
 		check: (value, where) =>
 			Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max
 				? { ok: true, value: value as number }
-				: { ok: false, problem: `${where} must be a whole number from ${min} to ${max}` },
+				: refuse(where, `${where} must be a whole number from ${min} to ${max}`),
 	};
 }
 
@@ -57,9 +94,9 @@ export function json(options: { maxBytes?: number } = {}): Schema<unknown> {
 			try {
 				text = JSON.stringify(value) ?? '';
 			} catch {
-				return { ok: false, problem: `${where} is not JSON` };
+				return refuse(where, `${where} is not JSON`);
 			}
-			return text.length > maxBytes ? { ok: false, problem: `${where} is over ${maxBytes} bytes` } : { ok: true, value };
+			return text.length > maxBytes ? refuse(where, `${where} is over ${maxBytes} bytes`) : { ok: true, value };
 		},
 	};
 }
@@ -67,7 +104,7 @@ export function json(options: { maxBytes?: number } = {}): Schema<unknown> {
 export function boolean(): Schema<boolean> {
 	return {
 		describe: 'boolean',
-		check: (value, where) => (typeof value === 'boolean' ? { ok: true, value } : { ok: false, problem: `${where} must be true or false` }),
+		check: (value, where) => (typeof value === 'boolean' ? { ok: true, value } : refuse(where, `${where} must be true or false`)),
 	};
 }
 
@@ -75,12 +112,13 @@ export function array<T>(item: Schema<T>, options: { maxItems?: number } = {}): 
 	const maxItems = options.maxItems ?? 1000;
 	return {
 		describe: `${item.describe}[]`,
+		item,
 		check(value, where) {
 			if (!Array.isArray(value)) {
-				return { ok: false, problem: `${where} must be an array` };
+				return refuse(where, `${where} must be an array`);
 			}
 			if (value.length > maxItems) {
-				return { ok: false, problem: `${where} has ${value.length} items; at most ${maxItems} are accepted` };
+				return refuse(where, `${where} has ${value.length} items; at most ${maxItems} are accepted`);
 			}
 			const out: T[] = [];
 			for (const [index, element] of value.entries()) {
@@ -95,7 +133,7 @@ export function array<T>(item: Schema<T>, options: { maxItems?: number } = {}): 
 	};
 }
 
-type Shape = Record<string, Schema<unknown> | Optional<unknown>>;
+export type Shape = Record<string, Schema<unknown> | Optional<unknown>>;
 
 export interface Optional<T> {
 	readonly optional: Schema<T>;
@@ -116,14 +154,15 @@ export type ObjectOf<S extends Shape> = { [K in RequiredKeys<S>]: S[K] extends S
 export function object<S extends Shape>(shape: S): Schema<ObjectOf<S>> {
 	return {
 		describe: 'object',
+		shape,
 		check(value, where) {
 			if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-				return { ok: false, problem: `${where} must be an object` };
+				return refuse(where, `${where} must be an object`);
 			}
 			const input = value as Record<string, unknown>;
 			for (const key of Object.keys(input)) {
 				if (!Object.prototype.hasOwnProperty.call(shape, key)) {
-					return { ok: false, problem: `${where} has an unknown field ${JSON.stringify(key.slice(0, 60))}` };
+					return refuse(where, `${where} has an unknown field ${JSON.stringify(key.slice(0, 60))}`);
 				}
 			}
 			// A null-prototype result: a "__proto__" key can never reach a prototype.
@@ -141,7 +180,7 @@ export function object<S extends Shape>(shape: S): Schema<ObjectOf<S>> {
 					out[key] = result.value;
 				} else {
 					if (!has) {
-						return { ok: false, problem: `${where}.${key} is missing` };
+						return refuse(`${where}.${key}`, `${where}.${key} is missing`);
 					}
 					const result = field.check(input[key], `${where}.${key}`);
 					if (!result.ok) {

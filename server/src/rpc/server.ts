@@ -10,17 +10,47 @@ import { Desk, type StoreRecovery } from '../desk';
 import type { RecoverChoice } from '../store/damage';
 import { DeskError, describeError, type DeskErrorJson } from '../core/errors';
 import { leveledLogger, type Logger, type LogLevel } from '../core/logger';
-import { AssetsDidChange, AttachmentsDidChange, deskErrorCode, deskRequests, HistoryRewritten, initializationOptions, RunDidFinish, RunsDidChange, SnapshotProgress, SuggestIndexDidChange, type ServerStatus } from '../protocol/protocol';
+import {
+	AssetsDidChange,
+	AttachmentsDidChange,
+	deskErrorCode,
+	deskRequests,
+	HistoryRewritten,
+	initializationOptions,
+	ProtocolError,
+	protocolErrorExitCode,
+	RunDidFinish,
+	RunsDidChange,
+	SnapshotProgress,
+	SuggestIndexDidChange,
+	type ServerStatus,
+} from '../protocol/protocol';
+import type { Checked } from '../protocol/schema';
 import { runFinishedParams } from '../runs/runViews';
 import { createHandlers, type DeskHandlers } from './handlers';
 
 export const serverVersion = '0.1.0';
 
+/** What the process entry needs of a running desk server. */
+export interface DeskServer {
+	/** True once `initialize` was accepted. */
+	readonly initialized: boolean;
+	/** True once `shutdown` was received: an end of input after it is a normal exit. */
+	readonly shutdownReceived: boolean;
+	/**
+	 * The input broke its framing: logs the reason, tells the client ({@link ProtocolError}) and
+	 * closes the desk (stopping runs). The caller then exits with {@link protocolErrorExitCode}.
+	 */
+	endOnProtocolError(problem: string): Promise<void>;
+}
+
 /**
- * Wires the desk to a JSON-RPC connection: checks params against the protocol's schemas, maps
- * DeskErrors to RequestFailed with the error as data, and keeps serving whatever a request throws.
+ * Wires the desk to a JSON-RPC connection: one handler for every declared request takes the raw
+ * params, checks them against the protocol's schema (a wrong shape is InvalidParams naming the
+ * field), maps DeskErrors to RequestFailed with the error as data, caps whatever it echoes of the
+ * input, and keeps serving whatever a request throws.
  */
-export function startDeskServer(connection: Connection): void {
+export function startDeskServer(connection: Connection): DeskServer {
 	let logLevel: LogLevel = 'info';
 	// Each level reaches the client as window/logMessage of its type, which the output channel shows as such.
 	const sinks: Record<LogLevel, (message: string) => void> = {
@@ -35,6 +65,7 @@ export function startDeskServer(connection: Connection): void {
 	let openedDesk: Desk | undefined;
 	let libraryDir = '';
 	let failure: DeskErrorJson | undefined;
+	let shutdownReceived = false;
 
 	// A run changes many times a second while an agent works; the views need at most a few refreshes.
 	const runChanges = new RunChangeBatcher((project, run) => void connection.sendNotification(RunsDidChange.method, { project, ...(run ? { run } : {}) }));
@@ -85,9 +116,13 @@ export function startDeskServer(connection: Connection): void {
 	};
 
 	connection.onInitialize((params): InitializeResult => {
-		const checked = initializationOptions.check(params.initializationOptions, 'initializationOptions');
+		if (deskPromise) {
+			// A second initialize would open a second library beside the first, which nobody closes.
+			throw refusal(new DeskError('desk.alreadyInitialized', `The desk server is already initialized with the library ${capEcho(libraryDir)}; start a new server for another.`, { libraryDir: capEcho(libraryDir) }));
+		}
+		const checked = initializationOptions.check((params as { initializationOptions?: unknown } | null | undefined)?.initializationOptions, 'initializationOptions');
 		if (!checked.ok) {
-			throw new ResponseError(ErrorCodes.InvalidParams, checked.problem);
+			throw invalidParams('initialize', checked);
 		}
 		libraryDir = checked.value.libraryDir;
 		logLevel = (checked.value.logLevel as LogLevel | undefined) ?? 'info';
@@ -121,44 +156,133 @@ export function startDeskServer(connection: Connection): void {
 		);
 	}
 
-	connection.onShutdown(async () => {
+	const closeDesk = async (reason: string) => {
 		// A run in progress is stopped and failed with the reason, never left running unwatched.
-		await openedDesk?.stopRuns('the desk was shut down (the window closed or reloaded)');
-		openedDesk?.close();
+		const desk = openedDesk;
 		openedDesk = undefined;
+		await desk?.stopRuns(reason);
+		desk?.close();
+	};
+
+	connection.onShutdown(async () => {
+		shutdownReceived = true;
+		await closeDesk('the desk was shut down (the window closed or reloaded)');
 	});
 
-	registerHandlers(connection, createHandlers(context), logger);
+	registerHandlers(connection, createHandlers(context), logger, () => deskPromise !== undefined);
 	connection.listen();
+	return {
+		get initialized() {
+			return deskPromise !== undefined;
+		},
+		get shutdownReceived() {
+			return shutdownReceived;
+		},
+		async endOnProtocolError(problem: string) {
+			const message = `protocol error: ${capEcho(problem)}; the server exits (code ${protocolErrorExitCode}) so that its client starts a fresh one`;
+			logger.error(message);
+			await connection.sendNotification(ProtocolError.method, { message, exitCode: protocolErrorExitCode }).catch(() => undefined);
+			await closeDesk('the desk server met a broken message on its input and stopped').catch((error: unknown) => logger.error(`closing the desk failed: ${describeError(error)}`));
+		},
+	};
 }
 
-function registerHandlers(connection: Connection, handlers: DeskHandlers, logger: Logger): void {
-	for (const [name, definition] of Object.entries(deskRequests) as Array<[keyof DeskHandlers, (typeof deskRequests)[keyof DeskHandlers]]>) {
-		const handler = handlers[name] as (params: unknown, signal: AbortSignal) => Promise<unknown>;
-		connection.onRequest(definition.method, async (params: unknown, token: CancellationToken) => {
-			const checked = definition.params.check(params ?? {}, 'params');
-			if (!checked.ok) {
-				throw new ResponseError(ErrorCodes.InvalidParams, `${definition.method}: ${checked.problem}`);
-			}
-			const abort = new AbortController();
-			const subscription = token.onCancellationRequested(() => abort.abort());
-			try {
-				return await handler(checked.value, abort.signal);
-			} catch (error) {
-				if (abort.signal.aborted) {
-					throw new ResponseError(LSPErrorCodes.RequestCancelled, `${definition.method} was cancelled`);
-				}
-				if (error instanceof DeskError) {
-					logger.warn(`${definition.method}: ${describeError(error)}`);
-					throw new ResponseError(deskErrorCode, error.message, error.toJSON());
-				}
-				logger.error(`${definition.method} failed: ${(error as Error).stack ?? describeError(error)}`);
-				throw new ResponseError(ErrorCodes.InternalError, `${definition.method} failed: ${describeError(error)}`);
-			} finally {
-				subscription.dispose();
-			}
-		});
+/** The longest piece of input (a method name, a value) that an error or a log line repeats. */
+export const maxEcho = 300;
+
+/** `text` cut to {@link maxEcho} characters (never inside a surrogate pair), saying how long it was. */
+export function capEcho(text: string, max = maxEcho): string {
+	if (text.length <= max) {
+		return text;
 	}
+	const end = /[\ud800-\udbff]/.test(text.charAt(max - 1)) ? max - 1 : max;
+	return `${text.slice(0, end)}… (${text.length} characters)`;
+}
+
+/** A copy of error data with every string capped and nesting cut, so no error carries the input back in full. */
+function capData(value: unknown, depth = 0): unknown {
+	if (typeof value === 'string') {
+		return capEcho(value);
+	}
+	if (value === null || typeof value !== 'object') {
+		return value;
+	}
+	if (depth >= 4) {
+		return '…';
+	}
+	if (Array.isArray(value)) {
+		return [...value.slice(0, 50).map((v) => capData(v, depth + 1)), ...(value.length > 50 ? [`… (${value.length} items)`] : [])];
+	}
+	const out: Record<string, unknown> = {};
+	for (const [key, v] of Object.entries(value).slice(0, 50)) {
+		out[capEcho(key, 60)] = capData(v, depth + 1);
+	}
+	return out;
+}
+
+/** RequestFailed with the DeskError as data, message and data capped. */
+function refusal(error: DeskError): ResponseError<DeskErrorJson> {
+	const json = error.toJSON();
+	const message = capEcho(json.message, 1000);
+	return new ResponseError(deskErrorCode, message, { code: json.code, message, data: capData(json.data) as Record<string, unknown> });
+}
+
+const paramsCodes = { relativePath: 'desk.relativePath', badText: 'desk.badText' } as const;
+
+/** InvalidParams naming the field, with a DeskErrorJson as data (`desk.badParams`, `desk.relativePath`, `desk.badText`). */
+function invalidParams(method: string, checked: Extract<Checked<unknown>, { ok: false }>): ResponseError<DeskErrorJson> {
+	const message = capEcho(`${method}: ${checked.problem}`, 1000);
+	return new ResponseError(ErrorCodes.InvalidParams, message, {
+		code: checked.kind ? paramsCodes[checked.kind] : 'desk.badParams',
+		message,
+		data: { method: capEcho(method), field: capEcho(checked.field) },
+	});
+}
+
+/**
+ * One handler for every request that is not `initialize` or `shutdown`: it takes the raw params (so
+ * no param shape reaches vscode-jsonrpc's spreading of positional params or a handler's destructuring),
+ * refuses a request before `initialize`, an unknown method, and params that fail the method's schema.
+ */
+function registerHandlers(connection: Connection, handlers: DeskHandlers, logger: Logger, initialized: () => boolean): void {
+	const methods = new Map<string, { definition: (typeof deskRequests)[keyof DeskHandlers]; handler: (params: unknown, signal: AbortSignal) => Promise<unknown> }>();
+	for (const [name, definition] of Object.entries(deskRequests) as Array<[keyof DeskHandlers, (typeof deskRequests)[keyof DeskHandlers]]>) {
+		methods.set(definition.method, { definition, handler: handlers[name] as (params: unknown, signal: AbortSignal) => Promise<unknown> });
+	}
+	connection.onRequest(async (method: string, params: unknown, token: CancellationToken) => {
+		const entry = typeof method === 'string' ? methods.get(method) : undefined;
+		if (!entry) {
+			throw new ResponseError(ErrorCodes.MethodNotFound, `Unhandled method ${capEcho(String(method))}`);
+		}
+		const { definition, handler } = entry;
+		if (!initialized()) {
+			throw refusal(new DeskError('desk.notReady', `${definition.method}: the desk server has not been initialized yet; send initialize first.`, { method: definition.method }));
+		}
+		if (Array.isArray(params)) {
+			throw invalidParams(definition.method, { ok: false, field: 'params', problem: 'params must be an object of named fields, not a list of positional ones' });
+		}
+		const checked = definition.params.check(params === undefined ? {} : params, 'params');
+		if (!checked.ok) {
+			throw invalidParams(definition.method, checked);
+		}
+		const abort = new AbortController();
+		const subscription = token.onCancellationRequested(() => abort.abort());
+		try {
+			return await handler(checked.value, abort.signal);
+		} catch (error) {
+			if (abort.signal.aborted) {
+				throw new ResponseError(LSPErrorCodes.RequestCancelled, `${definition.method} was cancelled`);
+			}
+			if (error instanceof DeskError) {
+				logger.warn(`${definition.method}: ${capEcho(describeError(error), 1000)}`);
+				throw refusal(error);
+			}
+			logger.error(`${definition.method} failed: ${(error as Error).stack ?? describeError(error)}`);
+			throw new ResponseError(ErrorCodes.InternalError, capEcho(`${definition.method} failed: ${describeError(error)}`, 1000));
+		} finally {
+			subscription.dispose();
+		}
+	});
 }
 
 function toErrorJson(error: unknown): DeskErrorJson {
