@@ -861,7 +861,11 @@ export class RunExecutor {
 	private async makePatchSet(run: Run, placement: RunPlacement, rationale: string): Promise<PatchSet | undefined> {
 		const agent = actor('agent', placement.agent);
 		if (placement.target === 'snapshot') {
-			const changes = targetChanges(placement.work_folder, placement.installed, path.join(placement.run_folder, 'target.json'));
+			const skipped: Array<{ path: string; reason: string }> = [];
+			const changes = targetChanges(placement.work_folder, placement.installed, path.join(placement.run_folder, 'target.json'), skipped);
+			if (skipped.length > 0) {
+				this.ports.logger.warn(`run ${run.object_id}: not taken from the target folder: ${skipped.slice(0, 5).map((s) => `${JSON.stringify(s.path)} (${s.reason})`).join('; ')}${skipped.length > 5 ? ` and ${skipped.length - 5} more` : ''}`);
+			}
 			if (changes.length === 0) {
 				return undefined;
 			}

@@ -1,14 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { isSafeRelativePath } from '../assets/manifest';
-import { DeskError } from '../core/errors';
+import { DeskError, isDeskError } from '../core/errors';
+import { ConfinedDir, readLimited } from './confinedDir';
 import { tempPrefix, writeAll } from './durableFile';
 
 /**
- * Writing and removing files inside a folder someone else may have planted links in (an asset's
- * working folder, a checkout an agent worked in): every folder on the way is checked to be a real
- * folder, never a link, and a file is replaced by rename, so nothing is ever written through a link.
+ * Writing, removing and reading files inside a folder someone else may have planted links in (an
+ * asset's working folder, a checkout an agent worked in). Every folder on the way is opened
+ * through the descriptor of the one before it (ConfinedDir), never through a link, so a folder
+ * swapped for a link between a check and a write leads nowhere; a file is replaced by rename in
+ * that folder's descriptor, so nothing is ever written through a link. The temp file of a write
+ * lies beside its target (a rename is atomic only within one file system) under `.desk-tmp-`; a
+ * snapshot never takes such a file as content.
  */
 
 export interface FolderWriteOptions {
@@ -18,62 +22,118 @@ export interface FolderWriteOptions {
 }
 
 export function writeInFolder(folder: string, rel: string, bytes: Uint8Array, options: FolderWriteOptions = {}): void {
-	const dir = parentInFolder(folder, rel, true)!;
-	const target = path.join(dir, rel.split('/').pop()!);
-	const stat = lstatOrUndefined(target);
-	if (stat && !stat.isFile() && !(stat.isSymbolicLink() && options.replaceLink)) {
-		throw new DeskError('asset.unsafePath', `${rel} is ${stat.isSymbolicLink() ? 'a link' : 'not a file'}; nothing is written through it.`, { path: rel });
-	}
-	// Replace by rename: a link created at the target meanwhile is replaced, never followed.
-	const temp = path.join(dir, `${tempPrefix}${randomBytes(6).toString('hex')}`);
+	const name = lastName(rel);
+	const dir = openParent(folder, rel, true)!;
 	try {
-		writeNewFile(temp, bytes, options.executable ? 0o755 : 0o644);
-		fs.renameSync(temp, target);
-	} catch (error) {
-		fs.rmSync(temp, { force: true });
-		throw new DeskError('store.io', `Could not write ${rel}: ${(error as Error).message}`, { path: rel }, { cause: error });
+		const stat = dir.lstat(name);
+		if (stat && !stat.isFile() && !(stat.isSymbolicLink() && options.replaceLink)) {
+			throw new DeskError('asset.unsafePath', `${rel} is ${stat.isSymbolicLink() ? 'a link' : 'not a file'}; nothing is written through it.`, { path: rel });
+		}
+		// Replace by rename: a link created at the target meanwhile is replaced, never followed.
+		const temp = `${tempPrefix}${randomBytes(6).toString('hex')}`;
+		try {
+			const fd = dir.createFile(temp, options.executable ? 0o755 : 0o644);
+			try {
+				writeAll(fd, bytes);
+			} finally {
+				fs.closeSync(fd);
+			}
+			dir.rename(temp, name);
+		} catch (error) {
+			try {
+				dir.unlink(temp);
+			} catch {
+				// Left for the snapshot to skip; the write's own error is the one to report.
+			}
+			throw new DeskError('store.io', `Could not write ${rel}: ${(error as Error).message}`, { path: rel }, { cause: error });
+		}
+	} finally {
+		dir.close();
 	}
 }
 
 /** Removes a file (or, with `replaceLink`, a link itself); a link on the way is refused, a missing file is fine. */
 export function removeInFolder(folder: string, rel: string, options: Pick<FolderWriteOptions, 'replaceLink'> = {}): void {
-	const dir = parentInFolder(folder, rel, false);
+	const name = lastName(rel);
+	const dir = openParent(folder, rel, false);
 	if (dir === undefined) {
 		return;
 	}
-	const target = path.join(dir, rel.split('/').pop()!);
-	const stat = lstatOrUndefined(target);
-	if (!stat) {
-		return;
+	try {
+		const stat = dir.lstat(name);
+		if (!stat) {
+			return;
+		}
+		if (!stat.isFile() && !(stat.isSymbolicLink() && options.replaceLink)) {
+			throw new DeskError('asset.unsafePath', `${rel} is ${stat.isSymbolicLink() ? 'a link' : 'not a file'}; it is not removed.`, { path: rel });
+		}
+		dir.unlink(name);
+	} finally {
+		dir.close();
 	}
-	if (!stat.isFile() && !(stat.isSymbolicLink() && options.replaceLink)) {
-		throw new DeskError('asset.unsafePath', `${rel} is ${stat.isSymbolicLink() ? 'a link' : 'not a file'}; it is not removed.`, { path: rel });
-	}
-	fs.unlinkSync(target);
 }
 
 /**
- * The folder that holds `rel` inside `folder`, each component checked to be a real folder (never
- * a link); made when `create`, else undefined when one is missing.
+ * Up to `maxBytes` of the regular file `rel` inside `folder`, read through descriptors (no link on
+ * the way or at the end is followed, a FIFO is not waited on); undefined when it cannot be read so.
  */
-export function parentInFolder(folder: string, rel: string, create: boolean): string | undefined {
+export function readInFolder(folder: string, rel: string, maxBytes: number): Buffer | undefined {
+	if (!isSafeRelativePath(rel)) {
+		return undefined;
+	}
+	let dir: ConfinedDir | undefined;
+	let fd: number | undefined;
+	try {
+		dir = openParent(folder, rel, false);
+		if (dir === undefined) {
+			return undefined;
+		}
+		fd = dir.openFile(lastName(rel)).fd;
+		return readLimited(fd, maxBytes).bytes;
+	} catch {
+		return undefined;
+	} finally {
+		if (fd !== undefined) {
+			fs.closeSync(fd);
+		}
+		dir?.close();
+	}
+}
+
+/**
+ * The folder that holds `rel` inside `folder`, opened one component at a time through the
+ * descriptor of the one before, each a real folder (a link is refused); made when `create`, else
+ * undefined when one is missing. The caller closes it.
+ */
+export function openParent(folder: string, rel: string, create: boolean): ConfinedDir | undefined {
 	if (!isSafeRelativePath(rel)) {
 		throw new DeskError('asset.badPath', `${JSON.stringify(rel)} is not a path inside the folder.`, { path: rel });
 	}
-	let dir = folder;
-	for (const part of rel.split('/').slice(0, -1)) {
-		dir = path.join(dir, part);
-		const stat = lstatOrUndefined(dir);
-		if (!stat) {
-			if (!create) {
-				return undefined;
-			}
-			fs.mkdirSync(dir);
-			continue;
+	let dir: ConfinedDir;
+	try {
+		dir = ConfinedDir.open(folder);
+	} catch (error) {
+		if (isDeskError(error, 'attachment.unavailable') && !create) {
+			return undefined;
 		}
-		if (!stat.isDirectory()) {
-			throw new DeskError('asset.unsafePath', `${rel}: ${path.relative(folder, dir)} is ${stat.isSymbolicLink() ? 'a link' : 'not a folder'}; nothing is written through it.`, { path: rel });
+		throw new DeskError('asset.unsafePath', `${folder} cannot be opened as a folder: ${(error as Error).message}`, { path: rel });
+	}
+	const parts = rel.split('/').slice(0, -1);
+	for (const [index, part] of parts.entries()) {
+		let next: ConfinedDir | undefined;
+		try {
+			next = dir.child(part, create, 0o777);
+		} catch (error) {
+			dir.close();
+			const where = parts.slice(0, index + 1).join('/');
+			const link = isDeskError(error, 'attachment.notRegular');
+			throw new DeskError('asset.unsafePath', `${rel}: ${where} is ${link ? 'a link or not a folder' : `unreadable (${(error as Error).message})`}; nothing is written through it.`, { path: rel });
 		}
+		dir.close();
+		if (next === undefined) {
+			return undefined;
+		}
+		dir = next;
 	}
 	return dir;
 }
@@ -82,7 +142,7 @@ export function parentInFolder(folder: string, rel: string, create: boolean): st
 export function hasNoLinkOnTheWay(folder: string, rel: string): boolean {
 	try {
 		// A missing folder is no link: the file is simply not there.
-		parentInFolder(folder, rel, false);
+		openParent(folder, rel, false)?.close();
 		return true;
 	} catch {
 		return false;
@@ -102,10 +162,9 @@ export function writeNewFile(file: string, bytes: Uint8Array, mode: number, dura
 	}
 }
 
-function lstatOrUndefined(p: string): fs.Stats | undefined {
-	try {
-		return fs.lstatSync(p);
-	} catch {
-		return undefined;
+function lastName(rel: string): string {
+	if (!isSafeRelativePath(rel)) {
+		throw new DeskError('asset.badPath', `${JSON.stringify(rel)} is not a path inside the folder.`, { path: rel });
 	}
+	return rel.split('/').pop()!;
 }

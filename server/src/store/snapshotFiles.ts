@@ -8,7 +8,7 @@ import { DeskError, isDeskError } from '../core/errors';
 import { ConfinedDir, shownName, utf8Name, type EntryKind } from './confinedDir';
 import type { BlobStore } from './blobStore';
 import { fsyncFolder, tempPrefix, writeAll } from './durableFile';
-import { removeInFolder, writeInFolder, writeNewFile } from './folderFiles';
+import { readInFolder, removeInFolder, writeInFolder } from './folderFiles';
 import { StatPool } from './statPool';
 
 /** Files larger than this are streamed into the store rather than read whole. */
@@ -342,31 +342,7 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 	}
 
 	readWorkingFile(folder: string, rel: string, maxBytes: number): Buffer | undefined {
-		if (!isSafeRelativePath(rel)) {
-			return undefined;
-		}
-		let fd: number | undefined;
-		try {
-			// O_NOFOLLOW guards the last component only: the folder holding it must still be inside.
-			const parent = fs.realpathSync(path.dirname(path.join(folder, rel)));
-			const root = fs.realpathSync(folder);
-			if (parent !== root && !parent.startsWith(`${root}${path.sep}`)) {
-				return undefined;
-			}
-			fd = fs.openSync(path.join(parent, path.basename(rel)), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-			if (!fs.fstatSync(fd).isFile()) {
-				return undefined;
-			}
-			const buffer = Buffer.alloc(maxBytes);
-			const read = fs.readSync(fd, buffer, 0, maxBytes, 0);
-			return buffer.subarray(0, read);
-		} catch {
-			return undefined;
-		} finally {
-			if (fd !== undefined) {
-				fs.closeSync(fd);
-			}
-		}
+		return readInFolder(folder, rel, maxBytes);
 	}
 
 	mount(assetId: string, version: number, manifest: Manifest): string {
@@ -376,24 +352,60 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 			return target;
 		}
 		fs.mkdirSync(parent, { recursive: true });
-		// Built beside its final name and renamed into place: a half-built mount is never seen.
-		const temp = path.join(parent, `${tempPrefix}${version}-${randomBytes(6).toString('hex')}`);
-		fs.mkdirSync(temp);
+		// Built beside its final name and renamed into place: a half-built mount is never seen. Every
+		// folder and file is made through the descriptor of the folder it is in, never through a link.
+		const mounts = ConfinedDir.open(parent);
+		const tempName = `${tempPrefix}${version}-${randomBytes(6).toString('hex')}`;
 		try {
-			for (const file of manifest.files) {
-				// Paths were checked when the manifest was read; every folder below is made here, so
-				// there is no link to follow.
-				const abs = path.join(temp, file.path);
-				fs.mkdirSync(path.dirname(abs), { recursive: true });
-				writeNewFile(abs, this.blobs.get(file.hash), file.executable ? 0o555 : 0o444, true);
+			const temp = mounts.child(tempName, true, 0o755)!;
+			const folders = new Map<string, ConfinedDir>([['', temp]]);
+			try {
+				const seen = new Set<string>();
+				for (const file of manifest.files) {
+					if (seen.has(file.path)) {
+						// Only a snapshot from before names were read as bytes could hold one path twice.
+						throw new DeskError('manifest.corrupt', `Version ${version} names ${JSON.stringify(file.path)} twice; it cannot be laid out. Take a new snapshot of the folder.`, { path: file.path, version });
+					}
+					seen.add(file.path);
+					// Paths were checked when the manifest was read (no '', '.', '..', NUL or leading '/').
+					const parts = file.path.split('/');
+					const name = parts.pop()!;
+					let dir = temp;
+					let at = '';
+					for (const part of parts) {
+						at = at === '' ? part : `${at}/${part}`;
+						let next = folders.get(at);
+						if (!next) {
+							next = dir.child(part, true, 0o755)!;
+							folders.set(at, next);
+						}
+						dir = next;
+					}
+					const fd = dir.createFile(name, file.executable ? 0o555 : 0o444);
+					try {
+						writeAll(fd, this.blobs.get(file.hash));
+						fs.fsyncSync(fd);
+					} finally {
+						fs.closeSync(fd);
+					}
+				}
+				for (const dir of folders.values()) {
+					dir.fsync();
+				}
+			} finally {
+				for (const dir of folders.values()) {
+					dir.close();
+				}
 			}
-			fs.renameSync(temp, target);
+			mounts.rename(tempName, String(version));
 		} catch (error) {
-			fs.rmSync(temp, { recursive: true, force: true });
+			fs.rmSync(path.join(parent, tempName), { recursive: true, force: true });
 			if (fs.existsSync(target)) {
 				return target; // Another process built the same mount first.
 			}
 			throw error;
+		} finally {
+			mounts.close();
 		}
 		fsyncFolder(parent);
 		return target;

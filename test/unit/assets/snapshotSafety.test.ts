@@ -7,6 +7,9 @@ import { describe, it } from 'node:test';
 import { decodeManifest } from '../../../server/src/assets/manifest';
 import type { Manifest } from '../../../server/src/assets/types';
 import type { Desk } from '../../../server/src/desk';
+import { prepareTargetFolder, targetChanges, type TargetMarker } from '../../../server/src/runs/targetFolder';
+import { removeInFolder, writeInFolder } from '../../../server/src/store/folderFiles';
+import { isDeskError } from '../../../server/src/core/errors';
 import { openDesk } from '../../helpers/deskFixture';
 import { findProjectRoot, tempDir } from '../../helpers/temp';
 
@@ -165,5 +168,93 @@ describe('snapshot folders a hostile writer controls', () => {
 		const [first, latest] = await manifests(desk, asset.id);
 		assert.deepEqual(first!.files.map((f) => f.path), ['a.txt'], 'the import did not store the library either');
 		assert.deepEqual(latest!.files.map((f) => f.path), ['a.txt', `${deep.slice(0, 256).join('/')}/deep.txt`]);
+	});
+});
+
+/** A swapper process: exchanges `<folder>/d` for a link to `outside` as fast as it can, for `ms`. */
+function swapFolderForLink(folder: string, outside: string, ms: number): Promise<unknown> {
+	const swapper = spawn(process.execPath, [
+		'-e',
+		`const fs=require('fs'),p=require('path');const o=${JSON.stringify(folder)};const t=${JSON.stringify(outside)};
+		 const end=Date.now()+${ms};
+		 while(Date.now()<end){try{fs.mkdirSync(p.join(o,'d'),{recursive:true});fs.writeFileSync(p.join(o,'d','inside.txt'),'INSIDE\\n');}catch{}
+		  try{fs.renameSync(p.join(o,'d'),p.join(o,'real'));fs.symlinkSync(t,p.join(o,'d'));for(let k=0;k<200;k++){fs.lstatSync(p.join(o,'d'));}fs.rmSync(p.join(o,'d'));fs.renameSync(p.join(o,'real'),p.join(o,'d'));}catch{}}`,
+	]);
+	return new Promise((resolve) => swapper.on('exit', resolve));
+}
+
+describe('the same hole elsewhere: writes into a working folder, a run target folder', () => {
+	it('writing into a working folder (asset version, the gate) whose folder is swapped for a link meanwhile: nothing is ever written outside', async () => {
+		const root = tempDir();
+		const work = path.join(root, 'work');
+		fs.mkdirSync(work);
+		const outside = path.join(root, 'outside');
+		fs.mkdirSync(outside);
+		fs.writeFileSync(path.join(outside, 'keep.txt'), 'OUTSIDE\n');
+		const exited = swapFolderForLink(work, outside, 3000);
+		const deadline = Date.now() + 2500;
+		let writes = 0;
+		let refused = 0;
+		while (Date.now() < deadline) {
+			try {
+				writeInFolder(work, `d/w${writes % 50}.txt`, Buffer.from(`write ${writes}\n`));
+				removeInFolder(work, `d/w${(writes + 25) % 50}.txt`);
+			} catch (error) {
+				assert.ok(isDeskError(error, 'asset.unsafePath') || isDeskError(error, 'store.io'), String(error));
+				refused += 1; // A link (or a folder moved away) on the way: refused by name.
+			}
+			writes += 1;
+			if (writes % 200 === 0) {
+				await new Promise((resolve) => setImmediate(resolve));
+			}
+		}
+		await exited;
+		assert.ok(writes > 100 && refused > 0, `the race was real: ${writes} writes, ${refused} refused`);
+		assert.deepEqual(fs.readdirSync(outside), ['keep.txt'], 'nothing was written or left outside the folder');
+	});
+
+	it("a run's target folder holding a link and a name that is not UTF-8: both reported by name, neither read", () => {
+		const root = tempDir();
+		const folder = path.join(root, 'target');
+		const outside = path.join(root, 'outside');
+		fs.mkdirSync(outside);
+		fs.writeFileSync(path.join(outside, 'passwd'), 'OUTSIDE\n');
+		prepareTargetFolder(folder, { format: 1, asset_id: 'a', asset_name: 'a', version: 1, files: [] }, () => Buffer.alloc(0));
+		fs.symlinkSync(outside, path.join(folder, 'linked'));
+		fs.writeFileSync(Buffer.concat([Buffer.from(`${folder}/`), Buffer.from('62ff', 'hex')]), 'bad name\n');
+		const skipped: Array<{ path: string; reason: string }> = [];
+		assert.deepEqual(targetChanges(folder, [], undefined, skipped), []);
+		assert.deepEqual(
+			skipped.sort((a, b) => (a.path < b.path ? -1 : 1)),
+			[
+				{ path: 'b\\xff', reason: 'a name that is not UTF-8 (shown with \\x escapes): not taken' },
+				{ path: 'linked', reason: 'a link (never followed)' },
+			],
+		);
+	});
+
+	it("a run's target folder read while the agent swaps a folder for a link: no change carries bytes from outside", async () => {
+		const root = tempDir();
+		const folder = path.join(root, 'target');
+		const outside = path.join(root, 'outside');
+		fs.mkdirSync(outside);
+		fs.writeFileSync(path.join(outside, 'passwd'), 'OUTSIDE\n');
+		const marker: TargetMarker = { format: 1, asset_id: 'a', asset_name: 'a', version: 1, files: [] };
+		prepareTargetFolder(folder, marker, () => Buffer.alloc(0));
+		const exited = swapFolderForLink(folder, outside, 2500);
+		const deadline = Date.now() + 2000;
+		let reads = 0;
+		let inside = 0;
+		while (Date.now() < deadline) {
+			for (const change of targetChanges(folder)) {
+				assert.doesNotMatch(change.after?.bytes.toString('latin1') ?? '', /OUTSIDE/, `${change.path} holds bytes from outside`);
+				assert.ok(!change.path.endsWith('passwd'), `${change.path} is a file outside`);
+				inside += change.path === 'd/inside.txt' ? 1 : 0;
+			}
+			reads += 1;
+			await new Promise((resolve) => setImmediate(resolve));
+		}
+		await exited;
+		assert.ok(reads > 20 && inside > 0, `the race was real: ${reads} reads, ${inside} saw d/inside.txt`);
 	});
 });
