@@ -1,13 +1,16 @@
 /** Entry of the desk server process, started by the extension (IPC) or by tests (--stdio). */
-import { createConnection, ProposedFeatures, StreamMessageWriter } from 'vscode-languageserver/node';
+import { createConnection, IPCMessageReader, IPCMessageWriter, ProposedFeatures, StreamMessageWriter } from 'vscode-languageserver/node';
 import { protocolErrorExitCode } from './protocol/protocol';
 import { StrictFrameReader } from './rpc/frameReader';
+import { guardPendingIds } from './rpc/pendingIds';
 import { startDeskServer, type DeskServer } from './rpc/server';
 
 if (process.argv.includes('--stdio')) {
 	startOnStdio();
 } else {
-	startDeskServer(createConnection(ProposedFeatures.all));
+	// Over both transports, a request with the id of one still pending is refused (rpc/pendingIds.ts).
+	const guarded = guardPendingIds(new IPCMessageReader(process), new IPCMessageWriter(process));
+	startDeskServer(createConnection(ProposedFeatures.all, guarded.reader, guarded.writer));
 }
 
 /**
@@ -32,5 +35,6 @@ function startOnStdio(): void {
 		void (server?.endOnProtocolError(problem) ?? Promise.resolve()).finally(() => process.exit(protocolErrorExitCode));
 	});
 	reader.onClose(() => process.exit(server?.shutdownReceived ? 0 : 1));
-	server = startDeskServer(createConnection(ProposedFeatures.all, reader, writer));
+	const guarded = guardPendingIds(reader, writer);
+	server = startDeskServer(createConnection(ProposedFeatures.all, guarded.reader, guarded.writer));
 }
