@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { LanguageClient, ResponseError, RevealOutputChannelOn, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import {
@@ -96,6 +97,47 @@ export class DeskClient implements vscode.Disposable {
 			}
 			throw error;
 		}
+	}
+
+	/**
+	 * Sends a request that creates something (Go, a new asset, a link, a note, an attachment, a
+	 * snapshot) under a fresh request id, one per action of the person. When the answer is lost with
+	 * the server (it crashed and the language client started it again), the request is sent once more
+	 * under the same id once the server runs again: an action that took effect is answered with its
+	 * first result, never done twice.
+	 */
+	async requestOnce<P extends { requestId?: string }, R>(definition: RequestDefinition<P, R>, params: P, token?: vscode.CancellationToken): Promise<R> {
+		const sent = { ...params, requestId: params.requestId ?? randomUUID() };
+		try {
+			return await this.request(definition, sent, token);
+		} catch (error) {
+			if (error instanceof DeskRequestError || token?.isCancellationRequested || !(await this.runningAgain())) {
+				throw error;
+			}
+			this.output.info(`${definition.method}: the answer was lost with the server; asking again under request id ${sent.requestId}`);
+			return this.request(definition, sent, token);
+		}
+	}
+
+	/** Waits (at most 20 s) for the language client to run its server again after losing it. */
+	private async runningAgain(timeoutMs = 20_000): Promise<boolean> {
+		const client = this.client;
+		if (!client || client.state === State.Running) {
+			return client !== undefined;
+		}
+		return new Promise((resolve) => {
+			const done = (running: boolean) => {
+				clearTimeout(timer);
+				subscription.dispose();
+				resolve(running);
+			};
+			const timer = setTimeout(() => done(false), timeoutMs);
+			const subscription = client.onDidChangeState((event) => {
+				if (event.newState === State.Running) {
+					done(true);
+				}
+			});
+		});
 	}
 
 	onNotification<P>(definition: NotificationDefinition<P>, handler: (params: P) => void): vscode.Disposable {

@@ -108,7 +108,7 @@ export class LaunchCards implements vscode.Disposable {
 					break;
 				case 'go': {
 					await this.send(project, { busy: true });
-					const record = await this.desk.request(LaunchGo, { project, settings: this.settingsFor(project) });
+					const record = await this.desk.requestOnce(LaunchGo, { project, settings: this.settingsFor(project) });
 					entry.launched = { runId: record.run, plugs: record.plugs.length };
 					void vscode.window.showInformationMessage(
 						`Agent Desk: launched “${record.ticket.split('\n', 1)[0]}” with ${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} frozen; the Runs view follows the run.`,

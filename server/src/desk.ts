@@ -21,6 +21,7 @@ import type { SuggestIndexProgress } from './launch/types';
 import { AiStore } from './store/aiStore';
 import { RepositoryReader } from './git/repositoryReader';
 import { BlobStore } from './store/blobStore';
+import { recordAnswer, type ClientRequest, type RequestLedger } from './store/clientRequests';
 import { DurableDatabase } from './store/durableDatabase';
 import { readDamage, type RecoverChoice, type RecoverHint, type RecoverResult } from './store/damage';
 import { nodeEnvironment } from './store/nodeEnvironment';
@@ -225,6 +226,27 @@ export class Desk {
 			);
 		});
 		this.headWatchers.set(assetId, watcher);
+	}
+
+	/** Where the answers to clients' request ids for the library's changes are kept (see store/clientRequests). */
+	get libraryRequests(): RequestLedger {
+		return this.libraryDb;
+	}
+
+	/** The same for a project's changes (Go, attachments). */
+	async projectRequests(top: string): Promise<RequestLedger> {
+		const name = this.library.listProjects().find((p) => p.path === top)?.name ?? path.basename(top);
+		return this.openProjectDatabase(top, name);
+	}
+
+	/**
+	 * Records the answer of a request whose effect is idempotent of itself (adopting a folder again
+	 * finds the asset adopted), after the effect: a repeat then gets the first answer.
+	 */
+	answerLibraryRequest(request: ClientRequest | undefined, result: unknown): void {
+		if (request) {
+			this.libraryDb.write((tx) => recordAnswer(tx, request, result, new Date().toISOString()));
+		}
 	}
 
 	/** The AI objects of the project whose repository top is `top` (its database is opened on first use). */

@@ -166,3 +166,28 @@ it('desk card go and run go with --request-id: run again, they answer the first 
 	assert.equal(listed.intents.length, 2, 'two launches in all');
 	assert.equal(desk('--store', store, 'card', 'go', '--project', 'shop', '--request-id', 'no').code, 64, 'a request id too short to be one is bad usage');
 });
+
+it('desk asset link and version with --request-id: run again, they answer the first result and make nothing new; other bytes under the id are refused', () => {
+	const { root, store } = project();
+	const twice = (...args: string[]) => {
+		const first = desk('--store', store, ...args, '--json');
+		assert.equal(first.code, 0, first.stderr);
+		const again = desk('--store', store, ...args, '--json');
+		assert.equal(again.code, 0, again.stderr);
+		assert.deepEqual(JSON.parse(again.stdout), JSON.parse(first.stdout), `${args.join(' ')}: the first answer`);
+		return JSON.parse(first.stdout) as Record<string, unknown>;
+	};
+	const link = twice('asset', 'link', '--name', 'Docs', '--url', 'https://example.com/docs', '--project', 'shop', '--request-id', 'cli-link-0001') as { id: string };
+	const made = JSON.parse(desk('--store', store, 'asset', 'import', '--new', 'scratch', '--json').stdout) as { asset: { id: string; working_dir: string } };
+	const src = path.join(root, 'a.md');
+	fs.writeFileSync(src, 'first\n');
+	const version = twice('asset', 'version', made.asset.id, '--put', `a.md=${src}`, '--request-id', 'cli-vers-0001') as { version: { version: number } };
+	assert.equal(version.version.version, 2);
+	fs.writeFileSync(src, 'second\n');
+	const reused = desk('--store', store, 'asset', 'version', made.asset.id, '--put', `a.md=${src}`, '--request-id', 'cli-vers-0001', '--json');
+	assert.equal(reused.code, 2, 'other bytes under the same id are refused');
+	assert.equal((JSON.parse(reused.stdout) as { error: { code: string } }).error.code, 'request.idReused');
+	assert.equal(fs.readFileSync(path.join(made.asset.working_dir, 'a.md'), 'utf8'), 'first\n', 'the refused request wrote nothing');
+	const listed = JSON.parse(desk('--store', store, 'assets', 'list', '--json').stdout) as Array<{ id: string; name: string }>;
+	assert.deepEqual(listed.filter((a) => a.name === 'Docs').map((a) => a.id), [link.id], 'one link');
+});

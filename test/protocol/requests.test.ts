@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CancelRun, LaunchGo, ListRuns, OpenWorkspace, SetTicket, ShowRun, GetCard, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import { AddLink, AddNote, AttachFile, CancelRun, GetCard, ImportAsset, LaunchGo, ListAssets, ListAttachments, ListRuns, ListVersions, OpenWorkspace, SetTicket, ShowRun, SnapshotAsset, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
 import { makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
@@ -81,5 +82,87 @@ describe('requests that run twice, over JSON-RPC', () => {
 		assert.equal((await call<ResultOf<typeof GetCard>>(GetCard, { project: 'shop' })).card.ticket, 'Another card');
 		const bad = await expectRpcError(server.connection, LaunchGo.method, { project: 'shop', requestId: 'a b' });
 		assert.equal(bad.code, -32602, 'a request id that is not one is InvalidParams');
+	});
+
+	it('every request that creates something, repeated with its request id, answers the first result and creates nothing more; other params under the id are refused', async () => {
+		const assetCount = async () => (await call<ResultOf<typeof ListAssets>>(ListAssets, {})).assets.length;
+		const twice = async <R>(definition: { method: string; result?: R }, params: unknown): Promise<R> => {
+			const first = await call<R>(definition, params);
+			const count = await assetCount();
+			assert.deepEqual(await call<R>(definition, params), first, `${definition.method}: the first answer`);
+			assert.equal(await assetCount(), count, `${definition.method}: nothing new`);
+			return first;
+		};
+		const before = await assetCount();
+		const link = await twice(AddLink, { name: 'Docs', url: 'https://example.com/docs', project: 'shop', requestId: 'link-00000001' });
+		await twice(AddNote, { name: 'Conventions', text: 'Tabs.', project: 'shop', requestId: 'note-00000001' });
+		const made = await twice(ImportAsset, { newName: 'scratch', project: 'shop', requestId: 'new-00000001' });
+		assert.equal(await assetCount(), before + 3);
+		const reused = await expectRpcError(server.connection, AddLink.method, { name: 'Docs', url: 'https://example.com/other', project: 'shop', requestId: 'link-00000001' });
+		assert.equal((reused.data as DeskErrorJson).code, 'request.idReused', reused.message);
+		assert.equal(await assetCount(), before + 3);
+		assert.ok(link.id);
+
+		// A snapshot repeated after the folder changed again answers the version the first cut, and cuts none.
+		fs.writeFileSync(path.join(made.asset.working_dir, 'a.md'), 'a\n');
+		const snapshot = { id: made.asset.id, note: 'first draft', requestId: 'snap-00000001' };
+		const cut = await call<ResultOf<typeof SnapshotAsset>>(SnapshotAsset, snapshot);
+		assert.deepEqual([cut.created, cut.version.version], [true, 2]);
+		fs.writeFileSync(path.join(made.asset.working_dir, 'b.md'), 'b\n');
+		assert.deepEqual(await call(SnapshotAsset, snapshot), cut);
+		assert.equal((await call<ResultOf<typeof ListVersions>>(ListVersions, { id: made.asset.id })).total, 2, 'no third version');
+
+		// An attachment repeated is attached once.
+		await call(SetTicket, { project: 'shop', ticket: 'Something to attach to' });
+		const launch = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', execute: false });
+		const file = path.join(root, 'report.txt');
+		fs.writeFileSync(file, 'the report\n');
+		const attach = { project: 'shop', task: launch.task, path: file, requestId: 'attach-00000001' };
+		const row = await call<ResultOf<typeof AttachFile>>(AttachFile, attach);
+		assert.deepEqual(await call(AttachFile, attach), row);
+		const listed = await call<ResultOf<typeof ListAttachments>>(ListAttachments, { project: 'shop' });
+		assert.deepEqual(listed.tasks.find((t) => t.task_id === launch.task)?.files.map((f) => f.id), [row.id]);
+	});
+
+	it('two pending requests with one JSON-RPC id: both are answered, the second with InvalidRequest naming the id; an id is free again once answered', async () => {
+		// Every answer the server writes with the ids of the hand-made requests, read beside the connection.
+		const answers: Array<{ id: unknown; result?: unknown; error?: { code: number; message: string } }> = [];
+		let buffered = Buffer.alloc(0);
+		const onData = (chunk: Buffer) => {
+			buffered = Buffer.concat([buffered, chunk]);
+			for (;;) {
+				const headerEnd = buffered.indexOf('\r\n\r\n');
+				const length = Number(/Content-Length: (\d+)/i.exec(buffered.subarray(0, Math.max(headerEnd, 0)).toString('ascii'))?.[1]);
+				if (headerEnd < 0 || buffered.length < headerEnd + 4 + length) {
+					return;
+				}
+				const message = JSON.parse(buffered.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8')) as (typeof answers)[number];
+				buffered = buffered.subarray(headerEnd + 4 + length);
+				if (typeof message.id === 'string' && message.id.startsWith('dup-')) {
+					answers.push(message);
+				}
+			}
+		};
+		server.child.stdout.on('data', onData);
+		const frame = (id: string, method: string, params: unknown) => {
+			const json = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+			return `Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`;
+		};
+		// Both frames in one write: the first is still queued when the second arrives.
+		server.writeRaw(frame('dup-1', ListRuns.method, { project: 'shop' }) + frame('dup-1', GetCard.method, { project: 'shop' }));
+		for (let i = 0; i < 200 && answers.length < 2; i++) {
+			await call(GetCard, { project: 'shop' });
+			await new Promise((r) => setTimeout(r, 10));
+		}
+		assert.equal(answers.length, 2, `both requests answered: ${JSON.stringify(answers).slice(0, 300)}`);
+		const refused = answers.find((a) => a.error);
+		const served = answers.find((a) => a.result);
+		assert.equal(refused?.error?.code, -32600);
+		assert.match(refused?.error?.message ?? '', /"dup-1" is already in use/);
+		assert.ok(served && Array.isArray((served.result as { intents: unknown[] }).intents), 'the first (ListRuns) was answered');
+		// Answered, the id may be used again.
+		const again = await server.sendRawRequest('dup-1', JSON.stringify({ jsonrpc: '2.0', id: 'dup-1', method: GetCard.method, params: { project: 'shop' } }));
+		assert.ok(again.result, JSON.stringify(again));
+		server.child.stdout.off('data', onData);
 	});
 });

@@ -68,7 +68,7 @@ export function registerAssetCommands(
 				if (!folders?.[0]) {
 					return;
 				}
-				const result = await desk.request(ImportAsset, { dir: folders[0].fsPath, ...(project ? { project: project.name } : {}) });
+				const result = await desk.requestOnce(ImportAsset, { dir: folders[0].fsPath, ...(project ? { project: project.name } : {}) });
 				void vscode.window.showInformationMessage(`Agent Desk: ${result.created ? 'added' : 'already in the library:'} ${result.asset.name} (${result.asset.engine}).`);
 			}),
 		),
@@ -81,7 +81,7 @@ export function registerAssetCommands(
 				if (!name) {
 					return;
 				}
-				const result = await desk.request(ImportAsset, { newName: name, ...(project ? { project: project.name } : {}) });
+				const result = await desk.requestOnce(ImportAsset, { newName: name, ...(project ? { project: project.name } : {}) });
 				const choice = await vscode.window.showInformationMessage(`Agent Desk: ${result.asset.name} is ready; put files in its folder, then Snapshot Now.`, 'Reveal Folder');
 				if (choice) {
 					await revealFolder(result.asset.working_dir);
@@ -101,7 +101,7 @@ export function registerAssetCommands(
 				if (!name) {
 					return;
 				}
-				await desk.request(AddLink, { name, url: url.trim(), ...(project ? { project: project.name } : {}) });
+				await desk.requestOnce(AddLink, { name, url: url.trim(), ...(project ? { project: project.name } : {}) });
 			}),
 		),
 
@@ -117,7 +117,7 @@ export function registerAssetCommands(
 				if (text === undefined) {
 					return;
 				}
-				await desk.request(AddNote, { name, text, ...(project ? { project: project.name } : {}) });
+				await desk.requestOnce(AddNote, { name, text, ...(project ? { project: project.name } : {}) });
 			}),
 		),
 
@@ -140,7 +140,7 @@ export function registerAssetCommands(
 					{ title: `Add to ${project.name}`, canPickMany: true },
 				);
 				for (const item of picked ?? []) {
-					await desk.request(ImportAsset, { assetId: item.id, project: project.name });
+					await desk.requestOnce(ImportAsset, { assetId: item.id, project: project.name });
 				}
 			}),
 		),
@@ -157,7 +157,7 @@ export function registerAssetCommands(
 					async (progress, token) => {
 						snapshotProgress.set(target.asset.id, (files) => progress.report({ message: `${files} files` }));
 						try {
-							return await desk.request(SnapshotAsset, { id: target.asset.id }, token);
+							return await desk.requestOnce(SnapshotAsset, { id: target.asset.id }, token);
 						} finally {
 							snapshotProgress.delete(target.asset.id);
 						}

@@ -280,7 +280,7 @@ export function registerAttachmentCommands(
 							continue;
 						}
 						try {
-							attached.push(await desk.request(AttachFile, { project: project.name, task: task.id, path: file.fsPath }));
+							attached.push(await desk.requestOnce(AttachFile, { project: project.name, task: task.id, path: file.fsPath }));
 						} catch (error) {
 							// One message per refused file: it names the limit or the reason.
 							reportError(error);

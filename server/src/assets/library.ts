@@ -5,7 +5,7 @@ import { validateChecks } from './checks';
 export { validateChecks };
 import type { Logger } from '../core/logger';
 import { diffManifests } from './manifest';
-import type { CommitHistory, Environment, GitReader, LibraryStore, LibraryWrites, SnapshotFiles } from './ports';
+import type { ClientRequestKey, CommitHistory, Environment, GitReader, LibraryStore, LibraryWrites, SnapshotFiles } from './ports';
 import { parseSkillFile } from './skill';
 import { LibrarySearch, suggestAssetCap, suggestFileCap, suggestFilesPerAsset, type SearchDocument, type SearchHit } from '../search/librarySearch';
 import type {
@@ -106,19 +106,23 @@ export class Library {
 	 * asset_import with new (Library.NewBy, §03): an empty working folder (`dir` if given, which must
 	 * not exist or be empty) and at once version 1, with the note "created" and no files.
 	 */
-	async newAsset(request: { name: string; dir?: string; project?: string; main?: boolean; madeBy: MadeBy }): Promise<ImportResult> {
+	async newAsset(request: { name: string; dir?: string; project?: string; main?: boolean; madeBy: MadeBy; clientRequest?: ClientRequestKey }): Promise<ImportResult> {
 		const name = checkName(request.name);
 		const id = this.env.newAssetId();
 		const folder = this.snapshots.prepareFolder(id, request.dir);
 		const empty = this.snapshots.putManifest({ format: 1, files: [] });
 		const now = this.now();
 		const asset: AssetRecord = { ...blankAsset(id, name, now, request.madeBy), engine: 'snapshot', working_dir: folder, picked_version: 1 };
-		this.store.batch((writes) => {
+		// The asset, its first version, its project and the answer to the client's request: one write.
+		const result = this.store.batch((writes) => {
 			writes.insertAsset(asset);
 			writes.insertSnapshotVersion(id, { version: 1, manifest: empty, file_count: 0, bytes: 0, note: 'created', made_at: now, made_by: request.madeBy });
+			const result: ImportResult = { asset, created: true, project: this.joinProjectIn(writes, asset, request.project, request.main ?? false, '') };
+			writes.answer(request.clientRequest, result, now);
+			return result;
 		});
 		this.logger.info(`asset created: ${id} ${name} ${folder}`);
-		return { asset, created: true, project: this.joinProject(asset, request.project, request.main ?? false, '') };
+		return result;
 	}
 
 	/** Adopts an existing folder as a snapshot asset whose first version is what the folder holds now. */
@@ -146,20 +150,25 @@ export class Library {
 	/** asset_snapshot: cuts the next version from the working folder when it changed (§03, §11). */
 	async snapshot(
 		id: string,
-		options: { note?: string; madeBy: MadeBy; signal?: AbortSignal; onProgress?: (files: number) => void },
+		options: { note?: string; madeBy: MadeBy; signal?: AbortSignal; onProgress?: (files: number) => void; clientRequest?: ClientRequestKey },
 	): Promise<{ asset: AssetRecord; version: SnapshotVersion; created: boolean; skipped: Array<{ path: string; reason: string }>; lookalikes: string[][]; filesRead: number }> {
 		const asset = this.writableFolderAsset(id);
 		const scan = await this.snapshots.scan(asset.id, asset.working_dir, { store: true, signal: options.signal, onProgress: options.onProgress });
 		const now = this.now();
 		const result = this.store.batch((writes) => {
 			const latest = writes.latestSnapshotVersion(asset.id);
+			let cut: { version: SnapshotVersion; created: boolean };
 			if (latest && latest.manifest === scan.manifestHash) {
-				return { version: latest, created: false };
+				cut = { version: latest, created: false };
+			} else {
+				const version = versionOf((latest?.version ?? 0) + 1, scan.manifestHash, scan.manifest, options.note ?? '', now, options.madeBy);
+				writes.insertSnapshotVersion(asset.id, version);
+				writes.updateAsset(asset.id, { picked_version: version.version });
+				cut = { version, created: true };
 			}
-			const version = versionOf((latest?.version ?? 0) + 1, scan.manifestHash, scan.manifest, options.note ?? '', now, options.madeBy);
-			writes.insertSnapshotVersion(asset.id, version);
-			writes.updateAsset(asset.id, { picked_version: version.version });
-			return { version, created: true };
+			// The answer to the client's request is written with the version it names.
+			writes.answer(options.clientRequest, { asset: writes.getAsset(asset.id), ...cut, skipped: scan.skipped, lookalikes: scan.lookalikes, filesRead: scan.filesRead }, now);
+			return cut;
 		});
 		if (scan.skipped.length > 0) {
 			this.logger.warn(`snapshot of ${asset.name}: ${scan.skipped.length} entr${scan.skipped.length === 1 ? 'y' : 'ies'} not stored (${scan.skipped.slice(0, 3).map((s) => `${s.path}: ${s.reason}`).join('; ')})`);
@@ -174,7 +183,7 @@ export class Library {
 	 * asset_version: writes files into a snapshot asset's working folder, then cuts the next version.
 	 * Refuses a path outside the folder and an asset with no folder the desk may write (git, link, notes).
 	 */
-	async putFiles(id: string, files: Array<{ path: string; bytes: Uint8Array }>, options: { note?: string; madeBy: MadeBy }) {
+	async putFiles(id: string, files: Array<{ path: string; bytes: Uint8Array }>, options: { note?: string; madeBy: MadeBy; clientRequest?: ClientRequestKey }) {
 		const asset = this.writableFolderAsset(id);
 		for (const file of files) {
 			this.snapshots.writeInFolder(asset.working_dir, file.path, file.bytes);
@@ -430,7 +439,7 @@ export class Library {
 	}
 
 	/** asset_link: a link asset (engine none) with a URL. */
-	addLink(request: { name: string; url: string; madeBy: MadeBy; project?: string; from?: string }): AssetRecord {
+	addLink(request: { name: string; url: string; madeBy: MadeBy; project?: string; from?: string; clientRequest?: ClientRequestKey }): AssetRecord {
 		const name = checkName(request.name);
 		let url: URL;
 		try {
@@ -451,25 +460,28 @@ export class Library {
 			derived_from: source?.id ?? '',
 			derived_from_version: source?.picked_version ?? 0,
 		};
-		this.store.batch((writes) => writes.insertAsset(asset));
-		if (request.project !== undefined) {
-			this.joinProject(asset, request.project, false, '');
-		}
+		this.insertJoined(asset, request.project, request.clientRequest);
 		return asset;
 	}
 
 	/** A notes asset (engine none) holding text. */
-	addNote(request: { name: string; text: string; madeBy: MadeBy; project?: string }): AssetRecord {
+	addNote(request: { name: string; text: string; madeBy: MadeBy; project?: string; clientRequest?: ClientRequestKey }): AssetRecord {
 		const name = checkName(request.name);
 		if (request.text.length > maxNoteTextBytes) {
 			throw new DeskError('asset.badName', `A note holds at most 256 KiB of text.`, { length: request.text.length });
 		}
 		const asset: AssetRecord = { ...blankAsset(this.env.newAssetId(), name, this.now(), request.madeBy), engine: 'none', kind: 'notes', notes: request.text };
-		this.store.batch((writes) => writes.insertAsset(asset));
-		if (request.project !== undefined) {
-			this.joinProject(asset, request.project, false, '');
-		}
+		this.insertJoined(asset, request.project, request.clientRequest);
 		return asset;
+	}
+
+	/** A new asset, its project membership and the answer to the client's request, in one write. */
+	private insertJoined(asset: AssetRecord, project: string | undefined, clientRequest: ClientRequestKey | undefined): void {
+		this.store.batch((writes) => {
+			writes.insertAsset(asset);
+			this.joinProjectIn(writes, asset, project, false, '');
+			writes.answer(clientRequest, asset, asset.created_at);
+		});
 	}
 
 	/** Retire / unretire (§10): out of the lists and suggestions, never deleted. */
@@ -648,14 +660,19 @@ export class Library {
 		if (projectName === undefined) {
 			return undefined;
 		}
-		return this.store.batch((writes) => {
-			const project = writes.getProject(projectName) ?? this.createProject(writes, projectName, main ? path : '');
-			writes.addProjectAsset(project.name, asset.id, this.now());
-			if (main) {
-				writes.setMainAsset(project.name, asset.id);
-			}
-			return writes.getProject(project.name)!;
-		});
+		return this.store.batch((writes) => this.joinProjectIn(writes, asset, projectName, main, path));
+	}
+
+	private joinProjectIn(writes: LibraryWrites, asset: AssetRecord, projectName: string | undefined, main: boolean, path: string): ProjectRecord | undefined {
+		if (projectName === undefined) {
+			return undefined;
+		}
+		const project = writes.getProject(projectName) ?? this.createProject(writes, projectName, main ? path : '');
+		writes.addProjectAsset(project.name, asset.id, this.now());
+		if (main) {
+			writes.setMainAsset(project.name, asset.id);
+		}
+		return writes.getProject(project.name)!;
 	}
 
 	private writableFolderAsset(id: string): AssetRecord {

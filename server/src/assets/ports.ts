@@ -55,6 +55,18 @@ export interface LibraryWrites extends LibraryReads {
 	addProjectAsset(project: string, assetId: string, addedAt: string): void;
 	/** Records the first observation of `commit` as the checkout's head; later ones change nothing. Returns whether it was new. */
 	recordHead(assetId: string, observation: HeadObservation): boolean;
+	/**
+	 * Records the answer to a client's request id with the effect it describes (nothing when there is
+	 * no request); throws when the id was answered meanwhile, so the effect is not made twice.
+	 */
+	answer(request: ClientRequestKey | undefined, result: unknown, at: string): void;
+}
+
+/** A client's request id with the hash of what it asked (see store/clientRequests). */
+export interface ClientRequestKey {
+	readonly id: string;
+	readonly method: string;
+	readonly hash: string;
 }
 
 export interface LibraryStore extends LibraryReads {

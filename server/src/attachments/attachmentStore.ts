@@ -6,6 +6,7 @@ import type { Logger } from '../core/logger';
 import { scrubBytes } from '../core/secrets';
 import { ConfinedDir, readLimited } from '../store/confinedDir';
 import type { DurableDatabase, WriteTransaction } from '../store/durableDatabase';
+import { recordAnswer, type ClientRequest } from '../store/clientRequests';
 import { cleanName, detectType, humanBytes, typeByName } from './names';
 
 /** Every attach is checked against all of them; a file over one is refused and named, never truncated. */
@@ -44,6 +45,8 @@ export interface AttachMeta {
 	runId?: string;
 	note?: string;
 	addedBy: string;
+	/** The client's request id (Attach File): its answer is the row, recorded with it. */
+	request?: ClientRequest;
 }
 
 export interface Refusal {
@@ -311,7 +314,7 @@ export class AttachmentStore {
 	}
 
 	/** Add: attaches the file at `file` by hand; refused when it is not a regular file or there is no room. */
-	add(taskId: string, file: string, meta: { name?: string; note?: string; addedBy: string }): AttachmentRow {
+	add(taskId: string, file: string, meta: { name?: string; note?: string; addedBy: string; request?: ClientRequest }): AttachmentRow {
 		checkTaskId(taskId);
 		let fd: number;
 		try {
@@ -339,7 +342,7 @@ export class AttachmentStore {
 		} finally {
 			fs.closeSync(fd);
 		}
-		return this.put(taskId, { name: meta.name ?? path.basename(file), source: 'hand', addedBy: meta.addedBy, ...(meta.note ? { note: meta.note } : {}) }, bytes, this.limits.fileBytes);
+		return this.put(taskId, { name: meta.name ?? path.basename(file), source: 'hand', addedBy: meta.addedBy, ...(meta.note ? { note: meta.note } : {}), ...(meta.request ? { request: meta.request } : {}) }, bytes, this.limits.fileBytes);
 	}
 
 	/**
@@ -557,9 +560,12 @@ export class AttachmentStore {
 		this.writeInto(root, id, bytes);
 		const row = this.row(taskId, meta, bytes.length, sha256, detectType(meta.name, bytes.subarray(0, 4096)), null, id);
 		try {
-			this.db.write((tx) => insertRow(tx, row));
+			this.db.write((tx) => {
+				insertRow(tx, row);
+				recordAnswer(tx, meta.request, row, row.created_at);
+			});
 		} catch (error) {
-			// Not recorded: the file goes too (else Sweep takes it later).
+			// Not recorded (or attached already under this request id): the file goes too (else Sweep takes it later).
 			root.unlink(id);
 			throw error;
 		}

@@ -20,14 +20,19 @@ import { humanBytes } from '../attachments/names';
 import * as os from 'node:os';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { Run } from '../ai/types';
-import { clientRequest, requestIdPattern, type ClientRequest } from '../store/clientRequests';
+import { answerOnce, clientRequest, requestIdPattern, type ClientRequest } from '../store/clientRequests';
 import { maxBlobBytes, maxJsonBytes, maxSettingsBytes, maxTicketBytes } from '../core/inputLimits';
 import { readInputFile } from './files';
 import { jsonForTerminal, terminalSafe as t, terminalSafeLines, writeMessage } from './terminal';
+import { createHash } from 'node:crypto';
 
 const usage = `Usage: desk [--store DIR] [--json] [--verbose] COMMAND
 
 The library folder is --store, else $DESK_STORE.
+Commands that create something (asset import, snapshot, version, link and note, task attachments add,
+card go, run go) take --request-id ID (8 to 128 of A-Z a-z 0-9 . _ : -): run again with the same ID,
+the command answers what it did the first time and changes nothing; the same ID with other
+arguments is refused (request.idReused).
 
 Commands:
   assets list [--project NAME] [--all]            the library's assets (--all: retired ones too)
@@ -197,18 +202,25 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				if (sources !== 1) {
 					throw new UsageError('asset import takes one of --dir PATH, --new NAME or --asset ID');
 				}
-				const library = await lib();
-				let result: ImportResult;
-				if (values.new !== undefined) {
-					result = await library.newAsset({ name: values.new, dir: values.dir, project: values.project, main: values.main ?? false, madeBy });
-				} else if (values.asset !== undefined) {
-					if (!values.project) {
-						throw new UsageError('asset import --asset ID needs --project NAME');
+				const opened = await open();
+				const library = opened.library;
+				const { request } = requestOf('desk asset import', { dir: values.dir === undefined ? undefined : path.resolve(values.dir), new: values.new, asset: values.asset, project: values.project, main: values.main });
+				const { result } = await answerOnce(opened.libraryRequests, request, async (): Promise<ImportResult> => {
+					if (values.new !== undefined) {
+						return library.newAsset({ name: values.new, dir: values.dir, project: values.project, main: values.main ?? false, madeBy, ...(request ? { clientRequest: request } : {}) });
 					}
-					result = library.importAsset({ id: values.asset, project: values.project, main: values.main ?? false });
-				} else {
-					result = await library.importDir({ dir: values.dir!, project: values.project, main: values.main ?? false, madeBy });
-				}
+					let imported: ImportResult;
+					if (values.asset !== undefined) {
+						if (!values.project) {
+							throw new UsageError('asset import --asset ID needs --project NAME');
+						}
+						imported = library.importAsset({ id: values.asset, project: values.project, main: values.main ?? false });
+					} else {
+						imported = await library.importDir({ dir: values.dir!, project: values.project, main: values.main ?? false, madeBy });
+					}
+					opened.answerLibraryRequest(request, imported);
+					return imported;
+				});
 				print(out, result, () => formatImport(result));
 				return 0;
 			}
@@ -261,7 +273,10 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				return 0;
 			}
 			case 'asset snapshot': {
-				const result = await (await lib()).snapshot(oneId(rest, command), { note: values.note, madeBy });
+				const id = oneId(rest, command);
+				const opened = await open();
+				const { request } = requestOf('desk asset snapshot', { id, note: values.note });
+				const { result } = await answerOnce(opened.libraryRequests, request, () => opened.library.snapshot(id, { note: values.note, madeBy, ...(request ? { clientRequest: request } : {}) }));
 				print(out, result, () => formatSnapshot(result));
 				return 0;
 			}
@@ -277,7 +292,10 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					}
 					return { path: spec.slice(0, eq), bytes: readInputFile(spec.slice(eq + 1), 'the file to put', maxBlobBytes) };
 				});
-				const result = await (await lib()).putFiles(id, files, { note: values.note, madeBy });
+				const opened = await open();
+				// The request names the bytes put, so the same id with other contents is refused.
+				const { request } = requestOf('desk asset version', { id, note: values.note, files: files.map((f) => ({ path: f.path, sha256: createHash('sha256').update(f.bytes).digest('hex') })) });
+				const { result } = await answerOnce(opened.libraryRequests, request, () => opened.library.putFiles(id, files, { note: values.note, madeBy, ...(request ? { clientRequest: request } : {}) }));
 				print(out, result, () => formatSnapshot(result));
 				return 0;
 			}
@@ -301,7 +319,11 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				if (values.name === undefined || values.url === undefined) {
 					throw new UsageError('asset link needs --name NAME and --url URL');
 				}
-				const asset = (await lib()).addLink({ name: values.name, url: values.url, madeBy, project: values.project, from: values.from });
+				const opened = await open();
+				const { request } = requestOf('desk asset link', { name: values.name, url: values.url, project: values.project, from: values.from });
+				const { result: asset } = await answerOnce(opened.libraryRequests, request, async () =>
+					opened.library.addLink({ name: values.name!, url: values.url!, madeBy, project: values.project, from: values.from, ...(request ? { clientRequest: request } : {}) }),
+				);
 				print(out, asset, () => `${t(asset.id)} ${t(asset.name)} ${t(asset.url)}`);
 				return 0;
 			}
@@ -310,7 +332,11 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				if (values.name === undefined || values.text === undefined) {
 					throw new UsageError('asset note needs --name NAME and --text TEXT');
 				}
-				const asset = (await lib()).addNote({ name: values.name, text: values.text, madeBy, project: values.project });
+				const opened = await open();
+				const { request } = requestOf('desk asset note', { name: values.name, text: values.text, project: values.project });
+				const { result: asset } = await answerOnce(opened.libraryRequests, request, async () =>
+					opened.library.addNote({ name: values.name!, text: values.text!, madeBy, project: values.project, ...(request ? { clientRequest: request } : {}) }),
+				);
 				print(out, asset, () => `${t(asset.id)} ${t(asset.name)}`);
 				return 0;
 			}
@@ -544,7 +570,10 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 						if (!third) {
 							throw new UsageError('task attachments add TASK FILE');
 						}
-						const row = store.add(needTask(), path.resolve(third), { addedBy: who, ...(values.name ? { name: values.name } : {}), ...(values.note ? { note: values.note } : {}) });
+						const { request } = requestOf('desk task attachments add', { task: needTask(), file: path.resolve(third), name: values.name, note: values.note });
+						const { result: row } = await answerOnce(await opened.projectRequests(top), request, async () =>
+							store.add(needTask(), path.resolve(third), { addedBy: who, ...(values.name ? { name: values.name } : {}), ...(values.note ? { note: values.note } : {}), ...(request ? { request } : {}) }),
+						);
 						print(out, row, () => `attached ${formatAttachment(row)}`);
 						return 0;
 					}

@@ -177,7 +177,7 @@ export interface ImportResultJson {
  */
 export const ImportAsset = request<ImportResultJson>()(
 	'desk/assets/import',
-	object({ dir: optional(folderPath), newName: optional(string({ maxLength: 200 })), assetId: optional(assetId), project: optional(projectName), main: optional(boolean()) }),
+	object({ dir: optional(folderPath), newName: optional(string({ maxLength: 200 })), assetId: optional(assetId), project: optional(projectName), main: optional(boolean()), requestId }),
 );
 
 export interface SnapshotResultJson {
@@ -194,7 +194,7 @@ export interface SnapshotResultJson {
  * Client → server: asset_snapshot (made_by user). Reports `desk/assets/snapshotProgress` while it
  * walks the folder. Fails with `asset.noFolder` for git, link and notes assets.
  */
-export const SnapshotAsset = request<SnapshotResultJson>()('desk/assets/snapshot', object({ id: assetId, note: optional(string({ maxLength: 500 })) }));
+export const SnapshotAsset = request<SnapshotResultJson>()('desk/assets/snapshot', object({ id: assetId, note: optional(string({ maxLength: 500 })), requestId }));
 
 /** Server → client: files walked so far by a running snapshot. */
 export const SnapshotProgress = notification<{ id: string; files: number }>('desk/assets/snapshotProgress');
@@ -237,10 +237,10 @@ export const SetRetired = request<AssetRecord>()('desk/assets/setRetired', objec
 export const SetChecks = request<AssetRecord>()('desk/assets/setChecks', object({ id: assetId, checks: json() }));
 
 /** Client → server: asset_link, a link asset in `project` when given. Fails with `asset.badUrl`. */
-export const AddLink = request<AssetRecord>()('desk/assets/addLink', object({ name: string({ maxLength: 200 }), url: string({ maxLength: 8192 }), project: optional(projectName) }));
+export const AddLink = request<AssetRecord>()('desk/assets/addLink', object({ name: string({ maxLength: 200 }), url: string({ maxLength: 8192 }), project: optional(projectName), requestId }));
 
 /** Client → server: a notes asset in `project` when given. */
-export const AddNote = request<AssetRecord>()('desk/assets/addNote', object({ name: string({ maxLength: 200 }), text: string({ maxLength: maxNoteTextBytes }), project: optional(projectName) }));
+export const AddNote = request<AssetRecord>()('desk/assets/addNote', object({ name: string({ maxLength: 200 }), text: string({ maxLength: maxNoteTextBytes }), project: optional(projectName), requestId }));
 
 /** Client → server: records a git asset's head with made_by sync (§04). */
 export const SyncAsset = request<{ asset: AssetRecord; head?: string; recorded: boolean }>()('desk/assets/sync', object({ id: assetId }));
@@ -437,7 +437,7 @@ export const ReadAttachment = request<AttachmentContent>()(
  */
 export const AttachFile = request<AttachmentRow>()(
 	'desk/attachments/add',
-	object({ project: projectName, task: taskId, path: folderPath, name: optional(string({ maxLength: 4096 })), note: optional(string({ maxLength: 4096 })) }),
+	object({ project: projectName, task: taskId, path: folderPath, name: optional(string({ maxLength: 4096 })), note: optional(string({ maxLength: 4096 })), requestId }),
 );
 
 /** Client → server: deletes an attachment (after the person confirmed); audited with who and `via`. */

@@ -1,8 +1,8 @@
 import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
 import { runDetail, runsOverview } from '../runs/runViews';
-import { clientRequest } from '../store/clientRequests';
-import { deskRequests, LaunchGo, type CardView, type FolderOutcome, type ParamsOf, type PlugRole, type ResultOf, type ServerStatus } from '../protocol/protocol';
+import { answerOnce, clientRequest } from '../store/clientRequests';
+import { AddLink, AddNote, AttachFile, deskRequests, ImportAsset, LaunchGo, SnapshotAsset, type CardView, type FolderOutcome, type ParamsOf, type PlugRole, type ResultOf, type ServerStatus } from '../protocol/protocol';
 import { firstAnswerBudgetMs, type ProjectLaunches } from '../launch/projectLaunches';
 import { parseRunSettings } from '../runs/settings';
 import type { DecisionType, Run, Task } from '../ai/types';
@@ -90,30 +90,43 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return result;
 		},
 
-		async ImportAsset({ dir, newName, assetId, project, main }) {
-			const { library } = await context.desk();
+		async ImportAsset({ dir, newName, assetId, project, main, requestId }) {
+			const desk = await context.desk();
+			const { library } = desk;
 			if ([dir !== undefined && newName === undefined, newName !== undefined, assetId !== undefined].filter(Boolean).length !== 1) {
 				throw new DeskError('import.badArgs', 'Import takes one of a folder, a new name, or an asset id.');
 			}
-			let result;
-			if (newName !== undefined) {
-				result = await library.newAsset({ name: newName, dir, project, main, madeBy: 'user' });
-			} else if (assetId !== undefined) {
-				if (project === undefined) {
-					throw new DeskError('import.badArgs', 'Adding a library asset needs the project it joins.');
+			const request = clientRequest(ImportAsset.method, requestId, { dir, newName, assetId, project, main });
+			const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () => {
+				if (newName !== undefined) {
+					return library.newAsset({ name: newName, dir, project, main, madeBy: 'user', ...(request ? { clientRequest: request } : {}) });
 				}
-				result = library.importAsset({ id: assetId, project, main: main ?? false });
-			} else {
-				result = await library.importDir({ dir: dir!, project, main: main ?? false, madeBy: 'user' });
+				let imported;
+				if (assetId !== undefined) {
+					if (project === undefined) {
+						throw new DeskError('import.badArgs', 'Adding a library asset needs the project it joins.');
+					}
+					imported = library.importAsset({ id: assetId, project, main: main ?? false });
+				} else {
+					imported = await library.importDir({ dir: dir!, project, main: main ?? false, madeBy: 'user' });
+				}
+				// Adopting and joining again change nothing; the answer is recorded after them.
+				desk.answerLibraryRequest(request, imported);
+				return imported;
+			});
+			if (!replayed) {
+				context.notifyAssetsChanged('asset imported');
 			}
-			context.notifyAssetsChanged('asset imported');
 			return result;
 		},
 
-		async SnapshotAsset({ id, note }, signal) {
-			const { library } = await context.desk();
-			const result = await library.snapshot(id, { note, madeBy: 'user', signal, onProgress: (files) => context.notifySnapshotProgress(id, files) });
-			if (result.created) {
+		async SnapshotAsset({ id, note, requestId }, signal) {
+			const desk = await context.desk();
+			const request = clientRequest(SnapshotAsset.method, requestId, { id, note });
+			const { result, replayed } = await answerOnce(desk.libraryRequests, request, () =>
+				desk.library.snapshot(id, { note, madeBy: 'user', signal, onProgress: (files) => context.notifySnapshotProgress(id, files), ...(request ? { clientRequest: request } : {}) }),
+			);
+			if (result.created && !replayed) {
 				context.notifyAssetsChanged('snapshot');
 			}
 			return result;
@@ -156,12 +169,18 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return changed(context, (await context.desk()).library.setChecks(id, checks));
 		},
 
-		async AddLink({ name, url, project }) {
-			return changed(context, (await context.desk()).library.addLink({ name, url, project, madeBy: 'user' }));
+		async AddLink({ name, url, project, requestId }) {
+			const desk = await context.desk();
+			const request = clientRequest(AddLink.method, requestId, { name, url, project });
+			const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () => desk.library.addLink({ name, url, project, madeBy: 'user', ...(request ? { clientRequest: request } : {}) }));
+			return replayed ? result : changed(context, result);
 		},
 
-		async AddNote({ name, text, project }) {
-			return changed(context, (await context.desk()).library.addNote({ name, text, project, madeBy: 'user' }));
+		async AddNote({ name, text, project, requestId }) {
+			const desk = await context.desk();
+			const request = clientRequest(AddNote.method, requestId, { name, text, project });
+			const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () => desk.library.addNote({ name, text, project, madeBy: 'user', ...(request ? { clientRequest: request } : {}) }));
+			return replayed ? result : changed(context, result);
 		},
 
 		async SyncAsset({ id }) {
@@ -312,11 +331,17 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return { row, inline_type: shown.type, inline: shown.inline, base64: bytes.toString('base64'), truncated: bytes.length < row.size };
 		},
 
-		async AttachFile({ project, task, path, name, note }) {
+		async AttachFile({ project, task, path, name, note, requestId }) {
 			const desk = await context.desk();
-			const store = await desk.attachments(projectTop(desk, project));
-			const row = store.add(task, path, { addedBy: personName(), ...(name ? { name } : {}), ...(note ? { note } : {}) });
-			context.notifyAttachmentsChanged(project, task);
+			const top = projectTop(desk, project);
+			const store = await desk.attachments(top);
+			const request = clientRequest(AttachFile.method, requestId, { project, task, path, name, note });
+			const { result: row, replayed } = await answerOnce(await desk.projectRequests(top), request, async () =>
+				store.add(task, path, { addedBy: personName(), ...(name ? { name } : {}), ...(note ? { note } : {}), ...(request ? { request } : {}) }),
+			);
+			if (!replayed) {
+				context.notifyAttachmentsChanged(project, task);
+			}
 			return row;
 		},
 

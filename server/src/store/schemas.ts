@@ -99,6 +99,21 @@ export const libraryMigrations: readonly Migration[] = [
 			)`,
 		],
 	},
+	{
+		version: 5,
+		statements: [
+			// Requests a client sent with a request id (a new asset, a link, a note, a snapshot, a
+			// version): a repeat with the same id returns the stored result and changes nothing.
+			// Written in the same transaction as the effect.
+			`CREATE TABLE client_requests (
+				request_id TEXT PRIMARY KEY,
+				method TEXT NOT NULL,
+				params_hash TEXT NOT NULL,
+				result TEXT NOT NULL,
+				created_at TEXT NOT NULL
+			)`,
+		],
+	},
 ];
 
 export const projectSchema = 'agent-desk-project';

@@ -1,6 +1,7 @@
-import type { AssetChanges, LibraryReads, LibraryStore, LibraryWrites } from '../assets/ports';
+import type { AssetChanges, ClientRequestKey, LibraryReads, LibraryStore, LibraryWrites } from '../assets/ports';
 import type { AssetCheck, AssetRecord, Engine, HeadObservation, MadeBy, ProjectRecord, SnapshotVersion, UsedIn } from '../assets/types';
 import type { DurableDatabase, WriteTransaction } from './durableDatabase';
+import { recordAnswer } from './clientRequests';
 import type { SqlValue } from './journal';
 
 interface AssetRow {
@@ -173,6 +174,10 @@ class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
 			count,
 			seenAt,
 		]);
+	}
+
+	answer(request: ClientRequestKey | undefined, result: unknown, at: string): void {
+		recordAnswer(this.writer, request, result, at);
 	}
 
 	insertLaunchPlug(plug: UsedIn & { asset_id: string }): void {
