@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
+import { showInformationMessage, showWarningMessage } from './messages';
 import { baseName } from '../../server/src/attachments/names';
 import { ReadAttachment, type AttachmentContent } from '../../server/src/protocol/protocol';
 import {
@@ -178,7 +179,7 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 	 */
 	async showRendered(ref: AttachmentRef): Promise<void> {
 		if (!vscode.workspace.isTrusted) {
-			void vscode.window.showWarningMessage('Agent Desk renders no HTML in an untrusted workspace: the source view shows what the file holds.');
+			void showWarningMessage('Agent Desk renders no HTML in an untrusted workspace: the source view shows what the file holds.');
 			return;
 		}
 		const content = await this.read(ref);
@@ -244,12 +245,12 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		const uri = attachmentUri(ref, row.name, asText, external !== undefined);
 		if (external !== undefined) {
 			language = 'plaintext';
-			void vscode.window.showInformationMessage(`Agent Desk: ${row.name} names ${external}; it is shown as plain text so that the editor fetches nothing from the network.`);
+			void showInformationMessage(`Agent Desk: ${row.name} names ${external}; it is shown as plain text so that the editor fetches nothing from the network.`);
 		} else if (json) {
 			const formatted = formatJson(text);
 			if ('error' in formatted) {
 				language = 'plaintext';
-				void vscode.window.showWarningMessage(`${row.name} is not valid JSON (${formatted.error}); it is shown as text.`);
+				void showWarningMessage(`${row.name} is not valid JSON (${formatted.error}); it is shown as text.`);
 			}
 		}
 		this.pending.set(uri.toString(), content);

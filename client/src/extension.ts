@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { showErrorMessage, showInformationMessage, showWarningMessage } from './messages';
 import * as path from 'node:path';
 import { AssetsDidChange, AttachmentsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, RecoverStore, RunDidFinish, RunsDidChange, SnapshotProgress, SuggestIndexDidChange, type DeskErrorJson, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
 import { DeskClient, DeskRequestError, type DeskState } from './deskClient';
@@ -130,7 +131,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		output.error(`${error.message} [${error.code}]`);
 		const labels: Record<string, string> = { restore: 'Restore Kept Copy', empty: 'Start Empty', rebuild: 'Rebuild from History' };
 		const choices = (Array.isArray(error.data['choices']) ? (error.data['choices'] as string[]) : []).filter((c) => c in labels);
-		const picked = await vscode.window.showErrorMessage(`Agent Desk: ${error.message}`, ...choices.map((c) => labels[c]!), 'Open Log');
+		const picked = await showErrorMessage(`Agent Desk: ${error.message}`, ...choices.map((c) => labels[c]!), 'Open Log');
 		if (picked === 'Open Log') {
 			output.show(true);
 			return;
@@ -144,7 +145,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			const rebuilt = result.rebuilt ? ` ${result.rebuilt.added} object(s) read back from refs/desk/history.` : '';
 			const kept = result.attachmentsKept ? ` ${result.attachmentsKept} attachment file(s) without a record are kept.` : '';
 			output.warn(`${result.file}: recovered (${result.choice}); the damaged copy stays at ${result.keptAs ?? '(none)'}`);
-			void vscode.window.showInformationMessage(`Agent Desk: ${path.basename(result.file)} recovered (${labels[result.choice]}).${rebuilt}${kept} The damaged copy stays at ${result.keptAs ?? '(none)'}.`);
+			void showInformationMessage(`Agent Desk: ${path.basename(result.file)} recovered (${labels[result.choice]}).${rebuilt}${kept} The damaged copy stays at ${result.keptAs ?? '(none)'}.`);
 			if (repo === undefined) {
 				settled = start();
 				await settled;
@@ -180,7 +181,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 				desk.onNotification(SnapshotProgress, assetCommands.onSnapshotProgress),
 				desk.onNotification(HistoryRewritten, (r) => {
 					const range = r.firstChanged > r.newCount ? '' : ` v${r.firstChanged}${r.newCount > r.firstChanged ? `–v${r.newCount}` : ''} now name other commits`;
-					void vscode.window.showWarningMessage(
+					void showWarningMessage(
 						`Agent Desk: ${r.branch || 'HEAD'} of ${r.name} was rewritten.${range}${r.oldCount >= r.firstChanged ? ` (it had v${r.firstChanged}–v${r.oldCount} before)` : ''} Runs and observations keep the commits they named.`,
 					);
 				}),
@@ -266,7 +267,7 @@ function reportError(output: vscode.LogOutputChannel, error: unknown): void {
 	const message = error instanceof Error ? error.message : String(error);
 	const code = error instanceof DeskRequestError && error.deskError ? ` [${error.deskError.code}]` : '';
 	output.error(`${message}${code}`);
-	void vscode.window.showErrorMessage(`Agent Desk: ${message}`, 'Open Log').then((choice) => {
+	void showErrorMessage(`Agent Desk: ${message}`, 'Open Log').then((choice) => {
 		if (choice === 'Open Log') {
 			output.show(true);
 		}

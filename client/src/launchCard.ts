@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { showInformationMessage } from './messages';
 import { GetCard, LaunchGo, PlugAsset, SetTicket, SuggestAssets, UnplugAsset, type CardView, type SuggestIndexProgress, type SuggestResult } from '../../server/src/protocol/protocol';
 import type { CardState, HostToWebview, WebviewToHost } from '../../webview/src/messages';
 import { DeskRequestError, type DeskClient } from './deskClient';
@@ -110,7 +111,7 @@ export class LaunchCards implements vscode.Disposable {
 					await this.send(project, { busy: true });
 					const record = await this.desk.requestOnce(LaunchGo, { project, settings: this.settingsFor(project) });
 					entry.launched = { runId: record.run, plugs: record.plugs.length };
-					void vscode.window.showInformationMessage(
+					void showInformationMessage(
 						`Agent Desk: launched “${record.ticket.split('\n', 1)[0]}” with ${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} frozen; the Runs view follows the run.`,
 					);
 					break;

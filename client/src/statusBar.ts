@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { visibleText } from './markdownText';
 import type { DeskState } from './deskClient';
 
 /** The desk's state in the status bar: starting, ready, or an error that opens the log on click. */
@@ -12,7 +13,9 @@ export class DeskStatusBar implements vscode.Disposable {
 		this.item.show();
 	}
 
-	show(state: DeskState, detail?: string): void {
+	show(state: DeskState, shownDetail?: string): void {
+		// The detail can carry a name or an error message from the server: shown inert.
+		const detail = shownDetail === undefined ? undefined : visibleText(shownDetail);
 		switch (state) {
 			case 'starting':
 				this.item.text = '$(loading~spin) Desk';

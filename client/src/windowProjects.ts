@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { pickText } from './markdownText';
 import type { WindowProject } from './views/assetsTree';
 
 /**
@@ -19,13 +20,8 @@ export async function chooseProject(projects: readonly WindowProject[], node: un
 		return projects[0];
 	}
 	const picked = await vscode.window.showQuickPick(
-		projects.map((p) => ({ label: p.name, description: p.path, project: p })),
+		projects.map((p) => ({ label: pickText(p.name), description: pickText(p.path), project: p })),
 		{ title },
 	);
 	return picked?.project;
-}
-
-/** Text for a MarkdownString, with Markdown's special characters escaped. */
-export function escapeMarkdown(text: string): string {
-	return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }

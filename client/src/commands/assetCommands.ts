@@ -1,5 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { messageText, pickText } from '../markdownText';
+import { showInformationMessage } from '../messages';
 import {
 	AddLink,
 	AddNote,
@@ -44,11 +46,11 @@ export function registerAssetCommands(
 		}
 		const candidates = (await assets.allAssets()).filter((n) => accept(n.asset));
 		if (candidates.length === 0) {
-			void vscode.window.showInformationMessage('Agent Desk: no asset fits.');
+			void showInformationMessage('Agent Desk: no asset fits.');
 			return undefined;
 		}
 		const picked = await vscode.window.showQuickPick(
-			candidates.map((n) => ({ label: n.asset.name, description: `${n.asset.engine}${n.asset.kind ? ` · ${n.asset.kind}` : ''}`, detail: n.asset.about || n.asset.working_dir || n.asset.url, node: n })),
+			candidates.map((n) => ({ label: pickText(n.asset.name), description: `${n.asset.engine}${n.asset.kind ? ` · ${pickText(n.asset.kind)}` : ''}`, detail: pickText(n.asset.about || n.asset.working_dir || n.asset.url), node: n })),
 			{ title, matchOnDescription: true, matchOnDetail: true },
 		);
 		return picked?.node;
@@ -69,7 +71,7 @@ export function registerAssetCommands(
 					return;
 				}
 				const result = await desk.requestOnce(ImportAsset, { dir: folders[0].fsPath, ...(project ? { project: project.name } : {}) });
-				void vscode.window.showInformationMessage(`Agent Desk: ${result.created ? 'added' : 'already in the library:'} ${result.asset.name} (${result.asset.engine}).`);
+				void showInformationMessage(`Agent Desk: ${result.created ? 'added' : 'already in the library:'} ${result.asset.name} (${result.asset.engine}).`);
 			}),
 		),
 
@@ -82,7 +84,7 @@ export function registerAssetCommands(
 					return;
 				}
 				const result = await desk.requestOnce(ImportAsset, { newName: name, ...(project ? { project: project.name } : {}) });
-				const choice = await vscode.window.showInformationMessage(`Agent Desk: ${result.asset.name} is ready; put files in its folder, then Snapshot Now.`, 'Reveal Folder');
+				const choice = await showInformationMessage(`Agent Desk: ${result.asset.name} is ready; put files in its folder, then Snapshot Now.`, 'Reveal Folder');
 				if (choice) {
 					await revealFolder(result.asset.working_dir);
 				}
@@ -132,12 +134,12 @@ export function registerAssetCommands(
 				const memberIds = new Set(members.map((a) => a.id));
 				const candidates = all.filter((a) => !memberIds.has(a.id) && !a.retired);
 				if (candidates.length === 0) {
-					void vscode.window.showInformationMessage(`Agent Desk: every library asset is in ${project.name} already.`);
+					void showInformationMessage(`Agent Desk: every library asset is in ${project.name} already.`);
 					return;
 				}
 				const picked = await vscode.window.showQuickPick(
-					candidates.map((a) => ({ label: a.name, description: `${a.engine}${a.kind ? ` · ${a.kind}` : ''}`, detail: a.about || a.working_dir || a.url, id: a.id })),
-					{ title: `Add to ${project.name}`, canPickMany: true },
+					candidates.map((a) => ({ label: pickText(a.name), description: `${a.engine}${a.kind ? ` · ${pickText(a.kind)}` : ''}`, detail: pickText(a.about || a.working_dir || a.url), id: a.id })),
+					{ title: `Add to ${pickText(project.name)}`, canPickMany: true },
 				);
 				for (const item of picked ?? []) {
 					await desk.requestOnce(ImportAsset, { assetId: item.id, project: project.name });
@@ -153,7 +155,7 @@ export function registerAssetCommands(
 					return;
 				}
 				const result = await vscode.window.withProgress(
-					{ location: vscode.ProgressLocation.Notification, title: `Snapshot of ${target.asset.name}`, cancellable: true },
+					{ location: vscode.ProgressLocation.Notification, title: messageText(`Snapshot of ${target.asset.name}`), cancellable: true },
 					async (progress, token) => {
 						snapshotProgress.set(target.asset.id, (files) => progress.report({ message: `${files} files` }));
 						try {
@@ -167,7 +169,7 @@ export function registerAssetCommands(
 					result.skipped.length > 0 ? `${result.skipped.length} link${result.skipped.length === 1 ? '' : 's'} or special file${result.skipped.length === 1 ? '' : 's'} not stored` : '',
 					result.lookalikes.length > 0 ? `names differing only by case: ${result.lookalikes.map((g) => g.join(' / ')).join('; ')}` : '',
 				].filter(Boolean);
-				void vscode.window.showInformationMessage(
+				void showInformationMessage(
 					`Agent Desk: ${result.created ? `${target.asset.name} v${result.version.version} — ${result.version.file_count} files` : `${target.asset.name} has no changes since v${result.version.version}`}${notes.length ? ` (${notes.join('; ')})` : ''}.`,
 				);
 			}),
@@ -180,7 +182,7 @@ export function registerAssetCommands(
 				if (!target) {
 					return;
 				}
-				const about = await vscode.window.showInputBox({ title: `Describe ${target.asset.name}`, prompt: 'One line about the asset', value: target.asset.about });
+				const about = await vscode.window.showInputBox({ title: `Describe ${pickText(target.asset.name)}`, prompt: 'One line about the asset', value: target.asset.about });
 				if (about !== undefined) {
 					await desk.request(DescribeAsset, { id: target.asset.id, about });
 				}
@@ -195,7 +197,7 @@ export function registerAssetCommands(
 					return;
 				}
 				const text = await vscode.window.showInputBox({
-					title: `Tags of ${target.asset.name}`,
+					title: `Tags of ${pickText(target.asset.name)}`,
 					prompt: 'Up to 16 tags separated by spaces: key or key:value, lowercase letters, digits and hyphens',
 					value: target.asset.tags.join(' '),
 					validateInput: (v) => {
@@ -250,7 +252,7 @@ export function registerAssetCommands(
 					throw new Error(`${path.basename(files[0].fsPath)} is not JSON: ${(error as Error).message}`);
 				}
 				const asset = await desk.request(SetChecks, { id: target.asset.id, checks });
-				void vscode.window.showInformationMessage(`Agent Desk: ${asset.name} has ${asset.checks.length} check${asset.checks.length === 1 ? '' : 's'}.`);
+				void showInformationMessage(`Agent Desk: ${asset.name} has ${asset.checks.length} check${asset.checks.length === 1 ? '' : 's'}.`);
 			}),
 		),
 
@@ -310,7 +312,7 @@ export function registerAssetCommands(
 				];
 				const title = `${asset.name}: v${from} ↔ v${to}`;
 				if (changes.length === 0) {
-					void vscode.window.showInformationMessage(`Agent Desk: v${from} and v${to} of ${asset.name} have the same files.`);
+					void showInformationMessage(`Agent Desk: v${from} and v${to} of ${asset.name} have the same files.`);
 				} else if (changes.length === 1 && diff.modified.length === 1) {
 					await vscode.commands.executeCommand('vscode.diff', changes[0]![1], changes[0]![2], title);
 				} else {

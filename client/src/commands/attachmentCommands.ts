@@ -1,5 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { messageText, pickText, visibleText } from '../markdownText';
+import { showInformationMessage, showWarningMessage } from '../messages';
 import { baseName, humanBytes } from '../../../server/src/attachments/names';
 import { AttachFile, DeleteAttachment, ListAttachments, ListRuns, type AttachmentRow } from '../../../server/src/protocol/protocol';
 import { renderable } from '../attachmentPages';
@@ -69,15 +71,15 @@ export function registerAttachmentCommands(
 		for (const { project, view } of await tree.tasks()) {
 			for (const row of view.files.filter(accepts)) {
 				items.push({
-					label: row.name,
-					description: `${humanBytes(row.size)} · ${taskLabel(view)}`,
-					...(several ? { detail: project } : {}),
+					label: pickText(row.name),
+					description: `${humanBytes(row.size)} · ${pickText(taskLabel(view))}`,
+					...(several ? { detail: pickText(project) } : {}),
 					attachment: { project, task: view.task_id, id: row.id, row, taskTitle: taskLabel(view), via: 'command palette' },
 				});
 			}
 		}
 		if (items.length === 0) {
-			void vscode.window.showInformationMessage('Agent Desk: no attachment fits.');
+			void showInformationMessage('Agent Desk: no attachment fits.');
 			return undefined;
 		}
 		return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true }))?.attachment;
@@ -129,9 +131,9 @@ export function registerAttachmentCommands(
 				seen.add(view.task.object_id);
 				const files = withFiles.find((t) => t.task_id === view.task.object_id);
 				items.push({
-					label: view.task.title || view.task.object_id,
+					label: pickText(view.task.title || view.task.object_id),
 					description: `${view.task.status} · ${view.runs.length} run${view.runs.length === 1 ? '' : 's'}${files ? ` · ${files.count} attached` : ''}`,
-					detail: intent.intent.prompt.trim().split('\n', 1)[0],
+					detail: pickText(intent.intent.prompt.trim().split('\n', 1)[0] ?? ''),
 					task: { id: view.task.object_id, title: view.task.title || view.task.object_id },
 				});
 			}
@@ -139,14 +141,14 @@ export function registerAttachmentCommands(
 		for (const view of runs.tasks) {
 			if (!seen.has(view.task.object_id)) {
 				seen.add(view.task.object_id);
-				items.push({ label: view.task.title || view.task.object_id, description: view.task.status, task: { id: view.task.object_id, title: view.task.title || view.task.object_id } });
+				items.push({ label: pickText(view.task.title || view.task.object_id), description: view.task.status, task: { id: view.task.object_id, title: view.task.title || view.task.object_id } });
 			}
 		}
 		for (const view of withFiles.filter((t) => !seen.has(t.task_id))) {
-			items.push({ label: taskLabel(view), description: `${view.count} attached`, task: { id: view.task_id, title: taskLabel(view) } });
+			items.push({ label: pickText(taskLabel(view)), description: `${view.count} attached`, task: { id: view.task_id, title: taskLabel(view) } });
 		}
 		if (items.length === 0) {
-			void vscode.window.showInformationMessage('Agent Desk: this project has no task yet. Launch a ticket from the launch card first; its task can then take attachments.');
+			void showInformationMessage('Agent Desk: this project has no task yet. Launch a ticket from the launch card first; its task can then take attachments.');
 			return undefined;
 		}
 		return (await vscode.window.showQuickPick(items, { title: 'Attach a file to which task?', matchOnDescription: true, matchOnDetail: true }))?.task;
@@ -165,7 +167,7 @@ export function registerAttachmentCommands(
 					return;
 				}
 				if (options.needsBytes && a.row.unavailable !== null) {
-					void vscode.window.showWarningMessage(`Agent Desk: the bytes of ${a.row.name} are not in this store: ${a.row.unavailable}.`);
+					void showWarningMessage(`Agent Desk: the bytes of ${a.row.name} are not in this store: ${a.row.unavailable}.`);
 					return;
 				}
 				await body(a);
@@ -191,7 +193,7 @@ export function registerAttachmentCommands(
 			async (a) => {
 				const folder = tree.windowProjects.find((p) => p.name === a.project)?.path ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
 				const where = await vscode.window.showSaveDialog({
-					title: `Save ${a.row.name} (${humanBytes(a.row.size)})`,
+					title: `Save ${visibleText(a.row.name)} (${humanBytes(a.row.size)})`,
 					saveLabel: 'Save',
 					// The base name is only the suggestion the dialog starts from; the person chooses the path.
 					...(folder ? { defaultUri: vscode.Uri.file(path.join(folder, baseName(a.row.name))) } : {}),
@@ -209,7 +211,7 @@ export function registerAttachmentCommands(
 			{ needsBytes: true },
 		),
 		onAttachment('agentDesk.deleteAttachment', 'Delete which attachment?', async (a) => {
-			const choice = await vscode.window.showWarningMessage(
+			const choice = await showWarningMessage(
 				`Delete ${a.row.name} from task ‘${a.taskTitle}’?`,
 				{
 					modal: true,
@@ -233,7 +235,7 @@ export function registerAttachmentCommands(
 			'Reveal the run of which attachment?',
 			async (a) => {
 				if (!a.row.run_id) {
-					void vscode.window.showInformationMessage(`Agent Desk: ${a.row.name} was attached by hand, not by a run.`);
+					void showInformationMessage(`Agent Desk: ${a.row.name} was attached by hand, not by a run.`);
 					return;
 				}
 				await vscode.commands.executeCommand('agentDesk.openRun', a.project, a.row.run_id);
@@ -262,7 +264,7 @@ export function registerAttachmentCommands(
 					return;
 				}
 				const files = await vscode.window.showOpenDialog({
-					title: `Attach to ‘${task.title}’`,
+					title: `Attach to ‘${visibleText(task.title)}’`,
 					openLabel: 'Attach',
 					canSelectFiles: true,
 					canSelectFolders: false,
@@ -273,7 +275,7 @@ export function registerAttachmentCommands(
 					return;
 				}
 				const attached: AttachmentRow[] = [];
-				await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Agent Desk: attaching to ‘${task.title}’…` }, async () => {
+				await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: messageText(`Agent Desk: attaching to ‘${task.title}’…`) }, async () => {
 					for (const file of files) {
 						if (file.scheme !== 'file') {
 							reportError(new Error(`${file.toString()} is not a local file; only files on this machine can be attached.`));
@@ -288,9 +290,9 @@ export function registerAttachmentCommands(
 					}
 				});
 				if (attached.length === 1) {
-					void vscode.window.showInformationMessage(`Agent Desk: attached ${attached[0]!.name} (${humanBytes(attached[0]!.size)}) to ‘${task.title}’.`);
+					void showInformationMessage(`Agent Desk: attached ${attached[0]!.name} (${humanBytes(attached[0]!.size)}) to ‘${task.title}’.`);
 				} else if (attached.length > 1) {
-					void vscode.window.showInformationMessage(`Agent Desk: attached ${attached.length} files (${humanBytes(attached.reduce((n, r) => n + r.size, 0))}) to ‘${task.title}’.`);
+					void showInformationMessage(`Agent Desk: attached ${attached.length} files (${humanBytes(attached.reduce((n, r) => n + r.size, 0))}) to ‘${task.title}’.`);
 				}
 			}),
 		),

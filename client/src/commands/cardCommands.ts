@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { showInformationMessage } from '../messages';
 import { PlugAsset, type PlugRole } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../deskClient';
 import type { LaunchCards } from '../launchCard';
@@ -20,7 +21,7 @@ export function registerCardCommands(
 		guarded(async (node?: AssetsNode) => {
 			const target = node?.type === 'asset' ? node : view.selection[0]?.type === 'asset' ? view.selection[0] : undefined;
 			if (!target) {
-				void vscode.window.showInformationMessage('Agent Desk: choose an asset in the Assets view to plug.');
+				void showInformationMessage('Agent Desk: choose an asset in the Assets view to plug.');
 				return;
 			}
 			await desk.request(PlugAsset, { project: target.project, id: target.asset.id, role });
@@ -33,7 +34,7 @@ export function registerCardCommands(
 			guarded(async (node?: AssetsNode) => {
 				const name = await project(node);
 				if (!name) {
-					void vscode.window.showInformationMessage('Agent Desk: open a folder with a git repository to write a launch card for it.');
+					void showInformationMessage('Agent Desk: open a folder with a git repository to write a launch card for it.');
 					return;
 				}
 				cards.open(name);

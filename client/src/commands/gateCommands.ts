@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { messageText, pickText } from '../markdownText';
+import { showErrorMessage, showInformationMessage, showWarningMessage } from '../messages';
 import { CancelRun, DecideRun, ListRuns, ShowRun, type DecideResult, type RunDetail, type RunFinishedParams, type RunSummary } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../deskClient';
 import { loadPatchSet, type PatchSides, type RunPages } from '../runDocuments';
@@ -93,9 +95,9 @@ export function registerGateCommands(
 			for (const { task, runs: taskRuns } of [...overview.intents.flatMap((i) => i.tasks), ...overview.tasks]) {
 				for (const run of taskRuns.filter(accepts)) {
 					items.push({
-						label: task.title,
+						label: pickText(task.title),
 						description: runStatusText(run),
-						detail: `${several ? `${project.name} · ` : ''}started ${run.started_at.slice(0, 16).replace('T', ' ')} · ${plural(run.patchsets, 'PatchSet')} · run ${run.id}`,
+						detail: `${several ? `${pickText(project.name)} · ` : ''}started ${run.started_at.slice(0, 16).replace('T', ' ')} · ${plural(run.patchsets, 'PatchSet')} · run ${run.id}`,
 						ref: { project: project.name, runId: run.id },
 						started: run.started_at,
 					});
@@ -103,7 +105,7 @@ export function registerGateCommands(
 			}
 		}
 		if (items.length === 0) {
-			void vscode.window.showInformationMessage(`Agent Desk: ${none}`);
+			void showInformationMessage(`Agent Desk: ${none}`);
 			return undefined;
 		}
 		items.sort((a, b) => b.started.localeCompare(a.started));
@@ -114,7 +116,7 @@ export function registerGateCommands(
 		const detail = await desk.request(ShowRun, { project: ref.project, id: ref.runId });
 		const last = detail.patchsets[detail.patchsets.length - 1];
 		if (!last) {
-			void vscode.window.showInformationMessage(`Agent Desk: run ‘${detail.task.title}’ made no change to review.`);
+			void showInformationMessage(`Agent Desk: run ‘${detail.task.title}’ made no change to review.`);
 			await pages.open(ref.project, ref.runId);
 			return;
 		}
@@ -122,7 +124,7 @@ export function registerGateCommands(
 		const top = detail.run.tags['desk.isolation'] === 'shared' ? projectPath(ref.project) : undefined;
 		const { changes } = await loadPatchSet(desk, patches, ref.project, last.object_id, top ? (file) => vscode.Uri.file(path.join(top, ...file.split('/'))) : undefined);
 		if (changes.length === 0) {
-			void vscode.window.showInformationMessage(`Agent Desk: run ‘${detail.task.title}’ changes no file.`);
+			void showInformationMessage(`Agent Desk: run ‘${detail.task.title}’ changes no file.`);
 		} else {
 			// The multi-file diff editor adds the number of files to the title itself.
 			await vscode.commands.executeCommand('vscode.changes', `Review: ${detail.task.title}`, changes);
@@ -169,32 +171,32 @@ export function registerGateCommands(
 				if (result.commit) {
 					const copy = 'Copy Commit Id';
 					const where = detail.run.tags['desk.isolation'] === 'worktree' ? `desk/run-${ref.runId}` : checkedOutBranch(projectPath(ref.project));
-					const choice = await vscode.window.showInformationMessage(`Agent Desk: landed ‘${title}’ as commit ${result.commit.slice(0, 7)} on ${where}.`, copy);
+					const choice = await showInformationMessage(`Agent Desk: landed ‘${title}’ as commit ${result.commit.slice(0, 7)} on ${where}.`, copy);
 					if (choice === copy) {
 						await vscode.env.clipboard.writeText(result.commit);
 						vscode.window.setStatusBarMessage(`Copied ${result.commit}`, 3000);
 					}
 				} else {
-					void vscode.window.showInformationMessage(`Agent Desk: landed ‘${title}’ as v${result.version} of its target asset.`);
+					void showInformationMessage(`Agent Desk: landed ‘${title}’ as v${result.version} of its target asset.`);
 				}
 				return;
 			}
 			case 'retry': {
 				const show = 'Show Run';
-				const choice = await vscode.window.showInformationMessage(`Agent Desk: retrying ‘${title}’ in a new run.${restoredText(result)}`, show);
+				const choice = await showInformationMessage(`Agent Desk: retrying ‘${title}’ in a new run.${restoredText(result)}`, show);
 				if (choice === show && result.new_run) {
 					await pages.open(ref.project, result.new_run);
 				}
 				return;
 			}
 			case 'abandon': {
-				void vscode.window.showInformationMessage(`Agent Desk: abandoned ‘${title}’.${restoredText(result)}`);
+				void showInformationMessage(`Agent Desk: abandoned ‘${title}’.${restoredText(result)}`);
 				return;
 			}
 			case 'checkpoint': {
 				const id = result.decision.checkpoint_id;
 				const git = !detail.patchsets[detail.patchsets.length - 1]?.tags['desk.target_asset'];
-				void vscode.window.showInformationMessage(`Agent Desk: kept ‘${title}’ as a checkpoint${id ? ` (${id.slice(0, 7)}${git ? ` on refs/desk/checkpoints/${ref.runId}` : ''})` : ''}; nothing landed.`);
+				void showInformationMessage(`Agent Desk: kept ‘${title}’ as a checkpoint${id ? ` (${id.slice(0, 7)}${git ? ` on refs/desk/checkpoints/${ref.runId}` : ''})` : ''}; nothing landed.`);
 				return;
 			}
 			default:
@@ -211,7 +213,7 @@ export function registerGateCommands(
 		const detail = await desk.request(ShowRun, { project: ref.project, id: ref.runId });
 		const title = detail.task.title;
 		const rationale = await vscode.window.showInputBox({
-			title: `${words.title}: ${title}`,
+			title: `${words.title}: ${pickText(title)}`,
 			prompt: 'Why? Recorded with the decision. Optional: press Enter to go on without one, Escape to cancel.',
 			placeHolder: 'Rationale (optional)',
 			ignoreFocusOut: true,
@@ -225,8 +227,8 @@ export function registerGateCommands(
 			const question = `${action} run ‘${title}’?`;
 			const choice =
 				decision === 'commit'
-					? await vscode.window.showInformationMessage(question, { modal: true, detail: landingText(ref, detail) }, action)
-					: await vscode.window.showWarningMessage(
+					? await showInformationMessage(question, { modal: true, detail: landingText(ref, detail) }, action)
+					: await showWarningMessage(
 							question,
 							{
 								modal: true,
@@ -242,7 +244,7 @@ export function registerGateCommands(
 			}
 		}
 		const settings = decision === 'retry' ? runSettings(projectPath(ref.project)) : undefined;
-		const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Agent Desk: ${words.progress} ‘${title}’…` }, () =>
+		const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: messageText(`Agent Desk: ${words.progress} ‘${title}’…`) }, () =>
 			desk.request(DecideRun, { project: ref.project, run: ref.runId, decision, ...(rationale.trim() ? { rationale: rationale.trim() } : {}), ...(settings ? { settings } : {}) }),
 		);
 		await report(ref, detail, result);
@@ -251,7 +253,7 @@ export function registerGateCommands(
 	const cancel = async (ref: RunRef): Promise<void> => {
 		const detail = await desk.request(ShowRun, { project: ref.project, id: ref.runId });
 		const action = 'Cancel Run';
-		const choice = await vscode.window.showWarningMessage(
+		const choice = await showWarningMessage(
 			`Cancel run ‘${detail.task.title}’?`,
 			{ modal: true, detail: 'The agent and every process it started are stopped and the run is marked failed; you can retry or abandon it then.' },
 			action,
@@ -260,7 +262,7 @@ export function registerGateCommands(
 			return;
 		}
 		const { stopped } = await desk.request(CancelRun, { project: ref.project, run: ref.runId });
-		void vscode.window.showInformationMessage(stopped ? `Agent Desk: cancelled run ‘${detail.task.title}’.` : `Agent Desk: no agent was working on run ‘${detail.task.title}’ any more; it is marked failed.`);
+		void showInformationMessage(stopped ? `Agent Desk: cancelled run ‘${detail.task.title}’.` : `Agent Desk: no agent was working on run ‘${detail.task.title}’ any more; it is marked failed.`);
 	};
 
 	/** A command on a run: the one it is given, else the one the person picks among those it fits. */
@@ -296,12 +298,10 @@ export function registerGateCommands(
 		if (params.status === 'gate') {
 			const { passed, failed } = params.checks;
 			// Only Review: landing is decided next to the diff (the run page), in the Runs view or the palette, never blind from a toast.
-			void vscode.window
-				.showInformationMessage(`Run ‘${params.title}’ is ready for review: ${plural(params.touched, 'file')} changed, checks: ${passed} passed, ${failed} failed`, 'Review')
+			void showInformationMessage(`Run ‘${params.title}’ is ready for review: ${plural(params.touched, 'file')} changed, checks: ${passed} passed, ${failed} failed`, 'Review')
 				.then(then({ Review: review }));
 		} else {
-			void vscode.window
-				.showErrorMessage(`Run ‘${params.title}’ failed: ${params.error ?? 'no reason was recorded'}`, 'Show Run', 'Retry')
+			void showErrorMessage(`Run ‘${params.title}’ failed: ${params.error ?? 'no reason was recorded'}`, 'Show Run', 'Retry')
 				.then(then({ 'Show Run': (r) => pages.open(r.project, r.runId), Retry: (r) => decide(r, 'retry') }));
 		}
 	};

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { showInformationMessage } from '../messages';
 import { ExportHistory, ImportHistory, ShowRun } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../deskClient';
 import { chooseProject } from '../windowProjects';
@@ -33,7 +34,7 @@ export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pa
 				const [detail, { source, paths, changes }] = await Promise.all([desk.request(ShowRun, { project, id: runId! }), loadPatchSet(desk, patches, project, patchsetId!)]);
 				const title = `PatchSet: ${detail.task.title}${source === 'artifact' ? ' (proposed)' : ''}`;
 				if (changes.length === 0) {
-					void vscode.window.showInformationMessage('Agent Desk: this PatchSet changes no file.');
+					void showInformationMessage('Agent Desk: this PatchSet changes no file.');
 				} else if (changes.length === 1) {
 					await vscode.commands.executeCommand('vscode.diff', changes[0]![1], changes[0]![2], `${paths[0]!} (${title})`);
 				} else {
@@ -52,7 +53,7 @@ export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pa
 				// rows twice, and a click on a row being replaced is lost.
 				const result = await desk.request(ImportHistory, { project });
 				const refused = result.refused.length ? ` ${result.refused.length} refused (see the log).` : '';
-				void vscode.window.showInformationMessage(`Agent Desk: ${result.added} object${result.added === 1 ? '' : 's'} imported from refs/desk/history, ${result.unchanged} already here.${refused}`);
+				void showInformationMessage(`Agent Desk: ${result.added} object${result.added === 1 ? '' : 's'} imported from refs/desk/history, ${result.unchanged} already here.${refused}`);
 				for (const r of result.refused) {
 					reportError(new Error(`refused ${r.path}: ${r.reason}`));
 				}
@@ -66,7 +67,7 @@ export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pa
 					return;
 				}
 				const result = await desk.request(ExportHistory, { project });
-				void vscode.window.showInformationMessage(result.commit ? `Agent Desk: ${result.objects} objects written to refs/desk/history (${result.commit.slice(0, 7)}); push that ref to share them.` : 'Agent Desk: the run history is already up to date.');
+				void showInformationMessage(result.commit ? `Agent Desk: ${result.objects} objects written to refs/desk/history (${result.commit.slice(0, 7)}); push that ref to share them.` : 'Agent Desk: the run history is already up to date.');
 			}),
 		),
 	];

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { GetAtGo, ListAssets, ListFolder, ListVersions, UsedInLaunches, type AssetSummary, type AssetVersion, type AtGo, type UsedIn, type VersionFile } from '../../../server/src/protocol/protocol';
 import { assetFileUri } from '../assetFileSystem';
-import { escapeMarkdown } from '../windowProjects';
+import { markdownLines, markdownText as escapeMarkdown } from '../markdownText';
 import { ProjectTreeProvider, type ProjectNode, type WindowProject } from './projectTree';
 import { humanBytes } from '../../../server/src/attachments/names';
 
@@ -84,7 +84,7 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 		return [{ type: 'message', text: 'Could not read the library — see the log', icon: 'error' }];
 	}
 
-	getTreeItem(node: AssetsNode): vscode.TreeItem {
+	protected makeTreeItem(node: AssetsNode): vscode.TreeItem {
 		switch (node.type) {
 			case 'project': {
 				const item = new vscode.TreeItem(node.project.name, vscode.TreeItemCollapsibleState.Expanded);
@@ -305,10 +305,10 @@ function assetItem(node: AssetNode): vscode.TreeItem {
 	} else if (asset.url) {
 		tooltip.appendMarkdown(`| URL | ${escapeMarkdown(asset.url)} |\n`);
 	}
-	tooltip.appendMarkdown(`| Tags | ${asset.tags.length > 0 ? asset.tags.map(escape).join(', ') : '—'} |\n`);
-	tooltip.appendMarkdown(`| Added | ${asset.created_at} by ${escapeMarkdown(asset.created_by)} |\n`);
+	tooltip.appendMarkdown(`| Tags | ${asset.tags.length > 0 ? asset.tags.map(escapeMarkdown).join(', ') : '—'} |\n`);
+	tooltip.appendMarkdown(`| Added | ${escapeMarkdown(asset.created_at)} by ${escapeMarkdown(asset.created_by)} |\n`);
 	if (asset.notes) {
-		tooltip.appendMarkdown(`\n---\n\n${escapeMarkdown(asset.notes.slice(0, 1000))}`);
+		tooltip.appendMarkdown(`\n---\n\n${markdownLines(asset.notes.slice(0, 1000))}`);
 	}
 	if (asset.problem) {
 		tooltip.appendMarkdown(`\n$(warning) ${escapeMarkdown(asset.problem)}`);

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { humanBytes } from '../../../server/src/attachments/names';
 import { ListAttachments, type AttachmentRow, type TaskAttachmentsView } from '../../../server/src/protocol/protocol';
 import { attachmentKind, renderable, type AttachmentKind } from '../attachmentPages';
-import { escapeMarkdown } from '../windowProjects';
+import { markdownLines, markdownText as escapeMarkdown } from '../markdownText';
 import type { WindowProject } from './assetsTree';
 import { ProjectTreeProvider, type ProjectNode } from './projectTree';
 
@@ -48,7 +48,7 @@ export class AttachmentsTreeProvider extends ProjectTreeProvider<AttachmentsNode
 		return all;
 	}
 
-	getTreeItem(node: AttachmentsNode): vscode.TreeItem {
+	protected makeTreeItem(node: AttachmentsNode): vscode.TreeItem {
 		switch (node.type) {
 			case 'project': {
 				const item = new vscode.TreeItem(node.project.name, vscode.TreeItemCollapsibleState.Expanded);
@@ -112,7 +112,7 @@ function fileItem(node: Extract<AttachmentsNode, { type: 'file' }>): vscode.Tree
 	];
 	const cell = (value: string) => (value.startsWith('`') ? value : escapeMarkdown(value));
 	item.tooltip = new vscode.MarkdownString(
-		`**${escapeMarkdown(row.name)}**${row.note ? `\n\n${escapeMarkdown(row.note)}` : ''}\n\n| | |\n|---|---|\n${facts.map(([k, v]) => `| ${k} | ${cell(v)} |`).join('\n')}\n${
+		`**${escapeMarkdown(row.name)}**${row.note ? `\n\n${markdownLines(row.note)}` : ''}\n\n| | |\n|---|---|\n${facts.map(([k, v]) => `| ${k} | ${cell(v)} |`).join('\n')}\n${
 			row.unavailable !== null ? `\n$(warning) **Unavailable:** ${escapeMarkdown(row.unavailable)}\n` : ''
 		}`,
 		true,

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { visibleText } from '../markdownText';
 import type { DeskClient } from '../deskClient';
 
 /** A project of this window, as the trees group by it when the window has several. */
@@ -92,7 +93,12 @@ export abstract class ProjectTreeProvider<T extends { type: string }> implements
 		this.onError(error);
 	}
 
-	abstract getTreeItem(node: T): vscode.TreeItem;
+	/** The row for a node; shown through {@link inertTreeItem}. */
+	protected abstract makeTreeItem(node: T): vscode.TreeItem;
+
+	getTreeItem(node: T): vscode.TreeItem {
+		return inertTreeItem(this.makeTreeItem(node));
+	}
 
 	dispose(): void {
 		this.changeEmitter.dispose();
@@ -111,4 +117,35 @@ export abstract class ProjectTreeProvider<T extends { type: string }> implements
 	protected failed(): T[] {
 		return [];
 	}
+}
+
+/**
+ * Every row of the desk's trees shows names from repositories, folders and agents: its label,
+ * description, plain tooltip and accessible label have their control, bidi and invisible characters
+ * made visible (a right-to-left override would make `exe.txt` read as `txt.exe`), and a Markdown
+ * tooltip is never trusted, so no `command:` link in it can run. (Markdown tooltips escape what they
+ * quote with markdownText.)
+ */
+export function inertTreeItem(item: vscode.TreeItem): vscode.TreeItem {
+	if (typeof item.label === 'string') {
+		item.label = visibleText(item.label);
+	} else if (item.label) {
+		const shown = visibleText(item.label.label);
+		item.label = shown === item.label.label ? item.label : { label: shown };
+	}
+	if (typeof item.description === 'string') {
+		item.description = visibleText(item.description);
+	}
+	if (typeof item.tooltip === 'string') {
+		item.tooltip = visibleText(item.tooltip);
+	} else if (item.tooltip instanceof vscode.MarkdownString) {
+		item.tooltip.isTrusted = false;
+		item.tooltip.supportHtml = false;
+		// markdownText escapes `$(` for a renderer that draws icons: every tooltip draws them.
+		item.tooltip.supportThemeIcons = true;
+	}
+	if (item.accessibilityInformation) {
+		item.accessibilityInformation = { ...item.accessibilityInformation, label: visibleText(item.accessibilityInformation.label) };
+	}
+	return item;
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { ListRuns, ShowRun, type RunDetail, type RunSummary, type RunsOverview } from '../../../server/src/protocol/protocol';
-import { escapeMarkdown } from '../windowProjects';
+import { markdownLines, markdownText as escapeMarkdown } from '../markdownText';
 import type { WindowProject } from './assetsTree';
 import { ProjectTreeProvider, type ProjectNode } from './projectTree';
 
@@ -110,7 +110,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsNode> {
 		}
 	}
 
-	getTreeItem(node: RunsNode): vscode.TreeItem {
+	protected makeTreeItem(node: RunsNode): vscode.TreeItem {
 		switch (node.type) {
 			case 'project': {
 				const item = new vscode.TreeItem(node.project.name, vscode.TreeItemCollapsibleState.Expanded);
@@ -124,7 +124,10 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsNode> {
 				item.id = `${node.project}/intent/${intent.object_id}`;
 				item.iconPath = icon(intentIcons[node.view.status] ?? ['circle-large-outline']);
 				item.description = node.view.status;
-				item.tooltip = new vscode.MarkdownString(`**${escapeMarkdown(intent.prompt)}**\n\n${intent.content ? `${escapeMarkdown(intent.content)}\n\n` : ''}${node.view.status} · ${intent.created_at}${intent.commit ? ` · commit \`${intent.commit.slice(0, 12)}\`` : ''}`);
+				const [first = '', ...more] = intent.prompt.trim().split('\n');
+				item.tooltip = new vscode.MarkdownString(
+					`**${escapeMarkdown(first)}**${more.length ? `  \n${markdownLines(more.join('\n'))}` : ''}\n\n${intent.content ? `${markdownLines(intent.content)}\n\n` : ''}${escapeMarkdown(node.view.status)} · ${escapeMarkdown(intent.created_at)}${intent.commit ? ` · commit ${escapeMarkdown(intent.commit.slice(0, 12))}` : ''}`,
+				);
 				item.contextValue = 'intent';
 				return item;
 			}
@@ -263,7 +266,7 @@ function runItem(node: Extract<RunsNode, { type: 'run' }>): vscode.TreeItem {
 	];
 	item.description = parts.filter(Boolean).join(' · ');
 	item.tooltip = new vscode.MarkdownString(
-		`**Run** of ${escapeMarkdown(node.title)}\n\n| | |\n|---|---|\n| Status | ${runStatusText(run)} |\n| Started | ${run.started_at} |\n${run.duration_ms !== undefined ? `| Duration | ${formatDuration(run.duration_ms)} |\n` : ''}| Model | ${escapeMarkdown(`${run.provider ?? '—'} ${run.model ?? ''}`)} |\n| Tokens | ${run.total_tokens ?? '—'} |\n| Cost | ${run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '—'} |\n| PatchSets | ${run.patchsets} |\n| Evidence | ${run.evidence} |\n${run.error ? `\n$(error) **Failed:** ${escapeMarkdown(run.error).replace(/\n+/g, ' ')}\n` : ''}`,
+		`**Run** of ${escapeMarkdown(node.title)}\n\n| | |\n|---|---|\n| Status | ${runStatusText(run)} |\n| Started | ${escapeMarkdown(run.started_at)} |\n${run.duration_ms !== undefined ? `| Duration | ${formatDuration(run.duration_ms)} |\n` : ''}| Model | ${escapeMarkdown(`${run.provider ?? '—'} ${run.model ?? ''}`)} |\n| Tokens | ${run.total_tokens ?? '—'} |\n| Cost | ${run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '—'} |\n| PatchSets | ${run.patchsets} |\n| Evidence | ${run.evidence} |\n${run.error ? `\n$(error) **Failed:** ${escapeMarkdown(run.error).replace(/\n+/g, ' ')}\n` : ''}`,
 		true,
 	);
 	item.command = { command: 'agentDesk.openRun', title: 'Open Run', arguments: [node.project, run.id] };

@@ -707,9 +707,9 @@ async function repoTop(dir: string): Promise<string> {
 }
 
 function formatRecovery(r: StoreRecovery): string {
-	const kept = r.keptAs ? `; the damaged copy stays at ${r.keptAs}` : '';
+	const kept = r.keptAs ? `; the damaged copy stays at ${t(r.keptAs)}` : '';
 	const lines = [
-		r.choice === 'restore' ? `${r.file}: the kept copy ${r.keptAs} is back in use` : `${r.file}: started ${r.choice === 'rebuild' ? 'again' : 'empty'}${kept}`,
+		r.choice === 'restore' ? `${t(r.file)}: the kept copy ${t(r.keptAs ?? "")} is back in use` : `${t(r.file)}: started ${r.choice === 'rebuild' ? 'again' : 'empty'}${kept}`,
 	];
 	if (r.rebuilt) {
 		lines.push(`rebuilt from refs/desk/history: ${r.rebuilt.added} object${r.rebuilt.added === 1 ? '' : 's'}${r.rebuilt.refused.length ? `, ${r.rebuilt.refused.length} refused` : ''}`);

@@ -1,0 +1,31 @@
+/**
+ * The one way the extension shows a notification or a modal message. Messages carry names from
+ * repositories, snapshot folders and agents; VS Code makes `[label](command:…)` in a message a link
+ * that runs the command, so every message (and a modal's detail) goes through {@link messageText}
+ * first. Button labels are the extension's own.
+ */
+import * as vscode from 'vscode';
+import { messageText } from './markdownText';
+
+type Rest<T> = T[] | [vscode.MessageOptions, ...T[]];
+
+function clean<T>(rest: Rest<T>): unknown[] {
+	const [first, ...others] = rest as unknown[];
+	if (first && typeof first === 'object' && !('title' in first)) {
+		const options = first as vscode.MessageOptions;
+		return [{ ...options, ...(options.detail !== undefined ? { detail: messageText(options.detail) } : {}) }, ...others];
+	}
+	return rest as unknown[];
+}
+
+export function showInformationMessage<T extends string | vscode.MessageItem>(message: string, ...rest: Rest<T>): Thenable<T | undefined> {
+	return (vscode.window.showInformationMessage as (m: string, ...r: unknown[]) => Thenable<T | undefined>)(messageText(message), ...clean(rest));
+}
+
+export function showWarningMessage<T extends string | vscode.MessageItem>(message: string, ...rest: Rest<T>): Thenable<T | undefined> {
+	return (vscode.window.showWarningMessage as (m: string, ...r: unknown[]) => Thenable<T | undefined>)(messageText(message), ...clean(rest));
+}
+
+export function showErrorMessage<T extends string | vscode.MessageItem>(message: string, ...rest: Rest<T>): Thenable<T | undefined> {
+	return (vscode.window.showErrorMessage as (m: string, ...r: unknown[]) => Thenable<T | undefined>)(messageText(message), ...clean(rest));
+}
