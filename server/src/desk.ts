@@ -249,6 +249,14 @@ export class Desk {
 		}
 	}
 
+	/** The same for a project's change whose own writes are not one transaction with the answer (a decision). */
+	async answerProjectRequest(top: string, request: ClientRequest | undefined, result: unknown): Promise<void> {
+		if (request) {
+			const name = this.library.listProjects().find((p) => p.path === top)?.name ?? path.basename(top);
+			(await this.openProjectDatabase(top, name)).write((tx) => recordAnswer(tx, request, result, new Date().toISOString()));
+		}
+	}
+
 	/** The AI objects of the project whose repository top is `top` (its database is opened on first use). */
 	async projectAi(top: string): Promise<AiStore> {
 		const name = this.library.listProjects().find((p) => p.path === top)?.name ?? path.basename(top);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AddLink, AddNote, AttachFile, CancelRun, GetCard, ImportAsset, LaunchGo, ListAssets, ListAttachments, ListRuns, ListVersions, OpenWorkspace, SetTicket, ShowRun, SnapshotAsset, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import { AddLink, AddNote, AttachFile, CancelRun, DecideRun, GetCard, ImportAsset, LaunchGo, ListAssets, ListAttachments, ListRuns, ListVersions, OpenWorkspace, SetTicket, ShowRun, SnapshotAsset, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
 import { makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
@@ -122,6 +122,17 @@ describe('requests that run twice, over JSON-RPC', () => {
 		assert.deepEqual(await call(AttachFile, attach), row);
 		const listed = await call<ResultOf<typeof ListAttachments>>(ListAttachments, { project: 'shop' });
 		assert.deepEqual(listed.tasks.find((t) => t.task_id === launch.task)?.files.map((f) => f.id), [row.id]);
+	});
+
+	it('a decision repeated with its request id answers the first decision; without one a second is refused', async () => {
+		await call(SetTicket, { project: 'shop', ticket: 'Write a note' });
+		const launch = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ writes: [{ path: 'note.md', content: 'n\n' }] }) });
+		assert.equal(await waitUntilStopped(launch.run), 'validating', 'at the gate');
+		const abandon = { project: 'shop', run: launch.run, decision: 'abandon', requestId: 'decide-00000001' };
+		const first = await call<ResultOf<typeof DecideRun>>(DecideRun, abandon);
+		assert.deepEqual(await call(DecideRun, abandon), first, 'the first answer, not a refusal');
+		const second = await expectRpcError(server.connection, DecideRun.method, { ...abandon, requestId: 'decide-00000002' });
+		assert.equal((second.data as DeskErrorJson).code, 'run.notAwaitingDecision');
 	});
 
 	it('two pending requests with one JSON-RPC id: both are answered, the second with InvalidRequest naming the id; an id is free again once answered', async () => {

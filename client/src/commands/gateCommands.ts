@@ -245,7 +245,7 @@ export function registerGateCommands(
 		}
 		const settings = decision === 'retry' ? runSettings(projectPath(ref.project)) : undefined;
 		const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: messageText(`Agent Desk: ${words.progress} ‘${title}’…`) }, () =>
-			desk.request(DecideRun, { project: ref.project, run: ref.runId, decision, ...(rationale.trim() ? { rationale: rationale.trim() } : {}), ...(settings ? { settings } : {}) }),
+			desk.requestOnce(DecideRun, { project: ref.project, run: ref.runId, decision, ...(rationale.trim() ? { rationale: rationale.trim() } : {}), ...(settings ? { settings } : {}) }),
 		);
 		await report(ref, detail, result);
 	};

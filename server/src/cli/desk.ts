@@ -30,7 +30,7 @@ const usage = `Usage: desk [--store DIR] [--json] [--verbose] COMMAND
 
 The library folder is --store, else $DESK_STORE.
 Commands that create something (asset import, snapshot, version, link and note, task attachments add,
-card go, run go) take --request-id ID (8 to 128 of A-Z a-z 0-9 . _ : -): run again with the same ID,
+card go, run go, run decide) take --request-id ID (8 to 128 of A-Z a-z 0-9 . _ : -): run again with the same ID,
 the command answers what it did the first time and changes nothing; the same ID with other
 arguments is refused (request.idReused).
 
@@ -520,8 +520,13 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					throw new UsageError('run decide needs --decision commit, retry, abandon or checkpoint');
 				}
 				const settings = decision === 'retry' ? settingsFor() : undefined;
-				const result = await gate.decide(id, { decision, ...(values.patchset ? { patchset: values.patchset } : {}), ...(values.rationale ? { rationale: values.rationale } : {}) });
-				if (result.new_run && settings) {
+				const { request } = requestOf('desk run decide', { top, id, decision, patchset: values.patchset, rationale: values.rationale, settings });
+				const { result, replayed } = await answerOnce(await opened.projectRequests(top), request, async () => {
+					const decided = await gate.decide(id, { decision, ...(values.patchset ? { patchset: values.patchset } : {}), ...(values.rationale ? { rationale: values.rationale } : {}) });
+					await opened.answerProjectRequest(top, request, decided);
+					return decided;
+				});
+				if (result.new_run && settings && !replayed) {
 					const record = gate.launchRecord(ai.require<Run>(result.new_run, 'run'));
 					if (record) {
 						await carryOut(record, result.new_run, settings);

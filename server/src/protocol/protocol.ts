@@ -361,7 +361,7 @@ export const CancelRun = request<{ stopped: boolean }>()('desk/runs/cancel', obj
  * the PatchSet (the run's last unless named), `retry` makes and starts a new Run of the same Task
  * with `settings`, `abandon` fails the Task and puts the shared checkout's files back, `checkpoint`
  * keeps the change aside. Fails with `run.notAwaitingDecision`, `run.noPatch`, `run.landConflict`,
- * `run.targetMoved`.
+ * `run.targetMoved`. With `requestId`, a repeat returns the first answer and starts no second run.
  */
 export const DecideRun = request<DecideResult>()(
 	'desk/runs/decide',
@@ -372,6 +372,7 @@ export const DecideRun = request<DecideResult>()(
 		patchset: optional(runId),
 		rationale: optional(string({ maxLength: 64 * 1024 })),
 		settings: runSettings,
+		requestId,
 	}),
 );
 

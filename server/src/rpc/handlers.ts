@@ -2,7 +2,7 @@ import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
 import { runDetail, runsOverview } from '../runs/runViews';
 import { answerOnce, clientRequest } from '../store/clientRequests';
-import { AddLink, AddNote, AttachFile, deskRequests, ImportAsset, LaunchGo, SnapshotAsset, type CardView, type FolderOutcome, type ParamsOf, type PlugRole, type ResultOf, type ServerStatus } from '../protocol/protocol';
+import { AddLink, AddNote, AttachFile, DecideRun, deskRequests, ImportAsset, LaunchGo, SnapshotAsset, type CardView, type FolderOutcome, type ParamsOf, type PlugRole, type ResultOf, type ServerStatus } from '../protocol/protocol';
 import { firstAnswerBudgetMs, type ProjectLaunches } from '../launch/projectLaunches';
 import { parseRunSettings } from '../runs/settings';
 import type { DecisionType, Run, Task } from '../ai/types';
@@ -291,12 +291,21 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return result;
 		},
 
-		async DecideRun({ project, run, decision, patchset, rationale, settings }) {
+		async DecideRun({ project, run, decision, patchset, rationale, settings, requestId }) {
 			const desk = await context.desk();
 			const top = projectTop(desk, project);
 			const runSettings = decision === 'retry' ? parseRunSettings(settings) : undefined;
 			const { gate } = await desk.runs(top);
-			const result = await gate.decide(run, { decision: decision as DecisionType, ...(patchset ? { patchset } : {}), ...(rationale ? { rationale } : {}) });
+			const request = clientRequest(DecideRun.method, requestId, { project, run, decision, patchset, rationale, settings });
+			// A decision is made once whatever happens (a second is refused); its answer is recorded after it.
+			const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () => {
+				const decided = await gate.decide(run, { decision: decision as DecisionType, ...(patchset ? { patchset } : {}), ...(rationale ? { rationale } : {}) });
+				await desk.answerProjectRequest(top, request, decided);
+				return decided;
+			});
+			if (replayed) {
+				return result;
+			}
 			if (result.new_run && runSettings) {
 				const newRun = (await desk.projectAi(top)).require<Run>(result.new_run, 'run');
 				const record = gate.launchRecord(newRun);
