@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { DeskError } from '../core/errors';
-import { fsyncFolder, quarantine, writeFileDurably } from './durableFile';
+import { randomBytes } from 'node:crypto';
+import { fsyncFolder, quarantine, tempPrefix, writeAll, writeFileDurably } from './durableFile';
 
 /**
  * A database found damaged stays damaged until the person chooses what to do (issue 12): the file is
@@ -12,7 +13,7 @@ import { fsyncFolder, quarantine, writeFileDurably } from './durableFile';
  *
  * The person's choices (`desk store recover`, JSON-RPC `desk/store/recover`):
  * - `restore`: take the kept copy back as it is (after replacing it with a backup, or knowing that a
- *   record in it is wrong). Refused with `store.cannotRecover` when SQLite cannot read it, its
+ *   record in it is wrong); a journal damaged in the middle comes back up to its damage. Refused with `store.cannotRecover` when SQLite cannot read it, its
  *   integrity check fails or it is another kind of store; the marker then stays.
  * - `empty`: start a new, empty database; the kept copy stays where it is.
  * - `rebuild` (a project database): `empty`, then what refs/desk/history holds is imported (the
@@ -29,6 +30,8 @@ export interface DamageRecord {
 	keptAs?: string;
 	/** Where its journal was moved, when it had one. */
 	journalKeptAs?: string;
+	/** The journal's bytes before its damage: what `restore` takes back of it. */
+	journalValidBytes?: number;
 	/** When the damage was found (ISO 8601). */
 	at: string;
 }
@@ -65,6 +68,7 @@ export function readDamage(file: string): DamageRecord | undefined {
 			problem: typeof parsed.problem === 'string' ? parsed.problem : 'damage of an unknown kind',
 			...(typeof parsed.keptAs === 'string' ? { keptAs: parsed.keptAs } : {}),
 			...(typeof parsed.journalKeptAs === 'string' ? { journalKeptAs: parsed.journalKeptAs } : {}),
+			...(Number.isSafeInteger(parsed.journalValidBytes) ? { journalValidBytes: parsed.journalValidBytes } : {}),
 			at: typeof parsed.at === 'string' ? parsed.at : '',
 		};
 	} catch {
@@ -73,11 +77,18 @@ export function readDamage(file: string): DamageRecord | undefined {
 }
 
 /** Sets the damaged base (and its journal) aside, records the marker durably and returns the error to throw. */
-export function setAside(file: string, problem: string, hint: RecoverHint, now = new Date()): DeskError {
+export function setAside(file: string, problem: string, hint: RecoverHint, now = new Date(), journalValidBytes?: number): DeskError {
 	const keptAs = fs.existsSync(file) ? quarantine(file, now) : undefined;
 	const journal = `${file}.journal`;
 	const journalKeptAs = fs.existsSync(journal) ? quarantine(journal, now) : undefined;
-	const record: DamageRecord = { file, problem, ...(keptAs ? { keptAs } : {}), ...(journalKeptAs ? { journalKeptAs } : {}), at: now.toISOString() };
+	const record: DamageRecord = {
+		file,
+		problem,
+		...(keptAs ? { keptAs } : {}),
+		...(journalKeptAs ? { journalKeptAs } : {}),
+		...(journalValidBytes !== undefined ? { journalValidBytes } : {}),
+		at: now.toISOString(),
+	};
 	writeFileDurably(damageMarkerFile(file), Buffer.from(JSON.stringify(record, null, 2) + '\n'));
 	return damagedError(record, hint);
 }
@@ -146,7 +157,9 @@ export function recoverFiles(file: string, choice: 'restore' | 'empty', check: (
 			quarantine(journal);
 		}
 		if (record.journalKeptAs && fs.existsSync(record.journalKeptAs)) {
-			writeFileDurably(journal, fs.readFileSync(record.journalKeptAs));
+			// A journal damaged in the middle comes back up to its damage; the records after it are lost (the kept copy has them).
+			const kept = fs.readFileSync(record.journalKeptAs);
+			writeFileDurably(journal, record.journalValidBytes === undefined ? kept : kept.subarray(0, record.journalValidBytes));
 		}
 		recordAccepted(bytes);
 		writeFileDurably(file, bytes);
@@ -212,9 +225,32 @@ export function verifySidecar(file: string, bytes: Uint8Array): SidecarVerdict {
 	return sidecar.format === 1 ? 'legacy-mismatch' : 'mismatch';
 }
 
-/** Records the sums a base may have, durably: written before the base it describes. */
-export function writeSidecar(file: string, accepted: readonly BaseSum[]): void {
-	writeFileDurably(checkedFile(file), Buffer.from(JSON.stringify({ format: 2, accepted })));
+/**
+ * Records the sums a base may have. `synced` (before the base it describes is written): its bytes
+ * are fsynced before the rename, and the rename is made durable by the folder fsync that the base's
+ * own write does next in the same folder. Not synced (dropping the sum of the base just replaced):
+ * losing it costs nothing, the sidecar then still accepts both.
+ */
+export function writeSidecar(file: string, accepted: readonly BaseSum[], synced = true): void {
+	const target = checkedFile(file);
+	const temp = path.join(path.dirname(target), `${tempPrefix}${path.basename(target)}-${randomBytes(6).toString('hex')}`);
+	let fd: number | undefined;
+	try {
+		fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+		writeAll(fd, Buffer.from(JSON.stringify({ format: 2, accepted })));
+		if (synced) {
+			fs.fsyncSync(fd);
+		}
+		fs.closeSync(fd);
+		fd = undefined;
+		fs.renameSync(temp, target);
+	} catch (error) {
+		if (fd !== undefined) {
+			fs.closeSync(fd);
+		}
+		fs.rmSync(temp, { force: true });
+		throw new DeskError('store.io', `Could not write ${target}: ${(error as Error).message}`, { file: target }, { cause: error });
+	}
 }
 
 export function describeSum(sum: BaseSum): string {

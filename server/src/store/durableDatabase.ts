@@ -5,7 +5,7 @@ import { DeskError } from '../core/errors';
 import type { Logger } from '../core/logger';
 import { baseSum, damagedError, defaultRecoverHint, describeSum, readDamage, readSidecar, recoverFiles, setAside, verifySidecar, writeSidecar, type BaseSum, type RecoverHint, type RecoverResult } from './damage';
 import { removeStaleTempFiles, writeFileDurably } from './durableFile';
-import { appendDurably, encodeRecord, journalMagic, scanJournal, type JournalRecord, type SqlValue } from './journal';
+import { appendDurably, encodeRecord, journalMagic, recordsAfterDamage, scanJournal, type JournalRecord, type SqlValue } from './journal';
 import { StoreLock } from './storeLock';
 
 /**
@@ -288,7 +288,7 @@ export class DurableDatabase {
 			const sum = baseSum(bytes);
 			writeSidecar(this.options.file, [this.baseSum, sum]);
 			writeFileDurably(this.options.file, bytes);
-			writeSidecar(this.options.file, [sum]);
+			writeSidecar(this.options.file, [sum], false);
 			this.baseSum = sum;
 			this.base = identity(this.options.file)!;
 			this.baseSeq = this.lastSeq;
@@ -367,6 +367,10 @@ export class DurableDatabase {
 	private isStale(): boolean {
 		const base = identity(this.options.file);
 		if (base === undefined) {
+			const damage = readDamage(this.options.file);
+			if (damage) {
+				throw damagedError(damage, this.options.recover);
+			}
 			throw new DeskError('store.corrupt', `${this.options.file} has disappeared while open.`, { file: this.options.file });
 		}
 		if (base.ino !== this.base.ino || base.size !== this.base.size || base.mtimeMs !== this.base.mtimeMs) {
@@ -400,9 +404,10 @@ export class DurableDatabase {
 		if (size === journal.offset) {
 			return;
 		}
-		const bytes = Buffer.alloc(size - journal.offset);
-		fs.readSync(journal.fd, bytes, 0, bytes.length, journal.offset);
-		const scan = scanJournal(bytes, journal.offset);
+		const start = journal.offset;
+		const bytes = Buffer.alloc(size - start);
+		fs.readSync(journal.fd, bytes, 0, bytes.length, start);
+		const scan = scanJournal(bytes, start);
 		for (const record of scan.records) {
 			this.apply(record);
 		}
@@ -412,7 +417,22 @@ export class DurableDatabase {
 			return;
 		}
 		// Holding the lock, nobody is appending: what follows the valid prefix was left by a writer
-		// that died mid-append (never acknowledged), or is damage, which is kept aside and reported.
+		// that died mid-append (never acknowledged), or is damage. Damage with acknowledged records
+		// after it sets the store aside (nothing is dropped without the person's word); damage at the
+		// end (a torn append, or the last record damaged) is kept aside, reported and cut off.
+		const following = recordsAfterDamage(bytes, scan.validBytes - start);
+		if (following > 0) {
+			this.closeJournal();
+			const error = setAside(
+				this.options.file,
+				`its journal is damaged at byte ${scan.validBytes} (${scan.damage}) and ${following} acknowledged record${following === 1 ? '' : 's'} follow the damage`,
+				this.options.recover,
+				new Date(),
+				scan.validBytes,
+			);
+			this.options.logger.error(error.message);
+			throw error;
+		}
 		if (scan.damage !== 'torn-tail') {
 			const kept = `${this.journalFile}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
 			fs.copyFileSync(this.journalFile, kept);

@@ -86,6 +86,29 @@ export function scanJournal(bytes: Buffer, from = 0): JournalScan {
 	return { records, validBytes: from + offset };
 }
 
+/**
+ * Valid records found after damage at `start` (an index into `bytes`), by looking for a record
+ * header whose checksum and payload are right. A torn append is only ever the last thing in the
+ * journal (each append is made durable before the next begins, and a failed one is cut back), so a
+ * valid record after the damage means acknowledged transactions follow it: damage in the middle,
+ * not a torn tail.
+ */
+export function recordsAfterDamage(bytes: Buffer, start: number): number {
+	const opening = Buffer.from('{"seq":', 'utf8');
+	for (let at = bytes.indexOf(opening, start + recordHeaderBytes + 1); at >= 0; at = bytes.indexOf(opening, at + 1)) {
+		const header = at - recordHeaderBytes;
+		const length = bytes.readUInt32LE(header);
+		if (header <= start || at + length > bytes.length) {
+			continue;
+		}
+		const payload = bytes.subarray(at, at + length);
+		if (crc32(payload) === bytes.readUInt32LE(header + 4) && parseRecord(payload) !== undefined) {
+			return scanJournal(bytes.subarray(header), 1).records.length;
+		}
+	}
+	return 0;
+}
+
 function parseRecord(payload: Buffer): JournalRecord | undefined {
 	let value: unknown;
 	try {

@@ -131,6 +131,33 @@ describe('DurableDatabase and damage', () => {
 		reopened.close();
 	});
 
+	for (const [label, damage] of [
+		['a byte of a record', (bytes: Buffer, at: number) => bytes.writeUInt8(bytes[at]! ^ 0x01, at)],
+		// A length that runs past the end looks like a torn append; the records after it say otherwise.
+		['the length of a record', (bytes: Buffer, at: number) => bytes.writeUInt32LE(0x7fff_0000, at - 8 - '{"seq":2,"statements":[["INSERT INTO notes (text) VALUES (?)",["'.length)],
+	] as const) {
+		it(`${label} damaged in the middle of the journal, acknowledged records after it: set aside, not cut off; restore takes back what precedes the damage`, async () => {
+			const file = path.join(tempDir(), 'j.db');
+			const db = await open(file); // never closed: a crash, the records only in the journal
+			for (const text of ['first-note', 'second-note', 'third-note']) {
+				db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', [text]));
+			}
+			const journal = fs.readFileSync(`${file}.journal`);
+			const at = journal.indexOf('first-note');
+			assert.ok(at > 0);
+			damage(journal, at);
+			fs.writeFileSync(`${file}.journal`, journal);
+			const data = await assertDamaged(file);
+			assert.match(String(data['problem']), /journal is damaged at byte \d+ .* 2 acknowledged records follow/);
+			assert.deepEqual(fs.readFileSync(String(data['journalKeptAs'])), journal, 'the journal is kept whole, nothing cut off');
+			await assertDamaged(file);
+			await recover(file, 'restore');
+			const restored = await open(file);
+			assert.deepEqual(texts(restored), [], 'what preceded the damage (the schema); the rest stays in the kept copy');
+			restored.close();
+		});
+	}
+
 	it('without a sidecar (a store from before it) the full check runs and records one; a later change is then damage', async () => {
 		const file = path.join(tempDir(), 'e.db');
 		await withNotes(file, 'gamma');
