@@ -18,6 +18,11 @@ export function visibleText(text: string): string {
 	return terminalSafe(text);
 }
 
+/** Like {@link visibleText} but keeps newlines and tabs: for text laid out in lines (a page). */
+export function visibleLines(text: string): string {
+	return terminalSafeLines(text);
+}
+
 /**
  * Text for a MarkdownString, shown as itself on one line: controls made visible first (a newline
  * too, so it cannot end a table row or start a block), then every ASCII punctuation character

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { PatchSetFiles, ShowRun, type PatchSetFilesJson, type RunDetail } from '../../server/src/protocol/protocol';
 import type { DeskClient } from './deskClient';
 import { escapeHtml } from './html';
+import { visibleLines } from './markdownText';
 import { decisionWords, formatDuration, runState, runStatusText } from './views/runsTree';
 
 /**
@@ -60,7 +61,8 @@ function html(text: string | number | undefined): string {
 	if (text === undefined || text === '') {
 		return '—';
 	}
-	return escapeHtml(String(text));
+	// Names, paths, the model and summaries come from the agent: controls and bidi overrides shown as escapes.
+	return escapeHtml(visibleLines(String(text)));
 }
 
 function table(headers: string[], rows: Array<Array<string | number | undefined>>): string {

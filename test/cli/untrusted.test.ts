@@ -86,6 +86,19 @@ describe('untrusted text and input on the command line', () => {
 			assert.equal(result.code, 0, `${what}: ${result.stderr}`);
 			assertInert(result, what);
 		}
+		// `asset cat`: the stored bytes as they are into a pipe; escaped when stdout is a terminal.
+		fs.writeFileSync(path.join(docs, 'banner.txt'), `hello${title}${clear}\n`);
+		assert.equal(desk('--store', store, 'asset', 'snapshot', snapAsset.id).code, 0);
+		const piped = desk('--store', store, 'asset', 'cat', snapAsset.id, 'banner.txt');
+		assert.equal(piped.stdout, `hello${title}${clear}\n`, 'a pipe gets the bytes');
+		const tty = spawnSync('script', ['-qec', 'node "$DESK_JS" --store "$DESK_STORE_DIR" asset cat "$DESK_ASSET" banner.txt', '/dev/null'], {
+			encoding: 'utf8',
+			env: { ...process.env, DESK_STORE: '', DESK_JS: deskJs, DESK_STORE_DIR: store, DESK_ASSET: snapAsset.id },
+			timeout: 30_000,
+		});
+		assert.equal(tty.status, 0, tty.stderr);
+		assert.ok(tty.stdout.includes('hello\\x1b]0;pwned\\x07\\x1b[2J'), JSON.stringify(tty.stdout));
+		assert.doesNotMatch(tty.stdout, /\u001b|\u0007/, 'a terminal gets no raw ESC or BEL');
 		const tag = desk('--store', store, 'asset', 'tags', snapAsset.id, `tag${c1}`);
 		assert.equal(tag.code, 2, 'not a tag');
 		assertInert(tag, 'asset tags refusal');
