@@ -223,7 +223,7 @@ function capData(value: unknown, depth = 0): unknown {
 /** RequestFailed with the DeskError as data, message and data capped. */
 function refusal(error: DeskError): ResponseError<DeskErrorJson> {
 	const json = error.toJSON();
-	const message = capEcho(json.message, 1000);
+	const message = capEcho(json.message, 600);
 	return new ResponseError(deskErrorCode, message, { code: json.code, message, data: capData(json.data) as Record<string, unknown> });
 }
 
@@ -231,7 +231,7 @@ const paramsCodes = { relativePath: 'desk.relativePath', badText: 'desk.badText'
 
 /** InvalidParams naming the field, with a DeskErrorJson as data (`desk.badParams`, `desk.relativePath`, `desk.badText`). */
 function invalidParams(method: string, checked: Extract<Checked<unknown>, { ok: false }>): ResponseError<DeskErrorJson> {
-	const message = capEcho(`${method}: ${checked.problem}`, 1000);
+	const message = capEcho(`${method}: ${checked.problem}`, 600);
 	return new ResponseError(ErrorCodes.InvalidParams, message, {
 		code: checked.kind ? paramsCodes[checked.kind] : 'desk.badParams',
 		message,
