@@ -4,13 +4,14 @@
  * human-readable text without it. Exit codes: 0 done, 2 refused by the desk (the reason on stderr,
  * and with --json as {"error": …} on stdout; nothing changed), 64 bad usage, 70 internal error.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ImportResult } from '../assets/library';
 import type { AssetSummary, AssetVersion, AtGo, VersionDiff } from '../assets/types';
 import { DeskError, describeError } from '../core/errors';
 import { leveledLogger, type LogLevel } from '../core/logger';
-import { Desk, type StoreRecovery } from '../desk';
+import { Desk, projectDataFolder, type StoreRecovery } from '../desk';
 import { RepositoryReader } from '../git/repositoryReader';
 import type { PlugRole } from '../launch/types';
 import { runDetail, runsOverview, type RunDetail, type RunSummary, type RunsOverview } from '../runs/runViews';
@@ -422,7 +423,9 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 			case 'history export':
 			case 'history import': {
 				const opened = await open();
-				const top = await repoTop(values.repo ?? process.cwd());
+				const found = await repoTop(values.repo ?? process.cwd());
+				// A read never makes a project database; an import is what brings a fresh clone's history in.
+				const top = command === 'history import' ? found : recordedTop(opened, found);
 				if (command === 'history export') {
 					expectArgs(rest, 0, command);
 					const result = await opened.exportHistory(top, values.ref);
@@ -544,7 +547,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 			}
 			case 'task attachments': {
 				const opened = await open();
-				const top = values.project ? projectPath(opened, values.project) : await repoTop(values.repo ?? process.cwd());
+				const top = values.project ? projectPath(opened, values.project) : recordedTop(opened, await repoTop(values.repo ?? process.cwd()));
 				const store = await opened.attachments(top);
 				const [sub, taskArg, third] = rest;
 				const needTask = () => {
@@ -701,6 +704,18 @@ function projectPath(desk: Desk, name: string): string {
 		throw new DeskError('project.notFound', `No project named ${JSON.stringify(name)} with a repository.`, { project: name });
 	}
 	return project.path;
+}
+
+/**
+ * `top` when the desk keeps records of that repository (a project of the library, or a project
+ * database a history import made); otherwise project.notFound, so that a read of a repository nobody
+ * adopted creates nothing in it.
+ */
+function recordedTop(desk: Desk, top: string): string {
+	if (desk.library.listProjects().some((p) => p.path === top) || fs.existsSync(path.join(top, projectDataFolder, 'project.db'))) {
+		return top;
+	}
+	throw new DeskError('project.notFound', `The desk keeps no records of ${top}: adopt it first (desk asset import --dir ${top} --main), or bring its history in (desk history import).`, { dir: top });
 }
 
 async function repoTop(dir: string): Promise<string> {
