@@ -238,7 +238,8 @@ export class StrictFrameReader extends AbstractMessageReader {
 		const params = m['params'];
 		if (params !== undefined && (params === null || typeof params !== 'object')) {
 			if (hasId) {
-				this.refuse(id, ErrorCodes.InvalidParams, 'params must be an object (or a list)');
+				const message = `${method.slice(0, 200)}: params must be an object of named fields`;
+				this.refuse(id, ErrorCodes.InvalidParams, message, { code: 'desk.badParams', message, data: { method: method.slice(0, 200), field: 'params' } });
 			} else {
 				this.options.log(`a notification with params that are not an object was dropped (${method.slice(0, 100)})`);
 			}
@@ -262,7 +263,7 @@ export class StrictFrameReader extends AbstractMessageReader {
 								? 'params.trace must be a string'
 								: undefined;
 			if (problem) {
-				this.refuse(id, ErrorCodes.InvalidParams, `initialize: ${problem}`, { code: 'desk.badParams', message: `initialize: ${problem}`, data: { method: 'initialize', field: problem.split(' ')[0] } });
+				this.refuse(id, ErrorCodes.InvalidParams, `initialize: ${problem}`, { code: 'desk.badParams', message: `initialize: ${problem}`, data: { method: 'initialize', field: problem.split(' ')[0] === 'initialize' ? 'params' : problem.split(' ')[0] } });
 				return true;
 			}
 		}
