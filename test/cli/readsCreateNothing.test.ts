@@ -21,7 +21,6 @@ describe('a read of a repository the desk does not know', () => {
 		const reads = [
 			['runs', 'list'],
 			['runs', 'show', 'r-0000'],
-			['history', 'export'],
 			['task', 'attachments', 'list', 't-1'],
 			['card', 'show'],
 			['run', 'status', 'r-0000'],

@@ -424,8 +424,8 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 			case 'history import': {
 				const opened = await open();
 				const found = await repoTop(values.repo ?? process.cwd());
-				// A read never makes a project database; an import is what brings a fresh clone's history in.
-				const top = command === 'history import' ? found : recordedTop(opened, found);
+				// A read never makes a project database; an import (a fresh clone's history brought in) and an export (a ref written) are writes.
+				const top = command === 'history import' || command === 'history export' ? found : recordedTop(opened, found);
 				if (command === 'history export') {
 					expectArgs(rest, 0, command);
 					const result = await opened.exportHistory(top, values.ref);
