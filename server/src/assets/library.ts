@@ -786,8 +786,9 @@ export class Library {
 					results.push({ folder, outcome: 'notARepository' });
 					continue;
 				}
+				// Looked up again inside the write: another window may have made the project since the read.
 				const project =
-					this.store.getProjectByPath(top) ?? this.store.batch((writes) => this.createProject(writes, this.freeProjectName(writes, folder.name), top));
+					this.store.getProjectByPath(top) ?? this.store.batch((writes) => writes.getProjectByPath(top) ?? this.createProject(writes, this.freeProjectName(writes, folder.name), top));
 				const [adopted] = await this.registerRepoAssets([project]);
 				if (adopted) {
 					results.push({ folder, outcome: 'adopted', ...adopted });

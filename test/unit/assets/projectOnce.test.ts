@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { it } from 'node:test';
+import type { LibraryStore } from '../../../server/src/assets/ports';
+import { openDesk } from '../../helpers/deskFixture';
+import { makeRepo } from '../../helpers/gitRepo';
+import { tempDir } from '../../helpers/temp';
+
+it('two windows opening one repository at once make one project for it, not "shop" and "shop-2"', async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	const libraryDir = path.join(root, 'library');
+	const first = await openDesk(libraryDir);
+	const second = await openDesk(libraryDir);
+	// The second window reads "no project for this repository" just before the first window's boot makes it.
+	const store = (second.library as unknown as { store: LibraryStore }).store;
+	const lookup = store.getProjectByPath.bind(store);
+	let raced = false;
+	store.getProjectByPath = (top: string) => {
+		const found = lookup(top);
+		if (!raced) {
+			raced = true;
+			(first.library as unknown as { store: LibraryStore }).store.batch((writes) => writes.insertProject({ name: 'shop', path: top, main_asset: '', created_at: new Date().toISOString() }));
+		}
+		return found;
+	};
+	const [opened] = await second.openWorkspace([{ name: 'shop', path: repo }]);
+	assert.ok(opened?.outcome === 'adopted', JSON.stringify(opened));
+	assert.equal(opened.project.name, 'shop');
+	assert.deepEqual(
+		first.library.listProjects().filter((p) => p.path !== '').map((p) => p.name),
+		['shop'],
+		'one project for the repository',
+	);
+});
