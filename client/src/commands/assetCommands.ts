@@ -166,7 +166,10 @@ export function registerAssetCommands(
 					},
 				);
 				const notes = [
-					result.skipped.length > 0 ? `${result.skipped.length} link${result.skipped.length === 1 ? '' : 's'} or special file${result.skipped.length === 1 ? '' : 's'} not stored` : '',
+					// Links, special files, names that are not UTF-8, temp files, the library's own folder: by name.
+					result.skipped.length > 0
+						? `not stored: ${result.skipped.slice(0, 3).map((s) => `${s.path} (${s.reason})`).join('; ')}${result.skipped.length > 3 ? ` and ${result.skipped.length - 3} more (see the log)` : ''}`
+						: '',
 					result.lookalikes.length > 0 ? `names differing only by case: ${result.lookalikes.map((g) => g.join(' / ')).join('; ')}` : '',
 				].filter(Boolean);
 				void showInformationMessage(

@@ -133,6 +133,9 @@ export class Library {
 		}
 		const id = this.env.newAssetId();
 		const scan = await this.snapshots.scan(id, folder, { store: true });
+		if (scan.skipped.length > 0) {
+			this.logger.warn(`adopting ${folder}: ${scan.skipped.length} entr${scan.skipped.length === 1 ? 'y' : 'ies'} not stored (${scan.skipped.slice(0, 3).map((s) => `${s.path}: ${s.reason}`).join('; ')})`);
+		}
 		const now = this.now();
 		const skill = this.readSkill(scan.manifest);
 		const asset: AssetRecord = { ...blankAsset(id, this.env.baseName(folder), now, madeBy), engine: 'snapshot', kind: skill ? 'skill' : '', working_dir: folder, picked_version: 1 };

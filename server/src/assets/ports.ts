@@ -163,7 +163,12 @@ export interface FolderScan {
 	manifest: Manifest;
 	/** sha256 of the manifest's canonical bytes: equal manifests, equal hashes. */
 	manifestHash: string;
-	/** Entries that are not regular files or folders (links, FIFOs, sockets, devices), never followed. */
+	/**
+	 * What the folder holds that the version does not, by path and reason, sorted by path: links,
+	 * FIFOs, sockets, devices (never followed), names that are not UTF-8 (shown with `\xNN`), the
+	 * desk's `.desk-tmp-*` files, the library's own folder, folders deeper than 256 levels, and files
+	 * that vanished or kept changing while read.
+	 */
 	skipped: Array<{ path: string; reason: string }>;
 	/** Groups of paths that differ only by case or Unicode normalisation: kept apart, reported. */
 	lookalikes: string[][];

@@ -202,6 +202,25 @@ export class ConfinedDir {
 		fs.fsyncSync(this.fd);
 	}
 
+	/**
+	 * Sets the mode of the sub-folder `name` by name, for a folder that cannot be opened (no read
+	 * bit); only when lstat says it is a folder. A swap for a link between the lstat and the chmod
+	 * is not excluded: use `child(name).chmod` whenever the folder can be opened. False when not a folder.
+	 */
+	chmodFolderByName(name: EntryName, mode: number): boolean {
+		checkName(name);
+		if (!this.lstat(name)?.isDirectory()) {
+			return false;
+		}
+		fs.chmodSync(this.at(name), mode);
+		return true;
+	}
+
+	/** Changes this folder's own mode (fchmod of its descriptor: never a link's target). */
+	chmod(mode: number): void {
+		fs.fchmodSync(this.checkedFd(), mode);
+	}
+
 	close(): void {
 		if (!this.closed) {
 			this.closed = true;
