@@ -142,10 +142,20 @@ export class Library {
 		if (skill?.description) {
 			asset.about = skill.description;
 		}
-		this.store.batch((writes) => {
+		// Another import of the folder (a second window, the CLI) may have finished while this one
+		// scanned: the folder is one asset, so that one is returned.
+		const raced = this.store.batch((writes) => {
+			const adopted = writes.listAssets().find((a) => a.engine === 'snapshot' && a.working_dir === folder);
+			if (adopted) {
+				return adopted;
+			}
 			writes.insertAsset(asset);
 			writes.insertSnapshotVersion(id, versionOf(1, scan.manifestHash, scan.manifest, 'adopted', now, madeBy));
+			return undefined;
 		});
+		if (raced) {
+			return { asset: raced, created: false };
+		}
 		this.logger.info(`asset imported: ${id} ${asset.name} ${folder} (${madeBy})`);
 		return { asset, created: true };
 	}

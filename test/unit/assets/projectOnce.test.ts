@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import type { LibraryStore } from '../../../server/src/assets/ports';
@@ -32,4 +33,18 @@ it('two windows opening one repository at once make one project for it, not "sho
 		['shop'],
 		'one project for the repository',
 	);
+});
+
+it('one folder imported twice at once (two windows, the CLI) is one asset', async () => {
+	const root = tempDir();
+	const folder = path.join(root, 'specs');
+	fs.mkdirSync(folder);
+	for (let i = 0; i < 200; i++) {
+		fs.writeFileSync(path.join(folder, `spec-${i}.md`), `Spec ${i}.\n`);
+	}
+	const desk = await openDesk(path.join(root, 'library'));
+	const [a, b] = await Promise.all([desk.library.importDir({ dir: folder, main: false }), desk.library.importDir({ dir: folder, main: false })]);
+	assert.equal(a.asset.id, b.asset.id, 'the same asset');
+	assert.deepEqual([a.created, b.created].sort(), [false, true]);
+	assert.equal(desk.library.allAssets().filter((x) => x.working_dir === folder).length, 1);
 });
