@@ -161,6 +161,24 @@ describe('untrusted text and input on the command line', () => {
 		assert.ok(show.stdout.includes('note: note \\x1b]0;pwned\\x07\\x1b[2J\\nforged'), show.stdout);
 	});
 
+	it('carries a run out to the gate when the agent prints one 600 MB line, saying it dropped that line', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		assert.equal(desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main').code, 0);
+		const settingsFile = path.join(root, 'settings.json');
+		// Over V8's longest string (about 512 MiB): kept whole, the line could not even be held.
+		const flood = 600 * 1024 * 1024;
+		fs.writeFileSync(settingsFile, JSON.stringify(scriptedAgentSettings({ floodLineBytes: flood, writes: [{ path: 'after.txt', content: 'after\n' }] })));
+		assert.equal(desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket', 'Print a lot').code, 0);
+		const went = desk('--store', store, 'run', 'go', 'shop', '--settings', settingsFile, '--json');
+		assert.equal(went.code, 0, went.stderr.slice(-2000));
+		const detail = JSON.parse(went.stdout) as RunDetail;
+		assert.deepEqual([detail.summary.status, detail.summary.at_gate], ['validating', true]);
+		assert.deepEqual(detail.patchsets.flatMap((p) => p.touched.map((t) => t.path)), ['after.txt'], 'the lines after the long one were read');
+		assert.match(went.stderr, new RegExp(`a line of ${flood} bytes, over the limit of \\d+; it was dropped`));
+	});
+
 	it('refuses /dev/zero, a FIFO and a folder as input files by what they are, and a file as the library folder', () => {
 		const root = tempDir();
 		const store = path.join(root, 'library');

@@ -22,6 +22,8 @@ export interface Scenario {
 	sleepMs?: number;
 	exitCode?: number;
 	answer?: string;
+	/** Bytes of one line with no newline printed first, as a runaway agent would. */
+	floodLineBytes?: number;
 	/** The model name the agent reports (default scripted-model-1). */
 	model?: string;
 	echoPromptTo?: string;

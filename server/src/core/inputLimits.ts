@@ -14,3 +14,5 @@ export const maxSettingsBytes = 256 * 1024;
 export const maxJsonBytes = 64 * 1024;
 /** One file written into a snapshot asset: the blob store's limit of a blob. */
 export const maxBlobBytes = 2 * 1024 * 1024 * 1024;
+/** One line an agent prints (a stream-json event); a longer one is dropped and reported. */
+export const maxAgentLineBytes = 32 * 1024 * 1024;

@@ -3,7 +3,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as readline from 'node:readline';
 import {
 	actor,
 	addPatchSet,
@@ -45,6 +44,8 @@ import type { AiStore } from '../store/aiStore';
 import type { BlobStore } from '../store/blobStore';
 import type { DurableDatabase, WriteTransaction } from '../store/durableDatabase';
 import { AgentRecorder, type NodeOutcome } from './agentRecorder';
+import { boundedLines } from './boundedLines';
+import { maxAgentLineBytes } from '../core/inputLimits';
 import { gateTag, isAtGate } from './runViews';
 import { composePrompt, globMatches, planSteps, type PromptReference, type PromptSkill } from './prompt';
 import { expandHome, programFolders, resolveCommand, sandboxArgs, sandboxStatus, spawnSandboxed, type SandboxLayout } from './sandbox';
@@ -748,7 +749,14 @@ export class RunExecutor {
 			keep(chunk);
 			stderrTail = (stderrTail + chunk.toString('utf8')).slice(-2000);
 		});
-		const lines = readline.createInterface({ input: child.stdout, crlfDelay: Infinity });
+		// Each line the agent prints is capped: one endless line must not exhaust the desk's memory.
+		const lines = boundedLines(child.stdout, {
+			maxLineBytes: maxAgentLineBytes,
+			onDropped: (bytes) => {
+				this.ports.logger.warn(`run ${run.object_id}: the agent printed a line of ${bytes} bytes, over the limit of ${maxAgentLineBytes}; it was dropped`);
+				keep(Buffer.from(`[desk: a line of ${bytes} bytes, over the limit of ${maxAgentLineBytes}, was dropped]\n`, 'utf8'));
+			},
+		});
 		let kept = 0;
 		const keep = (chunk: Buffer) => {
 			// The stored transcript is capped: a noisy agent must not exhaust the desk's memory.
