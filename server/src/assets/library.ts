@@ -115,6 +115,11 @@ export class Library {
 		const asset: AssetRecord = { ...blankAsset(id, name, now, request.madeBy), engine: 'snapshot', working_dir: folder, picked_version: 1 };
 		// The asset, its first version, its project and the answer to the client's request: one write.
 		const result = this.store.batch((writes) => {
+			// An empty folder may already be an asset's (made a moment ago, here or in another window).
+			const owner = writes.listAssets().find((a) => a.engine === 'snapshot' && a.working_dir === folder);
+			if (owner) {
+				throw new DeskError('asset.folderNotEmpty', `${folder} is the folder of ${owner.name} (${owner.id}) already; a new asset needs a folder of its own.`, { folder, asset: owner.id });
+			}
 			writes.insertAsset(asset);
 			writes.insertSnapshotVersion(id, { version: 1, manifest: empty, file_count: 0, bytes: 0, note: 'created', made_at: now, made_by: request.madeBy });
 			const result: ImportResult = { asset, created: true, project: this.joinProjectIn(writes, asset, request.project, request.main ?? false, '') };

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import type { LibraryStore } from '../../../server/src/assets/ports';
+import { isDeskError } from '../../../server/src/core/errors';
 import { openDesk } from '../../helpers/deskFixture';
 import { makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
@@ -47,4 +48,13 @@ it('one folder imported twice at once (two windows, the CLI) is one asset', asyn
 	assert.equal(a.asset.id, b.asset.id, 'the same asset');
 	assert.deepEqual([a.created, b.created].sort(), [false, true]);
 	assert.equal(desk.library.allAssets().filter((x) => x.working_dir === folder).length, 1);
+});
+
+it('a new asset in a folder that is another new asset\'s (still empty) is refused by name, not made a second asset of one folder', async () => {
+	const root = tempDir();
+	const desk = await openDesk(path.join(root, 'library'));
+	const dir = path.join(root, 'drafts');
+	const first = await desk.library.newAsset({ name: 'drafts', dir, madeBy: 'user' });
+	await assert.rejects(desk.library.newAsset({ name: 'drafts again', dir, madeBy: 'user' }), (e) => isDeskError(e, 'asset.folderNotEmpty') && (e.data as { asset: string }).asset === first.asset.id);
+	assert.equal(desk.library.allAssets().filter((a) => a.working_dir === first.asset.working_dir).length, 1);
 });
