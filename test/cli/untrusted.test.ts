@@ -72,8 +72,13 @@ describe('untrusted text and input on the command line', () => {
 		assert.equal(snap.code, 0, snap.stderr);
 		const snapAsset = (JSON.parse(snap.stdout) as { asset: AssetRecord }).asset;
 		fs.writeFileSync(path.join(docs, `read${clear}me.md`), '# docs\n');
+		// A link is not stored, and the snapshot says so by name: a name with a newline stays on its line.
+		fs.symlinkSync('/etc/hostname', path.join(docs, `link${title}\nforged: line`));
 		const cut = desk('--store', store, 'asset', 'snapshot', snapAsset.id, '--note', `note ${title}\nforged line`);
 		assert.equal(cut.code, 0, cut.stderr);
+		assertInert(cut, 'asset snapshot');
+		assert.match(cut.stdout, /not stored: link\\x1b\]0;pwned\\x07\\nforged: line/);
+		assert.doesNotMatch(cut.stdout, /^forged/m);
 		const outputs = {
 			'assets list': desk('--store', store, 'assets', 'list'),
 			'asset versions (note)': desk('--store', store, 'asset', 'versions', snapAsset.id),

@@ -848,7 +848,7 @@ function writeBytes(out: Output, bytes: Uint8Array): void {
 function formatSnapshot(result: { created: boolean; version: { version: number; file_count: number }; skipped?: Array<{ path: string; reason: string }> }): string {
 	const { version, file_count: files } = result.version;
 	// What the folder held that the version does not (links, names that are not UTF-8, temp files…), by name.
-	const skipped = (result.skipped ?? []).map((s) => `\n  not stored: ${s.path} (${s.reason})`).join('');
+	const skipped = (result.skipped ?? []).map((s) => `\n  not stored: ${t(s.path)} (${t(s.reason)})`).join('');
 	return (result.created ? `v${version}: ${files} file${files === 1 ? '' : 's'}` : `no changes: still v${version}`) + skipped;
 }
 
