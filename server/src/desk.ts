@@ -111,9 +111,14 @@ export class Desk {
 		try {
 			const blobs = new BlobStore(path.join(libraryDir, 'blobs'), { logger: options.logger });
 			const snapshots = new NodeSnapshotFiles(libraryDir, blobs);
-			const gitReader = new RepositoryReader({ historyCacheDir: path.join(libraryDir, 'cache', 'git-history') });
+			const store = new SqlLibraryStore(db);
+			const gitReader = new RepositoryReader({
+				historyCacheDir: path.join(libraryDir, 'cache', 'git-history'),
+				// Every read of a repository goes to the git folder recorded when it was adopted.
+				gitDirPolicy: (top) => ({ recorded: store.adoptedGitDir(top) }),
+			});
 			const library = new Library(
-				new SqlLibraryStore(db),
+				store,
 				gitReader,
 				snapshots,
 				options.env ?? nodeEnvironment,
@@ -272,7 +277,7 @@ export class Desk {
 		const db = await this.openProjectDatabase(top, project.name);
 		let index = this.suggestIndexes.get(top);
 		if (!index) {
-			index = SuggestIndex.open(path.join(top, projectDataFolder, 'suggest-index.json'), this.logger);
+			index = SuggestIndex.open(path.join(projectDataDir(top), 'suggest-index.json'), this.logger);
 			index.onProgress = (progress) => this.onSuggestIndexProgress?.(top, progress);
 			this.suggestIndexes.set(top, index);
 		}
@@ -340,7 +345,8 @@ export class Desk {
 		let store = this.attachmentStores.get(top);
 		if (!store) {
 			const name = this.library.listProjects().find((p) => p.path === top)?.name ?? path.basename(top);
-			store = new AttachmentStore(await this.openProjectDatabase(top, name), path.join(top, projectDataFolder, 'attachments'), this.logger);
+			const db = await this.openProjectDatabase(top, name);
+			store = new AttachmentStore(db, path.join(projectDataDir(top), 'attachments'), this.logger);
 			this.attachmentStores.set(top, store);
 			try {
 				store.sweep(10 * 60_000);
@@ -530,8 +536,7 @@ export class Desk {
 		if (open) {
 			return open;
 		}
-		const folder = path.join(top, projectDataFolder);
-		fs.mkdirSync(folder, { recursive: true });
+		const folder = projectDataDir(top);
 		const ignore = path.join(folder, '.gitignore');
 		if (!fs.existsSync(ignore)) {
 			// Everything in .desk/ is machine-local state; project memory lives in .desk-memory/ instead.
@@ -555,4 +560,59 @@ export class Desk {
 		this.projectDatabases.set(top, db);
 		return db;
 	}
+}
+
+/** What the desk keeps in a project's data folder: each must be what it says, never a link. */
+const dataEntries: ReadonlyArray<[string, 'file' | 'folder']> = [
+	['.gitignore', 'file'],
+	['project.db', 'file'],
+	['suggest-index.json', 'file'],
+	['attachments', 'folder'],
+];
+
+/**
+ * `<top>/.desk`, made when missing. A repository can commit a link or a file there (or under it):
+ * followed, the desk would write its database and attachments wherever the link leads. Such an
+ * entry is refused with `project.unsafeDataFolder` naming it; nothing is followed or removed.
+ */
+export function projectDataDir(top: string): string {
+	const folder = path.join(top, projectDataFolder);
+	const unsafe = (entry: string, found: string) =>
+		new DeskError('project.unsafeDataFolder', `${entry} is ${found}, not the desk's own ${entry === folder ? 'folder' : 'entry'}; the desk does not follow it. Remove it (the repository may have planted it) and try again.`, {
+			path: entry,
+			found,
+		});
+	const kindOf = (stat: fs.Stats) => (stat.isSymbolicLink() ? 'a link' : stat.isDirectory() ? 'a folder' : stat.isFile() ? 'a file' : 'a special file');
+	let stat: fs.Stats | undefined;
+	try {
+		stat = fs.lstatSync(folder);
+	} catch {
+		stat = undefined;
+	}
+	if (stat === undefined) {
+		try {
+			fs.mkdirSync(folder, { mode: 0o700 });
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+				throw error;
+			}
+		}
+		stat = fs.lstatSync(folder);
+	}
+	if (!stat.isDirectory()) {
+		throw unsafe(folder, kindOf(stat));
+	}
+	for (const [name, kind] of dataEntries) {
+		const entry = path.join(folder, name);
+		let inner: fs.Stats;
+		try {
+			inner = fs.lstatSync(entry);
+		} catch {
+			continue;
+		}
+		if (kind === 'file' ? !inner.isFile() : !inner.isDirectory()) {
+			throw unsafe(entry, kindOf(inner));
+		}
+	}
+	return folder;
 }

@@ -40,3 +40,154 @@ describe('history refs as git names them', () => {
 		assert.equal(good.code, 0, good.stderr);
 	});
 });
+
+interface Adopted {
+	asset: { id: string; working_dir: string };
+}
+
+/** Files only: a folder that looks like a project, whose `.git` is whatever the test plants. */
+function plainFolder(dir: string): string {
+	fs.mkdirSync(dir, { recursive: true });
+	fs.writeFileSync(path.join(dir, 'README.md'), 'hello\n');
+	return fs.realpathSync(dir);
+}
+
+function versionsOf(store: string, id: string): { code: number | null; commits: string[]; error?: { code: string; data: Record<string, unknown> } } {
+	const result = desk('--store', store, 'asset', 'versions', id, '--json');
+	if (result.code !== 0) {
+		return { code: result.code, commits: [], error: errorOf(result) };
+	}
+	return { code: 0, commits: (JSON.parse(result.stdout) as Array<{ commit: string }>).map((v) => v.commit) };
+}
+
+describe('what is adopted: the git directory (CLI)', () => {
+	it('refuses a .git file (absolute or relative gitdir:) or a .git link to another repository, naming where it leads; --allow-git-dir adopts it', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const other = makeRepo(path.join(root, 'private'), { commits: 4 });
+		const otherGit = path.join(other, '.git');
+		const shapes: Array<[string, (dir: string) => void]> = [
+			['absolute gitdir file', (dir) => fs.writeFileSync(path.join(dir, '.git'), `gitdir: ${otherGit}\n`)],
+			['relative gitdir file', (dir) => fs.writeFileSync(path.join(dir, '.git'), `gitdir: ${path.relative(dir, otherGit)}\n`)],
+			['link', (dir) => fs.symlinkSync(otherGit, path.join(dir, '.git'))],
+		];
+		for (const [shape, plant] of shapes) {
+			const dir = plainFolder(path.join(root, shape.replace(/ /g, '-')));
+			plant(dir);
+			const refused = desk('--store', store, 'asset', 'import', '--dir', dir, '--project', 'p', '--json');
+			assert.equal(refused.code, 2, `${shape}: ${refused.stdout}${refused.stderr}`);
+			const error = errorOf(refused);
+			assert.equal(error.code, 'git.foreignGitDir', shape);
+			assert.equal(error.data.gitDir, otherGit, `${shape}: the refusal says where the git folder really is`);
+			assert.match(error.message, new RegExp(otherGit.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')));
+		}
+		assert.deepEqual(JSON.parse(desk('--store', store, 'assets', 'list', '--json').stdout), [], 'nothing adopted');
+
+		const dir = path.join(root, 'absolute-gitdir-file');
+		const allowed = desk('--store', store, 'asset', 'import', '--dir', dir, '--project', 'p', '--allow-git-dir', '--json');
+		assert.equal(allowed.code, 0, allowed.stderr);
+		const asset = (JSON.parse(allowed.stdout) as Adopted).asset;
+		assert.deepEqual(versionsOf(store, asset.id).commits, git(other, 'log', '--reverse', '--format=%H').split('\n'), 'allowed: read where the person said');
+	});
+
+	it('a git folder that moves after adoption is refused with git.gitDirChanged: the other history never shows as versions', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const other = makeRepo(path.join(root, 'private'), { commits: 4 });
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+		const imported = desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main', '--json');
+		assert.equal(imported.code, 0, imported.stderr);
+		const id = (JSON.parse(imported.stdout) as Adopted).asset.id;
+		assert.equal(versionsOf(store, id).commits.length, 2);
+		fs.renameSync(path.join(repo, '.git'), path.join(root, 'shop-git'));
+		fs.writeFileSync(path.join(repo, '.git'), `gitdir: ${path.join(other, '.git')}\n`);
+		const after = versionsOf(store, id);
+		assert.equal(after.code, 2, 'refused');
+		assert.equal(after.error?.code, 'git.gitDirChanged');
+		assert.deepEqual([after.error?.data.adopted, after.error?.data.now], [path.join(repo, '.git'), path.join(other, '.git')]);
+		const again = desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--json');
+		assert.equal(errorOf(again).code, 'git.gitDirChanged', 'adopting again asks too');
+	});
+
+	it('adopts a real submodule (its git folder is in the superproject and names it back) but not a folder that borrows it', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const lib = makeRepo(path.join(root, 'lib'), { commits: 3 });
+		const sup = makeRepo(path.join(root, 'super'), { commits: 1 });
+		git(sup, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'vendor/lib');
+		const sub = path.join(sup, 'vendor', 'lib');
+		assert.equal(fs.statSync(path.join(sub, '.git')).isFile(), true, 'git made the submodule a .git file');
+		const imported = desk('--store', store, 'asset', 'import', '--dir', sub, '--json');
+		assert.equal(imported.code, 0, imported.stdout + imported.stderr);
+		assert.deepEqual(versionsOf(store, (JSON.parse(imported.stdout) as Adopted).asset.id).commits, git(lib, 'log', '--reverse', '--format=%H').split('\n'));
+
+		const borrower = plainFolder(path.join(sup, 'borrower'));
+		fs.writeFileSync(path.join(borrower, '.git'), 'gitdir: ../.git/modules/vendor/lib\n');
+		const refused = desk('--store', store, 'asset', 'import', '--dir', borrower, '--json');
+		assert.equal(errorOf(refused).code, 'git.foreignGitDir');
+		assert.equal(errorOf(refused).data.gitDir, path.join(sup, '.git', 'modules', 'vendor', 'lib'));
+	});
+
+	it('a linked worktree alone asks (its repository is elsewhere); a folder planted to borrow a worktree folder is refused', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const repo = makeRepo(path.join(root, 'main-repo'), { commits: 3 });
+		git(repo, 'worktree', 'add', '-q', '-b', 'side', path.join(root, 'wt'), 'HEAD~1');
+		const wt = fs.realpathSync(path.join(root, 'wt'));
+		const refused = desk('--store', store, 'asset', 'import', '--dir', wt, '--json');
+		assert.equal(errorOf(refused).code, 'git.foreignGitDir', refused.stdout);
+		assert.equal(errorOf(refused).data.commonDir, path.join(repo, '.git'));
+		const allowed = desk('--store', store, 'asset', 'import', '--dir', wt, '--allow-git-dir', '--json');
+		assert.equal(allowed.code, 0, allowed.stderr);
+
+		const borrower = plainFolder(path.join(root, 'borrower'));
+		fs.writeFileSync(path.join(borrower, '.git'), `gitdir: ${path.join(repo, '.git', 'worktrees', 'wt')}\n`);
+		const planted = desk('--store', store, 'asset', 'import', '--dir', borrower, '--json');
+		assert.equal(errorOf(planted).code, 'git.foreignGitDir');
+		assert.match(errorOf(planted).message, /belongs to another work tree/);
+	});
+
+	it('refuses a repository whose objects/info/alternates reads another repository', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const other = makeRepo(path.join(root, 'private'), { commits: 2 });
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		fs.writeFileSync(path.join(repo, '.git', 'objects', 'info', 'alternates'), `${path.join(other, '.git', 'objects')}\n`);
+		const refused = desk('--store', store, 'asset', 'import', '--dir', repo, '--json');
+		assert.equal(refused.code, 2);
+		assert.equal(errorOf(refused).code, 'git.foreignGitDir');
+		assert.deepEqual(errorOf(refused).data.outside, [path.join(other, '.git', 'objects')]);
+		assert.equal(desk('--store', store, 'asset', 'import', '--dir', repo, '--allow-git-dir', '--json').code, 0, 'the person may allow it');
+
+		// Alternates added after adoption are news too.
+		const later = makeRepo(path.join(root, 'later'), { commits: 1 });
+		const adopted = desk('--store', store, 'asset', 'import', '--dir', later, '--json');
+		const id = (JSON.parse(adopted.stdout) as Adopted).asset.id;
+		fs.writeFileSync(path.join(later, '.git', 'objects', 'info', 'alternates'), `${path.join(other, '.git', 'objects')}\n`);
+		assert.equal(versionsOf(store, id).error?.code, 'git.foreignGitDir');
+	});
+
+	it('refuses a project data folder (.desk) the repository planted as a link or a file, and writes nothing through it', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const elsewhere = path.join(root, 'elsewhere');
+		fs.mkdirSync(elsewhere);
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		fs.symlinkSync(elsewhere, path.join(repo, '.desk'));
+		assert.equal(desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main').code, 0);
+		const listed = desk('--store', store, '--repo', repo, 'runs', 'list', '--json');
+		assert.equal(listed.code, 2, listed.stdout + listed.stderr);
+		assert.equal(errorOf(listed).code, 'project.unsafeDataFolder');
+		assert.equal(errorOf(listed).data.path, path.join(repo, '.desk'));
+		assert.deepEqual(fs.readdirSync(elsewhere), [], 'nothing written where the link leads');
+
+		fs.unlinkSync(path.join(repo, '.desk'));
+		fs.writeFileSync(path.join(repo, '.desk'), 'x');
+		assert.equal(errorOf(desk('--store', store, '--repo', repo, 'runs', 'list', '--json')).code, 'project.unsafeDataFolder');
+		fs.unlinkSync(path.join(repo, '.desk'));
+		fs.mkdirSync(path.join(repo, '.desk'));
+		fs.symlinkSync(path.join(elsewhere, 'db'), path.join(repo, '.desk', 'project.db'));
+		assert.equal(errorOf(desk('--store', store, '--repo', repo, 'runs', 'list', '--json')).code, 'project.unsafeDataFolder');
+		assert.deepEqual(fs.readdirSync(elsewhere), []);
+	});
+});

@@ -4,6 +4,7 @@ import { validateChecks } from './checks';
 
 export { validateChecks };
 import type { Logger } from '../core/logger';
+import type { GitDirLocation } from '../git/gitDir';
 import { diffManifests } from './manifest';
 import type { ClientRequestKey, CommitHistory, Environment, GitReader, LibraryStore, LibraryWrites, SnapshotFiles } from './ports';
 import { parseSkillFile } from './skill';
@@ -36,6 +37,8 @@ export interface ImportDirRequest {
 	main: boolean;
 	/** Who adopts it, for a folder's first version (a git asset's versions are commits). */
 	madeBy?: MadeBy;
+	/** The person allows a git folder outside what the desk adopts by itself (see git/gitDir.ts). */
+	allowGitDir?: boolean;
 }
 
 /** At most this many tags per asset (§08). */
@@ -92,7 +95,7 @@ export class Library {
 			const { asset, created } = await this.adoptFolder(info.real, request.madeBy ?? 'conductor');
 			return { asset, created, project: this.joinProject(asset, request.project, request.main, '') };
 		}
-		const { asset, created } = await this.adoptRepo(top, 'adopted');
+		const { asset, created } = await this.adoptRepo(top, 'adopted', { allowGitDir: request.allowGitDir });
 		return { asset, created, project: this.joinProject(asset, request.project, request.main, top) };
 	}
 
@@ -770,10 +773,15 @@ export class Library {
 	 * returns the record already there. The branch is origin/HEAD's, else main, else master, else the
 	 * checked-out branch.
 	 */
-	async adoptRepo(top: string, createdBy: string): Promise<{ asset: AssetRecord; created: boolean }> {
+	async adoptRepo(top: string, createdBy: string, options: { trusted?: readonly string[]; allowGitDir?: boolean } = {}): Promise<{ asset: AssetRecord; created: boolean }> {
+		// Where the git folder really is, before anything of it is read: refused when it is outside
+		// what the desk adopts by itself and the person did not allow it, or moved since it was adopted.
+		const { location, allowed } = await this.git.adoptGitDir(top, { recorded: this.store.adoptedGitDir(top), trusted: options.trusted ?? [top], allow: options.allowGitDir });
+		const gitDir = { gitDir: location.gitDir, allowed };
 		const remote = await this.readGit(top, () => this.git.originUrl(top));
 		const existing = this.store.findGitAsset(top, remote);
 		if (existing) {
+			this.store.batch((writes) => writes.setGitDir(existing.id, gitDir));
 			return { asset: existing, created: false };
 		}
 		const branch = await this.readGit(top, () => this.git.defaultBranch(top));
@@ -786,8 +794,17 @@ export class Library {
 				return { asset: raced, created: false };
 			}
 			writes.insertAsset(asset);
+			writes.setGitDir(asset.id, gitDir);
 			return { asset, created: true };
 		});
+	}
+
+	/**
+	 * Where the git folder of a repository the library adopted is, to run git on it explicitly
+	 * (`--git-dir`): the recorded one, refused with `git.gitDirChanged` when `.git` names another now.
+	 */
+	async gitLocation(top: string): Promise<GitDirLocation> {
+		return (await this.git.adoptGitDir(top, { recorded: this.store.adoptedGitDir(top) })).location;
 	}
 
 	/**
@@ -807,7 +824,9 @@ export class Library {
 				// Looked up again inside the write: another window may have made the project since the read.
 				const project =
 					this.store.getProjectByPath(top) ?? this.store.batch((writes) => writes.getProjectByPath(top) ?? this.createProject(writes, this.freeProjectName(writes, folder.name), top));
-				const [adopted] = await this.registerRepoAssets([project]);
+				// A linked worktree is adopted when its repository is in one of the folders opened with it.
+				const trusted = (await Promise.all(folders.map(async (f) => (await this.env.inspectPath(f.path)).real))).filter((r): r is string => r !== undefined);
+				const [adopted] = await this.registerRepoAssets([project], { trusted });
 				if (adopted) {
 					results.push({ folder, outcome: 'adopted', ...adopted });
 				}
@@ -827,7 +846,7 @@ export class Library {
 	 * record gets created_by `desk boot: project <name>'s repo` and is logged once; the asset joins the
 	 * project and becomes its main asset when it has none. The head is recorded as observed (outside).
 	 */
-	async registerRepoAssets(projects: readonly ProjectRecord[]): Promise<Array<{ project: ProjectRecord; asset: AssetRecord; created: boolean }>> {
+	async registerRepoAssets(projects: readonly ProjectRecord[], options: { trusted?: readonly string[] } = {}): Promise<Array<{ project: ProjectRecord; asset: AssetRecord; created: boolean }>> {
 		const adopted: Array<{ project: ProjectRecord; asset: AssetRecord; created: boolean }> = [];
 		for (const project of projects) {
 			if (project.path === '') {
@@ -839,7 +858,7 @@ export class Library {
 				continue;
 			}
 			const by = `desk boot: project ${project.name}'s repo`;
-			const { asset, created } = await this.adoptRepo(top, by);
+			const { asset, created } = await this.adoptRepo(top, by, { trusted: [top, ...(options.trusted ?? [])] });
 			if (created) {
 				this.logger.info(`asset imported: ${asset.id} ${asset.name} ${asset.working_dir} (${by})`);
 			}

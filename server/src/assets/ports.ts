@@ -1,3 +1,4 @@
+import type { AdoptedGitDir, GitDirLocation } from '../git/gitDir';
 import type { AssetCheck, AssetRecord, HeadObservation, MadeBy, Manifest, ProjectRecord, SnapshotVersion, UsedIn } from './types';
 
 /**
@@ -23,6 +24,8 @@ export interface LibraryReads {
 	pickedManifests(): Map<string, string>;
 	/** A project's member assets in the order they joined, in one read. */
 	projectAssets(project: string): AssetRecord[];
+	/** The git folder recorded for the git asset of a checkout (the newest one that has one). */
+	adoptedGitDir(workingDir: string): AdoptedGitDir | undefined;
 	/** The branch tip and version count last seen for a git asset. */
 	gitTip(assetId: string): { tip: string; count: number } | undefined;
 	/** Per snapshot asset: its number of versions and the file count of its picked version, in one read. */
@@ -48,6 +51,8 @@ export interface LibraryWrites extends LibraryReads {
 	updateAsset(id: string, changes: AssetChanges): void;
 	insertSnapshotVersion(assetId: string, version: SnapshotVersion): void;
 	setGitTip(assetId: string, tip: string, count: number, seenAt: string): void;
+	/** Records where a git asset's git folder is, as adopted (library v4). */
+	setGitDir(assetId: string, gitDir: AdoptedGitDir): void;
 	insertLaunchPlug(plug: UsedIn & { asset_id: string }): void;
 	insertProject(project: ProjectRecord): void;
 	setMainAsset(project: string, assetId: string): void;
@@ -113,6 +118,13 @@ export interface GitFileChange {
 export interface GitReader {
 	/** Top of the work tree that contains `dir`, or undefined when it is in no repository. */
 	findTop(dir: string): Promise<string | undefined>;
+	/**
+	 * Where the git folder of `top` really is, when the desk may adopt it (see git/gitDir.ts): the
+	 * recorded one unchanged, or one the adoption rule takes with `trusted` folders, or any with
+	 * `allow`. `allowed` says it was taken on the person's word. Refused with `git.foreignGitDir` or
+	 * `git.gitDirChanged`. Later reads of `top` in this process use that folder.
+	 */
+	adoptGitDir(top: string, options: { recorded?: AdoptedGitDir; trusted?: readonly string[]; allow?: boolean }): Promise<{ location: GitDirLocation; allowed: boolean }>;
 	/** URL of the `origin` remote, '' when there is none. */
 	originUrl(top: string): Promise<string>;
 	/** origin/HEAD's branch, else main, else master, else the checked-out branch ('' when HEAD is detached and none exists). */

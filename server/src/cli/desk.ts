@@ -37,8 +37,9 @@ arguments is refused (request.idReused).
 
 Commands:
   assets list [--project NAME] [--all]            the library's assets (--all: retired ones too)
-  asset import --dir PATH [--project NAME] [--main]
-                                                  adopt a folder (a repository's top becomes a git asset)
+  asset import --dir PATH [--project NAME] [--main] [--allow-git-dir]
+                                                  adopt a folder (a repository's top becomes a git asset;
+                                                  --allow-git-dir: also when its git folder is elsewhere)
   asset import --new NAME [--dir PATH] [--project NAME] [--main]
                                                   a new empty snapshot asset (v1 "created")
   asset import --asset ID --project NAME [--main] add a library asset to a project
@@ -125,6 +126,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				asset: { type: 'string' },
 				project: { type: 'string' },
 				main: { type: 'boolean', default: false },
+				'allow-git-dir': { type: 'boolean', default: false },
 				all: { type: 'boolean', default: false },
 				version: { type: 'string' },
 				note: { type: 'string' },
@@ -217,7 +219,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 						}
 						imported = library.importAsset({ id: values.asset, project: values.project, main: values.main ?? false });
 					} else {
-						imported = await library.importDir({ dir: values.dir!, project: values.project, main: values.main ?? false, madeBy });
+						imported = await library.importDir({ dir: values.dir!, project: values.project, main: values.main ?? false, madeBy, allowGitDir: values['allow-git-dir'] ?? false });
 					}
 					opened.answerLibraryRequest(request, imported);
 					return imported;

@@ -92,7 +92,12 @@ export type DeskErrorCode =
 	| 'desk.badParams'
 	| 'desk.relativePath'
 	| 'desk.badText'
-	| 'desk.alreadyInitialized';
+	| 'desk.alreadyInitialized'
+	// Package gitdir (issue 12): a git folder outside what was adopted, one that moved since, and a
+	// project data folder (`.desk`) the repository planted as a link or a file.
+	| 'git.foreignGitDir'
+	| 'git.gitDirChanged'
+	| 'project.unsafeDataFolder';
 
 export class DeskError extends Error {
 	override readonly name = 'DeskError';

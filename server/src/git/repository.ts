@@ -5,6 +5,7 @@ import { fileIdentity, parseGitConfig, readGitFile } from './gitFiles';
 import { GitObjectStore, type GitObject, type ObjectType } from './objectStore';
 import { parseCommit, parseTag, parseTree, type ParsedCommit, type TreeEntry } from './objects';
 import { isRefName } from './refName';
+import { adoptedLocation, locateGitDir, type GitDirLocation } from './gitDir';
 
 export interface TreeFile {
 	path: string;
@@ -42,14 +43,15 @@ export class GitRepository {
 		readonly objects: GitObjectStore,
 	) {}
 
-	/** The repository whose work tree's top is `top`; `git.unreadable` when there is none. */
-	static open(top: string): GitRepository {
-		const gitDir = gitDirOf(top);
-		if (!gitDir) {
-			throw new DeskError('git.unreadable', `${top} is not the top of a git work tree.`, { dir: top });
-		}
-		const commonFile = readGitFile(path.join(gitDir, 'commondir'), { maxBytes: 4096 })?.toString('utf8').trim();
-		const commonDir = commonFile ? path.resolve(gitDir, commonFile) : gitDir;
+	/**
+	 * The repository whose work tree's top is `top`, read from the git folder `location` names (see
+	 * gitDir.ts: the one adopted), never from what `.git` says now; without one, from where `.git`
+	 * points when the adoption rule takes it (`git.foreignGitDir` when not). `git.unreadable` when
+	 * there is none.
+	 */
+	static open(top: string, location: GitDirLocation = adoptedLocation(top)): GitRepository {
+		const gitDir = location.gitDir;
+		const commonDir = location.commonDir;
 		const config = parseGitConfig(readGitFile(path.join(commonDir, 'config'))?.toString('utf8') ?? '');
 		const objectFormat = (config.get('extensions.objectformat')?.at(-1) ?? 'sha1').toLowerCase();
 		if (objectFormat !== 'sha1' && objectFormat !== 'sha256') {
@@ -331,31 +333,9 @@ export class GitRepository {
 	}
 }
 
-/**
- * The git folder of a work tree's top: `.git` itself when it is a folder, or the folder a `.git`
- * file names (`gitdir: …`, relative to the top), as for worktrees and submodules. It must hold
- * HEAD to count.
- */
+/** The git folder of a work tree's top, wherever `.git` points (see gitDir.ts), or undefined. */
 export function gitDirOf(top: string): string | undefined {
-	const dotGit = path.join(top, '.git');
-	let stat: fs.Stats;
-	try {
-		stat = fs.statSync(dotGit);
-	} catch {
-		return undefined;
-	}
-	let dir = dotGit;
-	if (stat.isFile()) {
-		const text = readGitFile(dotGit, { maxBytes: 4096, followLinks: true })?.toString('utf8') ?? '';
-		const match = /^gitdir: (.+)$/m.exec(text);
-		if (!match) {
-			return undefined;
-		}
-		dir = path.resolve(top, match[1]!.trim());
-	} else if (!stat.isDirectory()) {
-		return undefined;
-	}
-	return fs.existsSync(path.join(dir, 'HEAD')) ? dir : undefined;
+	return locateGitDir(top)?.gitDir;
 }
 
 function fileOf(entry: TreeEntry, entryPath: string): { path: string; oid: string; executable: boolean } {

@@ -5,11 +5,17 @@ import { DeskError } from '../core/errors';
 import { ByteLru } from './byteLru';
 import { FirstParentHistory, HistoryCache, type WalkedCommit } from './firstParentHistory';
 import { walkFields } from './objects';
+import { adoptedLocation, adoptionOf, type AdoptedGitDir, type GitDirLocation } from './gitDir';
 import { gitDirOf, GitRepository } from './repository';
 
 export interface RepositoryReaderOptions {
 	/** Where first-parent histories are kept between processes; none keeps them in memory only. */
 	historyCacheDir?: string;
+	/**
+	 * The git folder recorded for a work tree's top when it was adopted (the library's), and the
+	 * folders trusted for one not adopted yet (default: the top alone). See gitDir.ts.
+	 */
+	gitDirPolicy?: (top: string) => { recorded?: AdoptedGitDir; trusted?: readonly string[] };
 }
 
 /** A walk yields to the event loop this often, so a server walking a long history keeps answering. */
@@ -23,7 +29,9 @@ const yieldEvery = 4096;
  * configures runs.
  */
 export class RepositoryReader implements GitReader {
-	private readonly repositories = new Map<string, GitRepository>();
+	private readonly repositories = new Map<string, { repo: GitRepository; dotGit: string | undefined }>();
+	/** Git folders adopted in this process, by top (the library records them too). */
+	private readonly adopted = new Map<string, AdoptedGitDir>();
 	/** The newest history known per repository and ref. */
 	private readonly histories = new Map<string, FirstParentHistory>();
 	private readonly fileCounts = new ByteLru<string, number>(64 * 1024);
@@ -33,8 +41,16 @@ export class RepositoryReader implements GitReader {
 	/** Histories found or extended since the cache was last written. */
 	private readonly unsaved = new Map<string, FirstParentHistory>();
 
-	constructor(options: RepositoryReaderOptions = {}) {
+	constructor(private readonly options: RepositoryReaderOptions = {}) {
 		this.cache = options.historyCacheDir === undefined ? undefined : new HistoryCache(options.historyCacheDir);
+	}
+
+	async adoptGitDir(top: string, options: { recorded?: AdoptedGitDir; trusted?: readonly string[]; allow?: boolean }): Promise<{ location: GitDirLocation; allowed: boolean }> {
+		const location = adoptedLocation(top, options);
+		// Allowed: adopted on the person's word (now or before), not by the rule alone.
+		const allowed = options.recorded?.gitDir === location.gitDir && options.recorded.allowed ? true : options.allow === true && !adoptionOf(location, options.trusted ?? [location.top]).adopted;
+		this.adopted.set(top, { gitDir: location.gitDir, allowed });
+		return { location, allowed };
 	}
 
 	async findTop(dir: string): Promise<string | undefined> {
@@ -181,19 +197,34 @@ export class RepositoryReader implements GitReader {
 	/** Writes the cached histories still to be written, and closes the repositories' packs. */
 	close(): void {
 		this.saveHistories();
-		for (const repo of this.repositories.values()) {
+		for (const { repo } of this.repositories.values()) {
 			repo.close();
 		}
 		this.repositories.clear();
 	}
 
-	/** The repository of a work tree's top, opened once and kept (its packs stay open). */
+	/**
+	 * The repository of a work tree's top, opened once and kept (its packs stay open), read from the
+	 * git folder adopted for it. Whenever `.git` changed since, it is looked at again: a `.git` that
+	 * names another folder than the adopted one is refused (`git.gitDirChanged`), one never adopted
+	 * must pass the adoption rule (`git.foreignGitDir`).
+	 */
 	repository(top: string): GitRepository {
-		let repo = this.repositories.get(top);
-		if (!repo) {
-			repo = GitRepository.open(top);
-			this.repositories.set(top, repo);
+		const open = this.repositories.get(top);
+		const dotGit = dotGitIdentity(top);
+		if (open && open.dotGit === dotGit && dotGit !== undefined) {
+			return open.repo;
 		}
+		const policy = this.options.gitDirPolicy?.(top) ?? {};
+		const recorded = this.adopted.get(top) ?? policy.recorded;
+		const location = adoptedLocation(top, { recorded, trusted: policy.trusted });
+		if (open && open.repo.gitDir === location.gitDir && open.repo.commonDir === location.commonDir) {
+			open.dotGit = dotGit;
+			return open.repo;
+		}
+		open?.repo.close();
+		const repo = GitRepository.open(top, location);
+		this.repositories.set(top, { repo, dotGit });
 		return repo;
 	}
 
@@ -269,4 +300,15 @@ export class RepositoryReader implements GitReader {
 		return oid === undefined ? undefined : repo.peelToCommit(oid);
 	}
 
+}
+
+/** What `<top>/.git` is now (its inode and times, and where it leads): a change means it is looked at again. */
+function dotGitIdentity(top: string): string | undefined {
+	const dotGit = path.join(top, '.git');
+	try {
+		const stat = fs.lstatSync(dotGit, { bigint: true });
+		return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.isSymbolicLink() ? fs.realpathSync(dotGit) : ''}`;
+	} catch {
+		return undefined;
+	}
 }

@@ -173,11 +173,14 @@ export interface ImportResultJson {
  * Client → server: asset_import (§02). Exactly one of `dir` (adopt a folder: a repository's top
  * becomes a git asset, any other folder a snapshot asset), `newName` (a new empty snapshot asset,
  * in `dir` when given), or `assetId` (a library asset joins `project` by reference). Fails with
- * `import.badArgs`, `import.notADirectory`, `asset.folderNotEmpty`, `asset.badName`, `asset.notFound`.
+ * `import.badArgs`, `import.notADirectory`, `asset.folderNotEmpty`, `asset.badName`, `asset.notFound`;
+ * `git.foreignGitDir` (data: `gitDir`, where the git folder really is) for a repository whose git
+ * folder is outside what the desk adopts by itself, unless `allowGitDir` (the person said yes);
+ * `git.gitDirChanged` when its `.git` names another folder than the one adopted.
  */
 export const ImportAsset = request<ImportResultJson>()(
 	'desk/assets/import',
-	object({ dir: optional(folderPath), newName: optional(string({ maxLength: 200 })), assetId: optional(assetId), project: optional(projectName), main: optional(boolean()), requestId }),
+	object({ dir: optional(folderPath), newName: optional(string({ maxLength: 200 })), assetId: optional(assetId), project: optional(projectName), main: optional(boolean()), allowGitDir: optional(boolean()), requestId }),
 );
 
 export interface SnapshotResultJson {

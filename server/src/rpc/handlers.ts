@@ -90,7 +90,7 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			return result;
 		},
 
-		async ImportAsset({ dir, newName, assetId, project, main, requestId }) {
+		async ImportAsset({ dir, newName, assetId, project, main, allowGitDir, requestId }) {
 			const desk = await context.desk();
 			const { library } = desk;
 			if ([dir !== undefined && newName === undefined, newName !== undefined, assetId !== undefined].filter(Boolean).length !== 1) {
@@ -108,7 +108,7 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 					}
 					imported = library.importAsset({ id: assetId, project, main: main ?? false });
 				} else {
-					imported = await library.importDir({ dir: dir!, project, main: main ?? false, madeBy: 'user' });
+					imported = await library.importDir({ dir: dir!, project, main: main ?? false, madeBy: 'user', allowGitDir: allowGitDir ?? false });
 				}
 				// Adopting and joining again change nothing; the answer is recorded after them.
 				desk.answerLibraryRequest(request, imported);

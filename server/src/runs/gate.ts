@@ -86,7 +86,7 @@ export class RunGate {
 				return this.land(run, task, chosen, placement, patchsets, rationale);
 			case 'retry': {
 				const decision = newDecision(person, run, 'retry', { ...(rationale ? { rationale } : {}) });
-				const git = this.ports.project.path ? await SafeGit.open(this.ports.project.path) : undefined;
+				const git = this.ports.project.path ? await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path)) : undefined;
 				const head = git ? await git.resolveCommit('HEAD') : run.commit;
 				const next = newRun(actor('system', 'agent-desk'), task, head);
 				addRun(task, next);
@@ -120,7 +120,7 @@ export class RunGate {
 				let checkpointId: string;
 				if (placement.target === 'git') {
 					// The change kept as a commit under refs/desk/checkpoints/, off every branch.
-					const git = await SafeGit.open(this.ports.project.path);
+					const git = await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path));
 					const identity = await this.identity(git, placement.agent);
 					const commit = await git.commitTree(chosen.tags['desk.tree']!, [run.commit], `Checkpoint of ${task.title}\n\nDesk-Run: ${run.object_id}\n`, identity);
 					await git.updateRef(`refs/desk/checkpoints/${run.object_id}`, commit, '0'.repeat(40), 'agent desk: checkpoint');
@@ -150,7 +150,7 @@ export class RunGate {
 		let afterLand: (() => Promise<void>) | undefined;
 		if (placement.target === 'git') {
 			const top = this.ports.project.path;
-			const git = await SafeGit.open(top);
+			const git = await SafeGit.open(top, await this.ports.library.gitLocation(top));
 			const identity = await this.identity(git, placement.agent);
 			const body = chosen.rationale ? `\n${chosen.rationale.trim()}\n` : '';
 			const message = `${subject}\n${body}\nDesk-Run: ${run.object_id}\n`;
@@ -256,7 +256,7 @@ export class RunGate {
 		if (placement.isolation !== 'shared' || !last || last.apply_status === 'applied' || !last.tags['desk.tree']) {
 			return { restored: [], left: [] };
 		}
-		const git = await SafeGit.open(this.ports.project.path);
+		const git = await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path));
 		return this.putBack(git, last.tags['desk.tree'], placement.start_tree!, last.touched.map((t) => t.path), placement.installed);
 	}
 
@@ -313,7 +313,7 @@ export class RunGate {
 			this.ports.logger.warn(`the run folder ${placement.run_folder} could not be removed: ${(error as Error).message}`);
 		}
 		if (placement.isolation === 'worktree') {
-			await SafeGit.open(this.ports.project.path)
+			await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path))
 				.then((git) => git.removeWorktree(placement.work_folder))
 				.catch((error: unknown) => this.ports.logger.warn(`the run's worktree could not be removed from git's list: ${(error as Error).message}`));
 		}

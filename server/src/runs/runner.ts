@@ -551,7 +551,7 @@ export class RunExecutor {
 			placement = { ...base, target: 'snapshot', isolation: 'folder', work_folder: folder, target_asset: targetAsset.id, target_version: targetPlug.version };
 		} else {
 			const top = this.ports.project.path;
-			const git = await SafeGit.open(top);
+			const git = await SafeGit.open(top, await this.ports.library.gitLocation(top));
 			if (settings.isolation === 'worktree') {
 				const folder = path.join(runFolder, 'worktree');
 				const branch = `desk/run-${run.object_id}`;
@@ -891,7 +891,7 @@ export class RunExecutor {
 			patch.tags = { ...patch.tags, 'desk.target_asset': placement.target_asset!, 'desk.target_version': String(placement.target_version), 'desk.target_changes': changesHash };
 			return patch;
 		}
-		const git = (await SafeGit.open(this.ports.project.path)).at(placement.work_folder);
+		const git = (await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path))).at(placement.work_folder);
 		const tree = await git.treeOfFolder(placement.work_folder, run.commit, placement.installed);
 		const from = placement.start_tree!;
 		const changes = await git.changes(from, tree);

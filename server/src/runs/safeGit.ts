@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DeskError } from '../core/errors';
+import { adoptedLocation, adoptionOf, foreignGitDir, locateGitDir, type GitDirLocation } from '../git/gitDir';
 import { hasNoLinkOnTheWay } from '../store/folderFiles';
 import { findProgram, safePath } from './programs';
 
@@ -32,25 +33,43 @@ export interface TreeChange {
  */
 export class SafeGit {
 	private constructor(
-		/** Any folder inside the repository (its top, or a worktree of it). */
+		/** The top of the work tree git runs on (the repository's, or a worktree's of it). */
 		readonly cwd: string,
+		/** Its git folder, given to git explicitly (`--git-dir`, `--work-tree`): git never looks for one. */
+		readonly location: GitDirLocation,
 		/** The configured keys listed at the start of one operation of several commands; undefined: listed before each command. */
 		private readonly keys?: readonly string[],
 	) {}
 
-	static async open(cwd: string): Promise<SafeGit> {
+	/**
+	 * Git on the work tree whose top is `cwd`, in the git folder `location` names (the one adopted:
+	 * Library.gitLocation); without one, where `.git` points when the adoption rule takes it.
+	 */
+	static async open(cwd: string, location: GitDirLocation = adoptedLocation(cwd)): Promise<SafeGit> {
 		gitProgram();
-		return new SafeGit(cwd);
+		return new SafeGit(cwd, location);
 	}
 
-	/** The same settings, run from another folder of the repository (a worktree). */
+	/**
+	 * The same settings, run on a linked worktree of the same repository (a run's). Its `.git` is in
+	 * an agent's reach: it must name a worktree folder of this repository that names it back, or
+	 * `git.foreignGitDir`.
+	 */
 	at(cwd: string): SafeGit {
-		return new SafeGit(cwd);
+		if (cwd === this.cwd) {
+			return new SafeGit(cwd, this.location);
+		}
+		const location = locateGitDir(cwd);
+		if (!location || location.commonDir !== this.location.commonDir || location.gitDir === location.commonDir || !adoptionOf(location, [this.location.commonDir]).adopted) {
+			const found = location ?? { top: cwd, gitDir: '(none)', commonDir: '(none)', shape: 'file' as const, alternates: [] };
+			throw foreignGitDir(found, { reason: `it is not a worktree of the repository at ${this.location.commonDir}`, outside: [found.gitDir] });
+		}
+		return new SafeGit(cwd, location);
 	}
 
 	/** The config keys git sees in this folder (every scope, includes followed), as git spells them. */
 	async configuredKeys(): Promise<string[]> {
-		const listed = await spawnGit(this.cwd, ['config', '--includes', '--null', '--name-only', '--list'], gitEnvironment(neutralisers([])), {});
+		const listed = await spawnGit(this.cwd, this.location, ['config', '--includes', '--null', '--name-only', '--list'], gitEnvironment(neutralisers([])), {});
 		return listed.toString('utf8').split('\0').filter((key) => key !== '');
 	}
 
@@ -59,12 +78,12 @@ export class SafeGit {
 	 * neither config, nor HEAD, nor the files config is read from (a temporary index, objects).
 	 */
 	private async pinned(): Promise<SafeGit> {
-		return new SafeGit(this.cwd, await this.configuredKeys());
+		return new SafeGit(this.cwd, this.location, await this.configuredKeys());
 	}
 
 	async run(args: string[], options: { input?: string | Buffer; env?: Record<string, string>; okCodes?: number[] } = {}): Promise<Buffer> {
 		const env = gitEnvironment(neutralisers(this.keys ?? (await this.configuredKeys())), options.env);
-		return spawnGit(this.cwd, args, env, options);
+		return spawnGit(this.cwd, this.location, args, env, options);
 	}
 
 	async text(args: string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}): Promise<string> {
@@ -434,10 +453,11 @@ function gitProgram(): string {
 	return git;
 }
 
-function spawnGit(cwd: string, args: string[], env: Record<string, string>, options: { input?: string | Buffer; okCodes?: number[] }): Promise<Buffer> {
+/** Git in `cwd`, on the git folder of `location` and the work tree `cwd`, named on the command line. */
+function spawnGit(cwd: string, location: GitDirLocation, args: string[], env: Record<string, string>, options: { input?: string | Buffer; okCodes?: number[] }): Promise<Buffer> {
 	const okCodes = options.okCodes ?? [0];
 	return new Promise<Buffer>((resolve, reject) => {
-		const child = spawn(gitProgram(), ['--no-pager', ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+		const child = spawn(gitProgram(), ['--no-pager', '--git-dir', location.gitDir, '--work-tree', cwd, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
 		const out: Buffer[] = [];
 		const err: Buffer[] = [];
 		child.stdout.on('data', (chunk: Buffer) => out.push(chunk));

@@ -100,6 +100,17 @@ export const libraryMigrations: readonly Migration[] = [
 		],
 	},
 	{
+		version: 4,
+		statements: [
+			// Package gitdir (issue 12): where a git asset's git folder really was when it was adopted
+			// ('' for assets adopted before: filled the next time the adoption rule takes it), and
+			// whether the person allowed it although the rule did not. Reads use this folder; a `.git`
+			// that names another one later is refused.
+			"ALTER TABLE assets ADD COLUMN git_dir TEXT NOT NULL DEFAULT ''",
+			'ALTER TABLE assets ADD COLUMN git_dir_allowed INTEGER NOT NULL DEFAULT 0',
+		],
+	},
+	{
 		version: 5,
 		statements: [
 			// Requests a client sent with a request id (a new asset, a link, a note, a snapshot, a

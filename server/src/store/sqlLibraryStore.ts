@@ -1,3 +1,4 @@
+import type { AdoptedGitDir } from '../git/gitDir';
 import type { AssetChanges, ClientRequestKey, LibraryReads, LibraryStore, LibraryWrites } from '../assets/ports';
 import type { AssetCheck, AssetRecord, Engine, HeadObservation, MadeBy, ProjectRecord, SnapshotVersion, UsedIn } from '../assets/types';
 import type { DurableDatabase, WriteTransaction } from './durableDatabase';
@@ -105,6 +106,14 @@ class SqlLibraryReads implements LibraryReads {
 		return this.tx.all<{ project: string; asset_id: string }>('SELECT project, asset_id FROM project_assets ORDER BY project, position');
 	}
 
+	adoptedGitDir(workingDir: string): AdoptedGitDir | undefined {
+		const row = this.tx.get<{ git_dir: string; git_dir_allowed: number }>(
+			"SELECT git_dir, git_dir_allowed FROM assets WHERE engine = 'git' AND working_dir = ? AND git_dir <> '' ORDER BY created_at DESC, id LIMIT 1",
+			[workingDir],
+		);
+		return row && { gitDir: row.git_dir, allowed: row.git_dir_allowed === 1 };
+	}
+
 	gitTip(assetId: string): { tip: string; count: number } | undefined {
 		return this.tx.get<{ tip: string; count: number }>('SELECT tip, count FROM git_tips WHERE asset_id = ?', [assetId]);
 	}
@@ -165,6 +174,10 @@ class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
 		if (columns.length > 0) {
 			this.writer.run(`UPDATE assets SET ${columns.join(', ')} WHERE id = ?`, [...values, id]);
 		}
+	}
+
+	setGitDir(assetId: string, gitDir: AdoptedGitDir): void {
+		this.writer.run('UPDATE assets SET git_dir = ?, git_dir_allowed = ? WHERE id = ?', [gitDir.gitDir, gitDir.allowed ? 1 : 0, assetId]);
 	}
 
 	setGitTip(assetId: string, tip: string, count: number, seenAt: string): void {

@@ -60,7 +60,8 @@ describe('RepositoryReader: refs', () => {
 
 		git(repo, 'pack-refs', '--all');
 		assert.equal(fs.existsSync(path.join(repo, '.git', 'refs', 'heads', 'other')), false, 'the refs are packed now');
-		const packed = new RepositoryReader();
+		// The worktree below is adopted because its repository is in a trusted folder (see gitDir.ts).
+		const packed = new RepositoryReader({ gitDirPolicy: () => ({ trusted: [root] }) });
 		assert.equal(await packed.branchTip(repo, 'other'), git(repo, 'rev-parse', 'other'));
 		assert.equal(packed.repository(repo).peelToCommit(packed.repository(repo).resolveRef('refs/tags/t1')!), git(repo, 'rev-parse', 't1^{commit}'));
 		git(repo, 'checkout', '-q', '--detach', 'HEAD~2');
