@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import { DeskError } from '../core/errors';
 
@@ -273,8 +274,8 @@ function checkName(name: EntryName): void {
 
 /** The name when it is UTF-8 (exactly: decoding and encoding again gives the same bytes), else undefined. */
 export function utf8Name(raw: Buffer): string | undefined {
-	const text = raw.toString('utf8');
-	return Buffer.byteLength(text) === raw.length && Buffer.from(text, 'utf8').equals(raw) ? text : undefined;
+	// isUtf8 is strict (no overlong forms, no surrogates), so the decoded text encodes back to `raw`.
+	return isUtf8(raw) ? raw.toString('utf8') : undefined;
 }
 
 /**

@@ -6,7 +6,9 @@ import { Worker } from 'node:worker_threads';
  * lstat of many files at once, split over worker threads that each call lstatSync in a loop. An
  * unchanged snapshot of 10,000 files is mostly lstat calls; one after another on the main thread
  * they cost ~4 µs each, and libuv's asynchronous lstat costs more per call than it saves.
- * The workers are made on first use, kept, and never keep the process alive.
+ * The workers are made on first use, kept, and never keep the process alive. Snapshots pass
+ * `/proc/self/fd/<folder fd>/<name>` paths (ConfinedDir.statPath): the threads share the process's
+ * descriptor table, so each lstat is confined to the folder the walk opened.
  */
 export interface FileStat {
 	/** -1: gone; -2: not a regular file any more. */
