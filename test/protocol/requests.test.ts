@@ -124,6 +124,21 @@ describe('requests that run twice, over JSON-RPC', () => {
 		assert.deepEqual(listed.tasks.find((t) => t.task_id === launch.task)?.files.map((f) => f.id), [row.id]);
 	});
 
+	it('a request and its repeat sent at once under one id (a retry while the first still works): one effect, the same answer to both', async () => {
+		const assetCount = async () => (await call<ResultOf<typeof ListAssets>>(ListAssets, {})).assets.length;
+		const before = await assetCount();
+		const note = { name: 'Twice at once', text: 'Once.', requestId: 'note-at-once-01' };
+		const [a, b] = await Promise.all([call(AddNote, note), call(AddNote, note)]);
+		assert.deepEqual(a, b);
+		assert.equal(await assetCount(), before + 1);
+		await call(SetTicket, { project: 'shop', ticket: 'Launched at once' });
+		const runs = (await runIds()).length;
+		const go = { project: 'shop', execute: false, requestId: 'go-at-once-0001' };
+		const [x, y] = await Promise.all([call(LaunchGo, go), call(LaunchGo, go)]);
+		assert.deepEqual(x, y);
+		assert.equal((await runIds()).length, runs + 1);
+	});
+
 	it('a decision repeated with its request id answers the first decision; without one a second is refused', async () => {
 		await call(SetTicket, { project: 'shop', ticket: 'Write a note' });
 		const launch = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ writes: [{ path: 'note.md', content: 'n\n' }] }) });

@@ -4,7 +4,7 @@ import type { Library } from '../assets/library';
 import type { AssetRecord, MadeBy, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
 import type { AiStore } from '../store/aiStore';
-import { answerOnce, recordAnswer, type ClientRequest } from '../store/clientRequests';
+import { answerOnce, recordAnswer, throwIfAnswered, type ClientRequest } from '../store/clientRequests';
 import type { DurableDatabase, WriteTransaction } from '../store/durableDatabase';
 import type { Logger } from '../core/logger';
 import { newPlug, plugInto, type PlugContext } from './plugging';
@@ -188,6 +188,7 @@ export class ProjectLaunches {
 			run: run.object_id,
 		};
 		this.db.write((tx) => {
+			throwIfAnswered(tx, options.request);
 			const current = tx.get<{ json: string }>('SELECT json FROM launch_card WHERE id = 1')?.json;
 			if (current !== cardJson) {
 				throw new DeskError(

@@ -73,11 +73,20 @@ export function recordAnswer(tx: WriteTransaction, request: ClientRequest | unde
 	if (!request) {
 		return;
 	}
-	const stored = storedAnswer(tx, request);
+	throwIfAnswered(tx, request);
+	tx.run('INSERT INTO client_requests (request_id, method, params_hash, result, created_at) VALUES (?, ?, ?, ?, ?)', [request.id, request.method, request.hash, JSON.stringify(result), at]);
+}
+
+/**
+ * Abandons the caller's transaction (AlreadyAnswered) when the request was answered meanwhile, by
+ * another process: a transaction whose other checks would refuse first (a card already launched)
+ * calls it before them, so the repeat gets the first answer rather than that refusal.
+ */
+export function throwIfAnswered(tx: RequestLedger, request: ClientRequest | undefined): void {
+	const stored = request && storedAnswer(tx, request);
 	if (stored) {
 		throw new AlreadyAnswered(stored.result);
 	}
-	tx.run('INSERT INTO client_requests (request_id, method, params_hash, result, created_at) VALUES (?, ?, ?, ?, ?)', [request.id, request.method, request.hash, JSON.stringify(result), at]);
 }
 
 const inFlight = new WeakMap<object, Map<string, { hash: string; answer: Promise<{ result: unknown; replayed: boolean }> }>>();

@@ -5,6 +5,7 @@ import { it } from 'node:test';
 import type { Intent, Run, Task } from '../../../server/src/ai/types';
 import { isDeskError } from '../../../server/src/core/errors';
 import { Desk } from '../../../server/src/desk';
+import { clientRequest } from '../../../server/src/store/clientRequests';
 import type { DurableDatabase } from '../../../server/src/store/durableDatabase';
 import { recordingLogger } from '../../helpers/deskFixture';
 import { makeRepo } from '../../helpers/gitRepo';
@@ -139,4 +140,19 @@ it('two Gos of one card at once launch it once; the other is refused as launched
 	assert.equal(refused.length, 1, 'one Go launched, one was refused');
 	assert.ok(isDeskError((refused[0] as PromiseRejectedResult).reason, 'launch.cardChanged'), String((refused[0] as PromiseRejectedResult).reason));
 	assert.equal(assertConsistent(await stateAfterRestart(libraryDir, repo, specsId), 'two Gos at once'), 'launched');
+});
+
+it('a Go and its repeat under one request id from two processes at once: one launch, both answered with it', async () => {
+	const { libraryDir, repo, specsId } = await preparedCard();
+	// Two desks over the same stores stand for two processes: nothing in memory is shared between them.
+	const [a, b] = [await Desk.open({ libraryDir, logger: recordingLogger() }), await Desk.open({ libraryDir, logger: recordingLogger() })];
+	await a.openWorkspace([{ name: 'shop', path: repo }]);
+	await b.openWorkspace([{ name: 'shop', path: repo }]);
+	const request = clientRequest('desk/card/go', 'go-from-two-processes', { project: 'shop' })!;
+	const [x, y] = await Promise.all([(await a.launches(repo)).goOnce('user', new Date(), { request }), (await b.launches(repo)).goOnce('user', new Date(), { request })]);
+	a.close();
+	b.close();
+	assert.deepEqual(x.result, y.result, 'the same launch');
+	assert.deepEqual([x.replayed, y.replayed].sort(), [false, true]);
+	assert.equal(assertConsistent(await stateAfterRestart(libraryDir, repo, specsId), 'one request from two processes'), 'launched');
 });
