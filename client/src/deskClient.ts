@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { LanguageClient, ResponseError, RevealOutputChannelOn, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { CloseAction, ErrorAction, LanguageClient, ResponseError, RevealOutputChannelOn, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import {
+	ProtocolError,
 	deskErrorCode,
 	type DeskErrorJson,
 	type InitializationOptions,
@@ -26,6 +27,13 @@ export class DeskClient implements vscode.Disposable {
 	private client: LanguageClient | undefined;
 	private readonly stateEmitter = new vscode.EventEmitter<DeskState>();
 	readonly onDidChangeState = this.stateEmitter.event;
+	private readonly exitEmitter = new vscode.EventEmitter<{ reason?: string }>();
+	/**
+	 * The server process ended without being asked to (it crashed, was killed, or met a broken
+	 * message and exited): the extension starts a fresh one and tells the person. The language
+	 * client's own restart is off, so views, notifications and the workspace boot are set up again.
+	 */
+	readonly onDidExitUnexpectedly = this.exitEmitter.event;
 	private currentState: DeskState = 'stopped';
 
 	constructor(
@@ -51,9 +59,23 @@ export class DeskClient implements vscode.Disposable {
 			initializationOptions: options,
 			// Errors are shown once by our own handlers, with "Open Log"; the client must not pop its own.
 			revealOutputChannelOn: RevealOutputChannelOn.Never,
+			errorHandler: {
+				error: (_error, _message, count) => ({ action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true }),
+				closed: () => {
+					if (this.client === client && this.currentState !== 'stopped') {
+						this.client = undefined;
+						this.setState('error');
+						this.exitEmitter.fire(protocolError !== undefined ? { reason: protocolError } : {});
+					}
+					return { action: CloseAction.DoNotRestart, handled: true };
+				},
+			},
 		};
+		let protocolError: string | undefined;
 		const client = new LanguageClient('agentDesk', 'Agent Desk', serverOptions, clientOptions);
 		this.client = client;
+		// Sent by a server just before it exits on a broken message: the reason the person is told.
+		client.onNotification(ProtocolError.method, (params: { message: string }) => void (protocolError = params.message));
 		client.onDidChangeState((event) => {
 			if (event.newState === State.Stopped && this.client === client && this.currentState !== 'stopped') {
 				this.setState('error');
@@ -150,6 +172,7 @@ export class DeskClient implements vscode.Disposable {
 	dispose(): void {
 		void this.stop();
 		this.stateEmitter.dispose();
+		this.exitEmitter.dispose();
 	}
 
 	private setState(state: DeskState): void {

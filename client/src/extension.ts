@@ -26,6 +26,8 @@ export interface AgentDeskApi {
 	/** Outcome of the last desk boot per workspace folder. */
 	folders(): readonly FolderOutcome[];
 	status(): Promise<ServerStatus>;
+	/** What the person was told each time the server stopped on its own and a new one was started. */
+	serverRestarts(): readonly string[];
 	assets: AssetsTreeProvider;
 	runs: RunsTreeProvider;
 	attachments: AttachmentsTreeProvider;
@@ -241,8 +243,35 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		}),
 	);
 
+	// A server that stops on its own (a crash, a kill, a broken message on its input) is started again
+	// at once and the person is told with a notice; five stops within three minutes leave it stopped.
+	const restarts: string[] = [];
+	const recentStops: number[] = [];
+	context.subscriptions.push(
+		desk.onDidExitUnexpectedly(({ reason }) => {
+			const now = Date.now();
+			recentStops.push(now);
+			while (recentStops.length > 0 && recentStops[0]! < now - 3 * 60_000) {
+				recentStops.shift();
+			}
+			if (recentStops.length >= 5) {
+				const message = `Agent Desk: the desk server stopped ${recentStops.length} times in three minutes and was not started again${reason ? ` (last: ${reason})` : ''}. Use "Agent Desk: Restart Server" when ready.`;
+				output.error(message);
+				statusBar.show('error', 'The desk server stopped');
+				void vscode.window.showErrorMessage(message, 'Open Log').then((choice) => choice && output.show(true));
+				return;
+			}
+			const message = `Agent Desk: the desk server stopped unexpectedly${reason ? ` (${reason})` : ''}; a new one was started.`;
+			restarts.push(message);
+			output.warn(message);
+			void vscode.window.showWarningMessage(message, 'Open Log').then((choice) => choice && output.show(true));
+			settled = start();
+		}),
+	);
+
 	settled = start();
 	return {
+		serverRestarts: () => restarts,
 		whenSettled: () => settled,
 		state: () => desk.state,
 		folders: () => folders,

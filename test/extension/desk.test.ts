@@ -135,4 +135,21 @@ describe('Agent Desk in the extension host', () => {
 		assert.equal(after.asset.id, before.asset.id);
 		assert.notEqual((await api.status()).pid, oldPid, 'a new server process');
 	});
+
+	it('starts a new server at once when its process dies, and tells the person with a notice', async () => {
+		const oldPid = (await api.status()).pid;
+		const told = api.serverRestarts().length;
+		process.kill(oldPid, 'SIGKILL');
+		// Bounded wait for the client to notice the exit (not a timed assertion: the count is what is checked).
+		for (let i = 0; i < 300 && api.serverRestarts().length === told; i++) {
+			await new Promise((resolve) => setTimeout(resolve, 100));
+		}
+		assert.equal(api.serverRestarts().length, told + 1, 'the person was told');
+		assert.match(api.serverRestarts()[told]!, /stopped unexpectedly; a new one was started/);
+		assert.equal(await api.whenSettled(), 'ready');
+		const status = await api.status();
+		assert.equal(status.state, 'ready');
+		assert.notEqual(status.pid, oldPid, 'a new server process');
+		assert.ok(api.folders()[0]?.outcome === 'adopted', 'the workspace was booted again');
+	});
 });
