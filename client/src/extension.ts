@@ -258,13 +258,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 				const message = `Agent Desk: the desk server stopped ${recentStops.length} times in three minutes and was not started again${reason ? ` (last: ${reason})` : ''}. Use "Agent Desk: Restart Server" when ready.`;
 				output.error(message);
 				statusBar.show('error', 'The desk server stopped');
-				void vscode.window.showErrorMessage(message, 'Open Log').then((choice) => choice && output.show(true));
+				void showErrorMessage(message, 'Open Log').then((choice) => choice && output.show(true));
 				return;
 			}
 			const message = `Agent Desk: the desk server stopped unexpectedly${reason ? ` (${reason})` : ''}; a new one was started.`;
 			restarts.push(message);
 			output.warn(message);
-			void vscode.window.showWarningMessage(message, 'Open Log').then((choice) => choice && output.show(true));
+			void showWarningMessage(message, 'Open Log').then((choice) => choice && output.show(true));
 			settled = start();
 		}),
 	);
