@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { visibleText } from './markdownText';
 import { showInformationMessage } from './messages';
 import { GetCard, LaunchGo, PlugAsset, SetTicket, SuggestAssets, UnplugAsset, type CardView, type SuggestIndexProgress, type SuggestResult } from '../../server/src/protocol/protocol';
 import type { CardState, HostToWebview, WebviewToHost } from '../../webview/src/messages';
@@ -42,7 +43,7 @@ export class LaunchCards implements vscode.Disposable {
 			existing.panel.reveal();
 			return;
 		}
-		const panel = vscode.window.createWebviewPanel(viewType, `Launch Card — ${project}`, vscode.ViewColumn.Active, {
+		const panel = vscode.window.createWebviewPanel(viewType, `Launch Card — ${visibleText(project)}`, vscode.ViewColumn.Active, {
 			enableScripts: true,
 			localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist')],
 		});

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { PatchSetFiles, ShowRun, type PatchSetFilesJson, type RunDetail } from '../../server/src/protocol/protocol';
 import type { DeskClient } from './deskClient';
 import { escapeHtml } from './html';
-import { visibleLines } from './markdownText';
+import { visibleLines, visibleText } from './markdownText';
 import { decisionWords, formatDuration, runState, runStatusText } from './views/runsTree';
 
 /**
@@ -233,7 +233,7 @@ export class RunPages implements vscode.Disposable {
 		} else {
 			panel = vscode.window.createWebviewPanel(
 				'agentDesk.run',
-				`Run: ${detail.task.title}`,
+				`Run: ${visibleText(detail.task.title)}`,
 				{ viewColumn: column, preserveFocus: beside },
 				{ enableScripts: false, enableCommandUris: runPageCommands, localResourceRoots: [] },
 			);

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { messageText, pickText } from '../markdownText';
+import { messageText, pickText, visibleText } from '../markdownText';
 import { showInformationMessage } from '../messages';
 import {
 	AddLink,
@@ -297,7 +297,7 @@ export function registerAssetCommands(
 					}
 					const left = assetFileUri(node.asset.id, node.version - 1, node.file.path);
 					const right = assetFileUri(node.asset.id, node.version, node.file.path);
-					await vscode.commands.executeCommand('vscode.diff', left, right, `${node.file.path} (v${node.version - 1} ↔ v${node.version})`);
+					await vscode.commands.executeCommand('vscode.diff', left, right, visibleText(`${node.file.path} (v${node.version - 1} ↔ v${node.version})`));
 					return;
 				}
 				if (node?.type !== 'version' || node.version.version <= 1) {
@@ -313,7 +313,7 @@ export function registerAssetCommands(
 					...diff.added.map((f): [vscode.Uri, undefined, vscode.Uri] => [uri(to, f.path), undefined, uri(to, f.path)]),
 					...diff.removed.map((f): [vscode.Uri, vscode.Uri, undefined] => [uri(from, f.path), uri(from, f.path), undefined]),
 				];
-				const title = `${asset.name}: v${from} ↔ v${to}`;
+				const title = visibleText(`${asset.name}: v${from} ↔ v${to}`);
 				if (changes.length === 0) {
 					void showInformationMessage(`Agent Desk: v${from} and v${to} of ${asset.name} have the same files.`);
 				} else if (changes.length === 1 && diff.modified.length === 1) {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { visibleText } from '../markdownText';
 import { showInformationMessage } from '../messages';
 import { ExportHistory, ImportHistory, ShowRun } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../deskClient';
@@ -32,11 +33,11 @@ export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pa
 			guarded(async (projectArg: unknown, runIdArg: unknown, patchsetArg: unknown) => {
 				const [project, runId, patchsetId] = named(projectArg, runIdArg, patchsetArg);
 				const [detail, { source, paths, changes }] = await Promise.all([desk.request(ShowRun, { project, id: runId! }), loadPatchSet(desk, patches, project, patchsetId!)]);
-				const title = `PatchSet: ${detail.task.title}${source === 'artifact' ? ' (proposed)' : ''}`;
+				const title = visibleText(`PatchSet: ${detail.task.title}${source === 'artifact' ? ' (proposed)' : ''}`);
 				if (changes.length === 0) {
 					void showInformationMessage('Agent Desk: this PatchSet changes no file.');
 				} else if (changes.length === 1) {
-					await vscode.commands.executeCommand('vscode.diff', changes[0]![1], changes[0]![2], `${paths[0]!} (${title})`);
+					await vscode.commands.executeCommand('vscode.diff', changes[0]![1], changes[0]![2], `${visibleText(paths[0]!)} (${title})`);
 				} else {
 					await vscode.commands.executeCommand('vscode.changes', title, changes);
 				}
