@@ -3,7 +3,6 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { isDeskError } from '../../../server/src/core/errors';
 import { SafeGit } from '../../../server/src/runs/safeGit';
 import { commitFile, git, gitEnv, makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
