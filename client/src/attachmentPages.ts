@@ -6,6 +6,7 @@
  */
 import { baseName, humanBytes, sourceLanguages } from '../../server/src/attachments/names';
 import { escapeHtml } from './html';
+import { visibleLines } from './markdownText';
 
 /** How the Attachments view and the previews group types. */
 export type AttachmentKind = 'image' | 'text' | 'code' | 'markdown' | 'table' | 'json' | 'pdf' | 'html' | 'other';
@@ -236,7 +237,7 @@ export function pageButton(href: string, label: string, primary = false): string
 
 function header(h: PageHeader): string {
 	const links = h.links?.length ? `<span class="desk-links">${h.links.join('')}</span>` : '';
-	const note = h.note ? `<span class="desk-note">${escapeHtml(h.note)}</span>` : '';
+	const note = h.note ? `<span class="desk-note">${escapeHtml(visibleLines(h.note))}</span>` : '';
 	return `<header><h1>${escapeHtml(h.name)}</h1><span class="desk-facts">${escapeHtml(h.facts.join(' · '))}</span>${links}${note}</header>`;
 }
 
@@ -765,7 +766,7 @@ body > header > .desk-facts .desk-count { color: var(--vscode-foreground); }
 #pages figure { margin: 0; display: flex; flex-direction: column; align-items: center; gap: 6px; }
 #pages canvas { display: block; background: #ffffff; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.45); }
 #pages figcaption { font-size: 0.9em; color: var(--vscode-descriptionForeground); }`,
-		body: `<header><h1>${escapeHtml(options.header.name)}</h1><span class="desk-facts">${facts} · <span class="desk-count" id="page-count">Loading…</span></span>${controls}${options.header.note ? `<span class="desk-note">${escapeHtml(options.header.note)}</span>` : ''}</header>
+		body: `<header><h1>${escapeHtml(options.header.name)}</h1><span class="desk-facts">${facts} · <span class="desk-count" id="page-count">Loading…</span></span>${controls}${options.header.note ? `<span class="desk-note">${escapeHtml(visibleLines(options.header.note))}</span>` : ''}</header>
 <div id="status" role="alert" hidden></div>
 <main id="pages" aria-label="Pages"></main>
 <script nonce="${nonce}" src="${escapeHtml(options.script)}" data-pdfjs="${escapeHtml(options.pdfjs)}" data-worker="${escapeHtml(options.worker)}"></script>`,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { downloadPage } from '../../../client/src/attachmentPages';
 import { markdownLines, markdownText, messageText, pickText, visibleText } from '../../../client/src/markdownText';
 import { findProjectRoot } from '../../helpers/temp';
 
@@ -78,6 +79,12 @@ describe('untrusted text in VS Code', () => {
 	it('a QuickPick item shows $(name) as text (VS Code renders \\$( literally) and controls as escapes', () => {
 		assert.equal(pickText('$(warning) fix\u202e'), '\\$(warning) fix\\u202e');
 		assert.equal(pickText('plain name'), 'plain name');
+	});
+
+	it('an attachment page shows the note an agent or a person wrote with its controls and overrides as escapes', () => {
+		const page = downloadPage({ header: { name: 'report.txt', facts: ['1 KiB'], note: 'see <b>here</b>\u202eexe.txt\u001b[2J' }, reason: 'no preview', nonce: 'n' });
+		assert.match(page, /see &lt;b&gt;here&lt;\/b&gt;\\u202eexe\.txt\\x1b\[2J/);
+		assert.doesNotMatch(page, /[\u001b\u202e]/);
 	});
 
 	it('the client shows messages only through messages.ts and trusts no MarkdownString', () => {
