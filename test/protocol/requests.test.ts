@@ -150,6 +150,23 @@ describe('requests that run twice, over JSON-RPC', () => {
 		assert.equal((second.data as DeskErrorJson).code, 'run.notAwaitingDecision');
 	});
 
+	it('Retry while another run\'s agent works in the shared checkout is refused before anything is put back or decided', async () => {
+		await call(SetTicket, { project: 'shop', ticket: 'Write another note' });
+		const waiting = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ writes: [{ path: 'other.md', content: 'o\n' }] }) });
+		assert.equal(await waitUntilStopped(waiting.run), 'validating', 'at the gate');
+		await call(SetTicket, { project: 'shop', ticket: 'Meanwhile, take long' });
+		const working = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ sleepMs: 60_000 }) });
+		const busy = await expectRpcError(server.connection, DecideRun.method, { project: 'shop', run: waiting.run, decision: 'retry', settings: scriptedAgentSettings({}) });
+		assert.equal((busy.data as DeskErrorJson).code, 'run.checkoutBusy', busy.message);
+		assert.equal((busy.data as DeskErrorJson).data['run'], working.run);
+		const still = await call<ResultOf<typeof ShowRun>>(ShowRun, { project: 'shop', id: waiting.run });
+		assert.deepEqual([still.summary.at_gate, still.decision], [true, undefined], 'nothing decided: the run still waits at the gate');
+		assert.equal(fs.readFileSync(path.join(root, 'shop', 'other.md'), 'utf8'), 'o\n', 'its change is still in the checkout');
+		await call(CancelRun, { project: 'shop', run: working.run });
+		await waitUntilStopped(working.run);
+		await call(DecideRun, { project: 'shop', run: waiting.run, decision: 'abandon' });
+	});
+
 	it('two pending requests with one JSON-RPC id: both are answered, the second with InvalidRequest naming the id; an id is free again once answered', async () => {
 		// Every answer the server writes with the ids of the hand-made requests, read beside the connection.
 		const answers: Array<{ id: unknown; result?: unknown; error?: { code: number; message: string } }> = [];

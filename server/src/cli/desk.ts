@@ -22,6 +22,7 @@ import * as os from 'node:os';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { Run } from '../ai/types';
 import { answerOnce, clientRequest, requestIdPattern, type ClientRequest } from '../store/clientRequests';
+import type { WriteTransaction } from '../store/durableDatabase';
 import { maxBlobBytes, maxJsonBytes, maxSettingsBytes, maxTicketBytes } from '../core/inputLimits';
 import { readInputFile } from './files';
 import { jsonForTerminal, terminalSafe as t, terminalSafeLines, writeMessage } from './terminal';
@@ -526,8 +527,12 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				}
 				const settings = decision === 'retry' ? settingsFor() : undefined;
 				const { request } = requestOf('desk run decide', { top, id, decision, patchset: values.patchset, rationale: values.rationale, settings });
+				// Retry: the new run claims the checkout in the decision's transaction, as Go's run does.
+				const previous = ai.get<Run>(id);
+				const record = settings && previous?.object_type === 'run' ? gate.launchRecord(previous) : undefined;
+				const retry = settings && record ? { check: () => executor.assertCheckoutFree(settings, record), claim: (tx: WriteTransaction, runId: string) => executor.claimIn(tx, settings, record, runId) } : {};
 				const { result, replayed } = await answerOnce(await opened.projectRequests(top), request, async () => {
-					const decided = await gate.decide(id, { decision, ...(values.patchset ? { patchset: values.patchset } : {}), ...(values.rationale ? { rationale: values.rationale } : {}) });
+					const decided = await gate.decide(id, { decision, ...(values.patchset ? { patchset: values.patchset } : {}), ...(values.rationale ? { rationale: values.rationale } : {}), ...retry });
 					await opened.answerProjectRequest(top, request, decided);
 					return decided;
 				});

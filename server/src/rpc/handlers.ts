@@ -2,6 +2,7 @@ import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
 import { runDetail, runsOverview } from '../runs/runViews';
 import { answerOnce, clientRequest } from '../store/clientRequests';
+import type { WriteTransaction } from '../store/durableDatabase';
 import { AddLink, AddNote, AttachFile, DecideRun, deskRequests, ImportAsset, LaunchGo, SnapshotAsset, type CardView, type FolderOutcome, type ParamsOf, type PlugRole, type ResultOf, type ServerStatus } from '../protocol/protocol';
 import { firstAnswerBudgetMs, type ProjectLaunches } from '../launch/projectLaunches';
 import { parseRunSettings } from '../runs/settings';
@@ -295,11 +296,15 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			const desk = await context.desk();
 			const top = projectTop(desk, project);
 			const runSettings = decision === 'retry' ? parseRunSettings(settings) : undefined;
-			const { gate } = await desk.runs(top);
+			const { gate, executor } = await desk.runs(top);
 			const request = clientRequest(DecideRun.method, requestId, { project, run, decision, patchset, rationale, settings });
+			// Retry: the new run claims the checkout in the decision's transaction, as Go's run does.
+			const decided = (await desk.projectAi(top)).get<Run>(run);
+			const record = runSettings && decided?.object_type === 'run' ? gate.launchRecord(decided) : undefined;
+			const retry = runSettings && record ? { check: () => executor.assertCheckoutFree(runSettings, record), claim: (tx: WriteTransaction, id: string) => executor.claimIn(tx, runSettings, record, id) } : {};
 			// A decision is made once whatever happens (a second is refused); its answer is recorded after it.
 			const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () => {
-				const decided = await gate.decide(run, { decision: decision as DecisionType, ...(patchset ? { patchset } : {}), ...(rationale ? { rationale } : {}) });
+				const decided = await gate.decide(run, { decision: decision as DecisionType, ...(patchset ? { patchset } : {}), ...(rationale ? { rationale } : {}), ...retry });
 				await desk.answerProjectRequest(top, request, decided);
 				return decided;
 			});

@@ -7,6 +7,7 @@ import type { LaunchRecord } from '../launch/projectLaunches';
 import type { RunExecutor, RunnerPorts, RunPlacement } from './runner';
 import { SafeGit, type CommitIdentity } from './safeGit';
 import { ConfinedDir } from '../store/confinedDir';
+import type { WriteTransaction } from '../store/durableDatabase';
 import { removeInFolder, writeInFolder } from '../store/folderFiles';
 import { gateTag, isAtGate } from './runViews';
 
@@ -15,6 +16,13 @@ export interface DecideRequest {
 	/** The PatchSet to land (Commit) or keep (Checkpoint); the run's last one when not named. */
 	patchset?: string;
 	rationale?: string;
+	/** Retry: refuses before anything is put back (the checkout is another run's now, say). */
+	check?: () => void;
+	/**
+	 * Retry: claims where the new run will work, in the decision's own transaction, so a desk stopped
+	 * before the run starts leaves a claimed run that the next desk fails, never one left Created.
+	 */
+	claim?: (tx: WriteTransaction, runId: string) => void;
 }
 
 export interface DecideResult {
@@ -85,6 +93,7 @@ export class RunGate {
 				}
 				return this.land(run, task, chosen, placement, patchsets, rationale);
 			case 'retry': {
+				request.check?.();
 				const decision = newDecision(person, run, 'retry', { ...(rationale ? { rationale } : {}) });
 				const git = this.ports.project.path ? await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path)) : undefined;
 				const head = git ? await git.resolveCommit('HEAD') : run.commit;
@@ -93,7 +102,10 @@ export class RunGate {
 				this.reject(patchsets);
 				const restored = placement ? await this.restoreShared(placement, patchsets) : { restored: [], left: [] };
 				this.closeGate(run);
-				ai.put([decision, ...patchsets, task, next, run]);
+				this.ports.db.write((tx) => {
+					ai.putIn(tx, [decision, ...patchsets, task, next, run]);
+					request.claim?.(tx, next.object_id);
+				});
 				if (placement) {
 					await this.cleanUp(placement);
 				}
