@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { git, makeRepo } from '../helpers/gitRepo';
+import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { findProjectRoot, tempDir } from '../helpers/temp';
 
 const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
@@ -189,5 +190,61 @@ describe('what is adopted: the git directory (CLI)', () => {
 		fs.symlinkSync(path.join(elsewhere, 'db'), path.join(repo, '.desk', 'project.db'));
 		assert.equal(errorOf(desk('--store', store, '--repo', repo, 'runs', 'list', '--json')).code, 'project.unsafeDataFolder');
 		assert.deepEqual(fs.readdirSync(elsewhere), []);
+	});
+});
+
+describe('landing goes only into the adopted git directory', () => {
+	function project(): { root: string; store: string; repo: string; other: string } {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+		fs.writeFileSync(path.join(repo, 'price.txt'), '10\n');
+		git(repo, 'add', 'price.txt');
+		git(repo, 'commit', '-q', '-m', 'price');
+		// Another repository with the same history: the one a planted .git would lead to.
+		const other = path.join(root, 'other');
+		spawnSync('git', ['clone', '-q', repo, other], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+		assert.equal(desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main').code, 0);
+		return { root, store, repo, other };
+	}
+
+	function state(repo: string): string {
+		return `${git(repo, 'for-each-ref', '--format=%(refname) %(objectname)')}\n${git(repo, 'rev-parse', 'HEAD')}\n${git(repo, 'count-objects', '-v')}`;
+	}
+
+	it('a .git swapped for a file naming another repository while a run waits at the gate: landing is refused, nothing commits there', () => {
+		const { root, store, repo, other } = project();
+		const settingsFile = path.join(root, 'settings.json');
+		fs.writeFileSync(settingsFile, JSON.stringify(scriptedAgentSettings({ writes: [{ path: 'price.txt', content: '12\n' }] })));
+		assert.equal(desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket', 'Raise the price').code, 0);
+		const went = desk('--store', store, 'run', 'go', 'shop', '--settings', settingsFile, '--json');
+		assert.equal(went.code, 0, went.stderr);
+		const runId = (JSON.parse(went.stdout) as { run: { object_id: string } }).run.object_id;
+		const before = state(other);
+		fs.renameSync(path.join(repo, '.git'), path.join(root, 'shop-git'));
+		fs.writeFileSync(path.join(repo, '.git'), `gitdir: ${path.join(other, '.git')}\n`);
+		const landed = desk('--store', store, 'run', 'decide', runId, '--repo', repo, '--decision', 'commit', '--json');
+		assert.equal(state(other), before, 'the other repository is untouched');
+		assert.equal(landed.code, 2, landed.stdout + landed.stderr);
+		assert.equal(errorOf(landed).code, 'git.gitDirChanged');
+	});
+
+	it("an agent that rewrites its worktree's .git to name another repository: the desk runs no git there", () => {
+		const { root, store, other } = project();
+		const settingsFile = path.join(root, 'settings.json');
+		fs.writeFileSync(
+			settingsFile,
+			JSON.stringify(
+				scriptedAgentSettings(
+					{ writes: [{ path: 'price.txt', content: '12\n' }, { path: '.git', content: `gitdir: ${path.join(other, '.git')}\n` }] },
+					{ isolation: 'worktree' },
+				),
+			),
+		);
+		assert.equal(desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket', 'Raise the price').code, 0);
+		const before = state(other);
+		const went = desk('--store', store, 'run', 'go', 'shop', '--settings', settingsFile, '--json');
+		assert.equal(state(other), before, 'no object, ref or index written into the other repository');
+		assert.match(went.stdout + went.stderr, /git\.foreignGitDir|not a worktree of the repository/);
 	});
 });
