@@ -163,9 +163,10 @@ h1 { font-size: 1.4em; font-weight: 600; } h2 { font-size: 1.05em; margin: 1.4em
 	}
 }
 
+/** What the card shows; names and reasons come from the library's assets: their controls and overrides shown as escapes. */
 function toState(project: string, view: CardView, { suggestions, index }: SuggestResult): CardState {
 	return {
-		project,
+		project: visibleText(project),
 		ticket: view.card.ticket,
 		busy: false,
 		plugs: view.plugs.map((p) => {
@@ -174,12 +175,12 @@ function toState(project: string, view: CardView, { suggestions, index }: Sugges
 			return {
 				id: p.id,
 				role: p.role,
-				name: p.name,
+				name: visibleText(p.name),
 				workingChanges,
-				atGo: 'error' in atGo ? atGo.error : workingChanges ? `working changes: go would read them as v${atGo.version}` : `go would freeze v${atGo.version}`,
+				atGo: 'error' in atGo ? visibleText(atGo.error) : workingChanges ? `working changes: go would read them as v${atGo.version}` : `go would freeze v${atGo.version}`,
 			};
 		}),
-		suggestions: suggestions.map((s) => ({ id: s.asset_id, name: s.name, role: s.role, reason: s.reason, named: s.named, ...(s.score !== undefined ? { score: s.score } : {}) })),
+		suggestions: suggestions.map((s) => ({ id: s.asset_id, name: visibleText(s.name), role: s.role, reason: visibleText(s.reason), named: s.named, ...(s.score !== undefined ? { score: s.score } : {}) })),
 		...(index.indexed < index.total ? { indexing: { indexed: index.indexed, total: index.total } } : {}),
 	};
 }

@@ -20,7 +20,7 @@ function desk(...args: string[]): void {
 	assert.equal(result.status, 0, result.stderr);
 }
 
-it('an asset and file named with a command link, Markdown and a bidi override show as text in the Assets view, its tooltip and a notification', async () => {
+it('an asset and file named with a command link, Markdown and a bidi override show as text in the Assets view, its tooltip, a notification and the launch card', async () => {
 	const root = tempDir('desk-hostile-e2e-');
 	const library = path.join(root, 'library');
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
@@ -82,6 +82,22 @@ it('an asset and file named with a command link, Markdown and a bidi override sh
 		assert.equal(await toast.locator('.notification-list-item-message a').count(), 0, 'no link in the notification');
 		await page.waitForTimeout(800);
 		await screenshot(page, 'hostile-notification');
+
+		// The launch card suggests the asset for a ticket that names it: the name shown as text there too.
+		await runCommand(page, 'Agent Desk: Open Launch Card');
+		const card = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+		const ticket = card.locator('#ticket textarea');
+		await ticket.waitFor({ timeout: 30_000 });
+		await ticket.click();
+		await page.keyboard.type('Read the notes', { delay: 10 });
+		const suggestion = card.locator('.suggestion', { hasText: 'notes [click]' });
+		await suggestion.waitFor({ timeout: 30_000 });
+		const suggested = await suggestion.innerText();
+		assert.ok(suggested.includes(`notes ${link} **b** $(warning) \\u202eexe.txt`), suggested);
+		assert.doesNotMatch(suggested, /\u202e/);
+		await page.mouse.move(1200, 700);
+		await page.waitForTimeout(400);
+		await screenshot(page, 'hostile-launch-card');
 	} finally {
 		await screenshot(page, 'hostile-final').catch(() => undefined);
 		await close();
