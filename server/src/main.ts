@@ -1,16 +1,31 @@
 /** Entry of the desk server process, started by the extension (IPC) or by tests (--stdio). */
 import { createConnection, IPCMessageReader, IPCMessageWriter, ProposedFeatures, StreamMessageWriter } from 'vscode-languageserver/node';
 import { protocolErrorExitCode } from './protocol/protocol';
-import { StrictFrameReader } from './rpc/frameReader';
+import { GuardedMessageReader, StrictFrameReader } from './rpc/frameReader';
 import { guardPendingIds } from './rpc/pendingIds';
 import { startDeskServer, type DeskServer } from './rpc/server';
 
 if (process.argv.includes('--stdio')) {
 	startOnStdio();
 } else {
+	startOnIpc();
+}
+
+/**
+ * Over Node IPC (the extension's transport) messages arrive parsed; the same checks as on stdio
+ * (rpc/frameReader.ts, MessageGate) answer or drop what the connection would mishandle.
+ */
+function startOnIpc(): void {
+	const writer = new IPCMessageWriter(process);
+	let server: DeskServer | undefined;
+	const reader = new GuardedMessageReader(new IPCMessageReader(process), {
+		reply: (message) => void writer.write(message).catch(() => undefined),
+		log: (line) => process.stderr.write(`desk server: ${line}\n`),
+		initialized: () => server?.initialized ?? false,
+	});
 	// Over both transports, a request with the id of one still pending is refused (rpc/pendingIds.ts).
-	const guarded = guardPendingIds(new IPCMessageReader(process), new IPCMessageWriter(process));
-	startDeskServer(createConnection(ProposedFeatures.all, guarded.reader, guarded.writer));
+	const guarded = guardPendingIds(reader, writer);
+	server = startDeskServer(createConnection(ProposedFeatures.all, guarded.reader, guarded.writer));
 }
 
 /**

@@ -18,7 +18,7 @@
  *   params are not the shape vscode-languageserver reads (it would answer with an internal error), a
  *   second `initialize`, a `$/cancelRequest` without an id (it would throw inside the connection).
  */
-import { AbstractMessageReader, ErrorCodes, type DataCallback, type Disposable, type Message } from 'vscode-languageserver/node';
+import { AbstractMessageReader, ErrorCodes, type DataCallback, type Disposable, type Message, type MessageReader } from 'vscode-languageserver/node';
 import { deskErrorCode } from '../protocol/protocol';
 
 /** A response the reader sends itself, for a message that never reaches the connection. */
@@ -54,6 +54,7 @@ export class StrictFrameReader extends AbstractMessageReader {
 	private broken = false;
 	private readonly framingListeners: Array<(problem: string) => void> = [];
 	private readonly maxBody: number;
+	private readonly gate: MessageGate;
 
 	constructor(
 		private readonly readable: NodeJS.ReadableStream,
@@ -61,6 +62,7 @@ export class StrictFrameReader extends AbstractMessageReader {
 	) {
 		super();
 		this.maxBody = options.maxBodyBytes ?? maxBodyBytes;
+		this.gate = new MessageGate(options);
 	}
 
 	/** Called once, with what was wrong, when the input's framing breaks; nothing is read after it. */
@@ -186,18 +188,17 @@ export class StrictFrameReader extends AbstractMessageReader {
 			text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
 		} catch {
 			// Find the id (if any) in a lenient reading, so the request is answered rather than left pending.
-			this.refuse(idIn(body.toString('utf8')), ErrorCodes.ParseError, 'the message body is not valid UTF-8; it was refused, not repaired');
+			this.gate.refuse(idIn(body.toString('utf8')), ErrorCodes.ParseError, 'the message body is not valid UTF-8; it was refused, not repaired');
 			return;
 		}
 		let message: unknown;
 		try {
 			message = JSON.parse(text);
 		} catch {
-			this.refuse(null, ErrorCodes.ParseError, 'the message body is not JSON');
+			this.gate.refuse(null, ErrorCodes.ParseError, 'the message body is not JSON');
 			return;
 		}
-		const verdict = this.check(message);
-		if (verdict) {
+		if (this.gate.handled(message)) {
 			return;
 		}
 		try {
@@ -207,8 +208,44 @@ export class StrictFrameReader extends AbstractMessageReader {
 		}
 	}
 
+	private fail(problem: string): void {
+		if (this.broken) {
+			return;
+		}
+		this.broken = true;
+		this.chunks = [];
+		this.buffered = 0;
+		if (typeof (this.readable as NodeJS.ReadableStream & { pause?: () => void }).pause === 'function') {
+			this.readable.pause();
+		}
+		for (const listener of this.framingListeners) {
+			listener(problem);
+		}
+	}
+
+	private take(): Buffer {
+		if (this.chunks.length !== 1) {
+			this.chunks = [Buffer.concat(this.chunks, this.buffered)];
+		}
+		return this.chunks[0] ?? Buffer.alloc(0);
+	}
+
+	private keep(rest: Buffer): void {
+		this.chunks = rest.length > 0 ? [rest] : [];
+		this.buffered = rest.length;
+	}
+}
+
+/**
+ * The checks on one parsed message that come before the connection sees it (see the file's comment):
+ * it answers or drops what the connection would mishandle. Used by the stdio reader and, around
+ * Node IPC (the extension's transport, where messages arrive parsed), by {@link GuardedMessageReader}.
+ */
+export class MessageGate {
+	constructor(private readonly options: Pick<FrameReaderOptions, 'reply' | 'log' | 'initialized'>) {}
+
 	/** Answers or drops a message the connection would mishandle; returns true when it was taken care of. */
-	private check(message: unknown): boolean {
+	handled(message: unknown): boolean {
 		if (message === null || typeof message !== 'object' || Array.isArray(message)) {
 			this.refuse(null, ErrorCodes.InvalidRequest, Array.isArray(message) ? 'batches are not supported; send one message per frame' : 'a message must be a JSON object');
 			return true;
@@ -278,36 +315,51 @@ export class StrictFrameReader extends AbstractMessageReader {
 		return false;
 	}
 
-	private refuse(id: string | number | null, code: number, message: string, data?: unknown): void {
+	refuse(id: string | number | null, code: number, message: string, data?: unknown): void {
 		this.options.log(`refused a message: ${message}`);
 		this.options.reply({ jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } });
 	}
 
-	private fail(problem: string): void {
-		if (this.broken) {
-			return;
-		}
-		this.broken = true;
-		this.chunks = [];
-		this.buffered = 0;
-		if (typeof (this.readable as NodeJS.ReadableStream & { pause?: () => void }).pause === 'function') {
-			this.readable.pause();
-		}
-		for (const listener of this.framingListeners) {
-			listener(problem);
-		}
+}
+
+/** A reader of already parsed messages (Node IPC) with the {@link MessageGate} in front of its callback. */
+export class GuardedMessageReader implements MessageReader {
+	private readonly gate: MessageGate;
+
+	constructor(
+		private readonly inner: MessageReader,
+		private readonly options: Pick<FrameReaderOptions, 'reply' | 'log' | 'initialized'>,
+	) {
+		this.gate = new MessageGate(options);
 	}
 
-	private take(): Buffer {
-		if (this.chunks.length !== 1) {
-			this.chunks = [Buffer.concat(this.chunks, this.buffered)];
-		}
-		return this.chunks[0] ?? Buffer.alloc(0);
+	get onError() {
+		return this.inner.onError;
 	}
 
-	private keep(rest: Buffer): void {
-		this.chunks = rest.length > 0 ? [rest] : [];
-		this.buffered = rest.length;
+	get onClose() {
+		return this.inner.onClose;
+	}
+
+	get onPartialMessage() {
+		return this.inner.onPartialMessage;
+	}
+
+	listen(callback: DataCallback): Disposable {
+		return this.inner.listen((message) => {
+			if (this.gate.handled(message)) {
+				return;
+			}
+			try {
+				callback(message);
+			} catch (error) {
+				this.options.log(`a message could not be handled: ${(error as Error).message?.slice(0, 200)}`);
+			}
+		});
+	}
+
+	dispose(): void {
+		this.inner.dispose();
 	}
 }
 
