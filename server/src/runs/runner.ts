@@ -36,7 +36,7 @@ import type { AssetCheck, AssetRecord, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
 import { scrubText } from '../core/secrets';
 import { isAlive, processStartTime } from '../core/processes';
-import { hasNoLinkOnTheWay, writeInFolder } from '../store/folderFiles';
+import { hasNoLinkOnTheWay, removeTreeInFolder, writeInFolder } from '../store/folderFiles';
 import type { Logger } from '../core/logger';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { AssetPlug } from '../launch/types';
@@ -661,20 +661,10 @@ export class RunExecutor {
 
 	private removeInstalled(placement: RunPlacement): void {
 		for (const rel of placement.installed) {
-			// Only through real folders: an agent may have made .claude a link to somewhere else.
-			const target = path.join(placement.work_folder, ...rel.split('/'));
-			if (!hasNoLinkOnTheWay(placement.work_folder, rel) || !fs.lstatSync(target, { throwIfNoEntry: false })?.isDirectory()) {
+			// Through folder descriptors only: an agent may have made .claude a link to somewhere else,
+			// even while this runs. The .claude/skills folders the desk made go too when empty now.
+			if (!removeTreeInFolder(placement.work_folder, rel, rel.split('/').length - 1)) {
 				this.ports.logger.warn(`the installed skill ${rel} was not removed: it is no longer the folder the desk made`);
-				continue;
-			}
-			fs.rmSync(target, { recursive: true, force: true });
-			// The .claude/skills folders the desk made, when they are empty now.
-			for (let parent = path.dirname(rel); parent !== '.' && parent !== ''; parent = path.dirname(parent)) {
-				try {
-					fs.rmdirSync(path.join(placement.work_folder, ...parent.split('/')));
-				} catch {
-					break;
-				}
 			}
 		}
 	}

@@ -140,13 +140,13 @@ export class ConfinedDir {
 	}
 
 	/** Removes the entry `name` (a file, link, FIFO or socket; never what a link points to). */
-	unlink(name: string): void {
+	unlink(name: EntryName): void {
 		checkName(name);
 		try {
 			fs.unlinkSync(this.at(name));
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-				throw confinedError(error, `${this.label}/${name}`);
+				throw confinedError(error, `${this.label}/${shownName(name)}`);
 			}
 		}
 	}
@@ -168,7 +168,7 @@ export class ConfinedDir {
 	}
 
 	/** Removes the empty sub-folder `name`; false when it is not empty or not there. */
-	rmdir(name: string): boolean {
+	rmdir(name: EntryName): boolean {
 		checkName(name);
 		try {
 			fs.rmdirSync(this.at(name));
@@ -179,14 +179,24 @@ export class ConfinedDir {
 	}
 
 	/** Removes the sub-folder `name` and everything in it, through descriptors (links are removed, not followed). */
-	removeTree(name: string): void {
-		const dir = this.child(name);
-		if (!dir) {
+	removeTree(name: EntryName): void {
+		let dir: ConfinedDir | undefined;
+		try {
+			dir = this.child(name);
+		} catch (error) {
+			if (!(error instanceof DeskError && error.code === 'attachment.notRegular')) {
+				throw error;
+			}
+			// A link (or a file) where a folder was: the entry itself goes, never what it points to.
 			this.unlink(name);
 			return;
 		}
+		if (!dir) {
+			return;
+		}
 		try {
-			for (const entry of dir.entries()) {
+			// Raw names: a name that is not UTF-8 is removed like any other.
+			for (const entry of dir.rawEntries()) {
 				if (entry.kind === 'dir') {
 					dir.removeTree(entry.name);
 				} else {

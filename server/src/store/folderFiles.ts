@@ -138,6 +138,55 @@ export function openParent(folder: string, rel: string, create: boolean): Confin
 	return dir;
 }
 
+/**
+ * Removes the folder `rel` inside `folder` and everything in it, through descriptors: no link on the
+ * way is followed and links inside are removed, never what they point to. Then removes the folders
+ * above it up to (not including) `keepAbove` levels from the top, each only when empty. False (and
+ * nothing removed) when `rel` is no longer a real folder reached through real folders.
+ */
+export function removeTreeInFolder(folder: string, rel: string, emptyParents = 0): boolean {
+	const name = lastName(rel);
+	let dir: ConfinedDir | undefined;
+	try {
+		dir = openParent(folder, rel, false);
+	} catch {
+		return false;
+	}
+	if (dir === undefined) {
+		return false;
+	}
+	try {
+		if (!dir.lstat(name)?.isDirectory()) {
+			return false;
+		}
+		dir.removeTree(name);
+	} catch {
+		return false;
+	} finally {
+		dir.close();
+	}
+	// The folders above it, innermost first, each only when empty now.
+	const parts = rel.split('/').slice(0, -1);
+	for (let n = 0; n < emptyParents && parts.length > 0; n++) {
+		const last = parts.pop()!;
+		let parent: ConfinedDir | undefined;
+		try {
+			parent = parts.length === 0 ? ConfinedDir.open(folder) : openParent(folder, `${parts.join('/')}/${last}`, false);
+		} catch {
+			break;
+		}
+		if (!parent) {
+			break;
+		}
+		const removed = parent.rmdir(last);
+		parent.close();
+		if (!removed) {
+			break;
+		}
+	}
+	return true;
+}
+
 /** True when no folder between `folder` and `rel` is a link (the file itself may be anything). */
 export function hasNoLinkOnTheWay(folder: string, rel: string): boolean {
 	try {

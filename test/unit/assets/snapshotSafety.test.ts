@@ -9,7 +9,7 @@ import type { Manifest } from '../../../server/src/assets/types';
 import type { Desk } from '../../../server/src/desk';
 import { makeWritable } from '../../../server/src/runs/gate';
 import { prepareTargetFolder, targetChanges, type TargetMarker } from '../../../server/src/runs/targetFolder';
-import { removeInFolder, writeInFolder } from '../../../server/src/store/folderFiles';
+import { removeInFolder, removeTreeInFolder, writeInFolder } from '../../../server/src/store/folderFiles';
 import { isDeskError } from '../../../server/src/core/errors';
 import { openDesk } from '../../helpers/deskFixture';
 import { findProjectRoot, tempDir } from '../../helpers/temp';
@@ -205,11 +205,11 @@ async function race(enough: () => boolean, step: () => Promise<void> | void): Pr
 }
 
 /** A swapper process: exchanges `<folder>/d` for a link to `outside` as fast as it can, until stopped. */
-function swapFolderForLink(folder: string, outside: string): { stop: () => Promise<unknown> } {
+function swapFolderForLink(folder: string, outside: string, d = 'd'): { stop: () => Promise<unknown> } {
 	return background(
-		`const fs=require('fs'),p=require('path');const o=${JSON.stringify(folder)};const t=${JSON.stringify(outside)};
-		 for(const end=Date.now()+15000;Date.now()<end;){try{fs.mkdirSync(p.join(o,'d'),{recursive:true});fs.writeFileSync(p.join(o,'d','inside.txt'),'INSIDE\\n');}catch{}
-		  try{fs.renameSync(p.join(o,'d'),p.join(o,'real'));fs.symlinkSync(t,p.join(o,'d'));for(let k=0;k<200;k++){fs.lstatSync(p.join(o,'d'));}fs.rmSync(p.join(o,'d'));fs.renameSync(p.join(o,'real'),p.join(o,'d'));}catch{}}`,
+		`const fs=require('fs'),p=require('path');const o=${JSON.stringify(folder)};const t=${JSON.stringify(outside)};const d=${JSON.stringify(d)};
+		 for(const end=Date.now()+15000;Date.now()<end;){try{fs.mkdirSync(p.join(o,d),{recursive:true});fs.writeFileSync(p.join(o,d,'inside.txt'),'INSIDE\\n');}catch{}
+		  try{fs.renameSync(p.join(o,d),p.join(o,'real'));fs.symlinkSync(t,p.join(o,d));for(let k=0;k<200;k++){fs.lstatSync(p.join(o,d));}fs.rmSync(p.join(o,d));fs.renameSync(p.join(o,'real'),p.join(o,d));}catch{}}`,
 	);
 }
 
@@ -322,5 +322,39 @@ describe('the same hole elsewhere: a decided run folder given its write bit back
 		}
 		assert.ok(passes >= 1000, `${passes} passes`);
 		assert.equal((fs.statSync(outside).mode & 0o777).toString(8), '700', 'the outside folder kept its mode');
+	});
+});
+
+describe('the same hole elsewhere: the skills a run installed, removed after it', () => {
+	it('.claude swapped for a link while the installed skill is removed: nothing outside is deleted', async () => {
+		const root = tempDir();
+		const work = path.join(root, 'work');
+		fs.mkdirSync(path.join(work, '.claude', 'skills', 'x'), { recursive: true });
+		const outside = path.join(root, 'outside');
+		fs.mkdirSync(path.join(outside, 'skills', 'x'), { recursive: true });
+		fs.writeFileSync(path.join(outside, 'skills', 'x', 'keep.txt'), 'OUTSIDE\n');
+		const swapper = swapFolderForLink(work, outside, '.claude');
+		let passes = 0;
+		let removed = 0;
+		const kept = () => fs.existsSync(path.join(outside, 'skills', 'x', 'keep.txt'));
+		try {
+			await race(
+				() => (passes >= 2000 && removed > 0) || !kept(),
+				() => {
+					for (let i = 0; i < 20; i++, passes++) {
+						try {
+							writeInFolder(work, '.claude/skills/x/SKILL.md', Buffer.from('skill\n'));
+						} catch {
+							// A link on the way: refused.
+						}
+						removed += removeTreeInFolder(work, '.claude/skills/x', 0) ? 1 : 0;
+					}
+				},
+			);
+		} finally {
+			await swapper.stop();
+		}
+		assert.equal(kept(), true, `the outside folder of the same name is untouched (after ${passes} passes)`);
+		assert.ok(passes >= 2000 && removed > 0, `the race was real: ${passes} passes, ${removed} removals`);
 	});
 });
