@@ -562,7 +562,7 @@ export class Desk {
 	}
 }
 
-/** What the desk keeps in a project's data folder: each must be what it says, never a link. */
+/** What the desk keeps in a project's data folder by name: each must be what it says. No entry is ever a link. */
 const dataEntries: ReadonlyArray<[string, 'file' | 'folder']> = [
 	['.gitignore', 'file'],
 	['project.db', 'file'],
@@ -602,7 +602,8 @@ export function projectDataDir(top: string): string {
 	if (!stat.isDirectory()) {
 		throw unsafe(folder, kindOf(stat));
 	}
-	for (const [name, kind] of dataEntries) {
+	// Every entry: the database's lock, journal and markers sit beside it under names of their own.
+	for (const name of fs.readdirSync(folder)) {
 		const entry = path.join(folder, name);
 		let inner: fs.Stats;
 		try {
@@ -610,7 +611,8 @@ export function projectDataDir(top: string): string {
 		} catch {
 			continue;
 		}
-		if (kind === 'file' ? !inner.isFile() : !inner.isDirectory()) {
+		const kind = dataEntries.find(([known]) => known === name)?.[1];
+		if (inner.isSymbolicLink() || (!inner.isFile() && !inner.isDirectory()) || (kind === 'file' && !inner.isFile()) || (kind === 'folder' && !inner.isDirectory())) {
 			throw unsafe(entry, kindOf(inner));
 		}
 	}

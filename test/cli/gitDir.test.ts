@@ -189,6 +189,11 @@ describe('what is adopted: the git directory (CLI)', () => {
 		fs.mkdirSync(path.join(repo, '.desk'));
 		fs.symlinkSync(path.join(elsewhere, 'db'), path.join(repo, '.desk', 'project.db'));
 		assert.equal(errorOf(desk('--store', store, '--repo', repo, 'runs', 'list', '--json')).code, 'project.unsafeDataFolder');
+		fs.unlinkSync(path.join(repo, '.desk', 'project.db'));
+		fs.symlinkSync(path.join(elsewhere, 'journal'), path.join(repo, '.desk', 'project.db.journal'));
+		const journal = desk('--store', store, '--repo', repo, 'runs', 'list', '--json');
+		assert.equal(errorOf(journal).code, 'project.unsafeDataFolder', 'a link beside the database too');
+		assert.equal(errorOf(journal).data.path, path.join(repo, '.desk', 'project.db.journal'));
 		assert.deepEqual(fs.readdirSync(elsewhere), []);
 	});
 });
