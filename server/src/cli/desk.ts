@@ -24,7 +24,7 @@ import type { Run } from '../ai/types';
 import { answerOnce, clientRequest, requestIdPattern, type ClientRequest } from '../store/clientRequests';
 import type { WriteTransaction } from '../store/durableDatabase';
 import { maxBlobBytes, maxJsonBytes, maxSettingsBytes, maxTicketBytes } from '../core/inputLimits';
-import { readInputFile } from './files';
+import { readInputFile, readInputText } from './files';
 import { jsonForTerminal, terminalSafe as t, terminalSafeLines, writeMessage } from './terminal';
 import { createHash } from 'node:crypto';
 
@@ -355,7 +355,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 				if (!values.file) {
 					throw new UsageError('asset checks needs --file CHECKS.json');
 				}
-				const text = readInputFile(values.file, 'the checks file', maxJsonBytes).toString('utf8');
+				const text = readInputText(values.file, 'the checks file', maxJsonBytes);
 				let checks: unknown;
 				try {
 					checks = JSON.parse(text);
@@ -635,7 +635,7 @@ export async function main(argv: string[], out: Output = { json: false, write: (
 					return 0;
 				}
 				if (command === 'card suggest') {
-					const ticket = values['ticket-file'] !== undefined ? readInputFile(values['ticket-file'], 'the ticket file', maxTicketBytes).toString('utf8') : values.ticket;
+					const ticket = values['ticket-file'] !== undefined ? readInputText(values['ticket-file'], 'the ticket file', maxTicketBytes) : values.ticket;
 					if (ticket !== undefined && ticket.length > maxTicketBytes) {
 						throw new DeskError('input.tooLarge', `The ticket is over the limit of ${humanBytes(maxTicketBytes)}.`, { size: ticket.length, limit: maxTicketBytes });
 					}
@@ -814,7 +814,7 @@ function positiveInteger(text: string, what: string): number {
 
 /** A settings file (JSON) named by --settings: bounded like the server's `settings` param. */
 function readSettingsFile(file: string): Record<string, unknown> {
-	const text = readInputFile(file, 'the settings file', maxSettingsBytes).toString('utf8');
+	const text = readInputText(file, 'the settings file', maxSettingsBytes);
 	let value: unknown;
 	try {
 		value = JSON.parse(text);

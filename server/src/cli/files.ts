@@ -83,3 +83,16 @@ export function readInputFile(file: string, what: string, maxBytes: number): Buf
 		fs.closeSync(fd);
 	}
 }
+
+/**
+ * The file's text, refused as `input.notUtf8` when it is not UTF-8: never decoded with U+FFFD in
+ * place of the bad bytes and stored so.
+ */
+export function readInputText(file: string, what: string, maxBytes: number): string {
+	const bytes = readInputFile(file, what, maxBytes);
+	try {
+		return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+	} catch {
+		throw new DeskError('input.notUtf8', `${what} ${file} is not UTF-8 text; nothing was read from it.`, { file });
+	}
+}

@@ -93,6 +93,7 @@ export type DeskErrorCode =
 	| 'desk.relativePath'
 	| 'desk.badText'
 	| 'desk.alreadyInitialized'
+	| 'input.notUtf8'
 	// Package gitdir (issue 12): a git folder outside what was adopted, one that moved since, and a
 	// project data folder (`.desk`) the repository planted as a link or a file.
 	| 'git.foreignGitDir'
