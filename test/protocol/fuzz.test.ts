@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCodes } from 'vscode-languageserver/node';
-import { deskRequests, GetCard, GetStatus, ListAssets, ListAttachments, ListRuns, OpenWorkspace, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import { deskRequests, ProtocolError, protocolErrorExitCode, GetCard, GetStatus, ListAssets, ListAttachments, ListRuns, OpenWorkspace, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
 import type { Schema, Shape } from '../../server/src/protocol/schema';
 import { makeRepo } from '../helpers/gitRepo';
 import { killStartedServers, startServer, type RawAnswer, type RunningServer } from '../helpers/serverProcess';
@@ -272,6 +272,32 @@ describe('a fuzz of the JSON-RPC surface', () => {
 		const line = /PROTOTYPE PROBE (.*)/.exec(server.stderr())?.[1];
 		assert.ok(line, `the probe reported from inside the server:\n${server.stderr().slice(-2000)}`);
 		assert.deepEqual(JSON.parse(line), { changed: [], removed: [] }, 'no built-in prototype of the server process changed');
+	});
+});
+
+describe('a fuzz of the framing', () => {
+	it(`ends the server with exit code ${protocolErrorExitCode} on a seeded broken header, after telling the client (seed ${seed})`, { timeout: 30_000 }, async () => {
+		const random = generator(seed ^ 0x5f3759df);
+		const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+		const junk = (n: number) => Array.from({ length: n }, () => String.fromCharCode(33 + Math.floor(random() * 94))).join('').replace(/[0-9:]/g, 'x');
+		const breaks: Array<() => string | Buffer> = [
+			() => `Content-Length: ${junk(1 + Math.floor(random() * 10))}\r\n\r\n{}`,
+			() => `Content-Length: -${1 + Math.floor(random() * 1e6)}\r\n\r\n{}`,
+			() => `Content-Length: ${64 * 1024 * 1024 + 1 + Math.floor(random() * 1e12)}\r\n\r\n{}`,
+			() => `Content-Length: 2\r\nContent-Length: ${Math.floor(random() * 100)}\r\n\r\n{}`,
+			() => `${pick(['Content-Type', 'X-Other', 'content-length'])} ${junk(8)}\r\n\r\n{}`,
+			() => Buffer.concat([Buffer.from('Content-Length: 2\r\nX-Name: ', 'ascii'), Buffer.from([0x80 + Math.floor(random() * 0x7f)]), Buffer.from('\r\n\r\n{}', 'ascii')]),
+			() => `Content-Type: application/vscode-jsonrpc; charset=${pick(['latin1', 'utf-16', 'ascii'])}\r\nContent-Length: 2\r\n\r\n{}`,
+			() => `X-Padding: ${junk(9000)}`,
+		];
+		const chosen = pick(breaks)();
+		const server = await startServer(path.join(tempDir(), 'library'));
+		server.writeRaw(chosen);
+		const exit = await server.exited;
+		const shown = typeof chosen === 'string' ? chosen.slice(0, 120) : chosen.toString('latin1').slice(0, 120);
+		assert.deepEqual(exit, { code: protocolErrorExitCode, signal: null }, `after ${JSON.stringify(shown)}`);
+		assert.ok(server.notifications.some((n) => n.method === ProtocolError.method), `the client was told, after ${JSON.stringify(shown)}`);
+		assert.match(server.stderr(), /protocol error: /);
 	});
 });
 
