@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { showErrorMessage, showInformationMessage, showWarningMessage } from './messages';
 import * as path from 'node:path';
-import { AssetsDidChange, AttachmentsDidChange, GetStatus, HistoryRewritten, OpenWorkspace, RecoverStore, RunDidFinish, RunsDidChange, SnapshotProgress, SuggestIndexDidChange, type DeskErrorJson, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
+import { AssetsDidChange, AttachmentsDidChange, GetStatus, HistoryRewritten, ImportAsset, OpenWorkspace, RecoverStore, RunDidFinish, RunsDidChange, SnapshotProgress, SuggestIndexDidChange, type DeskErrorJson, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
 import { DeskClient, DeskRequestError, type DeskState } from './deskClient';
 import { DeskStatusBar } from './statusBar';
 import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
@@ -109,7 +109,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			if (folder.outcome === 'adopted' && !projects.some((p) => p.name === folder.project.name)) {
 				projects.push({ name: folder.project.name, path: folder.project.path });
 			} else if (folder.outcome === 'failed') {
-				if (isDamagedStore(folder.error)) {
+				if (folder.error.code === 'git.foreignGitDir') {
+					void offerForeignGitDir(folder.name, folder.path, folder.error);
+				} else if (isDamagedStore(folder.error)) {
 					// <top>/.desk/project.db: the project is recovered by its repository top.
 					void offerRecovery(folder.error, path.dirname(path.dirname(String(folder.error.data['file']))));
 				} else {
@@ -122,6 +124,37 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		attachments.setProjects(projects);
 		const summary = projects.length === 0 ? 'No open folder is a git repository' : `Projects: ${projects.map((p) => p.name).join(', ')}`;
 		statusBar.show('ready', summary);
+	};
+
+	/**
+	 * A workspace folder whose `.git` leads to a git folder outside what the desk adopts by itself
+	 * (a `.git` file or link to another repository, a worktree of a repository not open here,
+	 * alternates reading another repository): a modal says where the git folder really is, and only
+	 * the person's "Adopt Anyway" adopts it (allowGitDir). Dismissed, nothing is adopted.
+	 */
+	const offerForeignGitDir = async (name: string, folderPath: string, error: DeskErrorJson): Promise<void> => {
+		output.warn(`${name}: ${error.message} [${error.code}]`);
+		const gitDir = String(error.data['gitDir'] ?? '');
+		const outside = Array.isArray(error.data['outside']) ? (error.data['outside'] as unknown[]).map(String) : [];
+		const detail = [
+			error.message,
+			'',
+			`Its git folder is really: ${gitDir}`,
+			...(outside.length > 0 ? [`Outside the folder: ${outside.join(', ')}`] : []),
+			'',
+			'Adopt it only if you trust that folder: the desk will read its history and land runs into it.',
+		].join('\n');
+		const picked = await showWarningMessage(`Agent Desk: the git folder of ${name} is not inside it.`, { modal: true, detail }, 'Adopt Anyway');
+		if (picked !== 'Adopt Anyway') {
+			return;
+		}
+		try {
+			await desk.requestOnce(ImportAsset, { dir: folderPath, project: name, main: true, allowGitDir: true });
+			output.info(`${name}: adopted with its git folder at ${gitDir}, as the person allowed`);
+			await openWorkspace();
+		} catch (failure) {
+			reportError(output, failure);
+		}
 	};
 
 	/**
