@@ -100,7 +100,7 @@ class Fuzzer {
 			case 'boolean':
 				return this.pick(['true', 'false']);
 			case 'json':
-				return this.pick(['{}', '[]', '{"a":1}', deep(10_000, '[', ']')]);
+				return this.pick(['{}', '[]', '{"a":1}', deep(60, '[', ']')]);
 			default:
 				return '{}';
 		}
@@ -135,6 +135,7 @@ class Fuzzer {
 			options.push(() => ({ text: this.pick(['"true"', '0', '1', 'null', '{}', '[]']), kind: 'wrong type' }));
 		} else if (describe === 'json') {
 			options.push(() => ({ text: JSON.stringify({ big: 'j'.repeat(300_000) }), kind: 'json over its size' }));
+			options.push(() => ({ text: this.pick([deep(65 + Math.floor(this.random() * 10_000), '[', ']'), deep(65 + Math.floor(this.random() * 10_000), '{"a":', '}')]), kind: 'json nested too deep' }));
 		} else if (schema.item) {
 			options.push(() => ({ text: this.pick(['{}', '"x"', '5', 'null', '{"0":"a","length":1}']), kind: 'not an array' }));
 			options.push(() => ({ text: `[${this.broken(schema.item!).text}]`, kind: 'bad item' }));

@@ -12,6 +12,7 @@ import {
 	GetCard,
 	GetStatus,
 	ImportAsset,
+	LaunchGo,
 	ListAssets,
 	ListAttachments,
 	ListRuns,
@@ -19,6 +20,7 @@ import {
 	OpenWorkspace,
 	PatchSetFiles,
 	ReadAttachment,
+	SetChecks,
 	ShowRun,
 	SuggestAssets,
 	type DeskErrorJson,
@@ -135,6 +137,18 @@ describe('params the desk refuses by name', () => {
 		const note = (await server.connection.sendRequest(AddNote.method, { name: 'p\ud83d\ude00', text: 'x' })) as { name: string };
 		assert.equal(note.name, 'p😀');
 		assert.deepEqual((await assets()).length, before.length + 1);
+	});
+
+	it('refuses JSON params (checks, run settings) nested deeper than 64 levels before any parser walks them, naming the field', async () => {
+		const assetId = (await assets())[0]!.id;
+		const deepChecks = '['.repeat(10_000) + ']'.repeat(10_000);
+		const checks = await server.sendRawBody('deep-checks', `{"jsonrpc":"2.0","id":"deep-checks","method":"${SetChecks.method}","params":{"id":${JSON.stringify(assetId)},"checks":${deepChecks}}}`);
+		assert.equal(checks.error?.code, ErrorCodes.InvalidParams, JSON.stringify(checks).slice(0, 300));
+		assert.equal((checks.error.data as DeskErrorJson).data['field'], 'params.checks');
+		assert.match(checks.error.message, /nested deeper than 64 levels/);
+		const settings = await expectRpcError(server.connection, LaunchGo.method, { project: 'webshop', settings: { agents: JSON.parse('['.repeat(100) + ']'.repeat(100)) as unknown }, execute: false });
+		assert.equal(settings.code, ErrorCodes.InvalidParams, settings.message);
+		assert.equal((settings.data as DeskErrorJson).data['field'], 'params.settings');
 	});
 
 	it('answers positional params with InvalidParams, whatever their count', async () => {

@@ -85,11 +85,16 @@ export function integer(options: { min?: number; max?: number } = {}): Schema<nu
 }
 
 /** Any JSON value, checked later by the domain (checks files, for one). Only its size is bounded here. */
-export function json(options: { maxBytes?: number } = {}): Schema<unknown> {
+export function json(options: { maxBytes?: number; maxDepth?: number } = {}): Schema<unknown> {
 	const maxBytes = options.maxBytes ?? 64 * 1024;
+	const maxDepth = options.maxDepth ?? 64;
 	return {
 		describe: 'json',
 		check(value, where) {
+			// Measured without recursion before anything recursive (JSON.stringify, the domain's parsers) sees it.
+			if (depthOver(value, maxDepth)) {
+				return refuse(where, `${where} is nested deeper than ${maxDepth} levels`);
+			}
 			let text: string;
 			try {
 				text = JSON.stringify(value) ?? '';
@@ -99,6 +104,24 @@ export function json(options: { maxBytes?: number } = {}): Schema<unknown> {
 			return text.length > maxBytes ? refuse(where, `${where} is over ${maxBytes} bytes`) : { ok: true, value };
 		},
 	};
+}
+
+/** True when `value` has arrays or objects nested deeper than `maxDepth`; iterative, so any depth is safe to measure. */
+function depthOver(value: unknown, maxDepth: number): boolean {
+	const stack: Array<[unknown, number]> = [[value, 0]];
+	while (stack.length > 0) {
+		const [current, depth] = stack.pop()!;
+		if (current === null || typeof current !== 'object') {
+			continue;
+		}
+		if (depth >= maxDepth) {
+			return true;
+		}
+		for (const child of Array.isArray(current) ? current : Object.values(current as Record<string, unknown>)) {
+			stack.push([child, depth + 1]);
+		}
+	}
+	return false;
 }
 
 export function boolean(): Schema<boolean> {
