@@ -112,9 +112,9 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		const stack: Array<{ parent: HeldDir; name: string; rel: string; depth: number }> = [];
 		let pending: PendingFile[] = [];
 		const visit = (held: HeldDir, rel: string, depth: number): void => {
-			let entries: Array<{ name: Buffer; kind: EntryKind }>;
+			let entries: Array<{ name: Buffer | string; kind: EntryKind }>;
 			try {
-				entries = held.dir.rawEntries();
+				entries = namesOf(held.dir);
 			} catch (error) {
 				if (rel === '') {
 					throw new DeskError('asset.noFolder', `The working folder ${folder} cannot be read: ${(error as Error).message}`, { folder });
@@ -123,7 +123,7 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 				return;
 			}
 			for (const entry of entries) {
-				const name = utf8Name(entry.name);
+				const name = typeof entry.name === 'string' ? entry.name : utf8Name(entry.name);
 				const childRel = (rel === '' ? '' : `${rel}/`) + (name ?? shownName(entry.name));
 				if (name === undefined) {
 					skipped.push({ path: childRel, reason: 'a name that is not UTF-8 (shown with \\x escapes): not stored' });
@@ -529,6 +529,16 @@ function kindText(kind: EntryKind): string {
 		default:
 			return 'not a regular file';
 	}
+}
+
+/**
+ * A folder's entries with their names as bytes. Read as strings first (faster, and what almost every
+ * folder holds): a decoded name without U+FFFD was valid UTF-8, so its bytes are its encoding; only a
+ * folder with a U+FFFD in some name is read again raw, to tell a real U+FFFD from a replaced byte.
+ */
+function namesOf(dir: ConfinedDir): Array<{ name: Buffer | string; kind: EntryKind }> {
+	const entries = dir.entries();
+	return entries.some((e) => e.name.includes('\uFFFD')) ? dir.rawEntries() : entries;
 }
 
 /** Reads from offset 0 up to `limit` bytes, or to the end of the file. */

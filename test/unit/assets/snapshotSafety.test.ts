@@ -57,7 +57,8 @@ describe('snapshot folders a hostile writer controls', () => {
 				async () => {
 					const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
 					linksMet += result.skipped.filter((s) => /link/.test(s.reason)).length;
-					withInside += result.version.file_count === 2 ? 1 : 0;
+					const stored = decodeManifest(desk.blobs.get(result.version.manifest), result.version.manifest).files.map((f) => f.path);
+					withInside += stored.includes('d/secret.txt') ? 1 : 0;
 					snapshots += 1;
 				},
 			);
