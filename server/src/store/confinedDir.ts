@@ -31,10 +31,14 @@ export class ConfinedDir {
 		readonly label: string,
 	) {}
 
-	/** Opens `folder` itself without following a link at its last component. */
-	static open(folder: string): ConfinedDir {
+	/**
+	 * Opens `folder` itself without following a link at its last component, or, with `followLink`,
+	 * following one (a root the person chose by a path that is a link; what lies below it is confined
+	 * either way).
+	 */
+	static open(folder: string, followLink = false): ConfinedDir {
 		try {
-			return new ConfinedDir(fs.openSync(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), folder);
+			return new ConfinedDir(fs.openSync(folder, O_RDONLY | O_DIRECTORY | (followLink ? 0 : O_NOFOLLOW)), folder);
 		} catch (error) {
 			throw confinedError(error, folder);
 		}

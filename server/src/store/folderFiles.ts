@@ -111,7 +111,9 @@ export function openParent(folder: string, rel: string, create: boolean): Confin
 	}
 	let dir: ConfinedDir;
 	try {
-		dir = ConfinedDir.open(folder);
+		// The root is the caller's (a checkout's top, an asset's folder, a run folder), reached as the
+		// old path-based code did, a link at its end included; everything below is confined.
+		dir = ConfinedDir.open(folder, true);
 	} catch (error) {
 		if (isDeskError(error, 'attachment.unavailable') && !create) {
 			return undefined;
@@ -171,7 +173,7 @@ export function removeTreeInFolder(folder: string, rel: string, emptyParents = 0
 		const last = parts.pop()!;
 		let parent: ConfinedDir | undefined;
 		try {
-			parent = parts.length === 0 ? ConfinedDir.open(folder) : openParent(folder, `${parts.join('/')}/${last}`, false);
+			parent = parts.length === 0 ? ConfinedDir.open(folder, true) : openParent(folder, `${parts.join('/')}/${last}`, false);
 		} catch {
 			break;
 		}

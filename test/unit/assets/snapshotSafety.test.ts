@@ -247,6 +247,17 @@ describe('the same hole elsewhere: writes into a working folder, a run target fo
 		assert.deepEqual(fs.readdirSync(outside), ['keep.txt'], 'nothing was written or left outside the folder');
 	});
 
+	it('a working folder reached by a path that is itself a link is still written (only what lies below is confined)', () => {
+		const root = tempDir();
+		const work = path.join(root, 'work');
+		fs.mkdirSync(work);
+		fs.symlinkSync(work, path.join(root, 'via-link'));
+		writeInFolder(path.join(root, 'via-link'), 'docs/a.txt', Buffer.from('a\n'));
+		assert.equal(fs.readFileSync(path.join(work, 'docs', 'a.txt'), 'utf8'), 'a\n');
+		removeInFolder(path.join(root, 'via-link'), 'docs/a.txt');
+		assert.deepEqual(fs.readdirSync(path.join(work, 'docs')), []);
+	});
+
 	it("a run's target folder holding a link and a name that is not UTF-8: both reported by name, neither read", () => {
 		const root = tempDir();
 		const folder = path.join(root, 'target');
