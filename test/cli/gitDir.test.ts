@@ -168,6 +168,22 @@ describe('what is adopted: the git directory (CLI)', () => {
 		assert.equal(versionsOf(store, id).error?.code, 'git.foreignGitDir');
 	});
 
+	it('refuses a .git folder whose objects and refs are links into another repository', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const other = makeRepo(path.join(root, 'private'), { commits: 2 });
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		for (const name of ['objects', 'refs']) {
+			fs.rmSync(path.join(repo, '.git', name), { recursive: true });
+			fs.symlinkSync(path.join(other, '.git', name), path.join(repo, '.git', name));
+		}
+		const refused = desk('--store', store, 'asset', 'import', '--dir', repo, '--json');
+		assert.equal(refused.code, 2, refused.stdout);
+		assert.equal(errorOf(refused).code, 'git.foreignGitDir');
+		const outside = errorOf(refused).data.outside as string[];
+		assert.ok(outside.includes(path.join(other, '.git', 'objects')) && outside.includes(path.join(other, '.git', 'refs')), outside.join(', '));
+	});
+
 	it('refuses a project data folder (.desk) the repository planted as a link or a file, and writes nothing through it', () => {
 		const root = tempDir();
 		const store = path.join(root, 'library');

@@ -54,6 +54,23 @@ describe('what is adopted: the git directory, over JSON-RPC', () => {
 			],
 		});
 		assert.deepEqual(both.folders.map((f) => f.outcome), ['adopted', 'adopted']);
+
+		// A .git folder brought along with a folder's contents, whose commondir borrows the open
+		// repository and whose gitdir file names itself back: not one of that repository's worktrees.
+		const forged = path.join(root, 'forged');
+		fs.mkdirSync(path.join(forged, '.git'), { recursive: true });
+		fs.writeFileSync(path.join(forged, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+		fs.writeFileSync(path.join(forged, '.git', 'commondir'), `${path.join(repo, '.git')}\n`);
+		fs.writeFileSync(path.join(forged, '.git', 'gitdir'), `${path.join(forged, '.git')}\n`);
+		const borrowing = await call<ResultOf<typeof OpenWorkspace>>(OpenWorkspace, {
+			folders: [
+				{ name: 'main-repo', path: repo },
+				{ name: 'forged', path: forged },
+			],
+		});
+		assert.deepEqual(borrowing.folders.map((f) => f.outcome), ['adopted', 'failed']);
+		assert.equal((borrowing.folders[1] as { error: DeskErrorJson }).error.code, 'git.foreignGitDir');
+		assert.match((borrowing.folders[1] as { error: DeskErrorJson }).error.message, /without being one of its worktrees/);
 		const side = both.folders[1] as { asset: { id: string; branch: string } };
 		const versions = await call<ResultOf<typeof ListVersions>>(ListVersions, { id: side.asset.id });
 		assert.deepEqual(

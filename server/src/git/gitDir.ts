@@ -84,12 +84,13 @@ export function locateGitDir(top: string): GitDirLocation | undefined {
  * together (the workspace folders; for one import, the top itself). Adopted are:
  * - `inside`: the git folder and the common folder both inside the top (a plain `.git` folder, or a
  *   `.git` file or link to a folder inside the top);
- * - `worktree`: a linked worktree (`git worktree add`) whose git folder names this top back (its
- *   `gitdir` file points at `<top>/.git`) and whose repository (common folder) is inside a trusted
- *   folder;
+ * - `worktree`: a linked worktree (`git worktree add`): its git folder is in `<common>/worktrees/`,
+ *   names this top back (its `gitdir` file points at `<top>/.git`), and its repository (common
+ *   folder) is inside a trusted folder;
  * - `submodule`: a git folder inside `<P>/.git/modules/` of a superproject P above the top, whose
  *   `core.worktree` names this top back (git itself writes both when it clones a submodule).
- * In every case, the object folders the alternates add must be inside the top or the common folder.
+ * In every case, the object folders the alternates add, and where links in the git folders lead
+ * (`objects`, `refs`, `config`, ...), must be inside the top or the git folders.
  * The back-pointers are what a repository's contents cannot forge: a `.git` file planted to point
  * at another repository's folder finds no pointer back to itself there.
  */
@@ -105,7 +106,12 @@ export function adoptionOf(location: GitDirLocation, trusted: readonly string[])
 		const back = readGitFile(path.join(gitDir, 'gitdir'), { maxBytes: 4096 })?.toString('utf8').trim();
 		const backReal = back ? realOrUndefined(path.resolve(gitDir, back)) : undefined;
 		const trustedReal = trusted.map((t) => realOrUndefined(t)).filter((t): t is string => t !== undefined);
-		if (backReal !== path.join(top, '.git')) {
+		// Git keeps a linked worktree's folder in `<common>/worktrees/`: a pointer back written
+		// anywhere else (in a `.git` folder the repository's contents brought along) proves nothing.
+		const worktrees = path.join(commonDir, 'worktrees');
+		if (!isInside(gitDir, worktrees) || gitDir === worktrees) {
+			reason = `its git folder ${gitDir} borrows the repository at ${commonDir} (commondir) without being one of its worktrees`;
+		} else if (backReal !== path.join(top, '.git')) {
 			reason = `its .git names the linked worktree folder ${gitDir}, which belongs to another work tree (${back ?? 'no gitdir file'})`;
 		} else if (!trustedReal.some((t) => isInside(commonDir, t))) {
 			reason = `it is a linked worktree of the repository at ${commonDir}, which is outside the folders being adopted`;
@@ -130,7 +136,7 @@ export function adoptionOf(location: GitDirLocation, trusted: readonly string[])
 	}
 	const outside = [...(why === undefined ? [gitDir] : []), ...outsideObjects];
 	if (outsideObjects.length > 0) {
-		reason = `${reason ? `${reason}; ` : ''}its objects/info/alternates reads objects from ${outsideObjects.join(', ')}, outside the repository`;
+		reason = `${reason ? `${reason}; ` : ''}it reads ${outsideObjects.join(', ')} (through objects/info/alternates or a link in its git folder), outside the repository`;
 	}
 	return { adopted: false, reason, outside };
 }
@@ -163,7 +169,7 @@ export function adoptedLocation(top: string, options: { recorded?: AdoptedGitDir
 		if (recorded.allowed || options.allow || outside.length === 0) {
 			return location;
 		}
-		throw foreignGitDir(location, { reason: `its objects/info/alternates reads objects from ${outside.join(', ')}, outside the repository`, outside });
+		throw foreignGitDir(location, { reason: `it reads ${outside.join(', ')} (through objects/info/alternates or a link in its git folder), outside the repository`, outside });
 	}
 	if (options.allow) {
 		return location;
@@ -183,9 +189,20 @@ export function foreignGitDir(location: GitDirLocation, adoption: { reason: stri
 	);
 }
 
-/** The object folders alternates add that are outside the top and the common folder. */
+/**
+ * What the repository reads from outside the top and its git folders: the object folders
+ * alternates add, and where links inside the git folders lead (an `objects` or `refs` that is a
+ * link to another repository's, which git follows too).
+ */
 function outsideAlternates(location: GitDirLocation): string[] {
-	return location.alternates.filter((dir) => !isInside(dir, location.top) && !isInside(dir, location.commonDir));
+	const inside = (dir: string) => isInside(dir, location.top) || isInside(dir, location.commonDir) || isInside(dir, location.gitDir);
+	const linked = [
+		...['HEAD', 'refs', 'logs', 'index', 'config', 'commondir'].map((name) => path.join(location.gitDir, name)),
+		...['objects', 'objects/pack', 'objects/info', 'refs', 'packed-refs', 'config', 'info', 'worktrees'].map((name) => path.join(location.commonDir, name)),
+	]
+		.map((entry) => realOrUndefined(entry))
+		.filter((real): real is string => real !== undefined && !inside(real));
+	return [...new Set([...location.alternates.filter((dir) => !inside(dir)), ...linked])];
 }
 
 /** Whether `child` is `parent` or inside it (both real, absolute). */
