@@ -26,6 +26,17 @@ describe('a broken frame on the server\'s input', () => {
 		['a header line that is not "Name: value"', (s) => s.writeRaw('Content-Length 17\r\n\r\n{"jsonrpc":"2.0"}'), /not "Name: value"/],
 		['a header that never ends', (s) => s.writeRaw(`X-Padding: ${'x'.repeat(10_000)}`), /no end of header/],
 		[
+			'a Content-Length longer than its body, with more frames after it (the reader loses its place)',
+			(s) => {
+				s.writeRaw('Content-Length: 60\r\n\r\n{}');
+				for (let i = 0; i < 4; i++) {
+					const body = JSON.stringify({ jsonrpc: '2.0', id: 100 + i, method: 'desk/server/status', params: {} });
+					s.writeRaw(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+				}
+			},
+			/not "Name: value"|no end of header|Content-Length/,
+		],
+		[
 			'a body shorter than declared, then the end of input',
 			(s) => {
 				s.writeRaw('Content-Length: 100\r\n\r\n{"jsonrpc":"2.0","id":1,');
