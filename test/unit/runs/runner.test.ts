@@ -202,7 +202,11 @@ it('cancel stops the agent\'s whole process group and fails the run with the rea
 	for (let i = 0; i < 200 && ai.require<Run>(record.run, 'run').status !== 'patching'; i++) {
 		await new Promise((r) => setTimeout(r, 50));
 	}
-	await new Promise((r) => setTimeout(r, 300));
+	// The agent writes, then sleeps: cancel once its write is in the checkout (a fixed wait lost that
+	// race on a loaded machine).
+	for (let i = 0; i < 400 && !fs.existsSync(path.join(repo, 'x')); i++) {
+		await new Promise((r) => setTimeout(r, 50));
+	}
 	const started = Date.now();
 	executor.cancel(record.run, 'the person pressed Cancel');
 	const run = await running;
