@@ -10,6 +10,7 @@ import type { PatchSet } from './ai/types';
 import { applyFilePatch, parseUnifiedDiff } from './runs/unifiedDiff';
 import { exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
 import { HeadWatcher } from './git/headWatcher';
+import type { GitDirLocation } from './git/gitDir';
 import { checkRefName } from './git/refName';
 import { ProjectLaunches, type LaunchRecord } from './launch/projectLaunches';
 import { RunGate } from './runs/gate';
@@ -194,7 +195,7 @@ export class Desk {
 			if (result.outcome !== 'adopted') {
 				continue;
 			}
-			this.watchHead(result.asset.id, result.asset.working_dir);
+			await this.watchHead(result.asset.id, result.asset.working_dir);
 			try {
 				await this.openProjectDatabase(result.project.path, result.project.name);
 				// Runs a dead process left in progress are failed now, before any view shows them.
@@ -214,11 +215,21 @@ export class Desk {
 	 * Records the head of a repository the desk has open whenever it moves (made_by outside), so
 	 * versions show which commits were ever checked out.
 	 */
-	private watchHead(assetId: string, top: string): void {
+	private async watchHead(assetId: string, top: string): Promise<void> {
 		if (this.headWatchers.has(assetId)) {
 			return;
 		}
-		const watcher = new HeadWatcher(top, () => {
+		let location: GitDirLocation;
+		try {
+			location = await this.library.gitLocation(top);
+		} catch (error) {
+			this.logger.warn(`not watching the head of ${top}: ${(error as Error).message}`);
+			return;
+		}
+		if (this.headWatchers.has(assetId)) {
+			return;
+		}
+		const watcher = new HeadWatcher(location, () => {
 			this.library.observeHead(assetId, 'outside').then(
 				(result) => {
 					if (result.recorded) {

@@ -2,17 +2,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /**
- * Tells when a checkout's HEAD or refs may have moved: watches `.git/` (HEAD, packed-refs) and
- * `.git/refs/` recursively, and calls back once per burst of changes (git writes through lock
- * files and renames, several events a command). What moved is read afterwards; the watcher only
- * says "look again".
+ * Tells when a checkout's HEAD or refs may have moved: watches the work tree's git folder (HEAD),
+ * the common folder (packed-refs) and its `refs/` recursively — for a linked worktree or a
+ * submodule those are not `<top>/.git` — and calls back once per burst of changes (git writes
+ * through lock files and renames, several events a command). What moved is read afterwards; the
+ * watcher only says "look again".
  */
 export class HeadWatcher {
 	private readonly watchers: fs.FSWatcher[] = [];
 	private timer: NodeJS.Timeout | undefined;
 
-	constructor(top: string, private readonly onMove: () => void, private readonly debounceMs = 250) {
-		const gitDir = path.join(top, '.git');
+	constructor(folders: { gitDir: string; commonDir: string }, private readonly onMove: () => void, private readonly debounceMs = 250) {
 		const watch = (target: string, recursive: boolean) => {
 			try {
 				const watcher = fs.watch(target, { recursive, persistent: false }, (_event, name) => {
@@ -23,11 +23,14 @@ export class HeadWatcher {
 				watcher.on('error', () => watcher.close());
 				this.watchers.push(watcher);
 			} catch {
-				// A worktree's .git file, or refs that do not exist yet: nothing to watch there.
+				// Refs that do not exist yet: nothing to watch there.
 			}
 		};
-		watch(gitDir, false);
-		watch(path.join(gitDir, 'refs'), true);
+		watch(folders.gitDir, false);
+		if (folders.commonDir !== folders.gitDir) {
+			watch(folders.commonDir, false);
+		}
+		watch(path.join(folders.commonDir, 'refs'), true);
 	}
 
 	close(): void {

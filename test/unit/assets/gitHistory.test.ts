@@ -72,4 +72,23 @@ describe('git versions as the branch moves', () => {
 		assert.equal(versions[1]?.never_head, true, 'v2 lies between observed heads and was never one');
 		assert.ok(changes.includes('head moved'));
 	});
+
+	it('records a head that moves in a linked worktree, whose HEAD and refs are not under <top>/.git', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'r'), { commits: 3 });
+		const worktree = path.join(root, 'wt');
+		git(repo, 'worktree', 'add', '-q', '-b', 'side', worktree);
+		const desk = await openDesk(path.join(root, 'library'));
+		const boots = await desk.openWorkspace([{ name: 'r', path: repo }, { name: 'wt', path: worktree }]);
+		const boot = boots[1];
+		assert.ok(boot?.outcome === 'adopted', JSON.stringify(boot));
+		git(worktree, 'checkout', '-q', 'HEAD~2');
+		const deadline = Date.now() + 10_000;
+		let versions = await desk.library.versions(boot.asset.id);
+		while (versions[0]?.head_at === undefined && Date.now() < deadline) {
+			await new Promise((resolve) => setTimeout(resolve, 100));
+			versions = await desk.library.versions(boot.asset.id);
+		}
+		assert.ok(versions[0]?.head_at, 'v1 was observed when the worktree\'s HEAD moved to it');
+	});
 });
