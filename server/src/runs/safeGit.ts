@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DeskError } from '../core/errors';
 import { adoptedLocation, adoptionOf, foreignGitDir, locateGitDir, type GitDirLocation } from '../git/gitDir';
-import { hasNoLinkOnTheWay } from '../store/folderFiles';
+import { ConfinedDir } from '../store/confinedDir';
 import { findProgram, safePath } from './programs';
 
 /** Paths git reports, with git's status letter. */
@@ -81,7 +81,7 @@ export class SafeGit {
 		return new SafeGit(this.cwd, this.location, await this.configuredKeys());
 	}
 
-	async run(args: string[], options: { input?: string | Buffer; env?: Record<string, string>; okCodes?: number[] } = {}): Promise<Buffer> {
+	async run(args: string[], options: { input?: string | Buffer | readonly Buffer[]; env?: Record<string, string>; okCodes?: number[] } = {}): Promise<Buffer> {
 		const env = gitEnvironment(neutralisers(this.keys ?? (await this.configuredKeys())), options.env);
 		return spawnGit(this.cwd, this.location, args, env, options);
 	}
@@ -103,58 +103,57 @@ export class SafeGit {
 	/**
 	 * The tree of a folder as it is now, as git would see it with every change added: the files of
 	 * `base` plus untracked files that are not ignored, minus deleted ones. Built in a temporary index
-	 * so the checkout's own index is never touched; files are hashed without filters. Paths under one
-	 * of `exclude` (what the desk itself put there, such as installed skills) are left out.
+	 * so the checkout's own index is never touched. Paths under one of `exclude` (what the desk itself
+	 * put there, such as installed skills) are left out.
+	 *
+	 * Git never opens a file of the folder: every file is read here through folder descriptors
+	 * (ConfinedDir: one component at a time, never through a link), so a folder the agent swaps for a
+	 * link while the tree is made leads nowhere, and its path counts as deleted. The bytes read are the
+	 * blob, without filters (what `git hash-object --no-filters` stores); blobs the base does not
+	 * already hold at that path are handed to `git fast-import`, which never reads a path either.
 	 */
 	async treeOfFolder(folder: string, base: string, exclude: readonly string[] = []): Promise<string> {
 		const git = await this.at(folder).pinned();
+		const format = await git.text(['rev-parse', '--show-object-format']);
+		if (format !== 'sha1' && format !== 'sha256') {
+			throw new DeskError('git.failed', `The repository's object format ${JSON.stringify(format)} is not known.`, { format });
+		}
 		return withTemporaryIndex(async (env) => {
 			await git.run(['read-tree', base], { env });
 			const staged = await git.run(['ls-files', '-z', '-s'], { env });
 			const untracked = await git.run(['ls-files', '-z', '--others', '--exclude-standard'], { env });
-			const entries = new Map<string, string>();
+			const entries = new Map<string, { mode: string; oid: string }>();
 			for (const record of splitZ(staged)) {
 				const tab = record.indexOf('\t');
-				const [mode] = record.slice(0, tab).split(' ');
-				entries.set(record.slice(tab + 1), mode!);
+				const [mode, oid] = record.slice(0, tab).split(' ');
+				entries.set(record.slice(tab + 1), { mode: mode!, oid: oid! });
 			}
 			const paths = [...entries.keys(), ...splitZ(untracked)].filter((p) => !exclude.some((e) => p === e || p.startsWith(`${e}/`)));
-			const toHash: Array<{ path: string; mode: string }> = [];
 			const lines: string[] = [];
-			for (const rel of paths) {
-				if (entries.get(rel) === '160000') {
-					continue; // A submodule stays as the base has it.
-				}
-				let stat: fs.Stats;
-				try {
-					// A file reached through a folder that is now a link (an agent's `ln -s ~ pkg`) is not
-					// read: git would hash what the link points to. The path counts as deleted, the link
-					// itself appears as an untracked entry of its own.
-					if (!hasNoLinkOnTheWay(folder, rel)) {
-						throw new Error('a link on the way');
+			const blobs = new BlobWriter(git, format);
+			const folders = new ConfinedFolders(folder);
+			try {
+				for (const rel of paths) {
+					if (entries.get(rel)?.mode === '160000') {
+						continue; // A submodule stays as the base has it.
 					}
-					stat = fs.lstatSync(path.join(folder, rel));
-				} catch {
-					lines.push(`0 0000000000000000000000000000000000000000\t${rel}`);
-					continue;
+					// A file reached through a folder that is now a link (an agent's `ln -s ~ pkg`, even
+					// one swapped in while this runs) is not read: the path counts as deleted, the link
+					// itself appears as an untracked entry of its own.
+					const found = folders.read(rel);
+					if (found.kind === 'folder') {
+						continue;
+					}
+					if (found.kind === 'none') {
+						lines.push(`0 ${'0'.repeat(format === 'sha1' ? 40 : 64)}\t${rel}`);
+						continue;
+					}
+					const oid = await blobs.add(found.bytes, entries.get(rel)?.oid);
+					lines.push(`${found.kind === 'link' ? '120000' : found.executable ? '100755' : '100644'} ${oid}\t${rel}`);
 				}
-				if (stat.isSymbolicLink()) {
-					const target = fs.readlinkSync(path.join(folder, rel), { encoding: 'buffer' });
-					const oid = await git.text(['hash-object', '-w', '--stdin'], { input: target });
-					lines.push(`120000 ${oid}\t${rel}`);
-				} else if (stat.isFile() && rel.includes('\n')) {
-					// --stdin-paths is line-based: such a name is hashed from its own descriptor.
-					const oid = await git.text(['hash-object', '-w', '--no-filters', '--stdin'], { input: readNoFollow(path.join(folder, rel)) });
-					lines.push(`${stat.mode & 0o111 ? '100755' : '100644'} ${oid}\t${rel}`);
-				} else if (stat.isFile()) {
-					toHash.push({ path: rel, mode: stat.mode & 0o111 ? '100755' : '100644' });
-				} else if (!stat.isDirectory()) {
-					lines.push(`0 0000000000000000000000000000000000000000\t${rel}`);
-				}
-			}
-			if (toHash.length > 0) {
-				const oids = (await git.text(['hash-object', '-w', '--no-filters', '--stdin-paths'], { input: toHash.map((f) => f.path).join('\n') + '\n' })).split('\n');
-				toHash.forEach((file, i) => lines.push(`${file.mode} ${oids[i]}\t${file.path}`));
+				await blobs.flush();
+			} finally {
+				folders.close();
 			}
 			if (lines.length > 0) {
 				await git.run(['update-index', '-z', '--index-info'], { env, input: lines.map((l) => `${l}\0`).join('') });
@@ -454,7 +453,7 @@ function gitProgram(): string {
 }
 
 /** Git in `cwd`, on the git folder of `location` and the work tree `cwd`, named on the command line. */
-function spawnGit(cwd: string, location: GitDirLocation, args: string[], env: Record<string, string>, options: { input?: string | Buffer; okCodes?: number[] }): Promise<Buffer> {
+function spawnGit(cwd: string, location: GitDirLocation, args: string[], env: Record<string, string>, options: { input?: string | Buffer | readonly Buffer[]; okCodes?: number[] }): Promise<Buffer> {
 	const okCodes = options.okCodes ?? [0];
 	return new Promise<Buffer>((resolve, reject) => {
 		const child = spawn(gitProgram(), ['--no-pager', '--git-dir', location.gitDir, '--work-tree', cwd, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -472,19 +471,143 @@ function spawnGit(cwd: string, location: GitDirLocation, args: string[], env: Re
 			}
 		});
 		child.stdin.on('error', () => undefined);
-		child.stdin.end(options.input ?? '');
+		if (Array.isArray(options.input)) {
+			for (const chunk of options.input as readonly Buffer[]) {
+				child.stdin.write(chunk);
+			}
+			child.stdin.end();
+		} else {
+			child.stdin.end((options.input as string | Buffer | undefined) ?? '');
+		}
 	});
 }
 
-function readNoFollow(file: string): Buffer {
-	const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-	try {
-		if (!fs.fstatSync(fd).isFile()) {
-			return Buffer.alloc(0);
+/**
+ * The entries of one folder reached through descriptors only: each folder on a path is opened
+ * from its parent's descriptor with O_NOFOLLOW (ConfinedDir), once, and each file is read through
+ * the descriptor that was checked. A link, or anything missing, on the way gives `none`.
+ */
+class ConfinedFolders {
+	private readonly open = new Map<string, ConfinedDir | undefined>();
+
+	/**
+	 * `top` is the caller's (a checkout's top, a run's worktree), reached as git reached it, a link
+	 * at its end included; a top that cannot be opened fails the tree rather than deleting every file.
+	 */
+	constructor(top: string) {
+		this.open.set('', ConfinedDir.open(top, true));
+	}
+
+	read(rel: string): { kind: 'file'; bytes: Buffer; executable: boolean } | { kind: 'link'; bytes: Buffer } | { kind: 'folder' } | { kind: 'none' } {
+		const slash = rel.lastIndexOf('/');
+		const dir = this.folder(slash < 0 ? '' : rel.slice(0, slash));
+		const name = rel.slice(slash + 1);
+		if (!dir || name === '' || name === '.' || name === '..') {
+			return { kind: 'none' };
 		}
-		return fs.readFileSync(fd);
-	} finally {
-		fs.closeSync(fd);
+		const stat = dir.lstat(name);
+		if (!stat) {
+			return { kind: 'none' };
+		}
+		if (stat.isDirectory()) {
+			return { kind: 'folder' };
+		}
+		if (stat.isSymbolicLink()) {
+			const target = dir.readLink(name);
+			return target ? { kind: 'link', bytes: target } : { kind: 'none' };
+		}
+		if (!stat.isFile()) {
+			return { kind: 'none' };
+		}
+		let opened: { fd: number; stat: fs.Stats };
+		try {
+			opened = dir.openFile(name);
+		} catch {
+			return { kind: 'none' }; // Swapped for a link (or anything else) since the lstat.
+		}
+		try {
+			return { kind: 'file', bytes: fs.readFileSync(opened.fd), executable: (opened.stat.mode & 0o111) !== 0 };
+		} finally {
+			fs.closeSync(opened.fd);
+		}
+	}
+
+	close(): void {
+		for (const dir of this.open.values()) {
+			dir?.close();
+		}
+		this.open.clear();
+	}
+
+	private folder(rel: string): ConfinedDir | undefined {
+		if (this.open.has(rel)) {
+			return this.open.get(rel);
+		}
+		const slash = rel.lastIndexOf('/');
+		const parent = this.folder(slash < 0 ? '' : rel.slice(0, slash));
+		const name = rel.slice(slash + 1);
+		let dir: ConfinedDir | undefined;
+		try {
+			dir = parent && name !== '.' && name !== '..' ? parent.child(name) : undefined;
+		} catch {
+			dir = undefined; // A link, or no folder: nothing below it is read.
+		}
+		this.open.set(rel, dir);
+		return dir;
+	}
+}
+
+/** Batches of blobs passed to `git fast-import` at most this large (bytes), so memory stays bounded. */
+const blobBatchBytes = 64 * 1024 * 1024;
+
+/**
+ * Writes blobs from bytes the desk read itself: their ids are computed here (`blob <size>\0` and
+ * the bytes, hashed with the repository's object format), the ones the base does not already hold
+ * at their path are written by `git fast-import` in batches, and the ids git reports back must be
+ * the ones computed.
+ */
+class BlobWriter {
+	private pending: Array<{ oid: string; bytes: Buffer }> = [];
+	private pendingBytes = 0;
+	private readonly written = new Set<string>();
+
+	constructor(
+		private readonly git: SafeGit,
+		private readonly format: 'sha1' | 'sha256',
+	) {}
+
+	/** The blob id of `bytes`, queued for writing unless it is `known` (the base's blob at that path). */
+	async add(bytes: Buffer, known: string | undefined): Promise<string> {
+		const oid = createHash(this.format).update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+		if (oid === known || this.written.has(oid)) {
+			return oid;
+		}
+		this.written.add(oid);
+		this.pending.push({ oid, bytes });
+		this.pendingBytes += bytes.length;
+		if (this.pendingBytes >= blobBatchBytes) {
+			await this.flush();
+		}
+		return oid;
+	}
+
+	async flush(): Promise<void> {
+		const batch = this.pending;
+		if (batch.length === 0) {
+			return;
+		}
+		this.pending = [];
+		this.pendingBytes = 0;
+		const input: Buffer[] = [];
+		batch.forEach(({ bytes }, i) => input.push(Buffer.from(`blob\nmark :${i + 1}\ndata ${bytes.length}\n`), bytes, Buffer.from('\n')));
+		batch.forEach((_, i) => input.push(Buffer.from(`get-mark :${i + 1}\n`)));
+		input.push(Buffer.from('done\n'));
+		const reported = (await this.git.run(['fast-import', '--quiet', '--done'], { input })).toString('utf8').split('\n');
+		batch.forEach(({ oid }, i) => {
+			if (reported[i] !== oid) {
+				throw new DeskError('git.failed', `git fast-import stored a blob as ${reported[i] ?? '(nothing)'}, not as ${oid}.`, { expected: oid, reported: reported[i] });
+			}
+		});
 	}
 }
 

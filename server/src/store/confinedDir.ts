@@ -106,6 +106,16 @@ export class ConfinedDir {
 		}
 	}
 
+	/** The target of the link `name`, as bytes (readlink never follows the link it reads). Undefined when `name` is no link. */
+	readLink(name: EntryName): Buffer | undefined {
+		checkName(name);
+		try {
+			return fs.readlinkSync(this.at(name), { encoding: 'buffer' });
+		} catch {
+			return undefined;
+		}
+	}
+
 	/**
 	 * Opens the regular file `name` for reading: not through a link, without waiting on a FIFO, and
 	 * checked with fstat once open. The caller reads from `fd` and closes it.

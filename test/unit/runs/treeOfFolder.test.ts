@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { SafeGit } from '../../../server/src/runs/safeGit';
+import { commitFile, git, gitEnv, makeRepo } from '../../helpers/gitRepo';
+import { tempDir } from '../../helpers/temp';
+
+/** `path → [mode, oid]` of every entry of a tree, recursively. */
+function listTree(repo: string, tree: string): Map<string, [string, string]> {
+	const listed = new Map<string, [string, string]>();
+	for (const record of execFileSync('git', ['ls-tree', '-r', '-z', tree], { cwd: repo, env: gitEnv(repo) }).toString('utf8').split('\0')) {
+		if (record === '') {
+			continue;
+		}
+		const tab = record.indexOf('\t');
+		const [mode, , oid] = record.slice(0, tab).split(' ');
+		listed.set(record.slice(tab + 1), [mode!, oid!]);
+	}
+	return listed;
+}
+
+function hashObject(repo: string, args: string[], input?: Buffer): string {
+	return execFileSync('git', ['hash-object', ...args], { cwd: repo, env: gitEnv(repo), input }).toString('utf8').trim();
+}
+
+describe('SafeGit.treeOfFolder reads every file itself', () => {
+	it('gives the blob ids git hash-object gives (no filters): a file, an executable, a link, a binary file, a name with a newline', async () => {
+		const repo = makeRepo(path.join(tempDir(), 'r'), { commits: 1 });
+		// A filter git would apply to text if it read the files with filters: the blobs are the raw bytes.
+		commitFile(repo, '.gitattributes', '* text eol=crlf\n', 'attributes');
+		const safe = await SafeGit.open(repo);
+		const base = await safe.resolveCommit('HEAD');
+		fs.writeFileSync(path.join(repo, 'plain.txt'), 'one\r\ntwo\nthree\n');
+		fs.writeFileSync(path.join(repo, 'run.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
+		fs.symlinkSync('../somewhere/else', path.join(repo, 'link'));
+		fs.mkdirSync(path.join(repo, 'sub'));
+		fs.writeFileSync(path.join(repo, 'sub', 'bin.dat'), Buffer.from([0, 1, 2, 255, 10, 13, 0]));
+		fs.writeFileSync(path.join(repo, 'sub', 'new\nline.txt'), 'newline name\n');
+		fs.writeFileSync(path.join(repo, 'file1.txt'), 'changed\n');
+		const tree = await safe.treeOfFolder(repo, base);
+		const listed = listTree(repo, tree);
+		for (const file of ['plain.txt', 'sub/bin.dat', 'sub/new\nline.txt', 'file1.txt', '.gitattributes']) {
+			assert.deepEqual(listed.get(file), ['100644', hashObject(repo, ['--no-filters', '--', file])], file);
+		}
+		assert.deepEqual(listed.get('run.sh'), ['100755', hashObject(repo, ['--no-filters', '--', 'run.sh'])]);
+		assert.deepEqual(listed.get('link'), ['120000', hashObject(repo, ['--stdin'], Buffer.from('../somewhere/else'))]);
+		// Every blob is in the repository, with the bytes of the file.
+		for (const [file, [, oid]] of listed) {
+			const stored = execFileSync('git', ['cat-file', 'blob', oid], { cwd: repo, env: gitEnv(repo) });
+			const expected = file === 'link' ? Buffer.from('../somewhere/else') : fs.readFileSync(path.join(repo, file));
+			assert.deepEqual(stored, expected, file);
+		}
+		assert.equal(git(repo, 'fsck', '--no-dangling'), '');
+	});
+
+	it('writes blobs with the repository\'s object format (sha256)', async () => {
+		const repo = path.join(tempDir(), 'r');
+		fs.mkdirSync(repo);
+		git(repo, 'init', '-q', '--object-format=sha256', '-b', 'main');
+		commitFile(repo, 'a.txt', 'a\n', 'a');
+		const safe = await SafeGit.open(fs.realpathSync(repo));
+		const base = await safe.resolveCommit('HEAD');
+		fs.writeFileSync(path.join(repo, 'b.txt'), 'b\n');
+		fs.writeFileSync(path.join(repo, 'run.sh'), 'exe\n', { mode: 0o755 });
+		fs.symlinkSync('a.txt', path.join(repo, 'link'));
+		const listed = listTree(repo, await safe.treeOfFolder(fs.realpathSync(repo), base));
+		assert.deepEqual(listed.get('b.txt'), ['100644', hashObject(repo, ['--no-filters', '--', 'b.txt'])]);
+		assert.deepEqual(listed.get('run.sh'), ['100755', hashObject(repo, ['--no-filters', '--', 'run.sh'])]);
+		assert.deepEqual(listed.get('link'), ['120000', hashObject(repo, ['--stdin'], Buffer.from('a.txt'))]);
+		assert.equal(listed.get('b.txt')![1].length, 64);
+		assert.equal(git(repo, 'fsck', '--no-dangling'), '');
+	});
+
+	it("a folder of a run's worktree swapped for a link to a folder outside, again and again: no tree ever holds a byte from outside", async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'r'), { commits: 1 });
+		for (let i = 0; i < 20; i++) {
+			fs.mkdirSync(path.join(repo, 'd'), { recursive: true });
+			fs.writeFileSync(path.join(repo, 'd', `f${i}.txt`), `INSIDE ${i}\n`);
+		}
+		git(repo, 'add', 'd');
+		git(repo, 'commit', '-q', '-m', 'd');
+		// The outside folder: files of the same names, such as another folder of the person's.
+		const outside = path.join(root, 'outside');
+		fs.mkdirSync(outside);
+		for (let i = 0; i < 20; i++) {
+			fs.writeFileSync(path.join(outside, `f${i}.txt`), `OUTSIDE SECRET ${i}\n`);
+		}
+		const safe = await SafeGit.open(repo);
+		const base = await safe.resolveCommit('HEAD');
+		const work = path.join(root, 'work');
+		await safe.addWorktree(work, 'desk/run-race', base);
+		const swapper = swapFolderForLink(work, outside);
+		let trees = 0;
+		let swapsSeen = 0;
+		const leaks: string[] = [];
+		try {
+			await race(
+				() => leaks.length > 0 || swapsSeen >= 10,
+				async () => {
+					const tree = await safe.treeOfFolder(work, base);
+					trees++;
+					const listed = listTree(repo, tree);
+					if (listed.get('d/f0.txt')?.[0] !== '100644' || listed.get('d/f19.txt')?.[0] !== '100644') {
+						swapsSeen++; // The tree was made while d was a link (or away): the race was met.
+					}
+					for (const [file, [mode, oid]] of listed) {
+						if (mode !== '160000' && execFileSync('git', ['cat-file', 'blob', oid], { cwd: repo, env: gitEnv(repo) }).includes('OUTSIDE SECRET')) {
+							leaks.push(file);
+						}
+					}
+				},
+			);
+		} finally {
+			await swapper.stop();
+		}
+		assert.deepEqual(leaks, [], `a file outside the worktree was hashed into a tree (${trees} trees made)`);
+		assert.ok(swapsSeen >= 1, `the swap was met at least once (${trees} trees made, ${swapsSeen} saw it)`);
+	});
+});
+
+/**
+ * Runs `step` until `enough()` says the race was met often enough, 10 s at most (a loaded machine
+ * takes longer to meet it; the assertions after say whether it was met, never how fast).
+ */
+async function race(enough: () => boolean, step: () => Promise<void>): Promise<void> {
+	const cap = Date.now() + 10_000;
+	while (!enough() && Date.now() < cap) {
+		await step();
+	}
+}
+
+/** A swapper process: exchanges `<folder>/d` for a link to `outside` as fast as it can, until stopped (15 s at most). */
+function swapFolderForLink(folder: string, outside: string): { stop: () => Promise<unknown> } {
+	const script = `const fs=require('fs'),p=require('path');const o=${JSON.stringify(folder)};const t=${JSON.stringify(outside)};
+		 for(const end=Date.now()+15000;Date.now()<end;){
+		  try{fs.renameSync(p.join(o,'d'),p.join(o,'real'));fs.symlinkSync(t,p.join(o,'d'));for(let k=0;k<200;k++){fs.lstatSync(p.join(o,'d'));}fs.rmSync(p.join(o,'d'));fs.renameSync(p.join(o,'real'),p.join(o,'d'));}catch{}
+		  for(let k=0;k<200;k++){fs.lstatSync(o);}}`;
+	const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+	const exited = new Promise((resolve) => child.on('exit', resolve));
+	return {
+		stop: () => {
+			child.kill();
+			return exited;
+		},
+	};
+}
