@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { actor, addRun, newDecision, newRun, setApplyStatus, setIntentCommit, setIntentStatus, setRunStatus, setTaskStatus } from '../ai/model';
 import type { Decision, DecisionType, Intent, PatchSet, Run, Task } from '../ai/types';
 import { DeskError } from '../core/errors';
@@ -8,7 +7,7 @@ import type { RunExecutor, RunnerPorts, RunPlacement } from './runner';
 import { SafeGit, type CommitIdentity } from './safeGit';
 import { ConfinedDir } from '../store/confinedDir';
 import type { WriteTransaction } from '../store/durableDatabase';
-import { removeInFolder, writeInFolder } from '../store/folderFiles';
+import { linkInFolder, removeInFolder, writeInFolder } from '../store/folderFiles';
 import { gateTag, isAtGate } from './runViews';
 
 export interface DecideRequest {
@@ -295,9 +294,9 @@ export class RunGate {
 				if (wanted === undefined || wanted.type !== 'blob') {
 					removeInFolder(top, rel, { replaceLink: true });
 				} else if (wanted.mode === '120000') {
-					// A link of the repository's own: put back as the link it was, pointing where it did.
-					removeInFolder(top, rel, { replaceLink: true });
-					fs.symlinkSync((await git.run(['cat-file', 'blob', wanted.oid])).toString('utf8'), path.join(top, rel));
+					// A link of the repository's own: put back as the link it was, pointing where it did,
+					// made inside the folder reached through descriptors (never through a link on the way).
+					linkInFolder(top, rel, await git.run(['cat-file', 'blob', wanted.oid]));
 				} else {
 					writeInFolder(top, rel, await git.run(['cat-file', 'blob', wanted.oid]), { executable: wanted.mode === '100755', replaceLink: true });
 				}

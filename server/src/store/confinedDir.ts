@@ -146,6 +146,16 @@ export class ConfinedDir {
 		}
 	}
 
+	/** Creates the link `name` pointing at `target` (never over an existing entry; the target is not looked at). */
+	createLink(name: string, target: string | Buffer): void {
+		checkName(name);
+		try {
+			fs.symlinkSync(target, this.at(name));
+		} catch (error) {
+			throw confinedError(error, `${this.label}/${name}`);
+		}
+	}
+
 	/** Renames within this folder; the new name is replaced atomically when it exists. */
 	rename(from: string, to: string): void {
 		checkName(from);

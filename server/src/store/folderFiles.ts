@@ -23,7 +23,7 @@ export interface FolderWriteOptions {
 
 export function writeInFolder(folder: string, rel: string, bytes: Uint8Array, options: FolderWriteOptions = {}): void {
 	const name = lastName(rel);
-	const dir = openParent(folder, rel, true)!;
+	const dir = openMadeParent(folder, rel);
 	try {
 		const stat = dir.lstat(name);
 		if (stat && !stat.isFile() && !(stat.isSymbolicLink() && options.replaceLink)) {
@@ -46,6 +46,35 @@ export function writeInFolder(folder: string, rel: string, bytes: Uint8Array, op
 				// Left for the snapshot to skip; the write's own error is the one to report.
 			}
 			throw new DeskError('store.io', `Could not write ${rel}: ${(error as Error).message}`, { path: rel }, { cause: error });
+		}
+	} finally {
+		dir.close();
+	}
+}
+
+/**
+ * Puts the link `rel` pointing at `target` in place, replacing a file or link there by rename (never
+ * following it); a link on the way is refused, as in `writeInFolder`, and missing folders are made.
+ */
+export function linkInFolder(folder: string, rel: string, target: string | Buffer): void {
+	const name = lastName(rel);
+	const dir = openMadeParent(folder, rel);
+	try {
+		const stat = dir.lstat(name);
+		if (stat && !stat.isFile() && !stat.isSymbolicLink()) {
+			throw new DeskError('asset.unsafePath', `${rel} is not a file; no link is put in its place.`, { path: rel });
+		}
+		const temp = `${tempPrefix}${randomBytes(6).toString('hex')}`;
+		try {
+			dir.createLink(temp, target);
+			dir.rename(temp, name);
+		} catch (error) {
+			try {
+				dir.unlink(temp);
+			} catch {
+				// Left for the snapshot to skip; the write's own error is the one to report.
+			}
+			throw new DeskError('store.io', `Could not put the link ${rel}: ${(error as Error).message}`, { path: rel }, { cause: error });
 		}
 	} finally {
 		dir.close();
@@ -98,6 +127,15 @@ export function readInFolder(folder: string, rel: string, maxBytes: number): Buf
 		}
 		dir?.close();
 	}
+}
+
+/** As `openParent` making what is missing; a folder made and gone again at once (a race) is refused by name. */
+function openMadeParent(folder: string, rel: string): ConfinedDir {
+	const dir = openParent(folder, rel, true);
+	if (!dir) {
+		throw new DeskError('asset.unsafePath', `${rel}: a folder on the way went away while it was made; nothing is written.`, { path: rel });
+	}
+	return dir;
 }
 
 /**

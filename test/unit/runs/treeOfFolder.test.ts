@@ -4,6 +4,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { SafeGit } from '../../../server/src/runs/safeGit';
+import { isDeskError } from '../../../server/src/core/errors';
+import { linkInFolder } from '../../../server/src/store/folderFiles';
 import { commitFile, git, gitEnv, makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
 
@@ -121,21 +123,73 @@ describe('SafeGit.treeOfFolder reads every file itself', () => {
 	});
 });
 
+describe('the same hole elsewhere: the gate putting a link of the repository back', () => {
+	it('puts the link in place of a file or a link the agent left, making missing folders, and refuses a folder', () => {
+		const work = tempDir();
+		fs.mkdirSync(path.join(work, 'a'));
+		fs.writeFileSync(path.join(work, 'a', 'file'), 'agent\n');
+		fs.symlinkSync('/etc/passwd', path.join(work, 'a', 'link'));
+		fs.mkdirSync(path.join(work, 'a', 'folder'));
+		linkInFolder(work, 'a/file', Buffer.from('../one'));
+		linkInFolder(work, 'a/link', Buffer.from('two'));
+		linkInFolder(work, 'new/deep/l', Buffer.from('three'));
+		assert.equal(fs.readlinkSync(path.join(work, 'a', 'file')), '../one');
+		assert.equal(fs.readlinkSync(path.join(work, 'a', 'link')), 'two');
+		assert.equal(fs.readlinkSync(path.join(work, 'new', 'deep', 'l')), 'three');
+		assert.throws(() => linkInFolder(work, 'a/folder', Buffer.from('x')), (error) => isDeskError(error, 'asset.unsafePath'));
+		assert.deepEqual(fs.readdirSync(path.join(work, 'a')).sort(), ['file', 'folder', 'link'], 'no temp link is left');
+	});
+
+	it('a folder swapped for a link to a folder outside while links are put back in it: no link is ever made outside', async () => {
+		const root = tempDir();
+		const work = path.join(root, 'work');
+		fs.mkdirSync(path.join(work, 'd'), { recursive: true });
+		const outside = path.join(root, 'outside');
+		fs.mkdirSync(outside);
+		fs.writeFileSync(path.join(outside, 'keep.txt'), 'OUTSIDE\n');
+		const swapper = swapFolderForLink(work, outside, true);
+		let puts = 0;
+		let refused = 0;
+		try {
+			await race(
+				() => puts >= 3000 && refused >= 100,
+				async () => {
+					for (let i = 0; i < 50; i++, puts++) {
+						try {
+							linkInFolder(work, `d/l${puts % 20}`, Buffer.from('../target'));
+						} catch (error) {
+							assert.ok(isDeskError(error, 'asset.unsafePath') || isDeskError(error, 'store.io'), String(error));
+							refused += 1; // A link (or a folder moved away) on the way: refused by name.
+						}
+					}
+					await new Promise((resolve) => setImmediate(resolve));
+				},
+			);
+		} finally {
+			await swapper.stop();
+		}
+		assert.ok(refused > 0 && refused < puts, `the race was real: ${puts} links put, ${refused} refused`);
+		assert.deepEqual(fs.readdirSync(outside), ['keep.txt'], 'no link was made outside the folder');
+	});
+});
+
 /**
  * Runs `step` until `enough()` says the race was met often enough, 10 s at most (a loaded machine
  * takes longer to meet it; the assertions after say whether it was met, never how fast).
  */
-async function race(enough: () => boolean, step: () => Promise<void>): Promise<void> {
+async function race(enough: () => boolean | Promise<boolean>, step: () => Promise<void>): Promise<void> {
 	const cap = Date.now() + 10_000;
-	while (!enough() && Date.now() < cap) {
+	while (!(await enough()) && Date.now() < cap) {
 		await step();
 	}
 }
 
 /** A swapper process: exchanges `<folder>/d` for a link to `outside` as fast as it can, until stopped (15 s at most). */
-function swapFolderForLink(folder: string, outside: string): { stop: () => Promise<unknown> } {
+function swapFolderForLink(folder: string, outside: string, remake = false): { stop: () => Promise<unknown> } {
+	// With `remake`, d is made again each time (the writer may have made a d of its own meanwhile).
+	const again = remake ? `try{fs.rmSync(p.join(o,'real'),{recursive:true,force:true});fs.mkdirSync(p.join(o,'d'),{recursive:true});}catch{}` : '';
 	const script = `const fs=require('fs'),p=require('path');const o=${JSON.stringify(folder)};const t=${JSON.stringify(outside)};
-		 for(const end=Date.now()+15000;Date.now()<end;){
+		 for(const end=Date.now()+15000;Date.now()<end;){${again}
 		  try{fs.renameSync(p.join(o,'d'),p.join(o,'real'));fs.symlinkSync(t,p.join(o,'d'));for(let k=0;k<200;k++){fs.lstatSync(p.join(o,'d'));}fs.rmSync(p.join(o,'d'));fs.renameSync(p.join(o,'real'),p.join(o,'d'));}catch{}
 		  for(let k=0;k<200;k++){fs.lstatSync(o);}}`;
 	const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
