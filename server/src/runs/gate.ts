@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { actor, addRun, newDecision, newRun, setApplyStatus, setIntentCommit, setIntentStatus, setRunStatus, setTaskStatus } from '../ai/model';
 import type { Decision, DecisionType, Intent, PatchSet, Run, Task } from '../ai/types';
 import { DeskError } from '../core/errors';
@@ -7,7 +8,7 @@ import type { RunExecutor, RunnerPorts, RunPlacement } from './runner';
 import { SafeGit, type CommitIdentity } from './safeGit';
 import { ConfinedDir } from '../store/confinedDir';
 import type { WriteTransaction } from '../store/durableDatabase';
-import { linkInFolder, removeInFolder, writeInFolder } from '../store/folderFiles';
+import { linkInFolder, removeInFolder, removeTreeInFolder, writeInFolder } from '../store/folderFiles';
 import { gateTag, isAtGate } from './runViews';
 
 export interface DecideRequest {
@@ -318,10 +319,10 @@ export class RunGate {
 	private async cleanUp(placement: RunPlacement): Promise<void> {
 		// Read-only reference copies (and folders an agent made read-only) need their write bit back first.
 		makeWritable(placement.run_folder);
-		try {
-			fs.rmSync(placement.run_folder, { recursive: true, force: true, maxRetries: 2 });
-		} catch (error) {
-			this.ports.logger.warn(`the run folder ${placement.run_folder} could not be removed: ${(error as Error).message}`);
+		// Through folder descriptors: a folder inside that was swapped for a link loses the link, never
+		// what it points to (a recursive rm by path would follow a swap between its lstat and readdir).
+		if (!removeTreeInFolder(path.dirname(placement.run_folder), path.basename(placement.run_folder)) && fs.existsSync(placement.run_folder)) {
+			this.ports.logger.warn(`the run folder ${placement.run_folder} could not be removed`);
 		}
 		if (placement.isolation === 'worktree') {
 			await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path))

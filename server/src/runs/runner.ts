@@ -36,7 +36,7 @@ import type { AssetCheck, AssetRecord, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
 import { scrubText } from '../core/secrets';
 import { isAlive, processStartTime } from '../core/processes';
-import { hasNoLinkOnTheWay, removeTreeInFolder, writeInFolder } from '../store/folderFiles';
+import { removeTreeInFolder, writeInFolder } from '../store/folderFiles';
 import type { Logger } from '../core/logger';
 import type { LaunchRecord } from '../launch/projectLaunches';
 import type { AssetPlug } from '../launch/types';

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { DeskError } from '../core/errors';
 import { adoptedLocation, adoptionOf, foreignGitDir, locateGitDir, type GitDirLocation } from '../git/gitDir';
 import { ConfinedDir } from '../store/confinedDir';
+import { removeTreeInFolder } from '../store/folderFiles';
 import { findProgram, safePath } from './programs';
 
 /** Paths git reports, with git's status letter. */
@@ -262,7 +263,8 @@ export class SafeGit {
 
 	/** Removes a linked worktree's folder and git's record of it; the branch stays. */
 	async removeWorktree(folder: string): Promise<void> {
-		fs.rmSync(folder, { recursive: true, force: true });
+		// Through folder descriptors, never following a folder of it swapped for a link.
+		removeTreeInFolder(path.dirname(folder), path.basename(folder));
 		await this.run(['worktree', 'prune'], { okCodes: [0, 1, 128] }).catch(() => undefined);
 	}
 }

@@ -227,17 +227,6 @@ export function removeTreeInFolder(folder: string, rel: string, emptyParents = 0
 	return true;
 }
 
-/** True when no folder between `folder` and `rel` is a link (the file itself may be anything). */
-export function hasNoLinkOnTheWay(folder: string, rel: string): boolean {
-	try {
-		// A missing folder is no link: the file is simply not there.
-		openParent(folder, rel, false)?.close();
-		return true;
-	} catch {
-		return false;
-	}
-}
-
 /** Creates a file that must not exist yet (never through a link) and writes it whole. */
 export function writeNewFile(file: string, bytes: Uint8Array, mode: number, durable = false): void {
 	const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);

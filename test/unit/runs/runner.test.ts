@@ -269,6 +269,22 @@ it('Checkpoint keeps the change as a commit under refs/desk/checkpoints/, off ev
 	assert.equal(git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length, 1, 'the run\'s worktree is gone; the checkpoint keeps its state');
 });
 
+it('a decided worktree run leaves no folder behind, and a folder the agent made a link loses the link, never what it points to', async () => {
+	const { desk, repo, root } = await project({ 'docs/a.md': 'a\n' });
+	const outside = path.join(root, 'outside');
+	fs.mkdirSync(outside);
+	fs.writeFileSync(path.join(outside, 'keep.txt'), 'keep\n');
+	const settings = scriptedAgentSettings({ writes: [{ path: 'b.md', content: 'b\n' }], links: [{ path: 'docs', target: outside }] }, { isolation: 'worktree' });
+	const { run, gate, executor } = await goAndRun(desk, repo, 'Link out', settings);
+	assert.ok(isAtGate(run), run.error);
+	const placement = executor.placement(run.object_id)!;
+	assert.ok(fs.existsSync(placement.run_folder));
+	await gate.decide(run.object_id, { decision: 'abandon' });
+	assert.equal(fs.existsSync(placement.run_folder), false, 'the run folder is gone');
+	assert.equal(fs.existsSync(placement.work_folder), false, 'the worktree is gone');
+	assert.equal(fs.readFileSync(path.join(outside, 'keep.txt'), 'utf8'), 'keep\n');
+});
+
 it('links the agent plants are never followed: a folder made a link is not read into the change, and Abandon does not write through a file made a link', async () => {
 	const { desk, repo, root } = await project({ 'pkg/.npmrc': 'registry=local\n', 'scripts/setup.sh': 'echo setup\n' });
 	const outside = path.join(root, 'outside');
