@@ -122,7 +122,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		assets.setProjects(projects);
 		runs.setProjects(projects);
 		attachments.setProjects(projects);
-		const summary = projects.length === 0 ? 'No open folder is a git repository' : `Projects: ${projects.map((p) => p.name).join(', ')}`;
+		const failed = folders.filter((f) => f.outcome === 'failed').length;
+		// The Assets view's welcome says why it is empty: a folder refused (a git folder elsewhere, a
+		// damaged project database) is not "no git repository".
+		void vscode.commands.executeCommand('setContext', 'agentDesk.foldersFailed', failed > 0);
+		const summary = projects.length === 0
+			? (failed > 0 ? `${failed === 1 ? 'A folder was' : `${failed} folders were`} not opened` : 'No open folder is a git repository')
+			: `Projects: ${projects.map((p) => p.name).join(', ')}${failed > 0 ? ` (${failed} not opened)` : ''}`;
 		statusBar.show('ready', summary);
 	};
 

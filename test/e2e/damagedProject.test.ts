@@ -41,7 +41,10 @@ it('a 0-byte project database: one message with the three choices; Rebuild from 
 		for (const name of ['Restore Kept Copy', 'Start Empty', 'Rebuild from History', 'Open Log']) {
 			assert.equal(await toast.getByRole('button', { name }).count(), 1, name);
 		}
+		// The Assets view says a folder was not opened, not that there is no repository.
+		await page.getByText('An open folder was not opened').waitFor({ timeout: 30_000 });
 		await page.mouse.move(700, 300);
+		await toast.getByRole('button', { name: 'Rebuild from History' }).waitFor({ state: 'visible' });
 		await screenshot(page, 'damaged-project');
 		assert.deepEqual(stored(), files, 'no attachment file was deleted while the project was damaged');
 
