@@ -135,7 +135,8 @@ export class RunGate {
 					const git = await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path));
 					const identity = await this.identity(git, placement.agent);
 					const commit = await git.commitTree(chosen.tags['desk.tree']!, [run.commit], `Checkpoint of ${task.title}\n\nDesk-Run: ${run.object_id}\n`, identity);
-					await git.updateRef(`refs/desk/checkpoints/${run.object_id}`, commit, '0'.repeat(40), 'agent desk: checkpoint');
+					// An empty old value: the ref must not exist yet (a zero id would be sha1's length only).
+					await git.updateRef(`refs/desk/checkpoints/${run.object_id}`, commit, '', 'agent desk: checkpoint');
 					checkpointId = commit;
 				} else {
 					checkpointId = chosen.tags['desk.target_changes']!;

@@ -245,9 +245,11 @@ export class SafeGit {
 			present.add(record.slice(tab + 1));
 			return `${mode} ${oid}\t${record.slice(tab + 1)}\0`;
 		});
+		// The zero id has the length of the repository's ids (40 for sha1, 64 for sha256).
+		const zero = paths.some((rel) => !present.has(rel)) ? '0'.repeat((await this.resolveCommit(commit)).length) : '';
 		for (const rel of paths) {
 			if (!present.has(rel)) {
-				lines.push(`0 0000000000000000000000000000000000000000\t${rel}\0`);
+				lines.push(`0 ${zero}\t${rel}\0`);
 			}
 		}
 		await this.run(['update-index', '-z', '--index-info'], { input: lines.join('') });
@@ -486,11 +488,15 @@ function spawnGit(cwd: string, location: GitDirLocation, args: string[], env: Re
 
 /**
  * The entries of one folder reached through descriptors only: each folder on a path is opened
- * from its parent's descriptor with O_NOFOLLOW (ConfinedDir), once, and each file is read through
- * the descriptor that was checked. A link, or anything missing, on the way gives `none`.
+ * from its parent's descriptor with O_NOFOLLOW (ConfinedDir), and each file is read through the
+ * descriptor that was checked. A link, or anything missing, on the way gives `none`; any other
+ * failure (no permission, too many open files, an I/O error) fails the tree — it never makes a file
+ * look deleted. At most `maxOpen` folders stay open: the paths come sorted, so those off the current
+ * path are closed as the walk moves on.
  */
 class ConfinedFolders {
 	private readonly open = new Map<string, ConfinedDir | undefined>();
+	private static readonly maxOpen = 128;
 
 	/**
 	 * `top` is the caller's (a checkout's top, a run's worktree), reached as git reached it, a link
@@ -507,7 +513,7 @@ class ConfinedFolders {
 		if (!dir || name === '' || name === '.' || name === '..') {
 			return { kind: 'none' };
 		}
-		const stat = dir.lstat(name);
+		const stat = goneIsUndefined(() => fs.lstatSync(dir.statPath(name)), rel);
 		if (!stat) {
 			return { kind: 'none' };
 		}
@@ -515,17 +521,16 @@ class ConfinedFolders {
 			return { kind: 'folder' };
 		}
 		if (stat.isSymbolicLink()) {
-			const target = dir.readLink(name);
+			const target = goneIsUndefined(() => fs.readlinkSync(dir.statPath(name), { encoding: 'buffer' }), rel);
 			return target ? { kind: 'link', bytes: target } : { kind: 'none' };
 		}
 		if (!stat.isFile()) {
 			return { kind: 'none' };
 		}
-		let opened: { fd: number; stat: fs.Stats };
-		try {
-			opened = dir.openFile(name);
-		} catch {
-			return { kind: 'none' }; // Swapped for a link (or anything else) since the lstat.
+		// Swapped for a link (or anything else) since the lstat: none.
+		const opened = linkOrGoneIsUndefined(() => dir.openFile(name));
+		if (!opened) {
+			return { kind: 'none' };
 		}
 		try {
 			return { kind: 'file', bytes: fs.readFileSync(opened.fd), executable: (opened.stat.mode & 0o111) !== 0 };
@@ -545,17 +550,52 @@ class ConfinedFolders {
 		if (this.open.has(rel)) {
 			return this.open.get(rel);
 		}
+		this.closeOffPath(rel);
 		const slash = rel.lastIndexOf('/');
 		const parent = this.folder(slash < 0 ? '' : rel.slice(0, slash));
 		const name = rel.slice(slash + 1);
-		let dir: ConfinedDir | undefined;
-		try {
-			dir = parent && name !== '.' && name !== '..' ? parent.child(name) : undefined;
-		} catch {
-			dir = undefined; // A link, or no folder: nothing below it is read.
-		}
+		// A link, or no folder: nothing below it is read.
+		const dir = parent && name !== '.' && name !== '..' ? linkOrGoneIsUndefined(() => parent.child(name)) : undefined;
 		this.open.set(rel, dir);
 		return dir;
+	}
+
+	/** Past `maxOpen`, closes the folders that are neither `rel` nor above it (the top stays). */
+	private closeOffPath(rel: string): void {
+		if (this.open.size < ConfinedFolders.maxOpen) {
+			return;
+		}
+		for (const [key, dir] of this.open) {
+			if (key !== '' && !(rel === key || rel.startsWith(`${key}/`))) {
+				dir?.close();
+				this.open.delete(key);
+			}
+		}
+	}
+}
+
+/** What ConfinedDir refuses as a link on the way or a missing entry becomes undefined; any other failure is thrown. */
+function linkOrGoneIsUndefined<T>(open: () => T | undefined): T | undefined {
+	try {
+		return open();
+	} catch (error) {
+		if (error instanceof DeskError && (error.code === 'attachment.notRegular' || error.code === 'attachment.unavailable')) {
+			return undefined;
+		}
+		throw error;
+	}
+}
+
+/** A path that is gone (or whose folder is no longer one) becomes undefined; any other failure is `store.io` naming it. */
+function goneIsUndefined<T>(read: () => T, rel: string): T | undefined {
+	try {
+		return read();
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === 'ENOENT' || code === 'ENOTDIR') {
+			return undefined;
+		}
+		throw new DeskError('store.io', `${rel}: ${(error as Error).message}`, { path: rel, errno: code });
 	}
 }
 

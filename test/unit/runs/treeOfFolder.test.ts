@@ -75,6 +75,31 @@ describe('SafeGit.treeOfFolder reads every file itself', () => {
 		assert.equal(git(repo, 'fsck', '--no-dangling'), '');
 	});
 
+	it('a worktree of more folders than the process may hold open: every file is in the tree (no folder is dropped as deleted)', async () => {
+		const repo = makeRepo(path.join(tempDir(), 'r'), { commits: 1 });
+		const safe = await SafeGit.open(repo);
+		const base = await safe.resolveCommit('HEAD');
+		const folders = 600;
+		for (let i = 0; i < folders; i++) {
+			fs.mkdirSync(path.join(repo, `f${i}`));
+			fs.writeFileSync(path.join(repo, `f${i}`, 'x.txt'), `${i}\n`);
+		}
+		// Lower this process's limit on open files below the number of folders while the tree is made
+		// (prlimit on our own pid; the soft limit goes back to what it was).
+		const soft = /NOFILE\s+\S.*?\s(\d+)\s+(\d+)\s+files/.exec(execFileSync('prlimit', ['--pid', String(process.pid), '--nofile']).toString('utf8'));
+		const open = fs.readdirSync('/proc/self/fd').length;
+		execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${open + 300}:${soft?.[2] ?? 'unlimited'}`]);
+		let tree: string;
+		try {
+			tree = await safe.treeOfFolder(repo, base);
+		} finally {
+			execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${soft?.[1] ?? 1024}:${soft?.[2] ?? 'unlimited'}`]);
+		}
+		const listed = listTree(repo, tree);
+		const missing = Array.from({ length: folders }, (_, i) => `f${i}/x.txt`).filter((file) => !listed.has(file));
+		assert.deepEqual(missing, []);
+	});
+
 	it("a folder of a run's worktree swapped for a link to a folder outside, again and again: no tree ever holds a byte from outside", async () => {
 		const root = tempDir();
 		const repo = makeRepo(path.join(root, 'r'), { commits: 1 });
