@@ -284,14 +284,16 @@ export class RunGate {
 		const now = await git.treeOfFolder(top, leftTree, installed);
 		const restored: string[] = [];
 		const left: string[] = [];
+		// The reads below change no config: the keys are listed once, not before each ls-tree.
+		const reader = await git.pinned();
 		for (const rel of [...new Set(paths)]) {
-			const agentLeft = await entryAt(git, leftTree, rel);
-			const current = await entryAt(git, now, rel);
+			const agentLeft = await entryAt(reader, leftTree, rel);
+			const current = await entryAt(reader, now, rel);
 			if (agentLeft?.oid !== current?.oid || agentLeft?.mode !== current?.mode) {
 				left.push(rel);
 				continue;
 			}
-			const wanted = await entryAt(git, targetTree, rel);
+			const wanted = await entryAt(reader, targetTree, rel);
 			try {
 				if (wanted === undefined || wanted.type !== 'blob') {
 					removeInFolder(top, rel, { replaceLink: true });

@@ -78,7 +78,7 @@ export class SafeGit {
 	 * The same folder with its keys listed once, for the commands of one operation that change
 	 * neither config, nor HEAD, nor the files config is read from (a temporary index, objects).
 	 */
-	private async pinned(): Promise<SafeGit> {
+	async pinned(): Promise<SafeGit> {
 		return new SafeGit(this.cwd, this.location, await this.configuredKeys());
 	}
 
