@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import { DeskError } from '../core/errors';
 import { humanBytes } from '../attachments/names';
+import { readLimited } from '../store/confinedDir';
 
 /** What a file that is not a regular file is, for the refusal. */
 function kindOf(stat: fs.Stats): string {
@@ -59,26 +60,16 @@ export function readInputFile(file: string, what: string, maxBytes: number): Buf
 			throw tooLarge(stat.size);
 		}
 		// Read to the cap and one byte past it: a file that grew after fstat is refused, not cut short.
-		const chunks: Buffer[] = [];
-		let total = 0;
-		const chunk = Buffer.alloc(Math.min(maxBytes + 1, 1024 * 1024));
-		for (;;) {
-			let read: number;
-			try {
-				read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, maxBytes + 1 - total), null);
-			} catch (error) {
-				throw new DeskError('input.unreadable', `Could not read ${what} ${file}: ${(error as Error).message}`, { file, errno: (error as NodeJS.ErrnoException).code });
-			}
-			if (read === 0) {
-				break;
-			}
-			chunks.push(Buffer.from(chunk.subarray(0, read)));
-			total += read;
-			if (total > maxBytes) {
-				throw tooLarge(total);
-			}
+		let read: { bytes: Buffer; more: boolean };
+		try {
+			read = readLimited(fd, maxBytes);
+		} catch (error) {
+			throw new DeskError('input.unreadable', `Could not read ${what} ${file}: ${(error as Error).message}`, { file, errno: (error as NodeJS.ErrnoException).code });
 		}
-		return Buffer.concat(chunks, total);
+		if (read.more) {
+			throw tooLarge(maxBytes + 1);
+		}
+		return read.bytes;
 	} finally {
 		fs.closeSync(fd);
 	}

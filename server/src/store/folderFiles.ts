@@ -227,19 +227,6 @@ export function removeTreeInFolder(folder: string, rel: string, emptyParents = 0
 	return true;
 }
 
-/** Creates a file that must not exist yet (never through a link) and writes it whole. */
-export function writeNewFile(file: string, bytes: Uint8Array, mode: number, durable = false): void {
-	const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
-	try {
-		writeAll(fd, bytes);
-		if (durable) {
-			fs.fsyncSync(fd);
-		}
-	} finally {
-		fs.closeSync(fd);
-	}
-}
-
 function lastName(rel: string): string {
 	if (!isSafeRelativePath(rel)) {
 		throw new DeskError('asset.badPath', `${JSON.stringify(rel)} is not a path inside the folder.`, { path: rel });
