@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,6 +13,7 @@ import { removeInFolder, removeTreeInFolder, writeInFolder } from '../../../serv
 import { isDeskError } from '../../../server/src/core/errors';
 import { openDesk } from '../../helpers/deskFixture';
 import { findProjectRoot, tempDir } from '../../helpers/temp';
+import { background, race } from '../../helpers/races';
 
 /** Issue 12, snapshot folders: what a person (or a hostile writer) puts in a folder the desk snapshots. */
 
@@ -180,30 +181,6 @@ describe('snapshot folders a hostile writer controls', () => {
 		assert.deepEqual(latest!.files.map((f) => f.path), ['a.txt', `${deep.slice(0, 256).join('/')}/deep.txt`]);
 	});
 });
-
-/** A child process running `script` until stopped (a swapper, a writer; each ends by itself after 15 s). */
-function background(script: string): { stop: () => Promise<unknown> } {
-	const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
-	const exited = new Promise((resolve) => child.on('exit', resolve));
-	return {
-		stop: () => {
-			child.kill();
-			return exited;
-		},
-	};
-}
-
-/**
- * Runs `step` until `enough()` says the race was met often enough, 10 s at most (a loaded machine
- * takes longer to meet it; the assertions after say whether it was met, never how fast).
- */
-async function race(enough: () => boolean, step: () => Promise<void> | void): Promise<void> {
-	const cap = Date.now() + 10_000;
-	while (!enough() && Date.now() < cap) {
-		await step();
-		await new Promise((resolve) => setImmediate(resolve));
-	}
-}
 
 /** A swapper process: exchanges `<folder>/d` for a link to `outside` as fast as it can, until stopped. */
 function swapFolderForLink(folder: string, outside: string, d = 'd'): { stop: () => Promise<unknown> } {

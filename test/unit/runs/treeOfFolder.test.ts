@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -8,6 +8,7 @@ import { isDeskError } from '../../../server/src/core/errors';
 import { linkInFolder } from '../../../server/src/store/folderFiles';
 import { commitFile, git, gitEnv, makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
+import { background, race } from '../../helpers/races';
 
 /** `path → [mode, oid]` of every entry of a tree, recursively. */
 function listTree(repo: string, tree: string): Map<string, [string, string]> {
@@ -198,17 +199,6 @@ describe('the same hole elsewhere: the gate putting a link of the repository bac
 	});
 });
 
-/**
- * Runs `step` until `enough()` says the race was met often enough, 10 s at most (a loaded machine
- * takes longer to meet it; the assertions after say whether it was met, never how fast).
- */
-async function race(enough: () => boolean | Promise<boolean>, step: () => Promise<void>): Promise<void> {
-	const cap = Date.now() + 10_000;
-	while (!(await enough()) && Date.now() < cap) {
-		await step();
-	}
-}
-
 /** A swapper process: exchanges `<folder>/d` for a link to `outside` as fast as it can, until stopped (15 s at most). */
 function swapFolderForLink(folder: string, outside: string, remake = false): { stop: () => Promise<unknown> } {
 	// With `remake`, d is made again each time (the writer may have made a d of its own meanwhile).
@@ -217,12 +207,5 @@ function swapFolderForLink(folder: string, outside: string, remake = false): { s
 		 for(const end=Date.now()+15000;Date.now()<end;){${again}
 		  try{fs.renameSync(p.join(o,'d'),p.join(o,'real'));fs.symlinkSync(t,p.join(o,'d'));for(let k=0;k<200;k++){fs.lstatSync(p.join(o,'d'));}fs.rmSync(p.join(o,'d'));fs.renameSync(p.join(o,'real'),p.join(o,'d'));}catch{}
 		  for(let k=0;k<200;k++){fs.lstatSync(o);}}`;
-	const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
-	const exited = new Promise((resolve) => child.on('exit', resolve));
-	return {
-		stop: () => {
-			child.kill();
-			return exited;
-		},
-	};
+	return background(script);
 }
