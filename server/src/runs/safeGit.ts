@@ -330,6 +330,29 @@ const fixedOverrides: Array<[string, string]> = [
 ];
 
 /**
+ * Per section of `section.<name>.variable` keys: the variables that name a program, and the value
+ * that switches each off (filter drivers and config hooks are handled whole, in `neutralisers`).
+ */
+// Maps, not objects: the section and variable names come from the repository's config, and a name
+// such as `constructor` must find nothing.
+const programVariables: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(
+	Object.entries({
+		diff: { textconv: '', command: '' },
+		merge: { driver: '' },
+		credential: { helper: '' },
+		gpg: { program: '', defaultkeycommand: '' },
+		protocol: { allow: 'never' },
+		remote: { uploadpack: 'git-upload-pack', receivepack: 'git-receive-pack', vcs: '' },
+		difftool: { cmd: '', path: '' },
+		mergetool: { cmd: '', path: '' },
+		browser: { cmd: '', path: '' },
+		man: { cmd: '', path: '' },
+		guitool: { cmd: '' },
+		sendemail: { tocmd: '', cccmd: '', sendmailcmd: '', smtpserver: '' },
+	}).map(([section, variables]) => [section, new Map(Object.entries(variables))]),
+);
+
+/**
  * The overrides for a list of configured keys: the fixed ones, then one for each key (or driver)
  * the config names that runs a program, by its exact name. A key is `section.variable` or
  * `section.<subsection>.variable`; the subsection is the part between the first and the last dot
@@ -350,75 +373,27 @@ export function neutralisers(keys: readonly string[]): Array<[string, string]> {
 		if (sub === undefined) {
 			if (section === 'pager') {
 				set(key, 'false');
-			} else if (section === 'sendemail' && ['tocmd', 'cccmd', 'sendmailcmd', 'smtpserver'].includes(variable)) {
+			} else if (section === 'sendemail' && programVariables.get('sendemail')!.has(variable)) {
 				set(key, '');
 			}
 			continue;
 		}
 		const prefix = `${section}.${sub}.`;
-		switch (section) {
-			case 'filter':
-				// Every driver named, whatever key of it is set: an empty program is no filter.
-				set(`${prefix}clean`, '');
-				set(`${prefix}smudge`, '');
-				set(`${prefix}process`, '');
-				set(`${prefix}required`, 'false');
-				break;
-			case 'diff':
-				if (variable === 'textconv' || variable === 'command') {
-					set(key, '');
-				}
-				break;
-			case 'merge':
-				if (variable === 'driver') {
-					set(key, '');
-				}
-				break;
-			case 'credential':
-				if (variable === 'helper') {
-					set(key, '');
-				}
-				break;
-			case 'gpg':
-				if (variable === 'program' || variable === 'defaultkeycommand') {
-					set(key, '');
-				}
-				break;
-			case 'protocol':
-				if (variable === 'allow') {
-					set(key, 'never');
-				}
-				break;
-			case 'hook':
-				// Hooks named in config (git 2.54 and later): no command, and switched off.
-				set(`${prefix}command`, '');
-				set(`${prefix}enabled`, 'false');
-				break;
-			case 'remote':
-				if (variable === 'uploadpack' || variable === 'receivepack') {
-					set(key, `git-${variable === 'uploadpack' ? 'upload' : 'receive'}-pack`);
-				} else if (variable === 'vcs') {
-					set(key, '');
-				}
-				break;
-			case 'difftool':
-			case 'mergetool':
-			case 'browser':
-			case 'man':
-				if (variable === 'cmd' || variable === 'path') {
-					set(key, '');
-				}
-				break;
-			case 'guitool':
-				if (variable === 'cmd') {
-					set(key, '');
-				}
-				break;
-			case 'sendemail':
-				if (['tocmd', 'cccmd', 'sendmailcmd', 'smtpserver'].includes(variable)) {
-					set(key, '');
-				}
-				break;
+		if (section === 'filter') {
+			// Every driver named, whatever key of it is set: an empty program is no filter.
+			set(`${prefix}clean`, '');
+			set(`${prefix}smudge`, '');
+			set(`${prefix}process`, '');
+			set(`${prefix}required`, 'false');
+		} else if (section === 'hook') {
+			// Hooks named in config (git 2.54 and later): no command, and switched off.
+			set(`${prefix}command`, '');
+			set(`${prefix}enabled`, 'false');
+		} else {
+			const value = programVariables.get(section)?.get(variable);
+			if (value !== undefined) {
+				set(key, value);
+			}
 		}
 	}
 	return [...result];
