@@ -13,7 +13,7 @@ import { removeInFolder, removeTreeInFolder, writeInFolder } from '../../../serv
 import { isDeskError } from '../../../server/src/core/errors';
 import { openDesk } from '../../helpers/deskFixture';
 import { findProjectRoot, tempDir } from '../../helpers/temp';
-import { background, race } from '../../helpers/races';
+import { background, race, swapFolderForLink } from '../../helpers/races';
 
 /** Issue 12, snapshot folders: what a person (or a hostile writer) puts in a folder the desk snapshots. */
 
@@ -182,15 +182,6 @@ describe('snapshot folders a hostile writer controls', () => {
 	});
 });
 
-/** A swapper process: exchanges `<folder>/d` for a link to `outside` as fast as it can, until stopped. */
-function swapFolderForLink(folder: string, outside: string, d = 'd'): { stop: () => Promise<unknown> } {
-	return background(
-		`const fs=require('fs'),p=require('path');const o=${JSON.stringify(folder)};const t=${JSON.stringify(outside)};const d=${JSON.stringify(d)};
-		 for(const end=Date.now()+15000;Date.now()<end;){try{fs.mkdirSync(p.join(o,d),{recursive:true});fs.writeFileSync(p.join(o,d,'inside.txt'),'INSIDE\\n');}catch{}
-		  try{fs.renameSync(p.join(o,d),p.join(o,'real'));fs.symlinkSync(t,p.join(o,d));for(let k=0;k<200;k++){fs.lstatSync(p.join(o,d));}fs.rmSync(p.join(o,d));fs.renameSync(p.join(o,'real'),p.join(o,d));}catch{}}`,
-	);
-}
-
 describe('the same hole elsewhere: writes into a working folder, a run target folder', () => {
 	it('writing into a working folder (asset version, the gate) whose folder is swapped for a link meanwhile: nothing is ever written outside', async () => {
 		const root = tempDir();
@@ -199,7 +190,7 @@ describe('the same hole elsewhere: writes into a working folder, a run target fo
 		const outside = path.join(root, 'outside');
 		fs.mkdirSync(outside);
 		fs.writeFileSync(path.join(outside, 'keep.txt'), 'OUTSIDE\n');
-		const swapper = swapFolderForLink(work, outside);
+		const swapper = swapFolderForLink(work, outside, { refill: true });
 		let writes = 0;
 		let refused = 0;
 		try {
@@ -263,7 +254,7 @@ describe('the same hole elsewhere: writes into a working folder, a run target fo
 		fs.writeFileSync(path.join(outside, 'passwd'), 'OUTSIDE\n');
 		const marker: TargetMarker = { format: 1, asset_id: 'a', asset_name: 'a', version: 1, files: [] };
 		prepareTargetFolder(folder, marker, () => Buffer.alloc(0));
-		const swapper = swapFolderForLink(folder, outside);
+		const swapper = swapFolderForLink(folder, outside, { refill: true });
 		let reads = 0;
 		let inside = 0;
 		try {
@@ -293,7 +284,7 @@ describe('the same hole elsewhere: a decided run folder given its write bit back
 		const outside = path.join(root, 'outside');
 		fs.mkdirSync(outside, { mode: 0o700 });
 		fs.chmodSync(outside, 0o700);
-		const swapper = swapFolderForLink(runFolder, outside);
+		const swapper = swapFolderForLink(runFolder, outside, { refill: true });
 		let passes = 0;
 		// At least two seconds of passes (the old code changed the outside folder's mode within them).
 		const from = Date.now();
@@ -322,7 +313,7 @@ describe('the same hole elsewhere: the skills a run installed, removed after it'
 		const outside = path.join(root, 'outside');
 		fs.mkdirSync(path.join(outside, 'skills', 'x'), { recursive: true });
 		fs.writeFileSync(path.join(outside, 'skills', 'x', 'keep.txt'), 'OUTSIDE\n');
-		const swapper = swapFolderForLink(work, outside, '.claude');
+		const swapper = swapFolderForLink(work, outside, { name: '.claude', refill: true });
 		let passes = 0;
 		let removed = 0;
 		const kept = () => fs.existsSync(path.join(outside, 'skills', 'x', 'keep.txt'));

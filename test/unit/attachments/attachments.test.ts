@@ -8,6 +8,7 @@ import { it } from 'node:test';
 import { AttachmentStore, resolveAttachment, type AttachmentRow } from '../../../server/src/attachments/attachmentStore';
 import { baseName, cleanName, detectType, humanBytes, inlineType, maxNameBytes, previewable, typeByName } from '../../../server/src/attachments/names';
 import { isDeskError } from '../../../server/src/core/errors';
+import { race, swapFolderForLink } from '../../helpers/races';
 import { tempDir } from '../../helpers/temp';
 import { openAttachments } from './attachmentFixture';
 
@@ -105,27 +106,23 @@ it('a folder swapped for a link while ingests run: nothing outside the store is 
 	fs.mkdirSync(outside);
 	fs.writeFileSync(path.join(outside, 'secret.txt'), 'OUTSIDE\n');
 	const outbox = store.prepareOutbox(task);
-	// A swapper process renames d ↔ a link to the outside folder as fast as it can.
-	const swapper = spawn(process.execPath, [
-		'-e',
-		`const fs=require('fs'),p=require('path');const o=${JSON.stringify(outbox)};const t=${JSON.stringify(outside)};
-		 const end=Date.now()+3000;let i=0;
-		 while(Date.now()<end){i++;try{fs.mkdirSync(p.join(o,'d'),{recursive:true});fs.writeFileSync(p.join(o,'d','secret.txt'),'INSIDE '+i+'\\n');}catch{}
-		  try{fs.renameSync(p.join(o,'d'),p.join(o,'real'));fs.symlinkSync(t,p.join(o,'d'));fs.rmSync(p.join(o,'d'));fs.renameSync(p.join(o,'real'),p.join(o,'d'));}catch{}}`,
-	]);
-	const exited = new Promise((resolve) => swapper.on('exit', resolve));
-	const deadline = Date.now() + 2500;
+	const swapper = swapFolderForLink(outbox, outside, { refill: true });
 	let ingests = 0;
 	const rows: AttachmentRow[] = [];
 	let linksSeen = 0;
-	while (Date.now() < deadline) {
-		const report = store.ingest(task, { runId: `run-${ingests}` });
-		rows.push(...report.added);
-		linksSeen += report.refused.filter((r) => /not followed/.test(r.reason)).length;
-		ingests += 1;
-		await new Promise((r) => setImmediate(r));
+	try {
+		await race(
+			() => ingests > 20 && linksSeen > 0 && rows.length > 0,
+			() => {
+				const report = store.ingest(task, { runId: `run-${ingests}` });
+				rows.push(...report.added);
+				linksSeen += report.refused.filter((r) => /not followed/.test(r.reason)).length;
+				ingests += 1;
+			},
+		);
+	} finally {
+		await swapper.stop();
 	}
-	await exited;
 	assert.ok(ingests > 20, `${ingests} ingests ran`);
 	assert.ok(linksSeen > 0 && rows.length > 0, `the race was real: ${linksSeen} links met, ${rows.length} files attached`);
 	for (const row of rows) {

@@ -8,7 +8,7 @@ import { isDeskError } from '../../../server/src/core/errors';
 import { linkInFolder } from '../../../server/src/store/folderFiles';
 import { commitFile, git, gitEnv, makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
-import { background, race } from '../../helpers/races';
+import { race, swapFolderForLink } from '../../helpers/races';
 
 /** `path → [mode, oid]` of every entry of a tree, recursively. */
 function listTree(repo: string, tree: string): Map<string, [string, string]> {
@@ -173,7 +173,7 @@ describe('the same hole elsewhere: the gate putting a link of the repository bac
 		const outside = path.join(root, 'outside');
 		fs.mkdirSync(outside);
 		fs.writeFileSync(path.join(outside, 'keep.txt'), 'OUTSIDE\n');
-		const swapper = swapFolderForLink(work, outside, true);
+		const swapper = swapFolderForLink(work, outside);
 		let puts = 0;
 		let refused = 0;
 		try {
@@ -199,13 +199,3 @@ describe('the same hole elsewhere: the gate putting a link of the repository bac
 	});
 });
 
-/** A swapper process: exchanges `<folder>/d` for a link to `outside` as fast as it can, until stopped (15 s at most). */
-function swapFolderForLink(folder: string, outside: string, remake = false): { stop: () => Promise<unknown> } {
-	// With `remake`, d is made again each time (the writer may have made a d of its own meanwhile).
-	const again = remake ? `try{fs.rmSync(p.join(o,'real'),{recursive:true,force:true});fs.mkdirSync(p.join(o,'d'),{recursive:true});}catch{}` : '';
-	const script = `const fs=require('fs'),p=require('path');const o=${JSON.stringify(folder)};const t=${JSON.stringify(outside)};
-		 for(const end=Date.now()+15000;Date.now()<end;){${again}
-		  try{fs.renameSync(p.join(o,'d'),p.join(o,'real'));fs.symlinkSync(t,p.join(o,'d'));for(let k=0;k<200;k++){fs.lstatSync(p.join(o,'d'));}fs.rmSync(p.join(o,'d'));fs.renameSync(p.join(o,'real'),p.join(o,'d'));}catch{}
-		  for(let k=0;k<200;k++){fs.lstatSync(o);}}`;
-	return background(script);
-}
