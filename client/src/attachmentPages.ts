@@ -5,8 +5,8 @@
  * extension's own files (its page script and the pdf.js it ships).
  */
 import { baseName, humanBytes, sourceLanguages } from '../../server/src/attachments/names';
-import { escapeHtml } from './html';
-import { visibleLines } from './markdownText';
+import { escapeHtml } from './common/html';
+import { visibleLines } from './common/markdownText';
 
 /** How the Attachments view and the previews group types. */
 export type AttachmentKind = 'image' | 'text' | 'code' | 'markdown' | 'table' | 'json' | 'pdf' | 'html' | 'other';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { showInformationMessage, showWarningMessage } from './messages';
+import { showInformationMessage, showWarningMessage } from './common/messages';
 import { baseName } from '../../server/src/attachments/names';
 import { ReadAttachment, type AttachmentContent } from '../../server/src/protocol/protocol';
 import {
@@ -22,8 +22,8 @@ import {
 	type PageHeader,
 } from './attachmentPages';
 import { parsePdfMessage, type PdfHostToWebview } from '../../webview/src/pdfMessages';
-import type { DeskClient } from './deskClient';
-import { newNonce } from './html';
+import type { DeskClient } from './common/deskClient';
+import { newNonce } from './common/html';
 
 /**
  * `desk-attachment:/<task id>/<attachment id>/<base name>?project=<name>[&as=text]`: an attachment's

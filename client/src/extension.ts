@@ -1,21 +1,21 @@
 import * as vscode from 'vscode';
-import { showErrorMessage, showInformationMessage, showWarningMessage } from './messages';
+import { showErrorMessage, showInformationMessage, showWarningMessage } from './common/messages';
 import * as path from 'node:path';
 import { AssetsDidChange, AttachmentsDidChange, GetStatus, HistoryRewritten, ImportAsset, OpenWorkspace, RecoverStore, RunDidFinish, RunsDidChange, SnapshotProgress, SuggestIndexDidChange, type DeskErrorJson, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
-import { DeskClient, DeskRequestError, type DeskState } from './deskClient';
-import { DeskStatusBar } from './statusBar';
-import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
+import { DeskClient, DeskRequestError, type DeskState } from './common/deskClient';
+import { DeskStatusBar } from './common/statusBar';
+import { AssetFileSystemProvider, assetScheme } from './assets/assetFileSystem';
 import { AttachmentPreviews, attachmentScheme } from './attachmentPreviews';
-import { registerAssetCommands } from './commands/assetCommands';
+import { registerAssetCommands } from './assets/assetCommands';
 import { registerAttachmentCommands } from './commands/attachmentCommands';
-import { registerCardCommands } from './commands/cardCommands';
-import { registerGateCommands } from './commands/gateCommands';
-import { registerRunCommands } from './commands/runCommands';
-import { LaunchCards } from './launchCard';
-import { runSettings } from './runSettings';
-import { PatchSides, patchScheme, RunPages } from './runDocuments';
-import { RunsTreeProvider } from './views/runsTree';
-import { AssetsTreeProvider, type AssetsNode, type WindowProject } from './views/assetsTree';
+import { registerCardCommands } from './card/cardCommands';
+import { registerGateCommands } from './runs/gateCommands';
+import { registerRunCommands } from './runs/runCommands';
+import { LaunchCards } from './card/launchCard';
+import { runSettings } from './runs/runSettings';
+import { PatchSides, patchScheme, RunPages } from './runs/runDocuments';
+import { RunsTreeProvider } from './runs/runsTree';
+import { AssetsTreeProvider, type AssetsNode, type WindowProject } from './assets/assetsTree';
 import { AttachmentsTreeProvider } from './views/attachmentsTree';
 
 /** What the extension exports, for the extension-host tests and for other extensions. */

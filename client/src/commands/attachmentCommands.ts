@@ -1,15 +1,15 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { messageText, pickText, visibleText } from '../markdownText';
-import { showInformationMessage, showWarningMessage } from '../messages';
+import { messageText, pickText, visibleText } from '../common/markdownText';
+import { showInformationMessage, showWarningMessage } from '../common/messages';
 import { baseName, humanBytes } from '../../../server/src/attachments/names';
 import { AttachFile, DeleteAttachment, ListAttachments, ListRuns, type AttachmentRow } from '../../../server/src/protocol/protocol';
 import { renderable } from '../attachmentPages';
 import { parseAttachmentUri, type AttachmentPreviews, type AttachmentRef } from '../attachmentPreviews';
-import type { DeskClient } from '../deskClient';
+import type { DeskClient } from '../common/deskClient';
 import { taskLabel, type AttachmentsNode, type AttachmentsTreeProvider } from '../views/attachmentsTree';
-import { chooseProject } from '../windowProjects';
-import { guardedBy } from './guarded';
+import { chooseProject } from '../common/windowProjects';
+import { guardedBy } from '../common/guarded';
 
 /** An attachment with what the commands say about it. */
 interface Attachment extends AttachmentRef {

@@ -2,9 +2,9 @@ import * as vscode from 'vscode';
 import { humanBytes } from '../../../server/src/attachments/names';
 import { ListAttachments, type AttachmentRow, type TaskAttachmentsView } from '../../../server/src/protocol/protocol';
 import { attachmentKind, renderable, type AttachmentKind } from '../attachmentPages';
-import { markdownLines, markdownText as escapeMarkdown } from '../markdownText';
-import type { WindowProject } from './assetsTree';
-import { ProjectTreeProvider, type ProjectNode } from './projectTree';
+import { markdownLines, markdownText as escapeMarkdown } from '../common/markdownText';
+import type { WindowProject } from '../assets/assetsTree';
+import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
 
 export type AttachmentsNode =
 	| ProjectNode

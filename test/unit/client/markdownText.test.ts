@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { downloadPage } from '../../../client/src/attachmentPages';
-import { markdownLines, markdownText, messageText, pickText, visibleText } from '../../../client/src/markdownText';
+import { markdownLines, markdownText, messageText, pickText, visibleText } from '../../../client/src/common/markdownText';
 import { findProjectRoot } from '../../helpers/temp';
 
 // A CommonMark renderer with autolinks on: what a tooltip would make of the text.
@@ -104,7 +104,7 @@ describe('untrusted text in VS Code', () => {
 		for (const file of files) {
 			const source = fs.readFileSync(file, 'utf8');
 			const rel = path.relative(root, file);
-			if (rel !== 'messages.ts') {
+			if (rel !== path.join('common', 'messages.ts')) {
 				assert.doesNotMatch(source, /window\s*\.\s*show(Information|Warning|Error)Message/, `${rel} shows a message without messages.ts`);
 			}
 			assert.doesNotMatch(source, /isTrusted\s*(=|:)\s*(true|\{)/, `${rel} trusts a MarkdownString`);

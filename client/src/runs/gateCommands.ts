@@ -1,15 +1,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { messageText, pickText } from '../markdownText';
-import { showErrorMessage, showInformationMessage, showWarningMessage } from '../messages';
+import { messageText, pickText } from '../common/markdownText';
+import { showErrorMessage, showInformationMessage, showWarningMessage } from '../common/messages';
 import { CancelRun, DecideRun, ListRuns, ShowRun, type DecideResult, type RunDetail, type RunFinishedParams, type RunSummary } from '../../../server/src/protocol/protocol';
-import type { DeskClient } from '../deskClient';
-import { loadPatchSet, type PatchSides, type RunPages } from '../runDocuments';
-import { runSettings } from '../runSettings';
-import type { WindowProject } from '../views/assetsTree';
-import { runState, runStatusText, type RunsNode, type RunsTreeProvider } from '../views/runsTree';
-import { guardedBy } from './guarded';
+import type { DeskClient } from '../common/deskClient';
+import { loadPatchSet, type PatchSides, type RunPages } from './runDocuments';
+import { runSettings } from './runSettings';
+import type { WindowProject } from '../assets/assetsTree';
+import { runState, runStatusText, type RunsNode, type RunsTreeProvider } from './runsTree';
+import { guardedBy } from '../common/guarded';
 
 /** A run of a project of this window. */
 export interface RunRef {

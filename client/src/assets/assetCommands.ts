@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { messageText, pickText, visibleText } from '../markdownText';
-import { showInformationMessage } from '../messages';
+import { messageText, pickText, visibleText } from '../common/markdownText';
+import { showInformationMessage } from '../common/messages';
 import {
 	AddLink,
 	AddNote,
@@ -16,11 +16,11 @@ import {
 	SyncAsset,
 	type AssetSummary,
 } from '../../../server/src/protocol/protocol';
-import { assetFileUri } from '../assetFileSystem';
-import type { DeskClient } from '../deskClient';
-import { chooseProject } from '../windowProjects';
-import { guardedBy } from './guarded';
-import type { AssetNode, AssetsNode, AssetsTreeProvider } from '../views/assetsTree';
+import { assetFileUri } from './assetFileSystem';
+import type { DeskClient } from '../common/deskClient';
+import { chooseProject } from '../common/windowProjects';
+import { guardedBy } from '../common/guarded';
+import type { AssetNode, AssetsNode, AssetsTreeProvider } from './assetsTree';
 
 /**
  * The Assets view's commands (context menus, view title and command palette). Each takes the node it

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { visibleText } from '../markdownText';
-import type { DeskClient } from '../deskClient';
+import { visibleText } from './markdownText';
+import type { DeskClient } from './deskClient';
 
 /** A project of this window, as the trees group by it when the window has several. */
 export interface WindowProject {

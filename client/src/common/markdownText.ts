@@ -11,7 +11,7 @@
  * Each function here makes text for one of those places show as itself. No VS Code import: the
  * functions are tested on their own.
  */
-import { terminalSafe, terminalSafeLines } from '../../server/src/cli/terminal';
+import { terminalSafe, terminalSafeLines } from '../../../server/src/cli/terminal';
 
 /** Control, bidi and invisible format characters as visible escapes (`\x1b`, `\u202e`); one line. */
 export function visibleText(text: string): string {

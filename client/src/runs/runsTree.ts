@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { ListRuns, ShowRun, type RunDetail, type RunSummary, type RunsOverview } from '../../../server/src/protocol/protocol';
-import { markdownLines, markdownText as escapeMarkdown } from '../markdownText';
-import type { WindowProject } from './assetsTree';
-import { ProjectTreeProvider, type ProjectNode } from './projectTree';
+import { markdownLines, markdownText as escapeMarkdown } from '../common/markdownText';
+import type { WindowProject } from '../assets/assetsTree';
+import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
 
 type Overview = RunsOverview;
 type IntentView = Overview['intents'][number];

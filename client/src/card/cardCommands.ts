@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { showInformationMessage } from '../messages';
+import { showInformationMessage } from '../common/messages';
 import { PlugAsset, type PlugRole } from '../../../server/src/protocol/protocol';
-import type { DeskClient } from '../deskClient';
-import type { LaunchCards } from '../launchCard';
-import type { AssetsNode, AssetsTreeProvider } from '../views/assetsTree';
-import { chooseProject } from '../windowProjects';
-import { guardedBy } from './guarded';
+import type { DeskClient } from '../common/deskClient';
+import type { LaunchCards } from './launchCard';
+import type { AssetsNode, AssetsTreeProvider } from '../assets/assetsTree';
+import { chooseProject } from '../common/windowProjects';
+import { guardedBy } from '../common/guarded';
 
 /** Opening a project's launch card, and plugging an asset into it from the Assets view. */
 export function registerCardCommands(

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { pickText } from './markdownText';
-import type { WindowProject } from './views/assetsTree';
+import type { WindowProject } from '../assets/assetsTree';
 
 /**
  * The project a command acts on: the one a tree node names, else the window's only project, else

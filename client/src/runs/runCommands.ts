@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import { visibleText } from '../markdownText';
-import { showInformationMessage } from '../messages';
+import { visibleText } from '../common/markdownText';
+import { showInformationMessage } from '../common/messages';
 import { ExportHistory, ImportHistory, ShowRun } from '../../../server/src/protocol/protocol';
-import type { DeskClient } from '../deskClient';
-import { chooseProject } from '../windowProjects';
-import { guardedBy } from './guarded';
-import { loadPatchSet, type PatchSides, type RunPages } from '../runDocuments';
-import type { RunsTreeProvider } from '../views/runsTree';
+import type { DeskClient } from '../common/deskClient';
+import { chooseProject } from '../common/windowProjects';
+import { guardedBy } from '../common/guarded';
+import { loadPatchSet, type PatchSides, type RunPages } from './runDocuments';
+import type { RunsTreeProvider } from './runsTree';
 
 /** Commands of the Runs view: open a run's page, a PatchSet's diff, import and export run history. */
 export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pages: RunPages, patches: PatchSides, reportError: (error: unknown) => void): vscode.Disposable[] {

@@ -8,7 +8,7 @@ import {
 	type InitializationOptions,
 	type NotificationDefinition,
 	type RequestDefinition,
-} from '../../server/src/protocol/protocol';
+} from '../../../server/src/protocol/protocol';
 
 export type DeskState = 'starting' | 'ready' | 'error' | 'stopped';
 

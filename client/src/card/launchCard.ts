@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { visibleText } from './markdownText';
-import { showInformationMessage } from './messages';
-import { GetCard, LaunchGo, PlugAsset, SetTicket, SuggestAssets, UnplugAsset, type CardView, type SuggestIndexProgress, type SuggestResult } from '../../server/src/protocol/protocol';
-import type { CardState, HostToWebview, WebviewToHost } from '../../webview/src/messages';
-import { DeskRequestError, type DeskClient } from './deskClient';
+import { visibleText } from '../common/markdownText';
+import { showInformationMessage } from '../common/messages';
+import { GetCard, LaunchGo, PlugAsset, SetTicket, SuggestAssets, UnplugAsset, type CardView, type SuggestIndexProgress, type SuggestResult } from '../../../server/src/protocol/protocol';
+import type { CardState, HostToWebview, WebviewToHost } from '../../../webview/src/messages';
+import { DeskRequestError, type DeskClient } from '../common/deskClient';
 
 const viewType = 'agentDesk.launchCard';
 

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { PatchSetFiles, ShowRun, type PatchSetFilesJson, type RunDetail } from '../../server/src/protocol/protocol';
-import type { DeskClient } from './deskClient';
-import { escapeHtml } from './html';
-import { visibleLines, visibleText } from './markdownText';
-import { decisionWords, formatDuration, runState, runStatusText } from './views/runsTree';
+import { PatchSetFiles, ShowRun, type PatchSetFilesJson, type RunDetail } from '../../../server/src/protocol/protocol';
+import type { DeskClient } from '../common/deskClient';
+import { escapeHtml } from '../common/html';
+import { visibleLines, visibleText } from '../common/markdownText';
+import { decisionWords, formatDuration, runState, runStatusText } from './runsTree';
 
 /**
  * `desk-patch:/<path>?patchset=<id>&side=<before|after>`: one side of a PatchSet's file. The path

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { ListFolder, ReadFile, type VersionFile } from '../../server/src/protocol/protocol';
-import { DeskRequestError, type DeskClient } from './deskClient';
+import { ListFolder, ReadFile, type VersionFile } from '../../../server/src/protocol/protocol';
+import { DeskRequestError, type DeskClient } from '../common/deskClient';
 
 /**
  * `desk-asset:/<asset id>/v<version>/<path>`: the files of an asset version, read-only, in editor
