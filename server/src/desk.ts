@@ -12,13 +12,13 @@ import { exportHistory, historyRef, readHistory, type ExportResult } from './git
 import { HeadWatcher } from './git/headWatcher';
 import type { GitDirLocation } from './git/gitDir';
 import { checkRefName } from './git/refName';
-import { ProjectLaunches, type LaunchRecord } from './launch/projectLaunches';
+import { ProjectLaunches } from './launch/projectLaunches';
 import { RunGate } from './runs/gate';
 import { AttachmentStore } from './attachments/attachmentStore';
 import { RunExecutor } from './runs/runner';
 import type { RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
-import type { SuggestIndexProgress } from './launch/types';
+import type { LaunchRecord, SuggestIndexProgress } from './launch/types';
 import { AiStore } from './store/aiStore';
 import { RepositoryReader } from './git/repositoryReader';
 import { BlobStore } from './store/blobStore';

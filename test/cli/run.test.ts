@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import type { RunDetail } from '../../server/src/runs/runViews';
+import type { RunDetail } from '../../server/src/runs/types';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { findProjectRoot, tempDir } from '../helpers/temp';

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { it } from 'node:test';
 import type { Intent, Run } from '../../server/src/ai/types';
 import { Desk } from '../../server/src/desk';
-import type { LaunchRecord } from '../../server/src/launch/projectLaunches';
+import type { LaunchRecord } from '../../server/src/launch/types';
 import { isAtGate } from '../../server/src/runs/runViews';
 import { recordingLogger } from '../helpers/deskFixture';
 import { commitFile, makeRepo } from '../helpers/gitRepo';

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AssetRecord, AssetSummary } from '../../server/src/assets/types';
-import type { RunDetail } from '../../server/src/runs/runViews';
+import type { RunDetail } from '../../server/src/runs/types';
 import { commitFile, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { findProjectRoot, tempDir } from '../helpers/temp';

@@ -8,6 +8,7 @@ import { ConfinedDir, readLimited } from '../store/confinedDir';
 import type { DurableDatabase, WriteTransaction } from '../store/durableDatabase';
 import { recordAnswer, type ClientRequest } from '../store/clientRequests';
 import { cleanName, detectType, humanBytes, typeByName } from './names';
+import type { AttachmentRow, AttachmentSource, IngestReport } from './types';
 
 /** Every attach is checked against all of them; a file over one is refused and named, never truncated. */
 export interface AttachmentLimits {
@@ -19,26 +20,6 @@ export interface AttachmentLimits {
 
 export const defaultLimits: AttachmentLimits = { fileBytes: 32 * 1024 * 1024, taskFiles: 100, taskBytes: 128 * 1024 * 1024, projectBytes: 1024 * 1024 * 1024 };
 
-export type AttachmentSource = 'run' | 'hand' | 'remote';
-
-export interface AttachmentRow {
-	/** 128 random bits in hex: the file's name in the store. Nothing a run chose names a file on disk. */
-	id: string;
-	task_id: string;
-	/** The cleaned name: a label only. */
-	name: string;
-	size: number;
-	sha256: string;
-	media_type: string;
-	source: AttachmentSource;
-	run_id: string | null;
-	note: string;
-	added_by: string;
-	created_at: string;
-	/** Why the bytes are not in this store (a remote run's file its result had no room for); null when they are. */
-	unavailable: string | null;
-}
-
 export interface AttachMeta {
 	name: string;
 	source: AttachmentSource;
@@ -47,20 +28,6 @@ export interface AttachMeta {
 	addedBy: string;
 	/** The client's request id (Attach File): its answer is the row, recorded with it. */
 	request?: ClientRequest;
-}
-
-export interface Refusal {
-	name: string;
-	reason: string;
-}
-
-/** What one ingest did: attached, refused (and removed from the outbox), kept for the next ingest. */
-export interface IngestReport {
-	added: AttachmentRow[];
-	refused: Refusal[];
-	kept: Refusal[];
-	/** Files attached by an earlier ingest of the same run (after a crash): removed, not attached again. */
-	already: string[];
 }
 
 export interface TaskAttachments {

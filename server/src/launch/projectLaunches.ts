@@ -10,7 +10,7 @@ import type { Logger } from '../core/logger';
 import { newPlug, plugInto, type PlugContext } from './plugging';
 import { mayNameAssets, suggestAssets } from './suggest';
 import type { SuggestIndex } from './suggestIndex';
-import { defaultTemplate, type AssetPlug, type LaunchCard, type LaunchTemplate, type PlugRole, type Suggestion, type SuggestResult } from './types';
+import { defaultTemplate, type AssetPlug, type LaunchCard, type LaunchRecord, type LaunchTemplate, type PlugRole, type Suggestion, type SuggestResult } from './types';
 
 /**
  * How long a card's suggestions wait for the index being built before they are answered from what
@@ -28,19 +28,6 @@ export interface GoOptions {
 	request?: ClientRequest;
 	/** Refuses early, before anything is snapshotted (not for a repeat of an answered request). */
 	check?: () => void;
-}
-
-/** What a Go froze (LaunchAsset for every plug) and made. */
-export interface LaunchRecord {
-	launch_id: string;
-	created_at: string;
-	project: string;
-	ticket: string;
-	template: LaunchTemplate;
-	plugs: Array<AssetPlug & { name: string; version: number }>;
-	intent: string;
-	task: string;
-	run: string;
 }
 
 /**

@@ -55,3 +55,16 @@ export interface SuggestResult {
 	suggestions: Suggestion[];
 	index: SuggestIndexProgress;
 }
+
+/** What a Go froze (LaunchAsset for every plug) and made. */
+export interface LaunchRecord {
+	launch_id: string;
+	created_at: string;
+	project: string;
+	ticket: string;
+	template: LaunchTemplate;
+	plugs: Array<AssetPlug & { name: string; version: number }>;
+	intent: string;
+	task: string;
+	run: string;
+}

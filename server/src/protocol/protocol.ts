@@ -18,11 +18,9 @@
  */
 import type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, GitVersion, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile } from '../assets/types';
 import type { DeskErrorJson } from '../core/errors';
-import type { RunDetail, RunsOverview, RunSummary } from '../runs/runViews';
-import type { LaunchRecord } from '../launch/projectLaunches';
-import type { DecideResult } from '../runs/gate';
-import type { AttachmentRow, IngestReport } from '../attachments/attachmentStore';
-import type { LaunchCard, PlugRole, Suggestion, SuggestIndexProgress, SuggestResult } from '../launch/types';
+import type { DecideResult, RunDetail, RunsOverview, RunSummary } from '../runs/types';
+import type { AttachmentRow, IngestReport } from '../attachments/types';
+import type { LaunchCard, LaunchRecord, PlugRole, Suggestion, SuggestIndexProgress, SuggestResult } from '../launch/types';
 import type { LogLevel } from '../core/logger';
 import { maxNoteTextBytes, maxSettingsBytes, maxTicketBytes } from '../core/inputLimits';
 import { array, boolean, integer, json, object, optional, string, type Infer, type Schema } from './schema';

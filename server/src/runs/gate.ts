@@ -3,13 +3,14 @@ import * as path from 'node:path';
 import { actor, addRun, newDecision, newRun, setApplyStatus, setIntentCommit, setIntentStatus, setRunStatus, setTaskStatus } from '../ai/model';
 import type { Decision, DecisionType, Intent, PatchSet, Run, Task } from '../ai/types';
 import { DeskError } from '../core/errors';
-import type { LaunchRecord } from '../launch/projectLaunches';
+import type { LaunchRecord } from '../launch/types';
 import type { RunExecutor, RunnerPorts, RunPlacement } from './runner';
 import { SafeGit, type CommitIdentity } from './safeGit';
 import { ConfinedDir } from '../store/confinedDir';
 import type { WriteTransaction } from '../store/durableDatabase';
 import { linkInFolder, removeInFolder, removeTreeInFolder, writeInFolder } from '../store/folderFiles';
 import { gateTag, isAtGate } from './runViews';
+import type { DecideResult } from './types';
 
 export interface DecideRequest {
 	decision: DecisionType;
@@ -23,18 +24,6 @@ export interface DecideRequest {
 	 * before the run starts leaves a claimed run that the next desk fails, never one left Created.
 	 */
 	claim?: (tx: WriteTransaction, runId: string) => void;
-}
-
-export interface DecideResult {
-	decision: Decision;
-	/** Commit on a git target: the commit made; on a snapshot target: the version cut. */
-	commit?: string;
-	version?: number;
-	/** Retry: the new Run of the same Task (started by the caller). */
-	new_run?: string;
-	/** Abandon on the shared checkout: files put back, and files left because they changed since. */
-	restored?: string[];
-	left?: string[];
 }
 
 const person = actor('human', 'desk-user');

@@ -1,61 +1,7 @@
 import type { AiStore } from '../store/aiStore';
-import type { ContextPipeline, ContextSnapshot, Decision, Evidence, Intent, PatchSet, Plan, Provenance, Run, Task, ToolInvocation } from '../ai/types';
+import type { Intent, Plan, Run, Task } from '../ai/types';
 import { intentStatus } from '../ai/model';
-
-/** What the Runs view shows of a run, from the run and what hangs off it. */
-export interface RunSummary {
-	id: string;
-	task: string;
-	status: Run['status'];
-	started_at: string;
-	/** When the run last changed, once it is completed or failed. */
-	finished_at?: string;
-	duration_ms?: number;
-	provider?: string;
-	model?: string;
-	total_tokens?: number;
-	cost_usd?: number;
-	patchsets: number;
-	evidence: number;
-	decision?: Decision['decision_type'];
-	/** Validating with its checks done, waiting for the person's decision (the run completes with it). */
-	at_gate: boolean;
-	error?: string;
-}
-
-export interface TaskView {
-	task: Task;
-	runs: RunSummary[];
-}
-
-export interface IntentView {
-	intent: Intent;
-	status: Intent['statuses'][number]['status'];
-	/** The intent's plan and its earlier revisions, newest first. */
-	plans: Plan[];
-	tasks: TaskView[];
-}
-
-export interface RunsOverview {
-	intents: IntentView[];
-	/** Tasks that name no intent. */
-	tasks: TaskView[];
-}
-
-export interface RunDetail {
-	run: Run;
-	summary: RunSummary;
-	task: Task;
-	intent?: Intent;
-	plan?: Plan;
-	provenance?: Provenance;
-	snapshot?: ContextSnapshot;
-	pipeline?: ContextPipeline;
-	patchsets: PatchSet[];
-	evidence: Evidence[];
-	decision?: Decision;
-	tool_invocations: ToolInvocation[];
-}
+import type { IntentView, RunDetail, RunsOverview, RunSummary, TaskView } from './types';
 
 export function runSummary(store: AiStore, run: Run): RunSummary {
 	const provenance = store.runProvenance(run.object_id);

@@ -38,7 +38,7 @@ import { scrubText } from '../core/secrets';
 import { isAlive, processStartTime } from '../core/processes';
 import { removeTreeInFolder, writeInFolder } from '../store/folderFiles';
 import type { Logger } from '../core/logger';
-import type { LaunchRecord } from '../launch/projectLaunches';
+import type { LaunchRecord } from '../launch/types';
 import type { AssetPlug } from '../launch/types';
 import type { AiStore } from '../store/aiStore';
 import type { BlobStore } from '../store/blobStore';

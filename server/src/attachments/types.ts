@@ -1,0 +1,35 @@
+/** Attachments as the protocol and the CLI show them (seed 002): a task's files and what an ingest did. */
+
+export type AttachmentSource = 'run' | 'hand' | 'remote';
+
+export interface AttachmentRow {
+	/** 128 random bits in hex: the file's name in the store. Nothing a run chose names a file on disk. */
+	id: string;
+	task_id: string;
+	/** The cleaned name: a label only. */
+	name: string;
+	size: number;
+	sha256: string;
+	media_type: string;
+	source: AttachmentSource;
+	run_id: string | null;
+	note: string;
+	added_by: string;
+	created_at: string;
+	/** Why the bytes are not in this store (a remote run's file its result had no room for); null when they are. */
+	unavailable: string | null;
+}
+
+export interface Refusal {
+	name: string;
+	reason: string;
+}
+
+/** What one ingest did: attached, refused (and removed from the outbox), kept for the next ingest. */
+export interface IngestReport {
+	added: AttachmentRow[];
+	refused: Refusal[];
+	kept: Refusal[];
+	/** Files attached by an earlier ingest of the same run (after a crash): removed, not attached again. */
+	already: string[];
+}

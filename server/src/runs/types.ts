@@ -1,0 +1,70 @@
+/** Runs as the protocol and the CLI show them: the Runs view's tree, one run's record, the gate's answer. */
+
+import type { ContextPipeline, ContextSnapshot, Decision, Evidence, Intent, PatchSet, Plan, Provenance, Run, Task, ToolInvocation } from '../ai/types';
+
+/** What the Runs view shows of a run, from the run and what hangs off it. */
+export interface RunSummary {
+	id: string;
+	task: string;
+	status: Run['status'];
+	started_at: string;
+	/** When the run last changed, once it is completed or failed. */
+	finished_at?: string;
+	duration_ms?: number;
+	provider?: string;
+	model?: string;
+	total_tokens?: number;
+	cost_usd?: number;
+	patchsets: number;
+	evidence: number;
+	decision?: Decision['decision_type'];
+	/** Validating with its checks done, waiting for the person's decision (the run completes with it). */
+	at_gate: boolean;
+	error?: string;
+}
+
+export interface TaskView {
+	task: Task;
+	runs: RunSummary[];
+}
+
+export interface IntentView {
+	intent: Intent;
+	status: Intent['statuses'][number]['status'];
+	/** The intent's plan and its earlier revisions, newest first. */
+	plans: Plan[];
+	tasks: TaskView[];
+}
+
+export interface RunsOverview {
+	intents: IntentView[];
+	/** Tasks that name no intent. */
+	tasks: TaskView[];
+}
+
+export interface RunDetail {
+	run: Run;
+	summary: RunSummary;
+	task: Task;
+	intent?: Intent;
+	plan?: Plan;
+	provenance?: Provenance;
+	snapshot?: ContextSnapshot;
+	pipeline?: ContextPipeline;
+	patchsets: PatchSet[];
+	evidence: Evidence[];
+	decision?: Decision;
+	tool_invocations: ToolInvocation[];
+}
+
+export interface DecideResult {
+	decision: Decision;
+	/** Commit on a git target: the commit made; on a snapshot target: the version cut. */
+	commit?: string;
+	version?: number;
+	/** Retry: the new Run of the same Task (started by the caller). */
+	new_run?: string;
+	/** Abandon on the shared checkout: files put back, and files left because they changed since. */
+	restored?: string[];
+	left?: string[];
+}
