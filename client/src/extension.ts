@@ -15,7 +15,7 @@ import { LaunchCards } from './card/launchCard';
 import { runSettings } from './runs/runSettings';
 import { PatchSides, patchScheme, RunPages } from './runs/runDocuments';
 import { RunsTreeProvider } from './runs/runsTree';
-import { AssetsTreeProvider, type AssetsNode, type WindowProject } from './assets/assetsTree';
+import { AssetsTreeProvider, type AssetsViewNode, type WindowProject } from './assets/assetsTree';
 import { AttachmentsTreeProvider } from './views/attachmentsTree';
 
 /** What the extension exports, for the extension-host tests and for other extensions. */
@@ -255,7 +255,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			settled = start();
 			await settled;
 		}),
-		vscode.commands.registerCommand('agentDesk.copyAssetId', async (node?: AssetsNode) => {
+		vscode.commands.registerCommand('agentDesk.copyAssetId', async (node?: AssetsViewNode) => {
 			const selected = node ?? assetsView.selection[0];
 			if (selected?.type === 'asset' || selected?.type === 'version') {
 				await vscode.env.clipboard.writeText(selected.asset.id);

@@ -20,7 +20,7 @@ import { assetFileUri } from './assetFileSystem';
 import type { DeskClient } from '../common/deskClient';
 import { chooseProject } from '../common/windowProjects';
 import { guardedBy } from '../common/guarded';
-import type { AssetNode, AssetsNode, AssetsTreeProvider } from './assetsTree';
+import type { AssetNode, AssetsViewNode, AssetsTreeProvider } from './assetsTree';
 
 /**
  * The Assets view's commands (context menus, view title and command palette). Each takes the node it
@@ -29,14 +29,14 @@ import type { AssetNode, AssetsNode, AssetsTreeProvider } from './assetsTree';
 export function registerAssetCommands(
 	desk: DeskClient,
 	assets: AssetsTreeProvider,
-	view: vscode.TreeView<AssetsNode>,
+	view: vscode.TreeView<AssetsViewNode>,
 	reportError: (error: unknown) => void,
 ): { disposables: vscode.Disposable[]; onSnapshotProgress(params: { id: string; files: number }): void } {
 	const guarded = guardedBy(reportError);
 
-	const projectFor = (node?: AssetsNode) => chooseProject(assets.windowProjects, node);
+	const projectFor = (node?: AssetsViewNode) => chooseProject(assets.windowProjects, node);
 
-	const pickAsset = async (node: AssetsNode | undefined, title: string, accept: (a: AssetSummary) => boolean = () => true): Promise<AssetNode | undefined> => {
+	const pickAsset = async (node: AssetsViewNode | undefined, title: string, accept: (a: AssetSummary) => boolean = () => true): Promise<AssetNode | undefined> => {
 		if (node?.type === 'asset') {
 			return node;
 		}
@@ -64,7 +64,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.addFolder',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const project = await projectFor(node);
 				const folders = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Add Folder', title: 'Add a folder to the library' });
 				if (!folders?.[0]) {
@@ -77,7 +77,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.newAsset',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const project = await projectFor(node);
 				const name = await vscode.window.showInputBox({ title: 'New Asset', prompt: 'Name of the new asset (an empty folder; version 1 is "created")', validateInput: (v) => (v.trim() ? undefined : 'A name is needed') });
 				if (!name) {
@@ -93,7 +93,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.addLink',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const project = await projectFor(node);
 				const url = await vscode.window.showInputBox({ title: 'Add Link (1/2)', prompt: 'URL', placeHolder: 'https://…', validateInput: (v) => (/^(https?|file|mailto):/.test(v.trim()) ? undefined : 'An http, https, file or mailto URL') });
 				if (!url) {
@@ -109,7 +109,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.addNote',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const project = await projectFor(node);
 				const name = await vscode.window.showInputBox({ title: 'Add Note (1/2)', prompt: 'Name of the note' });
 				if (!name) {
@@ -125,7 +125,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.addToProject',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const project = await projectFor(node);
 				if (!project) {
 					return;
@@ -149,7 +149,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.snapshotNow',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const target = await pickAsset(node, 'Snapshot which asset?', (a) => a.engine === 'snapshot');
 				if (!target) {
 					return;
@@ -180,7 +180,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.describe',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const target = await pickAsset(node, 'Describe which asset?');
 				if (!target) {
 					return;
@@ -194,7 +194,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.editTags',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const target = await pickAsset(node, 'Tag which asset?');
 				if (!target) {
 					return;
@@ -217,7 +217,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.retire',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const target = await pickAsset(node, 'Retire which asset?', (a) => !a.retired);
 				if (target) {
 					await desk.request(SetRetired, { id: target.asset.id, retired: true });
@@ -227,7 +227,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.unretire',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				assets.setShowRetired(true);
 				const target = await pickAsset(node, 'Unretire which asset?', (a) => a.retired);
 				if (target) {
@@ -238,7 +238,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.setChecks',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const target = await pickAsset(node, 'Set the checks of which asset?', (a) => a.engine !== 'none');
 				if (!target) {
 					return;
@@ -261,7 +261,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.sync',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const target = await pickAsset(node, 'Sync which repository?', (a) => a.engine === 'git');
 				if (target) {
 					await desk.request(SyncAsset, { id: target.asset.id });
@@ -271,7 +271,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.showOlderVersions',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				if (node?.type === 'olderVersions') {
 					assets.showOlderVersions(node);
 				}
@@ -280,7 +280,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.openFileAtVersion',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				if (node?.type !== 'file') {
 					return;
 				}
@@ -290,7 +290,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.compareWithPrevious',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				if (node?.type === 'file') {
 					if (node.version <= 1) {
 						return;
@@ -326,7 +326,7 @@ export function registerAssetCommands(
 
 		vscode.commands.registerCommand(
 			'agentDesk.revealWorkingFolder',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const target = await pickAsset(node, 'Reveal the folder of which asset?', (a) => a.engine !== 'none');
 				if (target) {
 					await revealFolder(target.asset.working_dir);

@@ -12,6 +12,7 @@ export type AssetGroup = 'folders' | 'repos' | 'links' | 'skills';
 const groupLabels: Record<AssetGroup, string> = { folders: 'Folders', repos: 'Repos', links: 'Links and Notes', skills: 'Skills' };
 const groupIcons: Record<AssetGroup, string> = { folders: 'folder-library', repos: 'repo', links: 'link', skills: 'mortar-board' };
 
+/** The node of one asset (under its project or its group); it expands to the asset's versions. */
 export interface AssetNode {
 	type: 'asset';
 	asset: AssetSummary;
@@ -20,7 +21,8 @@ export interface AssetNode {
 	atGo?: AtGo | { error: string };
 }
 
-export type AssetsNode =
+/** Any row of the Assets view: a project, a group, one asset, a version, a folder or file in it, where it was used, a message. */
+export type AssetsViewNode =
 	| ProjectNode
 	| { type: 'group'; group: AssetGroup; project: string; assets: AssetNode[] }
 	| AssetNode
@@ -41,13 +43,13 @@ export const versionPageSize = 200;
  * newest versions (older ones a page at a time), and a version to its top folder, a folder at a
  * time, as the Explorer does.
  */
-export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
+export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 	private showRetired = false;
 	/** Per asset, how many versions its node shows (a page more each time older ones are asked for). */
 	private readonly versionsShown = new Map<string, number>();
 
 	/** Shows the next page of older versions under the asset the node belongs to. */
-	showOlderVersions(node: Extract<AssetsNode, { type: 'olderVersions' }>): void {
+	showOlderVersions(node: Extract<AssetsViewNode, { type: 'olderVersions' }>): void {
 		const id = node.parent.asset.id;
 		this.versionsShown.set(id, (this.versionsShown.get(id) ?? versionPageSize) + versionPageSize);
 		this.refreshNode(node.parent);
@@ -59,11 +61,11 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 		this.refresh();
 	}
 
-	protected projectNode(project: WindowProject): AssetsNode {
+	protected projectNode(project: WindowProject): AssetsViewNode {
 		return { type: 'project', project };
 	}
 
-	protected async childrenOf(node: AssetsNode): Promise<AssetsNode[]> {
+	protected async childrenOf(node: AssetsViewNode): Promise<AssetsViewNode[]> {
 		switch (node.type) {
 			case 'group':
 				return node.assets;
@@ -74,17 +76,17 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 			case 'folder':
 				return await this.folderOf(node.asset, node.version, node.path);
 			case 'usedIn':
-				return node.launches.map((launch): AssetsNode => ({ type: 'launch', asset: node.asset, launch }));
+				return node.launches.map((launch): AssetsViewNode => ({ type: 'launch', asset: node.asset, launch }));
 			default:
 				return [];
 		}
 	}
 
-	protected override failed(): AssetsNode[] {
+	protected override failed(): AssetsViewNode[] {
 		return [{ type: 'message', text: 'Could not read the library — see the log', icon: 'error' }];
 	}
 
-	protected makeTreeItem(node: AssetsNode): vscode.TreeItem {
+	protected makeTreeItem(node: AssetsViewNode): vscode.TreeItem {
 		switch (node.type) {
 			case 'project': {
 				const item = new vscode.TreeItem(node.project.name, vscode.TreeItemCollapsibleState.Expanded);
@@ -172,7 +174,7 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 		return nodes;
 	}
 
-	protected async projectChildren(project: WindowProject): Promise<AssetsNode[]> {
+	protected async projectChildren(project: WindowProject): Promise<AssetsViewNode[]> {
 		const nodes = (await this.assetNodes(project)).filter((n) => this.showRetired || !n.asset.retired);
 		const main = nodes.filter((n) => n.main);
 		const groups = new Map<AssetGroup, AssetNode[]>();
@@ -184,7 +186,7 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 			groups.set(group, [...(groups.get(group) ?? []), node]);
 		}
 		const order: AssetGroup[] = ['folders', 'repos', 'links', 'skills'];
-		return [...main, ...order.filter((g) => groups.has(g)).map((group): AssetsNode => ({ type: 'group', group, project: project.name, assets: groups.get(group)! }))];
+		return [...main, ...order.filter((g) => groups.has(g)).map((group): AssetsViewNode => ({ type: 'group', group, project: project.name, assets: groups.get(group)! }))];
 	}
 
 	private async assetNodes(project: WindowProject): Promise<AssetNode[]> {
@@ -203,10 +205,10 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 		return nodes.sort((a, b) => a.asset.name.localeCompare(b.asset.name));
 	}
 
-	private async versionsOf(node: AssetNode): Promise<AssetsNode[]> {
+	private async versionsOf(node: AssetNode): Promise<AssetsViewNode[]> {
 		const { asset } = node;
 		const { usedIn } = await this.desk.request(UsedInLaunches, { id: asset.id });
-		const used: AssetsNode[] = usedIn.length > 0 ? [{ type: 'usedIn', asset, launches: [...usedIn].reverse() }] : [];
+		const used: AssetsViewNode[] = usedIn.length > 0 ? [{ type: 'usedIn', asset, launches: [...usedIn].reverse() }] : [];
 		if (asset.engine === 'none') {
 			return used;
 		}
@@ -223,11 +225,11 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 		}
 		const newest = page.versions.slice(-shown).reverse();
 		const remaining = newest.at(-1)!.version - 1;
-		const older: AssetsNode[] = remaining > 0 ? [{ type: 'olderVersions', parent: node, remaining }] : [];
-		return [...used, ...newest.map((version): AssetsNode => ({ type: 'version', asset, version })), ...older];
+		const older: AssetsViewNode[] = remaining > 0 ? [{ type: 'olderVersions', parent: node, remaining }] : [];
+		return [...used, ...newest.map((version): AssetsViewNode => ({ type: 'version', asset, version })), ...older];
 	}
 
-	private async folderOf(asset: AssetSummary, version: number, folder: string): Promise<AssetsNode[]> {
+	private async folderOf(asset: AssetSummary, version: number, folder: string): Promise<AssetsViewNode[]> {
 		const listed = await this.desk.request(ListFolder, { id: asset.id, version, folder });
 		if (listed.folders.length === 0 && listed.files.length === 0) {
 			return [{ type: 'message', text: 'No files in this version', icon: 'info' }];
@@ -235,8 +237,8 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsNode> {
 		const byName = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true, sensitivity: 'base' });
 		const prefix = folder === '' ? '' : `${folder}/`;
 		return [
-			...[...listed.folders].sort(byName).map((name): AssetsNode => ({ type: 'folder', asset, version, path: `${prefix}${name}` })),
-			...[...listed.files].sort((a, b) => byName(baseName(a.path), baseName(b.path))).map((file): AssetsNode => ({ type: 'file', asset, version, file })),
+			...[...listed.folders].sort(byName).map((name): AssetsViewNode => ({ type: 'folder', asset, version, path: `${prefix}${name}` })),
+			...[...listed.files].sort((a, b) => byName(baseName(a.path), baseName(b.path))).map((file): AssetsViewNode => ({ type: 'file', asset, version, file })),
 		];
 	}
 }

@@ -3,7 +3,7 @@ import { showInformationMessage } from '../common/messages';
 import { PlugAsset, type PlugRole } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../common/deskClient';
 import type { LaunchCards } from './launchCard';
-import type { AssetsNode, AssetsTreeProvider } from '../assets/assetsTree';
+import type { AssetsViewNode, AssetsTreeProvider } from '../assets/assetsTree';
 import { chooseProject } from '../common/windowProjects';
 import { guardedBy } from '../common/guarded';
 
@@ -11,14 +11,14 @@ import { guardedBy } from '../common/guarded';
 export function registerCardCommands(
 	desk: DeskClient,
 	assets: AssetsTreeProvider,
-	view: vscode.TreeView<AssetsNode>,
+	view: vscode.TreeView<AssetsViewNode>,
 	cards: LaunchCards,
 	reportError: (error: unknown) => void,
 ): vscode.Disposable[] {
 	const guarded = guardedBy(reportError);
-	const project = async (node?: AssetsNode) => (await chooseProject(assets.windowProjects, node, 'Launch card of which project?'))?.name;
+	const project = async (node?: AssetsViewNode) => (await chooseProject(assets.windowProjects, node, 'Launch card of which project?'))?.name;
 	const plug = (role: PlugRole) =>
-		guarded(async (node?: AssetsNode) => {
+		guarded(async (node?: AssetsViewNode) => {
 			const target = node?.type === 'asset' ? node : view.selection[0]?.type === 'asset' ? view.selection[0] : undefined;
 			if (!target) {
 				void showInformationMessage('Agent Desk: choose an asset in the Assets view to plug.');
@@ -31,7 +31,7 @@ export function registerCardCommands(
 	return [
 		vscode.commands.registerCommand(
 			'agentDesk.openLaunchCard',
-			guarded(async (node?: AssetsNode) => {
+			guarded(async (node?: AssetsViewNode) => {
 				const name = await project(node);
 				if (!name) {
 					void showInformationMessage('Agent Desk: open a folder with a git repository to write a launch card for it.');

@@ -8,7 +8,7 @@ import type { DeskClient } from '../common/deskClient';
 import { loadPatchSet, type PatchSides, type RunPages } from './runDocuments';
 import { runSettings } from './runSettings';
 import type { WindowProject } from '../assets/assetsTree';
-import { runState, runStatusText, type RunsNode, type RunsTreeProvider } from './runsTree';
+import { runState, runStatusText, type RunsViewNode, type RunsTreeProvider } from './runsTree';
 import { guardedBy } from '../common/guarded';
 
 /** A run of a project of this window. */
@@ -56,7 +56,7 @@ function runRef(first: unknown, second: unknown, windowProjects: readonly Window
 	if (typeof first === 'string' && typeof second === 'string') {
 		ref = { project: first, runId: second };
 	} else {
-		const node = first as Partial<RunsNode> | undefined;
+		const node = first as Partial<RunsViewNode> | undefined;
 		if (node && typeof node === 'object' && node.type === 'run') {
 			const run = (node as { run?: { id?: unknown } }).run;
 			const project = (node as { project?: unknown }).project;

@@ -9,13 +9,14 @@ type IntentView = Overview['intents'][number];
 type TaskView = IntentView['tasks'][number];
 type Plan = IntentView['plans'][number];
 
-export type RunsNode =
+/** Any row of the Runs view. */
+export type RunsViewNode =
 	| ProjectNode
 	| { type: 'intent'; project: string; view: IntentView }
 	| { type: 'plan'; project: string; plan: Plan; latest: boolean }
 	| { type: 'task'; project: string; view: TaskView }
 	| { type: 'run'; project: string; run: RunSummary; title: string }
-	| { type: 'group'; project: string; runId: string; label: string; icon: string; children: RunsNode[] }
+	| { type: 'group'; project: string; runId: string; label: string; icon: string; children: RunsViewNode[] }
 	| { type: 'leaf'; project: string; runId: string; label: string; description?: string; icon: vscode.ThemeIcon; tooltip?: string; command?: vscode.Command; contextValue?: string };
 
 const intentIcons: Record<string, [string, string?]> = {
@@ -75,17 +76,17 @@ function icon([name, color]: [string, string?]): vscode.ThemeIcon {
  * The Runs view: per project, Intents (newest first) with their Plans and Tasks, each Task's Runs,
  * and under a Run its PatchSets, Evidence, Decision and tool calls. Selecting a Run opens its page.
  */
-export class RunsTreeProvider extends ProjectTreeProvider<RunsNode> {
-	protected projectNode(project: WindowProject): RunsNode {
+export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
+	protected projectNode(project: WindowProject): RunsViewNode {
 		return { type: 'project', project };
 	}
 
-	protected async childrenOf(node: RunsNode): Promise<RunsNode[]> {
+	protected async childrenOf(node: RunsViewNode): Promise<RunsViewNode[]> {
 		switch (node.type) {
 			case 'intent':
 				return [
-					...node.view.plans.map((plan, i): RunsNode => ({ type: 'plan', project: node.project, plan, latest: i === 0 })),
-					...node.view.tasks.map((view): RunsNode => ({ type: 'task', project: node.project, view })),
+					...node.view.plans.map((plan, i): RunsViewNode => ({ type: 'plan', project: node.project, plan, latest: i === 0 })),
+					...node.view.tasks.map((view): RunsViewNode => ({ type: 'task', project: node.project, view })),
 				];
 			case 'plan':
 				return node.plan.steps.map((step, i) => {
@@ -100,7 +101,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsNode> {
 					};
 				});
 			case 'task':
-				return node.view.runs.map((run): RunsNode => ({ type: 'run', project: node.project, run, title: node.view.task.title }));
+				return node.view.runs.map((run): RunsViewNode => ({ type: 'run', project: node.project, run, title: node.view.task.title }));
 			case 'run':
 				return this.runChildren(node.project, await this.desk.request(ShowRun, { project: node.project, id: node.run.id }));
 			case 'group':
@@ -110,7 +111,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsNode> {
 		}
 	}
 
-	protected makeTreeItem(node: RunsNode): vscode.TreeItem {
+	protected makeTreeItem(node: RunsViewNode): vscode.TreeItem {
 		switch (node.type) {
 			case 'project': {
 				const item = new vscode.TreeItem(node.project.name, vscode.TreeItemCollapsibleState.Expanded);
@@ -174,17 +175,17 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsNode> {
 		}
 	}
 
-	protected async projectChildren(project: WindowProject): Promise<RunsNode[]> {
+	protected async projectChildren(project: WindowProject): Promise<RunsViewNode[]> {
 		const overview = await this.desk.request(ListRuns, { project: project.name });
 		return [
-			...overview.intents.map((view): RunsNode => ({ type: 'intent', project: project.name, view })),
-			...overview.tasks.map((view): RunsNode => ({ type: 'task', project: project.name, view })),
+			...overview.intents.map((view): RunsViewNode => ({ type: 'intent', project: project.name, view })),
+			...overview.tasks.map((view): RunsViewNode => ({ type: 'task', project: project.name, view })),
 		];
 	}
 
-	private runChildren(project: string, detail: RunDetail): RunsNode[] {
+	private runChildren(project: string, detail: RunDetail): RunsViewNode[] {
 		const runId = detail.run.object_id;
-		const nodes: RunsNode[] = [];
+		const nodes: RunsViewNode[] = [];
 		for (const [index, patchset] of detail.patchsets.entries()) {
 			const added = patchset.touched.reduce((n, f) => n + f.lines_added, 0);
 			const deleted = patchset.touched.reduce((n, f) => n + f.lines_deleted, 0);
@@ -251,7 +252,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsNode> {
 	}
 }
 
-function runItem(node: Extract<RunsNode, { type: 'run' }>): vscode.TreeItem {
+function runItem(node: Extract<RunsViewNode, { type: 'run' }>): vscode.TreeItem {
 	const { run } = node;
 	const item = new vscode.TreeItem(`Run ${run.started_at.slice(0, 16).replace('T', ' ')}`, vscode.TreeItemCollapsibleState.Collapsed);
 	item.id = `${node.project}/run/${run.id}`;
