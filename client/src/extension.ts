@@ -15,7 +15,8 @@ import { LaunchCards } from './card/launchCard';
 import { runSettings } from './runs/runSettings';
 import { PatchSides, patchScheme, RunPages } from './runs/runDocuments';
 import { RunsTreeProvider } from './runs/runsTree';
-import { AssetsTreeProvider, type AssetsViewNode, type WindowProject } from './assets/assetsTree';
+import { AssetsTreeProvider, type AssetsViewNode } from './assets/assetsTree';
+import type { WindowProject } from './common/windowProjects';
 import { AttachmentsTreeProvider } from './views/attachmentsTree';
 
 /** What the extension exports, for the extension-host tests and for other extensions. */

@@ -2,10 +2,9 @@ import * as vscode from 'vscode';
 import { GetAtGo, ListAssets, ListFolder, ListVersions, UsedInLaunches, type AssetSummary, type AssetVersion, type AtGo, type UsedIn, type VersionFile } from '../../../server/src/protocol/protocol';
 import { assetFileUri } from './assetFileSystem';
 import { markdownLines, markdownText as escapeMarkdown } from '../common/markdownText';
-import { ProjectTreeProvider, type ProjectNode, type WindowProject } from '../common/projectTree';
+import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
+import type { WindowProject } from '../common/windowProjects';
 import { humanBytes } from '../../../server/src/attachments/names';
-
-export type { WindowProject } from '../common/projectTree';
 
 export type AssetGroup = 'folders' | 'repos' | 'links' | 'skills';
 

@@ -1,12 +1,7 @@
 import * as vscode from 'vscode';
 import { visibleText } from './markdownText';
 import type { DeskClient } from './deskClient';
-
-/** A project of this window, as the trees group by it when the window has several. */
-export interface WindowProject {
-	name: string;
-	path: string;
-}
+import type { WindowProject } from './windowProjects';
 
 /** The node of a project of the window, shown only when the window has several. */
 export interface ProjectNode {

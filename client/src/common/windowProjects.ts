@@ -1,6 +1,11 @@
 import * as vscode from 'vscode';
 import { pickText } from './markdownText';
-import type { WindowProject } from '../assets/assetsTree';
+
+/** A project of this window, as the trees group by it when the window has several. */
+export interface WindowProject {
+	name: string;
+	path: string;
+}
 
 /**
  * The project a command acts on: the one a tree node names, else the window's only project, else

@@ -7,7 +7,7 @@ import { CancelRun, DecideRun, ListRuns, ShowRun, type DecideResult, type RunDet
 import type { DeskClient } from '../common/deskClient';
 import { loadPatchSet, type PatchSides, type RunPages } from './runDocuments';
 import { runSettings } from './runSettings';
-import type { WindowProject } from '../assets/assetsTree';
+import type { WindowProject } from '../common/windowProjects';
 import { runState, runStatusText, type RunsViewNode, type RunsTreeProvider } from './runsTree';
 import { guardedBy } from '../common/guarded';
 

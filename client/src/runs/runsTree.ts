@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { ListRuns, ShowRun, type RunDetail, type RunSummary, type RunsOverview } from '../../../server/src/protocol/protocol';
 import { markdownLines, markdownText as escapeMarkdown } from '../common/markdownText';
-import type { WindowProject } from '../assets/assetsTree';
+import type { WindowProject } from '../common/windowProjects';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
 
 type Overview = RunsOverview;

@@ -3,7 +3,7 @@ import { humanBytes } from '../../../server/src/attachments/names';
 import { ListAttachments, type AttachmentRow, type TaskAttachmentsView } from '../../../server/src/protocol/protocol';
 import { attachmentKind, renderable, type AttachmentKind } from '../attachmentPages';
 import { markdownLines, markdownText as escapeMarkdown } from '../common/markdownText';
-import type { WindowProject } from '../assets/assetsTree';
+import type { WindowProject } from '../common/windowProjects';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
 
 export type AttachmentsNode =
