@@ -5,9 +5,9 @@ import { AssetsDidChange, AttachmentsDidChange, GetStatus, HistoryRewritten, Imp
 import { DeskClient, DeskRequestError, type DeskState } from './common/deskClient';
 import { DeskStatusBar } from './common/statusBar';
 import { AssetFileSystemProvider, assetScheme } from './assets/assetFileSystem';
-import { AttachmentPreviews, attachmentScheme } from './attachmentPreviews';
+import { AttachmentPreviews, attachmentScheme } from './attachments/attachmentPreviews';
 import { registerAssetCommands } from './assets/assetCommands';
-import { registerAttachmentCommands } from './commands/attachmentCommands';
+import { registerAttachmentCommands } from './attachments/attachmentCommands';
 import { registerCardCommands } from './card/cardCommands';
 import { registerGateCommands } from './runs/gateCommands';
 import { registerRunCommands } from './runs/runCommands';
@@ -17,7 +17,7 @@ import { PatchSides, patchScheme, RunPages } from './runs/runDocuments';
 import { RunsTreeProvider } from './runs/runsTree';
 import { AssetsTreeProvider, type AssetsViewNode } from './assets/assetsTree';
 import type { WindowProject } from './common/windowProjects';
-import { AttachmentsTreeProvider } from './views/attachmentsTree';
+import { AttachmentsTreeProvider } from './attachments/attachmentsTree';
 
 /** What the extension exports, for the extension-host tests and for other extensions. */
 export interface AgentDeskApi {

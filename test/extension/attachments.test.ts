@@ -1,7 +1,8 @@
 /**
- * The Attachments view and its previews inside the real extension host: the page builders on their
- * own, then files attached by hand (through the `desk` command line, as a second process on the same
- * store) listed by the view and opened by the commands according to their checked type.
+ * The Attachments view and its previews inside the real extension host: files attached by hand
+ * (through the `desk` command line, as a second process on the same store) listed by the view and
+ * opened by the commands according to their checked type. The page builders, which need no VS Code,
+ * are tested in plain Node (test/unit/client/attachments/).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -9,161 +10,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { attachmentKind, externalReference, formatJson, imageSize, markdownPage, parseDelimited, safeFileName, sanitiseMarkup, tablePage } from '../../client/src/attachmentPages';
 import type { AgentDeskApi } from '../../client/src/extension';
-import type { AttachmentsNode } from '../../client/src/views/attachmentsTree';
+import type { AttachmentsNode } from '../../client/src/attachments/attachmentsTree';
 
 const extensionId = 'agent-desk.agent-desk';
-
-describe('Attachment previews: the page builders', () => {
-	it('reads CSV with quoted delimiters, doubled quotes, line breaks in fields, CRLF, a BOM and no extra row at the end', () => {
-		const table = parseDelimited('\ufeffa,b,c\r\n"x, y","say ""hi""","two\nlines"\r\n1,,3\n', ',', 10);
-		assert.deepEqual(table.rows, [
-			['a', 'b', 'c'],
-			['x, y', 'say "hi"', 'two\nlines'],
-			['1', '', '3'],
-		]);
-		assert.equal(table.total, 3);
-		assert.equal(table.unterminated, false);
-		assert.deepEqual(parseDelimited('a\tb\n"c\td"\te', '\t', 10).rows, [['a', 'b'], ['c\td', 'e']]);
-		assert.deepEqual(parseDelimited('a,"open\nto the end', ',', 10), { rows: [['a', 'open\nto the end']], total: 1, unterminated: true });
-		assert.deepEqual(parseDelimited('', ',', 10).rows, []);
-		assert.deepEqual(parseDelimited('last,', ',', 10).rows, [['last', '']]);
-	});
-
-	it('keeps the cap of rows and counts the rest; the table page says so and escapes every cell', () => {
-		const lines = ['name,value', ...Array.from({ length: 5002 }, (_, i) => `row ${i},${i}`)];
-		assert.equal(parseDelimited(lines.join('\n'), ',', 100).rows.length, 100);
-		assert.equal(parseDelimited(lines.join('\n'), ',', 100).total, 5003);
-		const html = tablePage({ header: { name: '<b>big</b>.csv', facts: [] }, text: `${lines.join('\n')}\n"<img src=x onerror=alert(1)>",1`, delimiter: ',', nonce: 'n0nce' });
-		assert.match(html, /Showing the first 5,000 of 5,003 rows/);
-		assert.ok(!html.includes('<img src=x'), 'a cell is escaped');
-		assert.ok(html.includes('&lt;b&gt;big&lt;/b&gt;.csv'), 'the name is escaped');
-		assert.match(html, /Content-Security-Policy" content="default-src 'none'; style-src 'nonce-n0nce'; img-src data:;"/);
-		assert.ok(!/<script/i.test(html));
-	});
-
-	it('formats JSON keeping numbers and strings as written, and reports what does not parse', () => {
-		const formatted = formatJson('{"big":12345678901234567890,"s":"a\\"}{,:","list":[1,{"x":[]}],"e":{}}');
-		assert.ok('text' in formatted);
-		assert.equal(formatted.text, '{\n  "big": 12345678901234567890,\n  "s": "a\\"}{,:",\n  "list": [\n    1,\n    {\n      "x": []\n    }\n  ],\n  "e": {}\n}\n');
-		const broken = formatJson('{"a": 1,}');
-		assert.ok('error' in broken && broken.error.length > 0);
-	});
-
-	it('reads the dimensions of PNG, GIF, BMP and JPEG headers', () => {
-		const png = Buffer.alloc(24);
-		png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-		png.writeUInt32BE(640, 16);
-		png.writeUInt32BE(480, 20);
-		assert.deepEqual(imageSize(png), { width: 640, height: 480 });
-		const gif = Buffer.from('GIF89a\x20\x00\x10\x00', 'latin1');
-		assert.deepEqual(imageSize(gif), { width: 32, height: 16 });
-		const bmp = Buffer.alloc(26);
-		bmp.write('BM', 0, 'latin1');
-		bmp.writeInt32LE(7, 18);
-		bmp.writeInt32LE(-9, 22);
-		assert.deepEqual(imageSize(bmp), { width: 7, height: 9 });
-		const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x00, 0x78, 0x00, 0xa0, 0x03]);
-		assert.deepEqual(imageSize(jpeg), { width: 160, height: 120 });
-		assert.equal(imageSize(Buffer.from('not an image')), undefined);
-	});
-
-	it('turns tags that could load, navigate or submit into text in rendered Markdown', () => {
-		const html = sanitiseMarkup('<p>ok</p><SCRIPT>x()</SCRIPT><meta http-equiv="refresh" content="0;url=http://x"><base href="http://x/"><form action="http://x"></form><style>header{}</style><svg><a href="command:x">s</a></svg><iframe srcdoc="x"></iframe><img src="data:image/png;base64,AAAA">');
-		assert.ok(!/<(script|meta|base|form|style|svg|iframe)\b/i.test(html), html);
-		assert.ok(html.startsWith('<p>ok</p>&lt;SCRIPT&gt;x()&lt;/SCRIPT&gt;'), html);
-		assert.ok(html.endsWith('<img src="data:image/png;base64,AAAA">'), 'an image from its bytes stays');
-		assert.ok(!html.includes('href="command:'), html);
-	});
-
-	it('sanitises rendered Markdown against an allowlist: no class, id, style or handler, links only http(s), mailto: and #fragments, images only data:image', () => {
-		const html = sanitiseMarkup(
-			[
-				'<header class="x" id="top"><h1 style="color:red" onclick="x()">Fake</h1></header>',
-				'<a class="button primary" href="command:agentDesk.saveAttachmentAs?%5B%5D">Save</a>',
-				'<a href="&#99;ommand:agentDesk.openAttachmentAsText">entity</a><a href=" java\tscript:alert(1)">js</a><a href="https://example.com/?a=1&amp;b=2">web</a>',
-				'<a href="mailto:a@example.com">mail</a><a href="#notes">frag</a><a href="notes.md">relative</a><a href="file:///etc/passwd">file</a>',
-				'<img src="http://127.0.0.1:9/x" onerror="x()" alt="probe"><img src="data:image/svg+xml;base64,AA" alt="ok"><img src=\'data:text/html,x\'>',
-				'<table><tr><th style="text-align:right">n</th><td style="text-align:center;color:red" data-x="1">1</td></tr></table>',
-				'<pre><code class="language-ts"><span class="hljs-keyword">export</span> <span class="hljs-title function_ button">f</span></code></pre>',
-				'<p data-line="3" class="code-line" dir="auto">para</p></div><header>after</header></article>',
-				'<div><b>open <i>nested',
-			].join(''),
-		);
-		assert.ok(!/\s(id|style|on\w+|data-[\w-]+)=/i.test(html), html);
-		const classes = [...html.matchAll(/<(\w+)[^>]*\sclass="([^"]*)"/g)].map((m) => [m[1], m[2]]);
-		assert.deepEqual(classes, [
-			['span', 'hljs-keyword'],
-			['span', 'hljs-title function_'],
-		]);
-		const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
-		assert.deepEqual(hrefs, ['https://example.com/?a=1&amp;b=2', 'mailto:a@example.com', '#notes']);
-		const sources = [...html.matchAll(/src="([^"]*)"/g)].map((m) => m[1]);
-		assert.deepEqual(sources, ['data:image/svg+xml;base64,AA']);
-		assert.ok(html.includes('<header><h1>Fake</h1></header>'), html);
-		assert.ok(html.includes('<img alt="probe">'), html);
-		assert.ok(html.includes('<th align="right">n</th><td>1</td>'), html);
-		assert.ok(html.includes('<p dir="auto">para</p><header>after</header>&lt;/article&gt;'), 'an end tag the content did not open is dropped; one of a tag it may not use is text');
-		assert.ok(html.endsWith('<div><b>open <i>nested</i></b></div>'), 'what the content leaves open is closed inside it');
-		assert.equal(sanitiseMarkup('a < b <!-- hidden <script> --> c <!DOCTYPE x> <?pi x?> d'), 'a &lt; b  c   d');
-		assert.equal(sanitiseMarkup('<a href="https://x" title=\'say "hi"\'>t'), '<a href="https://x" title="say &quot;hi&quot;">t</a>');
-		assert.equal(sanitiseMarkup('<img src="x" alt="unterminated'), '&lt;img src=&quot;x&quot; alt=&quot;unterminated');
-	});
-
-	it('scopes the page style to its own header and buttons: a fake header and button in the Markdown stay content', () => {
-		const page = markdownPage({
-			header: { name: 'report.md', facts: [], links: ['<a class="desk-button" href="command:agentDesk.saveAttachmentAs?x">Save As…</a>'] },
-			html: '<header><h1>report.md</h1><a class="button" href="command:agentDesk.saveAttachmentAs?%5B%5D">Save As…</a></header>',
-			nonce: 'n0nce',
-		});
-		const article = page.slice(page.indexOf('<article'));
-		assert.ok(!article.includes('command:'), article);
-		assert.ok(!/<(header|a)\s[^>]*class=/.test(article), article);
-		const style = /<style[^>]*>([\s\S]*?)<\/style>/.exec(page)![1]!;
-		assert.ok(!/(^|[\s,}])header\b/m.test(style.replace(/body > header/g, '')), 'every header rule is body > header');
-		assert.ok(!/a\.button\b/.test(style), 'buttons go by a class of the page');
-	});
-
-	it('finds what a language service would fetch: a remote JSON $schema, an external DTD or entity, a remote XML schema', () => {
-		assert.equal(externalReference('{"$schema":"https://example.com/s.json","a":1}', 'json', 'a.json'), 'a JSON schema at https://example.com/s.json');
-		assert.equal(externalReference('{"a":{"$schema":"https://example.com/nested"},"$schema":"./local.json"}', 'json', 'a.json'), undefined);
-		assert.equal(externalReference('{"$schema":"file:///schemas/s.json"}', 'json', 'a.json'), undefined);
-		assert.equal(externalReference('{"\\u0024schema":"//example.com/s"}', 'json', 'a.json'), 'a JSON schema at //example.com/s');
-		assert.equal(externalReference('{"$schema":"./a.json","$schema":"http://x/y"}', undefined, 'a.txt'), 'a JSON schema at http://x/y', 'a repeated key counts each time');
-		assert.match(externalReference('{"$schema":"http://x/y", // comment\n}', 'json', 'a.json') ?? '', /cannot read exactly/);
-		assert.equal(externalReference('{"ok":1}\n{"$schema":"https://x/s"}\n', 'jsonl', 'a.jsonl'), 'a JSON schema at https://x/s');
-		assert.equal(externalReference('<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">\n<svg/>', 'xml', 'a.svg'), 'an external DTD (PUBLIC -//W3C//DTD SVG 1.1//EN)');
-		assert.equal(externalReference('<!DOCTYPE note SYSTEM "https://example.com/note.dtd"><note/>', 'xml', 'a.xml'), 'an external DTD (SYSTEM https://example.com/note.dtd)');
-		assert.equal(externalReference('<!DOCTYPE note SYSTEM "note.dtd"><note/>', 'xml', 'a.xml'), undefined);
-		assert.equal(externalReference('<!DOCTYPE r [ <!ENTITY e SYSTEM "http://example.com/e"> ]><r>&e;</r>', 'xml', 'a.xml'), 'an external entity (SYSTEM http://example.com/e)');
-		assert.match(externalReference('<r xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation="http://example.com/r.xsd"/>', 'xml', 'a.xml') ?? '', /XML schema at http:\/\/example\.com\/r\.xsd/);
-		assert.equal(externalReference('<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>', 'xml', 'a.svg'), undefined);
-		assert.equal(externalReference('<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://x">', 'html', 'a.html'), undefined, 'HTML has no DTD reader');
-	});
-
-	it('names the files it writes for a viewer with safe characters only', () => {
-		assert.equal(safeFileName('reports/q3 summary.pdf', 'pdf'), 'q3 summary.pdf');
-		assert.equal(safeFileName('../../etc/passwd', 'pdf'), 'passwd.pdf');
-		assert.equal(safeFileName('..', 'pdf'), 'attachment.pdf');
-		assert.equal(safeFileName('a\u202egpj.pdf', 'pdf'), 'a_gpj.pdf');
-	});
-
-	it('groups types into the kinds the view shows by icon', () => {
-		const kinds = [
-			['image/png', 'a.png'],
-			['text/plain', 'a.txt'],
-			['text/plain', 'a.py'],
-			['text/markdown', 'a.md'],
-			['text/csv', 'a.csv'],
-			['application/json', 'a.json'],
-			['application/pdf', 'a.pdf'],
-			['text/html', 'a.html'],
-			['application/zip', 'a.zip'],
-		].map(([type, name]) => attachmentKind(type!, name!));
-		assert.deepEqual(kinds, ['image', 'text', 'code', 'markdown', 'table', 'json', 'pdf', 'html', 'other']);
-	});
-});
 
 describe('Attachments in the extension host', () => {
 	let api: AgentDeskApi;

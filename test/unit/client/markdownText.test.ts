@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { downloadPage } from '../../../client/src/attachmentPages';
+import { downloadPage } from '../../../client/src/attachments/pages';
 import { markdownLines, markdownText, messageText, pickText, visibleText } from '../../../client/src/common/markdownText';
 import { findProjectRoot } from '../../helpers/temp';
 

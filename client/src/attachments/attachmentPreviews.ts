@@ -1,29 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { showInformationMessage, showWarningMessage } from './common/messages';
-import { baseName } from '../../server/src/attachments/names';
-import { ReadAttachment, type AttachmentContent } from '../../server/src/protocol/protocol';
-import {
-	attachmentKind,
-	downloadPage,
-	externalReference,
-	formatJson,
-	headerFacts,
-	imagePage,
-	imageSize,
-	languageFor,
-	markdownPage,
-	pageButton,
-	pdfPage,
-	renderedPage,
-	safeFileName,
-	tablePage,
-	type PageHeader,
-} from './attachmentPages';
-import { parsePdfMessage, type PdfHostToWebview } from '../../webview/src/pdfMessages';
-import type { DeskClient } from './common/deskClient';
-import { newNonce } from './common/html';
+import { showInformationMessage, showWarningMessage } from '../common/messages';
+import { baseName } from '../../../server/src/attachments/names';
+import { ReadAttachment, type AttachmentContent } from '../../../server/src/protocol/protocol';
+import { externalReference } from './externalReference';
+import { formatJson } from './formatJson';
+import { imageSize } from './imageSize';
+import { attachmentKind, languageFor, safeFileName } from './kinds';
+import { downloadPage, headerFacts, imagePage, markdownPage, pageButton, pdfPage, renderedPage, tablePage, type PageHeader } from './pages';
+import { parsePdfMessage, type PdfHostToWebview } from '../../../webview/src/pdfMessages';
+import type { DeskClient } from '../common/deskClient';
+import { newNonce } from '../common/html';
 
 /**
  * `desk-attachment:/<task id>/<attachment id>/<base name>?project=<name>[&as=text]`: an attachment's

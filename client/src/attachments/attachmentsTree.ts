@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { humanBytes } from '../../../server/src/attachments/names';
 import { ListAttachments, type AttachmentRow, type TaskAttachmentsView } from '../../../server/src/protocol/protocol';
-import { attachmentKind, renderable, type AttachmentKind } from '../attachmentPages';
+import { attachmentKind, renderable, type AttachmentKind } from './kinds';
 import { markdownLines, markdownText as escapeMarkdown } from '../common/markdownText';
 import type { WindowProject } from '../common/windowProjects';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';

@@ -4,10 +4,10 @@ import { messageText, pickText, visibleText } from '../common/markdownText';
 import { showInformationMessage, showWarningMessage } from '../common/messages';
 import { baseName, humanBytes } from '../../../server/src/attachments/names';
 import { AttachFile, DeleteAttachment, ListAttachments, ListRuns, type AttachmentRow } from '../../../server/src/protocol/protocol';
-import { renderable } from '../attachmentPages';
-import { parseAttachmentUri, type AttachmentPreviews, type AttachmentRef } from '../attachmentPreviews';
+import { renderable } from './kinds';
+import { parseAttachmentUri, type AttachmentPreviews, type AttachmentRef } from './attachmentPreviews';
 import type { DeskClient } from '../common/deskClient';
-import { taskLabel, type AttachmentsNode, type AttachmentsTreeProvider } from '../views/attachmentsTree';
+import { taskLabel, type AttachmentsNode, type AttachmentsTreeProvider } from './attachmentsTree';
 import { chooseProject } from '../common/windowProjects';
 import { guardedBy } from '../common/guarded';
 
