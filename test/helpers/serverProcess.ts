@@ -1,7 +1,14 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as path from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-languageserver/node';
+import type { ParamsOf, ResultOf } from '../../server/src/protocol/protocol';
 import { findProjectRoot } from './temp';
+
+/** A request declared in the protocol module: its method, and its params and result types. */
+export interface ProtocolRequest {
+	readonly method: string;
+	readonly params: unknown;
+}
 
 export interface RunningServer {
 	connection: MessageConnection;
@@ -9,6 +16,8 @@ export interface RunningServer {
 	/** window/logMessage lines, as the client's output channel would show them. */
 	logs: string[];
 	notifications: Array<{ method: string; params: unknown }>;
+	/** Sends a request declared in the protocol module, with params of its declared type, and returns its declared result. */
+	call<D extends ProtocolRequest>(definition: D, params: ParamsOf<D>): Promise<ResultOf<D>>;
 	/** Writes raw bytes to the server's stdin, bypassing the JSON-RPC writer. */
 	writeRaw(bytes: string | Buffer): void;
 	/** Sends a request frame built by hand (for input the JSON-RPC writer cannot serialise) and waits for its answer. */
@@ -105,6 +114,7 @@ export async function startServer(libraryDir: string, options: { logLevel?: stri
 		child,
 		logs,
 		notifications,
+		call: async <D extends ProtocolRequest>(definition: D, params: ParamsOf<D>) => (await connection.sendRequest(definition.method, params)) as ResultOf<D>,
 		exited,
 		stderr: () => stderr,
 		writeRaw: (bytes) => child.stdin.write(bytes),

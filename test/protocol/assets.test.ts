@@ -25,7 +25,6 @@ import {
 	UsedInLaunches,
 	deskErrorCode,
 	type DeskErrorJson,
-	type ResultOf,
 } from '../../server/src/protocol/protocol';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
@@ -34,7 +33,6 @@ import { tempDir } from '../helpers/temp';
 describe('the asset library over JSON-RPC', () => {
 	let server: RunningServer;
 	let root: string;
-	const call = async <R>(definition: { method: string; result?: R }, params: unknown): Promise<R> => (await server.connection.sendRequest(definition.method, params)) as R;
 
 	before(async () => {
 		root = tempDir();
@@ -48,37 +46,37 @@ describe('the asset library over JSON-RPC', () => {
 		for (let i = 0; i < 1200; i++) {
 			fs.writeFileSync(path.join(folder, `spec-${i}.md`), `# Spec ${i}\n`);
 		}
-		const imported = await call<ResultOf<typeof ImportAsset>>(ImportAsset, { dir: folder, project: 'shop' });
+		const imported = await server.call(ImportAsset, { dir: folder, project: 'shop' });
 		assert.equal(imported.asset.engine, 'snapshot');
 		assert.equal(imported.project?.name, 'shop');
 		assert.ok(server.notifications.some((n) => n.method === AssetsDidChange.method));
 		const id = imported.asset.id;
-		assert.deepEqual(await call(GetAtGo, { id }), { engine: 'snapshot', version: 1, working_changes: false, manifest: ((await call<ResultOf<typeof ListVersions>>(ListVersions, { id })).versions[0] as { manifest: string }).manifest });
+		assert.deepEqual(await server.call(GetAtGo, { id }), { engine: 'snapshot', version: 1, working_changes: false, manifest: ((await server.call(ListVersions, { id })).versions[0] as { manifest: string }).manifest });
 
 		fs.writeFileSync(path.join(folder, 'spec-0.md'), '# Spec 0, revised\n');
-		assert.deepEqual(await call(GetAtGo, { id }), { engine: 'snapshot', version: 2, working_changes: true, changed: 1 });
-		const snap = await call<ResultOf<typeof SnapshotAsset>>(SnapshotAsset, { id, note: 'revised' });
+		assert.deepEqual(await server.call(GetAtGo, { id }), { engine: 'snapshot', version: 2, working_changes: true, changed: 1 });
+		const snap = await server.call(SnapshotAsset, { id, note: 'revised' });
 		assert.deepEqual([snap.created, snap.version.version, snap.version.made_by, snap.version.file_count], [true, 2, 'user', 1200]);
 		assert.ok(server.notifications.some((n) => n.method === SnapshotProgress.method && (n.params as { id: string }).id === id), 'progress was reported');
 
-		const files = await call<ResultOf<typeof ListFiles>>(ListFiles, { id, version: 2 });
+		const files = await server.call(ListFiles, { id, version: 2 });
 		assert.equal(files.files.length, 1200);
-		const read = await call<ResultOf<typeof ReadFile>>(ReadFile, { id, path: 'spec-0.md', version: 1 });
+		const read = await server.call(ReadFile, { id, path: 'spec-0.md', version: 1 });
 		assert.equal(Buffer.from(read.base64, 'base64').toString(), '# Spec 0\n');
-		const diff = await call<ResultOf<typeof DiffVersions>>(DiffVersions, { id, from: 1, to: 2 });
+		const diff = await server.call(DiffVersions, { id, from: 1, to: 2 });
 		assert.deepEqual(diff.modified.map((m) => m.after.path), ['spec-0.md']);
 	});
 
 	it('edits records: tags, about, checks, retired; links and notes; used-in', async () => {
-		const link = await call<ResultOf<typeof AddLink>>(AddLink, { name: 'API docs', url: 'https://example.com/api', project: 'shop' });
-		const note = await call<ResultOf<typeof AddNote>>(AddNote, { name: 'Decisions', text: 'Keep sql.js', project: 'shop' });
+		const link = await server.call(AddLink, { name: 'API docs', url: 'https://example.com/api', project: 'shop' });
+		const note = await server.call(AddNote, { name: 'Decisions', text: 'Keep sql.js', project: 'shop' });
 		assert.deepEqual([link.engine, link.kind, note.kind], ['none', 'link', 'notes']);
-		assert.deepEqual((await call<ResultOf<typeof SetTags>>(SetTags, { id: link.id, tags: ['docs', 'area:api'] })).tags, ['docs', 'area:api']);
-		assert.equal((await call<ResultOf<typeof DescribeAsset>>(DescribeAsset, { id: link.id, about: 'The public API' })).about, 'The public API');
-		assert.equal((await call<ResultOf<typeof SetRetired>>(SetRetired, { id: note.id, retired: true })).retired, true);
-		const { assets } = await call<ResultOf<typeof ListAssets>>(ListAssets, { project: 'shop' });
+		assert.deepEqual((await server.call(SetTags, { id: link.id, tags: ['docs', 'area:api'] })).tags, ['docs', 'area:api']);
+		assert.equal((await server.call(DescribeAsset, { id: link.id, about: 'The public API' })).about, 'The public API');
+		assert.equal((await server.call(SetRetired, { id: note.id, retired: true })).retired, true);
+		const { assets } = await server.call(ListAssets, { project: 'shop' });
 		assert.ok(assets.some((a) => a.id === note.id && a.retired));
-		assert.deepEqual(await call(UsedInLaunches, { id: link.id }), { usedIn: [] });
+		assert.deepEqual(await server.call(UsedInLaunches, { id: link.id }), { usedIn: [] });
 		const failure = await expectRpcError(server.connection, GetAtGo.method, { id: link.id });
 		assert.equal(failure.code, deskErrorCode);
 		assert.equal((failure.data as DeskErrorJson).code, 'asset.noFiles');
@@ -86,7 +84,7 @@ describe('the asset library over JSON-RPC', () => {
 	});
 
 	it('refuses bad edits with their codes and changes nothing', async () => {
-		const { asset } = await call<ResultOf<typeof ImportAsset>>(ImportAsset, { newName: 'scratch' });
+		const { asset } = await server.call(ImportAsset, { newName: 'scratch' });
 		const tag = await expectRpcError(server.connection, SetTags.method, { id: asset.id, tags: ['Bad Tag'] });
 		assert.equal((tag.data as DeskErrorJson).code, 'asset.badTag');
 		const checks = await expectRpcError(server.connection, SetChecks.method, { id: asset.id, checks: [{ id: 'x' }] });
@@ -95,7 +93,7 @@ describe('the asset library over JSON-RPC', () => {
 		assert.equal((both.data as DeskErrorJson).code, 'import.badArgs');
 		const shape = await expectRpcError(server.connection, DiffVersions.method, { id: asset.id, from: 0, to: 1.5 });
 		assert.equal(shape.code, ErrorCodes.InvalidParams);
-		const { assets } = await call<ResultOf<typeof ListAssets>>(ListAssets, {});
+		const { assets } = await server.call(ListAssets, {});
 		const stored = assets.find((a) => a.id === asset.id)!;
 		assert.deepEqual([stored.tags, stored.checks], [[], []]);
 		const notGit = await expectRpcError(server.connection, SyncAsset.method, { id: asset.id });
@@ -106,21 +104,21 @@ describe('the asset library over JSON-RPC', () => {
 		const repo = makeRepo(path.join(root, 'paged'), { commits: 30 });
 		commitFile(repo, 'src/lib/deep.ts', 'export {};\n', 'deep file');
 		commitFile(repo, 'src/main.ts', 'main();\n', 'main file');
-		const { asset } = await call<ResultOf<typeof ImportAsset>>(ImportAsset, { dir: repo, project: 'paged' });
-		const page = await call<ResultOf<typeof ListVersions>>(ListVersions, { id: asset.id, from: 23, to: 40 });
+		const { asset } = await server.call(ImportAsset, { dir: repo, project: 'paged' });
+		const page = await server.call(ListVersions, { id: asset.id, from: 23, to: 40 });
 		assert.equal(page.total, 32);
 		assert.deepEqual(page.versions.map((v) => v.version), [23, 24, 25, 26, 27, 28, 29, 30, 31, 32], 'clipped to what exists, oldest first');
 		assert.equal((page.versions.at(-1) as { commit: string }).commit, git(repo, 'rev-parse', 'HEAD'));
-		assert.deepEqual((await call<ResultOf<typeof ListVersions>>(ListVersions, { id: asset.id, from: 40 })).versions, []);
+		assert.deepEqual((await server.call(ListVersions, { id: asset.id, from: 40 })).versions, []);
 
-		const top = await call<ResultOf<typeof ListFolder>>(ListFolder, { id: asset.id, folder: '' });
+		const top = await server.call(ListFolder, { id: asset.id, folder: '' });
 		assert.equal(top.version, 32);
 		assert.deepEqual(top.folders, ['src']);
 		assert.equal(top.files.length, 30);
-		const src = await call<ResultOf<typeof ListFolder>>(ListFolder, { id: asset.id, folder: 'src' });
+		const src = await server.call(ListFolder, { id: asset.id, folder: 'src' });
 		assert.deepEqual([src.folders, src.files.map((f) => f.path)], [['lib'], ['src/main.ts']]);
 		assert.equal(src.files[0]!.hash, git(repo, 'rev-parse', 'HEAD:src/main.ts'));
-		const before = await call<ResultOf<typeof ListFolder>>(ListFolder, { id: asset.id, folder: 'src', version: 31 });
+		const before = await server.call(ListFolder, { id: asset.id, folder: 'src', version: 31 });
 		assert.deepEqual([before.folders, before.files], [['lib'], []]);
 		for (const folder of ['src/main.ts', 'nowhere']) {
 			const missing = await expectRpcError(server.connection, ListFolder.method, { id: asset.id, folder });
@@ -131,18 +129,18 @@ describe('the asset library over JSON-RPC', () => {
 		fs.mkdirSync(path.join(notes, 'a', 'b'), { recursive: true });
 		fs.writeFileSync(path.join(notes, 'top.md'), 'top');
 		fs.writeFileSync(path.join(notes, 'a', 'b', 'deep.md'), 'deep');
-		const folderAsset = (await call<ResultOf<typeof ImportAsset>>(ImportAsset, { dir: notes })).asset;
-		const snapshotTop = await call<ResultOf<typeof ListFolder>>(ListFolder, { id: folderAsset.id, folder: '' });
+		const folderAsset = (await server.call(ImportAsset, { dir: notes })).asset;
+		const snapshotTop = await server.call(ListFolder, { id: folderAsset.id, folder: '' });
 		assert.deepEqual([snapshotTop.folders, snapshotTop.files.map((f) => [f.path, f.size])], [['a'], [['top.md', 3]]]);
-		assert.deepEqual((await call<ResultOf<typeof ListFolder>>(ListFolder, { id: folderAsset.id, folder: 'a/b/' })).files.map((f) => f.path), ['a/b/deep.md']);
+		assert.deepEqual((await server.call(ListFolder, { id: folderAsset.id, folder: 'a/b/' })).files.map((f) => f.path), ['a/b/deep.md']);
 	});
 
 	it('syncs a git asset: the head is recorded with made_by sync', async () => {
 		const repo = makeRepo(path.join(root, 'svc'), { commits: 2 });
-		const { asset } = await call<ResultOf<typeof ImportAsset>>(ImportAsset, { dir: repo, project: 'svc', main: true });
-		const synced = await call<ResultOf<typeof SyncAsset>>(SyncAsset, { id: asset.id });
+		const { asset } = await server.call(ImportAsset, { dir: repo, project: 'svc', main: true });
+		const synced = await server.call(SyncAsset, { id: asset.id });
 		assert.equal(synced.recorded, true);
-		const { versions } = await call<ResultOf<typeof ListVersions>>(ListVersions, { id: asset.id });
+		const { versions } = await server.call(ListVersions, { id: asset.id });
 		assert.deepEqual(versions.map((v) => v.made_by), ['outside', 'sync']);
 	});
 });

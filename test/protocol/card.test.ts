@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { GetCard, ImportAsset, LaunchGo, ListRuns, OpenWorkspace, PlugAsset, SetTicket, SuggestAssets, SuggestIndexDidChange, UnplugAsset, UsedInLaunches, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import { GetCard, ImportAsset, LaunchGo, ListRuns, OpenWorkspace, PlugAsset, SetTicket, SuggestAssets, SuggestIndexDidChange, UnplugAsset, UsedInLaunches, type DeskErrorJson } from '../../server/src/protocol/protocol';
 import { makeRepo } from '../helpers/gitRepo';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
@@ -11,13 +11,12 @@ describe('launch cards over JSON-RPC', () => {
 	let server: RunningServer;
 	let root: string;
 	let repoAsset: string;
-	const call = async <R>(definition: { method: string; result?: R }, params: unknown): Promise<R> => (await server.connection.sendRequest(definition.method, params)) as R;
 
 	before(async () => {
 		root = tempDir();
 		const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 		server = await startServer(path.join(root, 'library'));
-		const opened = await call<ResultOf<typeof OpenWorkspace>>(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+		const opened = await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 		assert.ok(opened.folders[0]?.outcome === 'adopted');
 		repoAsset = opened.folders[0].asset.id;
 	});
@@ -27,29 +26,29 @@ describe('launch cards over JSON-RPC', () => {
 		const specs = path.join(root, 'checkout-specs');
 		fs.mkdirSync(specs);
 		fs.writeFileSync(path.join(specs, 'coupons.md'), 'Coupons stack at checkout.\n');
-		const { asset } = await call<ResultOf<typeof ImportAsset>>(ImportAsset, { dir: specs, project: 'shop' });
-		await call(SetTicket, { project: 'shop', ticket: 'Coupons should not stack at checkout' });
-		assert.equal((await call<ResultOf<typeof GetCard>>(GetCard, { project: 'shop' })).card.ticket, 'Coupons should not stack at checkout');
-		const { suggestions } = await call<ResultOf<typeof SuggestAssets>>(SuggestAssets, { project: 'shop' });
+		const { asset } = await server.call(ImportAsset, { dir: specs, project: 'shop' });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Coupons should not stack at checkout' });
+		assert.equal((await server.call(GetCard, { project: 'shop' })).card.ticket, 'Coupons should not stack at checkout');
+		const { suggestions } = await server.call(SuggestAssets, { project: 'shop' });
 		assert.deepEqual(suggestions.map((s) => s.asset_id), [asset.id]);
-		await call(PlugAsset, { project: 'shop', id: asset.id, role: 'reference' });
+		await server.call(PlugAsset, { project: 'shop', id: asset.id, role: 'reference' });
 		fs.writeFileSync(path.join(specs, 'more.md'), 'More.\n');
-		const view = await call<ResultOf<typeof PlugAsset>>(PlugAsset, { project: 'shop', id: repoAsset, role: 'target' });
+		const view = await server.call(PlugAsset, { project: 'shop', id: repoAsset, role: 'target' });
 		assert.deepEqual(
 			view.plugs.map((p) => [p.name, p.role, 'error' in p.at_go ? p.at_go.error : [p.at_go.version, p.at_go.engine === 'snapshot' && p.at_go.working_changes]]),
 			[['checkout-specs', 'reference', [2, true]], ['shop', 'target', [2, false]]],
 		);
 		const second = await expectRpcError(server.connection, PlugAsset.method, { project: 'shop', id: asset.id, role: 'target' });
 		assert.equal((second.data as DeskErrorJson).code, 'launch.alreadyPlugged');
-		await call(UnplugAsset, { project: 'shop', id: asset.id });
+		await server.call(UnplugAsset, { project: 'shop', id: asset.id });
 		const copyOnTarget = await expectRpcError(server.connection, PlugAsset.method, { project: 'shop', id: asset.id, role: 'target', copy: [{ from: 'a', to: 'b' }] });
 		assert.equal((copyOnTarget.data as DeskErrorJson).code, 'launch.secondTarget');
-		await call(PlugAsset, { project: 'shop', id: asset.id, role: 'reference' });
-		const record = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', execute: false });
+		await server.call(PlugAsset, { project: 'shop', id: asset.id, role: 'reference' });
+		const record = await server.call(LaunchGo, { project: 'shop', execute: false });
 		assert.deepEqual(record.plugs.map((p) => [p.name, p.version]), [['shop', 2], ['checkout-specs', 2]]);
-		const { usedIn } = await call<ResultOf<typeof UsedInLaunches>>(UsedInLaunches, { id: asset.id });
+		const { usedIn } = await server.call(UsedInLaunches, { id: asset.id });
 		assert.deepEqual(usedIn.map((u) => [u.launch_id, u.role, u.version]), [[record.launch_id, 'reference', 2]]);
-		const runs = await call<ResultOf<typeof ListRuns>>(ListRuns, { project: 'shop' });
+		const runs = await server.call(ListRuns, { project: 'shop' });
 		assert.equal(runs.intents[0]?.tasks[0]?.runs[0]?.id, record.run);
 		const empty = await expectRpcError(server.connection, LaunchGo.method, { project: 'shop' });
 		assert.equal((empty.data as DeskErrorJson).code, 'launch.emptyTicket');
@@ -59,8 +58,8 @@ describe('launch cards over JSON-RPC', () => {
 		const notes = path.join(root, 'harbour-notes');
 		fs.mkdirSync(notes);
 		fs.writeFileSync(path.join(notes, 'cranes.md'), 'Gantry cranes unload the freighters.\n');
-		const { asset } = await call<ResultOf<typeof ImportAsset>>(ImportAsset, { dir: notes, project: 'shop' });
-		let result = await call<ResultOf<typeof SuggestAssets>>(SuggestAssets, { project: 'shop', ticket: 'Which gantry unloads the freighters' });
+		const { asset } = await server.call(ImportAsset, { dir: notes, project: 'shop' });
+		let result = await server.call(SuggestAssets, { project: 'shop', ticket: 'Which gantry unloads the freighters' });
 		assert.equal(result.index.total, 3, 'the repository and the two folders');
 		const deadline = Date.now() + 20_000;
 		// A slow machine may answer before the index is complete: the notification then says when to ask again.
@@ -69,7 +68,7 @@ describe('launch cards over JSON-RPC', () => {
 		}
 		const done = server.notifications.filter((n) => n.method === SuggestIndexDidChange.method).at(-1)?.params;
 		assert.deepEqual(done, { project: 'shop', indexed: 3, total: 3 });
-		result = await call<ResultOf<typeof SuggestAssets>>(SuggestAssets, { project: 'shop', ticket: 'Which gantry unloads the freighters' });
+		result = await server.call(SuggestAssets, { project: 'shop', ticket: 'Which gantry unloads the freighters' });
 		assert.deepEqual(result.index, { indexed: 3, total: 3 });
 		assert.deepEqual(result.suggestions.map((s) => s.asset_id), [asset.id]);
 	});

@@ -8,7 +8,7 @@ import { expectRpcError, startServer, type RunningServer } from '../helpers/serv
 import { tempDir } from '../helpers/temp';
 
 async function status(server: RunningServer): Promise<ResultOf<typeof GetStatus>> {
-	return (await server.connection.sendRequest(GetStatus.method, {})) as ResultOf<typeof GetStatus>;
+	return await server.call(GetStatus, {});
 }
 
 async function refusal(server: RunningServer, method: string, params: unknown): Promise<DeskErrorJson> {
@@ -40,11 +40,11 @@ describe('desk/store/recover', () => {
 			assert.equal((await refusal(server, RecoverStore.method, { store: 'library', choice: 'restore' })).code, 'store.cannotRecover');
 			assert.equal((await refusal(server, RecoverStore.method, { store: 'library', choice: 'rebuild' })).code, 'store.cannotRecover');
 			assert.equal((await status(server)).state, 'error', 'a refused choice changes nothing');
-			const result = (await server.connection.sendRequest(RecoverStore.method, { store: 'library', choice: 'empty' })) as ResultOf<typeof RecoverStore>;
+			const result = await server.call(RecoverStore, { store: 'library', choice: 'empty' });
 			assert.equal(result.choice, 'empty');
 			assert.equal(result.file, file);
 			assert.equal((await status(server)).state, 'ready', 'the server opened the new library');
-			assert.deepEqual(((await server.connection.sendRequest(ListAssets.method, {})) as ResultOf<typeof ListAssets>).assets, []);
+			assert.deepEqual((await server.call(ListAssets, {})).assets, []);
 			assert.equal((await refusal(server, RecoverStore.method, { store: 'library', choice: 'empty' })).code, 'store.notDamaged');
 			assert.ok(fs.existsSync(String(result.keptAs)), 'the damaged copy stays');
 		} finally {
@@ -59,10 +59,10 @@ describe('desk/store/recover', () => {
 		const task = 'task-7';
 		let server = await startServer(libraryDir);
 		try {
-			await server.connection.sendRequest(OpenWorkspace.method, { folders: [{ name: 'shop', path: repo }] });
+			await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 			for (const name of ['one.txt', 'two.txt']) {
 				fs.writeFileSync(path.join(root, name), `${name}\n`);
-				await server.connection.sendRequest(AttachFile.method, { project: 'shop', task, path: path.join(root, name) });
+				await server.call(AttachFile, { project: 'shop', task, path: path.join(root, name) });
 			}
 		} finally {
 			await server.stop();
@@ -81,7 +81,7 @@ describe('desk/store/recover', () => {
 		for (let start = 0; start < 2; start++) {
 			server = await startServer(libraryDir);
 			try {
-				const opened = (await server.connection.sendRequest(OpenWorkspace.method, { folders: [{ name: 'shop', path: repo }] })) as ResultOf<typeof OpenWorkspace>;
+				const opened = await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 				const folder = opened.folders[0]!;
 				assert.equal(folder.outcome, 'failed', `server ${start + 1} opens no empty project database`);
 				assert.ok(folder.outcome === 'failed');
@@ -99,11 +99,11 @@ describe('desk/store/recover', () => {
 
 		server = await startServer(libraryDir);
 		try {
-			await server.connection.sendRequest(OpenWorkspace.method, { folders: [{ name: 'shop', path: repo }] });
-			const result = (await server.connection.sendRequest(RecoverStore.method, { store: 'project', repo, choice: 'empty' })) as ResultOf<typeof RecoverStore>;
+			await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+			const result = await server.call(RecoverStore, { store: 'project', repo, choice: 'empty' });
 			assert.deepEqual([result.store, result.choice, result.file, result.attachmentsKept], ['project', 'empty', file, 2]);
-			assert.deepEqual(await server.connection.sendRequest(ListAttachments.method, { project: 'shop' }), { tasks: [] });
-			const again = (await server.connection.sendRequest(OpenWorkspace.method, { folders: [{ name: 'shop', path: repo }] })) as ResultOf<typeof OpenWorkspace>;
+			assert.deepEqual(await server.call(ListAttachments, { project: 'shop' }), { tasks: [] });
+			const again = await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 			assert.equal(again.folders[0]?.outcome, 'adopted');
 			assert.equal((await refusal(server, RecoverStore.method, { store: 'project', repo, choice: 'empty' })).code, 'store.notDamaged');
 			assert.equal((await refusal(server, RecoverStore.method, { store: 'project', repo: root, choice: 'empty' })).code, 'project.notFound');

@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCodes } from 'vscode-languageserver/node';
-import { deskRequests, ProtocolError, protocolErrorExitCode, GetCard, GetStatus, ListAssets, ListAttachments, ListRuns, OpenWorkspace, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import { deskRequests, ProtocolError, protocolErrorExitCode, GetCard, GetStatus, ListAssets, ListAttachments, ListRuns, OpenWorkspace, type DeskErrorJson } from '../../server/src/protocol/protocol';
 import type { Schema, Shape } from '../../server/src/protocol/schema';
 import { makeRepo } from '../helpers/gitRepo';
 import { killStartedServers, startServer, type RawAnswer, type RunningServer } from '../helpers/serverProcess';
@@ -226,14 +226,14 @@ describe('a fuzz of the JSON-RPC surface', () => {
 		root = tempDir();
 		server = await startServer(path.join(root, 'library'), { nodeArgs: ['--require', path.join(__dirname, '..', 'helpers', 'prototypeProbe.js')] });
 		repo = makeRepo(path.join(root, project), { commits: 2 });
-		await server.connection.sendRequest(OpenWorkspace.method, { folders: [{ name: project, path: repo }] });
+		await server.call(OpenWorkspace, { folders: [{ name: project, path: repo }] });
 	});
 
 	const storeState = async () => ({
-		assets: (await server.connection.sendRequest(ListAssets.method, {})) as ResultOf<typeof ListAssets>,
-		runs: (await server.connection.sendRequest(ListRuns.method, { project })) as unknown,
-		card: ((await server.connection.sendRequest(GetCard.method, { project })) as ResultOf<typeof GetCard>).card,
-		attachments: (await server.connection.sendRequest(ListAttachments.method, { project })) as unknown,
+		assets: await server.call(ListAssets, {}),
+		runs: await server.call(ListRuns, { project }),
+		card: (await server.call(GetCard, { project })).card,
+		attachments: await server.call(ListAttachments, { project }),
 		repository: fs.readdirSync(repo).sort(),
 		library: fs.readdirSync(path.join(root, 'library')).sort(),
 	});
@@ -259,14 +259,14 @@ describe('a fuzz of the JSON-RPC surface', () => {
 			}
 			sent += probes.length;
 			// Still serving between batches.
-			const status = (await server.connection.sendRequest(GetStatus.method, {})) as ResultOf<typeof GetStatus>;
+			const status = await server.call(GetStatus, {});
 			assert.equal(status.state, 'ready');
 		}
 		process.stdout.write(`# fuzz: ${sent} messages over ${kinds.size} methods in ${Date.now() - started} ms\n`);
 		assert.equal(kinds.size, declared.size, `every declared method was fuzzed (${kinds.size} of ${declared.size})`);
 		assert.deepEqual(await storeState(), before, 'the store is unchanged');
 		assert.equal(server.child.exitCode, null);
-		const rss = (await server.connection.sendRequest(GetStatus.method, {})) as ResultOf<typeof GetStatus>;
+		const rss = await server.call(GetStatus, {});
 		assert.equal(rss.pid, server.child.pid, 'the same process answers');
 
 		await server.stop();

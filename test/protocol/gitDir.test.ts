@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ImportAsset, ListVersions, OpenWorkspace, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import { ImportAsset, ListVersions, OpenWorkspace, type DeskErrorJson } from '../../server/src/protocol/protocol';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
@@ -10,7 +10,6 @@ import { tempDir } from '../helpers/temp';
 describe('what is adopted: the git directory, over JSON-RPC', () => {
 	let server: RunningServer;
 	let root: string;
-	const call = async <R>(definition: { method: string; result?: R }, params: unknown): Promise<R> => (await server.connection.sendRequest(definition.method, params)) as R;
 
 	before(async () => {
 		root = tempDir();
@@ -23,7 +22,7 @@ describe('what is adopted: the git directory, over JSON-RPC', () => {
 		const planted = path.join(root, 'planted');
 		fs.mkdirSync(planted);
 		fs.writeFileSync(path.join(planted, '.git'), `gitdir: ${path.join(other, '.git')}\n`);
-		const opened = await call<ResultOf<typeof OpenWorkspace>>(OpenWorkspace, { folders: [{ name: 'planted', path: planted }] });
+		const opened = await server.call(OpenWorkspace, { folders: [{ name: 'planted', path: planted }] });
 		const outcome = opened.folders[0]!;
 		assert.equal(outcome.outcome, 'failed');
 		const error = (outcome as { error: DeskErrorJson }).error;
@@ -32,9 +31,9 @@ describe('what is adopted: the git directory, over JSON-RPC', () => {
 
 		const refused = await expectRpcError(server.connection, ImportAsset.method, { dir: planted, project: 'planted' });
 		assert.equal((refused.data as DeskErrorJson).code, 'git.foreignGitDir');
-		const allowed = await call<ResultOf<typeof ImportAsset>>(ImportAsset, { dir: planted, project: 'planted', allowGitDir: true });
+		const allowed = await server.call(ImportAsset, { dir: planted, project: 'planted', allowGitDir: true });
 		assert.equal(allowed.asset.engine, 'git');
-		const versions = await call<ResultOf<typeof ListVersions>>(ListVersions, { id: allowed.asset.id });
+		const versions = await server.call(ListVersions, { id: allowed.asset.id });
 		assert.deepEqual(versions.versions.map((v) => (v as { commit: string }).commit), git(other, 'log', '--reverse', '--format=%H').split('\n'), 'allowed: read where the person said');
 	});
 
@@ -42,12 +41,12 @@ describe('what is adopted: the git directory, over JSON-RPC', () => {
 		const repo = makeRepo(path.join(root, 'main-repo'), { commits: 3 });
 		const wt = path.join(root, 'side');
 		git(repo, 'worktree', 'add', '-q', '-b', 'side', wt, 'HEAD~2');
-		const alone = await call<ResultOf<typeof OpenWorkspace>>(OpenWorkspace, { folders: [{ name: 'side', path: wt }] });
+		const alone = await server.call(OpenWorkspace, { folders: [{ name: 'side', path: wt }] });
 		assert.equal(alone.folders[0]!.outcome, 'failed');
 		assert.equal((alone.folders[0] as { error: DeskErrorJson }).error.code, 'git.foreignGitDir');
 		assert.equal((alone.folders[0] as { error: DeskErrorJson }).error.data.commonDir, path.join(repo, '.git'));
 
-		const both = await call<ResultOf<typeof OpenWorkspace>>(OpenWorkspace, {
+		const both = await server.call(OpenWorkspace, {
 			folders: [
 				{ name: 'main-repo', path: repo },
 				{ name: 'side', path: wt },
@@ -62,7 +61,7 @@ describe('what is adopted: the git directory, over JSON-RPC', () => {
 		fs.writeFileSync(path.join(forged, '.git', 'HEAD'), 'ref: refs/heads/main\n');
 		fs.writeFileSync(path.join(forged, '.git', 'commondir'), `${path.join(repo, '.git')}\n`);
 		fs.writeFileSync(path.join(forged, '.git', 'gitdir'), `${path.join(forged, '.git')}\n`);
-		const borrowing = await call<ResultOf<typeof OpenWorkspace>>(OpenWorkspace, {
+		const borrowing = await server.call(OpenWorkspace, {
 			folders: [
 				{ name: 'main-repo', path: repo },
 				{ name: 'forged', path: forged },
@@ -72,7 +71,7 @@ describe('what is adopted: the git directory, over JSON-RPC', () => {
 		assert.equal((borrowing.folders[1] as { error: DeskErrorJson }).error.code, 'git.foreignGitDir');
 		assert.match((borrowing.folders[1] as { error: DeskErrorJson }).error.message, /without being one of its worktrees/);
 		const side = both.folders[1] as { asset: { id: string; branch: string } };
-		const versions = await call<ResultOf<typeof ListVersions>>(ListVersions, { id: side.asset.id });
+		const versions = await server.call(ListVersions, { id: side.asset.id });
 		assert.deepEqual(
 			versions.versions.map((v) => (v as { commit: string }).commit).sort(),
 			git(wt, 'log', '--first-parent', '--format=%H', side.asset.branch === '' ? 'HEAD' : side.asset.branch).split('\n').sort(),

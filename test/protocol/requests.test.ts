@@ -2,21 +2,20 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AddLink, AddNote, AttachFile, CancelRun, DecideRun, GetCard, ImportAsset, LaunchGo, ListAssets, ListAttachments, ListRuns, ListVersions, OpenWorkspace, SetTicket, ShowRun, SnapshotAsset, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import { AddLink, AddNote, AttachFile, CancelRun, DecideRun, GetCard, ImportAsset, LaunchGo, ListAssets, ListAttachments, ListRuns, ListVersions, OpenWorkspace, SetTicket, ShowRun, SnapshotAsset, type DeskErrorJson, type ParamsOf, type ResultOf } from '../../server/src/protocol/protocol';
 import { makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
-import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
+import { expectRpcError, startServer, type ProtocolRequest, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
 describe('requests that run twice, over JSON-RPC', () => {
 	let server: RunningServer;
 	let root: string;
 	let libraryDir: string;
-	const call = async <R>(definition: { method: string; result?: R }, params: unknown): Promise<R> => (await server.connection.sendRequest(definition.method, params)) as R;
-	const runIds = async (): Promise<string[]> => (await call<ResultOf<typeof ListRuns>>(ListRuns, { project: 'shop' })).intents.flatMap((i) => i.tasks.flatMap((t) => t.runs.map((r) => r.id)));
+	const runIds = async (): Promise<string[]> => (await server.call(ListRuns, { project: 'shop' })).intents.flatMap((i) => i.tasks.flatMap((t) => t.runs.map((r) => r.id)));
 	const waitUntilStopped = async (run: string): Promise<string> => {
 		for (let i = 0; i < 400; i++) {
-			const { summary } = await call<ResultOf<typeof ShowRun>>(ShowRun, { project: 'shop', id: run });
+			const { summary } = await server.call(ShowRun, { project: 'shop', id: run });
 			if (summary.status === 'failed' || summary.status === 'completed' || summary.at_gate) {
 				return summary.status;
 			}
@@ -30,14 +29,14 @@ describe('requests that run twice, over JSON-RPC', () => {
 		const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 		libraryDir = path.join(root, 'library');
 		server = await startServer(libraryDir);
-		await call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+		await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 	});
 	after(() => server.stop());
 
 	it('two Gos of one card sent back to back launch it once, and one agent works in the checkout at a time', async () => {
 		const slow = scriptedAgentSettings({ sleepMs: 60_000 });
-		await call(SetTicket, { project: 'shop', ticket: 'Take a long time' });
-		const answers = await Promise.allSettled([call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: slow }), call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: slow })]);
+		await server.call(SetTicket, { project: 'shop', ticket: 'Take a long time' });
+		const answers = await Promise.allSettled([server.call(LaunchGo, { project: 'shop', settings: slow }), server.call(LaunchGo, { project: 'shop', settings: slow })]);
 		const launched = answers.filter((a): a is PromiseFulfilledResult<ResultOf<typeof LaunchGo>> => a.status === 'fulfilled');
 		const refused = answers.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
 		assert.equal(launched.length, 1, `one Go launched: ${refused.map((r) => (r.reason as Error).message).join('; ')}`);
@@ -47,49 +46,49 @@ describe('requests that run twice, over JSON-RPC', () => {
 		assert.deepEqual(await runIds(), [first.run], 'one run');
 
 		// A second card, Go right after the first answered: its agent would share the checkout.
-		await call(SetTicket, { project: 'shop', ticket: 'Meanwhile, something else' });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Meanwhile, something else' });
 		const busy = await expectRpcError(server.connection, LaunchGo.method, { project: 'shop', settings: slow });
 		assert.equal((busy.data as DeskErrorJson).code, 'run.checkoutBusy', busy.message);
 		assert.equal((busy.data as DeskErrorJson).data['run'], first.run, 'the refusal names the run working there');
 		assert.deepEqual(await runIds(), [first.run], 'nothing was launched');
-		assert.equal((await call<ResultOf<typeof GetCard>>(GetCard, { project: 'shop' })).card.ticket, 'Meanwhile, something else', 'the card keeps its ticket for a later Go');
+		assert.equal((await server.call(GetCard, { project: 'shop' })).card.ticket, 'Meanwhile, something else', 'the card keeps its ticket for a later Go');
 
-		await call(CancelRun, { project: 'shop', run: first.run, reason: 'the test is done with it' });
+		await server.call(CancelRun, { project: 'shop', run: first.run, reason: 'the test is done with it' });
 		assert.equal(await waitUntilStopped(first.run), 'failed');
-		const second = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: slow });
+		const second = await server.call(LaunchGo, { project: 'shop', settings: slow });
 		assert.deepEqual((await runIds()).sort(), [first.run, second.run].sort());
-		await call(CancelRun, { project: 'shop', run: second.run });
+		await server.call(CancelRun, { project: 'shop', run: second.run });
 		await waitUntilStopped(second.run);
 	});
 
 	it('a Go repeated with its request id returns the first launch and starts nothing, also after a restart; the id with other params is refused', async () => {
-		await call(SetTicket, { project: 'shop', ticket: 'Once only' });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Once only' });
 		const requestId = 'go-5f0b7a7e-0d6f-4c39-9a55-3c8a1e0e2d11';
-		const first = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', execute: false, requestId });
+		const first = await server.call(LaunchGo, { project: 'shop', execute: false, requestId });
 		const before = await runIds();
-		const again = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', execute: false, requestId });
+		const again = await server.call(LaunchGo, { project: 'shop', execute: false, requestId });
 		assert.deepEqual(again, first, 'the first answer');
 		assert.deepEqual(await runIds(), before, 'nothing new');
 
 		await server.stop();
 		server = await startServer(libraryDir);
-		await call(OpenWorkspace, { folders: [{ name: 'shop', path: path.join(root, 'shop') }] });
-		assert.deepEqual(await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', execute: false, requestId }), first, 'the first answer after a restart');
-		await call(SetTicket, { project: 'shop', ticket: 'Another card' });
+		await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: path.join(root, 'shop') }] });
+		assert.deepEqual(await server.call(LaunchGo, { project: 'shop', execute: false, requestId }), first, 'the first answer after a restart');
+		await server.call(SetTicket, { project: 'shop', ticket: 'Another card' });
 		const reused = await expectRpcError(server.connection, LaunchGo.method, { project: 'shop', requestId });
 		assert.equal((reused.data as DeskErrorJson).code, 'request.idReused', reused.message);
 		assert.deepEqual(await runIds(), before, 'nothing new');
-		assert.equal((await call<ResultOf<typeof GetCard>>(GetCard, { project: 'shop' })).card.ticket, 'Another card');
+		assert.equal((await server.call(GetCard, { project: 'shop' })).card.ticket, 'Another card');
 		const bad = await expectRpcError(server.connection, LaunchGo.method, { project: 'shop', requestId: 'a b' });
 		assert.equal(bad.code, -32602, 'a request id that is not one is InvalidParams');
 	});
 
 	it('every request that creates something, repeated with its request id, answers the first result and creates nothing more; other params under the id are refused', async () => {
-		const assetCount = async () => (await call<ResultOf<typeof ListAssets>>(ListAssets, {})).assets.length;
-		const twice = async <R>(definition: { method: string; result?: R }, params: unknown): Promise<R> => {
-			const first = await call<R>(definition, params);
+		const assetCount = async () => (await server.call(ListAssets, {})).assets.length;
+		const twice = async <D extends ProtocolRequest>(definition: D, params: ParamsOf<D>): Promise<ResultOf<D>> => {
+			const first = await server.call(definition, params);
 			const count = await assetCount();
-			assert.deepEqual(await call<R>(definition, params), first, `${definition.method}: the first answer`);
+			assert.deepEqual(await server.call(definition, params), first, `${definition.method}: the first answer`);
 			assert.equal(await assetCount(), count, `${definition.method}: nothing new`);
 			return first;
 		};
@@ -106,65 +105,65 @@ describe('requests that run twice, over JSON-RPC', () => {
 		// A snapshot repeated after the folder changed again answers the version the first cut, and cuts none.
 		fs.writeFileSync(path.join(made.asset.working_dir, 'a.md'), 'a\n');
 		const snapshot = { id: made.asset.id, note: 'first draft', requestId: 'snap-00000001' };
-		const cut = await call<ResultOf<typeof SnapshotAsset>>(SnapshotAsset, snapshot);
+		const cut = await server.call(SnapshotAsset, snapshot);
 		assert.deepEqual([cut.created, cut.version.version], [true, 2]);
 		fs.writeFileSync(path.join(made.asset.working_dir, 'b.md'), 'b\n');
-		assert.deepEqual(await call(SnapshotAsset, snapshot), cut);
-		assert.equal((await call<ResultOf<typeof ListVersions>>(ListVersions, { id: made.asset.id })).total, 2, 'no third version');
+		assert.deepEqual(await server.call(SnapshotAsset, snapshot), cut);
+		assert.equal((await server.call(ListVersions, { id: made.asset.id })).total, 2, 'no third version');
 
 		// An attachment repeated is attached once.
-		await call(SetTicket, { project: 'shop', ticket: 'Something to attach to' });
-		const launch = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', execute: false });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Something to attach to' });
+		const launch = await server.call(LaunchGo, { project: 'shop', execute: false });
 		const file = path.join(root, 'report.txt');
 		fs.writeFileSync(file, 'the report\n');
 		const attach = { project: 'shop', task: launch.task, path: file, requestId: 'attach-00000001' };
-		const row = await call<ResultOf<typeof AttachFile>>(AttachFile, attach);
-		assert.deepEqual(await call(AttachFile, attach), row);
-		const listed = await call<ResultOf<typeof ListAttachments>>(ListAttachments, { project: 'shop' });
+		const row = await server.call(AttachFile, attach);
+		assert.deepEqual(await server.call(AttachFile, attach), row);
+		const listed = await server.call(ListAttachments, { project: 'shop' });
 		assert.deepEqual(listed.tasks.find((t) => t.task_id === launch.task)?.files.map((f) => f.id), [row.id]);
 	});
 
 	it('a request and its repeat sent at once under one id (a retry while the first still works): one effect, the same answer to both', async () => {
-		const assetCount = async () => (await call<ResultOf<typeof ListAssets>>(ListAssets, {})).assets.length;
+		const assetCount = async () => (await server.call(ListAssets, {})).assets.length;
 		const before = await assetCount();
 		const note = { name: 'Twice at once', text: 'Once.', requestId: 'note-at-once-01' };
-		const [a, b] = await Promise.all([call(AddNote, note), call(AddNote, note)]);
+		const [a, b] = await Promise.all([server.call(AddNote, note), server.call(AddNote, note)]);
 		assert.deepEqual(a, b);
 		assert.equal(await assetCount(), before + 1);
-		await call(SetTicket, { project: 'shop', ticket: 'Launched at once' });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Launched at once' });
 		const runs = (await runIds()).length;
 		const go = { project: 'shop', execute: false, requestId: 'go-at-once-0001' };
-		const [x, y] = await Promise.all([call(LaunchGo, go), call(LaunchGo, go)]);
+		const [x, y] = await Promise.all([server.call(LaunchGo, go), server.call(LaunchGo, go)]);
 		assert.deepEqual(x, y);
 		assert.equal((await runIds()).length, runs + 1);
 	});
 
 	it('a decision repeated with its request id answers the first decision; without one a second is refused', async () => {
-		await call(SetTicket, { project: 'shop', ticket: 'Write a note' });
-		const launch = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ writes: [{ path: 'note.md', content: 'n\n' }] }) });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Write a note' });
+		const launch = await server.call(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ writes: [{ path: 'note.md', content: 'n\n' }] }) });
 		assert.equal(await waitUntilStopped(launch.run), 'validating', 'at the gate');
 		const abandon = { project: 'shop', run: launch.run, decision: 'abandon', requestId: 'decide-00000001' };
-		const first = await call<ResultOf<typeof DecideRun>>(DecideRun, abandon);
-		assert.deepEqual(await call(DecideRun, abandon), first, 'the first answer, not a refusal');
+		const first = await server.call(DecideRun, abandon);
+		assert.deepEqual(await server.call(DecideRun, abandon), first, 'the first answer, not a refusal');
 		const second = await expectRpcError(server.connection, DecideRun.method, { ...abandon, requestId: 'decide-00000002' });
 		assert.equal((second.data as DeskErrorJson).code, 'run.notAwaitingDecision');
 	});
 
 	it('Retry while another run\'s agent works in the shared checkout is refused before anything is put back or decided', async () => {
-		await call(SetTicket, { project: 'shop', ticket: 'Write another note' });
-		const waiting = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ writes: [{ path: 'other.md', content: 'o\n' }] }) });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Write another note' });
+		const waiting = await server.call(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ writes: [{ path: 'other.md', content: 'o\n' }] }) });
 		assert.equal(await waitUntilStopped(waiting.run), 'validating', 'at the gate');
-		await call(SetTicket, { project: 'shop', ticket: 'Meanwhile, take long' });
-		const working = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ sleepMs: 60_000 }) });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Meanwhile, take long' });
+		const working = await server.call(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ sleepMs: 60_000 }) });
 		const busy = await expectRpcError(server.connection, DecideRun.method, { project: 'shop', run: waiting.run, decision: 'retry', settings: scriptedAgentSettings({}) });
 		assert.equal((busy.data as DeskErrorJson).code, 'run.checkoutBusy', busy.message);
 		assert.equal((busy.data as DeskErrorJson).data['run'], working.run);
-		const still = await call<ResultOf<typeof ShowRun>>(ShowRun, { project: 'shop', id: waiting.run });
+		const still = await server.call(ShowRun, { project: 'shop', id: waiting.run });
 		assert.deepEqual([still.summary.at_gate, still.decision], [true, undefined], 'nothing decided: the run still waits at the gate');
 		assert.equal(fs.readFileSync(path.join(root, 'shop', 'other.md'), 'utf8'), 'o\n', 'its change is still in the checkout');
-		await call(CancelRun, { project: 'shop', run: working.run });
+		await server.call(CancelRun, { project: 'shop', run: working.run });
 		await waitUntilStopped(working.run);
-		await call(DecideRun, { project: 'shop', run: waiting.run, decision: 'abandon' });
+		await server.call(DecideRun, { project: 'shop', run: waiting.run, decision: 'abandon' });
 	});
 
 	it('two pending requests with one JSON-RPC id: both are answered, the second with InvalidRequest naming the id; an id is free again once answered', async () => {
@@ -194,7 +193,7 @@ describe('requests that run twice, over JSON-RPC', () => {
 		// Both frames in one write: the first is still queued when the second arrives.
 		server.writeRaw(frame('dup-1', ListRuns.method, { project: 'shop' }) + frame('dup-1', GetCard.method, { project: 'shop' }));
 		for (let i = 0; i < 200 && answers.length < 2; i++) {
-			await call(GetCard, { project: 'shop' });
+			await server.call(GetCard, { project: 'shop' });
 			await new Promise((r) => setTimeout(r, 10));
 		}
 		assert.equal(answers.length, 2, `both requests answered: ${JSON.stringify(answers).slice(0, 300)}`);

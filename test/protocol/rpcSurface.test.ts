@@ -24,7 +24,6 @@ import {
 	ShowRun,
 	SuggestAssets,
 	type DeskErrorJson,
-	type ResultOf,
 } from '../../server/src/protocol/protocol';
 import { makeRepo } from '../helpers/gitRepo';
 import { expectRpcError, killStartedServers, startServer, type RunningServer } from '../helpers/serverProcess';
@@ -46,7 +45,7 @@ describe('the server before and after initialize', () => {
 			}
 			assert.equal(fs.existsSync(libraryDir), false, 'no library was opened');
 			await server.connection.sendRequest('initialize', { processId: null, capabilities: {}, initializationOptions: { libraryDir } });
-			const status = (await server.connection.sendRequest(GetStatus.method, {})) as ResultOf<typeof GetStatus>;
+			const status = await server.call(GetStatus, {});
 			assert.equal(status.state, 'ready');
 			assert.equal(status.libraryDir, libraryDir);
 		} finally {
@@ -63,7 +62,7 @@ describe('the server before and after initialize', () => {
 			const failure = await expectRpcError(server.connection, 'initialize', { processId: null, capabilities: {}, initializationOptions: { libraryDir: second } });
 			assert.equal(failure.code, deskErrorCode, failure.message);
 			assert.equal((failure.data as DeskErrorJson).code, 'desk.alreadyInitialized');
-			const status = (await server.connection.sendRequest(GetStatus.method, {})) as ResultOf<typeof GetStatus>;
+			const status = await server.call(GetStatus, {});
 			assert.equal(status.libraryDir, first);
 			assert.equal(fs.existsSync(second), false, 'the second library was never opened');
 		} finally {
@@ -95,11 +94,11 @@ describe('params the desk refuses by name', () => {
 		root = tempDir();
 		server = await startServer(path.join(root, 'library'));
 		repo = makeRepo(path.join(root, 'webshop'), { commits: 2 });
-		await server.connection.sendRequest(OpenWorkspace.method, { folders: [{ name: 'webshop', path: repo }] });
+		await server.call(OpenWorkspace, { folders: [{ name: 'webshop', path: repo }] });
 	});
 	after(() => server.stop());
 
-	const assets = async () => ((await server.connection.sendRequest(ListAssets.method, {})) as ResultOf<typeof ListAssets>).assets;
+	const assets = async () => (await server.call(ListAssets, {})).assets;
 
 	it('refuses relative paths with desk.relativePath naming the field, and resolves nothing against the server\'s folder', async () => {
 		const before = await assets();
@@ -134,7 +133,7 @@ describe('params the desk refuses by name', () => {
 			assert.equal((failure.data as DeskErrorJson).data['field'], field);
 		}
 		// A well-formed pair (an emoji) is a name like any other.
-		const note = (await server.connection.sendRequest(AddNote.method, { name: 'p\ud83d\ude00', text: 'x' })) as { name: string };
+		const note = await server.call(AddNote, { name: 'p\ud83d\ude00', text: 'x' });
 		assert.equal(note.name, 'p😀');
 		assert.deepEqual((await assets()).length, before.length + 1);
 	});

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CancelRun, DecideRun, LaunchGo, OpenWorkspace, PatchSetFiles, SetTicket, ShowRun, type DeskErrorJson, type ResultOf, type RunFinishedParams } from '../../server/src/protocol/protocol';
+import { CancelRun, DecideRun, LaunchGo, OpenWorkspace, PatchSetFiles, SetTicket, ShowRun, type DeskErrorJson, type RunFinishedParams } from '../../server/src/protocol/protocol';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
@@ -29,38 +29,37 @@ describe('executed runs over JSON-RPC', () => {
 	let server: RunningServer;
 	let root: string;
 	let repo: string;
-	const call = async <R>(definition: { method: string; result?: R }, params: unknown): Promise<R> => (await server.connection.sendRequest(definition.method, params)) as R;
 
 	before(async () => {
 		root = tempDir();
 		repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 		server = await startServer(path.join(root, 'library'));
-		await call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+		await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 	});
 	after(() => server.stop());
 
 	it('Go carries the run out, progress and the end arrive as notifications, and DecideRun lands it', async () => {
-		await call(SetTicket, { project: 'shop', ticket: 'Add a changelog\n\nStart it at 0.1.0.' });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Add a changelog\n\nStart it at 0.1.0.' });
 		const settings = scriptedAgentSettings({ writes: [{ path: 'CHANGELOG.md', content: '# 0.1.0\n' }] });
-		const record = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings });
+		const record = await server.call(LaunchGo, { project: 'shop', settings });
 		const end = await waitFor(finished(server, record.run), 'the run to finish');
 		assert.deepEqual({ ...end, project: end.project }, { project: 'shop', run: record.run, status: 'gate', title: 'Add a changelog', touched: 1, checks: { passed: 0, failed: 0 } });
 		assert.ok(server.notifications.some((n) => n.method === 'desk/runs/didChange' && (n.params as { run?: string }).run === record.run), 'progress was notified');
-		const detail = await call<ResultOf<typeof ShowRun>>(ShowRun, { project: 'shop', id: record.run });
+		const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
 		assert.deepEqual([detail.summary.status, detail.summary.at_gate], ['validating', true]);
-		const files = await call<ResultOf<typeof PatchSetFiles>>(PatchSetFiles, { project: 'shop', patchset: detail.patchsets[0]!.object_id });
+		const files = await server.call(PatchSetFiles, { project: 'shop', patchset: detail.patchsets[0]!.object_id });
 		assert.deepEqual(files.files.map((f) => [f.path, f.before, Buffer.from(f.after!, 'base64').toString()]), [['CHANGELOG.md', null, '# 0.1.0\n']]);
-		const result = await call<ResultOf<typeof DecideRun>>(DecideRun, { project: 'shop', run: record.run, decision: 'commit', rationale: 'ok' });
+		const result = await server.call(DecideRun, { project: 'shop', run: record.run, decision: 'commit', rationale: 'ok' });
 		assert.equal(git(repo, 'log', '-1', '--format=%B'), `Add a changelog\n\nI made the change the ticket asks for.\n\nDesk-Run: ${record.run}`);
 		assert.equal(git(repo, 'rev-parse', 'HEAD'), result.commit);
-		const decided = await call<ResultOf<typeof ShowRun>>(ShowRun, { project: 'shop', id: record.run });
+		const decided = await server.call(ShowRun, { project: 'shop', id: record.run });
 		assert.deepEqual([decided.summary.status, decided.summary.at_gate, decided.summary.decision], ['completed', false, 'commit']);
 		const again = await expectRpcError(server.connection, DecideRun.method, { project: 'shop', run: record.run, decision: 'abandon' });
 		assert.equal((again.data as DeskErrorJson).code, 'run.notAwaitingDecision');
 	});
 
 	it('bad settings are refused by field before Go changes anything', async () => {
-		await call(SetTicket, { project: 'shop', ticket: 'Something' });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Something' });
 		const refused = await expectRpcError(server.connection, LaunchGo.method, { project: 'shop', settings: { agents: [{ name: 'x', command: 'x', format: 'yaml' }] } });
 		assert.equal((refused.data as DeskErrorJson).code, 'run.badSettings');
 		assert.deepEqual((refused.data as DeskErrorJson).data, { field: 'agents[0].format' });
@@ -71,11 +70,11 @@ describe('executed runs over JSON-RPC', () => {
 	});
 
 	it('CancelRun stops a working agent and the run ends failed with the reason', async () => {
-		await call(SetTicket, { project: 'shop', ticket: 'A long job' });
-		const record = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ sleepMs: 60_000 }) });
+		await server.call(SetTicket, { project: 'shop', ticket: 'A long job' });
+		const record = await server.call(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ sleepMs: 60_000 }) });
 		await waitFor(() => server.notifications.find((n) => n.method === 'desk/runs/didChange' && (n.params as { run?: string }).run === record.run), 'the run to start');
 		await new Promise((r) => setTimeout(r, 500));
-		const { stopped } = await call<ResultOf<typeof CancelRun>>(CancelRun, { project: 'shop', run: record.run, reason: 'wrong ticket' });
+		const { stopped } = await server.call(CancelRun, { project: 'shop', run: record.run, reason: 'wrong ticket' });
 		assert.equal(stopped, true);
 		const end = await waitFor(finished(server, record.run), 'the run to stop', 10_000);
 		assert.equal(end.status, 'failed');
@@ -83,12 +82,12 @@ describe('executed runs over JSON-RPC', () => {
 	});
 
 	it('an agent that cannot be started fails the run at once, with the reason', async () => {
-		await call(SetTicket, { project: 'shop', ticket: 'Nobody is there' });
-		const record = await call<ResultOf<typeof LaunchGo>>(LaunchGo, { project: 'shop', settings: { agents: [{ name: 'ghost', command: 'no-such-agent-program', format: 'claude-stream-json' }], sandbox: 'off' } });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Nobody is there' });
+		const record = await server.call(LaunchGo, { project: 'shop', settings: { agents: [{ name: 'ghost', command: 'no-such-agent-program', format: 'claude-stream-json' }], sandbox: 'off' } });
 		const end = await waitFor(finished(server, record.run), 'the run to fail');
 		assert.equal(end.status, 'failed');
 		assert.match(end.error ?? '', /plan: the agent's program no-such-agent-program was not found/);
-		const detail = await call<ResultOf<typeof ShowRun>>(ShowRun, { project: 'shop', id: record.run });
+		const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
 		assert.equal(detail.summary.status, 'failed');
 	});
 });
@@ -98,11 +97,10 @@ it('a server killed in the middle of a run: on restart the run is failed and not
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 	const library = path.join(root, 'library');
 	let server = await startServer(library);
-	const call = async <R>(definition: { method: string; result?: R }, params: unknown): Promise<R> => (await server.connection.sendRequest(definition.method, params)) as R;
-	await call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
-	await call(SetTicket, { project: 'shop', ticket: 'Half a job' });
+	await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	await server.call(SetTicket, { project: 'shop', ticket: 'Half a job' });
 	const head = git(repo, 'rev-parse', 'HEAD');
-	const record = await call<ResultOf<typeof LaunchGo>>(LaunchGo, {
+	const record = await server.call(LaunchGo, {
 		project: 'shop',
 		// Without the sandbox the agent is not tied to the server's life: the restart must stop it.
 		settings: scriptedAgentSettings({ writes: [{ path: 'half.txt', content: 'half\n' }], sleepMs: 60_000 }, { sandbox: 'off' }),
@@ -111,8 +109,8 @@ it('a server killed in the middle of a run: on restart the run is failed and not
 	server.child.kill('SIGKILL');
 	await new Promise((resolve) => server.child.once('exit', resolve));
 	server = await startServer(library);
-	await call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
-	const detail = await call<ResultOf<typeof ShowRun>>(ShowRun, { project: 'shop', id: record.run });
+	await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
 	assert.equal(detail.summary.status, 'failed');
 	assert.match(detail.summary.error ?? '', /the desk stopped while the run was patching .*nothing was landed/);
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'nothing landed');
@@ -127,7 +125,7 @@ it('a server killed in the middle of a run: on restart the run is failed and not
 	}) ? undefined : true), 'the stray agent to be stopped', 5000);
 	// What the agent left is a PatchSet at the gate; Abandon puts the half-written file away.
 	assert.deepEqual(detail.patchsets.map((p) => p.touched.map((t) => t.path)), [['half.txt']]);
-	await call(DecideRun, { project: 'shop', run: record.run, decision: 'abandon' });
+	await server.call(DecideRun, { project: 'shop', run: record.run, decision: 'abandon' });
 	assert.equal(fs.existsSync(path.join(repo, 'half.txt')), false);
 	await server.stop();
 });

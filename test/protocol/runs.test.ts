@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { seal } from '../../server/src/ai/model';
 import { GitRepository } from '../../server/src/git/repository';
 import { exportHistory } from '../../server/src/git/historyRef';
-import { ExportHistory, ImportHistory, ListRuns, OpenWorkspace, PatchSetFiles, RunsDidChange, ShowRun, deskErrorCode, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import { ExportHistory, ImportHistory, ListRuns, OpenWorkspace, PatchSetFiles, RunsDidChange, ShowRun, deskErrorCode, type DeskErrorJson } from '../../server/src/protocol/protocol';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
@@ -14,7 +14,6 @@ describe('runs over JSON-RPC', () => {
 	let server: RunningServer;
 	let repo: string;
 	let chain: ReturnType<typeof completeChain>;
-	const call = async <R>(definition: { method: string; result?: R }, params: unknown): Promise<R> => (await server.connection.sendRequest(definition.method, params)) as R;
 
 	before(async () => {
 		const root = tempDir();
@@ -25,32 +24,32 @@ describe('runs over JSON-RPC', () => {
 		chain = completeChain(base, git(repo, 'rev-parse', `${base}:src/users.ts`), { resultCommit: git(repo, 'rev-parse', 'HEAD') });
 		await exportHistory(GitRepository.open(repo), chain.all.map((o) => seal(structuredClone(o))));
 		server = await startServer(path.join(root, 'library'));
-		await call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+		await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 	});
 	after(() => server.stop());
 
 	it('imports the history ref, tells the views, and lists and shows the runs', async () => {
-		assert.deepEqual((await call<ResultOf<typeof ListRuns>>(ListRuns, { project: 'shop' })).intents, []);
-		const imported = await call<ResultOf<typeof ImportHistory>>(ImportHistory, { project: 'shop' });
+		assert.deepEqual((await server.call(ListRuns, { project: 'shop' })).intents, []);
+		const imported = await server.call(ImportHistory, { project: 'shop' });
 		assert.deepEqual([imported.added, imported.refused], [chain.all.length, []]);
 		assert.ok(server.notifications.some((n) => n.method === RunsDidChange.method));
-		const overview = await call<ResultOf<typeof ListRuns>>(ListRuns, { project: 'shop' });
+		const overview = await server.call(ListRuns, { project: 'shop' });
 		assert.equal(overview.intents[0]?.intent.prompt, chain.intent.prompt);
 		assert.equal(overview.intents[0]?.tasks[0]?.runs[0]?.total_tokens, 1500);
-		const detail = await call<ResultOf<typeof ShowRun>>(ShowRun, { project: 'shop', id: chain.run.object_id });
+		const detail = await server.call(ShowRun, { project: 'shop', id: chain.run.object_id });
 		assert.deepEqual([detail.decision?.decision_type, detail.tool_invocations.length, detail.patchsets[0]?.touched[0]?.path], ['commit', 2, 'src/users.ts']);
-		const again = await call<ResultOf<typeof ImportHistory>>(ImportHistory, { project: 'shop' });
+		const again = await server.call(ImportHistory, { project: 'shop' });
 		assert.equal(again.added, 0);
 	});
 
 	it('gives a PatchSet\'s files before and after, and exports without a new commit when nothing changed', async () => {
-		const sides = await call<ResultOf<typeof PatchSetFiles>>(PatchSetFiles, { project: 'shop', patchset: chain.patchset.object_id });
+		const sides = await server.call(PatchSetFiles, { project: 'shop', patchset: chain.patchset.object_id });
 		assert.equal(sides.source, 'commit');
 		assert.deepEqual(
 			sides.files.map((f) => [f.path, f.before && Buffer.from(f.before, 'base64').toString(), f.after && Buffer.from(f.after, 'base64').toString()]),
 			[['src/users.ts', 'v1\n', 'v2\n']],
 		);
-		const exported = await call<ResultOf<typeof ExportHistory>>(ExportHistory, { project: 'shop' });
+		const exported = await server.call(ExportHistory, { project: 'shop' });
 		assert.equal(exported.commit, undefined, 'the imported objects are what the ref already holds');
 	});
 
