@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { showErrorMessage, showInformationMessage, showWarningMessage } from './common/messages';
 import * as path from 'node:path';
-import { AssetsDidChange, AttachmentsDidChange, GetStatus, HistoryRewritten, ImportAsset, OpenWorkspace, RecoverStore, RunDidFinish, RunsDidChange, SnapshotProgress, SuggestIndexDidChange, type DeskErrorJson, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
+import { GetStatus, ImportAsset, OpenWorkspace, RecoverStore, type DeskErrorJson, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
 import { DeskClient, DeskRequestError, type DeskState } from './common/deskClient';
 import { DeskStatusBar } from './common/statusBar';
 import { AssetFileSystemProvider, assetScheme } from './assets/assetFileSystem';
@@ -210,24 +210,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		try {
 			await desk.start({ libraryDir, logLevel });
 			serverSubscriptions.forEach((d) => d.dispose());
-			serverSubscriptions = [
-				desk.onNotification(AssetsDidChange, () => assets.refresh()),
-				desk.onNotification(RunsDidChange, ({ project }) => {
+			serverSubscriptions = desk.onNotifications({
+				AssetsDidChange: () => assets.refresh(),
+				RunsDidChange: ({ project }) => {
 					runs.refresh();
 					attachments.refresh();
 					runPages.refresh(project).catch((error: unknown) => reportError(output, error));
-				}),
-				desk.onNotification(AttachmentsDidChange, () => attachments.refresh()),
-				desk.onNotification(SuggestIndexDidChange, ({ project, ...progress }) => void cards.onIndexProgress(project, progress).catch((error: unknown) => reportError(output, error))),
-				desk.onNotification(RunDidFinish, gate.onRunFinished),
-				desk.onNotification(SnapshotProgress, assetCommands.onSnapshotProgress),
-				desk.onNotification(HistoryRewritten, (r) => {
+				},
+				AttachmentsDidChange: () => attachments.refresh(),
+				SuggestIndexDidChange: ({ project, ...progress }) => void cards.onIndexProgress(project, progress).catch((error: unknown) => reportError(output, error)),
+				RunDidFinish: gate.onRunFinished,
+				SnapshotProgress: assetCommands.onSnapshotProgress,
+				HistoryRewritten: (r) => {
 					const range = r.firstChanged > r.newCount ? '' : ` v${r.firstChanged}${r.newCount > r.firstChanged ? `–v${r.newCount}` : ''} now name other commits`;
 					void showWarningMessage(
 						`Agent Desk: ${r.branch || 'HEAD'} of ${r.name} was rewritten.${range}${r.oldCount >= r.firstChanged ? ` (it had v${r.firstChanged}–v${r.oldCount} before)` : ''} Runs and observations keep the commits they named.`,
 					);
-				}),
-			];
+				},
+			});
 			const status = await desk.request(GetStatus, {});
 			if (status.state === 'error') {
 				desk.markFailed();

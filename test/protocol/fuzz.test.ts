@@ -245,7 +245,7 @@ describe('a fuzz of the JSON-RPC surface', () => {
 		const started = Date.now();
 		let sent = 0;
 		const kinds = new Map<string, number>();
-		const declared = new Set(Object.values(deskRequests).map((d) => d.method));
+		const declared = new Set<string>(Object.values(deskRequests).map((d) => d.method));
 		while (sent < maxMessages && Date.now() - started < budgetMs) {
 			const probes = Array.from({ length: batchSize }, () => fuzzer.probe());
 			const answers = await Promise.all(

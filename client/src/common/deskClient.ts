@@ -4,13 +4,31 @@ import { CloseAction, ErrorAction, LanguageClient, ResponseError, RevealOutputCh
 import {
 	ProtocolError,
 	deskErrorCode,
+	deskNotifications,
 	type DeskErrorJson,
 	type InitializationOptions,
 	type NotificationDefinition,
+	type NotificationParamsOf,
 	type RequestDefinition,
 } from '../../../server/src/protocol/protocol';
 
 export type DeskState = 'starting' | 'ready' | 'error' | 'stopped';
+
+type ServerNotifications = Omit<typeof deskNotifications, 'ProtocolError'>;
+
+/**
+ * One handler for every notification the protocol declares, but {@link ProtocolError}, which the
+ * DeskClient takes itself (the reason a server exited): the compiler refuses a table that lacks one,
+ * and a protocol test checks that the client's table names each.
+ */
+export type DeskNotificationHandlers = {
+	[K in keyof ServerNotifications]: (params: NotificationParamsOf<ServerNotifications[K]>) => void;
+};
+
+/** Registers a declared notification's handler: the compiler checks the handler's params against the declaration. */
+function onDeclared<P>(client: LanguageClient, definition: NotificationDefinition<P>, handler: (params: P) => void): vscode.Disposable {
+	return client.onNotification(definition.method, handler);
+}
 
 /** A failure reported by the desk server, with its stable code when the desk refused. */
 export class DeskRequestError extends Error {
@@ -75,7 +93,7 @@ export class DeskClient implements vscode.Disposable {
 		const client = new LanguageClient('agentDesk', 'Agent Desk', serverOptions, clientOptions);
 		this.client = client;
 		// Sent by a server just before it exits on a broken message: the reason the person is told.
-		client.onNotification(ProtocolError.method, (params: { message: string }) => void (protocolError = params.message));
+		onDeclared(client, ProtocolError, (params) => void (protocolError = params.message));
 		client.onDidChangeState((event) => {
 			if (event.newState === State.Stopped && this.client === client && this.currentState !== 'stopped') {
 				this.setState('error');
@@ -162,11 +180,15 @@ export class DeskClient implements vscode.Disposable {
 		});
 	}
 
-	onNotification<P>(definition: NotificationDefinition<P>, handler: (params: P) => void): vscode.Disposable {
-		if (!this.client) {
+	/** Registers the handler of every notification the server sends (see {@link DeskNotificationHandlers}). */
+	onNotifications(handlers: DeskNotificationHandlers): vscode.Disposable[] {
+		const client = this.client;
+		if (!client) {
 			throw new DeskRequestError('The desk server is not running.');
 		}
-		return this.client.onNotification(definition.method, handler);
+		return Object.entries(deskNotifications)
+			.filter(([name]) => name !== 'ProtocolError')
+			.map(([name, definition]) => onDeclared(client, definition, handlers[name as keyof DeskNotificationHandlers] as (params: unknown) => void));
 	}
 
 	dispose(): void {

@@ -34,28 +34,38 @@ export const deskErrorCode = -32803;
 /** Exit code of a server that met a broken frame on its input (EX_DATAERR): its client starts a new one. */
 export const protocolErrorExitCode = 65;
 
-export interface RequestDefinition<P, R> {
-	readonly method: string;
+/** A request: its method name as a literal type (`'desk/assets/list'`, not `string`), its params' schema, its result. */
+export interface RequestDefinition<P, R, M extends string = string> {
+	readonly method: M;
 	readonly params: Schema<P>;
 	/** Phantom: carries the result type to the client's `sendRequest`. */
 	readonly result?: R;
 }
 
-export interface NotificationDefinition<P> {
-	readonly method: string;
+/** A notification from the server: its method name as a literal type and (phantom) its params. */
+export interface NotificationDefinition<P, M extends string = string> {
+	readonly method: M;
+	/** Phantom: carries the params type to the server's `notify` and the client's handler. */
 	readonly params?: P;
 }
 
+/** Every method is `desk/<area>/<verb>`; the compiler refuses another shape. */
+type DeskMethod = `desk/${string}/${string}`;
+
 function request<R>() {
-	return <P>(method: string, params: Schema<P>): RequestDefinition<P, R> => ({ method, params });
+	return <const M extends DeskMethod, P>(method: M, params: Schema<P>): RequestDefinition<P, R, M> => ({ method, params });
 }
 
-function notification<P>(method: string): NotificationDefinition<P> {
-	return { method };
+function notification<P>() {
+	return <const M extends DeskMethod>(method: M): NotificationDefinition<P, M> => ({ method });
 }
 
 export type ParamsOf<D> = D extends RequestDefinition<infer P, unknown> ? P : never;
 export type ResultOf<D> = D extends RequestDefinition<unknown, infer R> ? R : never;
+/** The params a notification carries. */
+export type NotificationParamsOf<D> = D extends NotificationDefinition<infer P> ? P : never;
+/** The method name of a request or notification, as its literal type. */
+export type MethodOf<D> = D extends { readonly method: infer M extends string } ? M : never;
 
 /** Sent as `initializationOptions` when the client starts the server. */
 export const initializationOptions = object({
@@ -198,7 +208,7 @@ export interface SnapshotResultJson {
 export const SnapshotAsset = request<SnapshotResultJson>()('desk/assets/snapshot', object({ id: assetId, note: optional(string({ maxLength: 500 })), requestId }));
 
 /** Server → client: files walked so far by a running snapshot. */
-export const SnapshotProgress = notification<{ id: string; files: number }>('desk/assets/snapshotProgress');
+export const SnapshotProgress = notification<{ id: string; files: number }>()('desk/assets/snapshotProgress');
 
 /** Client → server: AtGo (§01), what a run would read now. Fails with `asset.noFiles` for links and notes. */
 export const GetAtGo = request<AtGo>()('desk/assets/atGo', object({ id: assetId }));
@@ -250,10 +260,10 @@ export const SyncAsset = request<{ asset: AssetRecord; head?: string; recorded: 
 export const UsedInLaunches = request<{ usedIn: UsedIn[] }>()('desk/assets/usedIn', object({ id: assetId }));
 
 /** Server → client: a git asset's branch was rewritten; the versions from `firstChanged` on name other commits now. */
-export const HistoryRewritten = notification<BranchRewrite>('desk/assets/historyRewritten');
+export const HistoryRewritten = notification<BranchRewrite>()('desk/assets/historyRewritten');
 
 /** Server → client: the library changed (an asset was adopted, imported, snapshotted or edited); views refresh. */
-export const AssetsDidChange = notification<{ reason: string }>('desk/assets/didChange');
+export const AssetsDidChange = notification<{ reason: string }>()('desk/assets/didChange');
 
 const runId = string({ minLength: 1, maxLength: 64 });
 const gitRef = string({ minLength: 1, maxLength: 256, pattern: /^refs\/[A-Za-z0-9._\/-]+$/ });
@@ -311,7 +321,7 @@ export const SuggestAssets = request<SuggestResult>()('desk/card/suggest', objec
  * Server → client: a project's suggestion index grew (at most once a second while it builds) or is
  * complete (`indexed === total`); a card showing suggestions from a partial index asks again.
  */
-export const SuggestIndexDidChange = notification<{ project: string } & SuggestIndexProgress>('desk/card/didChange');
+export const SuggestIndexDidChange = notification<{ project: string } & SuggestIndexProgress>()('desk/card/didChange');
 
 /**
  * Client → server: plugs an asset into the card (§06). Each refusal names its rule: `launch.badRole`,
@@ -378,7 +388,7 @@ export const DecideRun = request<DecideResult>()(
 );
 
 /** Server → client: the project's AI objects changed (`run` when one run's did); the Runs view refreshes. */
-export const RunsDidChange = notification<{ project: string; run?: string }>('desk/runs/didChange');
+export const RunsDidChange = notification<{ project: string; run?: string }>()('desk/runs/didChange');
 
 export interface RunFinishedParams {
 	project: string;
@@ -394,7 +404,7 @@ export interface RunFinishedParams {
 }
 
 /** Server → client: a run reached the gate (completed) or failed; the client offers the review. */
-export const RunDidFinish = notification<RunFinishedParams>('desk/runs/didFinish');
+export const RunDidFinish = notification<RunFinishedParams>()('desk/runs/didFinish');
 
 const taskId = string({ minLength: 1, maxLength: 128 });
 const attachmentRef = string({ minLength: 1, maxLength: 1024 });
@@ -449,10 +459,10 @@ export const DeleteAttachment = request<AttachmentRow>()(
 );
 
 /** Server → client: a task's attachments changed (an ingest, an attach, a delete). */
-export const AttachmentsDidChange = notification<{ project: string; task: string }>('desk/attachments/didChange');
+export const AttachmentsDidChange = notification<{ project: string; task: string }>()('desk/attachments/didChange');
 
 /** Server → client, just before the server exits on a broken frame: what was wrong, for the person. */
-export const ProtocolError = notification<{ message: string; exitCode: number }>('desk/server/protocolError');
+export const ProtocolError = notification<{ message: string; exitCode: number }>()('desk/server/protocolError');
 
 /** Every request the server must handle. */
 export const deskRequests = {

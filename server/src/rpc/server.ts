@@ -23,6 +23,7 @@ import {
 	RunsDidChange,
 	SnapshotProgress,
 	SuggestIndexDidChange,
+	type NotificationDefinition,
 	type ServerStatus,
 } from '../protocol/protocol';
 import type { Checked } from '../protocol/schema';
@@ -60,6 +61,8 @@ export function startDeskServer(connection: Connection): DeskServer {
 		debug: (m) => connection.console.log(m),
 	};
 	const logger = leveledLogger(() => logLevel, (level, message) => sinks[level](message));
+	/** Sends a declared notification: the compiler checks its params against the declaration. */
+	const notify = <P>(definition: NotificationDefinition<P>, params: NoInfer<P>): Promise<void> => connection.sendNotification(definition.method, params);
 
 	let deskPromise: Promise<Desk> | undefined;
 	let openedDesk: Desk | undefined;
@@ -68,7 +71,7 @@ export function startDeskServer(connection: Connection): DeskServer {
 	let shutdownReceived = false;
 
 	// A run changes many times a second while an agent works; the views need at most a few refreshes.
-	const runChanges = new RunChangeBatcher((project, run) => void connection.sendNotification(RunsDidChange.method, { project, ...(run ? { run } : {}) }));
+	const runChanges = new RunChangeBatcher((project, run) => void notify(RunsDidChange, { project, ...(run ? { run } : {}) }));
 	const context = {
 		desk(): Promise<Desk> {
 			if (!deskPromise) {
@@ -102,16 +105,16 @@ export function startDeskServer(connection: Connection): DeskServer {
 			return result;
 		},
 		notifyAssetsChanged(reason: string) {
-			void connection.sendNotification(AssetsDidChange.method, { reason });
+			void notify(AssetsDidChange, { reason });
 		},
 		notifyAttachmentsChanged(project: string, task: string) {
-			void connection.sendNotification(AttachmentsDidChange.method, { project, task });
+			void notify(AttachmentsDidChange, { project, task });
 		},
 		notifyRunsChanged(project: string) {
-			void connection.sendNotification(RunsDidChange.method, { project });
+			void notify(RunsDidChange, { project });
 		},
 		notifySnapshotProgress(id: string, files: number) {
-			void connection.sendNotification(SnapshotProgress.method, { id, files });
+			void notify(SnapshotProgress, { id, files });
 		},
 	};
 
@@ -139,13 +142,13 @@ export function startDeskServer(connection: Connection): DeskServer {
 				desk.onLibraryChanged = (reason) => context.notifyAssetsChanged(reason);
 				desk.onRunChanged = (top, runId) => runChanges.push(projectOf(desk, top), runId);
 				desk.onAttachmentsChanged = (top, task) => context.notifyAttachmentsChanged(projectOf(desk, top), task);
-				desk.onSuggestIndexProgress = (top, progress) => void connection.sendNotification(SuggestIndexDidChange.method, { project: projectOf(desk, top), ...progress });
+				desk.onSuggestIndexProgress = (top, progress) => void notify(SuggestIndexDidChange, { project: projectOf(desk, top), ...progress });
 				desk.onRunFinished = (top, runId, status) => {
 					const project = projectOf(desk, top);
 					runChanges.flush();
-					void desk.projectAi(top).then((ai) => connection.sendNotification(RunDidFinish.method, runFinishedParams(ai, project, runId, status)));
+					void desk.projectAi(top).then((ai) => notify(RunDidFinish, runFinishedParams(ai, project, runId, status)));
 				};
-				desk.library.onHistoryRewritten = (rewrite) => void connection.sendNotification(HistoryRewritten.method, rewrite);
+				desk.library.onHistoryRewritten = (rewrite) => void notify(HistoryRewritten, rewrite);
 				desk.packLooseBlobsWhenIdle();
 				logger.info(`desk ready: library ${libraryDir}`);
 			},
@@ -181,7 +184,7 @@ export function startDeskServer(connection: Connection): DeskServer {
 		async endOnProtocolError(problem: string) {
 			const message = `protocol error: ${capEcho(problem)}; the server exits (code ${protocolErrorExitCode}) so that its client starts a fresh one`;
 			logger.error(message);
-			await connection.sendNotification(ProtocolError.method, { message, exitCode: protocolErrorExitCode }).catch(() => undefined);
+			await notify(ProtocolError, { message, exitCode: protocolErrorExitCode }).catch(() => undefined);
 			await closeDesk('the desk server met a broken message on its input and stopped').catch((error: unknown) => logger.error(`closing the desk failed: ${describeError(error)}`));
 		},
 	};
