@@ -1,9 +1,10 @@
 /**
  * The launch card (seed 000 §05, §06): the ticket editor, the suggestions with their reasons and
  * scores (updated as the ticket is typed), Keep on each, the plugs with the version go would freeze,
- * and Go. Built on the webview UI toolkit, so it follows the theme and works from the keyboard.
+ * and Go. Built from the webview's own components (`components.ts`, over the webview UI toolkit), so
+ * it follows the theme and works from the keyboard.
  */
-import { allComponents, provideVSCodeDesignSystem } from '@vscode/webview-ui-toolkit';
+import { badge, button, el, registerComponents, setDisabled, setTextValue, tag, textArea, textValue } from './components';
 import { isHostMessage, type CardState, type WebviewToHost } from './messages';
 
 interface VsCodeApi {
@@ -14,32 +15,23 @@ interface VsCodeApi {
 
 declare function acquireVsCodeApi(): VsCodeApi;
 
-provideVSCodeDesignSystem().register(allComponents);
+registerComponents();
 
 const vscode = acquireVsCodeApi();
 const root = document.getElementById('app')!;
 let state: CardState | undefined = vscode.getState() as CardState | undefined;
 let typing: number | undefined;
 
-function el(tag: string, props: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElement {
-	const node = document.createElement(tag);
-	for (const [key, value] of Object.entries(props)) {
-		node.setAttribute(key, value);
-	}
-	node.append(...children);
-	return node;
-}
-
 // The ticket editor is made once and kept: re-making it on every update would lose the cursor
 // and what was typed since the last save.
 const title = el('h1');
-const ticket = el('vscode-text-area', { id: 'ticket', rows: '6', resize: 'vertical', placeholder: 'What should the agent do? Name assets by id or path to plug them.', 'aria-label': 'Ticket' });
+const ticket = textArea({ id: 'ticket', rows: '6', resize: 'vertical', placeholder: 'What should the agent do? Name assets by id or path to plug them.', 'aria-label': 'Ticket' });
 const dynamic = el('div');
 root.replaceChildren(title, ticket, dynamic);
 /** What is in the editor; it wins over an older saved ticket while the person types. */
 let draft = state?.ticket ?? '';
 ticket.addEventListener('input', () => {
-	draft = (ticket as unknown as { value: string }).value;
+	draft = textValue(ticket);
 	if (state) {
 		vscode.setState({ ...state, ticket: draft });
 	}
@@ -56,18 +48,14 @@ function updateGo(): void {
 	if (!go) {
 		return;
 	}
-	if (state?.busy || draft.trim() === '') {
-		go.setAttribute('disabled', '');
-	} else {
-		go.removeAttribute('disabled');
-	}
+	setDisabled(go, Boolean(state?.busy) || draft.trim() === '');
 }
 
 function render(current: CardState): void {
 	title.textContent = `Launch card — ${current.project}`;
 	if (typing === undefined && document.activeElement !== ticket) {
 		draft = current.ticket;
-		(ticket as unknown as { value: string }).value = current.ticket;
+		setTextValue(ticket, current.ticket);
 	}
 
 	const suggestions = el('section', { 'aria-label': 'Suggestions' }, el('h2', {}, 'Suggestions'));
@@ -79,16 +67,16 @@ function render(current: CardState): void {
 		suggestions.append(el('p', { class: 'muted' }, draft.trim() ? 'No asset matches this ticket yet.' : 'Suggestions appear as you write the ticket.'));
 	}
 	for (const s of current.suggestions) {
-		const keep = el('vscode-button', { appearance: 'secondary', 'aria-label': `Keep ${s.name} as ${s.role}` }, 'Keep');
+		const keep = button('Keep', 'secondary', { 'aria-label': `Keep ${s.name} as ${s.role}` });
 		keep.addEventListener('click', () => vscode.postMessage({ type: 'keep', id: s.id, role: s.role }));
 		suggestions.append(
 			el(
 				'div',
 				{ class: 'row suggestion', 'data-id': s.id },
 				el('span', { class: 'name' }, s.name),
-				el('vscode-tag', {}, s.role),
+				tag(s.role),
 				el('span', { class: 'reason' }, s.reason),
-				s.score !== undefined ? el('vscode-badge', { title: 'BM25 weight of the matching terms' }, s.score.toFixed(2)) : '',
+				s.score !== undefined ? badge(s.score.toFixed(2), 'BM25 weight of the matching terms') : '',
 				keep,
 			),
 		);
@@ -99,12 +87,12 @@ function render(current: CardState): void {
 		plugs.append(el('p', { class: 'muted' }, 'Nothing plugged yet. Keep a suggestion, or use “Plug into Launch Card” on an asset.'));
 	}
 	for (const p of current.plugs) {
-		const remove = el('vscode-button', { appearance: 'icon', 'aria-label': `Unplug ${p.name}`, title: 'Unplug' }, '✕');
+		const remove = button('✕', 'icon', { 'aria-label': `Unplug ${p.name}`, title: 'Unplug' });
 		remove.addEventListener('click', () => vscode.postMessage({ type: 'unplug', id: p.id }));
-		plugs.append(el('div', { class: 'row plug', 'data-id': p.id }, el('span', { class: 'name' }, p.name), el('vscode-tag', {}, p.role), el('span', { class: p.workingChanges ? 'changes' : 'version' }, p.atGo), remove));
+		plugs.append(el('div', { class: 'row plug', 'data-id': p.id }, el('span', { class: 'name' }, p.name), tag(p.role), el('span', { class: p.workingChanges ? 'changes' : 'version' }, p.atGo), remove));
 	}
 
-	go = el('vscode-button', { id: 'go', appearance: 'primary' }, 'Go');
+	go = button('Go', 'primary', { id: 'go' });
 	go.addEventListener('click', () => vscode.postMessage({ type: 'go' }));
 	updateGo();
 	const footer = el('div', { class: 'footer' }, go);
