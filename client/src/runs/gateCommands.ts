@@ -8,7 +8,8 @@ import type { DeskClient } from '../common/deskClient';
 import { loadPatchSet, type PatchSides, type RunPages } from './runDocuments';
 import { runSettings } from './runSettings';
 import type { WindowProject } from '../common/windowProjects';
-import { runState, runStatusText, type RunsViewNode, type RunsTreeProvider } from './runsTree';
+import type { RunsViewNode, RunsTreeProvider } from './runsTree';
+import { runState, runStatusText } from './runWords';
 import { guardedBy } from '../common/guarded';
 
 /** A run of a project of this window. */

@@ -3,6 +3,7 @@ import { ListRuns, ShowRun, type RunDetail, type RunSummary, type RunsOverview }
 import { markdownLines, markdownText as escapeMarkdown } from '../common/markdownText';
 import type { WindowProject } from '../common/windowProjects';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
+import { formatDuration, runState, runStatusText, type RunState } from './runWords';
 
 type Overview = RunsOverview;
 type IntentView = Overview['intents'][number];
@@ -38,35 +39,6 @@ const runIcons: Record<RunState, [string, string?]> = {
 	failed: ['error', 'testing.iconFailed'],
 	decided: ['pass-filled', 'testing.iconPassed'],
 };
-
-/**
- * Where a run stands for the person: an agent is carrying it out (created, patching, validating), it
- * waits at the gate (validated, no decision yet; it completes with the decision), it failed with no
- * decision yet, or it is decided.
- */
-export type RunState = 'running' | 'gate' | 'failed' | 'decided';
-
-export function runState(run: Pick<RunSummary, 'status' | 'decision' | 'at_gate'>): RunState {
-	if (run.decision) {
-		return 'decided';
-	}
-	return run.at_gate ? 'gate' : run.status === 'failed' ? 'failed' : 'running';
-}
-
-/** What a decision did, in the words the views use. */
-export const decisionWords: Record<NonNullable<RunSummary['decision']>, string> = {
-	commit: 'landed',
-	retry: 'retried',
-	abandon: 'abandoned',
-	checkpoint: 'checkpointed',
-	rollback: 'rolled back',
-};
-
-/** The run's status as the views say it: "patching", "waiting for review", "completed · landed". */
-export function runStatusText(run: Pick<RunSummary, 'status' | 'decision' | 'at_gate'>): string {
-	const state = runState(run);
-	return state === 'gate' ? 'waiting for review' : run.decision ? `${run.status} · ${decisionWords[run.decision]}` : run.status;
-}
 
 function icon([name, color]: [string, string?]): vscode.ThemeIcon {
 	return new vscode.ThemeIcon(name, color ? new vscode.ThemeColor(color) : undefined);
@@ -276,12 +248,3 @@ function runItem(node: Extract<RunsViewNode, { type: 'run' }>): vscode.TreeItem 
 	item.accessibilityInformation = { label: `Run, ${item.description}` };
 	return item;
 }
-
-export function formatDuration(ms: number): string {
-	if (ms < 1000) {
-		return `${ms} ms`;
-	}
-	const seconds = Math.round(ms / 1000);
-	return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-}
-

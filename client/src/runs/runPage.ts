@@ -1,0 +1,189 @@
+import type { RunDetail } from '../../../server/src/protocol/protocol';
+import { escapeHtml } from '../common/html';
+import { visibleLines } from '../common/markdownText';
+import { decisionWords, formatDuration, runState, runStatusText } from './runWords';
+
+/*
+ * The text of a run's page (HTML with every value escaped, links only to the gate's commands): built
+ * from a RunDetail alone, with no VS Code import, so it is tested in plain Node. `RunPages`
+ * (runDocuments.ts) shows it in an editor tab.
+ */
+
+function html(text: string | number | undefined): string {
+	if (text === undefined || text === '') {
+		return '—';
+	}
+	// Names, paths, the model and summaries come from the agent: controls and bidi overrides shown as escapes.
+	return escapeHtml(visibleLines(String(text)));
+}
+
+function table(headers: string[], rows: Array<Array<string | number | undefined>>): string {
+	return `<table><thead><tr>${headers.map((h) => `<th>${html(h)}</th>`).join('')}</tr></thead><tbody>${rows
+		.map((row) => `<tr>${row.map((cell) => `<td>${html(cell)}</td>`).join('')}</tr>`)
+		.join('')}</tbody></table>`;
+}
+
+/** A two-column table of what is known; rows without a value are left out. */
+function facts(rows: Array<[string, string | number | undefined]>): string {
+	return `<table class="facts"><tbody>${rows
+		.filter(([, v]) => v !== undefined && v !== '')
+		.map(([k, v]) => `<tr><th>${html(k)}</th><td>${html(v)}</td></tr>`).join('')}</tbody></table>`;
+}
+
+const kindName = (kind: string | { other: string }) => (typeof kind === 'string' ? kind : kind.other);
+
+/** The body of a run's page: what a reviewer wants to know, in the order they ask it. Every value is escaped. */
+export function renderRunBody(d: RunDetail, actions = ''): string {
+	const s = d.summary;
+	const parts: string[] = [];
+	const state = runState(s);
+	parts.push(`<h1>Run of “${html(d.task.title)}” <span class="status ${state === 'gate' ? 'gate' : s.status}">${html(runStatusText(s))}</span></h1>`);
+	if (actions) {
+		parts.push(actions);
+	}
+	parts.push(
+		facts([
+			['Started', s.started_at],
+			['Duration', s.duration_ms !== undefined ? formatDuration(s.duration_ms) : undefined],
+			['Decision', d.decision ? `${decisionWords[d.decision.decision_type]}${d.decision.result_commit_sha ? ` as ${d.decision.result_commit_sha.slice(0, 12)}` : ''}${d.decision.rationale ? ` — ${d.decision.rationale}` : ''}` : undefined],
+			['Error', d.run.error],
+			['Baseline commit', d.run.commit],
+			['Agent', d.run.tags['desk.agent'] ? `${d.run.tags['desk.agent']} in ${d.run.tags['desk.isolation'] === 'shared' ? 'the shared checkout' : d.run.tags['desk.isolation'] === 'worktree' ? 'a worktree of its own' : 'a folder of its own'}` : undefined],
+			['Sandbox', d.run.tags['desk.sandbox']],
+			['Environment', d.run.environment ? `${d.run.environment.os}/${d.run.environment.arch} in ${d.run.environment.cwd}` : undefined],
+			['Id', d.run.object_id],
+		]),
+	);
+	parts.push(renderEvidence(d));
+	parts.push('<h2>Provenance</h2>');
+	if (d.provenance) {
+		const p = d.provenance;
+		const u = p.token_usage;
+		parts.push(
+			facts([
+				['Model', `${p.provider} ${p.model}`],
+				['Temperature', p.temperature],
+				['Max tokens', p.max_tokens],
+				['Tokens', u ? `${u.total_tokens} (${u.input_tokens} in, ${u.output_tokens} out)` : undefined],
+				['Cost', u?.cost_usd !== undefined ? `$${u.cost_usd.toFixed(4)}` : undefined],
+			]),
+		);
+	} else {
+		parts.push('<p class="muted">No provenance was recorded.</p>');
+	}
+	if (d.intent) {
+		parts.push(`<h2>Intent</h2><blockquote class="text">${html(d.intent.prompt)}</blockquote>${d.intent.content ? `<p class="text">${html(d.intent.content)}</p>` : ''}`);
+	}
+	if (d.plan) {
+		parts.push(
+			'<h2>Plan</h2>',
+			table(
+				['#', 'Step', 'Status', 'Reads frames', 'Made frames'],
+				d.plan.steps.map((step, i) => [i + 1, step.description, step.statuses[step.statuses.length - 1]?.status ?? 'pending', step.iframes.join(', '), step.oframes.join(', ')]),
+			),
+		);
+	}
+	if (d.snapshot) {
+		parts.push(`<h2>Context snapshot (${html(d.snapshot.selection_strategy)})</h2>`, table(['Kind', 'Path', 'Blob', 'Preview'], d.snapshot.items.map((i) => [i.kind, i.path, i.blob?.slice(0, 12), i.preview?.slice(0, 80)])));
+	}
+	if (d.pipeline) {
+		parts.push('<h2>Context pipeline</h2>', table(['Frame', 'Kind', 'Summary'], d.pipeline.frames.map((f) => [f.frame_id, kindName(f.kind), f.summary])));
+	}
+	parts.push(`<h2>PatchSets (${d.patchsets.length})</h2>`);
+	for (const [i, p] of d.patchsets.entries()) {
+		parts.push(`<h3>PatchSet ${i + 1} — ${html(p.apply_status)}</h3>`, p.rationale ? `<p>${html(p.rationale)}</p>` : '', table(['File', 'Change', '+', '−'], p.touched.map((f) => [f.path, f.change_type, f.lines_added, f.lines_deleted])));
+	}
+	if (d.decision) {
+		parts.push('<h2>Decision</h2>', `<p><strong>${html(d.decision.decision_type)}</strong>${d.decision.rationale ? ` — ${html(d.decision.rationale)}` : ''}</p>`);
+	}
+	parts.push(
+		`<h2>Tool calls (${d.tool_invocations.length})</h2>`,
+		table(['Tool', 'Status', 'Read', 'Written', 'Result'], d.tool_invocations.map((t) => [t.tool_name, t.status, t.io_footprint?.paths_read.join(', '), t.io_footprint?.paths_written.join(', '), t.result_summary])),
+	);
+	return parts.join('\n');
+}
+
+/**
+ * The Evidence of the run's checks (§09), PatchSet by PatchSet: each check with passed or failed,
+ * its exit code and summary, and the command it ran.
+ */
+function renderEvidence(d: RunDetail): string {
+	const attempt = new Map(d.patchsets.map((p, i) => [p.object_id, i + 1]));
+	const rows = d.evidence.map((e) => {
+		const passed = e.exit_code === 0;
+		const result = e.exit_code === undefined ? '<span class="result">no result</span>' : `<span class="result ${passed ? 'passed' : 'failed'}">${passed ? '✓ passed' : '✗ failed'}</span>`;
+		const patchset = e.patchset_id ? attempt.get(e.patchset_id) : undefined;
+		return `<tr><td>${html(e.tags['desk.check'] ?? e.tool)}</td><td>${result}</td><td>${html(e.exit_code)}</td><td>${html(e.summary)}</td><td><code>${html(e.command)}</code></td><td>${html(patchset)}</td></tr>`;
+	});
+	const passed = d.evidence.filter((e) => e.exit_code === 0).length;
+	const heading = `<h2>Evidence (${d.evidence.length === 0 ? 'no checks' : `${passed} passed, ${d.evidence.length - passed} failed`})</h2>`;
+	if (rows.length === 0) {
+		return `${heading}<p class="muted">No check ran: give the target asset checks (Set Checks…) or the project some (setting agentDesk.checks).</p>`;
+	}
+	return `${heading}<table><thead><tr><th>Check</th><th>Result</th><th>Exit</th><th>Summary</th><th>Command</th><th>PatchSet</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** The commands the run page's links may run (command: URIs); nothing else is allowed. */
+export const runPageCommands = ['agentDesk.reviewRun', 'agentDesk.approveRun', 'agentDesk.retryRun', 'agentDesk.abandonRun', 'agentDesk.checkpointRun', 'agentDesk.cancelRun'] as const;
+
+function commandLink(command: (typeof runPageCommands)[number], args: unknown[], label: string, kind: 'primary' | 'secondary' = 'secondary'): string {
+	return `<a class="button ${kind}" href="command:${command}?${html(encodeURIComponent(JSON.stringify(args)))}">${html(label)}</a>`;
+}
+
+/** The gate's row of decisions for where the run stands (or Cancel while an agent works on it). */
+export function renderActions(project: string, d: RunDetail): string {
+	const args = [project, d.run.object_id];
+	const state = runState(d.summary);
+	const hasPatch = d.patchsets.length > 0;
+	const links: string[] = [];
+	let note = '';
+	if (state === 'running') {
+		note = 'An agent is working on this run.';
+		links.push(commandLink('agentDesk.cancelRun', args, 'Cancel Run'));
+	} else if (state === 'gate') {
+		const last = d.patchsets[d.patchsets.length - 1];
+		const checks = last ? d.evidence.filter((e) => e.patchset_id === last.object_id) : [];
+		const failed = checks.filter((e) => e.exit_code !== 0).length;
+		note = `Waiting for your review: ${last ? `${last.touched.length} file${last.touched.length === 1 ? '' : 's'} changed` : 'no change'}, checks: ${checks.length - failed} passed, ${failed} failed.`;
+		if (hasPatch) {
+			links.push(commandLink('agentDesk.reviewRun', args, 'Review Change'), commandLink('agentDesk.approveRun', args, 'Approve and Land', 'primary'));
+		}
+		links.push(commandLink('agentDesk.retryRun', args, 'Retry'), commandLink('agentDesk.abandonRun', args, 'Abandon'));
+		if (hasPatch) {
+			links.push(commandLink('agentDesk.checkpointRun', args, 'Checkpoint'));
+		}
+	} else if (state === 'failed') {
+		note = 'The run failed: retry it (a new run of the same task) or abandon the task.';
+		if (hasPatch) {
+			links.push(commandLink('agentDesk.reviewRun', args, 'Review Change'));
+		}
+		links.push(commandLink('agentDesk.retryRun', args, 'Retry', 'primary'), commandLink('agentDesk.abandonRun', args, 'Abandon'));
+	} else if (hasPatch) {
+		links.push(commandLink('agentDesk.reviewRun', args, 'Review Change'));
+	}
+	return links.length === 0 && !note ? '' : `<nav class="actions" aria-label="Decisions">${note ? `<span class="note">${html(note)}</span>` : ''}${links.join('')}</nav>`;
+}
+
+/** The whole run page around `body`: its CSP (no scripts; styles and images only from `cspSource`) and its style. */
+export function runPageHtml(cspSource: string, body: string): string {
+	return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'unsafe-inline'; img-src ${cspSource};">
+<style>
+body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 24px 24px; line-height: 1.45; }
+h1 { font-size: 1.5em; font-weight: 600; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: 4px; } h3 { font-size: 1em; }
+table { border-collapse: collapse; margin: 8px 0; } th, td { text-align: left; padding: 3px 12px 3px 0; vertical-align: top; border-bottom: 1px solid var(--vscode-editorWidget-border, transparent); }
+th { color: var(--vscode-descriptionForeground); font-weight: 600; } table.facts th { width: 10em; }
+blockquote { margin: 0; padding: 4px 12px; border-left: 3px solid var(--vscode-textBlockQuote-border); background: var(--vscode-textBlockQuote-background); }
+.status { white-space: nowrap; font-size: 0.6em; padding: 2px 8px; border-radius: 10px; vertical-align: middle; background: var(--vscode-badge-background); color: var(--vscode-badge-foreground); }
+.status.completed { background: var(--vscode-testing-iconPassed); color: var(--vscode-editor-background); } .status.failed { background: var(--vscode-testing-iconFailed); color: var(--vscode-editor-background); }
+.status.gate { background: var(--vscode-charts-yellow); color: var(--vscode-editor-background); }
+.actions { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 4px 0 16px; padding: 10px 12px; border: 1px solid var(--vscode-panel-border); border-radius: 4px; background: var(--vscode-editorWidget-background); }
+.actions .note { flex-basis: 100%; margin-bottom: 4px; }
+a.button { display: inline-block; padding: 4px 12px; border-radius: 2px; text-decoration: none; border: 1px solid var(--vscode-button-border, transparent); }
+a.button.primary { background: var(--vscode-button-background); color: var(--vscode-button-foreground); } a.button.primary:hover { background: var(--vscode-button-hoverBackground); }
+a.button.secondary { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); } a.button.secondary:hover { background: var(--vscode-button-secondaryHoverBackground); }
+a.button:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: 2px; }
+.text, table.facts td { white-space: pre-wrap; } td code { word-break: break-all; }
+.result.passed { color: var(--vscode-testing-iconPassed); } .result.failed { color: var(--vscode-testing-iconFailed); } .muted { color: var(--vscode-descriptionForeground); }
+</style></head><body>${body}</body></html>`;
+}

@@ -1,0 +1,42 @@
+import type { RunSummary } from '../../../server/src/protocol/protocol';
+
+/* How the views and the run page say where a run stands and how long it took (no VS Code import). */
+
+/**
+ * Where a run stands for the person: an agent is carrying it out (created, patching, validating), it
+ * waits at the gate (validated, no decision yet; it completes with the decision), it failed with no
+ * decision yet, or it is decided.
+ */
+export type RunState = 'running' | 'gate' | 'failed' | 'decided';
+
+export function runState(run: Pick<RunSummary, 'status' | 'decision' | 'at_gate'>): RunState {
+	if (run.decision) {
+		return 'decided';
+	}
+	return run.at_gate ? 'gate' : run.status === 'failed' ? 'failed' : 'running';
+}
+
+/** What a decision did, in the words the views use. */
+export const decisionWords: Record<NonNullable<RunSummary['decision']>, string> = {
+	commit: 'landed',
+	retry: 'retried',
+	abandon: 'abandoned',
+	checkpoint: 'checkpointed',
+	rollback: 'rolled back',
+};
+
+/** The run's status as the views say it: "patching", "waiting for review", "completed · landed". */
+export function runStatusText(run: Pick<RunSummary, 'status' | 'decision' | 'at_gate'>): string {
+	const state = runState(run);
+	return state === 'gate' ? 'waiting for review' : run.decision ? `${run.status} · ${decisionWords[run.decision]}` : run.status;
+}
+
+/** A duration as the views show it: "850 ms", "42 s", "3 min 5 s". */
+export function formatDuration(ms: number): string {
+	if (ms < 1000) {
+		return `${ms} ms`;
+	}
+	const seconds = Math.round(ms / 1000);
+	return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+

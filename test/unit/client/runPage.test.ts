@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { RunDetail } from '../../../server/src/protocol/protocol';
+import { renderActions, renderRunBody, runPageCommands, runPageHtml } from '../../../client/src/runs/runPage';
+import { formatDuration, runState, runStatusText } from '../../../client/src/runs/runWords';
+
+/** Text an agent or a repository chooses: markup, a control sequence, a bidi override. */
+const hostile = '<script>alert(1)</script><img src=x onerror=alert(2)>\u001b[2J\u202eexe.txt';
+
+type Summary = RunDetail['summary'];
+
+/** A run with what the page reads; `summary` and the rest as a test needs them. */
+function detail(summary: Partial<Summary>, more: Partial<Record<keyof RunDetail, unknown>> = {}): RunDetail {
+	return {
+		run: { object_id: 'run-1', error: hostile, commit: 'abc123', tags: { 'desk.agent': hostile, 'desk.isolation': 'shared', 'desk.sandbox': hostile } },
+		summary: { status: 'validating', at_gate: false, started_at: '2026-01-01T00:00:00Z', duration_ms: 65_000, patchsets: 0, evidence: 0, ...summary },
+		task: { title: hostile },
+		intent: { prompt: hostile, content: hostile },
+		patchsets: [],
+		evidence: [],
+		tool_invocations: [{ tool_name: hostile, status: 'ok', result_summary: hostile }],
+		...more,
+	} as unknown as RunDetail;
+}
+
+const patchset = {
+	object_id: 'ps-1',
+	apply_status: 'applied',
+	rationale: hostile,
+	touched: [{ path: hostile, change_type: 'modified', lines_added: 3, lines_deleted: 1 }],
+};
+const check = (exit: number) => ({ patchset_id: 'ps-1', exit_code: exit, tool: 'sh', tags: { 'desk.check': hostile }, summary: hostile, command: hostile });
+
+/** The command links of an actions row, with their decoded arguments and class. */
+function links(html: string): Array<{ command: string; args: unknown; kind: string; label: string }> {
+	return [...html.matchAll(/<a class="button (\w+)" href="command:([\w.]+)\?([^"]*)">([^<]*)<\/a>/g)].map((m) => ({
+		kind: m[1]!,
+		command: m[2]!,
+		args: JSON.parse(decodeURIComponent(m[3]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'"))),
+		label: m[4]!,
+	}));
+}
+
+describe('the run page, built without VS Code', () => {
+	it('shows every value an agent or a repository chose as text: no markup, controls or bidi characters', () => {
+		const d = detail({ at_gate: true, patchsets: 1 }, { patchsets: [patchset], evidence: [check(0), check(1)], decision: undefined });
+		const page = renderRunBody(d, renderActions(hostile, d));
+		assert.doesNotMatch(page, /<(script|img)\b/i);
+		assert.doesNotMatch(page, /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/);
+		assert.match(page, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+		assert.match(page, /\\x1b\[2J\\u202eexe\.txt/);
+		assert.match(page, /Evidence \(1 passed, 1 failed\)/);
+	});
+
+	it('offers the decisions of where the run stands, each a link to one of the gate commands with the project and run', () => {
+		const project = 'shop "x" <y> / é';
+		const offered = (d: RunDetail) => links(renderActions(project, d)).map((l) => `${l.kind === 'primary' ? '*' : ''}${l.command.replace('agentDesk.', '')}`);
+		assert.deepEqual(offered(detail({ status: 'patching' })), ['cancelRun']);
+		assert.deepEqual(offered(detail({ at_gate: true }, { patchsets: [patchset] })), ['reviewRun', '*approveRun', 'retryRun', 'abandonRun', 'checkpointRun']);
+		assert.deepEqual(offered(detail({ at_gate: true })), ['retryRun', 'abandonRun']);
+		assert.deepEqual(offered(detail({ status: 'failed' }, { patchsets: [patchset] })), ['reviewRun', '*retryRun', 'abandonRun']);
+		assert.deepEqual(offered(detail({ status: 'failed' })), ['*retryRun', 'abandonRun']);
+		assert.deepEqual(offered(detail({ status: 'completed', decision: 'commit' }, { patchsets: [patchset] })), ['reviewRun']);
+		assert.equal(renderActions(project, detail({ status: 'completed', decision: 'abandon' })), '');
+		for (const link of links(renderActions(project, detail({ at_gate: true }, { patchsets: [patchset] })))) {
+			assert.ok((runPageCommands as readonly string[]).includes(link.command), link.command);
+			assert.deepEqual(link.args, [project, 'run-1']);
+		}
+	});
+
+	it('says at the gate how many files changed and how many checks passed', () => {
+		const d = detail({ at_gate: true }, { patchsets: [patchset], evidence: [check(0), check(2), check(0)] });
+		assert.match(renderActions('shop', d), /Waiting for your review: 1 file changed, checks: 2 passed, 1 failed\./);
+	});
+
+	it('runs no script: the page allows none and loads only from the webview', () => {
+		const page = runPageHtml('https://webview.example', '<p>body</p>');
+		const csp = /Content-Security-Policy" content="([^"]*)"/.exec(page)?.[1] ?? '';
+		assert.match(csp, /default-src 'none'/);
+		assert.doesNotMatch(csp, /script-src/);
+		assert.ok(page.includes('<body><p>body</p></body>'));
+	});
+});
+
+describe('how the views say where a run stands', () => {
+	it('names the state and the decision in the views\' words', () => {
+		assert.equal(runState({ status: 'patching', at_gate: false }), 'running');
+		assert.equal(runState({ status: 'validating', at_gate: true }), 'gate');
+		assert.equal(runState({ status: 'failed', at_gate: false }), 'failed');
+		assert.equal(runState({ status: 'failed', at_gate: false, decision: 'abandon' }), 'decided');
+		assert.equal(runStatusText({ status: 'validating', at_gate: true }), 'waiting for review');
+		assert.equal(runStatusText({ status: 'completed', at_gate: false, decision: 'commit' }), 'completed · landed');
+		assert.equal(runStatusText({ status: 'patching', at_gate: false }), 'patching');
+	});
+
+	it('formats durations in ms, s, then min and s', () => {
+		assert.equal(formatDuration(850), '850 ms');
+		assert.equal(formatDuration(42_400), '42 s');
+		assert.equal(formatDuration(185_000), '3 min 5 s');
+	});
+});
