@@ -29,6 +29,7 @@ import { nodeEnvironment } from './store/nodeEnvironment';
 import { libraryMigrations, librarySchema, projectMigrations, projectSchema } from './store/schemas';
 import { NodeSnapshotFiles } from './store/snapshotFiles';
 import { SqlLibraryStore } from './store/sqlLibraryStore';
+import { SqlAttachmentRows } from './store/sqlAttachmentRows';
 
 export interface DeskOptions {
 	/** Folder of the library: its database, blobs, working folders and mounts. */
@@ -357,7 +358,7 @@ export class Desk {
 		if (!store) {
 			const name = this.library.listProjects().find((p) => p.path === top)?.name ?? path.basename(top);
 			const db = await this.openProjectDatabase(top, name);
-			store = new AttachmentStore(db, path.join(projectDataDir(top), 'attachments'), this.logger);
+			store = new AttachmentStore(new SqlAttachmentRows(db), path.join(projectDataDir(top), 'attachments'), this.logger);
 			this.attachmentStores.set(top, store);
 			try {
 				store.sweep(10 * 60_000);

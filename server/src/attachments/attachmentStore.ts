@@ -1,13 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DeskError, isDeskError } from '../core/errors';
 import type { Logger } from '../core/logger';
 import { scrubBytes } from '../core/secrets';
-import { ConfinedDir, readLimited } from '../store/confinedDir';
-import type { DurableDatabase, WriteTransaction } from '../store/durableDatabase';
-import { recordAnswer, type ClientRequest } from '../store/clientRequests';
+import type { ClientRequest } from '../store/clientRequests';
+import { ConfinedDir, withFileAt } from '../store/confinedDir';
 import { cleanName, detectType, humanBytes, typeByName } from './names';
+import type { AttachmentAudit, AttachmentRows, TaskAttachments } from './ports';
 import type { AttachmentRow, AttachmentSource, IngestReport } from './types';
 
 /** Every attach is checked against all of them; a file over one is refused and named, never truncated. */
@@ -30,12 +29,6 @@ export interface AttachMeta {
 	request?: ClientRequest;
 }
 
-export interface TaskAttachments {
-	task_id: string;
-	count: number;
-	bytes: number;
-}
-
 const outboxFolder = 'outbox';
 const tempPrefix = 'tmp-';
 const idPattern = /^[0-9a-f]{32}$/;
@@ -53,7 +46,8 @@ export class AttachmentStore {
 	private readonly limits: AttachmentLimits;
 
 	constructor(
-		private readonly db: DurableDatabase,
+		/** The rows, the audit and the journal, in the project database (`store/sqlAttachmentRows.ts`). */
+		private readonly rows: AttachmentRows,
 		/** `<project>/.desk/attachments` */
 		readonly storeDir: string,
 		private readonly logger: Logger,
@@ -64,10 +58,7 @@ export class AttachmentStore {
 
 	/** The store folder, made with its `.gitignore` on first use. */
 	private root(): ConfinedDir {
-		if (!fs.existsSync(this.storeDir)) {
-			fs.mkdirSync(this.storeDir, { recursive: true, mode: 0o700 });
-		}
-		const root = ConfinedDir.open(this.storeDir);
+		const root = ConfinedDir.openMade(this.storeDir);
 		if (!root.lstat('.gitignore')) {
 			// A project that does not ignore .desk/ still cannot commit a run's attachments by accident.
 			this.writeInto(root, '.gitignore', Buffer.from('# Agent Desk attachments: never committed.\n*\n'));
@@ -233,9 +224,19 @@ export class AttachmentStore {
 	}
 
 	private ingestFile(root: ConfinedDir, dir: ConfinedDir, entryName: string, name: string, taskId: string, options: { runId?: string; secrets?: readonly string[]; addedBy?: string }, report: IngestReport): 'added' | 'refused' | 'already' {
-		let opened: { fd: number; stat: fs.Stats };
+		// The bytes, or why the file is refused.
+		let bytes: Buffer | string;
 		try {
-			opened = dir.openFile(entryName);
+			bytes = dir.withFile(entryName, (file) => {
+				if (file.stat.nlink > 1) {
+					return 'a hard link to a file elsewhere: not read';
+				}
+				if (file.stat.size > this.limits.fileBytes) {
+					return `${humanBytes(file.stat.size)} is over the ${humanBytes(this.limits.fileBytes)} limit of a file`;
+				}
+				const read = file.read(this.limits.fileBytes);
+				return read.more ? `it grew over the ${humanBytes(this.limits.fileBytes)} limit of a file while it was read` : read.bytes;
+			});
 		} catch (error) {
 			if (isDeskError(error, 'attachment.notRegular') || isDeskError(error, 'attachment.unavailable')) {
 				report.refused.push({ name, reason: describeRefusal(error) });
@@ -243,30 +244,14 @@ export class AttachmentStore {
 			}
 			throw error;
 		}
-		let bytes: Buffer;
-		try {
-			if (opened.stat.nlink > 1) {
-				report.refused.push({ name, reason: 'a hard link to a file elsewhere: not read' });
-				return 'refused';
-			}
-			if (opened.stat.size > this.limits.fileBytes) {
-				report.refused.push({ name, reason: `${humanBytes(opened.stat.size)} is over the ${humanBytes(this.limits.fileBytes)} limit of a file` });
-				return 'refused';
-			}
-			const read = readLimited(opened.fd, this.limits.fileBytes);
-			if (read.more) {
-				report.refused.push({ name, reason: `it grew over the ${humanBytes(this.limits.fileBytes)} limit of a file while it was read` });
-				return 'refused';
-			}
-			bytes = read.bytes;
-		} finally {
-			fs.closeSync(opened.fd);
+		if (typeof bytes === 'string') {
+			report.refused.push({ name, reason: bytes });
+			return 'refused';
 		}
 		const stored = options.secrets?.length ? scrubBytes(bytes, options.secrets) : bytes;
 		const sha256 = createHash('sha256').update(stored).digest('hex');
 		if (options.runId !== undefined) {
-			const earlier = this.db.get<{ id: string }>("SELECT id FROM attachments WHERE task_id = ? AND run_id = ? AND name = ? AND sha256 = ? AND source = 'run'", [taskId, options.runId, name, sha256]);
-			if (earlier) {
+			if (this.rows.ingestedBefore(taskId, options.runId, name, sha256) !== undefined) {
 				report.already.push(name);
 				return 'already';
 			}
@@ -283,32 +268,26 @@ export class AttachmentStore {
 	/** Add: attaches the file at `file` by hand; refused when it is not a regular file or there is no room. */
 	add(taskId: string, file: string, meta: { name?: string; note?: string; addedBy: string; request?: ClientRequest }): AttachmentRow {
 		checkTaskId(taskId);
-		let fd: number;
-		try {
-			fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-		} catch (error) {
-			const code = (error as NodeJS.ErrnoException).code;
-			throw code === 'ELOOP'
-				? new DeskError('attachment.notRegular', `${file} is a link; attach the file it points to.`, { path: file })
-				: new DeskError('attachment.unavailable', `${file} cannot be read: ${(error as Error).message}`, { path: file, errno: code });
-		}
-		let bytes: Buffer;
-		try {
-			const stat = fs.fstatSync(fd);
-			if (!stat.isFile()) {
-				throw new DeskError('attachment.notRegular', `${file} is not a regular file.`, { path: file });
-			}
-			if (stat.size > this.limits.fileBytes) {
-				throw tooLarge(file, stat.size, this.limits.fileBytes);
-			}
-			const read = readLimited(fd, this.limits.fileBytes);
-			if (read.more) {
-				throw tooLarge(file, this.limits.fileBytes + 1, this.limits.fileBytes);
-			}
-			bytes = read.bytes;
-		} finally {
-			fs.closeSync(fd);
-		}
+		const bytes = withFileAt(
+			file,
+			(opened) => {
+				if (!opened.stat.isFile()) {
+					throw new DeskError('attachment.notRegular', `${file} is not a regular file.`, { path: file });
+				}
+				if (opened.stat.size > this.limits.fileBytes) {
+					throw tooLarge(file, opened.stat.size, this.limits.fileBytes);
+				}
+				const read = opened.read(this.limits.fileBytes);
+				if (read.more) {
+					throw tooLarge(file, this.limits.fileBytes + 1, this.limits.fileBytes);
+				}
+				return read.bytes;
+			},
+			(error) =>
+				error.code === 'ELOOP'
+					? new DeskError('attachment.notRegular', `${file} is a link; attach the file it points to.`, { path: file })
+					: new DeskError('attachment.unavailable', `${file} cannot be read: ${error.message}`, { path: file, errno: error.code }),
+		);
 		return this.put(taskId, { name: meta.name ?? path.basename(file), source: 'hand', addedBy: meta.addedBy, ...(meta.note ? { note: meta.note } : {}), ...(meta.request ? { request: meta.request } : {}) }, bytes, this.limits.fileBytes);
 	}
 
@@ -344,26 +323,25 @@ export class AttachmentStore {
 			throw new DeskError('attachment.badName', 'A recorded attachment needs its size and a sha256 digest (64 hex characters).', { size, sha256 });
 		}
 		const row = this.row(taskId, { ...meta, name: cleanName(meta.name) }, size, sha256, typeByName(meta.name), unavailable.trim() || 'not in this store');
-		this.db.write((tx) => insertRow(tx, row));
+		this.rows.insert(row);
 		return row;
 	}
 
 	/** The task's attachments, oldest first (all tasks' when no task is named). */
 	list(taskId?: string): AttachmentRow[] {
-		return taskId === undefined
-			? this.db.all<AttachmentRow>('SELECT * FROM attachments ORDER BY created_at, id')
-			: this.db.all<AttachmentRow>('SELECT * FROM attachments WHERE task_id = ? ORDER BY created_at, id', [taskId]);
+		return this.rows.list(taskId);
 	}
 
 	/** Tasks with attachments: count and total size of each. */
 	tasks(): TaskAttachments[] {
-		return this.db.all<TaskAttachments>('SELECT task_id, COUNT(*) AS count, COALESCE(SUM(size), 0) AS bytes FROM attachments GROUP BY task_id ORDER BY MAX(created_at) DESC');
+		return this.rows.tasks();
 	}
 
 	/** Room: why the task cannot take one more file of `size` bytes, or '' when it can. */
 	room(taskId: string, size: number): string {
-		const task = this.db.get<{ files: number; bytes: number }>('SELECT COUNT(*) AS files, COALESCE(SUM(size), 0) AS bytes FROM attachments WHERE task_id = ? AND unavailable IS NULL', [taskId]) ?? { files: 0, bytes: 0 };
-		const project = this.db.get<{ bytes: number }>('SELECT COALESCE(SUM(size), 0) AS bytes FROM attachments WHERE unavailable IS NULL') ?? { bytes: 0 };
+		const usage = this.rows.usage(taskId);
+		const task = { files: usage.taskFiles, bytes: usage.taskBytes };
+		const project = { bytes: usage.projectBytes };
 		if (size > this.limits.fileBytes) {
 			return `${humanBytes(size)} is over the ${humanBytes(this.limits.fileBytes)} limit of a file`;
 		}
@@ -397,8 +375,7 @@ export class AttachmentStore {
 			if (!before) {
 				throw new DeskError('attachment.unavailable', `${row.name}: its file is missing from the store.`, { id: row.id });
 			}
-			const { fd, stat } = root.openFile(row.id);
-			try {
+			return root.withFile(row.id, ({ stat, read }) => {
 				if (!before.isFile() || before.ino !== stat.ino || before.dev !== stat.dev) {
 					throw new DeskError('attachment.changed', `${row.name}: the store's file was replaced while it was opened.`, { id: row.id });
 				}
@@ -406,14 +383,12 @@ export class AttachmentStore {
 					throw new DeskError('attachment.changed', `${row.name}: the stored file is ${stat.size} bytes, not the ${row.size} recorded; it was changed behind the desk's back.`, { id: row.id, size: stat.size });
 				}
 				const limit = Math.min(options.maxBytes ?? row.size, row.size);
-				const { bytes } = readLimited(fd, limit);
+				const { bytes } = read(limit);
 				if (limit === row.size && createHash('sha256').update(bytes).digest('hex') !== row.sha256) {
 					throw new DeskError('attachment.changed', `${row.name}: the stored bytes do not match the digest recorded.`, { id: row.id });
 				}
 				return bytes;
-			} finally {
-				fs.closeSync(fd);
-			}
+			});
 		} finally {
 			root.close();
 		}
@@ -426,11 +401,7 @@ export class AttachmentStore {
 	delete(taskId: string, ref: string, actor: string, via: string): AttachmentRow {
 		const row = resolveAttachment(this.list(taskId), ref);
 		const at = new Date().toISOString();
-		this.db.write((tx) => {
-			tx.run('DELETE FROM attachments WHERE id = ?', [row.id]);
-			tx.run('INSERT INTO attachment_audit (attachment_id, task_id, name, action, actor, via, at) VALUES (?, ?, ?, ?, ?, ?, ?)', [row.id, taskId, row.name, 'delete', actor, via, at]);
-			tx.run('INSERT INTO project_journal (at, task_id, kind, line) VALUES (?, ?, ?, ?)', [at, taskId, 'delete', `task ${taskId}: ${actor} deleted attachment ${row.name} (${row.id}) via ${via}`]);
-		});
+		this.rows.remove(row, { actor, via, at, line: `task ${taskId}: ${actor} deleted attachment ${row.name} (${row.id}) via ${via}` });
 		if (row.unavailable === null) {
 			const root = this.root();
 			try {
@@ -444,15 +415,13 @@ export class AttachmentStore {
 	}
 
 	/** The audit rows of deletions, newest first. */
-	audit(taskId?: string): Array<{ attachment_id: string; task_id: string; name: string; action: string; actor: string; via: string; at: string }> {
-		return taskId === undefined
-			? this.db.all('SELECT attachment_id, task_id, name, action, actor, via, at FROM attachment_audit ORDER BY seq DESC')
-			: this.db.all('SELECT attachment_id, task_id, name, action, actor, via, at FROM attachment_audit WHERE task_id = ? ORDER BY seq DESC', [taskId]);
+	audit(taskId?: string): AttachmentAudit[] {
+		return this.rows.audit(taskId);
 	}
 
 	/** Journal lines of the project, oldest first. */
 	journalLines(taskId?: string): string[] {
-		return (taskId === undefined ? this.db.all<{ line: string }>('SELECT line FROM project_journal ORDER BY seq') : this.db.all<{ line: string }>('SELECT line FROM project_journal WHERE task_id = ? ORDER BY seq', [taskId])).map((r) => r.line);
+		return this.rows.journalLines(taskId);
 	}
 
 	/**
@@ -463,8 +432,8 @@ export class AttachmentStore {
 	 * cannot say they are orphans.
 	 */
 	sweep(minAgeMs: number, now = Date.now()): number {
-		const known = new Set(this.db.all<{ id: string }>('SELECT id FROM attachments').map((r) => r.id));
-		const since = this.db.trackingSince;
+		const known = this.rows.ids();
+		const since = this.rows.trackingSince;
 		const root = this.root();
 		let removed = 0;
 		try {
@@ -493,7 +462,7 @@ export class AttachmentStore {
 
 	/** How many stored files no row names (after a database was started empty or rebuilt: kept, never swept). */
 	unrecordedFiles(): number {
-		const known = new Set(this.db.all<{ id: string }>('SELECT id FROM attachments').map((r) => r.id));
+		const known = this.rows.ids();
 		const root = this.root();
 		try {
 			return root.entries().filter((e) => idPattern.test(e.name) && !known.has(e.name)).length;
@@ -527,10 +496,7 @@ export class AttachmentStore {
 		this.writeInto(root, id, bytes);
 		const row = this.row(taskId, meta, bytes.length, sha256, detectType(meta.name, bytes.subarray(0, 4096)), null, id);
 		try {
-			this.db.write((tx) => {
-				insertRow(tx, row);
-				recordAnswer(tx, meta.request, row, row.created_at);
-			});
+			this.rows.insert(row, meta.request);
 		} catch (error) {
 			// Not recorded (or attached already under this request id): the file goes too (else Sweep takes it later).
 			root.unlink(id);
@@ -539,24 +505,9 @@ export class AttachmentStore {
 		return row;
 	}
 
-	/** Writes a new file durably: a temp file made exclusively, fsynced, renamed into place, the folder fsynced. */
+	/** Writes a new file durably under a temp name the sweep knows (made exclusively, fsynced, renamed into place, the folder fsynced). */
 	private writeInto(root: ConfinedDir, name: string, bytes: Buffer): void {
-		const temp = `${tempPrefix}${randomBytes(8).toString('hex')}`;
-		const fd = root.createFile(temp);
-		try {
-			let written = 0;
-			while (written < bytes.length) {
-				written += fs.writeSync(fd, bytes, written, bytes.length - written);
-			}
-			fs.fsyncSync(fd);
-		} catch (error) {
-			fs.closeSync(fd);
-			root.unlink(temp);
-			throw new DeskError('store.io', `Could not store ${name}: ${(error as Error).message}`, { errno: (error as NodeJS.ErrnoException).code });
-		}
-		fs.closeSync(fd);
-		root.rename(temp, name);
-		root.fsync();
+		root.writeDurably(name, bytes, `${tempPrefix}${randomBytes(8).toString('hex')}`);
 	}
 
 	private row(taskId: string, meta: AttachMeta, size: number, sha256: string, mediaType: string, unavailable: string | null, id = randomBytes(16).toString('hex')): AttachmentRow {
@@ -577,7 +528,7 @@ export class AttachmentStore {
 	}
 
 	private journal(taskId: string, kind: string, line: string): void {
-		this.db.write((tx) => tx.run('INSERT INTO project_journal (at, task_id, kind, line) VALUES (?, ?, ?, ?)', [new Date().toISOString(), taskId, kind, line]));
+		this.rows.journal(new Date().toISOString(), taskId, kind, line);
 	}
 }
 
@@ -606,13 +557,6 @@ export function resolveAttachment(rows: readonly AttachmentRow[], ref: string): 
 		throw new DeskError('attachment.ambiguous', `${JSON.stringify(ref)} matches ${matches.size} attachments (${[...matches.values()].map((r) => `${r.id.slice(0, 8)} ${r.name}`).join(', ')}); give more of the id.`, { ref, ids: [...matches.keys()] });
 	}
 	throw new DeskError('attachment.notFound', `No attachment of the task is ${JSON.stringify(ref)} (an id, an id prefix of six characters or more, or an exact name).`, { ref });
-}
-
-function insertRow(tx: WriteTransaction, row: AttachmentRow): void {
-	tx.run(
-		'INSERT INTO attachments (id, task_id, name, size, sha256, media_type, source, run_id, note, added_by, created_at, unavailable) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-		[row.id, row.task_id, row.name, row.size, row.sha256, row.media_type, row.source, row.run_id, row.note, row.added_by, row.created_at, row.unavailable],
-	);
 }
 
 function checkTaskId(taskId: string): string {

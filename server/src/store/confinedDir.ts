@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import { DeskError } from '../core/errors';
+import { writeAll } from './durableFile';
 
 export type EntryKind = 'file' | 'dir' | 'link' | 'fifo' | 'socket' | 'device' | 'other';
 
@@ -42,6 +43,14 @@ export class ConfinedDir {
 		} catch (error) {
 			throw confinedError(error, folder);
 		}
+	}
+
+	/** `open`, after making the folder (and the folders above it) with `mode` when it is missing. */
+	static openMade(folder: string, mode = 0o700): ConfinedDir {
+		if (!fs.existsSync(folder)) {
+			fs.mkdirSync(folder, { recursive: true, mode });
+		}
+		return ConfinedDir.open(folder);
 	}
 
 	/**
@@ -134,6 +143,39 @@ export class ConfinedDir {
 			throw new DeskError('attachment.notRegular', `${this.label}/${shownName(name)} is not a regular file.`, { name: shownName(name) });
 		}
 		return { fd, stat };
+	}
+
+	/**
+	 * `openFile`, then `body` with what fstat said and a reader bounded by its limit, through the
+	 * descriptor that was checked; the descriptor is closed when `body` returns or throws.
+	 */
+	withFile<T>(name: EntryName, body: (file: OpenedFile) => T): T {
+		const { fd, stat } = this.openFile(name);
+		try {
+			return body({ stat, read: (limit) => readLimited(fd, limit) });
+		} finally {
+			fs.closeSync(fd);
+		}
+	}
+
+	/**
+	 * Writes the new file `name` durably: `temp` made exclusively (never over an entry or through a
+	 * link), written, fsynced, renamed to `name`, the folder fsynced. A failed write removes `temp`
+	 * and is `store.io`; a failed create is the create's own error.
+	 */
+	writeDurably(name: string, bytes: Uint8Array, temp: string): void {
+		const fd = this.createFile(temp);
+		try {
+			writeAll(fd, bytes);
+			fs.fsyncSync(fd);
+		} catch (error) {
+			fs.closeSync(fd);
+			this.unlink(temp);
+			throw new DeskError('store.io', `Could not store ${name}: ${(error as Error).message}`, { errno: (error as NodeJS.ErrnoException).code });
+		}
+		fs.closeSync(fd);
+		this.rename(temp, name);
+		this.fsync();
 	}
 
 	/** Creates `name` anew (never over an existing file or link), with `mode` (0600 unless told), for writing. */
@@ -276,6 +318,32 @@ export class ConfinedDir {
 			return `/proc/self/fd/${fd}`;
 		}
 		return typeof name === 'string' ? `/proc/self/fd/${fd}/${name}` : Buffer.concat([Buffer.from(`/proc/self/fd/${fd}/`), name]);
+	}
+}
+
+/** A file open for reading: what fstat said of it once open, and a reader of at most `limit` bytes (`more`: there was at least one beyond). */
+export interface OpenedFile {
+	readonly stat: fs.Stats;
+	read(limit: number): { bytes: Buffer; more: boolean };
+}
+
+/**
+ * The file at `file`, a path someone named (not inside a confined folder), opened without following
+ * a link at its last component and without waiting on a FIFO, then `body` with what fstat said and a
+ * bounded reader; closed after. An error of the open is thrown as `openError` makes it of the errno
+ * error; whether the file is a regular one is for `body` to check.
+ */
+export function withFileAt<T>(file: string, body: (file: OpenedFile) => T, openError: (error: NodeJS.ErrnoException) => Error): T {
+	let fd: number;
+	try {
+		fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+	} catch (error) {
+		throw openError(error as NodeJS.ErrnoException);
+	}
+	try {
+		return body({ stat: fs.fstatSync(fd), read: (limit) => readLimited(fd, limit) });
+	} finally {
+		fs.closeSync(fd);
 	}
 }
 
