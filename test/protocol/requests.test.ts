@@ -142,7 +142,7 @@ describe('requests that run twice, over JSON-RPC', () => {
 		await server.call(SetTicket, { project: 'shop', ticket: 'Write a note' });
 		const launch = await server.call(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ writes: [{ path: 'note.md', content: 'n\n' }] }) });
 		assert.equal(await waitUntilStopped(launch.run), 'validating', 'at the gate');
-		const abandon = { project: 'shop', run: launch.run, decision: 'abandon', requestId: 'decide-00000001' };
+		const abandon: ParamsOf<typeof DecideRun> = { project: 'shop', run: launch.run, decision: 'abandon', requestId: 'decide-00000001' };
 		const first = await server.call(DecideRun, abandon);
 		assert.deepEqual(await server.call(DecideRun, abandon), first, 'the first answer, not a refusal');
 		const second = await expectRpcError(server.connection, DecideRun.method, { ...abandon, requestId: 'decide-00000002' });

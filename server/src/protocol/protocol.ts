@@ -21,9 +21,9 @@ import type { DeskErrorJson } from '../core/errors';
 import type { DecideResult, RunDetail, RunsOverview, RunSummary } from '../runs/types';
 import type { AttachmentRow, IngestReport } from '../attachments/types';
 import type { LaunchCard, LaunchRecord, PlugRole, Suggestion, SuggestIndexProgress, SuggestResult } from '../launch/types';
-import type { LogLevel } from '../core/logger';
+import { logLevels, type LogLevel } from '../core/logger';
 import { maxNoteTextBytes, maxSettingsBytes, maxTicketBytes } from '../core/inputLimits';
-import { array, boolean, integer, json, object, optional, string, type Infer, type Schema } from './schema';
+import { array, boolean, integer, json, object, oneOf, optional, string, type Infer, type Schema } from './schema';
 
 export type { RunDetail, RunsOverview, RunSummary, LaunchCard, LaunchRecord, PlugRole, Suggestion, SuggestIndexProgress, SuggestResult, DecideResult, AttachmentRow, IngestReport };
 export type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, DeskErrorJson, GitVersion, LogLevel, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile };
@@ -71,7 +71,7 @@ export type MethodOf<D> = D extends { readonly method: infer M extends string } 
 export const initializationOptions = object({
 	/** Folder of the asset library. */
 	libraryDir: string({ minLength: 1, maxLength: 4096, absolute: true }),
-	logLevel: optional(string({ pattern: /^(error|warn|info|debug)$/ })),
+	logLevel: optional(oneOf(logLevels)),
 });
 export type InitializationOptions = Infer<typeof initializationOptions>;
 
@@ -165,9 +165,9 @@ export interface StoreRecoveryJson {
 export const RecoverStore = request<StoreRecoveryJson>()(
 	'desk/store/recover',
 	object({
-		store: string({ pattern: /^(library|project)$/ }),
+		store: oneOf(['library', 'project']),
 		repo: optional(folderPath),
-		choice: string({ pattern: /^(restore|empty|rebuild)$/ }),
+		choice: oneOf(['restore', 'empty', 'rebuild']),
 	}),
 );
 
@@ -333,7 +333,7 @@ export const PlugAsset = request<CardView>()(
 	object({
 		project: projectName,
 		id: assetId,
-		role: string({ pattern: /^(reference|target|instructions)$/ }),
+		role: oneOf(['reference', 'target', 'instructions']),
 		nodes: optional(array(string({ maxLength: 64 }), { maxItems: 16 })),
 		files: optional(array(string({ maxLength: 1024 }), { maxItems: 256 })),
 		copy: optional(array(object({ from: string({ maxLength: 4096 }), to: string({ maxLength: 4096 }) }), { maxItems: 256 })),
@@ -379,7 +379,7 @@ export const DecideRun = request<DecideResult>()(
 	object({
 		project: projectName,
 		run: runId,
-		decision: string({ pattern: /^(commit|retry|abandon|checkpoint)$/ }),
+		decision: oneOf(['commit', 'retry', 'abandon', 'checkpoint']),
 		patchset: optional(runId),
 		rationale: optional(string({ maxLength: 64 * 1024 })),
 		settings: runSettings,

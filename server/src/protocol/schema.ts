@@ -72,6 +72,25 @@ export function string(options: { maxLength?: number; minLength?: number; patter
 	};
 }
 
+/**
+ * One of the given strings, checked as {@link string} first (so a lone surrogate is `badText`): the
+ * inferred type is the union of the values, so a handler takes it as the domain's type without a cast.
+ */
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T): Schema<T[number]> {
+	const text = string();
+	const members: ReadonlySet<string> = new Set(values);
+	return {
+		describe: text.describe,
+		check(value, where) {
+			const checked = text.check(value, where);
+			if (!checked.ok) {
+				return checked;
+			}
+			return members.has(checked.value) ? { ok: true, value: checked.value as T[number] } : refuse(where, `${where} must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`);
+		},
+	};
+}
+
 export function integer(options: { min?: number; max?: number } = {}): Schema<number> {
 	const min = options.min ?? Number.MIN_SAFE_INTEGER;
 	const max = options.max ?? Number.MAX_SAFE_INTEGER;

@@ -3,10 +3,10 @@ import type { Desk } from '../desk';
 import { runDetail, runsOverview } from '../runs/runViews';
 import { answerOnce, clientRequest } from '../store/clientRequests';
 import type { WriteTransaction } from '../store/durableDatabase';
-import { AddLink, AddNote, AttachFile, DecideRun, deskRequests, ImportAsset, LaunchGo, SnapshotAsset, type CardView, type FolderOutcome, type ParamsOf, type PlugRole, type ResultOf, type ServerStatus } from '../protocol/protocol';
+import { AddLink, AddNote, AttachFile, DecideRun, deskRequests, ImportAsset, LaunchGo, SnapshotAsset, type CardView, type FolderOutcome, type ParamsOf, type ResultOf, type ServerStatus } from '../protocol/protocol';
 import { firstAnswerBudgetMs, type ProjectLaunches } from '../launch/projectLaunches';
 import { parseRunSettings } from '../runs/settings';
-import type { DecisionType, Run, Task } from '../ai/types';
+import type { Run, Task } from '../ai/types';
 import { inlineType } from '../attachments/names';
 import { resolveAttachment } from '../attachments/attachmentStore';
 import * as os from 'node:os';
@@ -70,12 +70,11 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 		},
 
 		async RecoverStore({ store, repo, choice }) {
-			const chosen = choice as RecoverChoice;
 			if (store === 'library') {
 				if (repo !== undefined) {
 					throw new DeskError('store.cannotRecover', 'Recovering the library takes no repo.', { repo });
 				}
-				return context.recoverLibrary(chosen);
+				return context.recoverLibrary(choice);
 			}
 			if (repo === undefined) {
 				throw new DeskError('store.cannotRecover', 'Recovering a project database needs the repo it belongs to.', {});
@@ -85,7 +84,7 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			if (!project) {
 				throw new DeskError('project.notFound', `No project has the repository ${repo}.`, { dir: repo });
 			}
-			const result = await desk.recoverProject(project.path, chosen);
+			const result = await desk.recoverProject(project.path, choice);
 			context.notifyAssetsChanged('project database recovered');
 			context.notifyRunsChanged(project.name);
 			return result;
@@ -240,7 +239,7 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 		async PlugAsset({ project, id, role, nodes, files, copy }) {
 			const desk = await context.desk();
 			const launches = await desk.launches(projectTop(desk, project));
-			await launches.plug(id, role as PlugRole, { nodes: nodes ?? [], files: files ?? [], copy: Object.fromEntries((copy ?? []).map((c) => [c.from, c.to])) });
+			await launches.plug(id, role, { nodes: nodes ?? [], files: files ?? [], copy: Object.fromEntries((copy ?? []).map((c) => [c.from, c.to])) });
 			return cardView(desk, launches);
 		},
 
@@ -304,7 +303,7 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			const retry = runSettings && record ? { check: () => executor.assertCheckoutFree(runSettings, record), claim: (tx: WriteTransaction, id: string) => executor.claimIn(tx, runSettings, record, id) } : {};
 			// A decision is made once whatever happens (a second is refused); its answer is recorded after it.
 			const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () => {
-				const decided = await gate.decide(run, { decision: decision as DecisionType, ...(patchset ? { patchset } : {}), ...(rationale ? { rationale } : {}), ...retry });
+				const decided = await gate.decide(run, { decision, ...(patchset ? { patchset } : {}), ...(rationale ? { rationale } : {}), ...retry });
 				await desk.answerProjectRequest(top, request, decided);
 				return decided;
 			});

@@ -128,7 +128,7 @@ export function startDeskServer(connection: Connection): DeskServer {
 			throw invalidParams('initialize', checked);
 		}
 		libraryDir = checked.value.libraryDir;
-		logLevel = (checked.value.logLevel as LogLevel | undefined) ?? 'info';
+		logLevel = checked.value.logLevel ?? 'info';
 		openLibrary();
 		return { capabilities: {}, serverInfo: { name: 'agent-desk', version: serverVersion } };
 	});
