@@ -39,7 +39,7 @@ await Promise.all([
 	esbuild.build({ ...common, entryPoints: ['server/src/main.ts'], outfile: 'dist/server.js', plugins: [isoGitWriterApart] }),
 	esbuild.build({
 		...common,
-		entryPoints: ['server/src/cli/desk.ts'],
+		entryPoints: ['server/src/cli/main.ts'],
 		outfile: 'dist/desk.js',
 		banner: { js: '#!/usr/bin/env node' },
 		plugins: [isoGitWriterApart],

@@ -1,0 +1,115 @@
+/**
+ * `desk`: the command line over the same desk core as the extension's server, for scripts, CI and
+ * agents. Every command prints JSON with --json (records with the field names of seed 000) and
+ * human-readable text without it. Exit codes: 0 done, 2 refused by the desk (the reason on stderr,
+ * and with --json as {"error": …} on stdout; nothing changed), 64 bad usage, 70 internal error.
+ *
+ * This file reads the command line and hands it to the command named; each group of commands is a
+ * file of `commands/`.
+ */
+import { DeskError, describeError } from '../core/errors';
+import { leveledLogger, type LogLevel } from '../core/logger';
+import { Desk } from '../desk';
+import { clientRequest, requestIdPattern } from '../store/clientRequests';
+import { parseCommandLine, positiveInteger, UsageError } from './args';
+import { assetCommands } from './commands/assets';
+import { attachmentCommands } from './commands/attachments';
+import { cardCommands } from './commands/card';
+import { runCommands } from './commands/run';
+import { runViewCommands } from './commands/runs';
+import { storeCommands } from './commands/store';
+import type { Command, CommandContext } from './context';
+import type { Output } from './output';
+import { jsonForTerminal, terminalSafe as t, writeMessage } from './terminal';
+import { usage } from './usage';
+
+/** Every command by its name (`area verb`). */
+const commands: ReadonlyMap<string, Command> = new Map([...assetCommands, ...storeCommands, ...runViewCommands, ...runCommands, ...attachmentCommands, ...cardCommands]);
+
+export async function main(argv: string[], out: Output = { json: false, write: (chunk) => process.stdout.write(chunk) }): Promise<number> {
+	let parsed;
+	try {
+		parsed = parseCommandLine(argv);
+	} catch (error) {
+		writeMessage(process.stderr, `desk: ${t((error as Error).message)}\n\n${usage}`);
+		return 64;
+	}
+	const { values, positionals } = parsed;
+	out.json = values.json ?? false;
+	if (values.help || positionals.length === 0) {
+		process.stdout.write(usage);
+		return values.help ? 0 : 64;
+	}
+	const store = values.store ?? process.env['DESK_STORE'];
+	if (!store) {
+		process.stderr.write(`desk: no library folder: pass --store DIR or set DESK_STORE\n`);
+		return 64;
+	}
+	const level: LogLevel = values.verbose ? 'debug' : 'warn';
+	const logger = leveledLogger(level, (l, message) => writeMessage(process.stderr, `[${l}] ${t(message)}\n`));
+
+	let desk: Desk | undefined;
+	try {
+		const [area, verb, ...rest] = positionals;
+		const command = `${area} ${verb ?? ''}`.trim();
+		const version = values.version === undefined ? undefined : positiveInteger(values.version, '--version');
+		const open = async () => (desk = await Desk.open({ libraryDir: store, logger }));
+		const context: CommandContext = {
+			command,
+			verb,
+			rest,
+			values,
+			out,
+			store,
+			logger,
+			version,
+			madeBy: 'conductor',
+			open,
+			lib: async () => (await open()).library,
+			requestOf: (action, params) => {
+				const id = values['request-id'];
+				if (id === undefined) {
+					return {};
+				}
+				if (!requestIdPattern.test(id)) {
+					throw new UsageError('--request-id takes 8 to 128 letters, digits or . _ : - (a UUID, say)');
+				}
+				return { request: clientRequest(action, id, params)! };
+			},
+		};
+		const run = commands.get(command);
+		if (!run) {
+			throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+		}
+		return await run(context);
+	} catch (error) {
+		if (error instanceof UsageError) {
+			writeMessage(process.stderr, `desk: ${t(error.message)}\n\n${usage}`);
+			return 64;
+		}
+		if (error instanceof DeskError) {
+			if (out.json) {
+				out.write(jsonForTerminal({ error: error.toJSON() }) + '\n');
+			}
+			writeMessage(process.stderr, `desk: ${t(describeError(error))}\n`);
+			// The library folder is a file: the command line was pointed at the wrong place.
+			return error.code === 'store.notAFolder' ? 64 : 2;
+		}
+		writeMessage(process.stderr, `desk: internal error: ${(error as Error).stack ?? String(error)}\n`);
+		return 70;
+	} finally {
+		desk?.close();
+	}
+}
+
+if (require.main === module) {
+	main(process.argv.slice(2)).then(
+		(code) => {
+			process.exitCode = code;
+		},
+		(error: unknown) => {
+			writeMessage(process.stderr, `desk: internal error: ${String(error)}\n`);
+			process.exitCode = 70;
+		},
+	);
+}

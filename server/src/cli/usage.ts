@@ -1,0 +1,72 @@
+/** What `desk --help` prints, and what follows every usage error. */
+export const usage = `Usage: desk [--store DIR] [--json] [--verbose] COMMAND
+
+The library folder is --store, else $DESK_STORE.
+Commands that create something (asset import, snapshot, version, link and note, task attachments add,
+card go, run go, run decide) take --request-id ID (8 to 128 of A-Z a-z 0-9 . _ : -): run again with the same ID,
+the command answers what it did the first time and changes nothing; the same ID with other
+arguments is refused (request.idReused).
+
+Commands:
+  assets list [--project NAME] [--all]            the library's assets (--all: retired ones too)
+  asset import --dir PATH [--project NAME] [--main] [--allow-git-dir]
+                                                  adopt a folder (a repository's top becomes a git asset;
+                                                  --allow-git-dir: also when its git folder is elsewhere)
+  asset import --new NAME [--dir PATH] [--project NAME] [--main]
+                                                  a new empty snapshot asset (v1 "created")
+  asset import --asset ID --project NAME [--main] add a library asset to a project
+  asset show ID                                   the record, its versions and what go would read
+  asset versions ID                               versions, oldest first
+  asset atgo ID                                   what a run would read if go were pressed now
+  asset files ID [--version N]                    the files of a version
+  asset cat ID PATH [--version N]                 one file's bytes
+  asset snapshot ID [--note TEXT]                 cut the next version from the working folder
+  asset version ID --put REL=SRC... [--note TEXT] write files into the folder, then cut a version
+  asset tags ID [TAG...]                          set the tags (none: clear them)
+  asset describe ID TEXT                          set the one-line about
+  asset link --name NAME --url URL [--project NAME] [--from ID]
+                                                  a link asset (--from: the asset it derives from)
+  asset note --name NAME --text TEXT [--project NAME]
+  asset retire ID | asset unretire ID
+  asset checks ID --file CHECKS.json              set the command checks
+  asset mount ID N                                lay version N out read-only; prints its path
+  asset diff ID A B                               files added, removed and changed from A to B
+  asset sync ID                                   record a git asset's head (made_by sync)
+  asset used-in ID                                launches that plugged the asset
+  asset search WORDS...                           rank the library's assets for the words (BM25)
+
+Runs (of the repository at --repo PATH, default the current folder):
+  runs list                                       intents, their plans and tasks, each task's runs
+  runs show ID                                    everything a run recorded
+  history export [--ref REF]                      write the AI objects to refs/desk/history
+  history import [--ref REF]                      read them from a history ref (twice adds nothing)
+  store pack                                      move small loose blobs (a library from before packs) into packs now
+  store recover --library restore|empty           a library marked damaged: take the kept copy back, or start empty
+  store recover restore|empty|rebuild             the project database (of --project NAME, else --repo PATH or the
+                                                  current folder) marked damaged; rebuild: empty, then refs/desk/history
+
+Launch cards (of --project NAME, else the repository at --repo PATH or the current folder):
+  card show                                       the draft card
+  card suggest [--ticket TEXT | --ticket-file F]  suggestions for the ticket (saved as the card's)
+  card plug --asset ID --role reference|target|instructions [--nodes a,b] [--files GLOB]... [--copy FROM=TO]...
+  card unplug --asset ID
+  card go [--request-id ID]                       freeze every plug, record the launch, make the run
+
+Runs carried out (of --project NAME, else the repository at --repo PATH or the current folder):
+  run go [PROJECT] [--settings FILE] [--agent NAME] [--isolation shared|worktree] [--request-id ID]
+                                                  Go, then carry the run out here to the gate
+  run status ID                                   the run, its PatchSets, evidence and decision
+  run cancel ID [--reason TEXT]                   stop the agent's process group; the run fails
+  run decide ID --decision commit|retry|abandon|checkpoint [--patchset ID] [--rationale TEXT] [--settings FILE]
+                                                  the gate: commit lands the change; retry runs again here
+
+Attachments of a task (of --project NAME, else the repository at --repo PATH or the current folder):
+  task attachments list [TASK]                    tasks with attachments, or one task's files
+  task attachments add TASK FILE [--name NAME] [--note TEXT]
+                                                  attach a file by hand (32 MiB a file, 100 files and 128 MiB a task)
+  task attachments show TASK REF                  the record (REF: id, id prefix of 6+, or exact name)
+  task attachments cat TASK REF                   the stored bytes, checked against the recorded digest
+  task attachments rm TASK REF                    delete it (audited)
+  (--settings FILE: JSON with the desk.agents, desk.runs and desk.checks settings as
+   {"agents": [...], "agent": NAME, "isolation": ..., "checks": [...], "maxAttempts": N, "sandbox": "auto"|"off"})
+`;
