@@ -15,14 +15,14 @@ it('two windows opening one repository at once make one project for it, not "sho
 	const first = await openDesk(libraryDir);
 	const second = await openDesk(libraryDir);
 	// The second window reads "no project for this repository" just before the first window's boot makes it.
-	const store = (second.library as unknown as { store: LibraryStore }).store;
+	const store = (second.library as unknown as { context: { store: LibraryStore } }).context.store;
 	const lookup = store.getProjectByPath.bind(store);
 	let raced = false;
 	store.getProjectByPath = (top: string) => {
 		const found = lookup(top);
 		if (!raced) {
 			raced = true;
-			(first.library as unknown as { store: LibraryStore }).store.batch((writes) => writes.insertProject({ name: 'shop', path: top, main_asset: '', created_at: new Date().toISOString() }));
+			(first.library as unknown as { context: { store: LibraryStore } }).context.store.batch((writes) => writes.insertProject({ name: 'shop', path: top, main_asset: '', created_at: new Date().toISOString() }));
 		}
 		return found;
 	};

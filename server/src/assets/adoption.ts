@@ -1,0 +1,362 @@
+import { DeskError } from '../core/errors';
+import { maxNoteTextBytes } from '../core/inputLimits';
+import type { GitDirLocation } from '../git/gitDir';
+import type { LibraryContext } from './libraryContext';
+import type { ClientRequestKey, LibraryWrites } from './ports';
+import { parseSkillFile } from './skill';
+import type { AssetRecord, MadeBy, Manifest, ProjectRecord } from './types';
+import { versionOf } from './versions';
+
+export interface ImportDirRequest {
+	dir: string;
+	/** The project it joins; none leaves it in the library only. */
+	project?: string;
+	main: boolean;
+	/** Who adopts it, for a folder's first version (a git asset's versions are commits). */
+	madeBy?: MadeBy;
+	/** The person allows a git folder outside what the desk adopts by itself (see git/gitDir.ts). */
+	allowGitDir?: boolean;
+}
+
+export interface ImportResult {
+	asset: AssetRecord;
+	/** False when the library had the record already (the same checkout and remote). */
+	created: boolean;
+	/** The project it joined, when one was named. */
+	project?: ProjectRecord;
+}
+
+export interface WorkspaceFolder {
+	name: string;
+	path: string;
+}
+
+export type FolderAdoption =
+	| { folder: WorkspaceFolder; outcome: 'adopted'; project: ProjectRecord; asset: AssetRecord; created: boolean }
+	| { folder: WorkspaceFolder; outcome: 'notARepository' }
+	| { folder: WorkspaceFolder; outcome: 'failed'; error: DeskError };
+
+/**
+ * How assets come into the library (seed 000 §01, §02, §03): repositories and folders adopted, new
+ * snapshot assets, links and notes, and the projects they join (created on first use, with a main asset).
+ */
+export class Adoption {
+	constructor(private readonly ctx: LibraryContext) {}
+
+	/**
+	 * asset_import with dir: the top of a git repository becomes a git asset (AdoptRepo, created_by
+	 * `adopted`). The project is created when it does not exist; `main` makes the asset its main asset.
+	 */
+	async importDir(request: ImportDirRequest): Promise<ImportResult> {
+		const info = await this.ctx.env.inspectPath(request.dir);
+		if (info.kind !== 'directory' || info.real === undefined) {
+			throw new DeskError('import.notADirectory', `${request.dir} is not a folder.`, { dir: request.dir, found: info.kind });
+		}
+		const top = await this.ctx.git.findTop(info.real);
+		if (top !== info.real) {
+			// Not a repository's top: the folder becomes a snapshot asset (§02).
+			const { asset, created } = await this.adoptFolder(info.real, request.madeBy ?? 'conductor');
+			return { asset, created, project: this.joinProject(asset, request.project, request.main, '') };
+		}
+		const { asset, created } = await this.adoptRepo(top, 'adopted', { allowGitDir: request.allowGitDir });
+		return { asset, created, project: this.joinProject(asset, request.project, request.main, top) };
+	}
+
+	/** asset_import with asset: a library asset joins the project by reference, never as a copy. */
+	importAsset(request: { id: string; project?: string; main: boolean }): ImportResult {
+		const asset = this.ctx.getAsset(request.id);
+		return { asset, created: false, project: this.joinProject(asset, request.project, request.main, '') };
+	}
+
+	/**
+	 * asset_import with new (Library.NewBy, §03): an empty working folder (`dir` if given, which must
+	 * not exist or be empty) and at once version 1, with the note "created" and no files.
+	 */
+	async newAsset(request: { name: string; dir?: string; project?: string; main?: boolean; madeBy: MadeBy; clientRequest?: ClientRequestKey }): Promise<ImportResult> {
+		const name = checkName(request.name);
+		const id = this.ctx.env.newAssetId();
+		const folder = this.ctx.snapshots.prepareFolder(id, request.dir);
+		const empty = this.ctx.snapshots.putManifest({ format: 1, files: [] });
+		const now = this.ctx.now();
+		const asset: AssetRecord = { ...blankAsset(id, name, now, request.madeBy), engine: 'snapshot', working_dir: folder, picked_version: 1 };
+		// The asset, its first version, its project and the answer to the client's request: one write.
+		const result = this.ctx.store.batch((writes) => {
+			// An empty folder may already be an asset's (made a moment ago, here or in another window).
+			const owner = writes.listAssets().find((a) => a.engine === 'snapshot' && a.working_dir === folder);
+			if (owner) {
+				throw new DeskError('asset.folderNotEmpty', `${folder} is the folder of ${owner.name} (${owner.id}) already; a new asset needs a folder of its own.`, { folder, asset: owner.id });
+			}
+			writes.insertAsset(asset);
+			writes.insertSnapshotVersion(id, { version: 1, manifest: empty, file_count: 0, bytes: 0, note: 'created', made_at: now, made_by: request.madeBy });
+			const result: ImportResult = { asset, created: true, project: this.joinProjectIn(writes, asset, request.project, request.main ?? false, '') };
+			writes.answer(request.clientRequest, result, now);
+			return result;
+		});
+		this.ctx.logger.info(`asset created: ${id} ${name} ${folder}`);
+		return result;
+	}
+
+	/** Adopts an existing folder as a snapshot asset whose first version is what the folder holds now. */
+	async adoptFolder(folder: string, madeBy: MadeBy): Promise<{ asset: AssetRecord; created: boolean }> {
+		const existing = this.ctx.store.listAssets().find((a) => a.engine === 'snapshot' && a.working_dir === folder);
+		if (existing) {
+			return { asset: existing, created: false };
+		}
+		const id = this.ctx.env.newAssetId();
+		const scan = await this.ctx.snapshots.scan(id, folder, { store: true });
+		if (scan.skipped.length > 0) {
+			this.ctx.logger.warn(`adopting ${folder}: ${scan.skipped.length} entr${scan.skipped.length === 1 ? 'y' : 'ies'} not stored (${scan.skipped.slice(0, 3).map((s) => `${s.path}: ${s.reason}`).join('; ')})`);
+		}
+		const now = this.ctx.now();
+		const skill = this.readSkill(scan.manifest);
+		const asset: AssetRecord = { ...blankAsset(id, this.ctx.env.baseName(folder), now, madeBy), engine: 'snapshot', kind: skill ? 'skill' : '', working_dir: folder, picked_version: 1 };
+		if (skill?.description) {
+			asset.about = skill.description;
+		}
+		// Another import of the folder (a second window, the CLI) may have finished while this one
+		// scanned: the folder is one asset, so that one is returned.
+		const raced = this.ctx.store.batch((writes) => {
+			const adopted = writes.listAssets().find((a) => a.engine === 'snapshot' && a.working_dir === folder);
+			if (adopted) {
+				return adopted;
+			}
+			writes.insertAsset(asset);
+			writes.insertSnapshotVersion(id, versionOf(1, scan.manifestHash, scan.manifest, 'adopted', now, madeBy));
+			return undefined;
+		});
+		if (raced) {
+			return { asset: raced, created: false };
+		}
+		this.ctx.logger.info(`asset imported: ${id} ${asset.name} ${folder} (${madeBy})`);
+		return { asset, created: true };
+	}
+
+	/** asset_link: a link asset (engine none) with a URL. */
+	addLink(request: { name: string; url: string; madeBy: MadeBy; project?: string; from?: string; clientRequest?: ClientRequestKey }): AssetRecord {
+		const name = checkName(request.name);
+		let url: URL;
+		try {
+			url = new URL(request.url);
+		} catch {
+			throw new DeskError('asset.badUrl', `${JSON.stringify(request.url)} is not a URL.`, { url: request.url });
+		}
+		if (!['http:', 'https:', 'file:', 'mailto:'].includes(url.protocol)) {
+			throw new DeskError('asset.badUrl', `A link is http, https, file or mailto; not ${url.protocol}`, { url: request.url });
+		}
+		// derived_from (§08): the asset the link was made from, at its picked version then.
+		const source = request.from === undefined ? undefined : this.ctx.getAsset(request.from);
+		const asset: AssetRecord = {
+			...blankAsset(this.ctx.env.newAssetId(), name, this.ctx.now(), request.madeBy),
+			engine: 'none',
+			kind: 'link',
+			url: url.toString(),
+			derived_from: source?.id ?? '',
+			derived_from_version: source?.picked_version ?? 0,
+		};
+		this.insertJoined(asset, request.project, request.clientRequest);
+		return asset;
+	}
+
+	/** A notes asset (engine none) holding text. */
+	addNote(request: { name: string; text: string; madeBy: MadeBy; project?: string; clientRequest?: ClientRequestKey }): AssetRecord {
+		const name = checkName(request.name);
+		if (request.text.length > maxNoteTextBytes) {
+			throw new DeskError('asset.badName', `A note holds at most 256 KiB of text.`, { length: request.text.length });
+		}
+		const asset: AssetRecord = { ...blankAsset(this.ctx.env.newAssetId(), name, this.ctx.now(), request.madeBy), engine: 'none', kind: 'notes', notes: request.text };
+		this.insertJoined(asset, request.project, request.clientRequest);
+		return asset;
+	}
+
+	/** A new asset, its project membership and the answer to the client's request, in one write. */
+	private insertJoined(asset: AssetRecord, project: string | undefined, clientRequest: ClientRequestKey | undefined): void {
+		this.ctx.store.batch((writes) => {
+			writes.insertAsset(asset);
+			this.joinProjectIn(writes, asset, project, false, '');
+			writes.answer(clientRequest, asset, asset.created_at);
+		});
+	}
+
+	/**
+	 * AdoptRepo: the git asset of a repository's top. Adopting the same checkout and remote again
+	 * returns the record already there. The branch is origin/HEAD's, else main, else master, else the
+	 * checked-out branch.
+	 */
+	async adoptRepo(top: string, createdBy: string, options: { trusted?: readonly string[]; allowGitDir?: boolean } = {}): Promise<{ asset: AssetRecord; created: boolean }> {
+		// Where the git folder really is, before anything of it is read: refused when it is outside
+		// what the desk adopts by itself and the person did not allow it, or moved since it was adopted.
+		const { location, allowed } = await this.ctx.git.adoptGitDir(top, { recorded: this.ctx.store.adoptedGitDir(top), trusted: options.trusted ?? [top], allow: options.allowGitDir });
+		const gitDir = { gitDir: location.gitDir, allowed };
+		const remote = await this.ctx.readGit(top, () => this.ctx.git.originUrl(top));
+		const existing = this.ctx.store.findGitAsset(top, remote);
+		if (existing) {
+			this.ctx.store.batch((writes) => writes.setGitDir(existing.id, gitDir));
+			return { asset: existing, created: false };
+		}
+		const branch = await this.ctx.readGit(top, () => this.ctx.git.defaultBranch(top));
+		const asset: AssetRecord = { ...blankAsset(this.ctx.env.newAssetId(), this.ctx.env.baseName(top), this.ctx.now(), createdBy), kind: 'code', working_dir: top, engine: 'git', remote, branch };
+		// Another writer may have adopted it between our read and this write; the store's unique
+		// index on (working_dir, remote) makes the second insert fail, and then we return the first.
+		return this.ctx.store.batch((writes) => {
+			const raced = writes.findGitAsset(top, remote);
+			if (raced) {
+				return { asset: raced, created: false };
+			}
+			writes.insertAsset(asset);
+			writes.setGitDir(asset.id, gitDir);
+			return { asset, created: true };
+		});
+	}
+
+	/**
+	 * Where the git folder of a repository the library adopted is, to run git on it explicitly
+	 * (`--git-dir`): the recorded one, refused with `git.gitDirChanged` when `.git` names another now.
+	 */
+	async gitLocation(top: string): Promise<GitDirLocation> {
+		return (await this.ctx.git.adoptGitDir(top, { recorded: this.ctx.store.adoptedGitDir(top) })).location;
+	}
+
+	/**
+	 * Desk boot for the window's workspace folders: a folder in a git repository is saved as the
+	 * project of that repository (created on first sight), and then registerRepoAssets adopts it.
+	 */
+	async openWorkspace(folders: readonly WorkspaceFolder[]): Promise<FolderAdoption[]> {
+		const results: FolderAdoption[] = [];
+		for (const folder of folders) {
+			try {
+				const info = await this.ctx.env.inspectPath(folder.path);
+				const top = info.real === undefined ? undefined : await this.ctx.git.findTop(info.real);
+				if (top === undefined) {
+					results.push({ folder, outcome: 'notARepository' });
+					continue;
+				}
+				// Looked up again inside the write: another window may have made the project since the read.
+				const project =
+					this.ctx.store.getProjectByPath(top) ?? this.ctx.store.batch((writes) => writes.getProjectByPath(top) ?? this.createProject(writes, this.freeProjectName(writes, folder.name), top));
+				// A linked worktree is adopted when its repository is in one of the folders opened with it.
+				const trusted = (await Promise.all(folders.map(async (f) => (await this.ctx.env.inspectPath(f.path)).real))).filter((r): r is string => r !== undefined);
+				const [adopted] = await this.registerRepoAssets([project], { trusted });
+				if (adopted) {
+					results.push({ folder, outcome: 'adopted', ...adopted });
+				}
+			} catch (error) {
+				if (!(error instanceof DeskError)) {
+					throw error;
+				}
+				this.ctx.logger.error(`could not adopt ${folder.path}: ${error.message}`);
+				results.push({ folder, outcome: 'failed', error });
+			}
+		}
+		return results;
+	}
+
+	/**
+	 * registerRepoAssets (seed 000 §02): adopts the repo of each given project that has a path. A new
+	 * record gets created_by `desk boot: project <name>'s repo` and is logged once; the asset joins the
+	 * project and becomes its main asset when it has none. The head is recorded as observed (outside).
+	 */
+	async registerRepoAssets(projects: readonly ProjectRecord[], options: { trusted?: readonly string[] } = {}): Promise<Array<{ project: ProjectRecord; asset: AssetRecord; created: boolean }>> {
+		const adopted: Array<{ project: ProjectRecord; asset: AssetRecord; created: boolean }> = [];
+		for (const project of projects) {
+			if (project.path === '') {
+				continue;
+			}
+			const top = await this.ctx.git.findTop(project.path);
+			if (top === undefined) {
+				this.ctx.logger.warn(`project ${project.name}: ${project.path} is not a git repository any more; nothing adopted`);
+				continue;
+			}
+			const by = `desk boot: project ${project.name}'s repo`;
+			const { asset, created } = await this.adoptRepo(top, by, { trusted: [top, ...(options.trusted ?? [])] });
+			if (created) {
+				this.ctx.logger.info(`asset imported: ${asset.id} ${asset.name} ${asset.working_dir} (${by})`);
+			}
+			const head = await this.ctx.readGit(top, () => this.ctx.git.headCommit(top));
+			const updated = this.ctx.store.batch((writes) => {
+				writes.addProjectAsset(project.name, asset.id, this.ctx.now());
+				const current = writes.getProject(project.name)!;
+				if (current.main_asset === '') {
+					writes.setMainAsset(project.name, asset.id);
+				}
+				if (head !== undefined) {
+					writes.recordHead(asset.id, { commit: head, head_at: this.ctx.now(), made_by: 'outside' });
+				}
+				return writes.getProject(project.name)!;
+			});
+			adopted.push({ project: updated, asset, created });
+		}
+		return adopted;
+	}
+
+	private joinProject(asset: AssetRecord, projectName: string | undefined, main: boolean, path: string): ProjectRecord | undefined {
+		if (projectName === undefined) {
+			return undefined;
+		}
+		return this.ctx.store.batch((writes) => this.joinProjectIn(writes, asset, projectName, main, path));
+	}
+
+	private joinProjectIn(writes: LibraryWrites, asset: AssetRecord, projectName: string | undefined, main: boolean, path: string): ProjectRecord | undefined {
+		if (projectName === undefined) {
+			return undefined;
+		}
+		const project = writes.getProject(projectName) ?? this.createProject(writes, projectName, main ? path : '');
+		writes.addProjectAsset(project.name, asset.id, this.ctx.now());
+		if (main) {
+			writes.setMainAsset(project.name, asset.id);
+		}
+		return writes.getProject(project.name)!;
+	}
+
+	private readSkill(manifest: Manifest): { name: string; description: string } | undefined {
+		const entry = manifest.files.find((f) => f.path === 'SKILL.md');
+		return entry ? parseSkillFile(this.ctx.snapshots.readBlob(entry.hash).toString('utf8')) : undefined;
+	}
+
+	private createProject(writes: LibraryWrites, name: string, path: string): ProjectRecord {
+		const project: ProjectRecord = { name, path, main_asset: '', created_at: this.ctx.now() };
+		writes.insertProject(project);
+		this.ctx.logger.info(`project created: ${name}${path ? ` ${path}` : ''}`);
+		return project;
+	}
+
+	/** Two repositories in folders of the same name become `name` and `name-2`. */
+	private freeProjectName(writes: LibraryWrites, wanted: string): string {
+		let name = wanted;
+		for (let n = 2; writes.getProject(name); n++) {
+			name = `${wanted}-${n}`;
+		}
+		return name;
+	}
+}
+
+function blankAsset(id: string, name: string, createdAt: string, createdBy: string): AssetRecord {
+	return {
+		id,
+		name,
+		kind: '',
+		about: '',
+		working_dir: '',
+		engine: 'none',
+		picked_version: 0,
+		remote: '',
+		branch: '',
+		url: '',
+		notes: '',
+		tags: [],
+		created_at: createdAt,
+		created_by: createdBy,
+		about_model_written: false,
+		derived_from: '',
+		derived_from_version: 0,
+		checks: [],
+		retired: false,
+	};
+}
+
+function checkName(name: string): string {
+	const trimmed = name.trim();
+	if (trimmed === '' || trimmed.length > 200 || /[\u0000-\u001f\u007f]/.test(trimmed)) {
+		throw new DeskError('asset.badName', `An asset name is 1 to 200 characters on one line.`, { name: name.slice(0, 200) });
+	}
+	return trimmed;
+}
