@@ -58,7 +58,9 @@ describe('runs over JSON-RPC', () => {
 		assert.equal((project.data as DeskErrorJson).code, 'project.notFound');
 		const run = await expectRpcError(server.connection, ShowRun.method, { project: 'shop', id: chain.task.object_id });
 		assert.equal(run.code, deskErrorCode);
-		assert.equal((run.data as DeskErrorJson).code, 'ai.badObject');
+		assert.equal((run.data as DeskErrorJson).code, 'ai.notFound', 'a task id names no run: not found, not a bad object');
+		const patchset = await expectRpcError(server.connection, PatchSetFiles.method, { project: 'shop', patchset: 'no-such-patchset' });
+		assert.equal((patchset.data as DeskErrorJson).code, 'ai.notFound');
 		const badRef = await expectRpcError(server.connection, ImportHistory.method, { project: 'shop', ref: '../../etc' });
 		assert.equal(badRef.code, -32602);
 	});

@@ -33,7 +33,9 @@ export type DeskErrorCode =
 	| 'manifest.corrupt'
 	| 'ai.illegalTransition'
 	| 'ai.unknownSchema'
+	// An AI object that breaks the model's rules (`ai.badObject`), and one the project does not hold (`ai.notFound`).
 	| 'ai.badObject'
+	| 'ai.notFound'
 	| 'ai.packType'
 	| 'ai.checksum'
 	| 'ai.badActor'

@@ -271,7 +271,7 @@ const gitRef = string({ minLength: 1, maxLength: 256, pattern: /^refs\/[A-Za-z0-
 /** Client → server: the project's intents, their plans and tasks, each task's runs. Fails with `project.notFound`. */
 export const ListRuns = request<RunsOverview>()('desk/runs/list', object({ project: projectName }));
 
-/** Client → server: everything a run recorded. Fails with `ai.badObject` for an unknown id. */
+/** Client → server: everything a run recorded. Fails with `ai.notFound` for an id that names no run of the project. */
 export const ShowRun = request<RunDetail>()('desk/runs/show', object({ project: projectName, id: runId }));
 
 /** Client → server: reads a history ref (default refs/desk/history) into the project; twice adds nothing; bad checksums are refused and named. */
@@ -292,7 +292,8 @@ export interface PatchSetFilesJson {
 
 /**
  * Client → server: the files a PatchSet changes, before and after, for VS Code's diff editor.
- * Fails with `ai.badObject` when it has neither a result commit nor a stored diff, or the diff does not apply.
+ * Fails with `ai.notFound` for an id that names no PatchSet of the project; `ai.badObject` when it has neither a result
+ * commit nor a stored diff, or the diff does not apply.
  */
 export const PatchSetFiles = request<PatchSetFilesJson>()('desk/runs/patchSetFiles', object({ project: projectName, patchset: runId }));
 

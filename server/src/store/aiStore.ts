@@ -53,7 +53,7 @@ export class AiStore {
 	require<T extends AiObject>(id: string, type: T['object_type']): T {
 		const object = this.get<T>(id);
 		if (!object || object.object_type !== type) {
-			throw new DeskError('ai.badObject', `No ${type} ${id} in this project.`, { id, type });
+			throw new DeskError('ai.notFound', `No ${type} ${id} in this project.`, { id, type });
 		}
 		return object;
 	}
