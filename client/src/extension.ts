@@ -1,23 +1,21 @@
 import * as vscode from 'vscode';
-import { showErrorMessage, showInformationMessage, showWarningMessage } from './common/messages';
 import * as path from 'node:path';
-import { GetStatus, ImportAsset, OpenWorkspace, RecoverStore, type DeskErrorJson, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
-import { DeskClient, DeskRequestError, type DeskState } from './common/deskClient';
-import { DeskStatusBar } from './common/statusBar';
-import { AssetFileSystemProvider, assetScheme } from './assets/assetFileSystem';
+import { GetStatus, OpenWorkspace, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
+import { activateAssets } from './assets/activateAssets';
+import type { AssetsTreeProvider } from './assets/assetsTree';
+import { offerForeignGitDir } from './assets/foreignGitDir';
 import { AttachmentPreviews, attachmentScheme } from './attachments/attachmentPreviews';
-import { registerAssetCommands } from './assets/assetCommands';
 import { registerAttachmentCommands } from './attachments/attachmentCommands';
-import { registerCardCommands } from './card/cardCommands';
-import { registerGateCommands } from './runs/gateCommands';
-import { registerRunCommands } from './runs/runCommands';
-import { LaunchCards } from './card/launchCard';
-import { runSettings } from './runs/runSettings';
-import { PatchSides, patchScheme, RunPages } from './runs/runDocuments';
-import { RunsTreeProvider } from './runs/runsTree';
-import { AssetsTreeProvider, type AssetsViewNode } from './assets/assetsTree';
-import type { WindowProject } from './common/windowProjects';
 import { AttachmentsTreeProvider } from './attachments/attachmentsTree';
+import { activateCard } from './card/activateCard';
+import { isDamagedStore, offerRecovery, type RecoveryHost } from './common/damagedStore';
+import { DeskClient, DeskRequestError, type DeskState } from './common/deskClient';
+import { errorReporter } from './common/reportError';
+import { restartOnUnexpectedExit } from './common/serverRestarts';
+import { DeskStatusBar } from './common/statusBar';
+import type { WindowProject } from './common/windowProjects';
+import { activateRuns } from './runs/activateRuns';
+import type { RunsTreeProvider } from './runs/runsTree';
 
 /** What the extension exports, for the extension-host tests and for other extensions. */
 export interface AgentDeskApi {
@@ -38,46 +36,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 	const output = vscode.window.createOutputChannel('Agent Desk', { log: true });
 	const desk = new DeskClient(context, output);
 	const statusBar = new DeskStatusBar();
-	const assets = new AssetsTreeProvider(desk, (error) => reportError(output, error));
-	const assetsView = vscode.window.createTreeView('agentDesk.assets', { treeDataProvider: assets, showCollapseAll: true });
-	context.subscriptions.push(
-		output,
-		desk,
-		statusBar,
-		assets,
-		assetsView,
-		vscode.workspace.registerFileSystemProvider(assetScheme, new AssetFileSystemProvider(desk), { isReadonly: true, isCaseSensitive: true }),
-	);
-	void vscode.commands.executeCommand('setContext', 'agentDesk.showRetired', false);
+	const reportError = errorReporter(output);
+	context.subscriptions.push(output, desk, statusBar);
 
-	let folders: FolderOutcome[] = [];
-	const runs = new RunsTreeProvider(desk, (error) => reportError(output, error));
-	const runPages = new RunPages(desk);
-	const patchSides = new PatchSides();
-	const runsView = vscode.window.createTreeView('agentDesk.runs', { treeDataProvider: runs, showCollapseAll: true });
-	context.subscriptions.push(
-		runs,
-		runsView,
-		runPages,
-		vscode.workspace.registerTextDocumentContentProvider(patchScheme, patchSides),
-		...registerRunCommands(desk, runs, runPages, patchSides, (error) => reportError(output, error)),
-	);
-	const gate = registerGateCommands(desk, runs, runPages, patchSides, (error) => reportError(output, error));
-	context.subscriptions.push(...gate.disposables);
-	const projectPath = (project: string) => runs.windowProjects.find((p) => p.name === project)?.path;
-	const cards = new LaunchCards(context.extensionUri, desk, (project) => runSettings(projectPath(project)), (error) => reportError(output, error));
-	context.subscriptions.push(cards, ...registerCardCommands(desk, assets, assetsView, cards, (error) => reportError(output, error)));
-	const attachments = new AttachmentsTreeProvider(desk, (error) => reportError(output, error));
+	const assets = activateAssets(context, desk, reportError);
+	const runs = activateRuns(context, desk, reportError);
+	const projectPath = (project: string) => runs.tree.windowProjects.find((p) => p.name === project)?.path;
+	const cards = activateCard(context, desk, assets, projectPath, reportError);
+	const attachments = new AttachmentsTreeProvider(desk, reportError);
 	const previews = new AttachmentPreviews(desk, context.globalStorageUri, context.extensionUri);
 	context.subscriptions.push(
 		attachments,
 		previews,
 		vscode.window.createTreeView('agentDesk.attachments', { treeDataProvider: attachments, showCollapseAll: true }),
 		vscode.workspace.registerTextDocumentContentProvider(attachmentScheme, previews),
-		...registerAttachmentCommands(desk, attachments, previews, (error) => reportError(output, error)),
+		...registerAttachmentCommands(desk, attachments, previews, reportError),
 	);
-	const assetCommands = registerAssetCommands(desk, assets, assetsView, (error) => reportError(output, error));
-	context.subscriptions.push(...assetCommands.disposables);
+	const trees = [assets.tree, runs.tree, attachments];
+
+	let folders: FolderOutcome[] = [];
 	// Notification handlers belong to one server process; they are made again after a restart.
 	let serverSubscriptions: vscode.Disposable[] = [];
 	context.subscriptions.push({ dispose: () => serverSubscriptions.forEach((d) => d.dispose()) });
@@ -89,9 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		desk.onDidChangeState((state) => {
 			setContextState(state);
 			statusBar.show(state);
-			assets.refresh();
-			runs.refresh();
-			attachments.refresh();
+			trees.forEach((tree) => tree.refresh());
 		}),
 	);
 
@@ -111,18 +86,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 				projects.push({ name: folder.project.name, path: folder.project.path });
 			} else if (folder.outcome === 'failed') {
 				if (folder.error.code === 'git.foreignGitDir') {
-					void offerForeignGitDir(folder.name, folder.path, folder.error);
+					void offerForeignGitDir(host, folder.name, folder.path, folder.error);
 				} else if (isDamagedStore(folder.error)) {
 					// <top>/.desk/project.db: the project is recovered by its repository top.
-					void offerRecovery(folder.error, path.dirname(path.dirname(String(folder.error.data['file']))));
+					void offerRecovery(host, folder.error, path.dirname(path.dirname(String(folder.error.data['file']))));
 				} else {
-					reportError(output, new DeskRequestError(`${folder.name}: ${folder.error.message}`, folder.error));
+					reportError(new DeskRequestError(`${folder.name}: ${folder.error.message}`, folder.error));
 				}
 			}
 		}
-		assets.setProjects(projects);
-		runs.setProjects(projects);
-		attachments.setProjects(projects);
+		trees.forEach((tree) => tree.setProjects(projects));
 		const failed = folders.filter((f) => f.outcome === 'failed').length;
 		// The Assets view's welcome says why it is empty: a folder refused (a git folder elsewhere, a
 		// damaged project database) is not "no git repository".
@@ -133,76 +106,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		statusBar.show('ready', summary);
 	};
 
-	/**
-	 * A workspace folder whose `.git` leads to a git folder outside what the desk adopts by itself
-	 * (a `.git` file or link to another repository, a worktree of a repository not open here,
-	 * alternates reading another repository): a modal says where the git folder really is, and only
-	 * the person's "Adopt Anyway" adopts it (allowGitDir). Dismissed, nothing is adopted.
-	 */
-	const offerForeignGitDir = async (name: string, folderPath: string, error: DeskErrorJson): Promise<void> => {
-		output.warn(`${name}: ${error.message} [${error.code}]`);
-		const gitDir = String(error.data['gitDir'] ?? '');
-		const outside = Array.isArray(error.data['outside']) ? (error.data['outside'] as unknown[]).map(String) : [];
-		const detail = [
-			error.message,
-			'',
-			`Its git folder is really: ${gitDir}`,
-			...(outside.length > 0 ? [`Outside the folder: ${outside.join(', ')}`] : []),
-			'',
-			'Adopt it only if you trust that folder: the desk will read its history and land runs into it.',
-		].join('\n');
-		const picked = await showWarningMessage(`Agent Desk: the git folder of ${name} is not inside it.`, { modal: true, detail }, 'Adopt Anyway');
-		if (picked !== 'Adopt Anyway') {
-			return;
-		}
-		try {
-			await desk.requestOnce(ImportAsset, { dir: folderPath, project: name, main: true, allowGitDir: true });
-			output.info(`${name}: adopted with its git folder at ${gitDir}, as the person allowed`);
-			await openWorkspace();
-		} catch (failure) {
-			reportError(output, failure);
-		}
-	};
-
-	/**
-	 * A store the desk set aside as damaged: one message naming it and the kept copy, with a button
-	 * per choice the server offers (and Open Log). Nothing is chosen for the person; dismissing the
-	 * message leaves the store refused, and the next start asks again.
-	 */
-	const offerRecovery = async (error: DeskErrorJson, repo?: string): Promise<void> => {
-		output.error(`${error.message} [${error.code}]`);
-		const labels: Record<string, string> = { restore: 'Restore Kept Copy', empty: 'Start Empty', rebuild: 'Rebuild from History' };
-		const choices = (Array.isArray(error.data['choices']) ? (error.data['choices'] as string[]) : []).filter((c) => c in labels);
-		const picked = await showErrorMessage(`Agent Desk: ${error.message}`, ...choices.map((c) => labels[c]!), 'Open Log');
-		if (picked === 'Open Log') {
-			output.show(true);
-			return;
-		}
-		const choice = choices.find((c) => labels[c] === picked);
-		if (!choice) {
-			return;
-		}
-		try {
-			const result = await desk.request(RecoverStore, { store: repo === undefined ? 'library' : 'project', ...(repo === undefined ? {} : { repo }), choice });
-			const rebuilt = result.rebuilt ? ` ${result.rebuilt.added} object(s) read back from refs/desk/history.` : '';
-			const kept = result.attachmentsKept ? ` ${result.attachmentsKept} attachment file(s) without a record are kept.` : '';
-			output.warn(`${result.file}: recovered (${result.choice}); the damaged copy stays at ${result.keptAs ?? '(none)'}`);
-			void showInformationMessage(`Agent Desk: ${path.basename(result.file)} recovered (${labels[result.choice]}).${rebuilt}${kept} The damaged copy stays at ${result.keptAs ?? '(none)'}.`);
-			if (repo === undefined) {
-				settled = start();
-				await settled;
-			} else {
-				await openWorkspace();
-			}
-		} catch (failure) {
-			reportError(output, failure);
-			if (failure instanceof DeskRequestError && failure.deskError?.code === 'store.cannotRecover') {
-				// Still damaged: the choices are still open.
-				await offerRecovery(error, repo);
-			}
-		}
-	};
-
 	const start = async (): Promise<DeskState> => {
 		const configuration = vscode.workspace.getConfiguration('agentDesk');
 		const libraryDir = configuration.get<string>('libraryFolder')?.trim() || context.globalStorageUri.fsPath;
@@ -211,31 +114,26 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			await desk.start({ libraryDir, logLevel });
 			serverSubscriptions.forEach((d) => d.dispose());
 			serverSubscriptions = desk.onNotifications({
-				AssetsDidChange: () => assets.refresh(),
+				AssetsDidChange: () => assets.tree.refresh(),
 				RunsDidChange: ({ project }) => {
-					runs.refresh();
+					runs.tree.refresh();
 					attachments.refresh();
-					runPages.refresh(project).catch((error: unknown) => reportError(output, error));
+					runs.pages.refresh(project).catch((error: unknown) => reportError(error));
 				},
 				AttachmentsDidChange: () => attachments.refresh(),
-				SuggestIndexDidChange: ({ project, ...progress }) => void cards.onIndexProgress(project, progress).catch((error: unknown) => reportError(output, error)),
-				RunDidFinish: gate.onRunFinished,
-				SnapshotProgress: assetCommands.onSnapshotProgress,
-				HistoryRewritten: (r) => {
-					const range = r.firstChanged > r.newCount ? '' : ` v${r.firstChanged}${r.newCount > r.firstChanged ? `–v${r.newCount}` : ''} now name other commits`;
-					void showWarningMessage(
-						`Agent Desk: ${r.branch || 'HEAD'} of ${r.name} was rewritten.${range}${r.oldCount >= r.firstChanged ? ` (it had v${r.firstChanged}–v${r.oldCount} before)` : ''} Runs and observations keep the commits they named.`,
-					);
-				},
+				SuggestIndexDidChange: ({ project, ...progress }) => void cards.onIndexProgress(project, progress).catch((error: unknown) => reportError(error)),
+				RunDidFinish: runs.onRunFinished,
+				SnapshotProgress: assets.onSnapshotProgress,
+				HistoryRewritten: assets.onHistoryRewritten,
 			});
 			const status = await desk.request(GetStatus, {});
 			if (status.state === 'error') {
 				desk.markFailed();
 				statusBar.show('error', status.error?.message);
 				if (status.error && isDamagedStore(status.error)) {
-					void offerRecovery(status.error);
+					void offerRecovery(host, status.error);
 				} else {
-					reportError(output, new DeskRequestError(status.error?.message ?? 'The desk could not open its library.', status.error));
+					reportError(new DeskRequestError(status.error?.message ?? 'The desk could not open its library.', status.error));
 				}
 				return 'error';
 			}
@@ -244,101 +142,54 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		} catch (error) {
 			desk.markFailed();
 			statusBar.show('error', (error as Error).message);
-			reportError(output, error);
+			reportError(error);
 			return 'error';
 		}
 	};
+	const restart = (): Promise<DeskState> => (settled = start());
+	/** What the offers for a damaged store or a foreign git folder do once the person chose. */
+	const host: RecoveryHost = { desk, output, reportError, restart, reopenWorkspace: openWorkspace };
 
 	context.subscriptions.push(
 		vscode.commands.registerCommand('agentDesk.showLog', () => output.show(true)),
-		vscode.commands.registerCommand('agentDesk.refreshAssets', () => assets.refresh()),
 		vscode.commands.registerCommand('agentDesk.restartServer', async () => {
-			settled = start();
-			await settled;
-		}),
-		vscode.commands.registerCommand('agentDesk.copyAssetId', async (node?: AssetsViewNode) => {
-			const selected = node ?? assetsView.selection[0];
-			if (selected?.type === 'asset' || selected?.type === 'version') {
-				await vscode.env.clipboard.writeText(selected.asset.id);
-				vscode.window.setStatusBarMessage(`Copied ${selected.asset.id}`, 3000);
-			}
+			await restart();
 		}),
 		vscode.workspace.onDidGrantWorkspaceTrust(() => {
 			settled = settled.then(() => openWorkspace().then(() => desk.state)).catch((error: unknown) => {
-				reportError(output, error);
+				reportError(error);
 				return desk.state;
 			});
 		}),
 		vscode.workspace.onDidChangeWorkspaceFolders(() => {
 			if (desk.state === 'ready') {
-				openWorkspace().catch((error: unknown) => reportError(output, error));
+				openWorkspace().catch((error: unknown) => reportError(error));
 			}
 		}),
 		vscode.workspace.onDidChangeConfiguration((event) => {
 			if (event.affectsConfiguration('agentDesk.libraryFolder') || event.affectsConfiguration('agentDesk.logLevel')) {
-				settled = start();
+				void restart();
 			} else if (event.affectsConfiguration('agentDesk.agents') || event.affectsConfiguration('agentDesk.runs')) {
-				cards.refreshAll().catch((error: unknown) => reportError(output, error));
+				cards.refreshAll().catch((error: unknown) => reportError(error));
 			}
 		}),
 	);
+	const exits = restartOnUnexpectedExit(desk, output, statusBar, () => void restart());
+	context.subscriptions.push(exits.disposable);
 
-	// A server that stops on its own (a crash, a kill, a broken message on its input) is started again
-	// at once and the person is told with a notice; five stops within three minutes leave it stopped.
-	const restarts: string[] = [];
-	const recentStops: number[] = [];
-	context.subscriptions.push(
-		desk.onDidExitUnexpectedly(({ reason }) => {
-			const now = Date.now();
-			recentStops.push(now);
-			while (recentStops.length > 0 && recentStops[0]! < now - 3 * 60_000) {
-				recentStops.shift();
-			}
-			if (recentStops.length >= 5) {
-				const message = `Agent Desk: the desk server stopped ${recentStops.length} times in three minutes and was not started again${reason ? ` (last: ${reason})` : ''}. Use "Agent Desk: Restart Server" when ready.`;
-				output.error(message);
-				statusBar.show('error', 'The desk server stopped');
-				void showErrorMessage(message, 'Open Log').then((choice) => choice && output.show(true));
-				return;
-			}
-			const message = `Agent Desk: the desk server stopped unexpectedly${reason ? ` (${reason})` : ''}; a new one was started.`;
-			restarts.push(message);
-			output.warn(message);
-			void showWarningMessage(message, 'Open Log').then((choice) => choice && output.show(true));
-			settled = start();
-		}),
-	);
-
-	settled = start();
+	void restart();
 	return {
-		serverRestarts: () => restarts,
+		serverRestarts: () => exits.restarts,
 		whenSettled: () => settled,
 		state: () => desk.state,
 		folders: () => folders,
 		status: () => desk.request(GetStatus, {}),
-		assets,
-		runs,
+		assets: assets.tree,
+		runs: runs.tree,
 		attachments,
 	};
 }
 
 export function deactivate(): void {
 	// The DeskClient in context.subscriptions stops the server (which checkpoints its databases).
-}
-
-/** A store the desk set aside as damaged, waiting for the person's choice (`desk/store/recover`). */
-function isDamagedStore(error: DeskErrorJson): boolean {
-	return error.code === 'store.corrupt' && error.data['damaged'] === true;
-}
-
-/** One message per failure, with "Open Log"; the details go to the log. */
-function reportError(output: vscode.LogOutputChannel, error: unknown): void {
-	const message = error instanceof Error ? error.message : String(error);
-	const code = error instanceof DeskRequestError && error.deskError ? ` [${error.deskError.code}]` : '';
-	output.error(`${message}${code}`);
-	void showErrorMessage(`Agent Desk: ${message}`, 'Open Log').then((choice) => {
-		if (choice === 'Open Log') {
-			output.show(true);
-		}
-	});
 }
