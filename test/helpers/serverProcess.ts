@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as path from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-languageserver/node';
-import type { ParamsOf, ResultOf } from '../../server/src/protocol/protocol';
+import type { NotificationDefinition, NotificationParamsOf, ParamsOf, ResultOf } from '../../server/src/protocol/protocol';
 import { findProjectRoot } from './temp';
 
 /** A request declared in the protocol module: its method, and its params and result types. */
@@ -18,6 +18,12 @@ export interface RunningServer {
 	notifications: Array<{ method: string; params: unknown }>;
 	/** Sends a request declared in the protocol module, with params of its declared type, and returns its declared result. */
 	call<D extends ProtocolRequest>(definition: D, params: ParamsOf<D>): Promise<ResultOf<D>>;
+	/**
+	 * The params of the first notification of `definition` (already received or still to come) that
+	 * `matches`. Fails, naming `what`, when the server exits first or none arrives within `timeoutMs`:
+	 * a wait never ends quietly and lets the test go on as if the notification had come.
+	 */
+	notified<D extends NotificationDefinition<unknown>>(definition: D, matches: (params: NotificationParamsOf<D>) => boolean, what: string, timeoutMs?: number): Promise<NotificationParamsOf<D>>;
 	/** Writes raw bytes to the server's stdin, bypassing the JSON-RPC writer. */
 	writeRaw(bytes: string | Buffer): void;
 	/** Sends a request frame built by hand (for input the JSON-RPC writer cannot serialise) and waits for its answer. */
@@ -69,8 +75,14 @@ export async function startServer(libraryDir: string, options: { logLevel?: stri
 	const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
 	const logs: string[] = [];
 	const notifications: Array<{ method: string; params: unknown }> = [];
+	const notificationWaiters = new Set<(method: string, params: unknown) => void>();
 	connection.onNotification('window/logMessage', (params: { message: string }) => void logs.push(params.message));
-	connection.onNotification((method: string, params: unknown) => void notifications.push({ method, params }));
+	connection.onNotification((method: string, params: unknown) => {
+		notifications.push({ method, params });
+		for (const waiter of notificationWaiters) {
+			waiter(method, params);
+		}
+	});
 	connection.listen();
 	// A second reader of the same stdout: answers to hand-made requests, which the connection ignores.
 	const rawWaiters = new Map<string | number | null, (message: RawAnswer) => void>();
@@ -115,6 +127,36 @@ export async function startServer(libraryDir: string, options: { logLevel?: stri
 		logs,
 		notifications,
 		call: async <D extends ProtocolRequest>(definition: D, params: ParamsOf<D>) => (await connection.sendRequest(definition.method, params)) as ResultOf<D>,
+		notified: <D extends NotificationDefinition<unknown>>(definition: D, matches: (params: NotificationParamsOf<D>) => boolean, what: string, timeoutMs = 20_000) =>
+			new Promise<NotificationParamsOf<D>>((resolve, reject) => {
+				const found = notifications.find((n) => n.method === definition.method && matches(n.params as NotificationParamsOf<D>));
+				if (found) {
+					resolve(found.params as NotificationParamsOf<D>);
+					return;
+				}
+				const done = () => {
+					clearTimeout(timer);
+					notificationWaiters.delete(waiter);
+				};
+				const waiter = (method: string, params: unknown) => {
+					if (method === definition.method && matches(params as NotificationParamsOf<D>)) {
+						done();
+						resolve(params as NotificationParamsOf<D>);
+					}
+				};
+				const seen = () => [...new Set(notifications.map((n) => n.method))].join(', ') || 'none';
+				const timer = setTimeout(() => {
+					done();
+					reject(new Error(`no ${definition.method} for ${what} within ${timeoutMs / 1000} s (notifications seen: ${seen()})`));
+				}, timeoutMs);
+				notificationWaiters.add(waiter);
+				void exited.then(({ code, signal }) => {
+					if (notificationWaiters.has(waiter)) {
+						done();
+						reject(new Error(`the server exited (${signal ?? code}) before ${definition.method} for ${what}`));
+					}
+				});
+			}),
 		exited,
 		stderr: () => stderr,
 		writeRaw: (bytes) => child.stdin.write(bytes),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AttachFile, DeleteAttachment, LaunchGo, ListAttachments, OpenWorkspace, ReadAttachment, SetTicket, type DeskErrorJson, type RunFinishedParams } from '../../server/src/protocol/protocol';
+import { AttachFile, DeleteAttachment, LaunchGo, ListAttachments, OpenWorkspace, ReadAttachment, RunDidFinish, SetTicket, type DeskErrorJson } from '../../server/src/protocol/protocol';
 import { makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
@@ -25,10 +25,7 @@ describe('attachments over JSON-RPC', () => {
 		await server.call(SetTicket, { project: 'shop', ticket: 'Chart the sales' });
 		const settings = scriptedAgentSettings({ writes: [{ path: 'sales.ts', content: 'x\n' }], outbox: [{ name: 'sales.csv', content: 'month,total\njan,10\n' }, { name: 'page.html', content: '<h1>Sales</h1><script>alert(1)</script>' }] });
 		const record = await server.call(LaunchGo, { project: 'shop', settings });
-		const deadline = Date.now() + 20_000;
-		while (!server.notifications.some((n) => n.method === 'desk/runs/didFinish' && (n.params as RunFinishedParams).run === record.run) && Date.now() < deadline) {
-			await new Promise((r) => setTimeout(r, 50));
-		}
+		await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to finish');
 		assert.ok(server.notifications.some((n) => n.method === 'desk/attachments/didChange' && (n.params as { task: string }).task === record.task), 'the view is told');
 		const { tasks } = await server.call(ListAttachments, { project: 'shop' });
 		assert.deepEqual(tasks.map((t) => [t.task_id, t.title, t.count]), [[record.task, 'Chart the sales', 2]]);

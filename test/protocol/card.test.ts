@@ -61,11 +61,8 @@ describe('launch cards over JSON-RPC', () => {
 		const { asset } = await server.call(ImportAsset, { dir: notes, project: 'shop' });
 		let result = await server.call(SuggestAssets, { project: 'shop', ticket: 'Which gantry unloads the freighters' });
 		assert.equal(result.index.total, 3, 'the repository and the two folders');
-		const deadline = Date.now() + 20_000;
 		// A slow machine may answer before the index is complete: the notification then says when to ask again.
-		while (!server.notifications.some((n) => n.method === SuggestIndexDidChange.method && (n.params as { indexed: number }).indexed === 3) && Date.now() < deadline) {
-			await new Promise((resolve) => setTimeout(resolve, 20));
-		}
+		await server.notified(SuggestIndexDidChange, (progress) => progress.indexed === 3, 'the suggestion index to be complete');
 		const done = server.notifications.filter((n) => n.method === SuggestIndexDidChange.method).at(-1)?.params;
 		assert.deepEqual(done, { project: 'shop', indexed: 3, total: 3 });
 		result = await server.call(SuggestAssets, { project: 'shop', ticket: 'Which gantry unloads the freighters' });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CancelRun, DecideRun, LaunchGo, OpenWorkspace, PatchSetFiles, SetTicket, ShowRun, type DeskErrorJson, type RunFinishedParams } from '../../server/src/protocol/protocol';
+import { CancelRun, DecideRun, LaunchGo, OpenWorkspace, PatchSetFiles, SetTicket, RunDidFinish, RunsDidChange, ShowRun, type DeskErrorJson } from '../../server/src/protocol/protocol';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
@@ -22,9 +22,6 @@ async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 
 	}
 }
 
-const finished = (server: RunningServer, run: string) => () =>
-	server.notifications.find((n) => n.method === 'desk/runs/didFinish' && (n.params as RunFinishedParams).run === run)?.params as RunFinishedParams | undefined;
-
 describe('executed runs over JSON-RPC', () => {
 	let server: RunningServer;
 	let root: string;
@@ -42,7 +39,7 @@ describe('executed runs over JSON-RPC', () => {
 		await server.call(SetTicket, { project: 'shop', ticket: 'Add a changelog\n\nStart it at 0.1.0.' });
 		const settings = scriptedAgentSettings({ writes: [{ path: 'CHANGELOG.md', content: '# 0.1.0\n' }] });
 		const record = await server.call(LaunchGo, { project: 'shop', settings });
-		const end = await waitFor(finished(server, record.run), 'the run to finish');
+		const end = await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to finish');
 		assert.deepEqual({ ...end, project: end.project }, { project: 'shop', run: record.run, status: 'gate', title: 'Add a changelog', touched: 1, checks: { passed: 0, failed: 0 } });
 		assert.ok(server.notifications.some((n) => n.method === 'desk/runs/didChange' && (n.params as { run?: string }).run === record.run), 'progress was notified');
 		const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
@@ -72,11 +69,11 @@ describe('executed runs over JSON-RPC', () => {
 	it('CancelRun stops a working agent and the run ends failed with the reason', async () => {
 		await server.call(SetTicket, { project: 'shop', ticket: 'A long job' });
 		const record = await server.call(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ sleepMs: 60_000 }) });
-		await waitFor(() => server.notifications.find((n) => n.method === 'desk/runs/didChange' && (n.params as { run?: string }).run === record.run), 'the run to start');
+		await server.notified(RunsDidChange, (change) => change.run === record.run, 'the run to start');
 		await new Promise((r) => setTimeout(r, 500));
 		const { stopped } = await server.call(CancelRun, { project: 'shop', run: record.run, reason: 'wrong ticket' });
 		assert.equal(stopped, true);
-		const end = await waitFor(finished(server, record.run), 'the run to stop', 10_000);
+		const end = await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to stop', 10_000);
 		assert.equal(end.status, 'failed');
 		assert.equal(end.error, 'cancelled: wrong ticket');
 	});
@@ -84,7 +81,7 @@ describe('executed runs over JSON-RPC', () => {
 	it('an agent that cannot be started fails the run at once, with the reason', async () => {
 		await server.call(SetTicket, { project: 'shop', ticket: 'Nobody is there' });
 		const record = await server.call(LaunchGo, { project: 'shop', settings: { agents: [{ name: 'ghost', command: 'no-such-agent-program', format: 'claude-stream-json' }], sandbox: 'off' } });
-		const end = await waitFor(finished(server, record.run), 'the run to fail');
+		const end = await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to fail');
 		assert.equal(end.status, 'failed');
 		assert.match(end.error ?? '', /plan: the agent's program no-such-agent-program was not found/);
 		const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
