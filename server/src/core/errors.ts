@@ -37,7 +37,6 @@ export type DeskErrorCode =
 	| 'ai.badObject'
 	| 'ai.notFound'
 	| 'ai.packType'
-	| 'ai.checksum'
 	| 'ai.badActor'
 	| 'launch.badRole'
 	| 'launch.secondTarget'
@@ -59,7 +58,6 @@ export type DeskErrorCode =
 	| 'git.unsupported'
 	| 'git.badRef'
 	| 'git.failed'
-	| 'run.notFound'
 	| 'run.badSettings'
 	| 'run.unknownAgent'
 	| 'run.spawnFailed'
@@ -79,7 +77,6 @@ export type DeskErrorCode =
 	| 'attachment.changed'
 	| 'project.notFound'
 	| 'desk.notReady'
-	| 'desk.untrusted'
 	// Package idem (issue 12, requests that run twice): a card another Go launched or that changed
 	// while Go ran, a client request id sent again with other params, and one that is not an id.
 	| 'launch.cardChanged'
