@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { visibleText } from '../common/markdownText';
 import { showInformationMessage } from '../common/messages';
-import { GetCard, LaunchGo, PlugAsset, SetTicket, SuggestAssets, UnplugAsset, type CardView, type SuggestIndexProgress, type SuggestResult } from '../../../server/src/protocol/protocol';
+import { GetCard, LaunchGo, PlugAsset, SetTicket, SuggestAssets, UnplugAsset, type SuggestIndexProgress } from '../../../server/src/protocol/protocol';
 import type { CardState, HostToWebview, WebviewToHost } from '../../../webview/src/messages';
 import { DeskRequestError, type DeskClient } from '../common/deskClient';
+import { cardState, runWith } from './cardState';
 
 const viewType = 'agentDesk.launchCard';
 
@@ -138,7 +139,7 @@ export class LaunchCards implements vscode.Disposable {
 		entry.partial = true;
 		const [view, suggested] = await Promise.all([this.desk.request(GetCard, { project }), this.desk.request(SuggestAssets, { project })]);
 		entry.partial = suggested.index.indexed < suggested.index.total;
-		const state: CardState = { ...toState(project, view, suggested), runWith: runWith(this.settingsFor(project)), ...(entry.launched ? { launched: entry.launched } : {}), ...extra };
+		const state: CardState = { ...cardState(project, view, suggested), runWith: runWith(this.settingsFor(project)), ...(entry.launched ? { launched: entry.launched } : {}), ...extra };
 		const message: HostToWebview = { type: 'state', state };
 		await entry.panel.webview.postMessage(message);
 	}
@@ -161,34 +162,4 @@ h1 { font-size: 1.4em; font-weight: 600; } h2 { font-size: 1.05em; margin: 1.4em
 .error { color: var(--vscode-errorForeground); } .launched { color: var(--vscode-testing-iconPassed); }
 </style></head><body><div id="app"></div><script nonce="${nonce}" src="${script}"></script></body></html>`;
 	}
-}
-
-/** What the card shows; names and reasons come from the library's assets: their controls and overrides shown as escapes. */
-function toState(project: string, view: CardView, { suggestions, index }: SuggestResult): CardState {
-	return {
-		project: visibleText(project),
-		ticket: view.card.ticket,
-		busy: false,
-		plugs: view.plugs.map((p) => {
-			const atGo = p.at_go;
-			const workingChanges = !('error' in atGo) && atGo.engine === 'snapshot' && atGo.working_changes;
-			return {
-				id: p.id,
-				role: p.role,
-				name: visibleText(p.name),
-				workingChanges,
-				atGo: 'error' in atGo ? visibleText(atGo.error) : workingChanges ? `working changes: go would read them as v${atGo.version}` : `go would freeze v${atGo.version}`,
-			};
-		}),
-		suggestions: suggestions.map((s) => ({ id: s.asset_id, name: visibleText(s.name), role: s.role, reason: visibleText(s.reason), named: s.named, ...(s.score !== undefined ? { score: s.score } : {}) })),
-		...(index.indexed < index.total ? { indexing: { indexed: index.indexed, total: index.total } } : {}),
-	};
-}
-
-/** Which agent Go starts, and where it works, in a few words for the card. */
-function runWith(settings: Record<string, unknown>): string {
-	const agents = Array.isArray(settings['agents']) ? (settings['agents'] as Array<{ name?: unknown }>) : [];
-	const agent = (typeof settings['agent'] === 'string' && settings['agent']) || agents[0]?.name;
-	const where = settings['isolation'] === 'worktree' ? 'a worktree of its own' : 'the shared checkout';
-	return typeof agent === 'string' ? `Go runs agent ${agent} in ${where}` : 'No agent is configured (setting agentDesk.agents).';
 }

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { CardView, SuggestResult } from '../../../server/src/protocol/protocol';
+import { cardState, runWith } from '../../../client/src/card/cardState';
+
+/** A name an asset's folder or repository could carry: a control sequence and a bidi override. */
+const hostile = 'notes\u001b]0;pwned\u0007\u202egpj.exe';
+
+function view(plugs: unknown[]): CardView {
+	return { card: { ticket: 'Add paging' }, plugs } as unknown as CardView;
+}
+
+function suggested(suggestions: unknown[], index = { indexed: 3, total: 3 }): SuggestResult {
+	return { suggestions, index } as unknown as SuggestResult;
+}
+
+describe('what the launch card is sent, built without VS Code', () => {
+	it('shows project, plug and suggestion names, reasons and AtGo errors as text: controls and overrides as escapes', () => {
+		const state = cardState(
+			hostile,
+			view([{ id: 'a1', role: 'reference', name: hostile, at_go: { error: hostile } }]),
+			suggested([{ asset_id: 'a2', name: hostile, role: 'reference', reason: hostile, named: false, score: 1.5 }]),
+		);
+		const shown = [state.project, ...state.plugs.flatMap((p) => [p.name, p.atGo]), ...state.suggestions.flatMap((x) => [x.name, x.reason])];
+		for (const text of shown) {
+			assert.equal(text, 'notes\\x1b]0;pwned\\x07\\u202egpj.exe');
+		}
+		assert.equal(state.ticket, 'Add paging', 'the ticket is the person\'s own text, edited in the card');
+	});
+
+	it('says which version Go would freeze, and when it would read working changes', () => {
+		const state = cardState(
+			'shop',
+			view([
+				{ id: 'g', role: 'target', name: 'shop', at_go: { engine: 'git', version: 7 } },
+				{ id: 's', role: 'reference', name: 'notes', at_go: { engine: 'snapshot', version: 4, working_changes: true } },
+				{ id: 't', role: 'reference', name: 'spec', at_go: { engine: 'snapshot', version: 2, working_changes: false } },
+			]),
+			suggested([]),
+		);
+		assert.deepEqual(
+			state.plugs.map((p) => [p.atGo, p.workingChanges]),
+			[
+				['go would freeze v7', false],
+				['working changes: go would read them as v4', true],
+				['go would freeze v2', false],
+			],
+		);
+	});
+
+	it('says the suggestions come from a partial index only while it is one, and keeps a score only when there is one', () => {
+		const partial = cardState('shop', view([]), suggested([{ asset_id: 'a', name: 'a', role: 'reference', reason: 'r', named: true }], { indexed: 2, total: 5 }));
+		assert.deepEqual(partial.indexing, { indexed: 2, total: 5 });
+		assert.equal('score' in partial.suggestions[0]!, false);
+		assert.equal('indexing' in cardState('shop', view([]), suggested([], { indexed: 5, total: 5 })), false);
+	});
+
+	it('says which agent Go starts and where', () => {
+		assert.equal(runWith({ agents: [{ name: 'claude' }, { name: 'codex' }] }), 'Go runs agent claude in the shared checkout');
+		assert.equal(runWith({ agent: 'codex', agents: [{ name: 'claude' }], isolation: 'worktree' }), 'Go runs agent codex in a worktree of its own');
+		assert.equal(runWith({ agents: [] }), 'No agent is configured (setting agentDesk.agents).');
+		assert.equal(runWith({ agents: 'claude' }), 'No agent is configured (setting agentDesk.agents).');
+	});
+});
