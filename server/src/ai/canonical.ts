@@ -10,7 +10,8 @@ function sortKeys(value: unknown): unknown {
 		return value.map(sortKeys);
 	}
 	if (value !== null && typeof value === 'object') {
-		const out: Record<string, unknown> = {};
+		// A null prototype: a "__proto__" member is kept as a member, not taken for the object's prototype and lost.
+		const out = Object.create(null) as Record<string, unknown>;
 		for (const key of Object.keys(value).sort()) {
 			const v = (value as Record<string, unknown>)[key];
 			if (v !== undefined) {
