@@ -30,6 +30,8 @@ import { libraryMigrations, librarySchema, projectMigrations, projectSchema } fr
 import { NodeSnapshotFiles } from './store/snapshotFiles';
 import { SqlLibraryStore } from './store/sqlLibraryStore';
 import { SqlAttachmentRows } from './store/sqlAttachmentRows';
+import { SqlLaunchStore } from './store/sqlLaunchStore';
+import { NodeSuggestIndexFile } from './store/suggestIndexFile';
 
 export interface DeskOptions {
 	/** Folder of the library: its database, blobs, working folders and mounts. */
@@ -289,11 +291,11 @@ export class Desk {
 		const db = await this.openProjectDatabase(top, project.name);
 		let index = this.suggestIndexes.get(top);
 		if (!index) {
-			index = SuggestIndex.open(path.join(projectDataDir(top), 'suggest-index.json'), this.logger);
+			index = SuggestIndex.open(new NodeSuggestIndexFile(path.join(projectDataDir(top), 'suggest-index.json')), this.logger);
 			index.onProgress = (progress) => this.onSuggestIndexProgress?.(top, progress);
 			this.suggestIndexes.set(top, index);
 		}
-		const launches = new ProjectLaunches(db, this.library, new AiStore(db), project, () => this.git.headCommit(top), index, () => this.projectMembers(project.name), this.logger);
+		const launches = new ProjectLaunches(new SqlLaunchStore(db, new AiStore(db)), this.library, project, () => this.git.headCommit(top), index, () => this.projectMembers(project.name), this.logger);
 		// "Used in" of a Go whose process stopped before it recorded them.
 		launches.recordPendingUses();
 		return launches;

@@ -35,9 +35,6 @@ const clientSrc = path.join(root, 'client', 'src');
  */
 const knownExceptions: ReadonlyArray<{ file: string; imports: string; why: string }> = [
 	{ file: 'server/src/core/processes.ts', imports: 'node:fs', why: 'process groups read /proc: moving out of core/ (helper runs)' },
-	{ file: 'server/src/launch/projectLaunches.ts', imports: 'server/src/store/clientRequests.ts', why: 'launch cards going behind a port (helper assets)' },
-	{ file: 'server/src/launch/suggestIndex.ts', imports: 'node:fs', why: 'the suggestion index file going behind a port (helper assets)' },
-	{ file: 'server/src/launch/suggestIndex.ts', imports: 'server/src/store/durableFile.ts', why: 'the suggestion index file going behind a port (helper assets)' },
 ];
 
 /** Cycles being broken by work in progress: each as the sorted list of its modules. */

@@ -3,11 +3,11 @@ import { actor, addRun, newIntent, newRun, newTask } from '../ai/model';
 import type { Library } from '../assets/library';
 import type { AssetRecord, MadeBy, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
-import type { AiStore } from '../store/aiStore';
-import { answerOnce, recordAnswer, throwIfAnswered, type ClientRequest } from '../store/clientRequests';
-import type { DurableDatabase, WriteTransaction } from '../store/durableDatabase';
+import type { ClientRequest } from '../store/clientRequests';
+import type { WriteTransaction } from '../store/durableDatabase';
 import type { Logger } from '../core/logger';
 import { newPlug, plugInto, type PlugContext } from './plugging';
+import type { LaunchStore } from './ports';
 import { mayNameAssets, suggestAssets } from './suggest';
 import type { SuggestIndex } from './suggestIndex';
 import { defaultTemplate, type AssetPlug, type LaunchCard, type LaunchRecord, type LaunchTemplate, type PlugRole, type Suggestion, type SuggestResult } from './types';
@@ -37,9 +37,8 @@ export interface GoOptions {
  */
 export class ProjectLaunches {
 	constructor(
-		private readonly db: DurableDatabase,
+		private readonly store: LaunchStore,
 		private readonly library: Library,
-		private readonly ai: AiStore,
 		private readonly project: ProjectRecord,
 		private readonly headCommit: () => Promise<string | undefined>,
 		private readonly index: SuggestIndex,
@@ -49,12 +48,8 @@ export class ProjectLaunches {
 	) {}
 
 	card(): LaunchCard {
-		const json = this.cardJson();
+		const json = this.store.cardText();
 		return json === undefined ? this.emptyCard() : (JSON.parse(json) as LaunchCard);
-	}
-
-	private cardJson(): string | undefined {
-		return this.db.get<{ json: string }>('SELECT json FROM launch_card WHERE id = 1')?.json;
 	}
 
 	/** Saves the ticket (and template) being written. */
@@ -132,12 +127,12 @@ export class ProjectLaunches {
 	 * (`replayed`) and changes nothing.
 	 */
 	async goOnce(madeBy: MadeBy = 'user', now = new Date(), options: GoOptions = {}): Promise<{ result: LaunchRecord; replayed: boolean }> {
-		return answerOnce(this.db, options.request, () => this.launch(madeBy, now, options));
+		return this.store.answerOnce(options.request, () => this.launch(madeBy, now, options));
 	}
 
 	private async launch(madeBy: MadeBy, now: Date, options: GoOptions): Promise<LaunchRecord> {
 		options.check?.();
-		const cardJson = this.cardJson();
+		const cardJson = this.store.cardText();
 		const card = cardJson === undefined ? this.emptyCard() : (JSON.parse(cardJson) as LaunchCard);
 		if (card.ticket.trim() === '') {
 			throw new DeskError('launch.emptyTicket', 'Write the ticket before Go: it becomes the run\'s prompt.');
@@ -174,9 +169,9 @@ export class ProjectLaunches {
 			task: task.object_id,
 			run: run.object_id,
 		};
-		this.db.write((tx) => {
-			throwIfAnswered(tx, options.request);
-			const current = tx.get<{ json: string }>('SELECT json FROM launch_card WHERE id = 1')?.json;
+		this.store.write((writes) => {
+			writes.throwIfAnswered(options.request);
+			const current = writes.cardText();
 			if (current !== cardJson) {
 				throw new DeskError(
 					'launch.cardChanged',
@@ -186,12 +181,14 @@ export class ProjectLaunches {
 					{ project: this.project.name },
 				);
 			}
-			this.ai.putIn(tx, [intent, task, run]);
-			tx.run('INSERT INTO launch_records (launch_id, created_at, json) VALUES (?, ?, ?)', [record.launch_id, record.created_at, JSON.stringify(record)]);
-			tx.run('INSERT INTO launch_uses_pending (launch_id) VALUES (?)', [record.launch_id]);
-			tx.run('DELETE FROM launch_card WHERE id = 1');
-			options.claim?.(tx, record);
-			recordAnswer(tx, options.request, record, record.created_at);
+			writes.putAiObjects([intent, task, run]);
+			writes.insertLaunch(record, JSON.stringify(record));
+			writes.clearCard();
+			const claim = options.claim;
+			if (claim) {
+				writes.alongside((tx) => claim(tx, record));
+			}
+			writes.answer(options.request, record, record.created_at);
 		});
 		this.recordPendingUses();
 		return record;
@@ -203,15 +200,14 @@ export class ProjectLaunches {
 	 * changes nothing; a failure leaves them pending for the next time.
 	 */
 	recordPendingUses(): void {
-		const pending = this.db.all<{ launch_id: string }>('SELECT launch_id FROM launch_uses_pending ORDER BY launch_id');
-		for (const { launch_id } of pending) {
+		for (const launch_id of this.store.pendingUses()) {
 			try {
-				const row = this.db.get<{ json: string }>('SELECT json FROM launch_records WHERE launch_id = ?', [launch_id]);
-				if (row) {
-					const launched = JSON.parse(row.json) as LaunchRecord;
+				const json = this.store.recordText(launch_id);
+				if (json !== undefined) {
+					const launched = JSON.parse(json) as LaunchRecord;
 					this.library.recordLaunch(launched.launch_id, launched.project, launched.plugs, launched.created_at);
 				}
-				this.db.write((tx) => tx.run('DELETE FROM launch_uses_pending WHERE launch_id = ?', [launch_id]));
+				this.store.usesRecorded(launch_id);
 			} catch (error) {
 				this.logger?.warn(`launch ${launch_id}: "used in" not recorded yet (${(error as Error).message}); tried again at the next Go`);
 				return;
@@ -220,7 +216,7 @@ export class ProjectLaunches {
 	}
 
 	records(): LaunchRecord[] {
-		return this.db.all<{ json: string }>('SELECT json FROM launch_records ORDER BY launch_id').map((r) => JSON.parse(r.json) as LaunchRecord);
+		return this.store.recordTexts().map((json) => JSON.parse(json) as LaunchRecord);
 	}
 
 	private async context(id: string): Promise<PlugContext> {
@@ -230,13 +226,10 @@ export class ProjectLaunches {
 
 	/** Reads the card, changes it and saves it in one transaction. */
 	private change(edit: (card: LaunchCard) => LaunchCard): LaunchCard {
-		return this.db.write((tx) => {
-			const row = tx.get<{ json: string }>('SELECT json FROM launch_card WHERE id = 1');
-			const card = edit(row ? (JSON.parse(row.json) as LaunchCard) : this.emptyCard());
-			tx.run('INSERT INTO launch_card (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at', [
-				JSON.stringify(card),
-				new Date().toISOString(),
-			]);
+		return this.store.write((writes) => {
+			const json = writes.cardText();
+			const card = edit(json !== undefined ? (JSON.parse(json) as LaunchCard) : this.emptyCard());
+			writes.saveCard(JSON.stringify(card), new Date().toISOString());
 			return card;
 		});
 	}

@@ -1,8 +1,7 @@
-import * as fs from 'node:fs';
 import type { AssetRecord } from '../assets/types';
 import type { Logger } from '../core/logger';
 import { LibrarySearch, type IndexedDocument, type SearchDocument } from '../search/librarySearch';
-import { writeFileDurably, writeFileDurablyFrom } from '../store/durableFile';
+import type { SuggestIndexFile } from './ports';
 import type { SuggestIndexProgress } from './types';
 
 /**
@@ -93,12 +92,12 @@ export class SuggestIndex {
 	onProgress: ((progress: SuggestIndexProgress) => void) | undefined;
 
 	private constructor(
-		private readonly file: string,
+		private readonly file: SuggestIndexFile,
 		private readonly logger: Logger,
 	) {}
 
 	/** The index saved in `file`, loaded in the background by the first refresh (nothing is read here). */
-	static open(file: string, logger: Logger): SuggestIndex {
+	static open(file: SuggestIndexFile, logger: Logger): SuggestIndex {
 		return new SuggestIndex(file, logger);
 	}
 
@@ -159,9 +158,9 @@ export class SuggestIndex {
 		if (this.dirty) {
 			this.dirty = false;
 			try {
-				writeFileDurably(this.file, Buffer.from([...this.lines()].join('')));
+				this.file.write([...this.lines()].join(''));
 			} catch (error) {
-				this.logger.warn(`could not save ${this.file}: ${(error as Error).message}`);
+				this.logger.warn(`could not save ${this.file.name}: ${(error as Error).message}`);
 			}
 		}
 		const waiters = this.waiters;
@@ -258,16 +257,18 @@ export class SuggestIndex {
 	private async load(): Promise<void> {
 		let text: string;
 		try {
-			text = await fs.promises.readFile(this.file, 'utf8');
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-				this.logger.warn(`${this.file} could not be read (${(error as Error).message}): rebuilding it`);
+			const read = await this.file.read();
+			if (read === undefined) {
+				return;
 			}
+			text = read;
+		} catch (error) {
+			this.logger.warn(`${this.file.name} could not be read (${(error as Error).message}): rebuilding it`);
 			return;
 		}
 		const format = /^\{"format":(\d+)[,}]/.exec(text)?.[1];
 		if (format !== String(suggestIndexFormat)) {
-			this.logger.info(`${this.file} has format ${format ?? 'unknown'}, not ${suggestIndexFormat}: rebuilding it`);
+			this.logger.info(`${this.file.name} has format ${format ?? 'unknown'}, not ${suggestIndexFormat}: rebuilding it`);
 			return;
 		}
 		const lines = text.split('\n');
@@ -279,7 +280,7 @@ export class SuggestIndex {
 			try {
 				saved = checkSavedDocument(JSON.parse(lines[i]!.startsWith(',') ? lines[i]!.slice(1) : lines[i]!));
 			} catch (error) {
-				this.logger.warn(`${this.file} is damaged at line ${i + 1} (${(error as Error).message}): the rest is rebuilt`);
+				this.logger.warn(`${this.file.name} is damaged at line ${i + 1} (${(error as Error).message}): the rest is rebuilt`);
 				return;
 			}
 			if (this.wanted!.members.some((m) => m.id === saved.id) && !this.search.has(saved.id)) {
@@ -327,10 +328,10 @@ export class SuggestIndex {
 		}
 		try {
 			// A cache: losing it costs a rebuild. Closing writes it whole, so a save still running then is dropped.
-			await writeFileDurablyFrom(this.file, chunks(), () => this.closed);
+			await this.file.writeFrom(chunks(), () => this.closed);
 		} catch (error) {
 			this.dirty = true;
-			this.logger.warn(`could not save ${this.file}: ${(error as Error).message}`);
+			this.logger.warn(`could not save ${this.file.name}: ${(error as Error).message}`);
 		}
 	}
 

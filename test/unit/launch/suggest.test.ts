@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import type { AssetRecord } from '../../../server/src/assets/types';
 import { maxSuggested, minSuggestScore, suggestAssets } from '../../../server/src/launch/suggest';
 import { SuggestIndex, suggestIndexFormat } from '../../../server/src/launch/suggestIndex';
+import { NodeSuggestIndexFile } from '../../../server/src/store/suggestIndexFile';
 import { LibrarySearch, type SearchDocument } from '../../../server/src/search/librarySearch';
 import { openDesk, recordingLogger } from '../../helpers/deskFixture';
 import { makeRepo } from '../../helpers/gitRepo';
@@ -133,12 +134,12 @@ describe('the suggestion index', () => {
 			return desk.library.matchDocument(a, 'version');
 		};
 		const keyOf = (assets: readonly AssetRecord[]) => desk.library.matchKeys(assets);
-		const index = SuggestIndex.open(file, logger);
+		const index = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
 		assert.equal(await index.update(made, keyOf, documentOf), 3);
 		index.flush();
 		assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).format, suggestIndexFormat);
 		read.length = 0;
-		const reopened = SuggestIndex.open(file, logger);
+		const reopened = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
 		assert.equal(await reopened.update(made, keyOf, documentOf), 0, 'the saved index is current: nothing is read');
 		assert.deepEqual(read, []);
 		fs.writeFileSync(path.join(made[1]!.working_dir, 'notes.md'), 'beta notes about zeppelins\n');
@@ -150,7 +151,7 @@ describe('the suggestion index', () => {
 		assert.equal(await reopened.update(fresh.slice(0, 2), keyOf, documentOf), 1, 'a member that left is dropped');
 		reopened.flush();
 		fs.writeFileSync(file, JSON.stringify({ format: 99, keys: {}, index: {} }));
-		assert.equal(await SuggestIndex.open(file, logger).update(fresh, keyOf, documentOf), 3, 'an unknown format is rebuilt');
+		assert.equal(await SuggestIndex.open(new NodeSuggestIndexFile(file), logger).update(fresh, keyOf, documentOf), 3, 'an unknown format is rebuilt');
 	});
 });
 
@@ -205,7 +206,7 @@ describe('the suggestion index in the background', () => {
 				setImmediate(tick);
 			}
 		};
-		const index = SuggestIndex.open(path.join(tempDir(), 'suggest-index.json'), { error() {}, warn() {}, info() {}, debug() {} });
+		const index = SuggestIndex.open(new NodeSuggestIndexFile(path.join(tempDir(), 'suggest-index.json')), { error() {}, warn() {}, info() {}, debug() {} });
 		const keys = new Map(members.map((m) => [m.id, 'v1']));
 		setImmediate(tick);
 		const changed = await index.refresh(members, keys, async (a) => {
@@ -237,7 +238,7 @@ describe('the suggestion index in the background', () => {
 			read.push(a.name);
 			return { id: a.id, name: a.name, about: '', text: `${a.name} zeppelin` };
 		};
-		const index = SuggestIndex.open(file, logger);
+		const index = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
 		assert.equal(await index.refresh(members, keys, documentOf), 3);
 		assert.equal(fs.existsSync(file), false, 'the request did not wait for the file');
 		const deadline = Date.now() + 5_000;
@@ -248,12 +249,12 @@ describe('the suggestion index in the background', () => {
 		assert.equal(JSON.parse(saved).format, suggestIndexFormat);
 		assert.equal(JSON.parse(saved).documents.length, 3, 'the file is JSON as a whole');
 		read.length = 0;
-		assert.equal(await SuggestIndex.open(file, logger).refresh(members, keys, documentOf), 0, 'loaded, nothing read');
+		assert.equal(await SuggestIndex.open(new NodeSuggestIndexFile(file), logger).refresh(members, keys, documentOf), 0, 'loaded, nothing read');
 		assert.deepEqual(read, []);
 
 		// Cut in the middle of the third document: the first two load, the third is read again.
 		fs.writeFileSync(file, saved.slice(0, saved.lastIndexOf('"key"') + 10));
-		const damaged = SuggestIndex.open(file, logger);
+		const damaged = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
 		assert.equal(await damaged.refresh(members, keys, documentOf), 1);
 		assert.deepEqual(read, [members[2]!.name]);
 		assert.ok(logger.lines.some((l) => l.level === 'warn' && /damaged at line 4/.test(l.message)), 'the damage is logged');
@@ -271,7 +272,7 @@ describe('the suggestion index in the background', () => {
 		] as const) {
 			fs.writeFileSync(file, [...lines.slice(0, 3), `,${JSON.stringify(bad)}`, ...lines.slice(4)].join('\n'));
 			read.length = 0;
-			const hostile = SuggestIndex.open(file, logger);
+			const hostile = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
 			assert.equal(await hostile.refresh(members, keys, documentOf), 1, label);
 			assert.deepEqual(read, [members[2]!.name], `${label}: that document is read again`);
 			assert.deepEqual(hostile.index.search('amber violet').map((h) => h.name).sort(), ['amber', 'violet'], label);
