@@ -8,12 +8,16 @@ import {
 	deskErrorCode,
 	deskRequests,
 	GetStatus,
+	LaunchGo,
 	ListAssets,
 	ListVersions,
 	OpenWorkspace,
+	SetChecks,
 	type DeskErrorJson,
+	type ParamsOf,
 	type ResultOf,
 } from '../../server/src/protocol/protocol';
+import type { Schema } from '../../server/src/protocol/schema';
 import { makeRepo } from '../helpers/gitRepo';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
@@ -33,16 +37,6 @@ describe('the desk server over JSON-RPC', () => {
 		assert.equal(status.state, 'ready');
 		assert.equal(status.pid, server.child.pid);
 	};
-
-	it('has a handler for every declared request', async () => {
-		for (const definition of Object.values(deskRequests)) {
-			try {
-				await server.connection.sendRequest(definition.method, {});
-			} catch (error) {
-				assert.notEqual((error as { code: number }).code, ErrorCodes.MethodNotFound, `${definition.method} has no handler`);
-			}
-		}
-	});
 
 	it('adopts the workspace repository and lists it as the main asset with its version count', async () => {
 		const repo = makeRepo(path.join(root, 'webshop'), { commits: 4 });
@@ -99,9 +93,37 @@ describe('the desk server over JSON-RPC', () => {
 			assert.ok(failure.message.length < 500, 'the message names the problem without echoing the input');
 			const afterwards = (await server.connection.sendRequest(ListAssets.method, {})) as ResultOf<typeof ListAssets>;
 			assert.deepEqual(afterwards, before);
-			assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
 		});
 	}
+
+	it('pollutes no prototype of the server with __proto__ and constructor.prototype keys: later requests answer as before', async () => {
+		const [asset] = (await server.call(ListAssets, { project: 'webshop' })).assets;
+		assert.ok(asset, 'the webshop repository was adopted by an earlier test');
+		const assetsBefore = await server.call(ListAssets, {});
+		const versionsBefore = await server.call(ListVersions, { id: asset.id });
+		assert.ok(versionsBefore.versions.length > 1);
+		// Were any of these to reach Object.prototype in the server, a request that leaves `project` or `to`
+		// out would find them there: ListAssets would look for the project "polluted" and ListVersions stop at v1.
+		const pollution = '{"project": "polluted", "to": 1}';
+		const payloads: Array<[string, string]> = [
+			[OpenWorkspace.method, `{"folders": [], "__proto__": ${pollution}}`],
+			[OpenWorkspace.method, `{"folders": [{"name": "x", "path": "/nonexistent/x", "__proto__": ${pollution}}]}`],
+			[ListAssets.method, `{"constructor": {"prototype": ${pollution}}}`],
+			[ListVersions.method, `{"id": "${asset.id}", "__proto__": ${pollution}}`],
+			// Accepted by the schema (any JSON) and handed to the domain's parser of checks.
+			[SetChecks.method, `{"id": "${asset.id}", "checks": {"__proto__": ${pollution}, "constructor": {"prototype": ${pollution}}}}`],
+			[SetChecks.method, `{"id": "${asset.id}", "checks": [{"__proto__": ${pollution}}]}`],
+			[LaunchGo.method, `{"project": "webshop", "execute": false, "settings": {"__proto__": ${pollution}, "constructor": {"prototype": ${pollution}}}}`],
+		];
+		for (const [index, [method, params]] of payloads.entries()) {
+			const id = `pollute-${index}`;
+			const answer = await server.sendRawRequest(id, `{"jsonrpc":"2.0","id":"${id}","method":"${method}","params":${params}}`);
+			assert.ok(answer.error === undefined || answer.error.code !== ErrorCodes.InternalError, `${method} ${params}: ${JSON.stringify(answer.error)}`);
+		}
+		assert.deepEqual(await server.call(ListAssets, {}), assetsBefore, 'ListAssets without a project lists every asset');
+		assert.deepEqual((await server.call(ListVersions, { id: asset.id })).versions, versionsBefore.versions, 'ListVersions without `to` lists every version');
+		await stillServing();
+	});
 
 	it('answers params nested 100 000 deep with InvalidParams and keeps serving', async () => {
 		const depth = 100_000;
@@ -114,6 +136,78 @@ describe('the desk server over JSON-RPC', () => {
 	it('survives a malformed frame on the wire and answers the next request', async () => {
 		const body = '{"jsonrpc":"2.0","id":999,"method":"desk/server/status","params":{'; // cut JSON
 		server.writeRaw(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+		await stillServing();
+	});
+
+	// Run last: some of these change the library (a link, a card's ticket).
+	it('answers every method the protocol declares with its handler, and no other', async () => {
+		const project = 'no-such-project';
+		const id = 'a-0000000000000000';
+		// Params each method's schema takes, so the answer comes from its handler; the compiler asks for one per declared method.
+		const params: { [K in keyof typeof deskRequests]: ParamsOf<(typeof deskRequests)[K]> } = {
+			OpenWorkspace: { folders: [] },
+			ListAssets: { project },
+			ListVersions: { id },
+			GetStatus: {},
+			RecoverStore: { store: 'library', choice: 'restore' },
+			ImportAsset: {},
+			SnapshotAsset: { id },
+			GetAtGo: { id },
+			ListFiles: { id },
+			ListFolder: { id, folder: '' },
+			ReadFile: { id, path: 'README.md' },
+			DiffVersions: { id, from: 1, to: 2 },
+			SetTags: { id, tags: [] },
+			DescribeAsset: { id, about: '' },
+			SetRetired: { id, retired: false },
+			SetChecks: { id, checks: [] },
+			AddLink: { name: 'docs', url: 'not a url' },
+			AddNote: { name: 'note', text: 'text', project },
+			SyncAsset: { id },
+			UsedInLaunches: { id },
+			ListRuns: { project },
+			ShowRun: { project, id: 'r' },
+			ImportHistory: { project },
+			ExportHistory: { project },
+			PatchSetFiles: { project, patchset: 'p' },
+			GetCard: { project },
+			SetTicket: { project, ticket: '' },
+			SuggestAssets: { project },
+			PlugAsset: { project, id, role: 'reference' },
+			UnplugAsset: { project, id },
+			LaunchGo: { project, execute: false },
+			CancelRun: { project, run: 'r' },
+			DecideRun: { project, run: 'r', decision: 'abandon' },
+			ListAttachments: { project },
+			ReadAttachment: { project, task: 't', ref: 'x' },
+			AttachFile: { project, task: 't', path: '/nonexistent/file' },
+			DeleteAttachment: { project, task: 't', ref: 'x', via: 'test' },
+		};
+		const answered: string[] = [];
+		for (const [name, definition] of Object.entries(deskRequests) as Array<[keyof typeof deskRequests, (typeof deskRequests)[keyof typeof deskRequests]]>) {
+			const sent = params[name];
+			assert.ok((definition.params as Schema<unknown>).check(sent, 'params').ok, `the test's params for ${definition.method} pass its schema`);
+			try {
+				await server.connection.sendRequest(definition.method, sent);
+				answered.push(definition.method);
+			} catch (error) {
+				const { code, message, data } = error as { code: number; message: string; data?: DeskErrorJson };
+				// A refusal of the desk (RequestFailed with a code) comes from the handler; MethodNotFound,
+				// InvalidParams or InternalError ("handler is not a function") would mean none ran.
+				assert.equal(code, deskErrorCode, `${definition.method} is answered by its handler, not with ${code} ${message}`);
+				assert.ok(data?.code, `${definition.method}: a desk error code`);
+				answered.push(definition.method);
+			}
+		}
+		assert.deepEqual(answered.sort(), Object.values(deskRequests).map((d) => d.method).sort());
+		// And nothing the protocol does not declare: a near miss, another case, a notification's name, names every object has.
+		const declared: string[] = Object.values(deskRequests).map((d) => d.method);
+		const undeclared = ['desk/no/such', `${ListAssets.method}/`, ListAssets.method.toUpperCase(), ` ${GetStatus.method}`, AssetsDidChange.method, 'constructor', '__proto__', 'toString', 'hasOwnProperty', 'initialized'];
+		for (const method of undeclared) {
+			assert.ok(!declared.includes(method), method);
+			const failure = await expectRpcError(server.connection, method, {});
+			assert.equal(failure.code, ErrorCodes.MethodNotFound, `${JSON.stringify(method)} is not a method of the desk: ${failure.message}`);
+		}
 		await stillServing();
 	});
 });
