@@ -1,8 +1,12 @@
 /**
- * The desk's JSON-RPC protocol: every custom method, declared once, shared by the server (which
- * checks params against the schema and must register a handler for each; a test enforces it) and
- * the client (which sends them with these types). Methods are `desk/<area>/<verb>`; notifications
- * from the server are `desk/<area>/didChange`.
+ * The desk's JSON-RPC protocol: every custom method, declared once with its name as a literal type,
+ * shared by the server (which checks params against the schema and must register a handler for
+ * each; test/protocol/server.test.ts asks the real server process) and the client (which sends them
+ * with these types). Methods are `desk/<area>/<verb>`; notifications from the server are
+ * `desk/<area>/didChange`, sent through the server's typed `notify` and taken by the client's
+ * `DeskNotificationHandlers` table. test/unit/protocol/errorCodes.test.ts holds this file's words to
+ * the code: each error code named here is declared, each declared code is raised, each notification
+ * has a client handler.
  *
  * Failures: params that do not match the schema get JSON-RPC InvalidParams (-32602) with `data` =
  * {@link DeskErrorJson} naming the field (`desk.badParams`, `desk.relativePath`, `desk.badText`); an
