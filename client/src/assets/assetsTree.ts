@@ -1,12 +1,10 @@
 import * as vscode from 'vscode';
 import { GetAtGo, ListAssets, ListFolder, ListVersions, UsedInLaunches, type AssetSummary, type AssetVersion, type AtGo, type UsedIn, type VersionFile } from '../../../server/src/protocol/protocol';
 import { assetFileUri } from './assetFileSystem';
-import { markdownLines, markdownText as escapeMarkdown } from '../common/markdownText';
+import { assetTooltip, atGoText, groupOf, versionTooltip, type AssetGroup } from './assetText';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
 import type { WindowProject } from '../common/windowProjects';
 import { humanBytes } from '../../../server/src/attachments/names';
-
-export type AssetGroup = 'folders' | 'repos' | 'links' | 'skills';
 
 const groupLabels: Record<AssetGroup, string> = { folders: 'Folders', repos: 'Repos', links: 'Links and Notes', skills: 'Skills' };
 const groupIcons: Record<AssetGroup, string> = { folders: 'folder-library', repos: 'repo', links: 'link', skills: 'mortar-board' };
@@ -246,29 +244,6 @@ function baseName(filePath: string): string {
 	return filePath.slice(filePath.lastIndexOf('/') + 1);
 }
 
-export function groupOf(asset: AssetSummary): AssetGroup {
-	if (asset.kind === 'skill') {
-		return 'skills';
-	}
-	if (asset.engine === 'git') {
-		return 'repos';
-	}
-	return asset.engine === 'none' ? 'links' : 'folders';
-}
-
-function atGoText(atGo: AssetNode['atGo']): string | undefined {
-	if (!atGo) {
-		return undefined;
-	}
-	if ('error' in atGo) {
-		return `AtGo: ${atGo.error}`;
-	}
-	if (atGo.engine === 'snapshot' && atGo.working_changes) {
-		return `working changes: go would read them as v${atGo.version}`;
-	}
-	return `go would read v${atGo.version}`;
-}
-
 function assetItem(node: AssetNode): vscode.TreeItem {
 	const { asset, main, project } = node;
 	const item = new vscode.TreeItem(asset.name, asset.engine === 'none' ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Collapsed);
@@ -284,38 +259,11 @@ function assetItem(node: AssetNode): vscode.TreeItem {
 	item.description = [main ? 'main' : '', asset.retired ? 'retired' : '', changes || versions, asset.engine === 'git' && asset.branch ? `git ${asset.branch}` : asset.engine === 'none' ? '' : asset.engine, asset.kind]
 		.filter(Boolean)
 		.join(' · ');
-	const tooltip = new vscode.MarkdownString(undefined, true);
-	tooltip.appendMarkdown(`**${escapeMarkdown(asset.name)}**${main ? ` — main asset of ${escapeMarkdown(project)}` : ''}${asset.retired ? ' (retired)' : ''}\n\n`);
-	if (asset.about) {
-		tooltip.appendMarkdown(`${escapeMarkdown(asset.about)}\n\n`);
-	}
-	tooltip.appendMarkdown(`| | |\n|---|---|\n`);
-	tooltip.appendMarkdown(`| Id | \`${asset.id}\` |\n| Kind | ${escapeMarkdown(asset.kind || '—')} |\n| Engine | ${asset.engine} |\n`);
-	if (asset.engine === 'git') {
-		tooltip.appendMarkdown(`| Branch | ${escapeMarkdown(asset.branch || '(detached HEAD)')} |\n| Remote | ${escapeMarkdown(asset.remote || '—')} |\n`);
-	}
-	if (asset.engine === 'snapshot') {
-		tooltip.appendMarkdown(`| Picked version | v${asset.picked_version} |\n`);
-	}
 	const goText = atGoText(node.atGo);
-	if (goText) {
-		tooltip.appendMarkdown(`| At go | ${escapeMarkdown(goText)} |\n`);
-	}
-	if (asset.engine !== 'none') {
-		tooltip.appendMarkdown(`| Versions | ${asset.version_count} |\n| Files | ${asset.file_count} |\n| Folder | ${escapeMarkdown(asset.working_dir)} |\n`);
-	} else if (asset.url) {
-		tooltip.appendMarkdown(`| URL | ${escapeMarkdown(asset.url)} |\n`);
-	}
-	tooltip.appendMarkdown(`| Tags | ${asset.tags.length > 0 ? asset.tags.map(escapeMarkdown).join(', ') : '—'} |\n`);
-	tooltip.appendMarkdown(`| Added | ${escapeMarkdown(asset.created_at)} by ${escapeMarkdown(asset.created_by)} |\n`);
-	if (asset.notes) {
-		tooltip.appendMarkdown(`\n---\n\n${markdownLines(asset.notes.slice(0, 1000))}`);
-	}
+	item.tooltip = new vscode.MarkdownString(assetTooltip(asset, main, project, node.atGo), true);
 	if (asset.problem) {
-		tooltip.appendMarkdown(`\n$(warning) ${escapeMarkdown(asset.problem)}`);
 		item.iconPath = new vscode.ThemeIcon('warning');
 	}
-	item.tooltip = tooltip;
 	item.contextValue = ['asset', asset.engine, main ? 'main' : '', asset.retired ? 'retired' : 'active', asset.kind === 'skill' ? 'skill' : ''].filter(Boolean).join('.');
 	item.accessibilityInformation = {
 		label: [asset.name, main ? 'main asset' : '', asset.retired ? 'retired' : '', asset.kind ? `kind ${asset.kind}` : '', `${asset.engine} engine`, asset.branch ? `branch ${asset.branch}` : '', versions, goText ?? '']
@@ -330,24 +278,14 @@ function versionItem(asset: AssetSummary, version: AssetVersion): vscode.TreeIte
 	const item = new vscode.TreeItem(title ? `v${version.version}  ${title}` : `v${version.version}`, vscode.TreeItemCollapsibleState.Collapsed);
 	item.id = `${asset.id}/v${version.version}/${version.engine === 'git' ? version.commit : version.manifest}`;
 	const when = version.made_at.slice(0, 16).replace('T', ' ');
-	const tooltip = new vscode.MarkdownString();
-	tooltip.appendMarkdown(`**v${version.version}** of ${escapeMarkdown(asset.name)}\n\n${title ? `${escapeMarkdown(title)}\n\n` : ''}`);
 	if (version.engine === 'git') {
 		item.iconPath = new vscode.ThemeIcon(version.head_at ? 'git-commit' : 'circle-small');
 		item.description = `${version.commit.slice(0, 7)} · ${when} · ${version.made_by}${version.never_head ? ' · never head' : ''}`;
-		tooltip.appendMarkdown(`Commit \`${version.commit}\`  \nMade ${version.made_at} (${version.made_by})`);
-		if (version.head_at) {
-			tooltip.appendMarkdown(`  \nFirst seen as the checkout's head ${version.head_at}`);
-		}
-		if (version.never_head) {
-			tooltip.appendMarkdown(`  \nNever observed as the checkout's head`);
-		}
 	} else {
 		item.iconPath = new vscode.ThemeIcon(version.version === asset.picked_version ? 'pass-filled' : 'circle-outline');
 		item.description = `${version.file_count} file${version.file_count === 1 ? '' : 's'} · ${when} · ${version.made_by}`;
-		tooltip.appendMarkdown(`${version.file_count} files, ${humanBytes(version.bytes)}  \nMade ${version.made_at} (${version.made_by})  \nManifest \`${version.manifest.slice(0, 16)}…\``);
 	}
-	item.tooltip = tooltip;
+	item.tooltip = new vscode.MarkdownString(versionTooltip(asset, version));
 	item.contextValue = `version.${version.engine}${version.version > 1 ? '.hasPrevious' : ''}`;
 	item.accessibilityInformation = { label: `v${version.version}${title ? ` ${title}` : ''}, ${item.description}` };
 	return item;

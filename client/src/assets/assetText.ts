@@ -1,0 +1,92 @@
+import type { AssetSummary, AssetVersion, AtGo } from '../../../server/src/protocol/protocol';
+import { humanBytes } from '../../../server/src/attachments/names';
+import { markdownLines, markdownText as escapeMarkdown } from '../common/markdownText';
+
+/*
+ * What the Assets view says of an asset and a version: its group, what Go would read, and its
+ * tooltips as Markdown, every name, note and path from a repository or folder escaped. No VS Code
+ * import: tested in plain Node.
+ */
+
+/** The Assets view's groups under a project, after its main asset. */
+export type AssetGroup = 'folders' | 'repos' | 'links' | 'skills';
+
+/** The group an asset is listed in. */
+export function groupOf(asset: AssetSummary): AssetGroup {
+	if (asset.kind === 'skill') {
+		return 'skills';
+	}
+	if (asset.engine === 'git') {
+		return 'repos';
+	}
+	return asset.engine === 'none' ? 'links' : 'folders';
+}
+
+/** What Go would read of the asset, in words; undefined while not known. */
+export function atGoText(atGo: AtGo | { error: string } | undefined): string | undefined {
+	if (!atGo) {
+		return undefined;
+	}
+	if ('error' in atGo) {
+		return `AtGo: ${atGo.error}`;
+	}
+	if (atGo.engine === 'snapshot' && atGo.working_changes) {
+		return `working changes: go would read them as v${atGo.version}`;
+	}
+	return `go would read v${atGo.version}`;
+}
+
+/**
+ * The tooltip of an asset's row, as Markdown (theme icons on: `$(warning)` before a problem): `main`
+ * when it is the main asset of `project`, `atGo` what Go would read of it.
+ */
+export function assetTooltip(asset: AssetSummary, main: boolean, project: string, atGo: AtGo | { error: string } | undefined): string {
+	let text = `**${escapeMarkdown(asset.name)}**${main ? ` — main asset of ${escapeMarkdown(project)}` : ''}${asset.retired ? ' (retired)' : ''}\n\n`;
+	if (asset.about) {
+		text += `${escapeMarkdown(asset.about)}\n\n`;
+	}
+	text += `| | |\n|---|---|\n`;
+	text += `| Id | \`${asset.id}\` |\n| Kind | ${escapeMarkdown(asset.kind || '—')} |\n| Engine | ${asset.engine} |\n`;
+	if (asset.engine === 'git') {
+		text += `| Branch | ${escapeMarkdown(asset.branch || '(detached HEAD)')} |\n| Remote | ${escapeMarkdown(asset.remote || '—')} |\n`;
+	}
+	if (asset.engine === 'snapshot') {
+		text += `| Picked version | v${asset.picked_version} |\n`;
+	}
+	const goText = atGoText(atGo);
+	if (goText) {
+		text += `| At go | ${escapeMarkdown(goText)} |\n`;
+	}
+	if (asset.engine !== 'none') {
+		text += `| Versions | ${asset.version_count} |\n| Files | ${asset.file_count} |\n| Folder | ${escapeMarkdown(asset.working_dir)} |\n`;
+	} else if (asset.url) {
+		text += `| URL | ${escapeMarkdown(asset.url)} |\n`;
+	}
+	text += `| Tags | ${asset.tags.length > 0 ? asset.tags.map(escapeMarkdown).join(', ') : '—'} |\n`;
+	text += `| Added | ${escapeMarkdown(asset.created_at)} by ${escapeMarkdown(asset.created_by)} |\n`;
+	if (asset.notes) {
+		text += `\n---\n\n${markdownLines(asset.notes.slice(0, 1000))}`;
+	}
+	if (asset.problem) {
+		text += `\n$(warning) ${escapeMarkdown(asset.problem)}`;
+	}
+	return text;
+}
+
+/** The tooltip of a version's row, as Markdown. */
+export function versionTooltip(asset: AssetSummary, version: AssetVersion): string {
+	const title = version.engine === 'git' ? version.subject : version.note;
+	let text = `**v${version.version}** of ${escapeMarkdown(asset.name)}\n\n${title ? `${escapeMarkdown(title)}\n\n` : ''}`;
+	if (version.engine === 'git') {
+		text += `Commit \`${version.commit}\`  \nMade ${version.made_at} (${version.made_by})`;
+		if (version.head_at) {
+			text += `  \nFirst seen as the checkout's head ${version.head_at}`;
+		}
+		if (version.never_head) {
+			text += `  \nNever observed as the checkout's head`;
+		}
+	} else {
+		text += `${version.file_count} files, ${humanBytes(version.bytes)}  \nMade ${version.made_at} (${version.made_by})  \nManifest \`${version.manifest.slice(0, 16)}…\``;
+	}
+	return text;
+}

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AssetSummary, AssetVersion } from '../../../server/src/protocol/protocol';
+import { assetTooltip, atGoText, groupOf, versionTooltip } from '../../../client/src/assets/assetText';
+
+// A CommonMark renderer with autolinks on: what a tooltip would make of the text.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const MarkdownIt = require('markdown-it') as new (options: object) => { render(text: string): string };
+const markdown = new MarkdownIt({ html: false, linkify: true });
+
+/** Text a repository, a folder or an agent chooses: a command link, an image, an autolink, an icon, a table break, a heading. */
+const hostile = '[Fix](command:agentDesk.approveRun) ![x](https://evil.example/t.png) www.evil.example $(sync~spin) a | b\n# head\u202e';
+
+function asset(engine: 'git' | 'snapshot' | 'none', more: Partial<AssetSummary> = {}): AssetSummary {
+	return {
+		id: 'a1',
+		name: hostile,
+		kind: hostile,
+		engine,
+		about: hostile,
+		branch: hostile,
+		remote: hostile,
+		url: hostile,
+		working_dir: hostile,
+		tags: [hostile, hostile],
+		created_at: hostile,
+		created_by: hostile,
+		notes: hostile,
+		problem: hostile,
+		retired: false,
+		picked_version: 2,
+		version_count: 3,
+		file_count: 4,
+		projects: [],
+		...more,
+	} as unknown as AssetSummary;
+}
+
+/** What a tooltip must not become: a link, an image, a heading, a second table, or an icon of the text's own. */
+function assertInert(text: string): void {
+	const html = markdown.render(text);
+	assert.doesNotMatch(html, /<(a|img|h\d)\b/, html);
+	assert.ok((html.match(/<table>/g) ?? []).length <= 1, html);
+	// The desk's own `$(warning)` is the only icon; the text's `$(sync~spin)` is escaped.
+	assert.doesNotMatch(text.replace(/\n\$\(warning\) /g, ''), /(^|[^\\])\$\(/, text);
+	assert.doesNotMatch(text, /[\u202a-\u202e]/, text);
+}
+
+describe('the Assets view\'s tooltips, built without VS Code', () => {
+	it('show every name, note, branch, path, URL and tag of an asset as text, in every engine', () => {
+		for (const engine of ['git', 'snapshot', 'none'] as const) {
+			assertInert(assetTooltip(asset(engine), true, hostile, { error: hostile }));
+			assertInert(assetTooltip(asset(engine), false, 'shop', undefined));
+		}
+	});
+
+	it('show a version\'s commit subject or note as text', () => {
+		const git = { engine: 'git', version: 3, subject: hostile, commit: 'f'.repeat(40), made_at: '2026-01-01T00:00:00Z', made_by: 'outside', head_at: '2026-01-02T00:00:00Z', never_head: false } as unknown as AssetVersion;
+		const snapshot = { engine: 'snapshot', version: 2, note: hostile, manifest: 'e'.repeat(64), file_count: 3, bytes: 2048, made_at: '2026-01-01T00:00:00Z', made_by: 'person' } as unknown as AssetVersion;
+		assertInert(versionTooltip(asset('git'), git));
+		assertInert(versionTooltip(asset('snapshot'), snapshot));
+		assert.match(versionTooltip(asset('snapshot'), snapshot), /3 files, 2\.0 KiB/);
+	});
+
+	it('say what Go would read and list each asset in its group', () => {
+		assert.equal(atGoText(undefined), undefined);
+		assert.equal(atGoText({ error: 'gone' }), 'AtGo: gone');
+		assert.equal(atGoText({ engine: 'snapshot', version: 4, working_changes: true } as never), 'working changes: go would read them as v4');
+		assert.equal(atGoText({ engine: 'git', version: 7 } as never), 'go would read v7');
+		assert.deepEqual(
+			[asset('git'), asset('snapshot'), asset('none'), asset('git', { kind: 'skill' })].map(groupOf),
+			['repos', 'folders', 'links', 'skills'],
+		);
+	});
+});
