@@ -5,26 +5,18 @@
  * and with --json as {"error": …} on stdout; nothing changed), 64 bad usage, 70 internal error.
  *
  * This file reads the command line and hands it to the command named; each group of commands is a
- * file of `commands/`.
+ * file of `commands/`, and `commands/index.ts` names them all.
  */
 import { DeskError, describeError } from '../core/errors';
 import { leveledLogger, type LogLevel } from '../core/logger';
 import { Desk } from '../desk';
 import { clientRequest, requestIdPattern } from '../store/clientRequests';
 import { parseCommandLine, positiveInteger, UsageError } from './args';
-import { assetCommands } from './commands/assets';
-import { attachmentCommands } from './commands/attachments';
-import { cardCommands } from './commands/card';
-import { runCommands } from './commands/run';
-import { runViewCommands } from './commands/runs';
-import { storeCommands } from './commands/store';
-import type { Command, CommandContext } from './context';
+import { commands } from './commands';
+import type { CommandContext } from './context';
 import type { Output } from './output';
 import { jsonForTerminal, terminalSafe as t, writeMessage } from './terminal';
 import { usage } from './usage';
-
-/** Every command by its name (`area verb`). */
-const commands: ReadonlyMap<string, Command> = new Map([...assetCommands, ...storeCommands, ...runViewCommands, ...runCommands, ...attachmentCommands, ...cardCommands]);
 
 export async function main(argv: string[], out: Output = { json: false, write: (chunk) => process.stdout.write(chunk) }): Promise<number> {
 	let parsed;

@@ -1,0 +1,10 @@
+/** Every command of `desk`, by its name (`area verb`): what `main.ts` runs. */
+import type { Command } from '../context';
+import { assetCommands } from './assets';
+import { attachmentCommands } from './attachments';
+import { cardCommands } from './card';
+import { runCommands } from './run';
+import { runViewCommands } from './runs';
+import { storeCommands } from './store';
+
+export const commands: ReadonlyMap<string, Command> = new Map([...assetCommands, ...storeCommands, ...runViewCommands, ...runCommands, ...attachmentCommands, ...cardCommands]);
