@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { ListRuns, ShowRun, type RunDetail, type RunSummary, type RunsOverview } from '../../../server/src/protocol/protocol';
-import { markdownLines, markdownText as escapeMarkdown } from '../common/markdownText';
 import type { WindowProject } from '../common/windowProjects';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
+import { intentTooltip, runTooltip } from './runTooltips';
 import { formatDuration, runState, runStatusText, type RunState } from './runWords';
 
 type Overview = RunsOverview;
@@ -97,10 +97,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				item.id = `${node.project}/intent/${intent.object_id}`;
 				item.iconPath = icon(intentIcons[node.view.status] ?? ['circle-large-outline']);
 				item.description = node.view.status;
-				const [first = '', ...more] = intent.prompt.trim().split('\n');
-				item.tooltip = new vscode.MarkdownString(
-					`**${escapeMarkdown(first)}**${more.length ? `  \n${markdownLines(more.join('\n'))}` : ''}\n\n${intent.content ? `${markdownLines(intent.content)}\n\n` : ''}${escapeMarkdown(node.view.status)} · ${escapeMarkdown(intent.created_at)}${intent.commit ? ` · commit ${escapeMarkdown(intent.commit.slice(0, 12))}` : ''}`,
-				);
+				item.tooltip = new vscode.MarkdownString(intentTooltip(intent, node.view.status));
 				item.contextValue = 'intent';
 				return item;
 			}
@@ -238,10 +235,7 @@ function runItem(node: Extract<RunsViewNode, { type: 'run' }>): vscode.TreeItem 
 		run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '',
 	];
 	item.description = parts.filter(Boolean).join(' · ');
-	item.tooltip = new vscode.MarkdownString(
-		`**Run** of ${escapeMarkdown(node.title)}\n\n| | |\n|---|---|\n| Status | ${runStatusText(run)} |\n| Started | ${escapeMarkdown(run.started_at)} |\n${run.duration_ms !== undefined ? `| Duration | ${formatDuration(run.duration_ms)} |\n` : ''}| Model | ${escapeMarkdown(`${run.provider ?? '—'} ${run.model ?? ''}`)} |\n| Tokens | ${run.total_tokens ?? '—'} |\n| Cost | ${run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '—'} |\n| PatchSets | ${run.patchsets} |\n| Evidence | ${run.evidence} |\n${run.error ? `\n$(error) **Failed:** ${escapeMarkdown(run.error).replace(/\n+/g, ' ')}\n` : ''}`,
-		true,
-	);
+	item.tooltip = new vscode.MarkdownString(runTooltip(run, node.title), true);
 	item.command = { command: 'agentDesk.openRun', title: 'Open Run', arguments: [node.project, run.id] };
 	// run.<state>.<patch|nopatch>: the Runs view's menus offer the gate's decisions by it.
 	item.contextValue = `run.${state}.${run.patchsets > 0 ? 'patch' : 'nopatch'}`;

@@ -2,11 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AssetSummary, AssetVersion } from '../../../server/src/protocol/protocol';
 import { assetTooltip, atGoText, groupOf, versionTooltip } from '../../../client/src/assets/assetText';
-
-// A CommonMark renderer with autolinks on: what a tooltip would make of the text.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const MarkdownIt = require('markdown-it') as new (options: object) => { render(text: string): string };
-const markdown = new MarkdownIt({ html: false, linkify: true });
+import { assertInertMarkdown } from '../../helpers/markdown';
 
 /** Text a repository, a folder or an agent chooses: a command link, an image, an autolink, an icon, a table break, a heading. */
 const hostile = '[Fix](command:agentDesk.approveRun) ![x](https://evil.example/t.png) www.evil.example $(sync~spin) a | b\n# head\u202e';
@@ -36,15 +32,7 @@ function asset(engine: 'git' | 'snapshot' | 'none', more: Partial<AssetSummary> 
 	} as unknown as AssetSummary;
 }
 
-/** What a tooltip must not become: a link, an image, a heading, a second table, or an icon of the text's own. */
-function assertInert(text: string): void {
-	const html = markdown.render(text);
-	assert.doesNotMatch(html, /<(a|img|h\d)\b/, html);
-	assert.ok((html.match(/<table>/g) ?? []).length <= 1, html);
-	// The desk's own `$(warning)` is the only icon; the text's `$(sync~spin)` is escaped.
-	assert.doesNotMatch(text.replace(/\n\$\(warning\) /g, ''), /(^|[^\\])\$\(/, text);
-	assert.doesNotMatch(text, /[\u202a-\u202e]/, text);
-}
+const assertInert = (text: string) => assertInertMarkdown(text, ['warning']);
 
 describe('the Assets view\'s tooltips, built without VS Code', () => {
 	it('show every name, note, branch, path, URL and tag of an asset as text, in every engine', () => {
