@@ -97,7 +97,11 @@ export type DeskErrorCode =
 	// project data folder (`.desk`) the repository planted as a link or a file.
 	| 'git.foreignGitDir'
 	| 'git.gitDirChanged'
-	| 'project.unsafeDataFolder';
+	| 'project.unsafeDataFolder'
+	// Package assets (issue 13): a stored launch card or launch record of a format newer than the
+	// code, and one that is not JSON or not of its format's shape.
+	| 'launch.unknownFormat'
+	| 'launch.corrupt';
 
 export class DeskError extends Error {
 	override readonly name = 'DeskError';

@@ -6,8 +6,9 @@ import type { WriteTransaction } from '../store/durableDatabase';
  * What a project's launch card and launches need from the project database: the draft card
  * (`launch_card`), the launch records (`launch_records`), the launches whose "used in" the library
  * has yet to record (`launch_uses_pending`), the AI objects a Go makes, and the answers to clients'
- * request ids. The card and the records are kept as the JSON text launch/ writes and reads back.
- * The SQL adapter is `store/sqlLaunchStore.ts`.
+ * request ids. The card and the records are kept as the JSON text launch/ writes and reads back
+ * through the one reader of each format (storedFormats.ts). The SQL adapter is
+ * `store/sqlLaunchStore.ts`.
  */
 export interface LaunchStore {
 	/** The draft card's stored text; undefined when the project has none (a new card, or one launched). */

@@ -8,6 +8,7 @@ import type { WriteTransaction } from '../store/durableDatabase';
 import type { Logger } from '../core/logger';
 import { newPlug, plugInto, type PlugContext } from './plugging';
 import type { LaunchStore } from './ports';
+import { encodeLaunchCard, encodeLaunchRecord, readLaunchCard, readLaunchRecord } from './storedFormats';
 import { mayNameAssets, suggestAssets } from './suggest';
 import type { SuggestIndex } from './suggestIndex';
 import { defaultTemplate, type AssetPlug, type LaunchCard, type LaunchRecord, type LaunchTemplate, type PlugRole, type Suggestion, type SuggestResult } from './types';
@@ -48,8 +49,7 @@ export class ProjectLaunches {
 	) {}
 
 	card(): LaunchCard {
-		const json = this.store.cardText();
-		return json === undefined ? this.emptyCard() : (JSON.parse(json) as LaunchCard);
+		return this.cardOf(this.store.cardText());
 	}
 
 	/** Saves the ticket (and template) being written. */
@@ -133,7 +133,7 @@ export class ProjectLaunches {
 	private async launch(madeBy: MadeBy, now: Date, options: GoOptions): Promise<LaunchRecord> {
 		options.check?.();
 		const cardJson = this.store.cardText();
-		const card = cardJson === undefined ? this.emptyCard() : (JSON.parse(cardJson) as LaunchCard);
+		const card = this.cardOf(cardJson);
 		if (card.ticket.trim() === '') {
 			throw new DeskError('launch.emptyTicket', 'Write the ticket before Go: it becomes the run\'s prompt.');
 		}
@@ -182,7 +182,7 @@ export class ProjectLaunches {
 				);
 			}
 			writes.putAiObjects([intent, task, run]);
-			writes.insertLaunch(record, JSON.stringify(record));
+			writes.insertLaunch(record, encodeLaunchRecord(record));
 			writes.clearCard();
 			const claim = options.claim;
 			if (claim) {
@@ -204,7 +204,7 @@ export class ProjectLaunches {
 			try {
 				const json = this.store.recordText(launch_id);
 				if (json !== undefined) {
-					const launched = JSON.parse(json) as LaunchRecord;
+					const launched = readLaunchRecord(json);
 					this.library.recordLaunch(launched.launch_id, launched.project, launched.plugs, launched.created_at);
 				}
 				this.store.usesRecorded(launch_id);
@@ -216,7 +216,7 @@ export class ProjectLaunches {
 	}
 
 	records(): LaunchRecord[] {
-		return this.store.recordTexts().map((json) => JSON.parse(json) as LaunchRecord);
+		return this.store.recordTexts().map(readLaunchRecord);
 	}
 
 	private async context(id: string): Promise<PlugContext> {
@@ -227,11 +227,15 @@ export class ProjectLaunches {
 	/** Reads the card, changes it and saves it in one transaction. */
 	private change(edit: (card: LaunchCard) => LaunchCard): LaunchCard {
 		return this.store.write((writes) => {
-			const json = writes.cardText();
-			const card = edit(json !== undefined ? (JSON.parse(json) as LaunchCard) : this.emptyCard());
-			writes.saveCard(JSON.stringify(card), new Date().toISOString());
+			const card = edit(this.cardOf(writes.cardText()));
+			writes.saveCard(encodeLaunchCard(card), new Date().toISOString());
 			return card;
 		});
+	}
+
+	/** The card stored as `json`, read by its one reader; a new card when none is stored. */
+	private cardOf(json: string | undefined): LaunchCard {
+		return json === undefined ? this.emptyCard() : readLaunchCard(json);
 	}
 
 	private emptyCard(): LaunchCard {
