@@ -23,8 +23,27 @@ export function parseUnifiedDiff(text: string): FilePatch[] {
 	let hunk: Hunk | undefined;
 	const stripPrefix = (p: string) => (p === '/dev/null' ? '' : p.replace(/^[ab]\//, '').replace(/\t.*$/, ''));
 	const lines = text.split('\n');
+	// Lines the current hunk still has, from its header's counts: inside a hunk, a line is the
+	// hunk's whatever it looks like (a removed "-- x" followed by an added "++ y" reads as a
+	// "--- x" / "+++ y" file header otherwise).
+	let oldLeft = 0;
+	let newLeft = 0;
 	for (let i = 0; i < lines.length; i++) {
 		const line = lines[i]!;
+		if (hunk && (oldLeft > 0 || newLeft > 0) && (line.startsWith(' ') || line.startsWith('+') || line.startsWith('-'))) {
+			oldLeft -= line.startsWith('+') ? 0 : 1;
+			newLeft -= line.startsWith('-') ? 0 : 1;
+			hunk.lines.push(line);
+			continue;
+		}
+		if (hunk && line.startsWith('\\')) {
+			// "\ No newline at end of file": the previous line had no newline.
+			const last = hunk.lines.pop();
+			if (last !== undefined) {
+				hunk.lines.push(`${last}\u0000`);
+			}
+			continue;
+		}
 		if (line.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ')) {
 			current = { from: stripPrefix(line.slice(4)), to: stripPrefix(lines[i + 1]!.slice(4)), hunks: [] };
 			patches.push(current);
@@ -32,20 +51,12 @@ export function parseUnifiedDiff(text: string): FilePatch[] {
 			i++;
 			continue;
 		}
-		const header = /^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@/.exec(line);
+		const header = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
 		if (header && current) {
 			hunk = { oldStart: Number(header[1]), lines: [] };
+			oldLeft = header[2] === undefined ? 1 : Number(header[2]);
+			newLeft = header[3] === undefined ? 1 : Number(header[3]);
 			current.hunks.push(hunk);
-			continue;
-		}
-		if (hunk && (line.startsWith(' ') || line.startsWith('+') || line.startsWith('-'))) {
-			hunk.lines.push(line);
-		} else if (hunk && line.startsWith('\\')) {
-			// "\ No newline at end of file": the previous line had no newline.
-			const last = hunk.lines.pop();
-			if (last !== undefined) {
-				hunk.lines.push(`${last}\u0000`);
-			}
 		}
 	}
 	return patches;
@@ -77,6 +88,9 @@ export function applyFilePatch(oldText: string, patch: FilePatch): string {
 				}
 				if (line[0] === ' ') {
 					out.push(body);
+				} else if (noNewline) {
+					// The old last line, which had no newline, is gone: the new text ends as its added lines do.
+					finalNewline = true;
 				}
 				cursor++;
 			}

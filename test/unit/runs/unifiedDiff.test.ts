@@ -27,3 +27,20 @@ it('applies what git diff prints, file by file, to give the new text', () => {
 	assert.equal(applyFilePatch('', patches[2]!), 'hello\n');
 	assert.throws(() => applyFilePatch(before.replace('line 3\n', 'LINE 3\n'), patches[0]!), (e) => isDeskError(e, 'ai.badObject'));
 });
+
+it('reads a hunk by its header\'s counts and keeps the new text\'s final newline (found by the property test)', () => {
+	const repo = makeRepo(path.join(tempDir(), 'r'), { commits: 1 });
+	const cases: Array<[string, string]> = [
+		['a\n-- x\nb\n', 'a\n++ y\nb\n'], // "--- x" then "+++ y" inside the hunk: not a file header
+		['a', 'a\n'], // a final newline added
+		['x\na', 'x\nb\n'],
+	];
+	for (const [before, after] of cases) {
+		commitFile(repo, 'f.txt', before, 'before');
+		fs.writeFileSync(path.join(repo, 'f.txt'), after);
+		const diff = execFileSync('git', ['diff'], { cwd: repo, env: gitEnv(repo), encoding: 'utf8' });
+		const patches = parseUnifiedDiff(diff);
+		assert.deepEqual(patches.map((p) => [p.from, p.to]), [['f.txt', 'f.txt']], diff);
+		assert.equal(applyFilePatch(before, patches[0]!), after, diff);
+	}
+});
