@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -35,7 +35,6 @@ import type { Library } from '../assets/library';
 import type { AssetCheck, AssetRecord, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
 import { scrubText } from '../core/secrets';
-import { isAlive, processStartTime } from '../core/processes';
 import { removeTreeInFolder, writeInFolder } from '../store/folderFiles';
 import type { Logger } from '../core/logger';
 import type { LaunchRecord } from '../launch/types';
@@ -55,6 +54,7 @@ import { chooseAgent, type AgentSettings, type RunSettings } from './settings';
 import { prepareTargetFolder, targetChanges, type TargetMarker } from './targetFolder';
 import { isText } from '../attachments/names';
 import { targetDiff } from './targetDiff';
+import { isRunnerAlive, killGroup, runnerToken, stopStrayAgent } from './runnerProcess';
 
 /** How a run is carried out, kept in run_control beside the Run. */
 export interface RunPlacement {
@@ -110,8 +110,6 @@ export interface RunnerPorts {
 
 /** The store name artifacts carry: the library's content-addressed blob store. */
 export const artifactStore = 'desk-blobs';
-/** This process's token: random, and its start time, so a reused pid is not taken for this process. */
-const runnerToken = `${randomBytes(8).toString('hex')}:${processStartTime(process.pid) ?? ''}`;
 /** The most of an agent node's output kept as its transcript. */
 const maxTranscriptBytes = 64 * 1024 * 1024;
 const system = actor('system', 'agent-desk');
@@ -1095,34 +1093,4 @@ function safeName(name: string): string {
 
 function firstLine(text: string): string {
 	return text.trim().split('\n')[0]?.trim() ?? '';
-}
-
-/** Is the process that wrote `token` still running? A live pid with another start time is another process. */
-function isRunnerAlive(pid: number, token: string): boolean {
-	if (!isAlive(pid)) {
-		return false;
-	}
-	const started = token.split(':')[1];
-	const now = processStartTime(pid);
-	return !started || now === undefined || started === now;
-}
-
-function killGroup(pgid: number, signal: NodeJS.Signals): void {
-	try {
-		process.kill(-pgid, signal);
-	} catch {
-		// Gone already.
-	}
-}
-
-/** Stops an agent left running by a dead desk, only when the process group is still that run's agent. */
-function stopStrayAgent(pgid: number, runId: string): void {
-	try {
-		const environ = fs.readFileSync(`/proc/${pgid}/environ`);
-		if (environ.includes(Buffer.from(`DESK_RUN_ID=${runId}\0`))) {
-			killGroup(pgid, 'SIGKILL');
-		}
-	} catch {
-		// Not there, or not ours to read: leave it.
-	}
 }

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { isAlive } from '../core/processes';
+
+/**
+ * Which process carries a run out, and the process groups of its agents: this process's runner
+ * token, whether the runner a control row names is still alive, and signalling an agent's group.
+ * Reads /proc (Linux): a pid alone may have been reused by another process.
+ */
+
+/** The kernel's start time of a process (field 22 of /proc/<pid>/stat), which a reused pid does not share. */
+export function processStartTime(pid: number): string | undefined {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		// The command name (field 2) may hold spaces and parentheses: count from its closing one.
+		return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+	} catch {
+		return undefined;
+	}
+}
+
+/** This process's token: random, and its start time, so a reused pid is not taken for this process. */
+export const runnerToken = `${randomBytes(8).toString('hex')}:${processStartTime(process.pid) ?? ''}`;
+
+/** Is the process that wrote `token` still running? A live pid with another start time is another process. */
+export function isRunnerAlive(pid: number, token: string): boolean {
+	if (!isAlive(pid)) {
+		return false;
+	}
+	const started = token.split(':')[1];
+	const now = processStartTime(pid);
+	return !started || now === undefined || started === now;
+}
+
+export function killGroup(pgid: number, signal: NodeJS.Signals): void {
+	try {
+		process.kill(-pgid, signal);
+	} catch {
+		// Gone already.
+	}
+}
+
+/** Stops an agent left running by a dead desk, only when the process group is still that run's agent. */
+export function stopStrayAgent(pgid: number, runId: string): void {
+	try {
+		const environ = fs.readFileSync(`/proc/${pgid}/environ`);
+		if (environ.includes(Buffer.from(`DESK_RUN_ID=${runId}\0`))) {
+			killGroup(pgid, 'SIGKILL');
+		}
+	} catch {
+		// Not there, or not ours to read: leave it.
+	}
+}
