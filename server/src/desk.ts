@@ -15,6 +15,7 @@ import { checkRefName } from './git/refName';
 import { ProjectLaunches } from './launch/projectLaunches';
 import { RunGate } from './runs/gate';
 import { AttachmentStore } from './attachments/attachmentStore';
+import { RunControl } from './runs/runControl';
 import { RunExecutor } from './runs/runner';
 import type { RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
@@ -334,7 +335,7 @@ export class Desk {
 			attachmentsChanged: (taskId: string) => this.onAttachmentsChanged?.(top, taskId),
 			blobs: this.blobs,
 			ai: new AiStore(db),
-			db,
+			control: new RunControl(db),
 			project,
 			libraryDir: this.libraryDir,
 			logger: this.logger,

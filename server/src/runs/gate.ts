@@ -4,7 +4,9 @@ import { actor, addRun, newDecision, newRun, setApplyStatus, setIntentCommit, se
 import type { Decision, DecisionType, Intent, PatchSet, Run, Task } from '../ai/types';
 import { DeskError } from '../core/errors';
 import type { LaunchRecord } from '../launch/types';
-import type { RunExecutor, RunnerPorts, RunPlacement } from './runner';
+import type { RunPlacement } from './placement';
+import type { RunnerPorts } from './ports';
+import type { RunExecutor } from './runner';
 import { SafeGit, type CommitIdentity } from './safeGit';
 import { ConfinedDir } from '../store/confinedDir';
 import type { WriteTransaction } from '../store/durableDatabase';
@@ -91,7 +93,7 @@ export class RunGate {
 				this.reject(patchsets);
 				const restored = placement ? await this.restoreShared(placement, patchsets) : { restored: [], left: [] };
 				this.closeGate(run);
-				this.ports.db.write((tx) => {
+				this.ports.control.transaction((tx) => {
 					ai.putIn(tx, [decision, ...patchsets, task, next, run]);
 					request.claim?.(tx, next.object_id);
 				});
@@ -330,14 +332,11 @@ export class RunGate {
 
 	launchRecord(run: Run): LaunchRecord | undefined {
 		const launch = this.executor.launchOf(run.object_id);
-		const byLaunch = launch ? this.ports.db.get<{ json: string }>('SELECT json FROM launch_records WHERE launch_id = ?', [launch]) : undefined;
+		const byLaunch = launch ? this.ports.control.launchRecord(launch) : undefined;
 		if (byLaunch) {
-			return JSON.parse(byLaunch.json) as LaunchRecord;
+			return byLaunch;
 		}
-		return this.ports.db
-			.all<{ json: string }>('SELECT json FROM launch_records')
-			.map((r) => JSON.parse(r.json) as LaunchRecord)
-			.find((r) => r.task === run.task);
+		return this.ports.control.launchRecords().find((r) => r.task === run.task);
 	}
 }
 

@@ -1,0 +1,55 @@
+import { addPatchSet, failRun, setRunStatus } from '../ai/model';
+import type { Run } from '../ai/types';
+import { isAtGate } from './runViews';
+import { makePatchSet } from './patchSets';
+import type { RunnerPorts } from './ports';
+import { isRunnerAlive, runnerToken, stopStrayAgent } from './runnerProcess';
+import { removeInstalled } from './workFolder';
+
+/**
+ * Fails every run left in progress by a process that is gone (the desk crashed or was killed):
+ * nothing of it is landed, its folder stays for a look, and a stray agent it started is stopped.
+ * `liveHere` names the runs this process is carrying out now.
+ */
+export async function recoverInterrupted(ports: RunnerPorts, liveHere: (runId: string) => boolean): Promise<string[]> {
+	const failed: string[] = [];
+	for (const row of ports.control.rows()) {
+		const run = ports.ai.get<Run>(row.run_id);
+		if (!run || run.status === 'completed' || run.status === 'failed' || isAtGate(run)) {
+			continue;
+		}
+		const mine = row.runner_pid === process.pid && row.runner_token === runnerToken;
+		if ((mine && liveHere(row.run_id)) || (!mine && isRunnerAlive(row.runner_pid, row.runner_token))) {
+			continue;
+		}
+		if (row.agent_pgid !== null) {
+			stopStrayAgent(row.agent_pgid, row.run_id);
+		}
+		// What the agent left is kept as a PatchSet, so Abandon can put the files back.
+		const placement = ports.control.placement(row.run_id);
+		const partial = placement && run.status !== 'created' ? await makePatchSet(ports, run, placement, '').catch(() => undefined) : undefined;
+		if (partial) {
+			partial.rationale = 'what the agent left when the desk stopped';
+			addPatchSet(run, partial);
+			ports.ai.put([partial]);
+		}
+		if (placement) {
+			removeInstalled(ports, placement);
+		}
+		// What the agent put in the outbox before the crash is attached, once (keyed by this run).
+		try {
+			ports.attachments.ingest(run.task, { runId: run.object_id, addedBy: 'run' });
+		} catch (error) {
+			ports.logger.warn(`run ${run.object_id}: the outbox could not be ingested: ${(error as Error).message}`);
+		}
+		const was = run.status;
+		if (run.status === 'created') {
+			setRunStatus(run, 'patching');
+		}
+		failRun(run, `the desk stopped while the run was ${was} (process ${row.runner_pid}); nothing was landed`);
+		ports.ai.put([run]);
+		failed.push(run.object_id);
+		ports.logger.warn(`run ${run.object_id}: marked failed, its process ${row.runner_pid} is gone`);
+	}
+	return failed;
+}

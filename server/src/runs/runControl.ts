@@ -1,0 +1,107 @@
+import { fromJson } from '../ai/model';
+import type { Run } from '../ai/types';
+import type { DurableDatabase, WriteTransaction } from '../store/durableDatabase';
+import type { LaunchRecord } from '../launch/types';
+import type { RunPlacement } from './placement';
+
+/** A run's row of run_control: who carries it out, its agent's process group, a cancel asked for, a decision being made. */
+export interface ControlRow {
+	deciding: string | null;
+	run_id: string;
+	launch_id: string;
+	runner_pid: number;
+	runner_token: string;
+	agent_pgid: number | null;
+	cancel_reason: string | null;
+	json: string;
+}
+
+/** Reads through the database outside a write, or through the transaction inside one. */
+export type ControlQuery = Pick<WriteTransaction, 'all' | 'get'>;
+
+/** The run_control table of a project database, and the other rows runs read there. */
+export class RunControl {
+	constructor(private readonly db: DurableDatabase) {}
+
+	rows(query: ControlQuery = this.db): ControlRow[] {
+		return query.all<ControlRow>('SELECT * FROM run_control');
+	}
+
+	row(runId: string): ControlRow | undefined {
+		return this.db.get<ControlRow>('SELECT * FROM run_control WHERE run_id = ?', [runId]);
+	}
+
+	/** The Run as stored, read in the same transaction as the control rows. */
+	storedRun(runId: string, query: ControlQuery = this.db): Run | undefined {
+		const json = query.get<{ json: string }>('SELECT json FROM ai_objects WHERE object_id = ?', [runId])?.json;
+		return json === undefined ? undefined : (fromJson(JSON.parse(json)) as Run);
+	}
+
+	/** Where the run works, once it was placed (a row of a claimed run that has not started names only its isolation). */
+	placement(runId: string): RunPlacement | undefined {
+		const row = this.row(runId);
+		if (!row) {
+			return undefined;
+		}
+		const placement = JSON.parse(row.json) as Partial<RunPlacement>;
+		return placement.work_folder ? (placement as RunPlacement) : undefined;
+	}
+
+	/** Writes the claim: this process (pid and token) runs it; a row already there keeps its other fields. */
+	claim(tx: WriteTransaction, runId: string, launchId: string, runner: { pid: number; token: string }, isolation: RunPlacement['isolation']): void {
+		tx.run(
+			'INSERT INTO run_control (run_id, launch_id, runner_pid, runner_token, agent_pgid, cancel_reason, json, updated_at) VALUES (?, ?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (run_id) DO UPDATE SET runner_pid = excluded.runner_pid, runner_token = excluded.runner_token',
+			[runId, launchId, runner.pid, runner.token, JSON.stringify({ isolation }), new Date().toISOString()],
+		);
+	}
+
+	savePlacement(runId: string, placement: RunPlacement): void {
+		this.db.write((tx) => tx.run('UPDATE run_control SET json = ?, updated_at = ? WHERE run_id = ?', [JSON.stringify(placement), new Date().toISOString(), runId]));
+	}
+
+	setAgentGroup(runId: string, pgid: number): void {
+		this.db.write((tx) => tx.run('UPDATE run_control SET agent_pgid = ?, updated_at = ? WHERE run_id = ?', [pgid, new Date().toISOString(), runId]));
+	}
+
+	/** The agent is gone: its process group must not be signalled again (the number may be reused). */
+	agentGone(runId: string): void {
+		this.db.write((tx) => tx.run('UPDATE run_control SET agent_pgid = NULL WHERE run_id = ?', [runId]));
+	}
+
+	/** The run is over in this process. */
+	executionEnded(runId: string): void {
+		this.db.write((tx) => tx.run('UPDATE run_control SET agent_pgid = NULL, updated_at = ? WHERE run_id = ?', [new Date().toISOString(), runId]));
+	}
+
+	requestCancel(runId: string, reason: string): void {
+		this.db.write((tx) => tx.run('UPDATE run_control SET cancel_reason = ?, updated_at = ? WHERE run_id = ?', [reason, new Date().toISOString(), runId]));
+	}
+
+	/** Sets `claim` as the run's decision maker in one write, after `check` saw the holder there was (and did not throw). */
+	claimDecision(runId: string, claim: string, check: (holder: string | null) => void): void {
+		this.db.write((tx) => {
+			check(tx.get<{ deciding: string | null }>('SELECT deciding FROM run_control WHERE run_id = ?', [runId])?.deciding ?? null);
+			tx.run('UPDATE run_control SET deciding = ? WHERE run_id = ?', [claim, runId]);
+		});
+	}
+
+	releaseDecision(runId: string, claim: string): void {
+		this.db.write((tx) => tx.run('UPDATE run_control SET deciding = NULL WHERE run_id = ? AND deciding = ?', [runId, claim]));
+	}
+
+	/** The launch record Go froze for `launchId`. */
+	launchRecord(launchId: string): LaunchRecord | undefined {
+		const row = this.db.get<{ json: string }>('SELECT json FROM launch_records WHERE launch_id = ?', [launchId]);
+		return row ? (JSON.parse(row.json) as LaunchRecord) : undefined;
+	}
+
+	/** Every launch record of the project. */
+	launchRecords(): LaunchRecord[] {
+		return this.db.all<{ json: string }>('SELECT json FROM launch_records').map((r) => JSON.parse(r.json) as LaunchRecord);
+	}
+
+	/** Runs `body` as one durable transaction of the project database. */
+	transaction<T>(body: (tx: WriteTransaction) => T): T {
+		return this.db.write(body);
+	}
+}
