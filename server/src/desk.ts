@@ -15,7 +15,6 @@ import { checkRefName } from './git/refName';
 import { ProjectLaunches } from './launch/projectLaunches';
 import { RunGate } from './runs/gate';
 import { AttachmentStore } from './attachments/attachmentStore';
-import { RunControl } from './runs/runControl';
 import { RunExecutor } from './runs/runner';
 import type { RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
@@ -33,6 +32,7 @@ import { SqlLibraryStore } from './store/sqlLibraryStore';
 import { SqlAttachmentRows } from './store/sqlAttachmentRows';
 import { SqlLaunchStore } from './store/sqlLaunchStore';
 import { NodeSuggestIndexFile } from './store/suggestIndexFile';
+import { SqlRunControl } from './store/sqlRunControl';
 
 export interface DeskOptions {
 	/** Folder of the library: its database, blobs, working folders and mounts. */
@@ -335,7 +335,7 @@ export class Desk {
 			attachmentsChanged: (taskId: string) => this.onAttachmentsChanged?.(top, taskId),
 			blobs: this.blobs,
 			ai: new AiStore(db),
-			control: new RunControl(db),
+			control: new SqlRunControl(db),
 			project,
 			libraryDir: this.libraryDir,
 			logger: this.logger,

@@ -1,9 +1,8 @@
-import type { RunPlacement } from './placement';
+import { isolationOf as rowIsolation, type RunPlacement } from './placement';
 import { DeskError } from '../core/errors';
 import type { AssetPlug } from '../launch/types';
 import type { WriteTransaction } from '../store/durableDatabase';
 import type { RunnerPorts } from './ports';
-import type { ControlQuery } from './runControl';
 import { isRunnerAlive, runnerToken } from './runnerProcess';
 import { isAtGate } from './runViews';
 import type { RunSettings } from './settings';
@@ -22,14 +21,13 @@ type Plugs = { plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> };
  * snapshot targets have folders of their own; runs waiting at the gate have stopped editing.) A
  * run claimed by a process that is gone does not count: that process's claim is stale.
  */
-export function checkoutBusy(ports: RunnerPorts, liveHere: (runId: string) => boolean, exceptRun?: string, query?: ControlQuery): string | undefined {
+export function checkoutBusy(ports: RunnerPorts, liveHere: (runId: string) => boolean, exceptRun?: string, query?: WriteTransaction): string | undefined {
 	for (const row of ports.control.rows(query)) {
 		if (row.run_id === exceptRun) {
 			continue;
 		}
 		const run = ports.control.storedRun(row.run_id, query);
-		const placement = JSON.parse(row.json) as Partial<RunPlacement>;
-		if (!run || run.status === 'completed' || run.status === 'failed' || isAtGate(run) || placement.isolation !== 'shared') {
+		if (!run || run.status === 'completed' || run.status === 'failed' || isAtGate(run) || rowIsolation(row.json) !== 'shared') {
 			continue;
 		}
 		const mine = row.runner_pid === process.pid && row.runner_token === runnerToken;
@@ -42,7 +40,7 @@ export function checkoutBusy(ports: RunnerPorts, liveHere: (runId: string) => bo
 }
 
 /** Refuses a run on the shared checkout while another one is working there. */
-export function assertCheckoutFree(ports: RunnerPorts, liveHere: (runId: string) => boolean, settings: RunSettings, record: Plugs, exceptRun?: string, query?: ControlQuery): void {
+export function assertCheckoutFree(ports: RunnerPorts, liveHere: (runId: string) => boolean, settings: RunSettings, record: Plugs, exceptRun?: string, query?: WriteTransaction): void {
 	if (isolationOf(ports, settings, record) !== 'shared') {
 		return;
 	}
@@ -61,7 +59,7 @@ export function assertCheckoutFree(ports: RunnerPorts, liveHere: (runId: string)
  */
 export function claimCheckout(ports: RunnerPorts, liveHere: (runId: string) => boolean, tx: WriteTransaction, settings: RunSettings, record: { launch_id: string } & Plugs, runId: string): void {
 	assertCheckoutFree(ports, liveHere, settings, record, runId, tx);
-	ports.control.claim(tx, runId, record.launch_id, { pid: process.pid, token: runnerToken }, isolationOf(ports, settings, record));
+	ports.control.claim(tx, runId, record.launch_id, { pid: process.pid, token: runnerToken }, JSON.stringify({ isolation: isolationOf(ports, settings, record) }));
 }
 
 /** Where a run of these settings and plugs works: the shared checkout, a worktree, or a snapshot target's folder. */

@@ -23,3 +23,14 @@ export interface RunPlacement {
 	isolated: boolean;
 	isolation_note: string;
 }
+
+/** Where a run works, from its run_control row's JSON: undefined while the run is only claimed (the row names its isolation alone). */
+export function placementOf(json: string): RunPlacement | undefined {
+	const placement = JSON.parse(json) as Partial<RunPlacement>;
+	return placement.work_folder ? (placement as RunPlacement) : undefined;
+}
+
+/** The isolation a run_control row names (a claim's or a placement's). */
+export function isolationOf(json: string): RunPlacement['isolation'] | undefined {
+	return (JSON.parse(json) as Partial<RunPlacement>).isolation;
+}

@@ -4,7 +4,9 @@ import type { ProjectRecord } from '../assets/types';
 import type { Logger } from '../core/logger';
 import type { AiStore } from '../store/aiStore';
 import type { BlobStore } from '../store/blobStore';
-import type { RunControl } from './runControl';
+import type { Run } from '../ai/types';
+import type { LaunchRecord } from '../launch/types';
+import type { WriteTransaction } from '../store/durableDatabase';
 
 /** What carrying out and deciding runs needs from the rest of the desk (built by the composition root). */
 export interface RunnerPorts {
@@ -13,7 +15,7 @@ export interface RunnerPorts {
 	blobs: BlobStore;
 	ai: AiStore;
 	/** The project's run_control rows. */
-	control: RunControl;
+	control: RunControlStore;
 	project: ProjectRecord;
 	libraryDir: string;
 	logger: Logger;
@@ -23,4 +25,47 @@ export interface RunnerPorts {
 	finished: (runId: string, status: 'gate' | 'failed') => void;
 	/** Told when a task got attachments. */
 	attachmentsChanged?: (taskId: string) => void;
+}
+
+/** A run's row of run_control: who carries it out, its agent's process group, a cancel asked for, a decision being made. */
+export interface RunControlRow {
+	deciding: string | null;
+	run_id: string;
+	launch_id: string;
+	runner_pid: number;
+	runner_token: string;
+	agent_pgid: number | null;
+	cancel_reason: string | null;
+	/** Where the run works (`RunPlacement`), or only its isolation while it is claimed and not yet placed. */
+	json: string;
+}
+
+/**
+ * The run control of a project: one row a run, shared by every process that carries runs out or
+ * decides them (a desk server per window, the command line). Methods that take `tx` run inside a
+ * transaction of the caller's (Go's, a Retry's decision), else in one of their own.
+ */
+export interface RunControlStore {
+	rows(tx?: WriteTransaction): RunControlRow[];
+	row(runId: string): RunControlRow | undefined;
+	/** The Run as stored, read in the same transaction as the rows. */
+	storedRun(runId: string, tx?: WriteTransaction): Run | undefined;
+	/** Writes the claim: this process (pid and token) runs it; a row already there keeps its other fields. */
+	claim(tx: WriteTransaction, runId: string, launchId: string, runner: { pid: number; token: string }, json: string): void;
+	savePlacement(runId: string, json: string): void;
+	setAgentGroup(runId: string, pgid: number): void;
+	/** The agent is gone: its process group must not be signalled again (the number may be reused). */
+	agentGone(runId: string): void;
+	/** The run is over in this process. */
+	executionEnded(runId: string): void;
+	requestCancel(runId: string, reason: string): void;
+	/** Sets `claim` as the run's decision maker in one write, after `check` saw the holder there was (and did not throw). */
+	claimDecision(runId: string, claim: string, check: (holder: string | null) => void): void;
+	releaseDecision(runId: string, claim: string): void;
+	/** The launch record Go froze for `launchId`. */
+	launchRecord(launchId: string): LaunchRecord | undefined;
+	/** Every launch record of the project. */
+	launchRecords(): LaunchRecord[];
+	/** Runs `body` as one durable transaction of the project database. */
+	transaction<T>(body: (tx: WriteTransaction) => T): T;
 }

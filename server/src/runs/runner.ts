@@ -31,10 +31,9 @@ import { assertCheckoutFree, checkoutBusy, claimCheckout, claimDecision } from '
 import { evidenceLog, runChecks } from './checks';
 import { recoverInterrupted } from './crashRecovery';
 import { makePatchSet } from './patchSets';
-import type { RunPlacement } from './placement';
+import { placementOf, type RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { composePrompt, planSteps, type PromptReference, type PromptSkill } from './prompt';
-import type { ControlQuery } from './runControl';
 import { isRunnerAlive, killGroup } from './runnerProcess';
 import { gateTag, isAtGate } from './runViews';
 import { chooseAgent, type AgentSettings, type RunSettings } from './settings';
@@ -182,10 +181,10 @@ export class RunExecutor {
 		}
 		const placement = await placeRun(this.ports, run, record, settings, agent);
 		execution.placement = placement;
-		this.ports.control.savePlacement(runId, placement);
+		this.ports.control.savePlacement(runId, JSON.stringify(placement));
 		const references = await mountReferences(this.ports, record, placement);
 		const skills = await installSkills(this.ports, record, placement, agent);
-		this.ports.control.savePlacement(runId, placement);
+		this.ports.control.savePlacement(runId, JSON.stringify(placement));
 		const outbox = this.ports.attachments.prepareOutbox(task.object_id);
 		const snapshot = newContextSnapshot(system, 'explicit', contextItems(record, references, skills), { summary: `${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} at go` });
 		run.snapshot = snapshot.object_id;
@@ -431,12 +430,12 @@ export class RunExecutor {
 	}
 
 	/** See `checkoutBusy` in checkoutClaims.ts. */
-	checkoutBusy(exceptRun?: string, query?: ControlQuery): string | undefined {
+	checkoutBusy(exceptRun?: string, query?: WriteTransaction): string | undefined {
 		return checkoutBusy(this.ports, this.liveHere, exceptRun, query);
 	}
 
 	/** Refuses a run on the shared checkout while another one is working there. */
-	assertCheckoutFree(settings: RunSettings, record: { plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> }, exceptRun?: string, query?: ControlQuery): void {
+	assertCheckoutFree(settings: RunSettings, record: { plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> }, exceptRun?: string, query?: WriteTransaction): void {
 		assertCheckoutFree(this.ports, this.liveHere, settings, record, exceptRun, query);
 	}
 
@@ -451,7 +450,8 @@ export class RunExecutor {
 	}
 
 	placement(runId: string): RunPlacement | undefined {
-		return this.ports.control.placement(runId);
+		const row = this.ports.control.row(runId);
+		return row ? placementOf(row.json) : undefined;
 	}
 
 	launchOf(runId: string): string | undefined {

@@ -1,62 +1,40 @@
 import { fromJson } from '../ai/model';
 import type { Run } from '../ai/types';
-import type { DurableDatabase, WriteTransaction } from '../store/durableDatabase';
 import type { LaunchRecord } from '../launch/types';
-import type { RunPlacement } from './placement';
-
-/** A run's row of run_control: who carries it out, its agent's process group, a cancel asked for, a decision being made. */
-export interface ControlRow {
-	deciding: string | null;
-	run_id: string;
-	launch_id: string;
-	runner_pid: number;
-	runner_token: string;
-	agent_pgid: number | null;
-	cancel_reason: string | null;
-	json: string;
-}
+import type { RunControlRow, RunControlStore } from '../runs/ports';
+import type { DurableDatabase, WriteTransaction } from './durableDatabase';
 
 /** Reads through the database outside a write, or through the transaction inside one. */
-export type ControlQuery = Pick<WriteTransaction, 'all' | 'get'>;
+type Query = Pick<WriteTransaction, 'all' | 'get'>;
 
-/** The run_control table of a project database, and the other rows runs read there. */
-export class RunControl {
+/** The SQL adapter of `RunControlStore` (runs/ports.ts): the run_control table of a project database, and the launch records and Runs it reads beside it. */
+export class SqlRunControl implements RunControlStore {
 	constructor(private readonly db: DurableDatabase) {}
 
-	rows(query: ControlQuery = this.db): ControlRow[] {
-		return query.all<ControlRow>('SELECT * FROM run_control');
+	rows(query: Query = this.db): RunControlRow[] {
+		return query.all<RunControlRow>('SELECT * FROM run_control');
 	}
 
-	row(runId: string): ControlRow | undefined {
-		return this.db.get<ControlRow>('SELECT * FROM run_control WHERE run_id = ?', [runId]);
+	row(runId: string): RunControlRow | undefined {
+		return this.db.get<RunControlRow>('SELECT * FROM run_control WHERE run_id = ?', [runId]);
 	}
 
 	/** The Run as stored, read in the same transaction as the control rows. */
-	storedRun(runId: string, query: ControlQuery = this.db): Run | undefined {
+	storedRun(runId: string, query: Query = this.db): Run | undefined {
 		const json = query.get<{ json: string }>('SELECT json FROM ai_objects WHERE object_id = ?', [runId])?.json;
 		return json === undefined ? undefined : (fromJson(JSON.parse(json)) as Run);
 	}
 
-	/** Where the run works, once it was placed (a row of a claimed run that has not started names only its isolation). */
-	placement(runId: string): RunPlacement | undefined {
-		const row = this.row(runId);
-		if (!row) {
-			return undefined;
-		}
-		const placement = JSON.parse(row.json) as Partial<RunPlacement>;
-		return placement.work_folder ? (placement as RunPlacement) : undefined;
-	}
-
 	/** Writes the claim: this process (pid and token) runs it; a row already there keeps its other fields. */
-	claim(tx: WriteTransaction, runId: string, launchId: string, runner: { pid: number; token: string }, isolation: RunPlacement['isolation']): void {
+	claim(tx: WriteTransaction, runId: string, launchId: string, runner: { pid: number; token: string }, json: string): void {
 		tx.run(
 			'INSERT INTO run_control (run_id, launch_id, runner_pid, runner_token, agent_pgid, cancel_reason, json, updated_at) VALUES (?, ?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (run_id) DO UPDATE SET runner_pid = excluded.runner_pid, runner_token = excluded.runner_token',
-			[runId, launchId, runner.pid, runner.token, JSON.stringify({ isolation }), new Date().toISOString()],
+			[runId, launchId, runner.pid, runner.token, json, new Date().toISOString()],
 		);
 	}
 
-	savePlacement(runId: string, placement: RunPlacement): void {
-		this.db.write((tx) => tx.run('UPDATE run_control SET json = ?, updated_at = ? WHERE run_id = ?', [JSON.stringify(placement), new Date().toISOString(), runId]));
+	savePlacement(runId: string, json: string): void {
+		this.db.write((tx) => tx.run('UPDATE run_control SET json = ?, updated_at = ? WHERE run_id = ?', [json, new Date().toISOString(), runId]));
 	}
 
 	setAgentGroup(runId: string, pgid: number): void {
