@@ -8,6 +8,7 @@ import type { Logger } from './core/logger';
 import { seal, verifyChecksum, verifyIntegrity } from './ai/model';
 import type { PatchSet } from './ai/types';
 import { applyFilePatch, parseUnifiedDiff } from './runs/unifiedDiff';
+import { readTargetChanges } from './runs/targetChangesRecord';
 import { exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
 import { HeadWatcher } from './git/headWatcher';
 import type { GitDirLocation } from './git/gitDir';
@@ -455,7 +456,7 @@ export class Desk {
 		const targetChanges = patchset.tags['desk.target_changes'];
 		if (targetChanges) {
 			// A snapshot target's change: every file before and after is in the blob store.
-			const changes = JSON.parse(this.blobs.get(targetChanges).toString('utf8')) as { files: Array<{ path: string; before?: string; after?: string }> };
+			const changes = readTargetChanges(this.blobs.get(targetChanges), targetChanges);
 			return { source: 'artifact', files: changes.files.map((f) => ({ path: f.path, before: f.before ? this.blobs.get(f.before) : null, after: f.after ? this.blobs.get(f.after) : null })) };
 		}
 		const fromTree = patchset.tags['desk.from_tree'];

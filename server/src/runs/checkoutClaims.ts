@@ -1,4 +1,4 @@
-import { isolationOf as rowIsolation, type RunPlacement } from './placement';
+import { claimJson, readPlacement, type RunPlacement } from './placement';
 import { DeskError } from '../core/errors';
 import type { AssetPlug } from '../launch/types';
 import type { WriteTransaction } from '../store/durableDatabase';
@@ -27,7 +27,7 @@ export function checkoutBusy(ports: RunnerPorts, liveHere: (runId: string) => bo
 			continue;
 		}
 		const run = ports.control.storedRun(row.run_id, query);
-		if (!run || run.status === 'completed' || run.status === 'failed' || isAtGate(run) || rowIsolation(row.json) !== 'shared') {
+		if (!run || run.status === 'completed' || run.status === 'failed' || isAtGate(run) || readPlacement(row.json, row.run_id).isolation !== 'shared') {
 			continue;
 		}
 		const mine = row.runner_pid === process.pid && row.runner_token === runnerToken;
@@ -59,7 +59,7 @@ export function assertCheckoutFree(ports: RunnerPorts, liveHere: (runId: string)
  */
 export function claimCheckout(ports: RunnerPorts, liveHere: (runId: string) => boolean, tx: WriteTransaction, settings: RunSettings, record: { launch_id: string } & Plugs, runId: string): void {
 	assertCheckoutFree(ports, liveHere, settings, record, runId, tx);
-	ports.control.claim(tx, runId, record.launch_id, { pid: process.pid, token: runnerToken }, JSON.stringify({ isolation: isolationOf(ports, settings, record) }));
+	ports.control.claim(tx, runId, record.launch_id, { pid: process.pid, token: runnerToken }, claimJson(isolationOf(ports, settings, record)));
 }
 
 /** Where a run of these settings and plugs works: the shared checkout, a worktree, or a snapshot target's folder. */

@@ -2,7 +2,7 @@ import { addPatchSet, failRun, setRunStatus } from '../ai/model';
 import type { Run } from '../ai/types';
 import { isAtGate } from './runViews';
 import { makePatchSet } from './patchSets';
-import { placementOf } from './placement';
+import { readPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { isRunnerAlive, runnerToken, stopStrayAgent } from './runnerProcess';
 import { removeInstalled } from './workFolder';
@@ -27,7 +27,7 @@ export async function recoverInterrupted(ports: RunnerPorts, liveHere: (runId: s
 			stopStrayAgent(row.agent_pgid, row.run_id);
 		}
 		// What the agent left is kept as a PatchSet, so Abandon can put the files back.
-		const placement = placementOf(row.json);
+		const placement = readPlacement(row.json, row.run_id).placement;
 		const partial = placement && run.status !== 'created' ? await makePatchSet(ports, run, placement, '').catch(() => undefined) : undefined;
 		if (partial) {
 			partial.rationale = 'what the agent left when the desk stopped';

@@ -12,6 +12,7 @@ import { ConfinedDir } from '../store/confinedDir';
 import type { WriteTransaction } from '../store/durableDatabase';
 import { linkInFolder, removeInFolder, removeTreeInFolder, writeInFolder } from '../store/folderFiles';
 import { gateTag, isAtGate } from './runViews';
+import { readTargetChanges } from './targetChangesRecord';
 import type { DecideResult } from './types';
 
 export interface DecideRequest {
@@ -204,7 +205,7 @@ export class RunGate {
 			}
 		} else {
 			const changesHash = chosen.tags['desk.target_changes']!;
-			const changes = JSON.parse(this.ports.blobs.get(changesHash).toString('utf8')) as { files: Array<{ path: string; after?: string; executable: boolean }> };
+			const changes = readTargetChanges(this.ports.blobs.get(changesHash), changesHash);
 			const files = changes.files.map((f) => ({ path: f.path, ...(f.after ? { bytes: this.ports.blobs.get(f.after), executable: f.executable } : {}) }));
 			const cut = await library.landRunChanges(placement.target_asset!, placement.target_version!, files, `run ${run.object_id}: ${subject}`.slice(0, 200));
 			version = cut.version.version;

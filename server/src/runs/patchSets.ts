@@ -6,6 +6,7 @@ import type { RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { SafeGit } from './safeGit';
 import { targetDiff } from './targetDiff';
+import { targetChangesBytes } from './targetChangesRecord';
 import { targetChanges } from './targetFolder';
 
 /**
@@ -32,7 +33,7 @@ export async function makePatchSet(ports: RunnerPorts, run: Run, placement: RunP
 		}
 		const diff = targetDiff(changes, before);
 		const record = changes.map((c) => ({ path: c.path, change_type: c.change_type, before: c.before?.hash, after: c.after?.hash, size: c.after?.size ?? c.before?.size ?? 0, executable: c.after?.executable ?? false }));
-		const changesHash = ports.blobs.put(Buffer.from(JSON.stringify({ format: 1, asset: placement.target_asset, version: placement.target_version, files: record }), 'utf8'));
+		const changesHash = ports.blobs.put(targetChangesBytes({ ...(placement.target_asset !== undefined ? { asset: placement.target_asset } : {}), ...(placement.target_version !== undefined ? { version: placement.target_version } : {}), files: record }));
 		const patch = newPatchSet(agent, run, { format: 'unified', artifact: storeArtifact(ports.blobs, diff.text, 'text/x-diff'), ...(rationale ? { rationale } : {}) });
 		patch.touched = changes.map((c) => ({ path: c.path, change_type: c.change_type, lines_added: diff.counts.get(c.path)?.[0] ?? 0, lines_deleted: diff.counts.get(c.path)?.[1] ?? 0 }));
 		patch.tags = { ...patch.tags, 'desk.target_asset': placement.target_asset!, 'desk.target_version': String(placement.target_version), 'desk.target_changes': changesHash };

@@ -31,7 +31,7 @@ import { assertCheckoutFree, checkoutBusy, claimCheckout, claimDecision } from '
 import { evidenceLog, runChecks } from './checks';
 import { recoverInterrupted } from './crashRecovery';
 import { makePatchSet } from './patchSets';
-import { placementOf, type RunPlacement } from './placement';
+import { placementJson, readPlacement, type RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { composePrompt, planSteps, type PromptReference, type PromptSkill } from './prompt';
 import { isRunnerAlive, killGroup } from './runnerProcess';
@@ -181,10 +181,10 @@ export class RunExecutor {
 		}
 		const placement = await placeRun(this.ports, run, record, settings, agent);
 		execution.placement = placement;
-		this.ports.control.savePlacement(runId, JSON.stringify(placement));
+		this.ports.control.savePlacement(runId, placementJson(placement));
 		const references = await mountReferences(this.ports, record, placement);
 		const skills = await installSkills(this.ports, record, placement, agent);
-		this.ports.control.savePlacement(runId, JSON.stringify(placement));
+		this.ports.control.savePlacement(runId, placementJson(placement));
 		const outbox = this.ports.attachments.prepareOutbox(task.object_id);
 		const snapshot = newContextSnapshot(system, 'explicit', contextItems(record, references, skills), { summary: `${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} at go` });
 		run.snapshot = snapshot.object_id;
@@ -451,7 +451,7 @@ export class RunExecutor {
 
 	placement(runId: string): RunPlacement | undefined {
 		const row = this.ports.control.row(runId);
-		return row ? placementOf(row.json) : undefined;
+		return row ? readPlacement(row.json, runId).placement : undefined;
 	}
 
 	launchOf(runId: string): string | undefined {
