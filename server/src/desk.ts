@@ -446,9 +446,10 @@ export class Desk {
 			try {
 				return (await this.git.readFile(top, commit, filepath)) ?? null;
 			} catch (error) {
-				// A tree the runner wrote but no commit holds may have been pruned by gc since.
+				// A tree the runner wrote but no commit holds may have been pruned by gc since. The file
+				// is not known to be absent then: showing it so would be a wrong diff.
 				if (isDeskError(error, 'git.missingObject')) {
-					return null;
+					throw new DeskError('git.missingObject', `${filepath} of PatchSet ${patchsetId} cannot be shown: ${commit} or an object under it is no longer in the repository (git gc prunes trees no commit holds).`, { ...error.data, patchset: patchsetId, tree: commit, path: filepath }, { cause: error });
 				}
 				throw error;
 			}

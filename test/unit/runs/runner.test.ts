@@ -11,21 +11,21 @@ import { isAtGate } from '../../../server/src/runs/runViews';
 import type { Desk } from '../../../server/src/desk';
 import { sandboxStatus } from '../../../server/src/runs/sandbox';
 import type { RunSettings } from '../../../server/src/runs/settings';
-import { openDesk } from '../../helpers/deskFixture';
+import { openDesk, recordingLogger } from '../../helpers/deskFixture';
 import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
 import { scriptedAgentSettings, type Scenario } from '../../helpers/scriptedAgent';
 import { atExit, tempDir } from '../../helpers/temp';
 
-async function project(files: Record<string, string> = {}): Promise<{ desk: Desk; repo: string; root: string; mainAsset: string }> {
+async function project(files: Record<string, string> = {}, logger = recordingLogger()): Promise<{ desk: Desk; repo: string; root: string; mainAsset: string; logger: typeof logger }> {
 	const root = tempDir();
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 	for (const [name, text] of Object.entries(files)) {
 		commitFile(repo, name, text, `add ${name}`);
 	}
-	const desk = await openDesk(path.join(root, 'library'));
+	const desk = await openDesk(path.join(root, 'library'), logger);
 	const [boot] = await desk.openWorkspace([{ name: 'shop', path: repo }]);
 	assert.ok(boot?.outcome === 'adopted');
-	return { desk, repo, root, mainAsset: boot.asset.id };
+	return { desk, repo, root, mainAsset: boot.asset.id, logger };
 }
 
 async function goAndRun(desk: Desk, repo: string, ticket: string, settings: RunSettings, plugs: Array<{ id: string; role: 'reference' | 'target' | 'instructions'; files?: string[]; copy?: Record<string, string> }> = []) {
@@ -361,4 +361,18 @@ it('landing is idempotent after a crash between the commit and its record, and o
 	assert.equal(result.commit, landed, 'the commit already made is recorded');
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), landed, 'no second commit');
 	assert.equal(ai.runDecision(run.object_id)?.result_commit_sha, landed);
+});
+
+it('the files of a PatchSet whose tree git pruned are reported as missing (git.missingObject), never shown as absent files', async () => {
+	const { desk, repo } = await project({ 'a.txt': 'a\n' });
+	const { run, ai } = await goAndRun(desk, repo, 'Change a', scriptedAgentSettings({ writes: [{ path: 'a.txt', content: 'A\n' }] }));
+	assert.ok(isAtGate(run), run.error);
+	const patch = ai.require<PatchSet>(run.patchsets[0]!, 'patchset');
+	assert.deepEqual((await desk.patchSetFiles(repo, patch.object_id)).files.map((f) => [f.path, Buffer.from(f.before!).toString(), Buffer.from(f.after!).toString()]), [['a.txt', 'a\n', 'A\n']]);
+	// The tree the runner wrote is held by no commit: a gc may prune it (here its loose file goes).
+	const tree = patch.tags['desk.tree']!;
+	fs.rmSync(path.join(repo, '.git', 'objects', tree.slice(0, 2), tree.slice(2)));
+	const reopened = await openDesk(path.join(path.dirname(repo), 'library'));
+	// Read as "no such file", the change would show as a.txt deleted.
+	await assert.rejects(reopened.patchSetFiles(repo, patch.object_id), (e) => isDeskError(e, 'git.missingObject') && (e.data as { patchset: string; path: string }).patchset === patch.object_id && (e.data as { path: string }).path === 'a.txt');
 });
