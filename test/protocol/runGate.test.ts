@@ -126,3 +126,30 @@ it('a server killed in the middle of a run: on restart the run is failed and not
 	assert.equal(fs.existsSync(path.join(repo, 'half.txt')), false);
 	await server.stop();
 });
+
+it('a server killed in the middle of a run whose leftover change cannot be read: on restart the run fails saying it was not kept, and the log says why', async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+	const library = path.join(root, 'library');
+	let server = await startServer(library);
+	await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	await server.call(SetTicket, { project: 'shop', ticket: 'Half a job' });
+	const record = await server.call(LaunchGo, {
+		project: 'shop',
+		settings: scriptedAgentSettings({ writes: [{ path: 'half.txt', content: 'half\n' }], sleepMs: 60_000 }, { sandbox: 'off', isolation: 'worktree' }),
+	});
+	const worktree = path.join(library, 'runs', record.run, 'worktree');
+	await waitFor(() => (fs.existsSync(path.join(worktree, 'half.txt')) ? true : undefined), 'the agent to write');
+	server.child.kill('SIGKILL');
+	await new Promise((resolve) => server.child.once('exit', resolve));
+	// The run's worktree is gone before the desk comes back: what the agent left cannot be read.
+	fs.rmSync(worktree, { recursive: true, force: true });
+	server = await startServer(library);
+	await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
+	assert.equal(detail.summary.status, 'failed');
+	assert.match(detail.summary.error ?? '', /the desk stopped while the run was patching .*nothing was landed; what the agent left could not be kept \(.+\)/);
+	assert.deepEqual(detail.patchsets, []);
+	assert.ok(server.logs.some((line) => line.includes(`run ${record.run}: what the agent left could not be kept as a PatchSet`)), server.logs.join('\n'));
+	await server.stop();
+});

@@ -1,19 +1,26 @@
 import { addPatchSet, failRun, setRunStatus } from '../ai/model';
 import type { Run } from '../ai/types';
 import { isAtGate } from './runViews';
-import { makePatchSet } from './patchSets';
+import { keepWhatWasLeft } from './patchSets';
 import { readPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { isRunnerAlive, runnerToken, stopStrayAgent } from './runnerProcess';
 import { removeInstalled } from './workFolder';
+
+/** What recovery did: the runs it failed, and those whose leftover change it could not keep (with why). */
+export interface RecoveryResult {
+	failed: string[];
+	notKept: Array<{ run: string; error: string }>;
+}
 
 /**
  * Fails every run left in progress by a process that is gone (the desk crashed or was killed):
  * nothing of it is landed, its folder stays for a look, and a stray agent it started is stopped.
  * `liveHere` names the runs this process is carrying out now.
  */
-export async function recoverInterrupted(ports: RunnerPorts, liveHere: (runId: string) => boolean): Promise<string[]> {
+export async function recoverInterrupted(ports: RunnerPorts, liveHere: (runId: string) => boolean): Promise<RecoveryResult> {
 	const failed: string[] = [];
+	const notKept: RecoveryResult['notKept'] = [];
 	for (const row of ports.control.rows()) {
 		const run = ports.ai.get<Run>(row.run_id);
 		if (!run || run.status === 'completed' || run.status === 'failed' || isAtGate(run)) {
@@ -28,7 +35,11 @@ export async function recoverInterrupted(ports: RunnerPorts, liveHere: (runId: s
 		}
 		// What the agent left is kept as a PatchSet, so Abandon can put the files back.
 		const placement = readPlacement(row.json, row.run_id).placement;
-		const partial = placement && run.status !== 'created' ? await makePatchSet(ports, run, placement, '').catch(() => undefined) : undefined;
+		const left = placement && run.status !== 'created' ? await keepWhatWasLeft(ports, run, placement) : {};
+		const partial = left.patch;
+		if (left.notKept !== undefined) {
+			notKept.push({ run: run.object_id, error: left.notKept });
+		}
 		if (partial) {
 			partial.rationale = 'what the agent left when the desk stopped';
 			addPatchSet(run, partial);
@@ -47,10 +58,10 @@ export async function recoverInterrupted(ports: RunnerPorts, liveHere: (runId: s
 		if (run.status === 'created') {
 			setRunStatus(run, 'patching');
 		}
-		failRun(run, `the desk stopped while the run was ${was} (process ${row.runner_pid}); nothing was landed`);
+		failRun(run, `the desk stopped while the run was ${was} (process ${row.runner_pid}); nothing was landed${left.notKept !== undefined ? `; what the agent left could not be kept (${left.notKept})` : ''}`);
 		ports.ai.put([run]);
 		failed.push(run.object_id);
 		ports.logger.warn(`run ${run.object_id}: marked failed, its process ${row.runner_pid} is gone`);
 	}
-	return failed;
+	return { failed, notKept };
 }

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { actor, newPatchSet } from '../ai/model';
 import type { PatchSet, Run } from '../ai/types';
+import { describeError } from '../core/errors';
 import { storeArtifact } from './artifacts';
 import type { RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
@@ -14,6 +15,22 @@ import { targetChanges } from './targetFolder';
  * target the tree of the folder against the start tree; for a snapshot target the files against the
  * marker, every file's bytes in the blob store and the list of changes (`desk.target_changes`) too.
  */
+/**
+ * What the agent left when a run stopped, as a PatchSet for Abandon to put back; when it cannot be
+ * made, why (logged here), never dropped in silence: the person must know Abandon has nothing to
+ * put back then.
+ */
+export async function keepWhatWasLeft(ports: RunnerPorts, run: Run, placement: RunPlacement): Promise<{ patch?: PatchSet; notKept?: string }> {
+	try {
+		const patch = await makePatchSet(ports, run, placement, '');
+		return patch ? { patch } : {};
+	} catch (error) {
+		const notKept = describeError(error);
+		ports.logger.warn(`run ${run.object_id}: what the agent left could not be kept as a PatchSet, so Abandon cannot put those files back: ${notKept}`);
+		return { notKept };
+	}
+}
+
 export async function makePatchSet(ports: RunnerPorts, run: Run, placement: RunPlacement, rationale: string): Promise<PatchSet | undefined> {
 	const agent = actor('agent', placement.agent);
 	if (placement.target === 'snapshot') {

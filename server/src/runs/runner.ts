@@ -29,8 +29,8 @@ import { invokeAgent, type AgentOutcome } from './agentProcess';
 import { objectSink } from './artifacts';
 import { assertCheckoutFree, checkoutBusy, claimCheckout, claimDecision } from './checkoutClaims';
 import { evidenceLog, runChecks } from './checks';
-import { recoverInterrupted } from './crashRecovery';
-import { makePatchSet } from './patchSets';
+import { recoverInterrupted, type RecoveryResult } from './crashRecovery';
+import { keepWhatWasLeft, makePatchSet } from './patchSets';
 import { placementJson, readPlacement, type RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { composePrompt, planSteps, type PromptReference, type PromptSkill } from './prompt';
@@ -100,7 +100,7 @@ export class RunExecutor {
 	 * Fails every run left in progress by a process that is gone (the desk crashed or was killed):
 	 * nothing of it is landed, its folder stays for a look, and a stray agent it started is stopped.
 	 */
-	recoverInterrupted(): Promise<string[]> {
+	recoverInterrupted(): Promise<RecoveryResult> {
 		return recoverInterrupted(this.ports, this.liveHere);
 	}
 
@@ -368,7 +368,8 @@ export class RunExecutor {
 		if (run.status !== 'completed' && run.status !== 'failed') {
 			// What the agent left is kept as a PatchSet too, so the person sees it at the gate and
 			// Abandon can put the files back.
-			const partial = placement && run.status !== 'created' ? await makePatchSet(this.ports, run, placement, '').catch(() => undefined) : undefined;
+			const left = placement && run.status !== 'created' ? await keepWhatWasLeft(this.ports, run, placement) : {};
+			const partial = left.patch;
 			if (partial && !ai.runPatchSets(run).some((p) => p.tags['desk.tree'] === partial.tags['desk.tree'] && p.tags['desk.target_changes'] === partial.tags['desk.target_changes'])) {
 				partial.rationale = `what the agent left when the run stopped (${reason})`;
 				addPatchSet(run, partial);
@@ -378,7 +379,7 @@ export class RunExecutor {
 				// Failed is reached from Patching or Validating (seed 001): the attempt began, then failed.
 				setRunStatus(run, 'patching');
 			}
-			failRun(run, reason);
+			failRun(run, left.notKept !== undefined ? `${reason}; what the agent left could not be kept (${left.notKept})` : reason);
 			ai.put([run]);
 		}
 		this.ports.logger.warn(`run ${runId}: failed — ${reason}`);

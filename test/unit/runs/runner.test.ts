@@ -376,3 +376,24 @@ it('the files of a PatchSet whose tree git pruned are reported as missing (git.m
 	// Read as "no such file", the change would show as a.txt deleted.
 	await assert.rejects(reopened.patchSetFiles(repo, patch.object_id), (e) => isDeskError(e, 'git.missingObject') && (e.data as { patchset: string; path: string }).patchset === patch.object_id && (e.data as { path: string }).path === 'a.txt');
 });
+
+it('a run that stops when what the agent left cannot be read: the failure says the change was not kept, and the log says why', async () => {
+	const { desk, repo, root, logger } = await project();
+	const launches = await desk.launches(repo);
+	launches.setTicket('A slow task');
+	const record = await launches.go();
+	const { executor } = await desk.runs(repo);
+	const running = executor.execute(record, record.run, scriptedAgentSettings({ sleepMs: 60_000, writes: [{ path: 'x', content: 'x' }] }, { isolation: 'worktree' }));
+	const worktree = path.join(root, 'library', 'runs', record.run, 'worktree');
+	for (let i = 0; i < 400 && !fs.existsSync(path.join(worktree, 'x')); i++) {
+		await new Promise((r) => setTimeout(r, 50));
+	}
+	// The worktree is gone (removed by hand, say): what the agent left cannot be made a PatchSet.
+	fs.rmSync(worktree, { recursive: true, force: true });
+	executor.cancel(record.run, 'the person pressed Cancel');
+	const run = await running;
+	assert.equal(run.status, 'failed');
+	assert.equal(run.patchsets.length, 0);
+	assert.match(run.error ?? '', /^cancelled: the person pressed Cancel; what the agent left could not be kept \(.+\)$/);
+	assert.ok(logger.lines.some((l) => l.level === 'warn' && l.message.startsWith(`run ${run.object_id}: what the agent left could not be kept as a PatchSet`)), JSON.stringify(logger.lines));
+});
