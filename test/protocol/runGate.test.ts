@@ -89,25 +89,35 @@ describe('executed runs over JSON-RPC', () => {
 	});
 });
 
-it('a server killed in the middle of a run: on restart the run is failed and nothing is half-landed', async () => {
+/**
+ * Go on a fresh project with an agent that writes half.txt (in the checkout, or the run's worktree)
+ * and sleeps; the server is killed once it wrote. Without the sandbox the agent is not tied to the
+ * server's life: the restart must stop it.
+ */
+async function killedMidRun(isolation: 'shared' | 'worktree'): Promise<{ repo: string; library: string; head: string; run: string }> {
 	const root = tempDir();
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 	const library = path.join(root, 'library');
-	let server = await startServer(library);
+	const server = await startServer(library);
 	await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 	await server.call(SetTicket, { project: 'shop', ticket: 'Half a job' });
 	const head = git(repo, 'rev-parse', 'HEAD');
 	const record = await server.call(LaunchGo, {
 		project: 'shop',
-		// Without the sandbox the agent is not tied to the server's life: the restart must stop it.
-		settings: scriptedAgentSettings({ writes: [{ path: 'half.txt', content: 'half\n' }], sleepMs: 60_000 }, { sandbox: 'off' }),
+		settings: scriptedAgentSettings({ writes: [{ path: 'half.txt', content: 'half\n' }], sleepMs: 60_000 }, { sandbox: 'off', isolation }),
 	});
-	await waitFor(() => (fs.existsSync(path.join(repo, 'half.txt')) ? true : undefined), 'the agent to write');
+	const written = path.join(isolation === 'shared' ? repo : path.join(library, 'runs', record.run, 'worktree'), 'half.txt');
+	await waitFor(() => (fs.existsSync(written) ? true : undefined), 'the agent to write');
 	server.child.kill('SIGKILL');
 	await new Promise((resolve) => server.child.once('exit', resolve));
-	server = await startServer(library);
+	return { repo, library, head, run: record.run };
+}
+
+it('a server killed in the middle of a run: on restart the run is failed and nothing is half-landed', async () => {
+	const { repo, library, head, run } = await killedMidRun('shared');
+	const server = await startServer(library);
 	await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
-	const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
+	const detail = await server.call(ShowRun, { project: 'shop', id: run });
 	assert.equal(detail.summary.status, 'failed');
 	assert.match(detail.summary.error ?? '', /the desk stopped while the run was patching .*nothing was landed/);
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'nothing landed');
@@ -115,41 +125,28 @@ it('a server killed in the middle of a run: on restart the run is failed and not
 	// The stray agent was stopped: its process group no longer exists.
 	await waitFor(() => (fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).some((p) => {
 		try {
-			return fs.readFileSync(`/proc/${p}/environ`).includes(Buffer.from(`DESK_RUN_ID=${record.run}\0`));
+			return fs.readFileSync(`/proc/${p}/environ`).includes(Buffer.from(`DESK_RUN_ID=${run}\0`));
 		} catch {
 			return false;
 		}
 	}) ? undefined : true), 'the stray agent to be stopped', 5000);
 	// What the agent left is a PatchSet at the gate; Abandon puts the half-written file away.
 	assert.deepEqual(detail.patchsets.map((p) => p.touched.map((t) => t.path)), [['half.txt']]);
-	await server.call(DecideRun, { project: 'shop', run: record.run, decision: 'abandon' });
+	await server.call(DecideRun, { project: 'shop', run: run, decision: 'abandon' });
 	assert.equal(fs.existsSync(path.join(repo, 'half.txt')), false);
 	await server.stop();
 });
 
 it('a server killed in the middle of a run whose leftover change cannot be read: on restart the run fails saying it was not kept, and the log says why', async () => {
-	const root = tempDir();
-	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
-	const library = path.join(root, 'library');
-	let server = await startServer(library);
-	await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
-	await server.call(SetTicket, { project: 'shop', ticket: 'Half a job' });
-	const record = await server.call(LaunchGo, {
-		project: 'shop',
-		settings: scriptedAgentSettings({ writes: [{ path: 'half.txt', content: 'half\n' }], sleepMs: 60_000 }, { sandbox: 'off', isolation: 'worktree' }),
-	});
-	const worktree = path.join(library, 'runs', record.run, 'worktree');
-	await waitFor(() => (fs.existsSync(path.join(worktree, 'half.txt')) ? true : undefined), 'the agent to write');
-	server.child.kill('SIGKILL');
-	await new Promise((resolve) => server.child.once('exit', resolve));
+	const { repo, library, run } = await killedMidRun('worktree');
 	// The run's worktree is gone before the desk comes back: what the agent left cannot be read.
-	fs.rmSync(worktree, { recursive: true, force: true });
-	server = await startServer(library);
+	fs.rmSync(path.join(library, 'runs', run, 'worktree'), { recursive: true, force: true });
+	const server = await startServer(library);
 	await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
-	const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
+	const detail = await server.call(ShowRun, { project: 'shop', id: run });
 	assert.equal(detail.summary.status, 'failed');
 	assert.match(detail.summary.error ?? '', /the desk stopped while the run was patching .*nothing was landed; what the agent left could not be kept \(.+\)/);
 	assert.deepEqual(detail.patchsets, []);
-	assert.ok(server.logs.some((line) => line.includes(`run ${record.run}: what the agent left could not be kept as a PatchSet`)), server.logs.join('\n'));
+	assert.ok(server.logs.some((line) => line.includes(`run ${run}: what the agent left could not be kept as a PatchSet`)), server.logs.join('\n'));
 	await server.stop();
 });

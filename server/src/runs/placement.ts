@@ -1,4 +1,5 @@
 import { DeskError } from '../core/errors';
+import { readFormatted } from './storedJson';
 import type { RunSettings } from './settings';
 
 /** How a run is carried out, kept in run_control beside the Run. */
@@ -55,20 +56,7 @@ const targets: ReadonlySet<unknown> = new Set(['git', 'snapshot']);
  */
 export function readPlacement(json: string, runId: string): StoredPlacement {
 	const bad = (field: string, problem: string) => new DeskError('store.corrupt', `The run control of run ${runId} is not one this desk wrote: ${field} ${problem}.`, { run: runId, record: 'run_control', field });
-	let value: unknown;
-	try {
-		value = JSON.parse(json);
-	} catch (error) {
-		throw bad('json', `is not JSON (${(error as Error).message})`);
-	}
-	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-		throw bad('json', 'is not an object');
-	}
-	const row = value as Record<string, unknown>;
-	const format = row.format ?? 1;
-	if (format !== placementFormat) {
-		throw new DeskError('store.unknownSchema', `The run control of run ${runId} has format ${JSON.stringify(format)}; this desk reads format ${placementFormat}. Update the desk.`, { run: runId, record: 'run_control', format });
-	}
+	const row = readFormatted(json, placementFormat, `The run control of run ${runId}`, { run: runId, record: 'run_control' }, bad);
 	if (!isolations.has(row.isolation)) {
 		throw bad('isolation', 'is not shared, worktree or folder');
 	}

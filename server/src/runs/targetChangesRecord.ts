@@ -1,4 +1,5 @@
 import { DeskError } from '../core/errors';
+import { readFormatted } from './storedJson';
 
 /**
  * `desk.target_changes`: the blob a snapshot target's PatchSet names, listing every file the run
@@ -38,20 +39,7 @@ const changeTypes: ReadonlySet<unknown> = new Set(['added', 'modified', 'deleted
  */
 export function readTargetChanges(bytes: Uint8Array, hash: string): TargetChangesRecord {
 	const bad = (field: string, problem: string) => new DeskError('store.corrupt', `The list of a snapshot run's changes (${hash}) is not one this desk wrote: ${field} ${problem}.`, { blob: hash, record: 'target_changes', field });
-	let value: unknown;
-	try {
-		value = JSON.parse(Buffer.from(bytes).toString('utf8'));
-	} catch (error) {
-		throw bad('the blob', `is not JSON (${(error as Error).message})`);
-	}
-	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-		throw bad('the blob', 'is not an object');
-	}
-	const record = value as Record<string, unknown>;
-	const format = record.format ?? 1;
-	if (format !== targetChangesFormat) {
-		throw new DeskError('store.unknownSchema', `The list of a snapshot run's changes (${hash}) has format ${JSON.stringify(format)}; this desk reads format ${targetChangesFormat}. Update the desk.`, { blob: hash, record: 'target_changes', format });
-	}
+	const record = readFormatted(Buffer.from(bytes).toString('utf8'), targetChangesFormat, `The list of a snapshot run's changes (${hash})`, { blob: hash, record: 'target_changes' }, bad);
 	if (record.asset !== undefined && typeof record.asset !== 'string') {
 		throw bad('asset', 'is not an asset id');
 	}
