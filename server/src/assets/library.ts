@@ -25,6 +25,7 @@ export type { FolderAdoption, ImportDirRequest, ImportResult, WorkspaceFolder } 
 export class Library {
 	private readonly context: LibraryContext;
 	private readonly adoption: Adoption;
+	/** The versions part (named so because `versions()` is one of its methods here). */
 	private readonly history: Versions;
 	private readonly metadata: AssetMetadata;
 	private readonly searchText: SearchText;
