@@ -1,5 +1,6 @@
 import { fromJson } from '../ai/model';
 import type { Run } from '../ai/types';
+import { readLaunchRecord } from '../launch/storedFormats';
 import type { LaunchRecord } from '../launch/types';
 import type { RunControlRow, RunControlStore } from '../runs/ports';
 import type { DurableDatabase, WriteTransaction } from './durableDatabase';
@@ -70,12 +71,12 @@ export class SqlRunControl implements RunControlStore {
 	/** The launch record Go froze for `launchId`. */
 	launchRecord(launchId: string): LaunchRecord | undefined {
 		const row = this.db.get<{ json: string }>('SELECT json FROM launch_records WHERE launch_id = ?', [launchId]);
-		return row ? (JSON.parse(row.json) as LaunchRecord) : undefined;
+		return row ? readLaunchRecord(row.json) : undefined;
 	}
 
 	/** Every launch record of the project. */
 	launchRecords(): LaunchRecord[] {
-		return this.db.all<{ json: string }>('SELECT json FROM launch_records').map((r) => JSON.parse(r.json) as LaunchRecord);
+		return this.db.all<{ json: string }>('SELECT json FROM launch_records').map((r) => readLaunchRecord(r.json));
 	}
 
 	/** Runs `body` as one durable transaction of the project database. */
