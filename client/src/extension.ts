@@ -4,9 +4,8 @@ import { GetStatus, OpenWorkspace, type FolderOutcome, type LogLevel, type Serve
 import { activateAssets } from './assets/activateAssets';
 import type { AssetsTreeProvider } from './assets/assetsTree';
 import { offerForeignGitDir } from './assets/foreignGitDir';
-import { AttachmentPreviews, attachmentScheme } from './attachments/attachmentPreviews';
-import { registerAttachmentCommands } from './attachments/attachmentCommands';
-import { AttachmentsTreeProvider } from './attachments/attachmentsTree';
+import { activateAttachments } from './attachments/activateAttachments';
+import type { AttachmentsTreeProvider } from './attachments/attachmentsTree';
 import { activateCard } from './card/activateCard';
 import { isDamagedStore, offerRecovery, type RecoveryHost } from './common/damagedStore';
 import { DeskClient, DeskRequestError, type DeskState } from './common/deskClient';
@@ -43,15 +42,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 	const runs = activateRuns(context, desk, reportError);
 	const projectPath = (project: string) => runs.tree.windowProjects.find((p) => p.name === project)?.path;
 	const cards = activateCard(context, desk, assets, projectPath, reportError);
-	const attachments = new AttachmentsTreeProvider(desk, reportError);
-	const previews = new AttachmentPreviews(desk, context.globalStorageUri, context.extensionUri);
-	context.subscriptions.push(
-		attachments,
-		previews,
-		vscode.window.createTreeView('agentDesk.attachments', { treeDataProvider: attachments, showCollapseAll: true }),
-		vscode.workspace.registerTextDocumentContentProvider(attachmentScheme, previews),
-		...registerAttachmentCommands(desk, attachments, previews, reportError),
-	);
+	const attachments = activateAttachments(context, desk, reportError).tree;
 	const trees = [assets.tree, runs.tree, attachments];
 
 	let folders: FolderOutcome[] = [];

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentDeskApi } from '../../client/src/extension';
-import type { AttachmentsNode } from '../../client/src/attachments/attachmentsTree';
+import type { AttachmentsViewNode } from '../../client/src/attachments/attachmentsTree';
 
 const extensionId = 'agent-desk.agent-desk';
 
@@ -61,7 +61,7 @@ describe('Attachments in the extension host', () => {
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});
 
-	async function taskNode(): Promise<Extract<AttachmentsNode, { type: 'task' }>> {
+	async function taskNode(): Promise<Extract<AttachmentsViewNode, { type: 'task' }>> {
 		const nodes = await api.attachments.getChildren();
 		const node = nodes.find((n) => n.type === 'task' && n.view.task_id === task);
 		assert.ok(node?.type === 'task', JSON.stringify(nodes));

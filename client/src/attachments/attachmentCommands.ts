@@ -7,7 +7,7 @@ import { AttachFile, DeleteAttachment, ListAttachments, ListRuns, type Attachmen
 import { renderable } from './kinds';
 import { parseAttachmentUri, type AttachmentPreviews, type AttachmentRef } from './attachmentPreviews';
 import type { DeskClient } from '../common/deskClient';
-import { taskLabel, type AttachmentsNode, type AttachmentsTreeProvider } from './attachmentsTree';
+import { taskLabel, type AttachmentsViewNode, type AttachmentsTreeProvider } from './attachmentsTree';
 import { chooseProject } from '../common/windowProjects';
 import { guardedBy } from '../common/guarded';
 
@@ -244,7 +244,7 @@ export function registerAttachmentCommands(
 		),
 		vscode.commands.registerCommand(
 			'agentDesk.attachFile',
-			guarded(async (node?: AttachmentsNode) => {
+			guarded(async (node?: AttachmentsViewNode) => {
 				const project = await chooseProject(tree.windowProjects, node?.type === 'task' ? { project: node.project } : node?.type === 'project' ? node : undefined, 'Attach a file to a task of which project?');
 				if (!project) {
 					return;

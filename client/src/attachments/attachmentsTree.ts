@@ -6,7 +6,8 @@ import { markdownLines, markdownText as escapeMarkdown } from '../common/markdow
 import type { WindowProject } from '../common/windowProjects';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
 
-export type AttachmentsNode =
+/** Any row of the Attachments view: a project, a task with attachments, one attached file. */
+export type AttachmentsViewNode =
 	| ProjectNode
 	| { type: 'task'; project: string; view: TaskAttachmentsView }
 	| { type: 'file'; project: string; taskTitle: string; row: AttachmentRow };
@@ -37,7 +38,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
  * size) and under each its files (cleaned name, an icon by type, size, source; "unavailable" with the
  * reason when the bytes are not in the store). Selecting a file opens its preview.
  */
-export class AttachmentsTreeProvider extends ProjectTreeProvider<AttachmentsNode> {
+export class AttachmentsTreeProvider extends ProjectTreeProvider<AttachmentsViewNode> {
 	/** Every project's tasks with attachments, for the commands' pickers. */
 	async tasks(): Promise<Array<{ project: string; view: TaskAttachmentsView }>> {
 		const all: Array<{ project: string; view: TaskAttachmentsView }> = [];
@@ -48,7 +49,7 @@ export class AttachmentsTreeProvider extends ProjectTreeProvider<AttachmentsNode
 		return all;
 	}
 
-	protected makeTreeItem(node: AttachmentsNode): vscode.TreeItem {
+	protected makeTreeItem(node: AttachmentsViewNode): vscode.TreeItem {
 		switch (node.type) {
 			case 'project': {
 				const item = new vscode.TreeItem(node.project.name, vscode.TreeItemCollapsibleState.Expanded);
@@ -72,21 +73,21 @@ export class AttachmentsTreeProvider extends ProjectTreeProvider<AttachmentsNode
 		}
 	}
 
-	protected projectNode(project: WindowProject): AttachmentsNode {
+	protected projectNode(project: WindowProject): AttachmentsViewNode {
 		return { type: 'project', project };
 	}
 
-	protected async projectChildren(project: WindowProject): Promise<AttachmentsNode[]> {
+	protected async projectChildren(project: WindowProject): Promise<AttachmentsViewNode[]> {
 		const { tasks } = await this.desk.request(ListAttachments, { project: project.name });
-		return tasks.map((view): AttachmentsNode => ({ type: 'task', project: project.name, view }));
+		return tasks.map((view): AttachmentsViewNode => ({ type: 'task', project: project.name, view }));
 	}
 
-	protected childrenOf(node: AttachmentsNode): AttachmentsNode[] {
-		return node.type === 'task' ? node.view.files.map((row): AttachmentsNode => ({ type: 'file', project: node.project, taskTitle: taskLabel(node.view), row })) : [];
+	protected childrenOf(node: AttachmentsViewNode): AttachmentsViewNode[] {
+		return node.type === 'task' ? node.view.files.map((row): AttachmentsViewNode => ({ type: 'file', project: node.project, taskTitle: taskLabel(node.view), row })) : [];
 	}
 }
 
-function fileItem(node: Extract<AttachmentsNode, { type: 'file' }>): vscode.TreeItem {
+function fileItem(node: Extract<AttachmentsViewNode, { type: 'file' }>): vscode.TreeItem {
 	const { row } = node;
 	// The recorded type only chooses the icon; the preview goes by the stored bytes.
 	const kind = attachmentKind(row.media_type, row.name);

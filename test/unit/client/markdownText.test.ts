@@ -4,12 +4,9 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { downloadPage } from '../../../client/src/attachments/pages';
 import { markdownLines, markdownText, messageText, pickText, visibleText } from '../../../client/src/common/markdownText';
+import { renderMarkdown } from '../../helpers/markdown';
 import { findProjectRoot } from '../../helpers/temp';
 
-// A CommonMark renderer with autolinks on: what a tooltip would make of the text.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const MarkdownIt = require('markdown-it') as new (options: object) => { render(text: string): string };
-const markdown = new MarkdownIt({ html: false, linkify: true });
 
 /** Names a hostile repository, folder or agent could choose. */
 const hostile = [
@@ -43,7 +40,7 @@ function textOf(html: string): string {
 describe('untrusted text in VS Code', () => {
 	it('a MarkdownString of markdownText renders as one paragraph of the text itself: no link, image, emphasis, code, table, heading or entity', () => {
 		for (const name of hostile) {
-			const html = markdown.render(markdownText(name));
+			const html = renderMarkdown(markdownText(name));
 			assert.doesNotMatch(html, /<(a|img|em|strong|code|table|h\d|s|pre|blockquote|hr)\b/, `${JSON.stringify(name)} → ${html}`);
 			assert.match(html, /^<p>[^]*<\/p>\n$/, html);
 			// VS Code then draws `$(name)` as an icon unless it reads `\$(name)`, which it shows as `$(name)`.
@@ -55,14 +52,14 @@ describe('untrusted text in VS Code', () => {
 	it('the old escaping let a newline end a table row and a setext line make a heading', () => {
 		// The same names inside a tooltip's table cell, as the Assets view writes them.
 		for (const name of ['cell | break\n\n| a | b |\n|---|---|\n| c | d |', 'line one\n===\nsetext']) {
-			const html = markdown.render(`| | |\n|---|---|\n| Folder | ${markdownText(name)} |\n`);
+			const html = renderMarkdown(`| | |\n|---|---|\n| Folder | ${markdownText(name)} |\n`);
 			assert.equal((html.match(/<tr>/g) ?? []).length, 2, html);
 			assert.doesNotMatch(html, /<h\d/);
 		}
 	});
 
 	it('a note keeps its lines, each inert', () => {
-		const html = markdown.render(markdownLines('first [x](command:a)\n# second\n\n> third'));
+		const html = renderMarkdown(markdownLines('first [x](command:a)\n# second\n\n> third'));
 		assert.doesNotMatch(html, /<(a|h\d|blockquote)\b/, html);
 		assert.equal(textOf(html).replace(/\s+/g, ' '), 'first [x](command:a) # second > third', html);
 	});
