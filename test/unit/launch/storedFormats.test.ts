@@ -6,6 +6,7 @@ import { Desk } from '../../../server/src/desk';
 import { encodeLaunchCard, encodeLaunchRecord, readLaunchCard, readLaunchRecord } from '../../../server/src/launch/storedFormats';
 import type { LaunchCard, LaunchRecord } from '../../../server/src/launch/types';
 import type { DurableDatabase } from '../../../server/src/store/durableDatabase';
+import { SqlRunControl } from '../../../server/src/store/sqlRunControl';
 import { recordingLogger } from '../../helpers/deskFixture';
 import { makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
@@ -81,7 +82,7 @@ describe('the stored formats of launch cards and launch records', () => {
 		}
 	});
 
-	it("a project's stored card or record of an unknown format or a broken shape is refused by name, not read with casts", async () => {
+	it("a project's stored card or record of an unknown format or a broken shape is refused by name, not read with casts (by launches and by run control)", async () => {
 		const root = tempDir();
 		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
 		const desk = await Desk.open({ libraryDir: path.join(root, 'library'), logger: recordingLogger() });
@@ -102,6 +103,9 @@ describe('the stored formats of launch cards and launch records', () => {
 
 			db.write((tx) => tx.run('INSERT INTO launch_records (launch_id, created_at, json) VALUES (?, ?, ?)', [record.launch_id, record.created_at, JSON.stringify({ format: 9, ...record })]));
 			assert.equal(refusal(() => launches.records()).code, 'launch.unknownFormat');
+			const runControl = new SqlRunControl(db);
+			assert.equal(refusal(() => runControl.launchRecords()).code, 'launch.unknownFormat', 'the run-control adapter reads records through the same reader');
+			assert.equal(refusal(() => runControl.launchRecord(record.launch_id)).code, 'launch.unknownFormat');
 		} finally {
 			desk.close();
 		}
