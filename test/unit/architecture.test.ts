@@ -57,16 +57,16 @@ interface Rule {
 	types: string[];
 }
 
-/** The import table of ARCHITECTURE.md's section "server/src": one rule per row. */
-function readTable(): Rule[] {
+/** The import table of ARCHITECTURE.md's section `## <title>`: one rule per row. */
+function readTable(title = 'server/src'): Rule[] {
 	const doc = fs.readFileSync(path.join(root, 'ARCHITECTURE.md'), 'utf8');
-	const section = doc.split(/^## /m).find((s) => s.startsWith('server/src\n'));
-	assert.ok(section, 'ARCHITECTURE.md has a section "## server/src"');
+	const section = doc.split(/^## /m).find((s) => s.startsWith(`${title}\n`));
+	assert.ok(section, `ARCHITECTURE.md has a section "## ${title}"`);
 	const rows = section
 		.split('\n')
 		.filter((line) => line.startsWith('|'))
 		.map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
-	assert.deepEqual(rows[0], ['folder', 'what is in it', 'may import'], 'the table of "server/src" has the columns folder | what is in it | may import');
+	assert.deepEqual(rows[0], ['folder', 'what is in it', 'may import'], `the table of "${title}" has the columns folder | what is in it | may import`);
 	const ticks = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
 	return rows.slice(2).map(([folder, , mayImport]) => {
 		const keys = ticks(folder ?? '');
@@ -317,6 +317,37 @@ describe('the import table of ARCHITECTURE.md', () => {
 	it('finds no import cycle between the modules of the server', () => {
 		const found = cycles(moduleGraph(serverPrefix)).filter((c) => !known(c));
 		assert.deepEqual(found.map((c) => c.join(' → ')), [], 'import cycles');
+	});
+
+	it("lets a client folder import another only as the client's table allows", () => {
+		// The entries of the client's table that name a folder or a module of client/src; the others
+		// (`protocol.ts`, the server's `attachments/names.ts`, webview/src) are the server row's and the webview's.
+		const clientRules = readTable('client/src and webview/src');
+		const inClient = (entry: string) => !entry.startsWith('server/') && !entry.startsWith('webview/') && fs.existsSync(path.join(clientSrc, entry)) && (entry.endsWith('/') || entry.endsWith('.ts'));
+		const wrong: string[] = [];
+		for (const [file, list] of imports) {
+			const rest = file.slice('client/src/'.length);
+			if (!file.startsWith('client/src/') || !rest.includes('/')) {
+				continue; // extension.ts, the entry, wires every feature
+			}
+			const folder = `${rest.split('/')[0]}/`;
+			const rule = clientRules.find((r) => r.key === folder);
+			if (!rule) {
+				wrong.push(`${file}: client/src/${folder} has no row in the client's table`);
+				continue;
+			}
+			const allowed = [...rule.values, ...(rule.types ?? [])].filter(inClient);
+			for (const imported of list) {
+				if (!imported.target.startsWith('client/src/') || imported.target.startsWith(`client/src/${folder}`)) {
+					continue;
+				}
+				const target = imported.target.slice('client/src/'.length);
+				if (!allowed.some((entry) => (entry.endsWith('/') ? target.startsWith(entry) : target === entry))) {
+					wrong.push(`${file}:${imported.line} imports ${imported.target}; ${folder} may import of the client ${allowed.join(', ') || 'nothing'}`);
+				}
+			}
+		}
+		assert.deepEqual(wrong, [], "imports between client folders the client's table does not allow");
 	});
 
 	it('finds no import cycle between the modules of the client, nor between its feature folders', () => {
