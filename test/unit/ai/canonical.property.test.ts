@@ -56,7 +56,7 @@ function model(value: unknown): string {
 }
 
 const json = fc.jsonValue({ maxDepth: 4 });
-const runs = { numRuns: 300 };
+const runs = { numRuns: 300, includeErrorInReport: true };
 
 describe('canonical JSON (property)', () => {
 	it('round trip: parsing the canonical bytes gives the value back', () => {
@@ -112,7 +112,7 @@ describe('canonical JSON (property)', () => {
 			fc.property(small, small, (a, b) => {
 				assert.equal(canonicalJson(a) === canonicalJson(b), isDeepStrictEqual(asJson(a), asJson(b)));
 			}),
-			{ numRuns: 1000 },
+			{ numRuns: 1000, includeErrorInReport: true },
 		);
 	});
 

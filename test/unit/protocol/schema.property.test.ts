@@ -183,7 +183,7 @@ function wrong(spec: Spec, path: string): fc.Arbitrary<Wrong> {
 	return fc.oneof(...choices);
 }
 
-const runs = { numRuns: 400 };
+const runs = { numRuns: 400, includeErrorInReport: true };
 
 describe('the params schema checker (property)', () => {
 	it('a value built to fit a schema passes and comes out equal', () => {
