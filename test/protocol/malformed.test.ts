@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ErrorCodes } from 'vscode-languageserver/node';
-import { deskErrorCode, GetStatus, ListAssets, ProtocolError, protocolErrorExitCode, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import { deskErrorCode, GetStatus, ListAssets, ProtocolError, protocolErrorExitCode, type DeskErrorJson } from '../../server/src/protocol/protocol';
 import { killStartedServers, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
@@ -12,7 +12,7 @@ const bounded = { timeout: 15_000 };
 after(killStartedServers);
 
 async function stillServing(server: RunningServer): Promise<void> {
-	const status = (await server.connection.sendRequest(GetStatus.method, {})) as ResultOf<typeof GetStatus>;
+	const status = await server.call(GetStatus, {});
 	assert.equal(status.state, 'ready');
 }
 
@@ -92,7 +92,7 @@ describe('a well-framed but bad message', () => {
 			const utf8 = await server.sendRawBody('u1', badUtf8);
 			assert.equal(utf8.error?.code, ErrorCodes.ParseError, JSON.stringify(utf8));
 			assert.match(utf8.error.message, /not valid UTF-8/);
-			const { assets } = (await server.connection.sendRequest(ListAssets.method, {})) as ResultOf<typeof ListAssets>;
+			const { assets } = await server.call(ListAssets, {});
 			assert.deepEqual(assets, [], 'nothing was stored');
 
 			const notJson = await server.sendRawBody(null, '{"jsonrpc":"2.0","id":"j1","method":');
