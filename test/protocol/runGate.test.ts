@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { CancelRun, DecideRun, LaunchGo, OpenWorkspace, PatchSetFiles, SetTicket, RunDidFinish, RunsDidChange, ShowRun, type DeskErrorJson } from '../../server/src/protocol/protocol';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
-import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
+import { expectRpcError, killStartedServers, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
 async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
@@ -88,6 +88,9 @@ describe('executed runs over JSON-RPC', () => {
 		assert.equal(detail.summary.status, 'failed');
 	});
 });
+
+// A kill test that fails before its own server.stop() must not leave a server keeping this file running.
+after(killStartedServers);
 
 /**
  * Go on a fresh project with an agent that writes half.txt (in the checkout, or the run's worktree)
