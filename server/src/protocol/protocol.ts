@@ -297,7 +297,8 @@ export interface PatchSetFilesJson {
 /**
  * Client → server: the files a PatchSet changes, before and after, for VS Code's diff editor.
  * Fails with `ai.notFound` for an id that names no PatchSet of the project; `ai.badObject` when it has neither a result
- * commit nor a stored diff, or the diff does not apply.
+ * commit nor a stored diff, or the diff does not apply; `git.missingObject` when a tree the run wrote (or an object under
+ * it) is no longer in the repository (a gc pruned it): the file is not shown as absent then.
  */
 export const PatchSetFiles = request<PatchSetFilesJson>()('desk/runs/patchSetFiles', object({ project: projectName, patchset: runId }));
 
