@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as path from 'node:path';
+import { after, before } from 'node:test';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-languageserver/node';
 import type { NotificationDefinition, NotificationParamsOf, ParamsOf, ResultOf } from '../../server/src/protocol/protocol';
 import { findProjectRoot } from './temp';
@@ -59,9 +60,38 @@ export function killStartedServers(): void {
 }
 
 /**
+ * The server of a describe block: started on `libraryDir` before its tests (then `setUp` runs, such as
+ * adopting a repository) and stopped after them. The object it returns forwards to that process, so
+ * the tests use it as they would the one startServer returns.
+ */
+export function serverForSuite(libraryDir: string, setUp?: (server: RunningServer) => Promise<unknown>, options: StartOptions = {}): RunningServer {
+	let current: RunningServer | undefined;
+	before(async () => {
+		current = await startServer(libraryDir, options);
+		await setUp?.(current);
+	});
+	after(() => current?.stop());
+	return new Proxy({} as RunningServer, {
+		get(_target, key) {
+			if (!current) {
+				throw new Error(`the suite's server is used before its before() started it (${String(key)})`);
+			}
+			const value: unknown = Reflect.get(current, key);
+			return typeof value === 'function' ? value.bind(current) : value;
+		},
+	});
+}
+
+export interface StartOptions {
+	logLevel?: string;
+	initialize?: boolean;
+	nodeArgs?: string[];
+}
+
+/**
  * Starts the real server bundle (dist/server.js, or the bundle `DESK_SERVER_JS` names: to run a
  * protocol test against another build, such as the one before a fix) over stdio and initializes it (unless `initialize` is false). */
-export async function startServer(libraryDir: string, options: { logLevel?: string; initialize?: boolean; nodeArgs?: string[] } = {}): Promise<RunningServer> {
+export async function startServer(libraryDir: string, options: StartOptions = {}): Promise<RunningServer> {
 	const serverJs = process.env['DESK_SERVER_JS'] || path.join(findProjectRoot(), 'dist', 'server.js');
 	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), serverJs, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
 	started.add(child);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ErrorCodes } from 'vscode-languageserver/node';
 import {
 	AddLink,
@@ -27,18 +27,12 @@ import {
 	type DeskErrorJson,
 } from '../../server/src/protocol/protocol';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
-import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
+import { expectRpcError, serverForSuite } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
 describe('the asset library over JSON-RPC', () => {
-	let server: RunningServer;
-	let root: string;
-
-	before(async () => {
-		root = tempDir();
-		server = await startServer(path.join(root, 'library'));
-	});
-	after(() => server.stop());
+	const root = tempDir();
+	const server = serverForSuite(path.join(root, 'library'));
 
 	it('imports a folder, snapshots it with progress, reports AtGo, files, contents and diffs', async () => {
 		const folder = path.join(root, 'specs');

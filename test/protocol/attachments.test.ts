@@ -1,25 +1,17 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AttachFile, DeleteAttachment, LaunchGo, ListAttachments, OpenWorkspace, ReadAttachment, RunDidFinish, SetTicket, type DeskErrorJson } from '../../server/src/protocol/protocol';
 import { makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
-import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
+import { expectRpcError, serverForSuite } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
 describe('attachments over JSON-RPC', () => {
-	let server: RunningServer;
-	let root: string;
-	let repo: string;
-
-	before(async () => {
-		root = tempDir();
-		repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
-		server = await startServer(path.join(root, 'library'));
-		await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
-	});
-	after(() => server.stop());
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+	const server = serverForSuite(path.join(root, 'library'), (started) => started.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] }));
 
 	it('a run\'s outbox files are attached to its task when the attempt ends, listed, read back checked, and deleted', async () => {
 		await server.call(SetTicket, { project: 'shop', ticket: 'Chart the sales' });

@@ -1,26 +1,21 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { GetCard, ImportAsset, LaunchGo, ListRuns, OpenWorkspace, PlugAsset, SetTicket, SuggestAssets, SuggestIndexDidChange, UnplugAsset, UsedInLaunches, type DeskErrorJson } from '../../server/src/protocol/protocol';
 import { makeRepo } from '../helpers/gitRepo';
-import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
+import { expectRpcError, serverForSuite } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
 describe('launch cards over JSON-RPC', () => {
-	let server: RunningServer;
-	let root: string;
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 	let repoAsset: string;
-
-	before(async () => {
-		root = tempDir();
-		const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
-		server = await startServer(path.join(root, 'library'));
-		const opened = await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	const server = serverForSuite(path.join(root, 'library'), async (started) => {
+		const opened = await started.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 		assert.ok(opened.folders[0]?.outcome === 'adopted');
 		repoAsset = opened.folders[0].asset.id;
 	});
-	after(() => server.stop());
 
 	it('saves the ticket, suggests, plugs with AtGo shown, refuses a rule break by name, and goes', async () => {
 		const specs = path.join(root, 'checkout-specs');

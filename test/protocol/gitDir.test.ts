@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ImportAsset, ListVersions, OpenWorkspace, type DeskErrorJson } from '../../server/src/protocol/protocol';
 import { git, makeRepo } from '../helpers/gitRepo';
-import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
+import { expectRpcError, serverForSuite } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
 describe('what is adopted: the git directory, over JSON-RPC', () => {
-	let server: RunningServer;
-	let root: string;
-
-	before(async () => {
-		root = tempDir();
-		server = await startServer(path.join(root, 'library'));
-	});
-	after(() => server.stop());
+	const root = tempDir();
+	const server = serverForSuite(path.join(root, 'library'));
 
 	it('a workspace folder whose .git leads to another repository fails with git.foreignGitDir naming it; allowGitDir adopts it', async () => {
 		const other = makeRepo(path.join(root, 'private'), { commits: 3 });

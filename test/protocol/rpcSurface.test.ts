@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { ErrorCodes } from 'vscode-languageserver/node';
 import {
 	AddNote,
@@ -26,7 +26,7 @@ import {
 	type DeskErrorJson,
 } from '../../server/src/protocol/protocol';
 import { makeRepo } from '../helpers/gitRepo';
-import { expectRpcError, killStartedServers, startServer, type RunningServer } from '../helpers/serverProcess';
+import { expectRpcError, killStartedServers, serverForSuite, startServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
 after(killStartedServers);
@@ -86,17 +86,9 @@ describe('the server before and after initialize', () => {
 });
 
 describe('params the desk refuses by name', () => {
-	let server: RunningServer;
-	let root: string;
-	let repo: string;
-
-	before(async () => {
-		root = tempDir();
-		server = await startServer(path.join(root, 'library'));
-		repo = makeRepo(path.join(root, 'webshop'), { commits: 2 });
-		await server.call(OpenWorkspace, { folders: [{ name: 'webshop', path: repo }] });
-	});
-	after(() => server.stop());
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'webshop'), { commits: 2 });
+	const server = serverForSuite(path.join(root, 'library'), (started) => started.call(OpenWorkspace, { folders: [{ name: 'webshop', path: repo }] }));
 
 	const assets = async () => (await server.call(ListAssets, {})).assets;
 

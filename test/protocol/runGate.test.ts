@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { CancelRun, DecideRun, LaunchGo, OpenWorkspace, PatchSetFiles, SetTicket, RunDidFinish, RunsDidChange, ShowRun, type DeskErrorJson } from '../../server/src/protocol/protocol';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
-import { expectRpcError, killStartedServers, startServer, type RunningServer } from '../helpers/serverProcess';
+import { expectRpcError, killStartedServers, serverForSuite, startServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
 async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
@@ -23,17 +23,9 @@ async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 
 }
 
 describe('executed runs over JSON-RPC', () => {
-	let server: RunningServer;
-	let root: string;
-	let repo: string;
-
-	before(async () => {
-		root = tempDir();
-		repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
-		server = await startServer(path.join(root, 'library'));
-		await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
-	});
-	after(() => server.stop());
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+	const server = serverForSuite(path.join(root, 'library'), (started) => started.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] }));
 
 	it('Go carries the run out, progress and the end arrive as notifications, and DecideRun lands it', async () => {
 		await server.call(SetTicket, { project: 'shop', ticket: 'Add a changelog\n\nStart it at 0.1.0.' });

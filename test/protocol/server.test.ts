@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ErrorCodes } from 'vscode-languageserver/node';
 import {
 	AssetsDidChange,
@@ -15,48 +15,41 @@ import {
 	SetChecks,
 	type DeskErrorJson,
 	type ParamsOf,
-	type ResultOf,
 } from '../../server/src/protocol/protocol';
 import type { Schema } from '../../server/src/protocol/schema';
 import { makeRepo } from '../helpers/gitRepo';
-import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
+import { expectRpcError, serverForSuite, startServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
 describe('the desk server over JSON-RPC', () => {
-	let server: RunningServer;
-	let root: string;
-
-	before(async () => {
-		root = tempDir();
-		server = await startServer(path.join(root, 'library'));
-	});
-	after(() => server.stop());
+	const root = tempDir();
+	const server = serverForSuite(path.join(root, 'library'));
 
 	const stillServing = async () => {
-		const status = (await server.connection.sendRequest(GetStatus.method, {})) as ResultOf<typeof GetStatus>;
+		const status = await server.call(GetStatus, {});
 		assert.equal(status.state, 'ready');
 		assert.equal(status.pid, server.child.pid);
 	};
 
 	it('adopts the workspace repository and lists it as the main asset with its version count', async () => {
 		const repo = makeRepo(path.join(root, 'webshop'), { commits: 4 });
-		const opened = (await server.connection.sendRequest(OpenWorkspace.method, { folders: [{ name: 'webshop', path: repo }] })) as ResultOf<typeof OpenWorkspace>;
+		const opened = await server.call(OpenWorkspace, { folders: [{ name: 'webshop', path: repo }] });
 		const [folder] = opened.folders;
 		assert.ok(folder?.outcome === 'adopted', JSON.stringify(folder));
 		assert.equal(folder.asset.created_by, "desk boot: project webshop's repo");
 		assert.ok(server.logs.includes(`asset imported: ${folder.asset.id} webshop ${repo} (desk boot: project webshop's repo)`), server.logs.join('\n'));
 		assert.ok(server.notifications.some((n) => n.method === AssetsDidChange.method));
 
-		const { assets } = (await server.connection.sendRequest(ListAssets.method, { project: 'webshop' })) as ResultOf<typeof ListAssets>;
+		const { assets } = await server.call(ListAssets, { project: 'webshop' });
 		assert.equal(assets.length, 1);
 		assert.deepEqual(
 			{ id: assets[0]?.id, engine: assets[0]?.engine, kind: assets[0]?.kind, branch: assets[0]?.branch, versions: assets[0]?.version_count, projects: assets[0]?.projects },
 			{ id: folder.asset.id, engine: 'git', kind: 'code', branch: 'main', versions: 4, projects: [{ name: 'webshop', main: true }] },
 		);
-		const { versions } = (await server.connection.sendRequest(ListVersions.method, { id: folder.asset.id })) as ResultOf<typeof ListVersions>;
+		const { versions } = await server.call(ListVersions, { id: folder.asset.id });
 		assert.deepEqual(versions.map((v) => v.version), [1, 2, 3, 4]);
 
-		const again = (await server.connection.sendRequest(OpenWorkspace.method, { folders: [{ name: 'webshop', path: repo }] })) as ResultOf<typeof OpenWorkspace>;
+		const again = await server.call(OpenWorkspace, { folders: [{ name: 'webshop', path: repo }] });
 		assert.ok(again.folders[0]?.outcome === 'adopted' && again.folders[0].created === false);
 		assert.equal(server.logs.filter((l) => l.startsWith('asset imported:')).length, 1, 'the import is logged once per new record');
 	});
@@ -87,11 +80,11 @@ describe('the desk server over JSON-RPC', () => {
 	];
 	for (const [label, method, params] of badParams) {
 		it(`answers ${label} with InvalidParams, changes nothing and keeps serving`, async () => {
-			const before = (await server.connection.sendRequest(ListAssets.method, {})) as ResultOf<typeof ListAssets>;
+			const before = await server.call(ListAssets, {});
 			const failure = await expectRpcError(server.connection, method, params());
 			assert.equal(failure.code, ErrorCodes.InvalidParams, failure.message);
 			assert.ok(failure.message.length < 500, 'the message names the problem without echoing the input');
-			const afterwards = (await server.connection.sendRequest(ListAssets.method, {})) as ResultOf<typeof ListAssets>;
+			const afterwards = await server.call(ListAssets, {});
 			assert.deepEqual(afterwards, before);
 		});
 	}
@@ -219,7 +212,7 @@ describe('the desk server with a damaged library', () => {
 		fs.writeFileSync(path.join(libraryDir, 'library.db'), 'not a database');
 		const server = await startServer(libraryDir);
 		try {
-			const status = (await server.connection.sendRequest(GetStatus.method, {})) as ResultOf<typeof GetStatus>;
+			const status = await server.call(GetStatus, {});
 			assert.equal(status.state, 'error');
 			assert.equal(status.error?.code, 'store.corrupt');
 			const kept = String(status.error?.data['keptAs']);

@@ -5,6 +5,19 @@ import type { Migration } from './durableDatabase';
  * version. The database records its schema name and version in `desk_meta`.
  */
 
+/**
+ * The table of requests a client sent with a request id, created by a migration of each database
+ * (library v5, project v7). Part of two migrations already run on people's stores: never change it;
+ * a later change is a new migration. The text is as both first wrote it (sqlite_master keeps it byte for byte).
+ */
+const createClientRequests = `CREATE TABLE client_requests (
+				request_id TEXT PRIMARY KEY,
+				method TEXT NOT NULL,
+				params_hash TEXT NOT NULL,
+				result TEXT NOT NULL,
+				created_at TEXT NOT NULL
+			)`;
+
 export const librarySchema = 'agent-desk-library';
 
 export const libraryMigrations: readonly Migration[] = [
@@ -116,13 +129,7 @@ export const libraryMigrations: readonly Migration[] = [
 			// Requests a client sent with a request id (a new asset, a link, a note, a snapshot, a
 			// version): a repeat with the same id returns the stored result and changes nothing.
 			// Written in the same transaction as the effect.
-			`CREATE TABLE client_requests (
-				request_id TEXT PRIMARY KEY,
-				method TEXT NOT NULL,
-				params_hash TEXT NOT NULL,
-				result TEXT NOT NULL,
-				created_at TEXT NOT NULL
-			)`,
+			createClientRequests,
 		],
 	},
 ];
@@ -255,13 +262,7 @@ export const projectMigrations: readonly Migration[] = [
 		statements: [
 			// Requests a client sent with a request id (Go, attach): a repeat with the same id returns
 			// the stored result and changes nothing. Written in the same transaction as the effect.
-			`CREATE TABLE client_requests (
-				request_id TEXT PRIMARY KEY,
-				method TEXT NOT NULL,
-				params_hash TEXT NOT NULL,
-				result TEXT NOT NULL,
-				created_at TEXT NOT NULL
-			)`,
+			createClientRequests,
 			// Launches whose plugs are not yet recorded in the library's launch_plugs ("used in"): Go
 			// writes the row with the launch, and it is removed once the library has them, so a desk
 			// stopped in between records them on its next start.

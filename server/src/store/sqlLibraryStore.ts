@@ -268,15 +268,8 @@ function toAsset(row: AssetRow): AssetRecord {
 	};
 }
 
-interface VersionRow {
-	version: number;
-	manifest: string;
-	file_count: number;
-	bytes: number;
-	note: string;
-	made_at: string;
-	made_by: string;
-}
+/** A snapshot_versions row: the record's fields, made_by as stored (checked by toVersion). */
+type VersionRow = Omit<SnapshotVersion, 'made_by'> & { made_by: string };
 
 function toVersion(row: VersionRow): SnapshotVersion {
 	return { ...row, made_by: row.made_by as MadeBy };

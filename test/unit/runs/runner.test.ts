@@ -13,7 +13,7 @@ import { sandboxStatus } from '../../../server/src/runs/sandbox';
 import type { RunSettings } from '../../../server/src/runs/settings';
 import { openDesk, recordingLogger } from '../../helpers/deskFixture';
 import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
-import { scriptedAgentSettings, type Scenario } from '../../helpers/scriptedAgent';
+import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { atExit, tempDir } from '../../helpers/temp';
 
 async function project(files: Record<string, string> = {}, logger = recordingLogger()): Promise<{ desk: Desk; repo: string; root: string; mainAsset: string; logger: typeof logger }> {
