@@ -1,4 +1,5 @@
 import { DeskError } from '../core/errors';
+import { readStoredObject } from '../core/storedJson';
 import { plugRoles, type AssetPlug, type LaunchCard, type LaunchRecord, type LaunchTemplate, type PlugRole } from './types';
 
 /**
@@ -65,24 +66,15 @@ class StoredValue {
 		text: string,
 		known: number,
 	) {
-		let parsed: unknown;
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			throw this.corrupt('it is not JSON');
-		}
-		if (!isFields(parsed)) {
-			throw this.corrupt('it is not a JSON object');
-		}
-		const format = Object.hasOwn(parsed, 'format') ? parsed.format : 1;
-		if (format !== known) {
-			throw new DeskError('launch.unknownFormat', `A stored ${what} has format ${JSON.stringify(format).slice(0, 40)}; this desk reads format ${known}. A newer desk wrote it: update the desk.`, {
-				what,
-				format: typeof format === 'number' ? format : String(format).slice(0, 40),
-				known,
-			});
-		}
-		this.top = parsed;
+		this.top = readStoredObject(text, known, {
+			corrupt: (problem) => this.corrupt(`it is ${problem}`),
+			unknownFormat: (format) =>
+				new DeskError('launch.unknownFormat', `A stored ${what} has format ${JSON.stringify(format).slice(0, 40)}; this desk reads format ${known}. A newer desk wrote it: update the desk.`, {
+					what,
+					format: typeof format === 'number' ? format : String(format).slice(0, 40),
+					known,
+				}),
+		});
 	}
 
 	string(field: string, from: Fields = this.top, at = ''): string {

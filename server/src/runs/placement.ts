@@ -1,5 +1,5 @@
 import { DeskError } from '../core/errors';
-import { readFormatted } from './storedJson';
+import { readStoredObject } from '../core/storedJson';
 import type { RunSettings } from './settings';
 
 /** How a run is carried out, kept in run_control beside the Run. */
@@ -56,7 +56,10 @@ const targets: ReadonlySet<unknown> = new Set(['git', 'snapshot']);
  */
 export function readPlacement(json: string, runId: string): StoredPlacement {
 	const bad = (field: string, problem: string) => new DeskError('store.corrupt', `The run control of run ${runId} is not one this desk wrote: ${field} ${problem}.`, { run: runId, record: 'run_control', field });
-	const row = readFormatted(json, placementFormat, `The run control of run ${runId}`, { run: runId, record: 'run_control' }, bad);
+	const row = readStoredObject(json, placementFormat, {
+		corrupt: (problem) => bad('json', `is ${problem}`),
+		unknownFormat: (found) => new DeskError('store.unknownSchema', `The run control of run ${runId} has format ${JSON.stringify(found)}; this desk reads format ${placementFormat}. Update the desk.`, { run: runId, record: 'run_control', format: found }),
+	});
 	if (!isolations.has(row.isolation)) {
 		throw bad('isolation', 'is not shared, worktree or folder');
 	}

@@ -1,5 +1,5 @@
 import { DeskError } from '../core/errors';
-import { readFormatted } from './storedJson';
+import { readStoredObject } from '../core/storedJson';
 
 /**
  * `desk.target_changes`: the blob a snapshot target's PatchSet names, listing every file the run
@@ -39,7 +39,10 @@ const changeTypes: ReadonlySet<unknown> = new Set(['added', 'modified', 'deleted
  */
 export function readTargetChanges(bytes: Uint8Array, hash: string): TargetChangesRecord {
 	const bad = (field: string, problem: string) => new DeskError('store.corrupt', `The list of a snapshot run's changes (${hash}) is not one this desk wrote: ${field} ${problem}.`, { blob: hash, record: 'target_changes', field });
-	const record = readFormatted(Buffer.from(bytes).toString('utf8'), targetChangesFormat, `The list of a snapshot run's changes (${hash})`, { blob: hash, record: 'target_changes' }, bad);
+	const record = readStoredObject(Buffer.from(bytes).toString('utf8'), targetChangesFormat, {
+		corrupt: (problem) => bad('json', `is ${problem}`),
+		unknownFormat: (found) => new DeskError('store.unknownSchema', `The list of a snapshot run's changes (${hash}) has format ${JSON.stringify(found)}; this desk reads format ${targetChangesFormat}. Update the desk.`, { blob: hash, record: 'target_changes', format: found }),
+	});
 	if (record.asset !== undefined && typeof record.asset !== 'string') {
 		throw bad('asset', 'is not an asset id');
 	}
