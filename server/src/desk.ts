@@ -351,7 +351,7 @@ export class Desk {
 	}
 
 	/**
-	 * The attachments of the project whose repository top is `top` (seed 002), in
+	 * The attachments of the project whose repository top is `top` (glossary: Attachment), in
 	 * `<top>/.desk/attachments/`. The first use in a process sweeps files no row names that are
 	 * older than ten minutes (an attach another process has stored but not recorded yet is younger)
 	 * and newer than the database's tracking start (a database started after the files were written

@@ -1,5 +1,5 @@
 /**
- * The launch card (seed 000 §05, §06): the ticket editor, the suggestions with their reasons and
+ * The launch card (glossary: Suggestion, Plug): the ticket editor, the suggestions with their reasons and
  * scores (updated as the ticket is typed), Keep on each, the plugs with the version go would freeze,
  * and Go. Built from the webview's own components (`components.ts`, over the webview UI toolkit), so
  * it follows the theme and works from the keyboard.

@@ -39,7 +39,7 @@ const decisions: Record<GateDecision, DecisionWords> = {
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
- * The gate (seed 001 ⑨) in the editor: the notification when a run finishes, Review (every changed
+ * The gate (glossary: Gate) in the editor: the notification when a run finishes, Review (every changed
  * file in the multi-file diff editor, the run's page with its evidence and provenance beside it),
  * Approve and Land, Retry, Abandon, Checkpoint, and Cancel Run while an agent works.
  */

@@ -104,7 +104,7 @@ export function renderRunBody(d: RunDetail, actions = ''): string {
 }
 
 /**
- * The Evidence of the run's checks (§09), PatchSet by PatchSet: each check with passed or failed,
+ * The Evidence of the run's checks (glossary: Checks), PatchSet by PatchSet: each check with passed or failed,
  * its exit code and summary, and the command it ran.
  */
 function renderEvidence(d: RunDetail): string {

@@ -1,6 +1,6 @@
 /**
  * What an agent's output means, independent of which agent printed it. Adapters (one per output
- * format) turn lines into these events; the runner turns events into AI objects (seed 001):
+ * format) turn lines into these events; the runner turns events into AI objects (glossary: AI objects):
  * ToolInvocation, Provenance with TokenUsage, the plan's steps and the PatchSet's rationale.
  */
 

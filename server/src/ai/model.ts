@@ -36,7 +36,7 @@ import {
 } from './types';
 
 /**
- * Operations of the AI object model (seed 001), over the plain records of ./types: constructors,
+ * Operations of the AI object model (glossary: AI objects), over the plain records of ./types: constructors,
  * status transitions exactly as the seed draws them (an illegal one is a typed error and changes
  * nothing), append-only histories, seal and checksum, and the object-type registry.
  */
@@ -140,7 +140,7 @@ const stepMoves: Record<StepStatus, StepStatus[]> = {
 	skipped: [],
 };
 const taskMoves: Record<TaskStatus, TaskStatus[]> = { draft: ['running', 'failed', 'cancelled'], running: ['done', 'failed'], done: [], failed: [], cancelled: [] };
-// Validating → Patching is the end-to-end flow's retry within a Run (⑧: evidence fails, a new PatchSet).
+// Validating → Patching is the end-to-end flow's retry within a Run (Evidence fails, a new PatchSet).
 const runMoves: Record<RunStatus, RunStatus[]> = { created: ['patching'], patching: ['validating', 'failed'], validating: ['completed', 'failed', 'patching'], completed: [], failed: [] };
 const applyMoves: Record<ApplyStatus, ApplyStatus[]> = { proposed: ['applied', 'rejected'], applied: [], rejected: [] };
 

@@ -1,5 +1,5 @@
 /**
- * The AI object model (seed 001): the records of an AI-assisted change from the user's request to
+ * The AI object model (glossary: AI objects): the records of an AI-assisted change from the user's request to
  * the committed patch. Field names are the seed's (snake_case), as they are serialised.
  */
 

@@ -37,7 +37,7 @@ export type FolderAdoption =
 	| { folder: WorkspaceFolder; outcome: 'failed'; error: DeskError };
 
 /**
- * How assets come into the library (seed 000 §01, §02, §03): repositories and folders adopted, new
+ * How assets come into the library (glossary: Asset, Adopt, Version): repositories and folders adopted, new
  * snapshot assets, links and notes, and the projects they join (created on first use, with a main asset).
  */
 export class Adoption {
@@ -54,7 +54,7 @@ export class Adoption {
 		}
 		const top = await this.ctx.git.findTop(info.real);
 		if (top !== info.real) {
-			// Not a repository's top: the folder becomes a snapshot asset (§02).
+			// Not a repository's top: the folder becomes a snapshot asset (glossary: Adopt).
 			const { asset, created } = await this.adoptFolder(info.real, request.madeBy ?? 'conductor');
 			return { asset, created, project: this.joinProject(asset, request.project, request.main, '') };
 		}
@@ -69,7 +69,7 @@ export class Adoption {
 	}
 
 	/**
-	 * asset_import with new (Library.NewBy, §03): an empty working folder (`dir` if given, which must
+	 * asset_import with new (glossary: Version): an empty working folder (`dir` if given, which must
 	 * not exist or be empty) and at once version 1, with the note "created" and no files.
 	 */
 	async newAsset(request: { name: string; dir?: string; project?: string; main?: boolean; madeBy: MadeBy; clientRequest?: ClientRequestKey }): Promise<ImportResult> {
@@ -143,7 +143,7 @@ export class Adoption {
 		if (!['http:', 'https:', 'file:', 'mailto:'].includes(url.protocol)) {
 			throw new DeskError('asset.badUrl', `A link is http, https, file or mailto; not ${url.protocol}`, { url: request.url });
 		}
-		// derived_from (§08): the asset the link was made from, at its picked version then.
+		// derived_from (glossary: Tags and about): the asset the link was made from, at its picked version then.
 		const source = request.from === undefined ? undefined : this.ctx.getAsset(request.from);
 		const asset: AssetRecord = {
 			...blankAsset(this.ctx.env.newAssetId(), name, this.ctx.now(), request.madeBy),
@@ -251,7 +251,7 @@ export class Adoption {
 	}
 
 	/**
-	 * registerRepoAssets (seed 000 §02): adopts the repo of each given project that has a path. A new
+	 * registerRepoAssets (glossary: Adopt): adopts the repo of each given project that has a path. A new
 	 * record gets created_by `desk boot: project <name>'s repo` and is logged once; the asset joins the
 	 * project and becomes its main asset when it has none. The head is recorded as observed (outside).
 	 */

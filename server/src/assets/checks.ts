@@ -1,7 +1,7 @@
 import { DeskError } from '../core/errors';
 import type { AssetCheck } from './types';
 
-/** Checks (§09): a list of { id, executable, args, cwd, timeout }, ids unique. */
+/** Checks (glossary: Checks): a list of { id, executable, args, cwd, timeout }, ids unique. */
 export function validateChecks(value: unknown): AssetCheck[] {
 	// `index` and `field` say which check and which of its fields, for callers that name them their own way.
 	const fail = (why: string, index?: number, field?: string) => new DeskError('asset.badChecks', `Checks are not valid: ${why}.`, { problem: why, ...(index !== undefined ? { index } : {}), ...(field ? { field } : {}) });

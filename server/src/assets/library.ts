@@ -12,7 +12,7 @@ import { Versions, type VersionRange } from './versions';
 export type { FolderAdoption, ImportDirRequest, ImportResult, WorkspaceFolder } from './adoption';
 
 /**
- * The asset library (seed 000): one object over the ports in ./ports, for the composition root, the
+ * The asset library (glossary: Asset): one object over the ports in ./ports, for the composition root, the
  * RPC handlers, the CLI, runs and launches. It holds no rules of its own; each call goes to the part
  * whose file says what it does:
  * - `adoption.ts`: repositories and folders adopted, new assets, links and notes, projects;

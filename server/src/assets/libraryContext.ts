@@ -3,7 +3,7 @@ import type { Logger } from '../core/logger';
 import type { Environment, GitReader, LibraryStore, SnapshotFiles } from './ports';
 import type { AssetRecord, SnapshotVersion } from './types';
 
-/** `a-` and 16 hex digits (seed 000 §01). */
+/** `a-` and 16 hex digits (glossary: Asset). */
 export const assetIdPattern = /^a-[0-9a-f]{16}$/;
 
 /**

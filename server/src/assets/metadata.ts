@@ -4,13 +4,13 @@ import type { LibraryContext } from './libraryContext';
 import type { AssetRecord, AssetSummary, ProjectRecord, UsedIn } from './types';
 import type { Versions } from './versions';
 
-/** At most this many tags per asset (§08). */
+/** At most this many tags per asset (glossary: Tags and about). */
 export const maxTags = 16;
-/** `key` or `key:value`, lowercase letters, digits and hyphens (§08). */
+/** `key` or `key:value`, lowercase letters, digits and hyphens (glossary: Tags and about). */
 export const tagPattern = /^[a-z0-9-]+(:[a-z0-9-]+)?$/;
 
 /**
- * What is said about an asset and what the Assets view lists (seed 000 §08, §09, §10, §13): tags,
+ * What is said about an asset and what the Assets view lists (glossary: Tags and about, Checks, Retired, Used in): tags,
  * about, checks, retired, "used in", and the summaries of assets and projects.
  */
 export class AssetMetadata {
@@ -19,7 +19,7 @@ export class AssetMetadata {
 		private readonly versions: Versions,
 	) {}
 
-	/** asset_tags (§08): replaces the tags; at most 16, each `key` or `key:value` of lowercase letters, digits and hyphens. */
+	/** asset_tags (glossary: Tags and about): replaces the tags; at most 16, each `key` or `key:value` of lowercase letters, digits and hyphens. */
 	setTags(id: string, tags: string[]): AssetRecord {
 		const asset = this.ctx.getAsset(id);
 		const unique = [...new Set(tags)];
@@ -34,7 +34,7 @@ export class AssetMetadata {
 		return this.ctx.getAsset(asset.id);
 	}
 
-	/** asset_describe (§08): the one-line about. */
+	/** asset_describe (glossary: Tags and about): the one-line about. */
 	describe(id: string, about: string, modelWritten = false): AssetRecord {
 		const asset = this.ctx.getAsset(id);
 		const line = about.replace(/\s+/g, ' ').trim();
@@ -45,14 +45,14 @@ export class AssetMetadata {
 		return this.ctx.getAsset(asset.id);
 	}
 
-	/** Retire / unretire (§10): out of the lists and suggestions, never deleted. */
+	/** Retire / unretire (glossary: Retired): out of the lists and suggestions, never deleted. */
 	setRetired(id: string, retired: boolean): AssetRecord {
 		const asset = this.ctx.getAsset(id);
 		this.ctx.store.batch((writes) => writes.updateAsset(asset.id, { retired }));
 		return this.ctx.getAsset(asset.id);
 	}
 
-	/** asset checks (§09): stored and validated; runs enforce them. */
+	/** asset checks (glossary: Checks): stored and validated; runs enforce them. */
 	setChecks(id: string, value: unknown): AssetRecord {
 		const asset = this.ctx.getAsset(id);
 		const checks = validateChecks(value);
@@ -60,7 +60,7 @@ export class AssetMetadata {
 		return this.ctx.getAsset(asset.id);
 	}
 
-	/** Records the plugs of a launch for "used in" (§13), all of them in one transaction. */
+	/** Records the plugs of a launch for "used in" (glossary: Used in), all of them in one transaction. */
 	recordLaunch(launchId: string, project: string, plugs: ReadonlyArray<{ id: string; role: string; version: number }>, at: string): void {
 		this.ctx.store.batch((writes) => {
 			for (const plug of plugs) {
@@ -69,7 +69,7 @@ export class AssetMetadata {
 		});
 	}
 
-	/** "Used in" (§13): the launch records that plugged the asset, with role and frozen version. */
+	/** "Used in" (glossary: Used in): the launch records that plugged the asset, with role and frozen version. */
 	usedIn(id: string): UsedIn[] {
 		return this.ctx.store.usedIn(this.ctx.getAsset(id).id);
 	}

@@ -1,11 +1,11 @@
 import { DeskError } from '../core/errors';
 import type { LibraryContext } from './libraryContext';
 
-/** Snapshot versions laid out read-only on disk, for a run or a person to read (§11). */
+/** Snapshot versions laid out read-only on disk, for a run or a person to read (glossary: Mount). */
 export class Mounts {
 	constructor(private readonly ctx: LibraryContext) {}
 
-	/** Lays version `n` of a snapshot asset out read-only under the library's mounts and returns its path (§11). */
+	/** Lays version `n` of a snapshot asset out read-only under the library's mounts and returns its path (glossary: Mount). */
 	mount(id: string, n: number): string {
 		const asset = this.ctx.getAsset(id);
 		if (asset.engine !== 'snapshot') {

@@ -18,7 +18,7 @@ export interface LibraryReads {
 	snapshotVersions(assetId: string): SnapshotVersion[];
 	snapshotVersion(assetId: string, version: number): SnapshotVersion | undefined;
 	latestSnapshotVersion(assetId: string): SnapshotVersion | undefined;
-	/** Launch records that plugged the asset (§13). */
+	/** Launch records that plugged the asset (glossary: Used in). */
 	usedIn(assetId: string): UsedIn[];
 	/** The manifest of each snapshot asset's picked version, in one read. */
 	pickedManifests(): Map<string, string>;
@@ -197,7 +197,7 @@ export interface ScanOptions {
 }
 
 /**
- * The snapshot engine's file work (§03, §11): walking a working folder with a stat cache, storing
+ * The snapshot engine's file work (glossary: Version): walking a working folder with a stat cache, storing
  * blobs and manifests, reading files of a version, laying out mounts. Implemented over node:fs and
  * the blob store.
  */

@@ -5,7 +5,7 @@ import type { Versions } from './versions';
 import { LibrarySearch, suggestAssetCap, suggestFileCap, suggestFilesPerAsset, type SearchDocument, type SearchHit } from '../search/librarySearch';
 
 /**
- * The text an asset is matched on (§05) and the library search over it: names, abouts, the text of
+ * The text an asset is matched on (glossary: Suggestion) and the library search over it: names, abouts, the text of
  * files at the version go would freeze, a skill's SKILL.md description.
  */
 export class SearchText {
@@ -15,7 +15,7 @@ export class SearchText {
 	) {}
 
 	/**
-	 * asset_search (§05): BM25 over the whole library (retired assets left out), each asset matched on
+	 * asset_search (glossary: Suggestion): BM25 over the whole library (retired assets left out), each asset matched on
 	 * its name, its about and the text of its files at the version go would freeze.
 	 */
 	async search(query: string, limit = 20): Promise<SearchHit[]> {
@@ -29,7 +29,7 @@ export class SearchText {
 	}
 
 	/**
-	 * What an asset is matched on (§05): its name, its about and its text files at the version go
+	 * What an asset is matched on (glossary: Suggestion): its name, its about and its text files at the version go
 	 * would freeze; a skill only by its name and its SKILL.md description, never its body.
 	 * `at: 'version'` reads a snapshot asset's picked version, not its working folder: the suggestion
 	 * index follows versions (a Go snapshots working changes first anyway).
@@ -63,7 +63,7 @@ export class SearchText {
 		return keys;
 	}
 
-	/** The SKILL.md front matter of an asset at the version go would freeze, when it is valid (§07). */
+	/** The SKILL.md front matter of an asset at the version go would freeze, when it is valid (glossary: Kind). */
 	async skillOf(asset: AssetRecord): Promise<{ name: string; description: string } | undefined> {
 		if (asset.engine === 'none') {
 			return undefined;
@@ -80,7 +80,7 @@ export class SearchText {
 		}
 	}
 
-	/** The text of an asset's files that it is matched on, within the caps of §05. */
+	/** The text of an asset's files that it is matched on, within the caps of a suggestion (glossary: Suggestion). */
 	private async searchText(asset: AssetRecord, at: 'atGo' | 'version' = 'atGo'): Promise<string> {
 		if (asset.engine === 'none') {
 			return asset.notes.slice(0, suggestAssetCap);

@@ -1,5 +1,5 @@
 /**
- * SKILL.md (§07): a skill is a folder whose SKILL.md starts with YAML front matter naming the skill
+ * SKILL.md (glossary: Kind): a skill is a folder whose SKILL.md starts with YAML front matter naming the skill
  * and describing it. Only the two fields are read, as plain `key: value` lines, which is what such
  * files hold; a file without both is not a valid skill.
  */

@@ -1,5 +1,5 @@
 /**
- * The library's records, with the field names of seed 000 §01 and §04. They are what the CLI prints
+ * The library's records, with the field names of the glossary (Asset, Version). They are what the CLI prints
  * with --json and what the protocol carries, so their names are part of the public surface.
  */
 
@@ -32,18 +32,18 @@ export interface AssetRecord {
 	tags: string[];
 	created_at: string;
 	created_by: string;
-	/** The about was written by a model and accepted automatically (§08). */
+	/** The about was written by a model and accepted automatically (glossary: Tags and about). */
 	about_model_written: boolean;
 	/** The asset this one was derived from, and that asset's picked version then ('' and 0 when none). */
 	derived_from: string;
 	derived_from_version: number;
-	/** Command checks a run that writes this asset is held to (§09). */
+	/** Command checks a run that writes this asset is held to (glossary: Checks). */
 	checks: AssetCheck[];
-	/** Out of the lists and suggestions, never deleted (§10). */
+	/** Out of the lists and suggestions, never deleted (glossary: Retired). */
 	retired: boolean;
 }
 
-/** A command check (§09): run in `cwd` (relative to the asset's folder) within `timeout` seconds. */
+/** A command check (glossary: Checks): run in `cwd` (relative to the asset's folder) within `timeout` seconds. */
 export interface AssetCheck {
 	id: string;
 	executable: string;
@@ -68,7 +68,7 @@ export interface Manifest {
 	files: ManifestEntry[];
 }
 
-/** One version of a snapshot asset (§03, §11): a manifest over the blob store, never rewritten. */
+/** One version of a snapshot asset (glossary: Version): a manifest over the blob store, never rewritten. */
 export interface SnapshotVersion {
 	version: number;
 	/** sha256 of the manifest blob. */
@@ -80,14 +80,14 @@ export interface SnapshotVersion {
 	made_by: MadeBy;
 }
 
-/** What go would read now (§01). */
+/** What go would read now (glossary: AtGo). */
 export type AtGo =
 	| { engine: 'snapshot'; version: number; working_changes: false; manifest: string }
 	/** The folder has working changes: go would read the folder itself as `version` (the next number); nothing is stored. */
 	| { engine: 'snapshot'; version: number; working_changes: true; changed: number }
 	| { engine: 'git'; version: number; commit: string; branch: string };
 
-/** A launch that plugged an asset (§13), with the version it froze. */
+/** A launch that plugged an asset (glossary: Used in), with the version it froze. */
 export interface UsedIn {
 	launch_id: string;
 	project: string;

@@ -5,7 +5,7 @@ import type { ClientRequestKey, CommitHistory } from './ports';
 import type { AssetRecord, AssetVersion, AtGo, BranchRewrite, GitVersion, HeadObservation, MadeBy, Manifest, SnapshotVersion, VersionDiff, VersionFile } from './types';
 
 /**
- * An asset's versions (seed 000 §01, §03, §04): snapshot versions cut from a working folder, git
+ * An asset's versions (glossary: Asset, Version): snapshot versions cut from a working folder, git
  * versions numbered along a branch's first-parent history with the heads the desk observed, AtGo,
  * and the files, folders, bytes and diffs of a version.
  */
@@ -15,7 +15,7 @@ export class Versions {
 
 	constructor(private readonly ctx: LibraryContext) {}
 
-	/** asset_snapshot: cuts the next version from the working folder when it changed (§03, §11). */
+	/** asset_snapshot: cuts the next version from the working folder when it changed (glossary: Version). */
 	async snapshot(
 		id: string,
 		options: { note?: string; madeBy: MadeBy; signal?: AbortSignal; onProgress?: (files: number) => void; clientRequest?: ClientRequestKey },
@@ -60,7 +60,7 @@ export class Versions {
 	}
 
 	/**
-	 * Lands a run on a snapshot target (§12): its changed files written into the asset's working
+	 * Lands a run on a snapshot target (glossary: Gate): its changed files written into the asset's working
 	 * folder and deleted ones removed, then the next version cut with made_by run. Refused when the
 	 * asset moved on since the run began (another version, or working changes), so nothing made
 	 * meanwhile is folded into the run's version.
@@ -90,7 +90,7 @@ export class Versions {
 		this.ctx.store.batch((writes) => writes.recordHead(id, { commit, head_at: this.ctx.now(), made_by: 'run' }));
 	}
 
-	/** AtGo (§01): what a run would read if go were pressed now. */
+	/** AtGo (glossary: AtGo): what a run would read if go were pressed now. */
 	async atGo(id: string, signal?: AbortSignal): Promise<AtGo> {
 		const asset = this.ctx.getAsset(id);
 		if (asset.engine === 'none') {
@@ -270,7 +270,7 @@ export class Versions {
 		};
 	}
 
-	/** Sync of a git asset: records the checkout's head with made_by sync (§04). */
+	/** Sync of a git asset: records the checkout's head with made_by sync (glossary: Version). */
 	async sync(id: string): Promise<{ asset: AssetRecord; head?: string; recorded: boolean }> {
 		return this.observeHead(id, 'sync');
 	}
@@ -292,7 +292,7 @@ export class Versions {
 		return { asset, head, recorded };
 	}
 
-	/** Versions of an asset, oldest first (seed 000 §04 for git assets). */
+	/** Versions of an asset, oldest first (for git assets; glossary: Version). */
 	async versions(id: string, signal?: AbortSignal): Promise<GitVersion[]> {
 		const asset = this.ctx.getAsset(id);
 		if (asset.engine !== 'git') {

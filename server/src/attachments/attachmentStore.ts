@@ -37,7 +37,7 @@ const envOutbox = 'DESK_TASK_ATTACHMENTS';
 const envTask = 'DESK_TASK_ID';
 
 /**
- * A project's attachments (seed 002): the files runs made for a person, kept with their task in
+ * A project's attachments (glossary: Attachment): the files runs made for a person, kept with their task in
  * `<project>/.desk/attachments/<id>`, recorded in the project database. The store is in an agent's
  * reach (a run writes its outbox inside it), so every file is reached through {@link ConfinedDir}:
  * a link anywhere leads nowhere, and a file is read only through the descriptor that was checked.

@@ -1,5 +1,5 @@
 /**
- * Names and types of attachments (seed 002): the name a file is attached under is a label, shown in
+ * Names and types of attachments (glossary: Attachment): the name a file is attached under is a label, shown in
  * views, terminals and a download's name, so it is kept printable; the type recorded is only a claim,
  * looked at again against the stored bytes before anything is shown.
  */

@@ -1,4 +1,4 @@
-/** Attachments as the protocol and the CLI show them (seed 002): a task's files and what an ingest did. */
+/** Attachments as the protocol and the CLI show them (glossary: Attachment): a task's files and what an ingest did. */
 
 export type AttachmentSource = 'run' | 'hand' | 'remote';
 

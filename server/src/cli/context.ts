@@ -22,7 +22,7 @@ export interface CommandContext {
 	logger: Logger;
 	/** --version, checked to be a version number. */
 	version: number | undefined;
-	/** Commands made from the command line are desk tool calls (made_by conductor, §03). */
+	/** Commands made from the command line are desk tool calls (made_by conductor; glossary: made_by). */
 	madeBy: 'conductor';
 	/** Opens the desk on the library folder. */
 	open(): Promise<Desk>;

@@ -1,6 +1,6 @@
 /**
  * `desk`: the command line over the same desk core as the extension's server, for scripts, CI and
- * agents. Every command prints JSON with --json (records with the field names of seed 000) and
+ * agents. Every command prints JSON with --json (records with the field names of docs/glossary.md) and
  * human-readable text without it. Exit codes: 0 done, 2 refused by the desk (the reason on stderr,
  * and with --json as {"error": …} on stdout; nothing changed), 64 bad usage, 70 internal error.
  *

@@ -4,7 +4,7 @@
  * `--file`, `--put`). The same input is refused the same way whichever door it comes through.
  */
 
-/** A launch card's ticket (§05 ranks at most this much text). */
+/** A launch card's ticket (ranks at most this much text; glossary: Suggestion). */
 export const maxTicketBytes = 256 * 1024;
 /** The text of a notes asset. */
 export const maxNoteTextBytes = 256 * 1024;

@@ -10,7 +10,7 @@ import type { GitRepository } from './repository';
  * Run history in git: a project's AI objects as a tree of `<type>/<id>.json` on a ref of the
  * repository (`refs/desk/history`), one commit per export that changed something, so the history
  * travels with the repository through any remote. Blobs that context snapshots name are anchored
- * under `refs/desk/blobs/<oid>` so that gc keeps them (seed 001, "Ref anchoring").
+ * under `refs/desk/blobs/<oid>` so that gc keeps them (glossary: Run history).
  * Objects are written with isomorphic-git (loose, SHA-1) and read with the desk's own reader; no
  * repository-configured program runs.
  */

@@ -11,7 +11,7 @@ export interface PlugContext {
 }
 
 /**
- * The rules of plugging (seed 000 §06), each refusal naming its rule:
+ * The rules of plugging (glossary: Plug), each refusal naming its rule:
  * - a role is reference, target or instructions;
  * - a card has at most one target, a snapshot or git asset, and a git target is the project's own repo;
  * - files and copy apply to a reference only;
@@ -80,7 +80,7 @@ export function launchKeep(card: LaunchCard, suggestion: Suggestion, context: Pl
 	return plugInto(card, newPlug(suggestion.asset_id, suggestion.role), context);
 }
 
-/** The nodes a plug reaches: its own, or the template's reading nodes (§06). */
+/** The nodes a plug reaches: its own, or the template's reading nodes (glossary: Plug). */
 export function plugNodes(card: LaunchCard, plug: AssetPlug): string[] {
 	return plug.nodes.length > 0 ? plug.nodes : card.template.nodes;
 }

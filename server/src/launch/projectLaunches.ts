@@ -33,7 +33,7 @@ export interface GoOptions {
 
 /**
  * A project's launch card and its launches: the draft card (kept in the project database so it
- * survives a reload), suggestions for its ticket, plugging by the rules of §06, and Go, which freezes
+ * survives a reload), suggestions for its ticket, plugging by the rules of plugging (glossary: Plug), and Go, which freezes
  * every plug at the version AtGo shows, writes the launch record and makes the Intent, Task and Run.
  */
 export class ProjectLaunches {

@@ -2,7 +2,7 @@ import type { AssetRecord } from '../assets/types';
 import type { LibrarySearch } from '../search/librarySearch';
 import type { Suggestion } from './types';
 
-/** §05's numbers. */
+/** The numbers of suggestions (glossary: Suggestion). */
 export const minSuggestScore = 0.2;
 export const maxSuggested = 3;
 
@@ -31,7 +31,7 @@ export function mayNameAssets(ticket: string): boolean {
 }
 
 /**
- * Launch-card suggestions (seed 000 §05). Assets the ticket names (an id, with an optional " vN",
+ * Launch-card suggestions (glossary: Suggestion). Assets the ticket names (an id, with an optional " vN",
  * or an absolute path at or under an asset's folder) come first, uncapped, "named in the ticket".
  * Then word matches from the project's members, never its main asset, retired or plugged ones:
  * BM25 over the members, a term found in every member skipped, listed at a summed weight of at

@@ -62,7 +62,7 @@ function checkSavedDocument(value: unknown): SavedDocument {
 }
 
 /**
- * A project's suggestion index (§05): BM25 over its members, kept in memory and in
+ * A project's suggestion index (glossary: Suggestion): BM25 over its members, kept in memory and in
  * `<repo>/.desk/suggest-index.json`. It is brought up to date incrementally: a member whose key
  * (name, about, kind, retired, and the version its text comes from) changed since it was indexed is
  * indexed again, a member that left is dropped, and nothing else is read.

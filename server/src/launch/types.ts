@@ -1,9 +1,9 @@
-/** Launch cards (seed 000 §05, §06): a ticket, a template and the assets plugged into it. */
+/** Launch cards (glossary: Launch card, Suggestion, Plug): a ticket, a template and the assets plugged into it. */
 
 export type PlugRole = 'reference' | 'target' | 'instructions';
 export const plugRoles: readonly PlugRole[] = ['reference', 'target', 'instructions'];
 
-/** AssetPlug (§06). */
+/** AssetPlug (glossary: Plug). */
 export interface AssetPlug {
 	id: string;
 	role: PlugRole;
@@ -30,7 +30,7 @@ export interface LaunchCard {
 	plugs: AssetPlug[];
 }
 
-/** A suggestion for the card (§05): named assets first, then at most three word matches. */
+/** A suggestion for the card (glossary: Suggestion): named assets first, then at most three word matches. */
 export interface Suggestion {
 	asset_id: string;
 	name: string;

@@ -99,7 +99,7 @@ export type FolderOutcome =
 /**
  * Client → server, once the workspace is trusted: desk boot for the window's folders. Each folder in
  * a git repository becomes (or finds) its project, whose repository is adopted as a git asset and
- * made the project's main asset when it has none (seed 000 §02). Per-folder failures are reported
+ * made the project's main asset when it has none (glossary: Adopt). Per-folder failures are reported
  * in the result, not thrown.
  */
 export const OpenWorkspace = request<{ folders: FolderOutcome[] }>()(
@@ -182,7 +182,7 @@ export interface ImportResultJson {
 }
 
 /**
- * Client → server: asset_import (§02). Exactly one of `dir` (adopt a folder: a repository's top
+ * Client → server: asset_import (glossary: Adopt). Exactly one of `dir` (adopt a folder: a repository's top
  * becomes a git asset, any other folder a snapshot asset), `newName` (a new empty snapshot asset,
  * in `dir` when given), or `assetId` (a library asset joins `project` by reference). Fails with
  * `import.badArgs`, `import.notADirectory`, `asset.folderNotEmpty`, `asset.badName`, `asset.notFound`;
@@ -214,7 +214,7 @@ export const SnapshotAsset = request<SnapshotResultJson>()('desk/assets/snapshot
 /** Server → client: files walked so far by a running snapshot. */
 export const SnapshotProgress = notification<{ id: string; files: number }>()('desk/assets/snapshotProgress');
 
-/** Client → server: AtGo (§01), what a run would read now. Fails with `asset.noFiles` for links and notes. */
+/** Client → server: AtGo (glossary: AtGo), what a run would read now. Fails with `asset.noFiles` for links and notes. */
 export const GetAtGo = request<AtGo>()('desk/assets/atGo', object({ id: assetId }));
 
 /** Client → server: the files of a version (default: what the asset is at). Fails with `asset.noVersion`. */
@@ -239,16 +239,16 @@ export const ReadFile = request<{ base64: string; size: number }>()(
 /** Client → server: the files added, removed and changed between two versions. */
 export const DiffVersions = request<VersionDiff>()('desk/assets/diff', object({ id: assetId, from: versionNumber, to: versionNumber }));
 
-/** Client → server: asset_tags (§08). Fails with `asset.badTag`. */
+/** Client → server: asset_tags (glossary: Tags and about). Fails with `asset.badTag`. */
 export const SetTags = request<AssetRecord>()('desk/assets/setTags', object({ id: assetId, tags: array(string({ maxLength: 200 }), { maxItems: 64 }) }));
 
-/** Client → server: asset_describe (§08). */
+/** Client → server: asset_describe (glossary: Tags and about). */
 export const DescribeAsset = request<AssetRecord>()('desk/assets/describe', object({ id: assetId, about: string({ maxLength: 2000 }) }));
 
-/** Client → server: retire or unretire (§10). */
+/** Client → server: retire or unretire (glossary: Retired). */
 export const SetRetired = request<AssetRecord>()('desk/assets/setRetired', object({ id: assetId, retired: boolean() }));
 
-/** Client → server: the command checks (§09). Fails with `asset.badChecks`, naming the problem. */
+/** Client → server: the command checks (glossary: Checks). Fails with `asset.badChecks`, naming the problem. */
 export const SetChecks = request<AssetRecord>()('desk/assets/setChecks', object({ id: assetId, checks: json() }));
 
 /** Client → server: asset_link, a link asset in `project` when given. Fails with `asset.badUrl`. */
@@ -257,10 +257,10 @@ export const AddLink = request<AssetRecord>()('desk/assets/addLink', object({ na
 /** Client → server: a notes asset in `project` when given. */
 export const AddNote = request<AssetRecord>()('desk/assets/addNote', object({ name: string({ maxLength: 200 }), text: string({ maxLength: maxNoteTextBytes }), project: optional(projectName), requestId }));
 
-/** Client → server: records a git asset's head with made_by sync (§04). */
+/** Client → server: records a git asset's head with made_by sync (glossary: Version). */
 export const SyncAsset = request<{ asset: AssetRecord; head?: string; recorded: boolean }>()('desk/assets/sync', object({ id: assetId }));
 
-/** Client → server: the launches that plugged an asset (§13). */
+/** Client → server: the launches that plugged an asset (glossary: Used in). */
 export const UsedInLaunches = request<{ usedIn: UsedIn[] }>()('desk/assets/usedIn', object({ id: assetId }));
 
 /** Server → client: a git asset's branch was rewritten; the versions from `firstChanged` on name other commits now. */
@@ -315,7 +315,7 @@ export const GetCard = request<CardView>()('desk/card/get', object({ project: pr
 export const SetTicket = request<CardView>()('desk/card/setTicket', object({ project: projectName, ticket: string({ maxLength: maxTicketBytes }) }));
 
 /**
- * Client → server: suggestions for a ticket (default: the card's), named assets first (§05). The
+ * Client → server: suggestions for a ticket (default: the card's), named assets first (glossary: Suggestion). The
  * project's index is built in the background: the answer comes within about half a second, ranked on
  * the members indexed by then (named assets need no index), and `index` says how many of how many
  * those were; when `indexed < total`, {@link SuggestIndexDidChange} follows as the index grows and
@@ -330,7 +330,7 @@ export const SuggestAssets = request<SuggestResult>()('desk/card/suggest', objec
 export const SuggestIndexDidChange = notification<{ project: string } & SuggestIndexProgress>()('desk/card/didChange');
 
 /**
- * Client → server: plugs an asset into the card (§06). Each refusal names its rule: `launch.badRole`,
+ * Client → server: plugs an asset into the card (glossary: Plug). Each refusal names its rule: `launch.badRole`,
  * `launch.secondTarget`, `launch.badTarget`, `launch.foreignRepo`, `launch.referenceOnly`, `launch.notSkill`,
  * `launch.badNode`, `launch.badCopy`, `launch.alreadyPlugged`.
  */
@@ -374,7 +374,7 @@ export const LaunchGo = request<LaunchRecord>()('desk/card/go', object({ project
 export const CancelRun = request<{ stopped: boolean }>()('desk/runs/cancel', object({ project: projectName, run: runId, reason: optional(string({ maxLength: 2000 })) }));
 
 /**
- * Client → server: the gate's decision on a completed or failed run (seed 001 ⑨): `commit` lands
+ * Client → server: the gate's decision on a completed or failed run (glossary: Gate): `commit` lands
  * the PatchSet (the run's last unless named), `retry` makes and starts a new Run of the same Task
  * with `settings`, `abandon` fails the Task and puts the shared checkout's files back, `checkpoint`
  * keeps the change aside. Fails with `run.notAwaitingDecision`, `run.noPatch`, `run.landConflict`,
@@ -425,7 +425,7 @@ export interface TaskAttachmentsView {
 	files: AttachmentRow[];
 }
 
-/** Client → server: the tasks with attachments (newest first) and each one's files (seed 002). */
+/** Client → server: the tasks with attachments (newest first) and each one's files (glossary: Attachment). */
 export const ListAttachments = request<{ tasks: TaskAttachmentsView[] }>()('desk/attachments/list', object({ project: projectName }));
 
 export interface AttachmentContent {

@@ -150,7 +150,7 @@ export async function invokeAgent(
 	return { ...outcome, exitCode: exit.code, ...(stored ? { transcript: stored } : {}) };
 }
 
-/** The attempt is over: what the agent left in the outbox is attached to the task (seed 002 Ingest). */
+/** The attempt is over: what the agent left in the outbox is attached to the task (glossary: Outbox). */
 function ingestOutbox(ports: RunnerPorts, run: Run, task: Task, agent: AgentSettings): void {
 	try {
 		const report = ports.attachments.ingest(task.object_id, { runId: run.object_id, secrets: secretsOf(agent), addedBy: `agent ${agent.name}` });

@@ -22,7 +22,7 @@ export interface NodeOutcome {
 }
 
 /**
- * Turns one node's agent events into AI objects as they arrive (seed 001 ⑥): a ToolInvocation per
+ * Turns one node's agent events into AI objects as they arrive (glossary: ToolInvocation): a ToolInvocation per
  * tool call with its files read and written, the Provenance's model and token usage, and a
  * tool_call frame in the run's ContextPipeline for each call.
  */

@@ -16,14 +16,14 @@ import { programFolders, sandboxArgs, spawnSandboxed } from './sandbox';
 import type { AgentSettings, RunSettings } from './settings';
 
 /**
- * The checks of a run's attempt (§09): the target asset's and the project's, run in the work folder
+ * The checks of a run's attempt (glossary: Checks): the target asset's and the project's, run in the work folder
  * (in the sandbox, without the agent's login or the network, when the run is isolated), each an
  * Evidence on the PatchSet with its full log stored.
  */
 
 const system = actor('system', 'agent-desk');
 
-/** The target asset's checks (§09) and the project's, each an Evidence with its full log stored. */
+/** The target asset's checks (glossary: Checks) and the project's, each an Evidence with its full log stored. */
 export async function runChecks(ports: RunnerPorts, run: Run, patch: PatchSet, placement: RunPlacement, record: LaunchRecord, settings: RunSettings, agent: AgentSettings, checkCancel: () => void, onStop: (stop: () => void) => void): Promise<Evidence[]> {
 	const targetPlug = record.plugs.find((p) => p.role === 'target');
 	const targetId = targetPlug?.id ?? ports.project.main_asset;

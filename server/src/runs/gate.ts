@@ -32,7 +32,7 @@ export interface DecideRequest {
 const person = actor('human', 'desk-user');
 
 /**
- * The gate (seed 001 ⑨): a person's verdict on a completed (or failed) run, one Decision a run.
+ * The gate (glossary: Gate): a person's verdict on a completed (or failed) run, one Decision a run.
  * Commit lands the chosen PatchSet — a commit with a `Desk-Run:` trailer on the run's branch, or the
  * snapshot target's next version — and completes the Intent (⑩). Nothing lands without it.
  */
@@ -235,7 +235,7 @@ export class RunGate {
 		return { decision, ...(commit ? { commit } : {}), ...(version !== undefined ? { version } : {}) };
 	}
 
-	/** The Decision is made: a run that waited at the gate is Completed (seed 001); a failed one stays failed. */
+	/** The Decision is made: a run that waited at the gate is Completed (glossary: AI objects); a failed one stays failed. */
 	private closeGate(run: Run): void {
 		if (isAtGate(run)) {
 			setRunStatus(run, 'completed');

@@ -2,7 +2,7 @@ import { AttachmentStore } from '../attachments/attachmentStore';
 
 /**
  * The prompt of one node of a run: the ticket, what the plugs that reach the node hand over, the
- * target the run writes, and the outbox. References are data, never instructions (§06), and the
+ * target the run writes, and the outbox. References are data, never instructions (glossary: Plug), and the
  * prompt says so; instructions are skills.
  */
 

@@ -51,7 +51,7 @@ interface Execution {
 	placement?: RunPlacement;
 }
 
-/** What a run started with (②–④): its objects, where it works, and what the prompts are made of. */
+/** What a run started with (Intent, Plan, Task): its objects, where it works, and what the prompts are made of. */
 interface StartedRun {
 	record: LaunchRecord;
 	settings: RunSettings;
@@ -81,7 +81,7 @@ interface NodeProgress {
 type CheckFailure = Parameters<typeof composePrompt>[0]['failure'];
 
 /**
- * Carries out runs (seed 001 ③–⑧): prepares where the agent works, composes each node's prompt,
+ * Carries out runs (glossary: AI objects): prepares where the agent works, composes each node's prompt,
  * runs the agent (sandboxed when bubblewrap works here), turns what it prints into AI objects,
  * makes a PatchSet of each attempt, runs the checks as Evidence, and stops at the gate.
  */
@@ -150,7 +150,7 @@ export class RunExecutor {
 		}
 	}
 
-	/** ②–④: the claim, the Intent active, the desk's plan, the Task running, the work folder, references and skills. */
+	/** Intent, Plan, Task: the claim, the Intent active, the desk's plan, the Task running, the work folder, references and skills. */
 	private async start(execution: Execution, record: LaunchRecord, run: Run, settings: RunSettings): Promise<StartedRun> {
 		const { ai } = this.ports;
 		const runId = execution.runId;
@@ -160,7 +160,7 @@ export class RunExecutor {
 		// Go claimed the checkout in its own transaction; a Retry claims it here. Either way the
 		// check and the claim are one write, so two runs never both pass.
 		this.ports.control.transaction((tx) => this.claimIn(tx, settings, record, runId));
-		// ② Intent active with the analysis, and the pipeline seeded with it.
+		// Intent active with the analysis, and the pipeline seeded with it.
 		const pipeline = newContextPipeline(system);
 		const analysis = intentAnalysis(record);
 		pushFrame(pipeline, 'intent_analysis', analysis.split('\n')[0]!.slice(0, 200), { data: { ticket: record.ticket, plugs: record.plugs.map((p) => ({ id: p.id, name: p.name, role: p.role, version: p.version })) } });
@@ -168,14 +168,14 @@ export class RunExecutor {
 			setIntentContent(intent, analysis);
 			setIntentStatus(intent, 'active');
 		}
-		// ③ The plan: one step per node until the plan node writes the real steps.
+		// The plan: one step per node until the plan node writes the real steps.
 		const plan = newPlan(system, { pipeline, fwindow: [0, 1] });
 		for (const node of record.template.nodes) {
 			addStep(plan, newPlanStep(`${node}`));
 		}
 		setIntentPlan(intent, plan);
 		run.plan = plan.object_id;
-		// ④ Task running.
+		// Task running.
 		if (task.status === 'draft') {
 			setTaskStatus(task, 'running');
 		}
@@ -197,7 +197,7 @@ export class RunExecutor {
 		return { record, settings, agent, run, task, intent, plan, pipeline, provenance, placement, references, skills, outbox };
 	}
 
-	/** ⑤–⑧: each node of the template in turn, the plan node's steps becoming the plan the run executes. */
+	/** The Run: each node of the template in turn, the plan node's steps becoming the plan the run executes. */
 	private async runNodes(execution: Execution, started: StartedRun): Promise<NodeProgress> {
 		const { record, run, plan } = started;
 		const progress: NodeProgress = { usage: { input: 0, output: 0 }, nodeMetrics: [] };
@@ -206,7 +206,7 @@ export class RunExecutor {
 			this.checkCancel(execution);
 			const step = plan.steps[index];
 			const isLastWork = node === workNodes[workNodes.length - 1];
-			// Patching is the agent at work, making changes or tool calls (seed 001): from the first node on.
+			// Patching is the agent at work, making changes or tool calls (glossary: AI objects): from the first node on.
 			if (run.status === 'created') {
 				setRunStatus(run, 'patching');
 			}
@@ -255,7 +255,7 @@ export class RunExecutor {
 				this.adoptAgentPlan(started, progress, step, outcome);
 				return;
 			}
-			// ⑦ The attempt's change as a PatchSet.
+			// The attempt's change as a PatchSet.
 			const patch = await makePatchSet(this.ports, run, placement, outcome.answer);
 			const frame = pushFrame(pipeline, 'step_summary', `${node}${attempt > 1 ? ` (attempt ${attempt})` : ''}: ${firstLine(outcome.answer) || 'done'}`.slice(0, 200), { data: { node, attempt } });
 			step?.oframes.push(frame);
@@ -269,7 +269,7 @@ export class RunExecutor {
 			if (!isLastWork || !patch) {
 				return;
 			}
-			// ⑧ Evidence: the target's checks and the project's, against this PatchSet.
+			// Evidence: the target's checks and the project's, against this PatchSet.
 			setRunStatus(run, 'validating');
 			ai.put([run]);
 			this.ports.changed(runId);
@@ -303,7 +303,7 @@ export class RunExecutor {
 		});
 	}
 
-	/** ⑤–⑥: the agent run once on a node, what it printed recorded, its usage and metrics kept on the run. */
+	/** The Run and its ToolInvocations: the agent run once on a node, what it printed recorded, its usage and metrics kept on the run. */
 	private async agentAttempt(execution: Execution, started: StartedRun, progress: NodeProgress, node: string, attempt: number, prompt: string): Promise<AgentOutcome> {
 		const { run, task, agent, placement } = started;
 		const recorder = new AgentRecorder(run, started.provenance, started.pipeline, placement.work_folder, objectSink(this.ports, agent), agent.name, progress.usage);
@@ -376,7 +376,7 @@ export class RunExecutor {
 				ai.put([partial]);
 			}
 			if (run.status === 'created') {
-				// Failed is reached from Patching or Validating (seed 001): the attempt began, then failed.
+				// Failed is reached from Patching or Validating (glossary: AI objects): the attempt began, then failed.
 				setRunStatus(run, 'patching');
 			}
 			failRun(run, left.notKept !== undefined ? `${reason}; what the agent left could not be kept (${left.notKept})` : reason);

@@ -38,7 +38,7 @@ export interface RunSettings {
 	/** Which agent a run uses; the first one when unset. */
 	agent?: string;
 	isolation: RunIsolation;
-	/** Checks of the project, run after each attempt besides the target asset's own (§09). */
+	/** Checks of the project, run after each attempt besides the target asset's own (glossary: Checks). */
 	checks: AssetCheck[];
 	/** Attempts of the work node when a check fails (1: no second attempt). */
 	maxAttempts: number;
@@ -158,7 +158,7 @@ function parseAgent(value: unknown, where: string): AgentSettings {
 }
 
 /**
- * The project's checks, by the same rules as an asset's (§09: id, executable, args, cwd inside the
+ * The project's checks, by the same rules as an asset's (glossary: Checks; id, executable, args, cwd inside the
  * target, timeout in seconds), refused as a setting naming the check and field that is wrong.
  */
 function parseChecks(value: unknown): AssetCheck[] {

@@ -3,7 +3,7 @@ import type { TargetChange } from './targetFolder';
 import { isText } from '../attachments/names';
 
 /**
- * target_diff (§12): the text diff of a snapshot target's run folder against the version it began
+ * target_diff (glossary: Gate): the text diff of a snapshot target's run folder against the version it began
  * as, in git's unified format so the same reader shows it; binary files listed by size.
  */
 export function targetDiff(changes: readonly TargetChange[], readBefore: (hash: string) => Buffer): { text: Buffer; counts: Map<string, [number, number]> } {

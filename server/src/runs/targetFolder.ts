@@ -31,7 +31,7 @@ export interface TargetChange {
 
 /**
  * Lays a snapshot version out as a run's target folder (not a git checkout), with the marker that
- * names the version and its files (§12). Files come from the blob store through `read`, and are
+ * names the version and its files (glossary: Gate). Files come from the blob store through `read`, and are
  * written through folder descriptors (`writeInFolder`), never through a link.
  */
 export function prepareTargetFolder(folder: string, marker: TargetMarker, read: (hash: string) => Buffer, keptCopy?: string): void {

@@ -75,7 +75,7 @@ export async function placeRun(ports: RunnerPorts, run: Run, record: LaunchRecor
 			};
 		}
 	}
-	// copy plugs: reference files copied byte for byte into the work folder at go (§06).
+	// copy plugs: reference files copied byte for byte into the work folder at go (glossary: Plug).
 	for (const plug of record.plugs) {
 		for (const [from, to] of Object.entries(plug.copy)) {
 			const bytes = await ports.library.cat(plug.id, from, plug.version);

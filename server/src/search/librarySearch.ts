@@ -1,6 +1,6 @@
 import { termCounts, ticketTerms } from './tokenizer';
 
-/** What an asset is matched on (§05): its name, its about, and text of its files at the version go would freeze. */
+/** What an asset is matched on (glossary: Suggestion): its name, its about, and text of its files at the version go would freeze. */
 export interface SearchDocument {
 	id: string;
 	name: string;
@@ -19,7 +19,7 @@ export interface SearchHit {
 	reason: string;
 }
 
-/** Caps on the text an asset is matched on (§05). */
+/** Caps on the text an asset is matched on (glossary: Suggestion). */
 export const suggestFileCap = 64 * 1024;
 export const suggestAssetCap = 256 * 1024;
 export const suggestFilesPerAsset = 40;
@@ -64,7 +64,7 @@ interface Postings {
 /**
  * Term frequencies packed as `text + 2^24 · (about + 2^16 · name)`, exact in a double. A frequency
  * above its field's maximum counts as that maximum: far beyond what a name, an about, or a text
- * within §05's caps (256 KiB, so at most about 52 000 occurrences) can hold.
+ * within the caps of a suggestion (glossary: Suggestion) (256 KiB, so at most about 52 000 occurrences) can hold.
  */
 const textSpan = 2 ** 24;
 const aboutSpan = 2 ** 16;
@@ -81,7 +81,7 @@ interface Slot {
 	terms: string[];
 }
 
-/** Tokenizes a document's fields (§05's tokenizer) into what the index holds. */
+/** Tokenizes a document's fields ('s tokenizer; glossary: Suggestion) into what the index holds. */
 export function analyzeDocument(document: SearchDocument): IndexedDocument {
 	const terms: string[] = [];
 	const tf: number[] = [];
@@ -131,7 +131,7 @@ function slotIndex(entries: readonly number[], slot: number): number {
 }
 
 /**
- * BM25 over a set of assets with the desk's tokenizer (§05): an inverted index from each term to the
+ * BM25 over a set of assets with the desk's tokenizer (glossary: Suggestion): an inverted index from each term to the
  * documents holding it and its frequency in their name, about and text. A term's weight in a
  * document is the sum over the fields holding it of
  * `idf(field) · (d + tf·(k+1) / (tf + k·(1 − b + b·length/average length)))`, with
@@ -255,7 +255,7 @@ export class LibrarySearch {
 	/**
 	 * Ranks documents for the query's terms. `skip` leaves documents out (after weighting, so they
 	 * still count in the corpus); `skipCommonTerms` drops a term found in every document when there
-	 * are two or more (§05: it tells nothing apart). Hits are sorted by rounded score, then name.
+	 * are two or more (: it tells nothing apart; glossary: Suggestion). Hits are sorted by rounded score, then name.
 	 */
 	search(query: string, options: { minScore?: number; limit?: number; skip?: ReadonlySet<string>; skipCommonTerms?: boolean; corpusSize?: number } = {}): SearchHit[] {
 		const documents = this.size;

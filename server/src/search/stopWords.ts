@@ -1,5 +1,5 @@
 /**
- * Words that never count as a match between a ticket and an asset (seed 000 §05): common English
+ * Words that never count as a match between a ticket and an asset (glossary: Suggestion): common English
  * words, and the words every ticket uses whatever it is about. Only words of four or more letters
  * are listed, since shorter ones are never terms. Keep the list sorted; add a word when it shows up
  * as a reason for a suggestion that has nothing to do with the ticket.

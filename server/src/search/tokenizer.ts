@@ -1,7 +1,7 @@
 import { stopWords } from './stopWords';
 
 /**
- * The tokenizer of the library index and of tickets (seed 000 §05): lowercase words of letters and
+ * The tokenizer of the library index and of tickets (glossary: Suggestion): lowercase words of letters and
  * digits (any script), at least four runes long, that are not stop words.
  */
 export const minWordRunes = 4;

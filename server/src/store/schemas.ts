@@ -74,7 +74,7 @@ export const libraryMigrations: readonly Migration[] = [
 			'ALTER TABLE assets ADD COLUMN derived_from_version INTEGER NOT NULL DEFAULT 0',
 			"ALTER TABLE assets ADD COLUMN checks TEXT NOT NULL DEFAULT '[]'",
 			'ALTER TABLE assets ADD COLUMN retired INTEGER NOT NULL DEFAULT 0',
-			// Snapshot versions: manifests over the blob store, never rewritten (§11).
+			// Snapshot versions: manifests over the blob store, never rewritten (glossary: Version).
 			`CREATE TABLE snapshot_versions (
 				asset_id TEXT NOT NULL REFERENCES assets (id),
 				version INTEGER NOT NULL CHECK (version >= 1),
@@ -86,7 +86,7 @@ export const libraryMigrations: readonly Migration[] = [
 				made_by TEXT NOT NULL CHECK (made_by IN ('run', 'user', 'outside', 'conductor')),
 				PRIMARY KEY (asset_id, version)
 			)`,
-			// The plugs of launch records (§13 "used in"); runs fill it.
+			// The plugs of launch records ("used in"; glossary: Used in); runs fill it.
 			`CREATE TABLE launch_plugs (
 				launch_id TEXT NOT NULL,
 				project TEXT NOT NULL,
@@ -151,7 +151,7 @@ export const projectMigrations: readonly Migration[] = [
 	{
 		version: 2,
 		statements: [
-			// AI objects (seed 001) as their canonical JSON, with the references the views follow
+			// AI objects (glossary: AI objects) as their canonical JSON, with the references the views follow
 			// pulled out into columns: task (Run), run (PatchSet, Evidence, Decision, Provenance,
 			// ToolInvocation), parent (Intent, Task), previous (Plan), intent (Task).
 			`CREATE TABLE ai_objects (
@@ -212,7 +212,7 @@ export const projectMigrations: readonly Migration[] = [
 	{
 		version: 5,
 		statements: [
-			// Attachments (seed 002): the bytes are in .desk/attachments/<id>; the name is a label.
+			// Attachments (glossary: Attachment): the bytes are in .desk/attachments/<id>; the name is a label.
 			`CREATE TABLE attachments (
 				id TEXT PRIMARY KEY,
 				task_id TEXT NOT NULL,

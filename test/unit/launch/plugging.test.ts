@@ -19,7 +19,7 @@ const card: LaunchCard = { project: 'shop', ticket: 't', template: defaultTempla
 const validSkill = { name: 'review', description: 'Reviews' };
 const ctx = (asset: AssetRecord, skillFront = asset === skill ? validSkill : undefined) => ({ asset, project, skill: skillFront });
 
-describe('plugging (§06)', () => {
+describe('plugging', () => {
 	it('takes the three roles and refuses any other by name', () => {
 		assert.equal(plugInto(card, newPlug(folder.id, 'reference'), ctx(folder)).plugs.length, 1);
 		assert.throws(() => checkPlug(card, { ...newPlug(folder.id, 'reference'), role: 'owner' as never }, ctx(folder)), (e) => isDeskError(e, 'launch.badRole') && /reference, target or instructions/.test(e.message));

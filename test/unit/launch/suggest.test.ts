@@ -27,7 +27,7 @@ function project(members: Array<[AssetRecord, string]>, main?: AssetRecord) {
 	return { library: all, members: all, mainAssetId: main?.id ?? '', plugged: new Set<string>(), index: new LibrarySearch(documents) };
 }
 
-describe('launch-card suggestions (§05)', () => {
+describe('launch-card suggestions', () => {
 	it('ranks word matches from the members, with the heaviest terms as the reason and the score to 2 decimals', async () => {
 		const billing = asset('billing');
 		const design = asset('design');

@@ -53,7 +53,7 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 	const patch = ai.require<PatchSet>(run.patchsets[0]!, 'patchset');
 	assert.deepEqual(patch.touched.map((t) => [t.path, t.change_type, t.lines_added, t.lines_deleted]), [['src/cart.ts', 'modified', 1, 0], ['src/discount.test.ts', 'added', 1, 0]]);
 	assert.equal(patch.rationale, 'I made the change the ticket asks for.');
-	// ⑥ tool calls, ③ the plan, the provenance with usage, the snapshot and the pipeline.
+	// The tool calls, the plan, the provenance with usage, the snapshot and the pipeline.
 	const tools = ai.runToolInvocations(run.object_id);
 	assert.deepEqual(tools.map((t) => [t.tool_name, t.status, t.io_footprint?.paths_written]), [['Write', 'ok', ['src/cart.ts']], ['Write', 'ok', ['src/discount.test.ts']]]);
 	const plan = ai.require<Plan>(run.plan!, 'plan');
@@ -85,7 +85,7 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 	assert.match(message, /^Add a discount to the cart\n/);
 	assert.match(message, new RegExp(`Desk-Run: ${run.object_id}$`));
 	assert.equal(git(repo, 'status', '--porcelain'), '', 'the checkout is clean after landing: index and files agree with the commit');
-	assert.equal(ai.require<Run>(run.object_id, 'run').status, 'completed', 'the run completes with its decision (seed 001)');
+	assert.equal(ai.require<Run>(run.object_id, 'run').status, 'completed', 'the run completes with its decision (glossary: AI objects)');
 	const decision = ai.runDecision(run.object_id) as Decision;
 	assert.equal(decision.result_commit_sha, result.commit);
 	assert.equal(ai.require<PatchSet>(patch.object_id, 'patchset').apply_status, 'applied');

@@ -1,6 +1,6 @@
 /**
  * The index's ranking against a plain model: straightforward BM25 over the same documents with the
- * same rules (§05), recomputed from scratch for every query. Random corpora (with documents added,
+ * same rules (glossary: Suggestion), recomputed from scratch for every query. Random corpora (with documents added,
  * replaced and removed, and some reloaded from what the index saves) and random tickets; any
  * difference in the hits, their order, scores, terms or reasons fails, so a wrong optimisation does.
  */
