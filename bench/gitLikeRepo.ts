@@ -620,9 +620,6 @@ const binaryKinds: ReadonlyArray<{ dir: string; ext: string; magic: string; medi
 ];
 const binaryExtensions = [...new Set(binaryKinds.map((k) => k.ext))];
 
-function isBinaryPath(p: string): boolean {
-	return binaryExtensions.some((ext) => p.endsWith(`.${ext}`));
-}
 
 type CommitKind = 'first' | 'release' | 'merge' | 'l10n' | 'normal';
 

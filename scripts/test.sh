@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests need (Debian packages, npm packages, code-server) and runs every test:
-# the type check, then unit, protocol and end-to-end tests (the packaged extension in code-server
+# the type check and lint (ESLint, prettier), then unit, protocol and end-to-end tests (the packaged extension in code-server
 # driven by Chromium, and the extension-host suite inside code-server) in one node:test run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,8 +15,10 @@ if [ "$(cat node_modules/.agent-desk-lock 2>/dev/null)" != "$lock_hash" ]; then
 fi
 bash scripts/ensure-code-server.sh >/dev/null
 
-echo "== type check"
+echo "== type check and lint"
 npx tsc -b
+npx eslint --max-warnings 0 .
+npx prettier --check . >/dev/null || { npx prettier --list-different .; echo "not formatted: run npm run format"; exit 1; }
 echo "== build (tests, then the packaged extension)"
 node scripts/build.mjs
 npm run --silent package >/dev/null

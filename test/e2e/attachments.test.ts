@@ -414,8 +414,8 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 		await page.locator('.tab.active', { hasText: 'summary.json' }).waitFor({ timeout: 30_000 });
 		await waitFor(async () => (await editorText(page)).includes('12345678901234567890,'), 20_000, 'the formatted JSON');
 		const json = await editorText(page);
-		assert.match(json, /^\{\n  "week": 47,\n  "orders": \{\n    "count": 3,/);
-		assert.match(json, /"empty": \{\},\n  "none": \[\]\n\}/);
+		assert.match(json, /^\{\n {2}"week": 47,\n {2}"orders": \{\n {4}"count": 3,/);
+		assert.match(json, /"empty": \{\},\n {2}"none": \[\]\n\}/);
 		await waitFor(async () => (await page.locator('.statusbar-item', { hasText: /^JSON$/ }).count()) > 0, 10_000, 'the JSON language mode');
 		await page.mouse.move(1200, 700);
 		await screenshot(page, 'attachments-json');

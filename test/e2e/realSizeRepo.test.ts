@@ -15,8 +15,8 @@ import { openDeskWorkbench, projectRoot, screenshot, waitFor } from '../helpers/
 import { gitEnv } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
-/** Clicks `target` and waits for `shown`; returns the milliseconds in between. */
-async function timed(page: Page, click: () => Promise<void>, shown: () => Promise<boolean>, what: string): Promise<number> {
+/** Clicks and waits for `shown`; returns the milliseconds in between. */
+async function timed(click: () => Promise<void>, shown: () => Promise<boolean>, what: string): Promise<number> {
 	const started = Date.now();
 	await click();
 	await waitFor(shown, 30_000, what);
@@ -65,7 +65,7 @@ it('browses a git.git-shaped repository in the Assets view: 24,000 versions a pa
 
 		// The newest page of versions, the newest first.
 		const newest = page.getByRole('treeitem', { name: new RegExp(`^v${total}\\s`) });
-		timings.push(`expand the asset: ${await timed(page, () => asset.click(), () => newest.isVisible(), 'the newest version')} ms`);
+		timings.push(`expand the asset: ${await timed(() => asset.click(), () => newest.isVisible(), 'the newest version')} ms`);
 		assert.match((await newest.getAttribute('aria-label')) ?? '', new RegExp(subject.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
 		await page.mouse.move(700, 500);
 		await screenshot(page, 'realsize-versions');
@@ -75,7 +75,7 @@ it('browses a git.git-shaped repository in the Assets view: 24,000 versions a pa
 		await scrollUntil(page, () => older.isVisible());
 		assert.match((await older.getAttribute('aria-label')) ?? '', new RegExp(`${(total - 200).toLocaleString('en-US')} more`));
 		const nextPage = page.getByRole('treeitem', { name: new RegExp(`^v${total - 200}\\s`) });
-		timings.push(`show 200 older versions: ${await timed(page, () => older.click(), () => nextPage.isVisible(), 'the next page of versions')} ms`);
+		timings.push(`show 200 older versions: ${await timed(() => older.click(), () => nextPage.isVisible(), 'the next page of versions')} ms`);
 		await scrollUntil(page, () => older.isVisible());
 		assert.match((await page.getByRole('treeitem', { name: /^Show 200 older versions, / }).getAttribute('aria-label')) ?? '', new RegExp(`${(total - 400).toLocaleString('en-US')} more`));
 		await screenshot(page, 'realsize-older-versions');
@@ -85,7 +85,7 @@ it('browses a git.git-shaped repository in the Assets view: 24,000 versions a pa
 		await page.keyboard.press('Home');
 		await newest.waitFor({ timeout: 10_000 });
 		const builtin = page.getByRole('treeitem', { name: /^builtin, folder/ });
-		timings.push(`expand v${total}: ${await timed(page, () => newest.click(), () => builtin.isVisible(), 'its folders')} ms`);
+		timings.push(`expand v${total}: ${await timed(() => newest.click(), () => builtin.isVisible(), 'its folders')} ms`);
 		// The first file of builtin/ as the view sorts it: its folders first, then its files by name.
 		const files = git('ls-tree', 'HEAD', 'builtin/')
 			.split('\n')
@@ -96,16 +96,14 @@ it('browses a git.git-shaped repository in the Assets view: 24,000 versions a pa
 		const file = files[0]!;
 		const fileRow = page.getByRole('treeitem', { name: new RegExp(`^${path.basename(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, `) });
 		const expandedBuiltin = page.getByRole('treeitem', { name: /^builtin, folder/, expanded: true });
-		timings.push(`expand builtin/: ${await timed(page, () => builtin.click(), () => expandedBuiltin.isVisible(), 'the folder builtin/ open')} ms`);
+		timings.push(`expand builtin/: ${await timed(() => builtin.click(), () => expandedBuiltin.isVisible(), 'the folder builtin/ open')} ms`);
 		await scrollUntil(page, () => fileRow.isVisible());
 
 		// A file of the version opens read-only in an editor tab, with the bytes git has.
 		const firstLine = git('show', `HEAD:${file}`).split('\n').find((line) => line.trim().length > 8)!.trim();
 		const editor = page.locator('.editor-instance .view-lines');
 		timings.push(
-			`open ${file}: ${await timed(
-				page,
-				() => fileRow.click(),
+			`open ${file}: ${await timed(() => fileRow.click(),
 				async () => (await page.locator('.tab.active').first().innerText()).includes(path.basename(file)) && (await editor.first().innerText()).replace(/\u00a0/g, ' ').includes(firstLine),
 				'the file in an editor',
 			)} ms`,

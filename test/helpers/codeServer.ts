@@ -117,7 +117,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 		await waitFor(async () => (await fetch(`${url}/healthz`)).ok, 30_000, 'code-server /healthz');
 	} catch (error) {
 		await stop();
-		throw new Error(`${(error as Error).message}\n${fs.readFileSync(path.join(home, 'code-server.log'), 'utf8').slice(-4000)}`);
+		throw new Error(`${(error as Error).message}\n${fs.readFileSync(path.join(home, 'code-server.log'), 'utf8').slice(-4000)}`, { cause: error });
 	}
 	return { url, port, home, userDataDir, extensionsDir, stop };
 }

@@ -252,7 +252,7 @@ export function registerAssetCommands(
 				try {
 					checks = JSON.parse(text);
 				} catch (error) {
-					throw new Error(`${path.basename(files[0].fsPath)} is not JSON: ${(error as Error).message}`);
+					throw new Error(`${path.basename(files[0].fsPath)} is not JSON: ${(error as Error).message}`, { cause: error });
 				}
 				const asset = await desk.request(SetChecks, { id: target.asset.id, checks });
 				void showInformationMessage(`Agent Desk: ${asset.name} has ${asset.checks.length} check${asset.checks.length === 1 ? '' : 's'}.`);

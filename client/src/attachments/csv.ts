@@ -39,7 +39,6 @@ export function parseDelimited(text: string, delimiter: string, maxRows: number)
 			const quote = text.indexOf('"', i);
 			if (quote < 0) {
 				field += text.slice(i);
-				i = text.length;
 				break;
 			}
 			field += text.slice(i, quote);

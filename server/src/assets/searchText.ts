@@ -50,7 +50,7 @@ export class SearchText {
 		const manifests = this.ctx.store.pickedManifests();
 		const keys = new Map<string, string>();
 		for (const asset of assets) {
-			let source = '';
+			let source: string;
 			if (asset.engine === 'snapshot') {
 				source = `${asset.picked_version}:${manifests.get(asset.id) ?? ''}`;
 			} else if (asset.engine === 'git') {

@@ -30,7 +30,6 @@ export function refNameProblem(name: string): string | undefined {
 	if (name.includes('..')) {
 		return 'it contains ".."';
 	}
-	// eslint-disable-next-line no-control-regex
 	const bad = /[\x00-\x20\x7f~^:?*[\\]/.exec(name);
 	if (bad) {
 		return `it contains ${JSON.stringify(bad[0])}`;

@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DeskError } from '../core/errors';
 import { fileIdentity, parseGitConfig, readGitFile } from './gitFiles';

@@ -270,7 +270,7 @@ export const HistoryRewritten = notification<BranchRewrite>()('desk/assets/histo
 export const AssetsDidChange = notification<{ reason: string }>()('desk/assets/didChange');
 
 const runId = string({ minLength: 1, maxLength: 64 });
-const gitRef = string({ minLength: 1, maxLength: 256, pattern: /^refs\/[A-Za-z0-9._\/-]+$/ });
+const gitRef = string({ minLength: 1, maxLength: 256, pattern: /^refs\/[A-Za-z0-9._/-]+$/ });
 
 /** Client → server: the project's intents, their plans and tasks, each task's runs. Fails with `project.notFound`. */
 export const ListRuns = request<RunsOverview>()('desk/runs/list', object({ project: projectName }));

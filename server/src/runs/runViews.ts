@@ -1,7 +1,7 @@
 import type { AiStore } from '../store/aiStore';
 import type { Intent, Plan, Run, Task } from '../ai/types';
 import { intentStatus } from '../ai/model';
-import type { IntentView, RunDetail, RunsOverview, RunSummary, TaskView } from './types';
+import type { RunDetail, RunsOverview, RunSummary, TaskView } from './types';
 
 export function runSummary(store: AiStore, run: Run): RunSummary {
 	const provenance = store.runProvenance(run.object_id);

@@ -91,7 +91,6 @@ export async function mountReferences(ports: RunnerPorts, record: LaunchRecord, 
 	for (const plug of record.plugs.filter((p) => p.role === 'reference')) {
 		const asset = ports.library.getAsset(plug.id);
 		let mountPath: string;
-		let blob = '';
 		if (asset.engine === 'snapshot') {
 			mountPath = ports.library.mount(asset.id, plug.version);
 		} else if (asset.engine === 'git') {
@@ -131,7 +130,7 @@ export async function mountReferences(ports: RunnerPorts, record: LaunchRecord, 
 		}
 		// The item's content id: the version's manifest (snapshot) or commit (git); the text itself otherwise.
 		const version = asset.engine === 'none' ? undefined : (await ports.library.assetVersions(asset.id)).find((v) => v.version === plug.version);
-		blob = version ? (version.engine === 'git' ? version.commit : version.manifest) : gitBlobId(Buffer.from(asset.kind === 'notes' ? asset.notes : asset.url, 'utf8'));
+		const blob = version ? (version.engine === 'git' ? version.commit : version.manifest) : gitBlobId(Buffer.from(asset.kind === 'notes' ? asset.notes : asset.url, 'utf8'));
 		result.push({ plugNodes: plug.nodes, prompt: { name: asset.name, version: plug.version, mountPath, inlined, notInlined }, asset, blob });
 	}
 	return result;

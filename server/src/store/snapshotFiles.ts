@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { canonicalManifest, decodeManifest, encodeManifest, isSafeRelativePath } from '../assets/manifest';
+import { canonicalManifest, decodeManifest, encodeManifest } from '../assets/manifest';
 import type { FolderScan, ScanOptions, SnapshotFiles } from '../assets/ports';
 import type { Manifest, ManifestEntry } from '../assets/types';
 import { DeskError, isDeskError } from '../core/errors';
