@@ -25,7 +25,10 @@ export default tseslint.config(
 			// A variable a closure reads is declared before the value that closure serves is made.
 			'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
 			'import-x/no-cycle': ['error', { ignoreExternal: true }],
-			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+			'@typescript-eslint/no-unused-vars': [
+				'error',
+				{ argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+			],
 		},
 	},
 );

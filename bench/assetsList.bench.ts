@@ -31,7 +31,8 @@ export interface AssetsListResult {
 	floorMs: number;
 }
 
-const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const percentile = (values: number[], q: number) =>
+	[...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
 /** A library of `assets` snapshot assets with `versions` versions in all, made through the store (no files). */
 export async function makeLibrary(libraryDir: string, repo: string, assets: number, versions: number): Promise<void> {
@@ -39,7 +40,12 @@ export async function makeLibrary(libraryDir: string, repo: string, assets: numb
 	await desk.openWorkspace([{ name: 'bench', path: repo }]);
 	const manifest = desk.blobs.put(Buffer.from('{"format":1,"files":[]}'));
 	desk.close();
-	const db = await DurableDatabase.open({ file: path.join(libraryDir, 'library.db'), schema: librarySchema, migrations: libraryMigrations, logger: silentLogger });
+	const db = await DurableDatabase.open({
+		file: path.join(libraryDir, 'library.db'),
+		schema: librarySchema,
+		migrations: libraryMigrations,
+		logger: silentLogger,
+	});
 	const store = new SqlLibraryStore(db);
 	// Zipf-like: a few assets with thousands of versions, most with a few dozen.
 	const weights = Array.from({ length: assets }, (_, i) => 1 / (i + 1) ** 0.8);
@@ -47,7 +53,8 @@ export async function makeLibrary(libraryDir: string, repo: string, assets: numb
 	let left = versions;
 	const now = new Date('2026-11-01T00:00:00Z').getTime();
 	for (let a = 0; a < assets; a++) {
-		const count = a === assets - 1 ? left : Math.max(1, Math.min(left - (assets - a - 1), Math.round(weights[a]! * scale)));
+		const count =
+			a === assets - 1 ? left : Math.max(1, Math.min(left - (assets - a - 1), Math.round(weights[a]! * scale)));
 		left -= count;
 		const id = `a-${(0x1000000000000000n + BigInt(a)).toString(16).slice(-16)}`;
 		const asset: AssetRecord = {
@@ -74,7 +81,15 @@ export async function makeLibrary(libraryDir: string, repo: string, assets: numb
 		store.batch((writes) => {
 			writes.insertAsset(asset);
 			for (let v = 1; v <= count; v++) {
-				writes.insertSnapshotVersion(id, { version: v, manifest, file_count: v % 50, bytes: v * 1000, note: v === 1 ? 'adopted' : '', made_at: new Date(now + v * 60_000).toISOString(), made_by: 'user' });
+				writes.insertSnapshotVersion(id, {
+					version: v,
+					manifest,
+					file_count: v % 50,
+					bytes: v * 1000,
+					note: v === 1 ? 'adopted' : '',
+					made_at: new Date(now + v * 60_000).toISOString(),
+					made_by: 'user',
+				});
 			}
 			writes.addProjectAsset('bench', id, new Date(now).toISOString());
 		});
@@ -82,7 +97,11 @@ export async function makeLibrary(libraryDir: string, repo: string, assets: numb
 	db.close();
 }
 
-async function measureList(assets: number, versions: number, root: string): Promise<{ p50: number; p95: number; floor: number; databaseMb: number }> {
+async function measureList(
+	assets: number,
+	versions: number,
+	root: string,
+): Promise<{ p50: number; p95: number; floor: number; databaseMb: number }> {
 	const repo = makeBenchRepo(path.join(root, `repo-${assets}`));
 	const libraryDir = path.join(root, `library-${assets}`);
 	await makeLibrary(libraryDir, repo, assets, versions);
@@ -104,7 +123,12 @@ async function measureList(assets: number, versions: number, root: string): Prom
 			lists.push((await time(ListAssets.method, { project: 'bench' })).ms);
 			floors.push((await time(GetStatus.method, {})).ms);
 		}
-		return { p50: percentile(lists, 0.5), p95: percentile(lists, 0.95), floor: percentile(floors, 0.5), databaseMb: fs.statSync(path.join(libraryDir, 'library.db')).size / (1024 * 1024) };
+		return {
+			p50: percentile(lists, 0.5),
+			p95: percentile(lists, 0.95),
+			floor: percentile(floors, 0.5),
+			databaseMb: fs.statSync(path.join(libraryDir, 'library.db')).size / (1024 * 1024),
+		};
 	} finally {
 		await server.stop();
 	}
@@ -115,7 +139,17 @@ export async function benchAssetsList(assets = 1000, versions = 126_791): Promis
 	try {
 		const big = await measureList(assets, versions, root);
 		const small = await measureList(Math.max(1, Math.round(assets / 10)), Math.round(versions / 10), root);
-		return { assets, versions, databaseMb: big.databaseMb, p50Ms: big.p50, p95Ms: big.p95, smallAssets: Math.max(1, Math.round(assets / 10)), smallP50Ms: small.p50, smallP95Ms: small.p95, floorMs: big.floor };
+		return {
+			assets,
+			versions,
+			databaseMb: big.databaseMb,
+			p50Ms: big.p50,
+			p95Ms: big.p95,
+			smallAssets: Math.max(1, Math.round(assets / 10)),
+			smallP50Ms: small.p50,
+			smallP95Ms: small.p95,
+			floorMs: big.floor,
+		};
 	} finally {
 		fs.rmSync(root, { recursive: true, force: true });
 	}

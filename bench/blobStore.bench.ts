@@ -49,9 +49,14 @@ function generator(seed: number): () => number {
 	};
 }
 
-const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const percentile = (values: number[], q: number) =>
+	[...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
-function workload(smallCount: number, smallMegabytes: number, largeCount: number): { blobs: Buffer[]; batches: number[] } {
+function workload(
+	smallCount: number,
+	smallMegabytes: number,
+	largeCount: number,
+): { blobs: Buffer[]; batches: number[] } {
 	const random = generator(11);
 	const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
 	// Log-normal (sigma 1.3): many blobs of a few hundred bytes, a tail of tens of KiB.
@@ -70,13 +75,24 @@ function workload(smallCount: number, smallMegabytes: number, largeCount: number
 	}
 	for (let i = 0; i < largeCount; i++) {
 		const size = 128 * 1024 + Math.floor(random() * 2 * 1024 * 1024);
-		blobs.splice(Math.floor(random() * blobs.length), 0, Buffer.concat([Buffer.from(`large ${i}\n`), Buffer.alloc(size, i)]));
+		blobs.splice(
+			Math.floor(random() * blobs.length),
+			0,
+			Buffer.concat([Buffer.from(`large ${i}\n`), Buffer.alloc(size, i)]),
+		);
 	}
 	// Batch sizes as snapshots make them: most change a few files, some tens, a few hundreds.
 	const batches: number[] = [];
-	for (let left = blobs.length; left > 0; ) {
+	for (let left = blobs.length; left > 0;) {
 		const p = random();
-		const n = Math.min(left, p < 0.7 ? 1 + Math.floor(random() * 4) : p < 0.95 ? 5 + Math.floor(random() * 36) : 50 + Math.floor(random() * 350));
+		const n = Math.min(
+			left,
+			p < 0.7
+				? 1 + Math.floor(random() * 4)
+				: p < 0.95
+					? 5 + Math.floor(random() * 36)
+					: 50 + Math.floor(random() * 350),
+		);
 		batches.push(n);
 		left -= n;
 	}
@@ -103,7 +119,13 @@ function diskUse(dir: string): { bytes: number; files: number } {
 	return { bytes, files };
 }
 
-async function measure(root: string, options: BlobStoreOptions, blobs: Buffer[], batches: number[], hashes: string[]): Promise<BlobBenchVariant> {
+async function measure(
+	root: string,
+	options: BlobStoreOptions,
+	blobs: Buffer[],
+	batches: number[],
+	hashes: string[],
+): Promise<BlobBenchVariant> {
 	const store = new BlobStore(root, options);
 	let next = 0;
 	const started = process.hrtime.bigint();
@@ -161,10 +183,23 @@ async function measure(root: string, options: BlobStoreOptions, blobs: Buffer[],
 	const hasMissUs = Number(process.hrtime.bigint() - t1) / 1e3 / misses.length;
 	const packs = fs.readdirSync(path.join(root, 'packs')).length;
 	reader.close();
-	return { diskBytes: bytes, files, writeMs, readP50Us: percentile(reads, 0.5), readP95Us: percentile(reads, 0.95), coldFirstReadMs: percentile(coldRuns, 0.5), hasMissUs, packs };
+	return {
+		diskBytes: bytes,
+		files,
+		writeMs,
+		readP50Us: percentile(reads, 0.5),
+		readP95Us: percentile(reads, 0.95),
+		coldFirstReadMs: percentile(coldRuns, 0.5),
+		hasMissUs,
+		packs,
+	};
 }
 
-export async function benchBlobStore(smallCount = 126_791, smallMegabytes = 58, largeCount = 12): Promise<BlobBenchResult> {
+export async function benchBlobStore(
+	smallCount = 126_791,
+	smallMegabytes = 58,
+	largeCount = 12,
+): Promise<BlobBenchResult> {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'desk-bench-blobs-'));
 	try {
 		const { blobs, batches } = workload(smallCount, smallMegabytes, largeCount);
@@ -181,7 +216,11 @@ export async function benchBlobStore(smallCount = 126_791, smallMegabytes = 58, 
 			largeBlobs: large.length,
 			largeBytes: large.reduce((a, b) => a + b.length, 0),
 			batches: batches.length,
-			sizes: { p50: percentile(sizes, 0.5), p95: percentile(sizes, 0.95), max: sizes.reduce((a, b) => Math.max(a, b), 0) },
+			sizes: {
+				p50: percentile(sizes, 0.5),
+				p95: percentile(sizes, 0.95),
+				max: sizes.reduce((a, b) => Math.max(a, b), 0),
+			},
 			packed,
 			baseline,
 		};
@@ -194,17 +233,43 @@ export function formatBlobStore(r: BlobBenchResult): string {
 	const mb = (n: number) => `${(n / 1_000_000).toFixed(1)} MB`;
 	const data = r.smallBytes + r.largeBytes;
 	const ratio = (v: BlobBenchVariant) => v.diskBytes / data;
-	const row = (label: string, packed: string, baseline: string, note = '') => `  ${label.padEnd(24)}${packed.padEnd(30)}${baseline.padEnd(30)}${note}`;
+	const row = (label: string, packed: string, baseline: string, note = '') =>
+		`  ${label.padEnd(24)}${packed.padEnd(30)}${baseline.padEnd(30)}${note}`;
 	const p = r.packed;
 	const b = r.baseline;
 	return [
 		`blobs: ${r.smallBlobs.toLocaleString('en')} small (${mb(r.smallBytes)}; p50 ${r.sizes.p50} B, p95 ${r.sizes.p95} B, max ${r.sizes.max} B) + ${r.largeBlobs} large (${mb(r.largeBytes)}), in ${r.batches.toLocaleString('en')} batches`,
 		row('', 'packed (layout 2)', 'one file each (layout 1)', 'packed / baseline'),
-		row('on disk', `${mb(p.diskBytes)} = ${ratio(p).toFixed(2)}× data`, `${mb(b.diskBytes)} = ${ratio(b).toFixed(2)}× data`, `${(p.diskBytes / b.diskBytes).toFixed(3)}   target ≤ 2× data: ${ratio(p) <= 2 ? 'met' : 'NOT met'}`),
+		row(
+			'on disk',
+			`${mb(p.diskBytes)} = ${ratio(p).toFixed(2)}× data`,
+			`${mb(b.diskBytes)} = ${ratio(b).toFixed(2)}× data`,
+			`${(p.diskBytes / b.diskBytes).toFixed(3)}   target ≤ 2× data: ${ratio(p) <= 2 ? 'met' : 'NOT met'}`,
+		),
 		row('files', `${p.files.toLocaleString('en')} (${p.packs} packs)`, b.files.toLocaleString('en')),
-		row('write', `${(p.writeMs / 1000).toFixed(1)} s, ${(data / 1e6 / (p.writeMs / 1000)).toFixed(1)} MB/s`, `${(b.writeMs / 1000).toFixed(1)} s, ${(data / 1e6 / (b.writeMs / 1000)).toFixed(1)} MB/s`, `${(p.writeMs / b.writeMs).toFixed(2)}×`),
-		row('random read p50 / p95', `${p.readP50Us.toFixed(0)} / ${p.readP95Us.toFixed(0)} µs`, `${b.readP50Us.toFixed(0)} / ${b.readP95Us.toFixed(0)} µs`, `${(p.readP50Us / b.readP50Us).toFixed(2)}× / ${(p.readP95Us / b.readP95Us).toFixed(2)}×`),
-		row('cold open + first read', `${p.coldFirstReadMs.toFixed(2)} ms`, `${b.coldFirstReadMs.toFixed(2)} ms`, `${(p.coldFirstReadMs / b.coldFirstReadMs).toFixed(2)}×`),
-		row('has() of a missing blob', `${p.hasMissUs.toFixed(1)} µs`, `${b.hasMissUs.toFixed(1)} µs`, `${(p.hasMissUs / b.hasMissUs).toFixed(2)}×`),
+		row(
+			'write',
+			`${(p.writeMs / 1000).toFixed(1)} s, ${(data / 1e6 / (p.writeMs / 1000)).toFixed(1)} MB/s`,
+			`${(b.writeMs / 1000).toFixed(1)} s, ${(data / 1e6 / (b.writeMs / 1000)).toFixed(1)} MB/s`,
+			`${(p.writeMs / b.writeMs).toFixed(2)}×`,
+		),
+		row(
+			'random read p50 / p95',
+			`${p.readP50Us.toFixed(0)} / ${p.readP95Us.toFixed(0)} µs`,
+			`${b.readP50Us.toFixed(0)} / ${b.readP95Us.toFixed(0)} µs`,
+			`${(p.readP50Us / b.readP50Us).toFixed(2)}× / ${(p.readP95Us / b.readP95Us).toFixed(2)}×`,
+		),
+		row(
+			'cold open + first read',
+			`${p.coldFirstReadMs.toFixed(2)} ms`,
+			`${b.coldFirstReadMs.toFixed(2)} ms`,
+			`${(p.coldFirstReadMs / b.coldFirstReadMs).toFixed(2)}×`,
+		),
+		row(
+			'has() of a missing blob',
+			`${p.hasMissUs.toFixed(1)} µs`,
+			`${b.hasMissUs.toFixed(1)} µs`,
+			`${(p.hasMissUs / b.hasMissUs).toFixed(2)}×`,
+		),
 	].join('\n');
 }

@@ -92,7 +92,17 @@ export interface GitLikeParams {
 }
 
 /** git.git-sized: a pack over 400 MB. */
-export const fullSize: GitLikeParams = { commits: 24_000, mergeEvery: 50, files: 5_000, folders: 420, binaryRevisionBytes: 370 * 1024 * 1024, l10nEvery: 400, releaseEvery: 500, textScale: 1, seed: 11 };
+export const fullSize: GitLikeParams = {
+	commits: 24_000,
+	mergeEvery: 50,
+	files: 5_000,
+	folders: 420,
+	binaryRevisionBytes: 370 * 1024 * 1024,
+	l10nEvery: 400,
+	releaseEvery: 500,
+	textScale: 1,
+	seed: 11,
+};
 
 /**
  * For CI: the same shape (24,000 first-parent commits, 5,000 files, the same layout and kinds of
@@ -260,10 +270,22 @@ const foreignWords = (
 	'será puede il lo gli della è non con per sarà può o os da é não com para será pode het de een is niet met voor wordt kan ' +
 	'fichier dépôt branche révision Datei Zweig Archiv archivo rama confirmación ficheiro ramo revisão bestand tak versie'
 ).split(' ');
-const gitCommands = 'add am apply archive bisect blame branch bundle checkout cherry-pick clean clone commit config describe diff fetch format-patch fsck gc grep init log ls-files ls-tree merge mv notes pull push range-diff rebase reflog remote repack replace reset restore rev-list rev-parse revert rm show sparse-checkout stash status submodule switch tag worktree'.split(' ');
-const firstNames = 'Alex Ana Ben Carla Chen Dan Dana Eli Emma Felipe Greta Hana Ivan Jana Jeff Jonas Kai Karin Lars Lea Luis Maja Marc Maria Mateo Mia Nina Noah Olga Omar Pat Paula Priya Raj Rosa Sam Sara Sven Taro Tess Tom Uma Vera Wei Yuki Zoe Ramsay Derrick Patrick Elijah Taylor Kristoffer Johannes Phillip Victoria Glen Calvin'.split(' ');
-const lastNames = 'Abe Bauer Castro Duarte Eriksen Fischer Garcia Haas Ito Jensen Kowalski Larsen Moreau Nakamura Novak Olsen Petrov Quinn Rossi Schmidt Silva Tanaka Ueda Varga Weber Xu Yamada Zhang Brown Miller Davis Lopez Wilson Moore Martin Lee Walker Young King Scott Green Baker Nelson Hill Adams Campbell Mitchell Roberts Carter Phillips Evans'.split(' ');
-const domains = 'gmail.com example.org example.com kernel.org mail.example.net users.noreply.example.com posteo.example web.example acm.example'.split(' ');
+const gitCommands =
+	'add am apply archive bisect blame branch bundle checkout cherry-pick clean clone commit config describe diff fetch format-patch fsck gc grep init log ls-files ls-tree merge mv notes pull push range-diff rebase reflog remote repack replace reset restore rev-list rev-parse revert rm show sparse-checkout stash status submodule switch tag worktree'.split(
+		' ',
+	);
+const firstNames =
+	'Alex Ana Ben Carla Chen Dan Dana Eli Emma Felipe Greta Hana Ivan Jana Jeff Jonas Kai Karin Lars Lea Luis Maja Marc Maria Mateo Mia Nina Noah Olga Omar Pat Paula Priya Raj Rosa Sam Sara Sven Taro Tess Tom Uma Vera Wei Yuki Zoe Ramsay Derrick Patrick Elijah Taylor Kristoffer Johannes Phillip Victoria Glen Calvin'.split(
+		' ',
+	);
+const lastNames =
+	'Abe Bauer Castro Duarte Eriksen Fischer Garcia Haas Ito Jensen Kowalski Larsen Moreau Nakamura Novak Olsen Petrov Quinn Rossi Schmidt Silva Tanaka Ueda Varga Weber Xu Yamada Zhang Brown Miller Davis Lopez Wilson Moore Martin Lee Walker Young King Scott Green Baker Nelson Hill Adams Campbell Mitchell Roberts Carter Phillips Evans'.split(
+		' ',
+	);
+const domains =
+	'gmail.com example.org example.com kernel.org mail.example.net users.noreply.example.com posteo.example web.example acm.example'.split(
+		' ',
+	);
 /** UTC offsets in minutes, with whether the zone keeps summer time (north). */
 const zones: ReadonlyArray<readonly [readonly [number, boolean], number]> = [
 	[[-480, true], 14],
@@ -281,7 +303,10 @@ const zones: ReadonlyArray<readonly [readonly [number, boolean], number]> = [
 	[[600, false], 3],
 	[[0, false], 4],
 ];
-const verbs = 'fix add teach use drop avoid simplify refactor clarify document rename introduce make handle plug free stop allow remove convert optimize mark reuse support deprecate prepare'.split(' ');
+const verbs =
+	'fix add teach use drop avoid simplify refactor clarify document rename introduce make handle plug free stop allow remove convert optimize mark reuse support deprecate prepare'.split(
+		' ',
+	);
 const l10nLanguages = 'bg ca de el es fr id it ko pl pt_PT ru sv tr uk vi zh_CN zh_TW'.split(' ');
 
 function id(rng: Rng): string {
@@ -361,11 +386,19 @@ function chunk(rng: Rng, style: Exclude<Style, 'bin'>): string {
 			return rng.weighted<() => string>([
 				[() => '', 8],
 				[() => `test_expect_success '${words(rng, rng.range(3, 8))}' '`, 6],
-				[() => `\tgit ${rng.pick(gitCommands)} ${rng.pick(['', '-q ', '--all ', '--no-verify ', '-m msg '])}${ident()} >actual &&`, 14],
+				[
+					() =>
+						`\tgit ${rng.pick(gitCommands)} ${rng.pick(['', '-q ', '--all ', '--no-verify ', '-m msg '])}${ident()} >actual &&`,
+					14,
+				],
 				[() => '\ttest_cmp expect actual', 6],
 				[() => "'", 6],
 				[() => `\techo ${ident()} >expect &&`, 6],
-				[() => `\tcat >expect <<-\\EOF &&\n\t${words(rng, rng.range(1, 4), idWords)}\n\t${words(rng, rng.range(1, 4), idWords)}\n\tEOF`, 4],
+				[
+					() =>
+						`\tcat >expect <<-\\EOF &&\n\t${words(rng, rng.range(1, 4), idWords)}\n\t${words(rng, rng.range(1, 4), idWords)}\n\tEOF`,
+					4,
+				],
 				[() => `\ttest_commit ${ident()} &&`, 5],
 				[() => `\tgit rev-parse ${rng.pick(['HEAD', 'HEAD^', 'main', 'side', 'HEAD~2'])} >expect &&`, 3],
 				[() => `\ttest_must_fail git ${rng.pick(gitCommands)} ${ident()} 2>err &&`, 3],
@@ -379,15 +412,29 @@ function chunk(rng: Rng, style: Exclude<Style, 'bin'>): string {
 				[() => paragraph(rng, rng.range(1, 3)), 12],
 				[() => `--${rng.pick(idWords)}${rng.chance(0.5) ? `-${rng.pick(idWords)}` : ''}::`, 5],
 				[() => `\t${sentence(rng)}.`, 4],
-				[() => { const t = `${sentence(rng)}`.slice(0, 40); return `${t}\n${'~'.repeat(t.length)}`; }, 2],
+				[
+					() => {
+						const t = `${sentence(rng)}`.slice(0, 40);
+						return `${t}\n${'~'.repeat(t.length)}`;
+					},
+					2,
+				],
 				[() => `* ${sentence(rng)}.`, 5],
 				[() => `------------\n$ git ${rng.pick(gitCommands)} ${ident()}\n------------`, 2],
 				[() => `${rng.pick(idWords)}.${rng.pick(idWords)}::`, 3],
 			])();
 		case 'fixture':
 			return rng.weighted<() => string>([
-				[() => `$ git ${rng.pick(gitCommands)} ${rng.pick(['--stat', '-p', '--raw', '--name-status', '-M', '--cc'])} ${ident()}`, 2],
-				[() => `${rng.pick([':100644', ':000000', ':100755'])} 100644 ${rng.next().toString(16).padStart(8, '0')}... ${rng.next().toString(16).padStart(8, '0')}... M\t${ident()}`, 3],
+				[
+					() =>
+						`$ git ${rng.pick(gitCommands)} ${rng.pick(['--stat', '-p', '--raw', '--name-status', '-M', '--cc'])} ${ident()}`,
+					2,
+				],
+				[
+					() =>
+						`${rng.pick([':100644', ':000000', ':100755'])} 100644 ${rng.next().toString(16).padStart(8, '0')}... ${rng.next().toString(16).padStart(8, '0')}... M\t${ident()}`,
+					3,
+				],
 				[() => ` ${ident()} | ${rng.range(1, 40)} ${'+'.repeat(rng.range(0, 20))}${'-'.repeat(rng.range(0, 10))}`, 4],
 				[() => `@@ -${rng.range(1, 90)},${rng.range(1, 9)} +${rng.range(1, 90)},${rng.range(1, 9)} @@`, 2],
 				[() => `${rng.pick(['+', '-', ' '])}${words(rng, rng.range(1, 5), idWords)}`, 8],
@@ -400,7 +447,11 @@ function chunk(rng: Rng, style: Exclude<Style, 'bin'>): string {
 				[() => `sub ${fn()} {\n\tmy ($self, ${'$' + ident()}) = @_;`, 3],
 				[() => '}', 6],
 				[() => `\treturn $${ident()};`, 4],
-				[() => `\tif ($${ident()} ${rng.pick(['eq', 'ne', '==', '=~'])} ${rng.pick(["''", '0', '/^\\s*$/', '$' + ident()])}) {`, 5],
+				[
+					() =>
+						`\tif ($${ident()} ${rng.pick(['eq', 'ne', '==', '=~'])} ${rng.pick(["''", '0', '/^\\s*$/', '$' + ident()])}) {`,
+					5,
+				],
 				[() => `def ${fn()}(${args()}):\n    """${sentence(rng)}."""`, 2],
 				[() => `    ${ident()} = ${ident()}.${fn()}(${args()})`, 6],
 				[() => `# ${words(rng, rng.range(4, 10))}`, 4],
@@ -409,13 +460,29 @@ function chunk(rng: Rng, style: Exclude<Style, 'bin'>): string {
 		case 'web':
 			return rng.weighted<() => string>([
 				[() => '', 8],
-				[() => `import { ${cap(rng.pick(idWords))}${cap(rng.pick(idWords))} } from '${rng.pick(['./', '../', '../../'])}${rng.pick(idWords)}';`, 4],
-				[() => `export function ${rng.pick(idWords)}${cap(rng.pick(idWords))}(${rng.pick(idWords)}: ${cap(rng.pick(idWords))}): ${rng.pick(['string', 'number', 'boolean', 'void', cap(rng.pick(idWords))])} {`, 3],
-				[() => `\tconst ${rng.pick(idWords)}${cap(rng.pick(idWords))} = ${rng.pick(idWords)}.${rng.pick(idWords)}(${rng.pick(idWords)});`, 12],
+				[
+					() =>
+						`import { ${cap(rng.pick(idWords))}${cap(rng.pick(idWords))} } from '${rng.pick(['./', '../', '../../'])}${rng.pick(idWords)}';`,
+					4,
+				],
+				[
+					() =>
+						`export function ${rng.pick(idWords)}${cap(rng.pick(idWords))}(${rng.pick(idWords)}: ${cap(rng.pick(idWords))}): ${rng.pick(['string', 'number', 'boolean', 'void', cap(rng.pick(idWords))])} {`,
+					3,
+				],
+				[
+					() =>
+						`\tconst ${rng.pick(idWords)}${cap(rng.pick(idWords))} = ${rng.pick(idWords)}.${rng.pick(idWords)}(${rng.pick(idWords)});`,
+					12,
+				],
 				[() => `\treturn ${rng.pick(idWords)}${cap(rng.pick(idWords))};`, 4],
 				[() => '}', 6],
 				[() => `\tif (!${rng.pick(idWords)}) {\n\t\treturn ${rng.pick(['null', 'undefined', '[]', "''"])};\n\t}`, 3],
-				[() => `\t\t<${cap(rng.pick(idWords))} ${rng.pick(idWords)}={${rng.pick(idWords)}} onClick={() => ${rng.pick(idWords)}(${rng.pick(idWords)})} />`, 3],
+				[
+					() =>
+						`\t\t<${cap(rng.pick(idWords))} ${rng.pick(idWords)}={${rng.pick(idWords)}} onClick={() => ${rng.pick(idWords)}(${rng.pick(idWords)})} />`,
+					3,
+				],
 				[() => `// ${words(rng, rng.range(4, 10))}`, 3],
 			])();
 		case 'css':
@@ -423,11 +490,23 @@ function chunk(rng: Rng, style: Exclude<Style, 'bin'>): string {
 		case 'make':
 			return rng.weighted<() => string>([
 				[() => '', 6],
-				[() => `${rng.pick(['LIB_OBJS', 'BUILTIN_OBJS', 'TEST_BUILTINS_OBJS', 'XDIFF_OBJS', 'REFTABLE_OBJS', 'SCRIPT_SH'])} += ${rng.pick(['', 'builtin/', 'src/', 'compat/'])}${rng.pick(idWords)}${rng.chance(0.4) ? `-${rng.pick(idWords)}` : ''}.o`, 14],
-				[() => `ifdef ${rng.pick(['NO', 'USE', 'HAVE', 'NEEDS'])}_${rng.pick(idWords).toUpperCase()}\n\t${rng.pick(['BASIC_CFLAGS', 'EXTLIBS', 'COMPAT_OBJS'])} += ${rng.pick(['-D', '-l', ''])}${rng.pick(idWords).toUpperCase()}\nendif`, 5],
+				[
+					() =>
+						`${rng.pick(['LIB_OBJS', 'BUILTIN_OBJS', 'TEST_BUILTINS_OBJS', 'XDIFF_OBJS', 'REFTABLE_OBJS', 'SCRIPT_SH'])} += ${rng.pick(['', 'builtin/', 'src/', 'compat/'])}${rng.pick(idWords)}${rng.chance(0.4) ? `-${rng.pick(idWords)}` : ''}.o`,
+					14,
+				],
+				[
+					() =>
+						`ifdef ${rng.pick(['NO', 'USE', 'HAVE', 'NEEDS'])}_${rng.pick(idWords).toUpperCase()}\n\t${rng.pick(['BASIC_CFLAGS', 'EXTLIBS', 'COMPAT_OBJS'])} += ${rng.pick(['-D', '-l', ''])}${rng.pick(idWords).toUpperCase()}\nendif`,
+					5,
+				],
 				[() => `# ${words(rng, rng.range(4, 12))}`, 5],
 				[() => `\t$(QUIET_CC)$(CC) -o $*.o -c $(dep_args) $(ALL_CFLAGS) $(EXTRA_CPPFLAGS) $<`, 1],
-				[() => `${rng.pick(idWords).toUpperCase()}_${rng.pick(idWords).toUpperCase()} = ${rng.pick(['YesPlease', '1', '$(prefix)/share', 'UnfortunatelyYes'])}`, 4],
+				[
+					() =>
+						`${rng.pick(idWords).toUpperCase()}_${rng.pick(idWords).toUpperCase()} = ${rng.pick(['YesPlease', '1', '$(prefix)/share', 'UnfortunatelyYes'])}`,
+					4,
+				],
 			])();
 		case 'po':
 			return `#: ${rng.pick(['builtin', 'src', 't', 'compat'])}/${rng.pick(idWords)}.c:${rng.range(10, 3000)}\n#, c-format\nmsgid "${words(rng, rng.range(3, 10))}"\nmsgstr "${words(rng, rng.range(3, 11), foreignWords)}"\n`;
@@ -532,49 +611,441 @@ interface Group {
 	words?: readonly string[];
 }
 
-const srcWords = 'core net http util io crypto json parse store cache fs os proto wire codec index graph walk object refs hash mem alloc thread sync log trace config cli term color diff merge blame pack midx bitmap commit tree blob odb loose remote fetch push transport server client auth tls ssh url queue heap list map set str buf path attr ignore sparse submodule worktree hook editor pager progress bloom chunk table reader writer stack'.split(' ');
-const contribWords = 'completion subtree credential libsecret osxkeychain wincred netrc buildsystems Generators Vcxproj templates diff-highlight fast-import hooks multimail emacs vscode coccinelle persistent-https remote-helpers svn-fe stats thunderbird-patch-inline workdir examples scripts lib test docs python perl shell cmake toolchains windows macos linux'.split(' ');
-const webWords = 'components pages hooks utils styles api store state views layout forms buttons dialogs tables charts icons assets i18n router auth settings profile dashboard repo commits branches diff blame search editor toolbar sidebar panel modal toast theme tokens __tests__ fixtures mocks'.split(' ');
-const compatWords = 'win32 mingw msvc nedmalloc regex fsmonitor simple-ipc vcbuild include sys poll linux darwin bsd posix zlib-uncompress precompose-utf8 stubs'.split(' ');
+const srcWords =
+	'core net http util io crypto json parse store cache fs os proto wire codec index graph walk object refs hash mem alloc thread sync log trace config cli term color diff merge blame pack midx bitmap commit tree blob odb loose remote fetch push transport server client auth tls ssh url queue heap list map set str buf path attr ignore sparse submodule worktree hook editor pager progress bloom chunk table reader writer stack'.split(
+		' ',
+	);
+const contribWords =
+	'completion subtree credential libsecret osxkeychain wincred netrc buildsystems Generators Vcxproj templates diff-highlight fast-import hooks multimail emacs vscode coccinelle persistent-https remote-helpers svn-fe stats thunderbird-patch-inline workdir examples scripts lib test docs python perl shell cmake toolchains windows macos linux'.split(
+		' ',
+	);
+const webWords =
+	'components pages hooks utils styles api store state views layout forms buttons dialogs tables charts icons assets i18n router auth settings profile dashboard repo commits branches diff blame search editor toolbar sidebar panel modal toast theme tokens __tests__ fixtures mocks'.split(
+		' ',
+	);
+const compatWords =
+	'win32 mingw msvc nedmalloc regex fsmonitor simple-ipc vcbuild include sys poll linux darwin bsd posix zlib-uncompress precompose-utf8 stubs'.split(
+		' ',
+	);
 
 function cName(words: readonly string[]) {
-	return (rng: Rng) => `${rng.pick(words)}${rng.chance(0.5) ? `-${rng.pick(words)}` : ''}.${rng.chance(0.72) ? 'c' : 'h'}`;
+	return (rng: Rng) =>
+		`${rng.pick(words)}${rng.chance(0.5) ? `-${rng.pick(words)}` : ''}.${rng.chance(0.72) ? 'c' : 'h'}`;
 }
 
 function groups(): Group[] {
 	const cmd = (rng: Rng) => `${rng.pick(gitCommands)}${rng.chance(0.4) ? `-${rng.pick(idWords)}` : ''}.c`;
 	return [
-		{ dir: '', subfolders: 0, maxDepth: 0, share: 0.012, style: 'c', name: cName(idWords), sizeMedian: 12_000, sigma: 1.1, hot: 1.2 },
-		{ dir: 'builtin', subfolders: 0, maxDepth: 1, share: 0.034, style: 'c', name: cmd, sizeMedian: 11_000, sigma: 0.9, hot: 1.2 },
-		{ dir: 'src', subfolders: 0.2, maxDepth: 4, share: 0.15, style: 'c', name: cName(srcWords), sizeMedian: 5_000, sigma: 1.05, hot: 1, words: srcWords },
-		{ dir: 'lib', subfolders: 0.06, maxDepth: 3, share: 0.05, style: 'c', name: cName(srcWords), sizeMedian: 5_000, sigma: 1.0, hot: 0.8, words: srcWords },
-		{ dir: 'xdiff', subfolders: 0, maxDepth: 1, share: 0.004, style: 'c', name: cName(['xdiff', 'xemit', 'xhistogram', 'xmerge', 'xpatience', 'xprepare', 'xutils', 'xtypes', 'xmacros', 'xinclude']), sizeMedian: 12_000, sigma: 0.7, hot: 0.5 },
-		{ dir: 'reftable', subfolders: 0, maxDepth: 1, share: 0.012, style: 'c', name: cName(['block', 'blocksource', 'iter', 'merged', 'pq', 'reader', 'record', 'refname', 'stack', 'tree', 'writer', 'basics', 'error', 'system', 'constants']), sizeMedian: 8_000, sigma: 0.8, hot: 0.8 },
-		{ dir: 't', subfolders: 0, maxDepth: 1, share: 0.12, style: 'sh', name: (rng) => `t${rng.range(0, 9)}${String(rng.int(1000)).padStart(3, '0')}-${rng.pick(gitCommands)}-${rng.pick(idWords)}.sh`, sizeMedian: 6_000, sigma: 0.9, hot: 0.7, executable: true },
-		{ dir: 't/helper', subfolders: 0, maxDepth: 2, share: 0.02, style: 'c', name: (rng) => `test-${rng.pick(idWords)}${rng.chance(0.4) ? `-${rng.pick(idWords)}` : ''}.c`, sizeMedian: 4_000, sigma: 0.8, hot: 0.5 },
-		{ dir: 't/lib', subfolders: 0, maxDepth: 2, share: 0.006, style: 'sh', name: (rng) => `lib-${rng.pick(idWords)}.sh`, sizeMedian: 6_000, sigma: 0.9, hot: 0.6 },
-		{ dir: 't/perf', subfolders: 0.01, maxDepth: 3, share: 0.018, style: 'sh', name: (rng) => `p${rng.range(0, 9)}${String(rng.int(1000)).padStart(3, '0')}-${rng.pick(idWords)}.sh`, sizeMedian: 2_500, sigma: 0.7, hot: 0.3, executable: true, words: ['repos', 'aggregate', 'lib', 'run'] },
-		{ dir: 't/t4013', subfolders: 0, maxDepth: 2, share: 0.045, style: 'fixture', name: (rng) => `diff.${rng.pick(gitCommands)}_${rng.pick(['--stat', '-p', '--raw', '--cc', '-M', '--root', '--patch-with-stat', '--name-status'])}_${rng.pick(['initial', 'side', 'master', 'HEAD'])}${rng.chance(0.3) ? `_${rng.pick(idWords)}` : ''}`, sizeMedian: 500, sigma: 1.0, hot: 0.04 },
-		{ dir: 't/t3900', subfolders: 0, maxDepth: 2, share: 0.008, style: 'doc', name: (rng) => `${rng.range(1, 12)}-${rng.pick(['UTF-8', 'ISO8859-1', 'EUCJP', 'ISO-2022-JP', 'UTF-16'])}.txt`, sizeMedian: 300, sigma: 0.6, hot: 0.02 },
-		{ dir: 't/fixtures', subfolders: 0.02, maxDepth: 3, share: 0.02, style: 'fixture', name: (rng) => `${rng.pick(idWords)}-${rng.pick(idWords)}.${rng.pick(['txt', 'diff', 'expect', 'patch', 'mbox'])}`, sizeMedian: 1_500, sigma: 1.2, hot: 0.05, words: ['diff', 'apply', 'am', 'mailinfo', 'format-patch', 'blame', 'log', 'pack', 'bundle', 'svn', 'p4'] },
-		{ dir: 'Documentation', subfolders: 0, maxDepth: 1, share: 0.06, style: 'doc', name: (rng) => `git-${rng.pick(gitCommands)}${rng.chance(0.3) ? `-${rng.pick(idWords)}` : ''}.txt`, sizeMedian: 7_000, sigma: 0.9, hot: 0.6 },
-		{ dir: 'Documentation/config', subfolders: 0, maxDepth: 2, share: 0.025, style: 'doc', name: (rng) => `${rng.pick(idWords)}.txt`, sizeMedian: 2_500, sigma: 0.8, hot: 0.4 },
-		{ dir: 'Documentation/technical', subfolders: 0, maxDepth: 2, share: 0.012, style: 'doc', name: (rng) => `${rng.pick(idWords)}-${rng.pick(['format', 'protocol', 'api', 'design'])}.txt`, sizeMedian: 9_000, sigma: 0.9, hot: 0.3 },
-		{ dir: 'Documentation/howto', subfolders: 0, maxDepth: 2, share: 0.006, style: 'doc', name: (rng) => `${rng.pick(idWords)}-${rng.pick(idWords)}.txt`, sizeMedian: 5_000, sigma: 0.7, hot: 0.1 },
-		{ dir: 'Documentation/RelNotes', subfolders: 0, maxDepth: 2, share: 0.03, style: 'doc', name: (rng) => `1.${rng.range(5, 9)}.${rng.range(0, 6)}.${rng.range(1, 9)}.txt`, sizeMedian: 2_000, sigma: 0.7, hot: 0.02 },
-		{ dir: 'contrib', subfolders: 0.15, maxDepth: 5, share: 0.07, style: 'script', name: (rng) => `${rng.pick(contribWords)}${rng.chance(0.4) ? `-${rng.pick(idWords)}` : ''}.${rng.pick(['perl', 'py', 'sh', 'c', 'el', 'txt', 'bash'])}`, sizeMedian: 5_000, sigma: 1.0, hot: 0.4, words: contribWords },
-		{ dir: 'compat', subfolders: 0.06, maxDepth: 4, share: 0.03, style: 'c', name: cName(compatWords), sizeMedian: 6_000, sigma: 1.2, hot: 0.5, words: compatWords },
-		{ dir: 'perl', subfolders: 0.025, maxDepth: 4, share: 0.01, style: 'script', name: (rng) => `${cap(rng.pick(idWords))}.pm`, sizeMedian: 8_000, sigma: 0.9, hot: 0.3, words: ['Git', 'SVN', 'Memoize', 'IO', 'LoadCPAN', 'Mail', 'Packet', 'Fetcher', 'Editor'] },
-		{ dir: 'gui', subfolders: 0.03, maxDepth: 3, share: 0.02, style: 'script', name: (rng) => `${rng.pick(idWords)}.tcl`, sizeMedian: 9_000, sigma: 0.9, hot: 0.4, words: ['lib', 'po', 'macosx', 'windows', 'images', 'glossary'] },
-		{ dir: 'templates', subfolders: 0.012, maxDepth: 3, share: 0.005, style: 'sh', name: (rng) => `${rng.pick(['pre', 'post', 'prepare'])}-${rng.pick(['commit', 'receive', 'merge', 'rebase', 'push', 'update', 'applypatch'])}.sample`, sizeMedian: 2_000, sigma: 0.6, hot: 0.1, words: ['hooks', 'info', 'branches', 'description'] },
-		{ dir: 'ci', subfolders: 0.005, maxDepth: 2, share: 0.004, style: 'sh', name: (rng) => `${rng.pick(['install', 'run', 'print', 'check'])}-${rng.pick(idWords)}.sh`, sizeMedian: 2_500, sigma: 0.7, hot: 1.5, executable: true, words: ['util', 'config'] },
-		{ dir: 'refs', subfolders: 0, maxDepth: 1, share: 0.003, style: 'c', name: cName(['files-backend', 'packed-backend', 'reftable-backend', 'iterator', 'ref-cache', 'debug', 'refs-internal']), sizeMedian: 20_000, sigma: 0.8, hot: 1.5 },
-		{ dir: 'mergetools', subfolders: 0, maxDepth: 1, share: 0.006, style: 'sh', name: (rng) => `${rng.pick(['vim', 'emerge', 'kdiff3', 'meld', 'tortoise', 'xxdiff', 'bc', 'p4merge', 'vscode', 'nvim', 'gvim', 'winmerge', 'araxis', 'codecompare'])}${rng.chance(0.3) ? rng.range(2, 4) : ''}`, sizeMedian: 1_000, sigma: 0.6, hot: 0.2 },
-		{ dir: 'trace2', subfolders: 0, maxDepth: 1, share: 0.003, style: 'c', name: cName(['tr2_tgt_event', 'tr2_tgt_normal', 'tr2_tgt_perf', 'tr2_sid', 'tr2_tls', 'tr2_tmr', 'tr2_ctr', 'tr2_sysenv', 'tr2_cfg', 'tr2_dst']), sizeMedian: 8_000, sigma: 0.6, hot: 0.5 },
-		{ dir: 'ewah', subfolders: 0, maxDepth: 1, share: 0.0015, style: 'c', name: cName(['bitmap', 'ewah_bitmap', 'ewah_io', 'ewah_rlw', 'ewok', 'ewok_rlw']), sizeMedian: 6_000, sigma: 0.6, hot: 0.2 },
-		{ dir: 'oss-fuzz', subfolders: 0, maxDepth: 1, share: 0.0015, style: 'c', name: (rng) => `fuzz-${rng.pick(idWords)}.c`, sizeMedian: 1_500, sigma: 0.5, hot: 0.1 },
-		{ dir: 'scripts', subfolders: 0, maxDepth: 1, share: 0.003, style: 'script', name: (rng) => `${rng.pick(idWords)}-${rng.pick(idWords)}.${rng.pick(['sh', 'perl', 'py'])}`, sizeMedian: 3_000, sigma: 0.7, hot: 0.3 },
-		{ dir: 'web', subfolders: 0.2, maxDepth: 5, share: 0.075, style: 'web', name: (rng) => rng.chance(0.2) ? `${rng.pick(idWords)}.css` : `${cap(rng.pick(idWords))}${cap(rng.pick(idWords))}.${rng.pick(['tsx', 'tsx', 'ts', 'test.tsx'])}`, sizeMedian: 2_800, sigma: 0.9, hot: 0.9, words: webWords },
+		{
+			dir: '',
+			subfolders: 0,
+			maxDepth: 0,
+			share: 0.012,
+			style: 'c',
+			name: cName(idWords),
+			sizeMedian: 12_000,
+			sigma: 1.1,
+			hot: 1.2,
+		},
+		{
+			dir: 'builtin',
+			subfolders: 0,
+			maxDepth: 1,
+			share: 0.034,
+			style: 'c',
+			name: cmd,
+			sizeMedian: 11_000,
+			sigma: 0.9,
+			hot: 1.2,
+		},
+		{
+			dir: 'src',
+			subfolders: 0.2,
+			maxDepth: 4,
+			share: 0.15,
+			style: 'c',
+			name: cName(srcWords),
+			sizeMedian: 5_000,
+			sigma: 1.05,
+			hot: 1,
+			words: srcWords,
+		},
+		{
+			dir: 'lib',
+			subfolders: 0.06,
+			maxDepth: 3,
+			share: 0.05,
+			style: 'c',
+			name: cName(srcWords),
+			sizeMedian: 5_000,
+			sigma: 1.0,
+			hot: 0.8,
+			words: srcWords,
+		},
+		{
+			dir: 'xdiff',
+			subfolders: 0,
+			maxDepth: 1,
+			share: 0.004,
+			style: 'c',
+			name: cName([
+				'xdiff',
+				'xemit',
+				'xhistogram',
+				'xmerge',
+				'xpatience',
+				'xprepare',
+				'xutils',
+				'xtypes',
+				'xmacros',
+				'xinclude',
+			]),
+			sizeMedian: 12_000,
+			sigma: 0.7,
+			hot: 0.5,
+		},
+		{
+			dir: 'reftable',
+			subfolders: 0,
+			maxDepth: 1,
+			share: 0.012,
+			style: 'c',
+			name: cName([
+				'block',
+				'blocksource',
+				'iter',
+				'merged',
+				'pq',
+				'reader',
+				'record',
+				'refname',
+				'stack',
+				'tree',
+				'writer',
+				'basics',
+				'error',
+				'system',
+				'constants',
+			]),
+			sizeMedian: 8_000,
+			sigma: 0.8,
+			hot: 0.8,
+		},
+		{
+			dir: 't',
+			subfolders: 0,
+			maxDepth: 1,
+			share: 0.12,
+			style: 'sh',
+			name: (rng) =>
+				`t${rng.range(0, 9)}${String(rng.int(1000)).padStart(3, '0')}-${rng.pick(gitCommands)}-${rng.pick(idWords)}.sh`,
+			sizeMedian: 6_000,
+			sigma: 0.9,
+			hot: 0.7,
+			executable: true,
+		},
+		{
+			dir: 't/helper',
+			subfolders: 0,
+			maxDepth: 2,
+			share: 0.02,
+			style: 'c',
+			name: (rng) => `test-${rng.pick(idWords)}${rng.chance(0.4) ? `-${rng.pick(idWords)}` : ''}.c`,
+			sizeMedian: 4_000,
+			sigma: 0.8,
+			hot: 0.5,
+		},
+		{
+			dir: 't/lib',
+			subfolders: 0,
+			maxDepth: 2,
+			share: 0.006,
+			style: 'sh',
+			name: (rng) => `lib-${rng.pick(idWords)}.sh`,
+			sizeMedian: 6_000,
+			sigma: 0.9,
+			hot: 0.6,
+		},
+		{
+			dir: 't/perf',
+			subfolders: 0.01,
+			maxDepth: 3,
+			share: 0.018,
+			style: 'sh',
+			name: (rng) => `p${rng.range(0, 9)}${String(rng.int(1000)).padStart(3, '0')}-${rng.pick(idWords)}.sh`,
+			sizeMedian: 2_500,
+			sigma: 0.7,
+			hot: 0.3,
+			executable: true,
+			words: ['repos', 'aggregate', 'lib', 'run'],
+		},
+		{
+			dir: 't/t4013',
+			subfolders: 0,
+			maxDepth: 2,
+			share: 0.045,
+			style: 'fixture',
+			name: (rng) =>
+				`diff.${rng.pick(gitCommands)}_${rng.pick(['--stat', '-p', '--raw', '--cc', '-M', '--root', '--patch-with-stat', '--name-status'])}_${rng.pick(['initial', 'side', 'master', 'HEAD'])}${rng.chance(0.3) ? `_${rng.pick(idWords)}` : ''}`,
+			sizeMedian: 500,
+			sigma: 1.0,
+			hot: 0.04,
+		},
+		{
+			dir: 't/t3900',
+			subfolders: 0,
+			maxDepth: 2,
+			share: 0.008,
+			style: 'doc',
+			name: (rng) => `${rng.range(1, 12)}-${rng.pick(['UTF-8', 'ISO8859-1', 'EUCJP', 'ISO-2022-JP', 'UTF-16'])}.txt`,
+			sizeMedian: 300,
+			sigma: 0.6,
+			hot: 0.02,
+		},
+		{
+			dir: 't/fixtures',
+			subfolders: 0.02,
+			maxDepth: 3,
+			share: 0.02,
+			style: 'fixture',
+			name: (rng) =>
+				`${rng.pick(idWords)}-${rng.pick(idWords)}.${rng.pick(['txt', 'diff', 'expect', 'patch', 'mbox'])}`,
+			sizeMedian: 1_500,
+			sigma: 1.2,
+			hot: 0.05,
+			words: ['diff', 'apply', 'am', 'mailinfo', 'format-patch', 'blame', 'log', 'pack', 'bundle', 'svn', 'p4'],
+		},
+		{
+			dir: 'Documentation',
+			subfolders: 0,
+			maxDepth: 1,
+			share: 0.06,
+			style: 'doc',
+			name: (rng) => `git-${rng.pick(gitCommands)}${rng.chance(0.3) ? `-${rng.pick(idWords)}` : ''}.txt`,
+			sizeMedian: 7_000,
+			sigma: 0.9,
+			hot: 0.6,
+		},
+		{
+			dir: 'Documentation/config',
+			subfolders: 0,
+			maxDepth: 2,
+			share: 0.025,
+			style: 'doc',
+			name: (rng) => `${rng.pick(idWords)}.txt`,
+			sizeMedian: 2_500,
+			sigma: 0.8,
+			hot: 0.4,
+		},
+		{
+			dir: 'Documentation/technical',
+			subfolders: 0,
+			maxDepth: 2,
+			share: 0.012,
+			style: 'doc',
+			name: (rng) => `${rng.pick(idWords)}-${rng.pick(['format', 'protocol', 'api', 'design'])}.txt`,
+			sizeMedian: 9_000,
+			sigma: 0.9,
+			hot: 0.3,
+		},
+		{
+			dir: 'Documentation/howto',
+			subfolders: 0,
+			maxDepth: 2,
+			share: 0.006,
+			style: 'doc',
+			name: (rng) => `${rng.pick(idWords)}-${rng.pick(idWords)}.txt`,
+			sizeMedian: 5_000,
+			sigma: 0.7,
+			hot: 0.1,
+		},
+		{
+			dir: 'Documentation/RelNotes',
+			subfolders: 0,
+			maxDepth: 2,
+			share: 0.03,
+			style: 'doc',
+			name: (rng) => `1.${rng.range(5, 9)}.${rng.range(0, 6)}.${rng.range(1, 9)}.txt`,
+			sizeMedian: 2_000,
+			sigma: 0.7,
+			hot: 0.02,
+		},
+		{
+			dir: 'contrib',
+			subfolders: 0.15,
+			maxDepth: 5,
+			share: 0.07,
+			style: 'script',
+			name: (rng) =>
+				`${rng.pick(contribWords)}${rng.chance(0.4) ? `-${rng.pick(idWords)}` : ''}.${rng.pick(['perl', 'py', 'sh', 'c', 'el', 'txt', 'bash'])}`,
+			sizeMedian: 5_000,
+			sigma: 1.0,
+			hot: 0.4,
+			words: contribWords,
+		},
+		{
+			dir: 'compat',
+			subfolders: 0.06,
+			maxDepth: 4,
+			share: 0.03,
+			style: 'c',
+			name: cName(compatWords),
+			sizeMedian: 6_000,
+			sigma: 1.2,
+			hot: 0.5,
+			words: compatWords,
+		},
+		{
+			dir: 'perl',
+			subfolders: 0.025,
+			maxDepth: 4,
+			share: 0.01,
+			style: 'script',
+			name: (rng) => `${cap(rng.pick(idWords))}.pm`,
+			sizeMedian: 8_000,
+			sigma: 0.9,
+			hot: 0.3,
+			words: ['Git', 'SVN', 'Memoize', 'IO', 'LoadCPAN', 'Mail', 'Packet', 'Fetcher', 'Editor'],
+		},
+		{
+			dir: 'gui',
+			subfolders: 0.03,
+			maxDepth: 3,
+			share: 0.02,
+			style: 'script',
+			name: (rng) => `${rng.pick(idWords)}.tcl`,
+			sizeMedian: 9_000,
+			sigma: 0.9,
+			hot: 0.4,
+			words: ['lib', 'po', 'macosx', 'windows', 'images', 'glossary'],
+		},
+		{
+			dir: 'templates',
+			subfolders: 0.012,
+			maxDepth: 3,
+			share: 0.005,
+			style: 'sh',
+			name: (rng) =>
+				`${rng.pick(['pre', 'post', 'prepare'])}-${rng.pick(['commit', 'receive', 'merge', 'rebase', 'push', 'update', 'applypatch'])}.sample`,
+			sizeMedian: 2_000,
+			sigma: 0.6,
+			hot: 0.1,
+			words: ['hooks', 'info', 'branches', 'description'],
+		},
+		{
+			dir: 'ci',
+			subfolders: 0.005,
+			maxDepth: 2,
+			share: 0.004,
+			style: 'sh',
+			name: (rng) => `${rng.pick(['install', 'run', 'print', 'check'])}-${rng.pick(idWords)}.sh`,
+			sizeMedian: 2_500,
+			sigma: 0.7,
+			hot: 1.5,
+			executable: true,
+			words: ['util', 'config'],
+		},
+		{
+			dir: 'refs',
+			subfolders: 0,
+			maxDepth: 1,
+			share: 0.003,
+			style: 'c',
+			name: cName([
+				'files-backend',
+				'packed-backend',
+				'reftable-backend',
+				'iterator',
+				'ref-cache',
+				'debug',
+				'refs-internal',
+			]),
+			sizeMedian: 20_000,
+			sigma: 0.8,
+			hot: 1.5,
+		},
+		{
+			dir: 'mergetools',
+			subfolders: 0,
+			maxDepth: 1,
+			share: 0.006,
+			style: 'sh',
+			name: (rng) =>
+				`${rng.pick(['vim', 'emerge', 'kdiff3', 'meld', 'tortoise', 'xxdiff', 'bc', 'p4merge', 'vscode', 'nvim', 'gvim', 'winmerge', 'araxis', 'codecompare'])}${rng.chance(0.3) ? rng.range(2, 4) : ''}`,
+			sizeMedian: 1_000,
+			sigma: 0.6,
+			hot: 0.2,
+		},
+		{
+			dir: 'trace2',
+			subfolders: 0,
+			maxDepth: 1,
+			share: 0.003,
+			style: 'c',
+			name: cName([
+				'tr2_tgt_event',
+				'tr2_tgt_normal',
+				'tr2_tgt_perf',
+				'tr2_sid',
+				'tr2_tls',
+				'tr2_tmr',
+				'tr2_ctr',
+				'tr2_sysenv',
+				'tr2_cfg',
+				'tr2_dst',
+			]),
+			sizeMedian: 8_000,
+			sigma: 0.6,
+			hot: 0.5,
+		},
+		{
+			dir: 'ewah',
+			subfolders: 0,
+			maxDepth: 1,
+			share: 0.0015,
+			style: 'c',
+			name: cName(['bitmap', 'ewah_bitmap', 'ewah_io', 'ewah_rlw', 'ewok', 'ewok_rlw']),
+			sizeMedian: 6_000,
+			sigma: 0.6,
+			hot: 0.2,
+		},
+		{
+			dir: 'oss-fuzz',
+			subfolders: 0,
+			maxDepth: 1,
+			share: 0.0015,
+			style: 'c',
+			name: (rng) => `fuzz-${rng.pick(idWords)}.c`,
+			sizeMedian: 1_500,
+			sigma: 0.5,
+			hot: 0.1,
+		},
+		{
+			dir: 'scripts',
+			subfolders: 0,
+			maxDepth: 1,
+			share: 0.003,
+			style: 'script',
+			name: (rng) => `${rng.pick(idWords)}-${rng.pick(idWords)}.${rng.pick(['sh', 'perl', 'py'])}`,
+			sizeMedian: 3_000,
+			sigma: 0.7,
+			hot: 0.3,
+		},
+		{
+			dir: 'web',
+			subfolders: 0.2,
+			maxDepth: 5,
+			share: 0.075,
+			style: 'web',
+			name: (rng) =>
+				rng.chance(0.2)
+					? `${rng.pick(idWords)}.css`
+					: `${cap(rng.pick(idWords))}${cap(rng.pick(idWords))}.${rng.pick(['tsx', 'tsx', 'ts', 'test.tsx'])}`,
+			sizeMedian: 2_800,
+			sigma: 0.9,
+			hot: 0.9,
+			words: webWords,
+		},
 		{ dir: 'po', subfolders: 0, maxDepth: 1, share: 0, style: 'po', name: () => '', sizeMedian: 0, sigma: 0, hot: 0 },
 	];
 }
@@ -608,9 +1079,33 @@ const fixedFiles: ReadonlyArray<{ path: string; style: Style; size: number; hot:
 ];
 
 /** Binary assets: where, name, size (median), how many. The first three kinds hold the MB-sized ones. */
-const binaryKinds: ReadonlyArray<{ dir: string; ext: string; magic: string; median: number; sigma: number; count: number; min?: number }> = [
-	{ dir: 'contrib/buildsystems/vendor', ext: 'zip', magic: 'PK\x03\x04', median: 2_500_000, sigma: 0.25, count: 2, min: 1_500_000 },
-	{ dir: 't/fixtures/pack', ext: 'pack', magic: 'PACK\x00\x00\x00\x02', median: 1_800_000, sigma: 0.3, count: 2, min: 1_400_000 },
+const binaryKinds: ReadonlyArray<{
+	dir: string;
+	ext: string;
+	magic: string;
+	median: number;
+	sigma: number;
+	count: number;
+	min?: number;
+}> = [
+	{
+		dir: 'contrib/buildsystems/vendor',
+		ext: 'zip',
+		magic: 'PK\x03\x04',
+		median: 2_500_000,
+		sigma: 0.25,
+		count: 2,
+		min: 1_500_000,
+	},
+	{
+		dir: 't/fixtures/pack',
+		ext: 'pack',
+		magic: 'PACK\x00\x00\x00\x02',
+		median: 1_800_000,
+		sigma: 0.3,
+		count: 2,
+		min: 1_400_000,
+	},
 	{ dir: 'web/assets/fonts', ext: 'woff2', magic: 'wOF2', median: 1_500_000, sigma: 0.3, count: 1, min: 1_200_000 },
 	{ dir: 't/fixtures/pack', ext: 'bundle', magic: '# v2 git bundle\n', median: 120_000, sigma: 1.0, count: 8 },
 	{ dir: 'Documentation/images', ext: 'png', magic: '\x89PNG\r\n\x1a\n', median: 60_000, sigma: 1.0, count: 10 },
@@ -619,7 +1114,6 @@ const binaryKinds: ReadonlyArray<{ dir: string; ext: string; magic: string; medi
 	{ dir: 't/fixtures/archive', ext: 'tar.gz', magic: '\x1f\x8b\x08\x00', median: 150_000, sigma: 0.8, count: 6 },
 ];
 const binaryExtensions = [...new Set(binaryKinds.map((k) => k.ext))];
-
 
 type CommitKind = 'first' | 'release' | 'merge' | 'l10n' | 'normal';
 
@@ -669,18 +1163,39 @@ function planFiles(params: GitLikeParams, rng: Rng): Plan {
 		addSpec({ path: f.path, style: f.style, executable: f.executable ?? false, size: f.size, hot: f.hot });
 	}
 	for (const lang of l10nLanguages.slice(0, 14)) {
-		addSpec({ path: `po/${lang}.po`, style: 'po', executable: false, size: lang === 'de' ? 1_150_000 : Math.round(300_000 + rng.float() * 600_000), hot: 0 });
+		addSpec({
+			path: `po/${lang}.po`,
+			style: 'po',
+			executable: false,
+			size: lang === 'de' ? 1_150_000 : Math.round(300_000 + rng.float() * 600_000),
+			hot: 0,
+		});
 	}
 	addSpec({ path: 'po/git.pot', style: 'po', executable: false, size: 380_000, hot: 0 });
 	for (const kind of binaryKinds) {
 		for (let i = 0; i < kind.count; i++) {
-			const name = kind.ext === 'woff2' ? `${rng.pick(['inter', 'mono', 'icons', 'serif', 'display'])}-${rng.pick(['regular', 'bold', 'italic', 'light'])}` : `${rng.pick(idWords)}-${rng.pick(idWords)}`;
+			const name =
+				kind.ext === 'woff2'
+					? `${rng.pick(['inter', 'mono', 'icons', 'serif', 'display'])}-${rng.pick(['regular', 'bold', 'italic', 'light'])}`
+					: `${rng.pick(idWords)}-${rng.pick(idWords)}`;
 			const size = Math.max(kind.min ?? 2_000, Math.round(rng.logNormal(kind.median, kind.sigma)));
-			addSpec({ path: `${kind.dir}/${name}.${kind.ext}`, style: 'bin', executable: false, size: Math.min(size, 4_200_000), hot: 0 });
+			addSpec({
+				path: `${kind.dir}/${name}.${kind.ext}`,
+				style: 'bin',
+				executable: false,
+				size: Math.min(size, 4_200_000),
+				hot: 0,
+			});
 		}
 	}
 	for (let r = 1; r <= releases; r++) {
-		const spec = addSpec({ path: `Documentation/RelNotes/2.${r}.0.txt`, style: 'doc', executable: false, size: Math.round(rng.logNormal(9_000, 0.4)), hot: 0.02 });
+		const spec = addSpec({
+			path: `Documentation/RelNotes/2.${r}.0.txt`,
+			style: 'doc',
+			executable: false,
+			size: Math.round(rng.logNormal(9_000, 0.4)),
+			hot: 0.02,
+		});
 		if (spec) {
 			spec.release = r;
 		}
@@ -752,7 +1267,13 @@ function planFiles(params: GitLikeParams, rng: Rng): Plan {
 	// Top up to the universe with sources under src (names may have collided above).
 	while (specs.length < universe) {
 		const dir = rng.pick(groupFolders.get(all[2]!)!);
-		addSpec({ path: `${dir}/${cName(srcWords)(rng)}`, style: 'c', executable: false, size: Math.round(rng.logNormal(7_000, 1.1)), hot: rng.logNormal(1, 1.2) });
+		addSpec({
+			path: `${dir}/${cName(srcWords)(rng)}`,
+			style: 'c',
+			executable: false,
+			size: Math.round(rng.logNormal(7_000, 1.1)),
+			hot: rng.logNormal(1, 1.2),
+		});
 	}
 
 	// Births: the fixed files, translations, most binaries and ~40 % of the rest at the first commit;
@@ -775,7 +1296,14 @@ function planFiles(params: GitLikeParams, rng: Rng): Plan {
 			spec.birth = rng.chance(0.4) ? 1 : randomCommit(2);
 		}
 	}
-	const mortal = specs.filter((s) => s.index >= fixedCount && s.style !== 'po' && s.style !== 'bin' && s.release === undefined && s.birth < params.commits - 100);
+	const mortal = specs.filter(
+		(s) =>
+			s.index >= fixedCount &&
+			s.style !== 'po' &&
+			s.style !== 'bin' &&
+			s.release === undefined &&
+			s.birth < params.commits - 100,
+	);
 	for (let i = 0; i < deaths && mortal.length > 0; i++) {
 		const spec = mortal.splice(rng.int(mortal.length), 1)[0]!;
 		spec.death = randomCommit(spec.birth + 20);
@@ -805,7 +1333,12 @@ function makePeople(rng: Rng, n: number): Person[] {
 		}
 		seen.add(name);
 		const [zone, dst] = rng.weighted(zones);
-		people.push({ name, email: `${rng.chance(0.5) ? `${first}.${last}` : `${first[0]}${last}`}`.toLowerCase() + `@${rng.pick(domains)}`, zone, dst });
+		people.push({
+			name,
+			email: `${rng.chance(0.5) ? `${first}.${last}` : `${first[0]}${last}`}`.toLowerCase() + `@${rng.pick(domains)}`,
+			zone,
+			dst,
+		});
 	}
 	return people;
 }
@@ -958,7 +1491,11 @@ async function importHistory(repo: string, params: GitLikeParams): Promise<{ str
 	const maintainer: Person = { name: 'Jun Hamano-Reyes', email: 'jhr@example.org', zone: -480, dst: true };
 	const binaryKey = createHash('sha256').update(`desk-gitlike-${params.seed}`).digest().subarray(0, 16);
 
-	const child = spawn('git', ['-c', 'pack.compression=0', 'fast-import', '--quiet', '--done', '--depth=0'], { cwd: repo, env: benchGitEnv, stdio: ['pipe', 'ignore', 'pipe'] });
+	const child = spawn('git', ['-c', 'pack.compression=0', 'fast-import', '--quiet', '--done', '--depth=0'], {
+		cwd: repo,
+		env: benchGitEnv,
+		stdio: ['pipe', 'ignore', 'pipe'],
+	});
 	let stderr = '';
 	child.stderr.setEncoding('utf8');
 	child.stderr.on('data', (s: string) => (stderr += s));
@@ -977,13 +1514,21 @@ async function importHistory(repo: string, params: GitLikeParams): Promise<{ str
 	const headerOf = (spec: FileSpec): Buffer => {
 		switch (spec.style) {
 			case 'c':
-				return Buffer.from(`/*\n * ${path.posix.basename(spec.path)}: ${words(rng, rng.range(4, 9))}\n */\n\n#include "git-compat-util.h"\n#include "${rng.pick(idWords)}.h"\n\n`);
+				return Buffer.from(
+					`/*\n * ${path.posix.basename(spec.path)}: ${words(rng, rng.range(4, 9))}\n */\n\n#include "git-compat-util.h"\n#include "${rng.pick(idWords)}.h"\n\n`,
+				);
 			case 'sh':
-				return spec.path.startsWith('t/t') ? Buffer.from(`#!/bin/sh\n\ntest_description='${words(rng, rng.range(3, 8))}'\n\n. ./test-lib.sh\n\n`) : Buffer.from('#!/bin/sh\n\n');
+				return spec.path.startsWith('t/t')
+					? Buffer.from(`#!/bin/sh\n\ntest_description='${words(rng, rng.range(3, 8))}'\n\n. ./test-lib.sh\n\n`)
+					: Buffer.from('#!/bin/sh\n\n');
 			case 'po':
-				return Buffer.from(`# ${path.posix.basename(spec.path)} translations for Git.\n# This file is distributed under the same license as the Git package.\nmsgid ""\nmsgstr ""\n"Project-Id-Version: Git\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n`);
+				return Buffer.from(
+					`# ${path.posix.basename(spec.path)} translations for Git.\n# This file is distributed under the same license as the Git package.\nmsgid ""\nmsgstr ""\n"Project-Id-Version: Git\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n`,
+				);
 			case 'json':
-				return Buffer.from(spec.path.endsWith('lock.json') ? '{\n  "name": "web",\n  "lockfileVersion": 3,\n  "packages": {\n' : '{\n');
+				return Buffer.from(
+					spec.path.endsWith('lock.json') ? '{\n  "name": "web",\n  "lockfileVersion": 3,\n  "packages": {\n' : '{\n',
+				);
 			default:
 				return Buffer.alloc(0);
 		}
@@ -1002,14 +1547,20 @@ async function importHistory(repo: string, params: GitLikeParams): Promise<{ str
 	 * names the side branch's blobs by id).
 	 */
 	const putBlob = (changes: Array<string | Buffer>, file: LiveFile, withId = false): string | undefined => {
-		const content = file.spec.style === 'bin' ? binaryContent(file) : pools.get(file.spec.style as Exclude<Style, 'bin'>)!.materialize(file.header, file.chunks);
+		const content =
+			file.spec.style === 'bin'
+				? binaryContent(file)
+				: pools.get(file.spec.style as Exclude<Style, 'bin'>)!.materialize(file.header, file.chunks);
 		changes.push(`M ${modeOf(file)} inline ${file.path}\ndata ${content.length}\n`, content, '\n');
 		return withId ? createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex') : undefined;
 	};
 	const modeOf = (file: LiveFile) => (file.spec.executable ? '100755' : '100644');
 	const setHot = (file: LiveFile | undefined, on: boolean) => {
 		if (file) {
-			hot.set(file.spec.index, on ? file.spec.hot * (0.7 + 0.3 * Math.sqrt(Math.min(file.spec.size, 16_000) / 8_000)) : 0);
+			hot.set(
+				file.spec.index,
+				on ? file.spec.hot * (0.7 + 0.3 * Math.sqrt(Math.min(file.spec.size, 16_000) / 8_000)) : 0,
+			);
 		}
 	};
 	const addToFolder = (file: LiveFile) => {
@@ -1025,7 +1576,16 @@ async function importHistory(repo: string, params: GitLikeParams): Promise<{ str
 		list.splice(list.indexOf(file), 1);
 	};
 	const bear = (spec: FileSpec, commit: number): LiveFile => {
-		const file: LiveFile = { spec, path: spec.path, chunks: [], header: Buffer.alloc(0), revision: 0, size: spec.size, lastTouched: commit, folder: folderOf(spec.path) };
+		const file: LiveFile = {
+			spec,
+			path: spec.path,
+			chunks: [],
+			header: Buffer.alloc(0),
+			revision: 0,
+			size: spec.size,
+			lastTouched: commit,
+			folder: folderOf(spec.path),
+		};
 		if (spec.style !== 'bin') {
 			const pool = pools.get(spec.style)!;
 			file.header = headerOf(spec);
@@ -1210,7 +1770,10 @@ async function importHistory(repo: string, params: GitLikeParams): Promise<{ str
 			// A side branch forked a little earlier, with one or two commits of its own on files main left alone since.
 			const fork = Math.max(1, i - 1 - rng.int(4));
 			const sideAuthor = pickPerson();
-			const topic = `${sideAuthor.name.split(' ').map((w) => w[0]!.toLowerCase()).join('')}/${rng.pick(idWords)}-${rng.pick(idWords)}`.replace(/_/g, '-');
+			const topic = `${sideAuthor.name
+				.split(' ')
+				.map((w) => w[0]!.toLowerCase())
+				.join('')}/${rng.pick(idWords)}-${rng.pick(idWords)}`.replace(/_/g, '-');
 			const sideCommits = rng.chance(0.6) ? 1 : 2;
 			const sideSubjects: string[] = [];
 			const sideTouched = new Map<LiveFile, string>();
@@ -1267,7 +1830,10 @@ async function importHistory(repo: string, params: GitLikeParams): Promise<{ str
 				putBlob(changes, file);
 				touched.push(file);
 			}
-			subjectLine = round.length === 1 ? `l10n: ${path.posix.basename(round[0]!.path, '.po')}: update translation` : `l10n: update translations for the v2.${Math.floor((i + 1) / params.releaseEvery) + 1}.0 round (${rng.range(20, 200)} new messages)`;
+			subjectLine =
+				round.length === 1
+					? `l10n: ${path.posix.basename(round[0]!.path, '.po')}: update translation`
+					: `l10n: update translations for the v2.${Math.floor((i + 1) / params.releaseEvery) + 1}.0 round (${rng.range(20, 200)} new messages)`;
 		} else {
 			for (const spec of deathsAt.get(i) ?? []) {
 				const file = live.get(spec.index);
@@ -1285,9 +1851,21 @@ async function importHistory(repo: string, params: GitLikeParams): Promise<{ str
 			}
 			if (i % renameEvery === 0) {
 				const file = pickHot();
-				if (file && file.spec.style !== 'po' && file.spec.style !== 'bin' && file.spec.index >= fixedFiles.length && file.spec.death === 0) {
+				if (
+					file &&
+					file.spec.style !== 'po' &&
+					file.spec.style !== 'bin' &&
+					file.spec.index >= fixedFiles.length &&
+					file.spec.death === 0
+				) {
 					const ext = path.posix.extname(file.path);
-					const dir = rng.chance(0.5) ? file.folder : (rng.pick([...byFolder.keys()].filter((d) => d.split('/')[0] === file.folder.split('/')[0] && (byFolder.get(d)?.length ?? 0) > 0)) ?? file.folder);
+					const dir = rng.chance(0.5)
+						? file.folder
+						: (rng.pick(
+								[...byFolder.keys()].filter(
+									(d) => d.split('/')[0] === file.folder.split('/')[0] && (byFolder.get(d)?.length ?? 0) > 0,
+								),
+							) ?? file.folder);
 					const newPath = `${dir === '.' ? '' : `${dir}/`}${rng.pick(idWords)}-${rng.pick(idWords)}${ext}`;
 					if (!byPath.has(newPath) && !plan.folders.has(newPath)) {
 						changes.push(`D ${file.path}\n`);
@@ -1323,7 +1901,12 @@ async function importHistory(repo: string, params: GitLikeParams): Promise<{ str
 				putBlob(changes, file);
 				touched.push(file);
 			}
-			subjectLine ??= born.length > 0 ? `${areaOf(born[0]!.path)}: add ${path.posix.basename(born[0]!.path)}` : removed.length > 0 && touched.length === 0 ? `remove unused ${path.posix.basename(removed[0]!)}` : subject(touched);
+			subjectLine ??=
+				born.length > 0
+					? `${areaOf(born[0]!.path)}: add ${path.posix.basename(born[0]!.path)}`
+					: removed.length > 0 && touched.length === 0
+						? `remove unused ${path.posix.basename(removed[0]!)}`
+						: subject(touched);
 		}
 		for (const file of touched) {
 			file.lastTouched = i;
@@ -1333,7 +1916,9 @@ async function importHistory(repo: string, params: GitLikeParams): Promise<{ str
 		commitTimes.push(now);
 		const committer = author === maintainer || rng.chance(0.8) ? maintainer : author;
 		const authored = author === maintainer ? now : now - rng.int(5 * 86_400);
-		out.push(`commit refs/heads/main\nmark :${commitMark}\nauthor ${ident(author, authored)}\ncommitter ${ident(committer, now)}\n${data(body ?? message(subjectLine!, author))}${mergeLine}`);
+		out.push(
+			`commit refs/heads/main\nmark :${commitMark}\nauthor ${ident(author, authored)}\ncommitter ${ident(committer, now)}\n${data(body ?? message(subjectLine!, author))}${mergeLine}`,
+		);
 		for (const part of changes) {
 			out.push(part);
 		}
@@ -1471,9 +2056,30 @@ export function packFigures(gitDir: string): PackFigures {
 	}
 	depths.sort((a, b) => a - b);
 	const at = (q: number) => depths[Math.min(depths.length - 1, Math.floor(q * depths.length))] ?? 0;
-	const depthBuckets: Record<string, number> = { '1': 0, '2-5': 0, '6-10': 0, '11-20': 0, '21-35': 0, '36-50': 0, '>50': 0 };
+	const depthBuckets: Record<string, number> = {
+		'1': 0,
+		'2-5': 0,
+		'6-10': 0,
+		'11-20': 0,
+		'21-35': 0,
+		'36-50': 0,
+		'>50': 0,
+	};
 	for (const d of depths) {
-		const key = d === 1 ? '1' : d <= 5 ? '2-5' : d <= 10 ? '6-10' : d <= 20 ? '11-20' : d <= 35 ? '21-35' : d <= 50 ? '36-50' : '>50';
+		const key =
+			d === 1
+				? '1'
+				: d <= 5
+					? '2-5'
+					: d <= 10
+						? '6-10'
+						: d <= 20
+							? '11-20'
+							: d <= 35
+								? '21-35'
+								: d <= 50
+									? '36-50'
+									: '>50';
 		depthBuckets[key]!++;
 	}
 	return {
@@ -1500,15 +2106,23 @@ function git(repo: string, ...args: string[]): string {
 }
 
 /** Makes the repository in `repo` (an empty or missing folder) and measures it. */
-export async function generateGitLikeRepo(repo: string, params: GitLikeParams, log: (line: string) => void = () => undefined): Promise<GitLikeFigures> {
+export async function generateGitLikeRepo(
+	repo: string,
+	params: GitLikeParams,
+	log: (line: string) => void = () => undefined,
+): Promise<GitLikeFigures> {
 	const started = Date.now();
 	fs.mkdirSync(repo, { recursive: true });
 	git(repo, 'init', '-q', '-b', 'main');
-	log(`  generating: ${params.commits} first-parent commits, ${params.files} files, ${(params.binaryRevisionBytes / 1048576).toFixed(0)} MB of binary revisions (git fast-import)…`);
+	log(
+		`  generating: ${params.commits} first-parent commits, ${params.files} files, ${(params.binaryRevisionBytes / 1048576).toFixed(0)} MB of binary revisions (git fast-import)…`,
+	);
 	const { streamBytes, tags } = await importHistory(repo, params);
 	const streamMs = Date.now() - started;
 	git(repo, 'update-ref', '-d', 'refs/heads/topic');
-	log(`  streamed ${(streamBytes / 1048576).toFixed(0)} MB in ${(streamMs / 1000).toFixed(1)} s; repacking (git repack -adF --window=10 --depth=50)…`);
+	log(
+		`  streamed ${(streamBytes / 1048576).toFixed(0)} MB in ${(streamMs / 1000).toFixed(1)} s; repacking (git repack -adF --window=10 --depth=50)…`,
+	);
 	const attributes = path.join(repo, '.git', 'info', 'attributes');
 	fs.mkdirSync(path.dirname(attributes), { recursive: true });
 	fs.writeFileSync(attributes, binaryExtensions.map((ext) => `*.${ext} -delta\n`).join(''));
@@ -1538,9 +2152,24 @@ export async function generateGitLikeRepo(repo: string, params: GitLikeParams, l
 			folders.add(parts.slice(0, k).join('/'));
 		}
 	}
-	const sizeBuckets: Record<string, number> = { '<1 KB': 0, '1-20 KB': 0, '20-100 KB': 0, '100 KB-1 MB': 0, '≥1 MB': 0 };
+	const sizeBuckets: Record<string, number> = {
+		'<1 KB': 0,
+		'1-20 KB': 0,
+		'20-100 KB': 0,
+		'100 KB-1 MB': 0,
+		'≥1 MB': 0,
+	};
 	for (const f of tree) {
-		const key = f.size < 1024 ? '<1 KB' : f.size < 20 * 1024 ? '1-20 KB' : f.size < 100 * 1024 ? '20-100 KB' : f.size < 1024 * 1024 ? '100 KB-1 MB' : '≥1 MB';
+		const key =
+			f.size < 1024
+				? '<1 KB'
+				: f.size < 20 * 1024
+					? '1-20 KB'
+					: f.size < 100 * 1024
+						? '20-100 KB'
+						: f.size < 1024 * 1024
+							? '100 KB-1 MB'
+							: '≥1 MB';
 		sizeBuckets[key]!++;
 	}
 	const figures: GitLikeFigures = {
@@ -1584,7 +2213,10 @@ function isAlive(pid: number): boolean {
  * run) reuses it. Caches of other generator versions and half-made ones of processes that died are
  * removed on the way.
  */
-export async function gitLikeRepo(params: GitLikeParams, log: (line: string) => void = () => undefined): Promise<GitLikeRepo> {
+export async function gitLikeRepo(
+	params: GitLikeParams,
+	log: (line: string) => void = () => undefined,
+): Promise<GitLikeRepo> {
 	const tmp = os.tmpdir();
 	const key = cacheKey(params);
 	const cacheDir = path.join(tmp, key);
@@ -1597,7 +2229,10 @@ export async function gitLikeRepo(params: GitLikeParams, log: (line: string) => 
 	const figuresFile = path.join(cacheDir, 'figures.json');
 	if (fs.existsSync(figuresFile)) {
 		const figures = JSON.parse(fs.readFileSync(figuresFile, 'utf8')) as GitLikeFigures;
-		if (figures.generatorVersion === generatorVersion && git(path.join(cacheDir, 'repo'), 'rev-parse', 'main').trim() === figures.tip) {
+		if (
+			figures.generatorVersion === generatorVersion &&
+			git(path.join(cacheDir, 'repo'), 'rev-parse', 'main').trim() === figures.tip
+		) {
 			return { dir: path.join(cacheDir, 'repo'), figures, reused: true, cacheDir };
 		}
 		fs.rmSync(cacheDir, { recursive: true, force: true });
@@ -1649,8 +2284,24 @@ export function formatGitLikeRepo(r: { figures: GitLikeFigures; reused: boolean;
 	return [
 		`  repository (generator v${f.generatorVersion}, seed ${f.params.seed}): ${r.reused ? 'reused from an earlier run' : 'generated now'}; its generation took ${(t.totalMs / 1000).toFixed(0)} s (stream + fast-import ${(t.streamMs / 1000).toFixed(0)} s, repack ${(t.repackMs / 1000).toFixed(0)} s, checkout ${(t.checkoutMs / 1000).toFixed(0)} s)`,
 		`    ${thousands(f.firstParentCommits)} first-parent commits (${thousands(f.commits)} in all, ${thousands(f.merges)} merges, ${f.tags} tags); ${thousands(f.filesAtTip)} files at the tip in ${f.foldersAtTip} folders (depth ≤ ${f.maxDepth}), ${mb(f.tipBytes)}`,
-		`    tip sizes: ${Object.entries(f.sizeBuckets).map(([k, v]) => `${k} ${v}`).join(', ')}; largest ${f.largest.slice(0, 3).map((l) => `${l.path} ${(l.size / 1048576).toFixed(1)} MB`).join(', ')}`,
-		`    ${p.packs} pack${p.packs === 1 ? '' : 's'}, ${mb(p.bytes)}, ${thousands(p.objects)} objects (${Object.entries(p.byType).map(([k, v]) => `${thousands(v)} ${k}s`).join(', ')}); ${thousands(p.ofsDeltas)} ofs-deltas, ${thousands(p.refDeltas)} ref-deltas, ${thousands(p.whole)} whole`,
-		`    delta chains: mean ${p.depthMean.toFixed(1)}, p50 ${p.depthP50}, p95 ${p.depthP95}, max ${p.depthMax} (${Object.entries(p.depthBuckets).filter(([, v]) => v > 0).map(([k, v]) => `${k}: ${thousands(v)}`).join(', ')}); ${mb(f.streamBytes)} streamed into fast-import`,
+		`    tip sizes: ${Object.entries(f.sizeBuckets)
+			.map(([k, v]) => `${k} ${v}`)
+			.join(', ')}; largest ${f.largest
+			.slice(0, 3)
+			.map((l) => `${l.path} ${(l.size / 1048576).toFixed(1)} MB`)
+			.join(', ')}`,
+		`    ${p.packs} pack${p.packs === 1 ? '' : 's'}, ${mb(p.bytes)}, ${thousands(p.objects)} objects (${Object.entries(
+			p.byType,
+		)
+			.map(([k, v]) => `${thousands(v)} ${k}s`)
+			.join(
+				', ',
+			)}); ${thousands(p.ofsDeltas)} ofs-deltas, ${thousands(p.refDeltas)} ref-deltas, ${thousands(p.whole)} whole`,
+		`    delta chains: mean ${p.depthMean.toFixed(1)}, p50 ${p.depthP50}, p95 ${p.depthP95}, max ${p.depthMax} (${Object.entries(
+			p.depthBuckets,
+		)
+			.filter(([, v]) => v > 0)
+			.map(([k, v]) => `${k}: ${thousands(v)}`)
+			.join(', ')}); ${mb(f.streamBytes)} streamed into fast-import`,
 	].join('\n');
 }

@@ -36,7 +36,9 @@ function fastImportStream(commits: number): string {
 		if (i % 50 === 0) {
 			side = ++mark;
 			const message = `side ${i}\n`;
-			parts.push(`commit refs/heads/side\nmark :${side}\ncommitter b <b@example.com> ${time + i * 60 - 30} +0000\ndata ${message.length}\n${message}${previous ? `from :${previous}\n` : ''}M 100644 :${blob} side/${i % 97}.txt\n\n`);
+			parts.push(
+				`commit refs/heads/side\nmark :${side}\ncommitter b <b@example.com> ${time + i * 60 - 30} +0000\ndata ${message.length}\n${message}${previous ? `from :${previous}\n` : ''}M 100644 :${blob} side/${i % 97}.txt\n\n`,
+			);
 		}
 		const commit = ++mark;
 		const message = side ? `merge ${i}\n` : `commit ${i}\n`;
@@ -59,7 +61,8 @@ export function benchGitVersions(commits = 20_000): GitVersionsResult {
 	try {
 		const repo = path.join(root, 'repo');
 		fs.mkdirSync(repo);
-		const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: gitEnv, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+		const git = (...args: string[]) =>
+			execFileSync('git', args, { cwd: repo, env: gitEnv, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 		git('init', '-q', '-b', 'main');
 		execFileSync('git', ['fast-import', '--quiet'], { cwd: repo, env: gitEnv, input: fastImportStream(commits) });
 		git('checkout', '-q', 'main');
@@ -69,15 +72,40 @@ export function benchGitVersions(commits = 20_000): GitVersionsResult {
 		const gitLogMs = Math.min(time(logOnce), time(logOnce), time(logOnce));
 
 		// The listing runs in a process of its own, as the desk server does, so its peak memory is its own.
-		const child = spawnSync(process.execPath, [...(process.env['DESK_BENCH_PROFILE'] ? ['--cpu-prof', '--cpu-prof-dir', process.env['DESK_BENCH_PROFILE']] : []), path.join(__dirname, 'gitVersionsChild.js'), path.join(root, 'library'), repo], { encoding: 'utf8', env: gitEnv });
+		const child = spawnSync(
+			process.execPath,
+			[
+				...(process.env['DESK_BENCH_PROFILE']
+					? ['--cpu-prof', '--cpu-prof-dir', process.env['DESK_BENCH_PROFILE']]
+					: []),
+				path.join(__dirname, 'gitVersionsChild.js'),
+				path.join(root, 'library'),
+				repo,
+			],
+			{ encoding: 'utf8', env: gitEnv },
+		);
 		if (child.status !== 0) {
 			throw new Error(`the listing process failed: ${child.stderr}`);
 		}
-		const measured = JSON.parse(child.stdout) as { firstMs: number; afterOneMs: number; peakMb: number; versions: number; afterVersions: number };
+		const measured = JSON.parse(child.stdout) as {
+			firstMs: number;
+			afterOneMs: number;
+			peakMb: number;
+			versions: number;
+			afterVersions: number;
+		};
 		if (measured.versions !== count || measured.afterVersions !== count + 1) {
-			throw new Error(`the desk listed ${measured.versions} then ${measured.afterVersions} versions; git counts ${count}`);
+			throw new Error(
+				`the desk listed ${measured.versions} then ${measured.afterVersions} versions; git counts ${count}`,
+			);
 		}
-		return { commits: count, firstMs: measured.firstMs, afterOneMs: measured.afterOneMs, gitLogMs, peakMb: measured.peakMb };
+		return {
+			commits: count,
+			firstMs: measured.firstMs,
+			afterOneMs: measured.afterOneMs,
+			gitLogMs,
+			peakMb: measured.peakMb,
+		};
 	} finally {
 		fs.rmSync(root, { recursive: true, force: true });
 	}
@@ -85,7 +113,8 @@ export function benchGitVersions(commits = 20_000): GitVersionsResult {
 
 export function formatGitVersions(r: GitVersionsResult): string {
 	const ms = (n: number) => `${n.toFixed(0)} ms`.padStart(8);
-	const ratio = (a: number, b: number, target: number) => `${(a / b).toFixed(2)}× (target ≤ ${target}×: ${a / b <= target ? 'met' : 'NOT met'})`;
+	const ratio = (a: number, b: number, target: number) =>
+		`${(a / b).toFixed(2)}× (target ≤ ${target}×: ${a / b <= target ? 'met' : 'NOT met'})`;
 	return [
 		`git versions: ${r.commits} first-parent commits (a merge every 50)`,
 		`  first listing          ${ms(r.firstMs)}   vs git log --first-parent ${ms(r.gitLogMs)}   ${ratio(r.firstMs, r.gitLogMs, 3)}`,

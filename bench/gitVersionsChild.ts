@@ -25,7 +25,9 @@ async function main(): Promise<void> {
 	const afterOneMs = Number(process.hrtime.bigint() - started) / 1e6;
 	desk.close();
 	const peakMb = process.resourceUsage().maxRSS / 1024;
-	process.stdout.write(JSON.stringify({ firstMs, afterOneMs, peakMb, versions: versions.length, afterVersions: after.length }));
+	process.stdout.write(
+		JSON.stringify({ firstMs, afterOneMs, peakMb, versions: versions.length, afterVersions: after.length }),
+	);
 }
 
 void main();

@@ -16,7 +16,10 @@ import { DurableDatabase, type Migration } from '../server/src/store/durableData
 const migrations: Migration[] = [
 	{
 		version: 1,
-		statements: ['CREATE TABLE filler (id INTEGER PRIMARY KEY, data BLOB NOT NULL)', 'CREATE TABLE small (id INTEGER PRIMARY KEY, value TEXT NOT NULL)'],
+		statements: [
+			'CREATE TABLE filler (id INTEGER PRIMARY KEY, data BLOB NOT NULL)',
+			'CREATE TABLE small (id INTEGER PRIMARY KEY, value TEXT NOT NULL)',
+		],
 	},
 ];
 
@@ -51,7 +54,14 @@ export async function benchPersistence(sizesMb: number[] = [1, 100]): Promise<Pe
 
 async function measure(dir: string, sizeMb: number): Promise<PersistenceResult> {
 	const file = path.join(dir, 'library.db');
-	const db = await DurableDatabase.open({ file, schema: 'bench', migrations, logger: silentLogger, idleCheckpointMs: 3_600_000, journalLimitBytes: 1 << 30 });
+	const db = await DurableDatabase.open({
+		file,
+		schema: 'bench',
+		migrations,
+		logger: silentLogger,
+		idleCheckpointMs: 3_600_000,
+		journalLimitBytes: 1 << 30,
+	});
 	// Fill to size in 1 MB rows (zeroblob is deterministic, so the journal replays to the same bytes).
 	for (let i = 0; i < sizeMb; i++) {
 		db.write((tx) => tx.run('INSERT INTO filler (data) VALUES (zeroblob(1048576 - 64))'));

@@ -27,7 +27,17 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DiffVersions, GetAtGo, ListAssets, ListFiles, ListFolder, ListVersions, OpenWorkspace, ReadFile, type ResultOf } from '../server/src/protocol/protocol';
+import {
+	DiffVersions,
+	GetAtGo,
+	ListAssets,
+	ListFiles,
+	ListFolder,
+	ListVersions,
+	OpenWorkspace,
+	ReadFile,
+	type ResultOf,
+} from '../server/src/protocol/protocol';
 import { startServer, type RunningServer } from '../test/helpers/serverProcess';
 import { findProjectRoot } from '../test/helpers/temp';
 import { benchGitEnv } from './benchRepo';
@@ -84,7 +94,10 @@ interface Run {
 	failure?: string;
 }
 
-export async function benchRealSizeGit(options: { quick: boolean; log?: (line: string) => void }): Promise<RealSizeGitResult> {
+export async function benchRealSizeGit(options: {
+	quick: boolean;
+	log?: (line: string) => void;
+}): Promise<RealSizeGitResult> {
 	const log = options.log ?? (() => undefined);
 	const timeoutS = Number(process.env['DESK_BENCH_TIMEOUT_S'] ?? 120);
 	const params = options.quick ? smallSize : fullSize;
@@ -103,7 +116,14 @@ export async function benchRealSizeGit(options: { quick: boolean; log?: (line: s
 		const run = (command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Run => {
 			fs.rmSync(rssFile, { force: true });
 			const started = process.hrtime.bigint();
-			const r = spawnSync(command, args, { cwd, env, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024, timeout: timeoutS * 1000, killSignal: 'SIGKILL' });
+			const r = spawnSync(command, args, {
+				cwd,
+				env,
+				encoding: 'utf8',
+				maxBuffer: 1024 * 1024 * 1024,
+				timeout: timeoutS * 1000,
+				killSignal: 'SIGKILL',
+			});
 			const ms = Number(process.hrtime.bigint() - started) / 1e6;
 			let peakMb: number | undefined;
 			try {
@@ -121,9 +141,14 @@ export async function benchRealSizeGit(options: { quick: boolean; log?: (line: s
 			}
 			return { ms, status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', peakMb, failure };
 		};
-		const desk = (...args: string[]): Run => run(process.execPath, ['--require', preload, deskJs, '--store', library, ...args, '--json'], work, { ...process.env, DESK_BENCH_RSS_FILE: rssFile });
+		const desk = (...args: string[]): Run =>
+			run(process.execPath, ['--require', preload, deskJs, '--store', library, ...args, '--json'], work, {
+				...process.env,
+				DESK_BENCH_RSS_FILE: rssFile,
+			});
 		const git = (...args: string[]): Run => run('git', args, work, benchGitEnv);
-		const gitOut = (...args: string[]): string => execFileSync('git', args, { cwd: work, env: benchGitEnv, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).trim();
+		const gitOut = (...args: string[]): string =>
+			execFileSync('git', args, { cwd: work, env: benchGitEnv, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).trim();
 
 		/** Best of up to three runs; one run only when it took over 30 s or failed. */
 		const measure = (body: () => Run, check?: (r: Run) => string | undefined, times = 3): Measure & { last?: Run } => {
@@ -165,7 +190,16 @@ export async function benchRealSizeGit(options: { quick: boolean; log?: (line: s
 		} catch {
 			id = undefined;
 		}
-		rows.push({ label: 'asset import --main (once)', desk: { ms: imported.failure ? undefined : imported.ms, runs: imported.failure ? [] : [imported.ms], peakMb: imported.peakMb, failure: imported.failure ?? (id ? undefined : 'no asset id in its output') }, showAboveStart: true });
+		rows.push({
+			label: 'asset import --main (once)',
+			desk: {
+				ms: imported.failure ? undefined : imported.ms,
+				runs: imported.failure ? [] : [imported.ms],
+				peakMb: imported.peakMb,
+				failure: imported.failure ?? (id ? undefined : 'no asset id in its output'),
+			},
+			showAboveStart: true,
+		});
 		if (!id) {
 			return { variant: options.quick ? 'quick' : 'full', repo, nodeStart, rows, server: [], timeoutS };
 		}
@@ -189,18 +223,34 @@ export async function benchRealSizeGit(options: { quick: boolean; log?: (line: s
 			fs.rmSync(historyCache, { recursive: true, force: true });
 			return desk('asset', 'versions', id);
 		}, versionsCheck(count));
-		rows.push({ label: `asset versions (${count.toLocaleString('en-US')}), first`, desk: firstListing, baseline: { label: 'git log --first-parent', measure: gitLog, target: 2 } });
-		rows.push({ label: `asset versions (${count.toLocaleString('en-US')}), cached`, desk: measure(() => desk('asset', 'versions', id), versionsCheck(count)), baseline: { label: 'git log --first-parent', measure: gitLog, target: 2 } });
+		rows.push({
+			label: `asset versions (${count.toLocaleString('en-US')}), first`,
+			desk: firstListing,
+			baseline: { label: 'git log --first-parent', measure: gitLog, target: 2 },
+		});
+		rows.push({
+			label: `asset versions (${count.toLocaleString('en-US')}), cached`,
+			desk: measure(() => desk('asset', 'versions', id), versionsCheck(count)),
+			baseline: { label: 'git log --first-parent', measure: gitLog, target: 2 },
+		});
 		log('  desk asset versions after one new commit (3 rounds)…');
 		let afterCount = count;
-		const afterRuns = measure(() => {
-			const tree = gitOut('rev-parse', 'HEAD^{tree}');
-			const commit = gitOut('commit-tree', tree, '-p', 'HEAD', '-m', `one more (${afterCount + 1})`);
-			gitOut('update-ref', 'refs/heads/main', commit);
-			afterCount++;
-			return desk('asset', 'versions', id);
-		}, (r) => versionsCheck(afterCount)(r));
-		rows.push({ label: 'asset versions after 1 new commit', desk: afterRuns, baseline: { label: 'git log --first-parent', measure: gitLog, target: 0.2 }, showAboveStart: true });
+		const afterRuns = measure(
+			() => {
+				const tree = gitOut('rev-parse', 'HEAD^{tree}');
+				const commit = gitOut('commit-tree', tree, '-p', 'HEAD', '-m', `one more (${afterCount + 1})`);
+				gitOut('update-ref', 'refs/heads/main', commit);
+				afterCount++;
+				return desk('asset', 'versions', id);
+			},
+			(r) => versionsCheck(afterCount)(r),
+		);
+		rows.push({
+			label: 'asset versions after 1 new commit',
+			desk: afterRuns,
+			baseline: { label: 'git log --first-parent', measure: gitLog, target: 0.2 },
+			showAboveStart: true,
+		});
 
 		// show, files, cat, atgo.
 		const tipFiles = gitOut('ls-tree', '-r', '--name-only', 'HEAD').split('\n').length;
@@ -224,15 +274,22 @@ export async function benchRealSizeGit(options: { quick: boolean; log?: (line: s
 		const catSize = Number(gitOut('cat-file', '-s', `HEAD:${catPath}`));
 		rows.push({
 			label: `asset cat ${catPath}`,
-			desk: measure(() => desk('asset', 'cat', id, catPath), (r) => {
-				try {
-					const size = (JSON.parse(r.stdout) as { size: number }).size;
-					return size === catSize ? undefined : `read ${size} bytes; git has ${catSize}`;
-				} catch {
-					return 'its output is not JSON';
-				}
-			}),
-			baseline: { label: `git cat-file -p HEAD:${catPath}`, measure: measure(() => git('cat-file', '-p', `HEAD:${catPath}`)), target: Infinity },
+			desk: measure(
+				() => desk('asset', 'cat', id, catPath),
+				(r) => {
+					try {
+						const size = (JSON.parse(r.stdout) as { size: number }).size;
+						return size === catSize ? undefined : `read ${size} bytes; git has ${catSize}`;
+					} catch {
+						return 'its output is not JSON';
+					}
+				},
+			),
+			baseline: {
+				label: `git cat-file -p HEAD:${catPath}`,
+				measure: measure(() => git('cat-file', '-p', `HEAD:${catPath}`)),
+				target: Infinity,
+			},
 			aboveStartTarget: 250,
 		});
 		rows.push({ label: 'asset atgo', desk: measure(() => desk('asset', 'atgo', id)), aboveStartTarget: 250 });
@@ -245,7 +302,11 @@ export async function benchRealSizeGit(options: { quick: boolean; log?: (line: s
 		rows.push({
 			label: `asset diff v${a} v${b}`,
 			desk: measure(() => desk('asset', 'diff', id, String(a), String(b))),
-			baseline: { label: 'git diff --stat A B', measure: measure(() => git('diff', '--stat', firstParents[a - 1]!, firstParents[b - 1]!)), target: 3 },
+			baseline: {
+				label: 'git diff --stat A B',
+				measure: measure(() => git('diff', '--stat', firstParents[a - 1]!, firstParents[b - 1]!)),
+				target: 3,
+			},
 		});
 
 		// The desk server, as a window uses it, on its own library and copy of the repository.
@@ -259,7 +320,11 @@ export async function benchRealSizeGit(options: { quick: boolean; log?: (line: s
 			const pid = server.child.pid!;
 			const connection = server.connection;
 			let stuck = false;
-			const request = async <R>(label: string, definition: { method: string; result?: R }, params: unknown): Promise<R | undefined> => {
+			const request = async <R>(
+				label: string,
+				definition: { method: string; result?: R },
+				params: unknown,
+			): Promise<R | undefined> => {
 				if (stuck) {
 					serverRows.push({ label, failure: 'skipped: an earlier request timed out' });
 					return undefined;
@@ -284,7 +349,9 @@ export async function benchRealSizeGit(options: { quick: boolean; log?: (line: s
 					clearTimeout(timer);
 				}
 			};
-			const opened = await request('open workspace (adopts the repository)', OpenWorkspace, { folders: [{ name: 'repo', path: serverRepo }] });
+			const opened = await request('open workspace (adopts the repository)', OpenWorkspace, {
+				folders: [{ name: 'repo', path: serverRepo }],
+			});
 			const folder = opened?.folders[0];
 			const assetId = folder?.outcome === 'adopted' ? folder.asset.id : undefined;
 			if (opened && !assetId) {
@@ -293,22 +360,38 @@ export async function benchRealSizeGit(options: { quick: boolean; log?: (line: s
 			await request('list assets', ListAssets, {});
 			if (assetId) {
 				// As the Assets view does: the newest page of versions, then a version a folder at a time.
-				const newest = await request<ResultOf<typeof ListVersions>>('list the newest 200 versions', ListVersions, { id: assetId, from: Math.max(1, count - 199) });
+				const newest = await request<ResultOf<typeof ListVersions>>('list the newest 200 versions', ListVersions, {
+					id: assetId,
+					from: Math.max(1, count - 199),
+				});
 				const last = newest?.total ?? count;
-				const top = await request<ResultOf<typeof ListFolder>>(`list the top folder of v${last}`, ListFolder, { id: assetId, version: last, folder: '' });
+				const top = await request<ResultOf<typeof ListFolder>>(`list the top folder of v${last}`, ListFolder, {
+					id: assetId,
+					version: last,
+					folder: '',
+				});
 				const folder = top?.folders.includes('builtin') ? 'builtin' : top?.folders[0];
 				if (folder !== undefined) {
 					await request(`list the folder ${folder}/`, ListFolder, { id: assetId, version: last, folder });
 				}
 				const serverFiles = gitOut('-C', serverRepo, 'ls-tree', '-r', '--name-only', 'HEAD').split('\n');
-				const reads = [catPath, serverFiles.find((f) => f.startsWith('builtin/')) ?? serverFiles[1]!, serverFiles.find((f) => f.startsWith('Documentation/') && f.endsWith('.txt')) ?? serverFiles[2]!];
+				const reads = [
+					catPath,
+					serverFiles.find((f) => f.startsWith('builtin/')) ?? serverFiles[1]!,
+					serverFiles.find((f) => f.startsWith('Documentation/') && f.endsWith('.txt')) ?? serverFiles[2]!,
+				];
 				for (const file of reads) {
 					await request(`read ${file}`, ReadFile, { id: assetId, path: file, version: last });
 				}
 				await request(`diff v${last - 4} v${last}`, DiffVersions, { id: assetId, from: last - 4, to: last });
-				const listed = await request<ResultOf<typeof ListFiles>>(`list all files of v${last} (the CLI's view)`, ListFiles, { id: assetId, version: last });
+				const listed = await request<ResultOf<typeof ListFiles>>(
+					`list all files of v${last} (the CLI's view)`,
+					ListFiles,
+					{ id: assetId, version: last },
+				);
 				if (listed && listed.files.length !== serverFiles.length) {
-					serverRows.find((r) => r.label.startsWith('list all files'))!.note = `${listed.files.length} files; git has ${serverFiles.length}`;
+					serverRows.find((r) => r.label.startsWith('list all files'))!.note =
+						`${listed.files.length} files; git has ${serverFiles.length}`;
 				}
 				// One new commit, as a fetch or a commit in the window brings: the history is extended, not walked.
 				const tree = gitOut('-C', serverRepo, 'rev-parse', 'HEAD^{tree}');
@@ -318,9 +401,15 @@ export async function benchRealSizeGit(options: { quick: boolean; log?: (line: s
 				if (atGo && (atGo.engine !== 'git' || atGo.version !== last + 1)) {
 					serverRows[serverRows.length - 1]!.note = `AtGo said v${atGo.version}, not v${last + 1}`;
 				}
-				serverRows[serverRows.length - 1]!.target = { label: '0.2× git log --first-parent', ms: gitLog.ms === undefined ? undefined : gitLog.ms * 0.2 };
+				serverRows[serverRows.length - 1]!.target = {
+					label: '0.2× git log --first-parent',
+					ms: gitLog.ms === undefined ? undefined : gitLog.ms * 0.2,
+				};
 				await request('all versions after one new commit', ListVersions, { id: assetId });
-				serverRows[serverRows.length - 1]!.target = { label: '0.2× git log --first-parent', ms: gitLog.ms === undefined ? undefined : gitLog.ms * 0.2 };
+				serverRows[serverRows.length - 1]!.target = {
+					label: '0.2× git log --first-parent',
+					ms: gitLog.ms === undefined ? undefined : gitLog.ms * 0.2,
+				};
 			}
 			serverPeakMb = vmHwmMb(pid);
 		} catch (error) {
@@ -332,7 +421,16 @@ export async function benchRealSizeGit(options: { quick: boolean; log?: (line: s
 				server = undefined;
 			}
 		}
-		return { variant: options.quick ? 'quick' : 'full', repo, nodeStart, rows, server: serverRows, serverPeakMb, serverFailure, timeoutS };
+		return {
+			variant: options.quick ? 'quick' : 'full',
+			repo,
+			nodeStart,
+			rows,
+			server: serverRows,
+			serverPeakMb,
+			serverFailure,
+			timeoutS,
+		};
 	} finally {
 		if (server) {
 			await stopServer(server);
@@ -368,7 +466,10 @@ export function formatRealSizeGit(r: RealSizeGitResult): string {
 	const start = r.nodeStart.ms ?? 0;
 	const ms = (n: number | undefined) => (n === undefined ? '-' : `${n.toFixed(0)} ms`).padStart(9);
 	const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
-	const lines = [`real-size git: a git.git-shaped repository (${r.variant === 'quick' ? 'small variant, --quick' : 'full size'}); each figure the best of up to 3 cold processes`, formatGitLikeRepo(r.repo)];
+	const lines = [
+		`real-size git: a git.git-shaped repository (${r.variant === 'quick' ? 'small variant, --quick' : 'full size'}); each figure the best of up to 3 cold processes`,
+		formatGitLikeRepo(r.repo),
+	];
 	lines.push(`  node -e 0 (bare start)                 ${ms(r.nodeStart.ms)}`);
 	let total = 0;
 	let passed = 0;
@@ -379,13 +480,17 @@ export function formatRealSizeGit(r: RealSizeGitResult): string {
 	};
 	for (const row of r.rows) {
 		const d = row.desk;
-		const parts: string[] = [`  ${row.label.padEnd(38)} ${d.failure && d.ms === undefined ? `   FAILED: ${d.failure}` : ms(d.ms)}`];
+		const parts: string[] = [
+			`  ${row.label.padEnd(38)} ${d.failure && d.ms === undefined ? `   FAILED: ${d.failure}` : ms(d.ms)}`,
+		];
 		if (d.failure && d.ms !== undefined) {
 			parts.push(`(then FAILED: ${d.failure})`);
 		}
 		if (row.baseline) {
 			const b = row.baseline;
-			parts.push(`vs ${b.label} ${ms(b.measure.ms).trim()}${b.measure.failure ? ` (FAILED: ${b.measure.failure})` : ''}`);
+			parts.push(
+				`vs ${b.label} ${ms(b.measure.ms).trim()}${b.measure.failure ? ` (FAILED: ${b.measure.failure})` : ''}`,
+			);
 			if (Number.isFinite(b.target)) {
 				if (d.ms !== undefined && b.measure.ms !== undefined) {
 					const ratio = d.ms / b.measure.ms;
@@ -398,12 +503,16 @@ export function formatRealSizeGit(r: RealSizeGitResult): string {
 		if (row.aboveStartTarget !== undefined || row.showAboveStart) {
 			if (d.ms !== undefined) {
 				const above = d.ms - start;
-				parts.push(`${above.toFixed(0)} ms above node start${row.aboveStartTarget !== undefined ? ` (target ≤ ${row.aboveStartTarget} ms: ${count(above <= row.aboveStartTarget)})` : ''}`);
+				parts.push(
+					`${above.toFixed(0)} ms above node start${row.aboveStartTarget !== undefined ? ` (target ≤ ${row.aboveStartTarget} ms: ${count(above <= row.aboveStartTarget)})` : ''}`,
+				);
 			} else if (row.aboveStartTarget !== undefined) {
 				parts.push(`(target ≤ ${row.aboveStartTarget} ms above node start: ${count(false)})`);
 			}
 		}
-		parts.push(`peak ${d.peakMb === undefined ? 'unknown' : `${d.peakMb.toFixed(0)} MB`} (target < ${peakTargetMb} MB: ${count(d.peakMb !== undefined && d.peakMb < peakTargetMb)})`);
+		parts.push(
+			`peak ${d.peakMb === undefined ? 'unknown' : `${d.peakMb.toFixed(0)} MB`} (target < ${peakTargetMb} MB: ${count(d.peakMb !== undefined && d.peakMb < peakTargetMb)})`,
+		);
 		if (d.runs.length > 0) {
 			parts.push(`[${d.runs.length} run${d.runs.length === 1 ? '' : 's'}]`);
 		}
@@ -422,9 +531,13 @@ export function formatRealSizeGit(r: RealSizeGitResult): string {
 		if (row.target?.ms !== undefined) {
 			target = `   (target ≤ ${row.target.label} = ${row.target.ms.toFixed(0)} ms: ${count(row.ms !== undefined && row.ms <= row.target.ms)})`;
 		}
-		lines.push(`    ${row.label.padEnd(44)} ${row.ms !== undefined ? ms(row.ms) : ''}${target}${failure}${row.note ? `   ${row.note}` : ''}`);
+		lines.push(
+			`    ${row.label.padEnd(44)} ${row.ms !== undefined ? ms(row.ms) : ''}${target}${failure}${row.note ? `   ${row.note}` : ''}`,
+		);
 	}
-	lines.push(`    peak RSS (VmHWM)                             ${r.serverPeakMb === undefined ? '  unknown' : `${r.serverPeakMb.toFixed(0)} MB`.padStart(9)}   (target < ${peakTargetMb} MB: ${count(r.serverPeakMb !== undefined && r.serverPeakMb < peakTargetMb)})`);
+	lines.push(
+		`    peak RSS (VmHWM)                             ${r.serverPeakMb === undefined ? '  unknown' : `${r.serverPeakMb.toFixed(0)} MB`.padStart(9)}   (target < ${peakTargetMb} MB: ${count(r.serverPeakMb !== undefined && r.serverPeakMb < peakTargetMb)})`,
+	);
 	lines.push(`  targets met: ${passed} of ${total} (timeout ${r.timeoutS} s a command)`);
 	return lines.join('\n');
 }

@@ -55,7 +55,10 @@ function generate(folder: string, files: number, megabytes: number): string[] {
 		fs.mkdirSync(path.join(folder, path.dirname(rel)), { recursive: true });
 		const size = Math.max(16, Math.floor(average * (0.25 + ((i * 7919) % 1000) / 666)));
 		const start = (i * 131) % (pool.length - size);
-		fs.writeFileSync(path.join(folder, rel), Buffer.concat([Buffer.from(`${i}\n`), pool.subarray(start, start + size)]));
+		fs.writeFileSync(
+			path.join(folder, rel),
+			Buffer.concat([Buffer.from(`${i}\n`), pool.subarray(start, start + size)]),
+		);
 		paths.push(rel);
 	}
 	return paths;
@@ -115,7 +118,17 @@ export async function benchSnapshot(files = 10_000, megabytes = 150): Promise<Sn
 				git('add', '-A');
 				git('commit', '-q', '-m', 'ten');
 			});
-			return { files, megabytes, firstMs, unchangedMs, tenChangedMs, cpMs, gitAddCommitMs, gitStatusMs, gitTenChangedMs };
+			return {
+				files,
+				megabytes,
+				firstMs,
+				unchangedMs,
+				tenChangedMs,
+				cpMs,
+				gitAddCommitMs,
+				gitStatusMs,
+				gitTenChangedMs,
+			};
 		} finally {
 			desk.close();
 		}
@@ -126,7 +139,8 @@ export async function benchSnapshot(files = 10_000, megabytes = 150): Promise<Sn
 
 export function formatSnapshot(r: SnapshotBenchResult): string {
 	const ms = (n: number) => `${n.toFixed(0)} ms`.padStart(9);
-	const ratio = (a: number, b: number, target: number) => `${(a / b).toFixed(2)}× (target ≤ ${target}×: ${a / b <= target ? 'met' : 'NOT met'})`;
+	const ratio = (a: number, b: number, target: number) =>
+		`${(a / b).toFixed(2)}× (target ≤ ${target}×: ${a / b <= target ? 'met' : 'NOT met'})`;
 	return [
 		`snapshot: ${r.files} files, ${r.megabytes} MB`,
 		`  first snapshot       ${ms(r.firstMs)}   vs git add+commit ${ms(r.gitAddCommitMs)}   ${ratio(r.firstMs, r.gitAddCommitMs, 1)}   (cp -r ${ms(r.cpMs)}: ${(r.firstMs / r.cpMs).toFixed(2)}×)`,

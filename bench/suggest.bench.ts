@@ -61,13 +61,35 @@ export interface SuggestBenchResult {
 /** A pseudo-vocabulary with a Zipf-like spread, so some words are common and most are rare. */
 function vocabulary(size: number, seed = 7): { words: string[]; pick: () => string } {
 	let state = seed;
-	const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
-	const syllables = ['ka', 'lo', 'mi', 'ren', 'tas', 'vo', 'qui', 'del', 'nor', 'pha', 'zen', 'ul', 'gri', 'sto', 'be', 'cra'];
-	const words = Array.from({ length: size }, () => Array.from({ length: 2 + Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]).join(''));
+	const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+	const syllables = [
+		'ka',
+		'lo',
+		'mi',
+		'ren',
+		'tas',
+		'vo',
+		'qui',
+		'del',
+		'nor',
+		'pha',
+		'zen',
+		'ul',
+		'gri',
+		'sto',
+		'be',
+		'cra',
+	];
+	const words = Array.from({ length: size }, () =>
+		Array.from({ length: 2 + Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]).join(
+			'',
+		),
+	);
 	return { words, pick: () => words[Math.floor(size * random() ** 3)]! };
 }
 
-const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const percentile = (values: number[], q: number) =>
+	[...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 const timings = (values: number[]): Timings => ({ p50Ms: percentile(values, 0.5), p95Ms: percentile(values, 0.95) });
 const since = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e6;
 
@@ -81,7 +103,10 @@ class PreviousLibrarySearch {
 		searchOptions: { prefix: false, fuzzy: false, combineWith: 'OR' as const },
 	});
 
-	search(query: string, options: { minScore?: number; limit?: number; skip?: ReadonlySet<string>; skipCommonTerms?: boolean } = {}): SearchHit[] {
+	search(
+		query: string,
+		options: { minScore?: number; limit?: number; skip?: ReadonlySet<string>; skipCommonTerms?: boolean } = {},
+	): SearchHit[] {
 		const words = ticketTerms(query);
 		const weights = new Map<string, Map<string, number>>();
 		for (const word of words) {
@@ -105,9 +130,18 @@ class PreviousLibrarySearch {
 			if (score < (options.minScore ?? 0)) {
 				continue;
 			}
-			const top = [...perTerm.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 3).map(([t]) => t);
+			const top = [...perTerm.entries()]
+				.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+				.slice(0, 3)
+				.map(([t]) => t);
 			const name = String((this.index.getStoredFields(id) as { name?: string } | undefined)?.name ?? '');
-			hits.push({ id, name, score: Math.round(score * 100) / 100, terms: top, reason: `matches ${top.map((t) => `“${t}”`).join(', ')}` });
+			hits.push({
+				id,
+				name,
+				score: Math.round(score * 100) / 100,
+				terms: top,
+				reason: `matches ${top.map((t) => `“${t}”`).join(', ')}`,
+			});
 		}
 		hits.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
 		return options.limit === undefined ? hits : hits.slice(0, options.limit);
@@ -115,7 +149,13 @@ class PreviousLibrarySearch {
 }
 
 /** The previous request, step by step: the card, the members and their keys (nothing changed, so nothing read), the library, the ranking. */
-async function previousSuggest(desk: Desk, launches: ProjectLaunches, previous: PreviousLibrarySearch, mainAssetId: string, ticket: string): Promise<Suggestion[]> {
+async function previousSuggest(
+	desk: Desk,
+	launches: ProjectLaunches,
+	previous: PreviousLibrarySearch,
+	mainAssetId: string,
+	ticket: string,
+): Promise<Suggestion[]> {
 	const card = launches.card();
 	const members = desk.library.listProjectAssets('bench');
 	await desk.library.matchKeys(members);
@@ -129,7 +169,8 @@ async function previousSuggest(desk: Desk, launches: ProjectLaunches, previous: 
 	});
 }
 
-const excluded = (members: readonly AssetRecord[], mainAssetId: string) => new Set([mainAssetId, ...members.filter((m) => m.retired).map((m) => m.id)]);
+const excluded = (members: readonly AssetRecord[], mainAssetId: string) =>
+	new Set([mainAssetId, ...members.filter((m) => m.retired).map((m) => m.id)]);
 
 /** Runs `work` while another process keeps one core busy. */
 async function withBusyCore<T>(work: () => Promise<T>): Promise<T> {
@@ -220,7 +261,13 @@ export async function benchSuggest(members = 200, filesPerAsset = 40): Promise<S
 						differing++;
 					}
 				}
-				return { request: timings(request), ranking: timings(ranking), previousRequest: timings(previousRequest), previousRanking: timings(previousRanking), differing };
+				return {
+					request: timings(request),
+					ranking: timings(ranking),
+					previousRequest: timings(previousRequest),
+					previousRanking: timings(previousRanking),
+					differing,
+				};
 			};
 			const quiet = await measure(200);
 			const loaded = await withBusyCore(() => measure(100));

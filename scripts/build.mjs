@@ -35,8 +35,18 @@ const isoGitWriterApart = {
 };
 
 await Promise.all([
-	esbuild.build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] }),
-	esbuild.build({ ...common, entryPoints: ['server/src/main.ts'], outfile: 'dist/server.js', plugins: [isoGitWriterApart] }),
+	esbuild.build({
+		...common,
+		entryPoints: ['client/src/extension.ts'],
+		outfile: 'dist/client.js',
+		external: ['vscode'],
+	}),
+	esbuild.build({
+		...common,
+		entryPoints: ['server/src/main.ts'],
+		outfile: 'dist/server.js',
+		plugins: [isoGitWriterApart],
+	}),
 	esbuild.build({
 		...common,
 		entryPoints: ['server/src/cli/main.ts'],
@@ -79,7 +89,9 @@ if (!production) {
 	// Tests and benchmarks: one file per entry, their own imports bundled, packages left to node_modules.
 	rmSync(join(root, 'out/test'), { recursive: true, force: true });
 	rmSync(join(root, 'out/bench'), { recursive: true, force: true });
-	const entries = [...findTs('test'), ...findTs('bench')].filter((f) => !f.includes('/fixtures/') && !f.endsWith('.d.ts'));
+	const entries = [...findTs('test'), ...findTs('bench')].filter(
+		(f) => !f.includes('/fixtures/') && !f.endsWith('.d.ts'),
+	);
 	await esbuild.build({
 		...common,
 		sourcemap: 'inline',

@@ -12,7 +12,18 @@ const root = new URL('..', import.meta.url).pathname;
 const temp = realpathSync(mkdtempSync(join(tmpdir(), 'desk-electron-')));
 const repo = join(temp, 'sample');
 mkdirSync(repo);
-const git = (...args) => execFileSync('git', args, { cwd: repo, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
+const git = (...args) =>
+	execFileSync('git', args, {
+		cwd: repo,
+		stdio: 'ignore',
+		env: {
+			...process.env,
+			GIT_AUTHOR_NAME: 't',
+			GIT_AUTHOR_EMAIL: 't@example.com',
+			GIT_COMMITTER_NAME: 't',
+			GIT_COMMITTER_EMAIL: 't@example.com',
+		},
+	});
 git('init', '-q', '-b', 'main');
 for (let i = 1; i <= 3; i++) {
 	writeFileSync(join(repo, `file${i}.txt`), `${i}\n`);
@@ -21,7 +32,10 @@ for (let i = 1; i <= 3; i++) {
 }
 const userData = join(temp, 'user-data');
 mkdirSync(join(userData, 'User'), { recursive: true });
-writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'agentDesk.libraryFolder': join(temp, 'library') }));
+writeFileSync(
+	join(userData, 'User', 'settings.json'),
+	JSON.stringify({ 'agentDesk.libraryFolder': join(temp, 'library') }),
+);
 
 try {
 	await runTests({

@@ -1,6 +1,12 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import { GetStatus, OpenWorkspace, type FolderOutcome, type LogLevel, type ServerStatus } from '../../server/src/protocol/protocol';
+import {
+	GetStatus,
+	OpenWorkspace,
+	type FolderOutcome,
+	type LogLevel,
+	type ServerStatus,
+} from '../../server/src/protocol/protocol';
 import { activateAssets } from './assets/activateAssets';
 import type { AssetsTreeProvider } from './assets/assetsTree';
 import { offerForeignGitDir } from './assets/foreignGitDir';
@@ -51,7 +57,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 	context.subscriptions.push({ dispose: () => serverSubscriptions.forEach((d) => d.dispose()) });
 	let settled: Promise<DeskState> = Promise.resolve('starting');
 
-	const setContextState = (state: DeskState) => void vscode.commands.executeCommand('setContext', 'agentDesk.state', state);
+	const setContextState = (state: DeskState) =>
+		void vscode.commands.executeCommand('setContext', 'agentDesk.state', state);
 	setContextState('starting');
 	context.subscriptions.push(
 		desk.onDidChangeState((state) => {
@@ -69,7 +76,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			return;
 		}
 		const workspaceFolders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
-		const result = await desk.request(OpenWorkspace, { folders: workspaceFolders.map((f) => ({ name: f.name, path: f.uri.fsPath })) });
+		const result = await desk.request(OpenWorkspace, {
+			folders: workspaceFolders.map((f) => ({ name: f.name, path: f.uri.fsPath })),
+		});
 		folders = result.folders;
 		const projects: WindowProject[] = [];
 		for (const folder of folders) {
@@ -91,9 +100,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		// The Assets view's welcome says why it is empty: a folder refused (a git folder elsewhere, a
 		// damaged project database) is not "no git repository".
 		void vscode.commands.executeCommand('setContext', 'agentDesk.foldersFailed', failed > 0);
-		const summary = projects.length === 0
-			? (failed > 0 ? `${failed === 1 ? 'A folder was' : `${failed} folders were`} not opened` : 'No open folder is a git repository')
-			: `Projects: ${projects.map((p) => p.name).join(', ')}${failed > 0 ? ` (${failed} not opened)` : ''}`;
+		const summary =
+			projects.length === 0
+				? failed > 0
+					? `${failed === 1 ? 'A folder was' : `${failed} folders were`} not opened`
+					: 'No open folder is a git repository'
+				: `Projects: ${projects.map((p) => p.name).join(', ')}${failed > 0 ? ` (${failed} not opened)` : ''}`;
 		statusBar.show('ready', summary);
 	};
 
@@ -112,7 +124,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 					runs.pages.refresh(project).catch((error: unknown) => reportError(error));
 				},
 				AttachmentsDidChange: () => attachments.refresh(),
-				SuggestIndexDidChange: ({ project, ...progress }) => void cards.onIndexProgress(project, progress).catch((error: unknown) => reportError(error)),
+				SuggestIndexDidChange: ({ project, ...progress }) =>
+					void cards.onIndexProgress(project, progress).catch((error: unknown) => reportError(error)),
 				RunDidFinish: runs.onRunFinished,
 				SnapshotProgress: assets.onSnapshotProgress,
 				HistoryRewritten: assets.onHistoryRewritten,
@@ -124,7 +137,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 				if (status.error && isDamagedStore(status.error)) {
 					void offerRecovery(host, status.error);
 				} else {
-					reportError(new DeskRequestError(status.error?.message ?? 'The desk could not open its library.', status.error));
+					reportError(
+						new DeskRequestError(status.error?.message ?? 'The desk could not open its library.', status.error),
+					);
 				}
 				return 'error';
 			}
@@ -147,10 +162,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			await restart();
 		}),
 		vscode.workspace.onDidGrantWorkspaceTrust(() => {
-			settled = settled.then(() => openWorkspace().then(() => desk.state)).catch((error: unknown) => {
-				reportError(error);
-				return desk.state;
-			});
+			settled = settled
+				.then(() => openWorkspace().then(() => desk.state))
+				.catch((error: unknown) => {
+					reportError(error);
+					return desk.state;
+				});
 		}),
 		vscode.workspace.onDidChangeWorkspaceFolders(() => {
 			if (desk.state === 'ready') {

@@ -102,9 +102,16 @@ export class Desk {
 		} catch (error) {
 			const errno = (error as NodeJS.ErrnoException).code;
 			if (errno === 'EEXIST' || errno === 'ENOTDIR') {
-				throw new DeskError('store.notAFolder', `The library folder ${libraryDir} is not a folder (a file is in its place or on its path).`, { path: libraryDir });
+				throw new DeskError(
+					'store.notAFolder',
+					`The library folder ${libraryDir} is not a folder (a file is in its place or on its path).`,
+					{ path: libraryDir },
+				);
 			}
-			throw new DeskError('store.io', `The library folder ${libraryDir} cannot be made: ${(error as Error).message}`, { path: libraryDir, errno });
+			throw new DeskError('store.io', `The library folder ${libraryDir} cannot be made: ${(error as Error).message}`, {
+				path: libraryDir,
+				errno,
+			});
 		}
 		const db = await DurableDatabase.open({
 			file: path.join(libraryDir, 'library.db'),
@@ -123,13 +130,7 @@ export class Desk {
 				// Every read of a repository goes to the git folder recorded when it was adopted.
 				gitDirPolicy: (top) => ({ recorded: store.adoptedGitDir(top) }),
 			});
-			const library = new Library(
-				store,
-				gitReader,
-				snapshots,
-				options.env ?? nodeEnvironment,
-				options.logger,
-			);
+			const library = new Library(store, gitReader, snapshots, options.env ?? nodeEnvironment, options.logger);
 			return new Desk(libraryDir, library, blobs, db, snapshots, gitReader, options.logger);
 		} catch (error) {
 			db.close();
@@ -145,9 +146,16 @@ export class Desk {
 	static async recoverLibrary(libraryDir: string, choice: RecoverChoice, logger: Logger): Promise<StoreRecovery> {
 		const file = path.join(path.resolve(libraryDir), 'library.db');
 		if (choice === 'rebuild') {
-			throw new DeskError('store.cannotRecover', `The library ${file} cannot be rebuilt (its records are nowhere else); choose restore or empty.`, { file, choice });
+			throw new DeskError(
+				'store.cannotRecover',
+				`The library ${file} cannot be rebuilt (its records are nowhere else); choose restore or empty.`,
+				{ file, choice },
+			);
 		}
-		const result = await DurableDatabase.recover({ file, schema: librarySchema, migrations: libraryMigrations, logger }, choice);
+		const result = await DurableDatabase.recover(
+			{ file, schema: librarySchema, migrations: libraryMigrations, logger },
+			choice,
+		);
 		logger.warn(`${file}: recovered by choice (${choice}); the damaged copy stays at ${result.keptAs ?? '(none)'}`);
 		return { store: 'library', ...result };
 	}
@@ -164,7 +172,10 @@ export class Desk {
 		if (this.projectDatabases.has(top) && !readDamage(file)) {
 			throw new DeskError('store.notDamaged', `${file} is not marked damaged; there is nothing to recover.`, { file });
 		}
-		const result = await DurableDatabase.recover({ file, schema: projectSchema, migrations: projectMigrations, logger: this.logger }, choice === 'rebuild' ? 'empty' : choice);
+		const result = await DurableDatabase.recover(
+			{ file, schema: projectSchema, migrations: projectMigrations, logger: this.logger },
+			choice === 'rebuild' ? 'empty' : choice,
+		);
 		this.forgetProject(top);
 		const recovery: StoreRecovery = { store: 'project', ...result, choice };
 		if (choice === 'rebuild') {
@@ -173,7 +184,9 @@ export class Desk {
 		}
 		const store = await this.attachments(top);
 		recovery.attachmentsKept = store.unrecordedFiles();
-		this.logger.warn(`${file}: recovered by choice (${choice}); the damaged copy stays at ${result.keptAs ?? '(none)'}`);
+		this.logger.warn(
+			`${file}: recovered by choice (${choice}); the damaged copy stays at ${result.keptAs ?? '(none)'}`,
+		);
 		return recovery;
 	}
 
@@ -274,7 +287,9 @@ export class Desk {
 	async answerProjectRequest(top: string, request: ClientRequest | undefined, result: unknown): Promise<void> {
 		if (request) {
 			const name = this.library.listProjects().find((p) => p.path === top)?.name ?? path.basename(top);
-			(await this.openProjectDatabase(top, name)).write((tx) => recordAnswer(tx, request, result, new Date().toISOString()));
+			(await this.openProjectDatabase(top, name)).write((tx) =>
+				recordAnswer(tx, request, result, new Date().toISOString()),
+			);
 		}
 	}
 
@@ -288,16 +303,31 @@ export class Desk {
 	async launches(top: string): Promise<ProjectLaunches> {
 		const project = this.library.listProjects().find((p) => p.path === top);
 		if (!project) {
-			throw new DeskError('project.notFound', `No project has the repository ${top}; open it in VS Code or import it with --main first.`, { dir: top });
+			throw new DeskError(
+				'project.notFound',
+				`No project has the repository ${top}; open it in VS Code or import it with --main first.`,
+				{ dir: top },
+			);
 		}
 		const db = await this.openProjectDatabase(top, project.name);
 		let index = this.suggestIndexes.get(top);
 		if (!index) {
-			index = SuggestIndex.open(new NodeSuggestIndexFile(path.join(projectDataDir(top), 'suggest-index.json')), this.logger);
+			index = SuggestIndex.open(
+				new NodeSuggestIndexFile(path.join(projectDataDir(top), 'suggest-index.json')),
+				this.logger,
+			);
 			index.onProgress = (progress) => this.onSuggestIndexProgress?.(top, progress);
 			this.suggestIndexes.set(top, index);
 		}
-		const launches = new ProjectLaunches(new SqlLaunchStore(db, new AiStore(db)), this.library, project, () => this.git.headCommit(top), index, () => this.projectMembers(project.name), this.logger);
+		const launches = new ProjectLaunches(
+			new SqlLaunchStore(db, new AiStore(db)),
+			this.library,
+			project,
+			() => this.git.headCommit(top),
+			index,
+			() => this.projectMembers(project.name),
+			this.logger,
+		);
 		// "Used in" of a Go whose process stopped before it recorded them.
 		launches.recordPendingUses();
 		return launches;
@@ -327,7 +357,11 @@ export class Desk {
 		}
 		const project = this.library.listProjects().find((p) => p.path === top);
 		if (!project) {
-			throw new DeskError('project.notFound', `No project has the repository ${top}; open it in VS Code or import it with --main first.`, { dir: top });
+			throw new DeskError(
+				'project.notFound',
+				`No project has the repository ${top}; open it in VS Code or import it with --main first.`,
+				{ dir: top },
+			);
 		}
 		const db = await this.openProjectDatabase(top, project.name);
 		const ports = {
@@ -362,7 +396,11 @@ export class Desk {
 		if (!store) {
 			const name = this.library.listProjects().find((p) => p.path === top)?.name ?? path.basename(top);
 			const db = await this.openProjectDatabase(top, name);
-			store = new AttachmentStore(new SqlAttachmentRows(db), path.join(projectDataDir(top), 'attachments'), this.logger);
+			store = new AttachmentStore(
+				new SqlAttachmentRows(db),
+				path.join(projectDataDir(top), 'attachments'),
+				this.logger,
+			);
 			this.attachmentStores.set(top, store);
 			try {
 				store.sweep(10 * 60_000);
@@ -377,9 +415,16 @@ export class Desk {
 	 * Starts carrying out a run in the background (Go, Retry); the promise it returns settles when the
 	 * run is at the gate or failed. Failures are the run's own outcome, recorded on it.
 	 */
-	async startRun(top: string, record: LaunchRecord, runId: string, settings: RunSettings): Promise<{ done: Promise<unknown> }> {
+	async startRun(
+		top: string,
+		record: LaunchRecord,
+		runId: string,
+		settings: RunSettings,
+	): Promise<{ done: Promise<unknown> }> {
 		const { executor } = await this.runs(top);
-		const done = executor.execute(record, runId, settings).catch((error: unknown) => this.logger.error(`run ${runId}: ${(error as Error).message}`));
+		const done = executor
+			.execute(record, runId, settings)
+			.catch((error: unknown) => this.logger.error(`run ${runId}: ${(error as Error).message}`));
 		this.executing.add(done);
 		void done.finally(() => this.executing.delete(done));
 		return { done };
@@ -396,7 +441,10 @@ export class Desk {
 				}
 			}
 		}
-		await Promise.race([Promise.allSettled([...this.executing]), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+		await Promise.race([
+			Promise.allSettled([...this.executing]),
+			new Promise((resolve) => setTimeout(resolve, 5000).unref()),
+		]);
 	}
 
 	/** Writes the project's AI objects, sealed, to the history ref of its repository. */
@@ -412,7 +460,10 @@ export class Desk {
 	 * Reads a history ref into the project's database. Importing twice adds nothing; an object whose
 	 * checksum does not verify, or that would rewrite an append-only history, is refused and named.
 	 */
-	async importHistory(top: string, ref = historyRef): Promise<{ added: number; unchanged: number; refused: Array<{ path: string; reason: string }> }> {
+	async importHistory(
+		top: string,
+		ref = historyRef,
+	): Promise<{ added: number; unchanged: number; refused: Array<{ path: string; reason: string }> }> {
 		checkRefName(ref);
 		const ai = await this.projectAi(top);
 		const read = await readHistory(this.git.repository(top), ref);
@@ -436,7 +487,13 @@ export class Desk {
 	 * one, else its stored diff (a unified diff in the blob store, checked against its hash) applied
 	 * to the baseline commit. Read by the desk's git reader; nothing the repository configures runs.
 	 */
-	async patchSetFiles(top: string, patchsetId: string): Promise<{ source: 'commit' | 'artifact'; files: Array<{ path: string; before: Uint8Array | null; after: Uint8Array | null }> }> {
+	async patchSetFiles(
+		top: string,
+		patchsetId: string,
+	): Promise<{
+		source: 'commit' | 'artifact';
+		files: Array<{ path: string; before: Uint8Array | null; after: Uint8Array | null }>;
+	}> {
 		const ai = await this.projectAi(top);
 		const patchset = ai.require<PatchSet>(patchsetId, 'patchset');
 		const read = async (commit: string, filepath: string): Promise<Uint8Array | null> => {
@@ -449,7 +506,12 @@ export class Desk {
 				// A tree the runner wrote but no commit holds may have been pruned by gc since. The file
 				// is not known to be absent then: showing it so would be a wrong diff.
 				if (isDeskError(error, 'git.missingObject')) {
-					throw new DeskError('git.missingObject', `${filepath} of PatchSet ${patchsetId} cannot be shown: ${commit} or an object under it is no longer in the repository (git gc prunes trees no commit holds).`, { ...error.data, patchset: patchsetId, tree: commit, path: filepath }, { cause: error });
+					throw new DeskError(
+						'git.missingObject',
+						`${filepath} of PatchSet ${patchsetId} cannot be shown: ${commit} or an object under it is no longer in the repository (git gc prunes trees no commit holds).`,
+						{ ...error.data, patchset: patchsetId, tree: commit, path: filepath },
+						{ cause: error },
+					);
 				}
 				throw error;
 			}
@@ -458,7 +520,14 @@ export class Desk {
 		if (targetChanges) {
 			// A snapshot target's change: every file before and after is in the blob store.
 			const changes = readTargetChanges(this.blobs.get(targetChanges), targetChanges);
-			return { source: 'artifact', files: changes.files.map((f) => ({ path: f.path, before: f.before ? this.blobs.get(f.before) : null, after: f.after ? this.blobs.get(f.after) : null })) };
+			return {
+				source: 'artifact',
+				files: changes.files.map((f) => ({
+					path: f.path,
+					before: f.before ? this.blobs.get(f.before) : null,
+					after: f.after ? this.blobs.get(f.after) : null,
+				})),
+			};
 		}
 		const fromTree = patchset.tags['desk.from_tree'];
 		const toTree = patchset.tags['desk.tree'];
@@ -467,7 +536,11 @@ export class Desk {
 			// A run's attempt: the trees of the work folder before and after are in the repository.
 			const files = [];
 			for (const touched of patchset.touched) {
-				files.push({ path: touched.path, before: await read(fromTree, touched.path), after: await read(toTree, touched.path) });
+				files.push({
+					path: touched.path,
+					before: await read(fromTree, touched.path),
+					after: await read(toTree, touched.path),
+				});
 			}
 			return { source: 'artifact', files };
 		}
@@ -475,22 +548,33 @@ export class Desk {
 		if (result && result !== patchset.commit) {
 			const files = [];
 			for (const touched of patchset.touched) {
-				files.push({ path: touched.path, before: await read(patchset.commit, touched.path), after: await read(result, touched.path) });
+				files.push({
+					path: touched.path,
+					before: await read(patchset.commit, touched.path),
+					after: await read(result, touched.path),
+				});
 			}
 			return { source: 'commit', files };
 		}
 		const artifact = patchset.artifact;
 		if (!artifact?.hash || !this.blobs.has(artifact.hash)) {
-			throw new DeskError('ai.badObject', 'This PatchSet has neither a commit nor a stored diff to show.', { patchset: patchsetId });
+			throw new DeskError('ai.badObject', 'This PatchSet has neither a commit nor a stored diff to show.', {
+				patchset: patchsetId,
+			});
 		}
 		const diff = this.blobs.get(artifact.hash);
 		if (!verifyIntegrity(artifact, diff)) {
-			throw new DeskError('blob.corrupt', `The diff of PatchSet ${patchsetId} does not match its recorded hash.`, { patchset: patchsetId });
+			throw new DeskError('blob.corrupt', `The diff of PatchSet ${patchsetId} does not match its recorded hash.`, {
+				patchset: patchsetId,
+			});
 		}
 		const files = [];
 		for (const filePatch of parseUnifiedDiff(diff.toString('utf8'))) {
 			const before = await read(patchset.commit, filePatch.from);
-			const after = filePatch.to === '' ? null : Buffer.from(applyFilePatch(before === null ? '' : Buffer.from(before).toString('utf8'), filePatch), 'utf8');
+			const after =
+				filePatch.to === ''
+					? null
+					: Buffer.from(applyFilePatch(before === null ? '' : Buffer.from(before).toString('utf8'), filePatch), 'utf8');
 			files.push({ path: filePatch.to || filePatch.from, before, after });
 		}
 		return { source: 'artifact', files };
@@ -510,7 +594,9 @@ export class Desk {
 			try {
 				const result = this.blobs.packLoose({ maxFiles: sliceFiles });
 				if (result && result.corrupt.length > 0) {
-					this.logger.warn(`blobs not packed because their bytes do not match their names: ${result.corrupt.slice(0, 5).join(', ')}${result.corrupt.length > 5 ? ` and ${result.corrupt.length - 5} more` : ''}`);
+					this.logger.warn(
+						`blobs not packed because their bytes do not match their names: ${result.corrupt.slice(0, 5).join(', ')}${result.corrupt.length > 5 ? ` and ${result.corrupt.length - 5} more` : ''}`,
+					);
 				}
 				if (result?.done) {
 					this.logger.info('the blob store is packed');
@@ -569,10 +655,10 @@ export class Desk {
 			recover: projectRecoverHint(top),
 		});
 		db.write((tx) => {
-			tx.run("INSERT INTO project_info (key, value) VALUES ('project', ?), ('library', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value <> excluded.value", [
-				projectName,
-				this.libraryDir,
-			]);
+			tx.run(
+				"INSERT INTO project_info (key, value) VALUES ('project', ?), ('library', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value <> excluded.value",
+				[projectName, this.libraryDir],
+			);
 		});
 		this.projectDatabases.set(top, db);
 		return db;
@@ -595,11 +681,16 @@ const dataEntries: ReadonlyArray<[string, 'file' | 'folder']> = [
 export function projectDataDir(top: string): string {
 	const folder = path.join(top, projectDataFolder);
 	const unsafe = (entry: string, found: string) =>
-		new DeskError('project.unsafeDataFolder', `${entry} is ${found}, not the desk's own ${entry === folder ? 'folder' : 'entry'}; the desk does not follow it. Remove it (the repository may have planted it) and try again.`, {
-			path: entry,
-			found,
-		});
-	const kindOf = (stat: fs.Stats) => (stat.isSymbolicLink() ? 'a link' : stat.isDirectory() ? 'a folder' : stat.isFile() ? 'a file' : 'a special file');
+		new DeskError(
+			'project.unsafeDataFolder',
+			`${entry} is ${found}, not the desk's own ${entry === folder ? 'folder' : 'entry'}; the desk does not follow it. Remove it (the repository may have planted it) and try again.`,
+			{
+				path: entry,
+				found,
+			},
+		);
+	const kindOf = (stat: fs.Stats) =>
+		stat.isSymbolicLink() ? 'a link' : stat.isDirectory() ? 'a folder' : stat.isFile() ? 'a file' : 'a special file';
 	let stat: fs.Stats | undefined;
 	try {
 		stat = fs.lstatSync(folder);
@@ -629,7 +720,12 @@ export function projectDataDir(top: string): string {
 			continue;
 		}
 		const kind = dataEntries.find(([known]) => known === name)?.[1];
-		if (inner.isSymbolicLink() || (!inner.isFile() && !inner.isDirectory()) || (kind === 'file' && !inner.isFile()) || (kind === 'folder' && !inner.isDirectory())) {
+		if (
+			inner.isSymbolicLink() ||
+			(!inner.isFile() && !inner.isDirectory()) ||
+			(kind === 'file' && !inner.isFile()) ||
+			(kind === 'folder' && !inner.isDirectory())
+		) {
 			throw unsafe(entry, kindOf(inner));
 		}
 	}

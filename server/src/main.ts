@@ -1,5 +1,11 @@
 /** Entry of the desk server process, started by the extension (IPC) or by tests (--stdio). */
-import { createConnection, IPCMessageReader, IPCMessageWriter, ProposedFeatures, StreamMessageWriter } from 'vscode-languageserver/node';
+import {
+	createConnection,
+	IPCMessageReader,
+	IPCMessageWriter,
+	ProposedFeatures,
+	StreamMessageWriter,
+} from 'vscode-languageserver/node';
 import { protocolErrorExitCode } from './protocol/protocol';
 import { GuardedMessageReader, StrictFrameReader } from './rpc/frameReader';
 import { guardPendingIds } from './rpc/pendingIds';

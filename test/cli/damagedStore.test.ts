@@ -12,7 +12,10 @@ import { completeChain } from '../unit/ai/chain';
 const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
 
 function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' } });
+	const result = spawnSync(process.execPath, [deskJs, ...args], {
+		encoding: 'utf8',
+		env: { ...process.env, DESK_STORE: '' },
+	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -44,7 +47,10 @@ function ageAttachments(repo: string): string[] {
 }
 
 function attachmentFiles(repo: string): string[] {
-	return fs.readdirSync(path.join(repo, '.desk', 'attachments')).filter((n) => /^[0-9a-f]{32}$/.test(n)).sort();
+	return fs
+		.readdirSync(path.join(repo, '.desk', 'attachments'))
+		.filter((n) => /^[0-9a-f]{32}$/.test(n))
+		.sort();
 }
 
 describe('a damaged store on the command line', () => {
@@ -69,7 +75,9 @@ describe('a damaged store on the command line', () => {
 		assert.equal(rebuild.code, 2);
 		assert.match(rebuild.stderr, /restore or empty/);
 
-		const empty = JSON.parse(ok(desk('--store', store, 'store', 'recover', '--library', 'empty', '--json'), 'recover empty')) as { file: string; choice: string; keptAs: string };
+		const empty = JSON.parse(
+			ok(desk('--store', store, 'store', 'recover', '--library', 'empty', '--json'), 'recover empty'),
+		) as { file: string; choice: string; keptAs: string };
 		assert.equal(empty.choice, 'empty');
 		assert.equal(empty.file, file);
 		assert.ok(fs.existsSync(empty.keptAs), 'the kept copy is still there');
@@ -93,10 +101,16 @@ describe('a damaged store on the command line', () => {
 		assertRefused(['--store', store, 'assets', 'list', '--json'], file, 2);
 		assert.equal(fs.existsSync(file), false, 'the damaged file is set aside');
 
-		const restored = JSON.parse(ok(desk('--store', store, 'store', 'recover', '--library', 'restore', '--json'), 'restore')) as { choice: string };
+		const restored = JSON.parse(
+			ok(desk('--store', store, 'store', 'recover', '--library', 'restore', '--json'), 'restore'),
+		) as { choice: string };
 		assert.equal(restored.choice, 'restore');
 		const assets = JSON.parse(ok(desk('--store', store, 'assets', 'list', '--json'), 'list')) as AssetSummary[];
-		assert.deepEqual(assets.map((a) => a.name), ['Quarterly-figures'], 'the person took the file back as it is');
+		assert.deepEqual(
+			assets.map((a) => a.name),
+			['Quarterly-figures'],
+			'the person took the file back as it is',
+		);
 	});
 
 	it('a 0-byte project database with stored attachments: every call refused naming the file, no attachment deleted; empty and rebuild keep them', async () => {
@@ -106,7 +120,10 @@ describe('a damaged store on the command line', () => {
 		ok(desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main'), 'import');
 		for (const name of ['a.txt', 'b.txt', 'c.txt']) {
 			fs.writeFileSync(path.join(root, name), `attachment ${name}\n`);
-			ok(desk('--store', store, '--repo', repo, 'task', 'attachments', 'add', 'task-1', path.join(root, name)), `attach ${name}`);
+			ok(
+				desk('--store', store, '--repo', repo, 'task', 'attachments', 'add', 'task-1', path.join(root, name)),
+				`attach ${name}`,
+			);
 		}
 		// AI objects in refs/desk/history, for "rebuild".
 		const chain = completeChain(git(repo, 'rev-parse', 'HEAD'));
@@ -124,18 +141,28 @@ describe('a damaged store on the command line', () => {
 		assertRefused(['--store', store, '--repo', repo, 'runs', 'list'], file, 1);
 		assert.deepEqual(attachmentFiles(repo), files, 'no attachment file was deleted');
 
-		const empty = JSON.parse(ok(desk('--store', store, '--repo', repo, 'store', 'recover', 'empty', '--json'), 'recover empty')) as { file: string };
+		const empty = JSON.parse(
+			ok(desk('--store', store, '--repo', repo, 'store', 'recover', 'empty', '--json'), 'recover empty'),
+		) as { file: string };
 		assert.equal(empty.file, file);
 		assert.deepEqual(JSON.parse(ok(desk(...list, '--json'), 'list after empty')), []);
 		ok(desk('--store', store, '--repo', repo, 'task', 'attachments', 'list'), 'list tasks');
-		assert.deepEqual(attachmentFiles(repo), files, 'a database started after the files were written sweeps none of them');
+		assert.deepEqual(
+			attachmentFiles(repo),
+			files,
+			'a database started after the files were written sweeps none of them',
+		);
 
 		// Damaged again; this time rebuilt from refs/desk/history.
 		fs.truncateSync(file, 0);
 		assertRefused(list, file, 1);
-		const rebuilt = JSON.parse(ok(desk('--store', store, '--project', 'shop', 'store', 'recover', 'rebuild', '--json'), 'rebuild')) as { rebuilt: { added: number } };
+		const rebuilt = JSON.parse(
+			ok(desk('--store', store, '--project', 'shop', 'store', 'recover', 'rebuild', '--json'), 'rebuild'),
+		) as { rebuilt: { added: number } };
 		assert.equal(rebuilt.rebuilt.added, chain.all.length);
-		const runs = JSON.parse(ok(desk('--store', store, '--repo', repo, 'runs', 'list', '--json'), 'runs')) as { intents: Array<{ intent: { prompt: string } }> };
+		const runs = JSON.parse(ok(desk('--store', store, '--repo', repo, 'runs', 'list', '--json'), 'runs')) as {
+			intents: Array<{ intent: { prompt: string } }>;
+		};
 		assert.equal(runs.intents[0]?.intent.prompt, chain.intent.prompt);
 		ok(desk(...list), 'list after rebuild');
 		assert.deepEqual(attachmentFiles(repo), files, 'rebuild deletes no attachment file either');
@@ -147,7 +174,22 @@ describe('a damaged store on the command line', () => {
 		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
 		ok(desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main'), 'import');
 		fs.writeFileSync(path.join(root, 'invoice.txt'), 'invoice\n');
-		ok(desk('--store', store, '--repo', repo, 'task', 'attachments', 'add', 'task-1', path.join(root, 'invoice.txt'), '--note', 'signed-by-finance'), 'attach');
+		ok(
+			desk(
+				'--store',
+				store,
+				'--repo',
+				repo,
+				'task',
+				'attachments',
+				'add',
+				'task-1',
+				path.join(root, 'invoice.txt'),
+				'--note',
+				'signed-by-finance',
+			),
+			'attach',
+		);
 		const file = path.join(repo, '.desk', 'project.db');
 		const bytes = fs.readFileSync(file);
 		const at = bytes.indexOf('signed-by-finance');

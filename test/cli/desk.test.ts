@@ -13,7 +13,10 @@ import { completeChain } from '../unit/ai/chain';
 const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
 
 function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' } });
+	const result = spawnSync(process.execPath, [deskJs, ...args], {
+		encoding: 'utf8',
+		env: { ...process.env, DESK_STORE: '' },
+	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -24,23 +27,72 @@ describe('the desk command line', () => {
 		const repo = makeRepo(path.join(root, 'billing'), { commits: 3 });
 		git(repo, 'remote', 'add', 'origin', 'https://example.com/billing.git');
 
-		const imported = desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'payments', '--main', '--json');
+		const imported = desk(
+			'--store',
+			store,
+			'asset',
+			'import',
+			'--dir',
+			repo,
+			'--project',
+			'payments',
+			'--main',
+			'--json',
+		);
 		assert.equal(imported.code, 0, imported.stderr);
 		const result = JSON.parse(imported.stdout) as { asset: AssetRecord; created: boolean; project: ProjectRecord };
 		assert.equal(result.created, true);
 		assert.deepEqual(
 			Object.keys(result.asset).sort(),
-			['about', 'about_model_written', 'branch', 'checks', 'created_at', 'created_by', 'derived_from', 'derived_from_version', 'engine', 'id', 'kind', 'name', 'notes', 'picked_version', 'remote', 'retired', 'tags', 'url', 'working_dir'].sort(),
+			[
+				'about',
+				'about_model_written',
+				'branch',
+				'checks',
+				'created_at',
+				'created_by',
+				'derived_from',
+				'derived_from_version',
+				'engine',
+				'id',
+				'kind',
+				'name',
+				'notes',
+				'picked_version',
+				'remote',
+				'retired',
+				'tags',
+				'url',
+				'working_dir',
+			].sort(),
 		);
 		assert.deepEqual(
-			{ name: result.asset.name, engine: result.asset.engine, kind: result.asset.kind, branch: result.asset.branch, remote: result.asset.remote, by: result.asset.created_by },
-			{ name: 'billing', engine: 'git', kind: 'code', branch: 'main', remote: 'https://example.com/billing.git', by: 'adopted' },
+			{
+				name: result.asset.name,
+				engine: result.asset.engine,
+				kind: result.asset.kind,
+				branch: result.asset.branch,
+				remote: result.asset.remote,
+				by: result.asset.created_by,
+			},
+			{
+				name: 'billing',
+				engine: 'git',
+				kind: 'code',
+				branch: 'main',
+				remote: 'https://example.com/billing.git',
+				by: 'adopted',
+			},
 		);
 		assert.equal(result.project?.name, 'payments');
 		assert.equal(result.project?.main_asset, result.asset.id);
 
 		const again = desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'payments', '--json');
-		assert.equal((JSON.parse(again.stdout) as { created: boolean; asset: AssetRecord }).asset.id, result.asset.id, 'the same checkout and remote: the record already there');
+		assert.equal(
+			(JSON.parse(again.stdout) as { created: boolean; asset: AssetRecord }).asset.id,
+			result.asset.id,
+			'the same checkout and remote: the record already there',
+		);
 
 		const listed = desk('--store', store, 'assets', 'list', '--json');
 		assert.equal(listed.code, 0, listed.stderr);
@@ -52,8 +104,14 @@ describe('the desk command line', () => {
 		const versions = desk('--store', store, 'asset', 'versions', result.asset.id, '--json');
 		assert.equal(versions.code, 0, versions.stderr);
 		const list = JSON.parse(versions.stdout) as GitVersion[];
-		assert.deepEqual(list.map((v) => v.version), [1, 2, 3]);
-		assert.deepEqual(list.map((v) => v.commit), git(repo, 'log', '--first-parent', '--reverse', '--format=%H').split('\n'));
+		assert.deepEqual(
+			list.map((v) => v.version),
+			[1, 2, 3],
+		);
+		assert.deepEqual(
+			list.map((v) => v.commit),
+			git(repo, 'log', '--first-parent', '--reverse', '--format=%H').split('\n'),
+		);
 		assert.deepEqual(Object.keys(list[0]!).sort(), ['commit', 'engine', 'made_at', 'made_by', 'subject', 'version']);
 
 		const human = desk('--store', store, 'assets', 'list');
@@ -63,7 +121,17 @@ describe('the desk command line', () => {
 	it('prints a refusal as JSON with its code and exits 2, changing nothing', () => {
 		const root = tempDir();
 		const store = path.join(root, 'library');
-		const refused = desk('--store', store, 'asset', 'import', '--dir', path.join(root, 'missing'), '--project', 'p', '--json');
+		const refused = desk(
+			'--store',
+			store,
+			'asset',
+			'import',
+			'--dir',
+			path.join(root, 'missing'),
+			'--project',
+			'p',
+			'--json',
+		);
 		assert.equal(refused.code, 2);
 		assert.equal((JSON.parse(refused.stdout) as { error: { code: string } }).error.code, 'import.notADirectory');
 		assert.match(refused.stderr, /is not a folder/);
@@ -80,7 +148,11 @@ describe('the desk command line', () => {
 		assert.equal(unknownCommand.code, 64);
 		assert.match(unknownCommand.stderr, /Usage: desk/);
 		assert.equal(desk('--store', tempDir(), '--bogus').code, 64);
-		assert.equal(desk('--store', tempDir(), 'asset', 'import', '--new', 'x', '--asset', 'a-0123456789abcdef').code, 64, 'one source only');
+		assert.equal(
+			desk('--store', tempDir(), 'asset', 'import', '--new', 'x', '--asset', 'a-0123456789abcdef').code,
+			64,
+			'one source only',
+		);
 	});
 });
 
@@ -97,17 +169,39 @@ describe('the desk command line over snapshot assets', () => {
 		assert.equal(asset.picked_version, 1);
 		const source = path.join(root, 'plan.md');
 		fs.writeFileSync(source, '# Plan\n');
-		const put = json<{ version: { version: number; made_by: string } }>('asset', 'version', asset.id, '--put', `docs/plan.md=${source}`, '--note', 'plan');
+		const put = json<{ version: { version: number; made_by: string } }>(
+			'asset',
+			'version',
+			asset.id,
+			'--put',
+			`docs/plan.md=${source}`,
+			'--note',
+			'plan',
+		);
 		assert.deepEqual([put.version.version, put.version.made_by], [2, 'conductor']);
 		assert.equal(desk('--store', store, 'asset', 'cat', asset.id, 'docs/plan.md').stdout, '# Plan\n');
 		fs.writeFileSync(path.join(asset.working_dir, 'docs', 'plan.md'), '# Plan\n\nMeasure first.\n');
-		assert.deepEqual(json<{ working_changes: boolean; version: number }>('asset', 'atgo', asset.id), { engine: 'snapshot', version: 3, working_changes: true, changed: 1 });
-		assert.equal(json<{ version: { version: number } }>('asset', 'snapshot', asset.id, '--note', 'measure').version.version, 3);
+		assert.deepEqual(json<{ working_changes: boolean; version: number }>('asset', 'atgo', asset.id), {
+			engine: 'snapshot',
+			version: 3,
+			working_changes: true,
+			changed: 1,
+		});
+		assert.equal(
+			json<{ version: { version: number } }>('asset', 'snapshot', asset.id, '--note', 'measure').version.version,
+			3,
+		);
 		const diff = json<{ modified: Array<{ after: { path: string } }> }>('asset', 'diff', asset.id, '2', '3');
-		assert.deepEqual(diff.modified.map((m) => m.after.path), ['docs/plan.md']);
+		assert.deepEqual(
+			diff.modified.map((m) => m.after.path),
+			['docs/plan.md'],
+		);
 		const mounted = json<{ path: string }>('asset', 'mount', asset.id, '2').path;
 		assert.equal(fs.readFileSync(path.join(mounted, 'docs', 'plan.md'), 'utf8'), '# Plan\n');
-		assert.deepEqual(json<AssetRecord>('asset', 'tags', asset.id, 'area:checkout', 'perf').tags, ['area:checkout', 'perf']);
+		assert.deepEqual(json<AssetRecord>('asset', 'tags', asset.id, 'area:checkout', 'perf').tags, [
+			'area:checkout',
+			'perf',
+		]);
 		const badTag = desk('--store', store, 'asset', 'tags', asset.id, 'Not A Tag');
 		assert.equal(badTag.code, 2);
 		assert.match(badTag.stderr, /Not a tag/);
@@ -115,7 +209,14 @@ describe('the desk command line over snapshot assets', () => {
 		assert.deepEqual(json<AssetRecord[]>('assets', 'list'), []);
 		assert.equal(json<AssetRecord[]>('assets', 'list', '--all').length, 1);
 		const versions = json<Array<{ version: number; note: string }>>('asset', 'versions', asset.id);
-		assert.deepEqual(versions.map((v) => [v.version, v.note]), [[1, 'created'], [2, 'plan'], [3, 'measure']]);
+		assert.deepEqual(
+			versions.map((v) => [v.version, v.note]),
+			[
+				[1, 'created'],
+				[2, 'plan'],
+				[3, 'measure'],
+			],
+		);
 		assert.deepEqual(json('asset', 'used-in', asset.id), []);
 	});
 
@@ -136,7 +237,11 @@ describe('the desk command line over snapshot assets', () => {
 		const packed = desk('--store', store, 'store', 'pack', '--json');
 		assert.equal(packed.code, 0, packed.stderr);
 		assert.deepEqual(JSON.parse(packed.stdout), { packed: 1, corrupt: [], done: true });
-		assert.equal(fs.existsSync(path.join(store, 'blobs', 'sha256', hash.slice(0, 2), hash)), false, 'the loose file is gone');
+		assert.equal(
+			fs.existsSync(path.join(store, 'blobs', 'sha256', hash.slice(0, 2), hash)),
+			false,
+			'the loose file is gone',
+		);
 		assert.equal(desk('--store', store, 'asset', 'cat', asset.id, 'old.md').stdout, bytes.toString());
 		assert.equal(JSON.parse(fs.readFileSync(path.join(store, 'blobs', 'layout.json'), 'utf8')).looseToPack, undefined);
 	});
@@ -144,13 +249,25 @@ describe('the desk command line over snapshot assets', () => {
 	it('refuses links and notes where files are needed, and paths outside the folder, exiting 2', () => {
 		const root = tempDir();
 		const store = path.join(root, 'library');
-		const link = JSON.parse(desk('--store', store, 'asset', 'link', '--name', 'Spec', '--url', 'https://example.com/spec', '--json').stdout) as AssetRecord;
+		const link = JSON.parse(
+			desk('--store', store, 'asset', 'link', '--name', 'Spec', '--url', 'https://example.com/spec', '--json').stdout,
+		) as AssetRecord;
 		const atGo = desk('--store', store, 'asset', 'atgo', link.id);
 		assert.equal(atGo.code, 2);
 		assert.match(atGo.stderr, /Spec has no files to read/);
-		const created = JSON.parse(desk('--store', store, 'asset', 'import', '--new', 'n', '--json').stdout) as { asset: AssetRecord };
+		const created = JSON.parse(desk('--store', store, 'asset', 'import', '--new', 'n', '--json').stdout) as {
+			asset: AssetRecord;
+		};
 		fs.writeFileSync(path.join(root, 'x'), 'x');
-		const outside = desk('--store', store, 'asset', 'version', created.asset.id, '--put', `../escape=${path.join(root, 'x')}`);
+		const outside = desk(
+			'--store',
+			store,
+			'asset',
+			'version',
+			created.asset.id,
+			'--put',
+			`../escape=${path.join(root, 'x')}`,
+		);
 		assert.equal(outside.code, 2);
 		assert.equal(fs.existsSync(path.join(path.dirname(created.asset.working_dir), 'escape')), false);
 	});
@@ -172,9 +289,13 @@ describe('the desk command line over runs', () => {
 		const imported = desk('--store', library, '--repo', repo, 'history', 'import', '--json');
 		assert.equal(imported.code, 0, imported.stderr);
 		assert.equal((JSON.parse(imported.stdout) as { added: number }).added, chain.all.length);
-		const listed = JSON.parse(desk('--store', library, '--repo', repo, 'runs', 'list', '--json').stdout) as { intents: Array<{ intent: { prompt: string } }> };
+		const listed = JSON.parse(desk('--store', library, '--repo', repo, 'runs', 'list', '--json').stdout) as {
+			intents: Array<{ intent: { prompt: string } }>;
+		};
 		assert.equal(listed.intents[0]?.intent.prompt, chain.intent.prompt);
-		const shown = JSON.parse(desk('--store', library, '--repo', repo, 'runs', 'show', chain.run.object_id, '--json').stdout) as { summary: { model: string; cost_usd: number } };
+		const shown = JSON.parse(
+			desk('--store', library, '--repo', repo, 'runs', 'show', chain.run.object_id, '--json').stdout,
+		) as { summary: { model: string; cost_usd: number } };
 		assert.deepEqual([shown.summary.model, shown.summary.cost_usd], ['claude-sonnet-4', 0.0125]);
 		assert.match(desk('--store', library, '--repo', repo, 'runs', 'list').stdout, /completed\s+Add pagination/);
 		const outside = desk('--store', library, '--repo', root, 'runs', 'list');
@@ -192,22 +313,62 @@ describe('the desk command line over launch cards', () => {
 			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
 			return JSON.parse(result.stdout) as T;
 		};
-		const repoAsset = json<{ asset: AssetRecord }>('asset', 'import', '--dir', repo, '--project', 'shop', '--main').asset;
+		const repoAsset = json<{ asset: AssetRecord }>(
+			'asset',
+			'import',
+			'--dir',
+			repo,
+			'--project',
+			'shop',
+			'--main',
+		).asset;
 		const specs = path.join(root, 'invoice-specs');
 		fs.mkdirSync(specs);
 		fs.writeFileSync(path.join(specs, 'rounding.md'), 'Invoice rounding rules.\n');
 		const specsAsset = json<{ asset: AssetRecord }>('asset', 'import', '--dir', specs, '--project', 'shop').asset;
 		const ticketFile = path.join(root, 'ticket.md');
 		fs.writeFileSync(ticketFile, 'Invoice rounding is off by a cent\n');
-		const suggestions = json<Array<{ asset_id: string; reason: string }>>('card', 'suggest', '--project', 'shop', '--ticket-file', ticketFile);
-		assert.deepEqual(suggestions.map((s) => s.asset_id), [specsAsset.id]);
+		const suggestions = json<Array<{ asset_id: string; reason: string }>>(
+			'card',
+			'suggest',
+			'--project',
+			'shop',
+			'--ticket-file',
+			ticketFile,
+		);
+		assert.deepEqual(
+			suggestions.map((s) => s.asset_id),
+			[specsAsset.id],
+		);
 		json('card', 'plug', '--project', 'shop', '--asset', specsAsset.id, '--role', 'reference', '--files', '*.md');
 		json('card', 'plug', '--project', 'shop', '--asset', repoAsset.id, '--role', 'target');
-		const refused = desk('--store', store, 'card', 'plug', '--project', 'shop', '--asset', specsAsset.id, '--role', 'owner');
+		const refused = desk(
+			'--store',
+			store,
+			'card',
+			'plug',
+			'--project',
+			'shop',
+			'--asset',
+			specsAsset.id,
+			'--role',
+			'owner',
+		);
 		assert.equal(refused.code, 2);
 		assert.match(refused.stderr, /reference, target or instructions/);
-		const record = json<{ plugs: Array<{ name: string; role: string; version: number }>; run: string }>('card', 'go', '--project', 'shop');
-		assert.deepEqual(record.plugs.map((p) => [p.name, p.role, p.version]), [['invoice-specs', 'reference', 1], ['shop', 'target', 2]]);
+		const record = json<{ plugs: Array<{ name: string; role: string; version: number }>; run: string }>(
+			'card',
+			'go',
+			'--project',
+			'shop',
+		);
+		assert.deepEqual(
+			record.plugs.map((p) => [p.name, p.role, p.version]),
+			[
+				['invoice-specs', 'reference', 1],
+				['shop', 'target', 2],
+			],
+		);
 		assert.equal(json<Array<{ role: string }>>('asset', 'used-in', specsAsset.id)[0]?.role, 'reference');
 	});
 });

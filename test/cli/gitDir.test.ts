@@ -10,12 +10,16 @@ import { findProjectRoot, tempDir } from '../helpers/temp';
 const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
 
 function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' } });
+	const result = spawnSync(process.execPath, [deskJs, ...args], {
+		encoding: 'utf8',
+		env: { ...process.env, DESK_STORE: '' },
+	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 function errorOf(result: { stdout: string }): { code: string; message: string; data: Record<string, unknown> } {
-	return (JSON.parse(result.stdout) as { error: { code: string; message: string; data: Record<string, unknown> } }).error;
+	return (JSON.parse(result.stdout) as { error: { code: string; message: string; data: Record<string, unknown> } })
+		.error;
 }
 
 describe('history refs as git names them', () => {
@@ -53,7 +57,10 @@ function plainFolder(dir: string): string {
 	return fs.realpathSync(dir);
 }
 
-function versionsOf(store: string, id: string): { code: number | null; commits: string[]; error?: { code: string; data: Record<string, unknown> } } {
+function versionsOf(
+	store: string,
+	id: string,
+): { code: number | null; commits: string[]; error?: { code: string; data: Record<string, unknown> } } {
 	const result = desk('--store', store, 'asset', 'versions', id, '--json');
 	if (result.code !== 0) {
 		return { code: result.code, commits: [], error: errorOf(result) };
@@ -69,7 +76,10 @@ describe('what is adopted: the git directory (CLI)', () => {
 		const otherGit = path.join(other, '.git');
 		const shapes: Array<[string, (dir: string) => void]> = [
 			['absolute gitdir file', (dir) => fs.writeFileSync(path.join(dir, '.git'), `gitdir: ${otherGit}\n`)],
-			['relative gitdir file', (dir) => fs.writeFileSync(path.join(dir, '.git'), `gitdir: ${path.relative(dir, otherGit)}\n`)],
+			[
+				'relative gitdir file',
+				(dir) => fs.writeFileSync(path.join(dir, '.git'), `gitdir: ${path.relative(dir, otherGit)}\n`),
+			],
 			['link', (dir) => fs.symlinkSync(otherGit, path.join(dir, '.git'))],
 		];
 		for (const [shape, plant] of shapes) {
@@ -85,10 +95,25 @@ describe('what is adopted: the git directory (CLI)', () => {
 		assert.deepEqual(JSON.parse(desk('--store', store, 'assets', 'list', '--json').stdout), [], 'nothing adopted');
 
 		const dir = path.join(root, 'absolute-gitdir-file');
-		const allowed = desk('--store', store, 'asset', 'import', '--dir', dir, '--project', 'p', '--allow-git-dir', '--json');
+		const allowed = desk(
+			'--store',
+			store,
+			'asset',
+			'import',
+			'--dir',
+			dir,
+			'--project',
+			'p',
+			'--allow-git-dir',
+			'--json',
+		);
 		assert.equal(allowed.code, 0, allowed.stderr);
 		const asset = (JSON.parse(allowed.stdout) as Adopted).asset;
-		assert.deepEqual(versionsOf(store, asset.id).commits, git(other, 'log', '--reverse', '--format=%H').split('\n'), 'allowed: read where the person said');
+		assert.deepEqual(
+			versionsOf(store, asset.id).commits,
+			git(other, 'log', '--reverse', '--format=%H').split('\n'),
+			'allowed: read where the person said',
+		);
 	});
 
 	it('a git folder that moves after adoption is refused with git.gitDirChanged: the other history never shows as versions', () => {
@@ -105,7 +130,10 @@ describe('what is adopted: the git directory (CLI)', () => {
 		const after = versionsOf(store, id);
 		assert.equal(after.code, 2, 'refused');
 		assert.equal(after.error?.code, 'git.gitDirChanged');
-		assert.deepEqual([after.error?.data.adopted, after.error?.data.now], [path.join(repo, '.git'), path.join(other, '.git')]);
+		assert.deepEqual(
+			[after.error?.data.adopted, after.error?.data.now],
+			[path.join(repo, '.git'), path.join(other, '.git')],
+		);
 		const again = desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--json');
 		assert.equal(errorOf(again).code, 'git.gitDirChanged', 'adopting again asks too');
 	});
@@ -120,7 +148,10 @@ describe('what is adopted: the git directory (CLI)', () => {
 		assert.equal(fs.statSync(path.join(sub, '.git')).isFile(), true, 'git made the submodule a .git file');
 		const imported = desk('--store', store, 'asset', 'import', '--dir', sub, '--json');
 		assert.equal(imported.code, 0, imported.stdout + imported.stderr);
-		assert.deepEqual(versionsOf(store, (JSON.parse(imported.stdout) as Adopted).asset.id).commits, git(lib, 'log', '--reverse', '--format=%H').split('\n'));
+		assert.deepEqual(
+			versionsOf(store, (JSON.parse(imported.stdout) as Adopted).asset.id).commits,
+			git(lib, 'log', '--reverse', '--format=%H').split('\n'),
+		);
 
 		const borrower = plainFolder(path.join(sup, 'borrower'));
 		fs.writeFileSync(path.join(borrower, '.git'), 'gitdir: ../.git/modules/vendor/lib\n');
@@ -153,18 +184,28 @@ describe('what is adopted: the git directory (CLI)', () => {
 		const store = path.join(root, 'library');
 		const other = makeRepo(path.join(root, 'private'), { commits: 2 });
 		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
-		fs.writeFileSync(path.join(repo, '.git', 'objects', 'info', 'alternates'), `${path.join(other, '.git', 'objects')}\n`);
+		fs.writeFileSync(
+			path.join(repo, '.git', 'objects', 'info', 'alternates'),
+			`${path.join(other, '.git', 'objects')}\n`,
+		);
 		const refused = desk('--store', store, 'asset', 'import', '--dir', repo, '--json');
 		assert.equal(refused.code, 2);
 		assert.equal(errorOf(refused).code, 'git.foreignGitDir');
 		assert.deepEqual(errorOf(refused).data.outside, [path.join(other, '.git', 'objects')]);
-		assert.equal(desk('--store', store, 'asset', 'import', '--dir', repo, '--allow-git-dir', '--json').code, 0, 'the person may allow it');
+		assert.equal(
+			desk('--store', store, 'asset', 'import', '--dir', repo, '--allow-git-dir', '--json').code,
+			0,
+			'the person may allow it',
+		);
 
 		// Alternates added after adoption are news too.
 		const later = makeRepo(path.join(root, 'later'), { commits: 1 });
 		const adopted = desk('--store', store, 'asset', 'import', '--dir', later, '--json');
 		const id = (JSON.parse(adopted.stdout) as Adopted).asset.id;
-		fs.writeFileSync(path.join(later, '.git', 'objects', 'info', 'alternates'), `${path.join(other, '.git', 'objects')}\n`);
+		fs.writeFileSync(
+			path.join(later, '.git', 'objects', 'info', 'alternates'),
+			`${path.join(other, '.git', 'objects')}\n`,
+		);
 		assert.equal(versionsOf(store, id).error?.code, 'git.foreignGitDir');
 	});
 
@@ -181,7 +222,10 @@ describe('what is adopted: the git directory (CLI)', () => {
 		assert.equal(refused.code, 2, refused.stdout);
 		assert.equal(errorOf(refused).code, 'git.foreignGitDir');
 		const outside = errorOf(refused).data.outside as string[];
-		assert.ok(outside.includes(path.join(other, '.git', 'objects')) && outside.includes(path.join(other, '.git', 'refs')), outside.join(', '));
+		assert.ok(
+			outside.includes(path.join(other, '.git', 'objects')) && outside.includes(path.join(other, '.git', 'refs')),
+			outside.join(', '),
+		);
 	});
 
 	it('refuses a project data folder (.desk) the repository planted as a link or a file, and writes nothing through it', () => {
@@ -200,11 +244,17 @@ describe('what is adopted: the git directory (CLI)', () => {
 
 		fs.unlinkSync(path.join(repo, '.desk'));
 		fs.writeFileSync(path.join(repo, '.desk'), 'x');
-		assert.equal(errorOf(desk('--store', store, '--repo', repo, 'runs', 'list', '--json')).code, 'project.unsafeDataFolder');
+		assert.equal(
+			errorOf(desk('--store', store, '--repo', repo, 'runs', 'list', '--json')).code,
+			'project.unsafeDataFolder',
+		);
 		fs.unlinkSync(path.join(repo, '.desk'));
 		fs.mkdirSync(path.join(repo, '.desk'));
 		fs.symlinkSync(path.join(elsewhere, 'db'), path.join(repo, '.desk', 'project.db'));
-		assert.equal(errorOf(desk('--store', store, '--repo', repo, 'runs', 'list', '--json')).code, 'project.unsafeDataFolder');
+		assert.equal(
+			errorOf(desk('--store', store, '--repo', repo, 'runs', 'list', '--json')).code,
+			'project.unsafeDataFolder',
+		);
 		fs.unlinkSync(path.join(repo, '.desk', 'project.db'));
 		fs.symlinkSync(path.join(elsewhere, 'journal'), path.join(repo, '.desk', 'project.db.journal'));
 		const journal = desk('--store', store, '--repo', repo, 'runs', 'list', '--json');
@@ -224,7 +274,9 @@ describe('landing goes only into the adopted git directory', () => {
 		git(repo, 'commit', '-q', '-m', 'price');
 		// Another repository with the same history: the one a planted .git would lead to.
 		const other = path.join(root, 'other');
-		spawnSync('git', ['clone', '-q', repo, other], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+		spawnSync('git', ['clone', '-q', repo, other], {
+			env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+		});
 		assert.equal(desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main').code, 0);
 		return { root, store, repo, other };
 	}
@@ -236,7 +288,10 @@ describe('landing goes only into the adopted git directory', () => {
 	it('a .git swapped for a file naming another repository while a run waits at the gate: landing is refused, nothing commits there', () => {
 		const { root, store, repo, other } = project();
 		const settingsFile = path.join(root, 'settings.json');
-		fs.writeFileSync(settingsFile, JSON.stringify(scriptedAgentSettings({ writes: [{ path: 'price.txt', content: '12\n' }] })));
+		fs.writeFileSync(
+			settingsFile,
+			JSON.stringify(scriptedAgentSettings({ writes: [{ path: 'price.txt', content: '12\n' }] })),
+		);
 		assert.equal(desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket', 'Raise the price').code, 0);
 		const went = desk('--store', store, 'run', 'go', 'shop', '--settings', settingsFile, '--json');
 		assert.equal(went.code, 0, went.stderr);
@@ -257,7 +312,12 @@ describe('landing goes only into the adopted git directory', () => {
 			settingsFile,
 			JSON.stringify(
 				scriptedAgentSettings(
-					{ writes: [{ path: 'price.txt', content: '12\n' }, { path: '.git', content: `gitdir: ${path.join(other, '.git')}\n` }] },
+					{
+						writes: [
+							{ path: 'price.txt', content: '12\n' },
+							{ path: '.git', content: `gitdir: ${path.join(other, '.git')}\n` },
+						],
+					},
 					{ isolation: 'worktree' },
 				),
 			),

@@ -9,7 +9,10 @@ import { findProjectRoot, tempDir } from '../helpers/temp';
 const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
 
 function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' } });
+	const result = spawnSync(process.execPath, [deskJs, ...args], {
+		encoding: 'utf8',
+		env: { ...process.env, DESK_STORE: '' },
+	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -22,7 +25,10 @@ describe('a file given to the command line that is not UTF-8', () => {
 		assert.equal(imported.code, 0, imported.stderr);
 		const assetId = (JSON.parse(imported.stdout) as { asset: { id: string } }).asset.id;
 		const bad = path.join(root, 'ticket.txt');
-		fs.writeFileSync(bad, Buffer.concat([Buffer.from('Fix the caf', 'utf8'), Buffer.from([0xe9]), Buffer.from(' menu', 'utf8')]));
+		fs.writeFileSync(
+			bad,
+			Buffer.concat([Buffer.from('Fix the caf', 'utf8'), Buffer.from([0xe9]), Buffer.from(' menu', 'utf8')]),
+		);
 
 		const suggest = desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket-file', bad, '--json');
 		assert.equal(suggest.code, 2, suggest.stderr);
@@ -33,7 +39,14 @@ describe('a file given to the command line that is not UTF-8', () => {
 		assert.equal((JSON.parse(card.stdout) as { ticket: string }).ticket, '', 'the ticket was not stored');
 
 		const checks = path.join(root, 'checks.json');
-		fs.writeFileSync(checks, Buffer.concat([Buffer.from('[{"name":"t', 'utf8'), Buffer.from([0xff]), Buffer.from('","command":["true"]}]', 'utf8')]));
+		fs.writeFileSync(
+			checks,
+			Buffer.concat([
+				Buffer.from('[{"name":"t', 'utf8'),
+				Buffer.from([0xff]),
+				Buffer.from('","command":["true"]}]', 'utf8'),
+			]),
+		);
 		const set = desk('--store', store, 'asset', 'checks', assetId, '--file', checks, '--json');
 		assert.equal(set.code, 2, set.stderr);
 		assert.equal((JSON.parse(set.stdout) as { error: { code: string } }).error.code, 'input.notUtf8');

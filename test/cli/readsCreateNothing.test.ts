@@ -9,7 +9,10 @@ import { findProjectRoot, tempDir } from '../helpers/temp';
 const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
 
 function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' } });
+	const result = spawnSync(process.execPath, [deskJs, ...args], {
+		encoding: 'utf8',
+		env: { ...process.env, DESK_STORE: '' },
+	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -29,7 +32,11 @@ describe('a read of a repository the desk does not know', () => {
 			const result = desk('--store', store, ...read, '--repo', repo, '--json');
 			assert.equal(result.code, 2, `${read.join(' ')}: ${result.stderr}`);
 			assert.match(result.stdout, /"project\.notFound"/, read.join(' '));
-			assert.equal(fs.existsSync(path.join(repo, '.desk')), false, `${read.join(' ')} created ${path.join(repo, '.desk')}`);
+			assert.equal(
+				fs.existsSync(path.join(repo, '.desk')),
+				false,
+				`${read.join(' ')} created ${path.join(repo, '.desk')}`,
+			);
 		}
 		// Bringing a clone's history in is a write and makes the project database; reads then work.
 		const imported = desk('--store', store, 'history', 'import', '--repo', repo);

@@ -11,7 +11,10 @@ import { findProjectRoot, tempDir } from '../helpers/temp';
 const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
 
 function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' } });
+	const result = spawnSync(process.execPath, [deskJs, ...args], {
+		encoding: 'utf8',
+		env: { ...process.env, DESK_STORE: '' },
+	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -29,14 +32,35 @@ it('desk run go carries a run out to the gate; run status shows it; run decide l
 	const settingsFile = path.join(root, 'settings.json');
 	fs.writeFileSync(
 		settingsFile,
-		JSON.stringify(scriptedAgentSettings({ writes: [{ path: 'price.txt', content: '12\n' }] }, { checks: [{ id: 'price-is-number', executable: 'sh', args: ['-c', 'grep -Eq "^[0-9]+$" price.txt'], cwd: '.', timeout: 10 }] })),
+		JSON.stringify(
+			scriptedAgentSettings(
+				{ writes: [{ path: 'price.txt', content: '12\n' }] },
+				{
+					checks: [
+						{
+							id: 'price-is-number',
+							executable: 'sh',
+							args: ['-c', 'grep -Eq "^[0-9]+$" price.txt'],
+							cwd: '.',
+							timeout: 10,
+						},
+					],
+				},
+			),
+		),
 	);
-	assert.equal(desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket', 'Raise the price to 12').code, 0);
+	assert.equal(
+		desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket', 'Raise the price to 12').code,
+		0,
+	);
 	const went = desk('--store', store, 'run', 'go', 'shop', '--settings', settingsFile, '--json');
 	assert.equal(went.code, 0, went.stderr);
 	const detail = JSON.parse(went.stdout) as RunDetail;
 	assert.deepEqual([detail.summary.status, detail.summary.at_gate], ['validating', true]);
-	assert.deepEqual(detail.evidence.map((e) => [e.tags['desk.check'], e.exit_code]), [['price-is-number', 0]]);
+	assert.deepEqual(
+		detail.evidence.map((e) => [e.tags['desk.check'], e.exit_code]),
+		[['price-is-number', 0]],
+	);
 
 	const status = desk('--store', store, 'run', 'status', detail.run.object_id, '--repo', repo);
 	assert.equal(status.code, 0, status.stderr);
@@ -47,11 +71,25 @@ it('desk run go carries a run out to the gate; run status shows it; run decide l
 
 	const wrong = desk('--store', store, 'run', 'decide', detail.run.object_id, '--repo', repo, '--decision', 'merge');
 	assert.equal(wrong.code, 64);
-	const landed = desk('--store', store, 'run', 'decide', detail.run.object_id, '--repo', repo, '--decision', 'commit', '--json');
+	const landed = desk(
+		'--store',
+		store,
+		'run',
+		'decide',
+		detail.run.object_id,
+		'--repo',
+		repo,
+		'--decision',
+		'commit',
+		'--json',
+	);
 	assert.equal(landed.code, 0, landed.stderr);
 	const { commit } = JSON.parse(landed.stdout) as { commit: string };
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), commit);
-	assert.match(git(repo, 'log', '-1', '--format=%B'), new RegExp(`^Raise the price to 12\\n[\\s\\S]*Desk-Run: ${detail.run.object_id}$`));
+	assert.match(
+		git(repo, 'log', '-1', '--format=%B'),
+		new RegExp(`^Raise the price to 12\\n[\\s\\S]*Desk-Run: ${detail.run.object_id}$`),
+	);
 	assert.equal(fs.readFileSync(path.join(repo, 'price.txt'), 'utf8'), '12\n');
 	const twice = desk('--store', store, 'run', 'decide', detail.run.object_id, '--repo', repo, '--decision', 'commit');
 	assert.equal(twice.code, 2);
@@ -63,7 +101,11 @@ it('desk run cancel from another shell stops a run that desk run go is carrying 
 	const settingsFile = path.join(root, 'settings.json');
 	fs.writeFileSync(settingsFile, JSON.stringify(scriptedAgentSettings({ sleepMs: 60_000 })));
 	assert.equal(desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket', 'Wait a long time').code, 0);
-	const going = spawn(process.execPath, [deskJs, '--store', store, 'run', 'go', 'shop', '--settings', settingsFile, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+	const going = spawn(
+		process.execPath,
+		[deskJs, '--store', store, 'run', 'go', 'shop', '--settings', settingsFile, '--json'],
+		{ stdio: ['ignore', 'pipe', 'pipe'] },
+	);
 	let stdout = '';
 	going.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
 	const exited = new Promise<number | null>((resolve) => going.on('exit', resolve));
@@ -72,7 +114,9 @@ it('desk run cancel from another shell stops a run that desk run go is carrying 
 	for (let i = 0; i < 200 && !runId; i++) {
 		await new Promise((r) => setTimeout(r, 100));
 		const listed = desk('--store', store, 'runs', 'list', '--repo', repo, '--json');
-		const overview = JSON.parse(listed.stdout || '{"intents":[]}') as { intents: Array<{ tasks: Array<{ runs: Array<{ id: string; status: string }> }> }> };
+		const overview = JSON.parse(listed.stdout || '{"intents":[]}') as {
+			intents: Array<{ tasks: Array<{ runs: Array<{ id: string; status: string }> }> }>;
+		};
 		runId = overview.intents.flatMap((v) => v.tasks.flatMap((t) => t.runs)).find((r) => r.status === 'patching')?.id;
 	}
 	assert.ok(runId, 'the run started');
@@ -91,7 +135,20 @@ it('desk task attachments: add, list, show, cat and rm (audited), refusing what 
 	const task = '0190f0f0-0000-7000-8000-0000000000bb';
 	const file = path.join(root, 'report.txt');
 	fs.writeFileSync(file, 'the report\n');
-	const added = desk('--store', store, '--repo', repo, 'task', 'attachments', 'add', task, file, '--note', 'weekly', '--json');
+	const added = desk(
+		'--store',
+		store,
+		'--repo',
+		repo,
+		'task',
+		'attachments',
+		'add',
+		task,
+		file,
+		'--note',
+		'weekly',
+		'--json',
+	);
 	assert.equal(added.code, 0, added.stderr);
 	const row = JSON.parse(added.stdout) as { id: string; name: string; note: string };
 	assert.deepEqual([row.name, row.note], ['report.txt', 'weekly']);
@@ -111,7 +168,10 @@ it('desk task attachments: add, list, show, cat and rm (audited), refusing what 
 	assert.equal(short.code, 2, 'five characters of an id are not enough');
 	const removed = desk('--store', store, '--repo', repo, 'task', 'attachments', 'rm', task, 'report.txt');
 	assert.equal(removed.code, 0, removed.stderr);
-	assert.equal(desk('--store', store, '--repo', repo, 'task', 'attachments', 'list', task).stdout.trim(), '(no attachments)');
+	assert.equal(
+		desk('--store', store, '--repo', repo, 'task', 'attachments', 'list', task).stdout.trim(),
+		'(no attachments)',
+	);
 	const usage = desk('--store', store, '--repo', repo, 'task', 'attachments', 'frobnicate');
 	assert.equal(usage.code, 64);
 });

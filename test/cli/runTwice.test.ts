@@ -15,12 +15,21 @@ import { findProjectRoot, tempDir } from '../helpers/temp';
 const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
 
 function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' } });
+	const result = spawnSync(process.execPath, [deskJs, ...args], {
+		encoding: 'utf8',
+		env: { ...process.env, DESK_STORE: '' },
+	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-function startDesk(...args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
-	const child = spawn(process.execPath, [deskJs, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DESK_STORE: '' } });
+function startDesk(...args: string[]): {
+	child: ChildProcess;
+	done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+} {
+	const child = spawn(process.execPath, [deskJs, ...args], {
+		stdio: ['ignore', 'pipe', 'pipe'],
+		env: { ...process.env, DESK_STORE: '' },
+	});
 	let stdout = '';
 	let stderr = '';
 	child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -35,7 +44,10 @@ function project(): { root: string; store: string; repo: string; settings: strin
 	commitFile(repo, 'price.txt', '10\n', 'price');
 	assert.equal(desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main').code, 0);
 	const settings = path.join(root, 'settings.json');
-	fs.writeFileSync(settings, JSON.stringify(scriptedAgentSettings({ writes: [{ path: 'price.txt', content: '12\n' }] })));
+	fs.writeFileSync(
+		settings,
+		JSON.stringify(scriptedAgentSettings({ writes: [{ path: 'price.txt', content: '12\n' }] })),
+	);
 	return { root, store, repo, settings };
 }
 
@@ -49,7 +61,12 @@ async function state(store: string, repo: string, nextTicket?: string) {
 		await opened.runs(repo);
 		const launches = await opened.launches(repo);
 		const ai = await opened.projectAi(repo);
-		const seen = { records: launches.records(), runs: ai.list<Run>('run'), intents: ai.list<Intent>('intent'), card: launches.card() };
+		const seen = {
+			records: launches.records(),
+			runs: ai.list<Run>('run'),
+			intents: ai.list<Intent>('intent'),
+			card: launches.card(),
+		};
 		if (nextTicket !== undefined) {
 			launches.setTicket(nextTicket);
 		}
@@ -60,20 +77,44 @@ async function state(store: string, repo: string, nextTicket?: string) {
 }
 
 /** Every run has its launch and every launch its run; a launched ticket is off the card, one not launched still on it. */
-function assertConsistent(s: Awaited<ReturnType<typeof state>>, ticket: string, where: string): LaunchRecord | undefined {
-	assert.deepEqual(s.runs.map((r) => r.object_id).sort(), s.records.map((r) => r.run).sort(), `${where}: every run has a launch record and every launch its run`);
-	assert.deepEqual(s.intents.map((i) => i.object_id).sort(), s.records.map((r) => r.intent).sort(), `${where}: and its intent`);
+function assertConsistent(
+	s: Awaited<ReturnType<typeof state>>,
+	ticket: string,
+	where: string,
+): LaunchRecord | undefined {
+	assert.deepEqual(
+		s.runs.map((r) => r.object_id).sort(),
+		s.records.map((r) => r.run).sort(),
+		`${where}: every run has a launch record and every launch its run`,
+	);
+	assert.deepEqual(
+		s.intents.map((i) => i.object_id).sort(),
+		s.records.map((r) => r.intent).sort(),
+		`${where}: and its intent`,
+	);
 	const launched = s.records.filter((r) => r.ticket === ticket);
 	assert.ok(launched.length <= 1, `${where}: the ticket was launched ${launched.length} times`);
-	assert.equal(s.card.ticket, launched.length === 1 ? '' : ticket, `${where}: ${launched.length === 1 ? 'a launched ticket is off the card' : 'a ticket not launched is still on the card'}`);
+	assert.equal(
+		s.card.ticket,
+		launched.length === 1 ? '' : ticket,
+		`${where}: ${launched.length === 1 ? 'a launched ticket is off the card' : 'a ticket not launched is still on the card'}`,
+	);
 	for (const run of s.runs) {
-		assert.ok(run.status === 'failed' || run.status === 'completed' || isAtGate(run), `${where}: run ${run.object_id} is ${run.status}, with no process carrying it out`);
+		assert.ok(
+			run.status === 'failed' || run.status === 'completed' || isAtGate(run),
+			`${where}: run ${run.object_id} is ${run.status}, with no process carrying it out`,
+		);
 	}
 	return launched[0];
 }
 
 /** Kills `child` as soon as the project journal holds a write naming `marker` (or after `ms` without one). */
-async function killWhenWritten(child: ChildProcess, journal: string, marker: string | undefined, ms: number): Promise<void> {
+async function killWhenWritten(
+	child: ChildProcess,
+	journal: string,
+	marker: string | undefined,
+	ms: number,
+): Promise<void> {
 	const from = fs.existsSync(journal) ? fs.statSync(journal).size : 0;
 	const deadline = Date.now() + ms;
 	const needle = marker === undefined ? undefined : Buffer.from(marker);
@@ -95,7 +136,11 @@ it('desk run go killed at any point leaves a whole launch or none, and Go again 
 	const { store, repo, settings } = project();
 	const journal = path.join(repo, '.desk', 'project.db.journal');
 	// Killed the moment the project's first write (before Go) reaches the journal, the moment Go's does, and at a time in the command's life.
-	const points: Array<{ marker?: string; ms: number }> = [{ marker: 'project_info', ms: 10_000 }, { marker: 'ai_objects', ms: 10_000 }, { ms: 700 }];
+	const points: Array<{ marker?: string; ms: number }> = [
+		{ marker: 'project_info', ms: 10_000 },
+		{ marker: 'ai_objects', ms: 10_000 },
+		{ ms: 700 },
+	];
 	const outcomes: string[] = [];
 	const ticketOf = (index: number) => `Raise the price, take ${index + 1}`;
 	await state(store, repo, ticketOf(0));
@@ -115,9 +160,15 @@ it('desk run go killed at any point leaves a whole launch or none, and Go again 
 		} else {
 			assert.ok(again.code === 0 || again.code === 2, again.stderr);
 		}
-		assert.ok(assertConsistent(await state(store, repo, ticketOf(index + 1)), ticket, `${where}, then Go again`), `${where}: Go again launched the ticket`);
+		assert.ok(
+			assertConsistent(await state(store, repo, ticketOf(index + 1)), ticket, `${where}, then Go again`),
+			`${where}: Go again launched the ticket`,
+		);
 	}
-	assert.ok(outcomes.includes('launched') && outcomes.includes('none'), `kills before and after the launch were tried: ${outcomes.join(', ')}`);
+	assert.ok(
+		outcomes.includes('launched') && outcomes.includes('none'),
+		`kills before and after the launch were tried: ${outcomes.join(', ')}`,
+	);
 });
 
 it('two desk run go at once on one card: one launches and carries its run out, the other is refused and changes nothing', async () => {
@@ -126,7 +177,10 @@ it('two desk run go at once on one card: one launches and carries its run out, t
 	// Both wait for the project database's lock the test holds, then go at the same moment.
 	const lock = path.join(repo, '.desk', 'project.db.lock');
 	fs.writeFileSync(lock, `${process.pid} held-by-the-test\n`);
-	const both = [startDesk('--store', store, 'run', 'go', 'shop', '--settings', settings, '--json'), startDesk('--store', store, 'run', 'go', 'shop', '--settings', settings, '--json')];
+	const both = [
+		startDesk('--store', store, 'run', 'go', 'shop', '--settings', settings, '--json'),
+		startDesk('--store', store, 'run', 'go', 'shop', '--settings', settings, '--json'),
+	];
 	await new Promise((r) => setTimeout(r, 1_000));
 	fs.rmSync(lock);
 	const results = await Promise.all(both.map((b) => b.done));
@@ -136,7 +190,10 @@ it('two desk run go at once on one card: one launches and carries its run out, t
 	assert.equal(refused.length, 1);
 	assert.equal(refused[0]!.code, 2, refused[0]!.stderr);
 	const code = (JSON.parse(refused[0]!.stdout) as { error: { code: string } }).error.code;
-	assert.ok(['launch.cardChanged', 'launch.emptyTicket', 'run.checkoutBusy', 'store.locked'].includes(code), refused[0]!.stderr);
+	assert.ok(
+		['launch.cardChanged', 'launch.emptyTicket', 'run.checkoutBusy', 'store.locked'].includes(code),
+		refused[0]!.stderr,
+	);
 	const s = await state(store, repo);
 	assert.equal(s.records.length, 1, 'one launch');
 	assert.equal(s.runs.length, 1, 'one run, one agent in the checkout');
@@ -146,22 +203,65 @@ it('two desk run go at once on one card: one launches and carries its run out, t
 it('desk run go and asset version with --request-id: run again, they answer what they did the first time and start or write nothing; the id with other arguments is refused', async () => {
 	const { root, store, repo, settings } = project();
 	await state(store, repo, 'Raise the price to 12');
-	const ran = desk('--store', store, 'run', 'go', 'shop', '--settings', settings, '--request-id', 'cli-run-0001', '--json');
+	const ran = desk(
+		'--store',
+		store,
+		'run',
+		'go',
+		'shop',
+		'--settings',
+		settings,
+		'--request-id',
+		'cli-run-0001',
+		'--json',
+	);
 	assert.equal(ran.code, 0, ran.stderr);
-	const rerun = desk('--store', store, 'run', 'go', 'shop', '--settings', settings, '--request-id', 'cli-run-0001', '--json');
+	const rerun = desk(
+		'--store',
+		store,
+		'run',
+		'go',
+		'shop',
+		'--settings',
+		settings,
+		'--request-id',
+		'cli-run-0001',
+		'--json',
+	);
 	assert.equal(rerun.code, 0, rerun.stderr);
 	const runOf = (out: string) => (JSON.parse(out) as { run: { object_id: string } }).run.object_id;
-	assert.equal(runOf(rerun.stdout), runOf(ran.stdout), 'the same run, not a refusal of the empty card nor a second run');
+	assert.equal(
+		runOf(rerun.stdout),
+		runOf(ran.stdout),
+		'the same run, not a refusal of the empty card nor a second run',
+	);
 	const other = desk('--store', store, 'card', 'go', '--project', 'shop', '--request-id', 'cli-run-0001', '--json');
 	assert.equal(other.code, 2);
 	assert.equal((JSON.parse(other.stdout) as { error: { code: string } }).error.code, 'request.idReused');
-	assert.equal(desk('--store', store, 'card', 'go', '--project', 'shop', '--request-id', 'no').code, 64, 'a request id too short to be one is bad usage');
+	assert.equal(
+		desk('--store', store, 'card', 'go', '--project', 'shop', '--request-id', 'no').code,
+		64,
+		'a request id too short to be one is bad usage',
+	);
 	assert.equal((await state(store, repo)).runs.length, 1, 'one run in all');
 
-	const made = JSON.parse(desk('--store', store, 'asset', 'import', '--new', 'scratch', '--json').stdout) as { asset: { id: string; working_dir: string } };
+	const made = JSON.parse(desk('--store', store, 'asset', 'import', '--new', 'scratch', '--json').stdout) as {
+		asset: { id: string; working_dir: string };
+	};
 	const src = path.join(root, 'a.md');
 	fs.writeFileSync(src, 'first\n');
-	const put = ['--store', store, 'asset', 'version', made.asset.id, '--put', `a.md=${src}`, '--request-id', 'cli-vers-0001', '--json'];
+	const put = [
+		'--store',
+		store,
+		'asset',
+		'version',
+		made.asset.id,
+		'--put',
+		`a.md=${src}`,
+		'--request-id',
+		'cli-vers-0001',
+		'--json',
+	];
 	const version = desk(...put);
 	assert.equal(version.code, 0, version.stderr);
 	assert.equal((JSON.parse(version.stdout) as { version: { version: number } }).version.version, 2);
@@ -169,7 +269,15 @@ it('desk run go and asset version with --request-id: run again, they answer what
 	const reused = desk(...put);
 	assert.equal(reused.code, 2, 'other bytes under the same id are refused');
 	assert.equal((JSON.parse(reused.stdout) as { error: { code: string } }).error.code, 'request.idReused');
-	assert.equal(fs.readFileSync(path.join(made.asset.working_dir, 'a.md'), 'utf8'), 'first\n', 'the refused request wrote nothing');
+	assert.equal(
+		fs.readFileSync(path.join(made.asset.working_dir, 'a.md'), 'utf8'),
+		'first\n',
+		'the refused request wrote nothing',
+	);
 	fs.writeFileSync(src, 'first\n');
-	assert.deepEqual(JSON.parse(desk(...put).stdout), JSON.parse(version.stdout), 'the same bytes again: the first answer');
+	assert.deepEqual(
+		JSON.parse(desk(...put).stdout),
+		JSON.parse(version.stdout),
+		'the same bytes again: the first answer',
+	);
 });

@@ -17,7 +17,12 @@ const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
  * on what it printed and its exit code.
  */
 function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' }, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 });
+	const result = spawnSync(process.execPath, [deskJs, ...args], {
+		encoding: 'utf8',
+		env: { ...process.env, DESK_STORE: '' },
+		timeout: 30_000,
+		maxBuffer: 64 * 1024 * 1024,
+	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -58,7 +63,9 @@ describe('untrusted text and input on the command line', () => {
 		// The same name in --json: parses to the exact name, and no raw C1 or override reaches the terminal.
 		const json = desk('--store', store, 'asset', 'files', gitAsset.id, '--json');
 		assertInert(json, 'asset files --json');
-		assert.ok((JSON.parse(json.stdout) as { files: Array<{ path: string }> }).files.some((f) => f.path === hostileFile));
+		assert.ok(
+			(JSON.parse(json.stdout) as { files: Array<{ path: string }> }).files.some((f) => f.path === hostileFile),
+		);
 
 		// A name that is not in the version: the refusal carries it, escaped.
 		const missing = desk('--store', store, 'asset', 'cat', gitAsset.id, `gone${title}`);
@@ -96,18 +103,25 @@ describe('untrusted text and input on the command line', () => {
 		assert.equal(desk('--store', store, 'asset', 'snapshot', snapAsset.id).code, 0);
 		const piped = desk('--store', store, 'asset', 'cat', snapAsset.id, 'banner.txt');
 		assert.equal(piped.stdout, `hello${title}${clear}\n`, 'a pipe gets the bytes');
-		const tty = spawnSync('script', ['-qec', 'node "$DESK_JS" --store "$DESK_STORE_DIR" asset cat "$DESK_ASSET" banner.txt', '/dev/null'], {
-			encoding: 'utf8',
-			env: { ...process.env, DESK_STORE: '', DESK_JS: deskJs, DESK_STORE_DIR: store, DESK_ASSET: snapAsset.id },
-			timeout: 30_000,
-		});
+		const tty = spawnSync(
+			'script',
+			['-qec', 'node "$DESK_JS" --store "$DESK_STORE_DIR" asset cat "$DESK_ASSET" banner.txt', '/dev/null'],
+			{
+				encoding: 'utf8',
+				env: { ...process.env, DESK_STORE: '', DESK_JS: deskJs, DESK_STORE_DIR: store, DESK_ASSET: snapAsset.id },
+				timeout: 30_000,
+			},
+		);
 		assert.equal(tty.status, 0, tty.stderr);
 		assert.ok(tty.stdout.includes('hello\\x1b]0;pwned\\x07\\x1b[2J'), JSON.stringify(tty.stdout));
 		assert.doesNotMatch(tty.stdout, /\u001b|\u0007/, 'a terminal gets no raw ESC or BEL');
 		const tag = desk('--store', store, 'asset', 'tags', snapAsset.id, `tag${c1}`);
 		assert.equal(tag.code, 2, 'not a tag');
 		assertInert(tag, 'asset tags refusal');
-		assert.ok(outputs['asset versions (note)'].stdout.includes('note \\x1b]0;pwned\\x07\\nforged line'), 'the note stays on its line');
+		assert.ok(
+			outputs['asset versions (note)'].stdout.includes('note \\x1b]0;pwned\\x07\\nforged line'),
+			'the note stays on its line',
+		);
 		assert.ok(outputs['assets list'].stdout.includes('docs\\x9b31m\\u202e'), outputs['assets list'].stdout);
 	});
 
@@ -127,10 +141,26 @@ describe('untrusted text and input on the command line', () => {
 				}),
 			),
 		);
-		assert.equal(desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket', `Ticket ${title}\nsecond line ${clear}`).code, 0);
+		assert.equal(
+			desk(
+				'--store',
+				store,
+				'card',
+				'suggest',
+				'--project',
+				'shop',
+				'--ticket',
+				`Ticket ${title}\nsecond line ${clear}`,
+			).code,
+			0,
+		);
 		const card = desk('--store', store, 'card', 'show', '--project', 'shop');
 		assertInert(card, 'card show');
-		assert.match(card.stdout, /^Ticket \\x1b\]0;pwned\\x07\nsecond line \\x1b\[2J\n/, 'the ticket keeps its lines, not its escapes');
+		assert.match(
+			card.stdout,
+			/^Ticket \\x1b\]0;pwned\\x07\nsecond line \\x1b\[2J\n/,
+			'the ticket keeps its lines, not its escapes',
+		);
 
 		const went = desk('--store', store, 'run', 'go', 'shop', '--settings', settingsFile);
 		assert.equal(went.code, 0, went.stderr);
@@ -138,28 +168,66 @@ describe('untrusted text and input on the command line', () => {
 		assert.ok(went.stdout.includes('model\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m'), went.stdout);
 		assert.ok(went.stdout.includes('made\\x1b[2J\\x1b]0;pwned\\x07.txt'), went.stdout);
 
-		const status = desk('--store', store, 'run', 'status', '--repo', repo, '--json', (JSON.parse(desk('--store', store, 'runs', 'list', '--repo', repo, '--json').stdout) as { intents: Array<{ tasks: Array<{ runs: Array<{ id: string }> }> }> }).intents[0]!.tasks[0]!.runs[0]!.id);
+		const status = desk(
+			'--store',
+			store,
+			'run',
+			'status',
+			'--repo',
+			repo,
+			'--json',
+			(
+				JSON.parse(desk('--store', store, 'runs', 'list', '--repo', repo, '--json').stdout) as {
+					intents: Array<{ tasks: Array<{ runs: Array<{ id: string }> }> }>;
+				}
+			).intents[0]!.tasks[0]!.runs[0]!.id,
+		);
 		assert.equal(status.code, 0, status.stderr);
 		assertInert(status, 'run status --json');
-		assert.equal((JSON.parse(status.stdout) as RunDetail).summary.model, `model${title}${clear}${c1}`, 'JSON keeps the exact model name');
+		assert.equal(
+			(JSON.parse(status.stdout) as RunDetail).summary.model,
+			`model${title}${clear}${c1}`,
+			'JSON keeps the exact model name',
+		);
 		const list = desk('--store', store, 'runs', 'list', '--repo', repo);
 		assert.equal(list.code, 0, list.stderr);
 		assertInert(list, 'runs list');
 		assert.ok(list.stdout.includes('model\\x1b]0;pwned\\x07'), list.stdout);
 
 		// An attachment added by hand with a hostile name and note, listed and shown.
-		const runs = JSON.parse(desk('--store', store, 'runs', 'list', '--repo', repo, '--json').stdout) as { intents: Array<{ tasks: Array<{ task: { object_id: string } }> }> };
+		const runs = JSON.parse(desk('--store', store, 'runs', 'list', '--repo', repo, '--json').stdout) as {
+			intents: Array<{ tasks: Array<{ task: { object_id: string } }> }>;
+		};
 		const task = runs.intents[0]!.tasks[0]!.task.object_id;
 		const report = path.join(root, 'report.txt');
 		fs.writeFileSync(report, 'report\n');
-		const added = desk('--store', store, 'task', 'attachments', 'add', task, report, '--repo', repo, '--note', `note ${title}${clear}\nforged`, '--name', `report${rlo}txt.exe`);
+		const added = desk(
+			'--store',
+			store,
+			'task',
+			'attachments',
+			'add',
+			task,
+			report,
+			'--repo',
+			repo,
+			'--note',
+			`note ${title}${clear}\nforged`,
+			'--name',
+			`report${rlo}txt.exe`,
+		);
 		assert.equal(added.code, 0, added.stderr);
 		assertInert(added, 'task attachments add');
-		for (const sub of [['list', task], ['show', task, 'report.txt']]) {
+		for (const sub of [
+			['list', task],
+			['show', task, 'report.txt'],
+		]) {
 			const shown = desk('--store', store, 'task', 'attachments', ...sub, '--repo', repo);
 			assertInert(shown, `task attachments ${sub[0]}`);
 		}
-		const attachments = JSON.parse(desk('--store', store, 'task', 'attachments', 'list', task, '--repo', repo, '--json').stdout) as Array<{ id: string }>;
+		const attachments = JSON.parse(
+			desk('--store', store, 'task', 'attachments', 'list', task, '--repo', repo, '--json').stdout,
+		) as Array<{ id: string }>;
 		const show = desk('--store', store, 'task', 'attachments', 'show', task, attachments[0]!.id, '--repo', repo);
 		assert.equal(show.code, 0, show.stderr);
 		assertInert(show, 'task attachments show');
@@ -174,13 +242,22 @@ describe('untrusted text and input on the command line', () => {
 		const settingsFile = path.join(root, 'settings.json');
 		// Over V8's longest string (about 512 MiB): kept whole, the line could not even be held.
 		const flood = 600 * 1024 * 1024;
-		fs.writeFileSync(settingsFile, JSON.stringify(scriptedAgentSettings({ floodLineBytes: flood, writes: [{ path: 'after.txt', content: 'after\n' }] })));
+		fs.writeFileSync(
+			settingsFile,
+			JSON.stringify(
+				scriptedAgentSettings({ floodLineBytes: flood, writes: [{ path: 'after.txt', content: 'after\n' }] }),
+			),
+		);
 		assert.equal(desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket', 'Print a lot').code, 0);
 		const went = desk('--store', store, 'run', 'go', 'shop', '--settings', settingsFile, '--json');
 		assert.equal(went.code, 0, went.stderr.slice(-2000));
 		const detail = JSON.parse(went.stdout) as RunDetail;
 		assert.deepEqual([detail.summary.status, detail.summary.at_gate], ['validating', true]);
-		assert.deepEqual(detail.patchsets.flatMap((p) => p.touched.map((t) => t.path)), ['after.txt'], 'the lines after the long one were read');
+		assert.deepEqual(
+			detail.patchsets.flatMap((p) => p.touched.map((t) => t.path)),
+			['after.txt'],
+			'the lines after the long one were read',
+		);
 		assert.match(went.stderr, new RegExp(`a line of ${flood} bytes, over the limit of \\d+; it was dropped`));
 	});
 
@@ -191,7 +268,8 @@ describe('untrusted text and input on the command line', () => {
 		assert.equal(desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main').code, 0);
 		const fifo = path.join(root, 'pipe');
 		execFileSync('mkfifo', [fifo]);
-		const code = (result: { stdout: string }) => (JSON.parse(result.stdout) as { error: { code: string; data: Record<string, unknown> } }).error;
+		const code = (result: { stdout: string }) =>
+			(JSON.parse(result.stdout) as { error: { code: string; data: Record<string, unknown> } }).error;
 
 		const zero = desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket-file', '/dev/zero', '--json');
 		assert.equal(zero.code, 2, zero.stderr);
@@ -207,18 +285,35 @@ describe('untrusted text and input on the command line', () => {
 		const tooLarge = desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket-file', big, '--json');
 		assert.equal(tooLarge.code, 2, tooLarge.stderr);
 		assert.deepEqual([code(tooLarge).code, code(tooLarge).data['limit']], ['input.tooLarge', 256 * 1024]);
-		assert.equal(JSON.parse(desk('--store', store, 'card', 'show', '--project', 'shop', '--json').stdout).ticket, '', 'no ticket was saved');
+		assert.equal(
+			JSON.parse(desk('--store', store, 'card', 'show', '--project', 'shop', '--json').stdout).ticket,
+			'',
+			'no ticket was saved',
+		);
 
 		const docs = path.join(root, 'docs');
 		fs.mkdirSync(docs);
-		const snap = JSON.parse(desk('--store', store, 'asset', 'import', '--new', 'docs', '--dir', docs, '--json').stdout) as { asset: AssetRecord };
+		const snap = JSON.parse(
+			desk('--store', store, 'asset', 'import', '--new', 'docs', '--dir', docs, '--json').stdout,
+		) as { asset: AssetRecord };
 		const put = desk('--store', store, 'asset', 'version', snap.asset.id, '--put', `a.txt=${fifo}`, '--json');
 		assert.equal(put.code, 2, put.stderr);
 		assert.deepEqual([code(put).code, code(put).data['file']], ['input.notAFile', fifo]);
-		const putMissing = desk('--store', store, 'asset', 'version', snap.asset.id, '--put', `a.txt=${path.join(root, 'missing')}`, '--json');
+		const putMissing = desk(
+			'--store',
+			store,
+			'asset',
+			'version',
+			snap.asset.id,
+			'--put',
+			`a.txt=${path.join(root, 'missing')}`,
+			'--json',
+		);
 		assert.deepEqual([code(putMissing).code, code(putMissing).data['errno']], ['input.unreadable', 'ENOENT']);
 		assert.deepEqual(
-			(JSON.parse(desk('--store', store, 'assets', 'list', '--json').stdout) as AssetSummary[]).find((a) => a.id === snap.asset.id)?.version_count,
+			(JSON.parse(desk('--store', store, 'assets', 'list', '--json').stdout) as AssetSummary[]).find(
+				(a) => a.id === snap.asset.id,
+			)?.version_count,
 			1,
 			'no version was cut',
 		);

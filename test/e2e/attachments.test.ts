@@ -48,7 +48,12 @@ function quadrantsPng(): Buffer {
 	header.writeUInt32BE(size, 0);
 	header.writeUInt32BE(size, 4);
 	header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, deflate, no filter method, no interlace
-	return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+	return Buffer.concat([
+		Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+		chunk('IHDR', header),
+		chunk('IDAT', deflateSync(raw)),
+		chunk('IEND', Buffer.alloc(0)),
+	]);
 }
 
 const csv = 'name,qty,note\r\n"Widget, large",3,"fits ""all"" boxes"\r\nGadget,12,"two\nlines"\r\nSprocket,7,\r\n';
@@ -103,9 +108,14 @@ export const total = 3 + 12 + 7;
  * page 1, a bar chart on page 2, in the standard Helvetica fonts), its xref offsets counted here.
  */
 function reportPdf(): Buffer {
-	const text = (font: string, size: number, x: number, y: number, rgb: string, s: string) => `BT /${font} ${size} Tf ${rgb} rg ${x} ${y} Td (${s}) Tj ET`;
+	const text = (font: string, size: number, x: number, y: number, rgb: string, s: string) =>
+		`BT /${font} ${size} Tf ${rgb} rg ${x} ${y} Td (${s}) Tj ET`;
 	const band = (title: string, page: number) =>
-		['0.10 0.36 0.62 rg 0 236 420 44 re f', text('F2', 18, 24, 251, '1 1 1', title), text('F1', 10, 348, 254, '0.85 0.91 0.97', `Page ${page} of 2`)].join('\n');
+		[
+			'0.10 0.36 0.62 rg 0 236 420 44 re f',
+			text('F2', 18, 24, 251, '1 1 1', title),
+			text('F1', 10, 348, 254, '0.85 0.91 0.97', `Page ${page} of 2`),
+		].join('\n');
 	const page1 = [
 		band('Weekly report', 1),
 		text('F2', 13, 24, 200, '0.12 0.12 0.12', 'Week 47 at a glance'),
@@ -126,7 +136,11 @@ function reportPdf(): Buffer {
 		...bars.map(([label, qty, rgb], i) => {
 			const x = 90 + i * 105;
 			const h = qty * 13;
-			return [`${rgb} rg ${x} 40 60 ${h} re f`, text('F2', 11, x + 24 - (qty >= 10 ? 3 : 0), 46 + h, '0.15 0.15 0.15', String(qty)), text('F1', 10, x + 8, 26, '0.3 0.3 0.3', label)].join('\n');
+			return [
+				`${rgb} rg ${x} 40 60 ${h} re f`,
+				text('F2', 11, x + 24 - (qty >= 10 ? 3 : 0), 46 + h, '0.15 0.15 0.15', String(qty)),
+				text('F1', 10, x + 8, 26, '0.3 0.3 0.3', label),
+			].join('\n');
 		}),
 	].join('\n');
 	const objects = [
@@ -152,13 +166,22 @@ function reportPdf(): Buffer {
 }
 
 /** A PDF by its signature and nothing after it: what pdf.js must refuse, in words, with Save As… offered. */
-const brokenPdf = Buffer.concat([Buffer.from('%PDF-1.7\n', 'latin1'), Buffer.from(Array.from({ length: 600 }, (_, i) => (i * 97 + 13) % 256))]);
+const brokenPdf = Buffer.concat([
+	Buffer.from('%PDF-1.7\n', 'latin1'),
+	Buffer.from(Array.from({ length: 600 }, (_, i) => (i * 97 + 13) % 256)),
+]);
 
 /** The non-white pixels of each canvas of a webview frame. */
 function inkedPixels(frame: Frame): Promise<number[]> {
 	return frame.locator('#pages canvas').evaluateAll((canvases) =>
 		canvases.map((c) => {
-			const canvas = c as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+			const canvas = c as unknown as {
+				width: number;
+				height: number;
+				getContext(kind: '2d'): {
+					getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+				};
+			};
 			const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
 			let inked = 0;
 			for (let i = 0; i < data.length; i += 4) {
@@ -176,7 +199,10 @@ const summaryJson = '{"week":47,"orders":{"count":3,"ids":[12345678901234567890,
 
 /** The text of the editor's visible lines, with the non-breaking spaces Monaco renders made plain. */
 async function editorText(page: Page): Promise<string> {
-	return (await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+	return (await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText()).replace(
+		/\u00a0/g,
+		' ',
+	);
 }
 
 /** Runs an entry of a tree item's context menu (Monaco's menus act on the keyboard more reliably than on a synthetic click). */
@@ -236,7 +262,11 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 		await ready.waitFor({ timeout: 30_000 });
 		// The gate's notification opens the review; it does not land.
 		await ready.getByRole('button', { name: 'Review', exact: true }).waitFor();
-		assert.equal(await ready.getByRole('button', { name: 'Approve and Land' }).count(), 0, 'no Approve and Land in the notification');
+		assert.equal(
+			await ready.getByRole('button', { name: 'Approve and Land' }).count(),
+			0,
+			'no Approve and Land in the notification',
+		);
 		await runCommand(page, 'Notifications: Clear All Notifications');
 		const chart = page.getByRole('treeitem', { name: new RegExp(`^chart\\.png, ${png.length} B · run`) });
 		await chart.waitFor({ timeout: 30_000 });
@@ -244,7 +274,14 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 		await page.getByRole('treeitem', { name: /^report\.html, \d+ B · run/ }).waitFor();
 		// The icons go by type: an image, a table, HTML.
 		assert.equal(await chart.locator('.codicon-file-media').count(), 1, 'the PNG has the image icon');
-		assert.equal(await page.getByRole('treeitem', { name: /^orders\.csv/ }).locator('.codicon-table').count(), 1, 'the CSV has the table icon');
+		assert.equal(
+			await page
+				.getByRole('treeitem', { name: /^orders\.csv/ })
+				.locator('.codicon-table')
+				.count(),
+			1,
+			'the CSV has the table icon',
+		);
 		// The tooltip tells the whole record.
 		await runCommand(page, 'View: Close All Editors');
 		await chart.hover();
@@ -262,8 +299,17 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 		await img.waitFor();
 		const src = (await img.getAttribute('src')) ?? '';
 		assert.ok(src.startsWith('data:image/png;base64,'), `the image comes from its bytes: ${src.slice(0, 40)}`);
-		assert.equal(Buffer.from(src.slice('data:image/png;base64,'.length), 'base64').compare(png), 0, 'the stored bytes are the PNG the run wrote');
-		await waitFor(async () => (await img.evaluate((e) => (e as unknown as { complete: boolean; naturalWidth: number }).naturalWidth)) === 16, 10_000, 'the image decoded at 16 px');
+		assert.equal(
+			Buffer.from(src.slice('data:image/png;base64,'.length), 'base64').compare(png),
+			0,
+			'the stored bytes are the PNG the run wrote',
+		);
+		await waitFor(
+			async () =>
+				(await img.evaluate((e) => (e as unknown as { complete: boolean; naturalWidth: number }).naturalWidth)) === 16,
+			10_000,
+			'the image decoded at 16 px',
+		);
 		const imageHeader = await image.locator('header').innerText();
 		assert.match(imageHeader, /chart\.png/);
 		assert.match(imageHeader, new RegExp(`${png.length} B · image/png · 16 × 16 px`));
@@ -293,9 +339,20 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 		// The HTML: its source first, in a read-only editor with HTML colouring.
 		await openFromView(page, /^report\.html/);
 		await page.locator('.tab.active', { hasText: 'report.html' }).waitFor({ timeout: 30_000 });
-		await waitFor(async () => (await editorText(page)).includes("<script>document.title = 'SCRIPT RAN';"), 20_000, 'the HTML source in the editor');
-		await waitFor(async () => (await page.locator('.statusbar-item', { hasText: /^HTML$/ }).count()) > 0, 10_000, 'the HTML language mode');
-		const tokenColours = () => page.locator('.editor-instance .view-lines span[class^="mtk"]').evaluateAll((spans) => new Set(spans.map((s) => s.className)).size);
+		await waitFor(
+			async () => (await editorText(page)).includes("<script>document.title = 'SCRIPT RAN';"),
+			20_000,
+			'the HTML source in the editor',
+		);
+		await waitFor(
+			async () => (await page.locator('.statusbar-item', { hasText: /^HTML$/ }).count()) > 0,
+			10_000,
+			'the HTML language mode',
+		);
+		const tokenColours = () =>
+			page
+				.locator('.editor-instance .view-lines span[class^="mtk"]')
+				.evaluateAll((spans) => new Set(spans.map((s) => s.className)).size);
 		await waitFor(async () => (await tokenColours()) > 2, 30_000, 'the source coloured as HTML');
 		await page.mouse.move(1200, 700);
 		await page.waitForTimeout(500);
@@ -322,7 +379,16 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 		assert.match(body, /All 3 widgets shipped\./);
 		assert.doesNotMatch(body, /SCRIPT RAN/);
 		assert.equal(await inner!.title(), 'Weekly report', 'the script did not change the title');
-		assert.equal(await inner!.locator('h1').evaluate((h) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(h).color), 'rgb(10, 125, 50)', 'the document keeps its own inline style');
+		assert.equal(
+			await inner!
+				.locator('h1')
+				.evaluate(
+					(h) =>
+						(globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(h).color,
+				),
+			'rgb(10, 125, 50)',
+			'the document keeps its own inline style',
+		);
 		assert.deepEqual(requests, [], 'the rendered page reached no network');
 		await page.mouse.move(1200, 700);
 		await screenshot(page, 'attachments-html-rendered');
@@ -339,26 +405,54 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 		assert.equal(await notes.locator('article img').count(), 1, 'the image is an element…');
 		assert.equal(await notes.locator('article img').getAttribute('src'), null, '…without its remote source');
 		// The fake header and button stay content: no class, id, style or handler, no command: link; the page's own header and buttons are the only ones.
-		assert.equal(await notes.locator('article header h1', { hasText: 'notes.md' }).count(), 1, 'the fake header is shown as content');
-		assert.equal(await notes.locator('article [class]:not(span), article [id], article [style], article [onclick]').count(), 0, 'no class (but the code colours), id, style or handler in the content');
+		assert.equal(
+			await notes.locator('article header h1', { hasText: 'notes.md' }).count(),
+			1,
+			'the fake header is shown as content',
+		);
+		assert.equal(
+			await notes.locator('article [class]:not(span), article [id], article [style], article [onclick]').count(),
+			0,
+			'no class (but the code colours), id, style or handler in the content',
+		);
 		assert.deepEqual(
-			await notes.locator('article span[class]').evaluateAll((spans) => spans.map((e) => e.getAttribute('class')).filter((c) => !(c ?? '').split(' ').every((t: string) => /^hljs-|_$/.test(t)))),
+			await notes
+				.locator('article span[class]')
+				.evaluateAll((spans) =>
+					spans
+						.map((e) => e.getAttribute('class'))
+						.filter((c) => !(c ?? '').split(' ').every((t: string) => /^hljs-|_$/.test(t))),
+				),
 			[],
 			'spans keep only highlight.js classes',
 		);
-		assert.deepEqual(await notes.locator('article a[href]').evaluateAll((links) => links.map((a) => a.getAttribute('href'))), ['https://example.com/notes'], 'only the web link keeps its href');
-		assert.equal(await notes.locator('a[href^="command:"]').count(), 2, 'only the page header’s Show Source and Save As… are command links');
+		assert.deepEqual(
+			await notes.locator('article a[href]').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
+			['https://example.com/notes'],
+			'only the web link keeps its href',
+		);
+		assert.equal(
+			await notes.locator('a[href^="command:"]').count(),
+			2,
+			'only the page header’s Show Source and Save As… are command links',
+		);
 		assert.equal(await notes.locator('body > header a[href^="command:"]').count(), 2);
 		const fakeButton = notes.locator('article a', { hasText: 'Save As… (fake)' });
 		const realButton = notes.locator('body > header a', { hasText: /^Save As…$/ });
 		const look = (e: unknown) => {
-			const style = (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(e);
+			const style = (
+				globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }
+			).getComputedStyle(e);
 			return { position: style['position'], padding: style['paddingTop'], background: style['backgroundColor'] };
 		};
 		const realLook = await realButton.evaluate(look);
 		const fakeLook = await fakeButton.evaluate(look);
 		assert.notDeepEqual(fakeLook, realLook, 'the fake button does not look like the page’s');
-		assert.equal((await notes.locator('article header').evaluate(look)).position, 'static', 'the fake header is not sticky or fixed');
+		assert.equal(
+			(await notes.locator('article header').evaluate(look)).position,
+			'static',
+			'the fake header is not sticky or fixed',
+		);
 		await page.mouse.move(1200, 700);
 		await page.waitForTimeout(500);
 		assert.deepEqual(requests, [], 'the Markdown page reached no network');
@@ -369,24 +463,56 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 		const pdfPage = await webviewWith(page, '2 pages');
 		await pdfPage.locator('#pages[data-rendered="2"]').waitFor({ timeout: 30_000 });
 		assert.equal(await pdfPage.locator('#pages canvas').count(), 2, 'one canvas a page');
-		assert.equal(await pdfPage.locator('#pages').getAttribute('data-worker'), 'thread', 'pdf.js parses in a worker thread');
+		assert.equal(
+			await pdfPage.locator('#pages').getAttribute('data-worker'),
+			'thread',
+			'pdf.js parses in a worker thread',
+		);
 		const inked = await inkedPixels(pdfPage);
 		assert.equal(inked.length, 2);
-		assert.ok(inked.every((n) => n > 2_000), `both pages have ink: ${inked.join(', ')}`);
+		assert.ok(
+			inked.every((n) => n > 2_000),
+			`both pages have ink: ${inked.join(', ')}`,
+		);
 		const pdfHeader = await pdfPage.locator('body > header').innerText();
-		assert.match(pdfHeader, new RegExp(`report\\.pdf[\\s\\S]*${humanBytes(pdf.length).replace('.', '\\.')} · application/pdf · from a run · 2 pages`));
+		assert.match(
+			pdfHeader,
+			new RegExp(
+				`report\\.pdf[\\s\\S]*${humanBytes(pdf.length).replace('.', '\\.')} · application/pdf · from a run · 2 pages`,
+			),
+		);
 		assert.deepEqual(await pdfPage.locator('body > header button').allInnerTexts(), ['Fit Width', '100 %', 'Save As…']);
 		// The page's policy: scripts only by nonce and from the extension's own files, no connection.
 		const policy = (await pdfPage.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content')) ?? '';
-		assert.match(policy, /default-src 'none'; script-src 'nonce-[^']+' [^;]+; worker-src [^;]+ blob:; img-src data: blob:; style-src 'nonce-[^']+'; connect-src 'none';/);
-		assert.equal(await pdfPage.locator('a[href], .annotationLayer, iframe, form').count(), 0, 'no links, annotation layer, frames or forms');
+		assert.match(
+			policy,
+			/default-src 'none'; script-src 'nonce-[^']+' [^;]+; worker-src [^;]+ blob:; img-src data: blob:; style-src 'nonce-[^']+'; connect-src 'none';/,
+		);
+		assert.equal(
+			await pdfPage.locator('a[href], .annotationLayer, iframe, form').count(),
+			0,
+			'no links, annotation layer, frames or forms',
+		);
 		// Fit Width fills the page area; 100 % is the page's own size (420 pt = 560 CSS px).
-		const canvasWidth = () => pdfPage.locator('#pages canvas').first().evaluate((c) => Math.round((c as unknown as { getBoundingClientRect(): { width: number } }).getBoundingClientRect().width));
+		const canvasWidth = () =>
+			pdfPage
+				.locator('#pages canvas')
+				.first()
+				.evaluate((c) =>
+					Math.round((c as unknown as { getBoundingClientRect(): { width: number } }).getBoundingClientRect().width),
+				);
 		assert.ok((await canvasWidth()) > 700, `fit width: ${await canvasWidth()} px`);
 		await pdfPage.locator('button', { hasText: '100 %' }).click();
 		await waitFor(async () => (await canvasWidth()) === 560, 10_000, 'the page at 100 %');
-		await waitFor(async () => (await pdfPage.locator('#pages[data-zoom="actual"][data-rendered="2"]').count()) === 1, 10_000, 'the pages drawn again at 100 %');
-		assert.ok((await inkedPixels(pdfPage)).every((n) => n > 1_000), 'both pages drawn again');
+		await waitFor(
+			async () => (await pdfPage.locator('#pages[data-zoom="actual"][data-rendered="2"]').count()) === 1,
+			10_000,
+			'the pages drawn again at 100 %',
+		);
+		assert.ok(
+			(await inkedPixels(pdfPage)).every((n) => n > 1_000),
+			'both pages drawn again',
+		);
 		await page.mouse.move(1200, 700);
 		await page.waitForTimeout(500);
 		assert.deepEqual(requests, [], 'the PDF page reached no network');
@@ -416,7 +542,11 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 		const json = await editorText(page);
 		assert.match(json, /^\{\n {2}"week": 47,\n {2}"orders": \{\n {4}"count": 3,/);
 		assert.match(json, /"empty": \{\},\n {2}"none": \[\]\n\}/);
-		await waitFor(async () => (await page.locator('.statusbar-item', { hasText: /^JSON$/ }).count()) > 0, 10_000, 'the JSON language mode');
+		await waitFor(
+			async () => (await page.locator('.statusbar-item', { hasText: /^JSON$/ }).count()) > 0,
+			10_000,
+			'the JSON language mode',
+		);
 		await page.mouse.move(1200, 700);
 		await screenshot(page, 'attachments-json');
 		await page.keyboard.type('edit');

@@ -32,7 +32,8 @@ it('a damaged library shows as an error in the status bar, one message with Open
 
 		// The status bar item opens the log, which says what happened.
 		await status.click();
-		const logText = async () => (await page.locator('.part.panel .view-lines .view-line').allInnerTexts()).join('').replace(/\u00a0/g, ' ');
+		const logText = async () =>
+			(await page.locator('.part.panel .view-lines .view-line').allInnerTexts()).join('').replace(/\u00a0/g, ' ');
 		await waitFor(async () => (await logText()).includes('the desk could not open its library'), 20_000, 'the log');
 		assert.match(await logText(), /library\.db\.corrupt-/);
 
@@ -48,11 +49,17 @@ it('a damaged library shows as an error in the status bar, one message with Open
 		assert.equal(fs.existsSync(path.join(libraryDir, 'library.db')), false, 'a refused restore changes nothing');
 		await screenshot(page, 'damaged-library-restore-refused');
 		await damaged.getByRole('button', { name: 'Start Empty' }).first().click();
-		await page.locator('.notification-toast', { hasText: 'library.db recovered (Start Empty)' }).waitFor({ timeout: 30_000 });
+		await page
+			.locator('.notification-toast', { hasText: 'library.db recovered (Start Empty)' })
+			.waitFor({ timeout: 30_000 });
 		await page.locator('.statusbar-item[aria-label="Agent Desk ready"]').waitFor({ timeout: 60_000 });
 		await screenshot(page, 'damaged-library-recovered');
 		assert.ok(fs.existsSync(path.join(libraryDir, 'library.db')), 'a new library was started');
-		assert.equal(fs.readFileSync(path.join(libraryDir, kept[0]!), 'utf8'), 'this is not a database', 'the damaged copy stays');
+		assert.equal(
+			fs.readFileSync(path.join(libraryDir, kept[0]!), 'utf8'),
+			'this is not a database',
+			'the damaged copy stays',
+		);
 		assert.equal(fs.existsSync(path.join(libraryDir, 'library.db.damaged')), false);
 	} finally {
 		await close();

@@ -8,7 +8,10 @@ import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
 function desk(...args: string[]): string {
-	const result = spawnSync(process.execPath, [path.join(projectRoot, 'dist', 'desk.js'), ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' } });
+	const result = spawnSync(process.execPath, [path.join(projectRoot, 'dist', 'desk.js'), ...args], {
+		encoding: 'utf8',
+		env: { ...process.env, DESK_STORE: '' },
+	});
 	assert.equal(result.status, 0, `desk ${args.join(' ')}: ${result.stderr}`);
 	return result.stdout;
 }
@@ -49,7 +52,9 @@ it('a 0-byte project database: one message with the three choices; Rebuild from 
 		assert.deepEqual(stored(), files, 'no attachment file was deleted while the project was damaged');
 
 		await toast.getByRole('button', { name: 'Rebuild from History' }).click();
-		await page.locator('.notification-toast', { hasText: 'project.db recovered (Rebuild from History)' }).waitFor({ timeout: 30_000 });
+		await page
+			.locator('.notification-toast', { hasText: 'project.db recovered (Rebuild from History)' })
+			.waitFor({ timeout: 30_000 });
 		// The folder is adopted again: the project's main asset is in the Assets view.
 		await page.getByRole('treeitem', { name: /^ledger, main asset/ }).waitFor({ timeout: 30_000 });
 		await screenshot(page, 'damaged-project-rebuilt');

@@ -38,14 +38,28 @@ it('the extension-host suite passes inside code-server', async (t) => {
 	});
 	try {
 		let timer: NodeJS.Timeout | undefined;
-		const timeout = new Promise<number>((_, reject) => (timer = setTimeout(() => reject(new Error('the suite did not finish in 180 s')), 180_000)));
+		const timeout = new Promise<number>(
+			(_, reject) => (timer = setTimeout(() => reject(new Error('the suite did not finish in 180 s')), 180_000)),
+		);
 		const code = await Promise.race([exitCode!, timeout]).finally(() => clearTimeout(timer));
 		assert.ok(fs.existsSync(report), 'the suite wrote no report');
-		const { failures, results } = JSON.parse(fs.readFileSync(report, 'utf8')) as { failures: number; results: Array<{ title: string; state: string; error?: string }> };
+		const { failures, results } = JSON.parse(fs.readFileSync(report, 'utf8')) as {
+			failures: number;
+			results: Array<{ title: string; state: string; error?: string }>;
+		};
 		for (const result of results) {
-			t.diagnostic(`${result.state === 'passed' ? 'ok' : 'FAILED'} ${result.title}${result.error ? `\n${result.error}` : ''}`);
+			t.diagnostic(
+				`${result.state === 'passed' ? 'ok' : 'FAILED'} ${result.title}${result.error ? `\n${result.error}` : ''}`,
+			);
 		}
-		assert.equal(failures, 0, results.filter((r) => r.state === 'failed').map((r) => `${r.title}: ${r.error}`).join('\n'));
+		assert.equal(
+			failures,
+			0,
+			results
+				.filter((r) => r.state === 'failed')
+				.map((r) => `${r.title}: ${r.error}`)
+				.join('\n'),
+		);
 		assert.ok(results.length >= 6, `only ${results.length} tests ran`);
 		assert.equal(code, 0);
 	} finally {

@@ -30,7 +30,10 @@ it('a folder whose .git leads to another repository: a modal says where the git 
 		await screenshot(page, 'foreign-git-dir');
 		await dialog.getByRole('button', { name: 'Adopt Anyway' }).click();
 		await page.locator('.statusbar-item[aria-label="Agent Desk ready"]').waitFor({ timeout: 60_000 });
-		await page.getByRole('treeitem', { name: /planted/ }).first().waitFor({ timeout: 30_000 });
+		await page
+			.getByRole('treeitem', { name: /planted/ })
+			.first()
+			.waitFor({ timeout: 30_000 });
 		assert.equal(git(other, 'rev-list', '--count', 'HEAD'), '2');
 	} finally {
 		await close();

@@ -16,7 +16,10 @@ const link = '[click](command:workbench.action.openSettings)';
 const hostileName = `notes ${link} **b** $(warning) \u202eexe.txt`;
 
 function desk(...args: string[]): void {
-	const result = spawnSync(process.execPath, [path.join(projectRoot, 'dist', 'desk.js'), ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' } });
+	const result = spawnSync(process.execPath, [path.join(projectRoot, 'dist', 'desk.js'), ...args], {
+		encoding: 'utf8',
+		env: { ...process.env, DESK_STORE: '' },
+	});
 	assert.equal(result.status, 0, result.stderr);
 }
 
@@ -78,7 +81,10 @@ it('an asset and file named with a command link, Markdown and a bidi override sh
 		const toast = page.locator('.notification-toast', { hasText: 'v2 — 2 files' });
 		await toast.waitFor({ timeout: 30_000 });
 		const toastText = await toast.innerText();
-		assert.ok(toastText.includes('notes [click] (command:workbench.action.openSettings) **b** $(warning) \\u202eexe.txt v2'), toastText);
+		assert.ok(
+			toastText.includes('notes [click] (command:workbench.action.openSettings) **b** $(warning) \\u202eexe.txt v2'),
+			toastText,
+		);
 		assert.equal(await toast.locator('.notification-list-item-message a').count(), 0, 'no link in the notification');
 		await page.waitForTimeout(800);
 		await screenshot(page, 'hostile-notification');

@@ -8,7 +8,9 @@ import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
 function deskCli(store: string, ...args: string[]): void {
-	const result = spawnSync(process.execPath, [path.join(projectRoot, 'dist', 'desk.js'), '--store', store, ...args], { encoding: 'utf8' });
+	const result = spawnSync(process.execPath, [path.join(projectRoot, 'dist', 'desk.js'), '--store', store, ...args], {
+		encoding: 'utf8',
+	});
 	assert.equal(result.status, 0, result.stderr);
 }
 
@@ -17,12 +19,19 @@ it('writes a ticket, keeps a suggestion, plugs the repo as target, goes, and fin
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 	const notes = path.join(root, 'pagination-notes');
 	fs.mkdirSync(notes);
-	fs.writeFileSync(path.join(notes, 'cursors.md'), '# Cursor pagination\n\nOpaque cursors for listing endpoints; page size at most 100.\n');
+	fs.writeFileSync(
+		path.join(notes, 'cursors.md'),
+		'# Cursor pagination\n\nOpaque cursors for listing endpoints; page size at most 100.\n',
+	);
 	const library = path.join(root, 'library');
 	deskCli(library, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main');
 	deskCli(library, 'asset', 'import', '--dir', notes, '--project', 'shop');
 
-	const { page, close } = await openDeskWorkbench({ folder: repo, install: [path.join(projectRoot, 'out', 'agent-desk.vsix')], settings: { 'agentDesk.libraryFolder': library } });
+	const { page, close } = await openDeskWorkbench({
+		folder: repo,
+		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
+		settings: { 'agentDesk.libraryFolder': library },
+	});
 	try {
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		const shop = page.getByRole('treeitem', { name: /^shop, main asset/ });
@@ -36,7 +45,11 @@ it('writes a ticket, keeps a suggestion, plugs the repo as target, goes, and fin
 		const suggestion = card.locator('.suggestion', { hasText: 'pagination-notes' });
 		await suggestion.waitFor({ timeout: 30_000 });
 		assert.match(await suggestion.innerText(), /matches “(cursor|pagination|listing|endpoints)”/);
-		assert.equal(await ticket.inputValue(), 'Add cursor pagination to the listing endpoints', 'what was typed stays in the editor as suggestions arrive');
+		assert.equal(
+			await ticket.inputValue(),
+			'Add cursor pagination to the listing endpoints',
+			'what was typed stays in the editor as suggestions arrive',
+		);
 		await page.mouse.move(1200, 700);
 		await page.waitForTimeout(400);
 		await screenshot(page, 'launch-card-suggestions');
@@ -55,13 +68,20 @@ it('writes a ticket, keeps a suggestion, plugs the repo as target, goes, and fin
 		await screenshot(page, 'launch-card-go');
 
 		// The run is in the Runs view; the launch is under "used in" of the kept asset.
-		await page.getByRole('treeitem', { name: /^Add cursor pagination to the listing endpoints/ }).first().waitFor({ timeout: 30_000 });
+		await page
+			.getByRole('treeitem', { name: /^Add cursor pagination to the listing endpoints/ })
+			.first()
+			.waitFor({ timeout: 30_000 });
 		// Go starts the run with the configured agent (here the default, which this machine lacks).
 		await page.getByRole('treeitem', { name: /^Run, (created|patching|failed)/ }).waitFor({ timeout: 30_000 });
 		const notesRow = page.getByRole('treeitem', { name: /^pagination-notes, / });
 		await notesRow.click();
 		// The repo's own "Used in" (it was the target) is above; the notes' is the last one.
-		await waitFor(async () => (await page.getByRole('treeitem', { name: /^Used in 1 launch/ }).count()) === 2, 30_000, 'both "used in" nodes');
+		await waitFor(
+			async () => (await page.getByRole('treeitem', { name: /^Used in 1 launch/ }).count()) === 2,
+			30_000,
+			'both "used in" nodes',
+		);
 		const usedIn = page.getByRole('treeitem', { name: /^Used in 1 launch/ }).last();
 		await usedIn.click();
 		await page.getByRole('treeitem', { name: /^Used in launch as reference at v1/ }).waitFor({ timeout: 30_000 });

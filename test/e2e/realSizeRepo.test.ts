@@ -25,7 +25,10 @@ async function timed(click: () => Promise<void>, shown: () => Promise<boolean>, 
 
 /** Turns the mouse wheel over the Assets view's rows until `visible` holds. */
 async function scrollUntil(page: Page, visible: () => Promise<boolean>): Promise<void> {
-	const header = await page.locator('.pane-header', { hasText: /^Assets/i }).first().boundingBox();
+	const header = await page
+		.locator('.pane-header', { hasText: /^Assets/i })
+		.first()
+		.boundingBox();
 	assert.ok(header, 'the Assets view is on screen');
 	await page.mouse.move(header.x + header.width / 2, header.y + header.height * 3);
 	await waitFor(
@@ -45,10 +48,13 @@ async function scrollUntil(page: Page, visible: () => Promise<boolean>): Promise
 
 it('browses a git.git-shaped repository in the Assets view: 24,000 versions a page at a time, a version folder by folder, a file opened', async (t) => {
 	const generated = await gitLikeRepo(smallSize, (line) => t.diagnostic(line));
-	t.diagnostic(`repository ${generated.reused ? 'reused' : 'generated'}: ${generated.figures.firstParentCommits} first-parent commits, ${generated.figures.filesAtTip} files, pack ${(generated.figures.pack.bytes / 1048576).toFixed(0)} MB`);
+	t.diagnostic(
+		`repository ${generated.reused ? 'reused' : 'generated'}: ${generated.figures.firstParentCommits} first-parent commits, ${generated.figures.filesAtTip} files, pack ${(generated.figures.pack.bytes / 1048576).toFixed(0)} MB`,
+	);
 	const root = tempDir('desk-realsize-e2e-');
 	const repo = linkedCopy(generated.dir, path.join(root, 'gitlike'));
-	const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: gitEnv(repo), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim();
+	const git = (...args: string[]) =>
+		execFileSync('git', args, { cwd: repo, env: gitEnv(repo), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim();
 	const total = Number(git('rev-list', '--first-parent', '--count', 'HEAD'));
 	const subject = git('log', '-1', '--format=%s');
 	const { page, close } = await openDeskWorkbench({
@@ -65,19 +71,40 @@ it('browses a git.git-shaped repository in the Assets view: 24,000 versions a pa
 
 		// The newest page of versions, the newest first.
 		const newest = page.getByRole('treeitem', { name: new RegExp(`^v${total}\\s`) });
-		timings.push(`expand the asset: ${await timed(() => asset.click(), () => newest.isVisible(), 'the newest version')} ms`);
-		assert.match((await newest.getAttribute('aria-label')) ?? '', new RegExp(subject.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+		timings.push(
+			`expand the asset: ${await timed(
+				() => asset.click(),
+				() => newest.isVisible(),
+				'the newest version',
+			)} ms`,
+		);
+		assert.match(
+			(await newest.getAttribute('aria-label')) ?? '',
+			new RegExp(subject.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+		);
 		await page.mouse.move(700, 500);
 		await screenshot(page, 'realsize-versions');
 
 		// The last row of the page offers the next one: scrolled to, as a person would.
 		const older = page.getByRole('treeitem', { name: /^Show 200 older versions, / });
 		await scrollUntil(page, () => older.isVisible());
-		assert.match((await older.getAttribute('aria-label')) ?? '', new RegExp(`${(total - 200).toLocaleString('en-US')} more`));
+		assert.match(
+			(await older.getAttribute('aria-label')) ?? '',
+			new RegExp(`${(total - 200).toLocaleString('en-US')} more`),
+		);
 		const nextPage = page.getByRole('treeitem', { name: new RegExp(`^v${total - 200}\\s`) });
-		timings.push(`show 200 older versions: ${await timed(() => older.click(), () => nextPage.isVisible(), 'the next page of versions')} ms`);
+		timings.push(
+			`show 200 older versions: ${await timed(
+				() => older.click(),
+				() => nextPage.isVisible(),
+				'the next page of versions',
+			)} ms`,
+		);
 		await scrollUntil(page, () => older.isVisible());
-		assert.match((await page.getByRole('treeitem', { name: /^Show 200 older versions, / }).getAttribute('aria-label')) ?? '', new RegExp(`${(total - 400).toLocaleString('en-US')} more`));
+		assert.match(
+			(await page.getByRole('treeitem', { name: /^Show 200 older versions, / }).getAttribute('aria-label')) ?? '',
+			new RegExp(`${(total - 400).toLocaleString('en-US')} more`),
+		);
 		await screenshot(page, 'realsize-older-versions');
 
 		// The newest version, folder by folder, as the Explorer shows a checkout.
@@ -85,26 +112,48 @@ it('browses a git.git-shaped repository in the Assets view: 24,000 versions a pa
 		await page.keyboard.press('Home');
 		await newest.waitFor({ timeout: 10_000 });
 		const builtin = page.getByRole('treeitem', { name: /^builtin, folder/ });
-		timings.push(`expand v${total}: ${await timed(() => newest.click(), () => builtin.isVisible(), 'its folders')} ms`);
+		timings.push(
+			`expand v${total}: ${await timed(
+				() => newest.click(),
+				() => builtin.isVisible(),
+				'its folders',
+			)} ms`,
+		);
 		// The first file of builtin/ as the view sorts it: its folders first, then its files by name.
 		const files = git('ls-tree', 'HEAD', 'builtin/')
 			.split('\n')
 			.map((line) => line.split(/\s+/))
 			.filter(([, type]) => type === 'blob')
 			.map((fields) => fields.slice(3).join(' '))
-			.sort((a, b) => path.basename(a).localeCompare(path.basename(b), undefined, { numeric: true, sensitivity: 'base' }));
+			.sort((a, b) =>
+				path.basename(a).localeCompare(path.basename(b), undefined, { numeric: true, sensitivity: 'base' }),
+			);
 		const file = files[0]!;
-		const fileRow = page.getByRole('treeitem', { name: new RegExp(`^${path.basename(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, `) });
+		const fileRow = page.getByRole('treeitem', {
+			name: new RegExp(`^${path.basename(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, `),
+		});
 		const expandedBuiltin = page.getByRole('treeitem', { name: /^builtin, folder/, expanded: true });
-		timings.push(`expand builtin/: ${await timed(() => builtin.click(), () => expandedBuiltin.isVisible(), 'the folder builtin/ open')} ms`);
+		timings.push(
+			`expand builtin/: ${await timed(
+				() => builtin.click(),
+				() => expandedBuiltin.isVisible(),
+				'the folder builtin/ open',
+			)} ms`,
+		);
 		await scrollUntil(page, () => fileRow.isVisible());
 
 		// A file of the version opens read-only in an editor tab, with the bytes git has.
-		const firstLine = git('show', `HEAD:${file}`).split('\n').find((line) => line.trim().length > 8)!.trim();
+		const firstLine = git('show', `HEAD:${file}`)
+			.split('\n')
+			.find((line) => line.trim().length > 8)!
+			.trim();
 		const editor = page.locator('.editor-instance .view-lines');
 		timings.push(
-			`open ${file}: ${await timed(() => fileRow.click(),
-				async () => (await page.locator('.tab.active').first().innerText()).includes(path.basename(file)) && (await editor.first().innerText()).replace(/\u00a0/g, ' ').includes(firstLine),
+			`open ${file}: ${await timed(
+				() => fileRow.click(),
+				async () =>
+					(await page.locator('.tab.active').first().innerText()).includes(path.basename(file)) &&
+					(await editor.first().innerText()).replace(/\u00a0/g, ' ').includes(firstLine),
 				'the file in an editor',
 			)} ms`,
 		);

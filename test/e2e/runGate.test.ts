@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { launchScriptedRun, runCommand, screenshot, waitFor, webviewWith, type ScriptedRunBench } from '../helpers/codeServer';
+import {
+	launchScriptedRun,
+	runCommand,
+	screenshot,
+	waitFor,
+	webviewWith,
+	type ScriptedRunBench,
+} from '../helpers/codeServer';
 import { git } from '../helpers/gitRepo';
 import type { Scenario } from '../helpers/scriptedAgent';
 
@@ -8,7 +15,14 @@ import type { Scenario } from '../helpers/scriptedAgent';
 function launch(prefix: string, scenario: Scenario, ticket: string): Promise<ScriptedRunBench> {
 	return launchScriptedRun(prefix, scenario, ticket, {
 		'agentDesk.runs.maxAttempts': 1,
-		'agentDesk.checks': [{ id: 'greeting-exists', executable: process.execPath, args: ['-e', "require('fs').accessSync('src/greeting.ts')"], timeout: 30 }],
+		'agentDesk.checks': [
+			{
+				id: 'greeting-exists',
+				executable: process.execPath,
+				args: ['-e', "require('fs').accessSync('src/greeting.ts')"],
+				timeout: 30,
+			},
+		],
 	});
 }
 
@@ -18,7 +32,12 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 	// The agent sleeps a little in the work node so that the run can be seen in progress.
 	const { repo, page, close } = await launch(
 		'desk-gate-e2e-',
-		{ plan: ['Read the shop', 'Write the greeting'], writes: [{ path: 'src/greeting.ts', content: greeting }], sleepMs: 6_000, answer: 'Added src/greeting.ts with greet().' },
+		{
+			plan: ['Read the shop', 'Write the greeting'],
+			writes: [{ path: 'src/greeting.ts', content: greeting }],
+			sleepMs: 6_000,
+			answer: 'Added src/greeting.ts with greet().',
+		},
 		'Add a greeting helper\nWrite src/greeting.ts with greet(name).',
 	);
 	const headBefore = git(repo, 'rev-parse', 'HEAD');
@@ -33,10 +52,17 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		// …then it waits for review, and a notification offers the review.
 		const toast = page.locator('.notification-toast', { hasText: 'is ready for review' });
 		await toast.waitFor({ timeout: 90_000 });
-		assert.match(await toast.innerText(), /Run ‘Add a greeting helper’ is ready for review: 1 file changed, checks: 1 passed, 0 failed/);
+		assert.match(
+			await toast.innerText(),
+			/Run ‘Add a greeting helper’ is ready for review: 1 file changed, checks: 1 passed, 0 failed/,
+		);
 		// It opens the review; landing is decided next to the diff.
 		await toast.getByRole('button', { name: 'Review', exact: true }).waitFor();
-		assert.equal(await toast.getByRole('button', { name: 'Approve and Land' }).count(), 0, 'the notification does not land');
+		assert.equal(
+			await toast.getByRole('button', { name: 'Approve and Land' }).count(),
+			0,
+			'the notification does not land',
+		);
 		const waiting = page.getByRole('treeitem', { name: /^Run, waiting for review · .*scripted-model-1/ });
 		await waiting.waitFor({ timeout: 30_000 });
 		await page.waitForTimeout(800);
@@ -47,11 +73,26 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		await page.locator('.tab', { hasText: 'Review: Add a greeting helper' }).waitFor({ timeout: 30_000 });
 		const diff = page.locator('.monaco-diff-editor').first();
 		await diff.waitFor({ timeout: 30_000 });
-		await waitFor(async () => (await diff.innerText()).replace(/\u00a0/g, ' ').includes('return `Hello, ${name}!`;'), 20_000, 'the agent’s change in the diff');
+		await waitFor(
+			async () => (await diff.innerText()).replace(/\u00a0/g, ' ').includes('return `Hello, ${name}!`;'),
+			20_000,
+			'the agent’s change in the diff',
+		);
 		assert.match(await page.locator('.multiDiffEditor').first().innerText(), /greeting\.ts/);
 		const runPage = await webviewWith(page, 'Waiting for your review');
 		const pageText = await runPage.locator('body').innerText();
-		for (const expected of ['Run of “Add a greeting helper”', 'Evidence (1 passed, 0 failed)', 'greeting-exists', '✓ passed', 'scripted-model-1', 'Provenance', 'Approve and Land', 'Retry', 'Abandon', 'Checkpoint']) {
+		for (const expected of [
+			'Run of “Add a greeting helper”',
+			'Evidence (1 passed, 0 failed)',
+			'greeting-exists',
+			'✓ passed',
+			'scripted-model-1',
+			'Provenance',
+			'Approve and Land',
+			'Retry',
+			'Abandon',
+			'Checkpoint',
+		]) {
 			assert.ok(pageText.includes(expected), `the run page shows ${expected}`);
 		}
 		const runId = /\nId\s+(\S+)/.exec(pageText)?.[1];
@@ -70,7 +111,10 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		await dialog.waitFor({ timeout: 30_000 });
 		const question = await dialog.innerText();
 		assert.match(question, /Land run ‘Add a greeting helper’\?/);
-		assert.ok(question.includes(`Commit 1 file on main as “Add a greeting helper” with the trailer Desk-Run: ${runId}.`), question);
+		assert.ok(
+			question.includes(`Commit 1 file on main as “Add a greeting helper” with the trailer Desk-Run: ${runId}.`),
+			question,
+		);
 		assert.match(question, /A src\/greeting\.ts/);
 		await screenshot(page, 'run-gate-4-confirm');
 		await dialog.getByRole('button', { name: 'Land', exact: true }).click();
@@ -99,7 +143,11 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 });
 
 it('tells of a failed run with Show Run and Retry; Retry on the shared checkout asks first and says what it put back; Abandon from the command palette puts the checkout back', async () => {
-	const { repo, page, close } = await launch('desk-gate-fail-e2e-', { writes: [{ path: 'src/greeting.ts', content: greeting }], exitCode: 3 }, 'Add a broken greeting');
+	const { repo, page, close } = await launch(
+		'desk-gate-fail-e2e-',
+		{ writes: [{ path: 'src/greeting.ts', content: greeting }], exitCode: 3 },
+		'Add a broken greeting',
+	);
 	try {
 		const toast = page.locator('.notification-toast', { hasText: 'failed:' });
 		await toast.waitFor({ timeout: 90_000 });
@@ -110,7 +158,11 @@ it('tells of a failed run with Show Run and Retry; Retry on the shared checkout 
 		await page.getByRole('treeitem', { name: /^Run, failed/ }).waitFor({ timeout: 30_000 });
 		await page.waitForTimeout(800);
 		await screenshot(page, 'run-gate-6-failed');
-		assert.equal(git(repo, 'status', '--porcelain', '--untracked-files=all'), '?? src/greeting.ts', 'the failed run left its file in the shared checkout');
+		assert.equal(
+			git(repo, 'status', '--porcelain', '--untracked-files=all'),
+			'?? src/greeting.ts',
+			'the failed run left its file in the shared checkout',
+		);
 
 		// Retry from the notification: a rationale, then a confirmation that names the files it puts back.
 		await toast.getByRole('button', { name: 'Retry', exact: true }).click();
@@ -120,13 +172,22 @@ it('tells of a failed run with Show Run and Retry; Retry on the shared checkout 
 		await retryDialog.waitFor({ timeout: 30_000 });
 		const retryQuestion = await retryDialog.innerText();
 		assert.match(retryQuestion, /Retry run ‘Add a broken greeting’\?/);
-		assert.match(retryQuestion, /Retry puts back the 1 file the agent changed in the checkout \(files you changed since are kept\) and starts a new run/);
+		assert.match(
+			retryQuestion,
+			/Retry puts back the 1 file the agent changed in the checkout \(files you changed since are kept\) and starts a new run/,
+		);
 		await screenshot(page, 'run-gate-6b-retry-confirm');
 		await retryDialog.getByRole('button', { name: 'Retry', exact: true }).click();
-		await page.locator('.notification-toast', { hasText: 'retrying ‘Add a broken greeting’ in a new run. 1 file put back.' }).waitFor({ timeout: 30_000 });
+		await page
+			.locator('.notification-toast', { hasText: 'retrying ‘Add a broken greeting’ in a new run. 1 file put back.' })
+			.waitFor({ timeout: 30_000 });
 		// The new run fails the same way.
 		await page.getByRole('treeitem', { name: /^Run, failed · retried/ }).waitFor({ timeout: 30_000 });
-		await waitFor(async () => (await page.getByRole('treeitem', { name: /^Run, failed( |$)/ }).count()) === 2, 90_000, 'the retried run and the new one, both failed');
+		await waitFor(
+			async () => (await page.getByRole('treeitem', { name: /^Run, failed( |$)/ }).count()) === 2,
+			90_000,
+			'the retried run and the new one, both failed',
+		);
 		await runCommand(page, 'Notifications: Clear All Notifications');
 
 		await runCommand(page, 'Agent Desk: Abandon Run…');
@@ -135,16 +196,20 @@ it('tells of a failed run with Show Run and Retry; Retry on the shared checkout 
 		assert.match(await pick.innerText(), /failed/);
 		await page.keyboard.press('Enter');
 		const input = page.locator('.quick-input-widget input[type="text"]');
-		await page.locator('.quick-input-widget', { hasText: 'Abandon: Add a broken greeting' }).waitFor({ timeout: 30_000 });
+		await page
+			.locator('.quick-input-widget', { hasText: 'Abandon: Add a broken greeting' })
+			.waitFor({ timeout: 30_000 });
 		await input.fill('The agent crashed.');
 		await page.keyboard.press('Enter');
 		const dialog = page.locator('.monaco-dialog-box');
 		await dialog.waitFor({ timeout: 30_000 });
 		assert.match(await dialog.innerText(), /Abandon run ‘Add a broken greeting’\?[\s\S]*task marked failed/);
 		await dialog.getByRole('button', { name: 'Abandon', exact: true }).click();
-		await page.locator('.notification-toast', { hasText: 'abandoned ‘Add a broken greeting’' }).waitFor({ timeout: 30_000 });
+		await page
+			.locator('.notification-toast', { hasText: 'abandoned ‘Add a broken greeting’' })
+			.waitFor({ timeout: 30_000 });
 		await page.getByRole('treeitem', { name: /^Run, failed · abandoned/ }).waitFor({ timeout: 30_000 });
-		assert.equal(git(repo, 'status', '--porcelain'), '', 'the agent\'s file is gone from the checkout');
+		assert.equal(git(repo, 'status', '--porcelain'), '', "the agent's file is gone from the checkout");
 		await page.waitForTimeout(800);
 		await screenshot(page, 'run-gate-7-abandoned');
 	} finally {

@@ -15,11 +15,22 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
 	commitFile(repo, 'src/users.ts', 'export function listUsers() {\n\treturn db.users.all();\n}\n', 'users endpoint');
 	const base = git(repo, 'rev-parse', 'HEAD');
-	commitFile(repo, 'src/users.ts', 'export function listUsers(limit = 20, offset = 0) {\n\treturn db.users.all().slice(offset, offset + limit);\n}\n', 'paginate users');
+	commitFile(
+		repo,
+		'src/users.ts',
+		'export function listUsers(limit = 20, offset = 0) {\n\treturn db.users.all().slice(offset, offset + limit);\n}\n',
+		'paginate users',
+	);
 	const result = git(repo, 'rev-parse', 'HEAD');
 	// The chain is made with the model's own API and shared the way a teammate would: on the history ref.
-	const chain = completeChain(base, git(repo, 'rev-parse', `${base}:src/users.ts`), { resultCommit: result, touched: 'src/users.ts' });
-	await exportHistory(GitRepository.open(repo), chain.all.map((o) => seal(structuredClone(o))));
+	const chain = completeChain(base, git(repo, 'rev-parse', `${base}:src/users.ts`), {
+		resultCommit: result,
+		touched: 'src/users.ts',
+	});
+	await exportHistory(
+		GitRepository.open(repo),
+		chain.all.map((o) => seal(structuredClone(o))),
+	);
 	assert.ok(git(repo, 'rev-parse', 'refs/desk/history'));
 
 	const { page, close } = await openDeskWorkbench({
@@ -31,7 +42,9 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		await page.getByRole('treeitem', { name: /^shop, main asset/ }).waitFor({ timeout: 60_000 });
 		await runCommand(page, 'Agent Desk: Import Run History');
-		await page.locator('.notification-toast', { hasText: `${chain.all.length} objects imported` }).waitFor({ timeout: 30_000 });
+		await page
+			.locator('.notification-toast', { hasText: `${chain.all.length} objects imported` })
+			.waitFor({ timeout: 30_000 });
 
 		const intent = page.getByRole('treeitem', { name: /^Add pagination to the user list API/ });
 		await intent.waitFor({ timeout: 30_000 });
@@ -55,7 +68,15 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 		);
 		assert.match(await page.locator('.tab.active').first().innerText(), /Run: Paginate GET \/users/);
 		const text = await preview.locator('body').innerText();
-		for (const expected of ['Run of “Paginate GET /users”', 'claude-sonnet-4', '1500', 'Add limit and offset query parameters', 'intent_analysis', 'npm test', 'commit']) {
+		for (const expected of [
+			'Run of “Paginate GET /users”',
+			'claude-sonnet-4',
+			'1500',
+			'Add limit and offset query parameters',
+			'intent_analysis',
+			'npm test',
+			'commit',
+		]) {
 			assert.ok(text.includes(expected), `the run page shows ${expected}`);
 		}
 		await page.mouse.move(900, 500);
@@ -71,7 +92,11 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 		await patchset.click();
 		const diff = page.locator('.monaco-diff-editor').first();
 		await diff.waitFor({ timeout: 30_000 });
-		await waitFor(async () => (await diff.innerText()).replace(/\u00a0/g, ' ').includes('slice(offset, offset + limit)'), 20_000, 'the committed change in the diff');
+		await waitFor(
+			async () => (await diff.innerText()).replace(/\u00a0/g, ' ').includes('slice(offset, offset + limit)'),
+			20_000,
+			'the committed change in the diff',
+		);
 		await page.mouse.move(900, 700);
 		await page.waitForTimeout(600);
 		await screenshot(page, 'runs-patchset-diff');

@@ -50,7 +50,10 @@ it('adds a folder, snapshots it, sees working changes, snapshots again and compa
 					return true;
 				}
 				await page.waitForTimeout(500);
-				await widget.getByRole('button', { name: 'Add Folder' }).click({ timeout: 2_000 }).catch(() => undefined);
+				await widget
+					.getByRole('button', { name: 'Add Folder' })
+					.click({ timeout: 2_000 })
+					.catch(() => undefined);
 				await page.waitForTimeout(500);
 				return !(await widget.isVisible());
 			},
@@ -64,14 +67,19 @@ it('adds a folder, snapshots it, sees working changes, snapshots again and compa
 		// A new file: working changes, and go would read the folder as v2.
 		fs.writeFileSync(path.join(research, 'plan.md'), '# Plan\n\n1. Measure.\n');
 		await runCommand(page, 'Agent Desk: Refresh');
-		await page.getByRole('treeitem', { name: /^research, .*working changes: go would read them as v2/ }).waitFor({ timeout: 30_000 });
+		await page
+			.getByRole('treeitem', { name: /^research, .*working changes: go would read them as v2/ })
+			.waitFor({ timeout: 30_000 });
 		await runCommand(page, 'Agent Desk: Snapshot Now');
 		await pick(page, 'research');
 		await page.locator('.notification-toast', { hasText: 'research v2 — 2 files' }).waitFor({ timeout: 30_000 });
 		await page.getByRole('treeitem', { name: /^research, .*2 versions, go would read v2/ }).waitFor();
 
 		// An edit: working changes again, then v3.
-		fs.writeFileSync(path.join(research, 'findings.md'), '# Findings\n\nCheckout is slow on mobile: 4.2 s to first paint.\n');
+		fs.writeFileSync(
+			path.join(research, 'findings.md'),
+			'# Findings\n\nCheckout is slow on mobile: 4.2 s to first paint.\n',
+		);
 		await runCommand(page, 'Agent Desk: Refresh');
 		const changed = page.getByRole('treeitem', { name: /^research, .*working changes: go would read them as v3/ });
 		await changed.waitFor({ timeout: 30_000 });
@@ -80,7 +88,9 @@ it('adds a folder, snapshots it, sees working changes, snapshots again and compa
 		await screenshot(page, 'snapshot-working-changes');
 		await runCommand(page, 'Agent Desk: Snapshot Now');
 		await pick(page, 'research');
-		await page.getByRole('treeitem', { name: /^research, .*3 versions, go would read v3/ }).waitFor({ timeout: 30_000 });
+		await page
+			.getByRole('treeitem', { name: /^research, .*3 versions, go would read v3/ })
+			.waitFor({ timeout: 30_000 });
 
 		// Versions newest first; v3 against v2 in the diff editor.
 		await page.getByRole('treeitem', { name: /^research, / }).click();
@@ -92,7 +102,11 @@ it('adds a folder, snapshots it, sees working changes, snapshots again and compa
 		await v3.locator('.action-label[aria-label="Compare with Previous Version"]').click();
 		const diff = page.locator('.monaco-diff-editor');
 		await diff.first().waitFor({ timeout: 30_000 });
-		await waitFor(async () => (await diff.first().innerText()).replace(/\u00a0/g, ' ').includes('4.2 s to first paint'), 20_000, 'the new text in the diff');
+		await waitFor(
+			async () => (await diff.first().innerText()).replace(/\u00a0/g, ' ').includes('4.2 s to first paint'),
+			20_000,
+			'the new text in the diff',
+		);
 		assert.match(await page.locator('.tab.active').first().innerText(), /v2 ↔ v3/);
 		await page.mouse.move(700, 700);
 		await page.waitForTimeout(600);

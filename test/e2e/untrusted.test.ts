@@ -18,9 +18,13 @@ it('in an untrusted folder the desk adopts nothing and says why', async () => {
 	});
 	try {
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
-		await page.locator('.welcome-view-content', { hasText: 'This folder is not trusted, so Agent Desk adopts nothing from it' }).waitFor({ timeout: 60_000 });
+		await page
+			.locator('.welcome-view-content', { hasText: 'This folder is not trusted, so Agent Desk adopts nothing from it' })
+			.waitFor({ timeout: 60_000 });
 		await page.locator('.statusbar-item[aria-label="Agent Desk ready"]').waitFor();
-		await page.locator('.welcome-view-content', { hasText: 'Agent Desk shows no attachments and renders nothing from it' }).waitFor();
+		await page
+			.locator('.welcome-view-content', { hasText: 'Agent Desk shows no attachments and renders nothing from it' })
+			.waitFor();
 		await page.mouse.move(700, 300);
 		await page.waitForTimeout(500);
 		await screenshot(page, 'untrusted');

@@ -3,7 +3,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openDeskWorkbench, projectRoot, runCommand, screenshot, waitFor, type DeskWorkbench } from '../helpers/codeServer';
+import {
+	openDeskWorkbench,
+	projectRoot,
+	runCommand,
+	screenshot,
+	waitFor,
+	type DeskWorkbench,
+} from '../helpers/codeServer';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -23,7 +30,11 @@ describe('Agent Desk in the workbench', () => {
 		const root = tempDir('desk-e2e-');
 		repo = makeRepo(path.join(root, 'webshop'), { commits: 5 });
 		libraryDir = path.join(root, 'library');
-		workbench = await openDeskWorkbench({ folder: repo, install: [vsix], settings: { 'agentDesk.libraryFolder': libraryDir } });
+		workbench = await openDeskWorkbench({
+			folder: repo,
+			install: [vsix],
+			settings: { 'agentDesk.libraryFolder': libraryDir },
+		});
 		page = workbench.page;
 	});
 
@@ -38,7 +49,9 @@ describe('Agent Desk in the workbench', () => {
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		const versions = git(repo, 'rev-list', '--first-parent', '--count', 'main');
 		assert.equal(versions, '5');
-		const row = page.getByRole('treeitem', { name: /^webshop, main asset, kind code, git engine, branch main, 5 versions/ });
+		const row = page.getByRole('treeitem', {
+			name: /^webshop, main asset, kind code, git engine, branch main, 5 versions/,
+		});
 		await row.waitFor({ timeout: 60_000 });
 		// The status bar says the desk is ready.
 		await page.locator('.statusbar-item', { hasText: 'Desk' }).first().waitFor();
@@ -77,10 +90,16 @@ describe('Agent Desk in the workbench', () => {
 	it('writes the adoption to the Agent Desk log once', async () => {
 		await runCommand(page, 'Agent Desk: Show Log');
 		// Visual lines of the output editor, joined as they wrap: a logical line spans several.
-		const outputText = async () => (await page.locator('.part.panel .view-lines .view-line').allInnerTexts()).join('').replace(/\u00a0/g, ' ');
+		const outputText = async () =>
+			(await page.locator('.part.panel .view-lines .view-line').allInnerTexts()).join('').replace(/\u00a0/g, ' ');
 		await waitFor(async () => /asset imported:/.test(await outputText()), 30_000, 'the log line');
 		const text = await outputText();
-		assert.match(text, new RegExp(`asset imported: a-[0-9a-f]{16} webshop ${repo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(desk boot: project webshop's repo\\)`));
+		assert.match(
+			text,
+			new RegExp(
+				`asset imported: a-[0-9a-f]{16} webshop ${repo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(desk boot: project webshop's repo\\)`,
+			),
+		);
 		assert.equal(text.match(/asset imported:/g)?.length, 1);
 		await page.waitForTimeout(500);
 		await screenshot(page, 'log');

@@ -41,17 +41,39 @@ describe('Attachments in the extension host', () => {
 			write('numbers.json', '{"id":12345678901234567890,"ok":true}'),
 			write('broken.json', '{"a": 1,'),
 			write('tool.py', 'def main():\n    return 42\n'),
-			write('picture.svg', '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script><rect width="10" height="10" fill="red"/></svg>\n'),
+			write(
+				'picture.svg',
+				'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script><rect width="10" height="10" fill="red"/></svg>\n',
+			),
 			write('blob.bin', Buffer.from([0, 1, 2, 3, 0xff, 0xfe])),
 			write('doc.pdf', '%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n'),
 			write('schema.json', '{"$schema":"http://127.0.0.1:9/schema.json","id":12345678901234567890}'),
-			write('doctype.svg', '<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://127.0.0.1:9/svg11.dtd">\n<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>\n'),
+			write(
+				'doctype.svg',
+				'<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://127.0.0.1:9/svg11.dtd">\n<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>\n',
+			),
 		]) {
 			// A second process on the same store: the desk command line, as a person would attach from a shell.
-			const out = execFileSync(process.execPath, [desk, '--store', libraryDir, '--repo', outcome.project.path, 'task', 'attachments', 'add', task, file, '--json'], {
-				encoding: 'utf8',
-				env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-			});
+			const out = execFileSync(
+				process.execPath,
+				[
+					desk,
+					'--store',
+					libraryDir,
+					'--repo',
+					outcome.project.path,
+					'task',
+					'attachments',
+					'add',
+					task,
+					file,
+					'--json',
+				],
+				{
+					encoding: 'utf8',
+					env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+				},
+			);
 			const row = JSON.parse(out) as { id: string; name: string };
 			ids.set(row.name, row.id);
 		}
@@ -103,7 +125,8 @@ describe('Attachments in the extension host', () => {
 		throw new Error(`the active tab is ${vscode.window.tabGroups.activeTabGroup.activeTab?.label}, not ${label}`);
 	}
 
-	const open = (name: string) => vscode.commands.executeCommand('agentDesk.openAttachment', project, task, ids.get(name));
+	const open = (name: string) =>
+		vscode.commands.executeCommand('agentDesk.openAttachment', project, task, ids.get(name));
 
 	it('opens JSON formatted in a read-only json editor, numbers as written', async () => {
 		await open('numbers.json');
@@ -126,8 +149,16 @@ describe('Attachments in the extension host', () => {
 		assert.equal(document?.uri.scheme, 'desk-attachment');
 		assert.ok(document?.uri.path.endsWith('/schema.json.txt'), document?.uri.path);
 		assert.equal(document?.languageId, 'plaintext');
-		assert.equal(document?.getText(), '{\n  "$schema": "http://127.0.0.1:9/schema.json",\n  "id": 12345678901234567890\n}\n');
-		assert.ok(!vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'desk-attachment' && d.uri.path.endsWith('/schema.json')), 'never opened under its .json name');
+		assert.equal(
+			document?.getText(),
+			'{\n  "$schema": "http://127.0.0.1:9/schema.json",\n  "id": 12345678901234567890\n}\n',
+		);
+		assert.ok(
+			!vscode.workspace.textDocuments.some(
+				(d) => d.uri.scheme === 'desk-attachment' && d.uri.path.endsWith('/schema.json'),
+			),
+			'never opened under its .json name',
+		);
 	});
 
 	it('opens SVG with an external DTD as plain text', async () => {
@@ -177,7 +208,14 @@ describe('Attachments in the extension host', () => {
 			project,
 			taskTitle: 'forged',
 			...over,
-			row: { task_id: task, id: ids.get('tool.py'), name: 'forged.py', media_type: 'text/plain', unavailable: null, ...row },
+			row: {
+				task_id: task,
+				id: ids.get('tool.py'),
+				name: 'forged.py',
+				media_type: 'text/plain',
+				unavailable: null,
+				...row,
+			},
 		});
 		// Another project's name, an id of the wrong shape, an id no attachment has: nothing opens.
 		await vscode.commands.executeCommand('agentDesk.openAttachment', forged({ project: 'no-such-project' }));
@@ -186,7 +224,10 @@ describe('Attachments in the extension host', () => {
 		await vscode.commands.executeCommand('agentDesk.openAttachment', forged({ project: { name: project } }));
 		assert.equal(vscode.window.tabGroups.all.flatMap((g) => g.tabs).length, before);
 		// A node's own name and type are not believed: the stored row is what opens.
-		await vscode.commands.executeCommand('agentDesk.openAttachment', forged({}, { name: 'forged.json', media_type: 'application/json' }));
+		await vscode.commands.executeCommand(
+			'agentDesk.openAttachment',
+			forged({}, { name: 'forged.json', media_type: 'application/json' }),
+		);
 		assert.equal(vscode.window.activeTextEditor?.document.languageId, 'python');
 		assert.ok(vscode.window.activeTextEditor?.document.uri.path.endsWith('/tool.py'));
 	});

@@ -41,13 +41,18 @@ describe('Agent Desk in the extension host', () => {
 	it('shows it first in the Assets view with the first-parent commit count of its branch', async () => {
 		const [outcome] = api.folders();
 		assert.ok(outcome?.outcome === 'adopted');
-		const expected = Number(gitOut(outcome.asset.working_dir, 'rev-list', '--first-parent', '--count', outcome.asset.branch));
+		const expected = Number(
+			gitOut(outcome.asset.working_dir, 'rev-list', '--first-parent', '--count', outcome.asset.branch),
+		);
 		const nodes = await api.assets.getChildren();
 		const first = nodes[0];
 		assert.ok(first?.type === 'asset', JSON.stringify(nodes));
 		const item = api.assets.getTreeItem(first);
 		assert.equal(item.label, outcome.asset.name);
-		assert.match(String(item.description), new RegExp(`^main · ${expected} versions? · git ${outcome.asset.branch} · code$`));
+		assert.match(
+			String(item.description),
+			new RegExp(`^main · ${expected} versions? · git ${outcome.asset.branch} · code$`),
+		);
 		assert.match(item.accessibilityInformation?.label ?? '', /main asset/);
 	});
 
@@ -55,7 +60,9 @@ describe('Agent Desk in the extension host', () => {
 		const [asset] = await api.assets.getChildren();
 		assert.ok(asset?.type === 'asset');
 		const versions = await api.assets.getChildren(asset);
-		const commits = gitOut(asset.asset.working_dir, 'log', '--first-parent', '--format=%H', asset.asset.branch).split('\n');
+		const commits = gitOut(asset.asset.working_dir, 'log', '--first-parent', '--format=%H', asset.asset.branch).split(
+			'\n',
+		);
 		assert.deepEqual(
 			versions.map((v) => (v.type === 'version' && v.version.engine === 'git' ? v.version.commit : v.type)),
 			commits,
@@ -80,30 +87,45 @@ describe('Agent Desk in the extension host', () => {
 		const expectedFolders = listed.filter(([, type]) => type === 'tree').map((l) => `folder ${l.slice(3).join(' ')}`);
 		const expectedFiles = listed.filter(([, type]) => type === 'blob').map((l) => `file ${l.slice(3).join(' ')}`);
 		assert.deepEqual([...labels].sort(), [...expectedFolders, ...expectedFiles].sort());
-		assert.ok(labels.slice(0, expectedFolders.length).every((l) => l.startsWith('folder ')), 'folders come first');
+		assert.ok(
+			labels.slice(0, expectedFolders.length).every((l) => l.startsWith('folder ')),
+			'folders come first',
+		);
 
 		const file = top.find((node) => node.type === 'file');
 		assert.ok(file?.type === 'file');
 		const uri = api.assets.getTreeItem(file).resourceUri!;
 		assert.equal(uri.scheme, 'desk-asset');
 		const bytes = await vscode.workspace.fs.readFile(uri);
-		assert.ok(Buffer.from(bytes).equals(execFileSync('git', ['show', `${commit}:${file.file.path}`], { cwd: asset.asset.working_dir })), 'the bytes git has');
+		assert.ok(
+			Buffer.from(bytes).equals(
+				execFileSync('git', ['show', `${commit}:${file.file.path}`], { cwd: asset.asset.working_dir }),
+			),
+			'the bytes git has',
+		);
 		assert.equal((await vscode.workspace.fs.stat(uri)).type, vscode.FileType.File);
 		const root = uri.with({ path: uri.path.slice(0, uri.path.lastIndexOf('/')) });
 		const entries = await vscode.workspace.fs.readDirectory(root);
 		assert.equal(entries.length, expectedFolders.length + expectedFiles.length);
-		await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(uri.with({ path: `${uri.path}.missing` }))), (e: unknown) => e instanceof vscode.FileSystemError);
+		await assert.rejects(
+			Promise.resolve(vscode.workspace.fs.stat(uri.with({ path: `${uri.path}.missing` }))),
+			(e: unknown) => e instanceof vscode.FileSystemError,
+		);
 	});
 
 	it('registers every command it contributes', async () => {
-		const contributed = (vscode.extensions.getExtension(extensionId)!.packageJSON as { contributes: { commands: Array<{ command: string }> } }).contributes.commands.map((c) => c.command);
+		const contributed = (
+			vscode.extensions.getExtension(extensionId)!.packageJSON as {
+				contributes: { commands: Array<{ command: string }> };
+			}
+		).contributes.commands.map((c) => c.command);
 		const registered = new Set(await vscode.commands.getCommands(true));
 		for (const command of contributed) {
 			assert.ok(registered.has(command), `${command} is contributed but not registered`);
 		}
 	});
 
-	it('contributes the desk\'s default run settings as the defaults of its settings', () => {
+	it("contributes the desk's default run settings as the defaults of its settings", () => {
 		const config = vscode.workspace.getConfiguration('agentDesk');
 		assert.deepEqual(config.inspect('agents')?.defaultValue, defaultAgents);
 		assert.equal(config.inspect('runs.isolation')?.defaultValue, defaultRunSettings.isolation);

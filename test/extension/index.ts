@@ -36,6 +36,8 @@ export function run(): Promise<void> {
 			}
 		});
 		runner.on('pass', (test) => results.push({ title: test.fullTitle(), state: 'passed', durationMs: test.duration }));
-		runner.on('fail', (test, error: Error) => results.push({ title: test.fullTitle(), state: 'failed', error: error.stack ?? error.message }));
+		runner.on('fail', (test, error: Error) =>
+			results.push({ title: test.fullTitle(), state: 'failed', error: error.stack ?? error.message }),
+		);
 	});
 }

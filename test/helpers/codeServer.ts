@@ -16,7 +16,10 @@ export const projectRoot = findProjectRoot();
 
 /** Installs code-server when missing (scripts/ensure-code-server.sh) and returns its entry script. */
 export function codeServerEntry(): string {
-	const out = execFileSync('bash', [path.join(projectRoot, 'scripts', 'ensure-code-server.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+	const out = execFileSync('bash', [path.join(projectRoot, 'scripts', 'ensure-code-server.sh')], {
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
 	return out.trim().split('\n').pop()!;
 }
 
@@ -77,7 +80,10 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 	};
 	const common = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
 	for (const vsix of options.install ?? []) {
-		execFileSync(process.execPath, [entry, ...common, '--install-extension', vsix], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+		execFileSync(process.execPath, [entry, ...common, '--install-extension', vsix], {
+			env,
+			stdio: ['ignore', 'ignore', 'inherit'],
+		});
 	}
 	const port = await freePort();
 	const log = fs.openSync(path.join(home, 'code-server.log'), 'a');
@@ -117,7 +123,10 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 		await waitFor(async () => (await fetch(`${url}/healthz`)).ok, 30_000, 'code-server /healthz');
 	} catch (error) {
 		await stop();
-		throw new Error(`${(error as Error).message}\n${fs.readFileSync(path.join(home, 'code-server.log'), 'utf8').slice(-4000)}`, { cause: error });
+		throw new Error(
+			`${(error as Error).message}\n${fs.readFileSync(path.join(home, 'code-server.log'), 'utf8').slice(-4000)}`,
+			{ cause: error },
+		);
 	}
 	return { url, port, home, userDataDir, extensionsDir, stop };
 }
@@ -136,13 +145,26 @@ export async function openBrowser(): Promise<BrowserContext> {
 		executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
 		headless: true,
 		viewport: { width: 1400, height: 860 },
-		args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+		args: [
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-quic',
+			'--no-first-run',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+		],
 		env: { ...process.env, HOME: profile },
 	});
 }
 
 /** Loads the workbench on `folder` and waits until it is there. */
-export async function openWorkbench(page: Page, server: CodeServer, folder: string, payload?: Array<[string, string]>): Promise<void> {
+export async function openWorkbench(
+	page: Page,
+	server: CodeServer,
+	folder: string,
+	payload?: Array<[string, string]>,
+): Promise<void> {
 	const query = new URLSearchParams({ folder });
 	if (payload) {
 		query.set('payload', JSON.stringify(payload));
@@ -161,7 +183,10 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 	await input.waitFor();
 	await input.fill(`>${title}`);
 	const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-	const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
+	const row = page
+		.locator('.quick-input-list .monaco-list-row')
+		.filter({ has: page.locator('.label-name', { hasText: exact }) })
+		.first();
 	await row.waitFor();
 	await row.click();
 }
@@ -214,7 +239,10 @@ export interface DeskWorkbench {
 
 /** code-server on `options.folder`, a fresh Chromium, and the workbench loaded in it. */
 export async function openDeskWorkbench(
-	options: CodeServerOptions & { payload?: (server: CodeServer) => Array<[string, string]>; beforeLoad?: (page: Page) => Promise<void> },
+	options: CodeServerOptions & {
+		payload?: (server: CodeServer) => Array<[string, string]>;
+		beforeLoad?: (page: Page) => Promise<void>;
+	},
 ): Promise<DeskWorkbench> {
 	const server = await startCodeServer(options);
 	let browser: BrowserContext | undefined;
@@ -247,7 +275,10 @@ export async function webviewWith(page: Page, text: string, timeoutMs = 30_000):
 		async () => {
 			for (const frame of page.frames()) {
 				if (frame.name() === 'active-frame' || frame.url().includes('fake.html')) {
-					const body = await frame.locator('body').innerText({ timeout: 1_000 }).catch(() => '');
+					const body = await frame
+						.locator('body')
+						.innerText({ timeout: 1_000 })
+						.catch(() => '');
 					if (body.includes(text)) {
 						found = frame;
 						return true;
@@ -275,7 +306,15 @@ export function packageExtension(files: Record<string, string>): string {
 	const vsix = path.join(folder, 'extension.vsix');
 	execFileSync(
 		process.execPath,
-		[path.join(projectRoot, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', vsix],
+		[
+			path.join(projectRoot, 'node_modules', '@vscode', 'vsce', 'vsce'),
+			'package',
+			'--no-dependencies',
+			'--allow-missing-repository',
+			'--skip-license',
+			'--out',
+			vsix,
+		],
 		{ cwd: folder, stdio: ['ignore', 'ignore', 'inherit'] },
 	);
 	return vsix;
@@ -304,7 +343,11 @@ export async function launchScriptedRun(
 	const bench = await openDeskWorkbench({
 		folder: repo,
 		install: [path.join(projectRoot, 'out', 'agent-desk.vsix'), ...(options.install ?? [])],
-		settings: { 'agentDesk.libraryFolder': path.join(root, 'library'), 'agentDesk.agents': scriptedAgentSettings(scenario).agents, ...settings },
+		settings: {
+			'agentDesk.libraryFolder': path.join(root, 'library'),
+			'agentDesk.agents': scriptedAgentSettings(scenario).agents,
+			...settings,
+		},
 	});
 	const { page } = bench;
 	try {
@@ -314,13 +357,18 @@ export async function launchScriptedRun(
 		const card = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
 		const editor = card.locator('#ticket textarea');
 		await editor.waitFor({ timeout: 30_000 });
-		await card.locator('.run-with', { hasText: 'Go runs agent scripted in the shared checkout' }).waitFor({ timeout: 30_000 });
+		await card
+			.locator('.run-with', { hasText: 'Go runs agent scripted in the shared checkout' })
+			.waitFor({ timeout: 30_000 });
 		await editor.click();
 		await page.keyboard.type(ticket, { delay: 5 });
 		await page.waitForTimeout(500);
 		await card.locator('#go').click();
 		await card.locator('.launched').waitFor({ timeout: 30_000 });
-		await page.getByRole('treeitem', { name: new RegExp(`^${ticket.split('\n')[0]}`) }).first().waitFor({ timeout: 30_000 });
+		await page
+			.getByRole('treeitem', { name: new RegExp(`^${ticket.split('\n')[0]}`) })
+			.first()
+			.waitFor({ timeout: 30_000 });
 		return { repo, page, close: bench.close };
 	} catch (error) {
 		await screenshot(page, `${prefix}launch-failed`).catch(() => undefined);

@@ -7,7 +7,11 @@ import { gitEnv } from './gitRepo';
 
 /** Every object of a repository as git itself reads it: `git cat-file --batch-all-objects --batch`. */
 export function allObjectsByGit(repo: string): Map<string, { type: string; data: Buffer }> {
-	const out = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: repo, env: gitEnv(repo), maxBuffer: 1024 * 1024 * 1024 });
+	const out = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+		cwd: repo,
+		env: gitEnv(repo),
+		maxBuffer: 1024 * 1024 * 1024,
+	});
 	const objects = new Map<string, { type: string; data: Buffer }>();
 	let at = 0;
 	while (at < out.length) {
@@ -25,7 +29,12 @@ export function packEntryTypes(repo: string, objectFormat: 'sha1' | 'sha256' = '
 	const dir = path.join(repo, '.git', 'objects', 'pack');
 	const types: number[] = [];
 	for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.idx'))) {
-		const listing = execFileSync('git', ['show-index', `--object-format=${objectFormat}`], { cwd: repo, env: gitEnv(repo), input: fs.readFileSync(path.join(dir, name)), encoding: 'utf8' });
+		const listing = execFileSync('git', ['show-index', `--object-format=${objectFormat}`], {
+			cwd: repo,
+			env: gitEnv(repo),
+			input: fs.readFileSync(path.join(dir, name)),
+			encoding: 'utf8',
+		});
 		const pack = fs.readFileSync(path.join(dir, `${name.slice(0, -4)}.pack`));
 		for (const line of listing.trim().split('\n')) {
 			types.push((pack[Number(line.split(' ')[0])]! >> 4) & 7);
@@ -97,7 +106,14 @@ export function writeRefDeltaPack(repo: string, baseOid: string, resultOid: stri
 	crc.writeUInt32BE(crc32(entry) >>> 0);
 	const offset = Buffer.alloc(4);
 	offset.writeUInt32BE(12);
-	const idxBody = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]), fanout, Buffer.from(resultOid, 'hex'), crc, offset, packChecksum]);
+	const idxBody = Buffer.concat([
+		Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]),
+		fanout,
+		Buffer.from(resultOid, 'hex'),
+		crc,
+		offset,
+		packChecksum,
+	]);
 	const idx = Buffer.concat([idxBody, createHash('sha1').update(idxBody).digest()]);
 	const name = `pack-${packChecksum.toString('hex')}`;
 	const dir = path.join(repo, '.git', 'objects', 'pack');

@@ -20,7 +20,12 @@ export function gitEnv(home: string): NodeJS.ProcessEnv {
 }
 
 export function git(cwd: string, ...args: string[]): string {
-	return execFileSync('git', args, { cwd, env: gitEnv(cwd), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+	return execFileSync('git', args, {
+		cwd,
+		env: gitEnv(cwd),
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+	}).trim();
 }
 
 export interface RepoOptions {

@@ -31,7 +31,11 @@ export async function race(enough: () => boolean | Promise<boolean>, step: () =>
  * wedge the swapper: the aside copy is then dropped and the writer's folder is swapped next.
  * With `refill`, `<name>/inside.txt` is written before each swap.
  */
-export function swapFolderForLink(folder: string, outside: string, options: { name?: string; refill?: boolean } = {}): { stop: () => Promise<unknown> } {
+export function swapFolderForLink(
+	folder: string,
+	outside: string,
+	options: { name?: string; refill?: boolean } = {},
+): { stop: () => Promise<unknown> } {
 	const name = options.name ?? 'd';
 	const refill = options.refill ? `fs.writeFileSync(p.join(d,'inside.txt'),'INSIDE\\n');` : '';
 	return background(

@@ -1,8 +1,18 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as path from 'node:path';
 import { after, before } from 'node:test';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-languageserver/node';
-import type { NotificationDefinition, NotificationParamsOf, ParamsOf, ResultOf } from '../../server/src/protocol/protocol';
+import {
+	createMessageConnection,
+	StreamMessageReader,
+	StreamMessageWriter,
+	type MessageConnection,
+} from 'vscode-languageserver/node';
+import type {
+	NotificationDefinition,
+	NotificationParamsOf,
+	ParamsOf,
+	ResultOf,
+} from '../../server/src/protocol/protocol';
 import { findProjectRoot } from './temp';
 
 /** A request declared in the protocol module: its method, and its params and result types. */
@@ -24,7 +34,12 @@ export interface RunningServer {
 	 * `matches`. Fails, naming `what`, when the server exits first or none arrives within `timeoutMs`:
 	 * a wait never ends quietly and lets the test go on as if the notification had come.
 	 */
-	notified<D extends NotificationDefinition<unknown>>(definition: D, matches: (params: NotificationParamsOf<D>) => boolean, what: string, timeoutMs?: number): Promise<NotificationParamsOf<D>>;
+	notified<D extends NotificationDefinition<unknown>>(
+		definition: D,
+		matches: (params: NotificationParamsOf<D>) => boolean,
+		what: string,
+		timeoutMs?: number,
+	): Promise<NotificationParamsOf<D>>;
 	/** Writes raw bytes to the server's stdin, bypassing the JSON-RPC writer. */
 	writeRaw(bytes: string | Buffer): void;
 	/** Sends a request frame built by hand (for input the JSON-RPC writer cannot serialise) and waits for its answer. */
@@ -64,7 +79,11 @@ export function killStartedServers(): void {
  * adopting a repository) and stopped after them. The object it returns forwards to that process, so
  * the tests use it as they would the one startServer returns.
  */
-export function serverForSuite(libraryDir: string, setUp?: (server: RunningServer) => Promise<unknown>, options: StartOptions = {}): RunningServer {
+export function serverForSuite(
+	libraryDir: string,
+	setUp?: (server: RunningServer) => Promise<unknown>,
+	options: StartOptions = {},
+): RunningServer {
 	let current: RunningServer | undefined;
 	before(async () => {
 		current = await startServer(libraryDir, options);
@@ -93,16 +112,23 @@ export interface StartOptions {
  * protocol test against another build, such as the one before a fix) over stdio and initializes it (unless `initialize` is false). */
 export async function startServer(libraryDir: string, options: StartOptions = {}): Promise<RunningServer> {
 	const serverJs = process.env['DESK_SERVER_JS'] || path.join(findProjectRoot(), 'dist', 'server.js');
-	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), serverJs, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), serverJs, '--stdio'], {
+		stdio: ['pipe', 'pipe', 'pipe'],
+	});
 	started.add(child);
 	child.once('exit', () => started.delete(child));
-	const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+	const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+		child.once('exit', (code, signal) => resolve({ code, signal })),
+	);
 	// A test that ends the process on purpose may leave writes behind; they must not fail the test.
 	child.stdin.on('error', () => undefined);
 	let stderr = '';
 	child.stderr.setEncoding('utf8');
 	child.stderr.on('data', (chunk: string) => (stderr += chunk));
-	const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+	const connection = createMessageConnection(
+		new StreamMessageReader(child.stdout),
+		new StreamMessageWriter(child.stdin),
+	);
 	const logs: string[] = [];
 	const notifications: Array<{ method: string; params: unknown }> = [];
 	const notificationWaiters = new Set<(method: string, params: unknown) => void>();
@@ -130,7 +156,10 @@ export async function startServer(libraryDir: string, options: StartOptions = {}
 			}
 			const message = JSON.parse(pending.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8')) as RawAnswer;
 			pending = pending.subarray(headerEnd + 4 + length);
-			if ((typeof message.id === 'string' || message.id === null || typeof message.id === 'number') && rawWaiters.has(message.id)) {
+			if (
+				(typeof message.id === 'string' || message.id === null || typeof message.id === 'number') &&
+				rawWaiters.has(message.id)
+			) {
 				rawWaiters.get(message.id)?.(message);
 				rawWaiters.delete(message.id);
 			}
@@ -156,10 +185,18 @@ export async function startServer(libraryDir: string, options: StartOptions = {}
 		child,
 		logs,
 		notifications,
-		call: async <D extends ProtocolRequest>(definition: D, params: ParamsOf<D>) => (await connection.sendRequest(definition.method, params)) as ResultOf<D>,
-		notified: <D extends NotificationDefinition<unknown>>(definition: D, matches: (params: NotificationParamsOf<D>) => boolean, what: string, timeoutMs = 20_000) =>
+		call: async <D extends ProtocolRequest>(definition: D, params: ParamsOf<D>) =>
+			(await connection.sendRequest(definition.method, params)) as ResultOf<D>,
+		notified: <D extends NotificationDefinition<unknown>>(
+			definition: D,
+			matches: (params: NotificationParamsOf<D>) => boolean,
+			what: string,
+			timeoutMs = 20_000,
+		) =>
 			new Promise<NotificationParamsOf<D>>((resolve, reject) => {
-				const found = notifications.find((n) => n.method === definition.method && matches(n.params as NotificationParamsOf<D>));
+				const found = notifications.find(
+					(n) => n.method === definition.method && matches(n.params as NotificationParamsOf<D>),
+				);
 				if (found) {
 					resolve(found.params as NotificationParamsOf<D>);
 					return;
@@ -177,7 +214,11 @@ export async function startServer(libraryDir: string, options: StartOptions = {}
 				const seen = () => [...new Set(notifications.map((n) => n.method))].join(', ') || 'none';
 				const timer = setTimeout(() => {
 					done();
-					reject(new Error(`no ${definition.method} for ${what} within ${timeoutMs / 1000} s (notifications seen: ${seen()})`));
+					reject(
+						new Error(
+							`no ${definition.method} for ${what} within ${timeoutMs / 1000} s (notifications seen: ${seen()})`,
+						),
+					);
 				}, timeoutMs);
 				notificationWaiters.add(waiter);
 				void exited.then(({ code, signal }) => {
@@ -190,7 +231,8 @@ export async function startServer(libraryDir: string, options: StartOptions = {}
 		exited,
 		stderr: () => stderr,
 		writeRaw: (bytes) => child.stdin.write(bytes),
-		sendRawRequest: (id, json) => sendRawBody(id, json) as Promise<{ result?: unknown; error?: { code: number; message: string } }>,
+		sendRawRequest: (id, json) =>
+			sendRawBody(id, json) as Promise<{ result?: unknown; error?: { code: number; message: string } }>,
 		sendRawBody,
 		async stop() {
 			if (child.exitCode !== null) {
@@ -220,7 +262,11 @@ export interface RpcFailure {
 }
 
 /** Sends a request and returns its error, failing when it succeeds. */
-export async function expectRpcError(connection: MessageConnection, method: string, params: unknown): Promise<RpcFailure> {
+export async function expectRpcError(
+	connection: MessageConnection,
+	method: string,
+	params: unknown,
+): Promise<RpcFailure> {
 	try {
 		await connection.sendRequest(method, params);
 	} catch (error) {

@@ -45,27 +45,49 @@ describe('the asset library over JSON-RPC', () => {
 		assert.equal(imported.project?.name, 'shop');
 		assert.ok(server.notifications.some((n) => n.method === AssetsDidChange.method));
 		const id = imported.asset.id;
-		assert.deepEqual(await server.call(GetAtGo, { id }), { engine: 'snapshot', version: 1, working_changes: false, manifest: ((await server.call(ListVersions, { id })).versions[0] as { manifest: string }).manifest });
+		assert.deepEqual(await server.call(GetAtGo, { id }), {
+			engine: 'snapshot',
+			version: 1,
+			working_changes: false,
+			manifest: ((await server.call(ListVersions, { id })).versions[0] as { manifest: string }).manifest,
+		});
 
 		fs.writeFileSync(path.join(folder, 'spec-0.md'), '# Spec 0, revised\n');
-		assert.deepEqual(await server.call(GetAtGo, { id }), { engine: 'snapshot', version: 2, working_changes: true, changed: 1 });
+		assert.deepEqual(await server.call(GetAtGo, { id }), {
+			engine: 'snapshot',
+			version: 2,
+			working_changes: true,
+			changed: 1,
+		});
 		const snap = await server.call(SnapshotAsset, { id, note: 'revised' });
-		assert.deepEqual([snap.created, snap.version.version, snap.version.made_by, snap.version.file_count], [true, 2, 'user', 1200]);
-		assert.ok(server.notifications.some((n) => n.method === SnapshotProgress.method && (n.params as { id: string }).id === id), 'progress was reported');
+		assert.deepEqual(
+			[snap.created, snap.version.version, snap.version.made_by, snap.version.file_count],
+			[true, 2, 'user', 1200],
+		);
+		assert.ok(
+			server.notifications.some((n) => n.method === SnapshotProgress.method && (n.params as { id: string }).id === id),
+			'progress was reported',
+		);
 
 		const files = await server.call(ListFiles, { id, version: 2 });
 		assert.equal(files.files.length, 1200);
 		const read = await server.call(ReadFile, { id, path: 'spec-0.md', version: 1 });
 		assert.equal(Buffer.from(read.base64, 'base64').toString(), '# Spec 0\n');
 		const diff = await server.call(DiffVersions, { id, from: 1, to: 2 });
-		assert.deepEqual(diff.modified.map((m) => m.after.path), ['spec-0.md']);
+		assert.deepEqual(
+			diff.modified.map((m) => m.after.path),
+			['spec-0.md'],
+		);
 	});
 
 	it('edits records: tags, about, checks, retired; links and notes; used-in', async () => {
 		const link = await server.call(AddLink, { name: 'API docs', url: 'https://example.com/api', project: 'shop' });
 		const note = await server.call(AddNote, { name: 'Decisions', text: 'Keep sql.js', project: 'shop' });
 		assert.deepEqual([link.engine, link.kind, note.kind], ['none', 'link', 'notes']);
-		assert.deepEqual((await server.call(SetTags, { id: link.id, tags: ['docs', 'area:api'] })).tags, ['docs', 'area:api']);
+		assert.deepEqual((await server.call(SetTags, { id: link.id, tags: ['docs', 'area:api'] })).tags, [
+			'docs',
+			'area:api',
+		]);
 		assert.equal((await server.call(DescribeAsset, { id: link.id, about: 'The public API' })).about, 'The public API');
 		assert.equal((await server.call(SetRetired, { id: note.id, retired: true })).retired, true);
 		const { assets } = await server.call(ListAssets, { project: 'shop' });
@@ -101,7 +123,11 @@ describe('the asset library over JSON-RPC', () => {
 		const { asset } = await server.call(ImportAsset, { dir: repo, project: 'paged' });
 		const page = await server.call(ListVersions, { id: asset.id, from: 23, to: 40 });
 		assert.equal(page.total, 32);
-		assert.deepEqual(page.versions.map((v) => v.version), [23, 24, 25, 26, 27, 28, 29, 30, 31, 32], 'clipped to what exists, oldest first');
+		assert.deepEqual(
+			page.versions.map((v) => v.version),
+			[23, 24, 25, 26, 27, 28, 29, 30, 31, 32],
+			'clipped to what exists, oldest first',
+		);
 		assert.equal((page.versions.at(-1) as { commit: string }).commit, git(repo, 'rev-parse', 'HEAD'));
 		assert.deepEqual((await server.call(ListVersions, { id: asset.id, from: 40 })).versions, []);
 
@@ -126,7 +152,10 @@ describe('the asset library over JSON-RPC', () => {
 		const folderAsset = (await server.call(ImportAsset, { dir: notes })).asset;
 		const snapshotTop = await server.call(ListFolder, { id: folderAsset.id, folder: '' });
 		assert.deepEqual([snapshotTop.folders, snapshotTop.files.map((f) => [f.path, f.size])], [['a'], [['top.md', 3]]]);
-		assert.deepEqual((await server.call(ListFolder, { id: folderAsset.id, folder: 'a/b/' })).files.map((f) => f.path), ['a/b/deep.md']);
+		assert.deepEqual(
+			(await server.call(ListFolder, { id: folderAsset.id, folder: 'a/b/' })).files.map((f) => f.path),
+			['a/b/deep.md'],
+		);
 	});
 
 	it('syncs a git asset: the head is recorded with made_by sync', async () => {
@@ -135,6 +164,9 @@ describe('the asset library over JSON-RPC', () => {
 		const synced = await server.call(SyncAsset, { id: asset.id });
 		assert.equal(synced.recorded, true);
 		const { versions } = await server.call(ListVersions, { id: asset.id });
-		assert.deepEqual(versions.map((v) => v.made_by), ['outside', 'sync']);
+		assert.deepEqual(
+			versions.map((v) => v.made_by),
+			['outside', 'sync'],
+		);
 	});
 });

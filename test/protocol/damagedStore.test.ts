@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { AttachFile, GetStatus, ListAssets, ListAttachments, OpenWorkspace, RecoverStore, type DeskErrorJson, type ResultOf } from '../../server/src/protocol/protocol';
+import {
+	AttachFile,
+	GetStatus,
+	ListAssets,
+	ListAttachments,
+	OpenWorkspace,
+	RecoverStore,
+	type DeskErrorJson,
+	type ResultOf,
+} from '../../server/src/protocol/protocol';
 import { makeRepo } from '../helpers/gitRepo';
 import { expectRpcError, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
@@ -37,15 +46,24 @@ describe('desk/store/recover', () => {
 		}
 		const server = await startServer(libraryDir);
 		try {
-			assert.equal((await refusal(server, RecoverStore.method, { store: 'library', choice: 'restore' })).code, 'store.cannotRecover');
-			assert.equal((await refusal(server, RecoverStore.method, { store: 'library', choice: 'rebuild' })).code, 'store.cannotRecover');
+			assert.equal(
+				(await refusal(server, RecoverStore.method, { store: 'library', choice: 'restore' })).code,
+				'store.cannotRecover',
+			);
+			assert.equal(
+				(await refusal(server, RecoverStore.method, { store: 'library', choice: 'rebuild' })).code,
+				'store.cannotRecover',
+			);
 			assert.equal((await status(server)).state, 'error', 'a refused choice changes nothing');
 			const result = await server.call(RecoverStore, { store: 'library', choice: 'empty' });
 			assert.equal(result.choice, 'empty');
 			assert.equal(result.file, file);
 			assert.equal((await status(server)).state, 'ready', 'the server opened the new library');
 			assert.deepEqual((await server.call(ListAssets, {})).assets, []);
-			assert.equal((await refusal(server, RecoverStore.method, { store: 'library', choice: 'empty' })).code, 'store.notDamaged');
+			assert.equal(
+				(await refusal(server, RecoverStore.method, { store: 'library', choice: 'empty' })).code,
+				'store.notDamaged',
+			);
 			assert.ok(fs.existsSync(String(result.keptAs)), 'the damaged copy stays');
 		} finally {
 			await server.stop();
@@ -68,7 +86,11 @@ describe('desk/store/recover', () => {
 			await server.stop();
 		}
 		const attachments = path.join(repo, '.desk', 'attachments');
-		const stored = () => fs.readdirSync(attachments).filter((n) => /^[0-9a-f]{32}$/.test(n)).sort();
+		const stored = () =>
+			fs
+				.readdirSync(attachments)
+				.filter((n) => /^[0-9a-f]{32}$/.test(n))
+				.sort();
 		const files = stored();
 		assert.equal(files.length, 2);
 		const hourAgo = new Date(Date.now() - 3_600_000);
@@ -101,12 +123,21 @@ describe('desk/store/recover', () => {
 		try {
 			await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 			const result = await server.call(RecoverStore, { store: 'project', repo, choice: 'empty' });
-			assert.deepEqual([result.store, result.choice, result.file, result.attachmentsKept], ['project', 'empty', file, 2]);
+			assert.deepEqual(
+				[result.store, result.choice, result.file, result.attachmentsKept],
+				['project', 'empty', file, 2],
+			);
 			assert.deepEqual(await server.call(ListAttachments, { project: 'shop' }), { tasks: [] });
 			const again = await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 			assert.equal(again.folders[0]?.outcome, 'adopted');
-			assert.equal((await refusal(server, RecoverStore.method, { store: 'project', repo, choice: 'empty' })).code, 'store.notDamaged');
-			assert.equal((await refusal(server, RecoverStore.method, { store: 'project', repo: root, choice: 'empty' })).code, 'project.notFound');
+			assert.equal(
+				(await refusal(server, RecoverStore.method, { store: 'project', repo, choice: 'empty' })).code,
+				'store.notDamaged',
+			);
+			assert.equal(
+				(await refusal(server, RecoverStore.method, { store: 'project', repo: root, choice: 'empty' })).code,
+				'project.notFound',
+			);
 		} finally {
 			await server.stop();
 		}

@@ -28,7 +28,11 @@ describe('what is adopted: the git directory, over JSON-RPC', () => {
 		const allowed = await server.call(ImportAsset, { dir: planted, project: 'planted', allowGitDir: true });
 		assert.equal(allowed.asset.engine, 'git');
 		const versions = await server.call(ListVersions, { id: allowed.asset.id });
-		assert.deepEqual(versions.versions.map((v) => (v as { commit: string }).commit), git(other, 'log', '--reverse', '--format=%H').split('\n'), 'allowed: read where the person said');
+		assert.deepEqual(
+			versions.versions.map((v) => (v as { commit: string }).commit),
+			git(other, 'log', '--reverse', '--format=%H').split('\n'),
+			'allowed: read where the person said',
+		);
 	});
 
 	it('a linked worktree opened with its repository is adopted with its own history; opened alone it asks', async () => {
@@ -46,7 +50,10 @@ describe('what is adopted: the git directory, over JSON-RPC', () => {
 				{ name: 'side', path: wt },
 			],
 		});
-		assert.deepEqual(both.folders.map((f) => f.outcome), ['adopted', 'adopted']);
+		assert.deepEqual(
+			both.folders.map((f) => f.outcome),
+			['adopted', 'adopted'],
+		);
 
 		// A .git folder brought along with a folder's contents, whose commondir borrows the open
 		// repository and whose gitdir file names itself back: not one of that repository's worktrees.
@@ -61,14 +68,22 @@ describe('what is adopted: the git directory, over JSON-RPC', () => {
 				{ name: 'forged', path: forged },
 			],
 		});
-		assert.deepEqual(borrowing.folders.map((f) => f.outcome), ['adopted', 'failed']);
+		assert.deepEqual(
+			borrowing.folders.map((f) => f.outcome),
+			['adopted', 'failed'],
+		);
 		assert.equal((borrowing.folders[1] as { error: DeskErrorJson }).error.code, 'git.foreignGitDir');
-		assert.match((borrowing.folders[1] as { error: DeskErrorJson }).error.message, /without being one of its worktrees/);
+		assert.match(
+			(borrowing.folders[1] as { error: DeskErrorJson }).error.message,
+			/without being one of its worktrees/,
+		);
 		const side = both.folders[1] as { asset: { id: string; branch: string } };
 		const versions = await server.call(ListVersions, { id: side.asset.id });
 		assert.deepEqual(
 			versions.versions.map((v) => (v as { commit: string }).commit).sort(),
-			git(wt, 'log', '--first-parent', '--format=%H', side.asset.branch === '' ? 'HEAD' : side.asset.branch).split('\n').sort(),
+			git(wt, 'log', '--first-parent', '--format=%H', side.asset.branch === '' ? 'HEAD' : side.asset.branch)
+				.split('\n')
+				.sort(),
 		);
 	});
 });

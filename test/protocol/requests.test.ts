@@ -2,7 +2,27 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AddLink, AddNote, AttachFile, CancelRun, DecideRun, GetCard, ImportAsset, LaunchGo, ListAssets, ListAttachments, ListRuns, ListVersions, OpenWorkspace, SetTicket, ShowRun, SnapshotAsset, type DeskErrorJson, type ParamsOf, type ResultOf } from '../../server/src/protocol/protocol';
+import {
+	AddLink,
+	AddNote,
+	AttachFile,
+	CancelRun,
+	DecideRun,
+	GetCard,
+	ImportAsset,
+	LaunchGo,
+	ListAssets,
+	ListAttachments,
+	ListRuns,
+	ListVersions,
+	OpenWorkspace,
+	SetTicket,
+	ShowRun,
+	SnapshotAsset,
+	type DeskErrorJson,
+	type ParamsOf,
+	type ResultOf,
+} from '../../server/src/protocol/protocol';
 import { makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, startServer, type ProtocolRequest, type RunningServer } from '../helpers/serverProcess';
@@ -12,7 +32,10 @@ describe('requests that run twice, over JSON-RPC', () => {
 	let server: RunningServer;
 	let root: string;
 	let libraryDir: string;
-	const runIds = async (): Promise<string[]> => (await server.call(ListRuns, { project: 'shop' })).intents.flatMap((i) => i.tasks.flatMap((t) => t.runs.map((r) => r.id)));
+	const runIds = async (): Promise<string[]> =>
+		(await server.call(ListRuns, { project: 'shop' })).intents.flatMap((i) =>
+			i.tasks.flatMap((t) => t.runs.map((r) => r.id)),
+		);
 	const waitUntilStopped = async (run: string): Promise<string> => {
 		for (let i = 0; i < 400; i++) {
 			const { summary } = await server.call(ShowRun, { project: 'shop', id: run });
@@ -36,12 +59,22 @@ describe('requests that run twice, over JSON-RPC', () => {
 	it('two Gos of one card sent back to back launch it once, and one agent works in the checkout at a time', async () => {
 		const slow = scriptedAgentSettings({ sleepMs: 60_000 });
 		await server.call(SetTicket, { project: 'shop', ticket: 'Take a long time' });
-		const answers = await Promise.allSettled([server.call(LaunchGo, { project: 'shop', settings: slow }), server.call(LaunchGo, { project: 'shop', settings: slow })]);
-		const launched = answers.filter((a): a is PromiseFulfilledResult<ResultOf<typeof LaunchGo>> => a.status === 'fulfilled');
+		const answers = await Promise.allSettled([
+			server.call(LaunchGo, { project: 'shop', settings: slow }),
+			server.call(LaunchGo, { project: 'shop', settings: slow }),
+		]);
+		const launched = answers.filter(
+			(a): a is PromiseFulfilledResult<ResultOf<typeof LaunchGo>> => a.status === 'fulfilled',
+		);
 		const refused = answers.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
 		assert.equal(launched.length, 1, `one Go launched: ${refused.map((r) => (r.reason as Error).message).join('; ')}`);
 		// Refused as launched meanwhile, as an empty card, or because the first's agent has the checkout.
-		assert.ok(['launch.cardChanged', 'launch.emptyTicket', 'run.checkoutBusy'].includes((refused[0]?.reason as { data?: DeskErrorJson }).data?.code ?? ''), (refused[0]?.reason as Error).message);
+		assert.ok(
+			['launch.cardChanged', 'launch.emptyTicket', 'run.checkoutBusy'].includes(
+				(refused[0]?.reason as { data?: DeskErrorJson }).data?.code ?? '',
+			),
+			(refused[0]?.reason as Error).message,
+		);
 		const first = launched[0]!.value;
 		assert.deepEqual(await runIds(), [first.run], 'one run');
 
@@ -51,7 +84,11 @@ describe('requests that run twice, over JSON-RPC', () => {
 		assert.equal((busy.data as DeskErrorJson).code, 'run.checkoutBusy', busy.message);
 		assert.equal((busy.data as DeskErrorJson).data['run'], first.run, 'the refusal names the run working there');
 		assert.deepEqual(await runIds(), [first.run], 'nothing was launched');
-		assert.equal((await server.call(GetCard, { project: 'shop' })).card.ticket, 'Meanwhile, something else', 'the card keeps its ticket for a later Go');
+		assert.equal(
+			(await server.call(GetCard, { project: 'shop' })).card.ticket,
+			'Meanwhile, something else',
+			'the card keeps its ticket for a later Go',
+		);
 
 		await server.call(CancelRun, { project: 'shop', run: first.run, reason: 'the test is done with it' });
 		assert.equal(await waitUntilStopped(first.run), 'failed');
@@ -73,7 +110,11 @@ describe('requests that run twice, over JSON-RPC', () => {
 		await server.stop();
 		server = await startServer(libraryDir);
 		await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: path.join(root, 'shop') }] });
-		assert.deepEqual(await server.call(LaunchGo, { project: 'shop', execute: false, requestId }), first, 'the first answer after a restart');
+		assert.deepEqual(
+			await server.call(LaunchGo, { project: 'shop', execute: false, requestId }),
+			first,
+			'the first answer after a restart',
+		);
 		await server.call(SetTicket, { project: 'shop', ticket: 'Another card' });
 		const reused = await expectRpcError(server.connection, LaunchGo.method, { project: 'shop', requestId });
 		assert.equal((reused.data as DeskErrorJson).code, 'request.idReused', reused.message);
@@ -93,11 +134,21 @@ describe('requests that run twice, over JSON-RPC', () => {
 			return first;
 		};
 		const before = await assetCount();
-		const link = await twice(AddLink, { name: 'Docs', url: 'https://example.com/docs', project: 'shop', requestId: 'link-00000001' });
+		const link = await twice(AddLink, {
+			name: 'Docs',
+			url: 'https://example.com/docs',
+			project: 'shop',
+			requestId: 'link-00000001',
+		});
 		await twice(AddNote, { name: 'Conventions', text: 'Tabs.', project: 'shop', requestId: 'note-00000001' });
 		const made = await twice(ImportAsset, { newName: 'scratch', project: 'shop', requestId: 'new-00000001' });
 		assert.equal(await assetCount(), before + 3);
-		const reused = await expectRpcError(server.connection, AddLink.method, { name: 'Docs', url: 'https://example.com/other', project: 'shop', requestId: 'link-00000001' });
+		const reused = await expectRpcError(server.connection, AddLink.method, {
+			name: 'Docs',
+			url: 'https://example.com/other',
+			project: 'shop',
+			requestId: 'link-00000001',
+		});
 		assert.equal((reused.data as DeskErrorJson).code, 'request.idReused', reused.message);
 		assert.equal(await assetCount(), before + 3);
 		assert.ok(link.id);
@@ -120,7 +171,10 @@ describe('requests that run twice, over JSON-RPC', () => {
 		const row = await server.call(AttachFile, attach);
 		assert.deepEqual(await server.call(AttachFile, attach), row);
 		const listed = await server.call(ListAttachments, { project: 'shop' });
-		assert.deepEqual(listed.tasks.find((t) => t.task_id === launch.task)?.files.map((f) => f.id), [row.id]);
+		assert.deepEqual(
+			listed.tasks.find((t) => t.task_id === launch.task)?.files.map((f) => f.id),
+			[row.id],
+		);
 	});
 
 	it('a request and its repeat sent at once under one id (a retry while the first still works): one effect, the same answer to both', async () => {
@@ -140,27 +194,57 @@ describe('requests that run twice, over JSON-RPC', () => {
 
 	it('a decision repeated with its request id answers the first decision; without one a second is refused', async () => {
 		await server.call(SetTicket, { project: 'shop', ticket: 'Write a note' });
-		const launch = await server.call(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ writes: [{ path: 'note.md', content: 'n\n' }] }) });
+		const launch = await server.call(LaunchGo, {
+			project: 'shop',
+			settings: scriptedAgentSettings({ writes: [{ path: 'note.md', content: 'n\n' }] }),
+		});
 		assert.equal(await waitUntilStopped(launch.run), 'validating', 'at the gate');
-		const abandon: ParamsOf<typeof DecideRun> = { project: 'shop', run: launch.run, decision: 'abandon', requestId: 'decide-00000001' };
+		const abandon: ParamsOf<typeof DecideRun> = {
+			project: 'shop',
+			run: launch.run,
+			decision: 'abandon',
+			requestId: 'decide-00000001',
+		};
 		const first = await server.call(DecideRun, abandon);
 		assert.deepEqual(await server.call(DecideRun, abandon), first, 'the first answer, not a refusal');
-		const second = await expectRpcError(server.connection, DecideRun.method, { ...abandon, requestId: 'decide-00000002' });
+		const second = await expectRpcError(server.connection, DecideRun.method, {
+			...abandon,
+			requestId: 'decide-00000002',
+		});
 		assert.equal((second.data as DeskErrorJson).code, 'run.notAwaitingDecision');
 	});
 
-	it('Retry while another run\'s agent works in the shared checkout is refused before anything is put back or decided', async () => {
+	it("Retry while another run's agent works in the shared checkout is refused before anything is put back or decided", async () => {
 		await server.call(SetTicket, { project: 'shop', ticket: 'Write another note' });
-		const waiting = await server.call(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ writes: [{ path: 'other.md', content: 'o\n' }] }) });
+		const waiting = await server.call(LaunchGo, {
+			project: 'shop',
+			settings: scriptedAgentSettings({ writes: [{ path: 'other.md', content: 'o\n' }] }),
+		});
 		assert.equal(await waitUntilStopped(waiting.run), 'validating', 'at the gate');
 		await server.call(SetTicket, { project: 'shop', ticket: 'Meanwhile, take long' });
-		const working = await server.call(LaunchGo, { project: 'shop', settings: scriptedAgentSettings({ sleepMs: 60_000 }) });
-		const busy = await expectRpcError(server.connection, DecideRun.method, { project: 'shop', run: waiting.run, decision: 'retry', settings: scriptedAgentSettings({}) });
+		const working = await server.call(LaunchGo, {
+			project: 'shop',
+			settings: scriptedAgentSettings({ sleepMs: 60_000 }),
+		});
+		const busy = await expectRpcError(server.connection, DecideRun.method, {
+			project: 'shop',
+			run: waiting.run,
+			decision: 'retry',
+			settings: scriptedAgentSettings({}),
+		});
 		assert.equal((busy.data as DeskErrorJson).code, 'run.checkoutBusy', busy.message);
 		assert.equal((busy.data as DeskErrorJson).data['run'], working.run);
 		const still = await server.call(ShowRun, { project: 'shop', id: waiting.run });
-		assert.deepEqual([still.summary.at_gate, still.decision], [true, undefined], 'nothing decided: the run still waits at the gate');
-		assert.equal(fs.readFileSync(path.join(root, 'shop', 'other.md'), 'utf8'), 'o\n', 'its change is still in the checkout');
+		assert.deepEqual(
+			[still.summary.at_gate, still.decision],
+			[true, undefined],
+			'nothing decided: the run still waits at the gate',
+		);
+		assert.equal(
+			fs.readFileSync(path.join(root, 'shop', 'other.md'), 'utf8'),
+			'o\n',
+			'its change is still in the checkout',
+		);
 		await server.call(CancelRun, { project: 'shop', run: working.run });
 		await waitUntilStopped(working.run);
 		await server.call(DecideRun, { project: 'shop', run: waiting.run, decision: 'abandon' });
@@ -174,11 +258,15 @@ describe('requests that run twice, over JSON-RPC', () => {
 			buffered = Buffer.concat([buffered, chunk]);
 			for (;;) {
 				const headerEnd = buffered.indexOf('\r\n\r\n');
-				const length = Number(/Content-Length: (\d+)/i.exec(buffered.subarray(0, Math.max(headerEnd, 0)).toString('ascii'))?.[1]);
+				const length = Number(
+					/Content-Length: (\d+)/i.exec(buffered.subarray(0, Math.max(headerEnd, 0)).toString('ascii'))?.[1],
+				);
 				if (headerEnd < 0 || buffered.length < headerEnd + 4 + length) {
 					return;
 				}
-				const message = JSON.parse(buffered.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8')) as (typeof answers)[number];
+				const message = JSON.parse(
+					buffered.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8'),
+				) as (typeof answers)[number];
 				buffered = buffered.subarray(headerEnd + 4 + length);
 				if (typeof message.id === 'string' && message.id.startsWith('dup-')) {
 					answers.push(message);
@@ -191,7 +279,9 @@ describe('requests that run twice, over JSON-RPC', () => {
 			return `Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`;
 		};
 		// Both frames in one write: the first is still queued when the second arrives.
-		server.writeRaw(frame('dup-1', ListRuns.method, { project: 'shop' }) + frame('dup-1', GetCard.method, { project: 'shop' }));
+		server.writeRaw(
+			frame('dup-1', ListRuns.method, { project: 'shop' }) + frame('dup-1', GetCard.method, { project: 'shop' }),
+		);
 		for (let i = 0; i < 200 && answers.length < 2; i++) {
 			await server.call(GetCard, { project: 'shop' });
 			await new Promise((r) => setTimeout(r, 10));
@@ -201,9 +291,15 @@ describe('requests that run twice, over JSON-RPC', () => {
 		const served = answers.find((a) => a.result);
 		assert.equal(refused?.error?.code, -32600);
 		assert.match(refused?.error?.message ?? '', /"dup-1" is already in use/);
-		assert.ok(served && Array.isArray((served.result as { intents: unknown[] }).intents), 'the first (ListRuns) was answered');
+		assert.ok(
+			served && Array.isArray((served.result as { intents: unknown[] }).intents),
+			'the first (ListRuns) was answered',
+		);
 		// Answered, the id may be used again.
-		const again = await server.sendRawRequest('dup-1', JSON.stringify({ jsonrpc: '2.0', id: 'dup-1', method: GetCard.method, params: { project: 'shop' } }));
+		const again = await server.sendRawRequest(
+			'dup-1',
+			JSON.stringify({ jsonrpc: '2.0', id: 'dup-1', method: GetCard.method, params: { project: 'shop' } }),
+		);
 		assert.ok(again.result, JSON.stringify(again));
 		server.child.stdout.off('data', onData);
 	});

@@ -37,21 +37,45 @@ describe('the desk server over JSON-RPC', () => {
 		const [folder] = opened.folders;
 		assert.ok(folder?.outcome === 'adopted', JSON.stringify(folder));
 		assert.equal(folder.asset.created_by, "desk boot: project webshop's repo");
-		assert.ok(server.logs.includes(`asset imported: ${folder.asset.id} webshop ${repo} (desk boot: project webshop's repo)`), server.logs.join('\n'));
+		assert.ok(
+			server.logs.includes(`asset imported: ${folder.asset.id} webshop ${repo} (desk boot: project webshop's repo)`),
+			server.logs.join('\n'),
+		);
 		assert.ok(server.notifications.some((n) => n.method === AssetsDidChange.method));
 
 		const { assets } = await server.call(ListAssets, { project: 'webshop' });
 		assert.equal(assets.length, 1);
 		assert.deepEqual(
-			{ id: assets[0]?.id, engine: assets[0]?.engine, kind: assets[0]?.kind, branch: assets[0]?.branch, versions: assets[0]?.version_count, projects: assets[0]?.projects },
-			{ id: folder.asset.id, engine: 'git', kind: 'code', branch: 'main', versions: 4, projects: [{ name: 'webshop', main: true }] },
+			{
+				id: assets[0]?.id,
+				engine: assets[0]?.engine,
+				kind: assets[0]?.kind,
+				branch: assets[0]?.branch,
+				versions: assets[0]?.version_count,
+				projects: assets[0]?.projects,
+			},
+			{
+				id: folder.asset.id,
+				engine: 'git',
+				kind: 'code',
+				branch: 'main',
+				versions: 4,
+				projects: [{ name: 'webshop', main: true }],
+			},
 		);
 		const { versions } = await server.call(ListVersions, { id: folder.asset.id });
-		assert.deepEqual(versions.map((v) => v.version), [1, 2, 3, 4]);
+		assert.deepEqual(
+			versions.map((v) => v.version),
+			[1, 2, 3, 4],
+		);
 
 		const again = await server.call(OpenWorkspace, { folders: [{ name: 'webshop', path: repo }] });
 		assert.ok(again.folders[0]?.outcome === 'adopted' && again.folders[0].created === false);
-		assert.equal(server.logs.filter((l) => l.startsWith('asset imported:')).length, 1, 'the import is logged once per new record');
+		assert.equal(
+			server.logs.filter((l) => l.startsWith('asset imported:')).length,
+			1,
+			'the import is logged once per new record',
+		);
 	});
 
 	it('refuses with RequestFailed and the desk error as data', async () => {
@@ -75,8 +99,16 @@ describe('the desk server over JSON-RPC', () => {
 		['an unknown field', ListAssets.method, () => ({ project: 'x', extra: true })],
 		['positional params', ListVersions.method, () => ['a-0000000000000000']],
 		['a string of 100 000 characters', ListVersions.method, () => ({ id: 'a'.repeat(100_000) })],
-		['too many folders', OpenWorkspace.method, () => ({ folders: Array.from({ length: 300 }, (_, i) => ({ name: `f${i}`, path: `/tmp/f${i}` })) })],
-		['a __proto__ key', OpenWorkspace.method, () => JSON.parse('{"folders": [], "__proto__": {"polluted": true}}') as unknown],
+		[
+			'too many folders',
+			OpenWorkspace.method,
+			() => ({ folders: Array.from({ length: 300 }, (_, i) => ({ name: `f${i}`, path: `/tmp/f${i}` })) }),
+		],
+		[
+			'a __proto__ key',
+			OpenWorkspace.method,
+			() => JSON.parse('{"folders": [], "__proto__": {"polluted": true}}') as unknown,
+		],
 	];
 	for (const [label, method, params] of badParams) {
 		it(`answers ${label} with InvalidParams, changes nothing and keeps serving`, async () => {
@@ -104,24 +136,43 @@ describe('the desk server over JSON-RPC', () => {
 			[ListAssets.method, `{"constructor": {"prototype": ${pollution}}}`],
 			[ListVersions.method, `{"id": "${asset.id}", "__proto__": ${pollution}}`],
 			// Accepted by the schema (any JSON) and handed to the domain's parser of checks.
-			[SetChecks.method, `{"id": "${asset.id}", "checks": {"__proto__": ${pollution}, "constructor": {"prototype": ${pollution}}}}`],
+			[
+				SetChecks.method,
+				`{"id": "${asset.id}", "checks": {"__proto__": ${pollution}, "constructor": {"prototype": ${pollution}}}}`,
+			],
 			[SetChecks.method, `{"id": "${asset.id}", "checks": [{"__proto__": ${pollution}}]}`],
-			[LaunchGo.method, `{"project": "webshop", "execute": false, "settings": {"__proto__": ${pollution}, "constructor": {"prototype": ${pollution}}}}`],
+			[
+				LaunchGo.method,
+				`{"project": "webshop", "execute": false, "settings": {"__proto__": ${pollution}, "constructor": {"prototype": ${pollution}}}}`,
+			],
 		];
 		for (const [index, [method, params]] of payloads.entries()) {
 			const id = `pollute-${index}`;
-			const answer = await server.sendRawRequest(id, `{"jsonrpc":"2.0","id":"${id}","method":"${method}","params":${params}}`);
-			assert.ok(answer.error === undefined || answer.error.code !== ErrorCodes.InternalError, `${method} ${params}: ${JSON.stringify(answer.error)}`);
+			const answer = await server.sendRawRequest(
+				id,
+				`{"jsonrpc":"2.0","id":"${id}","method":"${method}","params":${params}}`,
+			);
+			assert.ok(
+				answer.error === undefined || answer.error.code !== ErrorCodes.InternalError,
+				`${method} ${params}: ${JSON.stringify(answer.error)}`,
+			);
 		}
 		assert.deepEqual(await server.call(ListAssets, {}), assetsBefore, 'ListAssets without a project lists every asset');
-		assert.deepEqual((await server.call(ListVersions, { id: asset.id })).versions, versionsBefore.versions, 'ListVersions without `to` lists every version');
+		assert.deepEqual(
+			(await server.call(ListVersions, { id: asset.id })).versions,
+			versionsBefore.versions,
+			'ListVersions without `to` lists every version',
+		);
 		await stillServing();
 	});
 
 	it('answers params nested 100 000 deep with InvalidParams and keeps serving', async () => {
 		const depth = 100_000;
 		const params = '{"project":'.repeat(depth) + '"leaf"' + '}'.repeat(depth);
-		const answer = await server.sendRawRequest('deep-1', `{"jsonrpc":"2.0","id":"deep-1","method":"${ListAssets.method}","params":${params}}`);
+		const answer = await server.sendRawRequest(
+			'deep-1',
+			`{"jsonrpc":"2.0","id":"deep-1","method":"${ListAssets.method}","params":${params}}`,
+		);
 		assert.equal(answer.error?.code, ErrorCodes.InvalidParams, JSON.stringify(answer).slice(0, 300));
 		await stillServing();
 	});
@@ -177,9 +228,14 @@ describe('the desk server over JSON-RPC', () => {
 			DeleteAttachment: { project, task: 't', ref: 'x', via: 'test' },
 		};
 		const answered: string[] = [];
-		for (const [name, definition] of Object.entries(deskRequests) as Array<[keyof typeof deskRequests, (typeof deskRequests)[keyof typeof deskRequests]]>) {
+		for (const [name, definition] of Object.entries(deskRequests) as Array<
+			[keyof typeof deskRequests, (typeof deskRequests)[keyof typeof deskRequests]]
+		>) {
 			const sent = params[name];
-			assert.ok((definition.params as Schema<unknown>).check(sent, 'params').ok, `the test's params for ${definition.method} pass its schema`);
+			assert.ok(
+				(definition.params as Schema<unknown>).check(sent, 'params').ok,
+				`the test's params for ${definition.method} pass its schema`,
+			);
 			try {
 				await server.connection.sendRequest(definition.method, sent);
 				answered.push(definition.method);
@@ -187,19 +243,43 @@ describe('the desk server over JSON-RPC', () => {
 				const { code, message, data } = error as { code: number; message: string; data?: DeskErrorJson };
 				// A refusal of the desk (RequestFailed with a code) comes from the handler; MethodNotFound,
 				// InvalidParams or InternalError ("handler is not a function") would mean none ran.
-				assert.equal(code, deskErrorCode, `${definition.method} is answered by its handler, not with ${code} ${message}`);
+				assert.equal(
+					code,
+					deskErrorCode,
+					`${definition.method} is answered by its handler, not with ${code} ${message}`,
+				);
 				assert.ok(data?.code, `${definition.method}: a desk error code`);
 				answered.push(definition.method);
 			}
 		}
-		assert.deepEqual(answered.sort(), Object.values(deskRequests).map((d) => d.method).sort());
+		assert.deepEqual(
+			answered.sort(),
+			Object.values(deskRequests)
+				.map((d) => d.method)
+				.sort(),
+		);
 		// And nothing the protocol does not declare: a near miss, another case, a notification's name, names every object has.
 		const declared: string[] = Object.values(deskRequests).map((d) => d.method);
-		const undeclared = ['desk/no/such', `${ListAssets.method}/`, ListAssets.method.toUpperCase(), ` ${GetStatus.method}`, AssetsDidChange.method, 'constructor', '__proto__', 'toString', 'hasOwnProperty', 'initialized'];
+		const undeclared = [
+			'desk/no/such',
+			`${ListAssets.method}/`,
+			ListAssets.method.toUpperCase(),
+			` ${GetStatus.method}`,
+			AssetsDidChange.method,
+			'constructor',
+			'__proto__',
+			'toString',
+			'hasOwnProperty',
+			'initialized',
+		];
 		for (const method of undeclared) {
 			assert.ok(!declared.includes(method), method);
 			const failure = await expectRpcError(server.connection, method, {});
-			assert.equal(failure.code, ErrorCodes.MethodNotFound, `${JSON.stringify(method)} is not a method of the desk: ${failure.message}`);
+			assert.equal(
+				failure.code,
+				ErrorCodes.MethodNotFound,
+				`${JSON.stringify(method)} is not a method of the desk: ${failure.message}`,
+			);
 		}
 		await stillServing();
 	});

@@ -65,8 +65,17 @@ function readTable(title = 'server/src'): Rule[] {
 	const rows = section
 		.split('\n')
 		.filter((line) => line.startsWith('|'))
-		.map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
-	assert.deepEqual(rows[0], ['folder', 'what is in it', 'may import'], `the table of "${title}" has the columns folder | what is in it | may import`);
+		.map((line) =>
+			line
+				.split('|')
+				.slice(1, -1)
+				.map((cell) => cell.trim()),
+		);
+	assert.deepEqual(
+		rows[0],
+		['folder', 'what is in it', 'may import'],
+		`the table of "${title}" has the columns folder | what is in it | may import`,
+	);
 	const ticks = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
 	return rows.slice(2).map(([folder, , mayImport]) => {
 		const keys = ticks(folder ?? '');
@@ -129,16 +138,44 @@ function importsOf(file: string): Import[] {
 		if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
 			const clause = node.importClause;
 			const named = clause?.namedBindings;
-			const typeOnly = clause !== undefined && (clause.isTypeOnly || (!clause.name && named !== undefined && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly)));
+			const typeOnly =
+				clause !== undefined &&
+				(clause.isTypeOnly ||
+					(!clause.name &&
+						named !== undefined &&
+						ts.isNamedImports(named) &&
+						named.elements.length > 0 &&
+						named.elements.every((e) => e.isTypeOnly)));
 			add(node.moduleSpecifier, typeOnly);
 		} else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
 			const named = node.exportClause;
-			add(node.moduleSpecifier, node.isTypeOnly || (named !== undefined && ts.isNamedExports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly)));
-		} else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
+			add(
+				node.moduleSpecifier,
+				node.isTypeOnly ||
+					(named !== undefined &&
+						ts.isNamedExports(named) &&
+						named.elements.length > 0 &&
+						named.elements.every((e) => e.isTypeOnly)),
+			);
+		} else if (
+			ts.isImportEqualsDeclaration(node) &&
+			ts.isExternalModuleReference(node.moduleReference) &&
+			ts.isStringLiteral(node.moduleReference.expression)
+		) {
 			add(node.moduleReference.expression, node.isTypeOnly);
-		} else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+		} else if (
+			ts.isImportTypeNode(node) &&
+			ts.isLiteralTypeNode(node.argument) &&
+			ts.isStringLiteral(node.argument.literal)
+		) {
 			add(node.argument.literal, true);
-		} else if (ts.isCallExpression(node) && node.arguments.length === 1 && ts.isStringLiteralLike(node.arguments[0]!) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
+		} else if (
+			ts.isCallExpression(node) &&
+			node.arguments.length === 1 &&
+			ts.isStringLiteralLike(node.arguments[0]!) &&
+			(node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+				(ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+		) {
 			add(node.arguments[0], false);
 		}
 		ts.forEachChild(node, visit);
@@ -178,7 +215,11 @@ function serverViolations(rules: Rule[]): Array<{ file: string; imports: string;
 		}
 		for (const imported of list) {
 			const own = folder !== undefined && imported.target.startsWith(serverPrefix + folder);
-			const allowed = [...rule.values, ...(everyModule?.values ?? []), ...(imported.typeOnly ? [...rule.types, ...(everyModule?.types ?? [])] : [])];
+			const allowed = [
+				...rule.values,
+				...(everyModule?.values ?? []),
+				...(imported.typeOnly ? [...rule.types, ...(everyModule?.types ?? [])] : []),
+			];
 			if (!own && !allowed.some((entry) => entryNames(entry, imported.target))) {
 				violations.push({
 					file,
@@ -266,30 +307,50 @@ function moduleGraph(prefix: string): Map<string, Set<string>> {
 	return graph;
 }
 
-const known = (cycle: string[]) => knownCycles.some((k) => k.modules.join(' ') === [...new Set(cycle)].sort().join(' '));
+const known = (cycle: string[]) =>
+	knownCycles.some((k) => k.modules.join(' ') === [...new Set(cycle)].sort().join(' '));
 
 describe('the import table of ARCHITECTURE.md', () => {
 	const rules = readTable();
 
 	it('has a row for every folder and top-level file of server/src, and names only what exists', () => {
-		const names = fs.readdirSync(serverSrc, { withFileTypes: true }).map((e) => (e.isDirectory() ? `${e.name}/` : e.name));
+		const names = fs
+			.readdirSync(serverSrc, { withFileTypes: true })
+			.map((e) => (e.isDirectory() ? `${e.name}/` : e.name));
 		const keys = rules.map((r) => r.key);
-		assert.deepEqual(names.filter((n) => !keys.includes(n)).sort(), [], 'folders and files of server/src without a row');
+		assert.deepEqual(
+			names.filter((n) => !keys.includes(n)).sort(),
+			[],
+			'folders and files of server/src without a row',
+		);
 		for (const rule of rules) {
 			for (const entry of [rule.key, ...rule.values, ...rule.types]) {
-				if (entry === '*' || entry === 'client/src/' || /^(node:|[@a-z0-9])/.test(entry) && !/\.ts$|\/$/.test(entry)) {
+				if (
+					entry === '*' ||
+					entry === 'client/src/' ||
+					(/^(node:|[@a-z0-9])/.test(entry) && !/\.ts$|\/$/.test(entry))
+				) {
 					continue;
 				}
-				assert.ok(fs.existsSync(path.join(serverSrc, entry)), `the import table names ${entry}, which is not in server/src`);
+				assert.ok(
+					fs.existsSync(path.join(serverSrc, entry)),
+					`the import table names ${entry}, which is not in server/src`,
+				);
 			}
 		}
 	});
 
 	it('allows every import of the server', () => {
 		const violations = serverViolations(rules);
-		const unexpected = violations.filter((v) => !knownExceptions.some((k) => k.file === v.file && k.imports === v.imports));
+		const unexpected = violations.filter(
+			(v) => !knownExceptions.some((k) => k.file === v.file && k.imports === v.imports),
+		);
 		const stale = knownExceptions.filter((k) => !violations.some((v) => v.file === k.file && v.imports === k.imports));
-		assert.deepEqual(unexpected.map((v) => v.message), [], 'imports the table does not allow');
+		assert.deepEqual(
+			unexpected.map((v) => v.message),
+			[],
+			'imports the table does not allow',
+		);
 		assert.deepEqual(stale, [], 'known exceptions that no longer happen: remove them from the list');
 	});
 
@@ -302,28 +363,48 @@ describe('the import table of ARCHITECTURE.md', () => {
 				continue;
 			}
 			for (const imported of list) {
-				if (imported.target.startsWith(serverPrefix) && !client.values.some((entry) => entryNames(entry, imported.target)) && !(imported.typeOnly && client.types.some((entry) => entryNames(entry, imported.target)))) {
-					wrong.push(`${file}:${imported.line} imports ${imported.target}; the client may import from the server ${client.values.join(', ')}`);
+				if (
+					imported.target.startsWith(serverPrefix) &&
+					!client.values.some((entry) => entryNames(entry, imported.target)) &&
+					!(imported.typeOnly && client.types.some((entry) => entryNames(entry, imported.target)))
+				) {
+					wrong.push(
+						`${file}:${imported.line} imports ${imported.target}; the client may import from the server ${client.values.join(', ')}`,
+					);
 				}
 			}
 		}
 		assert.deepEqual(wrong, [], 'server modules the client may not import');
 		const impure = client.values
 			.filter((entry) => entry !== 'protocol/protocol.ts')
-			.flatMap((entry) => (imports.get(serverPrefix + entry) ?? []).map((i) => `${serverPrefix}${entry}:${i.line} imports ${i.target}`));
-		assert.deepEqual(impure, [], 'a server module the client imports must import nothing: the client bundle would take it along');
+			.flatMap((entry) =>
+				(imports.get(serverPrefix + entry) ?? []).map((i) => `${serverPrefix}${entry}:${i.line} imports ${i.target}`),
+			);
+		assert.deepEqual(
+			impure,
+			[],
+			'a server module the client imports must import nothing: the client bundle would take it along',
+		);
 	});
 
 	it('finds no import cycle between the modules of the server', () => {
 		const found = cycles(moduleGraph(serverPrefix)).filter((c) => !known(c));
-		assert.deepEqual(found.map((c) => c.join(' → ')), [], 'import cycles');
+		assert.deepEqual(
+			found.map((c) => c.join(' → ')),
+			[],
+			'import cycles',
+		);
 	});
 
 	it("lets a client folder import another only as the client's table allows", () => {
 		// The entries of the client's table that name a folder or a module of client/src; the others
 		// (`protocol.ts`, the server's `attachments/names.ts`, webview/src) are the server row's and the webview's.
 		const clientRules = readTable('client/src and webview/src');
-		const inClient = (entry: string) => !entry.startsWith('server/') && !entry.startsWith('webview/') && fs.existsSync(path.join(clientSrc, entry)) && (entry.endsWith('/') || entry.endsWith('.ts'));
+		const inClient = (entry: string) =>
+			!entry.startsWith('server/') &&
+			!entry.startsWith('webview/') &&
+			fs.existsSync(path.join(clientSrc, entry)) &&
+			(entry.endsWith('/') || entry.endsWith('.ts'));
 		const wrong: string[] = [];
 		for (const [file, list] of imports) {
 			const rest = file.slice('client/src/'.length);
@@ -343,7 +424,9 @@ describe('the import table of ARCHITECTURE.md', () => {
 				}
 				const target = imported.target.slice('client/src/'.length);
 				if (!allowed.some((entry) => (entry.endsWith('/') ? target.startsWith(entry) : target === entry))) {
-					wrong.push(`${file}:${imported.line} imports ${imported.target}; ${folder} may import of the client ${allowed.join(', ') || 'nothing'}`);
+					wrong.push(
+						`${file}:${imported.line} imports ${imported.target}; ${folder} may import of the client ${allowed.join(', ') || 'nothing'}`,
+					);
 				}
 			}
 		}
@@ -353,7 +436,11 @@ describe('the import table of ARCHITECTURE.md', () => {
 	it('finds no import cycle between the modules of the client, nor between its feature folders', () => {
 		const graph = moduleGraph('client/src/');
 		const found = cycles(graph).filter((c) => !known(c));
-		assert.deepEqual(found.map((c) => c.join(' → ')), [], 'import cycles');
+		assert.deepEqual(
+			found.map((c) => c.join(' → ')),
+			[],
+			'import cycles',
+		);
 		const folderOf = (file: string) => {
 			const rest = file.slice('client/src/'.length);
 			return rest.includes('/') ? `client/src/${rest.split('/')[0]}/` : file;
@@ -370,16 +457,25 @@ describe('the import table of ARCHITECTURE.md', () => {
 			}
 		}
 		const folderCycles = cycles(folders).filter((c) => !known(c));
-		const witness = (from: string, to: string) => [...graph].find(([file, targets]) => folderOf(file) === from && [...targets].some((t) => folderOf(t) === to))?.[0];
+		const witness = (from: string, to: string) =>
+			[...graph].find(
+				([file, targets]) => folderOf(file) === from && [...targets].some((t) => folderOf(t) === to),
+			)?.[0];
 		assert.deepEqual(
-			folderCycles.map((c) => c.map((folder, i) => (i + 1 < c.length ? `${folder} (${witness(folder, c[i + 1]!)})` : folder)).join(' → ')),
+			folderCycles.map((c) =>
+				c.map((folder, i) => (i + 1 < c.length ? `${folder} (${witness(folder, c[i + 1]!)})` : folder)).join(' → '),
+			),
 			[],
-			'cycles between the client\'s folders (each with a file that makes the step)',
+			"cycles between the client's folders (each with a file that makes the step)",
 		);
 	});
 
 	it('lists no known cycle that is gone', () => {
 		const all = [...cycles(moduleGraph(serverPrefix)), ...cycles(moduleGraph('client/src/'))];
-		assert.deepEqual(knownCycles.filter((k) => !all.some((c) => [...new Set(c)].sort().join(' ') === k.modules.join(' '))), [], 'known cycles that no longer happen: remove them from the list');
+		assert.deepEqual(
+			knownCycles.filter((k) => !all.some((c) => [...new Set(c)].sort().join(' ') === k.modules.join(' '))),
+			[],
+			'known cycles that no longer happen: remove them from the list',
+		);
 	});
 });

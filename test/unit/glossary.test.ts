@@ -30,7 +30,11 @@ function sources(): string[] {
 }
 
 it('every glossary citation in the code names an entry of docs/glossary.md, and none cites the seed documents', () => {
-	const entries = new Set([...fs.readFileSync(path.join(root, 'docs', 'glossary.md'), 'utf8').matchAll(/^### (.+)$/gm)].map((m) => m[1]!.trim()));
+	const entries = new Set(
+		[...fs.readFileSync(path.join(root, 'docs', 'glossary.md'), 'utf8').matchAll(/^### (.+)$/gm)].map((m) =>
+			m[1]!.trim(),
+		),
+	);
 	assert.ok(entries.size >= 20, `the glossary's entries were read (${entries.size})`);
 	const unknown: string[] = [];
 	const seedCitations: string[] = [];
@@ -51,5 +55,9 @@ it('every glossary citation in the code names an entry of docs/glossary.md, and 
 		});
 	}
 	assert.deepEqual(unknown, [], 'citations of entries the glossary does not have');
-	assert.deepEqual(seedCitations, [], 'citations of the seed documents, which are not in the repository: cite the glossary');
+	assert.deepEqual(
+		seedCitations,
+		[],
+		'citations of the seed documents, which are not in the repository: cite the glossary',
+	);
 });

@@ -4,7 +4,17 @@
  * and Go. Built from the webview's own components (`components.ts`, over the webview UI toolkit), so
  * it follows the theme and works from the keyboard.
  */
-import { badge, button, el, registerComponents, setDisabled, setTextValue, tag, textArea, textValue } from './components';
+import {
+	badge,
+	button,
+	el,
+	registerComponents,
+	setDisabled,
+	setTextValue,
+	tag,
+	textArea,
+	textValue,
+} from './components';
 import { isHostMessage, type CardState, type WebviewToHost } from './messages';
 
 interface VsCodeApi {
@@ -25,7 +35,13 @@ let typing: number | undefined;
 // The ticket editor is made once and kept: re-making it on every update would lose the cursor
 // and what was typed since the last save.
 const title = el('h1');
-const ticket = textArea({ id: 'ticket', rows: '6', resize: 'vertical', placeholder: 'What should the agent do? Name assets by id or path to plug them.', 'aria-label': 'Ticket' });
+const ticket = textArea({
+	id: 'ticket',
+	rows: '6',
+	resize: 'vertical',
+	placeholder: 'What should the agent do? Name assets by id or path to plug them.',
+	'aria-label': 'Ticket',
+});
 const dynamic = el('div');
 root.replaceChildren(title, ticket, dynamic);
 /** What is in the editor; it wins over an older saved ticket while the person types. */
@@ -61,10 +77,22 @@ function render(current: CardState): void {
 	const suggestions = el('section', { 'aria-label': 'Suggestions' }, el('h2', {}, 'Suggestions'));
 	if (current.indexing) {
 		// The index is still being built: these come from the assets indexed so far, and the card refreshes as it grows.
-		suggestions.append(el('p', { class: 'muted indexing', role: 'status' }, `indexing ${current.indexing.indexed} of ${current.indexing.total} assets…`));
+		suggestions.append(
+			el(
+				'p',
+				{ class: 'muted indexing', role: 'status' },
+				`indexing ${current.indexing.indexed} of ${current.indexing.total} assets…`,
+			),
+		);
 	}
 	if (current.suggestions.length === 0) {
-		suggestions.append(el('p', { class: 'muted' }, draft.trim() ? 'No asset matches this ticket yet.' : 'Suggestions appear as you write the ticket.'));
+		suggestions.append(
+			el(
+				'p',
+				{ class: 'muted' },
+				draft.trim() ? 'No asset matches this ticket yet.' : 'Suggestions appear as you write the ticket.',
+			),
+		);
 	}
 	for (const s of current.suggestions) {
 		const keep = button('Keep', 'secondary', { 'aria-label': `Keep ${s.name} as ${s.role}` });
@@ -84,12 +112,27 @@ function render(current: CardState): void {
 
 	const plugs = el('section', { 'aria-label': 'Plugged' }, el('h2', {}, 'Plugged'));
 	if (current.plugs.length === 0) {
-		plugs.append(el('p', { class: 'muted' }, 'Nothing plugged yet. Keep a suggestion, or use “Plug into Launch Card” on an asset.'));
+		plugs.append(
+			el(
+				'p',
+				{ class: 'muted' },
+				'Nothing plugged yet. Keep a suggestion, or use “Plug into Launch Card” on an asset.',
+			),
+		);
 	}
 	for (const p of current.plugs) {
 		const remove = button('✕', 'icon', { 'aria-label': `Unplug ${p.name}`, title: 'Unplug' });
 		remove.addEventListener('click', () => vscode.postMessage({ type: 'unplug', id: p.id }));
-		plugs.append(el('div', { class: 'row plug', 'data-id': p.id }, el('span', { class: 'name' }, p.name), tag(p.role), el('span', { class: p.workingChanges ? 'changes' : 'version' }, p.atGo), remove));
+		plugs.append(
+			el(
+				'div',
+				{ class: 'row plug', 'data-id': p.id },
+				el('span', { class: 'name' }, p.name),
+				tag(p.role),
+				el('span', { class: p.workingChanges ? 'changes' : 'version' }, p.atGo),
+				remove,
+			),
+		);
 	}
 
 	go = button('Go', 'primary', { id: 'go' });
@@ -100,7 +143,13 @@ function render(current: CardState): void {
 		footer.append(el('span', { class: 'muted run-with' }, current.runWith));
 	}
 	if (current.launched) {
-		footer.append(el('span', { class: 'launched', role: 'status' }, `Launched: run ${current.launched.runId.slice(0, 8)}… with ${current.launched.plugs} plug${current.launched.plugs === 1 ? '' : 's'} frozen; follow it in the Runs view.`));
+		footer.append(
+			el(
+				'span',
+				{ class: 'launched', role: 'status' },
+				`Launched: run ${current.launched.runId.slice(0, 8)}… with ${current.launched.plugs} plug${current.launched.plugs === 1 ? '' : 's'} frozen; follow it in the Runs view.`,
+			),
+		);
 	}
 	if (current.error) {
 		footer.append(el('span', { class: 'error', role: 'alert' }, current.error));

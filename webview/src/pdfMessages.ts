@@ -31,7 +31,9 @@ export function parsePdfMessage(message: unknown): PdfWebviewToHost | undefined 
 		case 'failed':
 			return { type: m['type'], reason: text(m['reason']) };
 		case 'rendered':
-			return typeof m['pages'] === 'number' && Number.isInteger(m['pages']) && m['pages'] >= 0 ? { type: 'rendered', pages: m['pages'] } : undefined;
+			return typeof m['pages'] === 'number' && Number.isInteger(m['pages']) && m['pages'] >= 0
+				? { type: 'rendered', pages: m['pages'] }
+				: undefined;
 		default:
 			return undefined;
 	}

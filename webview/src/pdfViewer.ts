@@ -204,7 +204,8 @@ async function layout(): Promise<void> {
 window.addEventListener('message', (event: MessageEvent<PdfHostToWebview>) => {
 	const message = event.data;
 	if (message?.type === 'pdf') {
-		const bytes = message.bytes instanceof Uint8Array ? message.bytes : new Uint8Array(message.bytes as ArrayBufferLike);
+		const bytes =
+			message.bytes instanceof Uint8Array ? message.bytes : new Uint8Array(message.bytes as ArrayBufferLike);
 		void open(bytes);
 	}
 });

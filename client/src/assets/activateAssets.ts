@@ -14,7 +14,10 @@ export function activateAssets(context: vscode.ExtensionContext, desk: DeskClien
 	context.subscriptions.push(
 		tree,
 		view,
-		vscode.workspace.registerFileSystemProvider(assetScheme, new AssetFileSystemProvider(desk), { isReadonly: true, isCaseSensitive: true }),
+		vscode.workspace.registerFileSystemProvider(assetScheme, new AssetFileSystemProvider(desk), {
+			isReadonly: true,
+			isCaseSensitive: true,
+		}),
 	);
 	void vscode.commands.executeCommand('setContext', 'agentDesk.showRetired', false);
 	const commands = registerAssetCommands(desk, tree, view, reportError);
@@ -34,7 +37,10 @@ export function activateAssets(context: vscode.ExtensionContext, desk: DeskClien
 
 /** A branch a git asset follows was rewritten: which versions now name other commits. */
 function onHistoryRewritten(r: BranchRewrite): void {
-	const range = r.firstChanged > r.newCount ? '' : ` v${r.firstChanged}${r.newCount > r.firstChanged ? `–v${r.newCount}` : ''} now name other commits`;
+	const range =
+		r.firstChanged > r.newCount
+			? ''
+			: ` v${r.firstChanged}${r.newCount > r.firstChanged ? `–v${r.newCount}` : ''} now name other commits`;
 	void showWarningMessage(
 		`Agent Desk: ${r.branch || 'HEAD'} of ${r.name} was rewritten.${range}${r.oldCount >= r.firstChanged ? ` (it had v${r.firstChanged}–v${r.oldCount} before)` : ''} Runs and observations keep the commits they named.`,
 	);

@@ -36,7 +36,11 @@ export function registerAssetCommands(
 
 	const projectFor = (node?: AssetsViewNode) => chooseProject(assets.windowProjects, node);
 
-	const pickAsset = async (node: AssetsViewNode | undefined, title: string, accept: (a: AssetSummary) => boolean = () => true): Promise<AssetNode | undefined> => {
+	const pickAsset = async (
+		node: AssetsViewNode | undefined,
+		title: string,
+		accept: (a: AssetSummary) => boolean = () => true,
+	): Promise<AssetNode | undefined> => {
 		if (node?.type === 'asset') {
 			return node;
 		}
@@ -50,7 +54,12 @@ export function registerAssetCommands(
 			return undefined;
 		}
 		const picked = await vscode.window.showQuickPick(
-			candidates.map((n) => ({ label: pickText(n.asset.name), description: `${n.asset.engine}${n.asset.kind ? ` · ${pickText(n.asset.kind)}` : ''}`, detail: pickText(n.asset.about || n.asset.working_dir || n.asset.url), node: n })),
+			candidates.map((n) => ({
+				label: pickText(n.asset.name),
+				description: `${n.asset.engine}${n.asset.kind ? ` · ${pickText(n.asset.kind)}` : ''}`,
+				detail: pickText(n.asset.about || n.asset.working_dir || n.asset.url),
+				node: n,
+			})),
 			{ title, matchOnDescription: true, matchOnDetail: true },
 		);
 		return picked?.node;
@@ -66,12 +75,23 @@ export function registerAssetCommands(
 			'agentDesk.addFolder',
 			guarded(async (node?: AssetsViewNode) => {
 				const project = await projectFor(node);
-				const folders = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Add Folder', title: 'Add a folder to the library' });
+				const folders = await vscode.window.showOpenDialog({
+					canSelectFolders: true,
+					canSelectFiles: false,
+					canSelectMany: false,
+					openLabel: 'Add Folder',
+					title: 'Add a folder to the library',
+				});
 				if (!folders?.[0]) {
 					return;
 				}
-				const result = await desk.requestOnce(ImportAsset, { dir: folders[0].fsPath, ...(project ? { project: project.name } : {}) });
-				void showInformationMessage(`Agent Desk: ${result.created ? 'added' : 'already in the library:'} ${result.asset.name} (${result.asset.engine}).`);
+				const result = await desk.requestOnce(ImportAsset, {
+					dir: folders[0].fsPath,
+					...(project ? { project: project.name } : {}),
+				});
+				void showInformationMessage(
+					`Agent Desk: ${result.created ? 'added' : 'already in the library:'} ${result.asset.name} (${result.asset.engine}).`,
+				);
 			}),
 		),
 
@@ -79,12 +99,22 @@ export function registerAssetCommands(
 			'agentDesk.newAsset',
 			guarded(async (node?: AssetsViewNode) => {
 				const project = await projectFor(node);
-				const name = await vscode.window.showInputBox({ title: 'New Asset', prompt: 'Name of the new asset (an empty folder; version 1 is "created")', validateInput: (v) => (v.trim() ? undefined : 'A name is needed') });
+				const name = await vscode.window.showInputBox({
+					title: 'New Asset',
+					prompt: 'Name of the new asset (an empty folder; version 1 is "created")',
+					validateInput: (v) => (v.trim() ? undefined : 'A name is needed'),
+				});
 				if (!name) {
 					return;
 				}
-				const result = await desk.requestOnce(ImportAsset, { newName: name, ...(project ? { project: project.name } : {}) });
-				const choice = await showInformationMessage(`Agent Desk: ${result.asset.name} is ready; put files in its folder, then Snapshot Now.`, 'Reveal Folder');
+				const result = await desk.requestOnce(ImportAsset, {
+					newName: name,
+					...(project ? { project: project.name } : {}),
+				});
+				const choice = await showInformationMessage(
+					`Agent Desk: ${result.asset.name} is ready; put files in its folder, then Snapshot Now.`,
+					'Reveal Folder',
+				);
 				if (choice) {
 					await revealFolder(result.asset.working_dir);
 				}
@@ -95,11 +125,21 @@ export function registerAssetCommands(
 			'agentDesk.addLink',
 			guarded(async (node?: AssetsViewNode) => {
 				const project = await projectFor(node);
-				const url = await vscode.window.showInputBox({ title: 'Add Link (1/2)', prompt: 'URL', placeHolder: 'https://…', validateInput: (v) => (/^(https?|file|mailto):/.test(v.trim()) ? undefined : 'An http, https, file or mailto URL') });
+				const url = await vscode.window.showInputBox({
+					title: 'Add Link (1/2)',
+					prompt: 'URL',
+					placeHolder: 'https://…',
+					validateInput: (v) =>
+						/^(https?|file|mailto):/.test(v.trim()) ? undefined : 'An http, https, file or mailto URL',
+				});
 				if (!url) {
 					return;
 				}
-				const name = await vscode.window.showInputBox({ title: 'Add Link (2/2)', prompt: 'Name', value: nameFromUrl(url) });
+				const name = await vscode.window.showInputBox({
+					title: 'Add Link (2/2)',
+					prompt: 'Name',
+					value: nameFromUrl(url),
+				});
 				if (!name) {
 					return;
 				}
@@ -130,7 +170,10 @@ export function registerAssetCommands(
 				if (!project) {
 					return;
 				}
-				const [{ assets: all }, { assets: members }] = await Promise.all([desk.request(ListAssets, {}), desk.request(ListAssets, { project: project.name })]);
+				const [{ assets: all }, { assets: members }] = await Promise.all([
+					desk.request(ListAssets, {}),
+					desk.request(ListAssets, { project: project.name }),
+				]);
 				const memberIds = new Set(members.map((a) => a.id));
 				const candidates = all.filter((a) => !memberIds.has(a.id) && !a.retired);
 				if (candidates.length === 0) {
@@ -138,7 +181,12 @@ export function registerAssetCommands(
 					return;
 				}
 				const picked = await vscode.window.showQuickPick(
-					candidates.map((a) => ({ label: pickText(a.name), description: `${a.engine}${a.kind ? ` · ${pickText(a.kind)}` : ''}`, detail: pickText(a.about || a.working_dir || a.url), id: a.id })),
+					candidates.map((a) => ({
+						label: pickText(a.name),
+						description: `${a.engine}${a.kind ? ` · ${pickText(a.kind)}` : ''}`,
+						detail: pickText(a.about || a.working_dir || a.url),
+						id: a.id,
+					})),
 					{ title: `Add to ${pickText(project.name)}`, canPickMany: true },
 				);
 				for (const item of picked ?? []) {
@@ -155,7 +203,11 @@ export function registerAssetCommands(
 					return;
 				}
 				const result = await vscode.window.withProgress(
-					{ location: vscode.ProgressLocation.Notification, title: messageText(`Snapshot of ${target.asset.name}`), cancellable: true },
+					{
+						location: vscode.ProgressLocation.Notification,
+						title: messageText(`Snapshot of ${target.asset.name}`),
+						cancellable: true,
+					},
 					async (progress, token) => {
 						snapshotProgress.set(target.asset.id, (files) => progress.report({ message: `${files} files` }));
 						try {
@@ -168,9 +220,14 @@ export function registerAssetCommands(
 				const notes = [
 					// Links, special files, names that are not UTF-8, temp files, the library's own folder: by name.
 					result.skipped.length > 0
-						? `not stored: ${result.skipped.slice(0, 3).map((s) => `${s.path} (${s.reason})`).join('; ')}${result.skipped.length > 3 ? ` and ${result.skipped.length - 3} more (see the log)` : ''}`
+						? `not stored: ${result.skipped
+								.slice(0, 3)
+								.map((s) => `${s.path} (${s.reason})`)
+								.join('; ')}${result.skipped.length > 3 ? ` and ${result.skipped.length - 3} more (see the log)` : ''}`
 						: '',
-					result.lookalikes.length > 0 ? `names differing only by case: ${result.lookalikes.map((g) => g.join(' / ')).join('; ')}` : '',
+					result.lookalikes.length > 0
+						? `names differing only by case: ${result.lookalikes.map((g) => g.join(' / ')).join('; ')}`
+						: '',
 				].filter(Boolean);
 				void showInformationMessage(
 					`Agent Desk: ${result.created ? `${target.asset.name} v${result.version.version} — ${result.version.file_count} files` : `${target.asset.name} has no changes since v${result.version.version}`}${notes.length ? ` (${notes.join('; ')})` : ''}.`,
@@ -185,7 +242,11 @@ export function registerAssetCommands(
 				if (!target) {
 					return;
 				}
-				const about = await vscode.window.showInputBox({ title: `Describe ${pickText(target.asset.name)}`, prompt: 'One line about the asset', value: target.asset.about });
+				const about = await vscode.window.showInputBox({
+					title: `Describe ${pickText(target.asset.name)}`,
+					prompt: 'One line about the asset',
+					value: target.asset.about,
+				});
 				if (about !== undefined) {
 					await desk.request(DescribeAsset, { id: target.asset.id, about });
 				}
@@ -243,7 +304,13 @@ export function registerAssetCommands(
 				if (!target) {
 					return;
 				}
-				const files = await vscode.window.showOpenDialog({ canSelectFiles: true, canSelectMany: false, filters: { 'Checks (JSON)': ['json'] }, openLabel: 'Use These Checks', title: 'A JSON list of { id, executable, args, cwd, timeout }' });
+				const files = await vscode.window.showOpenDialog({
+					canSelectFiles: true,
+					canSelectMany: false,
+					filters: { 'Checks (JSON)': ['json'] },
+					openLabel: 'Use These Checks',
+					title: 'A JSON list of { id, executable, args, cwd, timeout }',
+				});
 				if (!files?.[0]) {
 					return;
 				}
@@ -252,10 +319,14 @@ export function registerAssetCommands(
 				try {
 					checks = JSON.parse(text);
 				} catch (error) {
-					throw new Error(`${path.basename(files[0].fsPath)} is not JSON: ${(error as Error).message}`, { cause: error });
+					throw new Error(`${path.basename(files[0].fsPath)} is not JSON: ${(error as Error).message}`, {
+						cause: error,
+					});
 				}
 				const asset = await desk.request(SetChecks, { id: target.asset.id, checks });
-				void showInformationMessage(`Agent Desk: ${asset.name} has ${asset.checks.length} check${asset.checks.length === 1 ? '' : 's'}.`);
+				void showInformationMessage(
+					`Agent Desk: ${asset.name} has ${asset.checks.length} check${asset.checks.length === 1 ? '' : 's'}.`,
+				);
 			}),
 		),
 
@@ -284,7 +355,9 @@ export function registerAssetCommands(
 				if (node?.type !== 'file') {
 					return;
 				}
-				await vscode.window.showTextDocument(assetFileUri(node.asset.id, node.version, node.file.path), { preview: true });
+				await vscode.window.showTextDocument(assetFileUri(node.asset.id, node.version, node.file.path), {
+					preview: true,
+				});
 			}),
 		),
 
@@ -297,7 +370,12 @@ export function registerAssetCommands(
 					}
 					const left = assetFileUri(node.asset.id, node.version - 1, node.file.path);
 					const right = assetFileUri(node.asset.id, node.version, node.file.path);
-					await vscode.commands.executeCommand('vscode.diff', left, right, visibleText(`${node.file.path} (v${node.version - 1} ↔ v${node.version})`));
+					await vscode.commands.executeCommand(
+						'vscode.diff',
+						left,
+						right,
+						visibleText(`${node.file.path} (v${node.version - 1} ↔ v${node.version})`),
+					);
 					return;
 				}
 				if (node?.type !== 'version' || node.version.version <= 1) {
@@ -309,9 +387,17 @@ export function registerAssetCommands(
 				const diff = await desk.request(DiffVersions, { id: asset.id, from, to });
 				const uri = (v: number, p: string) => assetFileUri(asset.id, v, p);
 				const changes: Array<[vscode.Uri, vscode.Uri | undefined, vscode.Uri | undefined]> = [
-					...diff.modified.map((m): [vscode.Uri, vscode.Uri, vscode.Uri] => [uri(to, m.after.path), uri(from, m.before.path), uri(to, m.after.path)]),
+					...diff.modified.map((m): [vscode.Uri, vscode.Uri, vscode.Uri] => [
+						uri(to, m.after.path),
+						uri(from, m.before.path),
+						uri(to, m.after.path),
+					]),
 					...diff.added.map((f): [vscode.Uri, undefined, vscode.Uri] => [uri(to, f.path), undefined, uri(to, f.path)]),
-					...diff.removed.map((f): [vscode.Uri, vscode.Uri, undefined] => [uri(from, f.path), uri(from, f.path), undefined]),
+					...diff.removed.map((f): [vscode.Uri, vscode.Uri, undefined] => [
+						uri(from, f.path),
+						uri(from, f.path),
+						undefined,
+					]),
 				];
 				const title = visibleText(`${asset.name}: v${from} ↔ v${to}`);
 				if (changes.length === 0) {

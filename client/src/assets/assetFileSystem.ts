@@ -9,7 +9,11 @@ import { DeskRequestError, type DeskClient } from '../common/deskClient';
 export const assetScheme = 'desk-asset';
 
 export function assetFileUri(assetId: string, version: number, filePath: string, label?: string): vscode.Uri {
-	return vscode.Uri.from({ scheme: assetScheme, path: `/${assetId}/v${version}/${filePath}`, ...(label ? { query: `label=${encodeURIComponent(label)}` } : {}) });
+	return vscode.Uri.from({
+		scheme: assetScheme,
+		path: `/${assetId}/v${version}/${filePath}`,
+		...(label ? { query: `label=${encodeURIComponent(label)}` } : {}),
+	});
 }
 
 interface Parsed {
@@ -40,7 +44,13 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 
 	async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
 		const { id, version, path } = parse(uri);
-		const directory = { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0, permissions: vscode.FilePermission.Readonly };
+		const directory = {
+			type: vscode.FileType.Directory,
+			ctime: 0,
+			mtime: 0,
+			size: 0,
+			permissions: vscode.FilePermission.Readonly,
+		};
 		if (path === '') {
 			return directory;
 		}
@@ -49,7 +59,13 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 		const name = path.slice(slash + 1);
 		const file = parent?.files.find((f) => f.path === path);
 		if (file) {
-			return { type: vscode.FileType.File, ctime: 0, mtime: 0, size: Math.max(file.size, 0), permissions: vscode.FilePermission.Readonly };
+			return {
+				type: vscode.FileType.File,
+				ctime: 0,
+				mtime: 0,
+				size: Math.max(file.size, 0),
+				permissions: vscode.FilePermission.Readonly,
+			};
 		}
 		if (parent?.folders.includes(name)) {
 			return directory;
@@ -63,7 +79,13 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 		if (!folder) {
 			throw vscode.FileSystemError.FileNotFound(uri);
 		}
-		return [...folder.folders.map((name): [string, vscode.FileType] => [name, vscode.FileType.Directory]), ...folder.files.map((f): [string, vscode.FileType] => [f.path.slice(f.path.lastIndexOf('/') + 1), vscode.FileType.File])];
+		return [
+			...folder.folders.map((name): [string, vscode.FileType] => [name, vscode.FileType.Directory]),
+			...folder.files.map((f): [string, vscode.FileType] => [
+				f.path.slice(f.path.lastIndexOf('/') + 1),
+				vscode.FileType.File,
+			]),
+		];
 	}
 
 	async readFile(uri: vscode.Uri): Promise<Uint8Array> {

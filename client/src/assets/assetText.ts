@@ -40,7 +40,12 @@ export function atGoText(atGo: AtGo | { error: string } | undefined): string | u
  * The tooltip of an asset's row, as Markdown (theme icons on: `$(warning)` before a problem): `main`
  * when it is the main asset of `project`, `atGo` what Go would read of it.
  */
-export function assetTooltip(asset: AssetSummary, main: boolean, project: string, atGo: AtGo | { error: string } | undefined): string {
+export function assetTooltip(
+	asset: AssetSummary,
+	main: boolean,
+	project: string,
+	atGo: AtGo | { error: string } | undefined,
+): string {
 	let text = `**${escapeMarkdown(asset.name)}**${main ? ` — main asset of ${escapeMarkdown(project)}` : ''}${asset.retired ? ' (retired)' : ''}\n\n`;
 	if (asset.about) {
 		text += `${escapeMarkdown(asset.about)}\n\n`;

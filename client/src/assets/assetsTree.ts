@@ -1,13 +1,34 @@
 import * as vscode from 'vscode';
-import { GetAtGo, ListAssets, ListFolder, ListVersions, UsedInLaunches, type AssetSummary, type AssetVersion, type AtGo, type UsedIn, type VersionFile } from '../../../server/src/protocol/protocol';
+import {
+	GetAtGo,
+	ListAssets,
+	ListFolder,
+	ListVersions,
+	UsedInLaunches,
+	type AssetSummary,
+	type AssetVersion,
+	type AtGo,
+	type UsedIn,
+	type VersionFile,
+} from '../../../server/src/protocol/protocol';
 import { assetFileUri } from './assetFileSystem';
 import { assetTooltip, atGoText, groupOf, versionTooltip, type AssetGroup } from './assetText';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
 import type { WindowProject } from '../common/windowProjects';
 import { humanBytes } from '../../../server/src/attachments/names';
 
-const groupLabels: Record<AssetGroup, string> = { folders: 'Folders', repos: 'Repos', links: 'Links and Notes', skills: 'Skills' };
-const groupIcons: Record<AssetGroup, string> = { folders: 'folder-library', repos: 'repo', links: 'link', skills: 'mortar-board' };
+const groupLabels: Record<AssetGroup, string> = {
+	folders: 'Folders',
+	repos: 'Repos',
+	links: 'Links and Notes',
+	skills: 'Skills',
+};
+const groupIcons: Record<AssetGroup, string> = {
+	folders: 'folder-library',
+	repos: 'repo',
+	links: 'link',
+	skills: 'mortar-board',
+};
 
 /** The node of one asset (under its project or its group); it expands to the asset's versions. */
 export interface AssetNode {
@@ -106,7 +127,10 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 				return versionItem(node.asset, node.version);
 			case 'olderVersions': {
 				const count = Math.min(versionPageSize, node.remaining);
-				const item = new vscode.TreeItem(`Show ${count} older version${count === 1 ? '' : 's'}…`, vscode.TreeItemCollapsibleState.None);
+				const item = new vscode.TreeItem(
+					`Show ${count} older version${count === 1 ? '' : 's'}…`,
+					vscode.TreeItemCollapsibleState.None,
+				);
 				item.id = `${node.parent.asset.id}/older`;
 				item.iconPath = new vscode.ThemeIcon('history');
 				item.description = `${node.remaining.toLocaleString('en-US')} more`;
@@ -132,7 +156,9 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 				item.iconPath = vscode.ThemeIcon.File;
 				item.description = node.file.size >= 0 ? humanBytes(node.file.size) : undefined;
 				item.tooltip = `${node.file.path} at v${node.version}${node.file.executable ? ' (executable)' : ''}`;
-				item.accessibilityInformation = { label: `${baseName(node.file.path)}, ${item.tooltip}${item.description ? `, ${String(item.description)}` : ''}` };
+				item.accessibilityInformation = {
+					label: `${baseName(node.file.path)}, ${item.tooltip}${item.description ? `, ${String(item.description)}` : ''}`,
+				};
 				item.command = { command: 'agentDesk.openFileAtVersion', title: 'Open File at Version', arguments: [node] };
 				item.contextValue = 'file';
 				return item;
@@ -151,7 +177,9 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 				item.iconPath = new vscode.ThemeIcon('rocket');
 				item.description = `${launch.project} · ${launch.launched_at.slice(0, 16).replace('T', ' ')}`;
 				item.tooltip = `Launch ${launch.launch_id}: plugged as ${launch.role}, frozen at v${launch.version}`;
-				item.accessibilityInformation = { label: `Used in launch as ${launch.role} at v${launch.version}, ${item.description}` };
+				item.accessibilityInformation = {
+					label: `Used in launch as ${launch.role} at v${launch.version}, ${item.description}`,
+				};
 				return item;
 			}
 			case 'message': {
@@ -183,7 +211,12 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 			groups.set(group, [...(groups.get(group) ?? []), node]);
 		}
 		const order: AssetGroup[] = ['folders', 'repos', 'links', 'skills'];
-		return [...main, ...order.filter((g) => groups.has(g)).map((group): AssetsViewNode => ({ type: 'group', group, project: project.name, assets: groups.get(group)! }))];
+		return [
+			...main,
+			...order
+				.filter((g) => groups.has(g))
+				.map((group): AssetsViewNode => ({ type: 'group', group, project: project.name, assets: groups.get(group)! })),
+		];
 	}
 
 	private async assetNodes(project: WindowProject): Promise<AssetNode[]> {
@@ -194,7 +227,9 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 				// What go would read, for snapshot assets (git assets read their tip; links have no files).
 				let atGo: AtGo | { error: string } | undefined;
 				if (asset.engine === 'snapshot') {
-					atGo = await this.desk.request(GetAtGo, { id: asset.id }).catch((error: unknown) => ({ error: (error as Error).message }));
+					atGo = await this.desk
+						.request(GetAtGo, { id: asset.id })
+						.catch((error: unknown) => ({ error: (error as Error).message }));
 				}
 				return { type: 'asset', asset, project: project.name, main, atGo };
 			}),
@@ -205,14 +240,18 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 	private async versionsOf(node: AssetNode): Promise<AssetsViewNode[]> {
 		const { asset } = node;
 		const { usedIn } = await this.desk.request(UsedInLaunches, { id: asset.id });
-		const used: AssetsViewNode[] = usedIn.length > 0 ? [{ type: 'usedIn', asset, launches: [...usedIn].reverse() }] : [];
+		const used: AssetsViewNode[] =
+			usedIn.length > 0 ? [{ type: 'usedIn', asset, launches: [...usedIn].reverse() }] : [];
 		if (asset.engine === 'none') {
 			return used;
 		}
 		// The newest page (and as many older ones as were asked for). The count the list read may be
 		// out of date: a history that grew returns more (the newest are kept), one that shrank is asked again.
 		const shown = this.versionsShown.get(asset.id) ?? versionPageSize;
-		let page = await this.desk.request(ListVersions, { id: asset.id, from: Math.max(1, asset.version_count - shown + 1) });
+		let page = await this.desk.request(ListVersions, {
+			id: asset.id,
+			from: Math.max(1, asset.version_count - shown + 1),
+		});
 		const wanted = Math.max(1, page.total - shown + 1);
 		if (page.total > 0 && (page.versions.length === 0 || page.versions[0]!.version > wanted)) {
 			page = await this.desk.request(ListVersions, { id: asset.id, from: wanted });
@@ -234,8 +273,12 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 		const byName = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true, sensitivity: 'base' });
 		const prefix = folder === '' ? '' : `${folder}/`;
 		return [
-			...[...listed.folders].sort(byName).map((name): AssetsViewNode => ({ type: 'folder', asset, version, path: `${prefix}${name}` })),
-			...[...listed.files].sort((a, b) => byName(baseName(a.path), baseName(b.path))).map((file): AssetsViewNode => ({ type: 'file', asset, version, file })),
+			...[...listed.folders]
+				.sort(byName)
+				.map((name): AssetsViewNode => ({ type: 'folder', asset, version, path: `${prefix}${name}` })),
+			...[...listed.files]
+				.sort((a, b) => byName(baseName(a.path), baseName(b.path)))
+				.map((file): AssetsViewNode => ({ type: 'file', asset, version, file })),
 		];
 	}
 }
@@ -246,17 +289,38 @@ function baseName(filePath: string): string {
 
 function assetItem(node: AssetNode): vscode.TreeItem {
 	const { asset, main, project } = node;
-	const item = new vscode.TreeItem(asset.name, asset.engine === 'none' ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Collapsed);
+	const item = new vscode.TreeItem(
+		asset.name,
+		asset.engine === 'none' ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Collapsed,
+	);
 	item.id = `${project}/${asset.id}`;
-	const workingChanges = node.atGo && !('error' in node.atGo) && node.atGo.engine === 'snapshot' && node.atGo.working_changes;
+	const workingChanges =
+		node.atGo && !('error' in node.atGo) && node.atGo.engine === 'snapshot' && node.atGo.working_changes;
 	item.iconPath = new vscode.ThemeIcon(
-		main ? 'star-full' : asset.kind === 'skill' ? 'mortar-board' : asset.engine === 'git' ? 'repo' : asset.engine === 'snapshot' ? 'folder-library' : asset.kind === 'link' ? 'link' : 'note',
+		main
+			? 'star-full'
+			: asset.kind === 'skill'
+				? 'mortar-board'
+				: asset.engine === 'git'
+					? 'repo'
+					: asset.engine === 'snapshot'
+						? 'folder-library'
+						: asset.kind === 'link'
+							? 'link'
+							: 'note',
 		workingChanges ? new vscode.ThemeColor('gitDecoration.modifiedResourceForeground') : undefined,
 	);
-	const versions = asset.engine === 'none' ? '' : `${asset.version_count} version${asset.version_count === 1 ? '' : 's'}`;
+	const versions =
+		asset.engine === 'none' ? '' : `${asset.version_count} version${asset.version_count === 1 ? '' : 's'}`;
 	const changes = workingChanges ? `working changes → v${(node.atGo as { version: number }).version}` : '';
 	// Short enough for a default-width sidebar; the tooltip and the accessible label say it in full.
-	item.description = [main ? 'main' : '', asset.retired ? 'retired' : '', changes || versions, asset.engine === 'git' && asset.branch ? `git ${asset.branch}` : asset.engine === 'none' ? '' : asset.engine, asset.kind]
+	item.description = [
+		main ? 'main' : '',
+		asset.retired ? 'retired' : '',
+		changes || versions,
+		asset.engine === 'git' && asset.branch ? `git ${asset.branch}` : asset.engine === 'none' ? '' : asset.engine,
+		asset.kind,
+	]
 		.filter(Boolean)
 		.join(' · ');
 	const goText = atGoText(node.atGo);
@@ -264,9 +328,26 @@ function assetItem(node: AssetNode): vscode.TreeItem {
 	if (asset.problem) {
 		item.iconPath = new vscode.ThemeIcon('warning');
 	}
-	item.contextValue = ['asset', asset.engine, main ? 'main' : '', asset.retired ? 'retired' : 'active', asset.kind === 'skill' ? 'skill' : ''].filter(Boolean).join('.');
+	item.contextValue = [
+		'asset',
+		asset.engine,
+		main ? 'main' : '',
+		asset.retired ? 'retired' : 'active',
+		asset.kind === 'skill' ? 'skill' : '',
+	]
+		.filter(Boolean)
+		.join('.');
 	item.accessibilityInformation = {
-		label: [asset.name, main ? 'main asset' : '', asset.retired ? 'retired' : '', asset.kind ? `kind ${asset.kind}` : '', `${asset.engine} engine`, asset.branch ? `branch ${asset.branch}` : '', versions, goText ?? '']
+		label: [
+			asset.name,
+			main ? 'main asset' : '',
+			asset.retired ? 'retired' : '',
+			asset.kind ? `kind ${asset.kind}` : '',
+			`${asset.engine} engine`,
+			asset.branch ? `branch ${asset.branch}` : '',
+			versions,
+			goText ?? '',
+		]
 			.filter(Boolean)
 			.join(', '),
 	};
@@ -275,7 +356,10 @@ function assetItem(node: AssetNode): vscode.TreeItem {
 
 function versionItem(asset: AssetSummary, version: AssetVersion): vscode.TreeItem {
 	const title = version.engine === 'git' ? version.subject : version.note;
-	const item = new vscode.TreeItem(title ? `v${version.version}  ${title}` : `v${version.version}`, vscode.TreeItemCollapsibleState.Collapsed);
+	const item = new vscode.TreeItem(
+		title ? `v${version.version}  ${title}` : `v${version.version}`,
+		vscode.TreeItemCollapsibleState.Collapsed,
+	);
 	item.id = `${asset.id}/v${version.version}/${version.engine === 'git' ? version.commit : version.manifest}`;
 	const when = version.made_at.slice(0, 16).replace('T', ' ');
 	if (version.engine === 'git') {
@@ -290,5 +374,3 @@ function versionItem(asset: AssetSummary, version: AssetVersion): vscode.TreeIte
 	item.accessibilityInformation = { label: `v${version.version}${title ? ` ${title}` : ''}, ${item.description}` };
 	return item;
 }
-
-

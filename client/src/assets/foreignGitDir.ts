@@ -19,7 +19,12 @@ export interface AdoptionHost {
  * alternates reading another repository): a modal says where the git folder really is, and only
  * the person's "Adopt Anyway" adopts it (allowGitDir). Dismissed, nothing is adopted.
  */
-export async function offerForeignGitDir(host: AdoptionHost, name: string, folderPath: string, error: DeskErrorJson): Promise<void> {
+export async function offerForeignGitDir(
+	host: AdoptionHost,
+	name: string,
+	folderPath: string,
+	error: DeskErrorJson,
+): Promise<void> {
 	const { desk, output } = host;
 	output.warn(`${name}: ${error.message} [${error.code}]`);
 	const gitDir = String(error.data['gitDir'] ?? '');
@@ -32,7 +37,11 @@ export async function offerForeignGitDir(host: AdoptionHost, name: string, folde
 		'',
 		'Adopt it only if you trust that folder: the desk will read its history and land runs into it.',
 	].join('\n');
-	const picked = await showWarningMessage(`Agent Desk: the git folder of ${name} is not inside it.`, { modal: true, detail }, 'Adopt Anyway');
+	const picked = await showWarningMessage(
+		`Agent Desk: the git folder of ${name} is not inside it.`,
+		{ modal: true, detail },
+		'Adopt Anyway',
+	);
 	if (picked !== 'Adopt Anyway') {
 		return;
 	}

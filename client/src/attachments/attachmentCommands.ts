@@ -3,7 +3,13 @@ import * as vscode from 'vscode';
 import { messageText, pickText, visibleText } from '../common/markdownText';
 import { showInformationMessage, showWarningMessage } from '../common/messages';
 import { baseName, humanBytes } from '../../../server/src/attachments/names';
-import { AttachFile, DeleteAttachment, ListAttachments, ListRuns, type AttachmentRow } from '../../../server/src/protocol/protocol';
+import {
+	AttachFile,
+	DeleteAttachment,
+	ListAttachments,
+	ListRuns,
+	type AttachmentRow,
+} from '../../../server/src/protocol/protocol';
 import { renderable } from './kinds';
 import { parseAttachmentUri, type AttachmentPreviews, type AttachmentRef } from './attachmentPreviews';
 import type { DeskClient } from '../common/deskClient';
@@ -52,7 +58,14 @@ export function registerAttachmentCommands(
 	 * this window and ids of the right shape; nothing else an invocation carries is used.
 	 */
 	const find = async (project: unknown, task: unknown, id: unknown, via: Via): Promise<Attachment> => {
-		if (typeof project !== 'string' || typeof task !== 'string' || typeof id !== 'string' || !tree.windowProjects.some((p) => p.name === project) || !taskPattern.test(task) || !idPattern.test(id)) {
+		if (
+			typeof project !== 'string' ||
+			typeof task !== 'string' ||
+			typeof id !== 'string' ||
+			!tree.windowProjects.some((p) => p.name === project) ||
+			!taskPattern.test(task) ||
+			!idPattern.test(id)
+		) {
 			throw new Error('That names no attachment of this window.');
 		}
 		const { tasks } = await desk.request(ListAttachments, { project });
@@ -65,7 +78,10 @@ export function registerAttachmentCommands(
 		throw new Error('That attachment is no longer on its task (it was deleted).');
 	};
 
-	const pick = async (title: string, accepts: (row: AttachmentRow) => boolean = () => true): Promise<Attachment | undefined> => {
+	const pick = async (
+		title: string,
+		accepts: (row: AttachmentRow) => boolean = () => true,
+	): Promise<Attachment | undefined> => {
 		const several = tree.windowProjects.length > 1;
 		const items: Array<vscode.QuickPickItem & { attachment: Attachment }> = [];
 		for (const { project, view } of await tree.tasks()) {
@@ -74,7 +90,14 @@ export function registerAttachmentCommands(
 					label: pickText(row.name),
 					description: `${humanBytes(row.size)} · ${pickText(taskLabel(view))}`,
 					...(several ? { detail: pickText(project) } : {}),
-					attachment: { project, task: view.task_id, id: row.id, row, taskTitle: taskLabel(view), via: 'command palette' },
+					attachment: {
+						project,
+						task: view.task_id,
+						id: row.id,
+						row,
+						taskTitle: taskLabel(view),
+						via: 'command palette',
+					},
 				});
 			}
 		}
@@ -91,7 +114,11 @@ export function registerAttachmentCommands(
 	 * nothing (the active attachment tab, else a pick). Whatever the shape, only (project, task, id)
 	 * is taken from the arguments, checked, and the row read again from the server.
 	 */
-	const target = async (args: unknown[], title: string, accepts?: (row: AttachmentRow) => boolean): Promise<Attachment | undefined> => {
+	const target = async (
+		args: unknown[],
+		title: string,
+		accepts?: (row: AttachmentRow) => boolean,
+	): Promise<Attachment | undefined> => {
 		const [first, second, third] = args;
 		if (first instanceof vscode.Uri) {
 			const fromUri = parseAttachmentUri(first);
@@ -102,7 +129,10 @@ export function registerAttachmentCommands(
 		}
 		if (first !== undefined && first !== null && typeof first === 'object') {
 			const node = first as { type?: unknown; project?: unknown; row?: unknown };
-			const row = node.row !== null && typeof node.row === 'object' ? (node.row as { task_id?: unknown; id?: unknown }) : undefined;
+			const row =
+				node.row !== null && typeof node.row === 'object'
+					? (node.row as { task_id?: unknown; id?: unknown })
+					: undefined;
 			if (node.type !== 'file' || !row) {
 				throw new Error('That names no attachment of this window.');
 			}
@@ -123,7 +153,10 @@ export function registerAttachmentCommands(
 
 	/** Picks the task to attach to: the project's tasks from its runs, and those that already have attachments. */
 	const pickTask = async (project: string): Promise<{ id: string; title: string } | undefined> => {
-		const [runs, { tasks: withFiles }] = await Promise.all([desk.request(ListRuns, { project }), desk.request(ListAttachments, { project })]);
+		const [runs, { tasks: withFiles }] = await Promise.all([
+			desk.request(ListRuns, { project }),
+			desk.request(ListAttachments, { project }),
+		]);
 		const items: Array<vscode.QuickPickItem & { task: { id: string; title: string } }> = [];
 		const seen = new Set<string>();
 		for (const intent of runs.intents) {
@@ -141,24 +174,45 @@ export function registerAttachmentCommands(
 		for (const view of runs.tasks) {
 			if (!seen.has(view.task.object_id)) {
 				seen.add(view.task.object_id);
-				items.push({ label: pickText(view.task.title || view.task.object_id), description: view.task.status, task: { id: view.task.object_id, title: view.task.title || view.task.object_id } });
+				items.push({
+					label: pickText(view.task.title || view.task.object_id),
+					description: view.task.status,
+					task: { id: view.task.object_id, title: view.task.title || view.task.object_id },
+				});
 			}
 		}
 		for (const view of withFiles.filter((t) => !seen.has(t.task_id))) {
-			items.push({ label: pickText(taskLabel(view)), description: `${view.count} attached`, task: { id: view.task_id, title: taskLabel(view) } });
+			items.push({
+				label: pickText(taskLabel(view)),
+				description: `${view.count} attached`,
+				task: { id: view.task_id, title: taskLabel(view) },
+			});
 		}
 		if (items.length === 0) {
-			void showInformationMessage('Agent Desk: this project has no task yet. Launch a ticket from the launch card first; its task can then take attachments.');
+			void showInformationMessage(
+				'Agent Desk: this project has no task yet. Launch a ticket from the launch card first; its task can then take attachments.',
+			);
 			return undefined;
 		}
-		return (await vscode.window.showQuickPick(items, { title: 'Attach a file to which task?', matchOnDescription: true, matchOnDetail: true }))?.task;
+		return (
+			await vscode.window.showQuickPick(items, {
+				title: 'Attach a file to which task?',
+				matchOnDescription: true,
+				matchOnDetail: true,
+			})
+		)?.task;
 	};
 
 	/**
 	 * A command on one attachment: `pickTitle` asks for it when nothing names it; one whose bytes are
 	 * needed is refused, with the reason, when they are not in the store.
 	 */
-	const onAttachment = (id: string, pickTitle: string, body: (a: Attachment) => Promise<void>, options: { needsBytes?: boolean; accepts?: (row: AttachmentRow) => boolean } = {}) =>
+	const onAttachment = (
+		id: string,
+		pickTitle: string,
+		body: (a: Attachment) => Promise<void>,
+		options: { needsBytes?: boolean; accepts?: (row: AttachmentRow) => boolean } = {},
+	) =>
 		vscode.commands.registerCommand(
 			id,
 			guarded(async (...args: unknown[]) => {
@@ -167,7 +221,9 @@ export function registerAttachmentCommands(
 					return;
 				}
 				if (options.needsBytes && a.row.unavailable !== null) {
-					void showWarningMessage(`Agent Desk: the bytes of ${a.row.name} are not in this store: ${a.row.unavailable}.`);
+					void showWarningMessage(
+						`Agent Desk: the bytes of ${a.row.name} are not in this store: ${a.row.unavailable}.`,
+					);
 					return;
 				}
 				await body(a);
@@ -176,22 +232,39 @@ export function registerAttachmentCommands(
 
 	return [
 		vscode.commands.registerCommand('agentDesk.refreshAttachments', () => tree.refresh()),
-		onAttachment('agentDesk.openAttachment', 'Open which attachment?', (a) => previews.open(a), { needsBytes: true, accepts: () => true }),
-		onAttachment('agentDesk.openAttachmentAsText', 'Open which attachment as text?', (a) => previews.openAsText(a), { needsBytes: true }),
-		onAttachment('agentDesk.showRenderedAttachment', 'Show which HTML or SVG attachment rendered?', (a) => previews.showRendered(a), {
+		onAttachment('agentDesk.openAttachment', 'Open which attachment?', (a) => previews.open(a), {
 			needsBytes: true,
-			accepts: (row) => available(row) && renderable(row.media_type),
+			accepts: () => true,
 		}),
+		onAttachment('agentDesk.openAttachmentAsText', 'Open which attachment as text?', (a) => previews.openAsText(a), {
+			needsBytes: true,
+		}),
+		onAttachment(
+			'agentDesk.showRenderedAttachment',
+			'Show which HTML or SVG attachment rendered?',
+			(a) => previews.showRendered(a),
+			{
+				needsBytes: true,
+				accepts: (row) => available(row) && renderable(row.media_type),
+			},
+		),
 		// Only from a PDF's page, where the person is told the viewer is a third-party extension.
-		onAttachment('agentDesk.openAttachmentInPdfViewer', 'Open which PDF in the installed viewer?', (a) => previews.openInPdfViewer(a), {
-			needsBytes: true,
-			accepts: (row) => available(row) && row.media_type === 'application/pdf',
-		}),
+		onAttachment(
+			'agentDesk.openAttachmentInPdfViewer',
+			'Open which PDF in the installed viewer?',
+			(a) => previews.openInPdfViewer(a),
+			{
+				needsBytes: true,
+				accepts: (row) => available(row) && row.media_type === 'application/pdf',
+			},
+		),
 		onAttachment(
 			'agentDesk.saveAttachmentAs',
 			'Save which attachment?',
 			async (a) => {
-				const folder = tree.windowProjects.find((p) => p.name === a.project)?.path ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+				const folder =
+					tree.windowProjects.find((p) => p.name === a.project)?.path ??
+					vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
 				const where = await vscode.window.showSaveDialog({
 					title: `Save ${visibleText(a.row.name)} (${humanBytes(a.row.size)})`,
 					saveLabel: 'Save',
@@ -206,7 +279,10 @@ export function registerAttachmentCommands(
 					throw new Error(`${a.row.name}: the desk returned only part of it; nothing was saved.`);
 				}
 				await vscode.workspace.fs.writeFile(where, Buffer.from(content.base64, 'base64'));
-				vscode.window.setStatusBarMessage(`Agent Desk: saved ${a.row.name} to ${where.scheme === 'file' ? where.fsPath : where.toString()}`, 5000);
+				vscode.window.setStatusBarMessage(
+					`Agent Desk: saved ${a.row.name} to ${where.scheme === 'file' ? where.fsPath : where.toString()}`,
+					5000,
+				);
 			},
 			{ needsBytes: true },
 		),
@@ -245,7 +321,11 @@ export function registerAttachmentCommands(
 		vscode.commands.registerCommand(
 			'agentDesk.attachFile',
 			guarded(async (node?: AttachmentsViewNode) => {
-				const project = await chooseProject(tree.windowProjects, node?.type === 'task' ? { project: node.project } : node?.type === 'project' ? node : undefined, 'Attach a file to a task of which project?');
+				const project = await chooseProject(
+					tree.windowProjects,
+					node?.type === 'task' ? { project: node.project } : node?.type === 'project' ? node : undefined,
+					'Attach a file to a task of which project?',
+				);
 				if (!project) {
 					return;
 				}
@@ -275,24 +355,38 @@ export function registerAttachmentCommands(
 					return;
 				}
 				const attached: AttachmentRow[] = [];
-				await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: messageText(`Agent Desk: attaching to ‘${task.title}’…`) }, async () => {
-					for (const file of files) {
-						if (file.scheme !== 'file') {
-							reportError(new Error(`${file.toString()} is not a local file; only files on this machine can be attached.`));
-							continue;
+				await vscode.window.withProgress(
+					{
+						location: vscode.ProgressLocation.Notification,
+						title: messageText(`Agent Desk: attaching to ‘${task.title}’…`),
+					},
+					async () => {
+						for (const file of files) {
+							if (file.scheme !== 'file') {
+								reportError(
+									new Error(`${file.toString()} is not a local file; only files on this machine can be attached.`),
+								);
+								continue;
+							}
+							try {
+								attached.push(
+									await desk.requestOnce(AttachFile, { project: project.name, task: task.id, path: file.fsPath }),
+								);
+							} catch (error) {
+								// One message per refused file: it names the limit or the reason.
+								reportError(error);
+							}
 						}
-						try {
-							attached.push(await desk.requestOnce(AttachFile, { project: project.name, task: task.id, path: file.fsPath }));
-						} catch (error) {
-							// One message per refused file: it names the limit or the reason.
-							reportError(error);
-						}
-					}
-				});
+					},
+				);
 				if (attached.length === 1) {
-					void showInformationMessage(`Agent Desk: attached ${attached[0]!.name} (${humanBytes(attached[0]!.size)}) to ‘${task.title}’.`);
+					void showInformationMessage(
+						`Agent Desk: attached ${attached[0]!.name} (${humanBytes(attached[0]!.size)}) to ‘${task.title}’.`,
+					);
 				} else if (attached.length > 1) {
-					void showInformationMessage(`Agent Desk: attached ${attached.length} files (${humanBytes(attached.reduce((n, r) => n + r.size, 0))}) to ‘${task.title}’.`);
+					void showInformationMessage(
+						`Agent Desk: attached ${attached.length} files (${humanBytes(attached.reduce((n, r) => n + r.size, 0))}) to ‘${task.title}’.`,
+					);
 				}
 			}),
 		),

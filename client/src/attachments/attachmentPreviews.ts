@@ -8,7 +8,17 @@ import { externalReference } from './externalReference';
 import { formatJson } from './formatJson';
 import { imageSize } from './imageSize';
 import { attachmentKind, languageFor, safeFileName } from './kinds';
-import { downloadPage, headerFacts, imagePage, markdownPage, pageButton, pdfPage, renderedPage, tablePage, type PageHeader } from './pages';
+import {
+	downloadPage,
+	headerFacts,
+	imagePage,
+	markdownPage,
+	pageButton,
+	pdfPage,
+	renderedPage,
+	tablePage,
+	type PageHeader,
+} from './pages';
 import { parsePdfMessage, type PdfHostToWebview } from '../../../webview/src/pdfMessages';
 import type { DeskClient } from '../common/deskClient';
 import { newNonce } from '../common/html';
@@ -33,7 +43,11 @@ export interface AttachmentRef {
  */
 export function attachmentUri(ref: AttachmentRef, name: string, asText = false, inert = false): vscode.Uri {
 	const query = new URLSearchParams({ project: ref.project, ...(asText ? { as: 'text' } : {}) });
-	return vscode.Uri.from({ scheme: attachmentScheme, path: `/${ref.task}/${ref.id}/${baseName(name)}${inert ? '.txt' : ''}`, query: query.toString() });
+	return vscode.Uri.from({
+		scheme: attachmentScheme,
+		path: `/${ref.task}/${ref.id}/${baseName(name)}${inert ? '.txt' : ''}`,
+		query: query.toString(),
+	});
 }
 
 export function parseAttachmentUri(uri: vscode.Uri): (AttachmentRef & { asText: boolean }) | undefined {
@@ -47,7 +61,11 @@ export function parseAttachmentUri(uri: vscode.Uri): (AttachmentRef & { asText: 
 }
 
 /** Commands a preview page's links may run; nothing else. */
-export const previewPageCommands = ['agentDesk.saveAttachmentAs', 'agentDesk.openAttachmentAsText', 'agentDesk.openAttachmentInPdfViewer'] as const;
+export const previewPageCommands = [
+	'agentDesk.saveAttachmentAs',
+	'agentDesk.openAttachmentAsText',
+	'agentDesk.openAttachmentInPdfViewer',
+] as const;
 type PageCommand = (typeof previewPageCommands)[number];
 
 function link(command: PageCommand, ref: AttachmentRef, label: string, primary = false): string {
@@ -66,15 +84,26 @@ export interface PdfViewer {
 
 export function pdfViewer(): PdfViewer | undefined {
 	for (const extension of vscode.extensions.all) {
-		const manifest = extension.packageJSON as { displayName?: unknown; name?: unknown; contributes?: { customEditors?: unknown } } | undefined;
+		const manifest = extension.packageJSON as
+			{ displayName?: unknown; name?: unknown; contributes?: { customEditors?: unknown } } | undefined;
 		const editors = manifest?.contributes?.customEditors;
 		if (!Array.isArray(editors)) {
 			continue;
 		}
 		for (const editor of editors as Array<{ viewType?: unknown; selector?: unknown }>) {
-			const selectors = Array.isArray(editor.selector) ? (editor.selector as Array<{ filenamePattern?: unknown } | null>) : [];
-			if (typeof editor.viewType === 'string' && selectors.some((s) => typeof s?.filenamePattern === 'string' && /\*\.pdf$/i.test(s.filenamePattern))) {
-				const name = typeof manifest?.displayName === 'string' && manifest.displayName.trim() ? manifest.displayName.trim() : typeof manifest?.name === 'string' ? manifest.name : extension.id;
+			const selectors = Array.isArray(editor.selector)
+				? (editor.selector as Array<{ filenamePattern?: unknown } | null>)
+				: [];
+			if (
+				typeof editor.viewType === 'string' &&
+				selectors.some((s) => typeof s?.filenamePattern === 'string' && /\*\.pdf$/i.test(s.filenamePattern))
+			) {
+				const name =
+					typeof manifest?.displayName === 'string' && manifest.displayName.trim()
+						? manifest.displayName.trim()
+						: typeof manifest?.name === 'string'
+							? manifest.name
+							: extension.id;
 				return { viewType: editor.viewType, extensionName: name.slice(0, 100), extensionId: extension.id };
 			}
 		}
@@ -118,7 +147,10 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		const { row } = content;
 		const type = content.inline ? content.inline_type : 'application/octet-stream';
 		if (!content.inline) {
-			const claim = row.media_type === 'application/octet-stream' ? 'Its bytes are not a type the desk shows' : `It is recorded as ${row.media_type}, but its stored bytes are not that`;
+			const claim =
+				row.media_type === 'application/octet-stream'
+					? 'Its bytes are not a type the desk shows'
+					: `It is recorded as ${row.media_type}, but its stored bytes are not that`;
 			this.showDownload(ref, content, `${claim}, so it is not shown here. Save As… writes it where you choose.`);
 			return;
 		}
@@ -155,8 +187,13 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 	/** The attachment as text in a read-only editor, whatever its preview would be (Markdown source, a CSV's text, JSON as written). */
 	async openAsText(ref: AttachmentRef): Promise<void> {
 		const content = await this.read(ref);
-		if (!content.inline || !(content.inline_type.startsWith('text/') || languageFor(content.inline_type, content.row.name))) {
-			throw new Error(`${content.row.name} is not text (${content.inline ? content.inline_type : 'its bytes are not text'}).`);
+		if (
+			!content.inline ||
+			!(content.inline_type.startsWith('text/') || languageFor(content.inline_type, content.row.name))
+		) {
+			throw new Error(
+				`${content.row.name} is not text (${content.inline ? content.inline_type : 'its bytes are not text'}).`,
+			);
 		}
 		await this.showText(ref, content, true);
 	}
@@ -167,22 +204,34 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 	 */
 	async showRendered(ref: AttachmentRef): Promise<void> {
 		if (!vscode.workspace.isTrusted) {
-			void showWarningMessage('Agent Desk renders no HTML in an untrusted workspace: the source view shows what the file holds.');
+			void showWarningMessage(
+				'Agent Desk renders no HTML in an untrusted workspace: the source view shows what the file holds.',
+			);
 			return;
 		}
 		const content = await this.read(ref);
 		const type = content.inline_type;
 		if (!content.inline || (type !== 'text/html' && type !== 'image/svg+xml')) {
-			throw new Error(`Only HTML and SVG attachments have a rendered view; ${content.row.name} is ${content.inline ? type : 'not text'}.`);
+			throw new Error(
+				`Only HTML and SVG attachments have a rendered view; ${content.row.name} is ${content.inline ? type : 'not text'}.`,
+			);
 		}
 		const text = Buffer.from(content.base64, 'base64').toString('utf8');
 		const header: PageHeader = {
 			name: content.row.name,
 			facts: headerFacts(content.row, type),
-			links: [link('agentDesk.openAttachmentAsText', ref, 'Show Source'), link('agentDesk.saveAttachmentAs', ref, 'Save As…')],
+			links: [
+				link('agentDesk.openAttachmentAsText', ref, 'Show Source'),
+				link('agentDesk.saveAttachmentAs', ref, 'Save As…'),
+			],
 			note: 'Rendered without scripts, forms or network: what needs them does not work here.',
 		};
-		this.showPanel(ref, 'rendered', `${baseName(content.row.name)} (rendered)`, renderedPage({ header, mediaType: type, text, base64: content.base64 }));
+		this.showPanel(
+			ref,
+			'rendered',
+			`${baseName(content.row.name)} (rendered)`,
+			renderedPage({ header, mediaType: type, text, base64: content.base64 }),
+		);
 	}
 
 	/** Closes the previews of an attachment (it was deleted). */
@@ -233,7 +282,9 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		const uri = attachmentUri(ref, row.name, asText, external !== undefined);
 		if (external !== undefined) {
 			language = 'plaintext';
-			void showInformationMessage(`Agent Desk: ${row.name} names ${external}; it is shown as plain text so that the editor fetches nothing from the network.`);
+			void showInformationMessage(
+				`Agent Desk: ${row.name} names ${external}; it is shown as plain text so that the editor fetches nothing from the network.`,
+			);
 		} else if (json) {
 			const formatted = formatJson(text);
 			if ('error' in formatted) {
@@ -262,14 +313,28 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 			facts: headerFacts(content.row, content.inline_type, size ? [`${size.width} × ${size.height} px`] : []),
 			links: [link('agentDesk.saveAttachmentAs', ref, 'Save As…')],
 		};
-		this.showPanel(ref, 'image', baseName(content.row.name), imagePage({ header, mediaType: content.inline_type, base64: content.base64, ...(size ? { size } : {}), nonce: newNonce() }));
+		this.showPanel(
+			ref,
+			'image',
+			baseName(content.row.name),
+			imagePage({
+				header,
+				mediaType: content.inline_type,
+				base64: content.base64,
+				...(size ? { size } : {}),
+				nonce: newNonce(),
+			}),
+		);
 	}
 
 	private showTable(ref: AttachmentRef, content: AttachmentContent): void {
 		const header: PageHeader = {
 			name: content.row.name,
 			facts: headerFacts(content.row, content.inline_type),
-			links: [link('agentDesk.openAttachmentAsText', ref, 'Show as Text'), link('agentDesk.saveAttachmentAs', ref, 'Save As…')],
+			links: [
+				link('agentDesk.openAttachmentAsText', ref, 'Show as Text'),
+				link('agentDesk.saveAttachmentAs', ref, 'Save As…'),
+			],
 		};
 		const text = Buffer.from(content.base64, 'base64').toString('utf8');
 		const delimiter = content.inline_type === 'text/tab-separated-values' ? '\t' : ',';
@@ -282,9 +347,17 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		const header: PageHeader = {
 			name: content.row.name,
 			facts: headerFacts(content.row, content.inline_type),
-			links: [link('agentDesk.openAttachmentAsText', ref, 'Show Source'), link('agentDesk.saveAttachmentAs', ref, 'Save As…')],
+			links: [
+				link('agentDesk.openAttachmentAsText', ref, 'Show Source'),
+				link('agentDesk.saveAttachmentAs', ref, 'Save As…'),
+			],
 		};
-		this.showPanel(ref, 'markdown', `${baseName(content.row.name)} (preview)`, markdownPage({ header, html: typeof html === 'string' ? html : '', nonce: newNonce() }));
+		this.showPanel(
+			ref,
+			'markdown',
+			`${baseName(content.row.name)} (preview)`,
+			markdownPage({ header, html: typeof html === 'string' ? html : '', nonce: newNonce() }),
+		);
 	}
 
 	/**
@@ -294,11 +367,20 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 	 */
 	private showPdf(ref: AttachmentRef, content: AttachmentContent): void {
 		if (!vscode.workspace.isTrusted) {
-			this.showPdfDownload(ref, content, 'Agent Desk renders no PDF in an untrusted workspace. Save As… writes the PDF where you choose.', false);
+			this.showPdfDownload(
+				ref,
+				content,
+				'Agent Desk renders no PDF in an untrusted workspace. Save As… writes the PDF where you choose.',
+				false,
+			);
 			return;
 		}
 		if (content.truncated) {
-			this.showPdfDownload(ref, content, 'The desk returned only part of this PDF, so it is not shown here. Save As… writes it where you choose.');
+			this.showPdfDownload(
+				ref,
+				content,
+				'The desk returned only part of this PDF, so it is not shown here. Save As… writes it where you choose.',
+			);
 			return;
 		}
 		const key = this.panelKey(ref, 'pdf');
@@ -312,12 +394,17 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		const scriptFolder = vscode.Uri.joinPath(dist, 'pdfViewer');
 		const scriptFile = vscode.Uri.joinPath(scriptFolder, 'pdfViewer.js');
 		// Scripts on for this page alone: its own script and pdf.js, no other local file, no command links, no forms.
-		const panel = vscode.window.createWebviewPanel('agentDesk.attachment', baseName(content.row.name), vscode.ViewColumn.Active, {
-			enableScripts: true,
-			enableForms: false,
-			enableCommandUris: false,
-			localResourceRoots: [pdfjsFolder, scriptFolder],
-		});
+		const panel = vscode.window.createWebviewPanel(
+			'agentDesk.attachment',
+			baseName(content.row.name),
+			vscode.ViewColumn.Active,
+			{
+				enableScripts: true,
+				enableForms: false,
+				enableCommandUris: false,
+				localResourceRoots: [pdfjsFolder, scriptFolder],
+			},
+		);
 		this.panels.set(key, panel);
 		const bytes = Buffer.from(content.base64, 'base64');
 		let started = false;
@@ -329,7 +416,11 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 			fellBack = true;
 			this.panels.delete(key);
 			panel.dispose();
-			this.showPdfDownload(ref, content, `The desk's PDF viewer (pdf.js) could not start here (${why}). Save As… writes the PDF where you choose.`);
+			this.showPdfDownload(
+				ref,
+				content,
+				`The desk's PDF viewer (pdf.js) could not start here (${why}). Save As… writes the PDF where you choose.`,
+			);
 		};
 		// A page that never says it is ready (its script blocked or broken) falls back too.
 		const timer = setTimeout(() => {
@@ -406,7 +497,9 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		}
 		const content = await this.read(ref);
 		if (!content.inline || content.inline_type !== 'application/pdf' || content.truncated) {
-			throw new Error(`${content.row.name} is not a whole PDF (${content.inline ? content.inline_type : 'its bytes are not a type the desk shows'}).`);
+			throw new Error(
+				`${content.row.name} is not a whole PDF (${content.inline ? content.inline_type : 'its bytes are not a type the desk shows'}).`,
+			);
 		}
 		// This window's folder, one per attachment, a file name of safe characters only: the recorded name never becomes a path as it is.
 		// What this window wrote for the attachment before is removed first (and waited for).
@@ -418,13 +511,24 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		await vscode.commands.executeCommand('vscode.openWith', file, viewer.viewType);
 	}
 
-	private showDownload(ref: AttachmentRef, content: AttachmentContent, reason: string, extraLinks: string[] = [], more: string[] = []): void {
+	private showDownload(
+		ref: AttachmentRef,
+		content: AttachmentContent,
+		reason: string,
+		extraLinks: string[] = [],
+		more: string[] = [],
+	): void {
 		const header: PageHeader = {
 			name: content.row.name,
 			facts: headerFacts(content.row, content.inline ? content.inline_type : 'application/octet-stream'),
 			links: [link('agentDesk.saveAttachmentAs', ref, 'Save As…', true), ...extraLinks],
 		};
-		this.showPanel(ref, 'download', baseName(content.row.name), downloadPage({ header, reason, more, nonce: newNonce() }));
+		this.showPanel(
+			ref,
+			'download',
+			baseName(content.row.name),
+			downloadPage({ header, reason, more, nonce: newNonce() }),
+		);
 	}
 
 	/** One tab per attachment and view: shown again if open. Scripts off, no local resources, only the preview commands as links. */

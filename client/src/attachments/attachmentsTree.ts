@@ -63,7 +63,9 @@ export class AttachmentsTreeProvider extends ProjectTreeProvider<AttachmentsView
 				item.id = `${node.project}/attachments/${view.task_id}`;
 				item.iconPath = new vscode.ThemeIcon('inbox');
 				item.description = `${plural(view.count, 'file')} · ${humanBytes(view.bytes)}`;
-				item.tooltip = new vscode.MarkdownString(`**${escapeMarkdown(taskLabel(view))}**\n\n${plural(view.count, 'attachment')}, ${humanBytes(view.bytes)}\n\nTask \`${view.task_id}\``);
+				item.tooltip = new vscode.MarkdownString(
+					`**${escapeMarkdown(taskLabel(view))}**\n\n${plural(view.count, 'attachment')}, ${humanBytes(view.bytes)}\n\nTask \`${view.task_id}\``,
+				);
 				item.contextValue = 'attachmentTask';
 				item.accessibilityInformation = { label: `${taskLabel(view)}, ${item.description}` };
 				return item;
@@ -83,7 +85,14 @@ export class AttachmentsTreeProvider extends ProjectTreeProvider<AttachmentsView
 	}
 
 	protected childrenOf(node: AttachmentsViewNode): AttachmentsViewNode[] {
-		return node.type === 'task' ? node.view.files.map((row): AttachmentsViewNode => ({ type: 'file', project: node.project, taskTitle: taskLabel(node.view), row })) : [];
+		return node.type === 'task'
+			? node.view.files.map((row): AttachmentsViewNode => ({
+					type: 'file',
+					project: node.project,
+					taskTitle: taskLabel(node.view),
+					row,
+				}))
+			: [];
 	}
 }
 
@@ -120,7 +129,15 @@ function fileItem(node: Extract<AttachmentsViewNode, { type: 'file' }>): vscode.
 	);
 	item.command = { command: 'agentDesk.openAttachment', title: 'Open Attachment', arguments: [node] };
 	// attachment.<kind>[.renderable][.run].<available|unavailable>: the view's menus go by it.
-	item.contextValue = ['attachment', kind, renderable(row.media_type) ? 'renderable' : '', row.run_id ? 'run' : '', row.unavailable === null ? 'available' : 'unavailable'].filter(Boolean).join('.');
+	item.contextValue = [
+		'attachment',
+		kind,
+		renderable(row.media_type) ? 'renderable' : '',
+		row.run_id ? 'run' : '',
+		row.unavailable === null ? 'available' : 'unavailable',
+	]
+		.filter(Boolean)
+		.join('.');
 	item.accessibilityInformation = { label: `${row.name}, ${item.description}` };
 	return item;
 }

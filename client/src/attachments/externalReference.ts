@@ -71,7 +71,25 @@ function topLevelStrings(source: string, key: string): string[] {
 
 /** Extensions and languages VS Code reads as JSON (its language service then follows a `$schema`). */
 const jsonLanguages = new Set(['json', 'jsonc', 'jsonl', 'json5', 'snippets']);
-const jsonExtensions = new Set(['json', 'jsonc', 'jsonl', 'json5', 'ndjson', 'geojson', 'jsonld', 'webmanifest', 'har', 'topojson', 'code-workspace', 'code-snippets', 'babelrc', 'eslintrc', 'jshintrc', 'jscsrc', 'swcrc']);
+const jsonExtensions = new Set([
+	'json',
+	'jsonc',
+	'jsonl',
+	'json5',
+	'ndjson',
+	'geojson',
+	'jsonld',
+	'webmanifest',
+	'har',
+	'topojson',
+	'code-workspace',
+	'code-snippets',
+	'babelrc',
+	'eslintrc',
+	'jshintrc',
+	'jscsrc',
+	'swcrc',
+]);
 
 /**
  * What in a text attachment an editor's language service would fetch from the network when the
@@ -84,7 +102,10 @@ export function externalReference(text: string, language: string | undefined, na
 	const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 	const ext = extension(name);
 	const jsonish = (language !== undefined && jsonLanguages.has(language)) || jsonExtensions.has(ext);
-	const documents = language === 'jsonl' || ext === 'jsonl' || ext === 'ndjson' ? source.split(/\r?\n/).filter((line) => line.trim() !== '') : [source];
+	const documents =
+		language === 'jsonl' || ext === 'jsonl' || ext === 'ndjson'
+			? source.split(/\r?\n/).filter((line) => line.trim() !== '')
+			: [source];
 	let parsedAll = true;
 	for (const document of documents) {
 		try {
@@ -111,7 +132,9 @@ export function externalReference(text: string, language: string | undefined, na
 		}
 	}
 	for (const match of source.matchAll(/\b(?:noNamespaceSchemaLocation|schemaLocation)\s*=\s*(["'])([^"']*)\1/gi)) {
-		const remote = match[2]!.split(/\s+/).find((part) => part !== '' && !isLocalReference(part) && referenceScheme(part) !== 'urn');
+		const remote = match[2]!
+			.split(/\s+/)
+			.find((part) => part !== '' && !isLocalReference(part) && referenceScheme(part) !== 'urn');
 		// schemaLocation pairs a namespace (often an http URI, never fetched) with a location: any remote part counts.
 		if (remote !== undefined) {
 			return `an XML schema at ${remote}`;

@@ -16,7 +16,10 @@ export function imageSize(bytes: Uint8Array): { width: number; height: number } 
 	if (has(30) && bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50) {
 		const chunk = String.fromCharCode(bytes[12]!, bytes[13]!, bytes[14]!, bytes[15]!);
 		if (chunk === 'VP8X') {
-			return { width: 1 + (bytes[24]! | (bytes[25]! << 8) | (bytes[26]! << 16)), height: 1 + (bytes[27]! | (bytes[28]! << 8) | (bytes[29]! << 16)) };
+			return {
+				width: 1 + (bytes[24]! | (bytes[25]! << 8) | (bytes[26]! << 16)),
+				height: 1 + (bytes[27]! | (bytes[28]! << 8) | (bytes[29]! << 16)),
+			};
 		}
 		if (chunk === 'VP8 ') {
 			return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff };

@@ -64,7 +64,10 @@ export function languageFor(mediaType: string, name: string): string | undefined
 
 /** A name fit for a file the desk writes itself: the base name with only safe characters, ending in `.ext`. */
 export function safeFileName(name: string, ext: string): string {
-	let base = baseName(name).replace(/[^\p{L}\p{N} ._-]/gu, '_').replace(/^[.\s]+/, '').slice(-120);
+	let base = baseName(name)
+		.replace(/[^\p{L}\p{N} ._-]/gu, '_')
+		.replace(/^[.\s]+/, '')
+		.slice(-120);
 	if (!base.toLowerCase().endsWith(`.${ext}`)) {
 		base = `${base || 'attachment'}.${ext}`;
 	}

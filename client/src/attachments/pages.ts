@@ -65,11 +65,23 @@ function page(options: { title: string; csp: string; nonce?: string; style: stri
 const strictCsp = (nonce: string) => `style-src 'nonce-${nonce}'; img-src data:;`;
 
 /** An image from its bytes (a data: URI), at its size or fitted, tiny ones magnified with crisp pixels. */
-export function imagePage(options: { header: PageHeader; mediaType: string; base64: string; size?: { width: number; height: number }; nonce: string }): string {
+export function imagePage(options: {
+	header: PageHeader;
+	mediaType: string;
+	base64: string;
+	size?: { width: number; height: number };
+	nonce: string;
+}): string {
 	const { size } = options;
 	// Small images are shown larger (whole multiples keep pixels square); large ones fit the width.
-	const scale = size && size.width > 0 && size.height > 0 ? Math.max(1, Math.min(16, Math.floor(256 / Math.max(size.width, size.height)))) : 1;
-	const sized = size && scale > 1 ? `img.preview { width: ${size.width * scale}px; height: ${size.height * scale}px; image-rendering: pixelated; }` : '';
+	const scale =
+		size && size.width > 0 && size.height > 0
+			? Math.max(1, Math.min(16, Math.floor(256 / Math.max(size.width, size.height))))
+			: 1;
+	const sized =
+		size && scale > 1
+			? `img.preview { width: ${size.width * scale}px; height: ${size.height * scale}px; image-rendering: pixelated; }`
+			: '';
 	const caption = size ? `${size.width} × ${size.height} px${scale > 1 ? `, shown at ${scale * 100} %` : ''}` : '';
 	return page({
 		title: options.header.name,
@@ -99,7 +111,9 @@ export function tablePage(options: { header: PageHeader; text: string; delimiter
 	const columns = Math.min(widest, maxTableColumns);
 	const notes: string[] = [];
 	if (dataRows > shown) {
-		notes.push(`Showing the first ${shown.toLocaleString('en-US')} of ${dataRows.toLocaleString('en-US')} rows; Save As… for all of them.`);
+		notes.push(
+			`Showing the first ${shown.toLocaleString('en-US')} of ${dataRows.toLocaleString('en-US')} rows; Save As… for all of them.`,
+		);
 	}
 	if (widest > columns) {
 		notes.push(`Showing the first ${columns} of ${widest} columns.`);
@@ -112,10 +126,14 @@ export function tablePage(options: { header: PageHeader; text: string; delimiter
 		const numeric = tag === 'td' && /^\s*[-+]?(\d[\d,_]*)?(\.\d+)?([eE][-+]?\d+)?%?\s*$/.test(v) && /\d/.test(v);
 		return `<${tag}${numeric ? ' class="n"' : ''}>${escapeHtml(v)}</${tag}>`;
 	};
-	const cells = (row: string[], tag: 'td' | 'th') => Array.from({ length: columns }, (_, i) => cell(tag, row[i])).join('');
+	const cells = (row: string[], tag: 'td' | 'th') =>
+		Array.from({ length: columns }, (_, i) => cell(tag, row[i])).join('');
 	const [head, ...body] = table.rows;
 	const bodyRows = body.slice(0, maxTableRows);
-	const facts = [...options.header.facts, `${dataRows.toLocaleString('en-US')} row${dataRows === 1 ? '' : 's'} × ${widest} column${widest === 1 ? '' : 's'}`];
+	const facts = [
+		...options.header.facts,
+		`${dataRows.toLocaleString('en-US')} row${dataRows === 1 ? '' : 's'} × ${widest} column${widest === 1 ? '' : 's'}`,
+	];
 	const content = head
 		? `<div class="scroll"><table><thead><tr><th class="rn">#</th>${cells(head, 'th')}</tr></thead><tbody>${bodyRows.map((r, i) => `<tr><td class="rn">${i + 1}</td>${cells(r, 'td')}</tr>`).join('')}</tbody></table></div>`
 		: '<p class="desk-muted">The file is empty.</p>';
@@ -183,7 +201,12 @@ ${codeColours}`,
  * an origin of its own) under a policy that allows no script and no network: images only from data:
  * URIs, inline styles (the document's own). SVG is shown as an image, which never runs its scripts.
  */
-export function renderedPage(options: { header: PageHeader; mediaType: 'text/html' | 'image/svg+xml'; text: string; base64: string }): string {
+export function renderedPage(options: {
+	header: PageHeader;
+	mediaType: 'text/html' | 'image/svg+xml';
+	text: string;
+	base64: string;
+}): string {
 	const content =
 		options.mediaType === 'image/svg+xml'
 			? `<div class="stage"><img alt="${escapeHtml(options.header.name)}" src="data:image/svg+xml;base64,${options.base64}"></div>`
@@ -218,9 +241,17 @@ export function downloadPage(options: { header: PageHeader; reason: string; more
  * are those two files (by their origin `cspSource`) and the page's nonce; pdf.js's worker from there
  * or from the blob: it wraps it in; images from data: and blob: URIs; no connection, no frame, no form.
  */
-export function pdfPage(options: { header: PageHeader; nonce: string; cspSource: string; script: string; pdfjs: string; worker: string }): string {
+export function pdfPage(options: {
+	header: PageHeader;
+	nonce: string;
+	cspSource: string;
+	script: string;
+	pdfjs: string;
+	worker: string;
+}): string {
 	const { nonce, cspSource } = options;
-	const button = (id: string, label: string, extra = '') => `<button type="button" class="desk-button" id="${id}"${extra}>${escapeHtml(label)}</button>`;
+	const button = (id: string, label: string, extra = '') =>
+		`<button type="button" class="desk-button" id="${id}"${extra}>${escapeHtml(label)}</button>`;
 	const controls = `<span class="desk-links">${button('fit-width', 'Fit Width', ' aria-pressed="true"')}${button('actual-size', '100 %', ' aria-pressed="false"')}<button type="button" class="desk-button desk-primary" data-save-as="">Save As…</button></span>`;
 	const facts = escapeHtml(options.header.facts.join(' · '));
 	return page({
@@ -248,7 +279,16 @@ body > header > .desk-facts .desk-count { color: var(--vscode-foreground); }
 }
 
 /** The facts every header shows: size, type as checked (and the recorded claim when it differs), where it came from. */
-export function headerFacts(row: { size: number; media_type: string; source: string }, checkedType: string, extra: string[] = []): string[] {
+export function headerFacts(
+	row: { size: number; media_type: string; source: string },
+	checkedType: string,
+	extra: string[] = [],
+): string[] {
 	const type = checkedType === row.media_type ? checkedType : `${checkedType} (recorded as ${row.media_type})`;
-	return [humanBytes(row.size), type, ...extra, `from ${row.source === 'hand' ? 'a hand attach' : row.source === 'remote' ? 'a remote run' : 'a run'}`];
+	return [
+		humanBytes(row.size),
+		type,
+		...extra,
+		`from ${row.source === 'hand' ? 'a hand attach' : row.source === 'remote' ? 'a remote run' : 'a run'}`,
+	];
 }

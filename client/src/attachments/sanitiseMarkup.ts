@@ -6,23 +6,105 @@ import { escapeHtml } from '../common/html';
 
 /** Elements rendered Markdown may keep; any other tag is shown as text (so a script, a style, a form, a frame, a meta refresh, a base, an object, SVG or MathML never becomes an element). */
 const allowedTags = new Set([
-	'a', 'abbr', 'address', 'aside', 'b', 'bdi', 'bdo', 'big', 'blockquote', 'br', 'caption', 'center', 'cite', 'code', 'col', 'colgroup', 'dd', 'del', 'details', 'dfn', 'div', 'dl', 'dt', 'em',
-	'figcaption', 'figure', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'i', 'img', 'ins', 'kbd', 'li', 'mark', 'nav', 'ol', 'p', 'pre', 'q', 'rp', 'rt', 'ruby', 's', 'samp',
-	'section', 'small', 'span', 'strike', 'strong', 'sub', 'summary', 'sup', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'time', 'tr', 'tt', 'u', 'ul', 'var', 'wbr',
+	'a',
+	'abbr',
+	'address',
+	'aside',
+	'b',
+	'bdi',
+	'bdo',
+	'big',
+	'blockquote',
+	'br',
+	'caption',
+	'center',
+	'cite',
+	'code',
+	'col',
+	'colgroup',
+	'dd',
+	'del',
+	'details',
+	'dfn',
+	'div',
+	'dl',
+	'dt',
+	'em',
+	'figcaption',
+	'figure',
+	'footer',
+	'h1',
+	'h2',
+	'h3',
+	'h4',
+	'h5',
+	'h6',
+	'header',
+	'hr',
+	'i',
+	'img',
+	'ins',
+	'kbd',
+	'li',
+	'mark',
+	'nav',
+	'ol',
+	'p',
+	'pre',
+	'q',
+	'rp',
+	'rt',
+	'ruby',
+	's',
+	'samp',
+	'section',
+	'small',
+	'span',
+	'strike',
+	'strong',
+	'sub',
+	'summary',
+	'sup',
+	'table',
+	'tbody',
+	'td',
+	'tfoot',
+	'th',
+	'thead',
+	'time',
+	'tr',
+	'tt',
+	'u',
+	'ul',
+	'var',
+	'wbr',
 ]);
 const voidTags = new Set(['br', 'col', 'hr', 'img', 'wbr']);
 
 /** Attributes an element may keep, each with the test its value must pass (a boolean attribute's value is ''). */
 type AttributeRule = (value: string, tag: string) => string | undefined;
-const matching = (pattern: RegExp): AttributeRule => (value) => (pattern.test(value) ? value : undefined);
+const matching =
+	(pattern: RegExp): AttributeRule =>
+	(value) =>
+		pattern.test(value) ? value : undefined;
 const anyText: AttributeRule = (value) => value;
 const number = matching(/^\d{1,4}$/);
-const globalAttributes: Record<string, AttributeRule> = { title: anyText, lang: matching(/^[A-Za-z0-9-]{1,35}$/), dir: matching(/^(ltr|rtl|auto)$/i) };
+const globalAttributes: Record<string, AttributeRule> = {
+	title: anyText,
+	lang: matching(/^[A-Za-z0-9-]{1,35}$/),
+	dir: matching(/^(ltr|rtl|auto)$/i),
+};
 const tagAttributes: Record<string, Record<string, AttributeRule>> = {
 	a: { href: safeHref },
 	img: { src: safeImageSource, alt: anyText, width: matching(/^\d{1,5}%?$/), height: matching(/^\d{1,5}%?$/) },
 	td: { colspan: number, rowspan: number, align: matching(/^(left|right|center|justify)$/i) },
-	th: { colspan: number, rowspan: number, align: matching(/^(left|right|center|justify)$/i), scope: matching(/^(row|col|rowgroup|colgroup)$/i), abbr: anyText },
+	th: {
+		colspan: number,
+		rowspan: number,
+		align: matching(/^(left|right|center|justify)$/i),
+		scope: matching(/^(row|col|rowgroup|colgroup)$/i),
+		abbr: anyText,
+	},
 	ol: { start: number, reversed: anyText, type: matching(/^[1aAiI]$/) },
 	li: { value: number },
 	col: { span: number },
@@ -34,7 +116,9 @@ const tagAttributes: Record<string, Record<string, AttributeRule>> = {
 /** A link the page keeps: http(s), mailto: and in-page fragments; everything else (command:, javascript:, data:, file:, relative paths) is dropped. */
 function safeHref(value: string): string | undefined {
 	const url = urlOf(value);
-	return url !== undefined && (/^https?:\/\//i.test(url) || /^mailto:/i.test(url) || url.startsWith('#')) ? url : undefined;
+	return url !== undefined && (/^https?:\/\//i.test(url) || /^mailto:/i.test(url) || url.startsWith('#'))
+		? url
+		: undefined;
 }
 
 /** An image source the page keeps: only the image's own bytes (data:image/…); the policy would refuse the rest anyway. */
@@ -59,13 +143,20 @@ const namedReferences: Record<string, string> = { amp: '&', lt: '<', gt: '>', qu
 
 /** An attribute's value with its character references decoded (numeric ones and the few named ones above; any other stays as written, and is escaped again on output). */
 function decodeReferences(value: string): string {
-	return value.replace(/&(?:#(\d{1,8})|#[xX]([0-9a-fA-F]{1,8})|(amp|lt|gt|quot|apos|nbsp));?/g, (whole, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
-		if (name) {
-			return whole.endsWith(';') || name === 'amp' || name === 'lt' || name === 'gt' || name === 'quot' ? namedReferences[name]! : whole;
-		}
-		const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex!, 16);
-		return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ? '\ufffd' : String.fromCodePoint(code);
-	});
+	return value.replace(
+		/&(?:#(\d{1,8})|#[xX]([0-9a-fA-F]{1,8})|(amp|lt|gt|quot|apos|nbsp));?/g,
+		(whole, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
+			if (name) {
+				return whole.endsWith(';') || name === 'amp' || name === 'lt' || name === 'gt' || name === 'quot'
+					? namedReferences[name]!
+					: whole;
+			}
+			const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex!, 16);
+			return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)
+				? '\ufffd'
+				: String.fromCodePoint(code);
+		},
+	);
 }
 
 interface ParsedTag {
@@ -135,7 +226,11 @@ function keptAttributes(tag: string, attributes: Array<[string, string]>): strin
 		if (kept.has(name)) {
 			continue; // The first of repeated attributes is the one a browser uses.
 		}
-		let rule: AttributeRule | undefined = Object.hasOwn(rules, name) ? rules[name] : Object.hasOwn(globalAttributes, name) ? globalAttributes[name] : undefined;
+		let rule: AttributeRule | undefined = Object.hasOwn(rules, name)
+			? rules[name]
+			: Object.hasOwn(globalAttributes, name)
+				? globalAttributes[name]
+				: undefined;
 		if (name === 'class' && tag === 'span') {
 			rule = highlightClasses;
 		}

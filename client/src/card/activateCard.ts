@@ -17,7 +17,12 @@ export function activateCard(
 	projectPath: (project: string) => string | undefined,
 	reportError: ReportError,
 ): LaunchCards {
-	const cards = new LaunchCards(context.extensionUri, desk, (project) => runSettings(projectPath(project)), reportError);
+	const cards = new LaunchCards(
+		context.extensionUri,
+		desk,
+		(project) => runSettings(projectPath(project)),
+		reportError,
+	);
 	context.subscriptions.push(cards, ...registerCardCommands(desk, assets.tree, assets.view, cards, reportError));
 	return cards;
 }

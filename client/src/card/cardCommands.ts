@@ -16,10 +16,12 @@ export function registerCardCommands(
 	reportError: (error: unknown) => void,
 ): vscode.Disposable[] {
 	const guarded = guardedBy(reportError);
-	const project = async (node?: AssetsViewNode) => (await chooseProject(assets.windowProjects, node, 'Launch card of which project?'))?.name;
+	const project = async (node?: AssetsViewNode) =>
+		(await chooseProject(assets.windowProjects, node, 'Launch card of which project?'))?.name;
 	const plug = (role: PlugRole) =>
 		guarded(async (node?: AssetsViewNode) => {
-			const target = node?.type === 'asset' ? node : view.selection[0]?.type === 'asset' ? view.selection[0] : undefined;
+			const target =
+				node?.type === 'asset' ? node : view.selection[0]?.type === 'asset' ? view.selection[0] : undefined;
 			if (!target) {
 				void showInformationMessage('Agent Desk: choose an asset in the Assets view to plug.');
 				return;

@@ -18,10 +18,22 @@ export function cardState(project: string, view: CardView, { suggestions, index 
 				role: p.role,
 				name: visibleText(p.name),
 				workingChanges,
-				atGo: 'error' in atGo ? visibleText(atGo.error) : workingChanges ? `working changes: go would read them as v${atGo.version}` : `go would freeze v${atGo.version}`,
+				atGo:
+					'error' in atGo
+						? visibleText(atGo.error)
+						: workingChanges
+							? `working changes: go would read them as v${atGo.version}`
+							: `go would freeze v${atGo.version}`,
 			};
 		}),
-		suggestions: suggestions.map((s) => ({ id: s.asset_id, name: visibleText(s.name), role: s.role, reason: visibleText(s.reason), named: s.named, ...(s.score !== undefined ? { score: s.score } : {}) })),
+		suggestions: suggestions.map((s) => ({
+			id: s.asset_id,
+			name: visibleText(s.name),
+			role: s.role,
+			reason: visibleText(s.reason),
+			named: s.named,
+			...(s.score !== undefined ? { score: s.score } : {}),
+		})),
 		...(index.indexed < index.total ? { indexing: { indexed: index.indexed, total: index.total } } : {}),
 	};
 }
@@ -31,5 +43,7 @@ export function runWith(settings: Record<string, unknown>): string {
 	const agents = Array.isArray(settings['agents']) ? (settings['agents'] as Array<{ name?: unknown }>) : [];
 	const agent = (typeof settings['agent'] === 'string' && settings['agent']) || agents[0]?.name;
 	const where = settings['isolation'] === 'worktree' ? 'a worktree of its own' : 'the shared checkout';
-	return typeof agent === 'string' ? `Go runs agent ${agent} in ${where}` : 'No agent is configured (setting agentDesk.agents).';
+	return typeof agent === 'string'
+		? `Go runs agent ${agent} in ${where}`
+		: 'No agent is configured (setting agentDesk.agents).';
 }

@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { visibleText } from '../common/markdownText';
 import { showInformationMessage } from '../common/messages';
-import { GetCard, LaunchGo, PlugAsset, SetTicket, SuggestAssets, UnplugAsset, type SuggestIndexProgress } from '../../../server/src/protocol/protocol';
+import {
+	GetCard,
+	LaunchGo,
+	PlugAsset,
+	SetTicket,
+	SuggestAssets,
+	UnplugAsset,
+	type SuggestIndexProgress,
+} from '../../../server/src/protocol/protocol';
 import type { CardState, HostToWebview, WebviewToHost } from '../../../webview/src/messages';
 import { DeskRequestError, type DeskClient } from '../common/deskClient';
 import { cardState, runWith } from './cardState';
@@ -14,7 +22,10 @@ const viewType = 'agentDesk.launchCard';
  * to the desk server; the draft lives in the project database, so a card survives a reload.
  */
 export class LaunchCards implements vscode.Disposable {
-	private readonly panels = new Map<string, { panel: vscode.WebviewPanel; ready: boolean; launched?: CardState['launched']; partial?: boolean }>();
+	private readonly panels = new Map<
+		string,
+		{ panel: vscode.WebviewPanel; ready: boolean; launched?: CardState['launched']; partial?: boolean }
+	>();
 	private readonly disposables: vscode.Disposable[] = [];
 
 	constructor(
@@ -44,10 +55,15 @@ export class LaunchCards implements vscode.Disposable {
 			existing.panel.reveal();
 			return;
 		}
-		const panel = vscode.window.createWebviewPanel(viewType, `Launch Card — ${visibleText(project)}`, vscode.ViewColumn.Active, {
-			enableScripts: true,
-			localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist')],
-		});
+		const panel = vscode.window.createWebviewPanel(
+			viewType,
+			`Launch Card — ${visibleText(project)}`,
+			vscode.ViewColumn.Active,
+			{
+				enableScripts: true,
+				localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist')],
+			},
+		);
 		this.adopt(project, panel);
 	}
 
@@ -82,7 +98,10 @@ export class LaunchCards implements vscode.Disposable {
 	}
 
 	private adopt(project: string, panel: vscode.WebviewPanel): void {
-		panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist')] };
+		panel.webview.options = {
+			enableScripts: true,
+			localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist')],
+		};
 		panel.webview.html = this.html(panel.webview);
 		const entry = { panel, ready: false };
 		this.panels.set(project, entry);
@@ -137,9 +156,17 @@ export class LaunchCards implements vscode.Disposable {
 		}
 		// Partial until the answer says otherwise: a notification that comes meanwhile asks again rather than being lost.
 		entry.partial = true;
-		const [view, suggested] = await Promise.all([this.desk.request(GetCard, { project }), this.desk.request(SuggestAssets, { project })]);
+		const [view, suggested] = await Promise.all([
+			this.desk.request(GetCard, { project }),
+			this.desk.request(SuggestAssets, { project }),
+		]);
 		entry.partial = suggested.index.indexed < suggested.index.total;
-		const state: CardState = { ...cardState(project, view, suggested), runWith: runWith(this.settingsFor(project)), ...(entry.launched ? { launched: entry.launched } : {}), ...extra };
+		const state: CardState = {
+			...cardState(project, view, suggested),
+			runWith: runWith(this.settingsFor(project)),
+			...(entry.launched ? { launched: entry.launched } : {}),
+			...extra,
+		};
 		const message: HostToWebview = { type: 'state', state };
 		await entry.panel.webview.postMessage(message);
 	}

@@ -30,8 +30,14 @@ export interface RecoveryHost {
 export async function offerRecovery(host: RecoveryHost, error: DeskErrorJson, repo?: string): Promise<void> {
 	const { desk, output } = host;
 	output.error(`${error.message} [${error.code}]`);
-	const labels: Record<string, string> = { restore: 'Restore Kept Copy', empty: 'Start Empty', rebuild: 'Rebuild from History' };
-	const choices = (Array.isArray(error.data['choices']) ? (error.data['choices'] as string[]) : []).filter((c) => c in labels);
+	const labels: Record<string, string> = {
+		restore: 'Restore Kept Copy',
+		empty: 'Start Empty',
+		rebuild: 'Rebuild from History',
+	};
+	const choices = (Array.isArray(error.data['choices']) ? (error.data['choices'] as string[]) : []).filter(
+		(c) => c in labels,
+	);
 	const picked = await showErrorMessage(`Agent Desk: ${error.message}`, ...choices.map((c) => labels[c]!), 'Open Log');
 	if (picked === 'Open Log') {
 		output.show(true);
@@ -42,11 +48,19 @@ export async function offerRecovery(host: RecoveryHost, error: DeskErrorJson, re
 		return;
 	}
 	try {
-		const result = await desk.request(RecoverStore, { store: repo === undefined ? 'library' : 'project', ...(repo === undefined ? {} : { repo }), choice });
+		const result = await desk.request(RecoverStore, {
+			store: repo === undefined ? 'library' : 'project',
+			...(repo === undefined ? {} : { repo }),
+			choice,
+		});
 		const rebuilt = result.rebuilt ? ` ${result.rebuilt.added} object(s) read back from refs/desk/history.` : '';
-		const kept = result.attachmentsKept ? ` ${result.attachmentsKept} attachment file(s) without a record are kept.` : '';
+		const kept = result.attachmentsKept
+			? ` ${result.attachmentsKept} attachment file(s) without a record are kept.`
+			: '';
 		output.warn(`${result.file}: recovered (${result.choice}); the damaged copy stays at ${result.keptAs ?? '(none)'}`);
-		void showInformationMessage(`Agent Desk: ${path.basename(result.file)} recovered (${labels[result.choice]}).${rebuilt}${kept} The damaged copy stays at ${result.keptAs ?? '(none)'}.`);
+		void showInformationMessage(
+			`Agent Desk: ${path.basename(result.file)} recovered (${labels[result.choice]}).${rebuilt}${kept} The damaged copy stays at ${result.keptAs ?? '(none)'}.`,
+		);
 		if (repo === undefined) {
 			await host.restart();
 		} else {

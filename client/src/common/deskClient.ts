@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { CloseAction, ErrorAction, LanguageClient, ResponseError, RevealOutputChannelOn, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import {
+	CloseAction,
+	ErrorAction,
+	LanguageClient,
+	ResponseError,
+	RevealOutputChannelOn,
+	State,
+	TransportKind,
+	type LanguageClientOptions,
+	type ServerOptions,
+} from 'vscode-languageclient/node';
 import {
 	ProtocolError,
 	deskErrorCode,
@@ -26,13 +36,20 @@ export type DeskNotificationHandlers = {
 };
 
 /** Registers a declared notification's handler: the compiler checks the handler's params against the declaration. */
-function onDeclared<P>(client: LanguageClient, definition: NotificationDefinition<P>, handler: (params: P) => void): vscode.Disposable {
+function onDeclared<P>(
+	client: LanguageClient,
+	definition: NotificationDefinition<P>,
+	handler: (params: P) => void,
+): vscode.Disposable {
 	return client.onNotification(definition.method, handler);
 }
 
 /** A failure reported by the desk server, with its stable code when the desk refused. */
 export class DeskRequestError extends Error {
-	constructor(message: string, readonly deskError?: DeskErrorJson) {
+	constructor(
+		message: string,
+		readonly deskError?: DeskErrorJson,
+	) {
 		super(message);
 	}
 }
@@ -69,7 +86,11 @@ export class DeskClient implements vscode.Disposable {
 		const serverModule = this.context.asAbsolutePath('dist/server.js');
 		const serverOptions: ServerOptions = {
 			run: { module: serverModule, transport: TransportKind.ipc },
-			debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6011'] } },
+			debug: {
+				module: serverModule,
+				transport: TransportKind.ipc,
+				options: { execArgv: ['--nolazy', '--inspect=6011'] },
+			},
 		};
 		const clientOptions: LanguageClientOptions = {
 			documentSelector: [],
@@ -78,7 +99,10 @@ export class DeskClient implements vscode.Disposable {
 			// Errors are shown once by our own handlers, with "Open Log"; the client must not pop its own.
 			revealOutputChannelOn: RevealOutputChannelOn.Never,
 			errorHandler: {
-				error: (_error, _message, count) => ({ action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true }),
+				error: (_error, _message, count) => ({
+					action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown,
+					handled: true,
+				}),
 				closed: () => {
 					if (this.client === client && this.currentState !== 'stopped') {
 						this.client = undefined;
@@ -129,7 +153,9 @@ export class DeskClient implements vscode.Disposable {
 		}
 		try {
 			// Passing an undefined token would make it a second positional parameter.
-			return (await (token ? client.sendRequest(definition.method, params, token) : client.sendRequest(definition.method, params))) as R;
+			return (await (token
+				? client.sendRequest(definition.method, params, token)
+				: client.sendRequest(definition.method, params))) as R;
 		} catch (error) {
 			if (error instanceof ResponseError) {
 				const data = error.code === deskErrorCode ? (error.data as DeskErrorJson | undefined) : undefined;
@@ -146,7 +172,11 @@ export class DeskClient implements vscode.Disposable {
 	 * under the same id once the server runs again: an action that took effect is answered with its
 	 * first result, never done twice.
 	 */
-	async requestOnce<P extends { requestId?: string }, R>(definition: RequestDefinition<P, R>, params: P, token?: vscode.CancellationToken): Promise<R> {
+	async requestOnce<P extends { requestId?: string }, R>(
+		definition: RequestDefinition<P, R>,
+		params: P,
+		token?: vscode.CancellationToken,
+	): Promise<R> {
 		const sent = { ...params, requestId: params.requestId ?? randomUUID() };
 		try {
 			return await this.request(definition, sent, token);
@@ -154,7 +184,9 @@ export class DeskClient implements vscode.Disposable {
 			if (error instanceof DeskRequestError || token?.isCancellationRequested || !(await this.runningAgain())) {
 				throw error;
 			}
-			this.output.info(`${definition.method}: the answer was lost with the server; asking again under request id ${sent.requestId}`);
+			this.output.info(
+				`${definition.method}: the answer was lost with the server; asking again under request id ${sent.requestId}`,
+			);
 			return this.request(definition, sent, token);
 		}
 	}
@@ -188,7 +220,9 @@ export class DeskClient implements vscode.Disposable {
 		}
 		return Object.entries(deskNotifications)
 			.filter(([name]) => name !== 'ProtocolError')
-			.map(([name, definition]) => onDeclared(client, definition, handlers[name as keyof DeskNotificationHandlers] as (params: unknown) => void));
+			.map(([name, definition]) =>
+				onDeclared(client, definition, handlers[name as keyof DeskNotificationHandlers] as (params: unknown) => void),
+			);
 	}
 
 	dispose(): void {

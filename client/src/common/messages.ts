@@ -13,19 +13,40 @@ function clean<T>(rest: Rest<T>): unknown[] {
 	const [first, ...others] = rest as unknown[];
 	if (first && typeof first === 'object' && !('title' in first)) {
 		const options = first as vscode.MessageOptions;
-		return [{ ...options, ...(options.detail !== undefined ? { detail: messageText(options.detail) } : {}) }, ...others];
+		return [
+			{ ...options, ...(options.detail !== undefined ? { detail: messageText(options.detail) } : {}) },
+			...others,
+		];
 	}
 	return rest as unknown[];
 }
 
-export function showInformationMessage<T extends string | vscode.MessageItem>(message: string, ...rest: Rest<T>): Thenable<T | undefined> {
-	return (vscode.window.showInformationMessage as (m: string, ...r: unknown[]) => Thenable<T | undefined>)(messageText(message), ...clean(rest));
+export function showInformationMessage<T extends string | vscode.MessageItem>(
+	message: string,
+	...rest: Rest<T>
+): Thenable<T | undefined> {
+	return (vscode.window.showInformationMessage as (m: string, ...r: unknown[]) => Thenable<T | undefined>)(
+		messageText(message),
+		...clean(rest),
+	);
 }
 
-export function showWarningMessage<T extends string | vscode.MessageItem>(message: string, ...rest: Rest<T>): Thenable<T | undefined> {
-	return (vscode.window.showWarningMessage as (m: string, ...r: unknown[]) => Thenable<T | undefined>)(messageText(message), ...clean(rest));
+export function showWarningMessage<T extends string | vscode.MessageItem>(
+	message: string,
+	...rest: Rest<T>
+): Thenable<T | undefined> {
+	return (vscode.window.showWarningMessage as (m: string, ...r: unknown[]) => Thenable<T | undefined>)(
+		messageText(message),
+		...clean(rest),
+	);
 }
 
-export function showErrorMessage<T extends string | vscode.MessageItem>(message: string, ...rest: Rest<T>): Thenable<T | undefined> {
-	return (vscode.window.showErrorMessage as (m: string, ...r: unknown[]) => Thenable<T | undefined>)(messageText(message), ...clean(rest));
+export function showErrorMessage<T extends string | vscode.MessageItem>(
+	message: string,
+	...rest: Rest<T>
+): Thenable<T | undefined> {
+	return (vscode.window.showErrorMessage as (m: string, ...r: unknown[]) => Thenable<T | undefined>)(
+		messageText(message),
+		...clean(rest),
+	);
 }

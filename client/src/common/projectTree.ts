@@ -24,14 +24,19 @@ function projectNameOf(node: object): string {
  * nodes at its top when the window has one, else a node per project), nothing while the desk is not
  * ready or the workspace is not trusted, a failure reported once per project and message, and refresh.
  */
-export abstract class ProjectTreeProvider<T extends { type: string }> implements vscode.TreeDataProvider<T>, vscode.Disposable {
+export abstract class ProjectTreeProvider<T extends { type: string }>
+	implements vscode.TreeDataProvider<T>, vscode.Disposable
+{
 	private readonly changeEmitter = new vscode.EventEmitter<T | undefined>();
 	readonly onDidChangeTreeData = this.changeEmitter.event;
 	protected projects: WindowProject[] = [];
 	/** Per project and read (its list, or a kind of node under it), the message of the failure last reported, until that read succeeds. */
 	private readonly reported = new Map<string, string>();
 
-	constructor(protected readonly desk: DeskClient, protected readonly onError: (error: unknown) => void) {}
+	constructor(
+		protected readonly desk: DeskClient,
+		protected readonly onError: (error: unknown) => void,
+	) {}
 
 	get windowProjects(): readonly WindowProject[] {
 		return this.projects;
@@ -56,12 +61,22 @@ export abstract class ProjectTreeProvider<T extends { type: string }> implements
 			return [];
 		}
 		// What a failure is reported under: the project, and whether its own list or a node under it was read.
-		const project = !node ? (this.projects.length === 1 ? this.projects[0]!.name : undefined) : isProjectNode(node) ? node.project.name : projectNameOf(node);
-		const key = project === undefined ? undefined : `${project}\n${!node || isProjectNode(node) ? 'project' : node.type}`;
+		const project = !node
+			? this.projects.length === 1
+				? this.projects[0]!.name
+				: undefined
+			: isProjectNode(node)
+				? node.project.name
+				: projectNameOf(node);
+		const key =
+			project === undefined ? undefined : `${project}\n${!node || isProjectNode(node) ? 'project' : node.type}`;
 		try {
 			let children: T[];
 			if (!node) {
-				children = this.projects.length === 1 ? await this.projectChildren(this.projects[0]!) : this.projects.map((p) => this.projectNode(p));
+				children =
+					this.projects.length === 1
+						? await this.projectChildren(this.projects[0]!)
+						: this.projects.map((p) => this.projectNode(p));
 			} else if (isProjectNode(node)) {
 				children = await this.projectChildren(node.project);
 			} else {
@@ -140,7 +155,10 @@ export function inertTreeItem(item: vscode.TreeItem): vscode.TreeItem {
 		item.tooltip.supportThemeIcons = true;
 	}
 	if (item.accessibilityInformation) {
-		item.accessibilityInformation = { ...item.accessibilityInformation, label: visibleText(item.accessibilityInformation.label) };
+		item.accessibilityInformation = {
+			...item.accessibilityInformation,
+			label: visibleText(item.accessibilityInformation.label),
+		};
 	}
 	return item;
 }

@@ -11,7 +11,11 @@ export interface WindowProject {
  * The project a command acts on: the one a tree node names, else the window's only project, else
  * the one the person picks. Undefined when the window has none or the pick is dismissed.
  */
-export async function chooseProject(projects: readonly WindowProject[], node: unknown, title = 'Which project?'): Promise<WindowProject | undefined> {
+export async function chooseProject(
+	projects: readonly WindowProject[],
+	node: unknown,
+	title = 'Which project?',
+): Promise<WindowProject | undefined> {
 	const named = node && typeof node === 'object' ? (node as { project?: unknown }).project : undefined;
 	if (typeof named === 'string') {
 		return projects.find((p) => p.name === named);

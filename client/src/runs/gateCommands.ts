@@ -3,7 +3,16 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { messageText, pickText } from '../common/markdownText';
 import { showErrorMessage, showInformationMessage, showWarningMessage } from '../common/messages';
-import { CancelRun, DecideRun, ListRuns, ShowRun, type DecideResult, type RunDetail, type RunFinishedParams, type RunSummary } from '../../../server/src/protocol/protocol';
+import {
+	CancelRun,
+	DecideRun,
+	ListRuns,
+	ShowRun,
+	type DecideResult,
+	type RunDetail,
+	type RunFinishedParams,
+	type RunSummary,
+} from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../common/deskClient';
 import { loadPatchSet, type PatchSides, type RunPages } from './runDocuments';
 import { runSettings } from './runSettings';
@@ -30,10 +39,34 @@ const atGateWithChange = (run: RunSummary) => runState(run) === 'gate' && run.pa
 const atGateOrFailed = (run: RunSummary) => runState(run) === 'gate' || runState(run) === 'failed';
 
 const decisions: Record<GateDecision, DecisionWords> = {
-	commit: { title: 'Approve and Land', pick: 'Approve and land which run?', none: 'No run is waiting for review with a change to land.', progress: 'Landing', accepts: atGateWithChange },
-	retry: { title: 'Retry', pick: 'Retry which run?', none: 'No run is waiting for review or failed.', progress: 'Starting a new run of', accepts: atGateOrFailed },
-	abandon: { title: 'Abandon', pick: 'Abandon which run?', none: 'No run is waiting for review or failed.', progress: 'Abandoning', accepts: atGateOrFailed },
-	checkpoint: { title: 'Checkpoint', pick: 'Keep which run as a checkpoint?', none: 'No run is waiting for review with a change to keep.', progress: 'Keeping a checkpoint of', accepts: atGateWithChange },
+	commit: {
+		title: 'Approve and Land',
+		pick: 'Approve and land which run?',
+		none: 'No run is waiting for review with a change to land.',
+		progress: 'Landing',
+		accepts: atGateWithChange,
+	},
+	retry: {
+		title: 'Retry',
+		pick: 'Retry which run?',
+		none: 'No run is waiting for review or failed.',
+		progress: 'Starting a new run of',
+		accepts: atGateOrFailed,
+	},
+	abandon: {
+		title: 'Abandon',
+		pick: 'Abandon which run?',
+		none: 'No run is waiting for review or failed.',
+		progress: 'Abandoning',
+		accepts: atGateOrFailed,
+	},
+	checkpoint: {
+		title: 'Checkpoint',
+		pick: 'Keep which run as a checkpoint?',
+		none: 'No run is waiting for review with a change to keep.',
+		progress: 'Keeping a checkpoint of',
+		accepts: atGateWithChange,
+	},
 };
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -53,7 +86,11 @@ export function registerGateCommands(
 	const guarded = guardedBy(reportError);
 	const projectPath = (project: string) => runs.windowProjects.find((p) => p.name === project)?.path;
 
-	const pickRun = async (title: string, accepts: (run: RunSummary) => boolean, none: string): Promise<RunRef | undefined> => {
+	const pickRun = async (
+		title: string,
+		accepts: (run: RunSummary) => boolean,
+		none: string,
+	): Promise<RunRef | undefined> => {
 		const items: Array<vscode.QuickPickItem & { ref: RunRef; started: string }> = [];
 		const several = runs.windowProjects.length > 1;
 		for (const project of runs.windowProjects) {
@@ -88,7 +125,13 @@ export function registerGateCommands(
 		}
 		// On the shared checkout each file is named by its path there (and opens from the diff).
 		const top = detail.run.tags['desk.isolation'] === 'shared' ? projectPath(ref.project) : undefined;
-		const { changes } = await loadPatchSet(desk, patches, ref.project, last.object_id, top ? (file) => vscode.Uri.file(path.join(top, ...file.split('/'))) : undefined);
+		const { changes } = await loadPatchSet(
+			desk,
+			patches,
+			ref.project,
+			last.object_id,
+			top ? (file) => vscode.Uri.file(path.join(top, ...file.split('/'))) : undefined,
+		);
 		if (changes.length === 0) {
 			void showInformationMessage(`Agent Desk: run ‘${detail.task.title}’ changes no file.`);
 		} else {
@@ -101,7 +144,9 @@ export function registerGateCommands(
 	/** What landing will do, in words, for the confirmation. */
 	const landingText = (ref: RunRef, detail: RunDetail): string => {
 		const last = detail.patchsets[detail.patchsets.length - 1]!;
-		const files = last.touched.map((f) => `  ${f.change_type === 'added' ? 'A' : f.change_type === 'deleted' ? 'D' : 'M'} ${f.path}`).slice(0, 12);
+		const files = last.touched
+			.map((f) => `  ${f.change_type === 'added' ? 'A' : f.change_type === 'deleted' ? 'D' : 'M'} ${f.path}`)
+			.slice(0, 12);
 		const more = last.touched.length > files.length ? `\n  … and ${last.touched.length - files.length} more` : '';
 		const failed = detail.evidence.filter((e) => e.patchset_id === last.object_id && e.exit_code !== 0).length;
 		const warning = failed ? `\n\n${plural(failed, 'check')} of this change failed.` : '';
@@ -109,7 +154,10 @@ export function registerGateCommands(
 		if (last.tags['desk.target_asset']) {
 			return `Cut the target asset's next version (made by the run) from ${count}; the run began at v${last.tags['desk.target_version']}.\n\n${files.join('\n')}${more}${warning}`;
 		}
-		const branch = detail.run.tags['desk.isolation'] === 'worktree' ? `desk/run-${ref.runId}` : checkedOutBranch(projectPath(ref.project));
+		const branch =
+			detail.run.tags['desk.isolation'] === 'worktree'
+				? `desk/run-${ref.runId}`
+				: checkedOutBranch(projectPath(ref.project));
 		return `Commit ${count} on ${branch} as “${detail.task.title}” with the trailer Desk-Run: ${ref.runId}.\n\n${files.join('\n')}${more}${warning}`;
 	};
 
@@ -136,8 +184,14 @@ export function registerGateCommands(
 			case 'commit': {
 				if (result.commit) {
 					const copy = 'Copy Commit Id';
-					const where = detail.run.tags['desk.isolation'] === 'worktree' ? `desk/run-${ref.runId}` : checkedOutBranch(projectPath(ref.project));
-					const choice = await showInformationMessage(`Agent Desk: landed ‘${title}’ as commit ${result.commit.slice(0, 7)} on ${where}.`, copy);
+					const where =
+						detail.run.tags['desk.isolation'] === 'worktree'
+							? `desk/run-${ref.runId}`
+							: checkedOutBranch(projectPath(ref.project));
+					const choice = await showInformationMessage(
+						`Agent Desk: landed ‘${title}’ as commit ${result.commit.slice(0, 7)} on ${where}.`,
+						copy,
+					);
 					if (choice === copy) {
 						await vscode.env.clipboard.writeText(result.commit);
 						vscode.window.setStatusBarMessage(`Copied ${result.commit}`, 3000);
@@ -149,7 +203,10 @@ export function registerGateCommands(
 			}
 			case 'retry': {
 				const show = 'Show Run';
-				const choice = await showInformationMessage(`Agent Desk: retrying ‘${title}’ in a new run.${restoredText(result)}`, show);
+				const choice = await showInformationMessage(
+					`Agent Desk: retrying ‘${title}’ in a new run.${restoredText(result)}`,
+					show,
+				);
 				if (choice === show && result.new_run) {
 					await pages.open(ref.project, result.new_run);
 				}
@@ -162,7 +219,9 @@ export function registerGateCommands(
 			case 'checkpoint': {
 				const id = result.decision.checkpoint_id;
 				const git = !detail.patchsets[detail.patchsets.length - 1]?.tags['desk.target_asset'];
-				void showInformationMessage(`Agent Desk: kept ‘${title}’ as a checkpoint${id ? ` (${id.slice(0, 7)}${git ? ` on refs/desk/checkpoints/${ref.runId}` : ''})` : ''}; nothing landed.`);
+				void showInformationMessage(
+					`Agent Desk: kept ‘${title}’ as a checkpoint${id ? ` (${id.slice(0, 7)}${git ? ` on refs/desk/checkpoints/${ref.runId}` : ''})` : ''}; nothing landed.`,
+				);
 				return;
 			}
 			default:
@@ -210,8 +269,19 @@ export function registerGateCommands(
 			}
 		}
 		const settings = decision === 'retry' ? runSettings(projectPath(ref.project)) : undefined;
-		const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: messageText(`Agent Desk: ${words.progress} ‘${title}’…`) }, () =>
-			desk.requestOnce(DecideRun, { project: ref.project, run: ref.runId, decision, ...(rationale.trim() ? { rationale: rationale.trim() } : {}), ...(settings ? { settings } : {}) }),
+		const result = await vscode.window.withProgress(
+			{
+				location: vscode.ProgressLocation.Notification,
+				title: messageText(`Agent Desk: ${words.progress} ‘${title}’…`),
+			},
+			() =>
+				desk.requestOnce(DecideRun, {
+					project: ref.project,
+					run: ref.runId,
+					decision,
+					...(rationale.trim() ? { rationale: rationale.trim() } : {}),
+					...(settings ? { settings } : {}),
+				}),
 		);
 		await report(ref, detail, result);
 	};
@@ -221,33 +291,58 @@ export function registerGateCommands(
 		const action = 'Cancel Run';
 		const choice = await showWarningMessage(
 			`Cancel run ‘${detail.task.title}’?`,
-			{ modal: true, detail: 'The agent and every process it started are stopped and the run is marked failed; you can retry or abandon it then.' },
+			{
+				modal: true,
+				detail:
+					'The agent and every process it started are stopped and the run is marked failed; you can retry or abandon it then.',
+			},
 			action,
 		);
 		if (choice !== action) {
 			return;
 		}
 		const { stopped } = await desk.request(CancelRun, { project: ref.project, run: ref.runId });
-		void showInformationMessage(stopped ? `Agent Desk: cancelled run ‘${detail.task.title}’.` : `Agent Desk: no agent was working on run ‘${detail.task.title}’ any more; it is marked failed.`);
+		void showInformationMessage(
+			stopped
+				? `Agent Desk: cancelled run ‘${detail.task.title}’.`
+				: `Agent Desk: no agent was working on run ‘${detail.task.title}’ any more; it is marked failed.`,
+		);
 	};
 
 	/** A command on a run: the one it is given, else the one the person picks among those it fits. */
-	const onRun = (body: (ref: RunRef) => Promise<void>, pick: string, accepts: (run: RunSummary) => boolean, none: string) =>
+	const onRun = (
+		body: (ref: RunRef) => Promise<void>,
+		pick: string,
+		accepts: (run: RunSummary) => boolean,
+		none: string,
+	) =>
 		guarded(async (first?: unknown, second?: unknown) => {
 			const ref = runRef(first, second, runs.windowProjects) ?? (await pickRun(pick, accepts, none));
 			if (ref) {
 				await body(ref);
 			}
 		});
-	const decisionCommand = (decision: GateDecision) => onRun((ref) => decide(ref, decision), decisions[decision].pick, decisions[decision].accepts, decisions[decision].none);
+	const decisionCommand = (decision: GateDecision) =>
+		onRun(
+			(ref) => decide(ref, decision),
+			decisions[decision].pick,
+			decisions[decision].accepts,
+			decisions[decision].none,
+		);
 
 	const disposables = [
-		vscode.commands.registerCommand('agentDesk.reviewRun', onRun(review, 'Review which run?', (run) => run.patchsets > 0, 'No run has a change to review yet.')),
+		vscode.commands.registerCommand(
+			'agentDesk.reviewRun',
+			onRun(review, 'Review which run?', (run) => run.patchsets > 0, 'No run has a change to review yet.'),
+		),
 		vscode.commands.registerCommand('agentDesk.approveRun', decisionCommand('commit')),
 		vscode.commands.registerCommand('agentDesk.retryRun', decisionCommand('retry')),
 		vscode.commands.registerCommand('agentDesk.abandonRun', decisionCommand('abandon')),
 		vscode.commands.registerCommand('agentDesk.checkpointRun', decisionCommand('checkpoint')),
-		vscode.commands.registerCommand('agentDesk.cancelRun', onRun(cancel, 'Cancel which run?', (run) => runState(run) === 'running', 'No run is in progress.')),
+		vscode.commands.registerCommand(
+			'agentDesk.cancelRun',
+			onRun(cancel, 'Cancel which run?', (run) => runState(run) === 'running', 'No run is in progress.'),
+		),
 	];
 
 	const onRunFinished = (params: RunFinishedParams): void => {
@@ -264,11 +359,16 @@ export function registerGateCommands(
 		if (params.status === 'gate') {
 			const { passed, failed } = params.checks;
 			// Only Review: landing is decided next to the diff (the run page), in the Runs view or the palette, never blind from a toast.
-			void showInformationMessage(`Run ‘${params.title}’ is ready for review: ${plural(params.touched, 'file')} changed, checks: ${passed} passed, ${failed} failed`, 'Review')
-				.then(then({ Review: review }));
+			void showInformationMessage(
+				`Run ‘${params.title}’ is ready for review: ${plural(params.touched, 'file')} changed, checks: ${passed} passed, ${failed} failed`,
+				'Review',
+			).then(then({ Review: review }));
 		} else {
-			void showErrorMessage(`Run ‘${params.title}’ failed: ${params.error ?? 'no reason was recorded'}`, 'Show Run', 'Retry')
-				.then(then({ 'Show Run': (r) => pages.open(r.project, r.runId), Retry: (r) => decide(r, 'retry') }));
+			void showErrorMessage(
+				`Run ‘${params.title}’ failed: ${params.error ?? 'no reason was recorded'}`,
+				'Show Run',
+				'Retry',
+			).then(then({ 'Show Run': (r) => pages.open(r.project, r.runId), Retry: (r) => decide(r, 'retry') }));
 		}
 	};
 	return { disposables, onRunFinished };

@@ -9,12 +9,22 @@ import { loadPatchSet, type PatchSides, type RunPages } from './runDocuments';
 import type { RunsTreeProvider } from './runsTree';
 
 /** Commands of the Runs view: open a run's page, a PatchSet's diff, import and export run history. */
-export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pages: RunPages, patches: PatchSides, reportError: (error: unknown) => void): vscode.Disposable[] {
+export function registerRunCommands(
+	desk: DeskClient,
+	runs: RunsTreeProvider,
+	pages: RunPages,
+	patches: PatchSides,
+	reportError: (error: unknown) => void,
+): vscode.Disposable[] {
 	const guarded = guardedBy(reportError);
 	const pickProject = async () => (await chooseProject(runs.windowProjects, undefined))?.name;
 	/** A project of this window and ids, all strings (a caller may pass anything), else an error. */
 	const named = (project: unknown, ...ids: unknown[]): [string, ...string[]] => {
-		if (typeof project !== 'string' || !runs.windowProjects.some((p) => p.name === project) || !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 128)) {
+		if (
+			typeof project !== 'string' ||
+			!runs.windowProjects.some((p) => p.name === project) ||
+			!ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 128)
+		) {
 			throw new Error('That names no run of this window.');
 		}
 		return [project, ...(ids as string[])];
@@ -32,12 +42,20 @@ export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pa
 			'agentDesk.openPatchSet',
 			guarded(async (projectArg: unknown, runIdArg: unknown, patchsetArg: unknown) => {
 				const [project, runId, patchsetId] = named(projectArg, runIdArg, patchsetArg);
-				const [detail, { source, paths, changes }] = await Promise.all([desk.request(ShowRun, { project, id: runId! }), loadPatchSet(desk, patches, project, patchsetId!)]);
+				const [detail, { source, paths, changes }] = await Promise.all([
+					desk.request(ShowRun, { project, id: runId! }),
+					loadPatchSet(desk, patches, project, patchsetId!),
+				]);
 				const title = visibleText(`PatchSet: ${detail.task.title}${source === 'artifact' ? ' (proposed)' : ''}`);
 				if (changes.length === 0) {
 					void showInformationMessage('Agent Desk: this PatchSet changes no file.');
 				} else if (changes.length === 1) {
-					await vscode.commands.executeCommand('vscode.diff', changes[0]![1], changes[0]![2], `${visibleText(paths[0]!)} (${title})`);
+					await vscode.commands.executeCommand(
+						'vscode.diff',
+						changes[0]![1],
+						changes[0]![2],
+						`${visibleText(paths[0]!)} (${title})`,
+					);
 				} else {
 					await vscode.commands.executeCommand('vscode.changes', title, changes);
 				}
@@ -54,7 +72,9 @@ export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pa
 				// rows twice, and a click on a row being replaced is lost.
 				const result = await desk.request(ImportHistory, { project });
 				const refused = result.refused.length ? ` ${result.refused.length} refused (see the log).` : '';
-				void showInformationMessage(`Agent Desk: ${result.added} object${result.added === 1 ? '' : 's'} imported from refs/desk/history, ${result.unchanged} already here.${refused}`);
+				void showInformationMessage(
+					`Agent Desk: ${result.added} object${result.added === 1 ? '' : 's'} imported from refs/desk/history, ${result.unchanged} already here.${refused}`,
+				);
 				for (const r of result.refused) {
 					reportError(new Error(`refused ${r.path}: ${r.reason}`));
 				}
@@ -68,7 +88,11 @@ export function registerRunCommands(desk: DeskClient, runs: RunsTreeProvider, pa
 					return;
 				}
 				const result = await desk.request(ExportHistory, { project });
-				void showInformationMessage(result.commit ? `Agent Desk: ${result.objects} objects written to refs/desk/history (${result.commit.slice(0, 7)}); push that ref to share them.` : 'Agent Desk: the run history is already up to date.');
+				void showInformationMessage(
+					result.commit
+						? `Agent Desk: ${result.objects} objects written to refs/desk/history (${result.commit.slice(0, 7)}); push that ref to share them.`
+						: 'Agent Desk: the run history is already up to date.',
+				);
 			}),
 		),
 	];

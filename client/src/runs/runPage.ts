@@ -27,7 +27,8 @@ function table(headers: string[], rows: Array<Array<string | number | undefined>
 function facts(rows: Array<[string, string | number | undefined]>): string {
 	return `<table class="facts"><tbody>${rows
 		.filter(([, v]) => v !== undefined && v !== '')
-		.map(([k, v]) => `<tr><th>${html(k)}</th><td>${html(v)}</td></tr>`).join('')}</tbody></table>`;
+		.map(([k, v]) => `<tr><th>${html(k)}</th><td>${html(v)}</td></tr>`)
+		.join('')}</tbody></table>`;
 }
 
 const kindName = (kind: string | { other: string }) => (typeof kind === 'string' ? kind : kind.other);
@@ -37,7 +38,9 @@ export function renderRunBody(d: RunDetail, actions = ''): string {
 	const s = d.summary;
 	const parts: string[] = [];
 	const state = runState(s);
-	parts.push(`<h1>Run of “${html(d.task.title)}” <span class="status ${state === 'gate' ? 'gate' : s.status}">${html(runStatusText(s))}</span></h1>`);
+	parts.push(
+		`<h1>Run of “${html(d.task.title)}” <span class="status ${state === 'gate' ? 'gate' : s.status}">${html(runStatusText(s))}</span></h1>`,
+	);
 	if (actions) {
 		parts.push(actions);
 	}
@@ -45,12 +48,25 @@ export function renderRunBody(d: RunDetail, actions = ''): string {
 		facts([
 			['Started', s.started_at],
 			['Duration', s.duration_ms !== undefined ? formatDuration(s.duration_ms) : undefined],
-			['Decision', d.decision ? `${decisionWords[d.decision.decision_type]}${d.decision.result_commit_sha ? ` as ${d.decision.result_commit_sha.slice(0, 12)}` : ''}${d.decision.rationale ? ` — ${d.decision.rationale}` : ''}` : undefined],
+			[
+				'Decision',
+				d.decision
+					? `${decisionWords[d.decision.decision_type]}${d.decision.result_commit_sha ? ` as ${d.decision.result_commit_sha.slice(0, 12)}` : ''}${d.decision.rationale ? ` — ${d.decision.rationale}` : ''}`
+					: undefined,
+			],
 			['Error', d.run.error],
 			['Baseline commit', d.run.commit],
-			['Agent', d.run.tags['desk.agent'] ? `${d.run.tags['desk.agent']} in ${d.run.tags['desk.isolation'] === 'shared' ? 'the shared checkout' : d.run.tags['desk.isolation'] === 'worktree' ? 'a worktree of its own' : 'a folder of its own'}` : undefined],
+			[
+				'Agent',
+				d.run.tags['desk.agent']
+					? `${d.run.tags['desk.agent']} in ${d.run.tags['desk.isolation'] === 'shared' ? 'the shared checkout' : d.run.tags['desk.isolation'] === 'worktree' ? 'a worktree of its own' : 'a folder of its own'}`
+					: undefined,
+			],
 			['Sandbox', d.run.tags['desk.sandbox']],
-			['Environment', d.run.environment ? `${d.run.environment.os}/${d.run.environment.arch} in ${d.run.environment.cwd}` : undefined],
+			[
+				'Environment',
+				d.run.environment ? `${d.run.environment.os}/${d.run.environment.arch} in ${d.run.environment.cwd}` : undefined,
+			],
 			['Id', d.run.object_id],
 		]),
 	);
@@ -72,33 +88,72 @@ export function renderRunBody(d: RunDetail, actions = ''): string {
 		parts.push('<p class="muted">No provenance was recorded.</p>');
 	}
 	if (d.intent) {
-		parts.push(`<h2>Intent</h2><blockquote class="text">${html(d.intent.prompt)}</blockquote>${d.intent.content ? `<p class="text">${html(d.intent.content)}</p>` : ''}`);
+		parts.push(
+			`<h2>Intent</h2><blockquote class="text">${html(d.intent.prompt)}</blockquote>${d.intent.content ? `<p class="text">${html(d.intent.content)}</p>` : ''}`,
+		);
 	}
 	if (d.plan) {
 		parts.push(
 			'<h2>Plan</h2>',
 			table(
 				['#', 'Step', 'Status', 'Reads frames', 'Made frames'],
-				d.plan.steps.map((step, i) => [i + 1, step.description, step.statuses[step.statuses.length - 1]?.status ?? 'pending', step.iframes.join(', '), step.oframes.join(', ')]),
+				d.plan.steps.map((step, i) => [
+					i + 1,
+					step.description,
+					step.statuses[step.statuses.length - 1]?.status ?? 'pending',
+					step.iframes.join(', '),
+					step.oframes.join(', '),
+				]),
 			),
 		);
 	}
 	if (d.snapshot) {
-		parts.push(`<h2>Context snapshot (${html(d.snapshot.selection_strategy)})</h2>`, table(['Kind', 'Path', 'Blob', 'Preview'], d.snapshot.items.map((i) => [i.kind, i.path, i.blob?.slice(0, 12), i.preview?.slice(0, 80)])));
+		parts.push(
+			`<h2>Context snapshot (${html(d.snapshot.selection_strategy)})</h2>`,
+			table(
+				['Kind', 'Path', 'Blob', 'Preview'],
+				d.snapshot.items.map((i) => [i.kind, i.path, i.blob?.slice(0, 12), i.preview?.slice(0, 80)]),
+			),
+		);
 	}
 	if (d.pipeline) {
-		parts.push('<h2>Context pipeline</h2>', table(['Frame', 'Kind', 'Summary'], d.pipeline.frames.map((f) => [f.frame_id, kindName(f.kind), f.summary])));
+		parts.push(
+			'<h2>Context pipeline</h2>',
+			table(
+				['Frame', 'Kind', 'Summary'],
+				d.pipeline.frames.map((f) => [f.frame_id, kindName(f.kind), f.summary]),
+			),
+		);
 	}
 	parts.push(`<h2>PatchSets (${d.patchsets.length})</h2>`);
 	for (const [i, p] of d.patchsets.entries()) {
-		parts.push(`<h3>PatchSet ${i + 1} — ${html(p.apply_status)}</h3>`, p.rationale ? `<p>${html(p.rationale)}</p>` : '', table(['File', 'Change', '+', '−'], p.touched.map((f) => [f.path, f.change_type, f.lines_added, f.lines_deleted])));
+		parts.push(
+			`<h3>PatchSet ${i + 1} — ${html(p.apply_status)}</h3>`,
+			p.rationale ? `<p>${html(p.rationale)}</p>` : '',
+			table(
+				['File', 'Change', '+', '−'],
+				p.touched.map((f) => [f.path, f.change_type, f.lines_added, f.lines_deleted]),
+			),
+		);
 	}
 	if (d.decision) {
-		parts.push('<h2>Decision</h2>', `<p><strong>${html(d.decision.decision_type)}</strong>${d.decision.rationale ? ` — ${html(d.decision.rationale)}` : ''}</p>`);
+		parts.push(
+			'<h2>Decision</h2>',
+			`<p><strong>${html(d.decision.decision_type)}</strong>${d.decision.rationale ? ` — ${html(d.decision.rationale)}` : ''}</p>`,
+		);
 	}
 	parts.push(
 		`<h2>Tool calls (${d.tool_invocations.length})</h2>`,
-		table(['Tool', 'Status', 'Read', 'Written', 'Result'], d.tool_invocations.map((t) => [t.tool_name, t.status, t.io_footprint?.paths_read.join(', '), t.io_footprint?.paths_written.join(', '), t.result_summary])),
+		table(
+			['Tool', 'Status', 'Read', 'Written', 'Result'],
+			d.tool_invocations.map((t) => [
+				t.tool_name,
+				t.status,
+				t.io_footprint?.paths_read.join(', '),
+				t.io_footprint?.paths_written.join(', '),
+				t.result_summary,
+			]),
+		),
 	);
 	return parts.join('\n');
 }
@@ -111,7 +166,10 @@ function renderEvidence(d: RunDetail): string {
 	const attempt = new Map(d.patchsets.map((p, i) => [p.object_id, i + 1]));
 	const rows = d.evidence.map((e) => {
 		const passed = e.exit_code === 0;
-		const result = e.exit_code === undefined ? '<span class="result">no result</span>' : `<span class="result ${passed ? 'passed' : 'failed'}">${passed ? '✓ passed' : '✗ failed'}</span>`;
+		const result =
+			e.exit_code === undefined
+				? '<span class="result">no result</span>'
+				: `<span class="result ${passed ? 'passed' : 'failed'}">${passed ? '✓ passed' : '✗ failed'}</span>`;
 		const patchset = e.patchset_id ? attempt.get(e.patchset_id) : undefined;
 		return `<tr><td>${html(e.tags['desk.check'] ?? e.tool)}</td><td>${result}</td><td>${html(e.exit_code)}</td><td>${html(e.summary)}</td><td><code>${html(e.command)}</code></td><td>${html(patchset)}</td></tr>`;
 	});
@@ -124,9 +182,21 @@ function renderEvidence(d: RunDetail): string {
 }
 
 /** The commands the run page's links may run (command: URIs); nothing else is allowed. */
-export const runPageCommands = ['agentDesk.reviewRun', 'agentDesk.approveRun', 'agentDesk.retryRun', 'agentDesk.abandonRun', 'agentDesk.checkpointRun', 'agentDesk.cancelRun'] as const;
+export const runPageCommands = [
+	'agentDesk.reviewRun',
+	'agentDesk.approveRun',
+	'agentDesk.retryRun',
+	'agentDesk.abandonRun',
+	'agentDesk.checkpointRun',
+	'agentDesk.cancelRun',
+] as const;
 
-function commandLink(command: (typeof runPageCommands)[number], args: unknown[], label: string, kind: 'primary' | 'secondary' = 'secondary'): string {
+function commandLink(
+	command: (typeof runPageCommands)[number],
+	args: unknown[],
+	label: string,
+	kind: 'primary' | 'secondary' = 'secondary',
+): string {
 	return `<a class="button ${kind}" href="command:${command}?${html(encodeURIComponent(JSON.stringify(args)))}">${html(label)}</a>`;
 }
 
@@ -146,7 +216,10 @@ export function renderActions(project: string, d: RunDetail): string {
 		const failed = checks.filter((e) => e.exit_code !== 0).length;
 		note = `Waiting for your review: ${last ? `${last.touched.length} file${last.touched.length === 1 ? '' : 's'} changed` : 'no change'}, checks: ${checks.length - failed} passed, ${failed} failed.`;
 		if (hasPatch) {
-			links.push(commandLink('agentDesk.reviewRun', args, 'Review Change'), commandLink('agentDesk.approveRun', args, 'Approve and Land', 'primary'));
+			links.push(
+				commandLink('agentDesk.reviewRun', args, 'Review Change'),
+				commandLink('agentDesk.approveRun', args, 'Approve and Land', 'primary'),
+			);
 		}
 		links.push(commandLink('agentDesk.retryRun', args, 'Retry'), commandLink('agentDesk.abandonRun', args, 'Abandon'));
 		if (hasPatch) {
@@ -157,11 +230,16 @@ export function renderActions(project: string, d: RunDetail): string {
 		if (hasPatch) {
 			links.push(commandLink('agentDesk.reviewRun', args, 'Review Change'));
 		}
-		links.push(commandLink('agentDesk.retryRun', args, 'Retry', 'primary'), commandLink('agentDesk.abandonRun', args, 'Abandon'));
+		links.push(
+			commandLink('agentDesk.retryRun', args, 'Retry', 'primary'),
+			commandLink('agentDesk.abandonRun', args, 'Abandon'),
+		);
 	} else if (hasPatch) {
 		links.push(commandLink('agentDesk.reviewRun', args, 'Review Change'));
 	}
-	return links.length === 0 && !note ? '' : `<nav class="actions" aria-label="Decisions">${note ? `<span class="note">${html(note)}</span>` : ''}${links.join('')}</nav>`;
+	return links.length === 0 && !note
+		? ''
+		: `<nav class="actions" aria-label="Decisions">${note ? `<span class="note">${html(note)}</span>` : ''}${links.join('')}</nav>`;
 }
 
 /** The whole run page around `body`: its CSP (no scripts; styles and images only from `cspSource`) and its style. */

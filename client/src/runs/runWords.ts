@@ -28,7 +28,11 @@ export const decisionWords: Record<NonNullable<RunSummary['decision']>, string> 
 /** The run's status as the views say it: "patching", "waiting for review", "completed · landed". */
 export function runStatusText(run: Pick<RunSummary, 'status' | 'decision' | 'at_gate'>): string {
 	const state = runState(run);
-	return state === 'gate' ? 'waiting for review' : run.decision ? `${run.status} · ${decisionWords[run.decision]}` : run.status;
+	return state === 'gate'
+		? 'waiting for review'
+		: run.decision
+			? `${run.status} · ${decisionWords[run.decision]}`
+			: run.status;
 }
 
 /** A duration as the views show it: "850 ms", "42 s", "3 min 5 s". */
@@ -39,4 +43,3 @@ export function formatDuration(ms: number): string {
 	const seconds = Math.round(ms / 1000);
 	return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
-

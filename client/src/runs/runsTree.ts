@@ -1,5 +1,11 @@
 import * as vscode from 'vscode';
-import { ListRuns, ShowRun, type RunDetail, type RunSummary, type RunsOverview } from '../../../server/src/protocol/protocol';
+import {
+	ListRuns,
+	ShowRun,
+	type RunDetail,
+	type RunSummary,
+	type RunsOverview,
+} from '../../../server/src/protocol/protocol';
 import type { WindowProject } from '../common/windowProjects';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
 import { intentTooltip, runTooltip } from './runTooltips';
@@ -18,7 +24,17 @@ export type RunsViewNode =
 	| { type: 'task'; project: string; view: TaskView }
 	| { type: 'run'; project: string; run: RunSummary; title: string }
 	| { type: 'group'; project: string; runId: string; label: string; icon: string; children: RunsViewNode[] }
-	| { type: 'leaf'; project: string; runId: string; label: string; description?: string; icon: vscode.ThemeIcon; tooltip?: string; command?: vscode.Command; contextValue?: string };
+	| {
+			type: 'leaf';
+			project: string;
+			runId: string;
+			label: string;
+			description?: string;
+			icon: vscode.ThemeIcon;
+			tooltip?: string;
+			command?: vscode.Command;
+			contextValue?: string;
+	  };
 
 const intentIcons: Record<string, [string, string?]> = {
 	draft: ['circle-large-outline'],
@@ -57,7 +73,12 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 		switch (node.type) {
 			case 'intent':
 				return [
-					...node.view.plans.map((plan, i): RunsViewNode => ({ type: 'plan', project: node.project, plan, latest: i === 0 })),
+					...node.view.plans.map((plan, i): RunsViewNode => ({
+						type: 'plan',
+						project: node.project,
+						plan,
+						latest: i === 0,
+					})),
 					...node.view.tasks.map((view): RunsViewNode => ({ type: 'task', project: node.project, view })),
 				];
 			case 'plan':
@@ -69,13 +90,31 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 						runId: '',
 						label: `${i + 1}. ${step.description}`,
 						description: status,
-						icon: new vscode.ThemeIcon(status === 'completed' ? 'check' : status === 'failed' ? 'error' : status === 'skipped' ? 'debug-step-over' : status === 'progressing' ? 'play' : 'circle-small'),
+						icon: new vscode.ThemeIcon(
+							status === 'completed'
+								? 'check'
+								: status === 'failed'
+									? 'error'
+									: status === 'skipped'
+										? 'debug-step-over'
+										: status === 'progressing'
+											? 'play'
+											: 'circle-small',
+						),
 					};
 				});
 			case 'task':
-				return node.view.runs.map((run): RunsViewNode => ({ type: 'run', project: node.project, run, title: node.view.task.title }));
+				return node.view.runs.map((run): RunsViewNode => ({
+					type: 'run',
+					project: node.project,
+					run,
+					title: node.view.task.title,
+				}));
 			case 'run':
-				return this.runChildren(node.project, await this.desk.request(ShowRun, { project: node.project, id: node.run.id }));
+				return this.runChildren(
+					node.project,
+					await this.desk.request(ShowRun, { project: node.project, id: node.run.id }),
+				);
 			case 'group':
 				return node.children;
 			default:
@@ -93,7 +132,10 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 			case 'intent': {
 				const { intent } = node.view;
 				// The first line of the ticket names it; the tooltip has the whole of it.
-				const item = new vscode.TreeItem(intent.prompt.trim().split('\n', 1)[0]!, vscode.TreeItemCollapsibleState.Expanded);
+				const item = new vscode.TreeItem(
+					intent.prompt.trim().split('\n', 1)[0]!,
+					vscode.TreeItemCollapsibleState.Expanded,
+				);
 				item.id = `${node.project}/intent/${intent.object_id}`;
 				item.iconPath = icon(intentIcons[node.view.status] ?? ['circle-large-outline']);
 				item.description = node.view.status;
@@ -103,7 +145,10 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 			}
 			case 'plan': {
 				const steps = node.plan.steps.length;
-				const item = new vscode.TreeItem(node.latest ? 'Plan' : 'Earlier plan', steps > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+				const item = new vscode.TreeItem(
+					node.latest ? 'Plan' : 'Earlier plan',
+					steps > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+				);
 				item.id = `${node.project}/plan/${node.plan.object_id}`;
 				item.iconPath = new vscode.ThemeIcon(node.latest ? 'list-ordered' : 'history');
 				item.description = `${steps} step${steps === 1 ? '' : 's'}${node.plan.fwindow ? ` · frames ${node.plan.fwindow[0]}–${node.plan.fwindow[1]}` : ''}`;
@@ -111,11 +156,21 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 			}
 			case 'task': {
 				const { task } = node.view;
-				const item = new vscode.TreeItem(task.title, node.view.runs.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+				const item = new vscode.TreeItem(
+					task.title,
+					node.view.runs.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+				);
 				item.id = `${node.project}/task/${task.object_id}`;
 				// A running task whose runs have all stopped waits for the person: at the gate, or after a failure.
 				const states = node.view.runs.map(runState);
-				const waiting = task.status === 'running' && !states.includes('running') ? (states.includes('gate') ? 'gate' : states.includes('failed') ? 'failed' : undefined) : undefined;
+				const waiting =
+					task.status === 'running' && !states.includes('running')
+						? states.includes('gate')
+							? 'gate'
+							: states.includes('failed')
+								? 'failed'
+								: undefined
+						: undefined;
 				item.iconPath = icon(waiting ? runIcons[waiting] : (taskIcons[task.status] ?? ['circle-large-outline']));
 				item.description = `${waiting === 'gate' ? 'waiting for review' : waiting === 'failed' ? 'run failed: retry or abandon' : task.status}${task.goal ? ` · ${typeof task.goal === 'string' ? task.goal : task.goal.other}` : ''} · ${node.view.runs.length} run${node.view.runs.length === 1 ? '' : 's'}`;
 				item.contextValue = 'task';
@@ -164,9 +219,22 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				runId,
 				label: `PatchSet ${index + 1}: ${patchset.touched.map((f) => f.path).join(', ') || 'no files'}`,
 				description: `${patchset.apply_status} · +${added} −${deleted}`,
-				icon: new vscode.ThemeIcon('diff', new vscode.ThemeColor(patchset.apply_status === 'applied' ? 'testing.iconPassed' : patchset.apply_status === 'rejected' ? 'testing.iconFailed' : 'charts.yellow')),
+				icon: new vscode.ThemeIcon(
+					'diff',
+					new vscode.ThemeColor(
+						patchset.apply_status === 'applied'
+							? 'testing.iconPassed'
+							: patchset.apply_status === 'rejected'
+								? 'testing.iconFailed'
+								: 'charts.yellow',
+					),
+				),
 				tooltip: patchset.rationale,
-				command: { command: 'agentDesk.openPatchSet', title: 'Open PatchSet', arguments: [project, runId, patchset.object_id] },
+				command: {
+					command: 'agentDesk.openPatchSet',
+					title: 'Open PatchSet',
+					arguments: [project, runId, patchset.object_id],
+				},
 				contextValue: 'patchset',
 			});
 		}
@@ -179,7 +247,10 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				runId,
 				label: `${kind}: ${evidence.tool}`,
 				description: `${evidence.exit_code === undefined ? 'no exit code' : `exit ${evidence.exit_code}`}${evidence.summary ? ` · ${evidence.summary}` : ''}`,
-				icon: new vscode.ThemeIcon(passed ? 'pass' : 'error', new vscode.ThemeColor(passed ? 'testing.iconPassed' : 'testing.iconFailed')),
+				icon: new vscode.ThemeIcon(
+					passed ? 'pass' : 'error',
+					new vscode.ThemeColor(passed ? 'testing.iconPassed' : 'testing.iconFailed'),
+				),
 				tooltip: evidence.command,
 			});
 		}
@@ -204,7 +275,12 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				children: detail.tool_invocations.map((call) => {
 					const read = call.io_footprint?.paths_read ?? [];
 					const written = call.io_footprint?.paths_written ?? [];
-					const files = [read.length ? `read ${read.join(', ')}` : '', written.length ? `wrote ${written.join(', ')}` : ''].filter(Boolean).join(' · ');
+					const files = [
+						read.length ? `read ${read.join(', ')}` : '',
+						written.length ? `wrote ${written.join(', ')}` : '',
+					]
+						.filter(Boolean)
+						.join(' · ');
 					return {
 						type: 'leaf',
 						project,
@@ -223,7 +299,10 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 
 function runItem(node: Extract<RunsViewNode, { type: 'run' }>): vscode.TreeItem {
 	const { run } = node;
-	const item = new vscode.TreeItem(`Run ${run.started_at.slice(0, 16).replace('T', ' ')}`, vscode.TreeItemCollapsibleState.Collapsed);
+	const item = new vscode.TreeItem(
+		`Run ${run.started_at.slice(0, 16).replace('T', ' ')}`,
+		vscode.TreeItemCollapsibleState.Collapsed,
+	);
 	item.id = `${node.project}/run/${run.id}`;
 	const state = runState(run);
 	item.iconPath = icon(state === 'decided' && run.status === 'failed' ? runIcons.failed : runIcons[state]);

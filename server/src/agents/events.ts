@@ -5,15 +5,44 @@
  */
 
 export type AgentOutputFormat = 'claude-stream-json' | 'codex-json' | 'gemini-stream-json' | 'desk-jsonl' | 'text';
-export const agentOutputFormats: readonly AgentOutputFormat[] = ['claude-stream-json', 'codex-json', 'gemini-stream-json', 'desk-jsonl', 'text'];
+export const agentOutputFormats: readonly AgentOutputFormat[] = [
+	'claude-stream-json',
+	'codex-json',
+	'gemini-stream-json',
+	'desk-jsonl',
+	'text',
+];
 
 export type AgentEvent =
 	/** The agent said who it is: provider ("anthropic", "openai", …), model, session, tools. */
-	| { kind: 'session'; provider: string; model?: string; session_id?: string; tools?: string[]; cwd?: string; version?: string }
+	| {
+			kind: 'session';
+			provider: string;
+			model?: string;
+			session_id?: string;
+			tools?: string[];
+			cwd?: string;
+			version?: string;
+	  }
 	/** A tool call began. `call_id` pairs it with its `tool_finished`. */
-	| { kind: 'tool_started'; call_id: string; tool: string; args: unknown; paths_read: string[]; paths_written: string[] }
+	| {
+			kind: 'tool_started';
+			call_id: string;
+			tool: string;
+			args: unknown;
+			paths_read: string[];
+			paths_written: string[];
+	  }
 	/** A tool call ended; `output` is the full result text when the agent printed it. */
-	| { kind: 'tool_finished'; call_id: string; status: 'ok' | 'error'; summary: string; output?: string; paths_read?: string[]; paths_written?: string[] }
+	| {
+			kind: 'tool_finished';
+			call_id: string;
+			status: 'ok' | 'error';
+			summary: string;
+			output?: string;
+			paths_read?: string[];
+			paths_written?: string[];
+	  }
 	/** Text the agent addressed to the person (an assistant message, a final answer). */
 	| { kind: 'message'; text: string }
 	/** Token usage of one turn or message, to be summed; `model` when the agent names it there. */

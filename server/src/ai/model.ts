@@ -52,10 +52,16 @@ const actorKinds: readonly ActorKind[] = ['human', 'agent', 'system', 'mcp_clien
 
 export function actor(kind: ActorKind, id: string): ActorRef {
 	if (!actorKinds.includes(kind)) {
-		throw new DeskError('ai.badActor', `No actor kind ${JSON.stringify(kind)}; it is one of ${actorKinds.join(', ')}.`, { kind });
+		throw new DeskError(
+			'ai.badActor',
+			`No actor kind ${JSON.stringify(kind)}; it is one of ${actorKinds.join(', ')}.`,
+			{ kind },
+		);
 	}
 	if (id.trim() === '' || id.length > 200 || /[\u0000-\u001f\u007f]/.test(id)) {
-		throw new DeskError('ai.badActor', 'An actor id is 1 to 200 characters with no control characters.', { id: id.slice(0, 200) });
+		throw new DeskError('ai.badActor', 'An actor id is 1 to 200 characters with no control characters.', {
+			id: id.slice(0, 200),
+		});
 	}
 	return { kind, id };
 }
@@ -123,7 +129,11 @@ export function toPackType(type: string): number {
 		return git;
 	}
 	if (type in aiObjectTypes) {
-		throw new DeskError('ai.packType', `${type} is an AI object type (${aiObjectTypes[type as AiObjectType]}); git packs cannot hold it. Use the desk's object store.`, { type });
+		throw new DeskError(
+			'ai.packType',
+			`${type} is an AI object type (${aiObjectTypes[type as AiObjectType]}); git packs cannot hold it. Use the desk's object store.`,
+			{ type },
+		);
 	}
 	throw new DeskError('ai.badObject', `Unknown object type ${JSON.stringify(type)}.`, { type });
 }
@@ -131,7 +141,12 @@ export function toPackType(type: string): number {
 // ---------------------------------------------------------------------------------------------
 // Transitions
 
-const intentMoves: Record<IntentStatus, IntentStatus[]> = { draft: ['active', 'cancelled'], active: ['completed', 'cancelled'], completed: [], cancelled: [] };
+const intentMoves: Record<IntentStatus, IntentStatus[]> = {
+	draft: ['active', 'cancelled'],
+	active: ['completed', 'cancelled'],
+	completed: [],
+	cancelled: [],
+};
 const stepMoves: Record<StepStatus, StepStatus[]> = {
 	pending: ['progressing', 'failed', 'skipped'],
 	progressing: ['completed', 'failed'],
@@ -139,15 +154,31 @@ const stepMoves: Record<StepStatus, StepStatus[]> = {
 	failed: [],
 	skipped: [],
 };
-const taskMoves: Record<TaskStatus, TaskStatus[]> = { draft: ['running', 'failed', 'cancelled'], running: ['done', 'failed'], done: [], failed: [], cancelled: [] };
+const taskMoves: Record<TaskStatus, TaskStatus[]> = {
+	draft: ['running', 'failed', 'cancelled'],
+	running: ['done', 'failed'],
+	done: [],
+	failed: [],
+	cancelled: [],
+};
 // Validating → Patching is the end-to-end flow's retry within a Run (Evidence fails, a new PatchSet).
-const runMoves: Record<RunStatus, RunStatus[]> = { created: ['patching'], patching: ['validating', 'failed'], validating: ['completed', 'failed', 'patching'], completed: [], failed: [] };
+const runMoves: Record<RunStatus, RunStatus[]> = {
+	created: ['patching'],
+	patching: ['validating', 'failed'],
+	validating: ['completed', 'failed', 'patching'],
+	completed: [],
+	failed: [],
+};
 const applyMoves: Record<ApplyStatus, ApplyStatus[]> = { proposed: ['applied', 'rejected'], applied: [], rejected: [] };
 
 function checkMove<S extends string>(what: string, moves: Record<S, S[]>, from: S, to: S): void {
 	if (!moves[from]?.includes(to)) {
 		const allowed = moves[from]?.length ? moves[from].join(', ') : 'nothing (it is final)';
-		throw new DeskError('ai.illegalTransition', `${what} cannot go from ${from} to ${to}; from ${from} it may go to ${allowed}.`, { object: what, from, to });
+		throw new DeskError(
+			'ai.illegalTransition',
+			`${what} cannot go from ${from} to ${to}; from ${from} it may go to ${allowed}.`,
+			{ object: what, from, to },
+		);
 	}
 }
 
@@ -174,7 +205,11 @@ export function intentStatus(intent: Intent): IntentStatus {
 export function setIntentStatus(intent: Intent, to: IntentStatus, reason?: string, now = new Date()): void {
 	checkMove('intent', intentMoves, intentStatus(intent), to);
 	if (to === 'active' && intent.content === undefined) {
-		throw new DeskError('ai.illegalTransition', 'An intent becomes active once its analysed content is set.', { object: 'intent', from: intentStatus(intent), to });
+		throw new DeskError('ai.illegalTransition', 'An intent becomes active once its analysed content is set.', {
+			object: 'intent',
+			from: intentStatus(intent),
+			to,
+		});
 	}
 	intent.statuses.push({ status: to, changed_at: now.toISOString(), ...(reason ? { reason } : {}) });
 	touch(intent, now);
@@ -198,7 +233,10 @@ export function setIntentCommit(intent: Intent, commit: string, now = new Date()
 // ---------------------------------------------------------------------------------------------
 // Plan and steps
 
-export function newPlan(createdBy: ActorRef, options: { pipeline?: ContextPipeline; fwindow?: [number, number]; now?: Date } = {}): Plan {
+export function newPlan(
+	createdBy: ActorRef,
+	options: { pipeline?: ContextPipeline; fwindow?: [number, number]; now?: Date } = {},
+): Plan {
 	const plan: Plan = { ...newHeader('plan', createdBy, options.now ?? new Date()), steps: [] };
 	if (options.pipeline) {
 		plan.pipeline = options.pipeline.object_id;
@@ -210,8 +248,15 @@ export function newPlan(createdBy: ActorRef, options: { pipeline?: ContextPipeli
 }
 
 export function setFwindow(plan: Plan, fwindow: [number, number] | undefined, now = new Date()): void {
-	if (fwindow && (!Number.isInteger(fwindow[0]) || !Number.isInteger(fwindow[1]) || fwindow[0] < 0 || fwindow[1] < fwindow[0])) {
-		throw new DeskError('ai.badObject', `fwindow is a half-open range [start, end) with 0 ≤ start ≤ end, not [${fwindow.join(', ')}].`, { fwindow });
+	if (
+		fwindow &&
+		(!Number.isInteger(fwindow[0]) || !Number.isInteger(fwindow[1]) || fwindow[0] < 0 || fwindow[1] < fwindow[0])
+	) {
+		throw new DeskError(
+			'ai.badObject',
+			`fwindow is a half-open range [start, end) with 0 ≤ start ≤ end, not [${fwindow.join(', ')}].`,
+			{ fwindow },
+		);
 	}
 	plan.fwindow = fwindow;
 	touch(plan, now);
@@ -247,7 +292,12 @@ export function setStepStatus(step: PlanStep, to: StepStatus, reason?: string, n
 }
 
 /** Recursive decomposition: a step hands its work to a new sub-Task. */
-export function spawnSubTask(step: PlanStep, createdBy: ActorRef, title: string, options: { parent?: Task; now?: Date } = {}): Task {
+export function spawnSubTask(
+	step: PlanStep,
+	createdBy: ActorRef,
+	title: string,
+	options: { parent?: Task; now?: Date } = {},
+): Task {
 	const task = newTask(createdBy, title, { now: options.now, ...(options.parent ? { parent: options.parent } : {}) });
 	step.task = task.object_id;
 	return task;
@@ -256,9 +306,17 @@ export function spawnSubTask(step: PlanStep, createdBy: ActorRef, title: string,
 // ---------------------------------------------------------------------------------------------
 // Task
 
-export function newTask(createdBy: ActorRef, title: string, options: { goal?: GoalType; parent?: Task; intent?: Intent; now?: Date } = {}): Task {
+export function newTask(
+	createdBy: ActorRef,
+	title: string,
+	options: { goal?: GoalType; parent?: Task; intent?: Intent; now?: Date } = {},
+): Task {
 	if (title.trim() === '' || title.length >= 100) {
-		throw new DeskError('ai.badObject', `A task title is a short summary of 1 to 99 characters (this one has ${title.length}).`, { length: title.length });
+		throw new DeskError(
+			'ai.badObject',
+			`A task title is a short summary of 1 to 99 characters (this one has ${title.length}).`,
+			{ length: title.length },
+		);
 	}
 	return {
 		...newHeader('task', createdBy, options.now ?? new Date()),
@@ -267,7 +325,11 @@ export function newTask(createdBy: ActorRef, title: string, options: { goal?: Go
 		constraints: [],
 		acceptance_criteria: [],
 		...(options.parent ? { parent: options.parent.object_id } : {}),
-		...(options.intent ? { intent: options.intent.object_id } : options.parent?.intent ? { intent: options.parent.intent } : {}),
+		...(options.intent
+			? { intent: options.intent.object_id }
+			: options.parent?.intent
+				? { intent: options.parent.intent }
+				: {}),
 		runs: [],
 		dependencies: [],
 		status: 'draft',
@@ -283,7 +345,10 @@ export function setTaskStatus(task: Task, to: TaskStatus, now = new Date()): voi
 /** Task ↔ Run: the run must be this task's; runs are appended, never removed or reordered. */
 export function addRun(task: Task, run: Run, now = new Date()): void {
 	if (run.task !== task.object_id) {
-		throw new DeskError('ai.badObject', `Run ${run.object_id} belongs to task ${run.task}, not ${task.object_id}.`, { run: run.object_id, task: task.object_id });
+		throw new DeskError('ai.badObject', `Run ${run.object_id} belongs to task ${run.task}, not ${task.object_id}.`, {
+			run: run.object_id,
+			task: task.object_id,
+		});
 	}
 	if (!task.runs.includes(run.object_id)) {
 		task.runs.push(run.object_id);
@@ -314,7 +379,12 @@ export function addDependency(task: Task, dependency: Task, now = new Date()): v
 // ---------------------------------------------------------------------------------------------
 // Run and what hangs off it
 
-export function newRun(createdBy: ActorRef, task: Task, commit: string, options: { plan?: Plan; now?: Date } = {}): Run {
+export function newRun(
+	createdBy: ActorRef,
+	task: Task,
+	commit: string,
+	options: { plan?: Plan; now?: Date } = {},
+): Run {
 	return {
 		...newHeader('run', createdBy, options.now ?? new Date()),
 		task: task.object_id,
@@ -341,7 +411,11 @@ export function failRun(run: Run, error: string, now = new Date()): void {
 /** Run ↔ PatchSet: appended in the order the agent made them. */
 export function addPatchSet(run: Run, patchset: PatchSet, now = new Date()): void {
 	if (patchset.run !== run.object_id) {
-		throw new DeskError('ai.badObject', `PatchSet ${patchset.object_id} belongs to run ${patchset.run}, not ${run.object_id}.`, { patchset: patchset.object_id, run: run.object_id });
+		throw new DeskError(
+			'ai.badObject',
+			`PatchSet ${patchset.object_id} belongs to run ${patchset.run}, not ${run.object_id}.`,
+			{ patchset: patchset.object_id, run: run.object_id },
+		);
 	}
 	if (!run.patchsets.includes(patchset.object_id)) {
 		run.patchsets.push(patchset.object_id);
@@ -349,7 +423,17 @@ export function addPatchSet(run: Run, patchset: PatchSet, now = new Date()): voi
 	}
 }
 
-export function newPatchSet(createdBy: ActorRef, run: Run, options: { commit?: string; format?: PatchSet['format']; artifact?: ArtifactRef; rationale?: string; now?: Date } = {}): PatchSet {
+export function newPatchSet(
+	createdBy: ActorRef,
+	run: Run,
+	options: {
+		commit?: string;
+		format?: PatchSet['format'];
+		artifact?: ArtifactRef;
+		rationale?: string;
+		now?: Date;
+	} = {},
+): PatchSet {
 	return {
 		...newHeader('patchset', createdBy, options.now ?? new Date()),
 		run: run.object_id,
@@ -373,7 +457,13 @@ export function setRationale(patchset: PatchSet, rationale: string, now = new Da
 	touch(patchset, now);
 }
 
-export function newEvidence(createdBy: ActorRef, run: Run, kind: EvidenceKind, tool: string, options: { patchset?: PatchSet; command?: string; exitCode?: number; summary?: string; now?: Date } = {}): Evidence {
+export function newEvidence(
+	createdBy: ActorRef,
+	run: Run,
+	kind: EvidenceKind,
+	tool: string,
+	options: { patchset?: PatchSet; command?: string; exitCode?: number; summary?: string; now?: Date } = {},
+): Evidence {
 	return {
 		...newHeader('evidence', createdBy, options.now ?? new Date()),
 		run_id: run.object_id,
@@ -387,12 +477,19 @@ export function newEvidence(createdBy: ActorRef, run: Run, kind: EvidenceKind, t
 	};
 }
 
-export function newDecision(createdBy: ActorRef, run: Run, type: DecisionType, options: { chosen?: PatchSet; resultCommit?: string; checkpointId?: string; rationale?: string; now?: Date } = {}): Decision {
+export function newDecision(
+	createdBy: ActorRef,
+	run: Run,
+	type: DecisionType,
+	options: { chosen?: PatchSet; resultCommit?: string; checkpointId?: string; rationale?: string; now?: Date } = {},
+): Decision {
 	if (type === 'commit' && !options.chosen) {
 		throw new DeskError('ai.badObject', 'A Commit decision names the PatchSet it applies.', { run: run.object_id });
 	}
 	if (options.chosen && options.chosen.run !== run.object_id) {
-		throw new DeskError('ai.badObject', `PatchSet ${options.chosen.object_id} is not of run ${run.object_id}.`, { run: run.object_id });
+		throw new DeskError('ai.badObject', `PatchSet ${options.chosen.object_id} is not of run ${run.object_id}.`, {
+			run: run.object_id,
+		});
 	}
 	return {
 		...newHeader('decision', createdBy, options.now ?? new Date()),
@@ -405,26 +502,57 @@ export function newDecision(createdBy: ActorRef, run: Run, type: DecisionType, o
 	};
 }
 
-export function newProvenance(createdBy: ActorRef, run: Run, provider: string, model: string, now = new Date()): Provenance {
+export function newProvenance(
+	createdBy: ActorRef,
+	run: Run,
+	provider: string,
+	model: string,
+	now = new Date(),
+): Provenance {
 	return { ...newHeader('provenance', createdBy, now), run_id: run.object_id, provider, model };
 }
 
 /** Token usage with its total computed, so it can never disagree with its parts. */
-export function setTokenUsage(provenance: Provenance, input: number, output: number, costUsd?: number, now = new Date()): void {
-	for (const [name, value] of [['input_tokens', input], ['output_tokens', output]] as const) {
+export function setTokenUsage(
+	provenance: Provenance,
+	input: number,
+	output: number,
+	costUsd?: number,
+	now = new Date(),
+): void {
+	for (const [name, value] of [
+		['input_tokens', input],
+		['output_tokens', output],
+	] as const) {
 		if (!Number.isSafeInteger(value) || value < 0) {
 			throw new DeskError('ai.badObject', `${name} is a count of tokens, not ${value}.`, { [name]: value });
 		}
 	}
 	if (costUsd !== undefined && (!Number.isFinite(costUsd) || costUsd < 0)) {
-		throw new DeskError('ai.badObject', `cost_usd must be a non-negative amount, not ${costUsd}.`, { cost_usd: costUsd });
+		throw new DeskError('ai.badObject', `cost_usd must be a non-negative amount, not ${costUsd}.`, {
+			cost_usd: costUsd,
+		});
 	}
-	provenance.token_usage = { input_tokens: input, output_tokens: output, total_tokens: input + output, ...(costUsd !== undefined ? { cost_usd: costUsd } : {}) };
+	provenance.token_usage = {
+		input_tokens: input,
+		output_tokens: output,
+		total_tokens: input + output,
+		...(costUsd !== undefined ? { cost_usd: costUsd } : {}),
+	};
 	touch(provenance, now);
 }
 
-export function newToolInvocation(createdBy: ActorRef, run: Run, toolName: string, args: unknown, options: { status?: ToolStatus; read?: string[]; written?: string[]; resultSummary?: string; now?: Date } = {}): ToolInvocation {
-	const footprint = options.read?.length || options.written?.length ? { io_footprint: { paths_read: options.read ?? [], paths_written: options.written ?? [] } } : {};
+export function newToolInvocation(
+	createdBy: ActorRef,
+	run: Run,
+	toolName: string,
+	args: unknown,
+	options: { status?: ToolStatus; read?: string[]; written?: string[]; resultSummary?: string; now?: Date } = {},
+): ToolInvocation {
+	const footprint =
+		options.read?.length || options.written?.length
+			? { io_footprint: { paths_read: options.read ?? [], paths_written: options.written ?? [] } }
+			: {};
 	return {
 		...newHeader('tool_invocation', createdBy, options.now ?? new Date()),
 		run_id: run.object_id,
@@ -437,7 +565,12 @@ export function newToolInvocation(createdBy: ActorRef, run: Run, toolName: strin
 	};
 }
 
-export function newContextSnapshot(createdBy: ActorRef, strategy: ContextSnapshot['selection_strategy'], items: ContextItem[], options: { summary?: string; now?: Date } = {}): ContextSnapshot {
+export function newContextSnapshot(
+	createdBy: ActorRef,
+	strategy: ContextSnapshot['selection_strategy'],
+	items: ContextItem[],
+	options: { summary?: string; now?: Date } = {},
+): ContextSnapshot {
 	return {
 		...newHeader('context_snapshot', createdBy, options.now ?? new Date()),
 		selection_strategy: strategy,
@@ -455,19 +588,34 @@ export function isProtectedFrame(kind: FrameKind): boolean {
 	return typeof kind === 'string' && protectedKinds.has(kind);
 }
 
-export function newContextPipeline(createdBy: ActorRef, options: { maxFrames?: number; now?: Date } = {}): ContextPipeline {
+export function newContextPipeline(
+	createdBy: ActorRef,
+	options: { maxFrames?: number; now?: Date } = {},
+): ContextPipeline {
 	const maxFrames = options.maxFrames ?? 0;
 	if (!Number.isInteger(maxFrames) || maxFrames < 0) {
-		throw new DeskError('ai.badObject', `max_frames is 0 (unlimited) or a positive count, not ${maxFrames}.`, { max_frames: maxFrames });
+		throw new DeskError('ai.badObject', `max_frames is 0 (unlimited) or a positive count, not ${maxFrames}.`, {
+			max_frames: maxFrames,
+		});
 	}
-	return { ...newHeader('context_pipeline', createdBy, options.now ?? new Date()), frames: [], next_frame_id: 0, max_frames: maxFrames };
+	return {
+		...newHeader('context_pipeline', createdBy, options.now ?? new Date()),
+		frames: [],
+		next_frame_id: 0,
+		max_frames: maxFrames,
+	};
 }
 
 /**
  * Appends a frame and returns its stable id. Past max_frames the oldest frame that is not
  * protected (IntentAnalysis, Checkpoint) is evicted; ids of the others never change.
  */
-export function pushFrame(pipeline: ContextPipeline, kind: FrameKind, summary: string, options: { data?: unknown; tokenEstimate?: number; now?: Date } = {}): number {
+export function pushFrame(
+	pipeline: ContextPipeline,
+	kind: FrameKind,
+	summary: string,
+	options: { data?: unknown; tokenEstimate?: number; now?: Date } = {},
+): number {
 	const now = options.now ?? new Date();
 	const frame: ContextFrame = {
 		frame_id: pipeline.next_frame_id,
@@ -513,7 +661,13 @@ export function contentEq(a: ArtifactRef, b: ArtifactRef): boolean {
 }
 
 export function artifactFor(content: Uint8Array, store: string, key: string, contentType?: string): ArtifactRef {
-	return { store, key, ...(contentType ? { content_type: contentType } : {}), size_bytes: content.length, hash: sha256Hex(content) };
+	return {
+		store,
+		key,
+		...(contentType ? { content_type: contentType } : {}),
+		size_bytes: content.length,
+		hash: sha256Hex(content),
+	};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -581,7 +735,12 @@ function prune(value: unknown): unknown {
 			if (Array.isArray(v) && v.length === 0) {
 				continue;
 			}
-			if (typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0 && (key === 'tags' || key === 'external_ids')) {
+			if (
+				typeof v === 'object' &&
+				!Array.isArray(v) &&
+				Object.keys(v).length === 0 &&
+				(key === 'tags' || key === 'external_ids')
+			) {
 				continue;
 			}
 			out[key] = prune(v);
@@ -603,10 +762,18 @@ export function fromJson(value: unknown): AiObject {
 	}
 	const objectType = type as AiObjectType;
 	if (input['header_version'] !== headerVersion) {
-		throw new DeskError('ai.unknownSchema', `${objectType} has header_version ${JSON.stringify(input['header_version'])}; this desk reads ${headerVersion}.`, { object_type: objectType, header_version: input['header_version'] });
+		throw new DeskError(
+			'ai.unknownSchema',
+			`${objectType} has header_version ${JSON.stringify(input['header_version'])}; this desk reads ${headerVersion}.`,
+			{ object_type: objectType, header_version: input['header_version'] },
+		);
 	}
 	if (input['schema_version'] !== schemaVersion) {
-		throw new DeskError('ai.unknownSchema', `${objectType} has schema_version ${JSON.stringify(input['schema_version'])}; this desk reads ${schemaVersion}.`, { object_type: objectType, schema_version: input['schema_version'] });
+		throw new DeskError(
+			'ai.unknownSchema',
+			`${objectType} has schema_version ${JSON.stringify(input['schema_version'])}; this desk reads ${schemaVersion}.`,
+			{ object_type: objectType, schema_version: input['schema_version'] },
+		);
 	}
 	const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
 	for (const [key, v] of Object.entries(input)) {

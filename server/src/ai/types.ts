@@ -95,7 +95,8 @@ export interface Plan extends Header {
 	steps: PlanStep[];
 }
 
-export type GoalType = 'feature' | 'bugfix' | 'refactor' | 'docs' | 'perf' | 'test' | 'chore' | 'build' | 'ci' | 'style' | { other: string };
+export type GoalType =
+	'feature' | 'bugfix' | 'refactor' | 'docs' | 'perf' | 'test' | 'chore' | 'build' | 'ci' | 'style' | { other: string };
 
 export interface Task extends Header {
 	object_type: 'task';
@@ -233,7 +234,15 @@ export interface ContextSnapshot extends Header {
 	summary?: string;
 }
 
-export type FrameKind = 'intent_analysis' | 'step_summary' | 'code_change' | 'system_state' | 'error_recovery' | 'checkpoint' | 'tool_call' | { other: string };
+export type FrameKind =
+	| 'intent_analysis'
+	| 'step_summary'
+	| 'code_change'
+	| 'system_state'
+	| 'error_recovery'
+	| 'checkpoint'
+	| 'tool_call'
+	| { other: string };
 
 export interface ContextFrame {
 	frame_id: number;
@@ -253,4 +262,15 @@ export interface ContextPipeline extends Header {
 	global_summary?: string;
 }
 
-export type AiObject = Intent | Plan | Task | Run | PatchSet | Evidence | Decision | Provenance | ToolInvocation | ContextSnapshot | ContextPipeline;
+export type AiObject =
+	| Intent
+	| Plan
+	| Task
+	| Run
+	| PatchSet
+	| Evidence
+	| Decision
+	| Provenance
+	| ToolInvocation
+	| ContextSnapshot
+	| ContextPipeline;

@@ -50,7 +50,10 @@ export class Adoption {
 	async importDir(request: ImportDirRequest): Promise<ImportResult> {
 		const info = await this.ctx.env.inspectPath(request.dir);
 		if (info.kind !== 'directory' || info.real === undefined) {
-			throw new DeskError('import.notADirectory', `${request.dir} is not a folder.`, { dir: request.dir, found: info.kind });
+			throw new DeskError('import.notADirectory', `${request.dir} is not a folder.`, {
+				dir: request.dir,
+				found: info.kind,
+			});
 		}
 		const top = await this.ctx.git.findTop(info.real);
 		if (top !== info.real) {
@@ -72,23 +75,51 @@ export class Adoption {
 	 * asset_import with new (glossary: Version): an empty working folder (`dir` if given, which must
 	 * not exist or be empty) and at once version 1, with the note "created" and no files.
 	 */
-	async newAsset(request: { name: string; dir?: string; project?: string; main?: boolean; madeBy: MadeBy; clientRequest?: ClientRequestKey }): Promise<ImportResult> {
+	async newAsset(request: {
+		name: string;
+		dir?: string;
+		project?: string;
+		main?: boolean;
+		madeBy: MadeBy;
+		clientRequest?: ClientRequestKey;
+	}): Promise<ImportResult> {
 		const name = checkName(request.name);
 		const id = this.ctx.env.newAssetId();
 		const folder = this.ctx.snapshots.prepareFolder(id, request.dir);
 		const empty = this.ctx.snapshots.putManifest({ format: 1, files: [] });
 		const now = this.ctx.now();
-		const asset: AssetRecord = { ...blankAsset(id, name, now, request.madeBy), engine: 'snapshot', working_dir: folder, picked_version: 1 };
+		const asset: AssetRecord = {
+			...blankAsset(id, name, now, request.madeBy),
+			engine: 'snapshot',
+			working_dir: folder,
+			picked_version: 1,
+		};
 		// The asset, its first version, its project and the answer to the client's request: one write.
 		const result = this.ctx.store.batch((writes) => {
 			// An empty folder may already be an asset's (made a moment ago, here or in another window).
 			const owner = writes.listAssets().find((a) => a.engine === 'snapshot' && a.working_dir === folder);
 			if (owner) {
-				throw new DeskError('asset.folderNotEmpty', `${folder} is the folder of ${owner.name} (${owner.id}) already; a new asset needs a folder of its own.`, { folder, asset: owner.id });
+				throw new DeskError(
+					'asset.folderNotEmpty',
+					`${folder} is the folder of ${owner.name} (${owner.id}) already; a new asset needs a folder of its own.`,
+					{ folder, asset: owner.id },
+				);
 			}
 			writes.insertAsset(asset);
-			writes.insertSnapshotVersion(id, { version: 1, manifest: empty, file_count: 0, bytes: 0, note: 'created', made_at: now, made_by: request.madeBy });
-			const result: ImportResult = { asset, created: true, project: this.joinProjectIn(writes, asset, request.project, request.main ?? false, '') };
+			writes.insertSnapshotVersion(id, {
+				version: 1,
+				manifest: empty,
+				file_count: 0,
+				bytes: 0,
+				note: 'created',
+				made_at: now,
+				made_by: request.madeBy,
+			});
+			const result: ImportResult = {
+				asset,
+				created: true,
+				project: this.joinProjectIn(writes, asset, request.project, request.main ?? false, ''),
+			};
 			writes.answer(request.clientRequest, result, now);
 			return result;
 		});
@@ -105,11 +136,22 @@ export class Adoption {
 		const id = this.ctx.env.newAssetId();
 		const scan = await this.ctx.snapshots.scan(id, folder, { store: true });
 		if (scan.skipped.length > 0) {
-			this.ctx.logger.warn(`adopting ${folder}: ${scan.skipped.length} entr${scan.skipped.length === 1 ? 'y' : 'ies'} not stored (${scan.skipped.slice(0, 3).map((s) => `${s.path}: ${s.reason}`).join('; ')})`);
+			this.ctx.logger.warn(
+				`adopting ${folder}: ${scan.skipped.length} entr${scan.skipped.length === 1 ? 'y' : 'ies'} not stored (${scan.skipped
+					.slice(0, 3)
+					.map((s) => `${s.path}: ${s.reason}`)
+					.join('; ')})`,
+			);
 		}
 		const now = this.ctx.now();
 		const skill = this.readSkill(scan.manifest);
-		const asset: AssetRecord = { ...blankAsset(id, this.ctx.env.baseName(folder), now, madeBy), engine: 'snapshot', kind: skill ? 'skill' : '', working_dir: folder, picked_version: 1 };
+		const asset: AssetRecord = {
+			...blankAsset(id, this.ctx.env.baseName(folder), now, madeBy),
+			engine: 'snapshot',
+			kind: skill ? 'skill' : '',
+			working_dir: folder,
+			picked_version: 1,
+		};
 		if (skill?.description) {
 			asset.about = skill.description;
 		}
@@ -132,7 +174,14 @@ export class Adoption {
 	}
 
 	/** asset_link: a link asset (engine none) with a URL. */
-	addLink(request: { name: string; url: string; madeBy: MadeBy; project?: string; from?: string; clientRequest?: ClientRequestKey }): AssetRecord {
+	addLink(request: {
+		name: string;
+		url: string;
+		madeBy: MadeBy;
+		project?: string;
+		from?: string;
+		clientRequest?: ClientRequestKey;
+	}): AssetRecord {
 		const name = checkName(request.name);
 		let url: URL;
 		try {
@@ -141,7 +190,9 @@ export class Adoption {
 			throw new DeskError('asset.badUrl', `${JSON.stringify(request.url)} is not a URL.`, { url: request.url });
 		}
 		if (!['http:', 'https:', 'file:', 'mailto:'].includes(url.protocol)) {
-			throw new DeskError('asset.badUrl', `A link is http, https, file or mailto; not ${url.protocol}`, { url: request.url });
+			throw new DeskError('asset.badUrl', `A link is http, https, file or mailto; not ${url.protocol}`, {
+				url: request.url,
+			});
 		}
 		// derived_from (glossary: Tags and about): the asset the link was made from, at its picked version then.
 		const source = request.from === undefined ? undefined : this.ctx.getAsset(request.from);
@@ -158,18 +209,33 @@ export class Adoption {
 	}
 
 	/** A notes asset (engine none) holding text. */
-	addNote(request: { name: string; text: string; madeBy: MadeBy; project?: string; clientRequest?: ClientRequestKey }): AssetRecord {
+	addNote(request: {
+		name: string;
+		text: string;
+		madeBy: MadeBy;
+		project?: string;
+		clientRequest?: ClientRequestKey;
+	}): AssetRecord {
 		const name = checkName(request.name);
 		if (request.text.length > maxNoteTextBytes) {
 			throw new DeskError('asset.badName', `A note holds at most 256 KiB of text.`, { length: request.text.length });
 		}
-		const asset: AssetRecord = { ...blankAsset(this.ctx.env.newAssetId(), name, this.ctx.now(), request.madeBy), engine: 'none', kind: 'notes', notes: request.text };
+		const asset: AssetRecord = {
+			...blankAsset(this.ctx.env.newAssetId(), name, this.ctx.now(), request.madeBy),
+			engine: 'none',
+			kind: 'notes',
+			notes: request.text,
+		};
 		this.insertJoined(asset, request.project, request.clientRequest);
 		return asset;
 	}
 
 	/** A new asset, its project membership and the answer to the client's request, in one write. */
-	private insertJoined(asset: AssetRecord, project: string | undefined, clientRequest: ClientRequestKey | undefined): void {
+	private insertJoined(
+		asset: AssetRecord,
+		project: string | undefined,
+		clientRequest: ClientRequestKey | undefined,
+	): void {
 		this.ctx.store.batch((writes) => {
 			writes.insertAsset(asset);
 			this.joinProjectIn(writes, asset, project, false, '');
@@ -182,10 +248,18 @@ export class Adoption {
 	 * returns the record already there. The branch is origin/HEAD's, else main, else master, else the
 	 * checked-out branch.
 	 */
-	async adoptRepo(top: string, createdBy: string, options: { trusted?: readonly string[]; allowGitDir?: boolean } = {}): Promise<{ asset: AssetRecord; created: boolean }> {
+	async adoptRepo(
+		top: string,
+		createdBy: string,
+		options: { trusted?: readonly string[]; allowGitDir?: boolean } = {},
+	): Promise<{ asset: AssetRecord; created: boolean }> {
 		// Where the git folder really is, before anything of it is read: refused when it is outside
 		// what the desk adopts by itself and the person did not allow it, or moved since it was adopted.
-		const { location, allowed } = await this.ctx.git.adoptGitDir(top, { recorded: this.ctx.store.adoptedGitDir(top), trusted: options.trusted ?? [top], allow: options.allowGitDir });
+		const { location, allowed } = await this.ctx.git.adoptGitDir(top, {
+			recorded: this.ctx.store.adoptedGitDir(top),
+			trusted: options.trusted ?? [top],
+			allow: options.allowGitDir,
+		});
 		const gitDir = { gitDir: location.gitDir, allowed };
 		const remote = await this.ctx.readGit(top, () => this.ctx.git.originUrl(top));
 		const existing = this.ctx.store.findGitAsset(top, remote);
@@ -194,7 +268,14 @@ export class Adoption {
 			return { asset: existing, created: false };
 		}
 		const branch = await this.ctx.readGit(top, () => this.ctx.git.defaultBranch(top));
-		const asset: AssetRecord = { ...blankAsset(this.ctx.env.newAssetId(), this.ctx.env.baseName(top), this.ctx.now(), createdBy), kind: 'code', working_dir: top, engine: 'git', remote, branch };
+		const asset: AssetRecord = {
+			...blankAsset(this.ctx.env.newAssetId(), this.ctx.env.baseName(top), this.ctx.now(), createdBy),
+			kind: 'code',
+			working_dir: top,
+			engine: 'git',
+			remote,
+			branch,
+		};
 		// Another writer may have adopted it between our read and this write; the store's unique
 		// index on (working_dir, remote) makes the second insert fail, and then we return the first.
 		return this.ctx.store.batch((writes) => {
@@ -232,9 +313,16 @@ export class Adoption {
 				}
 				// Looked up again inside the write: another window may have made the project since the read.
 				const project =
-					this.ctx.store.getProjectByPath(top) ?? this.ctx.store.batch((writes) => writes.getProjectByPath(top) ?? this.createProject(writes, this.freeProjectName(writes, folder.name), top));
+					this.ctx.store.getProjectByPath(top) ??
+					this.ctx.store.batch(
+						(writes) =>
+							writes.getProjectByPath(top) ??
+							this.createProject(writes, this.freeProjectName(writes, folder.name), top),
+					);
 				// A linked worktree is adopted when its repository is in one of the folders opened with it.
-				const trusted = (await Promise.all(folders.map(async (f) => (await this.ctx.env.inspectPath(f.path)).real))).filter((r): r is string => r !== undefined);
+				const trusted = (
+					await Promise.all(folders.map(async (f) => (await this.ctx.env.inspectPath(f.path)).real))
+				).filter((r): r is string => r !== undefined);
 				const [adopted] = await this.registerRepoAssets([project], { trusted });
 				if (adopted) {
 					results.push({ folder, outcome: 'adopted', ...adopted });
@@ -255,7 +343,10 @@ export class Adoption {
 	 * record gets created_by `desk boot: project <name>'s repo` and is logged once; the asset joins the
 	 * project and becomes its main asset when it has none. The head is recorded as observed (outside).
 	 */
-	async registerRepoAssets(projects: readonly ProjectRecord[], options: { trusted?: readonly string[] } = {}): Promise<Array<{ project: ProjectRecord; asset: AssetRecord; created: boolean }>> {
+	async registerRepoAssets(
+		projects: readonly ProjectRecord[],
+		options: { trusted?: readonly string[] } = {},
+	): Promise<Array<{ project: ProjectRecord; asset: AssetRecord; created: boolean }>> {
 		const adopted: Array<{ project: ProjectRecord; asset: AssetRecord; created: boolean }> = [];
 		for (const project of projects) {
 			if (project.path === '') {
@@ -263,7 +354,9 @@ export class Adoption {
 			}
 			const top = await this.ctx.git.findTop(project.path);
 			if (top === undefined) {
-				this.ctx.logger.warn(`project ${project.name}: ${project.path} is not a git repository any more; nothing adopted`);
+				this.ctx.logger.warn(
+					`project ${project.name}: ${project.path} is not a git repository any more; nothing adopted`,
+				);
 				continue;
 			}
 			const by = `desk boot: project ${project.name}'s repo`;
@@ -288,14 +381,25 @@ export class Adoption {
 		return adopted;
 	}
 
-	private joinProject(asset: AssetRecord, projectName: string | undefined, main: boolean, path: string): ProjectRecord | undefined {
+	private joinProject(
+		asset: AssetRecord,
+		projectName: string | undefined,
+		main: boolean,
+		path: string,
+	): ProjectRecord | undefined {
 		if (projectName === undefined) {
 			return undefined;
 		}
 		return this.ctx.store.batch((writes) => this.joinProjectIn(writes, asset, projectName, main, path));
 	}
 
-	private joinProjectIn(writes: LibraryWrites, asset: AssetRecord, projectName: string | undefined, main: boolean, path: string): ProjectRecord | undefined {
+	private joinProjectIn(
+		writes: LibraryWrites,
+		asset: AssetRecord,
+		projectName: string | undefined,
+		main: boolean,
+		path: string,
+	): ProjectRecord | undefined {
 		if (projectName === undefined) {
 			return undefined;
 		}
@@ -356,7 +460,9 @@ function blankAsset(id: string, name: string, createdAt: string, createdBy: stri
 function checkName(name: string): string {
 	const trimmed = name.trim();
 	if (trimmed === '' || trimmed.length > 200 || /[\u0000-\u001f\u007f]/.test(trimmed)) {
-		throw new DeskError('asset.badName', `An asset name is 1 to 200 characters on one line.`, { name: name.slice(0, 200) });
+		throw new DeskError('asset.badName', `An asset name is 1 to 200 characters on one line.`, {
+			name: name.slice(0, 200),
+		});
 	}
 	return trimmed;
 }

@@ -4,7 +4,12 @@ import type { AssetCheck } from './types';
 /** Checks (glossary: Checks): a list of { id, executable, args, cwd, timeout }, ids unique. */
 export function validateChecks(value: unknown): AssetCheck[] {
 	// `index` and `field` say which check and which of its fields, for callers that name them their own way.
-	const fail = (why: string, index?: number, field?: string) => new DeskError('asset.badChecks', `Checks are not valid: ${why}.`, { problem: why, ...(index !== undefined ? { index } : {}), ...(field ? { field } : {}) });
+	const fail = (why: string, index?: number, field?: string) =>
+		new DeskError('asset.badChecks', `Checks are not valid: ${why}.`, {
+			problem: why,
+			...(index !== undefined ? { index } : {}),
+			...(field ? { field } : {}),
+		});
 	if (!Array.isArray(value)) {
 		throw fail('expected a list of checks');
 	}

@@ -56,7 +56,14 @@ export class Library {
 	importAsset(request: { id: string; project?: string; main: boolean }) {
 		return this.adoption.importAsset(request);
 	}
-	newAsset(request: { name: string; dir?: string; project?: string; main?: boolean; madeBy: MadeBy; clientRequest?: ClientRequestKey }) {
+	newAsset(request: {
+		name: string;
+		dir?: string;
+		project?: string;
+		main?: boolean;
+		madeBy: MadeBy;
+		clientRequest?: ClientRequestKey;
+	}) {
 		return this.adoption.newAsset(request);
 	}
 	adoptFolder(folder: string, madeBy: MadeBy) {
@@ -74,7 +81,14 @@ export class Library {
 	registerRepoAssets(projects: readonly ProjectRecord[], options: { trusted?: readonly string[] } = {}) {
 		return this.adoption.registerRepoAssets(projects, options);
 	}
-	addLink(request: { name: string; url: string; madeBy: MadeBy; project?: string; from?: string; clientRequest?: ClientRequestKey }) {
+	addLink(request: {
+		name: string;
+		url: string;
+		madeBy: MadeBy;
+		project?: string;
+		from?: string;
+		clientRequest?: ClientRequestKey;
+	}) {
 		return this.adoption.addLink(request);
 	}
 	addNote(request: { name: string; text: string; madeBy: MadeBy; project?: string; clientRequest?: ClientRequestKey }) {
@@ -82,13 +96,31 @@ export class Library {
 	}
 
 	// Versions (versions.ts).
-	snapshot(id: string, options: { note?: string; madeBy: MadeBy; signal?: AbortSignal; onProgress?: (files: number) => void; clientRequest?: ClientRequestKey }) {
+	snapshot(
+		id: string,
+		options: {
+			note?: string;
+			madeBy: MadeBy;
+			signal?: AbortSignal;
+			onProgress?: (files: number) => void;
+			clientRequest?: ClientRequestKey;
+		},
+	) {
 		return this.history.snapshot(id, options);
 	}
-	putFiles(id: string, files: Array<{ path: string; bytes: Uint8Array }>, options: { note?: string; madeBy: MadeBy; clientRequest?: ClientRequestKey }) {
+	putFiles(
+		id: string,
+		files: Array<{ path: string; bytes: Uint8Array }>,
+		options: { note?: string; madeBy: MadeBy; clientRequest?: ClientRequestKey },
+	) {
 		return this.history.putFiles(id, files, options);
 	}
-	landRunChanges(id: string, began: number, changes: ReadonlyArray<{ path: string; bytes?: Uint8Array; executable?: boolean }>, note: string) {
+	landRunChanges(
+		id: string,
+		began: number,
+		changes: ReadonlyArray<{ path: string; bytes?: Uint8Array; executable?: boolean }>,
+		note: string,
+	) {
 		return this.history.landRunChanges(id, began, changes, note);
 	}
 	recordRunCommit(id: string, commit: string): void {
@@ -144,7 +176,12 @@ export class Library {
 	setChecks(id: string, value: unknown) {
 		return this.metadata.setChecks(id, value);
 	}
-	recordLaunch(launchId: string, project: string, plugs: ReadonlyArray<{ id: string; role: string; version: number }>, at: string): void {
+	recordLaunch(
+		launchId: string,
+		project: string,
+		plugs: ReadonlyArray<{ id: string; role: string; version: number }>,
+		at: string,
+	): void {
 		this.metadata.recordLaunch(launchId, project, plugs, at);
 	}
 	usedIn(id: string) {

@@ -45,7 +45,12 @@ export class LibraryContext {
 			if (error instanceof DeskError) {
 				throw error;
 			}
-			throw new DeskError('git.unreadable', `Could not read the git repository ${top}: ${(error as Error).message}`, { dir: top }, { cause: error });
+			throw new DeskError(
+				'git.unreadable',
+				`Could not read the git repository ${top}: ${(error as Error).message}`,
+				{ dir: top },
+				{ cause: error },
+			);
 		}
 	}
 

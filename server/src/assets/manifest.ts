@@ -19,7 +19,10 @@ export function isSafeRelativePath(value: string): boolean {
 
 export function canonicalManifest(files: ManifestEntry[]): Manifest {
 	const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-	return { format: 1, files: sorted.map((f) => ({ path: f.path, hash: f.hash, size: f.size, executable: f.executable })) };
+	return {
+		format: 1,
+		files: sorted.map((f) => ({ path: f.path, hash: f.hash, size: f.size, executable: f.executable })),
+	};
 }
 
 /** The canonical bytes of a manifest; `manifest` must already be canonical (canonicalManifest). */
@@ -28,7 +31,8 @@ export function encodeManifest(manifest: Manifest): Buffer {
 }
 
 export function decodeManifest(bytes: Buffer, hash: string): Manifest {
-	const fail = (why: string) => new DeskError('manifest.corrupt', `Manifest ${hash} is not valid: ${why}.`, { hash, problem: why });
+	const fail = (why: string) =>
+		new DeskError('manifest.corrupt', `Manifest ${hash} is not valid: ${why}.`, { hash, problem: why });
 	let value: unknown;
 	try {
 		value = JSON.parse(bytes.toString('utf8'));
@@ -50,7 +54,13 @@ export function decodeManifest(bytes: Buffer, hash: string): Manifest {
 		if (typeof e.path !== 'string' || !isSafeRelativePath(e.path)) {
 			throw fail(`unsafe path ${JSON.stringify(e.path)}`);
 		}
-		if (typeof e.hash !== 'string' || !hashPattern.test(e.hash) || !Number.isSafeInteger(e.size) || (e.size as number) < 0 || typeof e.executable !== 'boolean') {
+		if (
+			typeof e.hash !== 'string' ||
+			!hashPattern.test(e.hash) ||
+			!Number.isSafeInteger(e.size) ||
+			(e.size as number) < 0 ||
+			typeof e.executable !== 'boolean'
+		) {
 			throw fail(`bad entry for ${e.path}`);
 		}
 	}

@@ -25,10 +25,17 @@ export class AssetMetadata {
 		const unique = [...new Set(tags)];
 		const bad = unique.filter((t) => !tagPattern.test(t));
 		if (bad.length > 0) {
-			throw new DeskError('asset.badTag', `Not a tag: ${bad.map((t) => JSON.stringify(t)).join(', ')}. A tag is key or key:value in lowercase letters, digits and hyphens.`, { tags: bad });
+			throw new DeskError(
+				'asset.badTag',
+				`Not a tag: ${bad.map((t) => JSON.stringify(t)).join(', ')}. A tag is key or key:value in lowercase letters, digits and hyphens.`,
+				{ tags: bad },
+			);
 		}
 		if (unique.length > maxTags) {
-			throw new DeskError('asset.badTag', `${unique.length} tags; an asset has at most ${maxTags}.`, { count: unique.length, limit: maxTags });
+			throw new DeskError('asset.badTag', `${unique.length} tags; an asset has at most ${maxTags}.`, {
+				count: unique.length,
+				limit: maxTags,
+			});
 		}
 		this.ctx.store.batch((writes) => writes.updateAsset(asset.id, { tags: unique }));
 		return this.ctx.getAsset(asset.id);
@@ -39,7 +46,11 @@ export class AssetMetadata {
 		const asset = this.ctx.getAsset(id);
 		const line = about.replace(/\s+/g, ' ').trim();
 		if (line.length > 500) {
-			throw new DeskError('asset.badName', `An about is one line of at most 500 characters (this one has ${line.length}).`, { length: line.length });
+			throw new DeskError(
+				'asset.badName',
+				`An about is one line of at most 500 characters (this one has ${line.length}).`,
+				{ length: line.length },
+			);
 		}
 		this.ctx.store.batch((writes) => writes.updateAsset(asset.id, { about: line, about_model_written: modelWritten }));
 		return this.ctx.getAsset(asset.id);
@@ -61,10 +72,22 @@ export class AssetMetadata {
 	}
 
 	/** Records the plugs of a launch for "used in" (glossary: Used in), all of them in one transaction. */
-	recordLaunch(launchId: string, project: string, plugs: ReadonlyArray<{ id: string; role: string; version: number }>, at: string): void {
+	recordLaunch(
+		launchId: string,
+		project: string,
+		plugs: ReadonlyArray<{ id: string; role: string; version: number }>,
+		at: string,
+	): void {
 		this.ctx.store.batch((writes) => {
 			for (const plug of plugs) {
-				writes.insertLaunchPlug({ launch_id: launchId, project, asset_id: plug.id, role: plug.role, version: plug.version, launched_at: at });
+				writes.insertLaunchPlug({
+					launch_id: launchId,
+					project,
+					asset_id: plug.id,
+					role: plug.role,
+					version: plug.version,
+					launched_at: at,
+				});
 			}
 		});
 	}
@@ -119,7 +142,9 @@ export class AssetMetadata {
 			list.push({ name: project, main: mainOf.get(project) === asset_id });
 			memberships.set(asset_id, list);
 		}
-		const snapshotFacts = assets.some((a) => a.engine === 'snapshot') ? this.ctx.store.snapshotFacts() : new Map<string, { versions: number; files: number }>();
+		const snapshotFacts = assets.some((a) => a.engine === 'snapshot')
+			? this.ctx.store.snapshotFacts()
+			: new Map<string, { versions: number; files: number }>();
 		const summaries: AssetSummary[] = [];
 		for (const asset of assets) {
 			let facts: Pick<AssetSummary, 'version_count' | 'file_count' | 'problem'> = { version_count: 0, file_count: 0 };
@@ -137,9 +162,16 @@ export class AssetMetadata {
 	private async gitFacts(asset: AssetRecord): Promise<Pick<AssetSummary, 'version_count' | 'file_count' | 'problem'>> {
 		try {
 			const history = await this.versions.gitHistory(asset);
-			return { version_count: history.count, file_count: history.tip ? await this.ctx.git.fileCount(asset.working_dir, history.tip) : 0 };
+			return {
+				version_count: history.count,
+				file_count: history.tip ? await this.ctx.git.fileCount(asset.working_dir, history.tip) : 0,
+			};
 		} catch (error) {
-			return { version_count: 0, file_count: 0, problem: `could not read ${asset.working_dir}: ${(error as Error).message}` };
+			return {
+				version_count: 0,
+				file_count: 0,
+				problem: `could not read ${asset.working_dir}: ${(error as Error).message}`,
+			};
 		}
 	}
 }

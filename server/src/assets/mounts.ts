@@ -9,7 +9,11 @@ export class Mounts {
 	mount(id: string, n: number): string {
 		const asset = this.ctx.getAsset(id);
 		if (asset.engine !== 'snapshot') {
-			throw new DeskError('asset.noFolder', `${asset.name} is a ${asset.engine === 'git' ? 'git' : 'link or notes'} asset; only snapshot versions are mounted.`, { id });
+			throw new DeskError(
+				'asset.noFolder',
+				`${asset.name} is a ${asset.engine === 'git' ? 'git' : 'link or notes'} asset; only snapshot versions are mounted.`,
+				{ id },
+			);
 		}
 		const version = this.ctx.snapshotVersionOf(asset, n);
 		return this.ctx.snapshots.mount(asset.id, n, this.ctx.snapshots.readManifest(version.manifest));

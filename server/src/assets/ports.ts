@@ -1,5 +1,14 @@
 import type { AdoptedGitDir, GitDirLocation } from '../git/gitDir';
-import type { AssetCheck, AssetRecord, HeadObservation, MadeBy, Manifest, ProjectRecord, SnapshotVersion, UsedIn } from './types';
+import type {
+	AssetCheck,
+	AssetRecord,
+	HeadObservation,
+	MadeBy,
+	Manifest,
+	ProjectRecord,
+	SnapshotVersion,
+	UsedIn,
+} from './types';
 
 /**
  * What the asset library needs from the outside world. The domain core talks only to these; the
@@ -124,7 +133,10 @@ export interface GitReader {
 	 * `allow`. `allowed` says it was taken on the person's word. Refused with `git.foreignGitDir` or
 	 * `git.gitDirChanged`. Later reads of `top` in this process use that folder.
 	 */
-	adoptGitDir(top: string, options: { recorded?: AdoptedGitDir; trusted?: readonly string[]; allow?: boolean }): Promise<{ location: GitDirLocation; allowed: boolean }>;
+	adoptGitDir(
+		top: string,
+		options: { recorded?: AdoptedGitDir; trusted?: readonly string[]; allow?: boolean },
+	): Promise<{ location: GitDirLocation; allowed: boolean }>;
 	/** URL of the `origin` remote, '' when there is none. */
 	originUrl(top: string): Promise<string>;
 	/** origin/HEAD's branch, else main, else master, else the checked-out branch ('' when HEAD is detached and none exists). */
@@ -149,7 +161,11 @@ export interface GitReader {
 	 * One folder of a commit's tree ('' is the top): the names of its subfolders and its files,
 	 * reading only the trees on the way. Undefined when there is no such folder.
 	 */
-	listFolder(top: string, commit: string, folder: string): Promise<{ folders: string[]; files: GitTreeFile[] } | undefined>;
+	listFolder(
+		top: string,
+		commit: string,
+		folder: string,
+	): Promise<{ folders: string[]; files: GitTreeFile[] } | undefined>;
 	/** The files that differ from one commit to another, sorted by path. */
 	diffCommits(top: string, from: string, to: string): Promise<GitFileChange[]>;
 	/** Lets go of open packs and caches. */

@@ -2,7 +2,14 @@ import type { LibraryContext } from './libraryContext';
 import { parseSkillFile } from './skill';
 import type { AssetRecord, AtGo } from './types';
 import type { Versions } from './versions';
-import { LibrarySearch, suggestAssetCap, suggestFileCap, suggestFilesPerAsset, type SearchDocument, type SearchHit } from '../search/librarySearch';
+import {
+	LibrarySearch,
+	suggestAssetCap,
+	suggestFileCap,
+	suggestFilesPerAsset,
+	type SearchDocument,
+	type SearchHit,
+} from '../search/librarySearch';
 
 /**
  * The text an asset is matched on (glossary: Suggestion) and the library search over it: names, abouts, the text of
@@ -110,7 +117,9 @@ export class SearchText {
 			total += head.length;
 		};
 		if (atGo.engine === 'git') {
-			for (const file of await this.ctx.readGit(asset.working_dir, () => this.ctx.git.treeFiles(asset.working_dir, atGo.commit))) {
+			for (const file of await this.ctx.readGit(asset.working_dir, () =>
+				this.ctx.git.treeFiles(asset.working_dir, atGo.commit),
+			)) {
 				if (total >= suggestAssetCap || texts.length >= suggestFilesPerAsset) {
 					break;
 				}

@@ -21,7 +21,10 @@ export function parseSkillFile(text: string): { name: string; description: strin
 }
 
 function unquote(value: string): string {
-	if (value.length >= 2 && ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'")))) {
+	if (
+		value.length >= 2 &&
+		((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'")))
+	) {
 		return value.slice(1, -1);
 	}
 	return value;

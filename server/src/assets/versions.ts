@@ -2,7 +2,19 @@ import { DeskError } from '../core/errors';
 import type { LibraryContext } from './libraryContext';
 import { diffManifests } from './manifest';
 import type { ClientRequestKey, CommitHistory } from './ports';
-import type { AssetRecord, AssetVersion, AtGo, BranchRewrite, GitVersion, HeadObservation, MadeBy, Manifest, SnapshotVersion, VersionDiff, VersionFile } from './types';
+import type {
+	AssetRecord,
+	AssetVersion,
+	AtGo,
+	BranchRewrite,
+	GitVersion,
+	HeadObservation,
+	MadeBy,
+	Manifest,
+	SnapshotVersion,
+	VersionDiff,
+	VersionFile,
+} from './types';
 
 /**
  * An asset's versions (glossary: Asset, Version): snapshot versions cut from a working folder, git
@@ -18,10 +30,27 @@ export class Versions {
 	/** asset_snapshot: cuts the next version from the working folder when it changed (glossary: Version). */
 	async snapshot(
 		id: string,
-		options: { note?: string; madeBy: MadeBy; signal?: AbortSignal; onProgress?: (files: number) => void; clientRequest?: ClientRequestKey },
-	): Promise<{ asset: AssetRecord; version: SnapshotVersion; created: boolean; skipped: Array<{ path: string; reason: string }>; lookalikes: string[][]; filesRead: number }> {
+		options: {
+			note?: string;
+			madeBy: MadeBy;
+			signal?: AbortSignal;
+			onProgress?: (files: number) => void;
+			clientRequest?: ClientRequestKey;
+		},
+	): Promise<{
+		asset: AssetRecord;
+		version: SnapshotVersion;
+		created: boolean;
+		skipped: Array<{ path: string; reason: string }>;
+		lookalikes: string[][];
+		filesRead: number;
+	}> {
 		const asset = this.writableFolderAsset(id);
-		const scan = await this.ctx.snapshots.scan(asset.id, asset.working_dir, { store: true, signal: options.signal, onProgress: options.onProgress });
+		const scan = await this.ctx.snapshots.scan(asset.id, asset.working_dir, {
+			store: true,
+			signal: options.signal,
+			onProgress: options.onProgress,
+		});
 		const now = this.ctx.now();
 		const result = this.ctx.store.batch((writes) => {
 			const latest = writes.latestSnapshotVersion(asset.id);
@@ -29,29 +58,63 @@ export class Versions {
 			if (latest && latest.manifest === scan.manifestHash) {
 				cut = { version: latest, created: false };
 			} else {
-				const version = versionOf((latest?.version ?? 0) + 1, scan.manifestHash, scan.manifest, options.note ?? '', now, options.madeBy);
+				const version = versionOf(
+					(latest?.version ?? 0) + 1,
+					scan.manifestHash,
+					scan.manifest,
+					options.note ?? '',
+					now,
+					options.madeBy,
+				);
 				writes.insertSnapshotVersion(asset.id, version);
 				writes.updateAsset(asset.id, { picked_version: version.version });
 				cut = { version, created: true };
 			}
 			// The answer to the client's request is written with the version it names.
-			writes.answer(options.clientRequest, { asset: writes.getAsset(asset.id), ...cut, skipped: scan.skipped, lookalikes: scan.lookalikes, filesRead: scan.filesRead }, now);
+			writes.answer(
+				options.clientRequest,
+				{
+					asset: writes.getAsset(asset.id),
+					...cut,
+					skipped: scan.skipped,
+					lookalikes: scan.lookalikes,
+					filesRead: scan.filesRead,
+				},
+				now,
+			);
 			return cut;
 		});
 		if (scan.skipped.length > 0) {
-			this.ctx.logger.warn(`snapshot of ${asset.name}: ${scan.skipped.length} entr${scan.skipped.length === 1 ? 'y' : 'ies'} not stored (${scan.skipped.slice(0, 3).map((s) => `${s.path}: ${s.reason}`).join('; ')})`);
+			this.ctx.logger.warn(
+				`snapshot of ${asset.name}: ${scan.skipped.length} entr${scan.skipped.length === 1 ? 'y' : 'ies'} not stored (${scan.skipped
+					.slice(0, 3)
+					.map((s) => `${s.path}: ${s.reason}`)
+					.join('; ')})`,
+			);
 		}
 		if (scan.lookalikes.length > 0) {
-			this.ctx.logger.warn(`snapshot of ${asset.name}: names that differ only by case or normalisation, kept apart: ${scan.lookalikes.map((g) => g.join(' / ')).join('; ')}`);
+			this.ctx.logger.warn(
+				`snapshot of ${asset.name}: names that differ only by case or normalisation, kept apart: ${scan.lookalikes.map((g) => g.join(' / ')).join('; ')}`,
+			);
 		}
-		return { asset: this.ctx.getAsset(asset.id), ...result, skipped: scan.skipped, lookalikes: scan.lookalikes, filesRead: scan.filesRead };
+		return {
+			asset: this.ctx.getAsset(asset.id),
+			...result,
+			skipped: scan.skipped,
+			lookalikes: scan.lookalikes,
+			filesRead: scan.filesRead,
+		};
 	}
 
 	/**
 	 * asset_version: writes files into a snapshot asset's working folder, then cuts the next version.
 	 * Refuses a path outside the folder and an asset with no folder the desk may write (git, link, notes).
 	 */
-	async putFiles(id: string, files: Array<{ path: string; bytes: Uint8Array }>, options: { note?: string; madeBy: MadeBy; clientRequest?: ClientRequestKey }) {
+	async putFiles(
+		id: string,
+		files: Array<{ path: string; bytes: Uint8Array }>,
+		options: { note?: string; madeBy: MadeBy; clientRequest?: ClientRequestKey },
+	) {
 		const asset = this.writableFolderAsset(id);
 		for (const file of files) {
 			this.ctx.snapshots.writeInFolder(asset.working_dir, file.path, file.bytes);
@@ -65,7 +128,12 @@ export class Versions {
 	 * asset moved on since the run began (another version, or working changes), so nothing made
 	 * meanwhile is folded into the run's version.
 	 */
-	async landRunChanges(id: string, began: number, changes: ReadonlyArray<{ path: string; bytes?: Uint8Array; executable?: boolean }>, note: string) {
+	async landRunChanges(
+		id: string,
+		began: number,
+		changes: ReadonlyArray<{ path: string; bytes?: Uint8Array; executable?: boolean }>,
+		note: string,
+	) {
 		const asset = this.writableFolderAsset(id);
 		const atGo = await this.atGo(asset.id);
 		if (atGo.engine !== 'snapshot' || atGo.version !== began || atGo.working_changes) {
@@ -106,14 +174,22 @@ export class Versions {
 		const picked = this.ctx.store.snapshotVersion(asset.id, asset.picked_version);
 		const latest = this.ctx.store.latestSnapshotVersion(asset.id);
 		if (!picked || !latest) {
-			throw new DeskError('asset.noVersion', `${asset.name} has no version ${asset.picked_version}.`, { id, version: asset.picked_version });
+			throw new DeskError('asset.noVersion', `${asset.name} has no version ${asset.picked_version}.`, {
+				id,
+				version: asset.picked_version,
+			});
 		}
 		const scan = await this.ctx.snapshots.scan(asset.id, asset.working_dir, { store: false, signal });
 		if (scan.manifestHash === picked.manifest) {
 			return { engine: 'snapshot', version: picked.version, working_changes: false, manifest: picked.manifest };
 		}
 		const diff = diffManifests(this.ctx.snapshots.readManifest(picked.manifest), scan.manifest);
-		return { engine: 'snapshot', version: latest.version + 1, working_changes: true, changed: diff.added.length + diff.removed.length + diff.modified.length };
+		return {
+			engine: 'snapshot',
+			version: latest.version + 1,
+			working_changes: true,
+			changed: diff.added.length + diff.removed.length + diff.modified.length,
+		};
 	}
 
 	/** Versions of any engine, oldest first. */
@@ -125,7 +201,11 @@ export class Versions {
 	 * The versions numbered `range.from` to `range.to` (inclusive, clipped to what exists), oldest
 	 * first, and how many there are in all: a page of a long history for a view.
 	 */
-	async versionPage(id: string, range: VersionRange, signal?: AbortSignal): Promise<{ versions: AssetVersion[]; total: number }> {
+	async versionPage(
+		id: string,
+		range: VersionRange,
+		signal?: AbortSignal,
+	): Promise<{ versions: AssetVersion[]; total: number }> {
 		const source = await this.versionSource(id, signal);
 		const { from, to } = clip(range, source.total);
 		return { versions: source.page(from, to), total: source.total };
@@ -142,11 +222,17 @@ export class Versions {
 		}
 	}
 
-	private async versionSource(id: string, signal?: AbortSignal): Promise<{ total: number; page: (from: number, to: number) => AssetVersion[] }> {
+	private async versionSource(
+		id: string,
+		signal?: AbortSignal,
+	): Promise<{ total: number; page: (from: number, to: number) => AssetVersion[] }> {
 		const asset = this.ctx.getAsset(id);
 		if (asset.engine === 'snapshot') {
 			const all = this.ctx.store.snapshotVersions(asset.id);
-			return { total: all.length, page: (from, to) => all.slice(from - 1, to).map((v): AssetVersion => ({ engine: 'snapshot', ...v })) };
+			return {
+				total: all.length,
+				page: (from, to) => all.slice(from - 1, to).map((v): AssetVersion => ({ engine: 'snapshot', ...v })),
+			};
 		}
 		if (asset.engine !== 'git') {
 			return { total: 0, page: () => [] };
@@ -165,7 +251,10 @@ export class Versions {
 		if (asset.engine === 'snapshot') {
 			const n = version ?? asset.picked_version;
 			const manifest = this.ctx.snapshots.readManifest(this.ctx.snapshotVersionOf(asset, n).manifest);
-			return { version: n, files: manifest.files.map((f) => ({ path: f.path, size: f.size, hash: f.hash, executable: f.executable })) };
+			return {
+				version: n,
+				files: manifest.files.map((f) => ({ path: f.path, size: f.size, hash: f.hash, executable: f.executable })),
+			};
 		}
 		const { n, commit } = await this.gitVersionOf(asset, version);
 		const tree = await this.ctx.readGit(asset.working_dir, () => this.ctx.git.treeFiles(asset.working_dir, commit));
@@ -177,16 +266,27 @@ export class Versions {
 	 * of a version of tens of thousands of files reads only what is opened. `asset.fileNotFound`
 	 * when the version has no such folder.
 	 */
-	async folder(id: string, folderPath: string, version?: number): Promise<{ version: number; folders: string[]; files: VersionFile[] }> {
+	async folder(
+		id: string,
+		folderPath: string,
+		version?: number,
+	): Promise<{ version: number; folders: string[]; files: VersionFile[] }> {
 		const asset = this.ctx.getAsset(id);
 		if (asset.engine === 'none') {
 			throw new DeskError('asset.noFiles', `${asset.name} has no files to read.`, { id });
 		}
 		const folder = folderPath.replace(/^\/+|\/+$/g, '');
-		const notFound = () => new DeskError('asset.fileNotFound', `${folder || 'The top folder'} is not a folder of that version of ${asset.name}.`, { id, path: folder, version });
+		const notFound = () =>
+			new DeskError(
+				'asset.fileNotFound',
+				`${folder || 'The top folder'} is not a folder of that version of ${asset.name}.`,
+				{ id, path: folder, version },
+			);
 		if (asset.engine === 'git') {
 			const { n, commit } = await this.gitVersionOf(asset, version);
-			const listed = await this.ctx.readGit(asset.working_dir, () => this.ctx.git.listFolder(asset.working_dir, commit, folder));
+			const listed = await this.ctx.readGit(asset.working_dir, () =>
+				this.ctx.git.listFolder(asset.working_dir, commit, folder),
+			);
 			if (!listed) {
 				throw notFound();
 			}
@@ -217,11 +317,18 @@ export class Versions {
 	/** The bytes of one file of a version. */
 	async cat(id: string, filePath: string, version?: number): Promise<Uint8Array> {
 		const asset = this.ctx.getAsset(id);
-		const notFound = () => new DeskError('asset.fileNotFound', `${filePath} is not in that version of ${asset.name}.`, { id, path: filePath, version });
+		const notFound = () =>
+			new DeskError('asset.fileNotFound', `${filePath} is not in that version of ${asset.name}.`, {
+				id,
+				path: filePath,
+				version,
+			});
 		if (asset.engine === 'git') {
 			// One path down the trees, not the whole file list of the version.
 			const { commit } = await this.gitVersionOf(asset, version);
-			const bytes = await this.ctx.readGit(asset.working_dir, () => this.ctx.git.readFile(asset.working_dir, commit, filePath));
+			const bytes = await this.ctx.readGit(asset.working_dir, () =>
+				this.ctx.git.readFile(asset.working_dir, commit, filePath),
+			);
 			if (!bytes) {
 				throw notFound();
 			}
@@ -241,7 +348,9 @@ export class Versions {
 			// Trees compared by id: subtrees that did not change are never read.
 			const a = await this.gitVersionOf(asset, from);
 			const b = await this.gitVersionOf(asset, to);
-			const changes = await this.ctx.readGit(asset.working_dir, () => this.ctx.git.diffCommits(asset.working_dir, a.commit, b.commit));
+			const changes = await this.ctx.readGit(asset.working_dir, () =>
+				this.ctx.git.diffCommits(asset.working_dir, a.commit, b.commit),
+			);
 			const diff: VersionDiff = { from, to, added: [], removed: [], modified: [] };
 			for (const change of changes) {
 				if (change.before && change.after) {
@@ -256,7 +365,10 @@ export class Versions {
 		}
 		const a = await this.files(id, from);
 		const b = await this.files(id, to);
-		const toManifest = (files: VersionFile[]): Manifest => ({ format: 1, files: files.map((f) => ({ path: f.path, hash: f.hash, size: Math.max(f.size, 0), executable: f.executable })) });
+		const toManifest = (files: VersionFile[]): Manifest => ({
+			format: 1,
+			files: files.map((f) => ({ path: f.path, hash: f.hash, size: Math.max(f.size, 0), executable: f.executable })),
+		});
 		const diff = diffManifests(toManifest(a.files), toManifest(b.files));
 		const byPath = (files: VersionFile[]) => new Map(files.map((f) => [f.path, f]));
 		const before = byPath(a.files);
@@ -279,16 +391,23 @@ export class Versions {
 	 * Records the checkout's head as observed now: made_by sync on Sync, outside at desk boot and when
 	 * HEAD moves while the desk runs. Only a commit's first observation is kept.
 	 */
-	async observeHead(id: string, madeBy: 'sync' | 'outside' | 'run'): Promise<{ asset: AssetRecord; head?: string; recorded: boolean }> {
+	async observeHead(
+		id: string,
+		madeBy: 'sync' | 'outside' | 'run',
+	): Promise<{ asset: AssetRecord; head?: string; recorded: boolean }> {
 		const asset = this.ctx.getAsset(id);
 		if (asset.engine !== 'git') {
-			throw new DeskError('asset.noFolder', `${asset.name} is not a git asset; sync reads a repository's head.`, { id });
+			throw new DeskError('asset.noFolder', `${asset.name} is not a git asset; sync reads a repository's head.`, {
+				id,
+			});
 		}
 		const head = await this.ctx.readGit(asset.working_dir, () => this.ctx.git.headCommit(asset.working_dir));
 		if (head === undefined) {
 			return { asset, recorded: false };
 		}
-		const recorded = this.ctx.store.batch((writes) => writes.recordHead(asset.id, { commit: head, head_at: this.ctx.now(), made_by: madeBy }));
+		const recorded = this.ctx.store.batch((writes) =>
+			writes.recordHead(asset.id, { commit: head, head_at: this.ctx.now(), made_by: madeBy }),
+		);
 		return { asset, head, recorded };
 	}
 
@@ -330,7 +449,9 @@ export class Versions {
 	 * commits (they are stored by commit), so they follow the rewrite.
 	 */
 	async gitHistory(asset: AssetRecord, signal?: AbortSignal): Promise<CommitHistory> {
-		const history = await this.ctx.readGit(asset.working_dir, () => this.ctx.git.firstParentHistory(asset.working_dir, asset.branch, signal));
+		const history = await this.ctx.readGit(asset.working_dir, () =>
+			this.ctx.git.firstParentHistory(asset.working_dir, asset.branch, signal),
+		);
 		const tip = history.tip;
 		if (tip === undefined) {
 			return history;
@@ -340,7 +461,9 @@ export class Versions {
 			return history;
 		}
 		if (last && !(last.count <= history.count && history.oidAt(last.count - 1) === last.tip)) {
-			const old = await this.ctx.readGit(asset.working_dir, () => this.ctx.git.firstParentHistoryFrom(asset.working_dir, last.tip, signal));
+			const old = await this.ctx.readGit(asset.working_dir, () =>
+				this.ctx.git.firstParentHistoryFrom(asset.working_dir, last.tip, signal),
+			);
 			const common = old ? commonPrefix(old, history) : 0;
 			const rewrite: BranchRewrite = {
 				id: asset.id,
@@ -378,7 +501,12 @@ function clip(range: VersionRange, total: number): { from: number; to: number } 
  * commit between the first and last observed heads that was never observed itself. Only versions
  * `from` to `to` are made (a page of a long history).
  */
-export function numberVersions(history: CommitHistory, observations: readonly HeadObservation[], from = 1, to = history.count): Array<GitVersion & { engine: 'git' }> {
+export function numberVersions(
+	history: CommitHistory,
+	observations: readonly HeadObservation[],
+	from = 1,
+	to = history.count,
+): Array<GitVersion & { engine: 'git' }> {
 	const byCommit = new Map(observations.map((o) => [o.commit, o]));
 	let first = -1;
 	let last = -1;
@@ -431,7 +559,14 @@ function gitFile(entry: { path: string; oid: string; executable: boolean }): Ver
 	return { path: entry.path, hash: entry.oid, executable: entry.executable, size: -1 };
 }
 
-export function versionOf(version: number, manifestHash: string, manifest: Manifest, note: string, madeAt: string, madeBy: MadeBy): SnapshotVersion {
+export function versionOf(
+	version: number,
+	manifestHash: string,
+	manifest: Manifest,
+	note: string,
+	madeAt: string,
+	madeBy: MadeBy,
+): SnapshotVersion {
 	return {
 		version,
 		manifest: manifestHash,

@@ -17,7 +17,12 @@ export interface AttachmentLimits {
 	projectBytes: number;
 }
 
-export const defaultLimits: AttachmentLimits = { fileBytes: 32 * 1024 * 1024, taskFiles: 100, taskBytes: 128 * 1024 * 1024, projectBytes: 1024 * 1024 * 1024 };
+export const defaultLimits: AttachmentLimits = {
+	fileBytes: 32 * 1024 * 1024,
+	taskFiles: 100,
+	taskBytes: 128 * 1024 * 1024,
+	projectBytes: 1024 * 1024 * 1024,
+};
 
 export interface AttachMeta {
 	name: string;
@@ -102,7 +107,11 @@ export class AttachmentStore {
 				return [];
 			}
 			try {
-				return outboxes.entries().filter((e) => e.kind === 'dir').map((e) => e.name).sort();
+				return outboxes
+					.entries()
+					.filter((e) => e.kind === 'dir')
+					.map((e) => e.name)
+					.sort();
 			} finally {
 				outboxes.close();
 			}
@@ -153,7 +162,10 @@ export class AttachmentStore {
 	 * failed for a reason that may pass (a full disk, a locked database) stays for the next ingest.
 	 * A missing outbox is an empty report. Run twice, or again after a crash, each file is attached once.
 	 */
-	ingest(taskId: string, options: { runId?: string; secrets?: readonly string[]; addedBy?: string } = {}): IngestReport {
+	ingest(
+		taskId: string,
+		options: { runId?: string; secrets?: readonly string[]; addedBy?: string } = {},
+	): IngestReport {
 		checkTaskId(taskId);
 		const report: IngestReport = { added: [], refused: [], kept: [], already: [] };
 		const root = this.root();
@@ -178,7 +190,14 @@ export class AttachmentStore {
 		return report;
 	}
 
-	private ingestFolder(root: ConfinedDir, dir: ConfinedDir, prefix: string, taskId: string, options: { runId?: string; secrets?: readonly string[]; addedBy?: string }, report: IngestReport): void {
+	private ingestFolder(
+		root: ConfinedDir,
+		dir: ConfinedDir,
+		prefix: string,
+		taskId: string,
+		options: { runId?: string; secrets?: readonly string[]; addedBy?: string },
+		report: IngestReport,
+	): void {
 		for (const entry of dir.entries().sort((a, b) => (a.name < b.name ? -1 : 1))) {
 			const rel = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
 			const name = cleanName(rel);
@@ -223,7 +242,15 @@ export class AttachmentStore {
 		}
 	}
 
-	private ingestFile(root: ConfinedDir, dir: ConfinedDir, entryName: string, name: string, taskId: string, options: { runId?: string; secrets?: readonly string[]; addedBy?: string }, report: IngestReport): 'added' | 'refused' | 'already' {
+	private ingestFile(
+		root: ConfinedDir,
+		dir: ConfinedDir,
+		entryName: string,
+		name: string,
+		taskId: string,
+		options: { runId?: string; secrets?: readonly string[]; addedBy?: string },
+		report: IngestReport,
+	): 'added' | 'refused' | 'already' {
 		// The bytes, or why the file is refused.
 		let bytes: Buffer | string;
 		try {
@@ -235,7 +262,9 @@ export class AttachmentStore {
 					return `${humanBytes(file.stat.size)} is over the ${humanBytes(this.limits.fileBytes)} limit of a file`;
 				}
 				const read = file.read(this.limits.fileBytes);
-				return read.more ? `it grew over the ${humanBytes(this.limits.fileBytes)} limit of a file while it was read` : read.bytes;
+				return read.more
+					? `it grew over the ${humanBytes(this.limits.fileBytes)} limit of a file while it was read`
+					: read.bytes;
 			});
 		} catch (error) {
 			if (isDeskError(error, 'attachment.notRegular') || isDeskError(error, 'attachment.unavailable')) {
@@ -261,12 +290,23 @@ export class AttachmentStore {
 			report.refused.push({ name, reason: room });
 			return 'refused';
 		}
-		report.added.push(this.store(root, taskId, stored, sha256, { name, source: 'run', ...(options.runId ? { runId: options.runId } : {}), addedBy: options.addedBy ?? 'run' }));
+		report.added.push(
+			this.store(root, taskId, stored, sha256, {
+				name,
+				source: 'run',
+				...(options.runId ? { runId: options.runId } : {}),
+				addedBy: options.addedBy ?? 'run',
+			}),
+		);
 		return 'added';
 	}
 
 	/** Add: attaches the file at `file` by hand; refused when it is not a regular file or there is no room. */
-	add(taskId: string, file: string, meta: { name?: string; note?: string; addedBy: string; request?: ClientRequest }): AttachmentRow {
+	add(
+		taskId: string,
+		file: string,
+		meta: { name?: string; note?: string; addedBy: string; request?: ClientRequest },
+	): AttachmentRow {
 		checkTaskId(taskId);
 		const bytes = withFileAt(
 			file,
@@ -286,16 +326,36 @@ export class AttachmentStore {
 			(error) =>
 				error.code === 'ELOOP'
 					? new DeskError('attachment.notRegular', `${file} is a link; attach the file it points to.`, { path: file })
-					: new DeskError('attachment.unavailable', `${file} cannot be read: ${error.message}`, { path: file, errno: error.code }),
+					: new DeskError('attachment.unavailable', `${file} cannot be read: ${error.message}`, {
+							path: file,
+							errno: error.code,
+						}),
 		);
-		return this.put(taskId, { name: meta.name ?? path.basename(file), source: 'hand', addedBy: meta.addedBy, ...(meta.note ? { note: meta.note } : {}), ...(meta.request ? { request: meta.request } : {}) }, bytes, this.limits.fileBytes);
+		return this.put(
+			taskId,
+			{
+				name: meta.name ?? path.basename(file),
+				source: 'hand',
+				addedBy: meta.addedBy,
+				...(meta.note ? { note: meta.note } : {}),
+				...(meta.request ? { request: meta.request } : {}),
+			},
+			bytes,
+			this.limits.fileBytes,
+		);
 	}
 
 	/**
 	 * Put: stores `bytes` as a new attachment of the task. `limit` bounds the file; `secrets` are
 	 * scrubbed on the way in, and the size and digest recorded are of what was stored.
 	 */
-	put(taskId: string, meta: AttachMeta, bytes: Buffer, limit = this.limits.fileBytes, secrets: readonly string[] = []): AttachmentRow {
+	put(
+		taskId: string,
+		meta: AttachMeta,
+		bytes: Buffer,
+		limit = this.limits.fileBytes,
+		secrets: readonly string[] = [],
+	): AttachmentRow {
 		checkTaskId(taskId);
 		const name = cleanName(meta.name);
 		if (bytes.length > Math.min(limit, this.limits.fileBytes)) {
@@ -308,8 +368,15 @@ export class AttachmentStore {
 		}
 		const root = this.root();
 		try {
-			const row = this.store(root, taskId, stored, createHash('sha256').update(stored).digest('hex'), { ...meta, name });
-			this.journal(taskId, 'attach', `task ${taskId}: attached ${row.name} (${humanBytes(row.size)}, ${meta.source}${meta.runId ? ` run ${meta.runId}` : ''})`);
+			const row = this.store(root, taskId, stored, createHash('sha256').update(stored).digest('hex'), {
+				...meta,
+				name,
+			});
+			this.journal(
+				taskId,
+				'attach',
+				`task ${taskId}: attached ${row.name} (${humanBytes(row.size)}, ${meta.source}${meta.runId ? ` run ${meta.runId}` : ''})`,
+			);
 			return row;
 		} finally {
 			root.close();
@@ -320,9 +387,20 @@ export class AttachmentStore {
 	record(taskId: string, meta: AttachMeta, size: number, sha256: string, unavailable: string): AttachmentRow {
 		checkTaskId(taskId);
 		if (!/^[0-9a-f]{64}$/.test(sha256) || !Number.isSafeInteger(size) || size < 0) {
-			throw new DeskError('attachment.badName', 'A recorded attachment needs its size and a sha256 digest (64 hex characters).', { size, sha256 });
+			throw new DeskError(
+				'attachment.badName',
+				'A recorded attachment needs its size and a sha256 digest (64 hex characters).',
+				{ size, sha256 },
+			);
 		}
-		const row = this.row(taskId, { ...meta, name: cleanName(meta.name) }, size, sha256, typeByName(meta.name), unavailable.trim() || 'not in this store');
+		const row = this.row(
+			taskId,
+			{ ...meta, name: cleanName(meta.name) },
+			size,
+			sha256,
+			typeByName(meta.name),
+			unavailable.trim() || 'not in this store',
+		);
 		this.rows.insert(row);
 		return row;
 	}
@@ -364,7 +442,9 @@ export class AttachmentStore {
 	 */
 	read(row: AttachmentRow, options: { maxBytes?: number } = {}): Buffer {
 		if (row.unavailable !== null) {
-			throw new DeskError('attachment.unavailable', `${row.name} is not in the store: ${row.unavailable}.`, { id: row.id });
+			throw new DeskError('attachment.unavailable', `${row.name} is not in the store: ${row.unavailable}.`, {
+				id: row.id,
+			});
 		}
 		if (!idPattern.test(row.id)) {
 			throw new DeskError('attachment.badName', `${row.id} is not an attachment id.`, { id: row.id });
@@ -373,19 +453,29 @@ export class AttachmentStore {
 		try {
 			const before = root.lstat(row.id);
 			if (!before) {
-				throw new DeskError('attachment.unavailable', `${row.name}: its file is missing from the store.`, { id: row.id });
+				throw new DeskError('attachment.unavailable', `${row.name}: its file is missing from the store.`, {
+					id: row.id,
+				});
 			}
 			return root.withFile(row.id, ({ stat, read }) => {
 				if (!before.isFile() || before.ino !== stat.ino || before.dev !== stat.dev) {
-					throw new DeskError('attachment.changed', `${row.name}: the store's file was replaced while it was opened.`, { id: row.id });
+					throw new DeskError('attachment.changed', `${row.name}: the store's file was replaced while it was opened.`, {
+						id: row.id,
+					});
 				}
 				if (stat.size !== row.size) {
-					throw new DeskError('attachment.changed', `${row.name}: the stored file is ${stat.size} bytes, not the ${row.size} recorded; it was changed behind the desk's back.`, { id: row.id, size: stat.size });
+					throw new DeskError(
+						'attachment.changed',
+						`${row.name}: the stored file is ${stat.size} bytes, not the ${row.size} recorded; it was changed behind the desk's back.`,
+						{ id: row.id, size: stat.size },
+					);
 				}
 				const limit = Math.min(options.maxBytes ?? row.size, row.size);
 				const { bytes } = read(limit);
 				if (limit === row.size && createHash('sha256').update(bytes).digest('hex') !== row.sha256) {
-					throw new DeskError('attachment.changed', `${row.name}: the stored bytes do not match the digest recorded.`, { id: row.id });
+					throw new DeskError('attachment.changed', `${row.name}: the stored bytes do not match the digest recorded.`, {
+						id: row.id,
+					});
 				}
 				return bytes;
 			});
@@ -401,7 +491,12 @@ export class AttachmentStore {
 	delete(taskId: string, ref: string, actor: string, via: string): AttachmentRow {
 		const row = resolveAttachment(this.list(taskId), ref);
 		const at = new Date().toISOString();
-		this.rows.remove(row, { actor, via, at, line: `task ${taskId}: ${actor} deleted attachment ${row.name} (${row.id}) via ${via}` });
+		this.rows.remove(row, {
+			actor,
+			via,
+			at,
+			line: `task ${taskId}: ${actor} deleted attachment ${row.name} (${row.id}) via ${via}`,
+		});
 		if (row.unavailable === null) {
 			const root = this.root();
 			try {
@@ -478,7 +573,8 @@ export class AttachmentStore {
 			parts[0] += ` (${humanBytes(report.added.reduce((n, r) => n + r.size, 0))})`;
 		}
 		// One line, however many files: the first few are named, the rest counted.
-		const some = <T>(items: T[], show: (item: T) => string) => `${items.slice(0, 10).map(show).join('; ')}${items.length > 10 ? `; and ${items.length - 10} more` : ''}`;
+		const some = <T>(items: T[], show: (item: T) => string) =>
+			`${items.slice(0, 10).map(show).join('; ')}${items.length > 10 ? `; and ${items.length - 10} more` : ''}`;
 		if (report.refused.length > 0) {
 			parts.push(`refused ${some(report.refused, (r) => `${r.name}: ${r.reason}`)}`);
 		}
@@ -510,7 +606,15 @@ export class AttachmentStore {
 		root.writeDurably(name, bytes, `${tempPrefix}${randomBytes(8).toString('hex')}`);
 	}
 
-	private row(taskId: string, meta: AttachMeta, size: number, sha256: string, mediaType: string, unavailable: string | null, id = randomBytes(16).toString('hex')): AttachmentRow {
+	private row(
+		taskId: string,
+		meta: AttachMeta,
+		size: number,
+		sha256: string,
+		mediaType: string,
+		unavailable: string | null,
+		id = randomBytes(16).toString('hex'),
+	): AttachmentRow {
 		return {
 			id,
 			task_id: taskId,
@@ -554,9 +658,17 @@ export function resolveAttachment(rows: readonly AttachmentRow[], ref: string): 
 		return [...matches.values()][0]!;
 	}
 	if (matches.size > 1) {
-		throw new DeskError('attachment.ambiguous', `${JSON.stringify(ref)} matches ${matches.size} attachments (${[...matches.values()].map((r) => `${r.id.slice(0, 8)} ${r.name}`).join(', ')}); give more of the id.`, { ref, ids: [...matches.keys()] });
+		throw new DeskError(
+			'attachment.ambiguous',
+			`${JSON.stringify(ref)} matches ${matches.size} attachments (${[...matches.values()].map((r) => `${r.id.slice(0, 8)} ${r.name}`).join(', ')}); give more of the id.`,
+			{ ref, ids: [...matches.keys()] },
+		);
 	}
-	throw new DeskError('attachment.notFound', `No attachment of the task is ${JSON.stringify(ref)} (an id, an id prefix of six characters or more, or an exact name).`, { ref });
+	throw new DeskError(
+		'attachment.notFound',
+		`No attachment of the task is ${JSON.stringify(ref)} (an id, an id prefix of six characters or more, or an exact name).`,
+		{ ref },
+	);
 }
 
 function checkTaskId(taskId: string): string {
@@ -567,7 +679,11 @@ function checkTaskId(taskId: string): string {
 }
 
 function tooLarge(name: string, size: number, limit: number): DeskError {
-	return new DeskError('attachment.tooLarge', `${name} is ${humanBytes(size)}, over the ${humanBytes(limit)} limit of a file; it is refused, not truncated.`, { name, size, limit });
+	return new DeskError(
+		'attachment.tooLarge',
+		`${name} is ${humanBytes(size)}, over the ${humanBytes(limit)} limit of a file; it is refused, not truncated.`,
+		{ name, size, limit },
+	);
 }
 
 const kindReason: Record<string, string> = {
@@ -594,5 +710,12 @@ function mayPass(error: unknown): boolean {
 		return true;
 	}
 	const code = (error as NodeJS.ErrnoException).code;
-	return code === 'ENOSPC' || code === 'EIO' || code === 'EAGAIN' || code === 'EMFILE' || code === 'ENFILE' || code === 'EDQUOT';
+	return (
+		code === 'ENOSPC' ||
+		code === 'EIO' ||
+		code === 'EAGAIN' ||
+		code === 'EMFILE' ||
+		code === 'ENFILE' ||
+		code === 'EDQUOT'
+	);
 }

@@ -155,7 +155,13 @@ function sniff(head: Uint8Array): string | undefined {
 	if (starts(0x47, 0x49, 0x46, 0x38)) {
 		return 'image/gif';
 	}
-	if (starts(0x52, 0x49, 0x46, 0x46) && head[8] === 0x57 && head[9] === 0x45 && head[10] === 0x42 && head[11] === 0x50) {
+	if (
+		starts(0x52, 0x49, 0x46, 0x46) &&
+		head[8] === 0x57 &&
+		head[9] === 0x45 &&
+		head[10] === 0x42 &&
+		head[11] === 0x50
+	) {
 		return 'image/webp';
 	}
 	if (starts(0x42, 0x4d)) {
@@ -205,7 +211,14 @@ export function detectType(name: string, head: Uint8Array): string {
 }
 
 function isTextType(type: string): boolean {
-	return type.startsWith('text/') || type === 'application/json' || type === 'application/x-ndjson' || type === 'application/xml' || type === 'application/yaml' || type === 'image/svg+xml';
+	return (
+		type.startsWith('text/') ||
+		type === 'application/json' ||
+		type === 'application/x-ndjson' ||
+		type === 'application/xml' ||
+		type === 'application/yaml' ||
+		type === 'image/svg+xml'
+	);
 }
 
 /** Types a view offers to show before it reads a byte; {@link inlineType} has the last word. */
@@ -221,13 +234,19 @@ export function previewable(recorded: string): boolean {
 export function inlineType(recorded: string, head: Uint8Array): { type: string; inline: boolean } {
 	const sniffed = sniff(head);
 	if (recorded.startsWith('image/') && recorded !== 'image/svg+xml') {
-		return sniffed === recorded ? { type: recorded, inline: true } : { type: 'application/octet-stream', inline: false };
+		return sniffed === recorded
+			? { type: recorded, inline: true }
+			: { type: 'application/octet-stream', inline: false };
 	}
 	if (recorded === 'application/pdf') {
-		return sniffed === 'application/pdf' ? { type: recorded, inline: true } : { type: 'application/octet-stream', inline: false };
+		return sniffed === 'application/pdf'
+			? { type: recorded, inline: true }
+			: { type: 'application/octet-stream', inline: false };
 	}
 	if (isTextType(recorded)) {
-		return !sniffed && isText(head) ? { type: recorded, inline: true } : { type: 'application/octet-stream', inline: false };
+		return !sniffed && isText(head)
+			? { type: recorded, inline: true }
+			: { type: 'application/octet-stream', inline: false };
 	}
 	return { type: 'application/octet-stream', inline: false };
 }

@@ -59,7 +59,9 @@ export type OptionValues = ReturnType<typeof parseCommandLine>['values'];
 
 export function expectArgs(rest: string[], count: number, command: string): void {
 	if (rest.length !== count) {
-		throw new UsageError(`${command} takes ${count === 0 ? 'no arguments' : `${count} argument${count > 1 ? 's' : ''}`}`);
+		throw new UsageError(
+			`${command} takes ${count === 0 ? 'no arguments' : `${count} argument${count > 1 ? 's' : ''}`}`,
+		);
 	}
 }
 

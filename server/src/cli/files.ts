@@ -42,20 +42,34 @@ export function readInputFile(file: string, what: string, maxBytes: number): Buf
 		fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
 	} catch (error) {
 		const errno = (error as NodeJS.ErrnoException).code;
-		throw new DeskError('input.unreadable', `Could not read ${what} ${file}: ${(error as Error).message}`, { file, errno });
+		throw new DeskError('input.unreadable', `Could not read ${what} ${file}: ${(error as Error).message}`, {
+			file,
+			errno,
+		});
 	}
 	try {
 		let stat: fs.Stats;
 		try {
 			stat = fs.fstatSync(fd);
 		} catch (error) {
-			throw new DeskError('input.unreadable', `Could not read ${what} ${file}: ${(error as Error).message}`, { file, errno: (error as NodeJS.ErrnoException).code });
+			throw new DeskError('input.unreadable', `Could not read ${what} ${file}: ${(error as Error).message}`, {
+				file,
+				errno: (error as NodeJS.ErrnoException).code,
+			});
 		}
 		if (!stat.isFile()) {
-			throw new DeskError('input.notAFile', `${what[0]!.toUpperCase()}${what.slice(1)} ${file} is ${kindOf(stat)}, not a regular file.`, { file, kind: kindOf(stat) });
+			throw new DeskError(
+				'input.notAFile',
+				`${what[0]!.toUpperCase()}${what.slice(1)} ${file} is ${kindOf(stat)}, not a regular file.`,
+				{ file, kind: kindOf(stat) },
+			);
 		}
 		const tooLarge = (size: number) =>
-			new DeskError('input.tooLarge', `${what[0]!.toUpperCase()}${what.slice(1)} ${file} is over the limit of ${humanBytes(maxBytes)}.`, { file, size, limit: maxBytes });
+			new DeskError(
+				'input.tooLarge',
+				`${what[0]!.toUpperCase()}${what.slice(1)} ${file} is over the limit of ${humanBytes(maxBytes)}.`,
+				{ file, size, limit: maxBytes },
+			);
 		if (stat.size > maxBytes) {
 			throw tooLarge(stat.size);
 		}
@@ -64,7 +78,10 @@ export function readInputFile(file: string, what: string, maxBytes: number): Buf
 		try {
 			read = readLimited(fd, maxBytes);
 		} catch (error) {
-			throw new DeskError('input.unreadable', `Could not read ${what} ${file}: ${(error as Error).message}`, { file, errno: (error as NodeJS.ErrnoException).code });
+			throw new DeskError('input.unreadable', `Could not read ${what} ${file}: ${(error as Error).message}`, {
+				file,
+				errno: (error as NodeJS.ErrnoException).code,
+			});
 		}
 		if (read.more) {
 			throw tooLarge(maxBytes + 1);

@@ -18,7 +18,10 @@ import type { Output } from './output';
 import { jsonForTerminal, terminalSafe as t, writeMessage } from './terminal';
 import { usage } from './usage';
 
-export async function main(argv: string[], out: Output = { json: false, write: (chunk) => process.stdout.write(chunk) }): Promise<number> {
+export async function main(
+	argv: string[],
+	out: Output = { json: false, write: (chunk) => process.stdout.write(chunk) },
+): Promise<number> {
 	let parsed;
 	try {
 		parsed = parseCommandLine(argv);

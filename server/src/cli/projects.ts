@@ -11,7 +11,9 @@ import { RepositoryReader } from '../git/repositoryReader';
 export function projectPath(desk: Desk, name: string): string {
 	const project = desk.library.listProjects().find((p) => p.name === name);
 	if (!project || project.path === '') {
-		throw new DeskError('project.notFound', `No project named ${JSON.stringify(name)} with a repository.`, { project: name });
+		throw new DeskError('project.notFound', `No project named ${JSON.stringify(name)} with a repository.`, {
+			project: name,
+		});
 	}
 	return project.path;
 }
@@ -22,10 +24,17 @@ export function projectPath(desk: Desk, name: string): string {
  * adopted creates nothing in it.
  */
 export function recordedTop(desk: Desk, top: string): string {
-	if (desk.library.listProjects().some((p) => p.path === top) || fs.existsSync(path.join(top, projectDataFolder, 'project.db'))) {
+	if (
+		desk.library.listProjects().some((p) => p.path === top) ||
+		fs.existsSync(path.join(top, projectDataFolder, 'project.db'))
+	) {
 		return top;
 	}
-	throw new DeskError('project.notFound', `The desk keeps no records of ${top}: adopt it first (desk asset import --dir ${top} --main), or bring its history in (desk history import).`, { dir: top });
+	throw new DeskError(
+		'project.notFound',
+		`The desk keeps no records of ${top}: adopt it first (desk asset import --dir ${top} --main), or bring its history in (desk history import).`,
+		{ dir: top },
+	);
 }
 
 export async function repoTop(dir: string): Promise<string> {

@@ -11,9 +11,11 @@
  * format characters such as bidi overrides and isolates, zero-width characters, the BOM and tag
  * characters (`Cf`), the line and paragraph separators (`Zl`, `Zp`), and lone surrogates (`Cs`).
  */
-const unsafe = /(?<=\p{Extended_Pictographic}[\p{M}\p{Emoji_Modifier}]*)(\u200d)(?=\p{Extended_Pictographic})|[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const unsafe =
+	/(?<=\p{Extended_Pictographic}[\p{M}\p{Emoji_Modifier}]*)(\u200d)(?=\p{Extended_Pictographic})|[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 /** The same without newline and tab: for text the desk laid out itself in lines. */
-const unsafeInLines = /(?<=\p{Extended_Pictographic}[\p{M}\p{Emoji_Modifier}]*)(\u200d)(?=\p{Extended_Pictographic})|(?![\n\t])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const unsafeInLines =
+	/(?<=\p{Extended_Pictographic}[\p{M}\p{Emoji_Modifier}]*)(\u200d)(?=\p{Extended_Pictographic})|(?![\n\t])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 // (The first alternative of each: a zero-width joiner between two pictographs is part of one emoji,
 // 👩‍💻, and is kept.)
 

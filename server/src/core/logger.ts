@@ -15,7 +15,10 @@ export function isLogLevel(value: unknown): value is LogLevel {
 }
 
 /** Wraps a sink so that messages less severe than `level` (a value, or read at each message) are dropped. */
-export function leveledLogger(level: LogLevel | (() => LogLevel), sink: (level: LogLevel, message: string) => void): Logger {
+export function leveledLogger(
+	level: LogLevel | (() => LogLevel),
+	sink: (level: LogLevel, message: string) => void,
+): Logger {
 	const current = typeof level === 'function' ? level : () => level;
 	const at = (l: LogLevel) => (message: string) => {
 		if (logLevels.indexOf(l) <= logLevels.indexOf(current())) {

@@ -27,7 +27,15 @@ export class FirstParentHistory implements CommitHistory {
 	) {}
 
 	static empty(hashLength: number): FirstParentHistory {
-		return new FirstParentHistory(hashLength, Buffer.alloc(0), new Float64Array(0), new Int16Array(0), new Uint32Array(0), Buffer.alloc(0), false);
+		return new FirstParentHistory(
+			hashLength,
+			Buffer.alloc(0),
+			new Float64Array(0),
+			new Int16Array(0),
+			new Uint32Array(0),
+			Buffer.alloc(0),
+			false,
+		);
 	}
 
 	get count(): number {
@@ -76,7 +84,11 @@ export class FirstParentHistory implements CommitHistory {
 		}
 		const oid = this.oidAt(index);
 		const start = index === 0 ? 0 : this.subjectEnds[index - 1]!;
-		const entry = { oid, committedAt: formatCommitTime(this.times[index]!, this.offsets[index]!), subject: this.subjects.toString('utf8', start, this.subjectEnds[index]!) };
+		const entry = {
+			oid,
+			committedAt: formatCommitTime(this.times[index]!, this.offsets[index]!),
+			subject: this.subjects.toString('utf8', start, this.subjectEnds[index]!),
+		};
 		this.decoded[index] = entry;
 		return entry;
 	}
@@ -85,7 +97,11 @@ export class FirstParentHistory implements CommitHistory {
 	 * The first `keep` commits of this history followed by `newer` (oldest first): a branch that
 	 * moved on, or was rewritten after commit `keep`, without walking the shared part again.
 	 */
-	extend(keep: number, newer: readonly WalkedCommit[], endedShallow = this.endedShallow && keep > 0): FirstParentHistory {
+	extend(
+		keep: number,
+		newer: readonly WalkedCommit[],
+		endedShallow = this.endedShallow && keep > 0,
+	): FirstParentHistory {
 		const h = this.hashLength;
 		const count = keep + newer.length;
 		const oids = Buffer.allocUnsafe(count * h);
@@ -140,7 +156,12 @@ export class FirstParentHistory implements CommitHistory {
 			return undefined;
 		}
 		const body = bytes.subarray(0, bytes.length - 32);
-		if (!createHash('sha256').update(body).digest().equals(bytes.subarray(bytes.length - 32))) {
+		if (
+			!createHash('sha256')
+				.update(body)
+				.digest()
+				.equals(bytes.subarray(bytes.length - 32))
+		) {
 			return undefined;
 		}
 		const hashLength = bytes.readUInt32LE(12);
@@ -240,7 +261,9 @@ export function formatCommitTime(timestamp: number, offsetMinutes: number): stri
 	const z = days + 719_468;
 	const era = Math.floor(z / 146_097);
 	const dayOfEra = z - era * 146_097;
-	const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+	const yearOfEra = Math.floor(
+		(dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+	);
 	const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
 	const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
 	const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;

@@ -27,8 +27,7 @@ export interface AdoptedGitDir {
 
 /** Why a location is adopted, or what lies outside and why it is not. */
 export type Adoption =
-	| { adopted: true; why: 'inside' | 'worktree' | 'submodule' }
-	| { adopted: false; reason: string; outside: string[] };
+	{ adopted: true; why: 'inside' | 'worktree' | 'submodule' } | { adopted: false; reason: string; outside: string[] };
 
 /**
  * Where the git folder of the work tree whose top is `top` really is, the way git finds it: `.git`
@@ -147,7 +146,10 @@ export function adoptionOf(location: GitDirLocation, trusted: readonly string[])
  * rule accepts (refused with `git.foreignGitDir`, naming the real git folder, when it does not and
  * `allow` is not set). `git.unreadable` when the top holds no repository.
  */
-export function adoptedLocation(top: string, options: { recorded?: AdoptedGitDir; trusted?: readonly string[]; allow?: boolean } = {}): GitDirLocation {
+export function adoptedLocation(
+	top: string,
+	options: { recorded?: AdoptedGitDir; trusted?: readonly string[]; allow?: boolean } = {},
+): GitDirLocation {
 	const location = locateGitDir(top);
 	if (!location) {
 		throw new DeskError('git.unreadable', `${top} is not the top of a git work tree.`, { dir: top });
@@ -169,7 +171,10 @@ export function adoptedLocation(top: string, options: { recorded?: AdoptedGitDir
 		if (recorded.allowed || options.allow || outside.length === 0) {
 			return location;
 		}
-		throw foreignGitDir(location, { reason: `it reads ${outside.join(', ')} (through objects/info/alternates or a link in its git folder), outside the repository`, outside });
+		throw foreignGitDir(location, {
+			reason: `it reads ${outside.join(', ')} (through objects/info/alternates or a link in its git folder), outside the repository`,
+			outside,
+		});
 	}
 	if (options.allow) {
 		return location;
@@ -185,7 +190,13 @@ export function foreignGitDir(location: GitDirLocation, adoption: { reason: stri
 	return new DeskError(
 		'git.foreignGitDir',
 		`${location.top} is not adopted: ${adoption.reason}. Its git folder is really ${location.gitDir}. Adopt it only if you trust that folder (--allow-git-dir; allowGitDir).`,
-		{ dir: location.top, gitDir: location.gitDir, commonDir: location.commonDir, shape: location.shape, outside: adoption.outside },
+		{
+			dir: location.top,
+			gitDir: location.gitDir,
+			commonDir: location.commonDir,
+			shape: location.shape,
+			outside: adoption.outside,
+		},
 	);
 }
 
@@ -195,10 +206,13 @@ export function foreignGitDir(location: GitDirLocation, adoption: { reason: stri
  * link to another repository's, which git follows too).
  */
 function outsideAlternates(location: GitDirLocation): string[] {
-	const inside = (dir: string) => isInside(dir, location.top) || isInside(dir, location.commonDir) || isInside(dir, location.gitDir);
+	const inside = (dir: string) =>
+		isInside(dir, location.top) || isInside(dir, location.commonDir) || isInside(dir, location.gitDir);
 	const linked = [
 		...['HEAD', 'refs', 'logs', 'index', 'config', 'commondir'].map((name) => path.join(location.gitDir, name)),
-		...['objects', 'objects/pack', 'objects/info', 'refs', 'packed-refs', 'config', 'info', 'worktrees'].map((name) => path.join(location.commonDir, name)),
+		...['objects', 'objects/pack', 'objects/info', 'refs', 'packed-refs', 'config', 'info', 'worktrees'].map((name) =>
+			path.join(location.commonDir, name),
+		),
 	]
 		.map((entry) => realOrUndefined(entry))
 		.filter((real): real is string => real !== undefined && !inside(real));
@@ -235,7 +249,8 @@ function alternatesOf(objectsDir: string, depth = 5, seen = new Set<string>()): 
 		return found;
 	}
 	seen.add(objectsDir);
-	const text = readGitFile(path.join(objectsDir, 'info', 'alternates'), { maxBytes: 64 * 1024 })?.toString('utf8') ?? '';
+	const text =
+		readGitFile(path.join(objectsDir, 'info', 'alternates'), { maxBytes: 64 * 1024 })?.toString('utf8') ?? '';
 	for (const line of text.split('\n')) {
 		const entry = line.trim();
 		if (entry === '' || entry.startsWith('#')) {

@@ -6,10 +6,16 @@ import * as fs from 'node:fs';
  * device or a huge file there. Such a file is treated as absent instead of hanging or flooding
  * the desk, and links are not followed unless the caller says so.
  */
-export function readGitFile(file: string, options: { maxBytes?: number; followLinks?: boolean } = {}): Buffer | undefined {
+export function readGitFile(
+	file: string,
+	options: { maxBytes?: number; followLinks?: boolean } = {},
+): Buffer | undefined {
 	let fd: number;
 	try {
-		fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | (options.followLinks ? 0 : fs.constants.O_NOFOLLOW));
+		fd = fs.openSync(
+			file,
+			fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | (options.followLinks ? 0 : fs.constants.O_NOFOLLOW),
+		);
 	} catch {
 		return undefined;
 	}

@@ -12,7 +12,11 @@ export class HeadWatcher {
 	private readonly watchers: fs.FSWatcher[] = [];
 	private timer: NodeJS.Timeout | undefined;
 
-	constructor(folders: { gitDir: string; commonDir: string }, private readonly onMove: () => void, private readonly debounceMs = 250) {
+	constructor(
+		folders: { gitDir: string; commonDir: string },
+		private readonly onMove: () => void,
+		private readonly debounceMs = 250,
+	) {
 		const watch = (target: string, recursive: boolean) => {
 			try {
 				const watcher = fs.watch(target, { recursive, persistent: false }, (_event, name) => {

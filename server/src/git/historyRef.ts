@@ -27,10 +27,19 @@ export interface ExportResult {
 }
 
 /** Writes `objects` (sealed) as the ref's tree; a new commit only when the tree changed. */
-export async function exportHistory(repo: GitRepository, objects: readonly AiObject[], ref = historyRef, now = new Date()): Promise<ExportResult> {
+export async function exportHistory(
+	repo: GitRepository,
+	objects: readonly AiObject[],
+	ref = historyRef,
+	now = new Date(),
+): Promise<ExportResult> {
 	checkRefName(ref);
 	if (repo.hashLength !== 20) {
-		throw new DeskError('git.unsupported', `${repo.top} names its objects with SHA-256; run history can be exported only to SHA-1 repositories for now.`, { dir: repo.top });
+		throw new DeskError(
+			'git.unsupported',
+			`${repo.top} names its objects with SHA-256; run history can be exported only to SHA-1 repositories for now.`,
+			{ dir: repo.top },
+		);
 	}
 	const git = await import('./isoGitWriter.js');
 	const gitdir = repo.commonDir;
@@ -45,7 +54,12 @@ export async function exportHistory(repo: GitRepository, objects: readonly AiObj
 	const rootEntries: Array<{ path: string; oid: string; mode: string; type: 'tree' }> = [];
 	for (const [type, entries] of [...byType.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
 		entries.sort((a, b) => (a.path < b.path ? -1 : 1));
-		rootEntries.push({ path: type, oid: await git.writeTree({ fs, gitdir, tree: entries }), mode: '040000', type: 'tree' });
+		rootEntries.push({
+			path: type,
+			oid: await git.writeTree({ fs, gitdir, tree: entries }),
+			mode: '040000',
+			type: 'tree',
+		});
 	}
 	const tree = await git.writeTree({ fs, gitdir, tree: rootEntries });
 	const parent = repo.resolveRef(ref);
@@ -55,7 +69,13 @@ export async function exportHistory(repo: GitRepository, objects: readonly AiObj
 		commit = await git.writeCommit({
 			fs,
 			gitdir,
-			commit: { message: `Agent Desk history: ${objects.length} object${objects.length === 1 ? '' : 's'}\n`, tree, parent: parent ? [parent] : [], author: when, committer: when },
+			commit: {
+				message: `Agent Desk history: ${objects.length} object${objects.length === 1 ? '' : 's'}\n`,
+				tree,
+				parent: parent ? [parent] : [],
+				author: when,
+				committer: when,
+			},
 		});
 		await git.writeRef({ fs, gitdir, ref, value: commit, force: true });
 	}
@@ -101,7 +121,10 @@ export async function readHistory(repo: GitRepository, ref = historyRef): Promis
 			try {
 				const object = fromBytes(repo.blob(file.oid));
 				if (object.object_type !== folder.name || `${object.object_id}.json` !== file.name) {
-					result.refused.push({ path, reason: `holds ${object.object_type} ${object.object_id}, not what its name says` });
+					result.refused.push({
+						path,
+						reason: `holds ${object.object_type} ${object.object_id}, not what its name says`,
+					});
 				} else if (!verifyChecksum(object)) {
 					result.refused.push({ path, reason: object.checksum ? 'its checksum does not verify' : 'it is not sealed' });
 				} else {

@@ -47,7 +47,9 @@ export class GitObjectStore {
 			objects: new ByteLru<number, GitObject>(options.objectCacheBytes ?? 48 * 1024 * 1024),
 			windows: new ByteLru<number, Buffer>(options.windowCacheBytes ?? 32 * 1024 * 1024),
 		};
-		this.folders = collectFolders(objectsDir, maxAlternateDepth).map((dir) => new ObjectFolder(dir, hashLength, this.caches, () => this.nextPackId++));
+		this.folders = collectFolders(objectsDir, maxAlternateDepth).map(
+			(dir) => new ObjectFolder(dir, hashLength, this.caches, () => this.nextPackId++),
+		);
 	}
 
 	/** The object; `git.missingObject` when no pack or loose file has it, `git.corrupt` when the one that has it is damaged. */
@@ -56,7 +58,11 @@ export class GitObjectStore {
 		if (!found) {
 			const damaged = this.damagedPacks();
 			if (damaged.length > 0) {
-				throw new DeskError('git.corrupt', `Object ${oid} is not in ${this.objectsDir}, which has a damaged pack: ${damaged[0]}`, { oid, damaged });
+				throw new DeskError(
+					'git.corrupt',
+					`Object ${oid} is not in ${this.objectsDir}, which has a damaged pack: ${damaged[0]}`,
+					{ oid, damaged },
+				);
 			}
 			throw new DeskError('git.missingObject', `Object ${oid} is not in ${this.objectsDir}.`, { oid });
 		}
@@ -71,7 +77,11 @@ export class GitObjectStore {
 	 */
 	tryRead(oid: string, options: { verify?: boolean } = {}): GitObject | undefined {
 		if (oid.length !== this.hashLength * 2 || !/^[0-9a-f]+$/.test(oid)) {
-			throw new DeskError('git.badRef', `${JSON.stringify(oid.slice(0, 80))} is not a ${this.hashLength === 20 ? 'SHA-1' : 'SHA-256'} object name.`, { oid: oid.slice(0, 80) });
+			throw new DeskError(
+				'git.badRef',
+				`${JSON.stringify(oid.slice(0, 80))} is not a ${this.hashLength === 20 ? 'SHA-1' : 'SHA-256'} object name.`,
+				{ oid: oid.slice(0, 80) },
+			);
 		}
 		const key = Buffer.from(oid, 'hex');
 		const object = this.lookup(key, oid, false) ?? this.lookup(key, oid, true);
@@ -108,7 +118,8 @@ export class GitObjectStore {
 			if (rescan && !folder.rescan()) {
 				continue;
 			}
-			const found = folder.readPacked(key, (base) => this.readBase(base)) ?? (rescan ? undefined : folder.readLoose(oid));
+			const found =
+				folder.readPacked(key, (base) => this.readBase(base)) ?? (rescan ? undefined : folder.readLoose(oid));
 			if (found) {
 				return found;
 			}
@@ -118,14 +129,20 @@ export class GitObjectStore {
 
 	private readBase(key: Buffer): GitObject {
 		if (this.resolving >= 64) {
-			throw new DeskError('git.corrupt', `Ref-delta bases in ${this.objectsDir} form a chain longer than 64 (a cycle).`, { oid: key.toString('hex') });
+			throw new DeskError(
+				'git.corrupt',
+				`Ref-delta bases in ${this.objectsDir} form a chain longer than 64 (a cycle).`,
+				{ oid: key.toString('hex') },
+			);
 		}
 		this.resolving++;
 		try {
 			const oid = key.toString('hex');
 			const base = this.lookup(key, oid, false) ?? this.lookup(key, oid, true);
 			if (!base) {
-				throw new DeskError('git.corrupt', `A delta in ${this.objectsDir} names base ${oid}, which is not there.`, { oid });
+				throw new DeskError('git.corrupt', `A delta in ${this.objectsDir} names base ${oid}, which is not there.`, {
+					oid,
+				});
 			}
 			return base;
 		} finally {
@@ -184,13 +201,21 @@ class ObjectFolder {
 		try {
 			bytes = inflateSync(raw, { maxOutputLength: maxObjectBytes + 64 });
 		} catch (error) {
-			throw new DeskError('git.corrupt', `Loose object ${oid} does not inflate: ${(error as Error).message}.`, { oid, file });
+			throw new DeskError('git.corrupt', `Loose object ${oid} does not inflate: ${(error as Error).message}.`, {
+				oid,
+				file,
+			});
 		}
 		const space = bytes.indexOf(0x20);
 		const nul = bytes.indexOf(0);
 		const type = bytes.toString('latin1', 0, Math.max(space, 0));
 		const size = Number(bytes.toString('latin1', space + 1, Math.max(nul, 0)));
-		if (space < 0 || nul < space || !['commit', 'tree', 'blob', 'tag'].includes(type) || size !== bytes.length - nul - 1) {
+		if (
+			space < 0 ||
+			nul < space ||
+			!['commit', 'tree', 'blob', 'tag'].includes(type) ||
+			size !== bytes.length - nul - 1
+		) {
 			throw new DeskError('git.corrupt', `Loose object ${oid} has no valid header.`, { oid, file });
 		}
 		return { type: type as ObjectType, data: bytes.subarray(nul + 1) };
@@ -204,7 +229,10 @@ class ObjectFolder {
 	}
 
 	damaged(): string[] {
-		return [...this.broken.values(), ...(this.packs ?? []).filter((p) => p.damage).map((p) => `${path.basename(p.packFile)}: ${p.damage}`)];
+		return [
+			...this.broken.values(),
+			...(this.packs ?? []).filter((p) => p.damage).map((p) => `${path.basename(p.packFile)}: ${p.damage}`),
+		];
 	}
 
 	close(): void {
@@ -265,9 +293,15 @@ class ObjectFolder {
 }
 
 function verify(object: GitObject, key: Buffer, hashLength: number, oid: string): void {
-	const hash = createHash(hashLength === 20 ? 'sha1' : 'sha256').update(`${object.type} ${object.data.length}\0`).update(object.data).digest();
+	const hash = createHash(hashLength === 20 ? 'sha1' : 'sha256')
+		.update(`${object.type} ${object.data.length}\0`)
+		.update(object.data)
+		.digest();
 	if (!hash.equals(key)) {
-		throw new DeskError('git.corrupt', `Object ${oid} is damaged: its bytes hash to ${hash.toString('hex')}.`, { oid, actual: hash.toString('hex') });
+		throw new DeskError('git.corrupt', `Object ${oid} is damaged: its bytes hash to ${hash.toString('hex')}.`, {
+			oid,
+			actual: hash.toString('hex'),
+		});
 	}
 }
 

@@ -15,7 +15,13 @@ export function parseCommit(data: Buffer): ParsedCommit | undefined {
 	const blank = data.indexOf('\n\n');
 	const headerEnd = blank < 0 ? data.length : blank;
 	const text = data.toString('latin1', 0, headerEnd);
-	const commit: ParsedCommit = { tree: '', parents: [], committerTime: 0, committerOffsetMinutes: 0, message: blank < 0 ? '' : data.toString('utf8', blank + 2) };
+	const commit: ParsedCommit = {
+		tree: '',
+		parents: [],
+		committerTime: 0,
+		committerOffsetMinutes: 0,
+		message: blank < 0 ? '' : data.toString('utf8', blank + 2),
+	};
 	let at = 0;
 	while (at < text.length) {
 		const end = text.indexOf('\n', at);
@@ -170,7 +176,11 @@ export function parseTree(data: Buffer, hashLength: number, oid = ''): TreeEntry
 		const mode = data.toString('latin1', at, space);
 		const name = data.toString('utf8', space + 1, nul);
 		if (name === '' || name === '.' || name === '..' || name.includes('/')) {
-			throw new DeskError('git.corrupt', `Tree ${oid} holds an entry named ${JSON.stringify(name)}, which git never writes.`, { oid, name });
+			throw new DeskError(
+				'git.corrupt',
+				`Tree ${oid} holds an entry named ${JSON.stringify(name)}, which git never writes.`,
+				{ oid, name },
+			);
 		}
 		const entryOid = data.toString('hex', nul + 1, nul + 1 + hashLength);
 		entries.push({ mode, name, oid: entryOid, kind: kindOf(mode) });

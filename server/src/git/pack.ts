@@ -105,10 +105,19 @@ export class Pack {
 				}
 			}
 			const count = fanout[255]!;
-			const fixed = version === 2 ? 8 + 1024 + count * (hashLength + 8) + 2 * hashLength : 1024 + count * (hashLength + 4) + 2 * hashLength;
-			const fits = version === 2 ? idxSize >= fixed && (idxSize - fixed) % 8 === 0 && (idxSize - fixed) / 8 <= count : idxSize === fixed;
+			const fixed =
+				version === 2
+					? 8 + 1024 + count * (hashLength + 8) + 2 * hashLength
+					: 1024 + count * (hashLength + 4) + 2 * hashLength;
+			const fits =
+				version === 2
+					? idxSize >= fixed && (idxSize - fixed) % 8 === 0 && (idxSize - fixed) / 8 <= count
+					: idxSize === fixed;
 			if (!fits) {
-				throw corrupt(idxFile, `the index is ${idxSize} bytes; ${count} objects need ${fixed}${version === 2 ? ' plus large offsets' : ''} (truncated, or not a ${hashLength === 20 ? 'SHA-1' : 'SHA-256'} index)`);
+				throw corrupt(
+					idxFile,
+					`the index is ${idxSize} bytes; ${count} objects need ${fixed}${version === 2 ? ' plus large offsets' : ''} (truncated, or not a ${hashLength === 20 ? 'SHA-1' : 'SHA-256'} index)`,
+				);
 			}
 			const expectedPackChecksum = readExactly(idxFd, idxSize - 2 * hashLength, hashLength);
 			let damage: string | undefined;
@@ -227,7 +236,13 @@ export class Pack {
 	}
 
 	/** The header of the entry at `offset`: its type, inflated size, and where its base and data are. */
-	private entryAt(offset: number): { type: number; size: number; dataAt: number; baseOffset?: number; baseOid?: Buffer } {
+	private entryAt(offset: number): {
+		type: number;
+		size: number;
+		dataAt: number;
+		baseOffset?: number;
+		baseOid?: Buffer;
+	} {
 		if (offset < 12 || offset >= this.packSize - this.hashLength) {
 			throw corrupt(this.packFile, `an object offset ${offset} lies outside the pack`);
 		}
@@ -252,7 +267,11 @@ export class Pack {
 			}
 		}
 		if (size > maxObjectBytes) {
-			throw new DeskError('git.unsupported', `An object of ${size} bytes in ${path.basename(this.packFile)} is larger than the ${maxObjectBytes} bytes this reader inflates.`, { pack: this.packFile, offset, size });
+			throw new DeskError(
+				'git.unsupported',
+				`An object of ${size} bytes in ${path.basename(this.packFile)} is larger than the ${maxObjectBytes} bytes this reader inflates.`,
+				{ pack: this.packFile, offset, size },
+			);
 		}
 		if (type === ofsDelta) {
 			c = next();
@@ -270,7 +289,12 @@ export class Pack {
 			if (at + this.hashLength > head.length) {
 				throw corrupt(this.packFile, `the delta at offset ${offset} is cut short`);
 			}
-			return { type, size, dataAt: offset + at + this.hashLength, baseOid: Buffer.from(head.subarray(at, at + this.hashLength)) };
+			return {
+				type,
+				size,
+				dataAt: offset + at + this.hashLength,
+				baseOid: Buffer.from(head.subarray(at, at + this.hashLength)),
+			};
 		}
 		if (!typeNames[type]) {
 			throw corrupt(this.packFile, `the object at offset ${offset} has type ${type}, not one git writes`);
@@ -291,7 +315,10 @@ export class Pack {
 				// An output chunk of the object's size: the default 16 KiB per call is most of the cost
 				// when thousands of small commits and trees are read; the cap refuses a stream that inflates
 				// past its declared size (a bomb) without making it.
-				data = inflateSync(input, { chunkSize: Math.min(Math.max(64, size), 1024 * 1024), maxOutputLength: Math.max(1, size) });
+				data = inflateSync(input, {
+					chunkSize: Math.min(Math.max(64, size), 1024 * 1024),
+					maxOutputLength: Math.max(1, size),
+				});
 			} catch (error) {
 				if ((error as NodeJS.ErrnoException).code === 'Z_BUF_ERROR' && length < most) {
 					length = Math.min(most, length * 2);
@@ -300,7 +327,10 @@ export class Pack {
 				throw corrupt(this.packFile, `the object at offset ${offset} does not inflate (${(error as Error).message})`);
 			}
 			if (data.length !== size) {
-				throw corrupt(this.packFile, `the object at offset ${offset} inflates to ${data.length} bytes, not the ${size} its header declares`);
+				throw corrupt(
+					this.packFile,
+					`the object at offset ${offset} inflates to ${data.length} bytes, not the ${size} its header declares`,
+				);
 			}
 			return data;
 		}
@@ -376,7 +406,12 @@ export class Pack {
 			return cached;
 		}
 		const position = index * packWindowBytes;
-		const window = readExactly(this.packFd, position, Math.min(packWindowBytes, this.packSize - position), this.packFile);
+		const window = readExactly(
+			this.packFd,
+			position,
+			Math.min(packWindowBytes, this.packSize - position),
+			this.packFile,
+		);
 		this.caches.windows.set(key, window, window.length);
 		return window;
 	}

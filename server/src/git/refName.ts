@@ -61,10 +61,17 @@ export function refNameProblem(name: string): string | undefined {
  */
 export function checkRefName(name: string): string {
 	const problem =
-		name.length > maxRefNameLength ? `it is longer than ${maxRefNameLength} characters` : !name.startsWith('refs/') ? 'it does not begin with "refs/"' : refNameProblem(name);
+		name.length > maxRefNameLength
+			? `it is longer than ${maxRefNameLength} characters`
+			: !name.startsWith('refs/')
+				? 'it does not begin with "refs/"'
+				: refNameProblem(name);
 	if (problem !== undefined) {
 		const shown = name.slice(0, 200);
-		throw new DeskError('git.badRef', `${JSON.stringify(shown)} is not a ref name git allows: ${problem}.`, { ref: shown, reason: problem });
+		throw new DeskError('git.badRef', `${JSON.stringify(shown)} is not a ref name git allows: ${problem}.`, {
+			ref: shown,
+			reason: problem,
+		});
 	}
 	return name;
 }

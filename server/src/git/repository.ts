@@ -54,14 +54,28 @@ export class GitRepository {
 		const config = parseGitConfig(readGitFile(path.join(commonDir, 'config'))?.toString('utf8') ?? '');
 		const objectFormat = (config.get('extensions.objectformat')?.at(-1) ?? 'sha1').toLowerCase();
 		if (objectFormat !== 'sha1' && objectFormat !== 'sha256') {
-			throw new DeskError('git.unsupported', `${top} names its objects with ${objectFormat}; this reader knows sha1 and sha256.`, { dir: top, objectFormat });
+			throw new DeskError(
+				'git.unsupported',
+				`${top} names its objects with ${objectFormat}; this reader knows sha1 and sha256.`,
+				{ dir: top, objectFormat },
+			);
 		}
 		const refStorage = (config.get('extensions.refstorage')?.at(-1) ?? 'files').toLowerCase();
 		if (refStorage !== 'files') {
-			throw new DeskError('git.unsupported', `${top} keeps its refs in the ${refStorage} format; this reader knows the files format (git's default).`, { dir: top, refStorage });
+			throw new DeskError(
+				'git.unsupported',
+				`${top} keeps its refs in the ${refStorage} format; this reader knows the files format (git's default).`,
+				{ dir: top, refStorage },
+			);
 		}
 		const hashLength = objectFormat === 'sha256' ? 32 : 20;
-		return new GitRepository(top, gitDir, commonDir, hashLength, new GitObjectStore(path.join(commonDir, 'objects'), hashLength));
+		return new GitRepository(
+			top,
+			gitDir,
+			commonDir,
+			hashLength,
+			new GitObjectStore(path.join(commonDir, 'objects'), hashLength),
+		);
 	}
 
 	close(): void {
@@ -78,7 +92,10 @@ export class GitRepository {
 		const dot = key.lastIndexOf('.');
 		const first = key.indexOf('.');
 		// Section and key are case-insensitive, a subsection is not.
-		const normal = first === dot ? key.toLowerCase() : `${key.slice(0, first).toLowerCase()}${key.slice(first, dot)}${key.slice(dot).toLowerCase()}`;
+		const normal =
+			first === dot
+				? key.toLowerCase()
+				: `${key.slice(0, first).toLowerCase()}${key.slice(first, dot)}${key.slice(dot).toLowerCase()}`;
 		return this.config.values.get(normal)?.at(-1);
 	}
 
@@ -231,7 +248,8 @@ export class GitRepository {
 	 */
 	diffTrees(from: string, to: string): TreeChange[] {
 		const changes: TreeChange[] = [];
-		const files = (oid: string, prefix: string) => this.treeFiles(oid).map((f) => ({ ...f, path: `${prefix}${f.path}` }));
+		const files = (oid: string, prefix: string) =>
+			this.treeFiles(oid).map((f) => ({ ...f, path: `${prefix}${f.path}` }));
 		const walk = (a: string | undefined, b: string | undefined, prefix: string) => {
 			if (a === b) {
 				return;
@@ -250,8 +268,10 @@ export class GitRepository {
 					continue;
 				}
 				// A tree on one side only: its files appear or disappear whole.
-				const removed = x?.kind === 'tree' ? files(x.oid, `${entryPath}/`) : x?.kind === 'blob' ? [fileOf(x, entryPath)] : [];
-				const added = y?.kind === 'tree' ? files(y.oid, `${entryPath}/`) : y?.kind === 'blob' ? [fileOf(y, entryPath)] : [];
+				const removed =
+					x?.kind === 'tree' ? files(x.oid, `${entryPath}/`) : x?.kind === 'blob' ? [fileOf(x, entryPath)] : [];
+				const added =
+					y?.kind === 'tree' ? files(y.oid, `${entryPath}/`) : y?.kind === 'blob' ? [fileOf(y, entryPath)] : [];
 				const addedByPath = new Map(added.map((f) => [f.path, f]));
 				for (const file of removed) {
 					const now = addedByPath.get(file.path);
@@ -270,7 +290,11 @@ export class GitRepository {
 	private typed(oid: string, type: ObjectType): GitObject {
 		const object = this.objects.read(oid);
 		if (object.type !== type) {
-			throw new DeskError('git.corrupt', `${oid} is a ${object.type} where a ${type} was expected.`, { oid, type: object.type, expected: type });
+			throw new DeskError('git.corrupt', `${oid} is a ${object.type} where a ${type} was expected.`, {
+				oid,
+				type: object.type,
+				expected: type,
+			});
 		}
 		return object;
 	}
@@ -278,7 +302,11 @@ export class GitRepository {
 	private parsedCommit(oid: string, object: GitObject): ParsedCommit {
 		const commit = object.type === 'commit' ? parseCommit(object.data) : undefined;
 		if (!commit) {
-			throw new DeskError('git.corrupt', `${oid} is ${object.type === 'commit' ? 'a commit without a valid tree line' : `a ${object.type}, not a commit`}.`, { oid, type: object.type });
+			throw new DeskError(
+				'git.corrupt',
+				`${oid} is ${object.type === 'commit' ? 'a commit without a valid tree line' : `a ${object.type}, not a commit`}.`,
+				{ oid, type: object.type },
+			);
 		}
 		return commit;
 	}
@@ -286,10 +314,16 @@ export class GitRepository {
 	/** The raw value of a ref: an object id or `ref: <name>`; undefined when there is none. */
 	private readRef(name: string): string | undefined {
 		if (!isRefName(name)) {
-			throw new DeskError('git.badRef', `${JSON.stringify(name.slice(0, 200))} is not a ref name git allows.`, { ref: name.slice(0, 200) });
+			throw new DeskError('git.badRef', `${JSON.stringify(name.slice(0, 200))} is not a ref name git allows.`, {
+				ref: name.slice(0, 200),
+			});
 		}
 		// HEAD and a worktree's own refs live in its git folder; every other ref in the common one.
-		const perWorktree = !name.startsWith('refs/') || name.startsWith('refs/worktree/') || name.startsWith('refs/bisect/') || name.startsWith('refs/rewritten/');
+		const perWorktree =
+			!name.startsWith('refs/') ||
+			name.startsWith('refs/worktree/') ||
+			name.startsWith('refs/bisect/') ||
+			name.startsWith('refs/rewritten/');
 		const loose = readGitFile(path.join(perWorktree ? this.gitDir : this.commonDir, name), { maxBytes: 4096 });
 		if (loose !== undefined) {
 			const value = loose.toString('utf8').trim();
@@ -299,7 +333,9 @@ export class GitRepository {
 			if (this.isOid(value)) {
 				return value;
 			}
-			throw new DeskError('git.badRef', `The ref ${name} holds neither an object id nor a symbolic ref.`, { ref: name });
+			throw new DeskError('git.badRef', `The ref ${name} holds neither an object id nor a symbolic ref.`, {
+				ref: name,
+			});
 		}
 		return name.startsWith('refs/') ? this.packed().get(name) : undefined;
 	}

@@ -45,10 +45,16 @@ export class RepositoryReader implements GitReader {
 		this.cache = options.historyCacheDir === undefined ? undefined : new HistoryCache(options.historyCacheDir);
 	}
 
-	async adoptGitDir(top: string, options: { recorded?: AdoptedGitDir; trusted?: readonly string[]; allow?: boolean }): Promise<{ location: GitDirLocation; allowed: boolean }> {
+	async adoptGitDir(
+		top: string,
+		options: { recorded?: AdoptedGitDir; trusted?: readonly string[]; allow?: boolean },
+	): Promise<{ location: GitDirLocation; allowed: boolean }> {
 		const location = adoptedLocation(top, options);
 		// Allowed: adopted on the person's word (now or before), not by the rule alone.
-		const allowed = options.recorded?.gitDir === location.gitDir && options.recorded.allowed ? true : options.allow === true && !adoptionOf(location, options.trusted ?? [location.top]).adopted;
+		const allowed =
+			options.recorded?.gitDir === location.gitDir && options.recorded.allowed
+				? true
+				: options.allow === true && !adoptionOf(location, options.trusted ?? [location.top]).adopted;
 		this.adopted.set(top, { gitDir: location.gitDir, allowed });
 		return { location, allowed };
 	}
@@ -96,12 +102,19 @@ export class RepositoryReader implements GitReader {
 
 	async branchTip(top: string, branch: string): Promise<string | undefined> {
 		const repo = this.repository(top);
-		return branch === '' ? this.tipOf(repo, 'HEAD') : (this.tipOf(repo, `refs/heads/${branch}`) ?? this.tipOf(repo, `refs/remotes/origin/${branch}`));
+		return branch === ''
+			? this.tipOf(repo, 'HEAD')
+			: (this.tipOf(repo, `refs/heads/${branch}`) ?? this.tipOf(repo, `refs/remotes/origin/${branch}`));
 	}
 
 	async firstParentHistory(top: string, branch: string, signal?: AbortSignal): Promise<CommitHistory> {
 		const repo = this.repository(top);
-		const ref = branch === '' ? 'HEAD' : repo.resolveRef(`refs/heads/${branch}`) !== undefined ? `refs/heads/${branch}` : `refs/remotes/origin/${branch}`;
+		const ref =
+			branch === ''
+				? 'HEAD'
+				: repo.resolveRef(`refs/heads/${branch}`) !== undefined
+					? `refs/heads/${branch}`
+					: `refs/remotes/origin/${branch}`;
 		const tip = this.tipOf(repo, ref);
 		// HEAD is a work tree's own; branches are shared by the work trees of a repository.
 		const key = `${ref === 'HEAD' ? repo.gitDir : repo.commonDir}\0${ref}\0${repo.hashLength}`;
@@ -178,7 +191,11 @@ export class RepositoryReader implements GitReader {
 		return this.repository(top).fileAt(commit, filePath);
 	}
 
-	async listFolder(top: string, commit: string, folder: string): Promise<{ folders: string[]; files: GitTreeFile[] } | undefined> {
+	async listFolder(
+		top: string,
+		commit: string,
+		folder: string,
+	): Promise<{ folders: string[]; files: GitTreeFile[] } | undefined> {
 		const entries = this.repository(top).folderAt(commit, folder);
 		if (!entries) {
 			return undefined;
@@ -186,7 +203,13 @@ export class RepositoryReader implements GitReader {
 		const prefix = folder.replace(/^\/+|\/+$/g, '');
 		return {
 			folders: entries.filter((e) => e.kind === 'tree').map((e) => e.name),
-			files: entries.filter((e) => e.kind === 'blob').map((e) => ({ path: prefix === '' ? e.name : `${prefix}/${e.name}`, oid: e.oid, executable: e.mode === '100755' })),
+			files: entries
+				.filter((e) => e.kind === 'blob')
+				.map((e) => ({
+					path: prefix === '' ? e.name : `${prefix}/${e.name}`,
+					oid: e.oid,
+					executable: e.mode === '100755',
+				})),
 		};
 	}
 
@@ -240,7 +263,12 @@ export class RepositoryReader implements GitReader {
 	 * first commit it shares with it (the old tip after a fetch, the fork point after a rewrite) and
 	 * reuses everything older.
 	 */
-	private async walk(repo: GitRepository, tip: string, known: FirstParentHistory | undefined, signal?: AbortSignal): Promise<FirstParentHistory> {
+	private async walk(
+		repo: GitRepository,
+		tip: string,
+		known: FirstParentHistory | undefined,
+		signal?: AbortSignal,
+	): Promise<FirstParentHistory> {
 		const newestFirst: WalkedCommit[] = [];
 		let keep = 0;
 		let endedShallow = false;
@@ -248,7 +276,13 @@ export class RepositoryReader implements GitReader {
 		while (oid !== undefined) {
 			// A branch that moved on meets the known tip within a few commits; only a longer walk (a
 			// rewrite, an old cache) is worth building the known history's lookup table for.
-			const index = !known ? -1 : oid === known.tip ? known.count - 1 : newestFirst.length < 64 ? -1 : known.indexOf(oid);
+			const index = !known
+				? -1
+				: oid === known.tip
+					? known.count - 1
+					: newestFirst.length < 64
+						? -1
+						: known.indexOf(oid);
 			if (index >= 0) {
 				keep = index + 1;
 				break;
@@ -263,7 +297,9 @@ export class RepositoryReader implements GitReader {
 			}
 			const commit = object.type === 'commit' ? walkFields(object.data, repo.hashLength) : undefined;
 			if (!commit) {
-				throw new DeskError('git.corrupt', `${oid} on the first-parent chain of ${repo.top} is not a valid commit.`, { oid });
+				throw new DeskError('git.corrupt', `${oid} on the first-parent chain of ${repo.top} is not a valid commit.`, {
+					oid,
+				});
 			}
 			newestFirst.push({ oid, time: commit.time, offsetMinutes: commit.offsetMinutes, subject: commit.subject });
 			oid = commit.firstParent;
@@ -299,7 +335,6 @@ export class RepositoryReader implements GitReader {
 		const oid = repo.resolveRef(ref);
 		return oid === undefined ? undefined : repo.peelToCommit(oid);
 	}
-
 }
 
 /** What `<top>/.git` is now (its inode and times, and where it leads): a change means it is looked at again. */

@@ -21,7 +21,11 @@ export interface PlugContext {
 export function checkPlug(card: LaunchCard, plug: AssetPlug, context: PlugContext): void {
 	const { asset, project } = context;
 	if (!plugRoles.includes(plug.role as PlugRole)) {
-		throw new DeskError('launch.badRole', `A plug's role is reference, target or instructions; not ${JSON.stringify(plug.role)}.`, { role: plug.role });
+		throw new DeskError(
+			'launch.badRole',
+			`A plug's role is reference, target or instructions; not ${JSON.stringify(plug.role)}.`,
+			{ role: plug.role },
+		);
 	}
 	if (card.plugs.some((p) => p.id === plug.id)) {
 		throw new DeskError('launch.alreadyPlugged', `${asset.name} is plugged into this card already.`, { id: plug.id });
@@ -29,43 +33,75 @@ export function checkPlug(card: LaunchCard, plug: AssetPlug, context: PlugContex
 	if (plug.role === 'target') {
 		const other = card.plugs.find((p) => p.role === 'target');
 		if (other) {
-			throw new DeskError('launch.secondTarget', `A card has at most one target, and ${other.id} is it already.`, { target: other.id });
+			throw new DeskError('launch.secondTarget', `A card has at most one target, and ${other.id} is it already.`, {
+				target: other.id,
+			});
 		}
 		if (asset.engine !== 'snapshot' && asset.engine !== 'git') {
-			throw new DeskError('launch.badTarget', `A target is a snapshot or git asset; ${asset.name} is a ${asset.kind || asset.engine} asset with no files to write.`, { id: asset.id });
+			throw new DeskError(
+				'launch.badTarget',
+				`A target is a snapshot or git asset; ${asset.name} is a ${asset.kind || asset.engine} asset with no files to write.`,
+				{ id: asset.id },
+			);
 		}
 		if (asset.engine === 'git' && asset.id !== project.main_asset && asset.working_dir !== project.path) {
-			throw new DeskError('launch.foreignRepo', `A git target must be the project's own repo; ${asset.name} is another repository.`, { id: asset.id, project: project.name });
+			throw new DeskError(
+				'launch.foreignRepo',
+				`A git target must be the project's own repo; ${asset.name} is another repository.`,
+				{ id: asset.id, project: project.name },
+			);
 		}
 	}
 	if (plug.role !== 'reference' && (plug.files.length > 0 || Object.keys(plug.copy).length > 0)) {
-		throw new DeskError('launch.referenceOnly', `files and copy apply to a reference only, not to ${plug.role === 'target' ? 'a target' : 'instructions'}.`, { role: plug.role });
+		throw new DeskError(
+			'launch.referenceOnly',
+			`files and copy apply to a reference only, not to ${plug.role === 'target' ? 'a target' : 'instructions'}.`,
+			{ role: plug.role },
+		);
 	}
 	if (plug.role === 'instructions' && (asset.kind !== 'skill' || !context.skill)) {
 		throw new DeskError(
 			'launch.notSkill',
-			asset.kind !== 'skill' ? `Instructions are a skill; ${asset.name} is of kind ${asset.kind || 'none'}.` : `${asset.name} has no valid SKILL.md (front matter with name and description).`,
+			asset.kind !== 'skill'
+				? `Instructions are a skill; ${asset.name} is of kind ${asset.kind || 'none'}.`
+				: `${asset.name} has no valid SKILL.md (front matter with name and description).`,
 			{ id: asset.id },
 		);
 	}
 	const unknownNode = plug.nodes.find((n) => !card.template.nodes.includes(n));
 	if (unknownNode !== undefined) {
-		throw new DeskError('launch.badNode', `The template ${card.template.name} has no node ${JSON.stringify(unknownNode)}; it has ${card.template.nodes.join(', ')}.`, { node: unknownNode });
+		throw new DeskError(
+			'launch.badNode',
+			`The template ${card.template.name} has no node ${JSON.stringify(unknownNode)}; it has ${card.template.nodes.join(', ')}.`,
+			{ node: unknownNode },
+		);
 	}
 	for (const [from, to] of Object.entries(plug.copy)) {
 		if (!isSafeRelativePath(from) || !isSafeRelativePath(to)) {
-			throw new DeskError('launch.badCopy', `copy maps a path inside the asset to a path inside the repository; ${JSON.stringify(from)} → ${JSON.stringify(to)} is not.`, { from, to });
+			throw new DeskError(
+				'launch.badCopy',
+				`copy maps a path inside the asset to a path inside the repository; ${JSON.stringify(from)} → ${JSON.stringify(to)} is not.`,
+				{ from, to },
+			);
 		}
 	}
 	for (const pattern of plug.files) {
 		if (pattern.startsWith('/') || pattern.split('/').includes('..') || pattern === '') {
-			throw new DeskError('launch.badCopy', `files are paths or globs inside the asset; ${JSON.stringify(pattern)} is not.`, { pattern });
+			throw new DeskError(
+				'launch.badCopy',
+				`files are paths or globs inside the asset; ${JSON.stringify(pattern)} is not.`,
+				{ pattern },
+			);
 		}
 	}
 }
 
 /** A plug as a card holds it, with its defaults filled. */
-export function newPlug(id: string, role: PlugRole, options: Partial<Pick<AssetPlug, 'nodes' | 'files' | 'copy'>> = {}): AssetPlug {
+export function newPlug(
+	id: string,
+	role: PlugRole,
+	options: Partial<Pick<AssetPlug, 'nodes' | 'files' | 'copy'>> = {},
+): AssetPlug {
 	return { id, role, nodes: options.nodes ?? [], files: options.files ?? [], copy: options.copy ?? {} };
 }
 

@@ -11,7 +11,16 @@ import type { LaunchStore } from './ports';
 import { encodeLaunchCard, encodeLaunchRecord, readLaunchCard, readLaunchRecord } from './storedFormats';
 import { mayNameAssets, suggestAssets } from './suggest';
 import type { SuggestIndex } from './suggestIndex';
-import { defaultTemplate, type AssetPlug, type LaunchCard, type LaunchRecord, type LaunchTemplate, type PlugRole, type Suggestion, type SuggestResult } from './types';
+import {
+	defaultTemplate,
+	type AssetPlug,
+	type LaunchCard,
+	type LaunchRecord,
+	type LaunchTemplate,
+	type PlugRole,
+	type Suggestion,
+	type SuggestResult,
+} from './types';
 
 /**
  * How long a card's suggestions wait for the index being built before they are answered from what
@@ -72,7 +81,9 @@ export class ProjectLaunches {
 		const card = this.card();
 		const text = ticket ?? card.ticket;
 		const members = this.members();
-		const complete = this.index.refresh(members, await this.library.matchKeys(members), (asset) => this.library.matchDocument(asset, 'version'));
+		const complete = this.index.refresh(members, await this.library.matchKeys(members), (asset) =>
+			this.library.matchDocument(asset, 'version'),
+		);
 		if (options.budgetMs === undefined) {
 			await complete;
 		} else {
@@ -90,7 +101,11 @@ export class ProjectLaunches {
 		return { suggestions, index: this.index.progress() };
 	}
 
-	async plug(id: string, role: PlugRole, options: Partial<Pick<AssetPlug, 'nodes' | 'files' | 'copy'>> = {}): Promise<LaunchCard> {
+	async plug(
+		id: string,
+		role: PlugRole,
+		options: Partial<Pick<AssetPlug, 'nodes' | 'files' | 'copy'>> = {},
+	): Promise<LaunchCard> {
 		const context = await this.context(id);
 		// The rules are checked against the card as it is inside the write, so two plugs at once
 		// (two windows, say) cannot both pass as the one target.
@@ -126,7 +141,11 @@ export class ProjectLaunches {
 	 * process stopped first. A repeat of an answered request id returns the first launch
 	 * (`replayed`) and changes nothing.
 	 */
-	async goOnce(madeBy: MadeBy = 'user', now = new Date(), options: GoOptions = {}): Promise<{ result: LaunchRecord; replayed: boolean }> {
+	async goOnce(
+		madeBy: MadeBy = 'user',
+		now = new Date(),
+		options: GoOptions = {},
+	): Promise<{ result: LaunchRecord; replayed: boolean }> {
 		return this.store.answerOnce(options.request, () => this.launch(madeBy, now, options));
 	}
 
@@ -135,12 +154,14 @@ export class ProjectLaunches {
 		const cardJson = this.store.cardText();
 		const card = this.cardOf(cardJson);
 		if (card.ticket.trim() === '') {
-			throw new DeskError('launch.emptyTicket', 'Write the ticket before Go: it becomes the run\'s prompt.');
+			throw new DeskError('launch.emptyTicket', "Write the ticket before Go: it becomes the run's prompt.");
 		}
 		// Everything that can refuse is checked before anything is snapshotted or written.
 		const head = await this.headCommit();
 		if (head === undefined) {
-			throw new DeskError('git.unreadable', `${this.project.path} has no commit to start a run from.`, { dir: this.project.path });
+			throw new DeskError('git.unreadable', `${this.project.path} has no commit to start a run from.`, {
+				dir: this.project.path,
+			});
 		}
 		const plugs: LaunchRecord['plugs'] = [];
 		for (const plug of card.plugs) {
@@ -209,7 +230,9 @@ export class ProjectLaunches {
 				}
 				this.store.usesRecorded(launch_id);
 			} catch (error) {
-				this.logger?.warn(`launch ${launch_id}: "used in" not recorded yet (${(error as Error).message}); tried again at the next Go`);
+				this.logger?.warn(
+					`launch ${launch_id}: "used in" not recorded yet (${(error as Error).message}); tried again at the next Go`,
+				);
 				return;
 			}
 		}
@@ -221,7 +244,11 @@ export class ProjectLaunches {
 
 	private async context(id: string): Promise<PlugContext> {
 		const asset = this.library.getAsset(id);
-		return { asset, project: this.project, skill: asset.kind === 'skill' ? await this.library.skillOf(asset) : undefined };
+		return {
+			asset,
+			project: this.project,
+			skill: asset.kind === 'skill' ? await this.library.skillOf(asset) : undefined,
+		};
 	}
 
 	/** Reads the card, changes it and saves it in one transaction. */

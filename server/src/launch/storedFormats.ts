@@ -1,6 +1,13 @@
 import { DeskError } from '../core/errors';
 import { readStoredObject } from '../core/storedJson';
-import { plugRoles, type AssetPlug, type LaunchCard, type LaunchRecord, type LaunchTemplate, type PlugRole } from './types';
+import {
+	plugRoles,
+	type AssetPlug,
+	type LaunchCard,
+	type LaunchRecord,
+	type LaunchTemplate,
+	type PlugRole,
+} from './types';
 
 /**
  * The formats launch/ stores in the project database, and the one reader of each: the draft card
@@ -47,7 +54,11 @@ export function readLaunchRecord(text: string): LaunchRecord {
 		template: value.template('template'),
 		plugs: value.list('plugs', (item, at) => {
 			const plug = value.fields(item, at);
-			return { ...value.plug(plug, at), name: value.string('name', plug, `${at}.`), version: value.count('version', plug, `${at}.`) };
+			return {
+				...value.plug(plug, at),
+				name: value.string('name', plug, `${at}.`),
+				version: value.count('version', plug, `${at}.`),
+			};
 		}),
 		intent: value.string('intent'),
 		task: value.string('task'),
@@ -69,11 +80,15 @@ class StoredValue {
 		this.top = readStoredObject(text, known, {
 			corrupt: (problem) => this.corrupt(`it is ${problem}`),
 			unknownFormat: (format) =>
-				new DeskError('launch.unknownFormat', `A stored ${what} has format ${JSON.stringify(format).slice(0, 40)}; this desk reads format ${known}. A newer desk wrote it: update the desk.`, {
-					what,
-					format: typeof format === 'number' ? format : String(format).slice(0, 40),
-					known,
-				}),
+				new DeskError(
+					'launch.unknownFormat',
+					`A stored ${what} has format ${JSON.stringify(format).slice(0, 40)}; this desk reads format ${known}. A newer desk wrote it: update the desk.`,
+					{
+						what,
+						format: typeof format === 'number' ? format : String(format).slice(0, 40),
+						known,
+					},
+				),
 		});
 	}
 
@@ -94,12 +109,17 @@ class StoredValue {
 	}
 
 	strings(field: string, from: Fields, at: string): string[] {
-		return this.list(field, (item, itemAt) => {
-			if (typeof item !== 'string') {
-				throw this.corrupt(`${itemAt} is not a string`);
-			}
-			return item;
-		}, from, at);
+		return this.list(
+			field,
+			(item, itemAt) => {
+				if (typeof item !== 'string') {
+					throw this.corrupt(`${itemAt} is not a string`);
+				}
+				return item;
+			},
+			from,
+			at,
+		);
 	}
 
 	list<T>(field: string, read: (item: unknown, at: string) => T, from: Fields = this.top, at = ''): T[] {
@@ -138,7 +158,10 @@ class StoredValue {
 	}
 
 	private corrupt(problem: string): DeskError {
-		return new DeskError('launch.corrupt', `A stored ${this.what} cannot be read: ${problem}.`, { what: this.what, problem });
+		return new DeskError('launch.corrupt', `A stored ${this.what} cannot be read: ${problem}.`, {
+			what: this.what,
+			problem,
+		});
 	}
 }
 

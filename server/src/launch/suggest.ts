@@ -62,7 +62,9 @@ export async function suggestAssets(input: SuggestInput): Promise<Suggestion[]> 
 		}
 	}
 	// An absolute path names the asset whose folder holds it (the deepest such folder).
-	const folders = input.library.filter((a) => a.working_dir !== '').sort((a, b) => b.working_dir.length - a.working_dir.length);
+	const folders = input.library
+		.filter((a) => a.working_dir !== '')
+		.sort((a, b) => b.working_dir.length - a.working_dir.length);
 	for (const token of input.ticket.split(tokenSeparators)) {
 		const candidate = token.replace(/[.:!?]+$/, '');
 		if (!candidate.startsWith('/')) {
@@ -74,12 +76,30 @@ export async function suggestAssets(input: SuggestInput): Promise<Suggestion[]> 
 		}
 	}
 
-	const excluded = new Set<string>([input.mainAssetId, ...input.plugged, ...namedIds, ...input.members.filter((m) => m.retired).map((m) => m.id)]);
-	const hits = input.index.search(input.ticket, { skip: excluded, minScore: minSuggestScore, limit: maxSuggested, skipCommonTerms: true, corpusSize: input.members.length });
+	const excluded = new Set<string>([
+		input.mainAssetId,
+		...input.plugged,
+		...namedIds,
+		...input.members.filter((m) => m.retired).map((m) => m.id),
+	]);
+	const hits = input.index.search(input.ticket, {
+		skip: excluded,
+		minScore: minSuggestScore,
+		limit: maxSuggested,
+		skipCommonTerms: true,
+		corpusSize: input.members.length,
+	});
 	const members = new Map(input.members.map((m) => [m.id, m]));
 	const matched = hits.map((hit): Suggestion => {
 		const asset = members.get(hit.id)!;
-		return { asset_id: asset.id, name: asset.name, role: asset.kind === 'skill' ? 'instructions' : 'reference', reason: hit.reason, score: hit.score, named: false };
+		return {
+			asset_id: asset.id,
+			name: asset.name,
+			role: asset.kind === 'skill' ? 'instructions' : 'reference',
+			reason: hit.reason,
+			score: hit.score,
+			named: false,
+		};
 	});
 	return [...named, ...matched];
 }

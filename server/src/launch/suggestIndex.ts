@@ -45,7 +45,14 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 function checkSavedDocument(value: unknown): SavedDocument {
 	const doc = value as Partial<SavedDocument> | null;
 	const count = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
-	if (typeof doc !== 'object' || doc === null || typeof doc.key !== 'string' || typeof doc.id !== 'string' || typeof doc.name !== 'string' || typeof doc.terms !== 'string') {
+	if (
+		typeof doc !== 'object' ||
+		doc === null ||
+		typeof doc.key !== 'string' ||
+		typeof doc.id !== 'string' ||
+		typeof doc.name !== 'string' ||
+		typeof doc.terms !== 'string'
+	) {
 		throw new Error('a document without its key, id, name or terms');
 	}
 	const terms = doc.terms === '' ? [] : doc.terms.split(' ');
@@ -131,7 +138,11 @@ export class SuggestIndex {
 	 * reads); `documentOf` reads the asset's text and runs only for members whose key changed.
 	 * Returns how many were (re)indexed or dropped.
 	 */
-	async update(members: readonly AssetRecord[], keysOf: (assets: readonly AssetRecord[]) => Promise<Map<string, string>>, documentOf: DocumentOf): Promise<number> {
+	async update(
+		members: readonly AssetRecord[],
+		keysOf: (assets: readonly AssetRecord[]) => Promise<Map<string, string>>,
+		documentOf: DocumentOf,
+	): Promise<number> {
 		return this.refresh(members, await keysOf(members), documentOf);
 	}
 
@@ -282,11 +293,19 @@ export class SuggestIndex {
 			try {
 				saved = checkSavedDocument(JSON.parse(lines[i]!.startsWith(',') ? lines[i]!.slice(1) : lines[i]!));
 			} catch (error) {
-				this.logger.warn(`${this.file.name} is damaged at line ${i + 1} (${(error as Error).message}): the rest is rebuilt`);
+				this.logger.warn(
+					`${this.file.name} is damaged at line ${i + 1} (${(error as Error).message}): the rest is rebuilt`,
+				);
 				return;
 			}
 			if (this.wanted!.members.some((m) => m.id === saved.id) && !this.search.has(saved.id)) {
-				this.search.putIndexed({ id: saved.id, name: saved.name, lengths: saved.lengths, terms: saved.terms === '' ? [] : saved.terms.split(' '), tf: saved.tf });
+				this.search.putIndexed({
+					id: saved.id,
+					name: saved.name,
+					lengths: saved.lengths,
+					terms: saved.terms === '' ? [] : saved.terms.split(' '),
+					tf: saved.tf,
+				});
 				this.keys.set(saved.id, saved.key);
 			}
 			if (Date.now() - slice >= sliceMs) {
@@ -346,7 +365,14 @@ export class SuggestIndex {
 			if (!document) {
 				continue; // Dropped while the file was written.
 			}
-			const saved: SavedDocument = { key: this.keys.get(id) ?? '', id, name: document.name, lengths: document.lengths, terms: document.terms.join(' '), tf: document.tf };
+			const saved: SavedDocument = {
+				key: this.keys.get(id) ?? '',
+				id,
+				name: document.name,
+				lengths: document.lengths,
+				terms: document.terms.join(' '),
+				tf: document.tf,
+			};
 			yield `\n${first ? '' : ','}${JSON.stringify(saved)}`;
 			first = false;
 		}

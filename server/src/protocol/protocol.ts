@@ -20,17 +20,63 @@
  * {@link ProtocolError} and exits with {@link protocolErrorExitCode}, so its client starts a fresh one.
  * A body that is not UTF-8 or not JSON is answered with ParseError (-32700) and the server goes on.
  */
-import type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, GitVersion, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile } from '../assets/types';
+import type {
+	AssetRecord,
+	AssetSummary,
+	AssetVersion,
+	AtGo,
+	BranchRewrite,
+	GitVersion,
+	ProjectRecord,
+	SnapshotVersion,
+	UsedIn,
+	VersionDiff,
+	VersionFile,
+} from '../assets/types';
 import type { DeskErrorJson } from '../core/errors';
 import type { DecideResult, RunDetail, RunsOverview, RunSummary } from '../runs/types';
 import type { AttachmentRow, IngestReport } from '../attachments/types';
-import type { LaunchCard, LaunchRecord, PlugRole, Suggestion, SuggestIndexProgress, SuggestResult } from '../launch/types';
+import type {
+	LaunchCard,
+	LaunchRecord,
+	PlugRole,
+	Suggestion,
+	SuggestIndexProgress,
+	SuggestResult,
+} from '../launch/types';
 import { logLevels, type LogLevel } from '../core/logger';
 import { maxNoteTextBytes, maxSettingsBytes, maxTicketBytes } from '../core/inputLimits';
 import { array, boolean, integer, json, object, oneOf, optional, string, type Infer, type Schema } from './schema';
 
-export type { RunDetail, RunsOverview, RunSummary, LaunchCard, LaunchRecord, PlugRole, Suggestion, SuggestIndexProgress, SuggestResult, DecideResult, AttachmentRow, IngestReport };
-export type { AssetRecord, AssetSummary, AssetVersion, AtGo, BranchRewrite, DeskErrorJson, GitVersion, LogLevel, ProjectRecord, SnapshotVersion, UsedIn, VersionDiff, VersionFile };
+export type {
+	RunDetail,
+	RunsOverview,
+	RunSummary,
+	LaunchCard,
+	LaunchRecord,
+	PlugRole,
+	Suggestion,
+	SuggestIndexProgress,
+	SuggestResult,
+	DecideResult,
+	AttachmentRow,
+	IngestReport,
+};
+export type {
+	AssetRecord,
+	AssetSummary,
+	AssetVersion,
+	AtGo,
+	BranchRewrite,
+	DeskErrorJson,
+	GitVersion,
+	LogLevel,
+	ProjectRecord,
+	SnapshotVersion,
+	UsedIn,
+	VersionDiff,
+	VersionFile,
+};
 
 /** JSON-RPC error code of a refusal by the desk (LSP's RequestFailed); `data` is a DeskErrorJson. */
 export const deskErrorCode = -32803;
@@ -57,7 +103,10 @@ export interface NotificationDefinition<P, M extends string = string> {
 type DeskMethod = `desk/${string}/${string}`;
 
 function request<R>() {
-	return <const M extends DeskMethod, P>(method: M, params: Schema<P>): RequestDefinition<P, R, M> => ({ method, params });
+	return <const M extends DeskMethod, P>(method: M, params: Schema<P>): RequestDefinition<P, R, M> => ({
+		method,
+		params,
+	});
 }
 
 function notification<P>() {
@@ -111,7 +160,10 @@ export const OpenWorkspace = request<{ folders: FolderOutcome[] }>()(
  * Client → server: assets with what the Assets view shows (projects, version count, file count).
  * With `project`, only that project's assets; fails with `project.notFound`.
  */
-export const ListAssets = request<{ assets: AssetSummary[] }>()('desk/assets/list', object({ project: optional(string({ maxLength: 1024 })) }));
+export const ListAssets = request<{ assets: AssetSummary[] }>()(
+	'desk/assets/list',
+	object({ project: optional(string({ maxLength: 1024 })) }),
+);
 
 /**
  * Client → server: an asset's versions, oldest first (git: first-parent commits of its branch with
@@ -192,7 +244,15 @@ export interface ImportResultJson {
  */
 export const ImportAsset = request<ImportResultJson>()(
 	'desk/assets/import',
-	object({ dir: optional(folderPath), newName: optional(string({ maxLength: 200 })), assetId: optional(assetId), project: optional(projectName), main: optional(boolean()), allowGitDir: optional(boolean()), requestId }),
+	object({
+		dir: optional(folderPath),
+		newName: optional(string({ maxLength: 200 })),
+		assetId: optional(assetId),
+		project: optional(projectName),
+		main: optional(boolean()),
+		allowGitDir: optional(boolean()),
+		requestId,
+	}),
 );
 
 export interface SnapshotResultJson {
@@ -209,7 +269,10 @@ export interface SnapshotResultJson {
  * Client → server: asset_snapshot (made_by user). Reports `desk/assets/snapshotProgress` while it
  * walks the folder. Fails with `asset.noFolder` for git, link and notes assets.
  */
-export const SnapshotAsset = request<SnapshotResultJson>()('desk/assets/snapshot', object({ id: assetId, note: optional(string({ maxLength: 500 })), requestId }));
+export const SnapshotAsset = request<SnapshotResultJson>()(
+	'desk/assets/snapshot',
+	object({ id: assetId, note: optional(string({ maxLength: 500 })), requestId }),
+);
 
 /** Server → client: files walked so far by a running snapshot. */
 export const SnapshotProgress = notification<{ id: string; files: number }>()('desk/assets/snapshotProgress');
@@ -218,7 +281,10 @@ export const SnapshotProgress = notification<{ id: string; files: number }>()('d
 export const GetAtGo = request<AtGo>()('desk/assets/atGo', object({ id: assetId }));
 
 /** Client → server: the files of a version (default: what the asset is at). Fails with `asset.noVersion`. */
-export const ListFiles = request<{ version: number; files: VersionFile[] }>()('desk/assets/files', object({ id: assetId, version: optional(versionNumber) }));
+export const ListFiles = request<{ version: number; files: VersionFile[] }>()(
+	'desk/assets/files',
+	object({ id: assetId, version: optional(versionNumber) }),
+);
 
 /**
  * Client → server: one folder of a version ('' is the top; default version as for ListFiles): the
@@ -237,13 +303,22 @@ export const ReadFile = request<{ base64: string; size: number }>()(
 );
 
 /** Client → server: the files added, removed and changed between two versions. */
-export const DiffVersions = request<VersionDiff>()('desk/assets/diff', object({ id: assetId, from: versionNumber, to: versionNumber }));
+export const DiffVersions = request<VersionDiff>()(
+	'desk/assets/diff',
+	object({ id: assetId, from: versionNumber, to: versionNumber }),
+);
 
 /** Client → server: asset_tags (glossary: Tags and about). Fails with `asset.badTag`. */
-export const SetTags = request<AssetRecord>()('desk/assets/setTags', object({ id: assetId, tags: array(string({ maxLength: 200 }), { maxItems: 64 }) }));
+export const SetTags = request<AssetRecord>()(
+	'desk/assets/setTags',
+	object({ id: assetId, tags: array(string({ maxLength: 200 }), { maxItems: 64 }) }),
+);
 
 /** Client → server: asset_describe (glossary: Tags and about). */
-export const DescribeAsset = request<AssetRecord>()('desk/assets/describe', object({ id: assetId, about: string({ maxLength: 2000 }) }));
+export const DescribeAsset = request<AssetRecord>()(
+	'desk/assets/describe',
+	object({ id: assetId, about: string({ maxLength: 2000 }) }),
+);
 
 /** Client → server: retire or unretire (glossary: Retired). */
 export const SetRetired = request<AssetRecord>()('desk/assets/setRetired', object({ id: assetId, retired: boolean() }));
@@ -252,13 +327,32 @@ export const SetRetired = request<AssetRecord>()('desk/assets/setRetired', objec
 export const SetChecks = request<AssetRecord>()('desk/assets/setChecks', object({ id: assetId, checks: json() }));
 
 /** Client → server: asset_link, a link asset in `project` when given. Fails with `asset.badUrl`. */
-export const AddLink = request<AssetRecord>()('desk/assets/addLink', object({ name: string({ maxLength: 200 }), url: string({ maxLength: 8192 }), project: optional(projectName), requestId }));
+export const AddLink = request<AssetRecord>()(
+	'desk/assets/addLink',
+	object({
+		name: string({ maxLength: 200 }),
+		url: string({ maxLength: 8192 }),
+		project: optional(projectName),
+		requestId,
+	}),
+);
 
 /** Client → server: a notes asset in `project` when given. */
-export const AddNote = request<AssetRecord>()('desk/assets/addNote', object({ name: string({ maxLength: 200 }), text: string({ maxLength: maxNoteTextBytes }), project: optional(projectName), requestId }));
+export const AddNote = request<AssetRecord>()(
+	'desk/assets/addNote',
+	object({
+		name: string({ maxLength: 200 }),
+		text: string({ maxLength: maxNoteTextBytes }),
+		project: optional(projectName),
+		requestId,
+	}),
+);
 
 /** Client → server: records a git asset's head with made_by sync (glossary: Version). */
-export const SyncAsset = request<{ asset: AssetRecord; head?: string; recorded: boolean }>()('desk/assets/sync', object({ id: assetId }));
+export const SyncAsset = request<{ asset: AssetRecord; head?: string; recorded: boolean }>()(
+	'desk/assets/sync',
+	object({ id: assetId }),
+);
 
 /** Client → server: the launches that plugged an asset (glossary: Used in). */
 export const UsedInLaunches = request<{ usedIn: UsedIn[] }>()('desk/assets/usedIn', object({ id: assetId }));
@@ -279,13 +373,17 @@ export const ListRuns = request<RunsOverview>()('desk/runs/list', object({ proje
 export const ShowRun = request<RunDetail>()('desk/runs/show', object({ project: projectName, id: runId }));
 
 /** Client → server: reads a history ref (default refs/desk/history) into the project; twice adds nothing; bad checksums are refused and named. */
-export const ImportHistory = request<{ added: number; unchanged: number; refused: Array<{ path: string; reason: string }> }>()(
-	'desk/runs/importHistory',
-	object({ project: projectName, ref: optional(gitRef) }),
-);
+export const ImportHistory = request<{
+	added: number;
+	unchanged: number;
+	refused: Array<{ path: string; reason: string }>;
+}>()('desk/runs/importHistory', object({ project: projectName, ref: optional(gitRef) }));
 
 /** Client → server: writes the project's AI objects, sealed, to a history ref (one commit when something changed). */
-export const ExportHistory = request<{ commit?: string; objects: number; anchored: number }>()('desk/runs/exportHistory', object({ project: projectName, ref: optional(gitRef) }));
+export const ExportHistory = request<{ commit?: string; objects: number; anchored: number }>()(
+	'desk/runs/exportHistory',
+	object({ project: projectName, ref: optional(gitRef) }),
+);
 
 export interface PatchSetFilesJson {
 	/** Where the after side comes from: the commit the decision made, or the PatchSet's stored diff applied to its baseline. */
@@ -300,7 +398,10 @@ export interface PatchSetFilesJson {
  * commit nor a stored diff, or the diff does not apply; `git.missingObject` when a tree the run wrote (or an object under
  * it) is no longer in the repository (a gc pruned it): the file is not shown as absent then.
  */
-export const PatchSetFiles = request<PatchSetFilesJson>()('desk/runs/patchSetFiles', object({ project: projectName, patchset: runId }));
+export const PatchSetFiles = request<PatchSetFilesJson>()(
+	'desk/runs/patchSetFiles',
+	object({ project: projectName, patchset: runId }),
+);
 
 export interface CardView {
 	card: LaunchCard;
@@ -312,7 +413,10 @@ export interface CardView {
 export const GetCard = request<CardView>()('desk/card/get', object({ project: projectName }));
 
 /** Client → server: saves the ticket being written. */
-export const SetTicket = request<CardView>()('desk/card/setTicket', object({ project: projectName, ticket: string({ maxLength: maxTicketBytes }) }));
+export const SetTicket = request<CardView>()(
+	'desk/card/setTicket',
+	object({ project: projectName, ticket: string({ maxLength: maxTicketBytes }) }),
+);
 
 /**
  * Client → server: suggestions for a ticket (default: the card's), named assets first (glossary: Suggestion). The
@@ -321,7 +425,10 @@ export const SetTicket = request<CardView>()('desk/card/setTicket', object({ pro
  * those were; when `indexed < total`, {@link SuggestIndexDidChange} follows as the index grows and
  * when it is complete. Fails with `project.notFound`.
  */
-export const SuggestAssets = request<SuggestResult>()('desk/card/suggest', object({ project: projectName, ticket: optional(string({ maxLength: maxTicketBytes })) }));
+export const SuggestAssets = request<SuggestResult>()(
+	'desk/card/suggest',
+	object({ project: projectName, ticket: optional(string({ maxLength: maxTicketBytes })) }),
+);
 
 /**
  * Server → client: a project's suggestion index grew (at most once a second while it builds) or is
@@ -342,7 +449,9 @@ export const PlugAsset = request<CardView>()(
 		role: oneOf(['reference', 'target', 'instructions']),
 		nodes: optional(array(string({ maxLength: 64 }), { maxItems: 16 })),
 		files: optional(array(string({ maxLength: 1024 }), { maxItems: 256 })),
-		copy: optional(array(object({ from: string({ maxLength: 4096 }), to: string({ maxLength: 4096 }) }), { maxItems: 256 })),
+		copy: optional(
+			array(object({ from: string({ maxLength: 4096 }), to: string({ maxLength: 4096 }) }), { maxItems: 256 }),
+		),
 	}),
 );
 
@@ -365,13 +474,19 @@ const runSettings = optional(json({ maxBytes: maxSettingsBytes }));
  * Go launched the card meanwhile), `request.idReused`. With `requestId`, a repeat returns the first
  * launch and starts nothing.
  */
-export const LaunchGo = request<LaunchRecord>()('desk/card/go', object({ project: projectName, settings: runSettings, execute: optional(boolean()), requestId }));
+export const LaunchGo = request<LaunchRecord>()(
+	'desk/card/go',
+	object({ project: projectName, settings: runSettings, execute: optional(boolean()), requestId }),
+);
 
 /**
  * Client → server: Cancel Run. Stops the agent's whole process group and fails the run with the
  * reason; `stopped` is false when no process was carrying it out. Fails with `run.notRunning`.
  */
-export const CancelRun = request<{ stopped: boolean }>()('desk/runs/cancel', object({ project: projectName, run: runId, reason: optional(string({ maxLength: 2000 })) }));
+export const CancelRun = request<{ stopped: boolean }>()(
+	'desk/runs/cancel',
+	object({ project: projectName, run: runId, reason: optional(string({ maxLength: 2000 })) }),
+);
 
 /**
  * Client → server: the gate's decision on a completed or failed run (glossary: Gate): `commit` lands
@@ -426,7 +541,10 @@ export interface TaskAttachmentsView {
 }
 
 /** Client → server: the tasks with attachments (newest first) and each one's files (glossary: Attachment). */
-export const ListAttachments = request<{ tasks: TaskAttachmentsView[] }>()('desk/attachments/list', object({ project: projectName }));
+export const ListAttachments = request<{ tasks: TaskAttachmentsView[] }>()(
+	'desk/attachments/list',
+	object({ project: projectName }),
+);
 
 export interface AttachmentContent {
 	row: AttachmentRow;
@@ -446,7 +564,12 @@ export interface AttachmentContent {
  */
 export const ReadAttachment = request<AttachmentContent>()(
 	'desk/attachments/read',
-	object({ project: projectName, task: taskId, ref: attachmentRef, max_bytes: optional(integer({ min: 1, max: 64 * 1024 * 1024 })) }),
+	object({
+		project: projectName,
+		task: taskId,
+		ref: attachmentRef,
+		max_bytes: optional(integer({ min: 1, max: 64 * 1024 * 1024 })),
+	}),
 );
 
 /**
@@ -455,7 +578,14 @@ export const ReadAttachment = request<AttachmentContent>()(
  */
 export const AttachFile = request<AttachmentRow>()(
 	'desk/attachments/add',
-	object({ project: projectName, task: taskId, path: folderPath, name: optional(string({ maxLength: 4096 })), note: optional(string({ maxLength: 4096 })), requestId }),
+	object({
+		project: projectName,
+		task: taskId,
+		path: folderPath,
+		name: optional(string({ maxLength: 4096 })),
+		note: optional(string({ maxLength: 4096 })),
+		requestId,
+	}),
 );
 
 /** Client → server: deletes an attachment (after the person confirmed); audited with who and `via`. */
@@ -510,4 +640,13 @@ export const deskRequests = {
 	AttachFile,
 	DeleteAttachment,
 } as const;
-export const deskNotifications = { ProtocolError, AssetsDidChange, SnapshotProgress, HistoryRewritten, RunsDidChange, RunDidFinish, AttachmentsDidChange, SuggestIndexDidChange } as const;
+export const deskNotifications = {
+	ProtocolError,
+	AssetsDidChange,
+	SnapshotProgress,
+	HistoryRewritten,
+	RunsDidChange,
+	RunDidFinish,
+	AttachmentsDidChange,
+	SuggestIndexDidChange,
+} as const;

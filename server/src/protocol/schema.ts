@@ -19,9 +19,14 @@ export interface Schema<T> {
  * says what kind of refusal it is: `relativePath` (a path the server would resolve against its own
  * working folder) or `badText` (a string that does not survive UTF-8: a lone surrogate).
  */
-export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string; field: string; kind?: 'relativePath' | 'badText' };
+export type Checked<T> =
+	{ ok: true; value: T } | { ok: false; problem: string; field: string; kind?: 'relativePath' | 'badText' };
 
-function refuse(where: string, problem: string, kind?: 'relativePath' | 'badText'): { ok: false; problem: string; field: string; kind?: 'relativePath' | 'badText' } {
+function refuse(
+	where: string,
+	problem: string,
+	kind?: 'relativePath' | 'badText',
+): { ok: false; problem: string; field: string; kind?: 'relativePath' | 'badText' } {
 	return kind ? { ok: false, problem, field: where, kind } : { ok: false, problem, field: where };
 }
 
@@ -46,7 +51,9 @@ const maxStringLength = 64 * 1024;
  * A string of bounded length that survives UTF-8 (no lone surrogate); with `absolute`, a path that
  * is absolute (a relative one would resolve against the server's working folder, which is nobody's).
  */
-export function string(options: { maxLength?: number; minLength?: number; pattern?: RegExp; absolute?: boolean } = {}): Schema<string> {
+export function string(
+	options: { maxLength?: number; minLength?: number; pattern?: RegExp; absolute?: boolean } = {},
+): Schema<string> {
 	const maxLength = options.maxLength ?? maxStringLength;
 	const minLength = options.minLength ?? 0;
 	return {
@@ -59,13 +66,21 @@ export function string(options: { maxLength?: number; minLength?: number; patter
 				return refuse(where, `${where} must be ${minLength} to ${maxLength} characters long`);
 			}
 			if (!isWellFormedText(value)) {
-				return refuse(where, `${where} holds a lone UTF-16 surrogate, which has no UTF-8 form and would be stored altered`, 'badText');
+				return refuse(
+					where,
+					`${where} holds a lone UTF-16 surrogate, which has no UTF-8 form and would be stored altered`,
+					'badText',
+				);
 			}
 			if (options.pattern && !options.pattern.test(value)) {
 				return refuse(where, `${where} must match ${options.pattern.source}`);
 			}
 			if (options.absolute && !isAbsolutePath(value)) {
-				return refuse(where, `${where} must be an absolute path; a relative one would resolve against the server's working folder`, 'relativePath');
+				return refuse(
+					where,
+					`${where} must be an absolute path; a relative one would resolve against the server's working folder`,
+					'relativePath',
+				);
 			}
 			return { ok: true, value };
 		},
@@ -86,7 +101,9 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T)
 			if (!checked.ok) {
 				return checked;
 			}
-			return members.has(checked.value) ? { ok: true, value: checked.value as T[number] } : refuse(where, `${where} must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`);
+			return members.has(checked.value)
+				? { ok: true, value: checked.value as T[number] }
+				: refuse(where, `${where} must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`);
 		},
 	};
 }
@@ -146,7 +163,8 @@ function depthOver(value: unknown, maxDepth: number): boolean {
 export function boolean(): Schema<boolean> {
 	return {
 		describe: 'boolean',
-		check: (value, where) => (typeof value === 'boolean' ? { ok: true, value } : refuse(where, `${where} must be true or false`)),
+		check: (value, where) =>
+			typeof value === 'boolean' ? { ok: true, value } : refuse(where, `${where} must be true or false`),
 	};
 }
 

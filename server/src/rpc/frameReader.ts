@@ -18,7 +18,14 @@
  *   params are not the shape vscode-languageserver reads (it would answer with an internal error), a
  *   second `initialize`, a `$/cancelRequest` without an id (it would throw inside the connection).
  */
-import { AbstractMessageReader, ErrorCodes, type DataCallback, type Disposable, type Message, type MessageReader } from 'vscode-languageserver/node';
+import {
+	AbstractMessageReader,
+	ErrorCodes,
+	type DataCallback,
+	type Disposable,
+	type Message,
+	type MessageReader,
+} from 'vscode-languageserver/node';
 import { deskErrorCode } from '../protocol/protocol';
 
 /** A response the reader sends itself, for a message that never reaches the connection. */
@@ -188,7 +195,11 @@ export class StrictFrameReader extends AbstractMessageReader {
 			text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
 		} catch {
 			// Find the id (if any) in a lenient reading, so the request is answered rather than left pending.
-			this.gate.refuse(idIn(body.toString('utf8')), ErrorCodes.ParseError, 'the message body is not valid UTF-8; it was refused, not repaired');
+			this.gate.refuse(
+				idIn(body.toString('utf8')),
+				ErrorCodes.ParseError,
+				'the message body is not valid UTF-8; it was refused, not repaired',
+			);
 			return;
 		}
 		let message: unknown;
@@ -247,12 +258,19 @@ export class MessageGate {
 	/** Answers or drops a message the connection would mishandle; returns true when it was taken care of. */
 	handled(message: unknown): boolean {
 		if (message === null || typeof message !== 'object' || Array.isArray(message)) {
-			this.refuse(null, ErrorCodes.InvalidRequest, Array.isArray(message) ? 'batches are not supported; send one message per frame' : 'a message must be a JSON object');
+			this.refuse(
+				null,
+				ErrorCodes.InvalidRequest,
+				Array.isArray(message)
+					? 'batches are not supported; send one message per frame'
+					: 'a message must be a JSON object',
+			);
 			return true;
 		}
 		const m = message as Record<string, unknown>;
 		const hasId = Object.prototype.hasOwnProperty.call(m, 'id');
-		const idOk = typeof m['id'] === 'string' ? (m['id'] as string).length <= maxIdLength : Number.isSafeInteger(m['id']);
+		const idOk =
+			typeof m['id'] === 'string' ? (m['id'] as string).length <= maxIdLength : Number.isSafeInteger(m['id']);
 		const id = idOk ? (m['id'] as string | number) : null;
 		if (m['jsonrpc'] !== '2.0') {
 			this.refuse(id, ErrorCodes.InvalidRequest, 'a message must say "jsonrpc": "2.0"');
@@ -269,14 +287,22 @@ export class MessageGate {
 			return true;
 		}
 		if (hasId && !idOk) {
-			this.refuse(null, ErrorCodes.InvalidRequest, `a request id must be a string of at most ${maxIdLength} characters or a whole number`);
+			this.refuse(
+				null,
+				ErrorCodes.InvalidRequest,
+				`a request id must be a string of at most ${maxIdLength} characters or a whole number`,
+			);
 			return true;
 		}
 		const params = m['params'];
 		if (params !== undefined && (params === null || typeof params !== 'object')) {
 			if (hasId) {
 				const message = `${method.slice(0, 200)}: params must be an object of named fields`;
-				this.refuse(id, ErrorCodes.InvalidParams, message, { code: 'desk.badParams', message, data: { method: method.slice(0, 200), field: 'params' } });
+				this.refuse(id, ErrorCodes.InvalidParams, message, {
+					code: 'desk.badParams',
+					message,
+					data: { method: method.slice(0, 200), field: 'params' },
+				});
 			} else {
 				this.options.log(`a notification with params that are not an object was dropped (${method.slice(0, 100)})`);
 			}
@@ -300,13 +326,23 @@ export class MessageGate {
 								? 'params.trace must be a string'
 								: undefined;
 			if (problem) {
-				this.refuse(id, ErrorCodes.InvalidParams, `initialize: ${problem}`, { code: 'desk.badParams', message: `initialize: ${problem}`, data: { method: 'initialize', field: problem.split(' ')[0] === 'initialize' ? 'params' : problem.split(' ')[0] } });
+				this.refuse(id, ErrorCodes.InvalidParams, `initialize: ${problem}`, {
+					code: 'desk.badParams',
+					message: `initialize: ${problem}`,
+					data: {
+						method: 'initialize',
+						field: problem.split(' ')[0] === 'initialize' ? 'params' : problem.split(' ')[0],
+					},
+				});
 				return true;
 			}
 		}
 		if (!hasId && (method === '$/cancelRequest' || method === '$/setTrace')) {
 			const p = params as Record<string, unknown> | undefined;
-			const ok = method === '$/cancelRequest' ? isObject(p) && (typeof p['id'] === 'string' || Number.isSafeInteger(p['id'])) : isObject(p) && typeof p['value'] === 'string';
+			const ok =
+				method === '$/cancelRequest'
+					? isObject(p) && (typeof p['id'] === 'string' || Number.isSafeInteger(p['id']))
+					: isObject(p) && typeof p['value'] === 'string';
 			if (!ok) {
 				this.options.log(`a ${method} notification without the params it needs was dropped`);
 				return true;
@@ -319,7 +355,6 @@ export class MessageGate {
 		this.options.log(`refused a message: ${message}`);
 		this.options.reply({ jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } });
 	}
-
 }
 
 /** A reader of already parsed messages (Node IPC) with the {@link MessageGate} in front of its callback. */
@@ -371,7 +406,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function idIn(text: string): string | number | null {
 	try {
 		const id = (JSON.parse(text) as { id?: unknown }).id;
-		return (typeof id === 'string' && id.length <= maxIdLength) || Number.isSafeInteger(id) ? (id as string | number) : null;
+		return (typeof id === 'string' && id.length <= maxIdLength) || Number.isSafeInteger(id)
+			? (id as string | number)
+			: null;
 	} catch {
 		return null;
 	}

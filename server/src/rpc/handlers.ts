@@ -3,7 +3,21 @@ import type { Desk } from '../desk';
 import { runDetail, runsOverview } from '../runs/runViews';
 import { answerOnce, clientRequest } from '../store/clientRequests';
 import type { WriteTransaction } from '../store/durableDatabase';
-import { AddLink, AddNote, AttachFile, DecideRun, deskRequests, ImportAsset, LaunchGo, SnapshotAsset, type CardView, type FolderOutcome, type ParamsOf, type ResultOf, type ServerStatus } from '../protocol/protocol';
+import {
+	AddLink,
+	AddNote,
+	AttachFile,
+	DecideRun,
+	deskRequests,
+	ImportAsset,
+	LaunchGo,
+	SnapshotAsset,
+	type CardView,
+	type FolderOutcome,
+	type ParamsOf,
+	type ResultOf,
+	type ServerStatus,
+} from '../protocol/protocol';
 import { firstAnswerBudgetMs, type ProjectLaunches } from '../launch/projectLaunches';
 import { parseRunSettings } from '../runs/settings';
 import type { Run, Task } from '../ai/types';
@@ -93,13 +107,23 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 		async ImportAsset({ dir, newName, assetId, project, main, allowGitDir, requestId }) {
 			const desk = await context.desk();
 			const { library } = desk;
-			if ([dir !== undefined && newName === undefined, newName !== undefined, assetId !== undefined].filter(Boolean).length !== 1) {
+			if (
+				[dir !== undefined && newName === undefined, newName !== undefined, assetId !== undefined].filter(Boolean)
+					.length !== 1
+			) {
 				throw new DeskError('import.badArgs', 'Import takes one of a folder, a new name, or an asset id.');
 			}
 			const request = clientRequest(ImportAsset.method, requestId, { dir, newName, assetId, project, main });
 			const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () => {
 				if (newName !== undefined) {
-					return library.newAsset({ name: newName, dir, project, main, madeBy: 'user', ...(request ? { clientRequest: request } : {}) });
+					return library.newAsset({
+						name: newName,
+						dir,
+						project,
+						main,
+						madeBy: 'user',
+						...(request ? { clientRequest: request } : {}),
+					});
 				}
 				let imported;
 				if (assetId !== undefined) {
@@ -108,7 +132,13 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 					}
 					imported = library.importAsset({ id: assetId, project, main: main ?? false });
 				} else {
-					imported = await library.importDir({ dir: dir!, project, main: main ?? false, madeBy: 'user', allowGitDir: allowGitDir ?? false });
+					imported = await library.importDir({
+						dir: dir!,
+						project,
+						main: main ?? false,
+						madeBy: 'user',
+						allowGitDir: allowGitDir ?? false,
+					});
 				}
 				// Adopting and joining again change nothing; the answer is recorded after them.
 				desk.answerLibraryRequest(request, imported);
@@ -124,7 +154,13 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			const desk = await context.desk();
 			const request = clientRequest(SnapshotAsset.method, requestId, { id, note });
 			const { result, replayed } = await answerOnce(desk.libraryRequests, request, () =>
-				desk.library.snapshot(id, { note, madeBy: 'user', signal, onProgress: (files) => context.notifySnapshotProgress(id, files), ...(request ? { clientRequest: request } : {}) }),
+				desk.library.snapshot(id, {
+					note,
+					madeBy: 'user',
+					signal,
+					onProgress: (files) => context.notifySnapshotProgress(id, files),
+					...(request ? { clientRequest: request } : {}),
+				}),
 			);
 			if (result.created && !replayed) {
 				context.notifyAssetsChanged('snapshot');
@@ -172,14 +208,18 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 		async AddLink({ name, url, project, requestId }) {
 			const desk = await context.desk();
 			const request = clientRequest(AddLink.method, requestId, { name, url, project });
-			const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () => desk.library.addLink({ name, url, project, madeBy: 'user', ...(request ? { clientRequest: request } : {}) }));
+			const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () =>
+				desk.library.addLink({ name, url, project, madeBy: 'user', ...(request ? { clientRequest: request } : {}) }),
+			);
 			return replayed ? result : changed(context, result);
 		},
 
 		async AddNote({ name, text, project, requestId }) {
 			const desk = await context.desk();
 			const request = clientRequest(AddNote.method, requestId, { name, text, project });
-			const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () => desk.library.addNote({ name, text, project, madeBy: 'user', ...(request ? { clientRequest: request } : {}) }));
+			const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () =>
+				desk.library.addNote({ name, text, project, madeBy: 'user', ...(request ? { clientRequest: request } : {}) }),
+			);
 			return replayed ? result : changed(context, result);
 		},
 
@@ -239,7 +279,11 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 		async PlugAsset({ project, id, role, nodes, files, copy }) {
 			const desk = await context.desk();
 			const launches = await desk.launches(projectTop(desk, project));
-			await launches.plug(id, role, { nodes: nodes ?? [], files: files ?? [], copy: Object.fromEntries((copy ?? []).map((c) => [c.from, c.to])) });
+			await launches.plug(id, role, {
+				nodes: nodes ?? [],
+				files: files ?? [],
+				copy: Object.fromEntries((copy ?? []).map((c) => [c.from, c.to])),
+			});
 			return cardView(desk, launches);
 		},
 
@@ -296,14 +340,32 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			const top = projectTop(desk, project);
 			const runSettings = decision === 'retry' ? parseRunSettings(settings) : undefined;
 			const { gate, executor } = await desk.runs(top);
-			const request = clientRequest(DecideRun.method, requestId, { project, run, decision, patchset, rationale, settings });
+			const request = clientRequest(DecideRun.method, requestId, {
+				project,
+				run,
+				decision,
+				patchset,
+				rationale,
+				settings,
+			});
 			// Retry: the new run claims the checkout in the decision's transaction, as Go's run does.
 			const decided = (await desk.projectAi(top)).get<Run>(run);
 			const record = runSettings && decided?.object_type === 'run' ? gate.launchRecord(decided) : undefined;
-			const retry = runSettings && record ? { check: () => executor.assertCheckoutFree(runSettings, record), claim: (tx: WriteTransaction, id: string) => executor.claimIn(tx, runSettings, record, id) } : {};
+			const retry =
+				runSettings && record
+					? {
+							check: () => executor.assertCheckoutFree(runSettings, record),
+							claim: (tx: WriteTransaction, id: string) => executor.claimIn(tx, runSettings, record, id),
+						}
+					: {};
 			// A decision is made once whatever happens (a second is refused); its answer is recorded after it.
 			const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () => {
-				const decided = await gate.decide(run, { decision, ...(patchset ? { patchset } : {}), ...(rationale ? { rationale } : {}), ...retry });
+				const decided = await gate.decide(run, {
+					decision,
+					...(patchset ? { patchset } : {}),
+					...(rationale ? { rationale } : {}),
+					...retry,
+				});
 				await desk.answerProjectRequest(top, request, decided);
 				return decided;
 			});
@@ -331,7 +393,13 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			const ai = await desk.projectAi(top);
 			const files = store.list();
 			return {
-				tasks: store.tasks().map((t) => ({ ...t, title: ai.get<Task>(t.task_id)?.title ?? '', files: files.filter((f) => f.task_id === t.task_id) })),
+				tasks: store
+					.tasks()
+					.map((t) => ({
+						...t,
+						title: ai.get<Task>(t.task_id)?.title ?? '',
+						files: files.filter((f) => f.task_id === t.task_id),
+					})),
 			};
 		},
 
@@ -341,7 +409,13 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			const row = resolveAttachment(store.list(task), ref);
 			const bytes = store.read(row, max_bytes !== undefined ? { maxBytes: max_bytes } : {});
 			const shown = inlineType(row.media_type, bytes.subarray(0, 4096));
-			return { row, inline_type: shown.type, inline: shown.inline, base64: bytes.toString('base64'), truncated: bytes.length < row.size };
+			return {
+				row,
+				inline_type: shown.type,
+				inline: shown.inline,
+				base64: bytes.toString('base64'),
+				truncated: bytes.length < row.size,
+			};
 		},
 
 		async AttachFile({ project, task, path, name, note, requestId }) {
@@ -350,7 +424,12 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			const store = await desk.attachments(top);
 			const request = clientRequest(AttachFile.method, requestId, { project, task, path, name, note });
 			const { result: row, replayed } = await answerOnce(await desk.projectRequests(top), request, async () =>
-				store.add(task, path, { addedBy: personName(), ...(name ? { name } : {}), ...(note ? { note } : {}), ...(request ? { request } : {}) }),
+				store.add(task, path, {
+					addedBy: personName(),
+					...(name ? { name } : {}),
+					...(note ? { note } : {}),
+					...(request ? { request } : {}),
+				}),
 			);
 			if (!replayed) {
 				context.notifyAttachmentsChanged(project, task);
@@ -370,7 +449,10 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			const desk = await context.desk();
 			const files = await desk.patchSetFiles(projectTop(desk, project), patchset);
 			const b64 = (bytes: Uint8Array | null) => (bytes === null ? null : Buffer.from(bytes).toString('base64'));
-			return { source: files.source, files: files.files.map((f) => ({ path: f.path, before: b64(f.before), after: b64(f.after) })) };
+			return {
+				source: files.source,
+				files: files.files.map((f) => ({ path: f.path, before: b64(f.before), after: b64(f.after) })),
+			};
 		},
 	};
 }
@@ -390,7 +472,9 @@ async function cardView(desk: Desk, launches: ProjectLaunches): Promise<CardView
 function projectTop(desk: Desk, project: string): string {
 	const record = desk.library.listProjects().find((p) => p.name === project);
 	if (!record || record.path === '') {
-		throw new DeskError('project.notFound', `No project named ${JSON.stringify(project)} with a repository.`, { project });
+		throw new DeskError('project.notFound', `No project named ${JSON.stringify(project)} with a repository.`, {
+			project,
+		});
 	}
 	return record.path;
 }

@@ -1,4 +1,11 @@
-import { ErrorCodes, type Message, type MessageReader, type MessageWriter, type RequestMessage, type ResponseMessage } from 'vscode-languageserver/node';
+import {
+	ErrorCodes,
+	type Message,
+	type MessageReader,
+	type MessageWriter,
+	type RequestMessage,
+	type ResponseMessage,
+} from 'vscode-languageserver/node';
 
 /**
  * Two pending requests with one id. vscode-jsonrpc queues incoming requests by id before it
@@ -10,7 +17,10 @@ import { ErrorCodes, type Message, type MessageReader, type MessageWriter, type 
  * answers apart by id: a client that reuses an id while its request is pending gets an error for one
  * of them, never silence.)
  */
-export function guardPendingIds(reader: MessageReader, writer: MessageWriter): { reader: MessageReader; writer: MessageWriter } {
+export function guardPendingIds(
+	reader: MessageReader,
+	writer: MessageWriter,
+): { reader: MessageReader; writer: MessageWriter } {
 	const pending = new Set<string>();
 	const key = (id: number | string): string => `${typeof id}:${id}`;
 	const guardedWriter: MessageWriter = {

@@ -60,9 +60,13 @@ export function startDeskServer(connection: Connection): DeskServer {
 		info: (m) => connection.console.info(m),
 		debug: (m) => connection.console.log(m),
 	};
-	const logger = leveledLogger(() => logLevel, (level, message) => sinks[level](message));
+	const logger = leveledLogger(
+		() => logLevel,
+		(level, message) => sinks[level](message),
+	);
 	/** Sends a declared notification: the compiler checks its params against the declaration. */
-	const notify = <P>(definition: NotificationDefinition<P>, params: NoInfer<P>): Promise<void> => connection.sendNotification(definition.method, params);
+	const notify = <P>(definition: NotificationDefinition<P>, params: NoInfer<P>): Promise<void> =>
+		connection.sendNotification(definition.method, params);
 
 	let deskPromise: Promise<Desk> | undefined;
 	let openedDesk: Desk | undefined;
@@ -71,7 +75,9 @@ export function startDeskServer(connection: Connection): DeskServer {
 	let shutdownReceived = false;
 
 	// A run changes many times a second while an agent works; the views need at most a few refreshes.
-	const runChanges = new RunChangeBatcher((project, run) => void notify(RunsDidChange, { project, ...(run ? { run } : {}) }));
+	const runChanges = new RunChangeBatcher(
+		(project, run) => void notify(RunsDidChange, { project, ...(run ? { run } : {}) }),
+	);
 	const context = {
 		desk(): Promise<Desk> {
 			if (!deskPromise) {
@@ -96,7 +102,11 @@ export function startDeskServer(connection: Connection): DeskServer {
 				throw new DeskError('desk.notReady', 'The desk server has not been initialized yet.');
 			}
 			if (openedDesk) {
-				throw new DeskError('store.notDamaged', `${libraryDir}/library.db is open and in use; there is nothing to recover.`, { file: `${libraryDir}/library.db` });
+				throw new DeskError(
+					'store.notDamaged',
+					`${libraryDir}/library.db is open and in use; there is nothing to recover.`,
+					{ file: `${libraryDir}/library.db` },
+				);
 			}
 			const result = await Desk.recoverLibrary(libraryDir, choice, logger);
 			// The library is usable again: open it as initialize did, so the window can go on.
@@ -121,9 +131,18 @@ export function startDeskServer(connection: Connection): DeskServer {
 	connection.onInitialize((params): InitializeResult => {
 		if (deskPromise) {
 			// A second initialize would open a second library beside the first, which nobody closes.
-			throw refusal(new DeskError('desk.alreadyInitialized', `The desk server is already initialized with the library ${capEcho(libraryDir)}; start a new server for another.`, { libraryDir: capEcho(libraryDir) }));
+			throw refusal(
+				new DeskError(
+					'desk.alreadyInitialized',
+					`The desk server is already initialized with the library ${capEcho(libraryDir)}; start a new server for another.`,
+					{ libraryDir: capEcho(libraryDir) },
+				),
+			);
 		}
-		const checked = initializationOptions.check((params as { initializationOptions?: unknown } | null | undefined)?.initializationOptions, 'initializationOptions');
+		const checked = initializationOptions.check(
+			(params as { initializationOptions?: unknown } | null | undefined)?.initializationOptions,
+			'initializationOptions',
+		);
 		if (!checked.ok) {
 			throw invalidParams('initialize', checked);
 		}
@@ -142,7 +161,8 @@ export function startDeskServer(connection: Connection): DeskServer {
 				desk.onLibraryChanged = (reason) => context.notifyAssetsChanged(reason);
 				desk.onRunChanged = (top, runId) => runChanges.push(projectOf(desk, top), runId);
 				desk.onAttachmentsChanged = (top, task) => context.notifyAttachmentsChanged(projectOf(desk, top), task);
-				desk.onSuggestIndexProgress = (top, progress) => void notify(SuggestIndexDidChange, { project: projectOf(desk, top), ...progress });
+				desk.onSuggestIndexProgress = (top, progress) =>
+					void notify(SuggestIndexDidChange, { project: projectOf(desk, top), ...progress });
 				desk.onRunFinished = (top, runId, status) => {
 					const project = projectOf(desk, top);
 					runChanges.flush();
@@ -185,7 +205,9 @@ export function startDeskServer(connection: Connection): DeskServer {
 			const message = `protocol error: ${capEcho(problem)}; the server exits (code ${protocolErrorExitCode}) so that its client starts a fresh one`;
 			logger.error(message);
 			await notify(ProtocolError, { message, exitCode: protocolErrorExitCode }).catch(() => undefined);
-			await closeDesk('the desk server met a broken message on its input and stopped').catch((error: unknown) => logger.error(`closing the desk failed: ${describeError(error)}`));
+			await closeDesk('the desk server met a broken message on its input and stopped').catch((error: unknown) =>
+				logger.error(`closing the desk failed: ${describeError(error)}`),
+			);
 		},
 	};
 }
@@ -214,7 +236,10 @@ function capData(value: unknown, depth = 0): unknown {
 		return '…';
 	}
 	if (Array.isArray(value)) {
-		return [...value.slice(0, 50).map((v) => capData(v, depth + 1)), ...(value.length > 50 ? [`… (${value.length} items)`] : [])];
+		return [
+			...value.slice(0, 50).map((v) => capData(v, depth + 1)),
+			...(value.length > 50 ? [`… (${value.length} items)`] : []),
+		];
 	}
 	const out: Record<string, unknown> = {};
 	for (const [key, v] of Object.entries(value).slice(0, 50)) {
@@ -227,13 +252,20 @@ function capData(value: unknown, depth = 0): unknown {
 function refusal(error: DeskError): ResponseError<DeskErrorJson> {
 	const json = error.toJSON();
 	const message = capEcho(json.message, 600);
-	return new ResponseError(deskErrorCode, message, { code: json.code, message, data: capData(json.data) as Record<string, unknown> });
+	return new ResponseError(deskErrorCode, message, {
+		code: json.code,
+		message,
+		data: capData(json.data) as Record<string, unknown>,
+	});
 }
 
 const paramsCodes = { relativePath: 'desk.relativePath', badText: 'desk.badText' } as const;
 
 /** InvalidParams naming the field, with a DeskErrorJson as data (`desk.badParams`, `desk.relativePath`, `desk.badText`). */
-function invalidParams(method: string, checked: Extract<Checked<unknown>, { ok: false }>): ResponseError<DeskErrorJson> {
+function invalidParams(
+	method: string,
+	checked: Extract<Checked<unknown>, { ok: false }>,
+): ResponseError<DeskErrorJson> {
 	const message = capEcho(`${method}: ${checked.problem}`, 600);
 	return new ResponseError(ErrorCodes.InvalidParams, message, {
 		code: checked.kind ? paramsCodes[checked.kind] : 'desk.badParams',
@@ -247,10 +279,26 @@ function invalidParams(method: string, checked: Extract<Checked<unknown>, { ok: 
  * no param shape reaches vscode-jsonrpc's spreading of positional params or a handler's destructuring),
  * refuses a request before `initialize`, an unknown method, and params that fail the method's schema.
  */
-function registerHandlers(connection: Connection, handlers: DeskHandlers, logger: Logger, initialized: () => boolean): void {
-	const methods = new Map<string, { definition: (typeof deskRequests)[keyof DeskHandlers]; handler: (params: unknown, signal: AbortSignal) => Promise<unknown> }>();
-	for (const [name, definition] of Object.entries(deskRequests) as Array<[keyof DeskHandlers, (typeof deskRequests)[keyof DeskHandlers]]>) {
-		methods.set(definition.method, { definition, handler: handlers[name] as (params: unknown, signal: AbortSignal) => Promise<unknown> });
+function registerHandlers(
+	connection: Connection,
+	handlers: DeskHandlers,
+	logger: Logger,
+	initialized: () => boolean,
+): void {
+	const methods = new Map<
+		string,
+		{
+			definition: (typeof deskRequests)[keyof DeskHandlers];
+			handler: (params: unknown, signal: AbortSignal) => Promise<unknown>;
+		}
+	>();
+	for (const [name, definition] of Object.entries(deskRequests) as Array<
+		[keyof DeskHandlers, (typeof deskRequests)[keyof DeskHandlers]]
+	>) {
+		methods.set(definition.method, {
+			definition,
+			handler: handlers[name] as (params: unknown, signal: AbortSignal) => Promise<unknown>,
+		});
 	}
 	connection.onRequest(async (method: string, params: unknown, token: CancellationToken) => {
 		const entry = typeof method === 'string' ? methods.get(method) : undefined;
@@ -259,10 +307,20 @@ function registerHandlers(connection: Connection, handlers: DeskHandlers, logger
 		}
 		const { definition, handler } = entry;
 		if (!initialized()) {
-			throw refusal(new DeskError('desk.notReady', `${definition.method}: the desk server has not been initialized yet; send initialize first.`, { method: definition.method }));
+			throw refusal(
+				new DeskError(
+					'desk.notReady',
+					`${definition.method}: the desk server has not been initialized yet; send initialize first.`,
+					{ method: definition.method },
+				),
+			);
 		}
 		if (Array.isArray(params)) {
-			throw invalidParams(definition.method, { ok: false, field: 'params', problem: 'params must be an object of named fields, not a list of positional ones' });
+			throw invalidParams(definition.method, {
+				ok: false,
+				field: 'params',
+				problem: 'params must be an object of named fields, not a list of positional ones',
+			});
 		}
 		const checked = definition.params.check(params === undefined ? {} : params, 'params');
 		if (!checked.ok) {
@@ -281,7 +339,10 @@ function registerHandlers(connection: Connection, handlers: DeskHandlers, logger
 				throw refusal(error);
 			}
 			logger.error(`${definition.method} failed: ${(error as Error).stack ?? describeError(error)}`);
-			throw new ResponseError(ErrorCodes.InternalError, capEcho(`${definition.method} failed: ${describeError(error)}`, 1000));
+			throw new ResponseError(
+				ErrorCodes.InternalError,
+				capEcho(`${definition.method} failed: ${describeError(error)}`, 1000),
+			);
 		} finally {
 			subscription.dispose();
 		}

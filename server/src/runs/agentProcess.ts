@@ -27,7 +27,11 @@ import type { AgentSettings } from './settings';
 const maxTranscriptBytes = 64 * 1024 * 1024;
 
 /** How one agent node ended. */
-export type AgentOutcome = NodeOutcome & { usage: { input: number; output: number; cost?: number }; exitCode: number | null; transcript?: ArtifactRef };
+export type AgentOutcome = NodeOutcome & {
+	usage: { input: number; output: number; cost?: number };
+	exitCode: number | null;
+	transcript?: ArtifactRef;
+};
 
 export async function invokeAgent(
 	ports: RunnerPorts,
@@ -63,18 +67,26 @@ export async function invokeAgent(
 	const program = resolveCommand(agent.command);
 	if (!program) {
 		const outcome = recorder.finish({ code: null, signal: null });
-		return { ...outcome, ok: false, error: `the agent's program ${agent.command} was not found (is it installed and on the PATH? Only absolute paths and the PATH's absolute folders are searched)`, exitCode: null };
+		return {
+			...outcome,
+			ok: false,
+			error: `the agent's program ${agent.command} was not found (is it installed and on the PATH? Only absolute paths and the PATH's absolute folders are searched)`,
+			exitCode: null,
+		};
 	}
 	const usesPlaceholder = agent.args.some((a) => a.includes('{prompt}'));
 	const args = agent.args.map((a) => a.split('{prompt}').join(prompt));
 	const started = Date.now();
 	const child = placement.isolated
 		? // In the sandbox the program is started by its real path: only its own folder is shown.
-			spawnSandboxed(sandboxArgs(sandboxLayout(ports, placement, outbox, agent), env, [fs.realpathSync(program), ...args]), {
-				cwd: placement.work_folder,
-				env: { PATH: env.PATH!, DESK_RUN_ID: run.object_id },
-				stdin: 'pipe',
-			})
+			spawnSandboxed(
+				sandboxArgs(sandboxLayout(ports, placement, outbox, agent), env, [fs.realpathSync(program), ...args]),
+				{
+					cwd: placement.work_folder,
+					env: { PATH: env.PATH!, DESK_RUN_ID: run.object_id },
+					stdin: 'pipe',
+				},
+			)
 		: spawn(program, args, { cwd: placement.work_folder, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
 	if (!child.stdin || !child.stdout || !child.stderr) {
 		throw new DeskError('run.spawnFailed', 'the agent was started without its pipes', { agent: agent.name });
@@ -101,8 +113,12 @@ export async function invokeAgent(
 	const lines = boundedLines(child.stdout, {
 		maxLineBytes: maxAgentLineBytes,
 		onDropped: (bytes) => {
-			ports.logger.warn(`run ${run.object_id}: the agent printed a line of ${bytes} bytes, over the limit of ${maxAgentLineBytes}; it was dropped`);
-			keep(Buffer.from(`[desk: a line of ${bytes} bytes, over the limit of ${maxAgentLineBytes}, was dropped]\n`, 'utf8'));
+			ports.logger.warn(
+				`run ${run.object_id}: the agent printed a line of ${bytes} bytes, over the limit of ${maxAgentLineBytes}; it was dropped`,
+			);
+			keep(
+				Buffer.from(`[desk: a line of ${bytes} bytes, over the limit of ${maxAgentLineBytes}, was dropped]\n`, 'utf8'),
+			);
 		},
 	});
 	let kept = 0;
@@ -125,7 +141,9 @@ export async function invokeAgent(
 		}
 	})();
 	const exit = await Promise.race([
-		new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal }))),
+		new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+			child.on('close', (code, signal) => resolve({ code, signal })),
+		),
 		spawnError.then((error) => ({ code: null, signal: null, error })),
 	]);
 	await reading.catch(() => undefined);
@@ -136,14 +154,29 @@ export async function invokeAgent(
 	}
 	ingestOutbox(ports, run, task, agent);
 	const sink = objectSink(ports, agent);
-	const stored = transcript.length > 0 ? sink.storeArtifact(Buffer.from(sink.scrub(Buffer.concat(transcript).toString('utf8')), 'utf8'), 'text/plain; charset=utf-8') : undefined;
+	const stored =
+		transcript.length > 0
+			? sink.storeArtifact(
+					Buffer.from(sink.scrub(Buffer.concat(transcript).toString('utf8')), 'utf8'),
+					'text/plain; charset=utf-8',
+				)
+			: undefined;
 	if ('error' in exit) {
 		const outcome = recorder.finish({ code: null, signal: null });
 		const missing = (exit.error as NodeJS.ErrnoException).code === 'ENOENT';
-		return { ...outcome, ok: false, error: missing ? `the agent's program ${placement.isolated ? 'bwrap' : agent.command} was not found` : `the agent could not be started: ${exit.error.message}`, exitCode: null };
+		return {
+			...outcome,
+			ok: false,
+			error: missing
+				? `the agent's program ${placement.isolated ? 'bwrap' : agent.command} was not found`
+				: `the agent could not be started: ${exit.error.message}`,
+			exitCode: null,
+		};
 	}
 	const outcome = recorder.finish(exit);
-	ports.logger.info(`run ${run.object_id}: ${node} by ${agent.name} exited ${exit.code ?? exit.signal} after ${Date.now() - started} ms, ${outcome.toolCalls} tool call(s)`);
+	ports.logger.info(
+		`run ${run.object_id}: ${node} by ${agent.name} exited ${exit.code ?? exit.signal} after ${Date.now() - started} ms, ${outcome.toolCalls} tool call(s)`,
+	);
 	if (!outcome.ok && stderrTail.trim() !== '' && exit.code !== 0) {
 		outcome.error = `${outcome.error}; it said: ${sink.scrub(stderrTail.trim().split('\n').slice(-2).join(' ')).slice(0, 300)}`;
 	}
@@ -153,7 +186,11 @@ export async function invokeAgent(
 /** The attempt is over: what the agent left in the outbox is attached to the task (glossary: Outbox). */
 function ingestOutbox(ports: RunnerPorts, run: Run, task: Task, agent: AgentSettings): void {
 	try {
-		const report = ports.attachments.ingest(task.object_id, { runId: run.object_id, secrets: secretsOf(agent), addedBy: `agent ${agent.name}` });
+		const report = ports.attachments.ingest(task.object_id, {
+			runId: run.object_id,
+			secrets: secretsOf(agent),
+			addedBy: `agent ${agent.name}`,
+		});
 		if (report.added.length + report.refused.length + report.kept.length > 0) {
 			ports.logger.info(`run ${run.object_id}: ${AttachmentStore.summary(task.object_id, report)}`);
 			ports.attachmentsChanged?.(task.object_id);
@@ -164,7 +201,12 @@ function ingestOutbox(ports: RunnerPorts, run: Run, task: Task, agent: AgentSett
 }
 
 /** What the sandbox shows the agent (with `agent`) or a check (without): the work folder, the references, its home. */
-export function sandboxLayout(ports: RunnerPorts, placement: RunPlacement, outbox: string | undefined, agent: AgentSettings | undefined): SandboxLayout {
+export function sandboxLayout(
+	ports: RunnerPorts,
+	placement: RunPlacement,
+	outbox: string | undefined,
+	agent: AgentSettings | undefined,
+): SandboxLayout {
 	const inside = (rel: string) => path.join(placement.work_folder, rel);
 	const agentReads = agent ? [...programFolders(agent.command), ...agent.readPaths.map(expandHome)] : [];
 	return {
@@ -177,7 +219,11 @@ export function sandboxLayout(ports: RunnerPorts, placement: RunPlacement, outbo
 		writable: agent ? agent.writePaths.map(expandHome) : [],
 		...(outbox ? { outbox } : {}),
 		// A worktree's .git file points into the repository's .git: readable, never writable.
-		readOnly: [...placement.reference_folders, ...agentReads, ...(placement.isolation === 'worktree' ? [path.join(ports.project.path, '.git')] : [])],
+		readOnly: [
+			...placement.reference_folders,
+			...agentReads,
+			...(placement.isolation === 'worktree' ? [path.join(ports.project.path, '.git')] : []),
+		],
 		network: agent?.network ?? false,
 	};
 }

@@ -57,7 +57,12 @@ export class AgentRecorder {
 				if (event.model) {
 					this.provenance.model = event.model;
 				}
-				this.provenance.parameters = { ...(this.provenance.parameters as object | undefined), ...(event.session_id ? { session_id: event.session_id } : {}), ...(event.version ? { agent_version: event.version } : {}), ...(event.tools ? { tools: event.tools } : {}) };
+				this.provenance.parameters = {
+					...(this.provenance.parameters as object | undefined),
+					...(event.session_id ? { session_id: event.session_id } : {}),
+					...(event.version ? { agent_version: event.version } : {}),
+					...(event.tools ? { tools: event.tools } : {}),
+				};
 				this.sink.put([this.provenance]);
 				break;
 			}
@@ -69,7 +74,12 @@ export class AgentRecorder {
 					resultSummary: 'running',
 				});
 				this.open.set(event.call_id, invocation);
-				pushFrame(this.pipeline, 'tool_call', this.sink.scrub(`${event.tool} ${briefArgs(event.args)}`.trim()).slice(0, 200), { data: { tool_invocation: invocation.object_id } });
+				pushFrame(
+					this.pipeline,
+					'tool_call',
+					this.sink.scrub(`${event.tool} ${briefArgs(event.args)}`.trim()).slice(0, 200),
+					{ data: { tool_invocation: invocation.object_id } },
+				);
 				// The pipeline is rewritten whole on each write: at most once a second while calls come in,
 				// and always when the node ends, so a long run does not write its frames again per call.
 				const now = Date.now();
@@ -96,7 +106,9 @@ export class AgentRecorder {
 					invocation.io_footprint = footprint;
 				}
 				if (event.output !== undefined && event.output !== '') {
-					invocation.artifacts = [this.sink.storeArtifact(Buffer.from(this.sink.scrub(event.output), 'utf8'), 'text/plain; charset=utf-8')];
+					invocation.artifacts = [
+						this.sink.storeArtifact(Buffer.from(this.sink.scrub(event.output), 'utf8'), 'text/plain; charset=utf-8'),
+					];
 				}
 				invocation.updated_at = new Date().toISOString();
 				this.sink.put([invocation]);
@@ -134,7 +146,10 @@ export class AgentRecorder {
 	}
 
 	/** Closes the node: calls never finished are errors, the token usage is written. */
-	finish(exit: { code: number | null; signal: NodeJS.Signals | null }): NodeOutcome & { usage: { input: number; output: number; cost?: number } } {
+	finish(exit: {
+		code: number | null;
+		signal: NodeJS.Signals | null;
+	}): NodeOutcome & { usage: { input: number; output: number; cost?: number } } {
 		for (const invocation of this.open.values()) {
 			invocation.status = 'error';
 			invocation.result_summary = 'did not finish: the agent stopped first';
@@ -148,11 +163,15 @@ export class AgentRecorder {
 		const usage = {
 			input: this.usageBefore.input + input,
 			output: this.usageBefore.output + output,
-			...(cost !== undefined || this.usageBefore.cost !== undefined ? { cost: (this.usageBefore.cost ?? 0) + (cost ?? 0) } : {}),
+			...(cost !== undefined || this.usageBefore.cost !== undefined
+				? { cost: (this.usageBefore.cost ?? 0) + (cost ?? 0) }
+				: {}),
 		};
 		setTokenUsage(this.provenance, usage.input, usage.output, usage.cost);
 		this.sink.put([this.provenance, this.pipeline]);
-		const answer = this.sink.scrub(this.result?.text?.trim() ? this.result.text : (this.messages[this.messages.length - 1] ?? ''));
+		const answer = this.sink.scrub(
+			this.result?.text?.trim() ? this.result.text : (this.messages[this.messages.length - 1] ?? ''),
+		);
 		const exited = exit.code === 0;
 		const reported = this.result ? this.result.ok : true;
 		const ok = exited && reported;
@@ -161,7 +180,15 @@ export class AgentRecorder {
 			: !exited
 				? `the agent ${exit.signal ? `was stopped by ${exit.signal}` : `exited with ${exit.code}`}${answer ? `: ${answer.split('\n')[0]!.slice(0, 200)}` : ''}`
 				: `the agent reported an error${answer ? `: ${answer.split('\n')[0]!.slice(0, 200)}` : ''}`;
-		return { ok, answer, ...(this.planSteps ? { planSteps: this.planSteps } : {}), toolCalls: this.toolCalls, unparsed: this.unparsed, ...(error ? { error } : {}), usage };
+		return {
+			ok,
+			answer,
+			...(this.planSteps ? { planSteps: this.planSteps } : {}),
+			toolCalls: this.toolCalls,
+			unparsed: this.unparsed,
+			...(error ? { error } : {}),
+			usage,
+		};
 	}
 
 	/** A path the agent named, relative to the work folder when it is inside it. */
@@ -176,7 +203,7 @@ export class AgentRecorder {
 	private scrubValue(value: unknown): unknown {
 		const text = JSON.stringify(value ?? {});
 		const scrubbed = this.sink.scrub(text);
-		return scrubbed === text ? value ?? {} : (JSON.parse(scrubbed) as unknown);
+		return scrubbed === text ? (value ?? {}) : (JSON.parse(scrubbed) as unknown);
 	}
 }
 

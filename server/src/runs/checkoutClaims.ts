@@ -21,18 +21,32 @@ type Plugs = { plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> };
  * snapshot targets have folders of their own; runs waiting at the gate have stopped editing.) A
  * run claimed by a process that is gone does not count: that process's claim is stale.
  */
-export function checkoutBusy(ports: RunnerPorts, liveHere: (runId: string) => boolean, exceptRun?: string, query?: WriteTransaction): string | undefined {
+export function checkoutBusy(
+	ports: RunnerPorts,
+	liveHere: (runId: string) => boolean,
+	exceptRun?: string,
+	query?: WriteTransaction,
+): string | undefined {
 	for (const row of ports.control.rows(query)) {
 		if (row.run_id === exceptRun) {
 			continue;
 		}
 		const run = ports.control.storedRun(row.run_id, query);
-		if (!run || run.status === 'completed' || run.status === 'failed' || isAtGate(run) || readPlacement(row.json, row.run_id).isolation !== 'shared') {
+		if (
+			!run ||
+			run.status === 'completed' ||
+			run.status === 'failed' ||
+			isAtGate(run) ||
+			readPlacement(row.json, row.run_id).isolation !== 'shared'
+		) {
 			continue;
 		}
 		const mine = row.runner_pid === process.pid && row.runner_token === runnerToken;
 		// A run of this process that is still Created was claimed by Go and is being started.
-		if ((mine && (liveHere(row.run_id) || run.status === 'created')) || (!mine && isRunnerAlive(row.runner_pid, row.runner_token))) {
+		if (
+			(mine && (liveHere(row.run_id) || run.status === 'created')) ||
+			(!mine && isRunnerAlive(row.runner_pid, row.runner_token))
+		) {
 			return row.run_id;
 		}
 	}
@@ -40,13 +54,24 @@ export function checkoutBusy(ports: RunnerPorts, liveHere: (runId: string) => bo
 }
 
 /** Refuses a run on the shared checkout while another one is working there. */
-export function assertCheckoutFree(ports: RunnerPorts, liveHere: (runId: string) => boolean, settings: RunSettings, record: Plugs, exceptRun?: string, query?: WriteTransaction): void {
+export function assertCheckoutFree(
+	ports: RunnerPorts,
+	liveHere: (runId: string) => boolean,
+	settings: RunSettings,
+	record: Plugs,
+	exceptRun?: string,
+	query?: WriteTransaction,
+): void {
 	if (isolationOf(ports, settings, record) !== 'shared') {
 		return;
 	}
 	const busy = checkoutBusy(ports, liveHere, exceptRun, query);
 	if (busy) {
-		throw new DeskError('run.checkoutBusy', `Run ${busy} is working in this checkout now; wait for it, cancel it, or set agentDesk.runs.isolation to worktree so runs work side by side.`, { run: busy });
+		throw new DeskError(
+			'run.checkoutBusy',
+			`Run ${busy} is working in this checkout now; wait for it, cancel it, or set agentDesk.runs.isolation to worktree so runs work side by side.`,
+			{ run: busy },
+		);
 	}
 }
 
@@ -57,9 +82,22 @@ export function assertCheckoutFree(ports: RunnerPorts, liveHere: (runId: string)
  * transaction on every other process sees the checkout taken. The claim of a process that dies
  * is stale (its pid and token no longer name a live process) and the next Go takes over.
  */
-export function claimCheckout(ports: RunnerPorts, liveHere: (runId: string) => boolean, tx: WriteTransaction, settings: RunSettings, record: { launch_id: string } & Plugs, runId: string): void {
+export function claimCheckout(
+	ports: RunnerPorts,
+	liveHere: (runId: string) => boolean,
+	tx: WriteTransaction,
+	settings: RunSettings,
+	record: { launch_id: string } & Plugs,
+	runId: string,
+): void {
 	assertCheckoutFree(ports, liveHere, settings, record, runId, tx);
-	ports.control.claim(tx, runId, record.launch_id, { pid: process.pid, token: runnerToken }, claimJson(isolationOf(ports, settings, record)));
+	ports.control.claim(
+		tx,
+		runId,
+		record.launch_id,
+		{ pid: process.pid, token: runnerToken },
+		claimJson(isolationOf(ports, settings, record)),
+	);
 }
 
 /** Where a run of these settings and plugs works: the shared checkout, a worktree, or a snapshot target's folder. */
@@ -81,7 +119,11 @@ export function claimDecision(ports: RunnerPorts, runId: string): () => void {
 		if (holder) {
 			const [pid, ...token] = holder.split(':');
 			if (isRunnerAlive(Number(pid), token.join(':'))) {
-				throw new DeskError('run.notAwaitingDecision', `A decision on run ${runId} is being made already (process ${pid}).`, { run: runId });
+				throw new DeskError(
+					'run.notAwaitingDecision',
+					`A decision on run ${runId} is being made already (process ${pid}).`,
+					{ run: runId },
+				);
 			}
 		}
 	});

@@ -24,7 +24,17 @@ import type { AgentSettings, RunSettings } from './settings';
 const system = actor('system', 'agent-desk');
 
 /** The target asset's checks (glossary: Checks) and the project's, each an Evidence with its full log stored. */
-export async function runChecks(ports: RunnerPorts, run: Run, patch: PatchSet, placement: RunPlacement, record: LaunchRecord, settings: RunSettings, agent: AgentSettings, checkCancel: () => void, onStop: (stop: () => void) => void): Promise<Evidence[]> {
+export async function runChecks(
+	ports: RunnerPorts,
+	run: Run,
+	patch: PatchSet,
+	placement: RunPlacement,
+	record: LaunchRecord,
+	settings: RunSettings,
+	agent: AgentSettings,
+	checkCancel: () => void,
+	onStop: (stop: () => void) => void,
+): Promise<Evidence[]> {
 	const targetPlug = record.plugs.find((p) => p.role === 'target');
 	const targetId = targetPlug?.id ?? ports.project.main_asset;
 	const assetChecks = targetId ? (ports.library.getAsset(targetId).checks ?? []) : [];
@@ -40,7 +50,13 @@ export async function runChecks(ports: RunnerPorts, run: Run, patch: PatchSet, p
 			summary: result.summary,
 		});
 		item.tags = { ...item.tags, 'desk.check': check.id, 'desk.duration_ms': String(result.durationMs) };
-		item.report_artifacts = [storeArtifact(ports.blobs, Buffer.from(objectSink(ports, agent).scrub(result.log), 'utf8'), 'text/plain; charset=utf-8')];
+		item.report_artifacts = [
+			storeArtifact(
+				ports.blobs,
+				Buffer.from(objectSink(ports, agent).scrub(result.log), 'utf8'),
+				'text/plain; charset=utf-8',
+			),
+		];
 		evidence.push(item);
 		ports.ai.put([item]);
 		ports.changed(run.object_id);
@@ -48,16 +64,32 @@ export async function runChecks(ports: RunnerPorts, run: Run, patch: PatchSet, p
 	return evidence;
 }
 
-async function runCheck(ports: RunnerPorts, check: AssetCheck, placement: RunPlacement, onStop: (stop: () => void) => void): Promise<{ exitCode: number; summary: string; log: string; durationMs: number }> {
+async function runCheck(
+	ports: RunnerPorts,
+	check: AssetCheck,
+	placement: RunPlacement,
+	onStop: (stop: () => void) => void,
+): Promise<{ exitCode: number; summary: string; log: string; durationMs: number }> {
 	const cwd = path.join(placement.work_folder, check.cwd || '.');
-	const env: Record<string, string> = { PATH: safePath(), HOME: os.homedir(), LANG: process.env.LANG ?? 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1', CI: '1' };
+	const env: Record<string, string> = {
+		PATH: safePath(),
+		HOME: os.homedir(),
+		LANG: process.env.LANG ?? 'C.UTF-8',
+		TERM: 'dumb',
+		NO_COLOR: '1',
+		CI: '1',
+	};
 	const command = [check.executable, ...check.args];
 	const started = Date.now();
 	let child;
 	if (placement.isolated) {
 		// Checks run what the agent wrote: the same sandbox, without the agent's login or the network.
 		const layout = sandboxLayout(ports, placement, undefined, undefined);
-		const args = sandboxArgs({ ...layout, readOnly: [...layout.readOnly, ...programFolders(check.executable)] }, env, command).map((a, i, all) => (all[i - 1] === '--chdir' ? cwd : a));
+		const args = sandboxArgs(
+			{ ...layout, readOnly: [...layout.readOnly, ...programFolders(check.executable)] },
+			env,
+			command,
+		).map((a, i, all) => (all[i - 1] === '--chdir' ? cwd : a));
 		child = spawnSandboxed(args, { cwd, env: { PATH: env.PATH! }, stdin: 'ignore' });
 	} else {
 		child = spawn(command[0]!, command.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -92,14 +124,32 @@ async function runCheck(ports: RunnerPorts, check: AssetCheck, placement: RunPla
 	const durationMs = Date.now() - started;
 	const seconds = (durationMs / 1000).toFixed(1);
 	if (exit.error) {
-		return { exitCode: 127, summary: `could not start ${check.executable}: ${exit.error.message}`, log: exit.error.message, durationMs };
+		return {
+			exitCode: 127,
+			summary: `could not start ${check.executable}: ${exit.error.message}`,
+			log: exit.error.message,
+			durationMs,
+		};
 	}
 	if (timedOut) {
 		return { exitCode: 124, summary: `timed out after ${check.timeout} s`, log, durationMs };
 	}
 	const code = exit.code ?? 1;
-	const last = log.trim().split('\n').filter((l) => l.trim() !== '').pop() ?? '';
-	return { exitCode: code, summary: code === 0 ? `passed in ${seconds} s` : `failed (exit ${code}) in ${seconds} s${last ? `: ${last.slice(0, 160)}` : ''}`, log, durationMs };
+	const last =
+		log
+			.trim()
+			.split('\n')
+			.filter((l) => l.trim() !== '')
+			.pop() ?? '';
+	return {
+		exitCode: code,
+		summary:
+			code === 0
+				? `passed in ${seconds} s`
+				: `failed (exit ${code}) in ${seconds} s${last ? `: ${last.slice(0, 160)}` : ''}`,
+		log,
+		durationMs,
+	};
 }
 
 /** A check's full log (stored as its report), for the next attempt's prompt. */

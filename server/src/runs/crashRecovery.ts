@@ -18,7 +18,10 @@ export interface RecoveryResult {
  * nothing of it is landed, its folder stays for a look, and a stray agent it started is stopped.
  * `liveHere` names the runs this process is carrying out now.
  */
-export async function recoverInterrupted(ports: RunnerPorts, liveHere: (runId: string) => boolean): Promise<RecoveryResult> {
+export async function recoverInterrupted(
+	ports: RunnerPorts,
+	liveHere: (runId: string) => boolean,
+): Promise<RecoveryResult> {
 	const failed: string[] = [];
 	const notKept: RecoveryResult['notKept'] = [];
 	for (const row of ports.control.rows()) {
@@ -58,7 +61,10 @@ export async function recoverInterrupted(ports: RunnerPorts, liveHere: (runId: s
 		if (run.status === 'created') {
 			setRunStatus(run, 'patching');
 		}
-		failRun(run, `the desk stopped while the run was ${was} (process ${row.runner_pid}); nothing was landed${left.notKept !== undefined ? `; what the agent left could not be kept (${left.notKept})` : ''}`);
+		failRun(
+			run,
+			`the desk stopped while the run was ${was} (process ${row.runner_pid}); nothing was landed${left.notKept !== undefined ? `; what the agent left could not be kept (${left.notKept})` : ''}`,
+		);
 		ports.ai.put([run]);
 		failed.push(run.object_id);
 		ports.logger.warn(`run ${run.object_id}: marked failed, its process ${row.runner_pid} is gone`);

@@ -1,6 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { actor, addRun, newDecision, newRun, setApplyStatus, setIntentCommit, setIntentStatus, setRunStatus, setTaskStatus } from '../ai/model';
+import {
+	actor,
+	addRun,
+	newDecision,
+	newRun,
+	setApplyStatus,
+	setIntentCommit,
+	setIntentStatus,
+	setRunStatus,
+	setTaskStatus,
+} from '../ai/model';
 import type { Decision, DecisionType, Intent, PatchSet, Run, Task } from '../ai/types';
 import { DeskError } from '../core/errors';
 import type { LaunchRecord } from '../launch/types';
@@ -47,7 +57,9 @@ export class RunGate {
 
 	async decide(runId: string, request: DecideRequest): Promise<DecideResult> {
 		if (this.deciding.has(runId)) {
-			throw new DeskError('run.notAwaitingDecision', `A decision on run ${runId} is being made already.`, { run: runId });
+			throw new DeskError('run.notAwaitingDecision', `A decision on run ${runId} is being made already.`, {
+				run: runId,
+			});
 		}
 		this.deciding.add(runId);
 		let release: (() => void) | undefined;
@@ -65,29 +77,50 @@ export class RunGate {
 		const run = ai.require<Run>(runId, 'run');
 		const existing = ai.runDecision(runId);
 		if (existing) {
-			throw new DeskError('run.notAwaitingDecision', `Run ${runId} has its decision already (${existing.decision_type}).`, { run: runId, decision: existing.decision_type });
+			throw new DeskError(
+				'run.notAwaitingDecision',
+				`Run ${runId} has its decision already (${existing.decision_type}).`,
+				{ run: runId, decision: existing.decision_type },
+			);
 		}
 		if (!isAtGate(run) && run.status !== 'failed') {
-			throw new DeskError('run.notAwaitingDecision', `Run ${runId} is ${run.status}${run.status === 'validating' ? ' (its checks are running)' : ''}; it reaches the gate when its checks are done, or when it fails.`, { run: runId, status: run.status });
+			throw new DeskError(
+				'run.notAwaitingDecision',
+				`Run ${runId} is ${run.status}${run.status === 'validating' ? ' (its checks are running)' : ''}; it reaches the gate when its checks are done, or when it fails.`,
+				{ run: runId, status: run.status },
+			);
 		}
 		const task = ai.require<Task>(run.task, 'task');
 		const placement = this.executor.placement(runId);
 		const patchsets = ai.runPatchSets(run);
-		const chosen = request.patchset ? patchsets.find((p) => p.object_id === request.patchset) : patchsets[patchsets.length - 1];
+		const chosen = request.patchset
+			? patchsets.find((p) => p.object_id === request.patchset)
+			: patchsets[patchsets.length - 1];
 		if (request.patchset && !chosen) {
-			throw new DeskError('run.noPatch', `PatchSet ${request.patchset} is not one of run ${runId}'s.`, { run: runId, patchset: request.patchset });
+			throw new DeskError('run.noPatch', `PatchSet ${request.patchset} is not one of run ${runId}'s.`, {
+				run: runId,
+				patchset: request.patchset,
+			});
 		}
 		const rationale = request.rationale?.trim() || undefined;
 		switch (request.decision) {
 			case 'commit':
 				if (run.status === 'failed' || !chosen || !placement) {
-					throw new DeskError('run.noPatch', run.status === 'failed' ? `Run ${runId} failed; only Retry or Abandon are open to it.` : `Run ${runId} has no change to land.`, { run: runId });
+					throw new DeskError(
+						'run.noPatch',
+						run.status === 'failed'
+							? `Run ${runId} failed; only Retry or Abandon are open to it.`
+							: `Run ${runId} has no change to land.`,
+						{ run: runId },
+					);
 				}
 				return this.land(run, task, chosen, placement, patchsets, rationale);
 			case 'retry': {
 				request.check?.();
 				const decision = newDecision(person, run, 'retry', { ...(rationale ? { rationale } : {}) });
-				const git = this.ports.project.path ? await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path)) : undefined;
+				const git = this.ports.project.path
+					? await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path))
+					: undefined;
 				const head = git ? await git.resolveCommit('HEAD') : run.commit;
 				const next = newRun(actor('system', 'agent-desk'), task, head);
 				addRun(task, next);
@@ -124,16 +157,28 @@ export class RunGate {
 				let checkpointId: string;
 				if (placement.target === 'git') {
 					// The change kept as a commit under refs/desk/checkpoints/, off every branch.
-					const git = await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path));
+					const git = await SafeGit.open(
+						this.ports.project.path,
+						await this.ports.library.gitLocation(this.ports.project.path),
+					);
 					const identity = await this.identity(git, placement.agent);
-					const commit = await git.commitTree(chosen.tags['desk.tree']!, [run.commit], `Checkpoint of ${task.title}\n\nDesk-Run: ${run.object_id}\n`, identity);
+					const commit = await git.commitTree(
+						chosen.tags['desk.tree']!,
+						[run.commit],
+						`Checkpoint of ${task.title}\n\nDesk-Run: ${run.object_id}\n`,
+						identity,
+					);
 					// An empty old value: the ref must not exist yet (a zero id would be sha1's length only).
 					await git.updateRef(`refs/desk/checkpoints/${run.object_id}`, commit, '', 'agent desk: checkpoint');
 					checkpointId = commit;
 				} else {
 					checkpointId = chosen.tags['desk.target_changes']!;
 				}
-				const decision = newDecision(person, run, 'checkpoint', { chosen, checkpointId, ...(rationale ? { rationale } : {}) });
+				const decision = newDecision(person, run, 'checkpoint', {
+					chosen,
+					checkpointId,
+					...(rationale ? { rationale } : {}),
+				});
 				this.closeGate(run);
 				ai.put([decision, run]);
 				// The state is kept (the checkpoint commit, or every file's blob): the run's folder can go.
@@ -141,11 +186,22 @@ export class RunGate {
 				return { decision };
 			}
 			case 'rollback':
-				throw new DeskError('run.notAwaitingDecision', 'Rollback reverts a landed PatchSet; revert its commit with git, or restore an earlier version of the asset.', { run: runId });
+				throw new DeskError(
+					'run.notAwaitingDecision',
+					'Rollback reverts a landed PatchSet; revert its commit with git, or restore an earlier version of the asset.',
+					{ run: runId },
+				);
 		}
 	}
 
-	private async land(run: Run, task: Task, chosen: PatchSet, placement: RunPlacement, patchsets: PatchSet[], rationale: string | undefined): Promise<DecideResult> {
+	private async land(
+		run: Run,
+		task: Task,
+		chosen: PatchSet,
+		placement: RunPlacement,
+		patchsets: PatchSet[],
+		rationale: string | undefined,
+	): Promise<DecideResult> {
 		const { ai, library } = this.ports;
 		const intent = task.intent ? ai.get<Intent>(task.intent) : undefined;
 		const record = this.launchRecord(run);
@@ -160,7 +216,8 @@ export class RunGate {
 			const body = chosen.rationale ? `\n${chosen.rationale.trim()}\n` : '';
 			const message = `${subject}\n${body}\nDesk-Run: ${run.object_id}\n`;
 			const diff = this.ports.blobs.get(chosen.artifact!.hash!);
-			const landedBefore = async (rev: string) => new RegExp(`^Desk-Run: ${run.object_id}$`, 'm').test(await git.text(['log', '-1', '--format=%B', rev]));
+			const landedBefore = async (rev: string) =>
+				new RegExp(`^Desk-Run: ${run.object_id}$`, 'm').test(await git.text(['log', '-1', '--format=%B', rev]));
 			if (placement.isolation === 'worktree' && (await landedBefore(`refs/heads/${placement.branch}`))) {
 				// Landed by an approval the desk did not live to record: record it, commit nothing again.
 				commit = await git.resolveCommit(`refs/heads/${placement.branch}`);
@@ -171,7 +228,9 @@ export class RunGate {
 				const tip = await git.resolveCommit(ref);
 				const tree = tip === run.commit ? chosen.tags['desk.tree']! : await git.applyToTree(tip, diff);
 				if (!tree) {
-					throw new DeskError('run.landConflict', `The change no longer applies to ${placement.branch}.`, { run: run.object_id });
+					throw new DeskError('run.landConflict', `The change no longer applies to ${placement.branch}.`, {
+						run: run.object_id,
+					});
 				}
 				commit = await git.commitTree(tree, [tip], message, identity);
 				await git.updateRef(ref, commit, tip, `agent desk: land run ${run.object_id}`);
@@ -180,7 +239,11 @@ export class RunGate {
 				const head = await git.resolveCommit('HEAD');
 				const tree = await git.applyToTree(head, diff);
 				if (!tree) {
-					throw new DeskError('run.landConflict', `The change no longer applies to ${branchRef ?? 'HEAD'} at ${head.slice(0, 12)}: the files it touches changed since. Retry the run.`, { run: run.object_id, head });
+					throw new DeskError(
+						'run.landConflict',
+						`The change no longer applies to ${branchRef ?? 'HEAD'} at ${head.slice(0, 12)}: the files it touches changed since. Retry the run.`,
+						{ run: run.object_id, head },
+					);
 				}
 				commit = await git.commitTree(tree, [head], message, identity);
 				await git.updateRef(branchRef ?? 'HEAD', commit, head, `agent desk: land run ${run.object_id}`);
@@ -191,7 +254,12 @@ export class RunGate {
 					if (last && last.object_id !== chosen.object_id) {
 						// The checkout holds the last attempt's files; the landed one is an earlier attempt:
 						// each file still as the agent left it gets the landed version, nothing else is touched.
-						await this.putBack(git, last.tags['desk.tree']!, chosen.tags['desk.tree']!, patchsets.flatMap((p) => p.touched.map((t) => t.path)));
+						await this.putBack(
+							git,
+							last.tags['desk.tree']!,
+							chosen.tags['desk.tree']!,
+							patchsets.flatMap((p) => p.touched.map((t) => t.path)),
+						);
 					}
 					await git.syncIndexPaths(landed, [...new Set(patchsets.flatMap((p) => p.touched.map((t) => t.path)))]);
 				};
@@ -206,13 +274,25 @@ export class RunGate {
 		} else {
 			const changesHash = chosen.tags['desk.target_changes']!;
 			const changes = readTargetChanges(this.ports.blobs.get(changesHash), changesHash);
-			const files = changes.files.map((f) => ({ path: f.path, ...(f.after ? { bytes: this.ports.blobs.get(f.after), executable: f.executable } : {}) }));
-			const cut = await library.landRunChanges(placement.target_asset!, placement.target_version!, files, `run ${run.object_id}: ${subject}`.slice(0, 200));
+			const files = changes.files.map((f) => ({
+				path: f.path,
+				...(f.after ? { bytes: this.ports.blobs.get(f.after), executable: f.executable } : {}),
+			}));
+			const cut = await library.landRunChanges(
+				placement.target_asset!,
+				placement.target_version!,
+				files,
+				`run ${run.object_id}: ${subject}`.slice(0, 200),
+			);
 			version = cut.version.version;
 		}
 		setApplyStatus(chosen, 'applied');
 		this.reject(patchsets.filter((p) => p !== chosen));
-		const decision = newDecision(person, run, 'commit', { chosen, ...(commit ? { resultCommit: commit } : {}), ...(rationale ? { rationale } : {}) });
+		const decision = newDecision(person, run, 'commit', {
+			chosen,
+			...(commit ? { resultCommit: commit } : {}),
+			...(rationale ? { rationale } : {}),
+		});
 		if (version !== undefined) {
 			decision.tags = { ...decision.tags, 'desk.version': String(version), 'desk.asset': placement.target_asset! };
 		}
@@ -229,7 +309,9 @@ export class RunGate {
 		try {
 			await afterLand?.();
 		} catch (error) {
-			this.ports.logger.warn(`run ${run.object_id}: landed as ${commit}, but the checkout's index could not be brought up to date (${(error as Error).message}); \`git status\` may show the change as staged in reverse until \`git reset -q\``);
+			this.ports.logger.warn(
+				`run ${run.object_id}: landed as ${commit}, but the checkout's index could not be brought up to date (${(error as Error).message}); \`git status\` may show the change as staged in reverse until \`git reset -q\``,
+			);
 		}
 		await this.cleanUp(placement);
 		return { decision, ...(commit ? { commit } : {}), ...(version !== undefined ? { version } : {}) };
@@ -256,13 +338,25 @@ export class RunGate {
 	 * when it began — each file only while it is still exactly as the agent left it, so nothing the
 	 * person wrote meanwhile is lost.
 	 */
-	private async restoreShared(placement: RunPlacement, patchsets: PatchSet[]): Promise<{ restored: string[]; left: string[] }> {
+	private async restoreShared(
+		placement: RunPlacement,
+		patchsets: PatchSet[],
+	): Promise<{ restored: string[]; left: string[] }> {
 		const last = patchsets[patchsets.length - 1];
 		if (placement.isolation !== 'shared' || !last || last.apply_status === 'applied' || !last.tags['desk.tree']) {
 			return { restored: [], left: [] };
 		}
-		const git = await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path));
-		return this.putBack(git, last.tags['desk.tree'], placement.start_tree!, last.touched.map((t) => t.path), placement.installed);
+		const git = await SafeGit.open(
+			this.ports.project.path,
+			await this.ports.library.gitLocation(this.ports.project.path),
+		);
+		return this.putBack(
+			git,
+			last.tags['desk.tree'],
+			placement.start_tree!,
+			last.touched.map((t) => t.path),
+			placement.installed,
+		);
 	}
 
 	/**
@@ -271,7 +365,13 @@ export class RunGate {
 	 * written through a link: folders on the way are checked, files are replaced by rename, and a
 	 * link the agent left in a file's place is replaced, never followed.
 	 */
-	private async putBack(git: SafeGit, leftTree: string, targetTree: string, paths: readonly string[], installed: readonly string[] = []): Promise<{ restored: string[]; left: string[] }> {
+	private async putBack(
+		git: SafeGit,
+		leftTree: string,
+		targetTree: string,
+		paths: readonly string[],
+		installed: readonly string[] = [],
+	): Promise<{ restored: string[]; left: string[] }> {
 		const top = this.ports.project.path;
 		const now = await git.treeOfFolder(top, leftTree, installed);
 		const restored: string[] = [];
@@ -294,7 +394,10 @@ export class RunGate {
 					// made inside the folder reached through descriptors (never through a link on the way).
 					linkInFolder(top, rel, await git.run(['cat-file', 'blob', wanted.oid]));
 				} else {
-					writeInFolder(top, rel, await git.run(['cat-file', 'blob', wanted.oid]), { executable: wanted.mode === '100755', replaceLink: true });
+					writeInFolder(top, rel, await git.run(['cat-file', 'blob', wanted.oid]), {
+						executable: wanted.mode === '100755',
+						replaceLink: true,
+					});
 				}
 				restored.push(rel);
 			} catch (error) {
@@ -316,13 +419,20 @@ export class RunGate {
 		makeWritable(placement.run_folder);
 		// Through folder descriptors: a folder inside that was swapped for a link loses the link, never
 		// what it points to (a recursive rm by path would follow a swap between its lstat and readdir).
-		if (!removeTreeInFolder(path.dirname(placement.run_folder), path.basename(placement.run_folder)) && fs.existsSync(placement.run_folder)) {
+		if (
+			!removeTreeInFolder(path.dirname(placement.run_folder), path.basename(placement.run_folder)) &&
+			fs.existsSync(placement.run_folder)
+		) {
 			this.ports.logger.warn(`the run folder ${placement.run_folder} could not be removed`);
 		}
 		if (placement.isolation === 'worktree') {
 			await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path))
 				.then((git) => git.removeWorktree(placement.work_folder))
-				.catch((error: unknown) => this.ports.logger.warn(`the run's worktree could not be removed from git's list: ${(error as Error).message}`));
+				.catch((error: unknown) =>
+					this.ports.logger.warn(
+						`the run's worktree could not be removed from git's list: ${(error as Error).message}`,
+					),
+				);
 		}
 	}
 
@@ -342,8 +452,14 @@ export class RunGate {
 }
 
 /** The entry at exactly `rel` in a tree (a file, a link, a folder or a submodule), or undefined. */
-async function entryAt(git: SafeGit, treeish: string, rel: string): Promise<{ oid: string; mode: string; type: string } | undefined> {
-	for (const record of (await git.run(['ls-tree', '-z', '--full-tree', treeish, '--', rel])).toString('utf8').split('\0')) {
+async function entryAt(
+	git: SafeGit,
+	treeish: string,
+	rel: string,
+): Promise<{ oid: string; mode: string; type: string } | undefined> {
+	for (const record of (await git.run(['ls-tree', '-z', '--full-tree', treeish, '--', rel]))
+		.toString('utf8')
+		.split('\0')) {
 		const tab = record.indexOf('\t');
 		if (tab > 0 && record.slice(tab + 1) === rel) {
 			const [mode, type, oid] = record.slice(0, tab).split(' ');

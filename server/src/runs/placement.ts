@@ -55,10 +55,20 @@ const targets: ReadonlySet<unknown> = new Set(['git', 'snapshot']);
  * reads with none.
  */
 export function readPlacement(json: string, runId: string): StoredPlacement {
-	const bad = (field: string, problem: string) => new DeskError('store.corrupt', `The run control of run ${runId} is not one this desk wrote: ${field} ${problem}.`, { run: runId, record: 'run_control', field });
+	const bad = (field: string, problem: string) =>
+		new DeskError('store.corrupt', `The run control of run ${runId} is not one this desk wrote: ${field} ${problem}.`, {
+			run: runId,
+			record: 'run_control',
+			field,
+		});
 	const row = readStoredObject(json, placementFormat, {
 		corrupt: (problem) => bad('json', `is ${problem}`),
-		unknownFormat: (found) => new DeskError('store.unknownSchema', `The run control of run ${runId} has format ${JSON.stringify(found)}; this desk reads format ${placementFormat}. Update the desk.`, { run: runId, record: 'run_control', format: found }),
+		unknownFormat: (found) =>
+			new DeskError(
+				'store.unknownSchema',
+				`The run control of run ${runId} has format ${JSON.stringify(found)}; this desk reads format ${placementFormat}. Update the desk.`,
+				{ run: runId, record: 'run_control', format: found },
+			),
 	});
 	if (!isolations.has(row.isolation)) {
 		throw bad('isolation', 'is not shared, worktree or folder');
@@ -97,5 +107,11 @@ export function readPlacement(json: string, runId: string): StoredPlacement {
 	}
 	const fields = { ...row };
 	delete fields.format;
-	return { isolation, placement: { ...fields, reference_folders: (row.reference_folders as string[] | undefined) ?? [] } as unknown as RunPlacement };
+	return {
+		isolation,
+		placement: {
+			...fields,
+			reference_folders: (row.reference_folders as string[] | undefined) ?? [],
+		} as unknown as RunPlacement,
+	};
 }

@@ -51,7 +51,13 @@ export interface RunControlStore {
 	/** The Run as stored, read in the same transaction as the rows. */
 	storedRun(runId: string, tx?: WriteTransaction): Run | undefined;
 	/** Writes the claim: this process (pid and token) runs it; a row already there keeps its other fields. */
-	claim(tx: WriteTransaction, runId: string, launchId: string, runner: { pid: number; token: string }, json: string): void;
+	claim(
+		tx: WriteTransaction,
+		runId: string,
+		launchId: string,
+		runner: { pid: number; token: string },
+		json: string,
+	): void;
 	savePlacement(runId: string, json: string): void;
 	setAgentGroup(runId: string, pgid: number): void;
 	/** The agent is gone: its process group must not be signalled again (the number may be reused). */

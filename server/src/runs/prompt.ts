@@ -50,7 +50,12 @@ export function composePrompt(input: PromptInput): string {
 		const checks = input.failure.checks
 			.map((c) => `### ${c.id} (exit ${c.exitCode ?? 'none'})\n\n\`\`\`\n${tail(c.log, 4000)}\n\`\`\``)
 			.join('\n\n');
-		parts.push(section(`Checks failed after attempt ${input.failure.attempt}`, `Fix what these checks report, keeping the change to what the ticket asks.\n\n${checks}`));
+		parts.push(
+			section(
+				`Checks failed after attempt ${input.failure.attempt}`,
+				`Fix what these checks report, keeping the change to what the ticket asks.\n\n${checks}`,
+			),
+		);
 	}
 	parts.push(section('Where you work', targetText(input)));
 	if (input.references.length > 0) {
@@ -126,11 +131,17 @@ function tail(text: string, max: number): string {
  */
 export function planSteps(answer: string): string[] {
 	const lines = answer.split('\n');
-	const listed = lines.map((l) => /^\s*(?:\d+[.)]|[-*•])\s+(.+?)\s*$/.exec(l)?.[1]).filter((s): s is string => s !== undefined && s !== '');
+	const listed = lines
+		.map((l) => /^\s*(?:\d+[.)]|[-*•])\s+(.+?)\s*$/.exec(l)?.[1])
+		.filter((s): s is string => s !== undefined && s !== '');
 	if (listed.length > 0) {
 		return listed.map((s) => s.replace(/\*\*/g, '').slice(0, 500));
 	}
-	return lines.map((l) => l.trim()).filter((l) => l !== '').slice(0, 20).map((l) => l.slice(0, 500));
+	return lines
+		.map((l) => l.trim())
+		.filter((l) => l !== '')
+		.slice(0, 20)
+		.map((l) => l.slice(0, 500));
 }
 
 /** Glob match for a reference's `files`: `*` within a name, `**` across folders, `?` one character. */

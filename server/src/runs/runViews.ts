@@ -41,12 +41,20 @@ export function runSummary(store: AiStore, run: Run): RunSummary {
 }
 
 export function runsOverview(store: AiStore): RunsOverview {
-	const taskView = (task: Task): TaskView => ({ task, runs: store.taskRuns(task).map((run) => runSummary(store, run)) });
+	const taskView = (task: Task): TaskView => ({
+		task,
+		runs: store.taskRuns(task).map((run) => runSummary(store, run)),
+	});
 	const intents = store.list<Intent>('intent').reverse();
 	return {
 		intents: intents.map((intent) => {
 			const plan = intent.plan ? store.get<Plan>(intent.plan) : undefined;
-			return { intent, status: intentStatus(intent), plans: plan ? store.planRevisions(plan) : [], tasks: store.intentTasks(intent.object_id).map(taskView) };
+			return {
+				intent,
+				status: intentStatus(intent),
+				plans: plan ? store.planRevisions(plan) : [],
+				tasks: store.intentTasks(intent.object_id).map(taskView),
+			};
 		}),
 		tasks: store
 			.list<Task>('task')
@@ -73,7 +81,15 @@ export function runDetail(store: AiStore, runId: string): RunDetail {
 	const snapshot = store.runSnapshot(run);
 	const pipeline = store.pipeline(plan?.pipeline);
 	const decision = store.runDecision(run.object_id);
-	Object.assign(detail, intent && { intent }, plan && { plan }, provenance && { provenance }, snapshot && { snapshot }, pipeline && { pipeline }, decision && { decision });
+	Object.assign(
+		detail,
+		intent && { intent },
+		plan && { plan },
+		provenance && { provenance },
+		snapshot && { snapshot },
+		pipeline && { pipeline },
+		decision && { decision },
+	);
 	return detail;
 }
 
@@ -101,6 +117,9 @@ export function runFinishedParams(ai: AiStore, project: string, runId: string, s
 		title: task?.title ?? 'Run',
 		...(run.error ? { error: run.error } : {}),
 		touched: last?.touched.length ?? 0,
-		checks: { passed: evidence.filter((e) => e.exit_code === 0).length, failed: evidence.filter((e) => e.exit_code !== 0).length },
+		checks: {
+			passed: evidence.filter((e) => e.exit_code === 0).length,
+			failed: evidence.filter((e) => e.exit_code !== 0).length,
+		},
 	};
 }

@@ -20,7 +20,17 @@ import {
 	stepStatus,
 	setTaskStatus,
 } from '../ai/model';
-import type { ContextItem, ContextPipeline, Intent, PatchSet, Plan, PlanStep, Provenance, Run, Task } from '../ai/types';
+import type {
+	ContextItem,
+	ContextPipeline,
+	Intent,
+	PatchSet,
+	Plan,
+	PlanStep,
+	Provenance,
+	Run,
+	Task,
+} from '../ai/types';
 import { DeskError } from '../core/errors';
 import type { AssetPlug, LaunchRecord } from '../launch/types';
 import type { WriteTransaction } from '../store/durableDatabase';
@@ -37,7 +47,15 @@ import { composePrompt, planSteps, type PromptReference, type PromptSkill } from
 import { isRunnerAlive, killGroup } from './runnerProcess';
 import { gateTag, isAtGate } from './runViews';
 import { chooseAgent, type AgentSettings, type RunSettings } from './settings';
-import { gitBlobId, installSkills, mountReferences, placeRun, removeInstalled, type RunReference, type RunSkill } from './workFolder';
+import {
+	gitBlobId,
+	installSkills,
+	mountReferences,
+	placeRun,
+	removeInstalled,
+	type RunReference,
+	type RunSkill,
+} from './workFolder';
 
 const system = actor('system', 'agent-desk');
 
@@ -112,7 +130,10 @@ export class RunExecutor {
 	async execute(record: LaunchRecord, runId: string, settings: RunSettings): Promise<Run> {
 		let run = this.ports.ai.require<Run>(runId, 'run');
 		if (run.status !== 'created') {
-			throw new DeskError('run.notRunning', `Run ${runId} is ${run.status}; only a new run is started.`, { run: runId, status: run.status });
+			throw new DeskError('run.notRunning', `Run ${runId} is ${run.status}; only a new run is started.`, {
+				run: runId,
+				status: run.status,
+			});
 		}
 		const execution = this.track(runId);
 		try {
@@ -151,7 +172,12 @@ export class RunExecutor {
 	}
 
 	/** Intent, Plan, Task: the claim, the Intent active, the desk's plan, the Task running, the work folder, references and skills. */
-	private async start(execution: Execution, record: LaunchRecord, run: Run, settings: RunSettings): Promise<StartedRun> {
+	private async start(
+		execution: Execution,
+		record: LaunchRecord,
+		run: Run,
+		settings: RunSettings,
+	): Promise<StartedRun> {
 		const { ai } = this.ports;
 		const runId = execution.runId;
 		const task = ai.require<Task>(run.task, 'task');
@@ -163,7 +189,12 @@ export class RunExecutor {
 		// Intent active with the analysis, and the pipeline seeded with it.
 		const pipeline = newContextPipeline(system);
 		const analysis = intentAnalysis(record);
-		pushFrame(pipeline, 'intent_analysis', analysis.split('\n')[0]!.slice(0, 200), { data: { ticket: record.ticket, plugs: record.plugs.map((p) => ({ id: p.id, name: p.name, role: p.role, version: p.version })) } });
+		pushFrame(pipeline, 'intent_analysis', analysis.split('\n')[0]!.slice(0, 200), {
+			data: {
+				ticket: record.ticket,
+				plugs: record.plugs.map((p) => ({ id: p.id, name: p.name, role: p.role, version: p.version })),
+			},
+		});
 		if (intent.statuses[intent.statuses.length - 1]?.status === 'draft') {
 			setIntentContent(intent, analysis);
 			setIntentStatus(intent, 'active');
@@ -186,15 +217,36 @@ export class RunExecutor {
 		const skills = await installSkills(this.ports, record, placement, agent);
 		this.ports.control.savePlacement(runId, placementJson(placement));
 		const outbox = this.ports.attachments.prepareOutbox(task.object_id);
-		const snapshot = newContextSnapshot(system, 'explicit', contextItems(record, references, skills), { summary: `${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} at go` });
+		const snapshot = newContextSnapshot(system, 'explicit', contextItems(record, references, skills), {
+			summary: `${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} at go`,
+		});
 		run.snapshot = snapshot.object_id;
 		run.environment = { os: os.platform(), arch: os.arch(), cwd: placement.work_folder };
-		run.tags = { ...run.tags, 'desk.agent': agent.name, 'desk.isolation': placement.isolation, 'desk.sandbox': placement.isolation_note };
+		run.tags = {
+			...run.tags,
+			'desk.agent': agent.name,
+			'desk.isolation': placement.isolation,
+			'desk.sandbox': placement.isolation_note,
+		};
 		const provenance = newProvenance(system, run, agent.name, 'unknown');
 		provenance.parameters = { agent: agent.name, command: agent.command, format: agent.format };
 		ai.put([intent, plan, task, pipeline, snapshot, run, provenance]);
 		this.ports.changed(runId);
-		return { record, settings, agent, run, task, intent, plan, pipeline, provenance, placement, references, skills, outbox };
+		return {
+			record,
+			settings,
+			agent,
+			run,
+			task,
+			intent,
+			plan,
+			pipeline,
+			provenance,
+			placement,
+			references,
+			skills,
+			outbox,
+		};
 	}
 
 	/** The Run: each node of the template in turn, the plan node's steps becoming the plan the run executes. */
@@ -237,7 +289,14 @@ export class RunExecutor {
 	 * One node: the agent with the node's prompt; on a work node its change as a PatchSet and, on
 	 * the last one, the checks, the node going round again with the failures while attempts are left.
 	 */
-	private async runNode(execution: Execution, started: StartedRun, progress: NodeProgress, node: string, step: PlanStep | undefined, isLastWork: boolean): Promise<void> {
+	private async runNode(
+		execution: Execution,
+		started: StartedRun,
+		progress: NodeProgress,
+		node: string,
+		step: PlanStep | undefined,
+		isLastWork: boolean,
+	): Promise<void> {
 		const { ai } = this.ports;
 		const { run, plan, pipeline, placement, settings } = started;
 		const runId = run.object_id;
@@ -257,11 +316,21 @@ export class RunExecutor {
 			}
 			// The attempt's change as a PatchSet.
 			const patch = await makePatchSet(this.ports, run, placement, outcome.answer);
-			const frame = pushFrame(pipeline, 'step_summary', `${node}${attempt > 1 ? ` (attempt ${attempt})` : ''}: ${firstLine(outcome.answer) || 'done'}`.slice(0, 200), { data: { node, attempt } });
+			const frame = pushFrame(
+				pipeline,
+				'step_summary',
+				`${node}${attempt > 1 ? ` (attempt ${attempt})` : ''}: ${firstLine(outcome.answer) || 'done'}`.slice(0, 200),
+				{ data: { node, attempt } },
+			);
 			step?.oframes.push(frame);
 			if (patch) {
 				progress.lastPatch = patch;
-				pushFrame(pipeline, 'code_change', `${patch.touched.length} file${patch.touched.length === 1 ? '' : 's'} changed`, { data: { patchset: patch.object_id, touched: patch.touched.map((t) => t.path) } });
+				pushFrame(
+					pipeline,
+					'code_change',
+					`${patch.touched.length} file${patch.touched.length === 1 ? '' : 's'} changed`,
+					{ data: { patchset: patch.object_id, touched: patch.touched.map((t) => t.path) } },
+				);
 				addPatchSet(run, patch);
 			}
 			ai.put([...(patch ? [patch] : []), pipeline, run, plan]);
@@ -273,14 +342,36 @@ export class RunExecutor {
 			setRunStatus(run, 'validating');
 			ai.put([run]);
 			this.ports.changed(runId);
-			const evidence = await runChecks(this.ports, run, patch, placement, started.record, settings, started.agent, () => this.checkCancel(execution), (stop) => (execution.stopAgent = stop));
+			const evidence = await runChecks(
+				this.ports,
+				run,
+				patch,
+				placement,
+				started.record,
+				settings,
+				started.agent,
+				() => this.checkCancel(execution),
+				(stop) => (execution.stopAgent = stop),
+			);
 			execution.stopAgent = undefined;
 			const failing = evidence.filter((e) => e.exit_code !== 0);
 			if (failing.length === 0 || attempt >= settings.maxAttempts) {
 				return;
 			}
-			failure = { attempt, checks: failing.map((e) => ({ id: e.tags['desk.check'] ?? e.tool, exitCode: e.exit_code, log: evidenceLog(this.ports.blobs, e) })) };
-			pushFrame(pipeline, 'error_recovery', `checks failed: ${failing.map((e) => e.tags['desk.check'] ?? e.tool).join(', ')}; attempt ${attempt + 1}`, { data: { evidence: failing.map((e) => e.object_id) } });
+			failure = {
+				attempt,
+				checks: failing.map((e) => ({
+					id: e.tags['desk.check'] ?? e.tool,
+					exitCode: e.exit_code,
+					log: evidenceLog(this.ports.blobs, e),
+				})),
+			};
+			pushFrame(
+				pipeline,
+				'error_recovery',
+				`checks failed: ${failing.map((e) => e.tags['desk.check'] ?? e.tool).join(', ')}; attempt ${attempt + 1}`,
+				{ data: { evidence: failing.map((e) => e.object_id) } },
+			);
 			setRunStatus(run, 'patching');
 			ai.put([run, pipeline]);
 			this.ports.changed(runId);
@@ -294,7 +385,14 @@ export class RunExecutor {
 			node,
 			ticket: record.ticket,
 			workFolder: placement.work_folder,
-			target: placement.target === 'git' ? { kind: 'git', baseline: run.commit, ...(placement.branch ? { branch: placement.branch } : {}) } : { kind: 'snapshot', name: record.plugs.find((p) => p.role === 'target')!.name, version: placement.target_version! },
+			target:
+				placement.target === 'git'
+					? { kind: 'git', baseline: run.commit, ...(placement.branch ? { branch: placement.branch } : {}) }
+					: {
+							kind: 'snapshot',
+							name: record.plugs.find((p) => p.role === 'target')!.name,
+							version: placement.target_version!,
+						},
 			references: started.references.filter((r) => reaches(r.plugNodes, node, record)).map((r) => r.prompt),
 			skills: started.skills.filter((s) => reaches(s.plugNodes, node, record)).map((s) => s.prompt),
 			outbox: started.outbox,
@@ -304,24 +402,68 @@ export class RunExecutor {
 	}
 
 	/** The Run and its ToolInvocations: the agent run once on a node, what it printed recorded, its usage and metrics kept on the run. */
-	private async agentAttempt(execution: Execution, started: StartedRun, progress: NodeProgress, node: string, attempt: number, prompt: string): Promise<AgentOutcome> {
+	private async agentAttempt(
+		execution: Execution,
+		started: StartedRun,
+		progress: NodeProgress,
+		node: string,
+		attempt: number,
+		prompt: string,
+	): Promise<AgentOutcome> {
 		const { run, task, agent, placement } = started;
-		const recorder = new AgentRecorder(run, started.provenance, started.pipeline, placement.work_folder, objectSink(this.ports, agent), agent.name, progress.usage);
+		const recorder = new AgentRecorder(
+			run,
+			started.provenance,
+			started.pipeline,
+			placement.work_folder,
+			objectSink(this.ports, agent),
+			agent.name,
+			progress.usage,
+		);
 		const begun = Date.now();
-		const outcome = await invokeAgent(this.ports, run, task, node, prompt, agent, placement, started.outbox, recorder, (stop) => (execution.stopAgent = stop));
+		const outcome = await invokeAgent(
+			this.ports,
+			run,
+			task,
+			node,
+			prompt,
+			agent,
+			placement,
+			started.outbox,
+			recorder,
+			(stop) => (execution.stopAgent = stop),
+		);
 		execution.stopAgent = undefined;
 		progress.usage = outcome.usage;
-		progress.nodeMetrics.push({ node, attempt, exit_code: outcome.exitCode, duration_ms: Date.now() - begun, tool_calls: outcome.toolCalls, unparsed_lines: outcome.unparsed, transcript: outcome.transcript });
+		progress.nodeMetrics.push({
+			node,
+			attempt,
+			exit_code: outcome.exitCode,
+			duration_ms: Date.now() - begun,
+			tool_calls: outcome.toolCalls,
+			unparsed_lines: outcome.unparsed,
+			transcript: outcome.transcript,
+		});
 		run.metrics = { nodes: progress.nodeMetrics };
 		return outcome;
 	}
 
 	/** The agent's plan is a revision of the desk's (one step a node): the plan the run executes from now. */
-	private adoptAgentPlan(started: StartedRun, progress: NodeProgress, step: PlanStep | undefined, outcome: AgentOutcome): void {
+	private adoptAgentPlan(
+		started: StartedRun,
+		progress: NodeProgress,
+		step: PlanStep | undefined,
+		outcome: AgentOutcome,
+	): void {
 		const { plan, pipeline, intent, run } = started;
 		const steps = outcome.planSteps ?? planSteps(outcome.answer);
 		progress.steps = steps;
-		const summaryFrame = pushFrame(pipeline, 'step_summary', `plan: ${steps.length} step${steps.length === 1 ? '' : 's'}`, { data: { steps } });
+		const summaryFrame = pushFrame(
+			pipeline,
+			'step_summary',
+			`plan: ${steps.length} step${steps.length === 1 ? '' : 's'}`,
+			{ data: { steps } },
+		);
 		step?.oframes.push(summaryFrame);
 		if (step) {
 			setStepStatus(step, 'completed');
@@ -350,7 +492,9 @@ export class RunExecutor {
 		run.tags = { ...run.tags, [gateTag]: 'waiting' };
 		run.updated_at = new Date().toISOString();
 		this.ports.ai.put([run, plan, ...(progress.revision ? [progress.revision] : [])]);
-		this.ports.logger.info(`run ${run.object_id}: at the gate with ${run.patchsets.length} PatchSet(s), waiting for a decision`);
+		this.ports.logger.info(
+			`run ${run.object_id}: at the gate with ${run.patchsets.length} PatchSet(s), waiting for a decision`,
+		);
 	}
 
 	/** The run stopped (cancelled, the agent failed, no change, an internal error): it fails, what the agent left kept. */
@@ -361,7 +505,12 @@ export class RunExecutor {
 			removeInstalled(this.ports, placement);
 		}
 		const run = ai.get<Run>(runId) ?? started;
-		const reason = cancelled !== undefined ? `cancelled: ${cancelled}` : error instanceof DeskError ? error.message : `internal error: ${(error as Error).message}`;
+		const reason =
+			cancelled !== undefined
+				? `cancelled: ${cancelled}`
+				: error instanceof DeskError
+					? error.message
+					: `internal error: ${(error as Error).message}`;
 		if (!(error instanceof DeskError)) {
 			this.ports.logger.error(`run ${runId}: ${(error as Error).stack ?? error}`);
 		}
@@ -370,7 +519,16 @@ export class RunExecutor {
 			// Abandon can put the files back.
 			const left = placement && run.status !== 'created' ? await keepWhatWasLeft(this.ports, run, placement) : {};
 			const partial = left.patch;
-			if (partial && !ai.runPatchSets(run).some((p) => p.tags['desk.tree'] === partial.tags['desk.tree'] && p.tags['desk.target_changes'] === partial.tags['desk.target_changes'])) {
+			if (
+				partial &&
+				!ai
+					.runPatchSets(run)
+					.some(
+						(p) =>
+							p.tags['desk.tree'] === partial.tags['desk.tree'] &&
+							p.tags['desk.target_changes'] === partial.tags['desk.target_changes'],
+					)
+			) {
 				partial.rationale = `what the agent left when the run stopped (${reason})`;
 				addPatchSet(run, partial);
 				ai.put([partial]);
@@ -379,7 +537,10 @@ export class RunExecutor {
 				// Failed is reached from Patching or Validating (glossary: AI objects): the attempt began, then failed.
 				setRunStatus(run, 'patching');
 			}
-			failRun(run, left.notKept !== undefined ? `${reason}; what the agent left could not be kept (${left.notKept})` : reason);
+			failRun(
+				run,
+				left.notKept !== undefined ? `${reason}; what the agent left could not be kept (${left.notKept})` : reason,
+			);
 			ai.put([run]);
 		}
 		this.ports.logger.warn(`run ${runId}: failed — ${reason}`);
@@ -405,7 +566,11 @@ export class RunExecutor {
 	cancel(runId: string, reason: string): { stopped: boolean } {
 		const run = this.ports.ai.require<Run>(runId, 'run');
 		if (run.status === 'completed' || run.status === 'failed' || isAtGate(run)) {
-			throw new DeskError('run.notRunning', `Run ${runId} is ${isAtGate(run) ? 'at the gate' : run.status} already; there is nothing to cancel.`, { run: runId, status: run.status });
+			throw new DeskError(
+				'run.notRunning',
+				`Run ${runId} is ${isAtGate(run) ? 'at the gate' : run.status} already; there is nothing to cancel.`,
+				{ run: runId, status: run.status },
+			);
 		}
 		this.ports.control.requestCancel(runId, reason);
 		const live = this.live.get(runId);
@@ -436,12 +601,22 @@ export class RunExecutor {
 	}
 
 	/** Refuses a run on the shared checkout while another one is working there. */
-	assertCheckoutFree(settings: RunSettings, record: { plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> }, exceptRun?: string, query?: WriteTransaction): void {
+	assertCheckoutFree(
+		settings: RunSettings,
+		record: { plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> },
+		exceptRun?: string,
+		query?: WriteTransaction,
+	): void {
 		assertCheckoutFree(this.ports, this.liveHere, settings, record, exceptRun, query);
 	}
 
 	/** Claims where `runId` will work, inside the caller's transaction (see `claimCheckout`). */
-	claimIn(tx: WriteTransaction, settings: RunSettings, record: { launch_id: string; plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> }, runId: string): void {
+	claimIn(
+		tx: WriteTransaction,
+		settings: RunSettings,
+		record: { launch_id: string; plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> },
+		runId: string,
+	): void {
 		claimCheckout(this.ports, this.liveHere, tx, settings, record, runId);
 	}
 
@@ -475,16 +650,34 @@ function intentAnalysis(record: LaunchRecord): string {
 	return lines.join('\n');
 }
 
-function contextItems(record: LaunchRecord, references: Array<{ prompt: PromptReference; blob: string }>, skills: Array<{ prompt: PromptSkill }>): ContextItem[] {
+function contextItems(
+	record: LaunchRecord,
+	references: Array<{ prompt: PromptReference; blob: string }>,
+	skills: Array<{ prompt: PromptSkill }>,
+): ContextItem[] {
 	const items: ContextItem[] = [];
 	for (const reference of references) {
-		items.push({ kind: 'file', path: reference.prompt.mountPath, blob: reference.blob, preview: `${reference.prompt.name} v${reference.prompt.version} (reference)` });
+		items.push({
+			kind: 'file',
+			path: reference.prompt.mountPath,
+			blob: reference.blob,
+			preview: `${reference.prompt.name} v${reference.prompt.version} (reference)`,
+		});
 		for (const file of reference.prompt.inlined) {
-			items.push({ kind: 'file', path: `${reference.prompt.mountPath}/${file.path}`, blob: gitBlobId(Buffer.from(file.text, 'utf8')), preview: file.text.slice(0, 200) });
+			items.push({
+				kind: 'file',
+				path: `${reference.prompt.mountPath}/${file.path}`,
+				blob: gitBlobId(Buffer.from(file.text, 'utf8')),
+				preview: file.text.slice(0, 200),
+			});
 		}
 	}
 	for (const skill of skills) {
-		items.push({ kind: 'snippet', path: skill.prompt.installedAt ?? `skill ${skill.prompt.name}`, preview: `${skill.prompt.name}: ${skill.prompt.description}`.slice(0, 200) });
+		items.push({
+			kind: 'snippet',
+			path: skill.prompt.installedAt ?? `skill ${skill.prompt.name}`,
+			preview: `${skill.prompt.name}: ${skill.prompt.description}`.slice(0, 200),
+		});
 	}
 	const target = record.plugs.find((p) => p.role === 'target');
 	if (target) {

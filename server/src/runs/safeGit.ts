@@ -61,17 +61,40 @@ export class SafeGit {
 			return new SafeGit(cwd, this.location);
 		}
 		const location = locateGitDir(cwd);
-		if (!location || location.commonDir !== this.location.commonDir || location.gitDir === location.commonDir || !adoptionOf(location, [this.location.commonDir]).adopted) {
-			const found = location ?? { top: cwd, gitDir: '(none)', commonDir: '(none)', shape: 'file' as const, alternates: [] };
-			throw foreignGitDir(found, { reason: `it is not a worktree of the repository at ${this.location.commonDir}`, outside: [found.gitDir] });
+		if (
+			!location ||
+			location.commonDir !== this.location.commonDir ||
+			location.gitDir === location.commonDir ||
+			!adoptionOf(location, [this.location.commonDir]).adopted
+		) {
+			const found = location ?? {
+				top: cwd,
+				gitDir: '(none)',
+				commonDir: '(none)',
+				shape: 'file' as const,
+				alternates: [],
+			};
+			throw foreignGitDir(found, {
+				reason: `it is not a worktree of the repository at ${this.location.commonDir}`,
+				outside: [found.gitDir],
+			});
 		}
 		return new SafeGit(cwd, location);
 	}
 
 	/** The config keys git sees in this folder (every scope, includes followed), as git spells them. */
 	async configuredKeys(): Promise<string[]> {
-		const listed = await spawnGit(this.cwd, this.location, ['config', '--includes', '--null', '--name-only', '--list'], gitEnvironment(neutralisers([])), {});
-		return listed.toString('utf8').split('\0').filter((key) => key !== '');
+		const listed = await spawnGit(
+			this.cwd,
+			this.location,
+			['config', '--includes', '--null', '--name-only', '--list'],
+			gitEnvironment(neutralisers([])),
+			{},
+		);
+		return listed
+			.toString('utf8')
+			.split('\0')
+			.filter((key) => key !== '');
 	}
 
 	/**
@@ -82,7 +105,10 @@ export class SafeGit {
 		return new SafeGit(this.cwd, this.location, await this.configuredKeys());
 	}
 
-	async run(args: string[], options: { input?: string | Buffer | readonly Buffer[]; env?: Record<string, string>; okCodes?: number[] } = {}): Promise<Buffer> {
+	async run(
+		args: string[],
+		options: { input?: string | Buffer | readonly Buffer[]; env?: Record<string, string>; okCodes?: number[] } = {},
+	): Promise<Buffer> {
 		const env = gitEnvironment(neutralisers(this.keys ?? (await this.configuredKeys())), options.env);
 		return spawnGit(this.cwd, this.location, args, env, options);
 	}
@@ -117,7 +143,9 @@ export class SafeGit {
 		const git = await this.at(folder).pinned();
 		const format = await git.text(['rev-parse', '--show-object-format']);
 		if (format !== 'sha1' && format !== 'sha256') {
-			throw new DeskError('git.failed', `The repository's object format ${JSON.stringify(format)} is not known.`, { format });
+			throw new DeskError('git.failed', `The repository's object format ${JSON.stringify(format)} is not known.`, {
+				format,
+			});
 		}
 		return withTemporaryIndex(async (env) => {
 			await git.run(['read-tree', base], { env });
@@ -129,7 +157,9 @@ export class SafeGit {
 				const [mode, oid] = record.slice(0, tab).split(' ');
 				entries.set(record.slice(tab + 1), { mode: mode!, oid: oid! });
 			}
-			const paths = [...entries.keys(), ...splitZ(untracked)].filter((p) => !exclude.some((e) => p === e || p.startsWith(`${e}/`)));
+			const paths = [...entries.keys(), ...splitZ(untracked)].filter(
+				(p) => !exclude.some((e) => p === e || p.startsWith(`${e}/`)),
+			);
 			const lines: string[] = [];
 			const blobs = new BlobWriter(git, format);
 			const folders = new ConfinedFolders(folder);
@@ -178,14 +208,31 @@ export class SafeGit {
 			const letter = status[i]!;
 			const rel = status[i + 1]!;
 			const [added, deleted] = counts.get(rel) ?? [0, 0];
-			result.push({ path: rel, change_type: letter === 'A' ? 'added' : letter === 'D' ? 'deleted' : 'modified', lines_added: added, lines_deleted: deleted });
+			result.push({
+				path: rel,
+				change_type: letter === 'A' ? 'added' : letter === 'D' ? 'deleted' : 'modified',
+				lines_added: added,
+				lines_deleted: deleted,
+			});
 		}
 		return result;
 	}
 
 	/** The unified diff between two trees, binary files included so it can be applied again. */
 	async diff(from: string, to: string): Promise<Buffer> {
-		return this.run(['diff-tree', '-r', '-p', '--binary', '--full-index', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', from, to]);
+		return this.run([
+			'diff-tree',
+			'-r',
+			'-p',
+			'--binary',
+			'--full-index',
+			'--no-renames',
+			'--no-ext-diff',
+			'--no-textconv',
+			'--no-color',
+			from,
+			to,
+		]);
 	}
 
 	/** A tree made by applying `patch` to the tree of `base`, or undefined when it does not apply. */
@@ -224,7 +271,9 @@ export class SafeGit {
 
 	/** The person's git identity (user.name and user.email), or undefined when none is configured. */
 	async personIdentity(): Promise<{ name: string; email: string } | undefined> {
-		const ident = (await this.run(['var', 'GIT_COMMITTER_IDENT'], { okCodes: [0, 128] }).catch(() => Buffer.alloc(0))).toString('utf8').trim();
+		const ident = (await this.run(['var', 'GIT_COMMITTER_IDENT'], { okCodes: [0, 128] }).catch(() => Buffer.alloc(0)))
+			.toString('utf8')
+			.trim();
 		const match = /^(.*) <([^>]*)> \d+ [+-]\d{4}$/.exec(ident);
 		return match && match[1] && match[2] ? { name: match[1], email: match[2] } : undefined;
 	}
@@ -277,7 +326,14 @@ export interface CommitIdentity {
 }
 
 /** Inherited variables git reads that are kept: who the person is, and when. */
-const keptGitVariables = new Set(['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_AUTHOR_DATE', 'GIT_COMMITTER_NAME', 'GIT_COMMITTER_EMAIL', 'GIT_COMMITTER_DATE']);
+const keptGitVariables = new Set([
+	'GIT_AUTHOR_NAME',
+	'GIT_AUTHOR_EMAIL',
+	'GIT_AUTHOR_DATE',
+	'GIT_COMMITTER_NAME',
+	'GIT_COMMITTER_EMAIL',
+	'GIT_COMMITTER_DATE',
+]);
 
 /** Other inherited variables that name a program git may start; git's own variables set below outrank most of them. */
 const droppedVariables = new Set(['PAGER', 'EDITOR', 'VISUAL', 'SSH_ASKPASS']);
@@ -326,7 +382,10 @@ const fixedOverrides: Array<[string, string]> = [
 	['uploadpack.packObjectsHook', ''],
 	['submodule.recurse', 'false'],
 	['protocol.allow', 'never'],
-	...['file', 'git', 'ssh', 'http', 'https', 'ext'].map((name): [string, string] => [`protocol.${name}.allow`, 'never']),
+	...['file', 'git', 'ssh', 'http', 'https', 'ext'].map((name): [string, string] => [
+		`protocol.${name}.allow`,
+		'never',
+	]),
 ];
 
 /**
@@ -400,10 +459,17 @@ export function neutralisers(keys: readonly string[]): Array<[string, string]> {
 }
 
 /** The environment of one git command: the desk's own minus inherited GIT_* variables, plus the overrides. */
-export function gitEnvironment(overrides: ReadonlyArray<readonly [string, string]>, extra: Record<string, string> = {}): Record<string, string> {
+export function gitEnvironment(
+	overrides: ReadonlyArray<readonly [string, string]>,
+	extra: Record<string, string> = {},
+): Record<string, string> {
 	const env: Record<string, string> = {};
 	for (const [name, value] of Object.entries(process.env)) {
-		if (value !== undefined && !(name.startsWith('GIT_') && !keptGitVariables.has(name)) && !droppedVariables.has(name)) {
+		if (
+			value !== undefined &&
+			!(name.startsWith('GIT_') && !keptGitVariables.has(name)) &&
+			!droppedVariables.has(name)
+		) {
 			env[name] = value;
 		}
 	}
@@ -426,27 +492,47 @@ export function gitEnvironment(overrides: ReadonlyArray<readonly [string, string
 function gitProgram(): string {
 	const git = findProgram('git');
 	if (!git) {
-		throw new DeskError('git.failed', 'git was not found on the PATH (only its absolute folders are searched).', { program: 'git' });
+		throw new DeskError('git.failed', 'git was not found on the PATH (only its absolute folders are searched).', {
+			program: 'git',
+		});
 	}
 	return git;
 }
 
 /** Git in `cwd`, on the git folder of `location` and the work tree `cwd`, named on the command line. */
-function spawnGit(cwd: string, location: GitDirLocation, args: string[], env: Record<string, string>, options: { input?: string | Buffer | readonly Buffer[]; okCodes?: number[] }): Promise<Buffer> {
+function spawnGit(
+	cwd: string,
+	location: GitDirLocation,
+	args: string[],
+	env: Record<string, string>,
+	options: { input?: string | Buffer | readonly Buffer[]; okCodes?: number[] },
+): Promise<Buffer> {
 	const okCodes = options.okCodes ?? [0];
 	return new Promise<Buffer>((resolve, reject) => {
-		const child = spawn(gitProgram(), ['--no-pager', '--git-dir', location.gitDir, '--work-tree', cwd, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+		const child = spawn(gitProgram(), ['--no-pager', '--git-dir', location.gitDir, '--work-tree', cwd, ...args], {
+			cwd,
+			env,
+			stdio: ['pipe', 'pipe', 'pipe'],
+		});
 		const out: Buffer[] = [];
 		const err: Buffer[] = [];
 		child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
 		child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-		child.on('error', (error) => reject(new DeskError('git.failed', `git could not be started: ${error.message}`, { args })));
+		child.on('error', (error) =>
+			reject(new DeskError('git.failed', `git could not be started: ${error.message}`, { args })),
+		);
 		child.on('close', (code) => {
 			if (code !== null && okCodes.includes(code)) {
 				resolve(Buffer.concat(out));
 			} else {
 				const stderr = Buffer.concat(err).toString('utf8').trim();
-				reject(new DeskError('git.failed', `git ${args[0]} failed${stderr ? `: ${stderr.split('\n').slice(-3).join(' ')}` : ` (exit ${code})`}`, { args, exit: code, stderr }));
+				reject(
+					new DeskError(
+						'git.failed',
+						`git ${args[0]} failed${stderr ? `: ${stderr.split('\n').slice(-3).join(' ')}` : ` (exit ${code})`}`,
+						{ args, exit: code, stderr },
+					),
+				);
 			}
 		});
 		child.stdin.on('error', () => undefined);
@@ -481,7 +567,13 @@ class ConfinedFolders {
 		this.open.set('', ConfinedDir.open(top, true));
 	}
 
-	read(rel: string): { kind: 'file'; bytes: Buffer; executable: boolean } | { kind: 'link'; bytes: Buffer } | { kind: 'folder' } | { kind: 'none' } {
+	read(
+		rel: string,
+	):
+		| { kind: 'file'; bytes: Buffer; executable: boolean }
+		| { kind: 'link'; bytes: Buffer }
+		| { kind: 'folder' }
+		| { kind: 'none' } {
 		const slash = rel.lastIndexOf('/');
 		const dir = this.folder(slash < 0 ? '' : rel.slice(0, slash));
 		const name = rel.slice(slash + 1);
@@ -554,7 +646,10 @@ function linkOrGoneIsUndefined<T>(open: () => T | undefined): T | undefined {
 	try {
 		return open();
 	} catch (error) {
-		if (error instanceof DeskError && (error.code === 'attachment.notRegular' || error.code === 'attachment.unavailable')) {
+		if (
+			error instanceof DeskError &&
+			(error.code === 'attachment.notRegular' || error.code === 'attachment.unavailable')
+		) {
 			return undefined;
 		}
 		throw error;
@@ -616,13 +711,19 @@ class BlobWriter {
 		this.pending = [];
 		this.pendingBytes = 0;
 		const input: Buffer[] = [];
-		batch.forEach(({ bytes }, i) => input.push(Buffer.from(`blob\nmark :${i + 1}\ndata ${bytes.length}\n`), bytes, Buffer.from('\n')));
+		batch.forEach(({ bytes }, i) =>
+			input.push(Buffer.from(`blob\nmark :${i + 1}\ndata ${bytes.length}\n`), bytes, Buffer.from('\n')),
+		);
 		batch.forEach((_, i) => input.push(Buffer.from(`get-mark :${i + 1}\n`)));
 		input.push(Buffer.from('done\n'));
 		const reported = (await this.git.run(['fast-import', '--quiet', '--done'], { input })).toString('utf8').split('\n');
 		batch.forEach(({ oid }, i) => {
 			if (reported[i] !== oid) {
-				throw new DeskError('git.failed', `git fast-import stored a blob as ${reported[i] ?? '(nothing)'}, not as ${oid}.`, { expected: oid, reported: reported[i] });
+				throw new DeskError(
+					'git.failed',
+					`git fast-import stored a blob as ${reported[i] ?? '(nothing)'}, not as ${oid}.`,
+					{ expected: oid, reported: reported[i] },
+				);
 			}
 		});
 	}

@@ -40,12 +40,25 @@ export function sandboxStatus(): SandboxStatus {
 		return probed;
 	}
 	try {
-		const version = execFileSync(bwrap(), ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5000 }).trim();
-		execFileSync(bwrap(), [...systemBinds(), '--unshare-all', '--die-with-parent', 'true'], { stdio: 'ignore', timeout: 10000 });
+		const version = execFileSync(bwrap(), ['--version'], {
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'pipe'],
+			timeout: 5000,
+		}).trim();
+		execFileSync(bwrap(), [...systemBinds(), '--unshare-all', '--die-with-parent', 'true'], {
+			stdio: 'ignore',
+			timeout: 10000,
+		});
 		probed = { available: true, version };
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
-		probed = { available: false, reason: code === 'ENOENT' ? 'bubblewrap (bwrap) is not installed' : `bubblewrap cannot make a sandbox here: ${firstLine((error as Error).message)}` };
+		probed = {
+			available: false,
+			reason:
+				code === 'ENOENT'
+					? 'bubblewrap (bwrap) is not installed'
+					: `bubblewrap cannot make a sandbox here: ${firstLine((error as Error).message)}`,
+		};
 	}
 	return probed;
 }
@@ -90,7 +103,15 @@ function systemBinds(network = false): string[] {
  * A folder that would cover the home folder or the work folder is never bound.
  */
 export function sandboxArgs(layout: SandboxLayout, env: Record<string, string>, command: string[]): string[] {
-	const args = [...systemBinds(layout.network), '--unshare-user-try', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent'];
+	const args = [
+		...systemBinds(layout.network),
+		'--unshare-user-try',
+		'--unshare-pid',
+		'--unshare-ipc',
+		'--unshare-uts',
+		'--unshare-cgroup-try',
+		'--die-with-parent',
+	];
 	if (!layout.network) {
 		args.push('--unshare-net');
 	}
@@ -129,12 +150,20 @@ export function sandboxArgs(layout: SandboxLayout, env: Record<string, string>, 
  * Starts bwrap with its arguments on a pipe (`--args 3`), not on its command line, so the secrets
  * in the environment it sets are not in its argv for every local user to read in /proc.
  */
-export function spawnSandboxed(args: readonly string[], options: { cwd: string; env: Record<string, string>; stdin: 'pipe' | 'ignore' }): ChildProcess {
+export function spawnSandboxed(
+	args: readonly string[],
+	options: { cwd: string; env: Record<string, string>; stdin: 'pipe' | 'ignore' },
+): ChildProcess {
 	// bwrap reads options from the pipe; the command itself stays on its command line.
 	const split = args.indexOf('--');
 	const optionArgs = split < 0 ? args : args.slice(0, split);
 	const command = split < 0 ? [] : args.slice(split);
-	const child = spawn(bwrap(), ['--args', '3', ...command], { cwd: options.cwd, env: { ...options.env, PATH: safePath(options.env.PATH) }, detached: true, stdio: [options.stdin, 'pipe', 'pipe', 'pipe'] });
+	const child = spawn(bwrap(), ['--args', '3', ...command], {
+		cwd: options.cwd,
+		env: { ...options.env, PATH: safePath(options.env.PATH) },
+		detached: true,
+		stdio: [options.stdin, 'pipe', 'pipe', 'pipe'],
+	});
 	const argsPipe = child.stdio[3] as NodeJS.WritableStream | null;
 	argsPipe?.on('error', () => undefined);
 	argsPipe?.end(Buffer.from(optionArgs.map((a) => `${a}\0`).join(''), 'utf8'));
@@ -165,7 +194,10 @@ export function programFolders(command: string): string[] {
 	if (!resolved) {
 		return [];
 	}
-	const folders = new Set<string>([path.dirname(fs.realpathSync(resolved)), path.dirname(fs.realpathSync(process.execPath))]);
+	const folders = new Set<string>([
+		path.dirname(fs.realpathSync(resolved)),
+		path.dirname(fs.realpathSync(process.execPath)),
+	]);
 	return [...folders].filter((f) => !isSystemFolder(f));
 }
 
@@ -184,7 +216,9 @@ function bwrap(): string {
 }
 
 function isSystemFolder(folder: string): boolean {
-	return ['/usr', '/bin', '/sbin', '/lib', '/lib64', '/etc', '/opt', '/nix/store'].some((s) => folder === s || folder.startsWith(`${s}/`));
+	return ['/usr', '/bin', '/sbin', '/lib', '/lib64', '/etc', '/opt', '/nix/store'].some(
+		(s) => folder === s || folder.startsWith(`${s}/`),
+	);
 }
 
 function exists(p: string): boolean {
@@ -192,5 +226,10 @@ function exists(p: string): boolean {
 }
 
 function firstLine(text: string): string {
-	return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? text;
+	return (
+		text
+			.split('\n')
+			.find((l) => l.trim() !== '')
+			?.trim() ?? text
+	);
 }

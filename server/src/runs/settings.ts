@@ -75,7 +75,13 @@ export const defaultAgents: AgentSettings[] = [
 	},
 ];
 
-export const defaultRunSettings: RunSettings = { agents: defaultAgents, isolation: 'shared', checks: [], maxAttempts: 2, sandbox: 'auto' };
+export const defaultRunSettings: RunSettings = {
+	agents: defaultAgents,
+	isolation: 'shared',
+	checks: [],
+	maxAttempts: 2,
+	sandbox: 'auto',
+};
 
 /**
  * Run settings from what a client or the command line sent: every field checked, defaults filled,
@@ -86,7 +92,10 @@ export function parseRunSettings(value: unknown): RunSettings {
 		return defaultRunSettings;
 	}
 	const input = record(value, 'settings');
-	const agents = input.agents === undefined ? defaultAgents : array(input.agents, 'agents').map((a, i) => parseAgent(a, `agents[${i}]`));
+	const agents =
+		input.agents === undefined
+			? defaultAgents
+			: array(input.agents, 'agents').map((a, i) => parseAgent(a, `agents[${i}]`));
 	const names = new Set<string>();
 	for (const agent of agents) {
 		if (names.has(agent.name)) {
@@ -108,16 +117,27 @@ export function parseRunSettings(value: unknown): RunSettings {
 	}
 	const agent = input.agent === undefined || input.agent === '' ? undefined : string(input.agent, 'agent');
 	if (agent !== undefined && !names.has(agent)) {
-		throw new DeskError('run.unknownAgent', `No agent is named ${JSON.stringify(agent)}; desk.agents has ${[...names].join(', ') || 'none'}.`, { agent });
+		throw new DeskError(
+			'run.unknownAgent',
+			`No agent is named ${JSON.stringify(agent)}; desk.agents has ${[...names].join(', ') || 'none'}.`,
+			{ agent },
+		);
 	}
 	const checks = input.checks === undefined ? [] : parseChecks(input.checks);
 	return { agents, ...(agent ? { agent } : {}), isolation, checks, maxAttempts, sandbox };
 }
 
 export function chooseAgent(settings: RunSettings): AgentSettings {
-	const agent = settings.agent === undefined ? settings.agents[0] : settings.agents.find((a) => a.name === settings.agent);
+	const agent =
+		settings.agent === undefined ? settings.agents[0] : settings.agents.find((a) => a.name === settings.agent);
 	if (!agent) {
-		throw new DeskError('run.unknownAgent', settings.agent === undefined ? 'No agent is configured: add one to desk.agents.' : `No agent is named ${settings.agent}.`, { agent: settings.agent });
+		throw new DeskError(
+			'run.unknownAgent',
+			settings.agent === undefined
+				? 'No agent is configured: add one to desk.agents.'
+				: `No agent is named ${settings.agent}.`,
+			{ agent: settings.agent },
+		);
 	}
 	return agent;
 }
@@ -126,7 +146,10 @@ function parseAgent(value: unknown, where: string): AgentSettings {
 	const input = record(value, where);
 	const format = input.format ?? 'text';
 	if (!agentOutputFormats.includes(format as AgentOutputFormat)) {
-		throw bad(`${where}.format is one of ${agentOutputFormats.join(', ')}, not ${JSON.stringify(format)}.`, `${where}.format`);
+		throw bad(
+			`${where}.format is one of ${agentOutputFormats.join(', ')}, not ${JSON.stringify(format)}.`,
+			`${where}.format`,
+		);
 	}
 	const skills = input.skills ?? (format === 'claude-stream-json' ? 'claude' : 'inline');
 	if (skills !== 'claude' && skills !== 'inline') {
@@ -134,7 +157,10 @@ function parseAgent(value: unknown, where: string): AgentSettings {
 	}
 	const name = string(input.name, `${where}.name`);
 	if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
-		throw bad(`${where}.name is letters, digits, dot, dash or underscore, not ${JSON.stringify(name)}.`, `${where}.name`);
+		throw bad(
+			`${where}.name is letters, digits, dot, dash or underscore, not ${JSON.stringify(name)}.`,
+			`${where}.name`,
+		);
 	}
 	const command = string(input.command, `${where}.command`);
 	if (command.trim() === '') {

@@ -27,7 +27,10 @@ export interface TargetChangedFile {
 export const targetChangesFormat = 1;
 
 export function targetChangesBytes(record: Omit<TargetChangesRecord, 'format'>): Buffer {
-	return Buffer.from(JSON.stringify({ format: targetChangesFormat, asset: record.asset, version: record.version, files: record.files }), 'utf8');
+	return Buffer.from(
+		JSON.stringify({ format: targetChangesFormat, asset: record.asset, version: record.version, files: record.files }),
+		'utf8',
+	);
 }
 
 const changeTypes: ReadonlySet<unknown> = new Set(['added', 'modified', 'deleted']);
@@ -38,10 +41,20 @@ const changeTypes: ReadonlySet<unknown> = new Set(['added', 'modified', 'deleted
  * field); a record without a format reads as format 1.
  */
 export function readTargetChanges(bytes: Uint8Array, hash: string): TargetChangesRecord {
-	const bad = (field: string, problem: string) => new DeskError('store.corrupt', `The list of a snapshot run's changes (${hash}) is not one this desk wrote: ${field} ${problem}.`, { blob: hash, record: 'target_changes', field });
+	const bad = (field: string, problem: string) =>
+		new DeskError(
+			'store.corrupt',
+			`The list of a snapshot run's changes (${hash}) is not one this desk wrote: ${field} ${problem}.`,
+			{ blob: hash, record: 'target_changes', field },
+		);
 	const record = readStoredObject(Buffer.from(bytes).toString('utf8'), targetChangesFormat, {
 		corrupt: (problem) => bad('json', `is ${problem}`),
-		unknownFormat: (found) => new DeskError('store.unknownSchema', `The list of a snapshot run's changes (${hash}) has format ${JSON.stringify(found)}; this desk reads format ${targetChangesFormat}. Update the desk.`, { blob: hash, record: 'target_changes', format: found }),
+		unknownFormat: (found) =>
+			new DeskError(
+				'store.unknownSchema',
+				`The list of a snapshot run's changes (${hash}) has format ${JSON.stringify(found)}; this desk reads format ${targetChangesFormat}. Update the desk.`,
+				{ blob: hash, record: 'target_changes', format: found },
+			),
 	});
 	if (record.asset !== undefined && typeof record.asset !== 'string') {
 		throw bad('asset', 'is not an asset id');
@@ -73,7 +86,19 @@ export function readTargetChanges(bytes: Uint8Array, hash: string): TargetChange
 		if (typeof f.size !== 'number' || typeof f.executable !== 'boolean') {
 			throw bad(`${where}`, 'has no size or executable bit');
 		}
-		files.push({ path: f.path, change_type: f.change_type as TargetChangedFile['change_type'], ...(f.before !== undefined ? { before: f.before as string } : {}), ...(f.after !== undefined ? { after: f.after as string } : {}), size: f.size, executable: f.executable });
+		files.push({
+			path: f.path,
+			change_type: f.change_type as TargetChangedFile['change_type'],
+			...(f.before !== undefined ? { before: f.before as string } : {}),
+			...(f.after !== undefined ? { after: f.after as string } : {}),
+			size: f.size,
+			executable: f.executable,
+		});
 	}
-	return { format: 1, ...(record.asset !== undefined ? { asset: record.asset as string } : {}), ...(record.version !== undefined ? { version: record.version as number } : {}), files };
+	return {
+		format: 1,
+		...(record.asset !== undefined ? { asset: record.asset as string } : {}),
+		...(record.version !== undefined ? { version: record.version as number } : {}),
+		files,
+	};
 }

@@ -6,7 +6,10 @@ import { isText } from '../attachments/names';
  * target_diff (glossary: Gate): the text diff of a snapshot target's run folder against the version it began
  * as, in git's unified format so the same reader shows it; binary files listed by size.
  */
-export function targetDiff(changes: readonly TargetChange[], readBefore: (hash: string) => Buffer): { text: Buffer; counts: Map<string, [number, number]> } {
+export function targetDiff(
+	changes: readonly TargetChange[],
+	readBefore: (hash: string) => Buffer,
+): { text: Buffer; counts: Map<string, [number, number]> } {
 	const out: string[] = [];
 	const counts = new Map<string, [number, number]>();
 	for (const change of changes) {
@@ -18,19 +21,29 @@ export function targetDiff(changes: readonly TargetChange[], readBefore: (hash: 
 		} else if (change.change_type === 'deleted') {
 			out.push(`deleted file mode ${change.before!.executable ? '100755' : '100644'}`);
 		} else if (change.before!.executable !== change.after!.executable) {
-			out.push(`old mode ${change.before!.executable ? '100755' : '100644'}`, `new mode ${change.after!.executable ? '100755' : '100644'}`);
+			out.push(
+				`old mode ${change.before!.executable ? '100755' : '100644'}`,
+				`new mode ${change.after!.executable ? '100755' : '100644'}`,
+			);
 		}
 		if (!isText(before) || !isText(after)) {
-			out.push(`Binary files ${change.before ? `a/${change.path}` : '/dev/null'} (${before.length} bytes) and ${change.after ? `b/${change.path}` : '/dev/null'} (${after.length} bytes) differ`);
+			out.push(
+				`Binary files ${change.before ? `a/${change.path}` : '/dev/null'} (${before.length} bytes) and ${change.after ? `b/${change.path}` : '/dev/null'} (${after.length} bytes) differ`,
+			);
 			counts.set(change.path, [0, 0]);
 			continue;
 		}
-		const patch = structuredPatch(change.path, change.path, before.toString('utf8'), after.toString('utf8'), '', '', { context: 3 });
+		const patch = structuredPatch(change.path, change.path, before.toString('utf8'), after.toString('utf8'), '', '', {
+			context: 3,
+		});
 		if (patch.hunks.length === 0) {
 			counts.set(change.path, [0, 0]);
 			continue;
 		}
-		out.push(`--- ${change.before ? `a/${change.path}` : '/dev/null'}`, `+++ ${change.after ? `b/${change.path}` : '/dev/null'}`);
+		out.push(
+			`--- ${change.before ? `a/${change.path}` : '/dev/null'}`,
+			`+++ ${change.after ? `b/${change.path}` : '/dev/null'}`,
+		);
 		let added = 0;
 		let deleted = 0;
 		for (const hunk of patch.hunks) {

@@ -34,7 +34,12 @@ export interface TargetChange {
  * names the version and its files (glossary: Gate). Files come from the blob store through `read`, and are
  * written through folder descriptors (`writeInFolder`), never through a link.
  */
-export function prepareTargetFolder(folder: string, marker: TargetMarker, read: (hash: string) => Buffer, keptCopy?: string): void {
+export function prepareTargetFolder(
+	folder: string,
+	marker: TargetMarker,
+	read: (hash: string) => Buffer,
+	keptCopy?: string,
+): void {
 	fs.mkdirSync(folder, { recursive: true });
 	for (const file of marker.files) {
 		writeInFolder(folder, file.path, read(file.hash), { executable: file.executable });
@@ -51,10 +56,16 @@ export function readMarker(folder: string, file = path.join(folder, markerPath))
 	try {
 		marker = JSON.parse(fs.readFileSync(file, 'utf8')) as TargetMarker;
 	} catch (error) {
-		throw new DeskError('run.targetMoved', `The run folder's ${markerPath} cannot be read (${(error as Error).message}); the run's changes cannot be told apart.`, { folder });
+		throw new DeskError(
+			'run.targetMoved',
+			`The run folder's ${markerPath} cannot be read (${(error as Error).message}); the run's changes cannot be told apart.`,
+			{ folder },
+		);
 	}
 	if (marker.format !== 1 || !Array.isArray(marker.files)) {
-		throw new DeskError('run.targetMoved', `The run folder's ${markerPath} is not a marker this desk wrote.`, { folder });
+		throw new DeskError('run.targetMoved', `The run folder's ${markerPath} is not a marker this desk wrote.`, {
+			folder,
+		});
 	}
 	return marker;
 }
@@ -67,7 +78,12 @@ export function readMarker(folder: string, file = path.join(folder, markerPath))
  * `skipped` (by name, with the reason) when given; `.desk/` and the `exclude`d paths (installed
  * skills) are the desk's own.
  */
-export function targetChanges(folder: string, exclude: readonly string[] = [], markerFile?: string, skipped?: Array<{ path: string; reason: string }>): TargetChange[] {
+export function targetChanges(
+	folder: string,
+	exclude: readonly string[] = [],
+	markerFile?: string,
+	skipped?: Array<{ path: string; reason: string }>,
+): TargetChange[] {
 	const marker = readMarker(folder, markerFile);
 	const before = new Map(marker.files.map((f) => [f.path, f]));
 	const seen = new Set<string>();
@@ -118,7 +134,12 @@ export function targetChanges(folder: string, exclude: readonly string[] = [], m
 					fs.closeSync(opened.fd);
 				}
 				seen.add(child);
-				const after = { hash: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, executable: (opened.stat.mode & 0o111) !== 0, bytes };
+				const after = {
+					hash: createHash('sha256').update(bytes).digest('hex'),
+					size: bytes.length,
+					executable: (opened.stat.mode & 0o111) !== 0,
+					bytes,
+				};
 				const old = before.get(child);
 				if (!old) {
 					changes.push({ path: child, change_type: 'added', after });

@@ -1,6 +1,18 @@
 /** Runs as the protocol and the CLI show them: the Runs view's tree, one run's record, the gate's answer. */
 
-import type { ContextPipeline, ContextSnapshot, Decision, Evidence, Intent, PatchSet, Plan, Provenance, Run, Task, ToolInvocation } from '../ai/types';
+import type {
+	ContextPipeline,
+	ContextSnapshot,
+	Decision,
+	Evidence,
+	Intent,
+	PatchSet,
+	Plan,
+	Provenance,
+	Run,
+	Task,
+	ToolInvocation,
+} from '../ai/types';
 
 /** What the Runs view shows of a run, from the run and what hangs off it. */
 export interface RunSummary {

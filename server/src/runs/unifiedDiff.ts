@@ -30,7 +30,11 @@ export function parseUnifiedDiff(text: string): FilePatch[] {
 	let newLeft = 0;
 	for (let i = 0; i < lines.length; i++) {
 		const line = lines[i]!;
-		if (hunk && (oldLeft > 0 || newLeft > 0) && (line.startsWith(' ') || line.startsWith('+') || line.startsWith('-'))) {
+		if (
+			hunk &&
+			(oldLeft > 0 || newLeft > 0) &&
+			(line.startsWith(' ') || line.startsWith('+') || line.startsWith('-'))
+		) {
 			oldLeft -= line.startsWith('+') ? 0 : 1;
 			newLeft -= line.startsWith('-') ? 0 : 1;
 			hunk.lines.push(line);
@@ -84,7 +88,11 @@ export function applyFilePatch(oldText: string, patch: FilePatch): string {
 				}
 			} else {
 				if (old[cursor] !== body) {
-					throw new DeskError('ai.badObject', `The patch of ${patch.to || patch.from} does not apply at line ${cursor + 1}.`, { path: patch.to || patch.from, line: cursor + 1 });
+					throw new DeskError(
+						'ai.badObject',
+						`The patch of ${patch.to || patch.from} does not apply at line ${cursor + 1}.`,
+						{ path: patch.to || patch.from, line: cursor + 1 },
+					);
 				}
 				if (line[0] === ' ') {
 					out.push(body);

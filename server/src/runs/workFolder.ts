@@ -38,21 +38,53 @@ export interface RunSkill {
  * Prepares where the run's agent works: a snapshot target's own folder, a worktree on a branch of
  * the run's, or the shared checkout (its tree at the start recorded); then the plugs' `copy` files.
  */
-export async function placeRun(ports: RunnerPorts, run: Run, record: LaunchRecord, settings: RunSettings, agent: AgentSettings): Promise<RunPlacement> {
+export async function placeRun(
+	ports: RunnerPorts,
+	run: Run,
+	record: LaunchRecord,
+	settings: RunSettings,
+	agent: AgentSettings,
+): Promise<RunPlacement> {
 	const runFolder = path.join(ports.libraryDir, 'runs', run.object_id);
 	fs.mkdirSync(runFolder, { recursive: true });
-	const sandbox = settings.sandbox === 'off' ? { available: false, reason: 'the sandbox is turned off in the settings' } : sandboxStatus();
-	const isolationNote = sandbox.available ? `isolated (${sandbox.version ?? 'bubblewrap'})` : `not isolated: ${sandbox.reason}`;
-	const base = { run_folder: runFolder, installed: [], reference_folders: [], agent: agent.name, settings, isolated: sandbox.available, isolation_note: isolationNote };
+	const sandbox =
+		settings.sandbox === 'off'
+			? { available: false, reason: 'the sandbox is turned off in the settings' }
+			: sandboxStatus();
+	const isolationNote = sandbox.available
+		? `isolated (${sandbox.version ?? 'bubblewrap'})`
+		: `not isolated: ${sandbox.reason}`;
+	const base = {
+		run_folder: runFolder,
+		installed: [],
+		reference_folders: [],
+		agent: agent.name,
+		settings,
+		isolated: sandbox.available,
+		isolation_note: isolationNote,
+	};
 	const targetPlug = record.plugs.find((p) => p.role === 'target');
 	const targetAsset = targetPlug ? ports.library.getAsset(targetPlug.id) : undefined;
 	let placement: RunPlacement;
 	if (targetAsset && targetPlug && targetAsset.engine === 'snapshot') {
 		const folder = path.join(runFolder, 'target');
 		const { files } = await ports.library.files(targetAsset.id, targetPlug.version);
-		const marker: TargetMarker = { format: 1, asset_id: targetAsset.id, asset_name: targetAsset.name, version: targetPlug.version, files: files.map((f) => ({ path: f.path, hash: f.hash, size: f.size, executable: f.executable })) };
+		const marker: TargetMarker = {
+			format: 1,
+			asset_id: targetAsset.id,
+			asset_name: targetAsset.name,
+			version: targetPlug.version,
+			files: files.map((f) => ({ path: f.path, hash: f.hash, size: f.size, executable: f.executable })),
+		};
 		prepareTargetFolder(folder, marker, (hash) => ports.blobs.get(hash), path.join(runFolder, 'target.json'));
-		placement = { ...base, target: 'snapshot', isolation: 'folder', work_folder: folder, target_asset: targetAsset.id, target_version: targetPlug.version };
+		placement = {
+			...base,
+			target: 'snapshot',
+			isolation: 'folder',
+			work_folder: folder,
+			target_asset: targetAsset.id,
+			target_version: targetPlug.version,
+		};
 	} else {
 		const top = ports.project.path;
 		const git = await SafeGit.open(top, await ports.library.gitLocation(top));
@@ -60,7 +92,14 @@ export async function placeRun(ports: RunnerPorts, run: Run, record: LaunchRecor
 			const folder = path.join(runFolder, 'worktree');
 			const branch = `desk/run-${run.object_id}`;
 			await git.addWorktree(folder, branch, run.commit);
-			placement = { ...base, target: 'git', isolation: 'worktree', work_folder: folder, branch, start_tree: await git.text(['rev-parse', `${run.commit}^{tree}`]) };
+			placement = {
+				...base,
+				target: 'git',
+				isolation: 'worktree',
+				work_folder: folder,
+				branch,
+				start_tree: await git.text(['rev-parse', `${run.commit}^{tree}`]),
+			};
 		} else {
 			// The shared checkout may hold changes of the person's already: the run's change is
 			// what differs from the checkout as it was at the start.
@@ -86,7 +125,11 @@ export async function placeRun(ports: RunnerPorts, run: Run, record: LaunchRecor
 }
 
 /** Each reference's files where the agent can read them (read-only), and its `files` inlined. */
-export async function mountReferences(ports: RunnerPorts, record: LaunchRecord, placement: RunPlacement): Promise<RunReference[]> {
+export async function mountReferences(
+	ports: RunnerPorts,
+	record: LaunchRecord,
+	placement: RunPlacement,
+): Promise<RunReference[]> {
 	const result = [];
 	for (const plug of record.plugs.filter((p) => p.role === 'reference')) {
 		const asset = ports.library.getAsset(plug.id);
@@ -94,7 +137,11 @@ export async function mountReferences(ports: RunnerPorts, record: LaunchRecord, 
 		if (asset.engine === 'snapshot') {
 			mountPath = ports.library.mount(asset.id, plug.version);
 		} else if (asset.engine === 'git') {
-			mountPath = path.join(placement.run_folder, 'references', `${safeName(asset.name)}-${safeName(asset.id)}-v${plug.version}`);
+			mountPath = path.join(
+				placement.run_folder,
+				'references',
+				`${safeName(asset.name)}-${safeName(asset.id)}-v${plug.version}`,
+			);
 			if (!fs.existsSync(mountPath)) {
 				const { files } = await ports.library.files(asset.id, plug.version);
 				for (const file of files) {
@@ -104,8 +151,16 @@ export async function mountReferences(ports: RunnerPorts, record: LaunchRecord, 
 			}
 		} else {
 			// A link or notes asset: its text is the reference.
-			mountPath = path.join(placement.run_folder, 'references', `${safeName(asset.name)}-${safeName(asset.id)}-v${plug.version}`);
-			writeInside(mountPath, asset.kind === 'notes' ? 'NOTES.md' : 'LINK.txt', Buffer.from(asset.kind === 'notes' ? asset.notes : `${asset.url}\n${asset.about}\n`, 'utf8'));
+			mountPath = path.join(
+				placement.run_folder,
+				'references',
+				`${safeName(asset.name)}-${safeName(asset.id)}-v${plug.version}`,
+			);
+			writeInside(
+				mountPath,
+				asset.kind === 'notes' ? 'NOTES.md' : 'LINK.txt',
+				Buffer.from(asset.kind === 'notes' ? asset.notes : `${asset.url}\n${asset.about}\n`, 'utf8'),
+			);
 			makeReadOnly(mountPath);
 		}
 		placement.reference_folders.push(mountPath);
@@ -129,21 +184,40 @@ export async function mountReferences(ports: RunnerPorts, record: LaunchRecord, 
 			}
 		}
 		// The item's content id: the version's manifest (snapshot) or commit (git); the text itself otherwise.
-		const version = asset.engine === 'none' ? undefined : (await ports.library.assetVersions(asset.id)).find((v) => v.version === plug.version);
-		const blob = version ? (version.engine === 'git' ? version.commit : version.manifest) : gitBlobId(Buffer.from(asset.kind === 'notes' ? asset.notes : asset.url, 'utf8'));
-		result.push({ plugNodes: plug.nodes, prompt: { name: asset.name, version: plug.version, mountPath, inlined, notInlined }, asset, blob });
+		const version =
+			asset.engine === 'none'
+				? undefined
+				: (await ports.library.assetVersions(asset.id)).find((v) => v.version === plug.version);
+		const blob = version
+			? version.engine === 'git'
+				? version.commit
+				: version.manifest
+			: gitBlobId(Buffer.from(asset.kind === 'notes' ? asset.notes : asset.url, 'utf8'));
+		result.push({
+			plugNodes: plug.nodes,
+			prompt: { name: asset.name, version: plug.version, mountPath, inlined, notInlined },
+			asset,
+			blob,
+		});
 	}
 	return result;
 }
 
 /** Instructions plugs: installed as Claude Code skills in the work folder, or inlined for other agents. */
-export async function installSkills(ports: RunnerPorts, record: LaunchRecord, placement: RunPlacement, agent: AgentSettings): Promise<RunSkill[]> {
+export async function installSkills(
+	ports: RunnerPorts,
+	record: LaunchRecord,
+	placement: RunPlacement,
+	agent: AgentSettings,
+): Promise<RunSkill[]> {
 	const result = [];
 	for (const plug of record.plugs.filter((p) => p.role === 'instructions')) {
 		const asset = ports.library.getAsset(plug.id);
 		const { files } = await ports.library.files(asset.id, plug.version);
 		const skillFile = files.find((f) => f.path === 'SKILL.md');
-		const body = skillFile ? Buffer.from(await ports.library.cat(asset.id, 'SKILL.md', plug.version)).toString('utf8') : '';
+		const body = skillFile
+			? Buffer.from(await ports.library.cat(asset.id, 'SKILL.md', plug.version)).toString('utf8')
+			: '';
 		const front = /^---\n([\s\S]*?)\n---/.exec(body)?.[1] ?? '';
 		const name = /^name:\s*(.+)$/m.exec(front)?.[1]?.trim() ?? asset.name;
 		const description = /^description:\s*(.+)$/m.exec(front)?.[1]?.trim() ?? asset.about;
@@ -151,12 +225,19 @@ export async function installSkills(ports: RunnerPorts, record: LaunchRecord, pl
 		const installAt = `.claude/skills/${folderName}`;
 		if (agent.skills === 'claude' && !fs.existsSync(path.join(placement.work_folder, ...installAt.split('/')))) {
 			for (const file of files) {
-				writeInside(placement.work_folder, `${installAt}/${file.path}`, await ports.library.cat(asset.id, file.path, plug.version));
+				writeInside(
+					placement.work_folder,
+					`${installAt}/${file.path}`,
+					await ports.library.cat(asset.id, file.path, plug.version),
+				);
 			}
 			placement.installed.push(installAt);
 			result.push({ plugNodes: plug.nodes, prompt: { name, description, installedAt: installAt } });
 		} else {
-			result.push({ plugNodes: plug.nodes, prompt: { name, description, body: body.replace(/^---\n[\s\S]*?\n---\n?/, '') } });
+			result.push({
+				plugNodes: plug.nodes,
+				prompt: { name, description, body: body.replace(/^---\n[\s\S]*?\n---\n?/, '') },
+			});
 		}
 	}
 	return result;
@@ -193,7 +274,12 @@ function makeReadOnly(folder: string): void {
 }
 
 function safeName(name: string): string {
-	return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '').slice(0, 64) || 'asset';
+	return (
+		name
+			.replace(/[^A-Za-z0-9._-]+/g, '-')
+			.replace(/^[.-]+/, '')
+			.slice(0, 64) || 'asset'
+	);
 }
 
 export function gitBlobId(bytes: Buffer): string {

@@ -105,7 +105,13 @@ export function analyzeDocument(document: SearchDocument): IndexedDocument {
 }
 
 /** The BM25+ weight of a term in one field of a document. Kept as one expression, so every caller computes the same bits. */
-export function fieldWeight(tf: number, df: number, documents: number, fieldLength: number, averageFieldLength: number): number {
+export function fieldWeight(
+	tf: number,
+	df: number,
+	documents: number,
+	fieldLength: number,
+	averageFieldLength: number,
+): number {
 	const { k, b, d } = bm25;
 	const idf = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
 	return idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * fieldLength) / averageFieldLength)));
@@ -166,7 +172,12 @@ export class LibrarySearch {
 	putIndexed(document: IndexedDocument): void {
 		this.remove(document.id);
 		const slot = this.freeSlots.pop() ?? this.slots.length;
-		this.slots[slot] = { id: document.id, name: document.name, lengths: document.lengths.slice(0, fieldCount), terms: document.terms };
+		this.slots[slot] = {
+			id: document.id,
+			name: document.name,
+			lengths: document.lengths.slice(0, fieldCount),
+			terms: document.terms,
+		};
 		this.slotOf.set(document.id, slot);
 		for (let f = 0; f < fieldCount; f++) {
 			this.totalLength[f]! += document.lengths[f] ?? 0;
@@ -257,7 +268,16 @@ export class LibrarySearch {
 	 * still count in the corpus); `skipCommonTerms` drops a term found in every document when there
 	 * are two or more (: it tells nothing apart; glossary: Suggestion). Hits are sorted by rounded score, then name.
 	 */
-	search(query: string, options: { minScore?: number; limit?: number; skip?: ReadonlySet<string>; skipCommonTerms?: boolean; corpusSize?: number } = {}): SearchHit[] {
+	search(
+		query: string,
+		options: {
+			minScore?: number;
+			limit?: number;
+			skip?: ReadonlySet<string>;
+			skipCommonTerms?: boolean;
+			corpusSize?: number;
+		} = {},
+	): SearchHit[] {
 		const documents = this.size;
 		if (documents === 0) {
 			return [];
@@ -301,7 +321,9 @@ export class LibrarySearch {
 			}
 			candidates.push({ slot, score: Math.round(score * 100) / 100, name, id });
 		}
-		candidates.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+		candidates.sort(
+			(a, b) => b.score - a.score || a.name.localeCompare(b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+		);
 		const listed = options.limit === undefined ? candidates : candidates.slice(0, options.limit);
 		return listed.map(({ slot, score, name, id }) => {
 			const matched: Array<[string, number]> = [];

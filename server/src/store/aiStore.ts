@@ -1,7 +1,21 @@
 import { DeskError } from '../core/errors';
 import type { DurableDatabase, WriteTransaction } from './durableDatabase';
 import { fromJson, objectHash, toJson } from '../ai/model';
-import type { AiObject, AiObjectType, ContextPipeline, ContextSnapshot, Decision, Evidence, Intent, PatchSet, Plan, Provenance, Run, Task, ToolInvocation } from '../ai/types';
+import type {
+	AiObject,
+	AiObjectType,
+	ContextPipeline,
+	ContextSnapshot,
+	Decision,
+	Evidence,
+	Intent,
+	PatchSet,
+	Plan,
+	Provenance,
+	Run,
+	Task,
+	ToolInvocation,
+} from '../ai/types';
 import { canonicalJson } from '../ai/canonical';
 
 /**
@@ -22,7 +36,10 @@ export class AiStore {
 		let changed = 0;
 		for (const object of objects) {
 			const hash = objectHash(object);
-			const existing = tx.get<{ hash: string; json: string; updated_at: string }>('SELECT hash, json, updated_at FROM ai_objects WHERE object_id = ?', [object.object_id]);
+			const existing = tx.get<{ hash: string; json: string; updated_at: string }>(
+				'SELECT hash, json, updated_at FROM ai_objects WHERE object_id = ?',
+				[object.object_id],
+			);
 			if (existing?.hash === hash) {
 				continue;
 			}
@@ -38,7 +55,18 @@ export class AiStore {
 				 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 				 ON CONFLICT (object_id) DO UPDATE SET updated_at = excluded.updated_at, ref_task = excluded.ref_task, ref_run = excluded.ref_run,
 				   ref_parent = excluded.ref_parent, ref_intent = excluded.ref_intent, hash = excluded.hash, json = excluded.json`,
-				[object.object_id, object.object_type, object.created_at, object.updated_at, refs.task, refs.run, refs.parent, refs.intent, hash, canonicalJson(toJson(object))],
+				[
+					object.object_id,
+					object.object_type,
+					object.created_at,
+					object.updated_at,
+					refs.task,
+					refs.run,
+					refs.parent,
+					refs.intent,
+					hash,
+					canonicalJson(toJson(object)),
+				],
 			);
 			changed++;
 		}
@@ -68,7 +96,11 @@ export class AiStore {
 	}
 
 	hashes(): Map<string, string> {
-		return new Map(this.db.all<{ object_id: string; hash: string }>('SELECT object_id, hash FROM ai_objects').map((r) => [r.object_id, r.hash]));
+		return new Map(
+			this.db
+				.all<{ object_id: string; hash: string }>('SELECT object_id, hash FROM ai_objects')
+				.map((r) => [r.object_id, r.hash]),
+		);
 	}
 
 	/** A Task's runs in the order Task.runs records them. */
@@ -78,7 +110,9 @@ export class AiStore {
 
 	/** A Run's patchsets in the order Run.patchsets records them. */
 	runPatchSets(run: Run): PatchSet[] {
-		return run.patchsets.map((id) => this.get<PatchSet>(id)).filter((p): p is PatchSet => p?.object_type === 'patchset');
+		return run.patchsets
+			.map((id) => this.get<PatchSet>(id))
+			.filter((p): p is PatchSet => p?.object_type === 'patchset');
 	}
 
 	runEvidence(runId: string): Evidence[] {
@@ -112,11 +146,17 @@ export class AiStore {
 	}
 
 	intentTasks(intentId: string): Task[] {
-		return this.rows<Task>("SELECT json FROM ai_objects WHERE object_type = 'task' AND ref_intent = ? ORDER BY object_id", [intentId]);
+		return this.rows<Task>(
+			"SELECT json FROM ai_objects WHERE object_type = 'task' AND ref_intent = ? ORDER BY object_id",
+			[intentId],
+		);
 	}
 
 	subTasks(taskId: string): Task[] {
-		return this.rows<Task>("SELECT json FROM ai_objects WHERE object_type = 'task' AND ref_parent = ? ORDER BY object_id", [taskId]);
+		return this.rows<Task>(
+			"SELECT json FROM ai_objects WHERE object_type = 'task' AND ref_parent = ? ORDER BY object_id",
+			[taskId],
+		);
 	}
 
 	pipeline(id: string | undefined): ContextPipeline | undefined {
@@ -124,13 +164,16 @@ export class AiStore {
 	}
 
 	private byRun<T extends AiObject>(runId: string, type: AiObjectType): T[] {
-		return this.rows<T>('SELECT json FROM ai_objects WHERE ref_run = ? AND object_type = ? ORDER BY object_id', [runId, type]);
+		return this.rows<T>('SELECT json FROM ai_objects WHERE ref_run = ? AND object_type = ? ORDER BY object_id', [
+			runId,
+			type,
+		]);
 	}
 
 	private follow<T extends AiObject>(start: T, next: (object: T) => string | undefined): T[] {
 		const chain: T[] = [start];
 		const seen = new Set([start.object_id]);
-		for (let id = next(start); id !== undefined && !seen.has(id); ) {
+		for (let id = next(start); id !== undefined && !seen.has(id);) {
 			const object = this.get<T>(id);
 			if (!object) {
 				break;
@@ -147,8 +190,18 @@ export class AiStore {
 	}
 }
 
-function references(object: AiObject): { task: string | null; run: string | null; parent: string | null; intent: string | null } {
-	const refs = { task: null as string | null, run: null as string | null, parent: null as string | null, intent: null as string | null };
+function references(object: AiObject): {
+	task: string | null;
+	run: string | null;
+	parent: string | null;
+	intent: string | null;
+} {
+	const refs = {
+		task: null as string | null,
+		run: null as string | null,
+		parent: null as string | null,
+		intent: null as string | null,
+	};
 	switch (object.object_type) {
 		case 'run':
 			refs.task = object.task;
@@ -188,15 +241,23 @@ function checkAppendOnly(before: AiObject, after: AiObject): void {
 	} else if (before.object_type === 'run' && after.object_type === 'run') {
 		lists.push(['patchsets', before.patchsets, after.patchsets]);
 	} else if (before.object_type === 'plan' && after.object_type === 'plan') {
-		before.steps.forEach((step, i) => lists.push([`steps[${i}].statuses`, step.statuses, after.steps[i]?.statuses ?? []]));
+		before.steps.forEach((step, i) =>
+			lists.push([`steps[${i}].statuses`, step.statuses, after.steps[i]?.statuses ?? []]),
+		);
 	}
 	if (before.object_type !== after.object_type) {
-		throw new DeskError('ai.badObject', `${before.object_id} is a ${before.object_type}, not a ${after.object_type}.`, { id: before.object_id });
+		throw new DeskError('ai.badObject', `${before.object_id} is a ${before.object_type}, not a ${after.object_type}.`, {
+			id: before.object_id,
+		});
 	}
 	for (const [name, old, now] of lists) {
 		const kept = old.every((entry, i) => i < now.length && canonicalJson(entry) === canonicalJson(now[i]));
 		if (!kept) {
-			throw new DeskError('ai.illegalTransition', `${after.object_type} ${after.object_id}: ${name} is append-only; an update may not drop or change its entries.`, { id: after.object_id, field: name });
+			throw new DeskError(
+				'ai.illegalTransition',
+				`${after.object_type} ${after.object_id}: ${name} is append-only; an update may not drop or change its entries.`,
+				{ id: after.object_id, field: name },
+			);
 		}
 	}
 }

@@ -42,7 +42,11 @@ export interface PackEntry {
 
 /** A pack that cannot be trusted: truncated, not a pack, or with an index that fails its checks. */
 export function packDamaged(file: string, reason: string): DeskError {
-	return new DeskError('store.corrupt', `Blob pack ${file} is damaged (${reason}); none of its blobs is served from it. The file is left as it is.`, { file, reason });
+	return new DeskError(
+		'store.corrupt',
+		`Blob pack ${file} is damaged (${reason}); none of its blobs is served from it. The file is left as it is.`,
+		{ file, reason },
+	);
 }
 
 export class PackReader {
@@ -86,20 +90,27 @@ export class PackReader {
 			const indexOffset = readU64(trailer, 0);
 			const count = trailer.readUInt32BE(8);
 			if (indexOffset < headerBytes || indexOffset + 2 * tableBytes + count * entryBytes + trailerBytes !== size) {
-				throw packDamaged(file, `truncated: its trailer describes ${indexOffset + 2 * tableBytes + count * entryBytes + trailerBytes} bytes, the file has ${size}`);
+				throw packDamaged(
+					file,
+					`truncated: its trailer describes ${indexOffset + 2 * tableBytes + count * entryBytes + trailerBytes} bytes, the file has ${size}`,
+				);
 			}
 			const header = readExactly(fd, file, 0, headerBytes);
 			if (!header.subarray(0, 8).equals(headerMagic)) {
 				throw packDamaged(file, 'not a blob pack: wrong magic number');
 			}
 			if (header.readUInt32BE(8) !== packFormat) {
-				throw new DeskError('store.unknownSchema', `Blob pack ${file} has format ${header.readUInt32BE(8)}; this Agent Desk knows ${packFormat}.`, { file, format: header.readUInt32BE(8) });
+				throw new DeskError(
+					'store.unknownSchema',
+					`Blob pack ${file} has format ${header.readUInt32BE(8)}; this Agent Desk knows ${packFormat}.`,
+					{ file, format: header.readUInt32BE(8) },
+				);
 			}
 			if (header.readUInt32BE(12) !== count) {
 				throw packDamaged(file, 'its header and trailer disagree on the number of blobs');
 			}
 			const tables = readExactly(fd, file, indexOffset, 2 * tableBytes);
-			if ((crc32(tables, crc32(header)) >>> 0) !== trailer.readUInt32BE(12)) {
+			if (crc32(tables, crc32(header)) >>> 0 !== trailer.readUInt32BE(12)) {
 				throw packDamaged(file, 'the checksum of its index tables does not match');
 			}
 			const fanout = new Uint32Array(256);
@@ -152,7 +163,11 @@ export class PackReader {
 		for (let b = 0; b < 256; b++) {
 			const bucket = this.bucket(b);
 			for (let at = 0; at < bucket.length; at += entryBytes) {
-				yield { name: bucket.toString('hex', at, at + nameBytes), offset: readU64(bucket, at + nameBytes), size: bucket.readUInt32BE(at + nameBytes + 8) };
+				yield {
+					name: bucket.toString('hex', at, at + nameBytes),
+					offset: readU64(bucket, at + nameBytes),
+					size: bucket.readUInt32BE(at + nameBytes + 8),
+				};
 			}
 		}
 	}
@@ -178,12 +193,26 @@ export class PackReader {
 		}
 		const first = b === 0 ? 0 : this.fanout[b - 1]!;
 		const count = this.fanout[b]! - first;
-		const bucket = count === 0 ? Buffer.alloc(0) : readExactly(this.openFd(), this.file, this.indexOffset + 2 * tableBytes + first * entryBytes, count * entryBytes);
-		if ((crc32(bucket) >>> 0) !== this.crcs[b]) {
-			throw packDamaged(this.file, `the checksum of its index entries ${b.toString(16).padStart(2, '0')}… does not match`);
+		const bucket =
+			count === 0
+				? Buffer.alloc(0)
+				: readExactly(
+						this.openFd(),
+						this.file,
+						this.indexOffset + 2 * tableBytes + first * entryBytes,
+						count * entryBytes,
+					);
+		if (crc32(bucket) >>> 0 !== this.crcs[b]) {
+			throw packDamaged(
+				this.file,
+				`the checksum of its index entries ${b.toString(16).padStart(2, '0')}… does not match`,
+			);
 		}
 		for (let at = 0; at < bucket.length; at += entryBytes) {
-			if (bucket[at] !== b || (at > 0 && bucket.compare(bucket, at - entryBytes, at - entryBytes + nameBytes, at, at + nameBytes) <= 0)) {
+			if (
+				bucket[at] !== b ||
+				(at > 0 && bucket.compare(bucket, at - entryBytes, at - entryBytes + nameBytes, at, at + nameBytes) <= 0)
+			) {
 				throw packDamaged(this.file, `its index entries ${b.toString(16).padStart(2, '0')}… are out of order`);
 			}
 			const offset = readU64(bucket, at + nameBytes);
@@ -211,7 +240,11 @@ export class PackWriter {
 	private position = headerBytes;
 
 	constructor(readonly temp: string) {
-		this.fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+		this.fd = fs.openSync(
+			temp,
+			fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+			0o600,
+		);
 		// The header's place: it is written last, when the count is known.
 		this.stage.fill(0, 0, headerBytes);
 		this.staged = headerBytes;

@@ -70,7 +70,10 @@ export class BlobStore {
 	/** Packs that held a damaged blob when this process consolidated: left out of its next merges. */
 	private readonly unmergeable = new Set<string>();
 
-	constructor(readonly root: string, options: BlobStoreOptions = {}) {
+	constructor(
+		readonly root: string,
+		options: BlobStoreOptions = {},
+	) {
 		this.maxBlobBytes = options.maxBlobBytes ?? maxBlobBytes;
 		this.packThresholdBytes = Math.min(options.packThresholdBytes ?? 64 * 1024, this.maxBlobBytes);
 		this.maxPacks = Math.max(2, options.maxPacks ?? 16);
@@ -87,11 +90,19 @@ export class BlobStore {
 			try {
 				saved = JSON.parse(fs.readFileSync(layoutFile, 'utf8')) as { layout?: unknown; looseToPack?: unknown };
 			} catch (error) {
-				throw new DeskError('store.corrupt', `${layoutFile} cannot be read: ${(error as Error).message}. The blobs beside it are untouched.`, { file: layoutFile });
+				throw new DeskError(
+					'store.corrupt',
+					`${layoutFile} cannot be read: ${(error as Error).message}. The blobs beside it are untouched.`,
+					{ file: layoutFile },
+				);
 			}
 			const layout = saved.layout;
 			if (typeof layout !== 'number' || !readableLayouts.includes(layout)) {
-				throw new DeskError('store.unknownSchema', `Blob store ${root} has layout ${String(layout)}; this Agent Desk knows ${blobLayoutVersion}.`, { root, layout });
+				throw new DeskError(
+					'store.unknownSchema',
+					`Blob store ${root} has layout ${String(layout)}; this Agent Desk knows ${blobLayoutVersion}.`,
+					{ root, layout },
+				);
 			}
 			if (layout < blobLayoutVersion) {
 				// Layout 1's files stay where they are and are read as before; new small blobs go into
@@ -211,7 +222,12 @@ export class BlobStore {
 			if (error instanceof DeskError) {
 				throw error;
 			}
-			throw new DeskError('store.io', `Could not read blob ${hash}: ${(error as Error).message}`, { hash }, { cause: error });
+			throw new DeskError(
+				'store.io',
+				`Could not read blob ${hash}: ${(error as Error).message}`,
+				{ hash },
+				{ cause: error },
+			);
 		}
 	}
 
@@ -241,7 +257,11 @@ export class BlobStore {
 		}
 		const damage = this.packs.damage;
 		if (damage) {
-			throw new DeskError('store.corrupt', `Blob ${hash} is in none of the store's readable packs and files, and it may be in a damaged one: ${damage.message}`, { hash, file: damage.data['file'] });
+			throw new DeskError(
+				'store.corrupt',
+				`Blob ${hash} is in none of the store's readable packs and files, and it may be in a damaged one: ${damage.message}`,
+				{ hash, file: damage.data['file'] },
+			);
 		}
 		throw new DeskError('blob.missing', `Blob ${hash} is not in the store.`, { hash });
 	}
@@ -278,7 +298,9 @@ export class BlobStore {
 	/** Where a loose blob lives. Refuses anything but 64 lowercase hex before touching the disk. */
 	pathOf(hash: string): string {
 		if (!BlobStore.isHash(hash)) {
-			throw new DeskError('blob.badHash', `Not a sha256 blob name: ${JSON.stringify(String(hash).slice(0, 80))}.`, { hash: String(hash).slice(0, 80) });
+			throw new DeskError('blob.badHash', `Not a sha256 blob name: ${JSON.stringify(String(hash).slice(0, 80))}.`, {
+				hash: String(hash).slice(0, 80),
+			});
 		}
 		return path.join(this.root, 'sha256', hash.slice(0, 2), hash);
 	}
@@ -315,7 +337,10 @@ export class BlobStore {
 					current = input;
 					for (const entry of input.entries()) {
 						if (!writer.has(entry.name)) {
-							writer.add(entry.name, verified(entry.name, input.read(entry.offset, entry.size), input.file, entry.offset));
+							writer.add(
+								entry.name,
+								verified(entry.name, input.read(entry.offset, entry.size), input.file, entry.offset),
+							);
 						}
 					}
 				}
@@ -440,7 +465,14 @@ export class BlobStore {
 	/** @internal */
 	newTempFile(): { path: string; fd: number } {
 		const temp = this.tempPath();
-		return { path: temp, fd: fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600) };
+		return {
+			path: temp,
+			fd: fs.openSync(
+				temp,
+				fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+				0o600,
+			),
+		};
 	}
 
 	/** @internal */
@@ -496,7 +528,12 @@ export class BlobStore {
 			this.finishPack(writer, name);
 		} catch (error) {
 			writer.abort();
-			throw new DeskError('store.io', `Could not store ${blobs.length === 1 ? `blob ${blobs[0]![0]}` : `${blobs.length} blobs`}: ${(error as Error).message}`, {}, { cause: error });
+			throw new DeskError(
+				'store.io',
+				`Could not store ${blobs.length === 1 ? `blob ${blobs[0]![0]}` : `${blobs.length} blobs`}: ${(error as Error).message}`,
+				{},
+				{ cause: error },
+			);
 		}
 		this.packPublished(name);
 	}
@@ -587,14 +624,23 @@ export class BlobStore {
 
 	private commitTemp(hash: string, fill: (fd: number) => void): void {
 		const temp = this.tempPath();
-		const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+		const fd = fs.openSync(
+			temp,
+			fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+			0o600,
+		);
 		try {
 			fill(fd);
 			fs.fsyncSync(fd);
 		} catch (error) {
 			fs.closeSync(fd);
 			fs.rmSync(temp, { force: true });
-			throw new DeskError('store.io', `Could not store blob ${hash}: ${(error as Error).message}`, { hash }, { cause: error });
+			throw new DeskError(
+				'store.io',
+				`Could not store blob ${hash}: ${(error as Error).message}`,
+				{ hash },
+				{ cause: error },
+			);
 		}
 		fs.closeSync(fd);
 		this.publish(temp, hash);
@@ -611,7 +657,10 @@ export class BlobBatch {
 	/** hash → temp file of a large blob, written and closed (thousands of open files would exhaust descriptors). */
 	private readonly loose = new Map<string, string>();
 
-	constructor(private readonly store: BlobStore, private readonly maxBlobBytes: number) {}
+	constructor(
+		private readonly store: BlobStore,
+		private readonly maxBlobBytes: number,
+	) {}
 
 	get size(): number {
 		return (this.pack?.count ?? 0) + this.loose.size;
@@ -633,14 +682,24 @@ export class BlobBatch {
 				return hash;
 			}
 		} catch (error) {
-			throw new DeskError('store.io', `Could not store blob ${hash}: ${(error as Error).message}`, { hash }, { cause: error });
+			throw new DeskError(
+				'store.io',
+				`Could not store blob ${hash}: ${(error as Error).message}`,
+				{ hash },
+				{ cause: error },
+			);
 		}
 		const temp = this.store.newTempFile();
 		try {
 			writeAll(temp.fd, bytes);
 		} catch (error) {
 			fs.rmSync(temp.path, { force: true });
-			throw new DeskError('store.io', `Could not store blob ${hash}: ${(error as Error).message}`, { hash }, { cause: error });
+			throw new DeskError(
+				'store.io',
+				`Could not store blob ${hash}: ${(error as Error).message}`,
+				{ hash },
+				{ cause: error },
+			);
 		} finally {
 			fs.closeSync(temp.fd);
 		}
@@ -666,7 +725,12 @@ export class BlobBatch {
 			}
 		} catch (error) {
 			this.abort();
-			throw new DeskError('store.io', `Could not make blobs durable: ${(error as Error).message}`, {}, { cause: error });
+			throw new DeskError(
+				'store.io',
+				`Could not make blobs durable: ${(error as Error).message}`,
+				{},
+				{ cause: error },
+			);
 		}
 		this.pack = undefined;
 		this.loose.clear();
@@ -691,13 +755,23 @@ export class BlobBatch {
 function verified(hash: string, bytes: Buffer, file: string, offset: number): Buffer {
 	const actual = createHash('sha256').update(bytes).digest('hex');
 	if (actual !== hash) {
-		throw new DeskError('blob.corrupt', `Blob ${hash} is damaged: its bytes hash to ${actual}.`, { hash, actual, file, offset });
+		throw new DeskError('blob.corrupt', `Blob ${hash} is damaged: its bytes hash to ${actual}.`, {
+			hash,
+			actual,
+			file,
+			offset,
+		});
 	}
 	return bytes;
 }
 
 function writeLayout(file: string, looseToPack = false): void {
-	writeFileDurably(file, Buffer.from(JSON.stringify({ layout: blobLayoutVersion, hash: 'sha256', ...(looseToPack ? { looseToPack } : {}) }) + '\n'));
+	writeFileDurably(
+		file,
+		Buffer.from(
+			JSON.stringify({ layout: blobLayoutVersion, hash: 'sha256', ...(looseToPack ? { looseToPack } : {}) }) + '\n',
+		),
+	);
 }
 
 /** fsync through a fresh read-only descriptor; on Linux it flushes the file's data all the same. */
@@ -739,5 +813,8 @@ function removeDeadWritersTemps(tempRoot: string): void {
 }
 
 function tooLarge(size: number, limit: number): DeskError {
-	return new DeskError('blob.tooLarge', `A blob of ${size} bytes is over the limit of ${limit} bytes.`, { size, limit });
+	return new DeskError('blob.tooLarge', `A blob of ${size} bytes is over the limit of ${limit} bytes.`, {
+		size,
+		limit,
+	});
 }

@@ -26,12 +26,20 @@ export interface RequestLedger {
 export const requestIdPattern = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /** The request a method call names, or undefined when it carries no id (then it runs as it comes). */
-export function clientRequest(method: string, requestId: string | undefined, params: object): ClientRequest | undefined {
+export function clientRequest(
+	method: string,
+	requestId: string | undefined,
+	params: object,
+): ClientRequest | undefined {
 	if (requestId === undefined) {
 		return undefined;
 	}
 	if (!requestIdPattern.test(requestId)) {
-		throw new DeskError('request.badId', `A request id is 8 to 128 letters, digits or . _ : -; not ${JSON.stringify(requestId.slice(0, 140))}.`, { requestId: requestId.slice(0, 140) });
+		throw new DeskError(
+			'request.badId',
+			`A request id is 8 to 128 letters, digits or . _ : -; not ${JSON.stringify(requestId.slice(0, 140))}.`,
+			{ requestId: requestId.slice(0, 140) },
+		);
 	}
 	const rest: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(params)) {
@@ -47,7 +55,10 @@ export function clientRequest(method: string, requestId: string | undefined, par
  * (or another method) is refused.
  */
 export function storedAnswer<T>(ledger: RequestLedger, request: ClientRequest): { result: T } | undefined {
-	const row = ledger.get<{ method: string; params_hash: string; result: string }>('SELECT method, params_hash, result FROM client_requests WHERE request_id = ?', [request.id]);
+	const row = ledger.get<{ method: string; params_hash: string; result: string }>(
+		'SELECT method, params_hash, result FROM client_requests WHERE request_id = ?',
+		[request.id],
+	);
 	if (!row) {
 		return undefined;
 	}
@@ -69,12 +80,23 @@ export class AlreadyAnswered extends Error {
  * answered the same id meanwhile, the transaction is abandoned (AlreadyAnswered) so its effect is not
  * made twice.
  */
-export function recordAnswer(tx: WriteTransaction, request: ClientRequest | undefined, result: unknown, at: string): void {
+export function recordAnswer(
+	tx: WriteTransaction,
+	request: ClientRequest | undefined,
+	result: unknown,
+	at: string,
+): void {
 	if (!request) {
 		return;
 	}
 	throwIfAnswered(tx, request);
-	tx.run('INSERT INTO client_requests (request_id, method, params_hash, result, created_at) VALUES (?, ?, ?, ?, ?)', [request.id, request.method, request.hash, JSON.stringify(result), at]);
+	tx.run('INSERT INTO client_requests (request_id, method, params_hash, result, created_at) VALUES (?, ?, ?, ?, ?)', [
+		request.id,
+		request.method,
+		request.hash,
+		JSON.stringify(result),
+		at,
+	]);
 }
 
 /**
@@ -89,7 +111,10 @@ export function throwIfAnswered(tx: RequestLedger, request: ClientRequest | unde
 	}
 }
 
-const inFlight = new WeakMap<object, Map<string, { hash: string; answer: Promise<{ result: unknown; replayed: boolean }> }>>();
+const inFlight = new WeakMap<
+	object,
+	Map<string, { hash: string; answer: Promise<{ result: unknown; replayed: boolean }> }>
+>();
 
 /**
  * Runs `work` once for `request` (when there is one): a stored answer is returned at once; a repeat
@@ -97,7 +122,11 @@ const inFlight = new WeakMap<object, Map<string, { hash: string; answer: Promise
  * with {@link recordAnswer} in the transaction that makes its effect. `replayed` says the answer is
  * an earlier one, so the caller starts nothing (no run, no notification).
  */
-export async function answerOnce<T>(ledger: RequestLedger, request: ClientRequest | undefined, work: () => Promise<T>): Promise<{ result: T; replayed: boolean }> {
+export async function answerOnce<T>(
+	ledger: RequestLedger,
+	request: ClientRequest | undefined,
+	work: () => Promise<T>,
+): Promise<{ result: T; replayed: boolean }> {
 	if (!request) {
 		return { result: await work(), replayed: false };
 	}

@@ -60,7 +60,10 @@ export class ConfinedDir {
 	child(name: EntryName, create = false, mode = 0o700): ConfinedDir | undefined {
 		checkName(name);
 		try {
-			return new ConfinedDir(fs.openSync(this.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW), `${this.label}/${shownName(name)}`);
+			return new ConfinedDir(
+				fs.openSync(this.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW),
+				`${this.label}/${shownName(name)}`,
+			);
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code === 'ENOENT' && create) {
 				try {
@@ -81,7 +84,9 @@ export class ConfinedDir {
 
 	/** What the folder holds, each entry with its kind as lstat sees it (a link is a link). */
 	entries(): Array<{ name: string; kind: EntryKind }> {
-		return fs.readdirSync(this.at(), { withFileTypes: true }).map((entry) => ({ name: entry.name, kind: kindOf(entry) }));
+		return fs
+			.readdirSync(this.at(), { withFileTypes: true })
+			.map((entry) => ({ name: entry.name, kind: kindOf(entry) }));
 	}
 
 	/**
@@ -89,7 +94,9 @@ export class ConfinedDir {
 	 * UTF-8 and turns every invalid byte into U+FFFD, so two different names can come out equal.
 	 */
 	rawEntries(): Array<{ name: Buffer; kind: EntryKind }> {
-		return fs.readdirSync(this.at(), { withFileTypes: true, encoding: 'buffer' }).map((entry) => ({ name: entry.name, kind: kindOf(entry) }));
+		return fs
+			.readdirSync(this.at(), { withFileTypes: true, encoding: 'buffer' })
+			.map((entry) => ({ name: entry.name, kind: kindOf(entry) }));
 	}
 
 	/** fstat of this folder's own descriptor (its device and inode say which folder it really is). */
@@ -140,7 +147,9 @@ export class ConfinedDir {
 		const stat = fs.fstatSync(fd);
 		if (!stat.isFile()) {
 			fs.closeSync(fd);
-			throw new DeskError('attachment.notRegular', `${this.label}/${shownName(name)} is not a regular file.`, { name: shownName(name) });
+			throw new DeskError('attachment.notRegular', `${this.label}/${shownName(name)} is not a regular file.`, {
+				name: shownName(name),
+			});
 		}
 		return { fd, stat };
 	}
@@ -171,7 +180,9 @@ export class ConfinedDir {
 		} catch (error) {
 			fs.closeSync(fd);
 			this.unlink(temp);
-			throw new DeskError('store.io', `Could not store ${name}: ${(error as Error).message}`, { errno: (error as NodeJS.ErrnoException).code });
+			throw new DeskError('store.io', `Could not store ${name}: ${(error as Error).message}`, {
+				errno: (error as NodeJS.ErrnoException).code,
+			});
 		}
 		fs.closeSync(fd);
 		this.rename(temp, name);
@@ -317,7 +328,9 @@ export class ConfinedDir {
 		if (name === undefined) {
 			return `/proc/self/fd/${fd}`;
 		}
-		return typeof name === 'string' ? `/proc/self/fd/${fd}/${name}` : Buffer.concat([Buffer.from(`/proc/self/fd/${fd}/`), name]);
+		return typeof name === 'string'
+			? `/proc/self/fd/${fd}/${name}`
+			: Buffer.concat([Buffer.from(`/proc/self/fd/${fd}/`), name]);
 	}
 }
 
@@ -333,7 +346,11 @@ export interface OpenedFile {
  * bounded reader; closed after. An error of the open is thrown as `openError` makes it of the errno
  * error; whether the file is a regular one is for `body` to check.
  */
-export function withFileAt<T>(file: string, body: (file: OpenedFile) => T, openError: (error: NodeJS.ErrnoException) => Error): T {
+export function withFileAt<T>(
+	file: string,
+	body: (file: OpenedFile) => T,
+	openError: (error: NodeJS.ErrnoException) => Error,
+): T {
 	let fd: number;
 	try {
 		fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
@@ -370,7 +387,9 @@ export function readLimited(fd: number, limit: number): { bytes: Buffer; more: b
 function checkName(name: EntryName): void {
 	const text = typeof name === 'string' ? name : name.toString('latin1');
 	if (text === '' || text === '.' || text === '..' || text.includes('/') || text.includes('\0')) {
-		throw new DeskError('attachment.badName', `${JSON.stringify(shownName(name))} is not one name inside a folder.`, { name: shownName(name) });
+		throw new DeskError('attachment.badName', `${JSON.stringify(shownName(name))} is not one name inside a folder.`, {
+			name: shownName(name),
+		});
 	}
 }
 
@@ -395,7 +414,8 @@ export function shownName(name: EntryName): string {
 	let i = 0;
 	while (i < name.length) {
 		const b = name[i]!;
-		const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+		const length =
+			b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
 		const part = name.subarray(i, i + length);
 		if (length > 1 && part.length === length && utf8Name(part) !== undefined) {
 			out += part.toString('utf8');
@@ -430,7 +450,10 @@ function kindOf(entry: fs.Dirent<string | Buffer>): EntryKind {
 function confinedError(error: unknown, where: string): DeskError {
 	const code = (error as NodeJS.ErrnoException).code;
 	if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'EMLINK') {
-		return new DeskError('attachment.notRegular', `${where} is a link or not a folder; it is not followed.`, { path: where, errno: code });
+		return new DeskError('attachment.notRegular', `${where} is a link or not a folder; it is not followed.`, {
+			path: where,
+			errno: code,
+		});
 	}
 	if (code === 'ENOENT') {
 		return new DeskError('attachment.unavailable', `${where} does not exist.`, { path: where, errno: code });

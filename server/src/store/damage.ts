@@ -77,7 +77,13 @@ export function readDamage(file: string): DamageRecord | undefined {
 }
 
 /** Sets the damaged base (and its journal) aside, records the marker durably and returns the error to throw. */
-export function setAside(file: string, problem: string, hint: RecoverHint, now = new Date(), journalValidBytes?: number): DeskError {
+export function setAside(
+	file: string,
+	problem: string,
+	hint: RecoverHint,
+	now = new Date(),
+	journalValidBytes?: number,
+): DeskError {
 	const keptAs = fs.existsSync(file) ? quarantine(file, now) : undefined;
 	const journal = `${file}.journal`;
 	const journalKeptAs = fs.existsSync(journal) ? quarantine(journal, now) : undefined;
@@ -95,7 +101,9 @@ export function setAside(file: string, problem: string, hint: RecoverHint, now =
 
 /** The refusal of a store marked damaged: names the file, the kept copy and the choices. */
 export function damagedError(record: DamageRecord, hint: RecoverHint): DeskError {
-	const kept = record.keptAs ? ` It was kept as ${record.keptAs}${record.journalKeptAs ? ` (its journal as ${record.journalKeptAs})` : ''}; nothing was replaced.` : '';
+	const kept = record.keptAs
+		? ` It was kept as ${record.keptAs}${record.journalKeptAs ? ` (its journal as ${record.journalKeptAs})` : ''}; nothing was replaced.`
+		: '';
 	return new DeskError(
 		'store.corrupt',
 		`${record.file} is damaged (${record.problem}).${kept} The desk will not use it until you choose: ${hint.command} ${hint.choices.join('|')}.`,
@@ -125,33 +133,54 @@ export interface RecoverResult {
  * Carries out `restore` or `empty` on the files (the caller holds the store's lock, and opens the
  * database afterwards). `check` says why bytes are not a usable database of this kind, or undefined.
  */
-export function recoverFiles(file: string, choice: 'restore' | 'empty', check: (bytes: Buffer) => string | undefined, recordAccepted: (bytes: Buffer) => void): RecoverResult {
+export function recoverFiles(
+	file: string,
+	choice: 'restore' | 'empty',
+	check: (bytes: Buffer) => string | undefined,
+	recordAccepted: (bytes: Buffer) => void,
+): RecoverResult {
 	const record = readDamage(file);
 	if (!record) {
 		throw new DeskError('store.notDamaged', `${file} is not marked damaged; there is nothing to recover.`, { file });
 	}
 	if (fs.existsSync(file)) {
-		throw new DeskError('store.cannotRecover', `${file} is there again (put back by hand?); move it away, then choose again.`, { file, choice });
+		throw new DeskError(
+			'store.cannotRecover',
+			`${file} is there again (put back by hand?); move it away, then choose again.`,
+			{ file, choice },
+		);
 	}
 	const journal = `${file}.journal`;
 	if (choice === 'restore') {
 		if (!record.keptAs) {
-			throw new DeskError('store.cannotRecover', `${file} has no kept copy to restore (${record.problem}); choose empty${record.journalKeptAs ? ` (its journal is kept as ${record.journalKeptAs})` : ''}.`, { file, choice });
+			throw new DeskError(
+				'store.cannotRecover',
+				`${file} has no kept copy to restore (${record.problem}); choose empty${record.journalKeptAs ? ` (its journal is kept as ${record.journalKeptAs})` : ''}.`,
+				{ file, choice },
+			);
 		}
 		let bytes: Buffer;
 		try {
 			bytes = fs.readFileSync(record.keptAs);
 		} catch (error) {
-			throw new DeskError('store.cannotRecover', `The kept copy ${record.keptAs} cannot be read: ${(error as Error).message}.`, { file, choice, keptAs: record.keptAs });
+			throw new DeskError(
+				'store.cannotRecover',
+				`The kept copy ${record.keptAs} cannot be read: ${(error as Error).message}.`,
+				{ file, choice, keptAs: record.keptAs },
+			);
 		}
 		const problem = check(bytes);
 		if (problem !== undefined) {
-			throw new DeskError('store.cannotRecover', `The kept copy ${record.keptAs} cannot be restored: ${problem}. Replace it with a backup and restore again, or choose empty.`, {
-				file,
-				choice,
-				keptAs: record.keptAs,
-				problem,
-			});
+			throw new DeskError(
+				'store.cannotRecover',
+				`The kept copy ${record.keptAs} cannot be restored: ${problem}. Replace it with a backup and restore again, or choose empty.`,
+				{
+					file,
+					choice,
+					keptAs: record.keptAs,
+					problem,
+				},
+			);
 		}
 		if (fs.existsSync(journal)) {
 			quarantine(journal);
@@ -159,7 +188,10 @@ export function recoverFiles(file: string, choice: 'restore' | 'empty', check: (
 		if (record.journalKeptAs && fs.existsSync(record.journalKeptAs)) {
 			// A journal damaged in the middle comes back up to its damage; the records after it are lost (the kept copy has them).
 			const kept = fs.readFileSync(record.journalKeptAs);
-			writeFileDurably(journal, record.journalValidBytes === undefined ? kept : kept.subarray(0, record.journalValidBytes));
+			writeFileDurably(
+				journal,
+				record.journalValidBytes === undefined ? kept : kept.subarray(0, record.journalValidBytes),
+			);
 		}
 		recordAccepted(bytes);
 		writeFileDurably(file, bytes);
@@ -197,9 +229,17 @@ export function checkedFile(file: string): string {
 
 export function readSidecar(file: string): { format: 1 | 2; accepted: BaseSum[] } | undefined {
 	try {
-		const parsed = JSON.parse(fs.readFileSync(checkedFile(file), 'utf8')) as { format?: unknown; accepted?: unknown; size?: unknown; crc32?: unknown };
+		const parsed = JSON.parse(fs.readFileSync(checkedFile(file), 'utf8')) as {
+			format?: unknown;
+			accepted?: unknown;
+			size?: unknown;
+			crc32?: unknown;
+		};
 		const valid = (s: unknown): s is BaseSum =>
-			typeof s === 'object' && s !== null && Number.isSafeInteger((s as BaseSum).size) && Number.isSafeInteger((s as BaseSum).crc32);
+			typeof s === 'object' &&
+			s !== null &&
+			Number.isSafeInteger((s as BaseSum).size) &&
+			Number.isSafeInteger((s as BaseSum).crc32);
 		if (parsed.format === 2 && Array.isArray(parsed.accepted) && parsed.accepted.every(valid)) {
 			return { format: 2, accepted: parsed.accepted };
 		}
@@ -233,10 +273,17 @@ export function verifySidecar(file: string, bytes: Uint8Array): SidecarVerdict {
  */
 export function writeSidecar(file: string, accepted: readonly BaseSum[], synced = true): void {
 	const target = checkedFile(file);
-	const temp = path.join(path.dirname(target), `${tempPrefix}${path.basename(target)}-${randomBytes(6).toString('hex')}`);
+	const temp = path.join(
+		path.dirname(target),
+		`${tempPrefix}${path.basename(target)}-${randomBytes(6).toString('hex')}`,
+	);
 	let fd: number | undefined;
 	try {
-		fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+		fd = fs.openSync(
+			temp,
+			fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+			0o600,
+		);
 		writeAll(fd, Buffer.from(JSON.stringify({ format: 2, accepted })));
 		if (synced) {
 			fs.fsyncSync(fd);
@@ -249,7 +296,12 @@ export function writeSidecar(file: string, accepted: readonly BaseSum[], synced 
 			fs.closeSync(fd);
 		}
 		fs.rmSync(temp, { force: true });
-		throw new DeskError('store.io', `Could not write ${target}: ${(error as Error).message}`, { file: target }, { cause: error });
+		throw new DeskError(
+			'store.io',
+			`Could not write ${target}: ${(error as Error).message}`,
+			{ file: target },
+			{ cause: error },
+		);
 	}
 }
 

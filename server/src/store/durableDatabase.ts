@@ -3,9 +3,31 @@ import * as path from 'node:path';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import { DeskError } from '../core/errors';
 import type { Logger } from '../core/logger';
-import { baseSum, damagedError, defaultRecoverHint, describeSum, readDamage, readSidecar, recoverFiles, setAside, verifySidecar, writeSidecar, type BaseSum, type RecoverHint, type RecoverResult } from './damage';
+import {
+	baseSum,
+	damagedError,
+	defaultRecoverHint,
+	describeSum,
+	readDamage,
+	readSidecar,
+	recoverFiles,
+	setAside,
+	verifySidecar,
+	writeSidecar,
+	type BaseSum,
+	type RecoverHint,
+	type RecoverResult,
+} from './damage';
 import { removeStaleTempFiles, writeFileDurably } from './durableFile';
-import { appendDurably, encodeRecord, journalMagic, recordsAfterDamage, scanJournal, type JournalRecord, type SqlValue } from './journal';
+import {
+	appendDurably,
+	encodeRecord,
+	journalMagic,
+	recordsAfterDamage,
+	scanJournal,
+	type JournalRecord,
+	type SqlValue,
+} from './journal';
 import { StoreLock } from './storeLock';
 
 /**
@@ -137,7 +159,11 @@ export class DurableDatabase {
 				database.migrate();
 				if (readMeta(database.db, 'tracking_since') === undefined) {
 					// A database from before this was recorded: files older than now may be unknown to it.
-					database.write((tx) => tx.run("INSERT INTO desk_meta(key, value) VALUES ('tracking_since', ?) ON CONFLICT(key) DO NOTHING", [String(Date.now())]));
+					database.write((tx) =>
+						tx.run("INSERT INTO desk_meta(key, value) VALUES ('tracking_since', ?) ON CONFLICT(key) DO NOTHING", [
+							String(Date.now()),
+						]),
+					);
 				}
 			});
 		} catch (error) {
@@ -217,7 +243,8 @@ export class DurableDatabase {
 						statements.push([sql, params]);
 					},
 					all: <Row extends object>(sql: string, params?: SqlValue[]) => this.query<Row>(sql, params),
-					get: <Row extends object>(sql: string, params?: SqlValue[]): Row | undefined => this.query<Row>(sql, params).at(0),
+					get: <Row extends object>(sql: string, params?: SqlValue[]): Row | undefined =>
+						this.query<Row>(sql, params).at(0),
 				});
 				if (statements.length > 0) {
 					const bytes = encodeRecord({ seq: this.lastSeq + 1, statements });
@@ -280,7 +307,10 @@ export class DurableDatabase {
 				return;
 			}
 			// Bookkeeping for the base file only: readers skip journal records up to this seq.
-			this.db.run("INSERT INTO desk_meta(key, value) VALUES ('journal_seq', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(this.lastSeq)]);
+			this.db.run(
+				"INSERT INTO desk_meta(key, value) VALUES ('journal_seq', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+				[String(this.lastSeq)],
+			);
 			const bytes = this.db.export();
 			this.db.exec(pragmas);
 			// The checksum is recorded before the base it describes, beside the one it replaces, so a
@@ -343,7 +373,13 @@ export class DurableDatabase {
 	 * of another process between reading the base and opening the journal would pair a base with a
 	 * journal that does not follow from it. */
 	private load(): void {
-		const { db, sum } = openBase(this.SQL, this.options.file, this.options.schema, this.options.logger, this.options.recover);
+		const { db, sum } = openBase(
+			this.SQL,
+			this.options.file,
+			this.options.schema,
+			this.options.logger,
+			this.options.recover,
+		);
 		this.db?.close();
 		this.db = db;
 		this.baseSum = sum;
@@ -371,7 +407,9 @@ export class DurableDatabase {
 			if (damage) {
 				throw damagedError(damage, this.options.recover);
 			}
-			throw new DeskError('store.corrupt', `${this.options.file} has disappeared while open.`, { file: this.options.file });
+			throw new DeskError('store.corrupt', `${this.options.file} has disappeared while open.`, {
+				file: this.options.file,
+			});
 		}
 		if (base.ino !== this.base.ino || base.size !== this.base.size || base.mtimeMs !== this.base.mtimeMs) {
 			return true;
@@ -380,7 +418,11 @@ export class DurableDatabase {
 			return false;
 		}
 		const journal = identity(this.journalFile);
-		return journal === undefined || journal.ino !== this.journal.ino || fs.fstatSync(this.journal.fd).size < this.journal.offset;
+		return (
+			journal === undefined ||
+			journal.ino !== this.journal.ino ||
+			fs.fstatSync(this.journal.fd).size < this.journal.offset
+		);
 	}
 
 	private readJournal(underLock: boolean): void {
@@ -436,7 +478,9 @@ export class DurableDatabase {
 		if (scan.damage !== 'torn-tail') {
 			const kept = `${this.journalFile}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
 			fs.copyFileSync(this.journalFile, kept);
-			this.options.logger.error(`${this.journalFile}: ${scan.damage} at byte ${scan.validBytes}; the journal was copied to ${kept} and applied up to that point`);
+			this.options.logger.error(
+				`${this.journalFile}: ${scan.damage} at byte ${scan.validBytes}; the journal was copied to ${kept} and applied up to that point`,
+			);
 		}
 		if (scan.validBytes === 0) {
 			fs.writeSync(journal.fd, journalMagic, 0, journalMagic.length, 0);
@@ -451,11 +495,15 @@ export class DurableDatabase {
 			return; // Already in the base file.
 		}
 		if (record.seq !== this.lastSeq + 1) {
-			throw new DeskError('store.journalCorrupt', `${this.journalFile}: record ${record.seq} follows ${this.lastSeq}; a record is missing.`, {
-				file: this.journalFile,
-				seq: record.seq,
-				expected: this.lastSeq + 1,
-			});
+			throw new DeskError(
+				'store.journalCorrupt',
+				`${this.journalFile}: record ${record.seq} follows ${this.lastSeq}; a record is missing.`,
+				{
+					file: this.journalFile,
+					seq: record.seq,
+					expected: this.lastSeq + 1,
+				},
+			);
 		}
 		this.db.exec('BEGIN');
 		try {
@@ -465,10 +513,14 @@ export class DurableDatabase {
 			this.db.exec('COMMIT');
 		} catch (error) {
 			this.db.exec('ROLLBACK');
-			throw new DeskError('store.journalCorrupt', `${this.journalFile}: record ${record.seq} does not apply: ${(error as Error).message}`, {
-				file: this.journalFile,
-				seq: record.seq,
-			});
+			throw new DeskError(
+				'store.journalCorrupt',
+				`${this.journalFile}: record ${record.seq} does not apply: ${(error as Error).message}`,
+				{
+					file: this.journalFile,
+					seq: record.seq,
+				},
+			);
 		}
 		this.lastSeq = record.seq;
 	}
@@ -504,7 +556,10 @@ export class DurableDatabase {
 				for (const statement of migration.statements) {
 					tx.run(statement);
 				}
-				tx.run("INSERT INTO desk_meta(key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(migration.version)]);
+				tx.run(
+					"INSERT INTO desk_meta(key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+					[String(migration.version)],
+				);
 			});
 			this.options.logger.debug(`${path.basename(this.options.file)}: schema migrated to version ${migration.version}`);
 		}
@@ -588,7 +643,10 @@ function openBase(SQL: SqlJsStatic, file: string, schema: string, logger: Logger
 		// A new database gets its base file at once, so that a journal never exists without one.
 		const db = new SQL.Database();
 		db.run('CREATE TABLE desk_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-		db.run("INSERT INTO desk_meta(key, value) VALUES ('schema', ?), ('schema_version', '0'), ('journal_seq', '0'), ('tracking_since', ?)", [schema, String(Date.now())]);
+		db.run(
+			"INSERT INTO desk_meta(key, value) VALUES ('schema', ?), ('schema_version', '0'), ('journal_seq', '0'), ('tracking_since', ?)",
+			[schema, String(Date.now())],
+		);
 		const created = db.export();
 		const sum = baseSum(created);
 		writeSidecar(file, [sum]);
@@ -610,7 +668,9 @@ function openBase(SQL: SqlJsStatic, file: string, schema: string, logger: Logger
 	checked.exec(pragmas);
 	if (verdict !== 'match') {
 		if (verdict === 'none') {
-			logger.warn(`${file}: no checksum was recorded for it; SQLite's full check passed and its checksum is recorded now`);
+			logger.warn(
+				`${file}: no checksum was recorded for it; SQLite's full check passed and its checksum is recorded now`,
+			);
 		}
 		writeSidecar(file, [sum]);
 	}

@@ -16,7 +16,11 @@ export function writeFileDurably(target: string, bytes: Uint8Array): void {
 	const temp = path.join(folder, `${tempPrefix}${path.basename(target)}-${randomBytes(6).toString('hex')}`);
 	let fd: number | undefined;
 	try {
-		fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+		fd = fs.openSync(
+			temp,
+			fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+			0o600,
+		);
 		writeAll(fd, bytes);
 		fs.fsyncSync(fd);
 		fs.closeSync(fd);
@@ -28,7 +32,12 @@ export function writeFileDurably(target: string, bytes: Uint8Array): void {
 			fs.closeSync(fd);
 		}
 		fs.rmSync(temp, { force: true });
-		throw new DeskError('store.io', `Could not write ${target}: ${(error as Error).message}`, { file: target }, { cause: error });
+		throw new DeskError(
+			'store.io',
+			`Could not write ${target}: ${(error as Error).message}`,
+			{ file: target },
+			{ cause: error },
+		);
 	}
 }
 
@@ -38,12 +47,20 @@ export function writeFileDurably(target: string, bytes: Uint8Array): void {
  * `abandon()` returning true before the rename drops the temp file and leaves the target as it was.
  * Resolves to whether the target was replaced.
  */
-export async function writeFileDurablyFrom(target: string, chunks: AsyncIterable<string>, abandon: () => boolean = () => false): Promise<boolean> {
+export async function writeFileDurablyFrom(
+	target: string,
+	chunks: AsyncIterable<string>,
+	abandon: () => boolean = () => false,
+): Promise<boolean> {
 	const folder = path.dirname(target);
 	const temp = path.join(folder, `${tempPrefix}${path.basename(target)}-${randomBytes(6).toString('hex')}`);
 	let handle: fs.promises.FileHandle | undefined;
 	try {
-		handle = await fs.promises.open(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+		handle = await fs.promises.open(
+			temp,
+			fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+			0o600,
+		);
 		for await (const chunk of chunks) {
 			await handle.writeFile(chunk);
 		}
@@ -65,7 +82,12 @@ export async function writeFileDurablyFrom(target: string, chunks: AsyncIterable
 	} catch (error) {
 		await handle?.close().catch(() => undefined);
 		await fs.promises.rm(temp, { force: true });
-		throw new DeskError('store.io', `Could not write ${target}: ${(error as Error).message}`, { file: target }, { cause: error });
+		throw new DeskError(
+			'store.io',
+			`Could not write ${target}: ${(error as Error).message}`,
+			{ file: target },
+			{ cause: error },
+		);
 	}
 }
 

@@ -27,7 +27,11 @@ export function writeInFolder(folder: string, rel: string, bytes: Uint8Array, op
 	try {
 		const stat = dir.lstat(name);
 		if (stat && !stat.isFile() && !(stat.isSymbolicLink() && options.replaceLink)) {
-			throw new DeskError('asset.unsafePath', `${rel} is ${stat.isSymbolicLink() ? 'a link' : 'not a file'}; nothing is written through it.`, { path: rel });
+			throw new DeskError(
+				'asset.unsafePath',
+				`${rel} is ${stat.isSymbolicLink() ? 'a link' : 'not a file'}; nothing is written through it.`,
+				{ path: rel },
+			);
 		}
 		// Replace by rename: a link created at the target meanwhile is replaced, never followed.
 		const temp = `${tempPrefix}${randomBytes(6).toString('hex')}`;
@@ -45,7 +49,12 @@ export function writeInFolder(folder: string, rel: string, bytes: Uint8Array, op
 			} catch {
 				// Left for the snapshot to skip; the write's own error is the one to report.
 			}
-			throw new DeskError('store.io', `Could not write ${rel}: ${(error as Error).message}`, { path: rel }, { cause: error });
+			throw new DeskError(
+				'store.io',
+				`Could not write ${rel}: ${(error as Error).message}`,
+				{ path: rel },
+				{ cause: error },
+			);
 		}
 	} finally {
 		dir.close();
@@ -74,7 +83,12 @@ export function linkInFolder(folder: string, rel: string, target: string | Buffe
 			} catch {
 				// Left for the snapshot to skip; the write's own error is the one to report.
 			}
-			throw new DeskError('store.io', `Could not put the link ${rel}: ${(error as Error).message}`, { path: rel }, { cause: error });
+			throw new DeskError(
+				'store.io',
+				`Could not put the link ${rel}: ${(error as Error).message}`,
+				{ path: rel },
+				{ cause: error },
+			);
 		}
 	} finally {
 		dir.close();
@@ -82,7 +96,11 @@ export function linkInFolder(folder: string, rel: string, target: string | Buffe
 }
 
 /** Removes a file (or, with `replaceLink`, a link itself); a link on the way is refused, a missing file is fine. */
-export function removeInFolder(folder: string, rel: string, options: Pick<FolderWriteOptions, 'replaceLink'> = {}): void {
+export function removeInFolder(
+	folder: string,
+	rel: string,
+	options: Pick<FolderWriteOptions, 'replaceLink'> = {},
+): void {
 	const name = lastName(rel);
 	const dir = openParent(folder, rel, false);
 	if (dir === undefined) {
@@ -94,7 +112,11 @@ export function removeInFolder(folder: string, rel: string, options: Pick<Folder
 			return;
 		}
 		if (!stat.isFile() && !(stat.isSymbolicLink() && options.replaceLink)) {
-			throw new DeskError('asset.unsafePath', `${rel} is ${stat.isSymbolicLink() ? 'a link' : 'not a file'}; it is not removed.`, { path: rel });
+			throw new DeskError(
+				'asset.unsafePath',
+				`${rel} is ${stat.isSymbolicLink() ? 'a link' : 'not a file'}; it is not removed.`,
+				{ path: rel },
+			);
 		}
 		dir.unlink(name);
 	} finally {
@@ -133,7 +155,11 @@ export function readInFolder(folder: string, rel: string, maxBytes: number): Buf
 function openMadeParent(folder: string, rel: string): ConfinedDir {
 	const dir = openParent(folder, rel, true);
 	if (!dir) {
-		throw new DeskError('asset.unsafePath', `${rel}: a folder on the way went away while it was made; nothing is written.`, { path: rel });
+		throw new DeskError(
+			'asset.unsafePath',
+			`${rel}: a folder on the way went away while it was made; nothing is written.`,
+			{ path: rel },
+		);
 	}
 	return dir;
 }
@@ -156,7 +182,9 @@ export function openParent(folder: string, rel: string, create: boolean): Confin
 		if (isDeskError(error, 'attachment.unavailable') && !create) {
 			return undefined;
 		}
-		throw new DeskError('asset.unsafePath', `${folder} cannot be opened as a folder: ${(error as Error).message}`, { path: rel });
+		throw new DeskError('asset.unsafePath', `${folder} cannot be opened as a folder: ${(error as Error).message}`, {
+			path: rel,
+		});
 	}
 	const parts = rel.split('/').slice(0, -1);
 	for (const [index, part] of parts.entries()) {
@@ -167,7 +195,11 @@ export function openParent(folder: string, rel: string, create: boolean): Confin
 			dir.close();
 			const where = parts.slice(0, index + 1).join('/');
 			const link = isDeskError(error, 'attachment.notRegular');
-			throw new DeskError('asset.unsafePath', `${rel}: ${where} is ${link ? 'a link or not a folder' : `unreadable (${(error as Error).message})`}; nothing is written through it.`, { path: rel });
+			throw new DeskError(
+				'asset.unsafePath',
+				`${rel}: ${where} is ${link ? 'a link or not a folder' : `unreadable (${(error as Error).message})`}; nothing is written through it.`,
+				{ path: rel },
+			);
 		}
 		dir.close();
 		if (next === undefined) {
@@ -211,7 +243,8 @@ export function removeTreeInFolder(folder: string, rel: string, emptyParents = 0
 		const last = parts.pop()!;
 		let parent: ConfinedDir | undefined;
 		try {
-			parent = parts.length === 0 ? ConfinedDir.open(folder, true) : openParent(folder, `${parts.join('/')}/${last}`, false);
+			parent =
+				parts.length === 0 ? ConfinedDir.open(folder, true) : openParent(folder, `${parts.join('/')}/${last}`, false);
 		} catch {
 			break;
 		}

@@ -113,7 +113,12 @@ function parseRecord(payload: Buffer): JournalRecord | undefined {
 	let value: unknown;
 	try {
 		value = JSON.parse(payload.toString('utf8'), (_key, v: unknown) => {
-			if (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as { $b64?: unknown }).$b64 === 'string') {
+			if (
+				v !== null &&
+				typeof v === 'object' &&
+				!Array.isArray(v) &&
+				typeof (v as { $b64?: unknown }).$b64 === 'string'
+			) {
 				return new Uint8Array(Buffer.from((v as { $b64: string }).$b64, 'base64'));
 			}
 			return v;
@@ -122,7 +127,12 @@ function parseRecord(payload: Buffer): JournalRecord | undefined {
 		return undefined;
 	}
 	const record = value as Partial<JournalRecord> | null;
-	if (record === null || typeof record !== 'object' || !Number.isSafeInteger(record.seq) || !Array.isArray(record.statements)) {
+	if (
+		record === null ||
+		typeof record !== 'object' ||
+		!Number.isSafeInteger(record.seq) ||
+		!Array.isArray(record.statements)
+	) {
 		return undefined;
 	}
 	return record as JournalRecord;

@@ -69,7 +69,7 @@ export const libraryMigrations: readonly Migration[] = [
 	{
 		version: 2,
 		statements: [
-			"ALTER TABLE assets ADD COLUMN about_model_written INTEGER NOT NULL DEFAULT 0",
+			'ALTER TABLE assets ADD COLUMN about_model_written INTEGER NOT NULL DEFAULT 0',
 			"ALTER TABLE assets ADD COLUMN derived_from TEXT NOT NULL DEFAULT ''",
 			'ALTER TABLE assets ADD COLUMN derived_from_version INTEGER NOT NULL DEFAULT 0',
 			"ALTER TABLE assets ADD COLUMN checks TEXT NOT NULL DEFAULT '[]'",

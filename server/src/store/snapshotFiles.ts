@@ -88,13 +88,21 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		try {
 			root = ConfinedDir.open(folder);
 		} catch (error) {
-			throw new DeskError('asset.noFolder', `The working folder ${folder} cannot be read: ${(error as Error).message}`, { folder });
+			throw new DeskError(
+				'asset.noFolder',
+				`The working folder ${folder} cannot be read: ${(error as Error).message}`,
+				{ folder },
+			);
 		}
 		const library = this.libraryIdentity();
 		const rootStat = root.stat();
 		if (library && rootStat.dev === library.dev && rootStat.ino === library.ino) {
 			root.close();
-			throw new DeskError('asset.unsafePath', `The working folder ${folder} is the desk's own library folder; it is not snapshotted.`, { folder });
+			throw new DeskError(
+				'asset.unsafePath',
+				`The working folder ${folder} is the desk's own library folder; it is not snapshotted.`,
+				{ folder },
+			);
 		}
 		const open = new Set<HeldDir>();
 		const hold = (dir: ConfinedDir): HeldDir => {
@@ -117,7 +125,11 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 				entries = namesOf(held.dir);
 			} catch (error) {
 				if (rel === '') {
-					throw new DeskError('asset.noFolder', `The working folder ${folder} cannot be read: ${(error as Error).message}`, { folder });
+					throw new DeskError(
+						'asset.noFolder',
+						`The working folder ${folder} cannot be read: ${(error as Error).message}`,
+						{ folder },
+					);
 				}
 				skipped.push({ path: rel, reason: `unreadable folder: ${(error as NodeJS.ErrnoException).code ?? 'error'}` });
 				return;
@@ -128,7 +140,10 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 				if (name === undefined) {
 					skipped.push({ path: childRel, reason: 'a name that is not UTF-8 (shown with \\x escapes): not stored' });
 				} else if (name.startsWith(tempPrefix)) {
-					skipped.push({ path: childRel, reason: "a temporary file of the desk's (an interrupted write): not content" });
+					skipped.push({
+						path: childRel,
+						reason: "a temporary file of the desk's (an interrupted write): not content",
+					});
 				} else if (childRel.length > maxPathLength) {
 					skipped.push({ path: childRel, reason: `a path longer than ${maxPathLength} characters: not stored` });
 				} else if (entry.kind === 'dir') {
@@ -163,7 +178,10 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 						continue;
 					}
 					if (stat.size === -2) {
-						skipped.push({ path: file.rel, reason: 'changed into something other than a file while the folder was read' });
+						skipped.push({
+							path: file.rel,
+							reason: 'changed into something other than a file while the folder was read',
+						});
 						continue;
 					}
 					const known = cache.get(file.rel);
@@ -172,7 +190,13 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 					// What is recorded: the lstat when the cache still knows the file, else the fstat
 					// of the descriptor the bytes came from, and the size of those bytes.
 					let facts: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number } = stat;
-					if (known && known[0] === stat.size && known[1] === stat.mtimeMs && known[2] === stat.ctimeMs && known[3] === stat.ino) {
+					if (
+						known &&
+						known[0] === stat.size &&
+						known[1] === stat.mtimeMs &&
+						known[2] === stat.ctimeMs &&
+						known[3] === stat.ino
+					) {
 						hash = known[4];
 						stored = known[5];
 						if (batch && stored === 0) {
@@ -190,14 +214,28 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 							continue;
 						}
 						hash = read.hash;
-						facts = { size: read.size, mtimeMs: read.stat.mtimeMs, ctimeMs: read.stat.ctimeMs, ino: read.stat.ino, mode: read.stat.mode };
+						facts = {
+							size: read.size,
+							mtimeMs: read.stat.mtimeMs,
+							ctimeMs: read.stat.ctimeMs,
+							ino: read.stat.ino,
+							mode: read.stat.mode,
+						};
 						filesRead++;
 						bytesRead += read.size;
 					}
 					const window = facts.mtimeMs % 1000 === 0 ? coarseRacyWindowMs : racyWindowMs;
 					if (started - facts.mtimeMs > window) {
 						// Unchanged only when every stat field still matches: a chmod changes ctime alone.
-						if (known && known[4] === hash && known[5] === stored && known[0] === facts.size && known[1] === facts.mtimeMs && known[2] === facts.ctimeMs && known[3] === facts.ino) {
+						if (
+							known &&
+							known[4] === hash &&
+							known[5] === stored &&
+							known[0] === facts.size &&
+							known[1] === facts.mtimeMs &&
+							known[2] === facts.ctimeMs &&
+							known[3] === facts.ino
+						) {
 							nextCache.set(file.rel, known);
 							unchanged++;
 						} else {
@@ -224,7 +262,12 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 				try {
 					dir = next.parent.dir.child(next.name);
 				} catch (error) {
-					skipped.push({ path: next.rel, reason: isDeskError(error, 'attachment.notRegular') ? 'changed into a link or something other than a folder while the folder was read (never followed)' : `unreadable folder: ${(error as Error).message}` });
+					skipped.push({
+						path: next.rel,
+						reason: isDeskError(error, 'attachment.notRegular')
+							? 'changed into a link or something other than a folder while the folder was read (never followed)'
+							: `unreadable folder: ${(error as Error).message}`,
+					});
 				} finally {
 					release(next.parent);
 				}
@@ -251,7 +294,13 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 			skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 			const held = this.statCaches.get(assetId);
 			// A scan that stores must not hand back a manifest that only a check (AtGo) computed.
-			if (unchanged === found && cache.size === found && held?.entries === cache && held.scan && (!batch || this.blobs.has(held.scan.manifestHash))) {
+			if (
+				unchanged === found &&
+				cache.size === found &&
+				held?.entries === cache &&
+				held.scan &&
+				(!batch || this.blobs.has(held.scan.manifestHash))
+			) {
 				options.onProgress?.(files.length);
 				return { ...held.scan, skipped, filesRead, bytesRead };
 			}
@@ -314,7 +363,11 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		try {
 			const stat = fs.lstatSync(folder);
 			if (!stat.isDirectory()) {
-				throw new DeskError('asset.folderNotEmpty', `${folder} exists and is not a folder; a new asset needs a folder that does not exist or is empty.`, { folder });
+				throw new DeskError(
+					'asset.folderNotEmpty',
+					`${folder} exists and is not a folder; a new asset needs a folder that does not exist or is empty.`,
+					{ folder },
+				);
 			}
 			names = fs.readdirSync(folder);
 		} catch (error) {
@@ -326,7 +379,11 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 			}
 		}
 		if (names !== undefined && names.length > 0) {
-			throw new DeskError('asset.folderNotEmpty', `${folder} is not empty; a new asset needs a folder that does not exist or is empty.`, { folder, entries: names.length });
+			throw new DeskError(
+				'asset.folderNotEmpty',
+				`${folder} is not empty; a new asset needs a folder that does not exist or is empty.`,
+				{ folder, entries: names.length },
+			);
 		}
 		fs.mkdirSync(folder, { recursive: true });
 		return fs.realpathSync(folder);
@@ -364,7 +421,11 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 				for (const file of manifest.files) {
 					if (seen.has(file.path)) {
 						// Only a snapshot from before names were read as bytes could hold one path twice.
-						throw new DeskError('manifest.corrupt', `Version ${version} names ${JSON.stringify(file.path)} twice; it cannot be laid out. Take a new snapshot of the folder.`, { path: file.path, version });
+						throw new DeskError(
+							'manifest.corrupt',
+							`Version ${version} names ${JSON.stringify(file.path)} twice; it cannot be laid out. Take a new snapshot of the folder.`,
+							{ path: file.path, version },
+						);
 					}
 					seen.add(file.path);
 					// Paths were checked when the manifest was read (no '', '.', '..', NUL or leading '/').
@@ -418,7 +479,11 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 	 * while it was read, or whose bytes do not match its size, is read again, and after
 	 * `readAttempts` reads that never settled it is reported (a string: the reason), never recorded.
 	 */
-	private async readFile(dir: ConfinedDir, name: string, batch: ReturnType<BlobStore['batch']> | undefined): Promise<{ hash: string; size: number; stat: fs.Stats } | string> {
+	private async readFile(
+		dir: ConfinedDir,
+		name: string,
+		batch: ReturnType<BlobStore['batch']> | undefined,
+	): Promise<{ hash: string; size: number; stat: fs.Stats } | string> {
 		let opened: { fd: number; stat: fs.Stats };
 		try {
 			opened = dir.openFile(name);
@@ -463,7 +528,12 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 					hash = createHash('sha256').update(bytes).digest('hex');
 				}
 				const after = fs.fstatSync(fd);
-				if (size === before.size && size === after.size && after.mtimeMs === before.mtimeMs && after.ctimeMs === before.ctimeMs) {
+				if (
+					size === before.size &&
+					size === after.size &&
+					after.mtimeMs === before.mtimeMs &&
+					after.ctimeMs === before.ctimeMs
+				) {
 					if (bytes) {
 						batch?.add(bytes, hash);
 					}
@@ -493,7 +563,10 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 			return held.entries;
 		}
 		try {
-			const value = JSON.parse(fs.readFileSync(file, 'utf8')) as { format?: number; entries?: Record<string, StatEntry> };
+			const value = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+				format?: number;
+				entries?: Record<string, StatEntry>;
+			};
 			if (value.format === statCacheFormat && value.entries && typeof value.entries === 'object') {
 				const entries = new Map(Object.entries(value.entries));
 				this.statCaches.set(assetId, { entries, fileMtimeMs: mtimeMs });

@@ -24,7 +24,9 @@ export class SqlLaunchStore implements LaunchStore {
 	}
 
 	pendingUses(): string[] {
-		return this.db.all<{ launch_id: string }>('SELECT launch_id FROM launch_uses_pending ORDER BY launch_id').map((r) => r.launch_id);
+		return this.db
+			.all<{ launch_id: string }>('SELECT launch_id FROM launch_uses_pending ORDER BY launch_id')
+			.map((r) => r.launch_id);
 	}
 
 	usesRecorded(launchId: string): void {
@@ -51,7 +53,10 @@ class SqlLaunchWrites implements LaunchWrites {
 	}
 
 	saveCard(text: string, at: string): void {
-		this.tx.run('INSERT INTO launch_card (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at', [text, at]);
+		this.tx.run(
+			'INSERT INTO launch_card (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at',
+			[text, at],
+		);
 	}
 
 	clearCard(): void {
@@ -59,7 +64,11 @@ class SqlLaunchWrites implements LaunchWrites {
 	}
 
 	insertLaunch(launch: { launch_id: string; created_at: string }, text: string): void {
-		this.tx.run('INSERT INTO launch_records (launch_id, created_at, json) VALUES (?, ?, ?)', [launch.launch_id, launch.created_at, text]);
+		this.tx.run('INSERT INTO launch_records (launch_id, created_at, json) VALUES (?, ?, ?)', [
+			launch.launch_id,
+			launch.created_at,
+			text,
+		]);
 		this.tx.run('INSERT INTO launch_uses_pending (launch_id) VALUES (?)', [launch.launch_id]);
 	}
 

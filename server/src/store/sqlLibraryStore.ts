@@ -1,6 +1,15 @@
 import type { AdoptedGitDir } from '../git/gitDir';
 import type { AssetChanges, ClientRequestKey, LibraryReads, LibraryStore, LibraryWrites } from '../assets/ports';
-import type { AssetCheck, AssetRecord, Engine, HeadObservation, MadeBy, ProjectRecord, SnapshotVersion, UsedIn } from '../assets/types';
+import type {
+	AssetCheck,
+	AssetRecord,
+	Engine,
+	HeadObservation,
+	MadeBy,
+	ProjectRecord,
+	SnapshotVersion,
+	UsedIn,
+} from '../assets/types';
 import type { DurableDatabase, WriteTransaction } from './durableDatabase';
 import { recordAnswer } from './clientRequests';
 import type { SqlValue } from './journal';
@@ -45,7 +54,10 @@ class SqlLibraryReads implements LibraryReads {
 	}
 
 	findGitAsset(workingDir: string, remote: string): AssetRecord | undefined {
-		const row = this.tx.get<AssetRow>(`SELECT ${assetColumns} FROM assets WHERE engine = 'git' AND working_dir = ? AND remote = ?`, [workingDir, remote]);
+		const row = this.tx.get<AssetRow>(
+			`SELECT ${assetColumns} FROM assets WHERE engine = 'git' AND working_dir = ? AND remote = ?`,
+			[workingDir, remote],
+		);
 		return row && toAsset(row);
 	}
 
@@ -58,7 +70,10 @@ class SqlLibraryReads implements LibraryReads {
 	}
 
 	getProjectByPath(path: string): ProjectRecord | undefined {
-		return this.tx.get<ProjectRecord>("SELECT name, path, main_asset, created_at FROM projects WHERE path = ? AND path <> '' ORDER BY created_at LIMIT 1", [path]);
+		return this.tx.get<ProjectRecord>(
+			"SELECT name, path, main_asset, created_at FROM projects WHERE path = ? AND path <> '' ORDER BY created_at LIMIT 1",
+			[path],
+		);
 	}
 
 	listProjects(): ProjectRecord[] {
@@ -66,21 +81,34 @@ class SqlLibraryReads implements LibraryReads {
 	}
 
 	snapshotVersions(assetId: string): SnapshotVersion[] {
-		return this.tx.all<VersionRow>('SELECT version, manifest, file_count, bytes, note, made_at, made_by FROM snapshot_versions WHERE asset_id = ? ORDER BY version', [assetId]).map(toVersion);
+		return this.tx
+			.all<VersionRow>(
+				'SELECT version, manifest, file_count, bytes, note, made_at, made_by FROM snapshot_versions WHERE asset_id = ? ORDER BY version',
+				[assetId],
+			)
+			.map(toVersion);
 	}
 
 	snapshotVersion(assetId: string, version: number): SnapshotVersion | undefined {
-		const row = this.tx.get<VersionRow>('SELECT version, manifest, file_count, bytes, note, made_at, made_by FROM snapshot_versions WHERE asset_id = ? AND version = ?', [assetId, version]);
+		const row = this.tx.get<VersionRow>(
+			'SELECT version, manifest, file_count, bytes, note, made_at, made_by FROM snapshot_versions WHERE asset_id = ? AND version = ?',
+			[assetId, version],
+		);
 		return row && toVersion(row);
 	}
 
 	latestSnapshotVersion(assetId: string): SnapshotVersion | undefined {
-		const row = this.tx.get<VersionRow>('SELECT version, manifest, file_count, bytes, note, made_at, made_by FROM snapshot_versions WHERE asset_id = ? ORDER BY version DESC LIMIT 1', [assetId]);
+		const row = this.tx.get<VersionRow>(
+			'SELECT version, manifest, file_count, bytes, note, made_at, made_by FROM snapshot_versions WHERE asset_id = ? ORDER BY version DESC LIMIT 1',
+			[assetId],
+		);
 		return row && toVersion(row);
 	}
 
 	pickedManifests(): Map<string, string> {
-		const rows = this.tx.all<{ id: string; manifest: string }>('SELECT a.id AS id, v.manifest AS manifest FROM assets a JOIN snapshot_versions v ON v.asset_id = a.id AND v.version = a.picked_version');
+		const rows = this.tx.all<{ id: string; manifest: string }>(
+			'SELECT a.id AS id, v.manifest AS manifest FROM assets a JOIN snapshot_versions v ON v.asset_id = a.id AND v.version = a.picked_version',
+		);
 		return new Map(rows.map((r) => [r.id, r.manifest]));
 	}
 
@@ -89,7 +117,12 @@ class SqlLibraryReads implements LibraryReads {
 			.split(', ')
 			.map((c) => `a.${c}`)
 			.join(', ');
-		return this.tx.all<AssetRow>(`SELECT ${columns} FROM project_assets p JOIN assets a ON a.id = p.asset_id WHERE p.project = ? ORDER BY p.position`, [project]).map(toAsset);
+		return this.tx
+			.all<AssetRow>(
+				`SELECT ${columns} FROM project_assets p JOIN assets a ON a.id = p.asset_id WHERE p.project = ? ORDER BY p.position`,
+				[project],
+			)
+			.map(toAsset);
 	}
 
 	snapshotFacts(): Map<string, { versions: number; files: number }> {
@@ -103,7 +136,9 @@ class SqlLibraryReads implements LibraryReads {
 	}
 
 	memberships(): Array<{ project: string; asset_id: string }> {
-		return this.tx.all<{ project: string; asset_id: string }>('SELECT project, asset_id FROM project_assets ORDER BY project, position');
+		return this.tx.all<{ project: string; asset_id: string }>(
+			'SELECT project, asset_id FROM project_assets ORDER BY project, position',
+		);
 	}
 
 	adoptedGitDir(workingDir: string): AdoptedGitDir | undefined {
@@ -119,16 +154,20 @@ class SqlLibraryReads implements LibraryReads {
 	}
 
 	usedIn(assetId: string): UsedIn[] {
-		return this.tx.all<UsedIn>('SELECT launch_id, project, role, version, launched_at FROM launch_plugs WHERE asset_id = ? ORDER BY launched_at, launch_id', [assetId]);
+		return this.tx.all<UsedIn>(
+			'SELECT launch_id, project, role, version, launched_at FROM launch_plugs WHERE asset_id = ? ORDER BY launched_at, launch_id',
+			[assetId],
+		);
 	}
 
 	headObservations(assetId: string): HeadObservation[] {
-		return this.tx.all<{ commit_oid: string; head_at: string; made_by: string }>(
-			'SELECT commit_oid, head_at, made_by FROM git_heads WHERE asset_id = ? ORDER BY head_at',
-			[assetId],
-		).map((r) => ({ commit: r.commit_oid, head_at: r.head_at, made_by: r.made_by as MadeBy }));
+		return this.tx
+			.all<{ commit_oid: string; head_at: string; made_by: string }>(
+				'SELECT commit_oid, head_at, made_by FROM git_heads WHERE asset_id = ? ORDER BY head_at',
+				[assetId],
+			)
+			.map((r) => ({ commit: r.commit_oid, head_at: r.head_at, made_by: r.made_by as MadeBy }));
 	}
-
 }
 
 class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
@@ -164,7 +203,9 @@ class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
 	updateAsset(id: string, changes: AssetChanges): void {
 		const columns: string[] = [];
 		const values: SqlValue[] = [];
-		for (const [key, value] of Object.entries(changes) as Array<[keyof AssetChanges, AssetChanges[keyof AssetChanges]]>) {
+		for (const [key, value] of Object.entries(changes) as Array<
+			[keyof AssetChanges, AssetChanges[keyof AssetChanges]]
+		>) {
 			if (value === undefined) {
 				continue;
 			}
@@ -177,16 +218,18 @@ class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
 	}
 
 	setGitDir(assetId: string, gitDir: AdoptedGitDir): void {
-		this.writer.run('UPDATE assets SET git_dir = ?, git_dir_allowed = ? WHERE id = ?', [gitDir.gitDir, gitDir.allowed ? 1 : 0, assetId]);
+		this.writer.run('UPDATE assets SET git_dir = ?, git_dir_allowed = ? WHERE id = ?', [
+			gitDir.gitDir,
+			gitDir.allowed ? 1 : 0,
+			assetId,
+		]);
 	}
 
 	setGitTip(assetId: string, tip: string, count: number, seenAt: string): void {
-		this.writer.run('INSERT INTO git_tips (asset_id, tip, count, seen_at) VALUES (?, ?, ?, ?) ON CONFLICT (asset_id) DO UPDATE SET tip = excluded.tip, count = excluded.count, seen_at = excluded.seen_at', [
-			assetId,
-			tip,
-			count,
-			seenAt,
-		]);
+		this.writer.run(
+			'INSERT INTO git_tips (asset_id, tip, count, seen_at) VALUES (?, ?, ?, ?) ON CONFLICT (asset_id) DO UPDATE SET tip = excluded.tip, count = excluded.count, seen_at = excluded.seen_at',
+			[assetId, tip, count, seenAt],
+		);
 	}
 
 	answer(request: ClientRequestKey | undefined, result: unknown, at: string): void {
@@ -194,31 +237,35 @@ class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
 	}
 
 	insertLaunchPlug(plug: UsedIn & { asset_id: string }): void {
-		this.writer.run('INSERT INTO launch_plugs (launch_id, project, asset_id, role, version, launched_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (launch_id, asset_id) DO NOTHING', [
-			plug.launch_id,
-			plug.project,
-			plug.asset_id,
-			plug.role,
-			plug.version,
-			plug.launched_at,
-		]);
+		this.writer.run(
+			'INSERT INTO launch_plugs (launch_id, project, asset_id, role, version, launched_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (launch_id, asset_id) DO NOTHING',
+			[plug.launch_id, plug.project, plug.asset_id, plug.role, plug.version, plug.launched_at],
+		);
 	}
 
 	insertSnapshotVersion(assetId: string, version: SnapshotVersion): void {
-		this.writer.run('INSERT INTO snapshot_versions (asset_id, version, manifest, file_count, bytes, note, made_at, made_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-			assetId,
-			version.version,
-			version.manifest,
-			version.file_count,
-			version.bytes,
-			version.note,
-			version.made_at,
-			version.made_by,
-		]);
+		this.writer.run(
+			'INSERT INTO snapshot_versions (asset_id, version, manifest, file_count, bytes, note, made_at, made_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+			[
+				assetId,
+				version.version,
+				version.manifest,
+				version.file_count,
+				version.bytes,
+				version.note,
+				version.made_at,
+				version.made_by,
+			],
+		);
 	}
 
 	insertProject(project: ProjectRecord): void {
-		this.writer.run('INSERT INTO projects (name, path, main_asset, created_at) VALUES (?, ?, ?, ?)', [project.name, project.path, project.main_asset, project.created_at]);
+		this.writer.run('INSERT INTO projects (name, path, main_asset, created_at) VALUES (?, ?, ?, ?)', [
+			project.name,
+			project.path,
+			project.main_asset,
+			project.created_at,
+		]);
 	}
 
 	setMainAsset(project: string, assetId: string): void {
@@ -235,11 +282,19 @@ class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
 	}
 
 	recordHead(assetId: string, observation: HeadObservation): boolean {
-		const known = this.writer.get('SELECT 1 AS known FROM git_heads WHERE asset_id = ? AND commit_oid = ?', [assetId, observation.commit]);
+		const known = this.writer.get('SELECT 1 AS known FROM git_heads WHERE asset_id = ? AND commit_oid = ?', [
+			assetId,
+			observation.commit,
+		]);
 		if (known) {
 			return false;
 		}
-		this.writer.run('INSERT INTO git_heads (asset_id, commit_oid, head_at, made_by) VALUES (?, ?, ?, ?)', [assetId, observation.commit, observation.head_at, observation.made_by]);
+		this.writer.run('INSERT INTO git_heads (asset_id, commit_oid, head_at, made_by) VALUES (?, ?, ?, ?)', [
+			assetId,
+			observation.commit,
+			observation.head_at,
+			observation.made_by,
+		]);
 		return true;
 	}
 }

@@ -27,7 +27,13 @@ export class SqlRunControl implements RunControlStore {
 	}
 
 	/** Writes the claim: this process (pid and token) runs it; a row already there keeps its other fields. */
-	claim(tx: WriteTransaction, runId: string, launchId: string, runner: { pid: number; token: string }, json: string): void {
+	claim(
+		tx: WriteTransaction,
+		runId: string,
+		launchId: string,
+		runner: { pid: number; token: string },
+		json: string,
+	): void {
 		tx.run(
 			'INSERT INTO run_control (run_id, launch_id, runner_pid, runner_token, agent_pgid, cancel_reason, json, updated_at) VALUES (?, ?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (run_id) DO UPDATE SET runner_pid = excluded.runner_pid, runner_token = excluded.runner_token',
 			[runId, launchId, runner.pid, runner.token, json, new Date().toISOString()],
@@ -35,11 +41,23 @@ export class SqlRunControl implements RunControlStore {
 	}
 
 	savePlacement(runId: string, json: string): void {
-		this.db.write((tx) => tx.run('UPDATE run_control SET json = ?, updated_at = ? WHERE run_id = ?', [json, new Date().toISOString(), runId]));
+		this.db.write((tx) =>
+			tx.run('UPDATE run_control SET json = ?, updated_at = ? WHERE run_id = ?', [
+				json,
+				new Date().toISOString(),
+				runId,
+			]),
+		);
 	}
 
 	setAgentGroup(runId: string, pgid: number): void {
-		this.db.write((tx) => tx.run('UPDATE run_control SET agent_pgid = ?, updated_at = ? WHERE run_id = ?', [pgid, new Date().toISOString(), runId]));
+		this.db.write((tx) =>
+			tx.run('UPDATE run_control SET agent_pgid = ?, updated_at = ? WHERE run_id = ?', [
+				pgid,
+				new Date().toISOString(),
+				runId,
+			]),
+		);
 	}
 
 	/** The agent is gone: its process group must not be signalled again (the number may be reused). */
@@ -49,23 +67,39 @@ export class SqlRunControl implements RunControlStore {
 
 	/** The run is over in this process. */
 	executionEnded(runId: string): void {
-		this.db.write((tx) => tx.run('UPDATE run_control SET agent_pgid = NULL, updated_at = ? WHERE run_id = ?', [new Date().toISOString(), runId]));
+		this.db.write((tx) =>
+			tx.run('UPDATE run_control SET agent_pgid = NULL, updated_at = ? WHERE run_id = ?', [
+				new Date().toISOString(),
+				runId,
+			]),
+		);
 	}
 
 	requestCancel(runId: string, reason: string): void {
-		this.db.write((tx) => tx.run('UPDATE run_control SET cancel_reason = ?, updated_at = ? WHERE run_id = ?', [reason, new Date().toISOString(), runId]));
+		this.db.write((tx) =>
+			tx.run('UPDATE run_control SET cancel_reason = ?, updated_at = ? WHERE run_id = ?', [
+				reason,
+				new Date().toISOString(),
+				runId,
+			]),
+		);
 	}
 
 	/** Sets `claim` as the run's decision maker in one write, after `check` saw the holder there was (and did not throw). */
 	claimDecision(runId: string, claim: string, check: (holder: string | null) => void): void {
 		this.db.write((tx) => {
-			check(tx.get<{ deciding: string | null }>('SELECT deciding FROM run_control WHERE run_id = ?', [runId])?.deciding ?? null);
+			check(
+				tx.get<{ deciding: string | null }>('SELECT deciding FROM run_control WHERE run_id = ?', [runId])?.deciding ??
+					null,
+			);
 			tx.run('UPDATE run_control SET deciding = ? WHERE run_id = ?', [claim, runId]);
 		});
 	}
 
 	releaseDecision(runId: string, claim: string): void {
-		this.db.write((tx) => tx.run('UPDATE run_control SET deciding = NULL WHERE run_id = ? AND deciding = ?', [runId, claim]));
+		this.db.write((tx) =>
+			tx.run('UPDATE run_control SET deciding = NULL WHERE run_id = ? AND deciding = ?', [runId, claim]),
+		);
 	}
 
 	/** The launch record Go froze for `launchId`. */

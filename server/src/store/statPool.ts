@@ -119,7 +119,13 @@ function decode(values: Float64Array, count: number): FileStat[] {
 	const stats: FileStat[] = new Array(count);
 	for (let i = 0; i < count; i++) {
 		const at = i * fields;
-		stats[i] = { size: values[at]!, mtimeMs: values[at + 1]!, ctimeMs: values[at + 2]!, ino: values[at + 3]!, mode: values[at + 4]! };
+		stats[i] = {
+			size: values[at]!,
+			mtimeMs: values[at + 1]!,
+			ctimeMs: values[at + 2]!,
+			ino: values[at + 3]!,
+			mode: values[at + 4]!,
+		};
 	}
 	return stats;
 }

@@ -44,7 +44,11 @@ export class StoreLock {
 		let pause = 0.25;
 		for (;;) {
 			try {
-				const fd = fs.openSync(this.file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+				const fd = fs.openSync(
+					this.file,
+					fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+					0o600,
+				);
 				const content = `${process.pid} ${randomBytes(8).toString('hex')}\n`;
 				fs.writeSync(fd, content);
 				this.heldContent = content;
@@ -53,7 +57,9 @@ export class StoreLock {
 				return;
 			} catch (error) {
 				if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-					throw new DeskError('store.io', `Could not create the lock ${this.file}: ${(error as Error).message}`, { file: this.file });
+					throw new DeskError('store.io', `Could not create the lock ${this.file}: ${(error as Error).message}`, {
+						file: this.file,
+					});
 				}
 			}
 			const owner = readOwner(this.file);
@@ -62,13 +68,20 @@ export class StoreLock {
 			}
 			// A lock whose process lives is never taken, however old: that process may only be slow.
 			// One with no readable pid after a while was left by a writer killed before it wrote it.
-			if (owner.state === 'stale' || (owner.pid !== undefined && !isAlive(owner.pid)) || (owner.pid === undefined && owner.ageMs > this.staleAfterMs)) {
+			if (
+				owner.state === 'stale' ||
+				(owner.pid !== undefined && !isAlive(owner.pid)) ||
+				(owner.pid === undefined && owner.ageMs > this.staleAfterMs)
+			) {
 				// Left by a writer that was killed while holding it.
 				takeOver(this.file, owner);
 				continue;
 			}
 			if (Date.now() >= deadline) {
-				throw new DeskError('store.locked', `The store is busy: process ${owner.pid ?? '?'} holds ${this.file}.`, { file: this.file, pid: owner.pid });
+				throw new DeskError('store.locked', `The store is busy: process ${owner.pid ?? '?'} holds ${this.file}.`, {
+					file: this.file,
+					pid: owner.pid,
+				});
 			}
 			sleepSync(pause);
 			// Writes hold the lock for about a millisecond: poll often, so no waiter starves.

@@ -79,7 +79,13 @@ describe('Claude Code stream-json fixtures', () => {
 			},
 		]);
 		assert.deepEqual(ofKind(events, 'tool_finished'), [
-			{ kind: 'tool_finished', call_id: 'toolu_01B5zCU4m16rNaXFGrJruCje', status: 'ok', summary: 'ritual-fixture', output: 'ritual-fixture' },
+			{
+				kind: 'tool_finished',
+				call_id: 'toolu_01B5zCU4m16rNaXFGrJruCje',
+				status: 'ok',
+				summary: 'ritual-fixture',
+				output: 'ritual-fixture',
+			},
 		]);
 		assert.deepEqual(
 			ofKind(events, 'message').map((message) => message.text),
@@ -94,7 +100,17 @@ describe('Claude Code stream-json fixtures', () => {
 			],
 		);
 		assert.deepEqual(ofKind(events, 'result'), [
-			{ kind: 'result', ok: true, text: 'done', input_tokens: 3927 + 4798 + 37535, output_tokens: 118, cost_usd: 0.178665, turns: 2, duration_ms: 12272, model: 'claude-fable-5' },
+			{
+				kind: 'result',
+				ok: true,
+				text: 'done',
+				input_tokens: 3927 + 4798 + 37535,
+				output_tokens: 118,
+				cost_usd: 0.178665,
+				turns: 2,
+				duration_ms: 12272,
+				model: 'claude-fable-5',
+			},
 		]);
 	});
 
@@ -118,11 +134,27 @@ describe('Claude Code stream-json fixtures', () => {
 		const [write, bash] = ofKind(events, 'tool_finished');
 		assert.equal(write?.status, 'ok');
 		assert.match(write?.summary ?? '', /^File created successfully at: C:\\tmp\\cc-stream\\t\.txt/);
-		assert.deepEqual(bash, { kind: 'tool_finished', call_id: 'toolu_01HDogverAUrhwAcRSEmRJTa', status: 'ok', summary: 'cc_err.log', output: 'cc_err.log\ncc_stream.jsonl\nt.txt\nws' });
+		assert.deepEqual(bash, {
+			kind: 'tool_finished',
+			call_id: 'toolu_01HDogverAUrhwAcRSEmRJTa',
+			status: 'ok',
+			summary: 'cc_err.log',
+			output: 'cc_err.log\ncc_stream.jsonl\nt.txt\nws',
+		});
 		assert.equal(ofKind(events, 'usage').length, 3, 'four assistant lines, three message ids');
 		// modelUsage lists claude-haiku-4-5-20251001 first; the run's model is the one that cost the most.
 		assert.deepEqual(ofKind(events, 'result'), [
-			{ kind: 'result', ok: true, text: 'DONE', input_tokens: 6 + 9209 + 84312, output_tokens: 180, cost_usd: 0.0564934, turns: 3, duration_ms: 6629, model: 'claude-sonnet-5' },
+			{
+				kind: 'result',
+				ok: true,
+				text: 'DONE',
+				input_tokens: 6 + 9209 + 84312,
+				output_tokens: 180,
+				cost_usd: 0.0564934,
+				turns: 3,
+				duration_ms: 6629,
+				model: 'claude-sonnet-5',
+			},
 		]);
 		assert.deepEqual(events.at(-1)?.kind, 'result');
 	});
@@ -140,14 +172,31 @@ describe('Claude Code stream-json fixtures', () => {
 			],
 		);
 		const [search, listFiles] = ofKind(events, 'tool_finished');
-		assert.equal(search?.output, 'mcp__zenvi-editor__list_files_tool\nCronList\nListMcpResourcesTool\nReadMcpResourceDirTool\nDesignSync');
+		assert.equal(
+			search?.output,
+			'mcp__zenvi-editor__list_files_tool\nCronList\nListMcpResourcesTool\nReadMcpResourceDirTool\nDesignSync',
+		);
 		assert.equal(search?.summary, 'mcp__zenvi-editor__list_files_tool');
 		assert.equal(listFiles?.output, 'FIXTURE_FILES: intro.mp4, music.wav, logo.png');
 		const finalText = 'There are **3** files: `intro.mp4`, `music.wav`, and `logo.png`.';
-		assert.deepEqual(ofKind(events, 'message'), [{ kind: 'message', text: finalText }], 'the text deltas do not repeat the message');
+		assert.deepEqual(
+			ofKind(events, 'message'),
+			[{ kind: 'message', text: finalText }],
+			'the text deltas do not repeat the message',
+		);
 		assert.equal(ofKind(events, 'usage').length, 3);
 		assert.deepEqual(ofKind(events, 'result'), [
-			{ kind: 'result', ok: true, text: finalText, input_tokens: 3634 + 12021 + 52482, output_tokens: 234, cost_usd: 0.12599325, turns: 3, duration_ms: 14947, model: 'claude-opus-4-8[1m]' },
+			{
+				kind: 'result',
+				ok: true,
+				text: finalText,
+				input_tokens: 3634 + 12021 + 52482,
+				output_tokens: 234,
+				cost_usd: 0.12599325,
+				turns: 3,
+				duration_ms: 14947,
+				model: 'claude-opus-4-8[1m]',
+			},
 		]);
 	});
 
@@ -157,9 +206,21 @@ describe('Claude Code stream-json fixtures', () => {
 		const started = ofKind(events, 'tool_started');
 		assert.deepEqual(
 			started.map((call) => call.tool),
-			['Read', 'Read', 'Read', 'AskUserQuestion', 'ExitPlanMode', 'ExitPlanMode', 'TodoWrite', 'Edit', 'TodoWrite', 'Edit'],
+			[
+				'Read',
+				'Read',
+				'Read',
+				'AskUserQuestion',
+				'ExitPlanMode',
+				'ExitPlanMode',
+				'TodoWrite',
+				'Edit',
+				'TodoWrite',
+				'Edit',
+			],
 		);
-		const commandMenu = '/Users/jnarowski/Dev/sourceborn/src/agent-workflows-monorepo-v2/apps/web/src/client/components/CommandMenu.tsx';
+		const commandMenu =
+			'/Users/jnarowski/Dev/sourceborn/src/agent-workflows-monorepo-v2/apps/web/src/client/components/CommandMenu.tsx';
 		assert.deepEqual(started[0]?.paths_read, [commandMenu]);
 		assert.deepEqual(
 			started.filter((call) => call.tool === 'Edit').map((call) => call.paths_written),
@@ -171,13 +232,22 @@ describe('Claude Code stream-json fixtures', () => {
 			['toolu_012Gdzb9zzjepNQXFUz1kGkz'],
 			'the rejected ExitPlanMode',
 		);
-		assert.equal(finished.find((call) => call.call_id === 'toolu_017MkAKfdSpTSButFXSQeHkH')?.output, '[image]', 'a screenshot is named, not copied');
+		assert.equal(
+			finished.find((call) => call.call_id === 'toolu_017MkAKfdSpTSButFXSQeHkH')?.output,
+			'[image]',
+			'a screenshot is named, not copied',
+		);
 		const unparsed = ofKind(events, 'unparsed');
 		assert.equal(unparsed.length, 6);
-		assert.ok(unparsed.every((line) => line.reason === "unknown type 'file-history-snapshot'" && line.line.length <= 500));
+		assert.ok(
+			unparsed.every((line) => line.reason === "unknown type 'file-history-snapshot'" && line.line.length <= 500),
+		);
 		assert.deepEqual(ofKind(events, 'session'), []);
 		assert.deepEqual(ofKind(events, 'result'), []);
-		assert.ok(!ofKind(events, 'message').some((message) => message.text.includes('[Request interrupted')), "the user's own text is not the agent's");
+		assert.ok(
+			!ofKind(events, 'message').some((message) => message.text.includes('[Request interrupted')),
+			"the user's own text is not the agent's",
+		);
 	});
 });
 
@@ -188,7 +258,14 @@ describe('Codex exec --json fixtures', () => {
 		const text = 'Created `hello.txt` containing `Hello from Codex`.';
 		assert.deepEqual(events, [
 			{ kind: 'session', provider: 'openai', session_id: '019a2d7a-8e1c-7111-b1a6-8cec551a55a0' },
-			{ kind: 'tool_started', call_id: 'item_1', tool: 'apply_patch', args: { changes: [{ path: written[0], kind: 'add' }] }, paths_read: [], paths_written: written },
+			{
+				kind: 'tool_started',
+				call_id: 'item_1',
+				tool: 'apply_patch',
+				args: { changes: [{ path: written[0], kind: 'add' }] },
+				paths_read: [],
+				paths_written: written,
+			},
 			{ kind: 'tool_finished', call_id: 'item_1', status: 'ok', summary: `add ${written[0]}`, paths_written: written },
 			{ kind: 'message', text },
 			{ kind: 'usage', input_tokens: 6008, output_tokens: 51 },
@@ -224,7 +301,11 @@ describe('Codex exec --json fixtures', () => {
 			started.map((call) => call.call_id),
 			[...Array.from({ length: 14 }, (_, i) => `item_${i}`), 'item_17'],
 		);
-		assert.ok(started.every((call) => call.tool === 'shell' && JSON.stringify(call.args).startsWith('{"command":"/bin/zsh -lc ')));
+		assert.ok(
+			started.every(
+				(call) => call.tool === 'shell' && JSON.stringify(call.args).startsWith('{"command":"/bin/zsh -lc '),
+			),
+		);
 		const finished = ofKind(events, 'tool_finished');
 		assert.ok(finished.every((call) => call.status === 'ok'));
 		assert.equal(finished[0]?.summary, '__pycache__\t\t\treadme.md', 'the PTY line end \\r is not part of the summary');
@@ -242,7 +323,9 @@ describe('Gemini CLI stream-json fixture', () => {
 		const events = parseAll('gemini-stream-json', readTranscript('gemini/simmer-probe.jsonl'));
 		assert.deepEqual(ofKind(events, 'unparsed'), []);
 		assertCallsPaired(events);
-		assert.deepEqual(ofKind(events, 'session'), [{ kind: 'session', provider: 'google', model: 'auto', session_id: 'probe-session' }]);
+		assert.deepEqual(ofKind(events, 'session'), [
+			{ kind: 'session', provider: 'google', model: 'auto', session_id: 'probe-session' },
+		]);
 		assert.deepEqual(
 			events.map((event) => event.kind),
 			['session', 'message', 'tool_started', 'tool_finished', 'tool_started', 'tool_finished', 'message', 'result'],
@@ -261,9 +344,21 @@ describe('Gemini CLI stream-json fixture', () => {
 				['read_file', ['/workspace/hello.txt'], []],
 			],
 		);
-		assert.ok(ofKind(events, 'tool_finished').every((call) => call.status === 'ok' && call.summary === '(no output)' && call.output === undefined));
+		assert.ok(
+			ofKind(events, 'tool_finished').every(
+				(call) => call.status === 'ok' && call.summary === '(no output)' && call.output === undefined,
+			),
+		);
 		assert.deepEqual(ofKind(events, 'result'), [
-			{ kind: 'result', ok: true, text: 'Probe complete.', input_tokens: 65422, output_tokens: 219, duration_ms: 11631, model: 'gemini-3.5-flash' },
+			{
+				kind: 'result',
+				ok: true,
+				text: 'Probe complete.',
+				input_tokens: 65422,
+				output_tokens: 219,
+				duration_ms: 11631,
+				model: 'gemini-3.5-flash',
+			},
 		]);
 	});
 });
@@ -295,7 +390,10 @@ describe('damaged output', () => {
 					[garbled, half.slice(0, 500)],
 					where,
 				);
-				assert.ok(unparsed.every((line) => line.reason.startsWith('not JSON')), where);
+				assert.ok(
+					unparsed.every((line) => line.reason.startsWith('not JSON')),
+					where,
+				);
 			}
 		});
 	}
@@ -304,23 +402,63 @@ describe('damaged output', () => {
 		{ format: 'claude-stream-json', line: '[1,2]', reason: /not a JSON object but an array/ },
 		{ format: 'claude-stream-json', line: '{"subtype":"init"}', reason: /no 'type'/ },
 		{ format: 'claude-stream-json', line: '{"type":"assistant"}', reason: /'message' is missing/ },
-		{ format: 'claude-stream-json', line: '{"type":"assistant","message":{"content":"hi"}}', reason: /'content' is not an array/ },
-		{ format: 'claude-stream-json', line: '{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash"}]}}', reason: /'id' is missing/ },
-		{ format: 'claude-stream-json', line: '{"type":"user","message":{"content":[{"type":"tool_result","content":"x"}]}}', reason: /'tool_use_id' is missing/ },
-		{ format: 'claude-stream-json', line: '{"type":"system","subtype":"init","tools":"Bash"}', reason: /'tools' is not an array/ },
-		{ format: 'claude-stream-json', line: '{"type":"result","subtype":"success","total_cost_usd":"0.1"}', reason: /'total_cost_usd' is not a number/ },
+		{
+			format: 'claude-stream-json',
+			line: '{"type":"assistant","message":{"content":"hi"}}',
+			reason: /'content' is not an array/,
+		},
+		{
+			format: 'claude-stream-json',
+			line: '{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash"}]}}',
+			reason: /'id' is missing/,
+		},
+		{
+			format: 'claude-stream-json',
+			line: '{"type":"user","message":{"content":[{"type":"tool_result","content":"x"}]}}',
+			reason: /'tool_use_id' is missing/,
+		},
+		{
+			format: 'claude-stream-json',
+			line: '{"type":"system","subtype":"init","tools":"Bash"}',
+			reason: /'tools' is not an array/,
+		},
+		{
+			format: 'claude-stream-json',
+			line: '{"type":"result","subtype":"success","total_cost_usd":"0.1"}',
+			reason: /'total_cost_usd' is not a number/,
+		},
 		{ format: 'claude-stream-json', line: '{"type":"result"}', reason: /'subtype' is missing/ },
 		{ format: 'codex-json', line: '42', reason: /not a JSON object but a number/ },
 		{ format: 'codex-json', line: '{"type":"thread.started","thread_id":7}', reason: /'thread_id' is not a string/ },
 		{ format: 'codex-json', line: '{"type":"turn.completed"}', reason: /'usage' is missing/ },
-		{ format: 'codex-json', line: '{"type":"turn.completed","usage":{"input_tokens":"1","output_tokens":2}}', reason: /'input_tokens' is not a number/ },
-		{ format: 'codex-json', line: '{"type":"item.completed","item":{"id":"i","type":"command_execution"}}', reason: /'command' is missing/ },
-		{ format: 'codex-json', line: '{"type":"item.completed","item":{"id":"i","type":"collab_call"}}', reason: /unknown item type 'collab_call'/ },
+		{
+			format: 'codex-json',
+			line: '{"type":"turn.completed","usage":{"input_tokens":"1","output_tokens":2}}',
+			reason: /'input_tokens' is not a number/,
+		},
+		{
+			format: 'codex-json',
+			line: '{"type":"item.completed","item":{"id":"i","type":"command_execution"}}',
+			reason: /'command' is missing/,
+		},
+		{
+			format: 'codex-json',
+			line: '{"type":"item.completed","item":{"id":"i","type":"collab_call"}}',
+			reason: /unknown item type 'collab_call'/,
+		},
 		{ format: 'codex-json', line: '{"type":"session.configured"}', reason: /unknown type 'session.configured'/ },
 		{ format: 'gemini-stream-json', line: 'null', reason: /not a JSON object but null/ },
 		{ format: 'gemini-stream-json', line: '{"type":"message","role":"assistant"}', reason: /'content' is missing/ },
-		{ format: 'gemini-stream-json', line: '{"type":"tool_use","tool_name":"read_file"}', reason: /'tool_id' is missing/ },
-		{ format: 'gemini-stream-json', line: '{"type":"result","status":"success","stats":[]}', reason: /'stats' is not an object/ },
+		{
+			format: 'gemini-stream-json',
+			line: '{"type":"tool_use","tool_name":"read_file"}',
+			reason: /'tool_id' is missing/,
+		},
+		{
+			format: 'gemini-stream-json',
+			line: '{"type":"result","status":"success","stats":[]}',
+			reason: /'stats' is not an object/,
+		},
 		{ format: 'desk-jsonl', line: '"text"', reason: /not a JSON object but a string/ },
 	];
 
@@ -335,7 +473,8 @@ describe('damaged output', () => {
 	}
 
 	it('a line that is malformed after a valid block leaves no half-read call behind', () => {
-		const line = '{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"a","name":"Read","input":{}},{"type":"tool_use","name":"Bash"}]}}';
+		const line =
+			'{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"a","name":"Read","input":{}},{"type":"tool_use","name":"Bash"}]}}';
 		const events = parseAll('claude-stream-json', line);
 		assert.deepEqual(
 			events.map((event) => event.kind),
@@ -367,7 +506,10 @@ describe('damaged output', () => {
 				events.push(...parser.push(pieces.slice(start, start + Math.floor(random() * 1000)).replace(/\n/g, ' ')));
 			}
 			events.push(...parser.end());
-			assert.ok(events.every((event) => event.kind !== 'unparsed' || (event.line.length <= 500 && event.reason !== '')), format);
+			assert.ok(
+				events.every((event) => event.kind !== 'unparsed' || (event.line.length <= 500 && event.reason !== '')),
+				format,
+			);
 		}
 	});
 });
@@ -391,10 +533,30 @@ describe('claude-stream-json beyond the fixtures', () => {
 			].join('\n'),
 		);
 		assert.deepEqual(events, [
-			{ kind: 'tool_started', call_id: 't1', tool: 'Grep', args: { pattern: 'x', path: 'src' }, paths_read: ['src'], paths_written: [] },
-			{ kind: 'tool_started', call_id: 't2', tool: 'NotebookEdit', args: { notebook_path: 'a.ipynb' }, paths_read: [], paths_written: ['a.ipynb'] },
+			{
+				kind: 'tool_started',
+				call_id: 't1',
+				tool: 'Grep',
+				args: { pattern: 'x', path: 'src' },
+				paths_read: ['src'],
+				paths_written: [],
+			},
+			{
+				kind: 'tool_started',
+				call_id: 't2',
+				tool: 'NotebookEdit',
+				args: { notebook_path: 'a.ipynb' },
+				paths_read: [],
+				paths_written: ['a.ipynb'],
+			},
 			{ kind: 'usage', input_tokens: 15, output_tokens: 3, model: 'claude-x' },
-			{ kind: 'tool_finished', call_id: 't1', status: 'error', summary: 'no such dir', output: '\nno such dir\nsecond\n[image]' },
+			{
+				kind: 'tool_finished',
+				call_id: 't1',
+				status: 'error',
+				summary: 'no such dir',
+				output: '\nno such dir\nsecond\n[image]',
+			},
 			{ kind: 'result', ok: false, text: 'max turns reached', turns: 9 },
 			{ kind: 'tool_finished', call_id: 't2', status: 'error', summary: 'did not finish' },
 		]);
@@ -444,7 +606,10 @@ describe('codex-json beyond the fixtures', () => {
 	});
 
 	it('turn.failed is the result, once', () => {
-		const events = parseAll('codex-json', [...start, '{"type":"turn.failed","error":{"message":"quota exceeded"}}', '{"type":"turn.failed"}'].join('\n'));
+		const events = parseAll(
+			'codex-json',
+			[...start, '{"type":"turn.failed","error":{"message":"quota exceeded"}}', '{"type":"turn.failed"}'].join('\n'),
+		);
 		assert.deepEqual(ofKind(events, 'result'), [{ kind: 'result', ok: false, text: 'quota exceeded' }]);
 	});
 
@@ -475,7 +640,17 @@ describe('codex-json beyond the fixtures', () => {
 				['d', 'shell', { command: 'rm -rf /' }, []],
 				['m', 'mcp__fs__read', { path: 'a' }, []],
 				['w', 'web_search', { query: 'node test runner' }, []],
-				['p', 'apply_patch', { changes: [{ path: 'a.ts', kind: 'update' }, { path: 'b.ts', kind: 'delete' }] }, ['a.ts', 'b.ts']],
+				[
+					'p',
+					'apply_patch',
+					{
+						changes: [
+							{ path: 'a.ts', kind: 'update' },
+							{ path: 'b.ts', kind: 'delete' },
+						],
+					},
+					['a.ts', 'b.ts'],
+				],
 			],
 		);
 		assert.deepEqual(
@@ -512,8 +687,21 @@ describe('gemini-stream-json beyond the fixture', () => {
 			].join('\n'),
 		);
 		assert.deepEqual(events, [
-			{ kind: 'tool_started', call_id: 'w1', tool: 'write_file', args: { file_path: 'out.txt', content: 'x' }, paths_read: [], paths_written: ['out.txt'] },
-			{ kind: 'tool_finished', call_id: 'w1', status: 'error', summary: 'denied by policy', output: 'denied by policy' },
+			{
+				kind: 'tool_started',
+				call_id: 'w1',
+				tool: 'write_file',
+				args: { file_path: 'out.txt', content: 'x' },
+				paths_read: [],
+				paths_written: ['out.txt'],
+			},
+			{
+				kind: 'tool_finished',
+				call_id: 'w1',
+				status: 'error',
+				summary: 'denied by policy',
+				output: 'denied by policy',
+			},
 			{ kind: 'message', text: 'I could not write it.' },
 			{ kind: 'result', ok: false, text: 'quota exhausted', input_tokens: 5, output_tokens: 1, duration_ms: 9 },
 		]);
@@ -522,11 +710,22 @@ describe('gemini-stream-json beyond the fixture', () => {
 	it('a run cut before its result still gives its streamed message and closes its calls', () => {
 		const events = parseAll(
 			'gemini-stream-json',
-			['{"type":"message","role":"assistant","content":"Looking","delta":true}', '{"type":"tool_use","tool_name":"glob","tool_id":"g","parameters":{"pattern":"*.ts","dir_path":"src"}}', '{"type":"message","role":"assistant","content":"Half","delta":true}'].join('\n'),
+			[
+				'{"type":"message","role":"assistant","content":"Looking","delta":true}',
+				'{"type":"tool_use","tool_name":"glob","tool_id":"g","parameters":{"pattern":"*.ts","dir_path":"src"}}',
+				'{"type":"message","role":"assistant","content":"Half","delta":true}',
+			].join('\n'),
 		);
 		assert.deepEqual(events, [
 			{ kind: 'message', text: 'Looking' },
-			{ kind: 'tool_started', call_id: 'g', tool: 'glob', args: { pattern: '*.ts', dir_path: 'src' }, paths_read: ['src'], paths_written: [] },
+			{
+				kind: 'tool_started',
+				call_id: 'g',
+				tool: 'glob',
+				args: { pattern: '*.ts', dir_path: 'src' },
+				paths_read: ['src'],
+				paths_written: [],
+			},
 			{ kind: 'message', text: 'Half' },
 			{ kind: 'tool_finished', call_id: 'g', status: 'error', summary: 'did not finish' },
 		]);
@@ -542,11 +741,31 @@ describe('desk-jsonl', () => {
 			case 'message':
 				return JSON.stringify({ type: 'message', text: event.text });
 			case 'tool_started':
-				return JSON.stringify({ type: 'tool', id: event.call_id, name: event.tool, args: event.args, read: event.paths_read, written: event.paths_written });
+				return JSON.stringify({
+					type: 'tool',
+					id: event.call_id,
+					name: event.tool,
+					args: event.args,
+					read: event.paths_read,
+					written: event.paths_written,
+				});
 			case 'tool_finished':
-				return JSON.stringify({ type: 'tool_result', id: event.call_id, status: event.status, summary: event.summary, output: event.output, read: event.paths_read, written: event.paths_written });
+				return JSON.stringify({
+					type: 'tool_result',
+					id: event.call_id,
+					status: event.status,
+					summary: event.summary,
+					output: event.output,
+					read: event.paths_read,
+					written: event.paths_written,
+				});
 			case 'usage':
-				return JSON.stringify({ type: 'usage', input_tokens: event.input_tokens, output_tokens: event.output_tokens, cost_usd: event.cost_usd });
+				return JSON.stringify({
+					type: 'usage',
+					input_tokens: event.input_tokens,
+					output_tokens: event.output_tokens,
+					cost_usd: event.cost_usd,
+				});
 			case 'plan':
 				return JSON.stringify({ type: 'plan', steps: event.steps });
 			case 'result':
@@ -562,10 +781,30 @@ describe('desk-jsonl', () => {
 			{ kind: 'session', provider: 'script' },
 			{ kind: 'plan', steps: ['Read the failing test', 'Fix the parser', 'Run the tests'] },
 			{ kind: 'message', text: 'Looking at the parser.\nIt drops the last line.' },
-			{ kind: 'tool_started', call_id: '1', tool: 'read', args: { path: 'src/parse.ts' }, paths_read: ['src/parse.ts'], paths_written: [] },
+			{
+				kind: 'tool_started',
+				call_id: '1',
+				tool: 'read',
+				args: { path: 'src/parse.ts' },
+				paths_read: ['src/parse.ts'],
+				paths_written: [],
+			},
 			{ kind: 'tool_finished', call_id: '1', status: 'ok', summary: '120 lines', output: 'export function parse() {}' },
-			{ kind: 'tool_started', call_id: '2', tool: 'shell', args: { command: 'npm test' }, paths_read: [], paths_written: [] },
-			{ kind: 'tool_finished', call_id: '2', status: 'error', summary: '1 failing', paths_written: ['test-output/log.txt'] },
+			{
+				kind: 'tool_started',
+				call_id: '2',
+				tool: 'shell',
+				args: { command: 'npm test' },
+				paths_read: [],
+				paths_written: [],
+			},
+			{
+				kind: 'tool_finished',
+				call_id: '2',
+				status: 'error',
+				summary: '1 failing',
+				paths_written: ['test-output/log.txt'],
+			},
 			{ kind: 'usage', input_tokens: 1200, output_tokens: 300, cost_usd: 0.012 },
 			{ kind: 'usage', input_tokens: 0, output_tokens: 0 },
 			{ kind: 'result', ok: true, text: 'Fixed.' },
@@ -581,14 +820,25 @@ describe('desk-jsonl', () => {
 		const events = parseAll('desk-jsonl', example);
 		assert.deepEqual(ofKind(events, 'unparsed'), []);
 		assertCallsPaired(events);
-		assert.deepEqual(
-			[...new Set(events.map((event) => event.kind))].sort(),
-			['message', 'plan', 'result', 'session', 'tool_finished', 'tool_started', 'usage'],
-		);
+		assert.deepEqual([...new Set(events.map((event) => event.kind))].sort(), [
+			'message',
+			'plan',
+			'result',
+			'session',
+			'tool_finished',
+			'tool_started',
+			'usage',
+		]);
 	});
 
 	it('a tool_result without a summary is summarised from its output; omitted lists are empty', () => {
-		const events = parseAll('desk-jsonl', ['{"type":"tool","id":"a","name":"build"}', '{"type":"tool_result","id":"a","status":"ok","output":"\\nbuilt 3 files\\ndone"}'].join('\n'));
+		const events = parseAll(
+			'desk-jsonl',
+			[
+				'{"type":"tool","id":"a","name":"build"}',
+				'{"type":"tool_result","id":"a","status":"ok","output":"\\nbuilt 3 files\\ndone"}',
+			].join('\n'),
+		);
 		assert.deepEqual(events, [
 			{ kind: 'tool_started', call_id: 'a', tool: 'build', args: {}, paths_read: [], paths_written: [] },
 			{ kind: 'tool_finished', call_id: 'a', status: 'ok', summary: 'built 3 files', output: '\nbuilt 3 files\ndone' },
@@ -639,7 +889,12 @@ describe('desk-jsonl', () => {
 			events.map((event) => (event.kind === 'unparsed' ? event.reason : `${event.kind}`)),
 			['tool_started', "tool 'a' is already running", 'tool_finished', 'tool_started', 'tool_finished'],
 		);
-		assert.deepEqual(events.at(-1), { kind: 'tool_finished', call_id: 'a', status: 'error', summary: 'did not finish' });
+		assert.deepEqual(events.at(-1), {
+			kind: 'tool_finished',
+			call_id: 'a',
+			status: 'error',
+			summary: 'did not finish',
+		});
 	});
 });
 
@@ -647,8 +902,21 @@ describe('text', () => {
 	it('all output is one call of "agent output" summarised by its last non-blank line, and one message', () => {
 		const events = parseAll('text', 'Working on it\r\n\r\n  All 12 tests pass.  \r\n\r\n');
 		assert.deepEqual(events, [
-			{ kind: 'tool_started', call_id: 'agent-output', tool: 'agent output', args: {}, paths_read: [], paths_written: [] },
-			{ kind: 'tool_finished', call_id: 'agent-output', status: 'ok', summary: 'All 12 tests pass.', output: 'Working on it\n\n  All 12 tests pass.  \n' },
+			{
+				kind: 'tool_started',
+				call_id: 'agent-output',
+				tool: 'agent output',
+				args: {},
+				paths_read: [],
+				paths_written: [],
+			},
+			{
+				kind: 'tool_finished',
+				call_id: 'agent-output',
+				status: 'ok',
+				summary: 'All 12 tests pass.',
+				output: 'Working on it\n\n  All 12 tests pass.  \n',
+			},
 			{ kind: 'message', text: 'Working on it\n\n  All 12 tests pass.  \n' },
 		]);
 	});
@@ -658,7 +926,14 @@ describe('text', () => {
 		assert.ok(finished?.kind === 'tool_finished');
 		assert.equal(finished.summary.length, 200);
 		assert.deepEqual(parseAll('text', ''), [
-			{ kind: 'tool_started', call_id: 'agent-output', tool: 'agent output', args: {}, paths_read: [], paths_written: [] },
+			{
+				kind: 'tool_started',
+				call_id: 'agent-output',
+				tool: 'agent output',
+				args: {},
+				paths_read: [],
+				paths_written: [],
+			},
 			{ kind: 'tool_finished', call_id: 'agent-output', status: 'ok', summary: '(no output)', output: '' },
 		]);
 	});

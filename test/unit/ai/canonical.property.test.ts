@@ -26,7 +26,12 @@ function reordered(value: unknown, order: () => number): unknown {
 		}
 		const out: Record<string, unknown> = {};
 		for (const [key, item] of entries) {
-			Object.defineProperty(out, key, { value: reordered(item, order), enumerable: true, writable: true, configurable: true });
+			Object.defineProperty(out, key, {
+				value: reordered(item, order),
+				enumerable: true,
+				writable: true,
+				configurable: true,
+			});
 		}
 		return out;
 	}
@@ -90,7 +95,12 @@ describe('canonical JSON (property)', () => {
 	it('keeps every key, also those an object literal treats specially (__proto__, constructor, indexes)', () => {
 		const key = fc.constantFrom('__proto__', 'constructor', 'toString', '0', '10', '2', '', 'a', 'B');
 		const tricky = fc.letrec((tie) => ({
-			value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 0 }), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(key, tie('value'), { maxKeys: 4 })),
+			value: fc.oneof(
+				{ depthSize: 'small' },
+				fc.jsonValue({ maxDepth: 0 }),
+				fc.array(tie('value'), { maxLength: 3 }),
+				fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+			),
 		})).value;
 		fc.assert(
 			fc.property(tricky, (value) => {
@@ -106,7 +116,12 @@ describe('canonical JSON (property)', () => {
 	it('two values give the same bytes exactly when they are equal', () => {
 		// Pairs drawn from a small set of leaves, so equal pairs that are different objects come up often.
 		const small = fc.letrec((tie) => ({
-			value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constantFrom(0, 1, 'a', 'b', true, null), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', 'c'), tie('value'), { maxKeys: 3 })),
+			value: fc.oneof(
+				{ depthSize: 'small', withCrossShrink: true },
+				fc.constantFrom(0, 1, 'a', 'b', true, null),
+				fc.array(tie('value'), { maxLength: 3 }),
+				fc.dictionary(fc.constantFrom('a', 'b', 'c'), tie('value'), { maxKeys: 3 }),
+			),
 		})).value;
 		fc.assert(
 			fc.property(small, small, (a, b) => {

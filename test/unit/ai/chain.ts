@@ -2,7 +2,11 @@ import * as m from '../../../server/src/ai/model';
 import type { AiObject } from '../../../server/src/ai/types';
 
 /** A complete Intent → Plan → Task → Run → PatchSet → Evidence → Decision chain, made with the model's own API. */
-export function completeChain(baseCommit: string, fileBlob = 'a'.repeat(40), options: { resultCommit?: string; touched?: string } = {}) {
+export function completeChain(
+	baseCommit: string,
+	fileBlob = 'a'.repeat(40),
+	options: { resultCommit?: string; touched?: string } = {},
+) {
 	const human = m.actor('human', 'alice');
 	const agent = m.actor('agent', 'claude-code');
 	const intent = m.newIntent(human, 'Add pagination to the user list API');
@@ -18,30 +22,88 @@ export function completeChain(baseCommit: string, fileBlob = 'a'.repeat(40), opt
 	m.setIntentPlan(intent, plan);
 	const task = m.newTask(human, 'Paginate GET /users', { goal: 'feature', intent });
 	m.addAcceptanceCriterion(task, 'All tests pass');
-	const snapshot = m.newContextSnapshot(agent, 'explicit', [{ kind: 'file', path: 'file1.txt', blob: fileBlob, preview: 'content 1' }]);
+	const snapshot = m.newContextSnapshot(agent, 'explicit', [
+		{ kind: 'file', path: 'file1.txt', blob: fileBlob, preview: 'content 1' },
+	]);
 	const run = m.newRun(agent, task, baseCommit, { plan });
 	run.snapshot = snapshot.object_id;
 	run.environment = { os: 'linux', arch: 'x64', cwd: '/work' };
 	m.addRun(task, run);
 	m.setTaskStatus(task, 'running');
 	m.setRunStatus(run, 'patching');
-	const read = m.newToolInvocation(agent, run, 'read_file', { path: 'src/users.ts' }, { read: ['src/users.ts'], resultSummary: '120 lines' });
-	const edit = m.newToolInvocation(agent, run, 'edit_file', { path: 'src/users.ts' }, { written: ['src/users.ts'], resultSummary: 'applied 2 hunks' });
+	const read = m.newToolInvocation(
+		agent,
+		run,
+		'read_file',
+		{ path: 'src/users.ts' },
+		{ read: ['src/users.ts'], resultSummary: '120 lines' },
+	);
+	const edit = m.newToolInvocation(
+		agent,
+		run,
+		'edit_file',
+		{ path: 'src/users.ts' },
+		{ written: ['src/users.ts'], resultSummary: 'applied 2 hunks' },
+	);
 	const patchset = m.newPatchSet(agent, run, { rationale: 'Adds limit and offset with a default of 20' });
-	patchset.touched.push({ path: options.touched ?? 'src/users.ts', change_type: 'modified', lines_added: 14, lines_deleted: 3 });
+	patchset.touched.push({
+		path: options.touched ?? 'src/users.ts',
+		change_type: 'modified',
+		lines_added: 14,
+		lines_deleted: 3,
+	});
 	m.addPatchSet(run, patchset);
 	m.setRunStatus(run, 'validating');
-	const evidence = m.newEvidence(agent, run, 'test', 'npm', { patchset, command: 'npm test', exitCode: 0, summary: '42 passed' });
+	const evidence = m.newEvidence(agent, run, 'test', 'npm', {
+		patchset,
+		command: 'npm test',
+		exitCode: 0,
+		summary: '42 passed',
+	});
 	const stepDone = m.pushFrame(pipeline, 'step_summary', 'Query parameters added');
 	step.oframes.push(stepDone);
 	m.setStepStatus(step, 'completed');
 	const provenance = m.newProvenance(agent, run, 'anthropic', 'claude-sonnet-4');
 	m.setTokenUsage(provenance, 1200, 300, 0.0125);
-	const decision = m.newDecision(human, run, 'commit', { chosen: patchset, resultCommit: options.resultCommit ?? baseCommit, rationale: 'Tests pass' });
+	const decision = m.newDecision(human, run, 'commit', {
+		chosen: patchset,
+		resultCommit: options.resultCommit ?? baseCommit,
+		rationale: 'Tests pass',
+	});
 	m.setApplyStatus(patchset, 'applied');
 	m.setRunStatus(run, 'completed');
 	m.setTaskStatus(task, 'done');
 	m.setIntentStatus(intent, 'completed', 'All tasks finished');
-	const all: AiObject[] = [intent, pipeline, plan, task, snapshot, run, read, edit, patchset, evidence, provenance, decision];
-	return { human, agent, intent, pipeline, plan, step, task, snapshot, run, read, edit, patchset, evidence, provenance, decision, all };
+	const all: AiObject[] = [
+		intent,
+		pipeline,
+		plan,
+		task,
+		snapshot,
+		run,
+		read,
+		edit,
+		patchset,
+		evidence,
+		provenance,
+		decision,
+	];
+	return {
+		human,
+		agent,
+		intent,
+		pipeline,
+		plan,
+		step,
+		task,
+		snapshot,
+		run,
+		read,
+		edit,
+		patchset,
+		evidence,
+		provenance,
+		decision,
+		all,
+	};
 }

@@ -3,7 +3,14 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { uuidv7, uuidv7Time } from '../../../server/src/ai/ids';
 import * as m from '../../../server/src/ai/model';
-import type { AiObject, ApplyStatus, IntentStatus, RunStatus, StepStatus, TaskStatus } from '../../../server/src/ai/types';
+import type {
+	AiObject,
+	ApplyStatus,
+	IntentStatus,
+	RunStatus,
+	StepStatus,
+	TaskStatus,
+} from '../../../server/src/ai/types';
 import { isDeskError } from '../../../server/src/core/errors';
 
 const human = m.actor('human', 'alice');
@@ -24,22 +31,42 @@ function chain() {
 	const task = m.newTask(human, 'Paginate /users', { goal: 'feature', intent });
 	m.addConstraint(task, 'Keep the response shape');
 	m.addAcceptanceCriterion(task, 'All tests pass');
-	const snapshot = m.newContextSnapshot(agent, 'explicit', [{ kind: 'file', path: 'src/users.ts', blob: 'a'.repeat(40), preview: 'export function list' }]);
+	const snapshot = m.newContextSnapshot(agent, 'explicit', [
+		{ kind: 'file', path: 'src/users.ts', blob: 'a'.repeat(40), preview: 'export function list' },
+	]);
 	const run = m.newRun(agent, task, 'b'.repeat(40), { plan });
 	run.snapshot = snapshot.object_id;
 	m.addRun(task, run);
 	m.setTaskStatus(task, 'running');
 	m.setRunStatus(run, 'patching');
-	const tool = m.newToolInvocation(agent, run, 'read_file', { path: 'src/users.ts' }, { read: ['src/users.ts'], resultSummary: '120 lines' });
+	const tool = m.newToolInvocation(
+		agent,
+		run,
+		'read_file',
+		{ path: 'src/users.ts' },
+		{ read: ['src/users.ts'], resultSummary: '120 lines' },
+	);
 	const diff = Buffer.from('--- a/src/users.ts\n+++ b/src/users.ts\n');
-	const patchset = m.newPatchSet(agent, run, { artifact: m.artifactFor(diff, 'local', 'patches/1.diff', 'text/x-diff'), rationale: 'Adds limit and offset' });
+	const patchset = m.newPatchSet(agent, run, {
+		artifact: m.artifactFor(diff, 'local', 'patches/1.diff', 'text/x-diff'),
+		rationale: 'Adds limit and offset',
+	});
 	patchset.touched.push({ path: 'src/users.ts', change_type: 'modified', lines_added: 12, lines_deleted: 2 });
 	m.addPatchSet(run, patchset);
 	m.setRunStatus(run, 'validating');
-	const evidence = m.newEvidence(agent, run, 'test', 'npm', { patchset, command: 'npm test', exitCode: 0, summary: '42 passed' });
+	const evidence = m.newEvidence(agent, run, 'test', 'npm', {
+		patchset,
+		command: 'npm test',
+		exitCode: 0,
+		summary: '42 passed',
+	});
 	const provenance = m.newProvenance(agent, run, 'anthropic', 'claude-sonnet-4');
 	m.setTokenUsage(provenance, 1200, 300, 0.0125);
-	const decision = m.newDecision(human, run, 'commit', { chosen: patchset, resultCommit: 'c'.repeat(40), rationale: 'Tests pass' });
+	const decision = m.newDecision(human, run, 'commit', {
+		chosen: patchset,
+		resultCommit: 'c'.repeat(40),
+		rationale: 'Tests pass',
+	});
 	m.setApplyStatus(patchset, 'applied');
 	m.setRunStatus(run, 'completed');
 	m.setTaskStatus(task, 'done');
@@ -49,7 +76,12 @@ function chain() {
 }
 
 describe('status transitions, exactly as drawn', () => {
-	const cases: Array<{ name: string; states: string[]; allowed: Record<string, string[]>; make: () => { get(): string; set(to: string): void; history(): number } }> = [
+	const cases: Array<{
+		name: string;
+		states: string[];
+		allowed: Record<string, string[]>;
+		make: () => { get(): string; set(to: string): void; history(): number };
+	}> = [
 		{
 			name: 'intent',
 			states: ['draft', 'active', 'completed', 'cancelled'],
@@ -57,22 +89,42 @@ describe('status transitions, exactly as drawn', () => {
 			make: () => {
 				const intent = m.newIntent(human, 'p');
 				m.setIntentContent(intent, 'c');
-				return { get: () => m.intentStatus(intent), set: (to) => m.setIntentStatus(intent, to as IntentStatus), history: () => intent.statuses.length };
+				return {
+					get: () => m.intentStatus(intent),
+					set: (to) => m.setIntentStatus(intent, to as IntentStatus),
+					history: () => intent.statuses.length,
+				};
 			},
 		},
 		{
 			name: 'plan step',
 			states: ['pending', 'progressing', 'completed', 'failed', 'skipped'],
-			allowed: { pending: ['progressing', 'failed', 'skipped'], progressing: ['completed', 'failed'], completed: [], failed: [], skipped: [] },
+			allowed: {
+				pending: ['progressing', 'failed', 'skipped'],
+				progressing: ['completed', 'failed'],
+				completed: [],
+				failed: [],
+				skipped: [],
+			},
 			make: () => {
 				const step = m.newPlanStep('s');
-				return { get: () => m.stepStatus(step), set: (to) => m.setStepStatus(step, to as StepStatus), history: () => step.statuses.length };
+				return {
+					get: () => m.stepStatus(step),
+					set: (to) => m.setStepStatus(step, to as StepStatus),
+					history: () => step.statuses.length,
+				};
 			},
 		},
 		{
 			name: 'task',
 			states: ['draft', 'running', 'done', 'failed', 'cancelled'],
-			allowed: { draft: ['running', 'failed', 'cancelled'], running: ['done', 'failed'], done: [], failed: [], cancelled: [] },
+			allowed: {
+				draft: ['running', 'failed', 'cancelled'],
+				running: ['done', 'failed'],
+				done: [],
+				failed: [],
+				cancelled: [],
+			},
 			make: () => {
 				const task = m.newTask(human, 't');
 				return { get: () => task.status, set: (to) => m.setTaskStatus(task, to as TaskStatus), history: () => 0 };
@@ -81,7 +133,13 @@ describe('status transitions, exactly as drawn', () => {
 		{
 			name: 'run',
 			states: ['created', 'patching', 'validating', 'completed', 'failed'],
-			allowed: { created: ['patching'], patching: ['validating', 'failed'], validating: ['completed', 'failed', 'patching'], completed: [], failed: [] },
+			allowed: {
+				created: ['patching'],
+				patching: ['validating', 'failed'],
+				validating: ['completed', 'failed', 'patching'],
+				completed: [],
+				failed: [],
+			},
 			make: () => {
 				const run = m.newRun(agent, m.newTask(human, 't'), 'abc');
 				return { get: () => run.status, set: (to) => m.setRunStatus(run, to as RunStatus), history: () => 0 };
@@ -93,7 +151,11 @@ describe('status transitions, exactly as drawn', () => {
 			allowed: { proposed: ['applied', 'rejected'], applied: [], rejected: [] },
 			make: () => {
 				const patchset = m.newPatchSet(agent, m.newRun(agent, m.newTask(human, 't'), 'abc'));
-				return { get: () => patchset.apply_status, set: (to) => m.setApplyStatus(patchset, to as ApplyStatus), history: () => 0 };
+				return {
+					get: () => patchset.apply_status,
+					set: (to) => m.setApplyStatus(patchset, to as ApplyStatus),
+					history: () => 0,
+				};
 			},
 		},
 	];
@@ -133,7 +195,11 @@ describe('status transitions, exactly as drawn', () => {
 						object.set(to);
 						assert.equal(object.get(), to, `${c.name} ${from} → ${to}`);
 					} else {
-						assert.throws(() => object.set(to), (e) => isDeskError(e, 'ai.illegalTransition') && e.data['from'] === from && e.data['to'] === to, `${c.name} ${from} → ${to}`);
+						assert.throws(
+							() => object.set(to),
+							(e) => isDeskError(e, 'ai.illegalTransition') && e.data['from'] === from && e.data['to'] === to,
+							`${c.name} ${from} → ${to}`,
+						);
 						assert.equal(object.get(), from);
 						assert.equal(object.history(), before, 'the history is unchanged');
 					}
@@ -144,7 +210,10 @@ describe('status transitions, exactly as drawn', () => {
 
 	it('an intent becomes active only with its analysed content', () => {
 		const intent = m.newIntent(human, 'p');
-		assert.throws(() => m.setIntentStatus(intent, 'active'), (e) => isDeskError(e, 'ai.illegalTransition'));
+		assert.throws(
+			() => m.setIntentStatus(intent, 'active'),
+			(e) => isDeskError(e, 'ai.illegalTransition'),
+		);
 		assert.equal(m.intentStatus(intent), 'draft');
 	});
 });
@@ -183,13 +252,37 @@ describe('ids, hashes and seals', () => {
 	});
 
 	it('registers the AI types as 8–18 and refuses them as git pack types', () => {
-		const names = ['intent', 'plan', 'task', 'run', 'patchset', 'evidence', 'decision', 'provenance', 'tool_invocation', 'context_snapshot', 'context_pipeline'] as const;
-		assert.deepEqual(names.map((n) => m.objectTypeId(n)), [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
-		assert.deepEqual([8, 18, 7, 19].map((id) => m.objectTypeName(id)), ['intent', 'context_pipeline', undefined, undefined]);
+		const names = [
+			'intent',
+			'plan',
+			'task',
+			'run',
+			'patchset',
+			'evidence',
+			'decision',
+			'provenance',
+			'tool_invocation',
+			'context_snapshot',
+			'context_pipeline',
+		] as const;
+		assert.deepEqual(
+			names.map((n) => m.objectTypeId(n)),
+			[8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18],
+		);
+		assert.deepEqual(
+			[8, 18, 7, 19].map((id) => m.objectTypeName(id)),
+			['intent', 'context_pipeline', undefined, undefined],
+		);
 		assert.equal(m.toPackType('commit'), 1);
 		assert.equal(m.toPackType('ref_delta'), 7);
-		assert.throws(() => m.toPackType('intent'), (e) => isDeskError(e, 'ai.packType') && /git packs cannot hold it/.test(e.message));
-		assert.throws(() => m.toPackType('bogus'), (e) => isDeskError(e, 'ai.badObject'));
+		assert.throws(
+			() => m.toPackType('intent'),
+			(e) => isDeskError(e, 'ai.packType') && /git packs cannot hold it/.test(e.message),
+		);
+		assert.throws(
+			() => m.toPackType('bogus'),
+			(e) => isDeskError(e, 'ai.badObject'),
+		);
 	});
 
 	it('checks artifact integrity and content equality by SHA-256', () => {
@@ -212,15 +305,26 @@ describe('context pipelines and plans', () => {
 		const save = m.pushFrame(pipeline, 'checkpoint', 'save');
 		const b = m.pushFrame(pipeline, 'tool_call', 'b');
 		assert.deepEqual([seed, a, save, b], [0, 1, 2, 3]);
-		assert.deepEqual(pipeline.frames.map((f) => f.frame_id), [0, 2, 3], 'a, the oldest unprotected, went');
+		assert.deepEqual(
+			pipeline.frames.map((f) => f.frame_id),
+			[0, 2, 3],
+			'a, the oldest unprotected, went',
+		);
 		const c = m.pushFrame(pipeline, { other: 'note' }, 'c');
-		assert.deepEqual(pipeline.frames.map((f) => f.frame_id), [0, 2, 4]);
+		assert.deepEqual(
+			pipeline.frames.map((f) => f.frame_id),
+			[0, 2, 4],
+		);
 		assert.equal(c, 4);
 		assert.equal(m.frameById(pipeline, save)?.summary, 'save');
 		assert.equal(m.frameById(pipeline, a), undefined);
 		const step = m.newPlanStep('uses the seed');
 		step.iframes.push(seed);
-		assert.equal(m.frameById(pipeline, step.iframes[0]!)?.kind, 'intent_analysis', 'a step\'s iframes stay valid after eviction');
+		assert.equal(
+			m.frameById(pipeline, step.iframes[0]!)?.kind,
+			'intent_analysis',
+			"a step's iframes stay valid after eviction",
+		);
 		const unlimited = m.newContextPipeline(agent);
 		for (let i = 0; i < 50; i++) {
 			m.pushFrame(unlimited, 'code_change', `c${i}`);
@@ -239,7 +343,10 @@ describe('context pipelines and plans', () => {
 		assert.deepEqual([v3.previous, v2.previous, plan.previous], [v2.object_id, plan.object_id, undefined]);
 		assert.deepEqual(v3.fwindow, [0, 1]);
 		assert.equal(v3.pipeline, plan.pipeline);
-		assert.throws(() => m.setFwindow(v3, [3, 1]), (e) => isDeskError(e, 'ai.badObject'));
+		assert.throws(
+			() => m.setFwindow(v3, [3, 1]),
+			(e) => isDeskError(e, 'ai.badObject'),
+		);
 		const sub = m.spawnSubTask(step, agent, 'Write the migration', { parent: task });
 		assert.equal(step.task, sub.object_id);
 		assert.equal(sub.parent, task.object_id);
@@ -251,8 +358,14 @@ describe('context pipelines and plans', () => {
 		m.addRun(task, run);
 		assert.deepEqual(task.runs, [run.object_id], 'adding the same run twice adds nothing');
 		const other = m.newRun(agent, m.newTask(human, 'other'), 'abc');
-		assert.throws(() => m.addRun(task, other), (e) => isDeskError(e, 'ai.badObject'));
-		assert.throws(() => m.addPatchSet(other, patchset), (e) => isDeskError(e, 'ai.badObject'));
+		assert.throws(
+			() => m.addRun(task, other),
+			(e) => isDeskError(e, 'ai.badObject'),
+		);
+		assert.throws(
+			() => m.addPatchSet(other, patchset),
+			(e) => isDeskError(e, 'ai.badObject'),
+		);
 		const second = m.newRun(agent, task, 'abc');
 		m.addRun(task, second);
 		assert.deepEqual(task.runs, [run.object_id, second.object_id]);
@@ -260,9 +373,20 @@ describe('context pipelines and plans', () => {
 
 	it('computes token totals and refuses a Commit decision without its patchset', () => {
 		const { provenance, run } = chain();
-		assert.deepEqual(provenance.token_usage, { input_tokens: 1200, output_tokens: 300, total_tokens: 1500, cost_usd: 0.0125 });
-		assert.throws(() => m.setTokenUsage(provenance, -1, 2), (e) => isDeskError(e, 'ai.badObject'));
-		assert.throws(() => m.newDecision(human, run, 'commit'), (e) => isDeskError(e, 'ai.badObject'));
+		assert.deepEqual(provenance.token_usage, {
+			input_tokens: 1200,
+			output_tokens: 300,
+			total_tokens: 1500,
+			cost_usd: 0.0125,
+		});
+		assert.throws(
+			() => m.setTokenUsage(provenance, -1, 2),
+			(e) => isDeskError(e, 'ai.badObject'),
+		);
+		assert.throws(
+			() => m.newDecision(human, run, 'commit'),
+			(e) => isDeskError(e, 'ai.badObject'),
+		);
 		assert.equal(m.newDecision(human, run, 'retry').decision_type, 'retry');
 	});
 });
@@ -270,7 +394,19 @@ describe('context pipelines and plans', () => {
 describe('serialisation', () => {
 	it('round-trips every object type', () => {
 		const objects = chain();
-		const all: AiObject[] = [objects.intent, objects.pipeline, objects.plan, objects.task, objects.snapshot, objects.run, objects.tool, objects.patchset, objects.evidence, objects.provenance, objects.decision];
+		const all: AiObject[] = [
+			objects.intent,
+			objects.pipeline,
+			objects.plan,
+			objects.task,
+			objects.snapshot,
+			objects.run,
+			objects.tool,
+			objects.patchset,
+			objects.evidence,
+			objects.provenance,
+			objects.decision,
+		];
 		assert.equal(new Set(all.map((o) => o.object_type)).size, 11);
 		for (const object of all) {
 			const back = m.fromBytes(m.toBytes(object));
@@ -295,7 +431,11 @@ describe('serialisation', () => {
 		const run = m.newRun(agent, task, 'abc');
 		const read = m.newToolInvocation(agent, run, 'read_file', {}, { read: ['a.ts'] });
 		assert.equal('paths_written' in (m.toJson(read)['io_footprint'] as object), false);
-		assert.deepEqual((m.fromJson(m.toJson(read)) as typeof read).io_footprint, { paths_read: ['a.ts'], paths_written: [] }, 'nested empty lists come back too');
+		assert.deepEqual(
+			(m.fromJson(m.toJson(read)) as typeof read).io_footprint,
+			{ paths_read: ['a.ts'], paths_written: [] },
+			'nested empty lists come back too',
+		);
 	});
 
 	it('still reads renamed fields under their old names', () => {
@@ -308,21 +448,42 @@ describe('serialisation', () => {
 			}
 			return m.fromJson(json);
 		};
-		assert.equal((old(evidence, { run_id: 'run', report_artifacts: 'reports' }) as typeof evidence).run_id, evidence.run_id);
+		assert.equal(
+			(old(evidence, { run_id: 'run', report_artifacts: 'reports' }) as typeof evidence).run_id,
+			evidence.run_id,
+		);
 		assert.equal((old(tool, { tool_name: 'tool' }) as typeof tool).tool_name, 'read_file');
-		assert.equal((old(decision, { chosen_patchset_id: 'chosen_patchset' }) as typeof decision).chosen_patchset_id, patchset.object_id);
+		assert.equal(
+			(old(decision, { chosen_patchset_id: 'chosen_patchset' }) as typeof decision).chosen_patchset_id,
+			patchset.object_id,
+		);
 		assert.equal((old(patchset, { apply_status: 'status' }) as typeof patchset).apply_status, 'applied');
 	});
 
 	it('refuses unknown schema versions, unknown types, missing fields and prototype keys', () => {
 		const { run } = chain();
 		const json = m.toJson(run);
-		assert.throws(() => m.fromJson({ ...json, schema_version: 2 }), (e) => isDeskError(e, 'ai.unknownSchema') && e.data['schema_version'] === 2);
-		assert.throws(() => m.fromJson({ ...json, header_version: 9 }), (e) => isDeskError(e, 'ai.unknownSchema'));
-		assert.throws(() => m.fromJson({ ...json, object_type: 'widget' }), (e) => isDeskError(e, 'ai.badObject'));
+		assert.throws(
+			() => m.fromJson({ ...json, schema_version: 2 }),
+			(e) => isDeskError(e, 'ai.unknownSchema') && e.data['schema_version'] === 2,
+		);
+		assert.throws(
+			() => m.fromJson({ ...json, header_version: 9 }),
+			(e) => isDeskError(e, 'ai.unknownSchema'),
+		);
+		assert.throws(
+			() => m.fromJson({ ...json, object_type: 'widget' }),
+			(e) => isDeskError(e, 'ai.badObject'),
+		);
 		const { task: _task, ...noTask } = json;
-		assert.throws(() => m.fromJson(noTask), (e) => isDeskError(e, 'ai.badObject') && e.data['field'] === 'task');
-		assert.throws(() => m.fromBytes(Buffer.from('{not json')), (e) => isDeskError(e, 'ai.badObject'));
+		assert.throws(
+			() => m.fromJson(noTask),
+			(e) => isDeskError(e, 'ai.badObject') && e.data['field'] === 'task',
+		);
+		assert.throws(
+			() => m.fromBytes(Buffer.from('{not json')),
+			(e) => isDeskError(e, 'ai.badObject'),
+		);
 		const hostile = m.fromJson(JSON.parse(JSON.stringify(json).replace('{', '{"__proto__":{"polluted":true},')));
 		assert.equal((hostile as unknown as { polluted?: boolean }).polluted, undefined);
 		assert.equal(({} as { polluted?: boolean }).polluted, undefined);

@@ -28,23 +28,44 @@ describe('AI objects in the project database', () => {
 		assert.equal(ai.put([...c.all, v2, retry, followUp]), c.all.length + 3);
 		assert.equal(ai.put([...c.all, v2, retry, followUp]), 0, 'storing the same objects again changes nothing');
 
-		assert.deepEqual(ai.taskRuns(ai.require(c.task.object_id, 'task')).map((r) => r.object_id), [c.run.object_id, retry.object_id]);
-		assert.deepEqual(ai.runPatchSets(c.run).map((p) => p.object_id), [c.patchset.object_id]);
+		assert.deepEqual(
+			ai.taskRuns(ai.require(c.task.object_id, 'task')).map((r) => r.object_id),
+			[c.run.object_id, retry.object_id],
+		);
+		assert.deepEqual(
+			ai.runPatchSets(c.run).map((p) => p.object_id),
+			[c.patchset.object_id],
+		);
 		assert.equal(ai.runEvidence(c.run.object_id)[0]?.exit_code, 0);
 		assert.equal(ai.runDecision(c.run.object_id)?.decision_type, 'commit');
 		assert.equal(ai.runProvenance(c.run.object_id)?.token_usage?.total_tokens, 1500);
-		assert.deepEqual(ai.runToolInvocations(c.run.object_id).map((t) => t.tool_name), ['read_file', 'edit_file']);
-		assert.deepEqual(ai.intentChain(followUp).map((i) => i.prompt), ['Also cursor pagination', c.intent.prompt]);
-		assert.deepEqual(ai.planRevisions(v2).map((p) => p.object_id), [v2.object_id, c.plan.object_id]);
+		assert.deepEqual(
+			ai.runToolInvocations(c.run.object_id).map((t) => t.tool_name),
+			['read_file', 'edit_file'],
+		);
+		assert.deepEqual(
+			ai.intentChain(followUp).map((i) => i.prompt),
+			['Also cursor pagination', c.intent.prompt],
+		);
+		assert.deepEqual(
+			ai.planRevisions(v2).map((p) => p.object_id),
+			[v2.object_id, c.plan.object_id],
+		);
 
 		const overview = runsOverview(ai);
 		const first = overview.intents.find((i) => i.intent.object_id === c.intent.object_id)!;
 		assert.equal(first.status, 'completed');
-		assert.deepEqual(first.plans.map((p) => p.object_id), [v2.object_id, c.plan.object_id]);
+		assert.deepEqual(
+			first.plans.map((p) => p.object_id),
+			[v2.object_id, c.plan.object_id],
+		);
 		assert.equal(first.tasks[0]?.runs[0]?.model, 'claude-sonnet-4');
 		assert.equal(first.tasks[0]?.runs[0]?.cost_usd, 0.0125);
 		const detail = runDetail(ai, c.run.object_id);
-		assert.deepEqual([detail.task.title, detail.snapshot?.items.length, detail.pipeline?.frames.length, detail.plan?.steps.length], [c.task.title, 1, 2, 1]);
+		assert.deepEqual(
+			[detail.task.title, detail.snapshot?.items.length, detail.pipeline?.frames.length, detail.plan?.steps.length],
+			[c.task.title, 1, 2, 1],
+		);
 	});
 
 	it('refuses an update that would rewrite an append-only history, changing nothing', async () => {
@@ -55,10 +76,16 @@ describe('AI objects in the project database', () => {
 		ai.put(c.all);
 		const rewritten = structuredClone(c.task);
 		rewritten.runs = [];
-		assert.throws(() => ai.put([rewritten]), (e) => isDeskError(e, 'ai.illegalTransition') && e.data['field'] === 'runs');
+		assert.throws(
+			() => ai.put([rewritten]),
+			(e) => isDeskError(e, 'ai.illegalTransition') && e.data['field'] === 'runs',
+		);
 		const intent = structuredClone(c.intent);
 		intent.statuses = intent.statuses.slice(1);
-		assert.throws(() => ai.put([intent]), (e) => isDeskError(e, 'ai.illegalTransition'));
+		assert.throws(
+			() => ai.put([intent]),
+			(e) => isDeskError(e, 'ai.illegalTransition'),
+		);
 		assert.equal(ai.require<typeof c.task>(c.task.object_id, 'task').runs.length, 1);
 	});
 });
@@ -105,7 +132,10 @@ describe('run history in git', () => {
 		await exportHistory(GitRepository.open(repo), [...tampered, unsealed]);
 		const desk = await openDesk(path.join(root, 'library'));
 		const result = await desk.importHistory(repo);
-		assert.deepEqual(result.refused.map((r) => r.path).sort(), [`intent/${unsealed.object_id}.json`, `task/${task.object_id}.json`].sort());
+		assert.deepEqual(
+			result.refused.map((r) => r.path).sort(),
+			[`intent/${unsealed.object_id}.json`, `task/${task.object_id}.json`].sort(),
+		);
 		assert.match(result.refused[0]!.reason, /checksum does not verify/);
 		assert.equal(result.added, c.all.length - 1);
 		assert.equal((await desk.projectAi(repo)).get(task.object_id), undefined);
@@ -125,12 +155,17 @@ describe('PatchSet files', () => {
 		m.addRun(task, run);
 		const diff = Buffer.from('--- a/file1.txt\n+++ b/file1.txt\n@@ -1 +1,2 @@\n-content 1\n+content one\n+and more\n');
 		desk.blobs.put(diff);
-		const patchset = m.newPatchSet(agent, run, { artifact: m.artifactFor(diff, 'desk', 'patchsets/1.diff', 'text/x-diff') });
+		const patchset = m.newPatchSet(agent, run, {
+			artifact: m.artifactFor(diff, 'desk', 'patchsets/1.diff', 'text/x-diff'),
+		});
 		m.addPatchSet(run, patchset);
 		ai.put([task, run, patchset]);
 		const sides = await desk.patchSetFiles(repo, patchset.object_id);
 		assert.equal(sides.source, 'artifact');
-		assert.deepEqual(sides.files.map((f) => [f.path, Buffer.from(f.before!).toString(), Buffer.from(f.after!).toString()]), [['file1.txt', 'content 1\n', 'content one\nand more\n']]);
+		assert.deepEqual(
+			sides.files.map((f) => [f.path, Buffer.from(f.before!).toString(), Buffer.from(f.after!).toString()]),
+			[['file1.txt', 'content 1\n', 'content one\nand more\n']],
+		);
 		const lying = m.newPatchSet(agent, run, { artifact: { ...m.artifactFor(diff, 'desk', 'x'), size_bytes: 3 } });
 		m.addPatchSet(run, lying);
 		ai.put([run, lying]);

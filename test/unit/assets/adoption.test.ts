@@ -22,15 +22,41 @@ describe('desk boot (registerRepoAssets)', () => {
 		assert.equal(created, true);
 		assert.match(asset.id, /^a-[0-9a-f]{16}$/);
 		assert.deepEqual(
-			{ name: asset.name, kind: asset.kind, engine: asset.engine, branch: asset.branch, working_dir: asset.working_dir, picked_version: asset.picked_version, created_by: asset.created_by },
-			{ name: 'shop', kind: 'code', engine: 'git', branch: 'main', working_dir: repo, picked_version: 0, created_by: "desk boot: project shop's repo" },
+			{
+				name: asset.name,
+				kind: asset.kind,
+				engine: asset.engine,
+				branch: asset.branch,
+				working_dir: asset.working_dir,
+				picked_version: asset.picked_version,
+				created_by: asset.created_by,
+			},
+			{
+				name: 'shop',
+				kind: 'code',
+				engine: 'git',
+				branch: 'main',
+				working_dir: repo,
+				picked_version: 0,
+				created_by: "desk boot: project shop's repo",
+			},
 		);
-		assert.deepEqual({ name: project.name, path: project.path, main_asset: project.main_asset }, { name: 'shop', path: repo, main_asset: asset.id });
+		assert.deepEqual(
+			{ name: project.name, path: project.path, main_asset: project.main_asset },
+			{ name: 'shop', path: repo, main_asset: asset.id },
+		);
 		const imported = logger.infos().filter((m) => m.startsWith('asset imported:'));
 		assert.deepEqual(imported, [`asset imported: ${asset.id} shop ${repo} (desk boot: project shop's repo)`]);
 
 		// The project's own store lives in the repository, ignored by git.
-		assert.equal(fs.readFileSync(path.join(repo, '.desk', '.gitignore'), 'utf8').trim().split('\n').pop(), '*');
+		assert.equal(
+			fs
+				.readFileSync(path.join(repo, '.desk', '.gitignore'), 'utf8')
+				.trim()
+				.split('\n')
+				.pop(),
+			'*',
+		);
 		assert.ok(fs.existsSync(path.join(repo, '.desk', 'project.db')));
 		assert.equal(git(repo, 'status', '--porcelain'), '', '.desk/ does not show up as a change');
 
@@ -147,8 +173,15 @@ describe('asset_import with dir', () => {
 		const desk = await openDesk(path.join(root, 'library'));
 		const result = await desk.library.importDir({ dir: repo, project: 'tools', main: true });
 		assert.equal(result.asset.created_by, 'adopted');
-		assert.deepEqual({ name: result.project?.name, main: result.project?.main_asset, path: result.project?.path }, { name: 'tools', main: result.asset.id, path: repo });
-		const plain = await desk.library.importDir({ dir: makeRepo(path.join(root, 'other')), project: 'tools', main: false });
+		assert.deepEqual(
+			{ name: result.project?.name, main: result.project?.main_asset, path: result.project?.path },
+			{ name: 'tools', main: result.asset.id, path: repo },
+		);
+		const plain = await desk.library.importDir({
+			dir: makeRepo(path.join(root, 'other')),
+			project: 'tools',
+			main: false,
+		});
 		assert.equal(plain.project?.main_asset, result.asset.id, 'without --main the main asset stays');
 	});
 
@@ -156,8 +189,13 @@ describe('asset_import with dir', () => {
 		const root = tempDir();
 		const repo = makeRepo(path.join(root, 'r'));
 		const desk = await openDesk(path.join(root, 'library'));
-		await assert.rejects(desk.library.importDir({ dir: path.join(root, 'nope'), project: 'p', main: false }), (e) => isDeskError(e, 'import.notADirectory'));
-		await assert.rejects(desk.library.importDir({ dir: path.join(repo, 'file1.txt'), project: 'p', main: false }), (e) => isDeskError(e, 'import.notADirectory'));
+		await assert.rejects(desk.library.importDir({ dir: path.join(root, 'nope'), project: 'p', main: false }), (e) =>
+			isDeskError(e, 'import.notADirectory'),
+		);
+		await assert.rejects(
+			desk.library.importDir({ dir: path.join(repo, 'file1.txt'), project: 'p', main: false }),
+			(e) => isDeskError(e, 'import.notADirectory'),
+		);
 		assert.deepEqual(desk.library.listProjects(), []);
 	});
 
@@ -175,7 +213,10 @@ describe('asset_import with dir', () => {
 		const plain = await desk.library.importDir({ dir: path.join(root, 'plain'), main: false });
 		assert.equal(plain.project, undefined);
 		const versions = await desk.library.assetVersions(plain.asset.id);
-		assert.deepEqual(versions.map((v) => [v.version, v.engine === 'snapshot' && v.file_count, v.engine === 'snapshot' && v.note]), [[1, 1, 'adopted']]);
+		assert.deepEqual(
+			versions.map((v) => [v.version, v.engine === 'snapshot' && v.file_count, v.engine === 'snapshot' && v.note]),
+			[[1, 1, 'adopted']],
+		);
 		const again = await desk.library.importDir({ dir: path.join(root, 'plain'), main: false });
 		assert.equal(again.created, false);
 		assert.equal(again.asset.id, plain.asset.id);
@@ -194,14 +235,20 @@ describe('git versions', () => {
 		const desk = await openDesk(path.join(root, 'library'));
 		const { asset } = await desk.library.adoptRepo(repo, 'adopted');
 		const versions = await desk.library.versions(asset.id);
-		assert.deepEqual(versions.map((v) => [v.version, v.subject]), [
-			[1, 'commit 1'],
-			[2, 'commit 2'],
-			[3, 'merge side'],
-		]);
+		assert.deepEqual(
+			versions.map((v) => [v.version, v.subject]),
+			[
+				[1, 'commit 1'],
+				[2, 'commit 2'],
+				[3, 'merge side'],
+			],
+		);
 		assert.equal(versions[0]?.made_at, git(repo, 'log', '-1', '--format=%cI', versions[0]!.commit));
 		assert.equal(versions[0]?.made_at, '2023-11-14T23:14:20+01:00');
-		assert.deepEqual(versions.map((v) => v.commit), git(repo, 'log', '--first-parent', '--reverse', '--format=%H', 'main').split('\n'));
+		assert.deepEqual(
+			versions.map((v) => v.commit),
+			git(repo, 'log', '--first-parent', '--reverse', '--format=%H', 'main').split('\n'),
+		);
 	});
 
 	it('records head observations per commit: head_at, made_by outside at boot, never_head in between', async () => {
@@ -220,11 +267,14 @@ describe('git versions', () => {
 		desk.close();
 		assert.equal(versions.length, 3);
 		assert.ok(versions[0]?.head_at && versions[2]?.head_at);
-		assert.deepEqual(versions.map((v) => [v.made_by, v.never_head ?? false]), [
-			['outside', false],
-			['outside', true],
-			['outside', false],
-		]);
+		assert.deepEqual(
+			versions.map((v) => [v.made_by, v.never_head ?? false]),
+			[
+				['outside', false],
+				['outside', true],
+				['outside', false],
+			],
+		);
 	});
 
 	it('refuses a malformed or unknown asset id with a typed error', async () => {

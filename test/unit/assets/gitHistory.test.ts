@@ -17,7 +17,10 @@ describe('git versions as the branch moves', () => {
 		assert.equal((await desk.library.versions(asset.id)).length, 3);
 		commitFile(repo, 'four.txt', '4', 'commit 4');
 		const versions = await desk.library.versions(asset.id);
-		assert.deepEqual(versions.map((v) => v.subject), ['commit 1', 'commit 2', 'commit 3', 'commit 4']);
+		assert.deepEqual(
+			versions.map((v) => v.subject),
+			['commit 1', 'commit 2', 'commit 3', 'commit 4'],
+		);
 		assert.deepEqual(rewrites, []);
 	});
 
@@ -39,15 +42,26 @@ describe('git versions as the branch moves', () => {
 		commitFile(repo, 'y.txt', 'y', 'rewritten 5');
 		commitFile(repo, 'z.txt', 'z', 'rewritten 6');
 		const after = await desk.library.versions(id);
-		assert.deepEqual(after.map((v) => v.subject), ['commit 1', 'commit 2', 'commit 3', 'rewritten 4', 'rewritten 5', 'rewritten 6']);
+		assert.deepEqual(
+			after.map((v) => v.subject),
+			['commit 1', 'commit 2', 'commit 3', 'rewritten 4', 'rewritten 5', 'rewritten 6'],
+		);
 		assert.equal(rewrites.length, 1);
 		assert.deepEqual(
-			{ firstChanged: rewrites[0]!.firstChanged, oldCount: rewrites[0]!.oldCount, newCount: rewrites[0]!.newCount, oldTip: rewrites[0]!.oldTip },
+			{
+				firstChanged: rewrites[0]!.firstChanged,
+				oldCount: rewrites[0]!.oldCount,
+				newCount: rewrites[0]!.newCount,
+				oldTip: rewrites[0]!.oldTip,
+			},
 			{ firstChanged: 4, oldCount: 5, newCount: 6, oldTip: oldV5 },
 		);
 		// The observation of the old v5 stays with that commit: no new version inherits it.
 		assert.ok(after.slice(3).every((v) => v.head_at === undefined));
-		assert.deepEqual(after.slice(0, 3).map((v) => v.commit), before.slice(0, 3).map((v) => v.commit));
+		assert.deepEqual(
+			after.slice(0, 3).map((v) => v.commit),
+			before.slice(0, 3).map((v) => v.commit),
+		);
 		await desk.library.versions(id);
 		assert.equal(rewrites.length, 1, 'told once');
 	});
@@ -79,7 +93,10 @@ describe('git versions as the branch moves', () => {
 		const worktree = path.join(root, 'wt');
 		git(repo, 'worktree', 'add', '-q', '-b', 'side', worktree);
 		const desk = await openDesk(path.join(root, 'library'));
-		const boots = await desk.openWorkspace([{ name: 'r', path: repo }, { name: 'wt', path: worktree }]);
+		const boots = await desk.openWorkspace([
+			{ name: 'r', path: repo },
+			{ name: 'wt', path: worktree },
+		]);
 		const boot = boots[1];
 		assert.ok(boot?.outcome === 'adopted', JSON.stringify(boot));
 		git(worktree, 'checkout', '-q', 'HEAD~2');
@@ -89,6 +106,6 @@ describe('git versions as the branch moves', () => {
 			await new Promise((resolve) => setTimeout(resolve, 100));
 			versions = await desk.library.versions(boot.asset.id);
 		}
-		assert.ok(versions[0]?.head_at, 'v1 was observed when the worktree\'s HEAD moved to it');
+		assert.ok(versions[0]?.head_at, "v1 was observed when the worktree's HEAD moved to it");
 	});
 });

@@ -22,7 +22,9 @@ it('two windows opening one repository at once make one project for it, not "sho
 		const found = lookup(top);
 		if (!raced) {
 			raced = true;
-			(first.library as unknown as { context: { store: LibraryStore } }).context.store.batch((writes) => writes.insertProject({ name: 'shop', path: top, main_asset: '', created_at: new Date().toISOString() }));
+			(first.library as unknown as { context: { store: LibraryStore } }).context.store.batch((writes) =>
+				writes.insertProject({ name: 'shop', path: top, main_asset: '', created_at: new Date().toISOString() }),
+			);
 		}
 		return found;
 	};
@@ -30,7 +32,10 @@ it('two windows opening one repository at once make one project for it, not "sho
 	assert.ok(opened?.outcome === 'adopted', JSON.stringify(opened));
 	assert.equal(opened.project.name, 'shop');
 	assert.deepEqual(
-		first.library.listProjects().filter((p) => p.path !== '').map((p) => p.name),
+		first.library
+			.listProjects()
+			.filter((p) => p.path !== '')
+			.map((p) => p.name),
 		['shop'],
 		'one project for the repository',
 	);
@@ -44,17 +49,23 @@ it('one folder imported twice at once (two windows, the CLI) is one asset', asyn
 		fs.writeFileSync(path.join(folder, `spec-${i}.md`), `Spec ${i}.\n`);
 	}
 	const desk = await openDesk(path.join(root, 'library'));
-	const [a, b] = await Promise.all([desk.library.importDir({ dir: folder, main: false }), desk.library.importDir({ dir: folder, main: false })]);
+	const [a, b] = await Promise.all([
+		desk.library.importDir({ dir: folder, main: false }),
+		desk.library.importDir({ dir: folder, main: false }),
+	]);
 	assert.equal(a.asset.id, b.asset.id, 'the same asset');
 	assert.deepEqual([a.created, b.created].sort(), [false, true]);
 	assert.equal(desk.library.allAssets().filter((x) => x.working_dir === folder).length, 1);
 });
 
-it('a new asset in a folder that is another new asset\'s (still empty) is refused by name, not made a second asset of one folder', async () => {
+it("a new asset in a folder that is another new asset's (still empty) is refused by name, not made a second asset of one folder", async () => {
 	const root = tempDir();
 	const desk = await openDesk(path.join(root, 'library'));
 	const dir = path.join(root, 'drafts');
 	const first = await desk.library.newAsset({ name: 'drafts', dir, madeBy: 'user' });
-	await assert.rejects(desk.library.newAsset({ name: 'drafts again', dir, madeBy: 'user' }), (e) => isDeskError(e, 'asset.folderNotEmpty') && (e.data as { asset: string }).asset === first.asset.id);
+	await assert.rejects(
+		desk.library.newAsset({ name: 'drafts again', dir, madeBy: 'user' }),
+		(e) => isDeskError(e, 'asset.folderNotEmpty') && (e.data as { asset: string }).asset === first.asset.id,
+	);
 	assert.equal(desk.library.allAssets().filter((a) => a.working_dir === first.asset.working_dir).length, 1);
 });

@@ -22,7 +22,13 @@ it('a snapshotting process killed at random points leaves no partial blob, no ve
 	for (let round = 0; (round < 12 || acked.size < 5) && Date.now() - started < 90_000; round++) {
 		// Odd rounds time the kill from the first acknowledgement, so some versions are always acknowledged.
 		const killFrom = round % 2 === 0 ? 'open' : 'first ack';
-		for (const [version, manifest] of await runAndKill(libraryDir, asset.id, round * 1000, killFrom, 50 + Math.random() * 400)) {
+		for (const [version, manifest] of await runAndKill(
+			libraryDir,
+			asset.id,
+			round * 1000,
+			killFrom,
+			50 + Math.random() * 400,
+		)) {
 			acked.set(version, manifest);
 		}
 		kills++;
@@ -31,7 +37,10 @@ it('a snapshotting process killed at random points leaves no partial blob, no ve
 			const versions = await desk.library.assetVersions(asset.id);
 			for (const [version, manifest] of acked) {
 				const found = versions.find((v) => v.version === version);
-				assert.ok(found?.engine === 'snapshot' && found.manifest === manifest, `acknowledged v${version} is not intact`);
+				assert.ok(
+					found?.engine === 'snapshot' && found.manifest === manifest,
+					`acknowledged v${version} is not intact`,
+				);
 			}
 			// Every version's manifest and every file it names are in the store and whole.
 			for (const v of versions) {
@@ -55,9 +64,19 @@ it('a snapshotting process killed at random points leaves no partial blob, no ve
 	assert.ok(acked.size >= 5, `only ${acked.size} versions were acknowledged; the test proved little`);
 });
 
-function runAndKill(libraryDir: string, assetId: string, start: number, killFrom: 'open' | 'first ack', killAfterMs: number): Promise<Array<[number, string]>> {
+function runAndKill(
+	libraryDir: string,
+	assetId: string,
+	start: number,
+	killFrom: 'open' | 'first ack',
+	killAfterMs: number,
+): Promise<Array<[number, string]>> {
 	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [path.join(__dirname, 'snapshotWriter.js'), libraryDir, assetId, String(start)], { stdio: ['ignore', 'pipe', 'inherit'] });
+		const child = spawn(
+			process.execPath,
+			[path.join(__dirname, 'snapshotWriter.js'), libraryDir, assetId, String(start)],
+			{ stdio: ['ignore', 'pipe', 'inherit'] },
+		);
 		const acked: Array<[number, string]> = [];
 		let timer: NodeJS.Timeout | undefined;
 		onLines(child.stdout, (line) => {

@@ -20,7 +20,10 @@ import { background, race, swapFolderForLink } from '../../helpers/races';
 const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
 
 function cli(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], { encoding: 'utf8', env: { ...process.env, DESK_STORE: '' } });
+	const result = spawnSync(process.execPath, [deskJs, ...args], {
+		encoding: 'utf8',
+		env: { ...process.env, DESK_STORE: '' },
+	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -58,7 +61,9 @@ describe('snapshot folders a hostile writer controls', () => {
 				async () => {
 					const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
 					linksMet += result.skipped.filter((s) => /link/.test(s.reason)).length;
-					const stored = decodeManifest(desk.blobs.get(result.version.manifest), result.version.manifest).files.map((f) => f.path);
+					const stored = decodeManifest(desk.blobs.get(result.version.manifest), result.version.manifest).files.map(
+						(f) => f.path,
+					);
 					withInside += stored.includes('d/secret.txt') ? 1 : 0;
 					snapshots += 1;
 				},
@@ -69,12 +74,23 @@ describe('snapshot folders a hostile writer controls', () => {
 		const all = await manifests(desk, asset.id);
 		const storedInside = all.filter((m) => m.files.some((f) => f.path === 'd/secret.txt')).length;
 		assert.ok(snapshots >= 30, `${snapshots} snapshots ran`);
-		assert.ok(linksMet > 0 && storedInside > 0, `the race was real: ${linksMet} links met, ${storedInside} versions hold d/secret.txt`);
+		assert.ok(
+			linksMet > 0 && storedInside > 0,
+			`the race was real: ${linksMet} links met, ${storedInside} versions hold d/secret.txt`,
+		);
 		for (const manifest of all) {
-			assert.deepEqual(manifest.files.filter((f) => f.path.endsWith('passwd')), [], 'no version names the outside file');
+			assert.deepEqual(
+				manifest.files.filter((f) => f.path.endsWith('passwd')),
+				[],
+				'no version names the outside file',
+			);
 		}
 		for (const hash of desk.blobs.list()) {
-			assert.doesNotMatch(desk.blobs.get(hash).toString('latin1'), /OUTSIDE/, 'no stored blob holds bytes from outside the folder');
+			assert.doesNotMatch(
+				desk.blobs.get(hash).toString('latin1'),
+				/OUTSIDE/,
+				'no stored blob holds bytes from outside the folder',
+			);
 		}
 	});
 
@@ -108,10 +124,17 @@ describe('snapshot folders a hostile writer controls', () => {
 		}
 		const all = await manifests(desk, asset.id);
 		const recorded = all.flatMap((m) => m.files).filter((f) => f.path === 'log.bin');
-		assert.ok(snapshots >= 30 && recorded.length > 5, `${snapshots} snapshots, ${recorded.length} versions of log.bin, ${unsettled} reported as never settling`);
+		assert.ok(
+			snapshots >= 30 && recorded.length > 5,
+			`${snapshots} snapshots, ${recorded.length} versions of log.bin, ${unsettled} reported as never settling`,
+		);
 		const torn = recorded.filter((f) => {
 			const bytes = desk.blobs.get(f.hash);
-			return bytes.length !== f.size || createHash('sha256').update(bytes).digest('hex') !== f.hash || new Set(bytes).size > 1;
+			return (
+				bytes.length !== f.size ||
+				createHash('sha256').update(bytes).digest('hex') !== f.hash ||
+				new Set(bytes).size > 1
+			);
 		});
 		assert.deepEqual(
 			torn.map((f) => ({ size: f.size, stored: desk.blobs.get(f.hash).length })),
@@ -127,7 +150,8 @@ describe('snapshot folders a hostile writer controls', () => {
 		assert.equal(made.code, 0, made.stderr);
 		const { asset } = JSON.parse(made.stdout) as { asset: { id: string; working_dir: string } };
 		const work = Buffer.from(asset.working_dir);
-		const at = (...parts: Array<string | Buffer>) => Buffer.concat([work, ...parts.flatMap((p) => [Buffer.from('/'), Buffer.from(p)])]);
+		const at = (...parts: Array<string | Buffer>) =>
+			Buffer.concat([work, ...parts.flatMap((p) => [Buffer.from('/'), Buffer.from(p)])]);
 		fs.writeFileSync(at(Buffer.from('61ff2e747874', 'hex')), 'latin-1 y umlaut\n'); // a\xff.txt
 		fs.writeFileSync(at(Buffer.from('61fe2e747874', 'hex')), 'latin-1 thorn\n'); // a\xfe.txt
 		fs.writeFileSync(at('a\ufffd.txt'), 'the real replacement character\n');
@@ -138,19 +162,39 @@ describe('snapshot folders a hostile writer controls', () => {
 		fs.writeFileSync(at('.desk-tmp-0123456789ab'), Buffer.alloc(2 * 1024 * 1024, 1));
 		const snap = cli('--store', store, 'asset', 'snapshot', asset.id, '--json');
 		assert.equal(snap.code, 0, snap.stderr);
-		const result = JSON.parse(snap.stdout) as { version: { version: number; file_count: number; manifest: string }; skipped: Array<{ path: string; reason: string }> };
-		assert.deepEqual(
-			result.skipped.map((s) => s.path).sort(),
-			['.desk-tmp-0123456789ab', 'a\\xfe.txt', 'a\\xff.txt', 'dir\\xc0'],
-		);
+		const result = JSON.parse(snap.stdout) as {
+			version: { version: number; file_count: number; manifest: string };
+			skipped: Array<{ path: string; reason: string }>;
+		};
+		assert.deepEqual(result.skipped.map((s) => s.path).sort(), [
+			'.desk-tmp-0123456789ab',
+			'a\\xfe.txt',
+			'a\\xff.txt',
+			'dir\\xc0',
+		]);
 		assert.match(result.skipped.find((s) => s.path === 'a\\xff.txt')!.reason, /not UTF-8/);
 		assert.match(result.skipped.find((s) => s.path === '.desk-tmp-0123456789ab')!.reason, /temporary/);
-		const { files } = JSON.parse(cli('--store', store, 'asset', 'files', asset.id, '--version', String(result.version.version), '--json').stdout) as { files: Array<{ path: string; size: number }> };
-		assert.deepEqual(files.map((f) => [f.path, f.size]), [['a\ufffd.txt', 31], ['ok.txt', 3]], 'one entry a path, each with its own bytes');
-		assert.equal(cli('--store', store, 'asset', 'cat', asset.id, 'a\ufffd.txt').stdout, 'the real replacement character\n');
+		const { files } = JSON.parse(
+			cli('--store', store, 'asset', 'files', asset.id, '--version', String(result.version.version), '--json').stdout,
+		) as { files: Array<{ path: string; size: number }> };
+		assert.deepEqual(
+			files.map((f) => [f.path, f.size]),
+			[
+				['a\ufffd.txt', 31],
+				['ok.txt', 3],
+			],
+			'one entry a path, each with its own bytes',
+		);
+		assert.equal(
+			cli('--store', store, 'asset', 'cat', asset.id, 'a\ufffd.txt').stdout,
+			'the real replacement character\n',
+		);
 		const mounted = cli('--store', store, 'asset', 'mount', asset.id, String(result.version.version), '--json');
 		assert.equal(mounted.code, 0, mounted.stderr);
-		assert.deepEqual(fs.readdirSync((JSON.parse(mounted.stdout) as { path: string }).path).sort(), ['a\ufffd.txt', 'ok.txt']);
+		assert.deepEqual(fs.readdirSync((JSON.parse(mounted.stdout) as { path: string }).path).sort(), [
+			'a\ufffd.txt',
+			'ok.txt',
+		]);
 		// The person reading the CLI sees what was not stored, by name.
 		fs.writeFileSync(at('ok.txt'), 'changed\n');
 		const human = cli('--store', store, 'asset', 'snapshot', asset.id);
@@ -177,8 +221,15 @@ describe('snapshot folders a hostile writer controls', () => {
 			{ path: 'desk-library', reason: "the desk's own library folder: never snapshotted into itself" },
 		]);
 		const [first, latest] = await manifests(desk, asset.id);
-		assert.deepEqual(first!.files.map((f) => f.path), ['a.txt'], 'the import did not store the library either');
-		assert.deepEqual(latest!.files.map((f) => f.path), ['a.txt', `${deep.slice(0, 256).join('/')}/deep.txt`]);
+		assert.deepEqual(
+			first!.files.map((f) => f.path),
+			['a.txt'],
+			'the import did not store the library either',
+		);
+		assert.deepEqual(
+			latest!.files.map((f) => f.path),
+			['a.txt', `${deep.slice(0, 256).join('/')}/deep.txt`],
+		);
 	});
 });
 
@@ -232,7 +283,9 @@ describe('the same hole elsewhere: writes into a working folder, a run target fo
 		const outside = path.join(root, 'outside');
 		fs.mkdirSync(outside);
 		fs.writeFileSync(path.join(outside, 'passwd'), 'OUTSIDE\n');
-		prepareTargetFolder(folder, { format: 1, asset_id: 'a', asset_name: 'a', version: 1, files: [] }, () => Buffer.alloc(0));
+		prepareTargetFolder(folder, { format: 1, asset_id: 'a', asset_name: 'a', version: 1, files: [] }, () =>
+			Buffer.alloc(0),
+		);
 		fs.symlinkSync(outside, path.join(folder, 'linked'));
 		fs.writeFileSync(Buffer.concat([Buffer.from(`${folder}/`), Buffer.from('62ff', 'hex')]), 'bad name\n');
 		const skipped: Array<{ path: string; reason: string }> = [];
@@ -262,7 +315,11 @@ describe('the same hole elsewhere: writes into a working folder, a run target fo
 				() => reads >= 30 && inside > 0,
 				() => {
 					for (const change of targetChanges(folder)) {
-						assert.doesNotMatch(change.after?.bytes.toString('latin1') ?? '', /OUTSIDE/, `${change.path} holds bytes from outside`);
+						assert.doesNotMatch(
+							change.after?.bytes.toString('latin1') ?? '',
+							/OUTSIDE/,
+							`${change.path} holds bytes from outside`,
+						);
 						assert.ok(!change.path.endsWith('passwd'), `${change.path} is a file outside`);
 						inside += change.path === 'd/inside.txt' ? 1 : 0;
 					}

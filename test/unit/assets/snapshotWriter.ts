@@ -15,7 +15,10 @@ async function main(): Promise<void> {
 	for (let round = Number(startArg); ; round++) {
 		// A few new files of some size each round, and one file rewritten.
 		for (let i = 0; i < 8; i++) {
-			fs.writeFileSync(path.join(asset.working_dir, `r${round}-${i}.bin`), Buffer.alloc(20_000 + i * 1000, round % 251));
+			fs.writeFileSync(
+				path.join(asset.working_dir, `r${round}-${i}.bin`),
+				Buffer.alloc(20_000 + i * 1000, round % 251),
+			);
 		}
 		fs.writeFileSync(path.join(asset.working_dir, 'counter.txt'), `round ${round}\n`);
 		const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });

@@ -24,7 +24,10 @@ describe('snapshot assets', () => {
 		assert.deepEqual(fs.readdirSync(asset.working_dir), []);
 		const [v1] = await desk.library.assetVersions(asset.id);
 		assert.ok(v1?.engine === 'snapshot');
-		assert.deepEqual({ version: v1.version, files: v1.file_count, note: v1.note, by: v1.made_by }, { version: 1, files: 0, note: 'created', by: 'user' });
+		assert.deepEqual(
+			{ version: v1.version, files: v1.file_count, note: v1.note, by: v1.made_by },
+			{ version: 1, files: 0, note: 'created', by: 'user' },
+		);
 		fs.writeFileSync(path.join(asset.working_dir, 'a.md'), 'hello');
 		const snap = await desk.library.snapshot(asset.id, { madeBy: 'user', note: 'first words' });
 		assert.equal(snap.created, true);
@@ -47,7 +50,10 @@ describe('snapshot assets', () => {
 		const empty = path.join(root, 'empty');
 		fs.mkdirSync(empty);
 		assert.equal((await newAsset(desk, 'c', empty)).working_dir, empty);
-		assert.equal((await newAsset(desk, 'd', path.join(root, 'fresh', 'deep'))).working_dir, path.join(root, 'fresh', 'deep'));
+		assert.equal(
+			(await newAsset(desk, 'd', path.join(root, 'fresh', 'deep'))).working_dir,
+			path.join(root, 'fresh', 'deep'),
+		);
 		assert.equal((await desk.library.listAssets()).length, 2, 'the refused ones left no record');
 	});
 
@@ -57,7 +63,12 @@ describe('snapshot assets', () => {
 		const asset = await newAsset(desk);
 		fs.writeFileSync(path.join(asset.working_dir, 'a.txt'), 'one');
 		const v2 = await desk.library.snapshot(asset.id, { madeBy: 'user' });
-		assert.deepEqual(await desk.library.atGo(asset.id), { engine: 'snapshot', version: 2, working_changes: false, manifest: v2.version.manifest });
+		assert.deepEqual(await desk.library.atGo(asset.id), {
+			engine: 'snapshot',
+			version: 2,
+			working_changes: false,
+			manifest: v2.version.manifest,
+		});
 		const blobsBefore = desk.blobs.list().length;
 		fs.writeFileSync(path.join(asset.working_dir, 'a.txt'), 'two');
 		fs.writeFileSync(path.join(asset.working_dir, 'b.txt'), 'new');
@@ -71,7 +82,10 @@ describe('snapshot assets', () => {
 		const root = tempDir();
 		const desk = await openDesk(path.join(root, 'library'));
 		const link = desk.library.addLink({ name: 'Spec', url: 'https://example.com/spec', madeBy: 'user' });
-		await assert.rejects(desk.library.atGo(link.id), (e) => isDeskError(e, 'asset.noFiles') && e.message === 'Spec has no files to read.');
+		await assert.rejects(
+			desk.library.atGo(link.id),
+			(e) => isDeskError(e, 'asset.noFiles') && e.message === 'Spec has no files to read.',
+		);
 		const note = desk.library.addNote({ name: 'Decisions', text: 'Use sql.js', madeBy: 'user' });
 		await assert.rejects(desk.library.atGo(note.id), (e) => isDeskError(e, 'asset.noFiles'));
 		const repo = makeRepo(path.join(root, 'r'), { commits: 3 });
@@ -85,26 +99,39 @@ describe('snapshot assets', () => {
 		const root = tempDir();
 		const desk = await openDesk(path.join(root, 'library'));
 		const asset = await newAsset(desk);
-		const result = await desk.library.putFiles(asset.id, [{ path: 'docs/plan.md', bytes: Buffer.from('# Plan\n') }], { madeBy: 'conductor', note: 'plan' });
+		const result = await desk.library.putFiles(asset.id, [{ path: 'docs/plan.md', bytes: Buffer.from('# Plan\n') }], {
+			madeBy: 'conductor',
+			note: 'plan',
+		});
 		assert.equal(result.version.version, 2);
 		assert.equal(result.version.made_by, 'conductor');
 		assert.equal(fs.readFileSync(path.join(asset.working_dir, 'docs', 'plan.md'), 'utf8'), '# Plan\n');
 		for (const bad of ['../escape.txt', '/etc/passwd', 'a/../../b', '', 'a//b', './a']) {
-			await assert.rejects(desk.library.putFiles(asset.id, [{ path: bad, bytes: Buffer.from('x') }], { madeBy: 'user' }), (e) => isDeskError(e, 'asset.badPath'), bad);
+			await assert.rejects(
+				desk.library.putFiles(asset.id, [{ path: bad, bytes: Buffer.from('x') }], { madeBy: 'user' }),
+				(e) => isDeskError(e, 'asset.badPath'),
+				bad,
+			);
 		}
 		assert.equal(fs.existsSync(path.join(root, 'library', 'assets', 'folders', 'escape.txt')), false);
 		// A link inside the folder is never written through.
 		const outside = path.join(root, 'outside');
 		fs.mkdirSync(outside);
 		fs.symlinkSync(outside, path.join(asset.working_dir, 'link'));
-		await assert.rejects(desk.library.putFiles(asset.id, [{ path: 'link/x.txt', bytes: Buffer.from('x') }], { madeBy: 'user' }), (e) => isDeskError(e, 'asset.unsafePath'));
+		await assert.rejects(
+			desk.library.putFiles(asset.id, [{ path: 'link/x.txt', bytes: Buffer.from('x') }], { madeBy: 'user' }),
+			(e) => isDeskError(e, 'asset.unsafePath'),
+		);
 		assert.deepEqual(fs.readdirSync(outside), []);
 		const repo = makeRepo(path.join(root, 'r'));
 		const git = (await desk.library.adoptRepo(repo, 'adopted')).asset;
 		const link = desk.library.addLink({ name: 'l', url: 'https://example.com', madeBy: 'user' });
 		const note = desk.library.addNote({ name: 'n', text: 't', madeBy: 'user' });
 		for (const id of [git.id, link.id, note.id]) {
-			await assert.rejects(desk.library.putFiles(id, [{ path: 'x', bytes: Buffer.from('x') }], { madeBy: 'user' }), (e) => isDeskError(e, 'asset.noFolder'));
+			await assert.rejects(
+				desk.library.putFiles(id, [{ path: 'x', bytes: Buffer.from('x') }], { madeBy: 'user' }),
+				(e) => isDeskError(e, 'asset.noFolder'),
+			);
 		}
 		assert.equal(fs.existsSync(path.join(repo, 'x')), false);
 	});
@@ -117,9 +144,15 @@ describe('snapshot assets', () => {
 		fs.symlinkSync(path.join(root, 'secret'), path.join(asset.working_dir, 'secret-link'));
 		fs.writeFileSync(path.join(asset.working_dir, 'real.txt'), 'real');
 		const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
-		assert.deepEqual(result.skipped.map((s) => s.path), ['secret-link']);
+		assert.deepEqual(
+			result.skipped.map((s) => s.path),
+			['secret-link'],
+		);
 		const { files } = await desk.library.files(asset.id);
-		assert.deepEqual(files.map((f) => f.path), ['real.txt']);
+		assert.deepEqual(
+			files.map((f) => f.path),
+			['real.txt'],
+		);
 	});
 
 	it('keeps names that differ only by case apart and reports them', async () => {
@@ -148,7 +181,11 @@ describe('snapshot assets', () => {
 		await assert.rejects(desk.library.files(asset.id, 9), (e) => isDeskError(e, 'asset.noVersion'));
 		const diff = await desk.library.diff(asset.id, 2, 3);
 		assert.deepEqual(
-			{ added: diff.added.map((f) => f.path), removed: diff.removed.map((f) => f.path), modified: diff.modified.map((m) => m.after.path) },
+			{
+				added: diff.added.map((f) => f.path),
+				removed: diff.removed.map((f) => f.path),
+				modified: diff.modified.map((m) => m.after.path),
+			},
 			{ added: ['new.txt'], removed: ['gone.txt'], modified: ['a.txt'] },
 		);
 	});
@@ -180,7 +217,10 @@ describe('snapshot assets', () => {
 		assert.equal(desk.library.mount(asset.id, 2), mounted);
 		assert.deepEqual(fs.readdirSync(path.dirname(mounted)), ['2'], 'no temp folder is left beside it');
 		assert.deepEqual(fs.readdirSync(desk.library.mount(asset.id, 1)), [], 'v1 is real and empty');
-		assert.throws(() => desk.library.mount(asset.id, 3), (e) => isDeskError(e, 'asset.noVersion'));
+		assert.throws(
+			() => desk.library.mount(asset.id, 3),
+			(e) => isDeskError(e, 'asset.noVersion'),
+		);
 	});
 });
 
@@ -188,12 +228,24 @@ describe('tags, about, checks, retired', () => {
 	it('takes at most 16 tags, each key or key:value of lowercase letters, digits and hyphens', async () => {
 		const desk = await openDesk();
 		const asset = await newAsset(desk);
-		assert.deepEqual(desk.library.setTags(asset.id, ['api', 'lang:ts', 'team-a', 'v2']).tags, ['api', 'lang:ts', 'team-a', 'v2']);
+		assert.deepEqual(desk.library.setTags(asset.id, ['api', 'lang:ts', 'team-a', 'v2']).tags, [
+			'api',
+			'lang:ts',
+			'team-a',
+			'v2',
+		]);
 		const sixteen = Array.from({ length: 16 }, (_, i) => `t${i}`);
 		assert.equal(desk.library.setTags(asset.id, sixteen).tags.length, 16);
-		assert.throws(() => desk.library.setTags(asset.id, [...sixteen, 't16']), (e) => isDeskError(e, 'asset.badTag') && e.data['limit'] === 16);
+		assert.throws(
+			() => desk.library.setTags(asset.id, [...sixteen, 't16']),
+			(e) => isDeskError(e, 'asset.badTag') && e.data['limit'] === 16,
+		);
 		for (const bad of ['API', 'has space', 'a:b:c', 'under_score', '', 'ünï', 'a:', ':b']) {
-			assert.throws(() => desk.library.setTags(asset.id, [bad]), (e) => isDeskError(e, 'asset.badTag'), bad);
+			assert.throws(
+				() => desk.library.setTags(asset.id, [bad]),
+				(e) => isDeskError(e, 'asset.badTag'),
+				bad,
+			);
 		}
 		assert.equal(desk.library.getAsset(asset.id).tags.length, 16, 'a refused change changed nothing');
 	});
@@ -204,10 +256,27 @@ describe('tags, about, checks, retired', () => {
 		assert.equal(desk.library.describe(asset.id, '  The billing API\n contract ').about, 'The billing API contract');
 		assert.equal(desk.library.setRetired(asset.id, true).retired, true);
 		assert.equal(desk.library.setRetired(asset.id, false).retired, false);
-		const checks = desk.library.setChecks(asset.id, [{ id: 'unit', executable: 'npm', args: ['test'], cwd: '.', timeout: 300 }]).checks;
+		const checks = desk.library.setChecks(asset.id, [
+			{ id: 'unit', executable: 'npm', args: ['test'], cwd: '.', timeout: 300 },
+		]).checks;
 		assert.deepEqual(checks, [{ id: 'unit', executable: 'npm', args: ['test'], cwd: '.', timeout: 300 }]);
-		for (const bad of [{}, [{ id: 'x' }], [{ id: 'Bad Id', executable: 'x' }], [{ id: 'a', executable: 'x', cwd: '../up' }], [{ id: 'a', executable: 'x', timeout: -1 }], [{ id: 'a', executable: 'x' }, { id: 'a', executable: 'y' }], [{ id: 'a', executable: 'x', shell: true }]]) {
-			assert.throws(() => desk.library.setChecks(asset.id, bad), (e) => isDeskError(e, 'asset.badChecks'), JSON.stringify(bad));
+		for (const bad of [
+			{},
+			[{ id: 'x' }],
+			[{ id: 'Bad Id', executable: 'x' }],
+			[{ id: 'a', executable: 'x', cwd: '../up' }],
+			[{ id: 'a', executable: 'x', timeout: -1 }],
+			[
+				{ id: 'a', executable: 'x' },
+				{ id: 'a', executable: 'y' },
+			],
+			[{ id: 'a', executable: 'x', shell: true }],
+		]) {
+			assert.throws(
+				() => desk.library.setChecks(asset.id, bad),
+				(e) => isDeskError(e, 'asset.badChecks'),
+				JSON.stringify(bad),
+			);
 		}
 		assert.equal(desk.library.getAsset(asset.id).checks.length, 1);
 		assert.deepEqual(desk.library.usedIn(asset.id), [], 'no launch has used it yet');
@@ -217,7 +286,10 @@ describe('tags, about, checks, retired', () => {
 		const root = tempDir();
 		const skill = path.join(root, 'review-skill');
 		fs.mkdirSync(skill);
-		fs.writeFileSync(path.join(skill, 'SKILL.md'), '---\nname: review\ndescription: "Reviews a change for risky patterns"\n---\n\nBody.\n');
+		fs.writeFileSync(
+			path.join(skill, 'SKILL.md'),
+			'---\nname: review\ndescription: "Reviews a change for risky patterns"\n---\n\nBody.\n',
+		);
 		const desk = await openDesk(path.join(root, 'library'));
 		const { asset } = await desk.library.importDir({ dir: skill, main: false });
 		assert.equal(asset.kind, 'skill');
@@ -239,16 +311,28 @@ describe('the stat cache', () => {
 		const unchanged = await desk.library.snapshot(asset.id, { madeBy: 'user' });
 		assert.deepEqual([unchanged.created, unchanged.filesRead], [false, 0], 'nothing was read again');
 		fs.rmSync(file('b.txt'));
-		assert.deepEqual(await desk.library.atGo(asset.id), { engine: 'snapshot', version: 3, working_changes: true, changed: 1 });
+		assert.deepEqual(await desk.library.atGo(asset.id), {
+			engine: 'snapshot',
+			version: 3,
+			working_changes: true,
+			changed: 1,
+		});
 		fs.writeFileSync(file('c.txt'), 'cccc');
-		assert.equal((await desk.library.atGo(asset.id)).engine === 'snapshot' && (await desk.library.atGo(asset.id) as { changed: number }).changed, 2);
+		assert.equal(
+			(await desk.library.atGo(asset.id)).engine === 'snapshot' &&
+				((await desk.library.atGo(asset.id)) as { changed: number }).changed,
+			2,
+		);
 		// Same size, same mtime as cached, other bytes: the inode change time gives it away.
 		fs.writeFileSync(file('a.txt'), 'AAAA');
 		fs.utimesSync(file('a.txt'), old, old);
 		const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
 		assert.equal(result.version.version, 3);
 		assert.equal(Buffer.from(await desk.library.cat(asset.id, 'a.txt')).toString(), 'AAAA');
-		assert.deepEqual((await desk.library.files(asset.id)).files.map((f) => f.path), ['a.txt', 'c.txt']);
+		assert.deepEqual(
+			(await desk.library.files(asset.id)).files.map((f) => f.path),
+			['a.txt', 'c.txt'],
+		);
 	});
 });
 
@@ -258,10 +342,24 @@ describe('links', () => {
 		const source = (await desk.library.newAsset({ name: 'spec', madeBy: 'user' })).asset;
 		fs.writeFileSync(path.join(source.working_dir, 'spec.md'), 'spec');
 		await desk.library.snapshot(source.id, { madeBy: 'user' });
-		const link = desk.library.addLink({ name: 'Published spec', url: 'https://example.com/spec', madeBy: 'user', from: source.id });
-		assert.deepEqual([link.derived_from, link.derived_from_version, link.engine, link.kind], [source.id, 2, 'none', 'link']);
-		assert.throws(() => desk.library.addLink({ name: 'x', url: 'javascript:alert(1)', madeBy: 'user' }), (e) => isDeskError(e, 'asset.badUrl'));
-		assert.throws(() => desk.library.addLink({ name: 'x', url: 'not a url', madeBy: 'user' }), (e) => isDeskError(e, 'asset.badUrl'));
+		const link = desk.library.addLink({
+			name: 'Published spec',
+			url: 'https://example.com/spec',
+			madeBy: 'user',
+			from: source.id,
+		});
+		assert.deepEqual(
+			[link.derived_from, link.derived_from_version, link.engine, link.kind],
+			[source.id, 2, 'none', 'link'],
+		);
+		assert.throws(
+			() => desk.library.addLink({ name: 'x', url: 'javascript:alert(1)', madeBy: 'user' }),
+			(e) => isDeskError(e, 'asset.badUrl'),
+		);
+		assert.throws(
+			() => desk.library.addLink({ name: 'x', url: 'not a url', madeBy: 'user' }),
+			(e) => isDeskError(e, 'asset.badUrl'),
+		);
 	});
 });
 
@@ -269,11 +367,23 @@ describe('manifests', () => {
 	it('refuses a manifest that names a path outside its version, so a mount can never be led out of its folder', () => {
 		const hash = 'a'.repeat(64);
 		for (const bad of ['../escape', '/etc/passwd', 'a/../../b', 'a//b', '', 'nul\0byte']) {
-			const bytes = Buffer.from(JSON.stringify({ format: 1, files: [{ path: bad, hash, size: 1, executable: false }] }));
-			assert.throws(() => decodeManifest(bytes, 'x'), (e) => isDeskError(e, 'manifest.corrupt'), JSON.stringify(bad));
+			const bytes = Buffer.from(
+				JSON.stringify({ format: 1, files: [{ path: bad, hash, size: 1, executable: false }] }),
+			);
+			assert.throws(
+				() => decodeManifest(bytes, 'x'),
+				(e) => isDeskError(e, 'manifest.corrupt'),
+				JSON.stringify(bad),
+			);
 		}
-		assert.throws(() => decodeManifest(Buffer.from('{"format":2,"files":[]}'), 'x'), (e) => isDeskError(e, 'manifest.corrupt'));
-		assert.throws(() => decodeManifest(Buffer.from('not json'), 'x'), (e) => isDeskError(e, 'manifest.corrupt'));
+		assert.throws(
+			() => decodeManifest(Buffer.from('{"format":2,"files":[]}'), 'x'),
+			(e) => isDeskError(e, 'manifest.corrupt'),
+		);
+		assert.throws(
+			() => decodeManifest(Buffer.from('not json'), 'x'),
+			(e) => isDeskError(e, 'manifest.corrupt'),
+		);
 	});
 });
 
@@ -288,10 +398,18 @@ describe('checks then snapshots', () => {
 		}
 		await desk.library.snapshot(asset.id, { madeBy: 'user' });
 		fs.rmSync(path.join(asset.working_dir, 'b.txt'));
-		assert.equal((await desk.library.atGo(asset.id)).engine === 'snapshot' && (await desk.library.atGo(asset.id) as { working_changes: boolean }).working_changes, true);
+		assert.equal(
+			(await desk.library.atGo(asset.id)).engine === 'snapshot' &&
+				((await desk.library.atGo(asset.id)) as { working_changes: boolean }).working_changes,
+			true,
+		);
 		const result = await desk.library.snapshot(asset.id, { madeBy: 'user' });
 		assert.equal(result.created, true);
-		assert.deepEqual((await desk.library.files(asset.id, result.version.version)).files.map((f) => f.path), ['a.txt'], 'the new version\'s manifest is in the store');
+		assert.deepEqual(
+			(await desk.library.files(asset.id, result.version.version)).files.map((f) => f.path),
+			['a.txt'],
+			"the new version's manifest is in the store",
+		);
 	});
 
 	it('sees a chmod +x as a change even when the content is the same', async () => {

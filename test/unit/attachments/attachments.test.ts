@@ -7,14 +7,26 @@ import * as path from 'node:path';
 import { it } from 'node:test';
 import { AttachmentStore, resolveAttachment } from '../../../server/src/attachments/attachmentStore';
 import type { AttachmentRow } from '../../../server/src/attachments/types';
-import { baseName, cleanName, detectType, humanBytes, inlineType, maxNameBytes, previewable, typeByName } from '../../../server/src/attachments/names';
+import {
+	baseName,
+	cleanName,
+	detectType,
+	humanBytes,
+	inlineType,
+	maxNameBytes,
+	previewable,
+	typeByName,
+} from '../../../server/src/attachments/names';
 import { isDeskError } from '../../../server/src/core/errors';
 import { race, swapFolderForLink } from '../../helpers/races';
 import { tempDir } from '../../helpers/temp';
 import { openAttachments } from './attachmentFixture';
 
 const task = '0190f0f0-0000-7000-8000-000000000001';
-const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0f0b0d40000000049454e44ae426082', 'hex');
+const png = Buffer.from(
+	'89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0f0b0d40000000049454e44ae426082',
+	'hex',
+);
 const mib = 1024 * 1024;
 
 function outboxFile(store: AttachmentStore, rel: string, bytes: string | Buffer): string {
@@ -33,11 +45,14 @@ it('ingest attaches every regular file at any depth under its path, empties the 
 	outboxFile(store, 'data/rows.csv', 'a,b\n1,2\n');
 	outboxFile(store, 'report.html', '<h1>Report</h1>');
 	const report = store.ingest(task, { runId: 'run-1' });
-	assert.deepEqual(report.added.map((r) => [r.name, r.media_type, r.size, r.source, r.run_id]), [
-		['chart.png', 'image/png', png.length, 'run', 'run-1'],
-		['data/rows.csv', 'text/csv', 8, 'run', 'run-1'],
-		['report.html', 'text/html', 15, 'run', 'run-1'],
-	]);
+	assert.deepEqual(
+		report.added.map((r) => [r.name, r.media_type, r.size, r.source, r.run_id]),
+		[
+			['chart.png', 'image/png', png.length, 'run', 'run-1'],
+			['data/rows.csv', 'text/csv', 8, 'run', 'run-1'],
+			['report.html', 'text/html', 15, 'run', 'run-1'],
+		],
+	);
 	assert.deepEqual(fs.readdirSync(outbox), [], 'emptied');
 	assert.ok(fs.statSync(outbox).isDirectory(), 'left in place');
 	for (const row of report.added) {
@@ -86,7 +101,10 @@ it('links (final and in a parent), a hard link to an outside file, a FIFO and a 
 	const report = store.ingest(task, { runId: 'run-1' });
 	server.close();
 	assert.ok(Date.now() - started < 2000, 'a FIFO with no writer did not block the ingest');
-	assert.deepEqual(report.added.map((r) => r.name), ['ok.txt']);
+	assert.deepEqual(
+		report.added.map((r) => r.name),
+		['ok.txt'],
+	);
 	assert.deepEqual(report.refused, [
 		{ name: 'hard.txt', reason: 'a hard link to a file elsewhere: not read' },
 		{ name: 'link.txt', reason: 'a link: not followed' },
@@ -94,7 +112,11 @@ it('links (final and in a parent), a hard link to an outside file, a FIFO and a 
 		{ name: 'pipe', reason: 'a FIFO: not read' },
 		{ name: 'sock', reason: 'a socket: not read' },
 	]);
-	assert.equal(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8'), 'outside secret\n', 'the outside file is untouched');
+	assert.equal(
+		fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8'),
+		'outside secret\n',
+		'the outside file is untouched',
+	);
 	assert.deepEqual(fs.readdirSync(outside), ['secret.txt']);
 	assert.deepEqual(fs.readdirSync(outbox), [], 'the links are removed from the outbox, not what they point to');
 	assert.match(store.journalLines(task)[0]!, /refused hard\.txt: a hard link .*; link\.txt: a link: not followed/);
@@ -125,7 +147,10 @@ it('a folder swapped for a link while ingests run: nothing outside the store is 
 		await swapper.stop();
 	}
 	assert.ok(ingests > 20, `${ingests} ingests ran`);
-	assert.ok(linksSeen > 0 && rows.length > 0, `the race was real: ${linksSeen} links met, ${rows.length} files attached`);
+	assert.ok(
+		linksSeen > 0 && rows.length > 0,
+		`the race was real: ${linksSeen} links met, ${rows.length} files attached`,
+	);
 	for (const row of rows) {
 		assert.doesNotMatch(store.read(row).toString('utf8'), /OUTSIDE/, 'no attachment holds the outside file');
 	}
@@ -138,22 +163,34 @@ it('limits at their exact boundaries: a file of 32 MiB and one byte more; the 10
 	outboxFile(store, 'exact.bin', Buffer.alloc(32 * mib, 1));
 	outboxFile(store, 'over.bin', Buffer.alloc(32 * mib + 1, 2));
 	const report = store.ingest(task, { runId: 'run-1' });
-	assert.deepEqual(report.added.map((r) => [r.name, r.size]), [['exact.bin', 32 * mib]]);
+	assert.deepEqual(
+		report.added.map((r) => [r.name, r.size]),
+		[['exact.bin', 32 * mib]],
+	);
 	assert.deepEqual(report.refused, [{ name: 'over.bin', reason: '32.0 MiB is over the 32.0 MiB limit of a file' }]);
 	// Three more of 32 MiB make 128 MiB exactly; one more byte is refused, the quota unchanged.
 	for (const name of ['b.bin', 'c.bin', 'd.bin']) {
 		store.put(task, { name, source: 'hand', addedBy: 'test' }, Buffer.alloc(32 * mib, 3));
 	}
 	assert.deepEqual(store.tasks(), [{ task_id: task, count: 4, bytes: 128 * mib }]);
-	assert.throws(() => store.put(task, { name: 'e.bin', source: 'hand', addedBy: 'test' }, Buffer.alloc(1)), (e) => isDeskError(e, 'attachment.quota') && /over its 128\.0 MiB limit/.test(e.message));
-	assert.throws(() => store.put(task, { name: 'big.bin', source: 'hand', addedBy: 'test' }, Buffer.alloc(32 * mib + 1)), (e) => isDeskError(e, 'attachment.tooLarge') && /refused, not truncated/.test(e.message));
+	assert.throws(
+		() => store.put(task, { name: 'e.bin', source: 'hand', addedBy: 'test' }, Buffer.alloc(1)),
+		(e) => isDeskError(e, 'attachment.quota') && /over its 128\.0 MiB limit/.test(e.message),
+	);
+	assert.throws(
+		() => store.put(task, { name: 'big.bin', source: 'hand', addedBy: 'test' }, Buffer.alloc(32 * mib + 1)),
+		(e) => isDeskError(e, 'attachment.tooLarge') && /refused, not truncated/.test(e.message),
+	);
 	assert.deepEqual(store.tasks(), [{ task_id: task, count: 4, bytes: 128 * mib }]);
 
 	const other = '0190f0f0-0000-7000-8000-000000000002';
 	for (let i = 1; i <= 100; i++) {
 		store.put(other, { name: `f${i}.txt`, source: 'hand', addedBy: 'test' }, Buffer.from(`${i}\n`));
 	}
-	assert.throws(() => store.put(other, { name: 'f101.txt', source: 'hand', addedBy: 'test' }, Buffer.from('101\n')), (e) => isDeskError(e, 'attachment.quota') && /has 100 attachments/.test(e.message));
+	assert.throws(
+		() => store.put(other, { name: 'f101.txt', source: 'hand', addedBy: 'test' }, Buffer.from('101\n')),
+		(e) => isDeskError(e, 'attachment.quota') && /has 100 attachments/.test(e.message),
+	);
 	assert.equal(store.list(other).length, 100);
 });
 
@@ -164,7 +201,9 @@ it('the project limit at its boundary (a smaller limit stands in for 1 GiB), and
 	assert.equal(store.room(task, 1), "the project's attachments would come to 1001 B, over its 1000 B limit");
 	outboxFile(store, 'c.txt', 'x');
 	const report = store.ingest(task, { runId: 'r' });
-	assert.deepEqual(report.refused, [{ name: 'c.txt', reason: "the project's attachments would come to 1001 B, over its 1000 B limit" }]);
+	assert.deepEqual(report.refused, [
+		{ name: 'c.txt', reason: "the project's attachments would come to 1001 B, over its 1000 B limit" },
+	]);
 	assert.equal(store.room(task, 0), '');
 });
 
@@ -191,7 +230,10 @@ it('CleanName: slashes, no empty, . or .. components, no control or format chara
 it('a name with U+202E is attached cleaned', async () => {
 	const { store } = await openAttachments(tempDir());
 	outboxFile(store, 'invoice\u202Efdp.exe', 'MZ');
-	assert.deepEqual(store.ingest(task).added.map((r) => r.name), ['invoicefdp.exe']);
+	assert.deepEqual(
+		store.ingest(task).added.map((r) => r.name),
+		['invoicefdp.exe'],
+	);
 });
 
 it('DetectType, InlineType, Previewable and TypeByName: the bytes decide; a recorded type is only a claim', () => {
@@ -205,7 +247,11 @@ it('DetectType, InlineType, Previewable and TypeByName: the bytes decide; a reco
 	assert.equal(detectType('a.pdf', Buffer.from('%PDF-1.7')), 'application/pdf');
 	assert.equal(detectType('a.bin', Buffer.from([0, 1, 2])), 'application/octet-stream');
 	assert.deepEqual(inlineType('image/png', png), { type: 'image/png', inline: true });
-	assert.deepEqual(inlineType('image/png', Buffer.from('<script>')), { type: 'application/octet-stream', inline: false }, 'a PNG that is not one is not shown');
+	assert.deepEqual(
+		inlineType('image/png', Buffer.from('<script>')),
+		{ type: 'application/octet-stream', inline: false },
+		'a PNG that is not one is not shown',
+	);
 	assert.deepEqual(inlineType('text/html', Buffer.from('<h1>')), { type: 'text/html', inline: true });
 	assert.deepEqual(inlineType('text/plain', png), { type: 'application/octet-stream', inline: false });
 	assert.deepEqual(inlineType('application/pdf', Buffer.from('%PDF-1.4')), { type: 'application/pdf', inline: true });
@@ -214,7 +260,10 @@ it('DetectType, InlineType, Previewable and TypeByName: the bytes decide; a reco
 	assert.equal(typeByName('chart.PNG'), 'image/png');
 	assert.equal(typeByName('main.rs'), 'text/plain');
 	assert.equal(typeByName('blob'), 'application/octet-stream');
-	assert.deepEqual([humanBytes(0), humanBytes(1023), humanBytes(1024), humanBytes(32 * mib), humanBytes(1024 * mib)], ['0 B', '1023 B', '1.0 KiB', '32.0 MiB', '1.0 GiB']);
+	assert.deepEqual(
+		[humanBytes(0), humanBytes(1023), humanBytes(1024), humanBytes(32 * mib), humanBytes(1024 * mib)],
+		['0 B', '1023 B', '1.0 KiB', '32.0 MiB', '1.0 GiB'],
+	);
 });
 
 it('a file changed after ingest: reading shows the stored bytes, and a store file changed behind the desk is refused', async () => {
@@ -224,12 +273,21 @@ it('a file changed after ingest: reading shows the stored bytes, and a store fil
 	fs.writeFileSync(file, 'changed in the outbox\n');
 	assert.equal(store.read(row!).toString(), 'first\n');
 	fs.writeFileSync(path.join(store.storeDir, row!.id), 'tampered\n');
-	assert.throws(() => store.read(row!), (e) => isDeskError(e, 'attachment.changed'));
+	assert.throws(
+		() => store.read(row!),
+		(e) => isDeskError(e, 'attachment.changed'),
+	);
 	fs.writeFileSync(path.join(store.storeDir, row!.id), 'FIRST\n');
-	assert.throws(() => store.read(row!), (e) => isDeskError(e, 'attachment.changed') && /digest/.test(e.message));
+	assert.throws(
+		() => store.read(row!),
+		(e) => isDeskError(e, 'attachment.changed') && /digest/.test(e.message),
+	);
 	fs.rmSync(path.join(store.storeDir, row!.id));
 	fs.symlinkSync('/etc/hostname', path.join(store.storeDir, row!.id));
-	assert.throws(() => store.read(row!), (e) => isDeskError(e, 'attachment.notRegular'));
+	assert.throws(
+		() => store.read(row!),
+		(e) => isDeskError(e, 'attachment.notRegular'),
+	);
 });
 
 it('Add by hand, Record for bytes elsewhere, Resolve by id, prefix or name, Delete with audit and journal', async () => {
@@ -238,32 +296,66 @@ it('Add by hand, Record for bytes elsewhere, Resolve by id, prefix or name, Dele
 	const file = path.join(root, 'summary.md');
 	fs.writeFileSync(file, '# Summary\n');
 	const added = store.add(task, file, { addedBy: 'desk-user', note: 'for the review' });
-	assert.deepEqual([added.name, added.source, added.media_type, added.note], ['summary.md', 'hand', 'text/markdown', 'for the review']);
+	assert.deepEqual(
+		[added.name, added.source, added.media_type, added.note],
+		['summary.md', 'hand', 'text/markdown', 'for the review'],
+	);
 	fs.symlinkSync(file, path.join(root, 'link.md'));
-	assert.throws(() => store.add(task, path.join(root, 'link.md'), { addedBy: 'x' }), (e) => isDeskError(e, 'attachment.notRegular'));
-	assert.throws(() => store.add(task, root, { addedBy: 'x' }), (e) => isDeskError(e, 'attachment.notRegular'));
-	const recorded = store.record(task, { name: 'remote/plot.png', source: 'remote', addedBy: 'hub' }, 1234, 'a'.repeat(64), 'the result had no room for it');
+	assert.throws(
+		() => store.add(task, path.join(root, 'link.md'), { addedBy: 'x' }),
+		(e) => isDeskError(e, 'attachment.notRegular'),
+	);
+	assert.throws(
+		() => store.add(task, root, { addedBy: 'x' }),
+		(e) => isDeskError(e, 'attachment.notRegular'),
+	);
+	const recorded = store.record(
+		task,
+		{ name: 'remote/plot.png', source: 'remote', addedBy: 'hub' },
+		1234,
+		'a'.repeat(64),
+		'the result had no room for it',
+	);
 	assert.deepEqual([recorded.unavailable, recorded.media_type], ['the result had no room for it', 'image/png']);
-	assert.throws(() => store.read(recorded), (e) => isDeskError(e, 'attachment.unavailable'));
+	assert.throws(
+		() => store.read(recorded),
+		(e) => isDeskError(e, 'attachment.unavailable'),
+	);
 	const rows = store.list(task);
 	assert.equal(resolveAttachment(rows, added.id).id, added.id);
 	assert.equal(resolveAttachment(rows, added.id.slice(0, 6)).id, added.id);
 	assert.equal(resolveAttachment(rows, 'summary.md').id, added.id);
-	assert.throws(() => resolveAttachment(rows, added.id.slice(0, 5)), (e) => isDeskError(e, 'attachment.notFound'), 'five characters are not enough');
+	assert.throws(
+		() => resolveAttachment(rows, added.id.slice(0, 5)),
+		(e) => isDeskError(e, 'attachment.notFound'),
+		'five characters are not enough',
+	);
 	const twin = store.put(task, { name: 'summary.md', source: 'hand', addedBy: 'x' }, Buffer.from('other\n'));
-	assert.throws(() => resolveAttachment(store.list(task), 'summary.md'), (e) => isDeskError(e, 'attachment.ambiguous'));
+	assert.throws(
+		() => resolveAttachment(store.list(task), 'summary.md'),
+		(e) => isDeskError(e, 'attachment.ambiguous'),
+	);
 	const deleted = store.delete(task, twin.id, 'desk-user', 'desk task attachments rm');
 	assert.equal(deleted.id, twin.id);
 	assert.equal(fs.existsSync(path.join(store.storeDir, twin.id)), false);
-	assert.deepEqual(store.audit(task).map((a) => [a.attachment_id, a.actor, a.via, a.action]), [[twin.id, 'desk-user', 'desk task attachments rm', 'delete']]);
-	assert.ok(store.journalLines(task).some((l) => l.includes(`desk-user deleted attachment summary.md (${twin.id}) via desk task attachments rm`)));
+	assert.deepEqual(
+		store.audit(task).map((a) => [a.attachment_id, a.actor, a.via, a.action]),
+		[[twin.id, 'desk-user', 'desk task attachments rm', 'delete']],
+	);
+	assert.ok(
+		store
+			.journalLines(task)
+			.some((l) => l.includes(`desk-user deleted attachment summary.md (${twin.id}) via desk task attachments rm`)),
+	);
 });
 
 it('Put scrubs credentials, also base64-, URL- and JSON-escaped, and records the size and digest of what was stored', async () => {
 	const { store } = await openAttachments(tempDir());
 	const secret = 'sk-live-0123456789abcdef';
 	const text = `key=${secret}\nb64=${Buffer.from(secret).toString('base64')}\nurl=${encodeURIComponent(secret)}\njson=${JSON.stringify(secret)}\n`;
-	const row = store.put(task, { name: 'env.txt', source: 'run', addedBy: 'run' }, Buffer.from(text), undefined, [secret]);
+	const row = store.put(task, { name: 'env.txt', source: 'run', addedBy: 'run' }, Buffer.from(text), undefined, [
+		secret,
+	]);
 	const stored = store.read(row).toString();
 	assert.ok(!stored.includes(secret) && !stored.includes(Buffer.from(secret).toString('base64')));
 	assert.equal(row.size, Buffer.byteLength(stored));
@@ -316,8 +408,15 @@ it('a crash in the middle of an ingest: on restart nothing is lost and nothing i
 		await new Promise((resolve) => child.on('exit', resolve));
 		const reopened = await openAttachments(folder);
 		const report = reopened.store.ingest(task, { runId: 'run-1' });
-		const attached = reopened.store.list(task).map((r) => r.name).sort();
-		assert.deepEqual(attached, names, `round ${round}: every file attached exactly once (${report.added.length} after the restart, ${report.already.length} already)`);
+		const attached = reopened.store
+			.list(task)
+			.map((r) => r.name)
+			.sort();
+		assert.deepEqual(
+			attached,
+			names,
+			`round ${round}: every file attached exactly once (${report.added.length} after the restart, ${report.already.length} already)`,
+		);
 		for (const row of reopened.store.list(task)) {
 			assert.equal(reopened.store.read(row).toString(), `content of ${row.name}\n`.repeat(200));
 		}

@@ -24,22 +24,38 @@ describe('files the command line reads', () => {
 		fs.writeFileSync(file, 'x'.repeat(1025));
 		assert.throws(
 			() => readInputFile(file, 'the ticket file', 1024),
-			(e) => isDeskError(e, 'input.tooLarge') && e.data['file'] === file && e.data['limit'] === 1024 && /the ticket file .*big\.md is over the limit of 1\.0 KiB/i.test(e.message),
+			(e) =>
+				isDeskError(e, 'input.tooLarge') &&
+				e.data['file'] === file &&
+				e.data['limit'] === 1024 &&
+				/the ticket file .*big\.md is over the limit of 1\.0 KiB/i.test(e.message),
 		);
 	});
 
 	it('refuses /dev/zero, a folder and a FIFO by what they are, without reading or waiting', () => {
 		const dir = tempDir();
-		assert.throws(() => readInputFile('/dev/zero', 'the ticket file', 256 * 1024), (e) => isDeskError(e, 'input.notAFile') && e.data['kind'] === 'a character device');
-		assert.throws(() => readInputFile(dir, 'the ticket file', 1024), (e) => isDeskError(e, 'input.notAFile') && e.data['kind'] === 'a folder');
+		assert.throws(
+			() => readInputFile('/dev/zero', 'the ticket file', 256 * 1024),
+			(e) => isDeskError(e, 'input.notAFile') && e.data['kind'] === 'a character device',
+		);
+		assert.throws(
+			() => readInputFile(dir, 'the ticket file', 1024),
+			(e) => isDeskError(e, 'input.notAFile') && e.data['kind'] === 'a folder',
+		);
 		const fifo = path.join(dir, 'pipe');
 		execFileSync('mkfifo', [fifo]);
 		// With no writer, a plain open of a FIFO would block this test forever.
-		assert.throws(() => readInputFile(fifo, 'the file to put', 1024), (e) => isDeskError(e, 'input.notAFile') && e.data['kind'] === 'a FIFO (named pipe)' && e.data['file'] === fifo);
+		assert.throws(
+			() => readInputFile(fifo, 'the file to put', 1024),
+			(e) => isDeskError(e, 'input.notAFile') && e.data['kind'] === 'a FIFO (named pipe)' && e.data['file'] === fifo,
+		);
 	});
 
 	it('refuses a missing or unreadable file with input.unreadable and the errno', () => {
 		const dir = tempDir();
-		assert.throws(() => readInputFile(path.join(dir, 'missing'), 'the settings file', 1024), (e) => isDeskError(e, 'input.unreadable') && e.data['errno'] === 'ENOENT');
+		assert.throws(
+			() => readInputFile(path.join(dir, 'missing'), 'the settings file', 1024),
+			(e) => isDeskError(e, 'input.unreadable') && e.data['errno'] === 'ENOENT',
+		);
 	});
 });

@@ -28,7 +28,15 @@ describe('text for a terminal', () => {
 	});
 
 	it('leaves printable text as it is: accents, CJK, emoji (joined ones too), backslashes', () => {
-		for (const text of ['plain name.txt', 'Café résumé', '報告書.md', 'rocket 🚀', 'dev 👩‍💻 and 👩🏽‍💻', 'C:\\path\\x1b literal', 'tab-free']) {
+		for (const text of [
+			'plain name.txt',
+			'Café résumé',
+			'報告書.md',
+			'rocket 🚀',
+			'dev 👩‍💻 and 👩🏽‍💻',
+			'C:\\path\\x1b literal',
+			'tab-free',
+		]) {
 			assert.equal(terminalSafe(text), text);
 		}
 		assert.equal(terminalSafe('join\u200dnot emoji'), 'join\\u200dnot emoji', 'a joiner outside an emoji is shown');

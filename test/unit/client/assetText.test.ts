@@ -5,7 +5,8 @@ import { assetTooltip, atGoText, groupOf, versionTooltip } from '../../../client
 import { assertInertMarkdown } from '../../helpers/markdown';
 
 /** Text a repository, a folder or an agent chooses: a command link, an image, an autolink, an icon, a table break, a heading. */
-const hostile = '[Fix](command:agentDesk.approveRun) ![x](https://evil.example/t.png) www.evil.example $(sync~spin) a | b\n# head\u202e';
+const hostile =
+	'[Fix](command:agentDesk.approveRun) ![x](https://evil.example/t.png) www.evil.example $(sync~spin) a | b\n# head\u202e';
 
 function asset(engine: 'git' | 'snapshot' | 'none', more: Partial<AssetSummary> = {}): AssetSummary {
 	return {
@@ -34,7 +35,7 @@ function asset(engine: 'git' | 'snapshot' | 'none', more: Partial<AssetSummary> 
 
 const assertInert = (text: string) => assertInertMarkdown(text, ['warning']);
 
-describe('the Assets view\'s tooltips, built without VS Code', () => {
+describe("the Assets view's tooltips, built without VS Code", () => {
 	it('show every name, note, branch, path, URL and tag of an asset as text, in every engine', () => {
 		for (const engine of ['git', 'snapshot', 'none'] as const) {
 			assertInert(assetTooltip(asset(engine), true, hostile, { error: hostile }));
@@ -42,9 +43,27 @@ describe('the Assets view\'s tooltips, built without VS Code', () => {
 		}
 	});
 
-	it('show a version\'s commit subject or note as text', () => {
-		const git = { engine: 'git', version: 3, subject: hostile, commit: 'f'.repeat(40), made_at: '2026-01-01T00:00:00Z', made_by: 'outside', head_at: '2026-01-02T00:00:00Z', never_head: false } as unknown as AssetVersion;
-		const snapshot = { engine: 'snapshot', version: 2, note: hostile, manifest: 'e'.repeat(64), file_count: 3, bytes: 2048, made_at: '2026-01-01T00:00:00Z', made_by: 'person' } as unknown as AssetVersion;
+	it("show a version's commit subject or note as text", () => {
+		const git = {
+			engine: 'git',
+			version: 3,
+			subject: hostile,
+			commit: 'f'.repeat(40),
+			made_at: '2026-01-01T00:00:00Z',
+			made_by: 'outside',
+			head_at: '2026-01-02T00:00:00Z',
+			never_head: false,
+		} as unknown as AssetVersion;
+		const snapshot = {
+			engine: 'snapshot',
+			version: 2,
+			note: hostile,
+			manifest: 'e'.repeat(64),
+			file_count: 3,
+			bytes: 2048,
+			made_at: '2026-01-01T00:00:00Z',
+			made_by: 'person',
+		} as unknown as AssetVersion;
 		assertInert(versionTooltip(asset('git'), git));
 		assertInert(versionTooltip(asset('snapshot'), snapshot));
 		assert.match(versionTooltip(asset('snapshot'), snapshot), /3 files, 2\.0 KiB/);
@@ -53,11 +72,16 @@ describe('the Assets view\'s tooltips, built without VS Code', () => {
 	it('say what Go would read and list each asset in its group', () => {
 		assert.equal(atGoText(undefined), undefined);
 		assert.equal(atGoText({ error: 'gone' }), 'AtGo: gone');
-		assert.equal(atGoText({ engine: 'snapshot', version: 4, working_changes: true } as never), 'working changes: go would read them as v4');
-		assert.equal(atGoText({ engine: 'git', version: 7 } as never), 'go would read v7');
-		assert.deepEqual(
-			[asset('git'), asset('snapshot'), asset('none'), asset('git', { kind: 'skill' })].map(groupOf),
-			['repos', 'folders', 'links', 'skills'],
+		assert.equal(
+			atGoText({ engine: 'snapshot', version: 4, working_changes: true } as never),
+			'working changes: go would read them as v4',
 		);
+		assert.equal(atGoText({ engine: 'git', version: 7 } as never), 'go would read v7');
+		assert.deepEqual([asset('git'), asset('snapshot'), asset('none'), asset('git', { kind: 'skill' })].map(groupOf), [
+			'repos',
+			'folders',
+			'links',
+			'skills',
+		]);
 	});
 });

@@ -21,11 +21,15 @@ describe('what the launch card is sent, built without VS Code', () => {
 			view([{ id: 'a1', role: 'reference', name: hostile, at_go: { error: hostile } }]),
 			suggested([{ asset_id: 'a2', name: hostile, role: 'reference', reason: hostile, named: false, score: 1.5 }]),
 		);
-		const shown = [state.project, ...state.plugs.flatMap((p) => [p.name, p.atGo]), ...state.suggestions.flatMap((x) => [x.name, x.reason])];
+		const shown = [
+			state.project,
+			...state.plugs.flatMap((p) => [p.name, p.atGo]),
+			...state.suggestions.flatMap((x) => [x.name, x.reason]),
+		];
 		for (const text of shown) {
 			assert.equal(text, 'notes\\x1b]0;pwned\\x07\\u202egpj.exe');
 		}
-		assert.equal(state.ticket, 'Add paging', 'the ticket is the person\'s own text, edited in the card');
+		assert.equal(state.ticket, 'Add paging', "the ticket is the person's own text, edited in the card");
 	});
 
 	it('says which version Go would freeze, and when it would read working changes', () => {
@@ -49,15 +53,25 @@ describe('what the launch card is sent, built without VS Code', () => {
 	});
 
 	it('says the suggestions come from a partial index only while it is one, and keeps a score only when there is one', () => {
-		const partial = cardState('shop', view([]), suggested([{ asset_id: 'a', name: 'a', role: 'reference', reason: 'r', named: true }], { indexed: 2, total: 5 }));
+		const partial = cardState(
+			'shop',
+			view([]),
+			suggested([{ asset_id: 'a', name: 'a', role: 'reference', reason: 'r', named: true }], { indexed: 2, total: 5 }),
+		);
 		assert.deepEqual(partial.indexing, { indexed: 2, total: 5 });
 		assert.equal('score' in partial.suggestions[0]!, false);
 		assert.equal('indexing' in cardState('shop', view([]), suggested([], { indexed: 5, total: 5 })), false);
 	});
 
 	it('says which agent Go starts and where', () => {
-		assert.equal(runWith({ agents: [{ name: 'claude' }, { name: 'codex' }] }), 'Go runs agent claude in the shared checkout');
-		assert.equal(runWith({ agent: 'codex', agents: [{ name: 'claude' }], isolation: 'worktree' }), 'Go runs agent codex in a worktree of its own');
+		assert.equal(
+			runWith({ agents: [{ name: 'claude' }, { name: 'codex' }] }),
+			'Go runs agent claude in the shared checkout',
+		);
+		assert.equal(
+			runWith({ agent: 'codex', agents: [{ name: 'claude' }], isolation: 'worktree' }),
+			'Go runs agent codex in a worktree of its own',
+		);
 		assert.equal(runWith({ agents: [] }), 'No agent is configured (setting agentDesk.agents).');
 		assert.equal(runWith({ agents: 'claude' }), 'No agent is configured (setting agentDesk.agents).');
 	});

@@ -3,10 +3,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { downloadPage } from '../../../client/src/attachments/pages';
-import { markdownLines, markdownText, messageText, pickText, visibleText } from '../../../client/src/common/markdownText';
+import {
+	markdownLines,
+	markdownText,
+	messageText,
+	pickText,
+	visibleText,
+} from '../../../client/src/common/markdownText';
 import { renderMarkdown } from '../../helpers/markdown';
 import { findProjectRoot } from '../../helpers/temp';
-
 
 /** Names a hostile repository, folder or agent could choose. */
 const hostile = [
@@ -41,7 +46,11 @@ describe('untrusted text in VS Code', () => {
 	it('a MarkdownString of markdownText renders as one paragraph of the text itself: no link, image, emphasis, code, table, heading or entity', () => {
 		for (const name of hostile) {
 			const html = renderMarkdown(markdownText(name));
-			assert.doesNotMatch(html, /<(a|img|em|strong|code|table|h\d|s|pre|blockquote|hr)\b/, `${JSON.stringify(name)} → ${html}`);
+			assert.doesNotMatch(
+				html,
+				/<(a|img|em|strong|code|table|h\d|s|pre|blockquote|hr)\b/,
+				`${JSON.stringify(name)} → ${html}`,
+			);
 			assert.match(html, /^<p>[^]*<\/p>\n$/, html);
 			// VS Code then draws `$(name)` as an icon unless it reads `\$(name)`, which it shows as `$(name)`.
 			assert.doesNotMatch(textOf(html), /(^|[^\\])\$\(/, html);
@@ -70,7 +79,11 @@ describe('untrusted text in VS Code', () => {
 			assert.doesNotMatch(message, notificationLink, message);
 			assert.doesNotMatch(message, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u, message);
 		}
-		assert.equal(messageText('Agent Desk: 3 objects imported.\nSecond line'), 'Agent Desk: 3 objects imported.\nSecond line', 'the desk’s own text is unchanged');
+		assert.equal(
+			messageText('Agent Desk: 3 objects imported.\nSecond line'),
+			'Agent Desk: 3 objects imported.\nSecond line',
+			'the desk’s own text is unchanged',
+		);
 	});
 
 	it('a QuickPick item shows $(name) as text (VS Code renders \\$( literally) and controls as escapes', () => {
@@ -79,7 +92,11 @@ describe('untrusted text in VS Code', () => {
 	});
 
 	it('an attachment page shows the note an agent or a person wrote with its controls and overrides as escapes', () => {
-		const page = downloadPage({ header: { name: 'report.txt', facts: ['1 KiB'], note: 'see <b>here</b>\u202eexe.txt\u001b[2J' }, reason: 'no preview', nonce: 'n' });
+		const page = downloadPage({
+			header: { name: 'report.txt', facts: ['1 KiB'], note: 'see <b>here</b>\u202eexe.txt\u001b[2J' },
+			reason: 'no preview',
+			nonce: 'n',
+		});
 		assert.match(page, /see &lt;b&gt;here&lt;\/b&gt;\\u202eexe\.txt\\x1b\[2J/);
 		assert.doesNotMatch(page, /[\u001b\u202e]/);
 	});
@@ -102,7 +119,11 @@ describe('untrusted text in VS Code', () => {
 			const source = fs.readFileSync(file, 'utf8');
 			const rel = path.relative(root, file);
 			if (rel !== path.join('common', 'messages.ts')) {
-				assert.doesNotMatch(source, /window\s*\.\s*show(Information|Warning|Error)Message/, `${rel} shows a message without messages.ts`);
+				assert.doesNotMatch(
+					source,
+					/window\s*\.\s*show(Information|Warning|Error)Message/,
+					`${rel} shows a message without messages.ts`,
+				);
 			}
 			assert.doesNotMatch(source, /isTrusted\s*(=|:)\s*(true|\{)/, `${rel} trusts a MarkdownString`);
 		}

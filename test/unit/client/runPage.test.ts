@@ -12,8 +12,21 @@ type Summary = RunDetail['summary'];
 /** A run with what the page reads; `summary` and the rest as a test needs them. */
 function detail(summary: Partial<Summary>, more: Partial<Record<keyof RunDetail, unknown>> = {}): RunDetail {
 	return {
-		run: { object_id: 'run-1', error: hostile, commit: 'abc123', tags: { 'desk.agent': hostile, 'desk.isolation': 'shared', 'desk.sandbox': hostile } },
-		summary: { status: 'validating', at_gate: false, started_at: '2026-01-01T00:00:00Z', duration_ms: 65_000, patchsets: 0, evidence: 0, ...summary },
+		run: {
+			object_id: 'run-1',
+			error: hostile,
+			commit: 'abc123',
+			tags: { 'desk.agent': hostile, 'desk.isolation': 'shared', 'desk.sandbox': hostile },
+		},
+		summary: {
+			status: 'validating',
+			at_gate: false,
+			started_at: '2026-01-01T00:00:00Z',
+			duration_ms: 65_000,
+			patchsets: 0,
+			evidence: 0,
+			...summary,
+		},
 		task: { title: hostile },
 		intent: { prompt: hostile, content: hostile },
 		patchsets: [],
@@ -29,21 +42,38 @@ const patchset = {
 	rationale: hostile,
 	touched: [{ path: hostile, change_type: 'modified', lines_added: 3, lines_deleted: 1 }],
 };
-const check = (exit: number) => ({ patchset_id: 'ps-1', exit_code: exit, tool: 'sh', tags: { 'desk.check': hostile }, summary: hostile, command: hostile });
+const check = (exit: number) => ({
+	patchset_id: 'ps-1',
+	exit_code: exit,
+	tool: 'sh',
+	tags: { 'desk.check': hostile },
+	summary: hostile,
+	command: hostile,
+});
 
 /** The command links of an actions row, with their decoded arguments and class. */
 function links(html: string): Array<{ command: string; args: unknown; kind: string; label: string }> {
 	return [...html.matchAll(/<a class="button (\w+)" href="command:([\w.]+)\?([^"]*)">([^<]*)<\/a>/g)].map((m) => ({
 		kind: m[1]!,
 		command: m[2]!,
-		args: JSON.parse(decodeURIComponent(m[3]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'"))),
+		args: JSON.parse(
+			decodeURIComponent(
+				m[3]!
+					.replace(/&amp;/g, '&')
+					.replace(/&quot;/g, '"')
+					.replace(/&#39;/g, "'"),
+			),
+		),
 		label: m[4]!,
 	}));
 }
 
 describe('the run page, built without VS Code', () => {
 	it('shows every value an agent or a repository chose as text: no markup, controls or bidi characters', () => {
-		const d = detail({ at_gate: true, patchsets: 1 }, { patchsets: [patchset], evidence: [check(0), check(1)], decision: undefined });
+		const d = detail(
+			{ at_gate: true, patchsets: 1 },
+			{ patchsets: [patchset], evidence: [check(0), check(1)], decision: undefined },
+		);
 		const page = renderRunBody(d, renderActions(hostile, d));
 		assert.doesNotMatch(page, /<(script|img)\b/i);
 		assert.doesNotMatch(page, /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/);
@@ -54,13 +84,28 @@ describe('the run page, built without VS Code', () => {
 
 	it('offers the decisions of where the run stands, each a link to one of the gate commands with the project and run', () => {
 		const project = 'shop "x" <y> / é';
-		const offered = (d: RunDetail) => links(renderActions(project, d)).map((l) => `${l.kind === 'primary' ? '*' : ''}${l.command.replace('agentDesk.', '')}`);
+		const offered = (d: RunDetail) =>
+			links(renderActions(project, d)).map(
+				(l) => `${l.kind === 'primary' ? '*' : ''}${l.command.replace('agentDesk.', '')}`,
+			);
 		assert.deepEqual(offered(detail({ status: 'patching' })), ['cancelRun']);
-		assert.deepEqual(offered(detail({ at_gate: true }, { patchsets: [patchset] })), ['reviewRun', '*approveRun', 'retryRun', 'abandonRun', 'checkpointRun']);
+		assert.deepEqual(offered(detail({ at_gate: true }, { patchsets: [patchset] })), [
+			'reviewRun',
+			'*approveRun',
+			'retryRun',
+			'abandonRun',
+			'checkpointRun',
+		]);
 		assert.deepEqual(offered(detail({ at_gate: true })), ['retryRun', 'abandonRun']);
-		assert.deepEqual(offered(detail({ status: 'failed' }, { patchsets: [patchset] })), ['reviewRun', '*retryRun', 'abandonRun']);
+		assert.deepEqual(offered(detail({ status: 'failed' }, { patchsets: [patchset] })), [
+			'reviewRun',
+			'*retryRun',
+			'abandonRun',
+		]);
 		assert.deepEqual(offered(detail({ status: 'failed' })), ['*retryRun', 'abandonRun']);
-		assert.deepEqual(offered(detail({ status: 'completed', decision: 'commit' }, { patchsets: [patchset] })), ['reviewRun']);
+		assert.deepEqual(offered(detail({ status: 'completed', decision: 'commit' }, { patchsets: [patchset] })), [
+			'reviewRun',
+		]);
 		assert.equal(renderActions(project, detail({ status: 'completed', decision: 'abandon' })), '');
 		for (const link of links(renderActions(project, detail({ at_gate: true }, { patchsets: [patchset] })))) {
 			assert.ok((runPageCommands as readonly string[]).includes(link.command), link.command);
@@ -83,7 +128,7 @@ describe('the run page, built without VS Code', () => {
 });
 
 describe('how the views say where a run stands', () => {
-	it('names the state and the decision in the views\' words', () => {
+	it("names the state and the decision in the views' words", () => {
 		assert.equal(runState({ status: 'patching', at_gate: false }), 'running');
 		assert.equal(runState({ status: 'validating', at_gate: true }), 'gate');
 		assert.equal(runState({ status: 'failed', at_gate: false }), 'failed');

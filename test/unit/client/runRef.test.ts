@@ -10,11 +10,20 @@ const refused = /names no run of this window/;
 
 describe('the run a gate command acts on (arguments from a menu, a run page link or any caller)', () => {
 	it('takes (project, run id) of a project of this window', () => {
-		assert.deepEqual(runRef('shop', '0190f3a2-7c1e-7000-8000-000000000001', projects), { project: 'shop', runId: '0190f3a2-7c1e-7000-8000-000000000001' });
+		assert.deepEqual(runRef('shop', '0190f3a2-7c1e-7000-8000-000000000001', projects), {
+			project: 'shop',
+			runId: '0190f3a2-7c1e-7000-8000-000000000001',
+		});
 	});
 
 	it('takes only the project and the run id of a node of the Runs view', () => {
-		const node = { type: 'run', project: 'docs', run: { id: 'r1', status: 'failed', extra: { nested: true } }, title: 'x', contextValue: 'anything' };
+		const node = {
+			type: 'run',
+			project: 'docs',
+			run: { id: 'r1', status: 'failed', extra: { nested: true } },
+			title: 'x',
+			contextValue: 'anything',
+		};
 		assert.deepEqual(runRef(node, undefined, projects), { project: 'docs', runId: 'r1' });
 	});
 
@@ -24,11 +33,19 @@ describe('the run a gate command acts on (arguments from a menu, a run page link
 		assert.throws(() => runRef('shop', '', projects), refused);
 		assert.throws(() => runRef('shop', 'r'.repeat(65), projects), refused);
 		assert.throws(() => runRef({ type: 'run', project: 'shop', run: { id: 42 } }, undefined, projects), refused);
-		assert.throws(() => runRef({ type: 'run', project: { name: 'shop' }, run: { id: 'r1' } }, undefined, projects), refused);
+		assert.throws(
+			() => runRef({ type: 'run', project: { name: 'shop' }, run: { id: 'r1' } }, undefined, projects),
+			refused,
+		);
 	});
 
 	it('names no run when the arguments are not a run (the command then asks which)', () => {
-		for (const args of [[undefined, undefined], [{ type: 'task', project: 'shop' }, undefined], ['shop', 7], [null, null]] as const) {
+		for (const args of [
+			[undefined, undefined],
+			[{ type: 'task', project: 'shop' }, undefined],
+			['shop', 7],
+			[null, null],
+		] as const) {
 			assert.equal(runRef(args[0], args[1], projects), undefined);
 		}
 	});

@@ -11,7 +11,7 @@ function modelTime(timestamp: number, offsetMinutes: number): string {
 
 function randomCommits(count: number, seed: number): WalkedCommit[] {
 	let state = seed;
-	const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+	const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
 	const subjects = ['fix: ünïcödé', '', 'a'.repeat(300), 'merge branch “x”', '日本語のコミット', 'emoji 🚀 subject'];
 	return Array.from({ length: count }, () => ({
 		oid: Array.from({ length: 40 }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join(''),
@@ -24,7 +24,7 @@ function randomCommits(count: number, seed: number): WalkedCommit[] {
 describe('first-parent histories', () => {
 	it('formats commit times as %cI does, for any time and offset, like the Date-based model', () => {
 		let state = 3;
-		const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+		const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
 		for (let i = 0; i < 20_000; i++) {
 			const timestamp = Math.floor((random() * 2 - 0.5) * 8_000_000_000);
 			const offset = Math.round((random() * 28 - 14) * 60);
@@ -44,7 +44,11 @@ describe('first-parent histories', () => {
 			assert.equal(h.count, expected.length);
 			assert.equal(h.tip, expected.at(-1)!.oid);
 			for (const [i, c] of expected.entries()) {
-				assert.deepEqual(h.entry(i), { oid: c.oid, committedAt: formatCommitTime(c.time, c.offsetMinutes), subject: c.subject });
+				assert.deepEqual(h.entry(i), {
+					oid: c.oid,
+					committedAt: formatCommitTime(c.time, c.offsetMinutes),
+					subject: c.subject,
+				});
 			}
 			assert.equal(h.indexOf(expected[1234]!.oid), 1234);
 			assert.equal(h.indexOf('f'.repeat(40)), -1);

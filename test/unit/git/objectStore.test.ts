@@ -13,9 +13,16 @@ import { tempDir } from '../../helpers/temp';
 /** A repository with every object type: commits (a merge among them), trees, blobs that delta well, an annotated tag. */
 function richRepo(dir: string): string {
 	const repo = makeRepo(dir, { commits: 2 });
-	const big = Array.from({ length: 2000 }, (_, i) => `line ${i} of a file that changes a little each commit\n`).join('');
+	const big = Array.from({ length: 2000 }, (_, i) => `line ${i} of a file that changes a little each commit\n`).join(
+		'',
+	);
 	for (let i = 0; i < 30; i++) {
-		commitFile(repo, i % 2 === 0 ? 'big.txt' : 'src/deep/er/big.txt', big.replace(`line ${i} `, `LINE ${i} `), `edit ${i}`);
+		commitFile(
+			repo,
+			i % 2 === 0 ? 'big.txt' : 'src/deep/er/big.txt',
+			big.replace(`line ${i} `, `LINE ${i} `),
+			`edit ${i}`,
+		);
 	}
 	git(repo, 'checkout', '-q', '-b', 'side', 'HEAD~3');
 	commitFile(repo, 'side.txt', 'side\n', 'side work');
@@ -52,8 +59,14 @@ describe('GitObjectStore against git on the same repositories', () => {
 		const packed = new GitObjectStore(objects);
 		const count = assertReadsAsGit(repo, packed, 'packed');
 		assert.ok(count > 60);
-		assert.throws(() => packed.read('0'.repeat(40)), (e) => isDeskError(e, 'git.missingObject'));
-		assert.throws(() => packed.read('not an oid'), (e) => isDeskError(e, 'git.badRef'));
+		assert.throws(
+			() => packed.read('0'.repeat(40)),
+			(e) => isDeskError(e, 'git.missingObject'),
+		);
+		assert.throws(
+			() => packed.read('not an oid'),
+			(e) => isDeskError(e, 'git.badRef'),
+		);
 		assert.equal(packed.tryRead('1'.repeat(40)), undefined);
 		packed.close();
 	});
@@ -65,7 +78,10 @@ describe('GitObjectStore against git on the same repositories', () => {
 			commitFile(repo, 'big.txt', `${fs.readFileSync(path.join(repo, 'big.txt'), 'utf8')}more ${i}\n`, `more ${i}`);
 		}
 		git(repo, '-c', 'repack.useDeltaBaseOffset=false', 'repack', '-d', '-q');
-		assert.equal(fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length, 2);
+		assert.equal(
+			fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length,
+			2,
+		);
 		assert.ok(packEntryTypes(repo).filter((t) => t === 7).length >= 10, 'the packs hold ref-deltas');
 		const store = new GitObjectStore(path.join(repo, '.git', 'objects'));
 		assertReadsAsGit(repo, store, 'ref-deltas');
@@ -77,7 +93,10 @@ describe('GitObjectStore against git on the same repositories', () => {
 		const oid = objectId('blob', Buffer.from('never stored\n'));
 		writeRefDeltaPack(repo, oid, oid, makeDelta(10, 5, Buffer.from('x')));
 		const store = new GitObjectStore(path.join(repo, '.git', 'objects'));
-		assert.throws(() => store.read(oid), (e) => isDeskError(e, 'git.corrupt'));
+		assert.throws(
+			() => store.read(oid),
+			(e) => isDeskError(e, 'git.corrupt'),
+		);
 		assert.equal(store.read(git(repo, 'rev-parse', 'HEAD')).type, 'commit', 'the rest is still read');
 		store.close();
 	});
@@ -88,7 +107,9 @@ describe('GitObjectStore against git on the same repositories', () => {
 		commitFile(repo, 'later.txt', 'later\n', 'later');
 		git(repo, 'repack', '-d', '-q');
 		commitFile(repo, 'loose.txt', 'loose\n', 'loose');
-		assert.ok(fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length >= 2);
+		assert.ok(
+			fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length >= 2,
+		);
 		const store = new GitObjectStore(path.join(repo, '.git', 'objects'));
 		assertReadsAsGit(repo, store, 'mixed');
 		store.close();
@@ -104,7 +125,10 @@ describe('GitObjectStore against git on the same repositories', () => {
 		commitFile(repo, 'after-gc.txt', 'after\n', 'after gc');
 		git(repo, 'gc', '-q', '--prune=now');
 		const newPacks = fs.readdirSync(path.join(repo, '.git', 'objects', 'pack')).filter((n) => n.endsWith('.pack'));
-		assert.ok(oldPacks.every((p) => !newPacks.includes(p)), 'gc wrote a new pack and removed the old one');
+		assert.ok(
+			oldPacks.every((p) => !newPacks.includes(p)),
+			'gc wrote a new pack and removed the old one',
+		);
 		// Objects of the old pack are still served (its descriptor is open), new ones found in the new pack.
 		assertReadsAsGit(repo, store, 'after gc');
 		await new Promise((resolve) => setTimeout(resolve, 2_100));
@@ -124,7 +148,10 @@ describe('GitObjectStore against git on the same repositories', () => {
 		const repo = richRepo(path.join(tempDir(), 'r'));
 		git(repo, 'repack', '-a', '-d', '-q');
 		const dir = path.join(repo, '.git', 'objects', 'pack');
-		const pack = path.join(dir, fs.readdirSync(dir).find((n) => n.endsWith('.pack'))!);
+		const pack = path.join(
+			dir,
+			fs.readdirSync(dir).find((n) => n.endsWith('.pack'))!,
+		);
 		fs.truncateSync(pack, fs.statSync(pack).size - 100);
 		const store = new GitObjectStore(path.join(repo, '.git', 'objects'));
 		const head = git(repo, 'rev-parse', 'HEAD');
@@ -139,11 +166,17 @@ describe('GitObjectStore against git on the same repositories', () => {
 		const repo = richRepo(path.join(tempDir(), 'r'));
 		git(repo, 'repack', '-a', '-d', '-q');
 		const dir = path.join(repo, '.git', 'objects', 'pack');
-		const name = fs.readdirSync(dir).find((n) => n.endsWith('.pack'))!.slice(0, -5);
+		const name = fs
+			.readdirSync(dir)
+			.find((n) => n.endsWith('.pack'))!
+			.slice(0, -5);
 		const pack = path.join(dir, `${name}.pack`);
 		// Flip a byte in the middle of the pack: whatever object holds it must fail, not come back altered.
 		const bytes = fs.readFileSync(pack);
-		const listing = execFileSync('git', ['show-index'], { input: fs.readFileSync(path.join(dir, `${name}.idx`)), encoding: 'utf8' })
+		const listing = execFileSync('git', ['show-index'], {
+			input: fs.readFileSync(path.join(dir, `${name}.idx`)),
+			encoding: 'utf8',
+		})
 			.trim()
 			.split('\n')
 			.map((l) => l.split(' '))
@@ -155,7 +188,10 @@ describe('GitObjectStore against git on the same repositories', () => {
 		fs.chmodSync(pack, 0o644);
 		fs.writeFileSync(pack, bytes);
 		const store = new GitObjectStore(path.join(repo, '.git', 'objects'));
-		assert.throws(() => store.read(victim.oid), (e) => isDeskError(e, 'git.corrupt'));
+		assert.throws(
+			() => store.read(victim.oid),
+			(e) => isDeskError(e, 'git.corrupt'),
+		);
 		store.close();
 
 		// An index cut short is refused when the pack folder is read, and named when an object is missed.
@@ -163,7 +199,10 @@ describe('GitObjectStore against git on the same repositories', () => {
 		fs.chmodSync(idx, 0o644);
 		fs.truncateSync(idx, fs.statSync(idx).size - 7);
 		const again = new GitObjectStore(path.join(repo, '.git', 'objects'));
-		assert.throws(() => again.read(victim.oid), (e: unknown) => isDeskError(e, 'git.corrupt') && /damaged pack/.test(e.message));
+		assert.throws(
+			() => again.read(victim.oid),
+			(e: unknown) => isDeskError(e, 'git.corrupt') && /damaged pack/.test(e.message),
+		);
 		again.close();
 	});
 

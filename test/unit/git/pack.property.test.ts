@@ -20,11 +20,36 @@ const paths = ['a.txt', 'bin', 'dir/b.md', 'dir/sub/big'];
 
 /** A file's next content, made from its last one: edited text lines, random bytes, or a large run. */
 const contentStep = fc.oneof(
-	{ weight: 5, arbitrary: fc.record({ kind: fc.constant('edit' as const), at: fc.nat(200), line: fc.string({ unit: 'grapheme', maxLength: 40 }), remove: fc.nat(3) }) },
-	{ weight: 1, arbitrary: fc.record({ kind: fc.constant('bytes' as const), bytes: fc.uint8Array({ maxLength: 2000 }) }) },
-	{ weight: 1, arbitrary: fc.record({ kind: fc.constant('large' as const), seed: fc.nat(1000), size: fc.integer({ min: 70_000, max: 300_000 }) }) },
+	{
+		weight: 5,
+		arbitrary: fc.record({
+			kind: fc.constant('edit' as const),
+			at: fc.nat(200),
+			line: fc.string({ unit: 'grapheme', maxLength: 40 }),
+			remove: fc.nat(3),
+		}),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({ kind: fc.constant('bytes' as const), bytes: fc.uint8Array({ maxLength: 2000 }) }),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant('large' as const),
+			seed: fc.nat(1000),
+			size: fc.integer({ min: 70_000, max: 300_000 }),
+		}),
+	},
 	// Bytes that do not compress, so packs grow past a window (16 KiB) and entries straddle two.
-	{ weight: 2, arbitrary: fc.record({ kind: fc.constant('noise' as const), seed: fc.nat(), size: fc.integer({ min: 1, max: 12_000 }) }) },
+	{
+		weight: 2,
+		arbitrary: fc.record({
+			kind: fc.constant('noise' as const),
+			seed: fc.nat(),
+			size: fc.integer({ min: 1, max: 12_000 }),
+		}),
+	},
 );
 type Step = typeof contentStep extends fc.Arbitrary<infer S> ? S : never;
 
@@ -58,14 +83,21 @@ function nextContent(last: Buffer, step: Step): Buffer {
 }
 
 const history = fc.record({
-	commits: fc.array(fc.array(fc.tuple(fc.nat(paths.length - 1), contentStep), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }),
+	commits: fc.array(fc.array(fc.tuple(fc.nat(paths.length - 1), contentStep), { minLength: 1, maxLength: 4 }), {
+		minLength: 1,
+		maxLength: 12,
+	}),
 	objectFormat: fc.constantFrom('sha1' as const, 'sha256' as const),
 	/** How git packs it: as fast-import left it, or repacked with ofs-deltas or ref-deltas. */
 	packing: fc.constantFrom('fast-import', 'ofs', 'ref'),
 	depth: fc.integer({ min: 1, max: 50 }),
 	window: fc.integer({ min: 2, max: 20 }),
 	/** Cache budgets down to a few hundred bytes, so eviction and re-reading run too. */
-	caches: fc.record({ objectCacheBytes: fc.integer({ min: 256, max: 1 << 22 }), indexCacheBytes: fc.integer({ min: 256, max: 1 << 20 }), windowCacheBytes: fc.integer({ min: 256, max: 1 << 22 }) }),
+	caches: fc.record({
+		objectCacheBytes: fc.integer({ min: 256, max: 1 << 22 }),
+		indexCacheBytes: fc.integer({ min: 256, max: 1 << 20 }),
+		windowCacheBytes: fc.integer({ min: 256, max: 1 << 22 }),
+	}),
 });
 type History = typeof history extends fc.Arbitrary<infer H> ? H : never;
 
@@ -74,7 +106,13 @@ function fastImportStream(commits: History['commits']): Buffer {
 	const parts: Buffer[] = [];
 	const current = new Map<number, Buffer>();
 	commits.forEach((changes, i) => {
-		const lines = [`commit refs/heads/main`, `mark :${i + 1}`, `committer Test <test@example.com> ${1_700_000_000 + i * 60} +0000`, `data 9`, `commit ${String(i).padStart(2, '0')}`];
+		const lines = [
+			`commit refs/heads/main`,
+			`mark :${i + 1}`,
+			`committer Test <test@example.com> ${1_700_000_000 + i * 60} +0000`,
+			`data 9`,
+			`commit ${String(i).padStart(2, '0')}`,
+		];
 		if (i > 0) {
 			lines.push(`from :${i}`);
 		}
@@ -100,14 +138,33 @@ describe('the pack reader against git cat-file (property)', () => {
 				const repo = path.join(root, `r${made++}`);
 				fs.mkdirSync(repo);
 				git(repo, 'init', '-q', `--object-format=${h.objectFormat}`);
-				execFileSync('git', ['fast-import', '--quiet'], { cwd: repo, env: gitEnv(repo), input: fastImportStream(h.commits) });
+				execFileSync('git', ['fast-import', '--quiet'], {
+					cwd: repo,
+					env: gitEnv(repo),
+					input: fastImportStream(h.commits),
+				});
 				if (h.packing !== 'fast-import') {
-					git(repo, '-c', `repack.useDeltaBaseOffset=${h.packing === 'ofs'}`, 'repack', '-a', '-d', '-f', '-q', `--depth=${h.depth}`, `--window=${h.window}`);
+					git(
+						repo,
+						'-c',
+						`repack.useDeltaBaseOffset=${h.packing === 'ofs'}`,
+						'repack',
+						'-a',
+						'-d',
+						'-f',
+						'-q',
+						`--depth=${h.depth}`,
+						`--window=${h.window}`,
+					);
 				}
 				const types = packEntryTypes(repo, h.objectFormat);
 				seen.ofs += types.filter((t) => t === 6).length;
 				seen.ref += types.filter((t) => t === 7).length;
-				const store = new GitObjectStore(path.join(repo, '.git', 'objects'), h.objectFormat === 'sha1' ? 20 : 32, h.caches);
+				const store = new GitObjectStore(
+					path.join(repo, '.git', 'objects'),
+					h.objectFormat === 'sha1' ? 20 : 32,
+					h.caches,
+				);
 				try {
 					const objects = allObjectsByGit(repo);
 					// Twice, so the second pass reads through whatever the caches kept.
@@ -125,6 +182,9 @@ describe('the pack reader against git cat-file (property)', () => {
 			}),
 			{ numRuns: 40, includeErrorInReport: true, interruptAfterTimeLimit: 30_000 },
 		);
-		assert.ok(seen.ofs > 0 && seen.ref > 0, `the generated packs held ofs-deltas (${seen.ofs}) and ref-deltas (${seen.ref})`);
+		assert.ok(
+			seen.ofs > 0 && seen.ref > 0,
+			`the generated packs held ofs-deltas (${seen.ofs}) and ref-deltas (${seen.ref})`,
+		);
 	});
 });

@@ -79,7 +79,12 @@ const names = [
 ];
 
 function gitAccepts(name: string): boolean {
-	return spawnSync('git', ['check-ref-format', name], { stdio: 'ignore', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } }).status === 0;
+	return (
+		spawnSync('git', ['check-ref-format', name], {
+			stdio: 'ignore',
+			env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+		}).status === 0
+	);
 }
 
 describe('ref names as git checks them', () => {
@@ -87,7 +92,10 @@ describe('ref names as git checks them', () => {
 		const disagreements = names
 			.filter((name) => !name.includes('\0'))
 			.filter((name) => (refNameProblem(name) === undefined) !== gitAccepts(name))
-			.map((name) => `${JSON.stringify(name)}: git ${gitAccepts(name) ? 'accepts' : 'refuses'}, desk says ${refNameProblem(name) ?? 'fine'}`);
+			.map(
+				(name) =>
+					`${JSON.stringify(name)}: git ${gitAccepts(name) ? 'accepts' : 'refuses'}, desk says ${refNameProblem(name) ?? 'fine'}`,
+			);
 		assert.deepEqual(disagreements, []);
 	});
 
@@ -96,7 +104,8 @@ describe('ref names as git checks them', () => {
 		for (const bad of ['refs/../x', 'a/b', 'HEAD', 'refs/a\0b', 'refs/p\ud800', `refs/${'a'.repeat(1100)}`]) {
 			assert.throws(
 				() => checkRefName(bad),
-				(error: unknown) => isDeskError(error, 'git.badRef') && (error.data as { ref: string }).ref === bad.slice(0, 200),
+				(error: unknown) =>
+					isDeskError(error, 'git.badRef') && (error.data as { ref: string }).ref === bad.slice(0, 200),
 				bad,
 			);
 		}

@@ -27,7 +27,11 @@ function historyRepo(dir: string, commits: number): string {
 	const repo = makeRepo(dir, { commits: 1 });
 	for (let i = 2; i <= commits; i++) {
 		const zone = ['+0100', '-0730', '+0545', '+0000'][i % 4]!;
-		const env = { ...gitEnv(repo), GIT_COMMITTER_DATE: `@${1_700_000_000 + i * 3600} ${zone}`, GIT_AUTHOR_DATE: `@${1_700_000_000 + i * 3600} ${zone}` };
+		const env = {
+			...gitEnv(repo),
+			GIT_COMMITTER_DATE: `@${1_700_000_000 + i * 3600} ${zone}`,
+			GIT_AUTHOR_DATE: `@${1_700_000_000 + i * 3600} ${zone}`,
+		};
 		if (i % 7 === 0) {
 			git(repo, 'checkout', '-q', '-b', `side${i}`);
 			commitFile(repo, `side/${i}.txt`, `${i}\n`, `side ${i}`);
@@ -38,7 +42,8 @@ function historyRepo(dir: string, commits: number): string {
 			fs.writeFileSync(path.join(repo, 'src', `f${i % 5}.txt`), `${i}\n`);
 			git(repo, 'add', '-A');
 			// Every fifth message has a first paragraph of two lines and a body: %s joins the paragraph.
-			const message = i % 5 === 0 ? `commit ${i}\ncontinued on a second line  \n\nA body that is not the subject.\n` : `commit ${i}`;
+			const message =
+				i % 5 === 0 ? `commit ${i}\ncontinued on a second line  \n\nA body that is not the subject.\n` : `commit ${i}`;
 			execFileSync('git', ['commit', '-q', '-m', message], { cwd: repo, env });
 		}
 	}
@@ -63,7 +68,10 @@ describe('RepositoryReader: refs', () => {
 		// The worktree below is adopted because its repository is in a trusted folder (see gitDir.ts).
 		const packed = new RepositoryReader({ gitDirPolicy: () => ({ trusted: [root] }) });
 		assert.equal(await packed.branchTip(repo, 'other'), git(repo, 'rev-parse', 'other'));
-		assert.equal(packed.repository(repo).peelToCommit(packed.repository(repo).resolveRef('refs/tags/t1')!), git(repo, 'rev-parse', 't1^{commit}'));
+		assert.equal(
+			packed.repository(repo).peelToCommit(packed.repository(repo).resolveRef('refs/tags/t1')!),
+			git(repo, 'rev-parse', 't1^{commit}'),
+		);
 		git(repo, 'checkout', '-q', '--detach', 'HEAD~2');
 		assert.equal(await packed.headCommit(repo), git(repo, 'rev-parse', 'HEAD'));
 		assert.equal(await packed.branchTip(repo, ''), git(repo, 'rev-parse', 'HEAD'));
@@ -89,7 +97,11 @@ describe('RepositoryReader: refs', () => {
 		assert.equal(await reader.originUrl(clone), origin);
 		git(clone, 'checkout', '-q', '--detach');
 		git(clone, 'branch', '-q', '-D', 'trunk');
-		assert.equal(await reader.branchTip(clone, 'trunk'), git(clone, 'rev-parse', 'origin/trunk'), 'falls back to origin/<branch>');
+		assert.equal(
+			await reader.branchTip(clone, 'trunk'),
+			git(clone, 'rev-parse', 'origin/trunk'),
+			'falls back to origin/<branch>',
+		);
 		reader.close();
 	});
 
@@ -119,9 +131,15 @@ describe('RepositoryReader: refs', () => {
 		const config = path.join(repo, '.git', 'config');
 		const plain = fs.readFileSync(config, 'utf8');
 		fs.writeFileSync(config, `${plain}[extensions]\n\trefStorage = reftable\n`);
-		assert.throws(() => new RepositoryReader().repository(repo), (e) => isDeskError(e, 'git.unsupported'));
+		assert.throws(
+			() => new RepositoryReader().repository(repo),
+			(e) => isDeskError(e, 'git.unsupported'),
+		);
 		fs.writeFileSync(config, `${plain}[Extensions]\n\tobjectformat = "sha3" ; a comment\n`);
-		assert.throws(() => new RepositoryReader().repository(repo), (e: unknown) => isDeskError(e, 'git.unsupported') && /sha3/.test(e.message));
+		assert.throws(
+			() => new RepositoryReader().repository(repo),
+			(e: unknown) => isDeskError(e, 'git.unsupported') && /sha3/.test(e.message),
+		);
 	});
 });
 
@@ -132,7 +150,11 @@ describe('RepositoryReader: first-parent histories', () => {
 		const history = await reader.firstParentHistory(repo, 'main');
 		assert.deepEqual(lines(history), gitLog(repo));
 		assert.equal(history.indexOf(git(repo, 'rev-parse', 'HEAD~5')), history.count - 6);
-		assert.equal(history.indexOf(git(repo, 'rev-parse', 'side7')), -1, 'a merged side commit is not on the first-parent chain');
+		assert.equal(
+			history.indexOf(git(repo, 'rev-parse', 'side7')),
+			-1,
+			'a merged side commit is not on the first-parent chain',
+		);
 		git(repo, 'repack', '-a', '-d', '-f', '-q');
 		const packed = new RepositoryReader();
 		assert.deepEqual(lines(await packed.firstParentHistory(repo, 'main')), gitLog(repo));
@@ -218,7 +240,9 @@ describe('RepositoryReader: first-parent histories', () => {
 	it('ends at a shallow clone boundary, and grows back once the clone is deepened', async () => {
 		const root = tempDir();
 		const origin = historyRepo(path.join(root, 'origin'), 25);
-		execFileSync('git', ['clone', '-q', '--depth', '5', `file://${origin}`, path.join(root, 'shallow')], { env: gitEnv(root) });
+		execFileSync('git', ['clone', '-q', '--depth', '5', `file://${origin}`, path.join(root, 'shallow')], {
+			env: gitEnv(root),
+		});
 		const shallow = path.join(root, 'shallow');
 		const cacheDir = path.join(root, 'cache');
 		const reader = new RepositoryReader({ historyCacheDir: cacheDir });

@@ -30,7 +30,10 @@ it('keeps a draft card across a restart, plugs by the rules, and Go freezes ever
 	launches = await desk.launches(repo);
 	assert.equal(launches.card().ticket, 'Add cursor pagination to the listing endpoints', 'the draft survived');
 	const suggestions = await launches.suggest();
-	assert.deepEqual(suggestions.map((s) => [s.name, s.role]), [['pagination-specs', 'reference']]);
+	assert.deepEqual(
+		suggestions.map((s) => [s.name, s.role]),
+		[['pagination-specs', 'reference']],
+	);
 	await launches.plug(folder.id, 'reference');
 	await launches.plug(boot.asset.id, 'target');
 	await assert.rejects(launches.plug(folder.id, 'reference'), (e) => isDeskError(e, 'launch.alreadyPlugged'));
@@ -41,7 +44,10 @@ it('keeps a draft card across a restart, plugs by the rules, and Go freezes ever
 	const record = await launches.go();
 	assert.deepEqual(
 		record.plugs.map((p) => [p.name, p.role, p.version]),
-		[['pagination-specs', 'reference', 2], ['shop', 'target', 3]],
+		[
+			['pagination-specs', 'reference', 2],
+			['shop', 'target', 3],
+		],
 	);
 	assert.equal((await desk.library.assetVersions(folder.id)).at(-1)?.version, 2);
 	assert.equal(launches.card().plugs.length, 0, 'the card starts afresh');
@@ -49,13 +55,20 @@ it('keeps a draft card across a restart, plugs by the rules, and Go freezes ever
 
 	// "used in" names the launch with role and frozen version, also after the asset is retired.
 	desk.library.setRetired(folder.id, true);
-	assert.deepEqual(desk.library.usedIn(folder.id).map((u) => [u.launch_id, u.role, u.version, u.project]), [[record.launch_id, 'reference', 2, 'shop']]);
+	assert.deepEqual(
+		desk.library.usedIn(folder.id).map((u) => [u.launch_id, u.role, u.version, u.project]),
+		[[record.launch_id, 'reference', 2, 'shop']],
+	);
 
 	const overview = runsOverview(await desk.projectAi(repo));
 	assert.equal(overview.intents[0]?.intent.prompt, 'Add cursor pagination to the listing endpoints');
 	const run = overview.intents[0]?.tasks[0]?.runs[0];
 	assert.deepEqual([run?.id, run?.status], [record.run, 'created']);
-	assert.equal((await desk.projectAi(repo)).require<Run>(record.run, 'run').commit, git(repo, 'rev-parse', 'HEAD'), 'the run starts from the checkout\'s head');
+	assert.equal(
+		(await desk.projectAi(repo)).require<Run>(record.run, 'run').commit,
+		git(repo, 'rev-parse', 'HEAD'),
+		"the run starts from the checkout's head",
+	);
 	await assert.rejects(launches.go(), (e) => isDeskError(e, 'launch.emptyTicket'));
 	desk.close();
 });

@@ -79,7 +79,11 @@ async function stateAfterRestart(libraryDir: string, repo: string, specsId: stri
 
 function assertConsistent(state: Awaited<ReturnType<typeof stateAfterRestart>>, where: string): 'none' | 'launched' {
 	if (state.records.length === 0) {
-		assert.deepEqual([state.runs.length, state.tasks.length, state.intents.length], [0, 0, 0], `${where}: no launch, so no run, task or intent`);
+		assert.deepEqual(
+			[state.runs.length, state.tasks.length, state.intents.length],
+			[0, 0, 0],
+			`${where}: no launch, so no run, task or intent`,
+		);
 		assert.equal(state.card.ticket, ticket, `${where}: no launch, so the ticket is still on the card`);
 		assert.equal(state.card.plugs.length, 2, `${where}: and its plugs`);
 		assert.deepEqual(state.usedIn, [], `${where}: and nothing is "used in" a launch`);
@@ -87,9 +91,21 @@ function assertConsistent(state: Awaited<ReturnType<typeof stateAfterRestart>>, 
 	}
 	assert.equal(state.records.length, 1, `${where}: one launch`);
 	const record = state.records[0]!;
-	assert.deepEqual(state.runs.map((r) => r.object_id), [record.run], `${where}: the launch's run and no other`);
-	assert.deepEqual(state.tasks.map((t) => t.object_id), [record.task], `${where}: the launch's task`);
-	assert.deepEqual(state.intents.map((i) => i.object_id), [record.intent], `${where}: the launch's intent`);
+	assert.deepEqual(
+		state.runs.map((r) => r.object_id),
+		[record.run],
+		`${where}: the launch's run and no other`,
+	);
+	assert.deepEqual(
+		state.tasks.map((t) => t.object_id),
+		[record.task],
+		`${where}: the launch's task`,
+	);
+	assert.deepEqual(
+		state.intents.map((i) => i.object_id),
+		[record.intent],
+		`${where}: the launch's intent`,
+	);
 	assert.equal(state.card.ticket, '', `${where}: the launched card starts afresh`);
 	assert.deepEqual(state.usedIn, [record.launch_id], `${where}: "used in" names the launch`);
 	return 'launched';
@@ -122,12 +138,18 @@ it('Go stopped before any of its writes leaves nothing or everything, and Go aga
 			await (await again.launches(repo)).go();
 		}
 		again.close();
-		assert.equal(assertConsistent(await stateAfterRestart(libraryDir, repo, specsId), `${where}, then Go again`), 'launched');
+		assert.equal(
+			assertConsistent(await stateAfterRestart(libraryDir, repo, specsId), `${where}, then Go again`),
+			'launched',
+		);
 		if (reached < failAt) {
 			break; // Go made fewer writes than this: every point has been tried.
 		}
 	}
-	assert.ok(outcomes.some((o) => o.endsWith('none')) && outcomes.some((o) => o.endsWith('launched')), `both outcomes were tried: ${outcomes.join(' ')}`);
+	assert.ok(
+		outcomes.some((o) => o.endsWith('none')) && outcomes.some((o) => o.endsWith('launched')),
+		`both outcomes were tried: ${outcomes.join(' ')}`,
+	);
 });
 
 it('two Gos of one card at once launch it once; the other is refused as launched meanwhile', async () => {
@@ -138,21 +160,33 @@ it('two Gos of one card at once launch it once; the other is refused as launched
 	desk.close();
 	const refused = [a, b].filter((r) => r.status === 'rejected');
 	assert.equal(refused.length, 1, 'one Go launched, one was refused');
-	assert.ok(isDeskError((refused[0] as PromiseRejectedResult).reason, 'launch.cardChanged'), String((refused[0] as PromiseRejectedResult).reason));
+	assert.ok(
+		isDeskError((refused[0] as PromiseRejectedResult).reason, 'launch.cardChanged'),
+		String((refused[0] as PromiseRejectedResult).reason),
+	);
 	assert.equal(assertConsistent(await stateAfterRestart(libraryDir, repo, specsId), 'two Gos at once'), 'launched');
 });
 
 it('a Go and its repeat under one request id from two processes at once: one launch, both answered with it', async () => {
 	const { libraryDir, repo, specsId } = await preparedCard();
 	// Two desks over the same stores stand for two processes: nothing in memory is shared between them.
-	const [a, b] = [await Desk.open({ libraryDir, logger: recordingLogger() }), await Desk.open({ libraryDir, logger: recordingLogger() })];
+	const [a, b] = [
+		await Desk.open({ libraryDir, logger: recordingLogger() }),
+		await Desk.open({ libraryDir, logger: recordingLogger() }),
+	];
 	await a.openWorkspace([{ name: 'shop', path: repo }]);
 	await b.openWorkspace([{ name: 'shop', path: repo }]);
 	const request = clientRequest('desk/card/go', 'go-from-two-processes', { project: 'shop' })!;
-	const [x, y] = await Promise.all([(await a.launches(repo)).goOnce('user', new Date(), { request }), (await b.launches(repo)).goOnce('user', new Date(), { request })]);
+	const [x, y] = await Promise.all([
+		(await a.launches(repo)).goOnce('user', new Date(), { request }),
+		(await b.launches(repo)).goOnce('user', new Date(), { request }),
+	]);
 	a.close();
 	b.close();
 	assert.deepEqual(x.result, y.result, 'the same launch');
 	assert.deepEqual([x.replayed, y.replayed].sort(), [false, true]);
-	assert.equal(assertConsistent(await stateAfterRestart(libraryDir, repo, specsId), 'one request from two processes'), 'launched');
+	assert.equal(
+		assertConsistent(await stateAfterRestart(libraryDir, repo, specsId), 'one request from two processes'),
+		'launched',
+	);
 });

@@ -6,59 +6,180 @@ import { checkPlug, launchKeep, newPlug, plugInto, plugNodes } from '../../../se
 import { defaultTemplate, type LaunchCard } from '../../../server/src/launch/types';
 
 const base: Omit<AssetRecord, 'id' | 'name' | 'engine'> = {
-	kind: '', about: '', working_dir: '', picked_version: 1, remote: '', branch: '', url: '', notes: '', tags: [],
-	created_at: '', created_by: 't', about_model_written: false, derived_from: '', derived_from_version: 0, checks: [], retired: false,
+	kind: '',
+	about: '',
+	working_dir: '',
+	picked_version: 1,
+	remote: '',
+	branch: '',
+	url: '',
+	notes: '',
+	tags: [],
+	created_at: '',
+	created_by: 't',
+	about_model_written: false,
+	derived_from: '',
+	derived_from_version: 0,
+	checks: [],
+	retired: false,
 };
-const repo: AssetRecord = { ...base, id: 'a-0000000000000001', name: 'shop', engine: 'git', kind: 'code', working_dir: '/w/shop' };
-const otherRepo: AssetRecord = { ...base, id: 'a-0000000000000002', name: 'lib', engine: 'git', kind: 'code', working_dir: '/w/lib' };
-const folder: AssetRecord = { ...base, id: 'a-0000000000000003', name: 'specs', engine: 'snapshot', working_dir: '/l/specs' };
-const link: AssetRecord = { ...base, id: 'a-0000000000000004', name: 'docs', engine: 'none', kind: 'link', url: 'https://example.com' };
-const skill: AssetRecord = { ...base, id: 'a-0000000000000005', name: 'review', engine: 'snapshot', kind: 'skill', working_dir: '/l/review' };
+const repo: AssetRecord = {
+	...base,
+	id: 'a-0000000000000001',
+	name: 'shop',
+	engine: 'git',
+	kind: 'code',
+	working_dir: '/w/shop',
+};
+const otherRepo: AssetRecord = {
+	...base,
+	id: 'a-0000000000000002',
+	name: 'lib',
+	engine: 'git',
+	kind: 'code',
+	working_dir: '/w/lib',
+};
+const folder: AssetRecord = {
+	...base,
+	id: 'a-0000000000000003',
+	name: 'specs',
+	engine: 'snapshot',
+	working_dir: '/l/specs',
+};
+const link: AssetRecord = {
+	...base,
+	id: 'a-0000000000000004',
+	name: 'docs',
+	engine: 'none',
+	kind: 'link',
+	url: 'https://example.com',
+};
+const skill: AssetRecord = {
+	...base,
+	id: 'a-0000000000000005',
+	name: 'review',
+	engine: 'snapshot',
+	kind: 'skill',
+	working_dir: '/l/review',
+};
 const project: ProjectRecord = { name: 'shop', path: '/w/shop', main_asset: repo.id, created_at: '' };
 const card: LaunchCard = { project: 'shop', ticket: 't', template: defaultTemplate, plugs: [] };
 const validSkill = { name: 'review', description: 'Reviews' };
-const ctx = (asset: AssetRecord, skillFront = asset === skill ? validSkill : undefined) => ({ asset, project, skill: skillFront });
+const ctx = (asset: AssetRecord, skillFront = asset === skill ? validSkill : undefined) => ({
+	asset,
+	project,
+	skill: skillFront,
+});
 
 describe('plugging', () => {
 	it('takes the three roles and refuses any other by name', () => {
 		assert.equal(plugInto(card, newPlug(folder.id, 'reference'), ctx(folder)).plugs.length, 1);
-		assert.throws(() => checkPlug(card, { ...newPlug(folder.id, 'reference'), role: 'owner' as never }, ctx(folder)), (e) => isDeskError(e, 'launch.badRole') && /reference, target or instructions/.test(e.message));
+		assert.throws(
+			() => checkPlug(card, { ...newPlug(folder.id, 'reference'), role: 'owner' as never }, ctx(folder)),
+			(e) => isDeskError(e, 'launch.badRole') && /reference, target or instructions/.test(e.message),
+		);
 	});
 
-	it('takes at most one target, a snapshot or git asset, and a git target only when it is the project\'s own repo', () => {
+	it("takes at most one target, a snapshot or git asset, and a git target only when it is the project's own repo", () => {
 		const withTarget = plugInto(card, newPlug(repo.id, 'target'), ctx(repo));
-		assert.throws(() => checkPlug(withTarget, newPlug(folder.id, 'target'), ctx(folder)), (e) => isDeskError(e, 'launch.secondTarget'));
-		assert.throws(() => checkPlug(card, newPlug(link.id, 'target'), ctx(link)), (e) => isDeskError(e, 'launch.badTarget'));
-		assert.throws(() => checkPlug(card, newPlug(otherRepo.id, 'target'), ctx(otherRepo)), (e) => isDeskError(e, 'launch.foreignRepo'));
+		assert.throws(
+			() => checkPlug(withTarget, newPlug(folder.id, 'target'), ctx(folder)),
+			(e) => isDeskError(e, 'launch.secondTarget'),
+		);
+		assert.throws(
+			() => checkPlug(card, newPlug(link.id, 'target'), ctx(link)),
+			(e) => isDeskError(e, 'launch.badTarget'),
+		);
+		assert.throws(
+			() => checkPlug(card, newPlug(otherRepo.id, 'target'), ctx(otherRepo)),
+			(e) => isDeskError(e, 'launch.foreignRepo'),
+		);
 		assert.equal(plugInto(card, newPlug(folder.id, 'target'), ctx(folder)).plugs[0]?.role, 'target');
 	});
 
 	it('takes files and copy on a reference only', () => {
-		assert.equal(plugInto(card, newPlug(folder.id, 'reference', { files: ['api/*.md'], copy: { 'fixtures/a.json': 'test/a.json' } }), ctx(folder)).plugs.length, 1);
-		assert.throws(() => checkPlug(card, newPlug(repo.id, 'target', { copy: { a: 'b' } }), ctx(repo)), (e) => isDeskError(e, 'launch.referenceOnly'));
-		assert.throws(() => checkPlug(card, newPlug(skill.id, 'instructions', { files: ['*.md'] }), ctx(skill)), (e) => isDeskError(e, 'launch.referenceOnly'));
-		assert.throws(() => checkPlug(card, newPlug(folder.id, 'reference', { copy: { '../secret': 'a' } }), ctx(folder)), (e) => isDeskError(e, 'launch.badCopy'));
-		assert.throws(() => checkPlug(card, newPlug(folder.id, 'reference', { copy: { a: '/etc/passwd' } }), ctx(folder)), (e) => isDeskError(e, 'launch.badCopy'));
+		assert.equal(
+			plugInto(
+				card,
+				newPlug(folder.id, 'reference', { files: ['api/*.md'], copy: { 'fixtures/a.json': 'test/a.json' } }),
+				ctx(folder),
+			).plugs.length,
+			1,
+		);
+		assert.throws(
+			() => checkPlug(card, newPlug(repo.id, 'target', { copy: { a: 'b' } }), ctx(repo)),
+			(e) => isDeskError(e, 'launch.referenceOnly'),
+		);
+		assert.throws(
+			() => checkPlug(card, newPlug(skill.id, 'instructions', { files: ['*.md'] }), ctx(skill)),
+			(e) => isDeskError(e, 'launch.referenceOnly'),
+		);
+		assert.throws(
+			() => checkPlug(card, newPlug(folder.id, 'reference', { copy: { '../secret': 'a' } }), ctx(folder)),
+			(e) => isDeskError(e, 'launch.badCopy'),
+		);
+		assert.throws(
+			() => checkPlug(card, newPlug(folder.id, 'reference', { copy: { a: '/etc/passwd' } }), ctx(folder)),
+			(e) => isDeskError(e, 'launch.badCopy'),
+		);
 	});
 
 	it('takes instructions only from a skill with a valid SKILL.md', () => {
 		assert.equal(plugInto(card, newPlug(skill.id, 'instructions'), ctx(skill)).plugs.length, 1);
-		assert.throws(() => checkPlug(card, newPlug(folder.id, 'instructions'), ctx(folder)), (e) => isDeskError(e, 'launch.notSkill') && /kind none/.test(e.message));
-		assert.throws(() => checkPlug(card, newPlug(skill.id, 'instructions'), { asset: skill, project, skill: undefined }), (e) => isDeskError(e, 'launch.notSkill') && /SKILL\.md/.test(e.message));
+		assert.throws(
+			() => checkPlug(card, newPlug(folder.id, 'instructions'), ctx(folder)),
+			(e) => isDeskError(e, 'launch.notSkill') && /kind none/.test(e.message),
+		);
+		assert.throws(
+			() => checkPlug(card, newPlug(skill.id, 'instructions'), { asset: skill, project, skill: undefined }),
+			(e) => isDeskError(e, 'launch.notSkill') && /SKILL\.md/.test(e.message),
+		);
 	});
 
-	it('reaches the template\'s reading nodes when a plug names none, and refuses nodes the template lacks', () => {
+	it("reaches the template's reading nodes when a plug names none, and refuses nodes the template lacks", () => {
 		const plug = newPlug(folder.id, 'reference');
 		assert.deepEqual(plugNodes(card, plug), ['plan', 'work']);
 		assert.deepEqual(plugNodes(card, newPlug(folder.id, 'reference', { nodes: ['work'] })), ['work']);
-		assert.throws(() => checkPlug(card, newPlug(folder.id, 'reference', { nodes: ['review'] }), ctx(folder)), (e) => isDeskError(e, 'launch.badNode'));
+		assert.throws(
+			() => checkPlug(card, newPlug(folder.id, 'reference', { nodes: ['review'] }), ctx(folder)),
+			(e) => isDeskError(e, 'launch.badNode'),
+		);
 	});
 
 	it('keeps a suggestion as a reference, or as instructions for a skill, and never plugs an asset twice', () => {
-		const kept = launchKeep(card, { asset_id: folder.id, name: 'specs', role: 'reference', reason: 'named in the ticket', named: true }, ctx(folder));
-		const skilled = launchKeep(kept, { asset_id: skill.id, name: 'review', role: 'instructions', reason: 'matches “review”', score: 0.4, named: false }, ctx(skill));
-		assert.deepEqual(skilled.plugs.map((p) => [p.id, p.role]), [[folder.id, 'reference'], [skill.id, 'instructions']]);
+		const kept = launchKeep(
+			card,
+			{ asset_id: folder.id, name: 'specs', role: 'reference', reason: 'named in the ticket', named: true },
+			ctx(folder),
+		);
+		const skilled = launchKeep(
+			kept,
+			{
+				asset_id: skill.id,
+				name: 'review',
+				role: 'instructions',
+				reason: 'matches “review”',
+				score: 0.4,
+				named: false,
+			},
+			ctx(skill),
+		);
+		assert.deepEqual(
+			skilled.plugs.map((p) => [p.id, p.role]),
+			[
+				[folder.id, 'reference'],
+				[skill.id, 'instructions'],
+			],
+		);
 		assert.equal(card.plugs.length, 0, 'keeping makes a new card');
-		assert.throws(() => launchKeep(skilled, { asset_id: folder.id, name: 'specs', role: 'reference', reason: 'x', named: true }, ctx(folder)), (e) => isDeskError(e, 'launch.alreadyPlugged'));
+		assert.throws(
+			() =>
+				launchKeep(
+					skilled,
+					{ asset_id: folder.id, name: 'specs', role: 'reference', reason: 'x', named: true },
+					ctx(folder),
+				),
+			(e) => isDeskError(e, 'launch.alreadyPlugged'),
+		);
 	});
 });

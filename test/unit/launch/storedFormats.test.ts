@@ -3,7 +3,12 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { isDeskError } from '../../../server/src/core/errors';
 import { Desk } from '../../../server/src/desk';
-import { encodeLaunchCard, encodeLaunchRecord, readLaunchCard, readLaunchRecord } from '../../../server/src/launch/storedFormats';
+import {
+	encodeLaunchCard,
+	encodeLaunchRecord,
+	readLaunchCard,
+	readLaunchRecord,
+} from '../../../server/src/launch/storedFormats';
 import type { LaunchCard, LaunchRecord } from '../../../server/src/launch/types';
 import type { DurableDatabase } from '../../../server/src/store/durableDatabase';
 import { SqlRunControl } from '../../../server/src/store/sqlRunControl';
@@ -15,7 +20,15 @@ const card: LaunchCard = {
 	project: 'shop',
 	ticket: 'Add cursor pagination',
 	template: { name: 'plan-work', nodes: ['plan', 'work'] },
-	plugs: [{ id: 'a-0123456789abcdef', role: 'reference', nodes: [], files: ['docs/*.md'], copy: { 'fixtures/a.json': 'test/a.json' } }],
+	plugs: [
+		{
+			id: 'a-0123456789abcdef',
+			role: 'reference',
+			nodes: [],
+			files: ['docs/*.md'],
+			copy: { 'fixtures/a.json': 'test/a.json' },
+		},
+	],
 };
 
 const record: LaunchRecord = {
@@ -55,7 +68,13 @@ describe('the stored formats of launch cards and launch records', () => {
 
 	it('refuses a format it does not know with launch.unknownFormat', () => {
 		for (const format of [2, 0, '1', null]) {
-			assert.deepEqual(refusal(() => readLaunchCard(JSON.stringify({ format, ...card }))), { code: 'launch.unknownFormat', data: { what: 'launch card', format: typeof format === 'number' ? format : String(format), known: 1 } });
+			assert.deepEqual(
+				refusal(() => readLaunchCard(JSON.stringify({ format, ...card }))),
+				{
+					code: 'launch.unknownFormat',
+					data: { what: 'launch card', format: typeof format === 'number' ? format : String(format), known: 1 },
+				},
+			);
 			assert.equal(refusal(() => readLaunchRecord(JSON.stringify({ format, ...record }))).code, 'launch.unknownFormat');
 		}
 	});
@@ -67,13 +86,41 @@ describe('the stored formats of launch cards and launch records', () => {
 			['a list', 'it is not a JSON object', () => readLaunchCard('[]')],
 			['no ticket', 'ticket is not a string', () => readLaunchCard(JSON.stringify({ ...card, ticket: undefined }))],
 			['plugs an object', 'plugs is not a list', () => readLaunchCard(JSON.stringify({ ...card, plugs: {} }))],
-			['a plug a string', 'plugs[0] is not an object', () => readLaunchCard(JSON.stringify({ ...card, plugs: ['a-0123456789abcdef'] }))],
-			['an unknown role', 'plugs[0].role "owner" is not a role', () => readLaunchCard(JSON.stringify({ ...card, plugs: [{ ...plug, role: 'owner' }] }))],
-			['a node a number', 'template.nodes[1] is not a string', () => readLaunchCard(JSON.stringify({ ...card, template: { name: 'plan-work', nodes: ['plan', 7] } }))],
-			['copy a list', 'plugs[0].copy is not an object', () => readLaunchCard(JSON.stringify({ ...card, plugs: [{ ...plug, copy: [] }] }))],
-			['a copy target a number', 'plugs[0].copy.fixtures/a.json is not a string', () => readLaunchCard(JSON.stringify({ ...card, plugs: [{ ...plug, copy: { 'fixtures/a.json': 1 } }] }))],
-			['a record plug without its version', 'plugs[0].version is not a whole number', () => readLaunchRecord(JSON.stringify({ ...record, plugs: [{ ...record.plugs[0]!, version: '2' }] }))],
-			['a record without its run', 'run is not a string', () => readLaunchRecord(JSON.stringify({ ...record, run: 12 }))],
+			[
+				'a plug a string',
+				'plugs[0] is not an object',
+				() => readLaunchCard(JSON.stringify({ ...card, plugs: ['a-0123456789abcdef'] })),
+			],
+			[
+				'an unknown role',
+				'plugs[0].role "owner" is not a role',
+				() => readLaunchCard(JSON.stringify({ ...card, plugs: [{ ...plug, role: 'owner' }] })),
+			],
+			[
+				'a node a number',
+				'template.nodes[1] is not a string',
+				() => readLaunchCard(JSON.stringify({ ...card, template: { name: 'plan-work', nodes: ['plan', 7] } })),
+			],
+			[
+				'copy a list',
+				'plugs[0].copy is not an object',
+				() => readLaunchCard(JSON.stringify({ ...card, plugs: [{ ...plug, copy: [] }] })),
+			],
+			[
+				'a copy target a number',
+				'plugs[0].copy.fixtures/a.json is not a string',
+				() => readLaunchCard(JSON.stringify({ ...card, plugs: [{ ...plug, copy: { 'fixtures/a.json': 1 } }] })),
+			],
+			[
+				'a record plug without its version',
+				'plugs[0].version is not a whole number',
+				() => readLaunchRecord(JSON.stringify({ ...record, plugs: [{ ...record.plugs[0]!, version: '2' }] })),
+			],
+			[
+				'a record without its run',
+				'run is not a string',
+				() => readLaunchRecord(JSON.stringify({ ...record, run: 12 })),
+			],
 		];
 		for (const [label, problem, read] of cases) {
 			const refused = refusal(read);
@@ -91,20 +138,38 @@ describe('the stored formats of launch cards and launch records', () => {
 			const launches = await desk.launches(repo);
 			launches.setTicket('Add cursor pagination');
 			const db = (desk as unknown as { projectDatabases: Map<string, DurableDatabase> }).projectDatabases.get(repo)!;
-			const storeCard = (value: unknown) => db.write((tx) => tx.run('UPDATE launch_card SET json = ? WHERE id = 1', [JSON.stringify(value)]));
+			const storeCard = (value: unknown) =>
+				db.write((tx) => tx.run('UPDATE launch_card SET json = ? WHERE id = 1', [JSON.stringify(value)]));
 
 			storeCard({ ...card, project: 'shop' });
 			assert.deepEqual(launches.card(), card, 'a card stored without a format is format 1');
 			storeCard({ format: 2, ...card });
 			assert.equal(refusal(() => launches.card()).code, 'launch.unknownFormat');
 			storeCard({ ...card, plugs: {} });
-			assert.deepEqual(refusal(() => launches.card()), { code: 'launch.corrupt', data: { what: 'launch card', problem: 'plugs is not a list' } });
-			assert.throws(() => launches.unplug('a-0123456789abcdef'), (e) => isDeskError(e, 'launch.corrupt'), 'a change of the card reads it first');
+			assert.deepEqual(
+				refusal(() => launches.card()),
+				{ code: 'launch.corrupt', data: { what: 'launch card', problem: 'plugs is not a list' } },
+			);
+			assert.throws(
+				() => launches.unplug('a-0123456789abcdef'),
+				(e) => isDeskError(e, 'launch.corrupt'),
+				'a change of the card reads it first',
+			);
 
-			db.write((tx) => tx.run('INSERT INTO launch_records (launch_id, created_at, json) VALUES (?, ?, ?)', [record.launch_id, record.created_at, JSON.stringify({ format: 9, ...record })]));
+			db.write((tx) =>
+				tx.run('INSERT INTO launch_records (launch_id, created_at, json) VALUES (?, ?, ?)', [
+					record.launch_id,
+					record.created_at,
+					JSON.stringify({ format: 9, ...record }),
+				]),
+			);
 			assert.equal(refusal(() => launches.records()).code, 'launch.unknownFormat');
 			const runControl = new SqlRunControl(db);
-			assert.equal(refusal(() => runControl.launchRecords()).code, 'launch.unknownFormat', 'the run-control adapter reads records through the same reader');
+			assert.equal(
+				refusal(() => runControl.launchRecords()).code,
+				'launch.unknownFormat',
+				'the run-control adapter reads records through the same reader',
+			);
 			assert.equal(refusal(() => runControl.launchRecord(record.launch_id)).code, 'launch.unknownFormat');
 		} finally {
 			desk.close();

@@ -15,8 +15,26 @@ let counter = 0;
 function asset(name: string, fields: Partial<AssetRecord> = {}): AssetRecord {
 	const id = `a-${(++counter).toString(16).padStart(16, '0')}`;
 	return {
-		id, name, kind: '', about: '', working_dir: '', engine: 'snapshot', picked_version: 1, remote: '', branch: '', url: '', notes: '', tags: [],
-		created_at: '', created_by: 'test', about_model_written: false, derived_from: '', derived_from_version: 0, checks: [], retired: false, ...fields,
+		id,
+		name,
+		kind: '',
+		about: '',
+		working_dir: '',
+		engine: 'snapshot',
+		picked_version: 1,
+		remote: '',
+		branch: '',
+		url: '',
+		notes: '',
+		tags: [],
+		created_at: '',
+		created_by: 'test',
+		about_model_written: false,
+		derived_from: '',
+		derived_from_version: 0,
+		checks: [],
+		retired: false,
+		...fields,
 	};
 }
 
@@ -24,7 +42,13 @@ function asset(name: string, fields: Partial<AssetRecord> = {}): AssetRecord {
 function project(members: Array<[AssetRecord, string]>, main?: AssetRecord) {
 	const all = members.map(([a]) => a);
 	const documents: SearchDocument[] = members.map(([a, text]) => ({ id: a.id, name: a.name, about: a.about, text }));
-	return { library: all, members: all, mainAssetId: main?.id ?? '', plugged: new Set<string>(), index: new LibrarySearch(documents) };
+	return {
+		library: all,
+		members: all,
+		mainAssetId: main?.id ?? '',
+		plugged: new Set<string>(),
+		index: new LibrarySearch(documents),
+	};
 }
 
 describe('launch-card suggestions', () => {
@@ -32,9 +56,16 @@ describe('launch-card suggestions', () => {
 		const billing = asset('billing');
 		const design = asset('design');
 		const ops = asset('ops');
-		const ctx = project([[billing, 'invoice rounding invoice totals'], [design, 'colours spacing'], [ops, 'deploy runbook']]);
+		const ctx = project([
+			[billing, 'invoice rounding invoice totals'],
+			[design, 'colours spacing'],
+			[ops, 'deploy runbook'],
+		]);
 		const suggestions = await suggestAssets({ ...ctx, ticket: 'Invoice rounding is off by a cent' });
-		assert.deepEqual(suggestions.map((s) => s.asset_id), [billing.id]);
+		assert.deepEqual(
+			suggestions.map((s) => s.asset_id),
+			[billing.id],
+		);
 		assert.equal(suggestions[0]!.named, false);
 		assert.match(suggestions[0]!.reason, /^matches “(invoice|rounding)”, “(invoice|rounding)”$/);
 		assert.equal(suggestions[0]!.score, Math.round(suggestions[0]!.score! * 100) / 100);
@@ -43,35 +74,78 @@ describe('launch-card suggestions', () => {
 	it('skips a word found in every member (with two or more), ignores words under four runes and text in code', async () => {
 		const a = asset('alpha');
 		const b = asset('beta');
-		const ctx = project([[a, 'service cache eviction'], [b, 'service queue api']]);
-		assert.deepEqual(await suggestAssets({ ...ctx, ticket: 'The service is slow' }), [], '“service” is in every member');
+		const ctx = project([
+			[a, 'service cache eviction'],
+			[b, 'service queue api'],
+		]);
+		assert.deepEqual(
+			await suggestAssets({ ...ctx, ticket: 'The service is slow' }),
+			[],
+			'“service” is in every member',
+		);
 		assert.deepEqual(await suggestAssets({ ...ctx, ticket: 'api api api' }), [], '“api” has three runes');
-		assert.deepEqual(await suggestAssets({ ...ctx, ticket: 'Fix `eviction` now\n```\nqueue\n```' }), [], 'code is dropped');
-		assert.deepEqual((await suggestAssets({ ...ctx, ticket: 'cache eviction' })).map((s) => s.asset_id), [a.id]);
+		assert.deepEqual(
+			await suggestAssets({ ...ctx, ticket: 'Fix `eviction` now\n```\nqueue\n```' }),
+			[],
+			'code is dropped',
+		);
+		assert.deepEqual(
+			(await suggestAssets({ ...ctx, ticket: 'cache eviction' })).map((s) => s.asset_id),
+			[a.id],
+		);
 		const single = project([[a, 'service cache eviction']]);
-		assert.deepEqual((await suggestAssets({ ...single, ticket: 'service' })).map((s) => s.asset_id), [a.id], 'with one member the word counts');
+		assert.deepEqual(
+			(await suggestAssets({ ...single, ticket: 'service' })).map((s) => s.asset_id),
+			[a.id],
+			'with one member the word counts',
+		);
 	});
 
 	it('never offers the main asset, retired or plugged assets by words; caps word matches at three and breaks ties by name', async () => {
-		const members: Array<[AssetRecord, string]> = ['delta', 'charlie', 'bravo', 'alpha', 'echo'].map((n) => [asset(n), 'pagination cursor']);
+		const members: Array<[AssetRecord, string]> = ['delta', 'charlie', 'bravo', 'alpha', 'echo'].map((n) => [
+			asset(n),
+			'pagination cursor',
+		]);
 		const main = asset('main-repo');
 		const retired = asset('retired-one', { retired: true });
 		const plugged = asset('plugged-one');
 		const filler = asset('filler');
-		const ctx = project([...members, [main, 'pagination cursor'], [retired, 'pagination cursor'], [plugged, 'pagination cursor'], [filler, 'unrelated words']], main);
+		const ctx = project(
+			[
+				...members,
+				[main, 'pagination cursor'],
+				[retired, 'pagination cursor'],
+				[plugged, 'pagination cursor'],
+				[filler, 'unrelated words'],
+			],
+			main,
+		);
 		(ctx.plugged as Set<string>).add(plugged.id);
 		const suggestions = await suggestAssets({ ...ctx, ticket: 'cursor pagination' });
 		assert.equal(maxSuggested, 3);
-		assert.deepEqual(suggestions.map((s) => s.name), ['alpha', 'bravo', 'charlie'], 'five equal scores: the first three by name, a fourth is cut');
+		assert.deepEqual(
+			suggestions.map((s) => s.name),
+			['alpha', 'bravo', 'charlie'],
+			'five equal scores: the first three by name, a fourth is cut',
+		);
 	});
 
 	it('lists only a summed weight of at least 0.2', () => {
-		const docs: SearchDocument[] = Array.from({ length: 30 }, (_, i) => ({ id: `d${i}`, name: `doc${i}`, about: '', text: i < 29 ? 'common words everywhere' : 'common words everywhere rareterm' }));
+		const docs: SearchDocument[] = Array.from({ length: 30 }, (_, i) => ({
+			id: `d${i}`,
+			name: `doc${i}`,
+			about: '',
+			text: i < 29 ? 'common words everywhere' : 'common words everywhere rareterm',
+		}));
 		const search = new LibrarySearch(docs);
 		const [hit] = search.search('rareterm');
 		assert.ok(hit);
 		assert.equal(minSuggestScore, 0.2);
-		assert.deepEqual(search.search('rareterm', { minScore: hit.score + 0.01 }), [], 'just under the threshold: not listed');
+		assert.deepEqual(
+			search.search('rareterm', { minScore: hit.score + 0.01 }),
+			[],
+			'just under the threshold: not listed',
+		);
 		assert.equal(search.search('rareterm', { minScore: hit.score - 0.01 }).length, 1);
 	});
 
@@ -80,7 +154,12 @@ describe('launch-card suggestions', () => {
 		const b = asset('two', { working_dir: '/srv/data/two' });
 		const c = asset('three');
 		const d = asset('four');
-		const ctx = project([[a, ''], [b, ''], [c, ''], [d, '']]);
+		const ctx = project([
+			[a, ''],
+			[b, ''],
+			[c, ''],
+			[d, ''],
+		]);
 		const ticket = `Use ${a.id} v3 and ${c.id}, ${d.id}; the CSV is /srv/data/two/input.csv. Also ${a.id} again.`;
 		const suggestions = await suggestAssets({ ...ctx, ticket, library: [...ctx.library, asset('other')] });
 		assert.deepEqual(
@@ -104,14 +183,33 @@ describe('launch-card suggestions', () => {
 			fs.writeFileSync(path.join(dir, 'SKILL.md'), skill);
 			return desk.library.importDir({ dir, project: 'p', main: false });
 		};
-		const reviewer = (await make('reviewer', '---\nname: reviewer\ndescription: Reviews database migrations\n---\nBody mentions kubernetes deployments.\n')).asset;
-		const other = (await make('other', '---\nname: other\ndescription: Writes release notes\n---\nNothing here.\n')).asset;
+		const reviewer = (
+			await make(
+				'reviewer',
+				'---\nname: reviewer\ndescription: Reviews database migrations\n---\nBody mentions kubernetes deployments.\n',
+			)
+		).asset;
+		const other = (await make('other', '---\nname: other\ndescription: Writes release notes\n---\nNothing here.\n'))
+			.asset;
 		const members = [reviewer, other];
 		const documents = await Promise.all(members.map((a) => desk.library.matchDocument(a)));
-		const input = { library: members, members, mainAssetId: '', plugged: new Set<string>(), index: new LibrarySearch(documents) };
+		const input = {
+			library: members,
+			members,
+			mainAssetId: '',
+			plugged: new Set<string>(),
+			index: new LibrarySearch(documents),
+		};
 		const byDescription = await suggestAssets({ ...input, ticket: 'Check the migrations' });
-		assert.deepEqual(byDescription.map((s) => [s.name, s.role]), [['reviewer', 'instructions']]);
-		assert.deepEqual(await suggestAssets({ ...input, ticket: 'kubernetes deployments' }), [], 'the body is never matched');
+		assert.deepEqual(
+			byDescription.map((s) => [s.name, s.role]),
+			[['reviewer', 'instructions']],
+		);
+		assert.deepEqual(
+			await suggestAssets({ ...input, ticket: 'kubernetes deployments' }),
+			[],
+			'the body is never matched',
+		);
 	});
 });
 
@@ -147,137 +245,203 @@ describe('the suggestion index', () => {
 		const fresh = made.map((a) => desk.library.getAsset(a.id));
 		assert.equal(await reopened.update(fresh, keyOf, documentOf), 1);
 		assert.deepEqual(read, ['beta'], 'only the asset with a new version is read again');
-		assert.deepEqual(reopened.index.search('zeppelins').map((h) => h.name), ['beta']);
+		assert.deepEqual(
+			reopened.index.search('zeppelins').map((h) => h.name),
+			['beta'],
+		);
 		assert.equal(await reopened.update(fresh.slice(0, 2), keyOf, documentOf), 1, 'a member that left is dropped');
 		reopened.flush();
 		fs.writeFileSync(file, JSON.stringify({ format: 99, keys: {}, index: {} }));
-		assert.equal(await SuggestIndex.open(new NodeSuggestIndexFile(file), logger).update(fresh, keyOf, documentOf), 3, 'an unknown format is rebuilt');
+		assert.equal(
+			await SuggestIndex.open(new NodeSuggestIndexFile(file), logger).update(fresh, keyOf, documentOf),
+			3,
+			'an unknown format is rebuilt',
+		);
 	});
 });
 
 describe('the suggestion index in the background', () => {
-	it('answers a card within its budget from what is indexed (named assets always), says how much, and completes in the background', { timeout: 30_000 }, async () => {
-		const root = tempDir();
-		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
-		const desk = await openDesk(path.join(root, 'library'));
-		await desk.openWorkspace([{ name: 'shop', path: repo }]);
-		const made: AssetRecord[] = [];
-		for (const [name, text] of [['alpha-notes', 'zeppelin airships'], ['beta-notes', 'quokka sightings'], ['gamma-notes', 'harbour cranes']]) {
-			const dir = path.join(root, name!);
-			fs.mkdirSync(dir);
-			fs.writeFileSync(path.join(dir, 'notes.md'), `${text}\n`);
-			made.push((await desk.library.importDir({ dir, project: 'shop', main: false })).asset);
-		}
-		// Reading an asset's text waits until the test lets it go.
-		const held: Array<() => void> = [];
-		const read = desk.library.matchDocument.bind(desk.library);
-		desk.library.matchDocument = async (asset, at) => {
-			await new Promise<void>((resolve) => held.push(resolve));
-			return read(asset, at);
-		};
-		const progress: Array<{ indexed: number; total: number }> = [];
-		desk.onSuggestIndexProgress = (_top, p) => progress.push(p);
-		const launches = await desk.launches(repo);
-		const ticket = `Compare ${made[1]!.id} with the zeppelin airships`;
-
-		const started = Date.now();
-		const first = await launches.suggestions(ticket, { budgetMs: 100 });
-		assert.ok(Date.now() - started < 1_000, 'answered within a second');
-		assert.deepEqual(first.index, { indexed: 0, total: 4 }, 'nothing read yet: the repository and three folders to go');
-		assert.deepEqual(first.suggestions.map((s) => [s.name, s.reason]), [['beta-notes', 'named in the ticket']], 'a named asset needs no index');
-
-		while (progress.at(-1)?.indexed !== 4) {
-			held.splice(0).forEach((release) => release());
-			await new Promise((resolve) => setTimeout(resolve, 5));
-		}
-		const full = await launches.suggestions(ticket, { budgetMs: 100 });
-		assert.deepEqual(full.index, { indexed: 4, total: 4 });
-		assert.deepEqual(full.suggestions.map((s) => s.name), ['beta-notes', 'alpha-notes']);
-		assert.deepEqual(progress.at(-1), { indexed: 4, total: 4 }, 'completion is reported');
-	});
-
-	it('lets the event loop run between assets, so the server keeps answering while it builds', { timeout: 30_000 }, async () => {
-		const members = Array.from({ length: 5 }, (_, i) => asset(`busy-${i}`));
-		const events: string[] = [];
-		let ticking = true;
-		const tick = () => {
-			events.push('tick');
-			if (ticking) {
-				setImmediate(tick);
+	it(
+		'answers a card within its budget from what is indexed (named assets always), says how much, and completes in the background',
+		{ timeout: 30_000 },
+		async () => {
+			const root = tempDir();
+			const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+			const desk = await openDesk(path.join(root, 'library'));
+			await desk.openWorkspace([{ name: 'shop', path: repo }]);
+			const made: AssetRecord[] = [];
+			for (const [name, text] of [
+				['alpha-notes', 'zeppelin airships'],
+				['beta-notes', 'quokka sightings'],
+				['gamma-notes', 'harbour cranes'],
+			]) {
+				const dir = path.join(root, name!);
+				fs.mkdirSync(dir);
+				fs.writeFileSync(path.join(dir, 'notes.md'), `${text}\n`);
+				made.push((await desk.library.importDir({ dir, project: 'shop', main: false })).asset);
 			}
-		};
-		const index = SuggestIndex.open(new NodeSuggestIndexFile(path.join(tempDir(), 'suggest-index.json')), { error() {}, warn() {}, info() {}, debug() {} });
-		const keys = new Map(members.map((m) => [m.id, 'v1']));
-		setImmediate(tick);
-		const changed = await index.refresh(members, keys, async (a) => {
-			// An asset's read and tokenizing hold the event loop for a while.
-			const until = Date.now() + 15;
-			while (Date.now() < until) {
-				// busy
+			// Reading an asset's text waits until the test lets it go.
+			const held: Array<() => void> = [];
+			const read = desk.library.matchDocument.bind(desk.library);
+			desk.library.matchDocument = async (asset, at) => {
+				await new Promise<void>((resolve) => held.push(resolve));
+				return read(asset, at);
+			};
+			const progress: Array<{ indexed: number; total: number }> = [];
+			desk.onSuggestIndexProgress = (_top, p) => progress.push(p);
+			const launches = await desk.launches(repo);
+			const ticket = `Compare ${made[1]!.id} with the zeppelin airships`;
+
+			const started = Date.now();
+			const first = await launches.suggestions(ticket, { budgetMs: 100 });
+			assert.ok(Date.now() - started < 1_000, 'answered within a second');
+			assert.deepEqual(
+				first.index,
+				{ indexed: 0, total: 4 },
+				'nothing read yet: the repository and three folders to go',
+			);
+			assert.deepEqual(
+				first.suggestions.map((s) => [s.name, s.reason]),
+				[['beta-notes', 'named in the ticket']],
+				'a named asset needs no index',
+			);
+
+			while (progress.at(-1)?.indexed !== 4) {
+				held.splice(0).forEach((release) => release());
+				await new Promise((resolve) => setTimeout(resolve, 5));
 			}
-			events.push(a.name);
-			return { id: a.id, name: a.name, about: '', text: `${a.name} words` };
-		});
-		ticking = false;
-		assert.equal(changed, 5);
-		const reads = events.map((e, i) => [e, i] as const).filter(([e]) => e !== 'tick');
-		for (let r = 1; r < reads.length; r++) {
-			assert.ok(events.slice(reads[r - 1]![1], reads[r]![1]).includes('tick'), `the event loop ran between ${reads[r - 1]![0]} and ${reads[r]![0]}: ${events.join(' ')}`);
-		}
-		index.flush();
-	});
+			const full = await launches.suggestions(ticket, { budgetMs: 100 });
+			assert.deepEqual(full.index, { indexed: 4, total: 4 });
+			assert.deepEqual(
+				full.suggestions.map((s) => s.name),
+				['beta-notes', 'alpha-notes'],
+			);
+			assert.deepEqual(progress.at(-1), { indexed: 4, total: 4 }, 'completion is reported');
+		},
+	);
 
-	it('saves itself after the request that changed it, a document a line, and loads back what it can of a damaged file', { timeout: 30_000 }, async () => {
-		const root = tempDir();
-		const file = path.join(root, 'suggest-index.json');
-		const logger = recordingLogger();
-		const members = ['amber', 'cobalt', 'violet'].map((n) => asset(n));
-		const keys = new Map(members.map((m) => [m.id, 'v1']));
-		const read: string[] = [];
-		const documentOf = async (a: AssetRecord) => {
-			read.push(a.name);
-			return { id: a.id, name: a.name, about: '', text: `${a.name} zeppelin` };
-		};
-		const index = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
-		assert.equal(await index.refresh(members, keys, documentOf), 3);
-		assert.equal(fs.existsSync(file), false, 'the request did not wait for the file');
-		const deadline = Date.now() + 5_000;
-		while (!fs.existsSync(file) && Date.now() < deadline) {
-			await new Promise((resolve) => setTimeout(resolve, 50));
-		}
-		const saved = fs.readFileSync(file, 'utf8');
-		assert.equal(JSON.parse(saved).format, suggestIndexFormat);
-		assert.equal(JSON.parse(saved).documents.length, 3, 'the file is JSON as a whole');
-		read.length = 0;
-		assert.equal(await SuggestIndex.open(new NodeSuggestIndexFile(file), logger).refresh(members, keys, documentOf), 0, 'loaded, nothing read');
-		assert.deepEqual(read, []);
+	it(
+		'lets the event loop run between assets, so the server keeps answering while it builds',
+		{ timeout: 30_000 },
+		async () => {
+			const members = Array.from({ length: 5 }, (_, i) => asset(`busy-${i}`));
+			const events: string[] = [];
+			let ticking = true;
+			const tick = () => {
+				events.push('tick');
+				if (ticking) {
+					setImmediate(tick);
+				}
+			};
+			const index = SuggestIndex.open(new NodeSuggestIndexFile(path.join(tempDir(), 'suggest-index.json')), {
+				error() {},
+				warn() {},
+				info() {},
+				debug() {},
+			});
+			const keys = new Map(members.map((m) => [m.id, 'v1']));
+			setImmediate(tick);
+			const changed = await index.refresh(members, keys, async (a) => {
+				// An asset's read and tokenizing hold the event loop for a while.
+				const until = Date.now() + 15;
+				while (Date.now() < until) {
+					// busy
+				}
+				events.push(a.name);
+				return { id: a.id, name: a.name, about: '', text: `${a.name} words` };
+			});
+			ticking = false;
+			assert.equal(changed, 5);
+			const reads = events.map((e, i) => [e, i] as const).filter(([e]) => e !== 'tick');
+			for (let r = 1; r < reads.length; r++) {
+				assert.ok(
+					events.slice(reads[r - 1]![1], reads[r]![1]).includes('tick'),
+					`the event loop ran between ${reads[r - 1]![0]} and ${reads[r]![0]}: ${events.join(' ')}`,
+				);
+			}
+			index.flush();
+		},
+	);
 
-		// Cut in the middle of the third document: the first two load, the third is read again.
-		fs.writeFileSync(file, saved.slice(0, saved.lastIndexOf('"key"') + 10));
-		const damaged = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
-		assert.equal(await damaged.refresh(members, keys, documentOf), 1);
-		assert.deepEqual(read, [members[2]!.name]);
-		assert.ok(logger.lines.some((l) => l.level === 'warn' && /damaged at line 4/.test(l.message)), 'the damage is logged');
-		assert.deepEqual(damaged.index.search('amber violet').map((h) => h.name).sort(), ['amber', 'violet'], 'loaded and read again alike');
-		damaged.flush();
-
-		// Lines of valid JSON but the wrong shape (written into .desk/ by anything that writes the
-		// checkout): each is damage from there on, never a broken index that fails every refresh.
-		const lines = saved.split('\n');
-		const third = JSON.parse(lines[3]!.replace(/^,/, '')) as { terms: string; tf: number[] };
-		for (const [label, bad] of [
-			['terms that are not a string', { ...third, terms: 7 }],
-			['frequencies that do not fit the terms', { ...third, tf: third.tf.slice(1) }],
-			['a term twice', { ...third, terms: `${third.terms} ${third.terms.split(' ')[0]}`, tf: [...third.tf, 1, 1, 1] }],
-		] as const) {
-			fs.writeFileSync(file, [...lines.slice(0, 3), `,${JSON.stringify(bad)}`, ...lines.slice(4)].join('\n'));
+	it(
+		'saves itself after the request that changed it, a document a line, and loads back what it can of a damaged file',
+		{ timeout: 30_000 },
+		async () => {
+			const root = tempDir();
+			const file = path.join(root, 'suggest-index.json');
+			const logger = recordingLogger();
+			const members = ['amber', 'cobalt', 'violet'].map((n) => asset(n));
+			const keys = new Map(members.map((m) => [m.id, 'v1']));
+			const read: string[] = [];
+			const documentOf = async (a: AssetRecord) => {
+				read.push(a.name);
+				return { id: a.id, name: a.name, about: '', text: `${a.name} zeppelin` };
+			};
+			const index = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
+			assert.equal(await index.refresh(members, keys, documentOf), 3);
+			assert.equal(fs.existsSync(file), false, 'the request did not wait for the file');
+			const deadline = Date.now() + 5_000;
+			while (!fs.existsSync(file) && Date.now() < deadline) {
+				await new Promise((resolve) => setTimeout(resolve, 50));
+			}
+			const saved = fs.readFileSync(file, 'utf8');
+			assert.equal(JSON.parse(saved).format, suggestIndexFormat);
+			assert.equal(JSON.parse(saved).documents.length, 3, 'the file is JSON as a whole');
 			read.length = 0;
-			const hostile = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
-			assert.equal(await hostile.refresh(members, keys, documentOf), 1, label);
-			assert.deepEqual(read, [members[2]!.name], `${label}: that document is read again`);
-			assert.deepEqual(hostile.index.search('amber violet').map((h) => h.name).sort(), ['amber', 'violet'], label);
-			hostile.flush();
-		}
-		index.flush();
-	});
+			assert.equal(
+				await SuggestIndex.open(new NodeSuggestIndexFile(file), logger).refresh(members, keys, documentOf),
+				0,
+				'loaded, nothing read',
+			);
+			assert.deepEqual(read, []);
+
+			// Cut in the middle of the third document: the first two load, the third is read again.
+			fs.writeFileSync(file, saved.slice(0, saved.lastIndexOf('"key"') + 10));
+			const damaged = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
+			assert.equal(await damaged.refresh(members, keys, documentOf), 1);
+			assert.deepEqual(read, [members[2]!.name]);
+			assert.ok(
+				logger.lines.some((l) => l.level === 'warn' && /damaged at line 4/.test(l.message)),
+				'the damage is logged',
+			);
+			assert.deepEqual(
+				damaged.index
+					.search('amber violet')
+					.map((h) => h.name)
+					.sort(),
+				['amber', 'violet'],
+				'loaded and read again alike',
+			);
+			damaged.flush();
+
+			// Lines of valid JSON but the wrong shape (written into .desk/ by anything that writes the
+			// checkout): each is damage from there on, never a broken index that fails every refresh.
+			const lines = saved.split('\n');
+			const third = JSON.parse(lines[3]!.replace(/^,/, '')) as { terms: string; tf: number[] };
+			for (const [label, bad] of [
+				['terms that are not a string', { ...third, terms: 7 }],
+				['frequencies that do not fit the terms', { ...third, tf: third.tf.slice(1) }],
+				[
+					'a term twice',
+					{ ...third, terms: `${third.terms} ${third.terms.split(' ')[0]}`, tf: [...third.tf, 1, 1, 1] },
+				],
+			] as const) {
+				fs.writeFileSync(file, [...lines.slice(0, 3), `,${JSON.stringify(bad)}`, ...lines.slice(4)].join('\n'));
+				read.length = 0;
+				const hostile = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
+				assert.equal(await hostile.refresh(members, keys, documentOf), 1, label);
+				assert.deepEqual(read, [members[2]!.name], `${label}: that document is read again`);
+				assert.deepEqual(
+					hostile.index
+						.search('amber violet')
+						.map((h) => h.name)
+						.sort(),
+					['amber', 'violet'],
+					label,
+				);
+				hostile.flush();
+			}
+			index.flush();
+		},
+	);
 });

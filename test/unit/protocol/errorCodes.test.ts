@@ -19,7 +19,10 @@ function parse(file: string): ts.SourceFile {
 }
 
 function sourceFiles(dir: string): string[] {
-	return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).map((f) => path.join(dir, f));
+	return fs
+		.readdirSync(dir, { recursive: true, encoding: 'utf8' })
+		.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+		.map((f) => path.join(dir, f));
 }
 
 function visit(node: ts.Node, each: (node: ts.Node) => void): void {
@@ -47,7 +50,10 @@ function isCall(node: ts.Node | undefined, name: string): node is ts.CallExpress
 		return false;
 	}
 	const callee = node.expression;
-	return (ts.isIdentifier(callee) && callee.text === name) || (ts.isPropertyAccessExpression(callee) && callee.name.text === name);
+	return (
+		(ts.isIdentifier(callee) && callee.text === name) ||
+		(ts.isPropertyAccessExpression(callee) && callee.name.text === name)
+	);
 }
 
 /**
@@ -61,7 +67,12 @@ function raisedCodes(file: ts.SourceFile, codes: ReadonlySet<string>): Set<strin
 			return;
 		}
 		const parent = node.parent;
-		const tested = isCall(parent, 'isDeskError') || (ts.isBinaryExpression(parent) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(parent.operatorToken.kind));
+		const tested =
+			isCall(parent, 'isDeskError') ||
+			(ts.isBinaryExpression(parent) &&
+				[ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(
+					parent.operatorToken.kind,
+				));
 		if (!tested && !ts.isLiteralTypeNode(parent)) {
 			raised.add(node.text);
 		}
@@ -74,9 +85,17 @@ it('every error code a doc comment of the protocol names is a declared DeskError
 	assert.ok(codes.has('asset.notFound') && codes.size > 50, `the DeskErrorCode union was read (${codes.size} codes)`);
 	const text = fs.readFileSync(path.join(root, 'server/src/protocol/protocol.ts'), 'utf8');
 	const comments = [...text.matchAll(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g)].map((m) => m[0]).join('\n');
-	const named = new Set([...comments.matchAll(/`([a-z]+\.[a-z][A-Za-z0-9]*)`/g)].map((m) => m[1]!).filter((name) => !/\.(json|ts|js|md|db)$/.test(name)));
+	const named = new Set(
+		[...comments.matchAll(/`([a-z]+\.[a-z][A-Za-z0-9]*)`/g)]
+			.map((m) => m[1]!)
+			.filter((name) => !/\.(json|ts|js|md|db)$/.test(name)),
+	);
 	assert.ok(named.has('desk.notReady') && named.size > 30, `the doc comments were read (${named.size} codes named)`);
-	assert.deepEqual([...named].filter((code) => !codes.has(code)).sort(), [], 'codes the protocol documents but core/errors.ts does not declare');
+	assert.deepEqual(
+		[...named].filter((code) => !codes.has(code)).sort(),
+		[],
+		'codes the protocol documents but core/errors.ts does not declare',
+	);
 });
 
 it('every declared error code is raised somewhere in server/src', () => {
@@ -88,8 +107,15 @@ it('every declared error code is raised somewhere in server/src', () => {
 			raised.add(code);
 		}
 	}
-	assert.ok(raised.has('asset.notFound') && raised.has('desk.badParams'), 'thrown codes and codes built as error data were both found');
-	assert.deepEqual([...codes].filter((code) => !raised.has(code)).sort(), [], 'codes declared in core/errors.ts that nothing raises');
+	assert.ok(
+		raised.has('asset.notFound') && raised.has('desk.badParams'),
+		'thrown codes and codes built as error data were both found',
+	);
+	assert.deepEqual(
+		[...codes].filter((code) => !raised.has(code)).sort(),
+		[],
+		'codes declared in core/errors.ts that nothing raises',
+	);
 });
 
 it('every notification the protocol declares has a handler in the client', () => {
@@ -113,8 +139,18 @@ it('every notification the protocol declares has a handler in the client', () =>
 			}
 		});
 	}
-	assert.deepEqual(Object.keys(deskNotifications).filter((name) => !handled.has(name) && !one.has(name)).sort(), [], 'notifications the protocol declares and no client code handles');
-	assert.deepEqual([...handled].filter((name) => !(name in deskNotifications)).sort(), [], 'handlers in the client for notifications the protocol does not declare');
+	assert.deepEqual(
+		Object.keys(deskNotifications)
+			.filter((name) => !handled.has(name) && !one.has(name))
+			.sort(),
+		[],
+		'notifications the protocol declares and no client code handles',
+	);
+	assert.deepEqual(
+		[...handled].filter((name) => !(name in deskNotifications)).sort(),
+		[],
+		'handlers in the client for notifications the protocol does not declare',
+	);
 });
 
 it('method names are literal types (checked when the tests compile)', () => {

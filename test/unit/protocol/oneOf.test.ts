@@ -28,6 +28,10 @@ it('the protocol declares its closed string fields with oneOf, so a wrong value 
 	const plug = PlugAsset.params.check({ project: 'p', id: 'a', role: 'owner' }, 'params');
 	assert.equal(!plug.ok && plug.field, 'params.role');
 	const decide = DecideRun.params.check({ project: 'p', run: 'r', decision: 'rollback' }, 'params');
-	assert.equal(!decide.ok && decide.field, 'params.decision', 'rollback is a decision type of the model, not one a person sends');
+	assert.equal(
+		!decide.ok && decide.field,
+		'params.decision',
+		'rollback is a decision type of the model, not one a person sends',
+	);
 	assert.equal(DecideRun.params.check({ project: 'p', run: 'r', decision: 'retry' }, 'params').ok, true);
 });

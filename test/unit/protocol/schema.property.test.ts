@@ -9,7 +9,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { array, boolean, integer, json, object, oneOf, optional, string, isWellFormedText, type Checked, type Schema, type Shape } from '../../../server/src/protocol/schema';
+import {
+	array,
+	boolean,
+	integer,
+	json,
+	object,
+	oneOf,
+	optional,
+	string,
+	isWellFormedText,
+	type Checked,
+	type Schema,
+	type Shape,
+} from '../../../server/src/protocol/schema';
 
 /** A schema as data, so fast-check can build, print and shrink it. */
 type Spec =
@@ -36,10 +49,23 @@ const patternSource = '^[a-z]*$';
 const leafSpec: fc.Arbitrary<Spec> = fc.oneof(
 	fc
 		.record({ minLength: fc.nat(3), extra: fc.nat(12), pattern: fc.boolean(), absolute: fc.boolean() })
-		.map(({ minLength, extra, pattern, absolute }) => ({ kind: 'string' as const, minLength, maxLength: minLength + extra + (absolute ? 1 : 0), pattern: pattern && !absolute, absolute })),
-	fc.tuple(fc.integer({ min: -1000, max: 1000 }), fc.nat(1000)).map(([min, span]) => ({ kind: 'integer' as const, min, max: min + span })),
+		.map(({ minLength, extra, pattern, absolute }) => ({
+			kind: 'string' as const,
+			minLength,
+			maxLength: minLength + extra + (absolute ? 1 : 0),
+			pattern: pattern && !absolute,
+			absolute,
+		})),
+	fc
+		.tuple(fc.integer({ min: -1000, max: 1000 }), fc.nat(1000))
+		.map(([min, span]) => ({ kind: 'integer' as const, min, max: min + span })),
 	fc.constant({ kind: 'boolean' as const }),
-	fc.uniqueArray(fc.constantFrom('error', 'warn', 'info', 'commit', 'abandon', 'target', 'reference', ''), { minLength: 1, maxLength: 4 }).map((values) => ({ kind: 'oneOf' as const, values: values as [string, ...string[]] })),
+	fc
+		.uniqueArray(fc.constantFrom('error', 'warn', 'info', 'commit', 'abandon', 'target', 'reference', ''), {
+			minLength: 1,
+			maxLength: 4,
+		})
+		.map((values) => ({ kind: 'oneOf' as const, values: values as [string, ...string[]] })),
 	fc.constant({ kind: 'json' as const }),
 );
 
@@ -47,9 +73,18 @@ const specArbitrary: fc.Arbitrary<Spec> = fc.letrec<{ spec: Spec }>((tie) => ({
 	spec: fc.oneof(
 		{ depthSize: 'small', withCrossShrink: true },
 		leafSpec,
-		fc.record({ item: tie('spec'), maxItems: fc.integer({ min: 1, max: 4 }) }).map(({ item, maxItems }) => ({ kind: 'array' as const, item, maxItems })),
 		fc
-			.uniqueArray(fc.record({ key: fc.constantFrom('id', 'name', 'path', 'project', 'items', 'a', 'b', 'note'), optional: fc.boolean(), spec: tie('spec') }), { selector: (field) => field.key, maxLength: 4 })
+			.record({ item: tie('spec'), maxItems: fc.integer({ min: 1, max: 4 }) })
+			.map(({ item, maxItems }) => ({ kind: 'array' as const, item, maxItems })),
+		fc
+			.uniqueArray(
+				fc.record({
+					key: fc.constantFrom('id', 'name', 'path', 'project', 'items', 'a', 'b', 'note'),
+					optional: fc.boolean(),
+					spec: tie('spec'),
+				}),
+				{ selector: (field) => field.key, maxLength: 4 },
+			)
 			.map((fields) => ({ kind: 'object' as const, fields })),
 	),
 })).spec;
@@ -57,7 +92,12 @@ const specArbitrary: fc.Arbitrary<Spec> = fc.letrec<{ spec: Spec }>((tie) => ({
 function schemaOf(spec: Spec): Schema<unknown> {
 	switch (spec.kind) {
 		case 'string':
-			return string({ minLength: spec.minLength, maxLength: spec.maxLength, absolute: spec.absolute, ...(spec.pattern ? { pattern: new RegExp(patternSource) } : {}) });
+			return string({
+				minLength: spec.minLength,
+				maxLength: spec.maxLength,
+				absolute: spec.absolute,
+				...(spec.pattern ? { pattern: new RegExp(patternSource) } : {}),
+			});
 		case 'integer':
 			return integer({ min: spec.min, max: spec.max });
 		case 'boolean':
@@ -80,7 +120,9 @@ function schemaOf(spec: Spec): Schema<unknown> {
 
 /** Any text that survives UTF-8 (surrogate pairs included), `length` measured in UTF-16 units as the checker measures it. */
 function text(minLength: number, maxLength: number, pattern: boolean): fc.Arbitrary<string> {
-	const unit = pattern ? fc.constantFrom(...'abcxyz') : fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom('a', '/', ' ', 'é', '😀'));
+	const unit = pattern
+		? fc.constantFrom(...'abcxyz')
+		: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom('a', '/', ' ', 'é', '😀'));
 	return fc
 		.array(unit, { minLength, maxLength })
 		.map((units) => units.join(''))
@@ -92,7 +134,13 @@ function fitting(spec: Spec): fc.Arbitrary<unknown> {
 		case 'string':
 			if (spec.absolute) {
 				const roots = ['/', 'C:\\', 'd:/', '\\\\server\\'].filter((root) => root.length <= spec.maxLength);
-				return fc.constantFrom(...roots).chain((root) => text(Math.max(0, spec.minLength - root.length), spec.maxLength - root.length, false).map((rest) => root + rest));
+				return fc
+					.constantFrom(...roots)
+					.chain((root) =>
+						text(Math.max(0, spec.minLength - root.length), spec.maxLength - root.length, false).map(
+							(rest) => root + rest,
+						),
+					);
 			}
 			return text(spec.minLength, spec.maxLength, spec.pattern);
 		case 'integer':
@@ -110,25 +158,50 @@ function fitting(spec: Spec): fc.Arbitrary<unknown> {
 			for (const field of spec.fields) {
 				model[field.key] = fitting(field.spec);
 			}
-			return fc.record(model, { requiredKeys: spec.fields.filter((field) => !field.optional).map((field) => field.key), noNullPrototype: true });
+			return fc.record(model, {
+				requiredKeys: spec.fields.filter((field) => !field.optional).map((field) => field.key),
+				noNullPrototype: true,
+			});
 		}
 	}
 }
 
 /** A value of another JSON type than the spec takes. */
 function otherType(spec: Spec): fc.Arbitrary<unknown> {
-	const all = { string: fc.constant('text'), number: fc.constant(1.5), boolean: fc.constant(true), null: fc.constant(null), array: fc.constant([]), object: fc.constant({}) };
-	const taken: Record<Spec['kind'], Array<keyof typeof all>> = { string: ['string'], oneOf: ['string'], integer: [], boolean: ['boolean'], json: Object.keys(all) as Array<keyof typeof all>, array: ['array'], object: ['object'] };
-	return fc.oneof(...Object.entries(all).filter(([type]) => !taken[spec.kind].includes(type as keyof typeof all)).map(([, value]) => value));
+	const all = {
+		string: fc.constant('text'),
+		number: fc.constant(1.5),
+		boolean: fc.constant(true),
+		null: fc.constant(null),
+		array: fc.constant([]),
+		object: fc.constant({}),
+	};
+	const taken: Record<Spec['kind'], Array<keyof typeof all>> = {
+		string: ['string'],
+		oneOf: ['string'],
+		integer: [],
+		boolean: ['boolean'],
+		json: Object.keys(all) as Array<keyof typeof all>,
+		array: ['array'],
+		object: ['object'],
+	};
+	return fc.oneof(
+		...Object.entries(all)
+			.filter(([type]) => !taken[spec.kind].includes(type as keyof typeof all))
+			.map(([, value]) => value),
+	);
 }
 
 /** Values of `spec` with exactly one thing wrong, at `path`, and the refusal they must get. */
 function wrong(spec: Spec, path: string): fc.Arbitrary<Wrong> {
-	const at = (value: fc.Arbitrary<unknown>, kind?: Wrong['kind']): fc.Arbitrary<Wrong> => value.map((v) => (kind ? { value: v, field: path, kind } : { value: v, field: path }));
+	const at = (value: fc.Arbitrary<unknown>, kind?: Wrong['kind']): fc.Arbitrary<Wrong> =>
+		value.map((v) => (kind ? { value: v, field: path, kind } : { value: v, field: path }));
 	const choices: Array<fc.Arbitrary<Wrong>> = spec.kind === 'json' ? [] : [at(otherType(spec))];
 	switch (spec.kind) {
 		case 'string':
-			choices.push(at(text(spec.maxLength + 1, spec.maxLength + 4, spec.pattern).map((s) => (spec.absolute ? `/${s}` : s))));
+			choices.push(
+				at(text(spec.maxLength + 1, spec.maxLength + 4, spec.pattern).map((s) => (spec.absolute ? `/${s}` : s))),
+			);
 			if (spec.minLength > 0) {
 				choices.push(at(text(0, spec.minLength - 1, spec.pattern).filter((s) => !spec.absolute || s.length === 0)));
 			}
@@ -136,18 +209,35 @@ function wrong(spec: Spec, path: string): fc.Arbitrary<Wrong> {
 				// A lone surrogate, which has no UTF-8 form, in a string that is otherwise right.
 				const head = (spec.absolute ? '/' : '').padEnd(spec.minLength - 1, 'a');
 				if (head.length + 1 <= spec.maxLength) {
-					choices.push(at(fc.constantFrom('\ud800', '\udfff').map((lone) => head + lone), 'badText'));
+					choices.push(
+						at(
+							fc.constantFrom('\ud800', '\udfff').map((lone) => head + lone),
+							'badText',
+						),
+					);
 				}
 			}
 			if (spec.pattern && spec.maxLength >= 1) {
-				choices.push(at(text(Math.max(spec.minLength, 1), spec.maxLength, false).filter((s) => !new RegExp(patternSource).test(s))));
+				choices.push(
+					at(
+						text(Math.max(spec.minLength, 1), spec.maxLength, false).filter((s) => !new RegExp(patternSource).test(s)),
+					),
+				);
 			}
 			if (spec.absolute) {
 				choices.push(at(text(Math.max(spec.minLength, 1), spec.maxLength, true), 'relativePath'));
 			}
 			break;
 		case 'integer':
-			choices.push(at(fc.oneof(fc.integer({ min: spec.max + 1, max: spec.max + 1000 }), fc.integer({ min: spec.min - 1000, max: spec.min - 1 }), fc.constantFrom(spec.min + 0.5, Number.NaN, Infinity, 2 ** 53))));
+			choices.push(
+				at(
+					fc.oneof(
+						fc.integer({ min: spec.max + 1, max: spec.max + 1000 }),
+						fc.integer({ min: spec.min - 1000, max: spec.min - 1 }),
+						fc.constantFrom(spec.min + 0.5, Number.NaN, Infinity, 2 ** 53),
+					),
+				),
+			);
 			break;
 		case 'oneOf':
 			choices.push(at(fc.constantFrom('nope', 'ERROR', 'info ', 'x').filter((value) => !spec.values.includes(value))));
@@ -159,9 +249,18 @@ function wrong(spec: Spec, path: string): fc.Arbitrary<Wrong> {
 		case 'array':
 			choices.push(at(fc.array(fitting(spec.item), { minLength: spec.maxItems + 1, maxLength: spec.maxItems + 3 })));
 			choices.push(
-				fc.array(fitting(spec.item), { maxLength: spec.maxItems - 1 }).chain((items) =>
-					fc.nat(items.length).chain((index) => wrong(spec.item, `${path}[${index}]`).map((bad) => ({ ...bad, value: [...items.slice(0, index), bad.value, ...items.slice(index)] }))),
-				),
+				fc
+					.array(fitting(spec.item), { maxLength: spec.maxItems - 1 })
+					.chain((items) =>
+						fc
+							.nat(items.length)
+							.chain((index) =>
+								wrong(spec.item, `${path}[${index}]`).map((bad) => ({
+									...bad,
+									value: [...items.slice(0, index), bad.value, ...items.slice(index)],
+								})),
+							),
+					),
 			);
 			break;
 		case 'object': {
@@ -175,7 +274,11 @@ function wrong(spec: Spec, path: string): fc.Arbitrary<Wrong> {
 						}),
 					);
 				}
-				choices.push(fc.tuple(fitting(spec), wrong(field.spec, `${path}.${field.key}`)).map(([value, bad]) => ({ ...bad, value: { ...(value as object), [field.key]: bad.value } })));
+				choices.push(
+					fc
+						.tuple(fitting(spec), wrong(field.spec, `${path}.${field.key}`))
+						.map(([value, bad]) => ({ ...bad, value: { ...(value as object), [field.key]: bad.value } })),
+				);
 			}
 			break;
 		}

@@ -3,10 +3,16 @@ import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { boundedLines } from '../../../server/src/runs/boundedLines';
 
-async function collect(chunks: Array<string | Buffer>, maxLineBytes: number): Promise<{ lines: string[]; dropped: number[] }> {
+async function collect(
+	chunks: Array<string | Buffer>,
+	maxLineBytes: number,
+): Promise<{ lines: string[]; dropped: number[] }> {
 	const lines: string[] = [];
 	const dropped: number[] = [];
-	for await (const line of boundedLines(Readable.from(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))), { maxLineBytes, onDropped: (n) => dropped.push(n) })) {
+	for await (const line of boundedLines(
+		Readable.from(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))),
+		{ maxLineBytes, onDropped: (n) => dropped.push(n) },
+	)) {
 		lines.push(line);
 	}
 	return { lines, dropped };
@@ -15,12 +21,23 @@ async function collect(chunks: Array<string | Buffer>, maxLineBytes: number): Pr
 describe('the lines an agent prints', () => {
 	it('splits lines across chunks, with CRLF, a multi-byte character cut between chunks, and a last line without newline', async () => {
 		const euro = Buffer.from('€');
-		const result = await collect(['one\r\ntw', 'o\n', Buffer.concat([Buffer.from('a'), euro.subarray(0, 1)]), Buffer.concat([euro.subarray(1), Buffer.from('b\n\nlast')])], 100);
+		const result = await collect(
+			[
+				'one\r\ntw',
+				'o\n',
+				Buffer.concat([Buffer.from('a'), euro.subarray(0, 1)]),
+				Buffer.concat([euro.subarray(1), Buffer.from('b\n\nlast')]),
+			],
+			100,
+		);
 		assert.deepEqual(result, { lines: ['one', 'two', 'a€b', '', 'last'], dropped: [] });
 	});
 
 	it('keeps a line of exactly the cap, drops one byte more (counted, not kept) and reads the lines after it', async () => {
-		const result = await collect(['x'.repeat(10), '\n', 'y'.repeat(6), 'y'.repeat(5), 'y'.repeat(1000), '\nafter\n', 'z'.repeat(11)], 10);
+		const result = await collect(
+			['x'.repeat(10), '\n', 'y'.repeat(6), 'y'.repeat(5), 'y'.repeat(1000), '\nafter\n', 'z'.repeat(11)],
+			10,
+		);
 		assert.deepEqual(result, { lines: ['x'.repeat(10), 'after'], dropped: [1011, 11] });
 	});
 

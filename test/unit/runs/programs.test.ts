@@ -17,7 +17,11 @@ it('a PATH keeps only its absolute folders; a program is found in those only, ne
 	const value = ['.', '', 'bin', bin, '/usr/bin', bin].join(path.delimiter);
 	assert.deepEqual(absolutePathEntries(value), [bin, '/usr/bin']);
 	assert.equal(safePath(value), [bin, '/usr/bin'].join(path.delimiter));
-	assert.equal(safePath('.:bin:'), '/usr/local/bin:/usr/bin:/bin', 'a PATH of relative entries only gives the system folders');
+	assert.equal(
+		safePath('.:bin:'),
+		'/usr/local/bin:/usr/bin:/bin',
+		'a PATH of relative entries only gives the system folders',
+	);
 	assert.equal(findProgram('tool', value), path.join(bin, 'tool'));
 	assert.equal(findProgram('plain', value), undefined, 'a file that cannot be run is not a program');
 	assert.equal(findProgram(path.join(bin, 'tool'), value), path.join(bin, 'tool'));
@@ -33,7 +37,7 @@ it('a PATH keeps only its absolute folders; a program is found in those only, ne
 	assert.equal(findProgram('', value), undefined);
 });
 
-it('with no absolute folder on the PATH that holds git, the desk refuses by name and runs the repository\'s git never', async () => {
+it("with no absolute folder on the PATH that holds git, the desk refuses by name and runs the repository's git never", async () => {
 	const root = tempDir();
 	const repo = makeRepo(path.join(root, 'r'), { commits: 1 });
 	const marker = path.join(root, 'marker');
@@ -41,7 +45,10 @@ it('with no absolute folder on the PATH that holds git, the desk refuses by name
 	const saved = process.env.PATH;
 	process.env.PATH = `.${path.delimiter}`;
 	try {
-		await assert.rejects(SafeGit.open(repo), (e) => isDeskError(e, 'git.failed') && /git was not found on the PATH/.test((e as Error).message));
+		await assert.rejects(
+			SafeGit.open(repo),
+			(e) => isDeskError(e, 'git.failed') && /git was not found on the PATH/.test((e as Error).message),
+		);
 	} finally {
 		process.env.PATH = saved;
 	}

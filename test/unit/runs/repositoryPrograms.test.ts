@@ -43,7 +43,9 @@ function hostileRepository(): Hostile {
 	git(repo, 'config', 'gpg.program', program);
 	git(repo, 'config', 'log.showSignature', 'true');
 	for (const hook of ['pre-commit', 'post-commit', 'post-checkout', 'reference-transaction', 'post-index-change']) {
-		fs.writeFileSync(path.join(repo, '.git', 'hooks', hook), `#!/bin/sh\necho "hook ${hook}" >> '${marker}'\n`, { mode: 0o755 });
+		fs.writeFileSync(path.join(repo, '.git', 'hooks', hook), `#!/bin/sh\necho "hook ${hook}" >> '${marker}'\n`, {
+			mode: 0o755,
+		});
 	}
 	// The head carries a signature: reading its message back (as landing does) would verify it.
 	const tree = git(repo, 'rev-parse', 'HEAD^{tree}');
@@ -84,7 +86,10 @@ const writes = [
 
 it('a run in its own worktree of a repository that names programs everywhere: none runs, the change lands on the run branch', async () => {
 	const h = hostileRepository();
-	const { run, commit } = await runAndLand(h, scriptedAgentSettings({ format: 'desk', writes }, { isolation: 'worktree' }));
+	const { run, commit } = await runAndLand(
+		h,
+		scriptedAgentSettings({ format: 'desk', writes }, { isolation: 'worktree' }),
+	);
 	assert.equal(ran(h), '', 'no program of the repository ran');
 	assert.equal(git(h.repo, 'rev-parse', `desk/run-${run.object_id}`), commit);
 	assert.equal(git(h.repo, 'cat-file', 'blob', `${commit}:src/cart.ts`), writes[0]!.content.trim());
@@ -93,7 +98,13 @@ it('a run in its own worktree of a repository that names programs everywhere: no
 
 it('a run on the shared checkout of a repository that names programs everywhere: none runs, the change lands on the branch', async () => {
 	const h = hostileRepository();
-	const { commit } = await runAndLand(h, scriptedAgentSettings({ format: 'desk', writes }, { checks: [{ id: 'unit', executable: 'sh', args: ['-c', 'test -f NOTES.md'], cwd: '.', timeout: 30 }] }));
+	const { commit } = await runAndLand(
+		h,
+		scriptedAgentSettings(
+			{ format: 'desk', writes },
+			{ checks: [{ id: 'unit', executable: 'sh', args: ['-c', 'test -f NOTES.md'], cwd: '.', timeout: 30 }] },
+		),
+	);
 	assert.equal(ran(h), '', 'no program of the repository ran');
 	assert.equal(git(h.repo, 'rev-parse', 'refs/heads/main'), commit);
 	assert.equal(git(h.repo, 'cat-file', 'blob', `${commit}:src/cart.ts`), writes[0]!.content.trim());
@@ -108,14 +119,24 @@ for (const [label, entry] of [
 		const h = hostileRepository();
 		// Programs of the repository's, named like the ones the desk starts by name.
 		for (const name of ['git', 'deskagent', 'sh']) {
-			fs.writeFileSync(path.join(h.repo, name), `#!/bin/sh\necho "the repository's ${name} $*" >> '${h.marker}'\nexit 1\n`, { mode: 0o755 });
+			fs.writeFileSync(
+				path.join(h.repo, name),
+				`#!/bin/sh\necho "the repository's ${name} $*" >> '${h.marker}'\nexit 1\n`,
+				{ mode: 0o755 },
+			);
 			commitFile(h.repo, name, fs.readFileSync(path.join(h.repo, name), 'utf8'), `add ${name}`);
 		}
 		fs.rmSync(h.marker, { force: true });
 		// The real agent program, in a folder of its own on the PATH.
 		const bin = tempDir();
 		fs.writeFileSync(path.join(bin, 'deskagent'), `#!/bin/sh\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
-		const settings = scriptedAgentSettings({ format: 'desk', writes }, { sandbox: 'off', checks: [{ id: 'unit', executable: 'sh', args: ['-c', 'test -f NOTES.md'], cwd: '.', timeout: 30 }] });
+		const settings = scriptedAgentSettings(
+			{ format: 'desk', writes },
+			{
+				sandbox: 'off',
+				checks: [{ id: 'unit', executable: 'sh', args: ['-c', 'test -f NOTES.md'], cwd: '.', timeout: 30 }],
+			},
+		);
 		settings.agents[0]!.command = 'deskagent';
 		const saved = process.env.PATH;
 		process.env.PATH = [entry, bin, saved].join(path.delimiter);

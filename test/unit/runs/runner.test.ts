@@ -5,7 +5,19 @@ import * as os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import type { ContextPipeline, ContextSnapshot, Decision, Evidence, Intent, PatchSet, Plan, Provenance, Run, Task, ToolInvocation } from '../../../server/src/ai/types';
+import type {
+	ContextPipeline,
+	ContextSnapshot,
+	Decision,
+	Evidence,
+	Intent,
+	PatchSet,
+	Plan,
+	Provenance,
+	Run,
+	Task,
+	ToolInvocation,
+} from '../../../server/src/ai/types';
 import { isDeskError } from '../../../server/src/core/errors';
 import { isAtGate } from '../../../server/src/runs/runViews';
 import type { Desk } from '../../../server/src/desk';
@@ -16,7 +28,10 @@ import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
 import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { atExit, tempDir } from '../../helpers/temp';
 
-async function project(files: Record<string, string> = {}, logger = recordingLogger()): Promise<{ desk: Desk; repo: string; root: string; mainAsset: string; logger: typeof logger }> {
+async function project(
+	files: Record<string, string> = {},
+	logger = recordingLogger(),
+): Promise<{ desk: Desk; repo: string; root: string; mainAsset: string; logger: typeof logger }> {
 	const root = tempDir();
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 	for (const [name, text] of Object.entries(files)) {
@@ -28,11 +43,25 @@ async function project(files: Record<string, string> = {}, logger = recordingLog
 	return { desk, repo, root, mainAsset: boot.asset.id, logger };
 }
 
-async function goAndRun(desk: Desk, repo: string, ticket: string, settings: RunSettings, plugs: Array<{ id: string; role: 'reference' | 'target' | 'instructions'; files?: string[]; copy?: Record<string, string> }> = []) {
+async function goAndRun(
+	desk: Desk,
+	repo: string,
+	ticket: string,
+	settings: RunSettings,
+	plugs: Array<{
+		id: string;
+		role: 'reference' | 'target' | 'instructions';
+		files?: string[];
+		copy?: Record<string, string>;
+	}> = [],
+) {
 	const launches = await desk.launches(repo);
 	launches.setTicket(ticket);
 	for (const plug of plugs) {
-		await launches.plug(plug.id, plug.role, { ...(plug.files ? { files: plug.files } : {}), ...(plug.copy ? { copy: plug.copy } : {}) });
+		await launches.plug(plug.id, plug.role, {
+			...(plug.files ? { files: plug.files } : {}),
+			...(plug.copy ? { copy: plug.copy } : {}),
+		});
 	}
 	const record = await launches.go();
 	const { executor, gate } = await desk.runs(repo);
@@ -44,35 +73,87 @@ async function goAndRun(desk: Desk, repo: string, ticket: string, settings: RunS
 it('a run on the shared checkout goes from Go to the gate and lands as a commit with the Desk-Run trailer', async () => {
 	const { desk, repo } = await project({ 'src/cart.ts': 'export const total = 0;\n' });
 	const settings = scriptedAgentSettings(
-		{ plan: ['Read cart.ts', 'Add the discount'], writes: [{ path: 'src/cart.ts', content: 'export const total = 0;\nexport const discount = 0.1;\n' }, { path: 'src/discount.test.ts', content: 'test\n' }] },
-		{ checks: [{ id: 'unit-tests', executable: 'sh', args: ['-c', 'test -f src/discount.test.ts && echo 3 passing'], cwd: '.', timeout: 30 }] },
+		{
+			plan: ['Read cart.ts', 'Add the discount'],
+			writes: [
+				{ path: 'src/cart.ts', content: 'export const total = 0;\nexport const discount = 0.1;\n' },
+				{ path: 'src/discount.test.ts', content: 'test\n' },
+			],
+		},
+		{
+			checks: [
+				{
+					id: 'unit-tests',
+					executable: 'sh',
+					args: ['-c', 'test -f src/discount.test.ts && echo 3 passing'],
+					cwd: '.',
+					timeout: 30,
+				},
+			],
+		},
 	);
 	const { run, gate, ai } = await goAndRun(desk, repo, 'Add a discount to the cart\n\nTen percent off.', settings);
 	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
 	assert.equal(run.patchsets.length, 1);
 	const patch = ai.require<PatchSet>(run.patchsets[0]!, 'patchset');
-	assert.deepEqual(patch.touched.map((t) => [t.path, t.change_type, t.lines_added, t.lines_deleted]), [['src/cart.ts', 'modified', 1, 0], ['src/discount.test.ts', 'added', 1, 0]]);
+	assert.deepEqual(
+		patch.touched.map((t) => [t.path, t.change_type, t.lines_added, t.lines_deleted]),
+		[
+			['src/cart.ts', 'modified', 1, 0],
+			['src/discount.test.ts', 'added', 1, 0],
+		],
+	);
 	assert.equal(patch.rationale, 'I made the change the ticket asks for.');
 	// The tool calls, the plan, the provenance with usage, the snapshot and the pipeline.
 	const tools = ai.runToolInvocations(run.object_id);
-	assert.deepEqual(tools.map((t) => [t.tool_name, t.status, t.io_footprint?.paths_written]), [['Write', 'ok', ['src/cart.ts']], ['Write', 'ok', ['src/discount.test.ts']]]);
+	assert.deepEqual(
+		tools.map((t) => [t.tool_name, t.status, t.io_footprint?.paths_written]),
+		[
+			['Write', 'ok', ['src/cart.ts']],
+			['Write', 'ok', ['src/discount.test.ts']],
+		],
+	);
 	const plan = ai.require<Plan>(run.plan!, 'plan');
-	assert.deepEqual(plan.steps.map((s) => [s.description, s.statuses.at(-1)?.status]), [['Read cart.ts', 'completed'], ['Add the discount', 'completed']]);
+	assert.deepEqual(
+		plan.steps.map((s) => [s.description, s.statuses.at(-1)?.status]),
+		[
+			['Read cart.ts', 'completed'],
+			['Add the discount', 'completed'],
+		],
+	);
 	const nodes = ai.require<Plan>(plan.previous!, 'plan');
-	assert.deepEqual(nodes.steps.map((s) => [s.description, s.statuses.at(-1)?.status]), [['plan', 'completed'], ['work', 'completed']], 'the agent\'s plan revises the desk\'s plan of nodes');
+	assert.deepEqual(
+		nodes.steps.map((s) => [s.description, s.statuses.at(-1)?.status]),
+		[
+			['plan', 'completed'],
+			['work', 'completed'],
+		],
+		"the agent's plan revises the desk's plan of nodes",
+	);
 	const provenance = ai.runProvenance(run.object_id) as Provenance;
 	assert.equal(provenance.model, 'scripted-model-1');
-	assert.deepEqual(provenance.token_usage, { input_tokens: 2000, output_tokens: 400, total_tokens: 2400, cost_usd: 0.0246 });
+	assert.deepEqual(provenance.token_usage, {
+		input_tokens: 2000,
+		output_tokens: 400,
+		total_tokens: 2400,
+		cost_usd: 0.0246,
+	});
 	assert.ok(ai.get<ContextSnapshot>(run.snapshot!));
 	const pipeline = ai.pipeline(plan.pipeline) as ContextPipeline;
 	const kinds = pipeline.frames.map((f) => (typeof f.kind === 'string' ? f.kind : f.kind.other));
 	assert.equal(kinds[0], 'intent_analysis');
-	assert.ok(kinds.includes('step_summary') && kinds.includes('code_change') && kinds.includes('tool_call'), kinds.join(','));
+	assert.ok(
+		kinds.includes('step_summary') && kinds.includes('code_change') && kinds.includes('tool_call'),
+		kinds.join(','),
+	);
 	const [evidence] = ai.runEvidence(run.object_id) as Evidence[];
 	assert.equal(evidence?.exit_code, 0);
 	assert.equal(evidence?.kind, 'test');
 	assert.match(evidence?.summary ?? '', /^passed/);
-	assert.equal(ai.require<Intent>(ai.require<Task>(run.task, 'task').intent!, 'intent').statuses.at(-1)?.status, 'active');
+	assert.equal(
+		ai.require<Intent>(ai.require<Task>(run.task, 'task').intent!, 'intent').statuses.at(-1)?.status,
+		'active',
+	);
 
 	// Nothing lands before the decision: HEAD is where it was.
 	const before = git(repo, 'rev-parse', 'HEAD');
@@ -84,8 +165,16 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 	const message = git(repo, 'log', '-1', '--format=%B');
 	assert.match(message, /^Add a discount to the cart\n/);
 	assert.match(message, new RegExp(`Desk-Run: ${run.object_id}$`));
-	assert.equal(git(repo, 'status', '--porcelain'), '', 'the checkout is clean after landing: index and files agree with the commit');
-	assert.equal(ai.require<Run>(run.object_id, 'run').status, 'completed', 'the run completes with its decision (glossary: AI objects)');
+	assert.equal(
+		git(repo, 'status', '--porcelain'),
+		'',
+		'the checkout is clean after landing: index and files agree with the commit',
+	);
+	assert.equal(
+		ai.require<Run>(run.object_id, 'run').status,
+		'completed',
+		'the run completes with its decision (glossary: AI objects)',
+	);
 	const decision = ai.runDecision(run.object_id) as Decision;
 	assert.equal(decision.result_commit_sha, result.commit);
 	assert.equal(ai.require<PatchSet>(patch.object_id, 'patchset').apply_status, 'applied');
@@ -94,24 +183,41 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 	const intent = ai.require<Intent>(task.intent!, 'intent');
 	assert.equal(intent.commit, result.commit);
 	assert.equal(intent.statuses.at(-1)?.status, 'completed');
-	const versions = await desk.library.versions((await desk.library.listAssets('shop')).find((a) => a.engine === 'git')!.id);
+	const versions = await desk.library.versions(
+		(await desk.library.listAssets('shop')).find((a) => a.engine === 'git')!.id,
+	);
 	assert.equal(versions.at(-1)?.made_by, 'run', 'the new head is recorded as made by the run');
-	await assert.rejects(gate.decide(run.object_id, { decision: 'commit' }), (e) => isDeskError(e, 'run.notAwaitingDecision'));
+	await assert.rejects(gate.decide(run.object_id, { decision: 'commit' }), (e) =>
+		isDeskError(e, 'run.notAwaitingDecision'),
+	);
 });
 
 it('with worktree isolation the run works on its own branch and the checkout is never touched', async () => {
 	const { desk, repo } = await project({ 'README.md': 'shop\n' });
 	fs.writeFileSync(path.join(repo, 'README.md'), 'shop, with my own edit\n');
-	const settings = scriptedAgentSettings({ format: 'desk', writes: [{ path: 'README.md', content: 'shop\n\nA small shop.\n' }] }, { isolation: 'worktree' });
+	const settings = scriptedAgentSettings(
+		{ format: 'desk', writes: [{ path: 'README.md', content: 'shop\n\nA small shop.\n' }] },
+		{ isolation: 'worktree' },
+	);
 	const { run, gate } = await goAndRun(desk, repo, 'Describe the shop in the README', settings);
 	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
-	assert.equal(fs.readFileSync(path.join(repo, 'README.md'), 'utf8'), 'shop, with my own edit\n', 'the checkout kept the person\'s edit');
+	assert.equal(
+		fs.readFileSync(path.join(repo, 'README.md'), 'utf8'),
+		'shop, with my own edit\n',
+		"the checkout kept the person's edit",
+	);
 	const head = git(repo, 'rev-parse', 'HEAD');
 	const result = await gate.decide(run.object_id, { decision: 'commit' });
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'HEAD did not move');
 	assert.equal(git(repo, 'rev-parse', `desk/run-${run.object_id}`), result.commit);
 	assert.equal(git(repo, 'show', `${result.commit}:README.md`), 'shop\n\nA small shop.');
-	assert.equal(git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length, 1, 'the run\'s worktree is gone after landing');
+	assert.equal(
+		git(repo, 'worktree', 'list', '--porcelain')
+			.split('\n')
+			.filter((l) => l.startsWith('worktree ')).length,
+		1,
+		"the run's worktree is gone after landing",
+	);
 });
 
 it('a failing check sends the work node round again with the failure in its prompt; each attempt is a PatchSet', async () => {
@@ -119,15 +225,39 @@ it('a failing check sends the work node round again with the failure in its prom
 	const prompts = path.join(root, 'prompts');
 	fs.mkdirSync(prompts);
 	const settings = scriptedAgentSettings(
-		{ firstAttemptWrites: [{ path: 'VERSION', content: 'broken\n' }], writes: [{ path: 'VERSION', content: '1.2.0\n' }], echoPromptTo: prompts },
-		{ checks: [{ id: 'version-format', executable: 'sh', args: ['-c', 'grep -Eq "^[0-9]+\\.[0-9]+\\.[0-9]+$" VERSION || { echo "VERSION is not semver"; exit 3; }'], cwd: '.', timeout: 30 }], sandbox: 'off' },
+		{
+			firstAttemptWrites: [{ path: 'VERSION', content: 'broken\n' }],
+			writes: [{ path: 'VERSION', content: '1.2.0\n' }],
+			echoPromptTo: prompts,
+		},
+		{
+			checks: [
+				{
+					id: 'version-format',
+					executable: 'sh',
+					args: ['-c', 'grep -Eq "^[0-9]+\\.[0-9]+\\.[0-9]+$" VERSION || { echo "VERSION is not semver"; exit 3; }'],
+					cwd: '.',
+					timeout: 30,
+				},
+			],
+			sandbox: 'off',
+		},
 	);
 	const { run, ai } = await goAndRun(desk, repo, 'Write a VERSION file', settings);
 	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
 	assert.equal(run.patchsets.length, 2);
 	const evidence = ai.runEvidence(run.object_id) as Evidence[];
-	assert.deepEqual(evidence.map((e) => [e.patchset_id, e.exit_code]), [[run.patchsets[0], 3], [run.patchsets[1], 0]]);
-	assert.match(fs.readFileSync(path.join(prompts, 'work.prompt.txt'), 'utf8'), /Checks failed after attempt 1[\s\S]*VERSION is not semver/);
+	assert.deepEqual(
+		evidence.map((e) => [e.patchset_id, e.exit_code]),
+		[
+			[run.patchsets[0], 3],
+			[run.patchsets[1], 0],
+		],
+	);
+	assert.match(
+		fs.readFileSync(path.join(prompts, 'work.prompt.txt'), 'utf8'),
+		/Checks failed after attempt 1[\s\S]*VERSION is not semver/,
+	);
 	assert.equal(run.tags['desk.sandbox'], 'not isolated: the sandbox is turned off in the settings');
 });
 
@@ -154,7 +284,18 @@ it('an agent that fails, or makes no change, fails the run; Retry makes a new Ru
 
 it('abandoning a run on the shared checkout puts its files back, keeping what the person changed since', async () => {
 	const { desk, repo } = await project({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
-	const { run, gate } = await goAndRun(desk, repo, 'Change a and b', scriptedAgentSettings({ writes: [{ path: 'a.txt', content: 'A\n' }, { path: 'b.txt', content: 'B\n' }, { path: 'new.txt', content: 'n\n' }] }));
+	const { run, gate } = await goAndRun(
+		desk,
+		repo,
+		'Change a and b',
+		scriptedAgentSettings({
+			writes: [
+				{ path: 'a.txt', content: 'A\n' },
+				{ path: 'b.txt', content: 'B\n' },
+				{ path: 'new.txt', content: 'n\n' },
+			],
+		}),
+	);
 	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
 	fs.writeFileSync(path.join(repo, 'b.txt'), 'my own b\n');
 	const result = await gate.decide(run.object_id, { decision: 'abandon' });
@@ -165,24 +306,49 @@ it('abandoning a run on the shared checkout puts its files back, keeping what th
 	assert.equal(fs.readFileSync(path.join(repo, 'b.txt'), 'utf8'), 'my own b\n');
 });
 
-it('a snapshot target runs in a folder of its own with the marker, and lands as the asset\'s next version made by the run', async () => {
+it("a snapshot target runs in a folder of its own with the marker, and lands as the asset's next version made by the run", async () => {
 	const { desk, repo, root } = await project();
 	const docs = path.join(root, 'docs');
 	fs.mkdirSync(docs);
 	fs.writeFileSync(path.join(docs, 'guide.md'), '# Guide\n\nOld text.\n');
 	fs.writeFileSync(path.join(docs, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]));
 	const asset = (await desk.library.importDir({ dir: docs, project: 'shop', main: false })).asset;
-	const settings = scriptedAgentSettings({ writes: [{ path: 'guide.md', content: '# Guide\n\nNew text.\n' }], deletes: ['logo.png'] });
-	const { run, gate, ai } = await goAndRun(desk, repo, 'Rewrite the guide', settings, [{ id: asset.id, role: 'target' }]);
+	const settings = scriptedAgentSettings({
+		writes: [{ path: 'guide.md', content: '# Guide\n\nNew text.\n' }],
+		deletes: ['logo.png'],
+	});
+	const { run, gate, ai } = await goAndRun(desk, repo, 'Rewrite the guide', settings, [
+		{ id: asset.id, role: 'target' },
+	]);
 	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
-	assert.equal(fs.readFileSync(path.join(docs, 'guide.md'), 'utf8'), '# Guide\n\nOld text.\n', 'the asset folder is untouched until landing');
+	assert.equal(
+		fs.readFileSync(path.join(docs, 'guide.md'), 'utf8'),
+		'# Guide\n\nOld text.\n',
+		'the asset folder is untouched until landing',
+	);
 	const patch = ai.require<PatchSet>(run.patchsets[0]!, 'patchset');
-	assert.deepEqual(patch.touched.map((t) => [t.path, t.change_type]), [['guide.md', 'modified'], ['logo.png', 'deleted']]);
+	assert.deepEqual(
+		patch.touched.map((t) => [t.path, t.change_type]),
+		[
+			['guide.md', 'modified'],
+			['logo.png', 'deleted'],
+		],
+	);
 	const targetDiff = desk.blobs.get(patch.artifact!.hash!).toString('utf8');
 	assert.match(targetDiff, /-Old text\.\n\+New text\./);
 	assert.match(targetDiff, /Binary files a\/logo\.png \(7 bytes\) and \/dev\/null \(0 bytes\) differ/);
 	const files = await desk.patchSetFiles(repo, patch.object_id);
-	assert.deepEqual(files.files.map((f) => [f.path, f.before === null ? null : Buffer.from(f.before).toString('utf8').slice(0, 7), f.after === null ? null : Buffer.from(f.after).toString('utf8')]), [['guide.md', '# Guide', '# Guide\n\nNew text.\n'], ['logo.png', '\u0089PNG\u0000\u0001\u0002'.slice(0, 7).replace('\u0089', '\ufffd'), null]]);
+	assert.deepEqual(
+		files.files.map((f) => [
+			f.path,
+			f.before === null ? null : Buffer.from(f.before).toString('utf8').slice(0, 7),
+			f.after === null ? null : Buffer.from(f.after).toString('utf8'),
+		]),
+		[
+			['guide.md', '# Guide', '# Guide\n\nNew text.\n'],
+			['logo.png', '\u0089PNG\u0000\u0001\u0002'.slice(0, 7).replace('\u0089', '\ufffd'), null],
+		],
+	);
 	const result = await gate.decide(run.object_id, { decision: 'commit' });
 	assert.equal(result.version, 2);
 	assert.equal(fs.readFileSync(path.join(docs, 'guide.md'), 'utf8'), '# Guide\n\nNew text.\n');
@@ -191,13 +357,17 @@ it('a snapshot target runs in a folder of its own with the marker, and lands as 
 	assert.equal(versions.at(-1)?.made_by, 'run');
 });
 
-it('cancel stops the agent\'s whole process group and fails the run with the reason', async () => {
+it("cancel stops the agent's whole process group and fails the run with the reason", async () => {
 	const { desk, repo } = await project();
 	const launches = await desk.launches(repo);
 	launches.setTicket('A slow task');
 	const record = await launches.go();
 	const { executor } = await desk.runs(repo);
-	const running = executor.execute(record, record.run, scriptedAgentSettings({ sleepMs: 60_000, writes: [{ path: 'x', content: 'x' }] }));
+	const running = executor.execute(
+		record,
+		record.run,
+		scriptedAgentSettings({ sleepMs: 60_000, writes: [{ path: 'x', content: 'x' }] }),
+	);
 	const ai = await desk.projectAi(repo);
 	for (let i = 0; i < 200 && ai.require<Run>(record.run, 'run').status !== 'patching'; i++) {
 		await new Promise((r) => setTimeout(r, 50));
@@ -215,47 +385,84 @@ it('cancel stops the agent\'s whole process group and fails the run with the rea
 	assert.equal(run.error, 'cancelled: the person pressed Cancel');
 	// What the agent wrote before it was stopped is a PatchSet at the gate; Abandon puts it away.
 	const ai2 = await desk.projectAi(repo);
-	assert.deepEqual(ai2.runPatchSets(run).map((p) => p.touched.map((t) => t.path)), [['x']]);
+	assert.deepEqual(
+		ai2.runPatchSets(run).map((p) => p.touched.map((t) => t.path)),
+		[['x']],
+	);
 	assert.equal(fs.existsSync(path.join(repo, 'x')), true);
 	const { gate } = await desk.runs(repo);
 	await gate.decide(run.object_id, { decision: 'abandon' });
 	assert.equal(fs.existsSync(path.join(repo, 'x')), false);
 });
 
-it('the sandbox: a reference cannot be written, a path outside the plugs cannot be read, and the run says it was isolated', { skip: sandboxStatus().available ? false : `no sandbox here: ${sandboxStatus().reason}` }, async () => {
-	const { desk, repo, root } = await project();
-	const specs = path.join(root, 'specs');
-	fs.mkdirSync(specs);
-	fs.writeFileSync(path.join(specs, 'spec.md'), 'The spec.\n');
-	const spec = (await desk.library.importDir({ dir: specs, project: 'shop', main: false })).asset;
-	const secret = path.join(root, 'not-plugged', 'secret.txt');
-	fs.mkdirSync(path.dirname(secret));
-	fs.writeFileSync(secret, 'do not read\n');
-	const mount = desk.library.mount(spec.id, 1);
-	const listener = net.createServer((socket) => socket.end());
-	await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-	const port = (listener.address() as net.AddressInfo).port;
-	const settings = scriptedAgentSettings({ tryRead: [path.join(mount, 'spec.md'), secret, path.join(desk.libraryDir, 'library.db')], tryWrite: [path.join(mount, 'spec.md')], tryConnect: [port], writes: [{ path: 'notes.md', content: 'n\n' }] });
-	const { run, ai } = await goAndRun(desk, repo, 'Use the spec', settings, [{ id: spec.id, role: 'reference' }]);
-	// With the network allowed, the same connection goes through.
-	const open = scriptedAgentSettings({ tryConnect: [port], writes: [{ path: 'more.md', content: 'm\n' }] });
-	open.agents[0]!.network = true;
-	const networked = await goAndRun(desk, repo, 'Connect', open);
-	listener.close();
-	assert.deepEqual(ai.runToolInvocations(networked.run.object_id).map((c) => [c.tool_name, c.status]), [['Bash', 'ok'], ['Write', 'ok']]);
-	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
-	assert.match(run.tags['desk.sandbox'] ?? '', /^isolated/);
-	const calls = ai.runToolInvocations(run.object_id) as ToolInvocation[];
-	assert.deepEqual(calls.map((c) => [c.tool_name, c.status]), [['Read', 'ok'], ['Read', 'error'], ['Read', 'error'], ['Bash', 'error'], ['Write', 'error'], ['Write', 'ok']]);
-	assert.match(calls[3]?.result_summary ?? '', /ECONNREFUSED|ENETUNREACH/, 'no network without the agent\'s network setting');
-	assert.match(calls[1]?.result_summary ?? '', /ENOENT/);
-	assert.match(calls[4]?.result_summary ?? '', /EROFS|EACCES|read-only/i);
-	assert.equal(fs.readFileSync(path.join(specs, 'spec.md'), 'utf8'), 'The spec.\n');
-});
+it(
+	'the sandbox: a reference cannot be written, a path outside the plugs cannot be read, and the run says it was isolated',
+	{ skip: sandboxStatus().available ? false : `no sandbox here: ${sandboxStatus().reason}` },
+	async () => {
+		const { desk, repo, root } = await project();
+		const specs = path.join(root, 'specs');
+		fs.mkdirSync(specs);
+		fs.writeFileSync(path.join(specs, 'spec.md'), 'The spec.\n');
+		const spec = (await desk.library.importDir({ dir: specs, project: 'shop', main: false })).asset;
+		const secret = path.join(root, 'not-plugged', 'secret.txt');
+		fs.mkdirSync(path.dirname(secret));
+		fs.writeFileSync(secret, 'do not read\n');
+		const mount = desk.library.mount(spec.id, 1);
+		const listener = net.createServer((socket) => socket.end());
+		await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+		const port = (listener.address() as net.AddressInfo).port;
+		const settings = scriptedAgentSettings({
+			tryRead: [path.join(mount, 'spec.md'), secret, path.join(desk.libraryDir, 'library.db')],
+			tryWrite: [path.join(mount, 'spec.md')],
+			tryConnect: [port],
+			writes: [{ path: 'notes.md', content: 'n\n' }],
+		});
+		const { run, ai } = await goAndRun(desk, repo, 'Use the spec', settings, [{ id: spec.id, role: 'reference' }]);
+		// With the network allowed, the same connection goes through.
+		const open = scriptedAgentSettings({ tryConnect: [port], writes: [{ path: 'more.md', content: 'm\n' }] });
+		open.agents[0]!.network = true;
+		const networked = await goAndRun(desk, repo, 'Connect', open);
+		listener.close();
+		assert.deepEqual(
+			ai.runToolInvocations(networked.run.object_id).map((c) => [c.tool_name, c.status]),
+			[
+				['Bash', 'ok'],
+				['Write', 'ok'],
+			],
+		);
+		assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
+		assert.match(run.tags['desk.sandbox'] ?? '', /^isolated/);
+		const calls = ai.runToolInvocations(run.object_id) as ToolInvocation[];
+		assert.deepEqual(
+			calls.map((c) => [c.tool_name, c.status]),
+			[
+				['Read', 'ok'],
+				['Read', 'error'],
+				['Read', 'error'],
+				['Bash', 'error'],
+				['Write', 'error'],
+				['Write', 'ok'],
+			],
+		);
+		assert.match(
+			calls[3]?.result_summary ?? '',
+			/ECONNREFUSED|ENETUNREACH/,
+			"no network without the agent's network setting",
+		);
+		assert.match(calls[1]?.result_summary ?? '', /ENOENT/);
+		assert.match(calls[4]?.result_summary ?? '', /EROFS|EACCES|read-only/i);
+		assert.equal(fs.readFileSync(path.join(specs, 'spec.md'), 'utf8'), 'The spec.\n');
+	},
+);
 
 it('Checkpoint keeps the change as a commit under refs/desk/checkpoints/, off every branch, and the run completes', async () => {
 	const { desk, repo } = await project();
-	const { run, gate, ai } = await goAndRun(desk, repo, 'Half-way work', scriptedAgentSettings({ writes: [{ path: 'draft.md', content: 'draft\n' }] }, { isolation: 'worktree' }));
+	const { run, gate, ai } = await goAndRun(
+		desk,
+		repo,
+		'Half-way work',
+		scriptedAgentSettings({ writes: [{ path: 'draft.md', content: 'draft\n' }] }, { isolation: 'worktree' }),
+	);
 	assert.ok(isAtGate(run), run.error);
 	const head = git(repo, 'rev-parse', 'HEAD');
 	const result = await gate.decide(run.object_id, { decision: 'checkpoint', rationale: 'resume tomorrow' });
@@ -266,7 +473,13 @@ it('Checkpoint keeps the change as a commit under refs/desk/checkpoints/, off ev
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'no branch moved');
 	assert.equal(ai.require<Run>(run.object_id, 'run').status, 'completed');
 	assert.equal(ai.runDecision(run.object_id)?.rationale, 'resume tomorrow');
-	assert.equal(git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length, 1, 'the run\'s worktree is gone; the checkpoint keeps its state');
+	assert.equal(
+		git(repo, 'worktree', 'list', '--porcelain')
+			.split('\n')
+			.filter((l) => l.startsWith('worktree ')).length,
+		1,
+		"the run's worktree is gone; the checkpoint keeps its state",
+	);
 });
 
 it('a decided worktree run leaves no folder behind, and a folder the agent made a link loses the link, never what it points to', async () => {
@@ -274,7 +487,10 @@ it('a decided worktree run leaves no folder behind, and a folder the agent made 
 	const outside = path.join(root, 'outside');
 	fs.mkdirSync(outside);
 	fs.writeFileSync(path.join(outside, 'keep.txt'), 'keep\n');
-	const settings = scriptedAgentSettings({ writes: [{ path: 'b.md', content: 'b\n' }], links: [{ path: 'docs', target: outside }] }, { isolation: 'worktree' });
+	const settings = scriptedAgentSettings(
+		{ writes: [{ path: 'b.md', content: 'b\n' }], links: [{ path: 'docs', target: outside }] },
+		{ isolation: 'worktree' },
+	);
 	const { run, gate, executor } = await goAndRun(desk, repo, 'Link out', settings);
 	assert.ok(isAtGate(run), run.error);
 	const placement = executor.placement(run.object_id)!;
@@ -290,10 +506,16 @@ it('links the agent plants are never followed: a folder made a link is not read 
 	const outside = path.join(root, 'outside');
 	fs.mkdirSync(outside);
 	fs.writeFileSync(path.join(outside, '.npmrc'), 'TOKEN=supersecret\n');
-	fs.writeFileSync(path.join(outside, 'bashrc'), 'the person\'s bashrc\n');
+	fs.writeFileSync(path.join(outside, 'bashrc'), "the person's bashrc\n");
 	// The agent (without the sandbox, so it can reach outside) swaps in the links as its last act.
 	const settings = scriptedAgentSettings(
-		{ writes: [{ path: 'notes.md', content: 'n\n' }], links: [{ path: 'pkg', target: outside }, { path: 'scripts/setup.sh', target: path.join(outside, 'bashrc') }] },
+		{
+			writes: [{ path: 'notes.md', content: 'n\n' }],
+			links: [
+				{ path: 'pkg', target: outside },
+				{ path: 'scripts/setup.sh', target: path.join(outside, 'bashrc') },
+			],
+		},
 		{ sandbox: 'off' },
 	);
 	const launches = await desk.launches(repo);
@@ -306,11 +528,30 @@ it('links the agent plants are never followed: a folder made a link is not read 
 	const patch = ai.runPatchSets(run)[0]!;
 	const diff = desk.blobs.get(patch.artifact!.hash!).toString('utf8');
 	assert.doesNotMatch(diff, /supersecret/, 'nothing behind the planted folder link was read');
-	assert.deepEqual(patch.touched.map((t) => [t.path, t.change_type]).sort(), [['notes.md', 'added'], ['pkg', 'added'], ['pkg/.npmrc', 'deleted'], ['scripts/setup.sh', 'modified']]);
-	assert.equal(spawnSync('sh', ['-c', `git -C ${repo} cat-file --batch-all-objects --batch | grep -c supersecret`], { encoding: 'utf8' }).stdout.trim(), '0', 'the secret is in no git object');
+	assert.deepEqual(patch.touched.map((t) => [t.path, t.change_type]).sort(), [
+		['notes.md', 'added'],
+		['pkg', 'added'],
+		['pkg/.npmrc', 'deleted'],
+		['scripts/setup.sh', 'modified'],
+	]);
+	assert.equal(
+		spawnSync('sh', ['-c', `git -C ${repo} cat-file --batch-all-objects --batch | grep -c supersecret`], {
+			encoding: 'utf8',
+		}).stdout.trim(),
+		'0',
+		'the secret is in no git object',
+	);
 	const result = await gate.decide(run.object_id, { decision: 'abandon' });
-	assert.equal(fs.readFileSync(path.join(outside, 'bashrc'), 'utf8'), 'the person\'s bashrc\n', 'Abandon did not write through the link');
-	assert.equal(fs.lstatSync(path.join(repo, 'scripts', 'setup.sh')).isFile(), true, 'the link itself was replaced by the file it was');
+	assert.equal(
+		fs.readFileSync(path.join(outside, 'bashrc'), 'utf8'),
+		"the person's bashrc\n",
+		'Abandon did not write through the link',
+	);
+	assert.equal(
+		fs.lstatSync(path.join(repo, 'scripts', 'setup.sh')).isFile(),
+		true,
+		'the link itself was replaced by the file it was',
+	);
 	assert.equal(fs.readFileSync(path.join(repo, 'scripts', 'setup.sh'), 'utf8'), 'echo setup\n');
 	assert.ok(result.restored?.includes('scripts/setup.sh'));
 });
@@ -326,33 +567,61 @@ it('one agent at a time in the shared checkout; a worktree run may work beside i
 	for (let i = 0; i < 200 && ai.require<Run>(first.run, 'run').status !== 'patching'; i++) {
 		await new Promise((r) => setTimeout(r, 25));
 	}
-	assert.throws(() => executor.assertCheckoutFree(scriptedAgentSettings({}), { plugs: [] }), (e) => isDeskError(e, 'run.checkoutBusy') && (e.data as { run: string }).run === first.run);
-	assert.doesNotThrow(() => executor.assertCheckoutFree(scriptedAgentSettings({}, { isolation: 'worktree' }), { plugs: [] }));
+	assert.throws(
+		() => executor.assertCheckoutFree(scriptedAgentSettings({}), { plugs: [] }),
+		(e) => isDeskError(e, 'run.checkoutBusy') && (e.data as { run: string }).run === first.run,
+	);
+	assert.doesNotThrow(() =>
+		executor.assertCheckoutFree(scriptedAgentSettings({}, { isolation: 'worktree' }), { plugs: [] }),
+	);
 	executor.cancel(first.run, 'done with the test');
 	await running;
 	assert.doesNotThrow(() => executor.assertCheckoutFree(scriptedAgentSettings({}), { plugs: [] }));
 });
 
-it('the agent gets its own home folder: its homeFiles copied in, what it changes there discarded', { skip: sandboxStatus().available ? false : `no sandbox here: ${sandboxStatus().reason}` }, async () => {
-	const { desk, repo } = await project();
-	const login = path.join(os.homedir(), `.desk-test-login-${process.pid}.json`);
-	fs.writeFileSync(login, '{"token":"t"}\n');
-	atExit(() => fs.rmSync(login, { force: true }));
-	const settings = scriptedAgentSettings({ tryRead: [login], tryWrite: [login], writes: [{ path: 'x.md', content: 'x\n' }] });
-	settings.agents[0]!.homeFiles = [login];
-	const { run, ai } = await goAndRun(desk, repo, 'Use the login', settings);
-	assert.ok(isAtGate(run), run.error);
-	assert.deepEqual(ai.runToolInvocations(run.object_id).map((c) => [c.tool_name, c.status]), [['Read', 'ok'], ['Write', 'ok'], ['Write', 'ok']]);
-	assert.equal(fs.readFileSync(login, 'utf8'), '{"token":"t"}\n', 'the person\'s own file is unchanged');
-});
+it(
+	'the agent gets its own home folder: its homeFiles copied in, what it changes there discarded',
+	{ skip: sandboxStatus().available ? false : `no sandbox here: ${sandboxStatus().reason}` },
+	async () => {
+		const { desk, repo } = await project();
+		const login = path.join(os.homedir(), `.desk-test-login-${process.pid}.json`);
+		fs.writeFileSync(login, '{"token":"t"}\n');
+		atExit(() => fs.rmSync(login, { force: true }));
+		const settings = scriptedAgentSettings({
+			tryRead: [login],
+			tryWrite: [login],
+			writes: [{ path: 'x.md', content: 'x\n' }],
+		});
+		settings.agents[0]!.homeFiles = [login];
+		const { run, ai } = await goAndRun(desk, repo, 'Use the login', settings);
+		assert.ok(isAtGate(run), run.error);
+		assert.deepEqual(
+			ai.runToolInvocations(run.object_id).map((c) => [c.tool_name, c.status]),
+			[
+				['Read', 'ok'],
+				['Write', 'ok'],
+				['Write', 'ok'],
+			],
+		);
+		assert.equal(fs.readFileSync(login, 'utf8'), '{"token":"t"}\n', "the person's own file is unchanged");
+	},
+);
 
 it('landing is idempotent after a crash between the commit and its record, and one decision is made at a time across processes', async () => {
 	const { desk, repo } = await project({ 'a.txt': 'a\n' });
-	const { run, gate, executor, ai } = await goAndRun(desk, repo, 'Change a', scriptedAgentSettings({ writes: [{ path: 'a.txt', content: 'A\n' }] }));
+	const { run, gate, executor, ai } = await goAndRun(
+		desk,
+		repo,
+		'Change a',
+		scriptedAgentSettings({ writes: [{ path: 'a.txt', content: 'A\n' }] }),
+	);
 	assert.ok(isAtGate(run), run.error);
 	// Another process is deciding this run: a decision here is refused until it gives the claim back.
 	const release = executor.claimDecision(run.object_id);
-	await assert.rejects(gate.decide(run.object_id, { decision: 'commit' }), (e) => isDeskError(e, 'run.notAwaitingDecision') && /being made already/.test(e.message));
+	await assert.rejects(
+		gate.decide(run.object_id, { decision: 'commit' }),
+		(e) => isDeskError(e, 'run.notAwaitingDecision') && /being made already/.test(e.message),
+	);
 	release();
 	// An approval that committed and died before recording: the commit with the trailer is on HEAD.
 	git(repo, 'commit', '-qam', `Change a\n\nDesk-Run: ${run.object_id}`);
@@ -365,16 +634,34 @@ it('landing is idempotent after a crash between the commit and its record, and o
 
 it('the files of a PatchSet whose tree git pruned are reported as missing (git.missingObject), never shown as absent files', async () => {
 	const { desk, repo } = await project({ 'a.txt': 'a\n' });
-	const { run, ai } = await goAndRun(desk, repo, 'Change a', scriptedAgentSettings({ writes: [{ path: 'a.txt', content: 'A\n' }] }));
+	const { run, ai } = await goAndRun(
+		desk,
+		repo,
+		'Change a',
+		scriptedAgentSettings({ writes: [{ path: 'a.txt', content: 'A\n' }] }),
+	);
 	assert.ok(isAtGate(run), run.error);
 	const patch = ai.require<PatchSet>(run.patchsets[0]!, 'patchset');
-	assert.deepEqual((await desk.patchSetFiles(repo, patch.object_id)).files.map((f) => [f.path, Buffer.from(f.before!).toString(), Buffer.from(f.after!).toString()]), [['a.txt', 'a\n', 'A\n']]);
+	assert.deepEqual(
+		(await desk.patchSetFiles(repo, patch.object_id)).files.map((f) => [
+			f.path,
+			Buffer.from(f.before!).toString(),
+			Buffer.from(f.after!).toString(),
+		]),
+		[['a.txt', 'a\n', 'A\n']],
+	);
 	// The tree the runner wrote is held by no commit: a gc may prune it (here its loose file goes).
 	const tree = patch.tags['desk.tree']!;
 	fs.rmSync(path.join(repo, '.git', 'objects', tree.slice(0, 2), tree.slice(2)));
 	const reopened = await openDesk(path.join(path.dirname(repo), 'library'));
 	// Read as "no such file", the change would show as a.txt deleted.
-	await assert.rejects(reopened.patchSetFiles(repo, patch.object_id), (e) => isDeskError(e, 'git.missingObject') && (e.data as { patchset: string; path: string }).patchset === patch.object_id && (e.data as { path: string }).path === 'a.txt');
+	await assert.rejects(
+		reopened.patchSetFiles(repo, patch.object_id),
+		(e) =>
+			isDeskError(e, 'git.missingObject') &&
+			(e.data as { patchset: string; path: string }).patchset === patch.object_id &&
+			(e.data as { path: string }).path === 'a.txt',
+	);
 });
 
 it('a run that stops when what the agent left cannot be read: the failure says the change was not kept, and the log says why', async () => {
@@ -383,7 +670,11 @@ it('a run that stops when what the agent left cannot be read: the failure says t
 	launches.setTicket('A slow task');
 	const record = await launches.go();
 	const { executor } = await desk.runs(repo);
-	const running = executor.execute(record, record.run, scriptedAgentSettings({ sleepMs: 60_000, writes: [{ path: 'x', content: 'x' }] }, { isolation: 'worktree' }));
+	const running = executor.execute(
+		record,
+		record.run,
+		scriptedAgentSettings({ sleepMs: 60_000, writes: [{ path: 'x', content: 'x' }] }, { isolation: 'worktree' }),
+	);
 	const worktree = path.join(root, 'library', 'runs', record.run, 'worktree');
 	for (let i = 0; i < 400 && !fs.existsSync(path.join(worktree, 'x')); i++) {
 		await new Promise((r) => setTimeout(r, 50));
@@ -395,5 +686,12 @@ it('a run that stops when what the agent left cannot be read: the failure says t
 	assert.equal(run.status, 'failed');
 	assert.equal(run.patchsets.length, 0);
 	assert.match(run.error ?? '', /^cancelled: the person pressed Cancel; what the agent left could not be kept \(.+\)$/);
-	assert.ok(logger.lines.some((l) => l.level === 'warn' && l.message.startsWith(`run ${run.object_id}: what the agent left could not be kept as a PatchSet`)), JSON.stringify(logger.lines));
+	assert.ok(
+		logger.lines.some(
+			(l) =>
+				l.level === 'warn' &&
+				l.message.startsWith(`run ${run.object_id}: what the agent left could not be kept as a PatchSet`),
+		),
+		JSON.stringify(logger.lines),
+	);
 });

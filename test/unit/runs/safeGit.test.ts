@@ -21,7 +21,9 @@ it('runs git with everything the repository configures to execute switched off: 
 	fs.writeFileSync(path.join(repo, '.gitattributes'), '* filter=evil\n');
 	fs.mkdirSync(path.join(repo, '.git', 'hooks'), { recursive: true });
 	for (const hook of ['pre-commit', 'post-checkout', 'post-commit', 'reference-transaction']) {
-		fs.writeFileSync(path.join(repo, '.git', 'hooks', hook), `#!/bin/sh\necho hook ${hook} >> ${witness}\n`, { mode: 0o755 });
+		fs.writeFileSync(path.join(repo, '.git', 'hooks', hook), `#!/bin/sh\necho hook ${hook} >> ${witness}\n`, {
+			mode: 0o755,
+		});
 	}
 	const safe = await SafeGit.open(repo);
 	const base = await safe.resolveCommit('HEAD');
@@ -29,13 +31,20 @@ it('runs git with everything the repository configures to execute switched off: 
 	const tree = await safe.treeOfFolder(repo, base);
 	const changes = await safe.changes(base, tree);
 	assert.deepEqual(changes.map((c) => c.path).sort(), ['.gitattributes', 'new.txt']);
-	const commit = await safe.commitTree(tree, [base], 'subject\n', { author: { name: 'A', email: 'a@x' }, committer: { name: 'C', email: 'c@x' } });
+	const commit = await safe.commitTree(tree, [base], 'subject\n', {
+		author: { name: 'A', email: 'a@x' },
+		committer: { name: 'C', email: 'c@x' },
+	});
 	await safe.updateRef('refs/heads/main', commit, base, 'test');
 	await safe.syncIndexPaths(commit, ['.gitattributes', 'new.txt']);
 	await safe.addWorktree(path.join(root, 'wt'), 'desk/run-x', commit);
 	assert.equal(fs.readFileSync(path.join(root, 'wt', 'new.txt'), 'utf8'), 'new\n');
 	await safe.removeWorktree(path.join(root, 'wt'));
-	assert.equal(fs.existsSync(witness), false, `nothing the repository configured ran: ${fs.existsSync(witness) ? fs.readFileSync(witness, 'utf8') : ''}`);
+	assert.equal(
+		fs.existsSync(witness),
+		false,
+		`nothing the repository configured ran: ${fs.existsSync(witness) ? fs.readFileSync(witness, 'utf8') : ''}`,
+	);
 	// The same steps in plain git do run them: the test would notice if the switches stopped working.
 	fs.writeFileSync(path.join(repo, 'more.txt'), 'more\n');
 	git(repo, 'add', 'more.txt');
@@ -84,7 +93,19 @@ interface Mechanism {
 	control?(s: Setting): void;
 }
 
-const hookNames = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'post-checkout', 'post-merge', 'reference-transaction', 'post-index-change', 'pre-auto-gc', 'post-rewrite', 'pre-push'];
+const hookNames = [
+	'pre-commit',
+	'prepare-commit-msg',
+	'commit-msg',
+	'post-commit',
+	'post-checkout',
+	'post-merge',
+	'reference-transaction',
+	'post-index-change',
+	'pre-auto-gc',
+	'post-rewrite',
+	'pre-push',
+];
 
 function attributes(repo: string, line: string): void {
 	fs.appendFileSync(path.join(repo, '.gitattributes'), `${line}\n`);
@@ -93,7 +114,13 @@ function attributes(repo: string, line: string): void {
 
 /** Plain git, with the test's environment plus `env`; failures are fine (the program may have broken the command). */
 function plain(cwd: string, args: string[], env: Record<string, string> = {}, input = ''): void {
-	spawnSync('git', args, { cwd, env: { ...gitEnv(cwd), ...env }, input, stdio: ['pipe', 'ignore', 'ignore'], timeout: 20_000 });
+	spawnSync('git', args, {
+		cwd,
+		env: { ...gitEnv(cwd), ...env },
+		input,
+		stdio: ['pipe', 'ignore', 'ignore'],
+		timeout: 20_000,
+	});
 }
 
 /** Plain git's clean filter: a changed file added. */
@@ -104,7 +131,15 @@ function cleanControl(s: Setting): void {
 
 /** Plain git's smudge filter: a checkout into a new worktree. */
 function smudgeControl(branch = 'control') {
-	return (s: Setting): void => plain(s.repo, ['worktree', 'add', '-b', branch, path.join(s.root, `control-${branch.replace(/\W/g, '-')}`), 'HEAD']);
+	return (s: Setting): void =>
+		plain(s.repo, [
+			'worktree',
+			'add',
+			'-b',
+			branch,
+			path.join(s.root, `control-${branch.replace(/\W/g, '-')}`),
+			'HEAD',
+		]);
 }
 
 function filterRow(name: string): Mechanism {
@@ -146,7 +181,12 @@ const mechanisms: Mechanism[] = [
 	{
 		name: 'a filter driver brought in by include.path',
 		setup: (s) => {
-			git(s.repo, 'config', 'include.path', includedFile(s, 'included.cfg', '[filter "inc=luded"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n'));
+			git(
+				s.repo,
+				'config',
+				'include.path',
+				includedFile(s, 'included.cfg', '[filter "inc=luded"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n'),
+			);
 			attributes(s.repo, '* filter=inc=luded');
 		},
 		control: cleanControl,
@@ -154,7 +194,12 @@ const mechanisms: Mechanism[] = [
 	{
 		name: 'a filter driver brought in by includeIf "gitdir:"',
 		setup: (s) => {
-			git(s.repo, 'config', `includeIf.gitdir:${s.repo}/.git.path`, includedFile(s, 'gitdir.cfg', '[filter "gitdir=if"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n'));
+			git(
+				s.repo,
+				'config',
+				`includeIf.gitdir:${s.repo}/.git.path`,
+				includedFile(s, 'gitdir.cfg', '[filter "gitdir=if"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n'),
+			);
 			attributes(s.repo, '* filter=gitdir=if');
 		},
 		control: cleanControl,
@@ -163,7 +208,12 @@ const mechanisms: Mechanism[] = [
 		// Only the run's own worktree sees it: a listing made in the checkout would miss it.
 		name: 'a filter driver brought in by includeIf "gitdir:" of the linked worktrees only',
 		setup: (s) => {
-			git(s.repo, 'config', 'includeIf.gitdir:**/worktrees/**.path', includedFile(s, 'worktrees.cfg', '[filter "onlyworktrees"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n'));
+			git(
+				s.repo,
+				'config',
+				'includeIf.gitdir:**/worktrees/**.path',
+				includedFile(s, 'worktrees.cfg', '[filter "onlyworktrees"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n'),
+			);
 			attributes(s.repo, '* filter=onlyworktrees');
 		},
 		control: smudgeControl(),
@@ -171,7 +221,12 @@ const mechanisms: Mechanism[] = [
 	{
 		name: 'a filter driver brought in by includeIf "onbranch:" for the run branches',
 		setup: (s) => {
-			git(s.repo, 'config', 'includeIf.onbranch:desk/**.path', includedFile(s, 'onbranch.cfg', '[filter "onbranch"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n'));
+			git(
+				s.repo,
+				'config',
+				'includeIf.onbranch:desk/**.path',
+				includedFile(s, 'onbranch.cfg', '[filter "onbranch"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n'),
+			);
 			attributes(s.repo, '* filter=onbranch');
 		},
 		control: smudgeControl('desk/control'),
@@ -245,7 +300,8 @@ const mechanisms: Mechanism[] = [
 			git(s.repo, 'config', 'credential.helper', s.quick);
 			git(s.repo, 'config', 'credential.https://example.invalid.helper', s.quick);
 		},
-		control: (s) => plain(s.repo, ['credential', 'fill'], { GIT_TERMINAL_PROMPT: '0' }, 'protocol=https\nhost=example.invalid\n\n'),
+		control: (s) =>
+			plain(s.repo, ['credential', 'fill'], { GIT_TERMINAL_PROMPT: '0' }, 'protocol=https\nhost=example.invalid\n\n'),
 	},
 	{
 		name: 'gpg.program with commit.gpgSign and log.showSignature, on a signed head',
@@ -279,7 +335,14 @@ const mechanisms: Mechanism[] = [
 	{
 		name: 'uploadpack.packObjectsHook, core.alternateRefsCommand, core.editor and sequence.editor',
 		setup: (s) => {
-			for (const key of ['uploadpack.packObjectsHook', 'core.alternateRefsCommand', 'core.editor', 'sequence.editor', 'core.askPass', 'interactive.diffFilter']) {
+			for (const key of [
+				'uploadpack.packObjectsHook',
+				'core.alternateRefsCommand',
+				'core.editor',
+				'sequence.editor',
+				'core.askPass',
+				'interactive.diffFilter',
+			]) {
 				git(s.repo, 'config', key, s.program);
 			}
 		},
@@ -297,8 +360,17 @@ const mechanisms: Mechanism[] = [
 	{
 		name: 'GIT_EXEC_PATH inherited from the environment',
 		setup: () => undefined,
-		env: (s) => ({ GIT_EXEC_PATH: s.hooks, GIT_ASKPASS: s.quick, GIT_PAGER: s.quick, GIT_EDITOR: s.quick, GIT_PROXY_COMMAND: s.quick }),
-		control: (s) => plain(s.repo, ['worktree', 'add', '--no-checkout', '-b', 'control', path.join(s.root, 'control-exec'), 'HEAD'], { GIT_EXEC_PATH: s.hooks }),
+		env: (s) => ({
+			GIT_EXEC_PATH: s.hooks,
+			GIT_ASKPASS: s.quick,
+			GIT_PAGER: s.quick,
+			GIT_EDITOR: s.quick,
+			GIT_PROXY_COMMAND: s.quick,
+		}),
+		control: (s) =>
+			plain(s.repo, ['worktree', 'add', '--no-checkout', '-b', 'control', path.join(s.root, 'control-exec'), 'HEAD'], {
+				GIT_EXEC_PATH: s.hooks,
+			}),
 	},
 	{
 		name: 'GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT, GIT_EXTERNAL_DIFF and GIT_SSH_COMMAND inherited from the environment',
@@ -311,29 +383,52 @@ const mechanisms: Mechanism[] = [
 			GIT_EXTERNAL_DIFF: s.program,
 			GIT_SSH_COMMAND: s.program,
 		}),
-		control: (s) => plain(s.repo, ['status'], { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: s.program }),
+		control: (s) =>
+			plain(s.repo, ['status'], {
+				GIT_CONFIG_COUNT: '1',
+				GIT_CONFIG_KEY_0: 'core.fsmonitor',
+				GIT_CONFIG_VALUE_0: s.program,
+			}),
 	},
 	{
 		name: 'GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE inherited from the environment (another repository)',
 		setup: (s) => {
 			const other = makeRepo(path.join(s.root, 'other'), { commits: 1 });
-			fs.copyFileSync(path.join(s.hooks, 'reference-transaction'), path.join(other, '.git', 'hooks', 'reference-transaction'));
+			fs.copyFileSync(
+				path.join(s.hooks, 'reference-transaction'),
+				path.join(other, '.git', 'hooks', 'reference-transaction'),
+			);
 			fs.chmodSync(path.join(other, '.git', 'hooks', 'reference-transaction'), 0o755);
 		},
-		env: (s) => ({ GIT_DIR: path.join(s.root, 'other', '.git'), GIT_WORK_TREE: path.join(s.root, 'other'), GIT_INDEX_FILE: path.join(s.root, 'other', '.git', 'index') }),
-		control: (s) => plain(s.repo, ['commit', '--allow-empty', '-m', 'control'], { GIT_DIR: path.join(s.root, 'other', '.git') }),
+		env: (s) => ({
+			GIT_DIR: path.join(s.root, 'other', '.git'),
+			GIT_WORK_TREE: path.join(s.root, 'other'),
+			GIT_INDEX_FILE: path.join(s.root, 'other', '.git', 'index'),
+		}),
+		control: (s) =>
+			plain(s.repo, ['commit', '--allow-empty', '-m', 'control'], { GIT_DIR: path.join(s.root, 'other', '.git') }),
 	},
 	{
 		name: 'a `git` program in the repository with `.` on the PATH',
 		setup: (s) => fs.copyFileSync(path.join(s.hooks, 'git'), path.join(s.repo, 'git')),
 		env: () => ({ PATH: `.${path.delimiter}${process.env.PATH}` }),
-		control: (s) => void spawnSync('git', ['status'], { cwd: s.repo, env: { ...process.env, PATH: `.${path.delimiter}${process.env.PATH}` }, stdio: 'ignore' }),
+		control: (s) =>
+			void spawnSync('git', ['status'], {
+				cwd: s.repo,
+				env: { ...process.env, PATH: `.${path.delimiter}${process.env.PATH}` },
+				stdio: 'ignore',
+			}),
 	},
 	{
 		name: 'a `git` program in the repository with an empty entry on the PATH',
 		setup: (s) => fs.copyFileSync(path.join(s.hooks, 'git'), path.join(s.repo, 'git')),
 		env: () => ({ PATH: `${path.delimiter}${process.env.PATH}` }),
-		control: (s) => void spawnSync('git', ['status'], { cwd: s.repo, env: { ...process.env, PATH: `${path.delimiter}${process.env.PATH}` }, stdio: 'ignore' }),
+		control: (s) =>
+			void spawnSync('git', ['status'], {
+				cwd: s.repo,
+				env: { ...process.env, PATH: `${path.delimiter}${process.env.PATH}` },
+				stdio: 'ignore',
+			}),
 	},
 ];
 
@@ -344,13 +439,21 @@ function setting(): Setting & { marker: string } {
 	const marker = path.join(root, 'marker');
 	const program = path.join(root, 'program.sh');
 	// It passes its input through, so that a clean or smudge filter it stands for keeps the content.
-	fs.writeFileSync(program, `#!/bin/sh\necho "ran $0 $* by $(tr "\\0" " " < /proc/$PPID/cmdline)" >> '${marker}'\nexec cat\n`, { mode: 0o755 });
+	fs.writeFileSync(
+		program,
+		`#!/bin/sh\necho "ran $0 $* by $(tr "\\0" " " < /proc/$PPID/cmdline)" >> '${marker}'\nexec cat\n`,
+		{ mode: 0o755 },
+	);
 	const quick = path.join(root, 'quick.sh');
 	fs.writeFileSync(quick, `#!/bin/sh\necho "ran $0 $*" >> '${marker}'\nexit 1\n`, { mode: 0o755 });
 	const hooks = path.join(root, 'hooks');
 	fs.mkdirSync(hooks);
 	for (const hook of [...hookNames, 'git']) {
-		fs.writeFileSync(path.join(hooks, hook), `#!/bin/sh\necho "${hook} $*" >> '${marker}'\n${hook === 'git' ? `exec '${realGit}' "$@"` : 'exit 0'}\n`, { mode: 0o755 });
+		fs.writeFileSync(
+			path.join(hooks, hook),
+			`#!/bin/sh\necho "${hook} $*" >> '${marker}'\n${hook === 'git' ? `exec '${realGit}' "$@"` : 'exit 0'}\n`,
+			{ mode: 0o755 },
+		);
 	}
 	const repo = makeRepo(path.join(root, 'repo'), { commits: 1 });
 	commitFile(repo, 'a.txt', 'one\ntwo\n', 'a');
@@ -368,12 +471,21 @@ async function deskOperations(s: Setting): Promise<{ commit: string; landed: str
 	fs.writeFileSync(path.join(s.repo, 'new.txt'), 'new\n');
 	const tree = await safe.treeOfFolder(s.repo, base);
 	const changes = await safe.changes(base, tree);
-	assert.deepEqual(changes.map((c) => [c.path, c.change_type]).filter(([p]) => p !== 'git'), [['a.txt', 'modified'], ['new.txt', 'added']]);
+	assert.deepEqual(
+		changes.map((c) => [c.path, c.change_type]).filter(([p]) => p !== 'git'),
+		[
+			['a.txt', 'modified'],
+			['new.txt', 'added'],
+		],
+	);
 	const diff = await safe.diff(base, tree);
 	assert.match(diff.toString('utf8'), /^-two\n\+TWO$/m);
 	assert.equal(await safe.applyToTree(base, diff), tree);
 	// Landing: a commit, the branch moved, the log read back, the index brought up to date.
-	const commit = await safe.commitTree(tree, [base], 'subject\n\nDesk-Run: r-1\n', { author: { name: 'A', email: 'a@x' }, committer: { name: 'C', email: 'c@x' } });
+	const commit = await safe.commitTree(tree, [base], 'subject\n\nDesk-Run: r-1\n', {
+		author: { name: 'A', email: 'a@x' },
+		committer: { name: 'C', email: 'c@x' },
+	});
 	await safe.updateRef('refs/heads/main', commit, base, 'test');
 	assert.match(await safe.text(['log', '-1', '--format=%B', 'HEAD']), /Desk-Run: r-1$/);
 	await safe.text(['log', '-1', '--format=%B', base]);
@@ -384,14 +496,24 @@ async function deskOperations(s: Setting): Promise<{ commit: string; landed: str
 	// A run in its own worktree: created, changed, read back, landed on its branch, removed.
 	const wt = path.join(s.root, 'wt');
 	await safe.addWorktree(wt, 'desk/run-x', commit);
-	assert.equal(fs.readFileSync(path.join(wt, 'a.txt'), 'utf8'), 'one\nTWO\n', 'the worktree holds the files as committed');
+	assert.equal(
+		fs.readFileSync(path.join(wt, 'a.txt'), 'utf8'),
+		'one\nTWO\n',
+		'the worktree holds the files as committed',
+	);
 	const inWorktree = safe.at(wt);
 	assert.equal(await inWorktree.currentBranch(), 'refs/heads/desk/run-x');
 	fs.writeFileSync(path.join(wt, 'a.txt'), 'one\nTWO\nthree\n');
 	const wtTree = await inWorktree.treeOfFolder(wt, commit);
-	assert.deepEqual((await inWorktree.changes(commit, wtTree)).map((c) => c.path), ['a.txt']);
+	assert.deepEqual(
+		(await inWorktree.changes(commit, wtTree)).map((c) => c.path),
+		['a.txt'],
+	);
 	await inWorktree.diff(commit, wtTree);
-	const landed = await safe.commitTree(wtTree, [commit], 'run\n', { author: { name: 'A', email: 'a@x' }, committer: { name: 'C', email: 'c@x' } });
+	const landed = await safe.commitTree(wtTree, [commit], 'run\n', {
+		author: { name: 'A', email: 'a@x' },
+		committer: { name: 'C', email: 'c@x' },
+	});
 	await safe.updateRef('refs/heads/desk/run-x', landed, commit, 'test');
 	await safe.updateRef('refs/desk/checkpoints/r-1', landed, '0'.repeat(40), 'test');
 	await safe.removeWorktree(wt);
@@ -416,10 +538,20 @@ async function tryRow(mechanism: Mechanism): Promise<void> {
 		}
 		Object.assign(process.env, saved);
 	}
-	assert.equal(fs.existsSync(s.marker), false, `ran: ${fs.existsSync(s.marker) ? fs.readFileSync(s.marker, 'utf8') : ''}`);
+	assert.equal(
+		fs.existsSync(s.marker),
+		false,
+		`ran: ${fs.existsSync(s.marker) ? fs.readFileSync(s.marker, 'utf8') : ''}`,
+	);
 	assert.equal(git(s.repo, 'rev-parse', 'refs/heads/main'), landed.commit, 'the commit landed in this repository');
 	assert.equal(git(s.repo, 'rev-parse', 'refs/heads/desk/run-x'), landed.landed);
-	assert.equal(git(s.repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length, 1, 'the run\'s worktree is gone');
+	assert.equal(
+		git(s.repo, 'worktree', 'list', '--porcelain')
+			.split('\n')
+			.filter((l) => l.startsWith('worktree ')).length,
+		1,
+		"the run's worktree is gone",
+	);
 	if (mechanism.control) {
 		mechanism.control(s);
 		assert.ok(fs.existsSync(s.marker), 'plain git runs the program set up this way (the row is live)');
@@ -427,13 +559,13 @@ async function tryRow(mechanism: Mechanism): Promise<void> {
 }
 
 // Rows that change the process's environment run one at a time; the others side by side.
-describe('no program the repository names runs, and the desk\'s git still works', { concurrency: true }, () => {
+describe("no program the repository names runs, and the desk's git still works", { concurrency: true }, () => {
 	for (const mechanism of mechanisms.filter((m) => !m.env)) {
 		it(mechanism.name, () => tryRow(mechanism));
 	}
 });
 
-describe('no program the environment names runs, and the desk\'s git still works', () => {
+describe("no program the environment names runs, and the desk's git still works", () => {
 	for (const mechanism of mechanisms.filter((m) => m.env)) {
 		it(mechanism.name, () => tryRow(mechanism));
 	}

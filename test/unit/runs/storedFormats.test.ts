@@ -27,21 +27,52 @@ it('a run_control row: written with its format and read back; a row from before 
 	// As the desk wrote them before: no format, and (older still) no reference_folders.
 	assert.deepEqual(readPlacement('{"isolation":"folder"}', 'r1'), { isolation: 'folder' });
 	const { reference_folders: _, ...older } = placed;
-	assert.deepEqual(readPlacement(JSON.stringify(older), 'r1'), { isolation: 'worktree', placement: { ...placed, reference_folders: [] } });
+	assert.deepEqual(readPlacement(JSON.stringify(older), 'r1'), {
+		isolation: 'worktree',
+		placement: { ...placed, reference_folders: [] },
+	});
 });
 
 it('a run_control row of a format this desk does not know, or of a shape it did not write, is refused with a typed error naming it', () => {
-	assert.throws(() => readPlacement(JSON.stringify({ format: 2, ...placed }), 'r1'), (e) => isDeskError(e, 'store.unknownSchema') && (e.data as { format: number }).format === 2 && (e.data as { run: string }).run === 'r1');
-	assert.throws(() => readPlacement(JSON.stringify({ ...placed, isolation: 'elsewhere' }), 'r1'), (e) => isDeskError(e, 'store.corrupt') && (e.data as { field: string }).field === 'isolation');
-	assert.throws(() => readPlacement(JSON.stringify({ ...placed, installed: 'x' }), 'r1'), (e) => isDeskError(e, 'store.corrupt') && (e.data as { field: string }).field === 'installed');
-	assert.throws(() => readPlacement(JSON.stringify({ ...placed, target: undefined }), 'r1'), (e) => isDeskError(e, 'store.corrupt') && (e.data as { field: string }).field === 'target');
-	assert.throws(() => readPlacement('{"isolation":', 'r1'), (e) => isDeskError(e, 'store.corrupt'));
-	assert.throws(() => readPlacement('[]', 'r1'), (e) => isDeskError(e, 'store.corrupt'));
+	assert.throws(
+		() => readPlacement(JSON.stringify({ format: 2, ...placed }), 'r1'),
+		(e) =>
+			isDeskError(e, 'store.unknownSchema') &&
+			(e.data as { format: number }).format === 2 &&
+			(e.data as { run: string }).run === 'r1',
+	);
+	assert.throws(
+		() => readPlacement(JSON.stringify({ ...placed, isolation: 'elsewhere' }), 'r1'),
+		(e) => isDeskError(e, 'store.corrupt') && (e.data as { field: string }).field === 'isolation',
+	);
+	assert.throws(
+		() => readPlacement(JSON.stringify({ ...placed, installed: 'x' }), 'r1'),
+		(e) => isDeskError(e, 'store.corrupt') && (e.data as { field: string }).field === 'installed',
+	);
+	assert.throws(
+		() => readPlacement(JSON.stringify({ ...placed, target: undefined }), 'r1'),
+		(e) => isDeskError(e, 'store.corrupt') && (e.data as { field: string }).field === 'target',
+	);
+	assert.throws(
+		() => readPlacement('{"isolation":', 'r1'),
+		(e) => isDeskError(e, 'store.corrupt'),
+	);
+	assert.throws(
+		() => readPlacement('[]', 'r1'),
+		(e) => isDeskError(e, 'store.corrupt'),
+	);
 });
 
 it('desk.target_changes: written with its format and read back; the bytes are those the desk always wrote, so the blob names are unchanged', () => {
 	const files = [
-		{ path: 'guide.md', change_type: 'modified' as const, before: hash('1'), after: hash('2'), size: 20, executable: false },
+		{
+			path: 'guide.md',
+			change_type: 'modified' as const,
+			before: hash('1'),
+			after: hash('2'),
+			size: 20,
+			executable: false,
+		},
 		{ path: 'logo.png', change_type: 'deleted' as const, before: hash('3'), size: 7, executable: false },
 	];
 	const bytes = targetChangesBytes({ asset: 'asset-1', version: 3, files });
@@ -54,10 +85,25 @@ it('desk.target_changes: written with its format and read back; the bytes are th
 it('desk.target_changes of a format this desk does not know, or of a shape it did not write, is refused with a typed error naming it', () => {
 	const file = { path: 'a', change_type: 'added', after: hash('2'), size: 1, executable: false };
 	const read = (value: unknown) => () => readTargetChanges(Buffer.from(JSON.stringify(value)), hash('f'));
-	assert.throws(read({ format: 2, files: [file] }), (e) => isDeskError(e, 'store.unknownSchema') && (e.data as { blob: string }).blob === hash('f'));
-	assert.throws(read({ format: 1, files: [{ ...file, change_type: 'renamed' }] }), (e) => isDeskError(e, 'store.corrupt') && (e.data as { field: string }).field === 'files[0].change_type');
-	assert.throws(read({ format: 1, files: [{ ...file, after: '../../etc/passwd' }] }), (e) => isDeskError(e, 'store.corrupt') && (e.data as { field: string }).field === 'files[0].after');
+	assert.throws(
+		read({ format: 2, files: [file] }),
+		(e) => isDeskError(e, 'store.unknownSchema') && (e.data as { blob: string }).blob === hash('f'),
+	);
+	assert.throws(
+		read({ format: 1, files: [{ ...file, change_type: 'renamed' }] }),
+		(e) => isDeskError(e, 'store.corrupt') && (e.data as { field: string }).field === 'files[0].change_type',
+	);
+	assert.throws(
+		read({ format: 1, files: [{ ...file, after: '../../etc/passwd' }] }),
+		(e) => isDeskError(e, 'store.corrupt') && (e.data as { field: string }).field === 'files[0].after',
+	);
 	assert.throws(read({ format: 1, files: [{ ...file, path: '' }] }), (e) => isDeskError(e, 'store.corrupt'));
-	assert.throws(read({ format: 1 }), (e) => isDeskError(e, 'store.corrupt') && (e.data as { field: string }).field === 'files');
-	assert.throws(() => readTargetChanges(Buffer.from('not json'), hash('f')), (e) => isDeskError(e, 'store.corrupt'));
+	assert.throws(
+		read({ format: 1 }),
+		(e) => isDeskError(e, 'store.corrupt') && (e.data as { field: string }).field === 'files',
+	);
+	assert.throws(
+		() => readTargetChanges(Buffer.from('not json'), hash('f')),
+		(e) => isDeskError(e, 'store.corrupt'),
+	);
 });

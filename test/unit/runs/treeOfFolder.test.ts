@@ -13,7 +13,9 @@ import { race, swapFolderForLink } from '../../helpers/races';
 /** `path → [mode, oid]` of every entry of a tree, recursively. */
 function listTree(repo: string, tree: string): Map<string, [string, string]> {
 	const listed = new Map<string, [string, string]>();
-	for (const record of execFileSync('git', ['ls-tree', '-r', '-z', tree], { cwd: repo, env: gitEnv(repo) }).toString('utf8').split('\0')) {
+	for (const record of execFileSync('git', ['ls-tree', '-r', '-z', tree], { cwd: repo, env: gitEnv(repo) })
+		.toString('utf8')
+		.split('\0')) {
 		if (record === '') {
 			continue;
 		}
@@ -25,7 +27,9 @@ function listTree(repo: string, tree: string): Map<string, [string, string]> {
 }
 
 function hashObject(repo: string, args: string[], input?: Buffer): string {
-	return execFileSync('git', ['hash-object', ...args], { cwd: repo, env: gitEnv(repo), input }).toString('utf8').trim();
+	return execFileSync('git', ['hash-object', ...args], { cwd: repo, env: gitEnv(repo), input })
+		.toString('utf8')
+		.trim();
 }
 
 describe('SafeGit.treeOfFolder reads every file itself', () => {
@@ -58,7 +62,7 @@ describe('SafeGit.treeOfFolder reads every file itself', () => {
 		assert.equal(git(repo, 'fsck', '--no-dangling'), '');
 	});
 
-	it('writes blobs with the repository\'s object format (sha256)', async () => {
+	it("writes blobs with the repository's object format (sha256)", async () => {
 		const repo = path.join(tempDir(), 'r');
 		fs.mkdirSync(repo);
 		git(repo, 'init', '-q', '--object-format=sha256', '-b', 'main');
@@ -87,14 +91,20 @@ describe('SafeGit.treeOfFolder reads every file itself', () => {
 		}
 		// Lower this process's limit on open files below the number of folders while the tree is made
 		// (prlimit on our own pid; the soft limit goes back to what it was).
-		const soft = /NOFILE\s+\S.*?\s(\d+)\s+(\d+)\s+files/.exec(execFileSync('prlimit', ['--pid', String(process.pid), '--nofile']).toString('utf8'));
+		const soft = /NOFILE\s+\S.*?\s(\d+)\s+(\d+)\s+files/.exec(
+			execFileSync('prlimit', ['--pid', String(process.pid), '--nofile']).toString('utf8'),
+		);
 		const open = fs.readdirSync('/proc/self/fd').length;
 		execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${open + 300}:${soft?.[2] ?? 'unlimited'}`]);
 		let tree: string;
 		try {
 			tree = await safe.treeOfFolder(repo, base);
 		} finally {
-			execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${soft?.[1] ?? 1024}:${soft?.[2] ?? 'unlimited'}`]);
+			execFileSync('prlimit', [
+				'--pid',
+				String(process.pid),
+				`--nofile=${soft?.[1] ?? 1024}:${soft?.[2] ?? 'unlimited'}`,
+			]);
 		}
 		const listed = listTree(repo, tree);
 		const missing = Array.from({ length: folders }, (_, i) => `f${i}/x.txt`).filter((file) => !listed.has(file));
@@ -135,7 +145,12 @@ describe('SafeGit.treeOfFolder reads every file itself', () => {
 						swapsSeen++; // The tree was made while d was a link (or away): the race was met.
 					}
 					for (const [file, [mode, oid]] of listed) {
-						if (mode !== '160000' && execFileSync('git', ['cat-file', 'blob', oid], { cwd: repo, env: gitEnv(repo) }).includes('OUTSIDE SECRET')) {
+						if (
+							mode !== '160000' &&
+							execFileSync('git', ['cat-file', 'blob', oid], { cwd: repo, env: gitEnv(repo) }).includes(
+								'OUTSIDE SECRET',
+							)
+						) {
 							leaks.push(file);
 						}
 					}
@@ -162,7 +177,10 @@ describe('the same hole elsewhere: the gate putting a link of the repository bac
 		assert.equal(fs.readlinkSync(path.join(work, 'a', 'file')), '../one');
 		assert.equal(fs.readlinkSync(path.join(work, 'a', 'link')), 'two');
 		assert.equal(fs.readlinkSync(path.join(work, 'new', 'deep', 'l')), 'three');
-		assert.throws(() => linkInFolder(work, 'a/folder', Buffer.from('x')), (error) => isDeskError(error, 'asset.unsafePath'));
+		assert.throws(
+			() => linkInFolder(work, 'a/folder', Buffer.from('x')),
+			(error) => isDeskError(error, 'asset.unsafePath'),
+		);
 		assert.deepEqual(fs.readdirSync(path.join(work, 'a')).sort(), ['file', 'folder', 'link'], 'no temp link is left');
 	});
 
@@ -198,4 +216,3 @@ describe('the same hole elsewhere: the gate putting a link of the repository bac
 		assert.deepEqual(fs.readdirSync(outside), ['keep.txt'], 'no link was made outside the folder');
 	});
 });
-

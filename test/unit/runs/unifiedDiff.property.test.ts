@@ -17,29 +17,50 @@ import { tempDir } from '../../helpers/temp';
 /** Lines chosen so that git finds common runs, and some that look like diff syntax once prefixed. */
 const line = fc.oneof(
 	{ weight: 6, arbitrary: fc.constantFrom('a', 'b', 'c', 'd', '', '  indented', 'x\r') },
-	{ weight: 1, arbitrary: fc.constantFrom('-- sql comment', '++ i', '-', '+', '--- a/x', '+++ b/x', '@@ -1 +1 @@', '\\ No newline at end of file', 'diff --git a/x b/x', ' ') },
-	{ weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }).filter((s) => !s.includes('\n') && !s.includes('\0')) },
+	{
+		weight: 1,
+		arbitrary: fc.constantFrom(
+			'-- sql comment',
+			'++ i',
+			'-',
+			'+',
+			'--- a/x',
+			'+++ b/x',
+			'@@ -1 +1 @@',
+			'\\ No newline at end of file',
+			'diff --git a/x b/x',
+			' ',
+		),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }).filter((s) => !s.includes('\n') && !s.includes('\0')),
+	},
 );
 
 /** A file's text: some lines, ending with a newline or not. */
-const fileText = fc.tuple(fc.array(line, { maxLength: 30 }), fc.boolean()).map(([lines, newline]) => (lines.length === 0 ? '' : lines.join('\n') + (newline ? '\n' : '')));
+const fileText = fc
+	.tuple(fc.array(line, { maxLength: 30 }), fc.boolean())
+	.map(([lines, newline]) => (lines.length === 0 ? '' : lines.join('\n') + (newline ? '\n' : '')));
 
 /** A new version made from the old one by a few edits, so the diff has context and several hunks. */
 const edited = (old: string) =>
-	fc.array(fc.tuple(fc.nat(40), fc.constantFrom('insert', 'delete', 'replace'), line), { maxLength: 6 }).chain((edits) =>
-		fc.boolean().map((newline) => {
-			const lines = old === '' ? [] : old.replace(/\n$/, '').split('\n');
-			for (const [at, kind, text] of edits) {
-				const index = lines.length === 0 ? 0 : at % (lines.length + (kind === 'insert' ? 1 : 0));
-				if (kind === 'insert') {
-					lines.splice(index, 0, text);
-				} else if (lines.length > 0) {
-					lines.splice(index, 1, ...(kind === 'replace' ? [text] : []));
+	fc
+		.array(fc.tuple(fc.nat(40), fc.constantFrom('insert', 'delete', 'replace'), line), { maxLength: 6 })
+		.chain((edits) =>
+			fc.boolean().map((newline) => {
+				const lines = old === '' ? [] : old.replace(/\n$/, '').split('\n');
+				for (const [at, kind, text] of edits) {
+					const index = lines.length === 0 ? 0 : at % (lines.length + (kind === 'insert' ? 1 : 0));
+					if (kind === 'insert') {
+						lines.splice(index, 0, text);
+					} else if (lines.length > 0) {
+						lines.splice(index, 1, ...(kind === 'replace' ? [text] : []));
+					}
 				}
-			}
-			return lines.length === 0 ? '' : lines.join('\n') + (newline ? '\n' : '');
-		}),
-	);
+				return lines.length === 0 ? '' : lines.join('\n') + (newline ? '\n' : '');
+			}),
+		);
 
 /** A file before and after: `undefined` for absent (so added or deleted). */
 const filePair = fc.oneof(
@@ -86,11 +107,33 @@ describe('the unified diff reader against git diff-tree (property)', () => {
 				const from = treeOf(pairs.map(([old]) => old));
 				const to = treeOf(pairs.map(([, now]) => now));
 				// As the runner makes a PatchSet's diff (SafeGit.diff).
-				const diff = execFileSync('git', ['diff-tree', '-r', '-p', '--binary', '--full-index', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', from, to], { cwd: repo, env: gitEnv(repo), encoding: 'utf8' });
+				const diff = execFileSync(
+					'git',
+					[
+						'diff-tree',
+						'-r',
+						'-p',
+						'--binary',
+						'--full-index',
+						'--no-renames',
+						'--no-ext-diff',
+						'--no-textconv',
+						'--no-color',
+						from,
+						to,
+					],
+					{ cwd: repo, env: gitEnv(repo), encoding: 'utf8' },
+				);
 				// An empty file added or deleted has no hunk and no ---/+++ lines in git's diff: nothing to read.
-				const changed = names.filter((_, i) => pairs[i]![0] !== pairs[i]![1] && (pairs[i]![0] ?? '') !== (pairs[i]![1] ?? '')).sort(); // git's order: by bytes
+				const changed = names
+					.filter((_, i) => pairs[i]![0] !== pairs[i]![1] && (pairs[i]![0] ?? '') !== (pairs[i]![1] ?? ''))
+					.sort(); // git's order: by bytes
 				const patches = parseUnifiedDiff(diff);
-				assert.deepEqual(patches.map((patch) => patch.to || patch.from), changed, 'one patch per changed file, in order');
+				assert.deepEqual(
+					patches.map((patch) => patch.to || patch.from),
+					changed,
+					'one patch per changed file, in order',
+				);
 				for (const patch of patches) {
 					const [old, now] = pairs[names.indexOf(patch.to || patch.from)]!;
 					assert.equal(patch.from, old === undefined ? '' : patch.to || patch.from, 'an added file has no old path');

@@ -14,21 +14,34 @@ it('applies what git diff prints, file by file, to give the new text', () => {
 	commitFile(repo, 'a.txt', before, 'a');
 	commitFile(repo, 'gone.txt', 'bye\n', 'gone');
 	const base = git(repo, 'rev-parse', 'HEAD');
-	const after = before.replace('line 3\n', 'line three\n').replace('line 30\n', 'line 30\ninserted\n').replace('line 40\n', 'line forty');
+	const after = before
+		.replace('line 3\n', 'line three\n')
+		.replace('line 30\n', 'line 30\ninserted\n')
+		.replace('line 40\n', 'line forty');
 	fs.writeFileSync(path.join(repo, 'a.txt'), after);
 	fs.writeFileSync(path.join(repo, 'new.txt'), 'hello\n');
 	fs.rmSync(path.join(repo, 'gone.txt'));
 	git(repo, 'add', '-A');
 	const diff = execFileSync('git', ['diff', '--cached', base], { cwd: repo, env: gitEnv(repo), encoding: 'utf8' });
 	const patches = parseUnifiedDiff(diff);
-	assert.deepEqual(patches.map((p) => [p.from, p.to]), [['a.txt', 'a.txt'], ['gone.txt', ''], ['', 'new.txt']]);
+	assert.deepEqual(
+		patches.map((p) => [p.from, p.to]),
+		[
+			['a.txt', 'a.txt'],
+			['gone.txt', ''],
+			['', 'new.txt'],
+		],
+	);
 	assert.equal(applyFilePatch(before, patches[0]!), after);
 	assert.equal(applyFilePatch('bye\n', patches[1]!), '');
 	assert.equal(applyFilePatch('', patches[2]!), 'hello\n');
-	assert.throws(() => applyFilePatch(before.replace('line 3\n', 'LINE 3\n'), patches[0]!), (e) => isDeskError(e, 'ai.badObject'));
+	assert.throws(
+		() => applyFilePatch(before.replace('line 3\n', 'LINE 3\n'), patches[0]!),
+		(e) => isDeskError(e, 'ai.badObject'),
+	);
 });
 
-it('reads a hunk by its header\'s counts and keeps the new text\'s final newline (found by the property test)', () => {
+it("reads a hunk by its header's counts and keeps the new text's final newline (found by the property test)", () => {
 	const repo = makeRepo(path.join(tempDir(), 'r'), { commits: 1 });
 	const cases: Array<[string, string]> = [
 		['a\n-- x\nb\n', 'a\n++ y\nb\n'], // "--- x" then "+++ y" inside the hunk: not a file header
@@ -40,7 +53,11 @@ it('reads a hunk by its header\'s counts and keeps the new text\'s final newline
 		fs.writeFileSync(path.join(repo, 'f.txt'), after);
 		const diff = execFileSync('git', ['diff'], { cwd: repo, env: gitEnv(repo), encoding: 'utf8' });
 		const patches = parseUnifiedDiff(diff);
-		assert.deepEqual(patches.map((p) => [p.from, p.to]), [['f.txt', 'f.txt']], diff);
+		assert.deepEqual(
+			patches.map((p) => [p.from, p.to]),
+			[['f.txt', 'f.txt']],
+			diff,
+		);
 		assert.equal(applyFilePatch(before, patches[0]!), after, diff);
 	}
 });

@@ -20,20 +20,58 @@ function randomFrom(seed: number) {
 		state >>>= 0;
 		return state / 4294967296;
 	};
-	return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]! };
+	return {
+		next,
+		int: (n: number) => Math.floor(next() * n),
+		pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!,
+	};
 }
 
 // Words that count, stop words, words under four runes, other scripts, runes outside the BMP, case.
 const vocabulary = [
-	'cache', 'eviction', 'queue', 'invoice', 'rounding', 'cursor', 'pagination', 'deploy', 'runbook', 'tracing', 'spans', 'exporter',
-	'Billing', 'PAYMENTS', 'refunds', 'straße', 'über', '日本語の', '𝒜𝒷𝒸𝒹', 'ab𝒜𝒷', 'zeppelin', 'migrations', 'schema', 'kubernetes',
-	'the', 'about', 'should', 'ticket', 'api', 'fix', 'db', 'x1', 'v2', '1234', 'node20',
+	'cache',
+	'eviction',
+	'queue',
+	'invoice',
+	'rounding',
+	'cursor',
+	'pagination',
+	'deploy',
+	'runbook',
+	'tracing',
+	'spans',
+	'exporter',
+	'Billing',
+	'PAYMENTS',
+	'refunds',
+	'straße',
+	'über',
+	'日本語の',
+	'𝒜𝒷𝒸𝒹',
+	'ab𝒜𝒷',
+	'zeppelin',
+	'migrations',
+	'schema',
+	'kubernetes',
+	'the',
+	'about',
+	'should',
+	'ticket',
+	'api',
+	'fix',
+	'db',
+	'x1',
+	'v2',
+	'1234',
+	'node20',
 ];
 const names = ['alpha', 'bravo', 'charlie', 'Alpha', 'delta', 'écho'];
 
 function words(random: ReturnType<typeof randomFrom>, count: number, skew: number): string {
 	// Skewed, so some words are in every document and many in few.
-	return Array.from({ length: count }, () => vocabulary[Math.floor(vocabulary.length * random.next() ** skew)]!).join(random.pick([' ', ', ', '\n', '-', '. ']));
+	return Array.from({ length: count }, () => vocabulary[Math.floor(vocabulary.length * random.next() ** skew)]!).join(
+		random.pick([' ', ', ', '\n', '-', '. ']),
+	);
 }
 
 function randomDocument(random: ReturnType<typeof randomFrom>, id: string): SearchDocument {
@@ -54,7 +92,11 @@ function randomTicket(random: ReturnType<typeof randomFrom>): string {
 }
 
 /** Straightforward BM25 (BM25+, k1 1.2, b 0.7, delta 0.5) over the documents as they are, nothing kept between queries. */
-function plainSearch(documents: readonly SearchDocument[], query: string, options: { minScore?: number; limit?: number; skip?: ReadonlySet<string>; skipCommonTerms?: boolean }): SearchHit[] {
+function plainSearch(
+	documents: readonly SearchDocument[],
+	query: string,
+	options: { minScore?: number; limit?: number; skip?: ReadonlySet<string>; skipCommonTerms?: boolean },
+): SearchHit[] {
 	const fields = ['name', 'about', 'text'] as const;
 	const tokenized = documents.map((d) => fields.map((f) => terms(d[f])));
 	const n = documents.length;
@@ -97,8 +139,17 @@ function plainSearch(documents: readonly SearchDocument[], query: string, option
 		if (score < (options.minScore ?? 0)) {
 			return;
 		}
-		const top = [...matched].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 3).map(([t]) => t);
-		hits.push({ id: document.id, name: document.name, score: Math.round(score * 100) / 100, terms: top, reason: `matches ${top.map((t) => `“${t}”`).join(', ')}` });
+		const top = [...matched]
+			.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+			.slice(0, 3)
+			.map(([t]) => t);
+		hits.push({
+			id: document.id,
+			name: document.name,
+			score: Math.round(score * 100) / 100,
+			terms: top,
+			reason: `matches ${top.map((t) => `“${t}”`).join(', ')}`,
+		});
 	});
 	hits.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 	return options.limit === undefined ? hits : hits.slice(0, options.limit);
@@ -152,7 +203,11 @@ describe('the ranking, against a plain BM25 model', () => {
 						...(random.next() < 0.6 ? { limit: random.pick([1, 3, 20]) } : {}),
 					};
 					const expected = plainSearch(documents, ticket, options);
-					assert.deepEqual(index.search(ticket, options), expected, `seed ${seed}, step ${step}: ${JSON.stringify(ticket)} ${JSON.stringify({ ...options, skip: [...skip] })}`);
+					assert.deepEqual(
+						index.search(ticket, options),
+						expected,
+						`seed ${seed}, step ${step}: ${JSON.stringify(ticket)} ${JSON.stringify({ ...options, skip: [...skip] })}`,
+					);
 					compared++;
 					withHits += expected.length > 0 ? 1 : 0;
 				}
@@ -171,10 +226,17 @@ describe('the ranking, against a plain BM25 model', () => {
 		}
 		grown.remove('d3');
 		grown.put({ ...documents[3]!, text: 'zeppelin cache' });
-		const fresh = new LibrarySearch([...documents.filter((d) => d.id !== 'd3'), { ...documents[3]!, text: 'zeppelin cache' }]);
+		const fresh = new LibrarySearch([
+			...documents.filter((d) => d.id !== 'd3'),
+			{ ...documents[3]!, text: 'zeppelin cache' },
+		]);
 		for (let q = 0; q < 50; q++) {
 			const ticket = randomTicket(random);
-			assert.deepEqual(grown.search(ticket, { skipCommonTerms: true }), fresh.search(ticket, { skipCommonTerms: true }), ticket);
+			assert.deepEqual(
+				grown.search(ticket, { skipCommonTerms: true }),
+				fresh.search(ticket, { skipCommonTerms: true }),
+				ticket,
+			);
 		}
 	});
 });

@@ -9,25 +9,44 @@ import { tempDir } from '../../helpers/temp';
 
 describe('the tokenizer', () => {
 	it('keeps lowercase words of at least four runes that are not stop words', () => {
-		assert.deepEqual(terms('The Checkout PAGE is slow; fix it with caching. Über straße'), ['checkout', 'page', 'slow', 'caching', 'über', 'straße']);
+		assert.deepEqual(terms('The Checkout PAGE is slow; fix it with caching. Über straße'), [
+			'checkout',
+			'page',
+			'slow',
+			'caching',
+			'über',
+			'straße',
+		]);
 		assert.deepEqual(terms('should would could please ticket'), [], 'stop words');
 		assert.deepEqual(terms('日本語の文章'), ['日本語の文章'], 'runes, not bytes');
 	});
 
 	it('drops text in backticks and code fences from a ticket', () => {
-		assert.deepEqual(ticketTerms('Speed up `renderInvoice` in billing\n```ts\nconst secretThing = 1;\n```\nreports'), ['speed', 'billing', 'reports']);
+		assert.deepEqual(ticketTerms('Speed up `renderInvoice` in billing\n```ts\nconst secretThing = 1;\n```\nreports'), [
+			'speed',
+			'billing',
+			'reports',
+		]);
 	});
 });
 
 describe('asset_search', () => {
 	it('ranks assets by BM25 over name, about and text, with the three strongest terms as the reason', () => {
 		const search = new LibrarySearch([
-			{ id: 'a-1', name: 'billing-service', about: 'Invoices and payments', text: 'invoice totals tax rounding invoice invoice' },
+			{
+				id: 'a-1',
+				name: 'billing-service',
+				about: 'Invoices and payments',
+				text: 'invoice totals tax rounding invoice invoice',
+			},
 			{ id: 'a-2', name: 'design-notes', about: 'UI notes', text: 'colours spacing typography' },
 			{ id: 'a-3', name: 'payments-api', about: 'Payment gateway client', text: 'refunds chargebacks invoice' },
 		]);
 		const hits = search.search('Invoice rounding errors in payments');
-		assert.deepEqual(hits.map((h) => h.id), ['a-1', 'a-3']);
+		assert.deepEqual(
+			hits.map((h) => h.id),
+			['a-1', 'a-3'],
+		);
 		assert.match(hits[0]!.reason, /^matches “(invoice|rounding|payments)”/);
 		assert.ok(hits[0]!.terms.length <= 3);
 		assert.equal(hits[0]!.score, Math.round(hits[0]!.score * 100) / 100);
@@ -50,9 +69,20 @@ describe('asset_search', () => {
 		desk.library.setRetired(retired.id, true);
 		fs.writeFileSync(path.join(observability.working_dir, 'new.md'), 'quokka sightings');
 		const hits = await desk.library.search('tracing exporters');
-		assert.deepEqual(hits.map((h) => h.id), [observability.id]);
-		assert.deepEqual((await desk.library.search('quokka')).map((h) => h.id), [observability.id], 'working changes are what go would read');
-		assert.deepEqual((await desk.library.search('filler')).map((h) => h.id), [late.id], 'the first 64 KiB of a big file are matched');
+		assert.deepEqual(
+			hits.map((h) => h.id),
+			[observability.id],
+		);
+		assert.deepEqual(
+			(await desk.library.search('quokka')).map((h) => h.id),
+			[observability.id],
+			'working changes are what go would read',
+		);
+		assert.deepEqual(
+			(await desk.library.search('filler')).map((h) => h.id),
+			[late.id],
+			'the first 64 KiB of a big file are matched',
+		);
 		assert.deepEqual(await desk.library.search('zeppelin'), [], 'text past 64 KiB of a file is not matched');
 	});
 });

@@ -93,7 +93,9 @@ describe('BlobStore shared by processes', () => {
 		}
 		const tmp = fs.readdirSync(path.join(root, 'tmp'));
 		assert.ok(tmp.length <= 1, `temps of killed writers are removed by the next opener: ${tmp.join(', ')}`);
-		t.diagnostic(`${acknowledged.size} acknowledged blobs over ${kills} kills; ${last.blobs} stored in ${last.packs} packs and loose files`);
+		t.diagnostic(
+			`${acknowledged.size} acknowledged blobs over ${kills} kills; ${last.blobs} stored in ${last.packs} packs and loose files`,
+		);
 		assert.ok(acknowledged.size > 200, `only ${acknowledged.size} blobs were acknowledged; the test proved little`);
 	});
 
@@ -102,11 +104,18 @@ describe('BlobStore shared by processes', () => {
 		new BlobStore(root).close();
 		const writers = ['alpha', 'beta', 'gamma'].map((name) => run(['write', root, name, '60', '3']));
 		const results = await Promise.all(writers.map((w) => w.done));
-		assert.deepEqual(results.map((r) => r.code), [0, 0, 0]);
+		assert.deepEqual(
+			results.map((r) => r.code),
+			[0, 0, 0],
+		);
 		const acknowledged = new Set(writers.flatMap(acks));
 		const { packs, blobs } = assertWhole(root, acknowledged);
 		const store = new BlobStore(root);
-		assert.deepEqual(store.list(), [...acknowledged].sort(), 'every stored blob was acknowledged to someone, and the other way round');
+		assert.deepEqual(
+			store.list(),
+			[...acknowledged].sort(),
+			'every stored blob was acknowledged to someone, and the other way round',
+		);
 		t.diagnostic(`${acknowledged.size} blobs from 3 processes, ${blobs} copies in ${packs} packs and loose files`);
 	});
 
@@ -141,7 +150,10 @@ describe('BlobStore shared by processes', () => {
 		const reads = readers.map((r) => Number(r.lines.find((l) => l.startsWith('read '))?.slice(5)));
 		t.diagnostic(`${reads.join(' + ')} reads during ${consolidations} consolidations`);
 		assert.deepEqual(failures, []);
-		assert.ok(reads.every((n) => n > 100), `the readers read only ${reads.join(', ')} blobs`);
+		assert.ok(
+			reads.every((n) => n > 100),
+			`the readers read only ${reads.join(', ')} blobs`,
+		);
 		assert.ok(consolidations > 20, `only ${consolidations} consolidations ran`);
 	});
 
@@ -173,7 +185,12 @@ describe('BlobStore shared by processes', () => {
 		assert.equal(store.has(sha(Buffer.from('still not'))), false);
 		const listedAt = fs.statSync(packDir, { bigint: true }).mtimeNs;
 		const third = await other(Buffer.from('in the same tick'));
-		execFileSync('touch', ['-m', '-d', `@${listedAt / 1_000_000_000n}.${String(listedAt % 1_000_000_000n).padStart(9, '0')}`, packDir]);
+		execFileSync('touch', [
+			'-m',
+			'-d',
+			`@${listedAt / 1_000_000_000n}.${String(listedAt % 1_000_000_000n).padStart(9, '0')}`,
+			packDir,
+		]);
 		assert.equal(fs.statSync(packDir, { bigint: true }).mtimeNs, listedAt);
 		assert.equal(store.has(third), true);
 	});

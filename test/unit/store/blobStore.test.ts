@@ -17,21 +17,31 @@ function tempFiles(dir: string): string[] {
 	if (!fs.existsSync(dir)) {
 		return [];
 	}
-	return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+	return fs
+		.readdirSync(dir, { recursive: true, withFileTypes: true })
+		.filter((e) => e.isFile())
+		.map((e) => e.name);
 }
 
 function packFiles(root: string): string[] {
-	return fs.readdirSync(path.join(root, 'packs')).filter((name) => name.endsWith('.pack')).map((name) => path.join(root, 'packs', name));
+	return fs
+		.readdirSync(path.join(root, 'packs'))
+		.filter((name) => name.endsWith('.pack'))
+		.map((name) => path.join(root, 'packs', name));
 }
 
 function looseFiles(root: string): string[] {
 	const top = path.join(root, 'sha256');
-	return fs.existsSync(top) ? fs.readdirSync(top).flatMap((d) => fs.readdirSync(path.join(top, d)).map((name) => path.join(top, d, name))) : [];
+	return fs.existsSync(top)
+		? fs.readdirSync(top).flatMap((d) => fs.readdirSync(path.join(top, d)).map((name) => path.join(top, d, name)))
+		: [];
 }
 
 /** Blobs of random sizes from 0 to `max` bytes, with names spread over every index bucket. */
 function randomBlobs(count: number, max: number): Buffer[] {
-	return Array.from({ length: count }, (_, i) => Buffer.concat([Buffer.from(`${i}:`), randomBytes(Math.floor(Math.random() * max))]));
+	return Array.from({ length: count }, (_, i) =>
+		Buffer.concat([Buffer.from(`${i}:`), randomBytes(Math.floor(Math.random() * max))]),
+	);
 }
 
 async function* chunks(parts: Buffer[]): AsyncGenerator<Buffer> {
@@ -59,7 +69,10 @@ describe('BlobStore', () => {
 		const threshold = 2048;
 		const store = new BlobStore(root, { packThresholdBytes: threshold });
 		const small = [Buffer.alloc(0), Buffer.alloc(threshold, 3), ...randomBlobs(1500, threshold - 10)];
-		const large = [Buffer.alloc(threshold + 1, 4), ...randomBlobs(3, 50_000).map((b) => Buffer.concat([b, Buffer.alloc(threshold)]))];
+		const large = [
+			Buffer.alloc(threshold + 1, 4),
+			...randomBlobs(3, 50_000).map((b) => Buffer.concat([b, Buffer.alloc(threshold)])),
+		];
 		const batch = store.batch();
 		for (const bytes of [...small, ...large, small[5]!, large[1]!]) {
 			batch.add(bytes);
@@ -76,11 +89,22 @@ describe('BlobStore', () => {
 		store.close();
 
 		const cold = new BlobStore(root);
-		for (const bytes of [...small, ...large, Buffer.from('one small put'), Buffer.alloc(5000, 9), Buffer.from('small, in two chunks'), Buffer.concat([Buffer.alloc(1500, 1), Buffer.alloc(1500, 2)])]) {
+		for (const bytes of [
+			...small,
+			...large,
+			Buffer.from('one small put'),
+			Buffer.alloc(5000, 9),
+			Buffer.from('small, in two chunks'),
+			Buffer.concat([Buffer.alloc(1500, 1), Buffer.alloc(1500, 2)]),
+		]) {
 			const hash = sha(bytes);
 			assert.ok(cold.has(hash));
 			assert.deepEqual(cold.get(hash), bytes);
-			assert.equal(cold.locate(hash)!.packed, bytes.length <= threshold, `a blob of ${bytes.length} bytes is ${bytes.length <= threshold ? '' : 'not '}packed`);
+			assert.equal(
+				cold.locate(hash)!.packed,
+				bytes.length <= threshold,
+				`a blob of ${bytes.length} bytes is ${bytes.length <= threshold ? '' : 'not '}packed`,
+			);
 		}
 		assert.deepEqual(cold.list(), [...new Set([...small, ...large].map(sha).concat(put, streamed))].sort());
 		assert.equal(cold.has(sha(Buffer.from('never stored'))), false);
@@ -105,7 +129,10 @@ describe('BlobStore', () => {
 		const hash = store.put(Buffer.from('precious'));
 		assert.equal(store.locate(hash)!.packed, false);
 		flipBlobByte(store, hash, 7);
-		assert.throws(() => store.get(hash), (e) => isDeskError(e, 'blob.corrupt') && e.data['hash'] === hash);
+		assert.throws(
+			() => store.get(hash),
+			(e) => isDeskError(e, 'blob.corrupt') && e.data['hash'] === hash,
+		);
 	});
 
 	it('refuses a packed blob with a flipped byte, and still serves the other blobs of its pack', async () => {
@@ -119,7 +146,10 @@ describe('BlobStore', () => {
 		const location = store.locate(victim)!;
 		flipBlobByte(store, victim, Math.floor(location.size / 2));
 		for (const reader of [store, new BlobStore(root)]) {
-			assert.throws(() => reader.get(victim), (e) => isDeskError(e, 'blob.corrupt') && e.data['hash'] === victim && e.data['file'] === location.file);
+			assert.throws(
+				() => reader.get(victim),
+				(e) => isDeskError(e, 'blob.corrupt') && e.data['hash'] === victim && e.data['file'] === location.file,
+			);
 			for (const [i, hash] of hashes.entries()) {
 				if (hash !== victim) {
 					assert.deepEqual(reader.get(hash), blobs[i]);
@@ -128,15 +158,24 @@ describe('BlobStore', () => {
 		}
 		// A consolidation never copies it on: the pack with the damaged blob stays as it is.
 		store.put(Buffer.from('a second pack'));
-		assert.throws(() => store.consolidate({ all: true }), (e) => isDeskError(e, 'blob.corrupt'));
+		assert.throws(
+			() => store.consolidate({ all: true }),
+			(e) => isDeskError(e, 'blob.corrupt'),
+		);
 		assert.equal(packFiles(root).length, 2);
-		assert.throws(() => store.get(victim), (e) => isDeskError(e, 'blob.corrupt'));
+		assert.throws(
+			() => store.get(victim),
+			(e) => isDeskError(e, 'blob.corrupt'),
+		);
 	});
 
 	it('refuses a truncated pack or a damaged index with store.corrupt naming the pack, never serving from it', async () => {
 		const damages: Array<[string, (file: string, size: number, count: number) => void]> = [
 			['cut by one byte', (file, size) => fs.truncateSync(file, size - 1)],
-			['cut inside its index entries', (file, size, count) => fs.truncateSync(file, size - 24 - Math.floor((count * 44) / 2))],
+			[
+				'cut inside its index entries',
+				(file, size, count) => fs.truncateSync(file, size - 24 - Math.floor((count * 44) / 2)),
+			],
 			['cut inside its fanout table', (file, size, count) => fs.truncateSync(file, size - 24 - count * 44 - 1500)],
 			['cut inside its data', (file) => fs.truncateSync(file, 1000)],
 			['emptied', (file) => fs.truncateSync(file, 0)],
@@ -176,17 +215,34 @@ describe('BlobStore', () => {
 	it('refuses a hash that is not 64 lowercase hex before touching the disk', () => {
 		const store = new BlobStore(tempDir());
 		for (const bad of ['', '../../etc/passwd', 'A'.repeat(64), 'a'.repeat(63), `${'a'.repeat(64)}/`, 'g'.repeat(64)]) {
-			assert.throws(() => store.get(bad), (e) => isDeskError(e, 'blob.badHash'), bad);
-			assert.throws(() => store.has(bad), (e) => isDeskError(e, 'blob.badHash'), bad);
+			assert.throws(
+				() => store.get(bad),
+				(e) => isDeskError(e, 'blob.badHash'),
+				bad,
+			);
+			assert.throws(
+				() => store.has(bad),
+				(e) => isDeskError(e, 'blob.badHash'),
+				bad,
+			);
 		}
-		assert.throws(() => store.get('0'.repeat(64)), (e) => isDeskError(e, 'blob.missing'));
+		assert.throws(
+			() => store.get('0'.repeat(64)),
+			(e) => isDeskError(e, 'blob.missing'),
+		);
 	});
 
 	it('refuses a blob over the limit, leaving nothing half-stored', async () => {
 		const dir = tempDir();
 		const store = new BlobStore(path.join(dir, 'store'), { maxBlobBytes: 1000 });
-		assert.throws(() => store.put(Buffer.alloc(1001)), (e) => isDeskError(e, 'blob.tooLarge') && e.data['limit'] === 1000);
-		assert.throws(() => store.batch().add(Buffer.alloc(1001)), (e) => isDeskError(e, 'blob.tooLarge'));
+		assert.throws(
+			() => store.put(Buffer.alloc(1001)),
+			(e) => isDeskError(e, 'blob.tooLarge') && e.data['limit'] === 1000,
+		);
+		assert.throws(
+			() => store.batch().add(Buffer.alloc(1001)),
+			(e) => isDeskError(e, 'blob.tooLarge'),
+		);
 		const source = path.join(dir, 'over.bin');
 		fs.writeFileSync(source, Buffer.alloc(5000, 1));
 		await assert.rejects(store.putFile(source), (e) => isDeskError(e, 'blob.tooLarge'));
@@ -207,7 +263,7 @@ describe('BlobStore', () => {
 		assert.ok(hashes.every((hash) => !store.has(hash)));
 	});
 
-	it('cleans temp files that a killed writer left when it first writes, never a live one\'s, and refuses an unknown layout version', () => {
+	it("cleans temp files that a killed writer left when it first writes, never a live one's, and refuses an unknown layout version", () => {
 		const root = tempDir();
 		new BlobStore(root);
 		assert.equal(fs.existsSync(path.join(root, 'tmp')), false, 'a store that only reads makes no temp folder');
@@ -227,11 +283,15 @@ describe('BlobStore', () => {
 		assert.equal(fs.existsSync(stale), true, 'nothing is cleaned before the first write');
 		writer.put(Buffer.from('a first write'));
 		assert.equal(fs.existsSync(stale), false);
-		assert.equal(fs.existsSync(dead), false, 'a dead process\'s temps go');
-		assert.equal(fs.existsSync(path.join(live, '.desk-tmp-y')), true, 'a live process\'s temps stay, however old');
+		assert.equal(fs.existsSync(dead), false, "a dead process's temps go");
+		assert.equal(fs.existsSync(path.join(live, '.desk-tmp-y')), true, "a live process's temps stay, however old");
 		for (const layout of [3, 99, 0, '2']) {
 			fs.writeFileSync(path.join(root, 'layout.json'), JSON.stringify({ layout }));
-			assert.throws(() => new BlobStore(root), (e) => isDeskError(e, 'store.unknownSchema'), `layout ${JSON.stringify(layout)}`);
+			assert.throws(
+				() => new BlobStore(root),
+				(e) => isDeskError(e, 'store.unknownSchema'),
+				`layout ${JSON.stringify(layout)}`,
+			);
 		}
 	});
 
@@ -264,16 +324,30 @@ describe('BlobStore', () => {
 		assert.deepEqual([slice.done, slice.packed <= 2], [false, true], 'a slice stops after its files');
 		assert.equal(new BlobStore(root).looseToPack, true, 'another process knows packing is not done');
 		const rest = store.packLoose()!;
-		assert.deepEqual({ packed: slice.packed + rest.packed, corrupt: rest.corrupt, done: rest.done }, { packed: small.length, corrupt: [sha(damaged)], done: true });
+		assert.deepEqual(
+			{ packed: slice.packed + rest.packed, corrupt: rest.corrupt, done: rest.done },
+			{ packed: small.length, corrupt: [sha(damaged)], done: true },
+		);
 		assert.equal(store.looseToPack, false);
 		assert.equal(new BlobStore(root).looseToPack, false, 'done, as the layout file says');
-		assert.deepEqual(looseFiles(root).sort(), [...large.map(sha), sha(damaged)].map((h) => path.join(root, 'sha256', h.slice(0, 2), h)).sort(), 'only large and damaged blobs stay loose');
+		assert.deepEqual(
+			looseFiles(root).sort(),
+			[...large.map(sha), sha(damaged)].map((h) => path.join(root, 'sha256', h.slice(0, 2), h)).sort(),
+			'only large and damaged blobs stay loose',
+		);
 		const cold = new BlobStore(root);
 		for (const bytes of [...small, ...large, Buffer.from('written after the upgrade')]) {
 			assert.deepEqual(cold.get(sha(bytes)), bytes);
 		}
-		assert.throws(() => cold.get(sha(damaged)), (e) => isDeskError(e, 'blob.corrupt'));
-		assert.deepEqual(store.packLoose(), { packed: 0, corrupt: [sha(damaged)], done: true }, 'a second run has nothing left to move');
+		assert.throws(
+			() => cold.get(sha(damaged)),
+			(e) => isDeskError(e, 'blob.corrupt'),
+		);
+		assert.deepEqual(
+			store.packLoose(),
+			{ packed: 0, corrupt: [sha(damaged)], done: true },
+			'a second run has nothing left to move',
+		);
 	});
 
 	it('merges packs when there are more than maxPacks, after the write that made one too many; consolidate({ all }) leaves one', async () => {
@@ -283,7 +357,10 @@ describe('BlobStore', () => {
 		const hashes: string[] = [];
 		for (const bytes of blobs) {
 			hashes.push(store.put(bytes));
-			assert.ok(packFiles(root).length <= 5, `${packFiles(root).length} packs right after a put: the merge waits for the write to return`);
+			assert.ok(
+				packFiles(root).length <= 5,
+				`${packFiles(root).length} packs right after a put: the merge waits for the write to return`,
+			);
 			await new Promise((resolve) => setImmediate(resolve));
 			assert.ok(packFiles(root).length <= 4, `${packFiles(root).length} packs once the write returned`);
 		}
@@ -294,7 +371,10 @@ describe('BlobStore', () => {
 		const before = packFiles(root);
 		assert.equal(store.consolidate({ all: true })?.blobs, blobs.length);
 		assert.equal(packFiles(root).length, 1);
-		assert.ok(before.every((file) => !fs.existsSync(file)), 'the merged packs are removed');
+		assert.ok(
+			before.every((file) => !fs.existsSync(file)),
+			'the merged packs are removed',
+		);
 		for (const [i, hash] of hashes.entries()) {
 			assert.deepEqual(reader.get(hash), blobs[i], 'a reader that knew the old packs still reads');
 			assert.deepEqual(new BlobStore(root).get(hash), blobs[i]);
@@ -308,15 +388,22 @@ describe('BlobStore', () => {
 
 	it('packsToMerge leaves packs in a geometric progression, merging the smallest and at least two', () => {
 		for (let round = 0; round < 500; round++) {
-			const packs = Array.from({ length: 2 + Math.floor(Math.random() * 20) }, () => ({ bytes: 1 + Math.floor(Math.random() ** 3 * 1e6) }));
+			const packs = Array.from({ length: 2 + Math.floor(Math.random() * 20) }, () => ({
+				bytes: 1 + Math.floor(Math.random() ** 3 * 1e6),
+			}));
 			const merged = packsToMerge(packs);
 			assert.ok(merged.length >= 2);
 			const sorted = [...packs].sort((a, b) => a.bytes - b.bytes);
 			assert.deepEqual(merged, sorted.slice(0, merged.length), 'a prefix of the smallest');
-			const after = [merged.reduce((n, p) => n + p.bytes, 0), ...sorted.slice(merged.length).map((p) => p.bytes)].sort((a, b) => a - b);
+			const after = [merged.reduce((n, p) => n + p.bytes, 0), ...sorted.slice(merged.length).map((p) => p.bytes)].sort(
+				(a, b) => a - b,
+			);
 			let below = 0;
 			for (const [j, size] of after.entries()) {
-				assert.ok(j === 0 || size >= 2 * below, `${JSON.stringify(packs.map((p) => p.bytes))} → ${JSON.stringify(after)}`);
+				assert.ok(
+					j === 0 || size >= 2 * below,
+					`${JSON.stringify(packs.map((p) => p.bytes))} → ${JSON.stringify(after)}`,
+				);
 				below += size;
 			}
 		}

@@ -28,11 +28,22 @@ async function write(root: string, name: string, rounds: number, maxPacks: numbe
 		const batch = store.batch();
 		const hashes: string[] = [];
 		for (let i = 0, n = 1 + Math.floor(Math.random() * 40); i < n; i++) {
-			hashes.push(batch.add(Buffer.concat([Buffer.from(`${name} ${round} ${i}\n`), randomBytes(Math.floor(Math.random() * 3000))])));
+			hashes.push(
+				batch.add(
+					Buffer.concat([Buffer.from(`${name} ${round} ${i}\n`), randomBytes(Math.floor(Math.random() * 3000))]),
+				),
+			);
 		}
 		hashes.push(batch.add(sharedBlob(round % 50)));
 		if (round % 5 === 0) {
-			hashes.push(batch.add(Buffer.concat([Buffer.from(`${name} large ${round}\n`), randomBytes(9000 + Math.floor(Math.random() * 30_000))])));
+			hashes.push(
+				batch.add(
+					Buffer.concat([
+						Buffer.from(`${name} large ${round}\n`),
+						randomBytes(9000 + Math.floor(Math.random() * 30_000)),
+					]),
+				),
+			);
 		}
 		await batch.commit();
 		for (const hash of hashes) {

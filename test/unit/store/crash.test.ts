@@ -22,18 +22,34 @@ it('a writer killed with SIGKILL at random points loses no acknowledged change a
 		const acked = await runAndKill(writer, file, next, 30 + Math.floor(Math.random() * 250));
 		totalAcked += acked.length;
 
-		const db = await DurableDatabase.open({ file, schema: 'crash-test', migrations: crashMigrations, logger: silentLogger, idleCheckpointMs: 60_000 });
+		const db = await DurableDatabase.open({
+			file,
+			schema: 'crash-test',
+			migrations: crashMigrations,
+			logger: silentLogger,
+			idleCheckpointMs: 60_000,
+		});
 		try {
 			const integrity = db.all<{ integrity_check: string }>('PRAGMA integrity_check');
-			assert.deepEqual(integrity.map((r) => r.integrity_check), ['ok']);
+			assert.deepEqual(
+				integrity.map((r) => r.integrity_check),
+				['ok'],
+			);
 			const rows = db.all<{ n: number }>('SELECT n FROM rows ORDER BY n').map((r) => r.n);
 			for (const n of acked) {
 				assert.ok(rows.includes(n), `round ${round}: acknowledged row ${n} is missing`);
 			}
 			// Rows are gap-free and at most one (the write in flight at the kill) past the last ack.
-			assert.deepEqual(rows, Array.from({ length: rows.length }, (_, i) => i + 1), `round ${round}: rows have a gap`);
+			assert.deepEqual(
+				rows,
+				Array.from({ length: rows.length }, (_, i) => i + 1),
+				`round ${round}: rows have a gap`,
+			);
 			const last = acked.length > 0 ? acked[acked.length - 1]! : next - 1;
-			assert.ok(rows.length === last || rows.length === last + 1, `round ${round}: ${rows.length} rows after last ack ${last}`);
+			assert.ok(
+				rows.length === last || rows.length === last + 1,
+				`round ${round}: ${rows.length} rows after last ack ${last}`,
+			);
 			const counter = db.get<{ value: number }>('SELECT value FROM counter WHERE id = 1')!.value;
 			assert.equal(counter, rows.length, 'both statements of each transaction landed together');
 			next = rows.length + 1;

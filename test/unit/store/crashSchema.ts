@@ -8,7 +8,7 @@ export const crashMigrations: Migration[] = [
 			'CREATE TABLE counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)',
 			'INSERT INTO counter (id, value) VALUES (1, 0)',
 			// Ballast so that a full export takes long enough for kills to land inside it.
-			"CREATE TABLE ballast (b BLOB)",
+			'CREATE TABLE ballast (b BLOB)',
 			'INSERT INTO ballast (b) VALUES (randomblob(3000000))',
 		],
 	},

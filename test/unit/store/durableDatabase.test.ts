@@ -9,10 +9,20 @@ import { DurableDatabase, type Migration } from '../../../server/src/store/durab
 import { encodeRecord, journalMagic } from '../../../server/src/store/journal';
 import { tempDir } from '../../helpers/temp';
 
-const migrations: Migration[] = [{ version: 1, statements: ['CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, data BLOB)'] }];
+const migrations: Migration[] = [
+	{ version: 1, statements: ['CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, data BLOB)'] },
+];
 
 function open(file: string, extra: Partial<Parameters<typeof DurableDatabase.open>[0]> = {}) {
-	return DurableDatabase.open({ file, schema: 'test-schema', migrations, logger: silentLogger, idleCheckpointMs: 60_000, lockTimeoutMs: 200, ...extra });
+	return DurableDatabase.open({
+		file,
+		schema: 'test-schema',
+		migrations,
+		logger: silentLogger,
+		idleCheckpointMs: 60_000,
+		lockTimeoutMs: 200,
+		...extra,
+	});
 }
 
 /**
@@ -34,7 +44,10 @@ describe('DurableDatabase', () => {
 		// Simulate a crash: the first object is never closed (so never checkpointed).
 		const again = await open(file);
 		assert.deepEqual(texts(again), ['first', 'second']);
-		assert.deepEqual([...again.get<{ data: Uint8Array }>('SELECT data FROM notes WHERE text = ?', ['first'])!.data], [0, 1, 255]);
+		assert.deepEqual(
+			[...again.get<{ data: Uint8Array }>('SELECT data FROM notes WHERE text = ?', ['first'])!.data],
+			[0, 1, 255],
+		);
 		again.close();
 	});
 
@@ -96,7 +109,10 @@ describe('DurableDatabase', () => {
 		const again = await open(file, { logger: { ...silentLogger, error: (m) => errors.push(m) } });
 		assert.deepEqual(texts(again), ['good']);
 		assert.equal(errors.length, 1);
-		assert.ok(fs.readdirSync(dir).some((n) => n.startsWith('e.db.journal.corrupt-')), 'the damaged journal was kept');
+		assert.ok(
+			fs.readdirSync(dir).some((n) => n.startsWith('e.db.journal.corrupt-')),
+			'the damaged journal was kept',
+		);
 		again.close();
 	});
 
@@ -106,7 +122,10 @@ describe('DurableDatabase', () => {
 		['a truncated file', (good: Buffer) => good.subarray(0, Math.floor(good.length / 2))],
 		// Same size, the last page's type byte changed (a page opening does not read): the remembered
 		// checksum of the good file no longer matches, so the full check runs and finds it.
-		['a page damaged in place', (good: Buffer) => Buffer.from(good.map((byte, at) => (at === good.length - 4096 ? byte ^ 0xff : byte)))],
+		[
+			'a page damaged in place',
+			(good: Buffer) => Buffer.from(good.map((byte, at) => (at === good.length - 4096 ? byte ^ 0xff : byte))),
+		],
 	] as const) {
 		it(`refuses ${label}: keeps it aside as *.corrupt-<time>, never replaces it with an empty database`, async () => {
 			const dir = tempDir();
@@ -133,7 +152,9 @@ describe('DurableDatabase', () => {
 		(await open(file)).close();
 		await assert.rejects(open(file, { schema: 'other' }), (e) => isDeskError(e, 'store.corrupt'));
 		const file2 = path.join(dir, 'h.db');
-		(await open(file2, { migrations: [...migrations, { version: 2, statements: ['CREATE TABLE later (x)'] }] })).close();
+		(
+			await open(file2, { migrations: [...migrations, { version: 2, statements: ['CREATE TABLE later (x)'] }] })
+		).close();
 		await assert.rejects(open(file2), (e) => isDeskError(e, 'store.unknownSchema') && e.data['version'] === 2);
 	});
 
@@ -168,7 +189,10 @@ describe('DurableDatabase', () => {
 		try {
 			fs.writeFileSync(`${file}.lock`, `${holder.pid}\n`);
 			const started = Date.now();
-			assert.throws(() => db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['blocked'])), (e) => isDeskError(e, 'store.locked') && e.data['pid'] === holder.pid);
+			assert.throws(
+				() => db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['blocked'])),
+				(e) => isDeskError(e, 'store.locked') && e.data['pid'] === holder.pid,
+			);
 			assert.ok(Date.now() - started >= 140, 'it waited for the holder first');
 			assert.deepEqual(texts(db), []);
 		} finally {
@@ -185,7 +209,10 @@ describe('DurableDatabase', () => {
 	it('migrates an older database forward and journals the migration', async () => {
 		const file = path.join(tempDir(), 'j.db');
 		(await open(file)).close();
-		const v2: Migration[] = [...migrations, { version: 2, statements: ["ALTER TABLE notes ADD COLUMN tag TEXT NOT NULL DEFAULT ''"] }];
+		const v2: Migration[] = [
+			...migrations,
+			{ version: 2, statements: ["ALTER TABLE notes ADD COLUMN tag TEXT NOT NULL DEFAULT ''"] },
+		];
 		const db = await open(file, { migrations: v2 });
 		assert.equal(db.schemaVersion, 2);
 		db.write((tx) => tx.run('INSERT INTO notes (text, tag) VALUES (?, ?)', ['x', 'y']));

@@ -8,14 +8,32 @@ import { silentLogger } from '../../../server/src/core/logger';
 import { DurableDatabase, type Migration } from '../../../server/src/store/durableDatabase';
 import { tempDir } from '../../helpers/temp';
 
-const migrations: Migration[] = [{ version: 1, statements: ['CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)', 'CREATE TABLE memos (id INTEGER PRIMARY KEY, body TEXT NOT NULL)'] }];
+const migrations: Migration[] = [
+	{
+		version: 1,
+		statements: [
+			'CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)',
+			'CREATE TABLE memos (id INTEGER PRIMARY KEY, body TEXT NOT NULL)',
+		],
+	},
+];
 
 function open(file: string) {
-	return DurableDatabase.open({ file, schema: 'test-schema', migrations, logger: silentLogger, idleCheckpointMs: 60_000, lockTimeoutMs: 200 });
+	return DurableDatabase.open({
+		file,
+		schema: 'test-schema',
+		migrations,
+		logger: silentLogger,
+		idleCheckpointMs: 60_000,
+		lockTimeoutMs: 200,
+	});
 }
 
 function recover(file: string, choice: 'restore' | 'empty') {
-	return DurableDatabase.recover({ file, schema: 'test-schema', migrations, logger: silentLogger, lockTimeoutMs: 200 }, choice);
+	return DurableDatabase.recover(
+		{ file, schema: 'test-schema', migrations, logger: silentLogger, lockTimeoutMs: 200 },
+		choice,
+	);
 }
 
 function texts(db: DurableDatabase): string[] {
@@ -73,7 +91,10 @@ describe('DurableDatabase and damage', () => {
 		flipInRecord(file, 'invoice total');
 		const data = await assertDamaged(file);
 		assert.match(String(data['problem']), /not those the desk last wrote/);
-		assert.ok(fs.readFileSync(String(data['keptAs'])).includes('the hnvoice total is 1200'), 'the kept copy holds the changed bytes as found');
+		assert.ok(
+			fs.readFileSync(String(data['keptAs'])).includes('the hnvoice total is 1200'),
+			'the kept copy holds the changed bytes as found',
+		);
 	});
 
 	it('restore takes the kept copy back as it is (the person chose it); empty starts a new database that tracks from now', async () => {
@@ -83,7 +104,10 @@ describe('DurableDatabase and damage', () => {
 		// A changed key that an index also holds: SQLite's check sees it, so it cannot be restored as it is.
 		flipInRecord(file, 'alpha');
 		const indexed = await assertDamaged(file);
-		await assert.rejects(recover(file, 'restore'), (e) => isDeskError(e, 'store.cannotRecover') && /integrity check/.test(e.message));
+		await assert.rejects(
+			recover(file, 'restore'),
+			(e) => isDeskError(e, 'store.cannotRecover') && /integrity check/.test(e.message),
+		);
 		await assert.rejects(open(file), (e) => isDeskError(e, 'store.corrupt'));
 		// The person puts a good copy where the kept one is (a backup, here the file before the change), and restores.
 		const good = fs.readFileSync(String(indexed['keptAs']));
@@ -99,13 +123,19 @@ describe('DurableDatabase and damage', () => {
 		await assertDamaged(file);
 		assert.equal((await recover(file, 'restore')).choice, 'restore');
 		const taken = await open(file);
-		assert.deepEqual(taken.all<{ body: string }>('SELECT body FROM memos').map((r) => r.body), ['pay the sent on the first']);
+		assert.deepEqual(
+			taken.all<{ body: string }>('SELECT body FROM memos').map((r) => r.body),
+			['pay the sent on the first'],
+		);
 		taken.close();
 		await assert.rejects(recover(file, 'restore'), (e) => isDeskError(e, 'store.notDamaged'));
 
 		fs.writeFileSync(file, 'garbage that is no database');
 		const found = await assertDamaged(file);
-		await assert.rejects(recover(file, 'restore'), (e) => isDeskError(e, 'store.cannotRecover') && String(e.message).includes(String(found['keptAs'])));
+		await assert.rejects(
+			recover(file, 'restore'),
+			(e) => isDeskError(e, 'store.cannotRecover') && String(e.message).includes(String(found['keptAs'])),
+		);
 		await assertDamaged(file);
 		const before = Date.now();
 		await recover(file, 'empty');
@@ -134,7 +164,14 @@ describe('DurableDatabase and damage', () => {
 	for (const [label, damage] of [
 		['a byte of a record', (bytes: Buffer, at: number) => bytes.writeUInt8(bytes[at]! ^ 0x01, at)],
 		// A length that runs past the end looks like a torn append; the records after it say otherwise.
-		['the length of a record', (bytes: Buffer, at: number) => bytes.writeUInt32LE(0x7fff_0000, at - 8 - '{"seq":2,"statements":[["INSERT INTO notes (text) VALUES (?)",["'.length)],
+		[
+			'the length of a record',
+			(bytes: Buffer, at: number) =>
+				bytes.writeUInt32LE(
+					0x7fff_0000,
+					at - 8 - '{"seq":2,"statements":[["INSERT INTO notes (text) VALUES (?)",["'.length,
+				),
+		],
 	] as const) {
 		it(`${label} damaged in the middle of the journal, acknowledged records after it: set aside, not cut off; restore takes back what precedes the damage`, async () => {
 			const file = path.join(tempDir(), 'j.db');
@@ -149,7 +186,11 @@ describe('DurableDatabase and damage', () => {
 			fs.writeFileSync(`${file}.journal`, journal);
 			const data = await assertDamaged(file);
 			assert.match(String(data['problem']), /journal is damaged at byte \d+ .* 2 acknowledged records follow/);
-			assert.deepEqual(fs.readFileSync(String(data['journalKeptAs'])), journal, 'the journal is kept whole, nothing cut off');
+			assert.deepEqual(
+				fs.readFileSync(String(data['journalKeptAs'])),
+				journal,
+				'the journal is kept whole, nothing cut off',
+			);
 			await assertDamaged(file);
 			await recover(file, 'restore');
 			const restored = await open(file);

@@ -15,7 +15,9 @@ interface WriterRun {
 }
 
 function startWriter(file: string, count: number, name: string): WriterRun {
-	const child = spawn(process.execPath, [path.join(__dirname, 'sharedWriter.js'), file, String(count), name], { stdio: ['ignore', 'pipe', 'inherit'] });
+	const child = spawn(process.execPath, [path.join(__dirname, 'sharedWriter.js'), file, String(count), name], {
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
 	const acked: number[] = [];
 	onLines(child.stdout, (line) => {
 		if (line.startsWith('ack ')) {
@@ -24,14 +26,18 @@ function startWriter(file: string, count: number, name: string): WriterRun {
 	});
 	const done = new Promise<{ signal: NodeJS.Signals | null }>((resolve, reject) => {
 		child.on('error', reject);
-		child.on('exit', (code, signal) => (signal || code === 0 ? resolve({ signal }) : reject(new Error(`${name} exited with ${code}`))));
+		child.on('exit', (code, signal) =>
+			signal || code === 0 ? resolve({ signal }) : reject(new Error(`${name} exited with ${code}`)),
+		);
 	});
 	return { acked, done, kill: () => child.kill('SIGKILL') };
 }
 
 it('several processes writing one database at once take turns: no update lost, even when one is killed mid-write', async (t) => {
 	const file = path.join(tempDir(), 'shared.db');
-	(await DurableDatabase.open({ file, schema: 'crash-test', migrations: crashMigrations, logger: silentLogger })).close();
+	(
+		await DurableDatabase.open({ file, schema: 'crash-test', migrations: crashMigrations, logger: silentLogger })
+	).close();
 	const perWriter = 150;
 	const victim = startWriter(file, 100_000, 'victim');
 	const deadline = Date.now() + 10_000;
@@ -44,14 +50,25 @@ it('several processes writing one database at once take turns: no update lost, e
 	victim.kill();
 	await Promise.all([...writers.map((w) => w.done), victim.done]);
 
-	const db = await DurableDatabase.open({ file, schema: 'crash-test', migrations: crashMigrations, logger: silentLogger });
+	const db = await DurableDatabase.open({
+		file,
+		schema: 'crash-test',
+		migrations: crashMigrations,
+		logger: silentLogger,
+	});
 	try {
 		const rows = db.all<{ n: number; payload: string }>('SELECT n, payload FROM rows ORDER BY n');
 		const counter = db.get<{ value: number }>('SELECT value FROM counter WHERE id = 1')!.value;
 		const acked = [...writers, victim].flatMap((w) => w.acked);
-		t.diagnostic(`${acked.length} acknowledged writes from 4 processes, ${victim.acked.length} of them by the one killed`);
+		t.diagnostic(
+			`${acked.length} acknowledged writes from 4 processes, ${victim.acked.length} of them by the one killed`,
+		);
 		assert.equal(counter, rows.length);
-		assert.deepEqual(rows.map((r) => r.n), Array.from({ length: rows.length }, (_, i) => i + 1), 'every number once: no update was lost or doubled');
+		assert.deepEqual(
+			rows.map((r) => r.n),
+			Array.from({ length: rows.length }, (_, i) => i + 1),
+			'every number once: no update was lost or doubled',
+		);
 		for (const w of writers) {
 			assert.equal(w.acked.length, perWriter);
 		}
@@ -59,7 +76,10 @@ it('several processes writing one database at once take turns: no update lost, e
 		for (const n of acked) {
 			assert.ok(n <= rows.length, `acknowledged ${n} is missing`);
 		}
-		assert.ok(rows.length === acked.length || rows.length === acked.length + 1, `${rows.length} rows for ${acked.length} acks`);
+		assert.ok(
+			rows.length === acked.length || rows.length === acked.length + 1,
+			`${rows.length} rows for ${acked.length} acks`,
+		);
 		assert.ok(victim.acked.length > 0, 'the killed writer wrote before it died');
 	} finally {
 		db.close();

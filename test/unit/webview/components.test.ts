@@ -8,7 +8,7 @@ import { findProjectRoot } from '../../helpers/temp';
  * The webview UI toolkit stays behind webview/src/components.ts (issue 13): the launch card asks that
  * module for its buttons, text area, tags and badges, so the toolkit can be swapped in one file.
  */
-describe('the webview\'s components', () => {
+describe("the webview's components", () => {
 	it('only components.ts imports the toolkit or names its elements', () => {
 		const root = path.join(findProjectRoot(), 'webview', 'src');
 		const wrong: string[] = [];

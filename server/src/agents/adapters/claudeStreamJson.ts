@@ -86,7 +86,13 @@ export class ClaudeStreamJson implements JsonLinesHandler {
 			} else if (type === 'tool_use') {
 				const tool = requiredString(block, 'name');
 				const args = block['input'] ?? {};
-				events.push({ kind: 'tool_started', call_id: requiredString(block, 'id'), tool, args, ...toolCallPaths(claudeToolPaths, tool, args) });
+				events.push({
+					kind: 'tool_started',
+					call_id: requiredString(block, 'id'),
+					tool,
+					args,
+					...toolCallPaths(claudeToolPaths, tool, args),
+				});
 			}
 			// Thinking blocks (often empty, with a signature) and other kinds are not output to keep.
 		}
@@ -138,7 +144,15 @@ export class ClaudeStreamJson implements JsonLinesHandler {
 			const callId = requiredString(block, 'tool_use_id');
 			const status = optionalBoolean(block, 'is_error') === true ? 'error' : 'ok';
 			const output = toolResultText(block);
-			events.push(definedFields({ kind: 'tool_finished', call_id: callId, status, summary: summarizeOutput(output, noOutputSummary), output: output === '' ? undefined : output }));
+			events.push(
+				definedFields({
+					kind: 'tool_finished',
+					call_id: callId,
+					status,
+					summary: summarizeOutput(output, noOutputSummary),
+					output: output === '' ? undefined : output,
+				}),
+			);
 		}
 		for (const event of events) {
 			if (event.kind === 'tool_finished') {
@@ -156,7 +170,8 @@ export class ClaudeStreamJson implements JsonLinesHandler {
 		return definedFields({
 			kind: 'result',
 			ok: subtype === 'success' && !isError,
-			text: optionalString(record, 'result') ?? (errors !== undefined && errors.length > 0 ? errors.join('\n') : undefined),
+			text:
+				optionalString(record, 'result') ?? (errors !== undefined && errors.length > 0 ? errors.join('\n') : undefined),
 			input_tokens: usage === undefined ? undefined : claudeInputTokens(usage),
 			output_tokens: usage === undefined ? undefined : optionalNumber(usage, 'output_tokens'),
 			cost_usd: optionalNumber(record, 'total_cost_usd'),

@@ -86,7 +86,11 @@ export class CodexJson implements JsonLinesHandler {
 
 	private turnCompleted(record: JsonRecord): AgentEvent {
 		const usage = requiredRecord(record, 'usage');
-		const event: AgentEvent = { kind: 'usage', input_tokens: requiredNumber(usage, 'input_tokens'), output_tokens: requiredNumber(usage, 'output_tokens') };
+		const event: AgentEvent = {
+			kind: 'usage',
+			input_tokens: requiredNumber(usage, 'input_tokens'),
+			output_tokens: requiredNumber(usage, 'output_tokens'),
+		};
 		this.turnsCompleted++;
 		this.pendingError = undefined;
 		return event;
@@ -108,9 +112,14 @@ export class CodexJson implements JsonLinesHandler {
 		const type = requiredString(item, 'type');
 		switch (type) {
 			case 'command_execution':
-				return this.toolItem(id, phase, 'shell', { command: requiredString(item, 'command') }, [], () => commandOutcome(item));
+				return this.toolItem(id, phase, 'shell', { command: requiredString(item, 'command') }, [], () =>
+					commandOutcome(item),
+				);
 			case 'file_change': {
-				const changes = requiredRecordArray(item, 'changes').map((change) => ({ path: requiredString(change, 'path'), kind: optionalString(change, 'kind') ?? 'update' }));
+				const changes = requiredRecordArray(item, 'changes').map((change) => ({
+					path: requiredString(change, 'path'),
+					kind: optionalString(change, 'kind') ?? 'update',
+				}));
 				const written = changes.map((change) => change.path);
 				return this.toolItem(id, phase, 'apply_patch', { changes }, written, () => ({
 					status: statusIsSuccess(item) ? 'ok' : 'error',
@@ -123,7 +132,10 @@ export class CodexJson implements JsonLinesHandler {
 			}
 			case 'web_search': {
 				const query = optionalString(item, 'query') ?? '';
-				return this.toolItem(id, phase, 'web_search', { query }, [], () => ({ status: 'ok', summary: shorten(query) || noOutputSummary }));
+				return this.toolItem(id, phase, 'web_search', { query }, [], () => ({
+					status: 'ok',
+					summary: shorten(query) || noOutputSummary,
+				}));
 			}
 			case 'agent_message': {
 				if (phase !== 'completed') {
@@ -155,11 +167,25 @@ export class CodexJson implements JsonLinesHandler {
 	 * A tool item's events: tool_started when it starts (or when it completes unseen), tool_finished
 	 * when it completes. `outcome` reads the completed item, before any state changes.
 	 */
-	private toolItem(id: string, phase: ItemPhase, tool: string, args: unknown, written: string[], outcome: () => Outcome): AgentEvent[] {
+	private toolItem(
+		id: string,
+		phase: ItemPhase,
+		tool: string,
+		args: unknown,
+		written: string[],
+		outcome: () => Outcome,
+	): AgentEvent[] {
 		if (phase === 'updated') {
 			return [];
 		}
-		const started: AgentEvent = { kind: 'tool_started', call_id: id, tool, args, paths_read: [], paths_written: written };
+		const started: AgentEvent = {
+			kind: 'tool_started',
+			call_id: id,
+			tool,
+			args,
+			paths_read: [],
+			paths_written: written,
+		};
 		if (phase === 'started') {
 			if (this.openCalls.isOpen(id)) {
 				return [];
@@ -208,7 +234,10 @@ function commandOutcome(item: JsonRecord): Outcome {
 
 function mcpOutcome(item: JsonRecord): Outcome {
 	const result = optionalRecord(item, 'result');
-	const resultText = result !== undefined && Array.isArray(result['content']) ? contentBlocksText(requiredRecordArray(result, 'content')) : '';
+	const resultText =
+		result !== undefined && Array.isArray(result['content'])
+			? contentBlocksText(requiredRecordArray(result, 'content'))
+			: '';
 	const error = optionalRecord(item, 'error');
 	const errorMessage = error !== undefined ? optionalString(error, 'message') : undefined;
 	if (optionalString(item, 'status') === 'completed' && errorMessage === undefined) {

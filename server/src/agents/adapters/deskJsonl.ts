@@ -31,7 +31,13 @@ export class DeskJsonl implements JsonLinesHandler {
 		const type = recordType(record);
 		switch (type) {
 			case 'session':
-				return [definedFields({ kind: 'session', provider: requiredString(record, 'provider'), model: optionalString(record, 'model') })];
+				return [
+					definedFields({
+						kind: 'session',
+						provider: requiredString(record, 'provider'),
+						model: optionalString(record, 'model'),
+					}),
+				];
 			case 'message':
 				return [{ kind: 'message', text: requiredString(record, 'text') }];
 			case 'tool':
@@ -55,7 +61,9 @@ export class DeskJsonl implements JsonLinesHandler {
 				return [{ kind: 'plan', steps }];
 			}
 			case 'result':
-				return [definedFields({ kind: 'result', ok: okOrError(record) === 'ok', text: optionalString(record, 'text') })];
+				return [
+					definedFields({ kind: 'result', ok: okOrError(record) === 'ok', text: optionalString(record, 'text') }),
+				];
 			default:
 				throw unknownType(type);
 		}

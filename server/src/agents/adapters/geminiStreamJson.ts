@@ -40,7 +40,14 @@ export class GeminiStreamJson implements JsonLinesHandler {
 		const type = recordType(record);
 		switch (type) {
 			case 'init':
-				return [definedFields({ kind: 'session', provider: 'google', model: optionalString(record, 'model'), session_id: optionalString(record, 'session_id') })];
+				return [
+					definedFields({
+						kind: 'session',
+						provider: 'google',
+						model: optionalString(record, 'model'),
+						session_id: optionalString(record, 'session_id'),
+					}),
+				];
 			case 'message':
 				return this.message(record);
 			case 'tool_use': {
@@ -49,7 +56,13 @@ export class GeminiStreamJson implements JsonLinesHandler {
 				const args = optionalRecord(record, 'parameters') ?? {};
 				const events = this.finishMessage();
 				this.openCalls.started(callId);
-				events.push({ kind: 'tool_started', call_id: callId, tool, args, ...toolCallPaths(geminiToolPaths, tool, args) });
+				events.push({
+					kind: 'tool_started',
+					call_id: callId,
+					tool,
+					args,
+					...toolCallPaths(geminiToolPaths, tool, args),
+				});
 				return events;
 			}
 			case 'tool_result':
@@ -107,7 +120,8 @@ export class GeminiStreamJson implements JsonLinesHandler {
 		const callId = requiredString(record, 'tool_id');
 		const status = requiredString(record, 'status') === 'success' ? 'ok' : 'error';
 		const error = optionalRecord(record, 'error');
-		const output = optionalString(record, 'output') ?? (error !== undefined ? optionalString(error, 'message') : undefined) ?? '';
+		const output =
+			optionalString(record, 'output') ?? (error !== undefined ? optionalString(error, 'message') : undefined) ?? '';
 		const events = this.finishMessage();
 		this.openCalls.finished(callId);
 		events.push(

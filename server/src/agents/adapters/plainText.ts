@@ -20,8 +20,21 @@ export function createPlainTextParser(): AgentOutputParser {
 			const text = lines.join('\n');
 			const lastLine = [...lines].reverse().find((line) => line.trim() !== '');
 			const events: AgentEvent[] = [
-				{ kind: 'tool_started', call_id: plainTextCallId, tool: 'agent output', args: {}, paths_read: [], paths_written: [] },
-				{ kind: 'tool_finished', call_id: plainTextCallId, status: 'ok', summary: lastLine === undefined ? noOutputSummary : shorten(lastLine.trim()), output: text },
+				{
+					kind: 'tool_started',
+					call_id: plainTextCallId,
+					tool: 'agent output',
+					args: {},
+					paths_read: [],
+					paths_written: [],
+				},
+				{
+					kind: 'tool_finished',
+					call_id: plainTextCallId,
+					status: 'ok',
+					summary: lastLine === undefined ? noOutputSummary : shorten(lastLine.trim()),
+					output: text,
+				},
 			];
 			if (text.trim() !== '') {
 				events.push({ kind: 'message', text });

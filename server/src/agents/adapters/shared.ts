@@ -33,7 +33,12 @@ export class MalformedLine extends Error {
 
 // Field readers. `null` counts as absent: the CLIs print `"exit_code": null` and the like for "not yet".
 
-function optionalField<T>(record: JsonRecord, key: string, is: (value: unknown) => value is T, what: string): T | undefined {
+function optionalField<T>(
+	record: JsonRecord,
+	key: string,
+	is: (value: unknown) => value is T,
+	what: string,
+): T | undefined {
 	const value = record[key];
 	if (value === undefined || value === null) {
 		return undefined;
@@ -56,14 +61,20 @@ const isNumber = (value: unknown): value is number => typeof value === 'number' 
 const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
 const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
 
-export const optionalString = (record: JsonRecord, key: string): string | undefined => optionalField(record, key, isString, 'a string');
+export const optionalString = (record: JsonRecord, key: string): string | undefined =>
+	optionalField(record, key, isString, 'a string');
 export const requiredString = (record: JsonRecord, key: string): string => present(optionalString(record, key), key);
-export const optionalNumber = (record: JsonRecord, key: string): number | undefined => optionalField(record, key, isNumber, 'a number');
+export const optionalNumber = (record: JsonRecord, key: string): number | undefined =>
+	optionalField(record, key, isNumber, 'a number');
 export const requiredNumber = (record: JsonRecord, key: string): number => present(optionalNumber(record, key), key);
-export const optionalBoolean = (record: JsonRecord, key: string): boolean | undefined => optionalField(record, key, isBoolean, 'a boolean');
-export const optionalRecord = (record: JsonRecord, key: string): JsonRecord | undefined => optionalField(record, key, isRecord, 'an object');
-export const requiredRecord = (record: JsonRecord, key: string): JsonRecord => present(optionalRecord(record, key), key);
-export const requiredArray = (record: JsonRecord, key: string): unknown[] => present(optionalField(record, key, isArray, 'an array'), key);
+export const optionalBoolean = (record: JsonRecord, key: string): boolean | undefined =>
+	optionalField(record, key, isBoolean, 'a boolean');
+export const optionalRecord = (record: JsonRecord, key: string): JsonRecord | undefined =>
+	optionalField(record, key, isRecord, 'an object');
+export const requiredRecord = (record: JsonRecord, key: string): JsonRecord =>
+	present(optionalRecord(record, key), key);
+export const requiredArray = (record: JsonRecord, key: string): unknown[] =>
+	present(optionalField(record, key, isArray, 'an array'), key);
 
 export function optionalStringArray(record: JsonRecord, key: string): string[] | undefined {
 	const value = optionalField(record, key, isArray, 'an array');
@@ -123,13 +134,19 @@ export interface ToolPathRule {
 }
 
 /** The files a tool call reads and writes, by the rules of its agent's tools (none for a tool not listed, a shell say). */
-export function toolCallPaths(rules: ReadonlyMap<string, ToolPathRule>, tool: string, input: unknown): { paths_read: string[]; paths_written: string[] } {
+export function toolCallPaths(
+	rules: ReadonlyMap<string, ToolPathRule>,
+	tool: string,
+	input: unknown,
+): { paths_read: string[]; paths_written: string[] } {
 	const paths = { paths_read: [] as string[], paths_written: [] as string[] };
 	const rule = rules.get(tool);
 	if (rule === undefined || !isRecord(input)) {
 		return paths;
 	}
-	const path = rule.fields.map((field) => input[field]).find((value): value is string => typeof value === 'string' && value !== '');
+	const path = rule.fields
+		.map((field) => input[field])
+		.find((value): value is string => typeof value === 'string' && value !== '');
 	if (path !== undefined) {
 		(rule.access === 'read' ? paths.paths_read : paths.paths_written).push(path);
 	}
@@ -177,7 +194,12 @@ export class OpenToolCalls {
 
 	/** One `tool_finished` with status error for every call still open; empties the set. */
 	closeUnfinished(): AgentEvent[] {
-		const events: AgentEvent[] = [...this.open].map((callId) => ({ kind: 'tool_finished', call_id: callId, status: 'error', summary: 'did not finish' }));
+		const events: AgentEvent[] = [...this.open].map((callId) => ({
+			kind: 'tool_finished',
+			call_id: callId,
+			status: 'error',
+			summary: 'did not finish',
+		}));
 		this.open.clear();
 		return events;
 	}

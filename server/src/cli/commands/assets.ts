@@ -26,16 +26,33 @@ async function assetsList({ command, rest, values, out, lib }: CommandContext): 
 /** `desk asset import --dir PATH | --new NAME | --asset ID` */
 async function assetImport({ command, rest, values, out, madeBy, open, requestOf }: CommandContext): Promise<number> {
 	expectArgs(rest, 0, command);
-	const sources = [values.dir !== undefined && values.new === undefined, values.new !== undefined, values.asset !== undefined].filter(Boolean).length;
+	const sources = [
+		values.dir !== undefined && values.new === undefined,
+		values.new !== undefined,
+		values.asset !== undefined,
+	].filter(Boolean).length;
 	if (sources !== 1) {
 		throw new UsageError('asset import takes one of --dir PATH, --new NAME or --asset ID');
 	}
 	const opened = await open();
 	const library = opened.library;
-	const { request } = requestOf('desk asset import', { dir: values.dir === undefined ? undefined : path.resolve(values.dir), new: values.new, asset: values.asset, project: values.project, main: values.main });
+	const { request } = requestOf('desk asset import', {
+		dir: values.dir === undefined ? undefined : path.resolve(values.dir),
+		new: values.new,
+		asset: values.asset,
+		project: values.project,
+		main: values.main,
+	});
 	const { result } = await answerOnce(opened.libraryRequests, request, async (): Promise<ImportResult> => {
 		if (values.new !== undefined) {
-			return library.newAsset({ name: values.new, dir: values.dir, project: values.project, main: values.main ?? false, madeBy, ...(request ? { clientRequest: request } : {}) });
+			return library.newAsset({
+				name: values.new,
+				dir: values.dir,
+				project: values.project,
+				main: values.main ?? false,
+				madeBy,
+				...(request ? { clientRequest: request } : {}),
+			});
 		}
 		let imported: ImportResult;
 		if (values.asset !== undefined) {
@@ -44,7 +61,13 @@ async function assetImport({ command, rest, values, out, madeBy, open, requestOf
 			}
 			imported = library.importAsset({ id: values.asset, project: values.project, main: values.main ?? false });
 		} else {
-			imported = await library.importDir({ dir: values.dir!, project: values.project, main: values.main ?? false, madeBy, allowGitDir: values['allow-git-dir'] ?? false });
+			imported = await library.importDir({
+				dir: values.dir!,
+				project: values.project,
+				main: values.main ?? false,
+				madeBy,
+				allowGitDir: values['allow-git-dir'] ?? false,
+			});
 		}
 		opened.answerLibraryRequest(request, imported);
 		return imported;
@@ -65,7 +88,11 @@ async function assetShow({ command, rest, out, lib }: CommandContext): Promise<n
 		atGo = { error: describeError(error) };
 	}
 	const show = { ...asset, at_go: atGo, used_in: library.usedIn(id) };
-	print(out, show, () => `${formatAsset(asset)}\n  at go: ${formatAtGo(atGo)}${asset.about ? `\n  about: ${t(asset.about)}` : ''}`);
+	print(
+		out,
+		show,
+		() => `${formatAsset(asset)}\n  at go: ${formatAtGo(atGo)}${asset.about ? `\n  about: ${t(asset.about)}` : ''}`,
+	);
 	return 0;
 }
 
@@ -75,7 +102,9 @@ async function assetVersions({ command, rest, out, lib }: CommandContext): Promi
 	let written = 0;
 	for await (const page of (await lib()).versionsInPages(oneId(rest, command), 2000)) {
 		if (out.json) {
-			out.write(`${written === 0 ? '[\n' : ',\n'}${page.map((v) => jsonForTerminal(v).replace(/^/gm, '  ')).join(',\n')}`);
+			out.write(
+				`${written === 0 ? '[\n' : ',\n'}${page.map((v) => jsonForTerminal(v).replace(/^/gm, '  ')).join(',\n')}`,
+			);
 		} else {
 			writeMessage(out, `${page.map(formatVersion).join('\n')}\n`);
 		}
@@ -95,7 +124,13 @@ async function assetAtGo({ command, rest, out, lib }: CommandContext): Promise<n
 /** `desk asset files ID [--version N]` */
 async function assetFiles({ command, rest, out, version, lib }: CommandContext): Promise<number> {
 	const files = await (await lib()).files(oneId(rest, command), version);
-	print(out, files, () => files.files.map((f) => `${f.size >= 0 ? String(f.size).padStart(10) : '         -'}  ${t(f.path)}`).join('\n') || '(no files)');
+	print(
+		out,
+		files,
+		() =>
+			files.files.map((f) => `${f.size >= 0 ? String(f.size).padStart(10) : '         -'}  ${t(f.path)}`).join('\n') ||
+			'(no files)',
+	);
 	return 0;
 }
 
@@ -116,7 +151,9 @@ async function assetSnapshot({ command, rest, values, out, madeBy, open, request
 	const id = oneId(rest, command);
 	const opened = await open();
 	const { request } = requestOf('desk asset snapshot', { id, note: values.note });
-	const { result } = await answerOnce(opened.libraryRequests, request, () => opened.library.snapshot(id, { note: values.note, madeBy, ...(request ? { clientRequest: request } : {}) }));
+	const { result } = await answerOnce(opened.libraryRequests, request, () =>
+		opened.library.snapshot(id, { note: values.note, madeBy, ...(request ? { clientRequest: request } : {}) }),
+	);
 	print(out, result, () => formatSnapshot(result));
 	return 0;
 }
@@ -136,8 +173,14 @@ async function assetVersion({ command, rest, values, out, madeBy, open, requestO
 	});
 	const opened = await open();
 	// The request names the bytes put, so the same id with other contents is refused.
-	const { request } = requestOf('desk asset version', { id, note: values.note, files: files.map((f) => ({ path: f.path, sha256: createHash('sha256').update(f.bytes).digest('hex') })) });
-	const { result } = await answerOnce(opened.libraryRequests, request, () => opened.library.putFiles(id, files, { note: values.note, madeBy, ...(request ? { clientRequest: request } : {}) }));
+	const { request } = requestOf('desk asset version', {
+		id,
+		note: values.note,
+		files: files.map((f) => ({ path: f.path, sha256: createHash('sha256').update(f.bytes).digest('hex') })),
+	});
+	const { result } = await answerOnce(opened.libraryRequests, request, () =>
+		opened.library.putFiles(id, files, { note: values.note, madeBy, ...(request ? { clientRequest: request } : {}) }),
+	);
 	print(out, result, () => formatSnapshot(result));
 	return 0;
 }
@@ -168,9 +211,21 @@ async function assetLink({ command, rest, values, out, madeBy, open, requestOf }
 		throw new UsageError('asset link needs --name NAME and --url URL');
 	}
 	const opened = await open();
-	const { request } = requestOf('desk asset link', { name: values.name, url: values.url, project: values.project, from: values.from });
+	const { request } = requestOf('desk asset link', {
+		name: values.name,
+		url: values.url,
+		project: values.project,
+		from: values.from,
+	});
 	const { result: asset } = await answerOnce(opened.libraryRequests, request, async () =>
-		opened.library.addLink({ name: values.name!, url: values.url!, madeBy, project: values.project, from: values.from, ...(request ? { clientRequest: request } : {}) }),
+		opened.library.addLink({
+			name: values.name!,
+			url: values.url!,
+			madeBy,
+			project: values.project,
+			from: values.from,
+			...(request ? { clientRequest: request } : {}),
+		}),
 	);
 	print(out, asset, () => `${t(asset.id)} ${t(asset.name)} ${t(asset.url)}`);
 	return 0;
@@ -185,7 +240,13 @@ async function assetNote({ command, rest, values, out, madeBy, open, requestOf }
 	const opened = await open();
 	const { request } = requestOf('desk asset note', { name: values.name, text: values.text, project: values.project });
 	const { result: asset } = await answerOnce(opened.libraryRequests, request, async () =>
-		opened.library.addNote({ name: values.name!, text: values.text!, madeBy, project: values.project, ...(request ? { clientRequest: request } : {}) }),
+		opened.library.addNote({
+			name: values.name!,
+			text: values.text!,
+			madeBy,
+			project: values.project,
+			...(request ? { clientRequest: request } : {}),
+		}),
 	);
 	print(out, asset, () => `${t(asset.id)} ${t(asset.name)}`);
 	return 0;
@@ -209,7 +270,9 @@ async function assetChecks({ command, rest, values, out, lib }: CommandContext):
 	try {
 		checks = JSON.parse(text);
 	} catch (error) {
-		throw new DeskError('asset.badChecks', `Could not read checks from ${values.file}: ${(error as Error).message}`, { file: values.file });
+		throw new DeskError('asset.badChecks', `Could not read checks from ${values.file}: ${(error as Error).message}`, {
+			file: values.file,
+		});
 	}
 	const asset = (await lib()).setChecks(id, checks);
 	print(out, asset, () => `${t(asset.name)}: ${asset.checks.length} check${asset.checks.length === 1 ? '' : 's'}`);
@@ -235,7 +298,11 @@ async function assetDiff({ command, rest, out, lib }: CommandContext): Promise<n
 /** `desk asset sync ID` */
 async function assetSync({ command, rest, out, lib }: CommandContext): Promise<number> {
 	const result = await (await lib()).sync(oneId(rest, command));
-	print(out, result, () => (result.head ? `${t(result.asset.name)}: head ${t(result.head.slice(0, 12))}${result.recorded ? ' recorded (sync)' : ' already observed'}` : `${t(result.asset.name)}: no commits`));
+	print(out, result, () =>
+		result.head
+			? `${t(result.asset.name)}: head ${t(result.head.slice(0, 12))}${result.recorded ? ' recorded (sync)' : ' already observed'}`
+			: `${t(result.asset.name)}: no commits`,
+	);
 	return 0;
 }
 
@@ -245,14 +312,27 @@ async function assetSearch({ rest, out, lib }: CommandContext): Promise<number> 
 		throw new UsageError('asset search takes the words to look for');
 	}
 	const hits = await (await lib()).search(rest.join(' '));
-	print(out, hits, () => hits.map((h) => `${h.score.toFixed(2).padStart(7)}  ${t(h.id)}  ${t(h.name)}  (${t(h.reason)})`).join('\n') || '(no matches)');
+	print(
+		out,
+		hits,
+		() =>
+			hits.map((h) => `${h.score.toFixed(2).padStart(7)}  ${t(h.id)}  ${t(h.name)}  (${t(h.reason)})`).join('\n') ||
+			'(no matches)',
+	);
 	return 0;
 }
 
 /** `desk asset used-in ID` */
 async function assetUsedIn({ command, rest, out, lib }: CommandContext): Promise<number> {
 	const usedIn = (await lib()).usedIn(oneId(rest, command));
-	print(out, usedIn, () => usedIn.map((u) => `${t(u.launched_at)}  ${t(u.launch_id)}  ${t(u.project)}  ${t(u.role)} v${u.version}`).join('\n') || '(not used in any launch yet)');
+	print(
+		out,
+		usedIn,
+		() =>
+			usedIn
+				.map((u) => `${t(u.launched_at)}  ${t(u.launch_id)}  ${t(u.project)}  ${t(u.role)} v${u.version}`)
+				.join('\n') || '(not used in any launch yet)',
+	);
 	return 0;
 }
 
@@ -280,15 +360,23 @@ export const assetCommands: ReadonlyArray<[string, Command]> = [
 	['asset used-in', assetUsedIn],
 ];
 
-function formatSnapshot(result: { created: boolean; version: { version: number; file_count: number }; skipped?: Array<{ path: string; reason: string }> }): string {
+function formatSnapshot(result: {
+	created: boolean;
+	version: { version: number; file_count: number };
+	skipped?: Array<{ path: string; reason: string }>;
+}): string {
 	const { version, file_count: files } = result.version;
 	// What the folder held that the version does not (links, names that are not UTF-8, temp files…), by name.
 	const skipped = (result.skipped ?? []).map((s) => `\n  not stored: ${t(s.path)} (${t(s.reason)})`).join('');
-	return (result.created ? `v${version}: ${files} file${files === 1 ? '' : 's'}` : `no changes: still v${version}`) + skipped;
+	return (
+		(result.created ? `v${version}: ${files} file${files === 1 ? '' : 's'}` : `no changes: still v${version}`) + skipped
+	);
 }
 
 function formatImport(result: ImportResult): string {
-	const project = result.project ? ` (project ${t(result.project.name)}${result.project.main_asset === result.asset.id ? ', main asset' : ''})` : '';
+	const project = result.project
+		? ` (project ${t(result.project.name)}${result.project.main_asset === result.asset.id ? ', main asset' : ''})`
+		: '';
 	return `${result.created ? 'imported' : 'in the library'}: ${t(result.asset.id)} ${t(result.asset.name)} ${t(result.asset.working_dir)}${project}`;
 }
 
@@ -303,7 +391,9 @@ function formatVersion(v: AssetVersion): string {
 	if (v.engine === 'snapshot') {
 		return `v${v.version}  ${t(v.made_at)}  ${v.file_count} file${v.file_count === 1 ? '' : 's'}  ${t(v.made_by)}${v.note ? `  ${t(v.note)}` : ''}`;
 	}
-	const flags = [t(v.made_by), v.head_at ? `head ${t(v.head_at)}` : '', v.never_head ? 'never head' : ''].filter(Boolean).join(', ');
+	const flags = [t(v.made_by), v.head_at ? `head ${t(v.head_at)}` : '', v.never_head ? 'never head' : '']
+		.filter(Boolean)
+		.join(', ');
 	return `v${v.version}  ${t(v.commit.slice(0, 12))}  ${t(v.made_at)}  ${t(v.subject)}  (${flags})`;
 }
 
@@ -314,7 +404,9 @@ function formatAtGo(atGo: AtGo | { error: string }): string {
 	if (atGo.engine === 'git') {
 		return `v${atGo.version} (${t(atGo.branch)} at ${t(atGo.commit.slice(0, 12))})`;
 	}
-	return atGo.working_changes ? `working changes: go would read them as v${atGo.version} (${atGo.changed} file${atGo.changed === 1 ? '' : 's'} changed)` : `v${atGo.version}`;
+	return atGo.working_changes
+		? `working changes: go would read them as v${atGo.version} (${atGo.changed} file${atGo.changed === 1 ? '' : 's'} changed)`
+		: `v${atGo.version}`;
 }
 
 function formatDiff(diff: VersionDiff): string {

@@ -14,7 +14,9 @@ import { terminalSafe as t } from '../terminal';
 /** `desk task attachments list|add|show|cat|rm …` */
 async function taskAttachments({ rest, values, out, open, requestOf }: CommandContext): Promise<number> {
 	const opened = await open();
-	const top = values.project ? projectPath(opened, values.project) : recordedTop(opened, await repoTop(values.repo ?? process.cwd()));
+	const top = values.project
+		? projectPath(opened, values.project)
+		: recordedTop(opened, await repoTop(values.repo ?? process.cwd()));
 	const store = await opened.attachments(top);
 	const [sub, taskArg, third] = rest;
 	const needTask = () => {
@@ -34,7 +36,17 @@ async function taskAttachments({ rest, values, out, open, requestOf }: CommandCo
 		case 'list': {
 			if (taskArg === undefined) {
 				const tasks = store.tasks();
-				print(out, tasks, () => tasks.map((task) => `${t(task.task_id)}  ${String(task.count).padStart(3)} file${task.count === 1 ? ' ' : 's'}  ${humanBytes(task.bytes)}`).join('\n') || '(no attachments)');
+				print(
+					out,
+					tasks,
+					() =>
+						tasks
+							.map(
+								(task) =>
+									`${t(task.task_id)}  ${String(task.count).padStart(3)} file${task.count === 1 ? ' ' : 's'}  ${humanBytes(task.bytes)}`,
+							)
+							.join('\n') || '(no attachments)',
+				);
 			} else {
 				const rows = store.list(taskArg);
 				print(out, rows, () => rows.map(formatAttachment).join('\n') || '(no attachments)');
@@ -45,9 +57,19 @@ async function taskAttachments({ rest, values, out, open, requestOf }: CommandCo
 			if (!third) {
 				throw new UsageError('task attachments add TASK FILE');
 			}
-			const { request } = requestOf('desk task attachments add', { task: needTask(), file: path.resolve(third), name: values.name, note: values.note });
+			const { request } = requestOf('desk task attachments add', {
+				task: needTask(),
+				file: path.resolve(third),
+				name: values.name,
+				note: values.note,
+			});
 			const { result: row } = await answerOnce(await opened.projectRequests(top), request, async () =>
-				store.add(needTask(), path.resolve(third), { addedBy: who, ...(values.name ? { name: values.name } : {}), ...(values.note ? { note: values.note } : {}), ...(request ? { request } : {}) }),
+				store.add(needTask(), path.resolve(third), {
+					addedBy: who,
+					...(values.name ? { name: values.name } : {}),
+					...(values.note ? { note: values.note } : {}),
+					...(request ? { request } : {}),
+				}),
 			);
 			print(out, row, () => `attached ${formatAttachment(row)}`);
 			return 0;
@@ -65,7 +87,12 @@ async function taskAttachments({ rest, values, out, open, requestOf }: CommandCo
 			}
 			const row = resolveAttachment(store.list(needTask()), third);
 			if (sub === 'show') {
-				print(out, row, () => `${formatAttachment(row)}\n  sha256 ${t(row.sha256)}${row.run_id ? `\n  run ${t(row.run_id)}` : ''}${row.note ? `\n  note: ${t(row.note)}` : ''}`);
+				print(
+					out,
+					row,
+					() =>
+						`${formatAttachment(row)}\n  sha256 ${t(row.sha256)}${row.run_id ? `\n  run ${t(row.run_id)}` : ''}${row.note ? `\n  note: ${t(row.note)}` : ''}`,
+				);
 				return 0;
 			}
 			const bytes = store.read(row);

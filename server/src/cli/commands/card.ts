@@ -25,7 +25,12 @@ async function launchesOf({ command, rest, values, open }: CommandContext) {
 async function cardShow(context: CommandContext): Promise<number> {
 	const { launches } = await launchesOf(context);
 	const card = launches.card();
-	print(context.out, card, () => `${terminalSafeLines(card.ticket) || '(no ticket yet)'}\n${card.plugs.map((p) => `  ${t(p.role).padEnd(12)} ${t(p.id)}`).join('\n') || '  (nothing plugged)'}`);
+	print(
+		context.out,
+		card,
+		() =>
+			`${terminalSafeLines(card.ticket) || '(no ticket yet)'}\n${card.plugs.map((p) => `  ${t(p.role).padEnd(12)} ${t(p.id)}`).join('\n') || '  (nothing plugged)'}`,
+	);
 	return 0;
 }
 
@@ -33,15 +38,31 @@ async function cardShow(context: CommandContext): Promise<number> {
 async function cardSuggest(context: CommandContext): Promise<number> {
 	const { values, out } = context;
 	const { launches } = await launchesOf(context);
-	const ticket = values['ticket-file'] !== undefined ? readInputText(values['ticket-file'], 'the ticket file', maxTicketBytes) : values.ticket;
+	const ticket =
+		values['ticket-file'] !== undefined
+			? readInputText(values['ticket-file'], 'the ticket file', maxTicketBytes)
+			: values.ticket;
 	if (ticket !== undefined && ticket.length > maxTicketBytes) {
-		throw new DeskError('input.tooLarge', `The ticket is over the limit of ${humanBytes(maxTicketBytes)}.`, { size: ticket.length, limit: maxTicketBytes });
+		throw new DeskError('input.tooLarge', `The ticket is over the limit of ${humanBytes(maxTicketBytes)}.`, {
+			size: ticket.length,
+			limit: maxTicketBytes,
+		});
 	}
 	if (ticket !== undefined) {
 		launches.setTicket(ticket);
 	}
 	const suggestions = await launches.suggest();
-	print(out, suggestions, () => suggestions.map((s) => `${s.score !== undefined ? s.score.toFixed(2).padStart(6) : '     —'}  ${t(s.asset_id)}  ${t(s.name)}  ${t(s.role)}  (${t(s.reason)})`).join('\n') || '(no suggestions)');
+	print(
+		out,
+		suggestions,
+		() =>
+			suggestions
+				.map(
+					(s) =>
+						`${s.score !== undefined ? s.score.toFixed(2).padStart(6) : '     —'}  ${t(s.asset_id)}  ${t(s.name)}  ${t(s.role)}  (${t(s.reason)})`,
+				)
+				.join('\n') || '(no suggestions)',
+	);
 	return 0;
 }
 
@@ -50,7 +71,12 @@ async function cardGo(context: CommandContext): Promise<number> {
 	const { out, madeBy, requestOf } = context;
 	const { top, launches } = await launchesOf(context);
 	const { result: record } = await launches.goOnce(madeBy, new Date(), requestOf('desk card go', { top }));
-	print(out, record, () => `launched ${t(record.launch_id)}: run ${t(record.run)}\n${record.plugs.map((p) => `  ${t(p.role).padEnd(12)} ${t(p.name)} v${p.version}`).join('\n')}`);
+	print(
+		out,
+		record,
+		() =>
+			`launched ${t(record.launch_id)}: run ${t(record.run)}\n${record.plugs.map((p) => `  ${t(p.role).padEnd(12)} ${t(p.name)} v${p.version}`).join('\n')}`,
+	);
 	return 0;
 }
 

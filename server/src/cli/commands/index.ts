@@ -7,4 +7,11 @@ import { runCommands } from './run';
 import { runViewCommands } from './runs';
 import { storeCommands } from './store';
 
-export const commands: ReadonlyMap<string, Command> = new Map([...assetCommands, ...storeCommands, ...runViewCommands, ...runCommands, ...attachmentCommands, ...cardCommands]);
+export const commands: ReadonlyMap<string, Command> = new Map([
+	...assetCommands,
+	...storeCommands,
+	...runViewCommands,
+	...runCommands,
+	...attachmentCommands,
+	...cardCommands,
+]);

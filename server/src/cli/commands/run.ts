@@ -33,7 +33,11 @@ async function runsOf({ command, rest, values, out, open }: CommandContext) {
 	const top = projectName ? projectPath(opened, projectName) : await repoTop(values.repo ?? process.cwd());
 	const settingsFor = () => {
 		const file = values.settings !== undefined ? readSettingsFile(values.settings) : {};
-		return parseRunSettings({ ...file, ...(values.agent ? { agent: values.agent } : {}), ...(values.isolation ? { isolation: values.isolation } : {}) });
+		return parseRunSettings({
+			...file,
+			...(values.agent ? { agent: values.agent } : {}),
+			...(values.isolation ? { isolation: values.isolation } : {}),
+		});
 	};
 	const { executor, gate } = await opened.runs(top);
 	const ai = await opened.projectAi(top);
@@ -97,7 +101,11 @@ async function runCancel(context: CommandContext): Promise<number> {
 	const { executor } = await runsOf(context);
 	const id = oneId(rest, command);
 	const result = executor.cancel(id, values.reason?.trim() || 'cancelled from the command line');
-	print(out, result, () => (result.stopped ? `run ${t(id)}: its agent was told to stop` : `run ${t(id)}: marked failed (no process was carrying it out)`));
+	print(out, result, () =>
+		result.stopped
+			? `run ${t(id)}: its agent was told to stop`
+			: `run ${t(id)}: marked failed (no process was carrying it out)`,
+	);
 	return 0;
 }
 
@@ -111,13 +119,31 @@ async function runDecide(context: CommandContext): Promise<number> {
 		throw new UsageError('run decide needs --decision commit, retry, abandon or checkpoint');
 	}
 	const settings = decision === 'retry' ? settingsFor() : undefined;
-	const { request } = requestOf('desk run decide', { top, id, decision, patchset: values.patchset, rationale: values.rationale, settings });
+	const { request } = requestOf('desk run decide', {
+		top,
+		id,
+		decision,
+		patchset: values.patchset,
+		rationale: values.rationale,
+		settings,
+	});
 	// Retry: the new run claims the checkout in the decision's transaction, as Go's run does.
 	const previous = ai.get<Run>(id);
 	const record = settings && previous?.object_type === 'run' ? gate.launchRecord(previous) : undefined;
-	const retry = settings && record ? { check: () => executor.assertCheckoutFree(settings, record), claim: (tx: WriteTransaction, runId: string) => executor.claimIn(tx, settings, record, runId) } : {};
+	const retry =
+		settings && record
+			? {
+					check: () => executor.assertCheckoutFree(settings, record),
+					claim: (tx: WriteTransaction, runId: string) => executor.claimIn(tx, settings, record, runId),
+				}
+			: {};
 	const { result, replayed } = await answerOnce(await opened.projectRequests(top), request, async () => {
-		const decided = await gate.decide(id, { decision, ...(values.patchset ? { patchset: values.patchset } : {}), ...(values.rationale ? { rationale: values.rationale } : {}), ...retry });
+		const decided = await gate.decide(id, {
+			decision,
+			...(values.patchset ? { patchset: values.patchset } : {}),
+			...(values.rationale ? { rationale: values.rationale } : {}),
+			...retry,
+		});
 		await opened.answerProjectRequest(top, request, decided);
 		return decided;
 	});
@@ -152,7 +178,9 @@ function readSettingsFile(file: string): Record<string, unknown> {
 	try {
 		value = JSON.parse(text);
 	} catch (error) {
-		throw new DeskError('run.badSettings', `The settings file ${file} is not JSON: ${(error as Error).message}`, { file });
+		throw new DeskError('run.badSettings', `The settings file ${file} is not JSON: ${(error as Error).message}`, {
+			file,
+		});
 	}
 	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
 		throw new DeskError('run.badSettings', `The settings file ${file} must hold a JSON object.`, { file });

@@ -32,7 +32,11 @@ async function historyExport({ command, rest, values, out, open }: CommandContex
 	const top = await repoTop(values.repo ?? process.cwd());
 	expectArgs(rest, 0, command);
 	const result = await opened.exportHistory(top, values.ref);
-	print(out, result, () => (result.commit ? `${result.objects} objects written to ${t(values.ref ?? 'refs/desk/history')} (${t(result.commit.slice(0, 12))})` : 'no change since the last export'));
+	print(out, result, () =>
+		result.commit
+			? `${result.objects} objects written to ${t(values.ref ?? 'refs/desk/history')} (${t(result.commit.slice(0, 12))})`
+			: 'no change since the last export',
+	);
 	return 0;
 }
 
@@ -42,7 +46,12 @@ async function historyImport({ command, rest, values, out, open }: CommandContex
 	const top = await repoTop(values.repo ?? process.cwd());
 	expectArgs(rest, 0, command);
 	const result = await opened.importHistory(top, values.ref);
-	print(out, result, () => `${result.added} added, ${result.unchanged} already here${result.refused.length ? `, ${result.refused.length} refused` : ''}`);
+	print(
+		out,
+		result,
+		() =>
+			`${result.added} added, ${result.unchanged} already here${result.refused.length ? `, ${result.refused.length} refused` : ''}`,
+	);
 	for (const refused of result.refused) {
 		writeMessage(process.stderr, `desk: refused ${t(refused.path)}: ${t(refused.reason)}\n`);
 	}
@@ -68,15 +77,23 @@ export function formatRunDetail(detail: RunDetail): string {
 		lines.push(`  error: ${t(detail.summary.error)}`);
 	}
 	for (const patch of detail.patchsets) {
-		lines.push(`  patchset ${t(patch.object_id)} ${t(patch.apply_status)}: ${patch.touched.map((touched) => `${t(touched.path)} +${touched.lines_added} -${touched.lines_deleted}`).join(', ')}`);
+		lines.push(
+			`  patchset ${t(patch.object_id)} ${t(patch.apply_status)}: ${patch.touched.map((touched) => `${t(touched.path)} +${touched.lines_added} -${touched.lines_deleted}`).join(', ')}`,
+		);
 	}
 	for (const evidence of detail.evidence) {
-		lines.push(`  check ${t(evidence.tags['desk.check'] ?? evidence.tool)}: ${t(evidence.summary ?? `exit ${evidence.exit_code}`)}`);
+		lines.push(
+			`  check ${t(evidence.tags['desk.check'] ?? evidence.tool)}: ${t(evidence.summary ?? `exit ${evidence.exit_code}`)}`,
+		);
 	}
 	if (detail.decision) {
-		lines.push(`  decision: ${t(detail.decision.decision_type)}${detail.decision.result_commit_sha ? ` ${t(detail.decision.result_commit_sha)}` : ''}`);
+		lines.push(
+			`  decision: ${t(detail.decision.decision_type)}${detail.decision.result_commit_sha ? ` ${t(detail.decision.result_commit_sha)}` : ''}`,
+		);
 	} else if (detail.summary.at_gate) {
-		lines.push(`  waiting at the gate: desk run decide ${t(detail.summary.id)} --decision commit|retry|abandon|checkpoint`);
+		lines.push(
+			`  waiting at the gate: desk run decide ${t(detail.summary.id)} --decision commit|retry|abandon|checkpoint`,
+		);
 	}
 	return lines.join('\n');
 }

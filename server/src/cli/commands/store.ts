@@ -16,7 +16,9 @@ async function storePack({ command, rest, out, open }: CommandContext): Promise<
 	const result = opened.blobs.packLoose() ?? { packed: 0, corrupt: [], done: false };
 	print(out, result, () =>
 		[
-			result.done ? `${result.packed} loose blob${result.packed === 1 ? '' : 's'} packed` : 'another process is packing the store; try again when it is done',
+			result.done
+				? `${result.packed} loose blob${result.packed === 1 ? '' : 's'} packed`
+				: 'another process is packing the store; try again when it is done',
 			...result.corrupt.map((hash) => `not packed, its bytes do not match its name: ${t(hash)}`),
 		].join('\n'),
 	);
@@ -37,7 +39,10 @@ async function storeRecover({ command, rest, values, out, store, logger, open }:
 		? await Desk.recoverLibrary(store, choice, logger)
 		: await (async () => {
 				const opened = await open();
-				return opened.recoverProject(values.project ? projectPath(opened, values.project) : await repoTop(values.repo ?? process.cwd()), choice);
+				return opened.recoverProject(
+					values.project ? projectPath(opened, values.project) : await repoTop(values.repo ?? process.cwd()),
+					choice,
+				);
 			})();
 	print(out, result, () => formatRecovery(result));
 	return 0;
@@ -51,13 +56,19 @@ export const storeCommands: ReadonlyArray<[string, Command]> = [
 function formatRecovery(r: StoreRecovery): string {
 	const kept = r.keptAs ? `; the damaged copy stays at ${t(r.keptAs)}` : '';
 	const lines = [
-		r.choice === 'restore' ? `${t(r.file)}: the kept copy ${t(r.keptAs ?? "")} is back in use` : `${t(r.file)}: started ${r.choice === 'rebuild' ? 'again' : 'empty'}${kept}`,
+		r.choice === 'restore'
+			? `${t(r.file)}: the kept copy ${t(r.keptAs ?? '')} is back in use`
+			: `${t(r.file)}: started ${r.choice === 'rebuild' ? 'again' : 'empty'}${kept}`,
 	];
 	if (r.rebuilt) {
-		lines.push(`rebuilt from refs/desk/history: ${r.rebuilt.added} object${r.rebuilt.added === 1 ? '' : 's'}${r.rebuilt.refused.length ? `, ${r.rebuilt.refused.length} refused` : ''}`);
+		lines.push(
+			`rebuilt from refs/desk/history: ${r.rebuilt.added} object${r.rebuilt.added === 1 ? '' : 's'}${r.rebuilt.refused.length ? `, ${r.rebuilt.refused.length} refused` : ''}`,
+		);
 	}
 	if (r.attachmentsKept) {
-		lines.push(`${r.attachmentsKept} attachment file${r.attachmentsKept === 1 ? '' : 's'} no record names kept in .desk/attachments (never swept)`);
+		lines.push(
+			`${r.attachmentsKept} attachment file${r.attachmentsKept === 1 ? '' : 's'} no record names kept in .desk/attachments (never swept)`,
+		);
 	}
 	return lines.join('\n');
 }

@@ -11,7 +11,13 @@ import fc from 'fast-check';
 import { parseDelimited } from '../../../../client/src/attachments/csv';
 
 const field = fc.oneof(
-	{ weight: 3, arbitrary: fc.string({ unit: fc.constantFrom('a', 'b', ' ', ',', '\t', '"', '\n', '\r', '\ufeff', 'é', '😀'), maxLength: 6 }) },
+	{
+		weight: 3,
+		arbitrary: fc.string({
+			unit: fc.constantFrom('a', 'b', ' ', ',', '\t', '"', '\n', '\r', '\ufeff', 'é', '😀'),
+			maxLength: 6,
+		}),
+	},
 	{ weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 8 }) },
 );
 const table = fc.array(fc.array(field, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 8 });
@@ -24,7 +30,13 @@ const layout = fc.record({
 
 /** RFC 4180: a field is quoted when it holds the delimiter, a quote or a line break (or would lose a leading BOM), quotes doubled. */
 function writeField(value: string, delimiter: string, force = false): string {
-	const quote = force || value.includes(delimiter) || value.includes('"') || value.includes('\n') || value.includes('\r') || value.startsWith('\ufeff');
+	const quote =
+		force ||
+		value.includes(delimiter) ||
+		value.includes('"') ||
+		value.includes('\n') ||
+		value.includes('\r') ||
+		value.startsWith('\ufeff');
 	return quote ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
@@ -33,15 +45,26 @@ function writeRow(row: string[], delimiter: string): string {
 	return row.length === 1 && row[0] === '' ? '""' : row.map((value) => writeField(value, delimiter)).join(delimiter);
 }
 
-function write(rows: string[][], options: { delimiter: string; ending: string; finalEnding: boolean; bom: boolean }): string {
-	return (options.bom ? '\ufeff' : '') + rows.map((row) => writeRow(row, options.delimiter)).join(options.ending) + (options.finalEnding ? options.ending : '');
+function write(
+	rows: string[][],
+	options: { delimiter: string; ending: string; finalEnding: boolean; bom: boolean },
+): string {
+	return (
+		(options.bom ? '\ufeff' : '') +
+		rows.map((row) => writeRow(row, options.delimiter)).join(options.ending) +
+		(options.finalEnding ? options.ending : '')
+	);
 }
 
 describe('the CSV/TSV reader (property)', () => {
 	it('reads back the rows a writer wrote', () => {
 		fc.assert(
 			fc.property(table, layout, (rows, options) => {
-				assert.deepStrictEqual(parseDelimited(write(rows, options), options.delimiter, 1000), { rows, total: rows.length, unterminated: false });
+				assert.deepStrictEqual(parseDelimited(write(rows, options), options.delimiter, 1000), {
+					rows,
+					total: rows.length,
+					unterminated: false,
+				});
 			}),
 			{ numRuns: 1000, includeErrorInReport: true },
 		);
@@ -50,7 +73,11 @@ describe('the CSV/TSV reader (property)', () => {
 	it('keeps the first rows up to the cap and counts them all', () => {
 		fc.assert(
 			fc.property(table, layout, fc.nat(10), (rows, options, cap) => {
-				assert.deepStrictEqual(parseDelimited(write(rows, options), options.delimiter, cap), { rows: rows.slice(0, cap), total: rows.length, unterminated: false });
+				assert.deepStrictEqual(parseDelimited(write(rows, options), options.delimiter, cap), {
+					rows: rows.slice(0, cap),
+					total: rows.length,
+					unterminated: false,
+				});
 			}),
 			{ numRuns: 500, includeErrorInReport: true },
 		);
@@ -61,9 +88,17 @@ describe('the CSV/TSV reader (property)', () => {
 			fc.property(table, layout, (rows, options) => {
 				const last = rows.at(-1)!;
 				const cut = writeField(last.at(-1)!, options.delimiter, true).slice(0, -1);
-				const lastLine = [...last.slice(0, -1).map((value) => writeField(value, options.delimiter)), cut].join(options.delimiter);
-				const text = (options.bom ? '\ufeff' : '') + [...rows.slice(0, -1).map((row) => writeRow(row, options.delimiter)), lastLine].join(options.ending);
-				assert.deepStrictEqual(parseDelimited(text, options.delimiter, 1000), { rows, total: rows.length, unterminated: true });
+				const lastLine = [...last.slice(0, -1).map((value) => writeField(value, options.delimiter)), cut].join(
+					options.delimiter,
+				);
+				const text =
+					(options.bom ? '\ufeff' : '') +
+					[...rows.slice(0, -1).map((row) => writeRow(row, options.delimiter)), lastLine].join(options.ending);
+				assert.deepStrictEqual(parseDelimited(text, options.delimiter, 1000), {
+					rows,
+					total: rows.length,
+					unterminated: true,
+				});
 			}),
 			{ numRuns: 500, includeErrorInReport: true },
 		);

@@ -12,8 +12,15 @@ describe('Attachment previews: the CSV/TSV reader', () => {
 		]);
 		assert.equal(table.total, 3);
 		assert.equal(table.unterminated, false);
-		assert.deepEqual(parseDelimited('a\tb\n"c\td"\te', '\t', 10).rows, [['a', 'b'], ['c\td', 'e']]);
-		assert.deepEqual(parseDelimited('a,"open\nto the end', ',', 10), { rows: [['a', 'open\nto the end']], total: 1, unterminated: true });
+		assert.deepEqual(parseDelimited('a\tb\n"c\td"\te', '\t', 10).rows, [
+			['a', 'b'],
+			['c\td', 'e'],
+		]);
+		assert.deepEqual(parseDelimited('a,"open\nto the end', ',', 10), {
+			rows: [['a', 'open\nto the end']],
+			total: 1,
+			unterminated: true,
+		});
 		assert.deepEqual(parseDelimited('', ',', 10).rows, []);
 		assert.deepEqual(parseDelimited('last,', ',', 10).rows, [['last', '']]);
 	});

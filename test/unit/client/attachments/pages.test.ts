@@ -8,19 +8,31 @@ describe('Attachment previews: the page builders', () => {
 		const lines = ['name,value', ...Array.from({ length: 5002 }, (_, i) => `row ${i},${i}`)];
 		assert.equal(parseDelimited(lines.join('\n'), ',', 100).rows.length, 100);
 		assert.equal(parseDelimited(lines.join('\n'), ',', 100).total, 5003);
-		const html = tablePage({ header: { name: '<b>big</b>.csv', facts: [] }, text: [lines[0], '"<img src=x onerror=alert(1)>",1', ...lines.slice(1)].join('\n'), delimiter: ',', nonce: 'n0nce' });
+		const html = tablePage({
+			header: { name: '<b>big</b>.csv', facts: [] },
+			text: [lines[0], '"<img src=x onerror=alert(1)>",1', ...lines.slice(1)].join('\n'),
+			delimiter: ',',
+			nonce: 'n0nce',
+		});
 		assert.match(html, /Showing the first 5,000 of 5,003 rows/);
 		// The hostile cell is the first data row: past the cap it would not be shown at all, escaped or not.
 		assert.ok(html.includes('<td>&lt;img src=x onerror=alert(1)&gt;</td>'), 'a cell is shown escaped');
 		assert.ok(!html.includes('<img src=x'), 'a cell is escaped');
 		assert.ok(html.includes('&lt;b&gt;big&lt;/b&gt;.csv'), 'the name is escaped');
-		assert.match(html, /Content-Security-Policy" content="default-src 'none'; style-src 'nonce-n0nce'; img-src data:;"/);
+		assert.match(
+			html,
+			/Content-Security-Policy" content="default-src 'none'; style-src 'nonce-n0nce'; img-src data:;"/,
+		);
 		assert.ok(!/<script/i.test(html));
 	});
 
 	it('scopes the page style to its own header and buttons: a fake header and button in the Markdown stay content', () => {
 		const page = markdownPage({
-			header: { name: 'report.md', facts: [], links: ['<a class="desk-button" href="command:agentDesk.saveAttachmentAs?x">Save As…</a>'] },
+			header: {
+				name: 'report.md',
+				facts: [],
+				links: ['<a class="desk-button" href="command:agentDesk.saveAttachmentAs?x">Save As…</a>'],
+			},
 			html: '<header><h1>report.md</h1><a class="button" href="command:agentDesk.saveAttachmentAs?%5B%5D">Save As…</a></header>',
 			nonce: 'n0nce',
 		});

@@ -4,7 +4,9 @@ import { describe, it } from 'node:test';
 import { sanitiseMarkup } from '../../../../client/src/attachments/sanitiseMarkup';
 describe('Attachment previews: the Markdown sanitiser', () => {
 	it('turns tags that could load, navigate or submit into text in rendered Markdown', () => {
-		const html = sanitiseMarkup('<p>ok</p><SCRIPT>x()</SCRIPT><meta http-equiv="refresh" content="0;url=http://x"><base href="http://x/"><form action="http://x"></form><style>header{}</style><svg><a href="command:x">s</a></svg><iframe srcdoc="x"></iframe><img src="data:image/png;base64,AAAA">');
+		const html = sanitiseMarkup(
+			'<p>ok</p><SCRIPT>x()</SCRIPT><meta http-equiv="refresh" content="0;url=http://x"><base href="http://x/"><form action="http://x"></form><style>header{}</style><svg><a href="command:x">s</a></svg><iframe srcdoc="x"></iframe><img src="data:image/png;base64,AAAA">',
+		);
 		assert.ok(!/<(script|meta|base|form|style|svg|iframe)\b/i.test(html), html);
 		assert.ok(html.startsWith('<p>ok</p>&lt;SCRIPT&gt;x()&lt;/SCRIPT&gt;'), html);
 		assert.ok(html.endsWith('<img src="data:image/png;base64,AAAA">'), 'an image from its bytes stays');
@@ -38,10 +40,19 @@ describe('Attachment previews: the Markdown sanitiser', () => {
 		assert.ok(html.includes('<header><h1>Fake</h1></header>'), html);
 		assert.ok(html.includes('<img alt="probe">'), html);
 		assert.ok(html.includes('<th align="right">n</th><td>1</td>'), html);
-		assert.ok(html.includes('<p dir="auto">para</p><header>after</header>&lt;/article&gt;'), 'an end tag the content did not open is dropped; one of a tag it may not use is text');
-		assert.ok(html.endsWith('<div><b>open <i>nested</i></b></div>'), 'what the content leaves open is closed inside it');
+		assert.ok(
+			html.includes('<p dir="auto">para</p><header>after</header>&lt;/article&gt;'),
+			'an end tag the content did not open is dropped; one of a tag it may not use is text',
+		);
+		assert.ok(
+			html.endsWith('<div><b>open <i>nested</i></b></div>'),
+			'what the content leaves open is closed inside it',
+		);
 		assert.equal(sanitiseMarkup('a < b <!-- hidden <script> --> c <!DOCTYPE x> <?pi x?> d'), 'a &lt; b  c   d');
-		assert.equal(sanitiseMarkup('<a href="https://x" title=\'say "hi"\'>t'), '<a href="https://x" title="say &quot;hi&quot;">t</a>');
+		assert.equal(
+			sanitiseMarkup('<a href="https://x" title=\'say "hi"\'>t'),
+			'<a href="https://x" title="say &quot;hi&quot;">t</a>',
+		);
 		assert.equal(sanitiseMarkup('<img src="x" alt="unterminated'), '&lt;img src=&quot;x&quot; alt=&quot;unterminated');
 	});
 });
