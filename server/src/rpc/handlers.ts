@@ -393,13 +393,11 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 			const ai = await desk.projectAi(top);
 			const files = store.list();
 			return {
-				tasks: store
-					.tasks()
-					.map((t) => ({
-						...t,
-						title: ai.get<Task>(t.task_id)?.title ?? '',
-						files: files.filter((f) => f.task_id === t.task_id),
-					})),
+				tasks: store.tasks().map((t) => ({
+					...t,
+					title: ai.get<Task>(t.task_id)?.title ?? '',
+					files: files.filter((f) => f.task_id === t.task_id),
+				})),
 			};
 		},
 

@@ -249,18 +249,14 @@ function wrong(spec: Spec, path: string): fc.Arbitrary<Wrong> {
 		case 'array':
 			choices.push(at(fc.array(fitting(spec.item), { minLength: spec.maxItems + 1, maxLength: spec.maxItems + 3 })));
 			choices.push(
-				fc
-					.array(fitting(spec.item), { maxLength: spec.maxItems - 1 })
-					.chain((items) =>
-						fc
-							.nat(items.length)
-							.chain((index) =>
-								wrong(spec.item, `${path}[${index}]`).map((bad) => ({
-									...bad,
-									value: [...items.slice(0, index), bad.value, ...items.slice(index)],
-								})),
-							),
+				fc.array(fitting(spec.item), { maxLength: spec.maxItems - 1 }).chain((items) =>
+					fc.nat(items.length).chain((index) =>
+						wrong(spec.item, `${path}[${index}]`).map((bad) => ({
+							...bad,
+							value: [...items.slice(0, index), bad.value, ...items.slice(index)],
+						})),
 					),
+				),
 			);
 			break;
 		case 'object': {
