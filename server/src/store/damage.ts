@@ -2,8 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { DeskError } from '../core/errors';
-import { randomBytes } from 'node:crypto';
-import { fsyncFolder, quarantine, tempPrefix, writeAll, writeFileDurably } from './durableFile';
+import { fsyncFolder, quarantine, replaceFile, writeFileDurably } from './durableFile';
 
 /**
  * A database found damaged stays damaged until the person chooses what to do (issue 12): the file is
@@ -272,37 +271,10 @@ export function verifySidecar(file: string, bytes: Uint8Array): SidecarVerdict {
  * losing it costs nothing, the sidecar then still accepts both.
  */
 export function writeSidecar(file: string, accepted: readonly BaseSum[], synced = true): void {
-	const target = checkedFile(file);
-	const temp = path.join(
-		path.dirname(target),
-		`${tempPrefix}${path.basename(target)}-${randomBytes(6).toString('hex')}`,
-	);
-	let fd: number | undefined;
-	try {
-		fd = fs.openSync(
-			temp,
-			fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-			0o600,
-		);
-		writeAll(fd, Buffer.from(JSON.stringify({ format: 2, accepted })));
-		if (synced) {
-			fs.fsyncSync(fd);
-		}
-		fs.closeSync(fd);
-		fd = undefined;
-		fs.renameSync(temp, target);
-	} catch (error) {
-		if (fd !== undefined) {
-			fs.closeSync(fd);
-		}
-		fs.rmSync(temp, { force: true });
-		throw new DeskError(
-			'store.io',
-			`Could not write ${target}: ${(error as Error).message}`,
-			{ file: target },
-			{ cause: error },
-		);
-	}
+	replaceFile(checkedFile(file), Buffer.from(JSON.stringify({ format: 2, accepted })), {
+		fsyncFile: synced,
+		fsyncFolder: false,
+	});
 }
 
 export function describeSum(sum: BaseSum): string {

@@ -12,6 +12,18 @@ import { DeskError } from '../core/errors';
 export const tempPrefix = '.desk-tmp-';
 
 export function writeFileDurably(target: string, bytes: Uint8Array): void {
+	replaceFile(target, bytes, { fsyncFile: true, fsyncFolder: true });
+}
+
+/**
+ * The replacement writeFileDurably makes, with each fsync chosen: without `fsyncFolder` the rename is
+ * durable only once a later write fsyncs the folder; without `fsyncFile` the bytes may be lost too.
+ */
+export function replaceFile(
+	target: string,
+	bytes: Uint8Array,
+	sync: { fsyncFile: boolean; fsyncFolder: boolean },
+): void {
 	const folder = path.dirname(target);
 	const temp = path.join(folder, `${tempPrefix}${path.basename(target)}-${randomBytes(6).toString('hex')}`);
 	let fd: number | undefined;
@@ -22,11 +34,15 @@ export function writeFileDurably(target: string, bytes: Uint8Array): void {
 			0o600,
 		);
 		writeAll(fd, bytes);
-		fs.fsyncSync(fd);
+		if (sync.fsyncFile) {
+			fs.fsyncSync(fd);
+		}
 		fs.closeSync(fd);
 		fd = undefined;
 		fs.renameSync(temp, target);
-		fsyncFolder(folder);
+		if (sync.fsyncFolder) {
+			fsyncFolder(folder);
+		}
 	} catch (error) {
 		if (fd !== undefined) {
 			fs.closeSync(fd);
