@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Library, type FolderAdoption, type WorkspaceFolder } from './assets/library';
 import type { Environment } from './assets/ports';
-import type { AssetRecord } from './assets/types';
+import type { AssetRecord, ProjectRecord } from './assets/types';
 import { DeskError, describeError, isDeskError } from './core/errors';
 import type { Logger } from './core/logger';
 import { seal, verifyChecksum, verifyIntegrity } from './ai/model';
@@ -301,14 +301,7 @@ export class Desk {
 
 	/** The launch card and launches of the project whose repository top is `top`. */
 	async launches(top: string): Promise<ProjectLaunches> {
-		const project = this.library.listProjects().find((p) => p.path === top);
-		if (!project) {
-			throw new DeskError(
-				'project.notFound',
-				`No project has the repository ${top}; open it in VS Code or import it with --main first.`,
-				{ dir: top },
-			);
-		}
+		const project = this.projectAt(top);
 		const db = await this.openProjectDatabase(top, project.name);
 		let index = this.suggestIndexes.get(top);
 		if (!index) {
@@ -345,6 +338,19 @@ export class Desk {
 		return members;
 	}
 
+	/** The project whose repository top is `top`; `project.notFound` when none has it. */
+	private projectAt(top: string): ProjectRecord {
+		const project = this.library.listProjects().find((p) => p.path === top);
+		if (!project) {
+			throw new DeskError(
+				'project.notFound',
+				`No project has the repository ${top}; open it in VS Code or import it with --main first.`,
+				{ dir: top },
+			);
+		}
+		return project;
+	}
+
 	/**
 	 * The runs of the project whose repository top is `top`: the executor that carries them out and
 	 * the gate that decides them. On first use, runs left in progress by a process that is gone are
@@ -355,14 +361,7 @@ export class Desk {
 		if (open) {
 			return open;
 		}
-		const project = this.library.listProjects().find((p) => p.path === top);
-		if (!project) {
-			throw new DeskError(
-				'project.notFound',
-				`No project has the repository ${top}; open it in VS Code or import it with --main first.`,
-				{ dir: top },
-			);
-		}
+		const project = this.projectAt(top);
 		const db = await this.openProjectDatabase(top, project.name);
 		const ports = {
 			library: this.library,
