@@ -1,23 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AssetSummary } from '../../server/src/assets/types';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { openDesk } from '../helpers/deskFixture';
-import { findProjectRoot, tempDir } from '../helpers/temp';
+import { tempDir } from '../helpers/temp';
 import { completeChain } from '../unit/ai/chain';
-
-const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
-
-function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], {
-		encoding: 'utf8',
-		env: { ...process.env, DESK_STORE: '' },
-	});
-	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { desk } from '../helpers/deskCli';
 
 function ok(result: { code: number | null; stdout: string; stderr: string }, what: string): string {
 	assert.equal(result.code, 0, `${what}: ${result.stderr}`);

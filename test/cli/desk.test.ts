@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -7,18 +6,9 @@ import { describe, it } from 'node:test';
 import type { AssetRecord, AssetSummary, GitVersion, ProjectRecord } from '../../server/src/assets/types';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { openDesk } from '../helpers/deskFixture';
-import { findProjectRoot, tempDir } from '../helpers/temp';
+import { tempDir } from '../helpers/temp';
 import { completeChain } from '../unit/ai/chain';
-
-const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
-
-function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], {
-		encoding: 'utf8',
-		env: { ...process.env, DESK_STORE: '' },
-	});
-	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { desk } from '../helpers/deskCli';
 
 describe('the desk command line', () => {
 	it('imports a repository top into a new project as its main asset, lists it and its versions as JSON', () => {

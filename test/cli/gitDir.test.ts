@@ -5,17 +5,8 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
-import { findProjectRoot, tempDir } from '../helpers/temp';
-
-const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
-
-function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], {
-		encoding: 'utf8',
-		env: { ...process.env, DESK_STORE: '' },
-	});
-	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { tempDir } from '../helpers/temp';
+import { desk } from '../helpers/deskCli';
 
 function errorOf(result: { stdout: string }): { code: string; message: string; data: Record<string, unknown> } {
 	return (JSON.parse(result.stdout) as { error: { code: string; message: string; data: Record<string, unknown> } })

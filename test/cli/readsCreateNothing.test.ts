@@ -1,20 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { makeRepo } from '../helpers/gitRepo';
-import { findProjectRoot, tempDir } from '../helpers/temp';
-
-const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
-
-function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], {
-		encoding: 'utf8',
-		env: { ...process.env, DESK_STORE: '' },
-	});
-	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { tempDir } from '../helpers/temp';
+import { desk } from '../helpers/deskCli';
 
 describe('a read of a repository the desk does not know', () => {
 	it('answers project.notFound and creates no project database in it', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
@@ -10,17 +10,8 @@ import { isAtGate } from '../../server/src/runs/runViews';
 import { recordingLogger } from '../helpers/deskFixture';
 import { commitFile, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
-import { findProjectRoot, tempDir } from '../helpers/temp';
-
-const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
-
-function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], {
-		encoding: 'utf8',
-		env: { ...process.env, DESK_STORE: '' },
-	});
-	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { tempDir } from '../helpers/temp';
+import { desk, deskJs } from '../helpers/deskCli';
 
 function startDesk(...args: string[]): {
 	child: ChildProcess;

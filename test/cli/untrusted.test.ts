@@ -7,24 +7,8 @@ import type { AssetRecord, AssetSummary } from '../../server/src/assets/types';
 import type { RunDetail } from '../../server/src/runs/types';
 import { commitFile, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
-import { findProjectRoot, tempDir } from '../helpers/temp';
-
-const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
-
-/**
- * The real `desk` command line, its output captured as text. The timeout only bounds a command
- * that would never end on a broken build (the old one read /dev/zero forever); the assertions are
- * on what it printed and its exit code.
- */
-function desk(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, [deskJs, ...args], {
-		encoding: 'utf8',
-		env: { ...process.env, DESK_STORE: '' },
-		timeout: 30_000,
-		maxBuffer: 64 * 1024 * 1024,
-	});
-	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { tempDir } from '../helpers/temp';
+import { desk, deskJs } from '../helpers/deskCli';
 
 // What a hostile repository, folder or agent puts in names: set the title and ring (OSC … BEL),
 // clear the screen (CSI 2J), an 8-bit CSI (C1 U+009B), and a right-to-left override.

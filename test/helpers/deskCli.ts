@@ -1,0 +1,28 @@
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { findProjectRoot } from './temp';
+
+/** The built `desk` command line (`npm run build` makes it). */
+export const deskJs = path.join(findProjectRoot(), 'dist', 'desk.js');
+
+/** What one `desk` command printed and how it ended. */
+export interface DeskOutput {
+	code: number | null;
+	stdout: string;
+	stderr: string;
+}
+
+/**
+ * Runs the real `desk` command line with `args` and captures its output as text. DESK_STORE is
+ * cleared so only `--store` chooses the library. The timeout only bounds a command that would never
+ * end on a broken build; the assertions are on what it printed and its exit code.
+ */
+export function desk(...args: string[]): DeskOutput {
+	const result = spawnSync(process.execPath, [deskJs, ...args], {
+		encoding: 'utf8',
+		env: { ...process.env, DESK_STORE: '' },
+		timeout: 120_000,
+		maxBuffer: 64 * 1024 * 1024,
+	});
+	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
