@@ -36,6 +36,16 @@ export type FolderAdoption =
 	| { folder: WorkspaceFolder; outcome: 'notARepository' }
 	| { folder: WorkspaceFolder; outcome: 'failed'; error: DeskError };
 
+/** What asset_link is given: the link's name and URL, and the asset it was made from (`from`). */
+export interface LinkRequest {
+	name: string;
+	url: string;
+	madeBy: MadeBy;
+	project?: string;
+	from?: string;
+	clientRequest?: ClientRequestKey;
+}
+
 /**
  * How assets come into the library (glossary: Asset, Adopt, Version): repositories and folders adopted, new
  * snapshot assets, links and notes, and the projects they join (created on first use, with a main asset).
@@ -174,14 +184,7 @@ export class Adoption {
 	}
 
 	/** asset_link: a link asset (engine none) with a URL. */
-	addLink(request: {
-		name: string;
-		url: string;
-		madeBy: MadeBy;
-		project?: string;
-		from?: string;
-		clientRequest?: ClientRequestKey;
-	}): AssetRecord {
+	addLink(request: LinkRequest): AssetRecord {
 		const name = checkName(request.name);
 		let url: URL;
 		try {

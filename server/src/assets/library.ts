@@ -1,13 +1,13 @@
 import type { Logger } from '../core/logger';
 import type { SearchHit } from '../search/librarySearch';
-import { Adoption, type ImportDirRequest, type WorkspaceFolder } from './adoption';
+import { Adoption, type ImportDirRequest, type LinkRequest, type WorkspaceFolder } from './adoption';
 import { LibraryContext } from './libraryContext';
-import { AssetMetadata } from './metadata';
+import { AssetMetadata, type LaunchedPlug } from './metadata';
 import { Mounts } from './mounts';
 import type { ClientRequestKey, Environment, GitReader, LibraryStore, SnapshotFiles } from './ports';
 import { SearchText } from './searchText';
 import type { AssetRecord, BranchRewrite, MadeBy, ProjectRecord } from './types';
-import { Versions, type VersionRange } from './versions';
+import { Versions, type SnapshotOptions, type VersionRange } from './versions';
 
 export type { FolderAdoption, ImportDirRequest, ImportResult, WorkspaceFolder } from './adoption';
 
@@ -81,14 +81,7 @@ export class Library {
 	registerRepoAssets(projects: readonly ProjectRecord[], options: { trusted?: readonly string[] } = {}) {
 		return this.adoption.registerRepoAssets(projects, options);
 	}
-	addLink(request: {
-		name: string;
-		url: string;
-		madeBy: MadeBy;
-		project?: string;
-		from?: string;
-		clientRequest?: ClientRequestKey;
-	}) {
+	addLink(request: LinkRequest) {
 		return this.adoption.addLink(request);
 	}
 	addNote(request: { name: string; text: string; madeBy: MadeBy; project?: string; clientRequest?: ClientRequestKey }) {
@@ -96,16 +89,7 @@ export class Library {
 	}
 
 	// Versions (versions.ts).
-	snapshot(
-		id: string,
-		options: {
-			note?: string;
-			madeBy: MadeBy;
-			signal?: AbortSignal;
-			onProgress?: (files: number) => void;
-			clientRequest?: ClientRequestKey;
-		},
-	) {
+	snapshot(id: string, options: SnapshotOptions) {
 		return this.history.snapshot(id, options);
 	}
 	putFiles(
@@ -176,12 +160,7 @@ export class Library {
 	setChecks(id: string, value: unknown) {
 		return this.metadata.setChecks(id, value);
 	}
-	recordLaunch(
-		launchId: string,
-		project: string,
-		plugs: ReadonlyArray<{ id: string; role: string; version: number }>,
-		at: string,
-	): void {
+	recordLaunch(launchId: string, project: string, plugs: readonly LaunchedPlug[], at: string): void {
 		this.metadata.recordLaunch(launchId, project, plugs, at);
 	}
 	usedIn(id: string) {

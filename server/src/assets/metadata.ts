@@ -9,6 +9,13 @@ export const maxTags = 16;
 /** `key` or `key:value`, lowercase letters, digits and hyphens (glossary: Tags and about). */
 export const tagPattern = /^[a-z0-9-]+(:[a-z0-9-]+)?$/;
 
+/** One plug of a launch as "used in" records it: the asset, its role and the version launched. */
+export interface LaunchedPlug {
+	id: string;
+	role: string;
+	version: number;
+}
+
 /**
  * What is said about an asset and what the Assets view lists (glossary: Tags and about, Checks, Retired, Used in): tags,
  * about, checks, retired, "used in", and the summaries of assets and projects.
@@ -72,12 +79,7 @@ export class AssetMetadata {
 	}
 
 	/** Records the plugs of a launch for "used in" (glossary: Used in), all of them in one transaction. */
-	recordLaunch(
-		launchId: string,
-		project: string,
-		plugs: ReadonlyArray<{ id: string; role: string; version: number }>,
-		at: string,
-	): void {
+	recordLaunch(launchId: string, project: string, plugs: readonly LaunchedPlug[], at: string): void {
 		this.ctx.store.batch((writes) => {
 			for (const plug of plugs) {
 				writes.insertLaunchPlug({

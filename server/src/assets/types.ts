@@ -80,6 +80,17 @@ export interface SnapshotVersion {
 	made_by: MadeBy;
 }
 
+/** What asset_snapshot made: the version cut, or the latest when nothing changed, and what the walk passed over. */
+export interface SnapshotResult {
+	asset: AssetRecord;
+	version: SnapshotVersion;
+	/** False when nothing changed since the last version (no new version is cut). */
+	created: boolean;
+	skipped: Array<{ path: string; reason: string }>;
+	lookalikes: string[][];
+	filesRead: number;
+}
+
 /** What go would read now (glossary: AtGo). */
 export type AtGo =
 	| { engine: 'snapshot'; version: number; working_changes: false; manifest: string }

@@ -11,10 +11,20 @@ import type {
 	HeadObservation,
 	MadeBy,
 	Manifest,
+	SnapshotResult,
 	SnapshotVersion,
 	VersionDiff,
 	VersionFile,
 } from './types';
+
+/** How asset_snapshot is asked: the version's note, who made it, and its cancel and progress. */
+export interface SnapshotOptions {
+	note?: string;
+	madeBy: MadeBy;
+	signal?: AbortSignal;
+	onProgress?: (files: number) => void;
+	clientRequest?: ClientRequestKey;
+}
 
 /**
  * An asset's versions (glossary: Asset, Version): snapshot versions cut from a working folder, git
@@ -28,23 +38,7 @@ export class Versions {
 	constructor(private readonly ctx: LibraryContext) {}
 
 	/** asset_snapshot: cuts the next version from the working folder when it changed (glossary: Version). */
-	async snapshot(
-		id: string,
-		options: {
-			note?: string;
-			madeBy: MadeBy;
-			signal?: AbortSignal;
-			onProgress?: (files: number) => void;
-			clientRequest?: ClientRequestKey;
-		},
-	): Promise<{
-		asset: AssetRecord;
-		version: SnapshotVersion;
-		created: boolean;
-		skipped: Array<{ path: string; reason: string }>;
-		lookalikes: string[][];
-		filesRead: number;
-	}> {
+	async snapshot(id: string, options: SnapshotOptions): Promise<SnapshotResult> {
 		const asset = this.writableFolderAsset(id);
 		const scan = await this.ctx.snapshots.scan(asset.id, asset.working_dir, {
 			store: true,

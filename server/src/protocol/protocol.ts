@@ -28,6 +28,7 @@ import type {
 	BranchRewrite,
 	GitVersion,
 	ProjectRecord,
+	SnapshotResult,
 	SnapshotVersion,
 	UsedIn,
 	VersionDiff,
@@ -72,6 +73,7 @@ export type {
 	GitVersion,
 	LogLevel,
 	ProjectRecord,
+	SnapshotResult,
 	SnapshotVersion,
 	UsedIn,
 	VersionDiff,
@@ -255,21 +257,11 @@ export const ImportAsset = request<ImportResultJson>()(
 	}),
 );
 
-export interface SnapshotResultJson {
-	asset: AssetRecord;
-	version: SnapshotVersion;
-	/** False when nothing changed since the last version (no new version is cut). */
-	created: boolean;
-	skipped: Array<{ path: string; reason: string }>;
-	lookalikes: string[][];
-	filesRead: number;
-}
-
 /**
  * Client → server: asset_snapshot (made_by user). Reports `desk/assets/snapshotProgress` while it
  * walks the folder. Fails with `asset.noFolder` for git, link and notes assets.
  */
-export const SnapshotAsset = request<SnapshotResultJson>()(
+export const SnapshotAsset = request<SnapshotResult>()(
 	'desk/assets/snapshot',
 	object({ id: assetId, note: optional(string({ maxLength: 500 })), requestId }),
 );
