@@ -12,7 +12,7 @@ import { objectSink, secretsOf } from './artifacts';
 import { boundedLines } from './boundedLines';
 import type { RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
-import { safePath } from './programs';
+import { baseChildEnv, safePath } from './programs';
 import { killGroup } from './runnerProcess';
 import { expandHome, programFolders, resolveCommand, sandboxArgs, spawnSandboxed, type SandboxLayout } from './sandbox';
 import type { AgentSettings } from './settings';
@@ -46,13 +46,9 @@ export async function invokeAgent(
 	onStop: (stop: (reason: string) => void) => void,
 ): Promise<AgentOutcome> {
 	const env: Record<string, string> = {
-		// Only the absolute folders of the PATH: a relative one (`.`, empty) would find a program
+		// Its PATH has only absolute folders: a relative one (`.`, empty) would find a program
 		// of the repository's in the work folder the agent starts in.
-		PATH: safePath(),
-		HOME: os.homedir(),
-		LANG: process.env.LANG ?? 'C.UTF-8',
-		TERM: 'dumb',
-		NO_COLOR: '1',
+		...baseChildEnv(),
 		...AttachmentStore.env(task.object_id, outbox),
 		DESK_RUN_ID: run.object_id,
 		DESK_NODE: node,

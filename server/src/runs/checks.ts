@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { actor, newEvidence } from '../ai/model';
 import type { Evidence, EvidenceKind, PatchSet, Run } from '../ai/types';
@@ -10,7 +9,7 @@ import { sandboxLayout } from './agentProcess';
 import { objectSink, storeArtifact } from './artifacts';
 import type { RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
-import { safePath } from './programs';
+import { baseChildEnv } from './programs';
 import { killGroup } from './runnerProcess';
 import { programFolders, sandboxArgs, spawnSandboxed } from './sandbox';
 import type { AgentSettings, RunSettings } from './settings';
@@ -72,11 +71,7 @@ async function runCheck(
 ): Promise<{ exitCode: number; summary: string; log: string; durationMs: number }> {
 	const cwd = path.join(placement.work_folder, check.cwd || '.');
 	const env: Record<string, string> = {
-		PATH: safePath(),
-		HOME: os.homedir(),
-		LANG: process.env.LANG ?? 'C.UTF-8',
-		TERM: 'dumb',
-		NO_COLOR: '1',
+		...baseChildEnv(),
 		CI: '1',
 	};
 	const command = [check.executable, ...check.args];

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 /**
@@ -21,6 +22,20 @@ export function absolutePathEntries(value: string | undefined = process.env.PATH
 export function safePath(value: string | undefined = process.env.PATH): string {
 	const entries = absolutePathEntries(value);
 	return entries.length > 0 ? entries.join(path.delimiter) : fallbackPath;
+}
+
+/**
+ * What every program a run starts (the agent, a check) finds in its environment before its own
+ * additions: the safe PATH, HOME, the desk's LANG (else C.UTF-8), a dumb terminal and no colours.
+ */
+export function baseChildEnv(): Record<string, string> {
+	return {
+		PATH: safePath(),
+		HOME: os.homedir(),
+		LANG: process.env.LANG ?? 'C.UTF-8',
+		TERM: 'dumb',
+		NO_COLOR: '1',
+	};
 }
 
 /**
