@@ -28,6 +28,13 @@ import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
 import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { atExit, tempDir } from '../../helpers/temp';
 
+/** How many worktrees the repository has, its own checkout included. */
+function worktreeCount(repo: string): number {
+	return git(repo, 'worktree', 'list', '--porcelain')
+		.split('\n')
+		.filter((l) => l.startsWith('worktree ')).length;
+}
+
 async function project(
 	files: Record<string, string> = {},
 	logger = recordingLogger(),
@@ -41,6 +48,27 @@ async function project(
 	const [boot] = await desk.openWorkspace([{ name: 'shop', path: repo }]);
 	assert.ok(boot?.outcome === 'adopted');
 	return { desk, repo, root, mainAsset: boot.asset.id, logger };
+}
+
+/** Goes with a ticket whose agent writes `x`, then sleeps a minute: the run is still going on return. */
+async function goSlowRun(desk: Desk, repo: string, overrides: Partial<RunSettings> = {}) {
+	const launches = await desk.launches(repo);
+	launches.setTicket('A slow task');
+	const record = await launches.go();
+	const { executor } = await desk.runs(repo);
+	const running = executor.execute(
+		record,
+		record.run,
+		scriptedAgentSettings({ sleepMs: 60_000, writes: [{ path: 'x', content: 'x' }] }, overrides),
+	);
+	return { record, executor, running };
+}
+
+/** Waits (up to 20 seconds) until `file` exists: the agent has written it. */
+async function waitForFile(file: string): Promise<void> {
+	for (let i = 0; i < 400 && !fs.existsSync(file); i++) {
+		await new Promise((r) => setTimeout(r, 50));
+	}
 }
 
 async function goAndRun(
@@ -211,13 +239,7 @@ it('with worktree isolation the run works on its own branch and the checkout is 
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'HEAD did not move');
 	assert.equal(git(repo, 'rev-parse', `desk/run-${run.object_id}`), result.commit);
 	assert.equal(git(repo, 'show', `${result.commit}:README.md`), 'shop\n\nA small shop.');
-	assert.equal(
-		git(repo, 'worktree', 'list', '--porcelain')
-			.split('\n')
-			.filter((l) => l.startsWith('worktree ')).length,
-		1,
-		"the run's worktree is gone after landing",
-	);
+	assert.equal(worktreeCount(repo), 1, "the run's worktree is gone after landing");
 });
 
 it('a failing check sends the work node round again with the failure in its prompt; each attempt is a PatchSet', async () => {
@@ -359,24 +381,14 @@ it("a snapshot target runs in a folder of its own with the marker, and lands as 
 
 it("cancel stops the agent's whole process group and fails the run with the reason", async () => {
 	const { desk, repo } = await project();
-	const launches = await desk.launches(repo);
-	launches.setTicket('A slow task');
-	const record = await launches.go();
-	const { executor } = await desk.runs(repo);
-	const running = executor.execute(
-		record,
-		record.run,
-		scriptedAgentSettings({ sleepMs: 60_000, writes: [{ path: 'x', content: 'x' }] }),
-	);
+	const { record, executor, running } = await goSlowRun(desk, repo);
 	const ai = await desk.projectAi(repo);
 	for (let i = 0; i < 200 && ai.require<Run>(record.run, 'run').status !== 'patching'; i++) {
 		await new Promise((r) => setTimeout(r, 50));
 	}
 	// The agent writes, then sleeps: cancel once its write is in the checkout (a fixed wait lost that
 	// race on a loaded machine).
-	for (let i = 0; i < 400 && !fs.existsSync(path.join(repo, 'x')); i++) {
-		await new Promise((r) => setTimeout(r, 50));
-	}
+	await waitForFile(path.join(repo, 'x'));
 	const started = Date.now();
 	executor.cancel(record.run, 'the person pressed Cancel');
 	const run = await running;
@@ -473,13 +485,7 @@ it('Checkpoint keeps the change as a commit under refs/desk/checkpoints/, off ev
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'no branch moved');
 	assert.equal(ai.require<Run>(run.object_id, 'run').status, 'completed');
 	assert.equal(ai.runDecision(run.object_id)?.rationale, 'resume tomorrow');
-	assert.equal(
-		git(repo, 'worktree', 'list', '--porcelain')
-			.split('\n')
-			.filter((l) => l.startsWith('worktree ')).length,
-		1,
-		"the run's worktree is gone; the checkpoint keeps its state",
-	);
+	assert.equal(worktreeCount(repo), 1, "the run's worktree is gone; the checkpoint keeps its state");
 });
 
 it('a decided worktree run leaves no folder behind, and a folder the agent made a link loses the link, never what it points to', async () => {
@@ -666,19 +672,9 @@ it('the files of a PatchSet whose tree git pruned are reported as missing (git.m
 
 it('a run that stops when what the agent left cannot be read: the failure says the change was not kept, and the log says why', async () => {
 	const { desk, repo, root, logger } = await project();
-	const launches = await desk.launches(repo);
-	launches.setTicket('A slow task');
-	const record = await launches.go();
-	const { executor } = await desk.runs(repo);
-	const running = executor.execute(
-		record,
-		record.run,
-		scriptedAgentSettings({ sleepMs: 60_000, writes: [{ path: 'x', content: 'x' }] }, { isolation: 'worktree' }),
-	);
+	const { record, executor, running } = await goSlowRun(desk, repo, { isolation: 'worktree' });
 	const worktree = path.join(root, 'library', 'runs', record.run, 'worktree');
-	for (let i = 0; i < 400 && !fs.existsSync(path.join(worktree, 'x')); i++) {
-		await new Promise((r) => setTimeout(r, 50));
-	}
+	await waitForFile(path.join(worktree, 'x'));
 	// The worktree is gone (removed by hand, say): what the agent left cannot be made a PatchSet.
 	fs.rmSync(worktree, { recursive: true, force: true });
 	executor.cancel(record.run, 'the person pressed Cancel');
