@@ -162,6 +162,12 @@ function includedFile(s: Setting, file: string, text: string): string {
 	return full;
 }
 
+/** A filter driver `name` (clean and smudge the program) that git finds in a file the config `key` includes. */
+function includeFilter(s: Setting, key: string, file: string, name: string): void {
+	git(s.repo, 'config', key, includedFile(s, file, `[filter "${name}"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n`));
+	attributes(s.repo, `* filter=${name}`);
+}
+
 const mechanisms: Mechanism[] = [
 	filterRow('a=b'),
 	filterRow('x.y=z'),
@@ -180,55 +186,23 @@ const mechanisms: Mechanism[] = [
 	},
 	{
 		name: 'a filter driver brought in by include.path',
-		setup: (s) => {
-			git(
-				s.repo,
-				'config',
-				'include.path',
-				includedFile(s, 'included.cfg', '[filter "inc=luded"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n'),
-			);
-			attributes(s.repo, '* filter=inc=luded');
-		},
+		setup: (s) => includeFilter(s, 'include.path', 'included.cfg', 'inc=luded'),
 		control: cleanControl,
 	},
 	{
 		name: 'a filter driver brought in by includeIf "gitdir:"',
-		setup: (s) => {
-			git(
-				s.repo,
-				'config',
-				`includeIf.gitdir:${s.repo}/.git.path`,
-				includedFile(s, 'gitdir.cfg', '[filter "gitdir=if"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n'),
-			);
-			attributes(s.repo, '* filter=gitdir=if');
-		},
+		setup: (s) => includeFilter(s, `includeIf.gitdir:${s.repo}/.git.path`, 'gitdir.cfg', 'gitdir=if'),
 		control: cleanControl,
 	},
 	{
 		// Only the run's own worktree sees it: a listing made in the checkout would miss it.
 		name: 'a filter driver brought in by includeIf "gitdir:" of the linked worktrees only',
-		setup: (s) => {
-			git(
-				s.repo,
-				'config',
-				'includeIf.gitdir:**/worktrees/**.path',
-				includedFile(s, 'worktrees.cfg', '[filter "onlyworktrees"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n'),
-			);
-			attributes(s.repo, '* filter=onlyworktrees');
-		},
+		setup: (s) => includeFilter(s, 'includeIf.gitdir:**/worktrees/**.path', 'worktrees.cfg', 'onlyworktrees'),
 		control: smudgeControl(),
 	},
 	{
 		name: 'a filter driver brought in by includeIf "onbranch:" for the run branches',
-		setup: (s) => {
-			git(
-				s.repo,
-				'config',
-				'includeIf.onbranch:desk/**.path',
-				includedFile(s, 'onbranch.cfg', '[filter "onbranch"]\n\tclean = PROGRAM\n\tsmudge = PROGRAM\n'),
-			);
-			attributes(s.repo, '* filter=onbranch');
-		},
+		setup: (s) => includeFilter(s, 'includeIf.onbranch:desk/**.path', 'onbranch.cfg', 'onbranch'),
 		control: smudgeControl('desk/control'),
 	},
 	{
