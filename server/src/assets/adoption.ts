@@ -436,7 +436,8 @@ export class Adoption {
 	}
 }
 
-function blankAsset(id: string, name: string, createdAt: string, createdBy: string): AssetRecord {
+/** An asset record with nothing said about it yet: no engine, no version picked, no folder, URL, tags or checks. */
+export function blankAsset(id: string, name: string, createdAt: string, createdBy: string): AssetRecord {
 	return {
 		id,
 		name,

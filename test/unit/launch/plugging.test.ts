@@ -4,64 +4,17 @@ import type { AssetRecord, ProjectRecord } from '../../../server/src/assets/type
 import { isDeskError } from '../../../server/src/core/errors';
 import { checkPlug, launchKeep, newPlug, plugInto, plugNodes } from '../../../server/src/launch/plugging';
 import { defaultTemplate, type LaunchCard } from '../../../server/src/launch/types';
+import { testAsset } from '../../helpers/assetRecord';
 
-const base: Omit<AssetRecord, 'id' | 'name' | 'engine'> = {
-	kind: '',
-	about: '',
-	working_dir: '',
-	picked_version: 1,
-	remote: '',
-	branch: '',
-	url: '',
-	notes: '',
-	tags: [],
-	created_at: '',
-	created_by: 't',
-	about_model_written: false,
-	derived_from: '',
-	derived_from_version: 0,
-	checks: [],
-	retired: false,
-};
-const repo: AssetRecord = {
-	...base,
-	id: 'a-0000000000000001',
-	name: 'shop',
-	engine: 'git',
-	kind: 'code',
-	working_dir: '/w/shop',
-};
-const otherRepo: AssetRecord = {
-	...base,
-	id: 'a-0000000000000002',
-	name: 'lib',
-	engine: 'git',
-	kind: 'code',
-	working_dir: '/w/lib',
-};
-const folder: AssetRecord = {
-	...base,
-	id: 'a-0000000000000003',
-	name: 'specs',
-	engine: 'snapshot',
-	working_dir: '/l/specs',
-};
-const link: AssetRecord = {
-	...base,
-	id: 'a-0000000000000004',
-	name: 'docs',
-	engine: 'none',
-	kind: 'link',
-	url: 'https://example.com',
-};
-const skill: AssetRecord = {
-	...base,
-	id: 'a-0000000000000005',
-	name: 'review',
+const repo = testAsset('a-0000000000000001', 'shop', { engine: 'git', kind: 'code', working_dir: '/w/shop' });
+const otherRepo = testAsset('a-0000000000000002', 'lib', { engine: 'git', kind: 'code', working_dir: '/w/lib' });
+const folder = testAsset('a-0000000000000003', 'specs', { engine: 'snapshot', working_dir: '/l/specs' });
+const link = testAsset('a-0000000000000004', 'docs', { engine: 'none', kind: 'link', url: 'https://example.com' });
+const skill = testAsset('a-0000000000000005', 'review', {
 	engine: 'snapshot',
 	kind: 'skill',
 	working_dir: '/l/review',
-};
+});
 const project: ProjectRecord = { name: 'shop', path: '/w/shop', main_asset: repo.id, created_at: '' };
 const card: LaunchCard = { project: 'shop', ticket: 't', template: defaultTemplate, plugs: [] };
 const validSkill = { name: 'review', description: 'Reviews' };

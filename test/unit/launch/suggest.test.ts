@@ -10,32 +10,12 @@ import { LibrarySearch, type SearchDocument } from '../../../server/src/search/l
 import { openDesk, recordingLogger } from '../../helpers/deskFixture';
 import { makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
+import { testAsset } from '../../helpers/assetRecord';
 
 let counter = 0;
 function asset(name: string, fields: Partial<AssetRecord> = {}): AssetRecord {
 	const id = `a-${(++counter).toString(16).padStart(16, '0')}`;
-	return {
-		id,
-		name,
-		kind: '',
-		about: '',
-		working_dir: '',
-		engine: 'snapshot',
-		picked_version: 1,
-		remote: '',
-		branch: '',
-		url: '',
-		notes: '',
-		tags: [],
-		created_at: '',
-		created_by: 'test',
-		about_model_written: false,
-		derived_from: '',
-		derived_from_version: 0,
-		checks: [],
-		retired: false,
-		...fields,
-	};
+	return testAsset(id, name, { engine: 'snapshot', ...fields });
 }
 
 /** Members with the text they are matched on. */
