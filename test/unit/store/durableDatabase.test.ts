@@ -5,33 +5,23 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { isDeskError } from '../../../server/src/core/errors';
 import { silentLogger } from '../../../server/src/core/logger';
-import { DurableDatabase, type Migration } from '../../../server/src/store/durableDatabase';
+import type { Migration } from '../../../server/src/store/durableDatabase';
 import { encodeRecord, journalMagic } from '../../../server/src/store/journal';
 import { tempDir } from '../../helpers/temp';
+import { noteTexts, openTestDatabase } from '../../helpers/testDatabase';
 
 const migrations: Migration[] = [
 	{ version: 1, statements: ['CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, data BLOB)'] },
 ];
 
-function open(file: string, extra: Partial<Parameters<typeof DurableDatabase.open>[0]> = {}) {
-	return DurableDatabase.open({
-		file,
-		schema: 'test-schema',
-		migrations,
-		logger: silentLogger,
-		idleCheckpointMs: 60_000,
-		lockTimeoutMs: 200,
-		...extra,
-	});
+function open(file: string, extra: Parameters<typeof openTestDatabase>[2] = {}) {
+	return openTestDatabase(file, migrations, extra);
 }
 
 /**
  * The tests below simulate a crash by never closing a database object (a killed process closes
  * nothing, so never checkpoints) and opening the file again beside it.
  */
-function texts(db: DurableDatabase): string[] {
-	return db.all<{ text: string }>('SELECT text FROM notes ORDER BY id').map((r) => r.text);
-}
 
 describe('DurableDatabase', () => {
 	it('keeps acknowledged writes across a reopen without a checkpoint (journal replay)', async () => {
@@ -43,7 +33,7 @@ describe('DurableDatabase', () => {
 		assert.ok(journalBefore > journalMagic.length, 'the writes are in the journal');
 		// Simulate a crash: the first object is never closed (so never checkpointed).
 		const again = await open(file);
-		assert.deepEqual(texts(again), ['first', 'second']);
+		assert.deepEqual(noteTexts(again), ['first', 'second']);
 		assert.deepEqual(
 			[...again.get<{ data: Uint8Array }>('SELECT data FROM notes WHERE text = ?', ['first'])!.data],
 			[0, 1, 255],
@@ -59,7 +49,7 @@ describe('DurableDatabase', () => {
 		assert.equal(fs.statSync(`${file}.journal`).size, journalMagic.length);
 		db.close();
 		const again = await open(file);
-		assert.deepEqual(texts(again), ['kept']);
+		assert.deepEqual(noteTexts(again), ['kept']);
 		assert.equal(again.schemaVersion, 1);
 		again.close();
 	});
@@ -74,10 +64,10 @@ describe('DurableDatabase', () => {
 				tx.run('INSERT INTO notes (text) VALUES (?)', ['one']); // UNIQUE violation
 			}),
 		);
-		assert.deepEqual(texts(db), ['one']);
+		assert.deepEqual(noteTexts(db), ['one']);
 		db.close();
 		const again = await open(file);
-		assert.deepEqual(texts(again), ['one'], 'the failed transaction left nothing in the journal either');
+		assert.deepEqual(noteTexts(again), ['one'], 'the failed transaction left nothing in the journal either');
 		again.close();
 	});
 
@@ -88,11 +78,11 @@ describe('DurableDatabase', () => {
 		const torn = encodeRecord({ seq: 99, statements: [["INSERT INTO notes (text) VALUES ('torn')", []]] });
 		fs.appendFileSync(`${file}.journal`, torn.subarray(0, torn.length - 3));
 		const again = await open(file);
-		assert.deepEqual(texts(again), ['whole']);
+		assert.deepEqual(noteTexts(again), ['whole']);
 		again.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['after']));
 		again.close();
 		const third = await open(file);
-		assert.deepEqual(texts(third), ['whole', 'after']);
+		assert.deepEqual(noteTexts(third), ['whole', 'after']);
 		third.close();
 	});
 
@@ -107,7 +97,7 @@ describe('DurableDatabase', () => {
 		fs.writeFileSync(`${file}.journal`, bytes);
 		const errors: string[] = [];
 		const again = await open(file, { logger: { ...silentLogger, error: (m) => errors.push(m) } });
-		assert.deepEqual(texts(again), ['good']);
+		assert.deepEqual(noteTexts(again), ['good']);
 		assert.equal(errors.length, 1);
 		assert.ok(
 			fs.readdirSync(dir).some((n) => n.startsWith('e.db.journal.corrupt-')),
@@ -173,12 +163,12 @@ describe('DurableDatabase', () => {
 			}
 		}
 		const expected = Array.from({ length: 20 }, (_, i) => `note ${i}`);
-		assert.deepEqual(texts(a), expected);
-		assert.deepEqual(texts(b), expected);
+		assert.deepEqual(noteTexts(a), expected);
+		assert.deepEqual(noteTexts(b), expected);
 		a.close();
 		b.close();
 		const c = await open(file);
-		assert.deepEqual(texts(c), expected);
+		assert.deepEqual(noteTexts(c), expected);
 		c.close();
 	});
 
@@ -194,14 +184,14 @@ describe('DurableDatabase', () => {
 				(e) => isDeskError(e, 'store.locked') && e.data['pid'] === holder.pid,
 			);
 			assert.ok(Date.now() - started >= 140, 'it waited for the holder first');
-			assert.deepEqual(texts(db), []);
+			assert.deepEqual(noteTexts(db), []);
 		} finally {
 			holder.kill('SIGKILL');
 			await new Promise((resolve) => holder.once('exit', resolve));
 		}
 		// The holder died without releasing the lock: the next write takes it over.
 		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['after the holder died']));
-		assert.deepEqual(texts(db), ['after the holder died']);
+		assert.deepEqual(noteTexts(db), ['after the holder died']);
 		assert.equal(fs.existsSync(`${file}.lock`), false);
 		db.close();
 	});
@@ -232,7 +222,7 @@ describe('DurableDatabase', () => {
 		assert.ok(db.journalBytes < 2048 + 400, `journal is ${db.journalBytes} bytes`);
 		db.close();
 		const again = await open(file);
-		assert.equal(texts(again).length, 40);
+		assert.equal(noteTexts(again).length, 40);
 		again.close();
 	});
 });

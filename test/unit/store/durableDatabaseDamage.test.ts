@@ -7,6 +7,7 @@ import { isDeskError } from '../../../server/src/core/errors';
 import { silentLogger } from '../../../server/src/core/logger';
 import { DurableDatabase, type Migration } from '../../../server/src/store/durableDatabase';
 import { tempDir } from '../../helpers/temp';
+import { noteTexts, openTestDatabase } from '../../helpers/testDatabase';
 
 const migrations: Migration[] = [
 	{
@@ -19,14 +20,7 @@ const migrations: Migration[] = [
 ];
 
 function open(file: string) {
-	return DurableDatabase.open({
-		file,
-		schema: 'test-schema',
-		migrations,
-		logger: silentLogger,
-		idleCheckpointMs: 60_000,
-		lockTimeoutMs: 200,
-	});
+	return openTestDatabase(file, migrations);
 }
 
 function recover(file: string, choice: 'restore' | 'empty') {
@@ -34,10 +28,6 @@ function recover(file: string, choice: 'restore' | 'empty') {
 		{ file, schema: 'test-schema', migrations, logger: silentLogger, lockTimeoutMs: 200 },
 		choice,
 	);
-}
-
-function texts(db: DurableDatabase): string[] {
-	return db.all<{ text: string }>('SELECT text FROM notes ORDER BY id').map((r) => r.text);
 }
 
 async function withNotes(file: string, ...notes: string[]): Promise<void> {
@@ -115,7 +105,7 @@ describe('DurableDatabase and damage', () => {
 		fs.writeFileSync(String(indexed['keptAs']), good);
 		assert.equal((await recover(file, 'restore')).choice, 'restore');
 		const db = await open(file);
-		assert.deepEqual(texts(db), ['alpha', 'beta']);
+		assert.deepEqual(noteTexts(db), ['alpha', 'beta']);
 		db.write((tx) => tx.run('INSERT INTO memos (body) VALUES (?)', ['pay the rent on the first']));
 		db.close();
 		// A changed byte no index holds: only the checksum sees it; restore takes it back as it is.
@@ -140,7 +130,7 @@ describe('DurableDatabase and damage', () => {
 		const before = Date.now();
 		await recover(file, 'empty');
 		const fresh = await open(file);
-		assert.deepEqual(texts(fresh), []);
+		assert.deepEqual(noteTexts(fresh), []);
 		assert.ok(fresh.trackingSince >= before, 'the new database vouches only for files written from now on');
 		fresh.close();
 	});
@@ -153,11 +143,11 @@ describe('DurableDatabase and damage', () => {
 		const oldSum = { size: old.length, crc32: crc32(old) };
 		fs.writeFileSync(`${file}.checked`, JSON.stringify({ format: 2, accepted: [oldSum, { size: 4096, crc32: 1 }] }));
 		const db = await open(file);
-		assert.deepEqual(texts(db), ['one']);
+		assert.deepEqual(noteTexts(db), ['one']);
 		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['two']));
 		db.close();
 		const reopened = await open(file);
-		assert.deepEqual(texts(reopened), ['one', 'two']);
+		assert.deepEqual(noteTexts(reopened), ['one', 'two']);
 		reopened.close();
 	});
 
@@ -194,7 +184,11 @@ describe('DurableDatabase and damage', () => {
 			await assertDamaged(file);
 			await recover(file, 'restore');
 			const restored = await open(file);
-			assert.deepEqual(texts(restored), [], 'what preceded the damage (the schema); the rest stays in the kept copy');
+			assert.deepEqual(
+				noteTexts(restored),
+				[],
+				'what preceded the damage (the schema); the rest stays in the kept copy',
+			);
 			restored.close();
 		});
 	}
@@ -204,7 +198,7 @@ describe('DurableDatabase and damage', () => {
 		await withNotes(file, 'gamma');
 		fs.rmSync(`${file}.checked`);
 		const db = await open(file);
-		assert.deepEqual(texts(db), ['gamma']);
+		assert.deepEqual(noteTexts(db), ['gamma']);
 		db.close();
 		assert.ok(fs.existsSync(`${file}.checked`));
 		flipInRecord(file, 'gamma');
