@@ -19,6 +19,27 @@ export interface TreeChange {
 }
 
 /**
+ * The git arguments of a PatchSet's diff from tree `from` to tree `to` (SafeGit.diff): every file,
+ * binary ones included and full blob ids so it applies again, no renames, no external diff or
+ * textconv program, no colour.
+ */
+export function diffArgs(from: string, to: string): string[] {
+	return [
+		'diff-tree',
+		'-r',
+		'-p',
+		'--binary',
+		'--full-index',
+		'--no-renames',
+		'--no-ext-diff',
+		'--no-textconv',
+		'--no-color',
+		from,
+		to,
+	];
+}
+
+/**
  * Native git for the desk, run so that no program the repository (or anything else) configures
  * ever executes. Before each command the configured keys are listed (`git config --includes
  * --list`, in the same folder and with the same environment as the command, so includes and
@@ -220,19 +241,7 @@ export class SafeGit {
 
 	/** The unified diff between two trees, binary files included so it can be applied again. */
 	async diff(from: string, to: string): Promise<Buffer> {
-		return this.run([
-			'diff-tree',
-			'-r',
-			'-p',
-			'--binary',
-			'--full-index',
-			'--no-renames',
-			'--no-ext-diff',
-			'--no-textconv',
-			'--no-color',
-			from,
-			to,
-		]);
+		return this.run(diffArgs(from, to));
 	}
 
 	/** A tree made by applying `patch` to the tree of `base`, or undefined when it does not apply. */

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { applyFilePatch, parseUnifiedDiff } from '../../../server/src/runs/unifiedDiff';
+import { diffArgs } from '../../../server/src/runs/safeGit';
 import { git, gitEnv } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
 
@@ -106,24 +107,8 @@ describe('the unified diff reader against git diff-tree (property)', () => {
 				const pairs = set.map((pair) => pair ?? [undefined, undefined]);
 				const from = treeOf(pairs.map(([old]) => old));
 				const to = treeOf(pairs.map(([, now]) => now));
-				// As the runner makes a PatchSet's diff (SafeGit.diff).
-				const diff = execFileSync(
-					'git',
-					[
-						'diff-tree',
-						'-r',
-						'-p',
-						'--binary',
-						'--full-index',
-						'--no-renames',
-						'--no-ext-diff',
-						'--no-textconv',
-						'--no-color',
-						from,
-						to,
-					],
-					{ cwd: repo, env: gitEnv(repo), encoding: 'utf8' },
-				);
+				// As the runner makes a PatchSet's diff: SafeGit.diff's own arguments.
+				const diff = execFileSync('git', diffArgs(from, to), { cwd: repo, env: gitEnv(repo), encoding: 'utf8' });
 				// An empty file added or deleted has no hunk and no ---/+++ lines in git's diff: nothing to read.
 				const changed = names
 					.filter((_, i) => pairs[i]![0] !== pairs[i]![1] && (pairs[i]![0] ?? '') !== (pairs[i]![1] ?? ''))
