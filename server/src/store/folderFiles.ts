@@ -34,28 +34,14 @@ export function writeInFolder(folder: string, rel: string, bytes: Uint8Array, op
 			);
 		}
 		// Replace by rename: a link created at the target meanwhile is replaced, never followed.
-		const temp = `${tempPrefix}${randomBytes(6).toString('hex')}`;
-		try {
+		replaceByRename(dir, name, rel, `write ${rel}`, (temp) => {
 			const fd = dir.createFile(temp, options.executable ? 0o755 : 0o644);
 			try {
 				writeAll(fd, bytes);
 			} finally {
 				fs.closeSync(fd);
 			}
-			dir.rename(temp, name);
-		} catch (error) {
-			try {
-				dir.unlink(temp);
-			} catch {
-				// Left for the snapshot to skip; the write's own error is the one to report.
-			}
-			throw new DeskError(
-				'store.io',
-				`Could not write ${rel}: ${(error as Error).message}`,
-				{ path: rel },
-				{ cause: error },
-			);
-		}
+		});
 	} finally {
 		dir.close();
 	}
@@ -73,25 +59,34 @@ export function linkInFolder(folder: string, rel: string, target: string | Buffe
 		if (stat && !stat.isFile() && !stat.isSymbolicLink()) {
 			throw new DeskError('asset.unsafePath', `${rel} is not a file; no link is put in its place.`, { path: rel });
 		}
-		const temp = `${tempPrefix}${randomBytes(6).toString('hex')}`;
-		try {
-			dir.createLink(temp, target);
-			dir.rename(temp, name);
-		} catch (error) {
-			try {
-				dir.unlink(temp);
-			} catch {
-				// Left for the snapshot to skip; the write's own error is the one to report.
-			}
-			throw new DeskError(
-				'store.io',
-				`Could not put the link ${rel}: ${(error as Error).message}`,
-				{ path: rel },
-				{ cause: error },
-			);
-		}
+		replaceByRename(dir, name, rel, `put the link ${rel}`, (temp) => dir.createLink(temp, target));
 	} finally {
 		dir.close();
+	}
+}
+
+/**
+ * Makes `name` in `dir` by `make` under a temp name and a rename over whatever is there. On failure
+ * the temp entry is removed and the error is `store.io` "Could not <doing>" for the file `rel`.
+ */
+function replaceByRename(
+	dir: ConfinedDir,
+	name: string,
+	rel: string,
+	doing: string,
+	make: (temp: string) => void,
+): void {
+	const temp = `${tempPrefix}${randomBytes(6).toString('hex')}`;
+	try {
+		make(temp);
+		dir.rename(temp, name);
+	} catch (error) {
+		try {
+			dir.unlink(temp);
+		} catch {
+			// Left for the snapshot to skip; the write's own error is the one to report.
+		}
+		throw new DeskError('store.io', `Could not ${doing}: ${(error as Error).message}`, { path: rel }, { cause: error });
 	}
 }
 
