@@ -1,11 +1,11 @@
 import * as m from '../../../server/src/ai/model';
-import type { AiObject } from '../../../server/src/ai/types';
+import type { AiObject, ArtifactRef } from '../../../server/src/ai/types';
 
 /** A complete Intent → Plan → Task → Run → PatchSet → Evidence → Decision chain, made with the model's own API. */
 export function completeChain(
 	baseCommit: string,
 	fileBlob = 'a'.repeat(40),
-	options: { resultCommit?: string; touched?: string } = {},
+	options: { resultCommit?: string; touched?: string; artifact?: ArtifactRef } = {},
 ) {
 	const human = m.actor('human', 'alice');
 	const agent = m.actor('agent', 'claude-code');
@@ -45,7 +45,10 @@ export function completeChain(
 		{ path: 'src/users.ts' },
 		{ written: ['src/users.ts'], resultSummary: 'applied 2 hunks' },
 	);
-	const patchset = m.newPatchSet(agent, run, { rationale: 'Adds limit and offset with a default of 20' });
+	const patchset = m.newPatchSet(agent, run, {
+		artifact: options.artifact,
+		rationale: 'Adds limit and offset with a default of 20',
+	});
 	patchset.touched.push({
 		path: options.touched ?? 'src/users.ts',
 		change_type: 'modified',

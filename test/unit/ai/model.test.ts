@@ -12,67 +12,21 @@ import type {
 	TaskStatus,
 } from '../../../server/src/ai/types';
 import { isDeskError } from '../../../server/src/core/errors';
+import { completeChain } from './chain';
 
 const human = m.actor('human', 'alice');
 const agent = m.actor('agent', 'coder');
 
-/** A complete chain made with the model's own API, as the seed's end-to-end flow draws it. */
+/** The complete chain of ./chain.ts, with a constraint, the PatchSet's diff as an artifact and the intent's commit too. */
 function chain() {
-	const intent = m.newIntent(human, 'Add pagination to the user list API');
-	const pipeline = m.newContextPipeline(agent, { maxFrames: 4 });
-	m.setIntentContent(intent, 'Add offset/limit pagination to GET /users');
-	m.setIntentStatus(intent, 'active');
-	const seed = m.pushFrame(pipeline, 'intent_analysis', 'offset/limit on GET /users');
-	const plan = m.newPlan(agent, { pipeline, fwindow: [0, 1] });
-	const step = m.newPlanStep('Add query parameters');
-	step.iframes.push(seed);
-	m.addStep(plan, step);
-	m.setIntentPlan(intent, plan);
-	const task = m.newTask(human, 'Paginate /users', { goal: 'feature', intent });
-	m.addConstraint(task, 'Keep the response shape');
-	m.addAcceptanceCriterion(task, 'All tests pass');
-	const snapshot = m.newContextSnapshot(agent, 'explicit', [
-		{ kind: 'file', path: 'src/users.ts', blob: 'a'.repeat(40), preview: 'export function list' },
-	]);
-	const run = m.newRun(agent, task, 'b'.repeat(40), { plan });
-	run.snapshot = snapshot.object_id;
-	m.addRun(task, run);
-	m.setTaskStatus(task, 'running');
-	m.setRunStatus(run, 'patching');
-	const tool = m.newToolInvocation(
-		agent,
-		run,
-		'read_file',
-		{ path: 'src/users.ts' },
-		{ read: ['src/users.ts'], resultSummary: '120 lines' },
-	);
 	const diff = Buffer.from('--- a/src/users.ts\n+++ b/src/users.ts\n');
-	const patchset = m.newPatchSet(agent, run, {
-		artifact: m.artifactFor(diff, 'local', 'patches/1.diff', 'text/x-diff'),
-		rationale: 'Adds limit and offset',
-	});
-	patchset.touched.push({ path: 'src/users.ts', change_type: 'modified', lines_added: 12, lines_deleted: 2 });
-	m.addPatchSet(run, patchset);
-	m.setRunStatus(run, 'validating');
-	const evidence = m.newEvidence(agent, run, 'test', 'npm', {
-		patchset,
-		command: 'npm test',
-		exitCode: 0,
-		summary: '42 passed',
-	});
-	const provenance = m.newProvenance(agent, run, 'anthropic', 'claude-sonnet-4');
-	m.setTokenUsage(provenance, 1200, 300, 0.0125);
-	const decision = m.newDecision(human, run, 'commit', {
-		chosen: patchset,
+	const objects = completeChain('b'.repeat(40), 'a'.repeat(40), {
 		resultCommit: 'c'.repeat(40),
-		rationale: 'Tests pass',
+		artifact: m.artifactFor(diff, 'local', 'patches/1.diff', 'text/x-diff'),
 	});
-	m.setApplyStatus(patchset, 'applied');
-	m.setRunStatus(run, 'completed');
-	m.setTaskStatus(task, 'done');
-	m.setIntentCommit(intent, 'c'.repeat(40));
-	m.setIntentStatus(intent, 'completed', 'All tasks finished');
-	return { intent, pipeline, plan, step, task, snapshot, run, tool, patchset, evidence, provenance, decision, diff };
+	m.addConstraint(objects.task, 'Keep the response shape');
+	m.setIntentCommit(objects.intent, 'c'.repeat(40));
+	return { ...objects, tool: objects.read };
 }
 
 describe('status transitions, exactly as drawn', () => {
