@@ -36,6 +36,16 @@ export type FolderAdoption =
 	| { folder: WorkspaceFolder; outcome: 'notARepository' }
 	| { folder: WorkspaceFolder; outcome: 'failed'; error: DeskError };
 
+/** What asset_import with new is given: the name, the empty folder to make (`dir`), the project to join. */
+export interface NewAssetRequest {
+	name: string;
+	dir?: string;
+	project?: string;
+	main?: boolean;
+	madeBy: MadeBy;
+	clientRequest?: ClientRequestKey;
+}
+
 /** What asset_link is given: the link's name and URL, and the asset it was made from (`from`). */
 export interface LinkRequest {
 	name: string;
@@ -85,14 +95,7 @@ export class Adoption {
 	 * asset_import with new (glossary: Version): an empty working folder (`dir` if given, which must
 	 * not exist or be empty) and at once version 1, with the note "created" and no files.
 	 */
-	async newAsset(request: {
-		name: string;
-		dir?: string;
-		project?: string;
-		main?: boolean;
-		madeBy: MadeBy;
-		clientRequest?: ClientRequestKey;
-	}): Promise<ImportResult> {
+	async newAsset(request: NewAssetRequest): Promise<ImportResult> {
 		const name = checkName(request.name);
 		const id = this.ctx.env.newAssetId();
 		const folder = this.ctx.snapshots.prepareFolder(id, request.dir);

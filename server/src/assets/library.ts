@@ -1,6 +1,12 @@
 import type { Logger } from '../core/logger';
 import type { SearchHit } from '../search/librarySearch';
-import { Adoption, type ImportDirRequest, type LinkRequest, type WorkspaceFolder } from './adoption';
+import {
+	Adoption,
+	type ImportDirRequest,
+	type LinkRequest,
+	type NewAssetRequest,
+	type WorkspaceFolder,
+} from './adoption';
 import { LibraryContext } from './libraryContext';
 import { AssetMetadata, type LaunchedPlug } from './metadata';
 import { Mounts } from './mounts';
@@ -56,14 +62,7 @@ export class Library {
 	importAsset(request: { id: string; project?: string; main: boolean }) {
 		return this.adoption.importAsset(request);
 	}
-	newAsset(request: {
-		name: string;
-		dir?: string;
-		project?: string;
-		main?: boolean;
-		madeBy: MadeBy;
-		clientRequest?: ClientRequestKey;
-	}) {
+	newAsset(request: NewAssetRequest) {
 		return this.adoption.newAsset(request);
 	}
 	adoptFolder(folder: string, madeBy: MadeBy) {
