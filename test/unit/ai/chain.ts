@@ -77,36 +77,7 @@ export function completeChain(
 	m.setRunStatus(run, 'completed');
 	m.setTaskStatus(task, 'done');
 	m.setIntentStatus(intent, 'completed', 'All tasks finished');
-	const all: AiObject[] = [
-		intent,
-		pipeline,
-		plan,
-		task,
-		snapshot,
-		run,
-		read,
-		edit,
-		patchset,
-		evidence,
-		provenance,
-		decision,
-	];
-	return {
-		human,
-		agent,
-		intent,
-		pipeline,
-		plan,
-		step,
-		task,
-		snapshot,
-		run,
-		read,
-		edit,
-		patchset,
-		evidence,
-		provenance,
-		decision,
-		all,
-	};
+	const objects = { intent, pipeline, plan, task, snapshot, run, read, edit, patchset, evidence, provenance, decision };
+	const all: AiObject[] = Object.values(objects);
+	return { human, agent, step, ...objects, all };
 }
