@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openDeskWorkbench, projectRoot, runCommand, screenshot } from '../helpers/codeServer';
+import { openDeskWorkbench, projectRoot, runCommand, screenshot, typeTicket } from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -90,12 +90,7 @@ it('an asset and file named with a command link, Markdown and a bidi override sh
 		await screenshot(page, 'hostile-notification');
 
 		// The launch card suggests the asset for a ticket that names it: the name shown as text there too.
-		await runCommand(page, 'Agent Desk: Open Launch Card');
-		const card = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
-		const ticket = card.locator('#ticket textarea');
-		await ticket.waitFor({ timeout: 30_000 });
-		await ticket.click();
-		await page.keyboard.type('Read the notes', { delay: 10 });
+		const { card } = await typeTicket(page, 'Read the notes');
 		const suggestion = card.locator('.suggestion', { hasText: 'notes [click]' });
 		await suggestion.waitFor({ timeout: 30_000 });
 		const suggested = await suggestion.innerText();

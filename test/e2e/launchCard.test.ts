@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openDeskWorkbench, projectRoot, runCommand, screenshot, waitFor } from '../helpers/codeServer';
+import { openDeskWorkbench, projectRoot, runCommand, screenshot, typeTicket, waitFor } from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -36,12 +36,7 @@ it('writes a ticket, keeps a suggestion, plugs the repo as target, goes, and fin
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		const shop = page.getByRole('treeitem', { name: /^shop, main asset/ });
 		await shop.waitFor({ timeout: 60_000 });
-		await runCommand(page, 'Agent Desk: Open Launch Card');
-		const card = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
-		const ticket = card.locator('#ticket textarea');
-		await ticket.waitFor({ timeout: 30_000 });
-		await ticket.click();
-		await page.keyboard.type('Add cursor pagination to the listing endpoints', { delay: 10 });
+		const { card, editor: ticket } = await typeTicket(page, 'Add cursor pagination to the listing endpoints');
 		const suggestion = card.locator('.suggestion', { hasText: 'pagination-notes' });
 		await suggestion.waitFor({ timeout: 30_000 });
 		assert.match(await suggestion.innerText(), /matches “(cursor|pagination|listing|endpoints)”/);

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Frame, type FrameLocator, type Locator, type Page } from 'playwright-core';
 import { makeRepo } from './gitRepo';
 import { scriptedAgentSettings, type Scenario } from './scriptedAgent';
 import { findProjectRoot, tempDir } from './temp';
@@ -189,6 +189,17 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 		.first();
 	await row.waitFor();
 	await row.click();
+}
+
+/** Opens the launch card and types `ticket` into its editor, as a person would; the card's frame and its editor. */
+export async function typeTicket(page: Page, ticket: string): Promise<{ card: FrameLocator; editor: Locator }> {
+	await runCommand(page, 'Agent Desk: Open Launch Card');
+	const card = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+	const editor = card.locator('#ticket textarea');
+	await editor.waitFor({ timeout: 30_000 });
+	await editor.click();
+	await page.keyboard.type(ticket, { delay: 10 });
+	return { card, editor };
 }
 
 export const outputDir = path.join(projectRoot, 'test-output', 'e2e');
