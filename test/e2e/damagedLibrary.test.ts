@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openDeskWorkbench, projectRoot, screenshot, waitFor } from '../helpers/codeServer';
+import { openAgentDesk, screenshot, waitFor } from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -12,11 +12,7 @@ it('a damaged library shows as an error in the status bar, one message with Open
 	const libraryDir = path.join(root, 'library');
 	fs.mkdirSync(libraryDir, { recursive: true });
 	fs.writeFileSync(path.join(libraryDir, 'library.db'), 'this is not a database');
-	const { page, close } = await openDeskWorkbench({
-		folder: repo,
-		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
-		settings: { 'agentDesk.libraryFolder': libraryDir },
-	});
+	const { page, close } = await openAgentDesk({ folder: repo, libraryFolder: libraryDir });
 	try {
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		const status = page.locator('.statusbar-item[aria-label="Agent Desk error"]');

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openDeskWorkbench, projectRoot, screenshot } from '../helpers/codeServer';
+import { openAgentDesk, projectRoot, screenshot } from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -32,11 +32,7 @@ it('a 0-byte project database: one message with the three choices; Rebuild from 
 	}
 	fs.truncateSync(path.join(repo, '.desk', 'project.db'), 0);
 
-	const { page, close } = await openDeskWorkbench({
-		folder: repo,
-		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
-		settings: { 'agentDesk.libraryFolder': libraryDir },
-	});
+	const { page, close } = await openAgentDesk({ folder: repo, libraryFolder: libraryDir });
 	try {
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		const toast = page.locator('.notification-toast', { hasText: 'project.db is damaged' });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openDeskWorkbench, projectRoot, screenshot } from '../helpers/codeServer';
+import { openAgentDesk, screenshot } from '../helpers/codeServer';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -14,11 +14,7 @@ it('a folder whose .git leads to another repository: a modal says where the git 
 	fs.writeFileSync(path.join(planted, 'README.md'), 'hello\n');
 	fs.writeFileSync(path.join(planted, '.git'), `gitdir: ${path.join(other, '.git')}\n`);
 	const libraryDir = path.join(root, 'library');
-	const { page, close } = await openDeskWorkbench({
-		folder: planted,
-		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
-		settings: { 'agentDesk.libraryFolder': libraryDir },
-	});
+	const { page, close } = await openAgentDesk({ folder: planted, libraryFolder: libraryDir });
 	try {
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		const dialog = page.locator('.monaco-dialog-box', { hasText: 'is not inside it' });

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openDeskWorkbench, projectRoot, runCommand, screenshot, typeTicket } from '../helpers/codeServer';
+import { openAgentDesk, projectRoot, runCommand, screenshot, typeTicket } from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -33,11 +33,7 @@ it('an asset and file named with a command link, Markdown and a bidi override sh
 	desk('--store', library, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main');
 	desk('--store', library, 'asset', 'import', '--dir', folder, '--project', 'shop');
 
-	const { page, close } = await openDeskWorkbench({
-		folder: repo,
-		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
-		settings: { 'agentDesk.libraryFolder': library },
-	});
+	const { page, close } = await openAgentDesk({ folder: repo, libraryFolder: library });
 	try {
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		const row = page.getByRole('treeitem', { name: /^notes \[click\]/ });

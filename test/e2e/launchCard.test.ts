@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openDeskWorkbench, projectRoot, runCommand, screenshot, typeTicket, waitFor } from '../helpers/codeServer';
+import { openAgentDesk, projectRoot, runCommand, screenshot, typeTicket, waitFor } from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -27,11 +27,7 @@ it('writes a ticket, keeps a suggestion, plugs the repo as target, goes, and fin
 	deskCli(library, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main');
 	deskCli(library, 'asset', 'import', '--dir', notes, '--project', 'shop');
 
-	const { page, close } = await openDeskWorkbench({
-		folder: repo,
-		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
-		settings: { 'agentDesk.libraryFolder': library },
-	});
+	const { page, close } = await openAgentDesk({ folder: repo, libraryFolder: library });
 	try {
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		const shop = page.getByRole('treeitem', { name: /^shop, main asset/ });

@@ -5,7 +5,7 @@ import { it } from 'node:test';
 import { seal } from '../../server/src/ai/model';
 import { GitRepository } from '../../server/src/git/repository';
 import { exportHistory } from '../../server/src/git/historyRef';
-import { openDeskWorkbench, projectRoot, runCommand, screenshot, waitFor } from '../helpers/codeServer';
+import { openAgentDesk, runCommand, screenshot, waitFor } from '../helpers/codeServer';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 import { completeChain } from '../unit/ai/chain';
@@ -33,11 +33,7 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 	);
 	assert.ok(git(repo, 'rev-parse', 'refs/desk/history'));
 
-	const { page, close } = await openDeskWorkbench({
-		folder: repo,
-		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
-		settings: { 'agentDesk.libraryFolder': path.join(root, 'library') },
-	});
+	const { page, close } = await openAgentDesk({ folder: repo, libraryFolder: path.join(root, 'library') });
 	try {
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		await page.getByRole('treeitem', { name: /^shop, main asset/ }).waitFor({ timeout: 60_000 });

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openDeskWorkbench, projectRoot, runCommand, screenshot, waitFor } from '../helpers/codeServer';
+import { openAgentDesk, runCommand, screenshot, waitFor } from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -22,10 +22,10 @@ it('adds a folder, snapshots it, sees working changes, snapshots again and compa
 	const research = path.join(root, 'research');
 	fs.mkdirSync(research);
 	fs.writeFileSync(path.join(research, 'findings.md'), '# Findings\n\nCheckout is slow on mobile.\n');
-	const { page, close } = await openDeskWorkbench({
+	const { page, close } = await openAgentDesk({
 		folder: repo,
-		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
-		settings: { 'agentDesk.libraryFolder': path.join(root, 'library'), 'files.simpleDialog.enable': true },
+		libraryFolder: path.join(root, 'library'),
+		settings: { 'files.simpleDialog.enable': true },
 	});
 	try {
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openDeskWorkbench, projectRoot, screenshot } from '../helpers/codeServer';
+import { openAgentDesk, screenshot } from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -10,12 +10,7 @@ it('in an untrusted folder the desk adopts nothing and says why', async () => {
 	const root = tempDir('desk-untrusted-');
 	const repo = makeRepo(path.join(root, 'stranger'), { commits: 2 });
 	const libraryDir = path.join(root, 'library');
-	const { page, close } = await openDeskWorkbench({
-		folder: repo,
-		trustAll: false,
-		install: [path.join(projectRoot, 'out', 'agent-desk.vsix')],
-		settings: { 'agentDesk.libraryFolder': libraryDir },
-	});
+	const { page, close } = await openAgentDesk({ folder: repo, trustAll: false, libraryFolder: libraryDir });
 	try {
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		await page

@@ -279,6 +279,19 @@ export async function openDeskWorkbench(
 	}
 }
 
+/**
+ * The workbench on `options.folder` with the packaged extension (out/agent-desk.vsix) installed and
+ * its library in `libraryFolder`; other settings and .vsix files as `options` says.
+ */
+export function openAgentDesk(options: CodeServerOptions & { libraryFolder: string }): Promise<DeskWorkbench> {
+	const { libraryFolder, ...rest } = options;
+	return openDeskWorkbench({
+		...rest,
+		install: [path.join(projectRoot, 'out', 'agent-desk.vsix'), ...(options.install ?? [])],
+		settings: { 'agentDesk.libraryFolder': libraryFolder, ...options.settings },
+	});
+}
+
 /** The frame of the visible webview whose page shows `text` (webviews nest two iframes deep). */
 export async function webviewWith(page: Page, text: string, timeoutMs = 30_000): Promise<Frame> {
 	let found: Frame | undefined;
