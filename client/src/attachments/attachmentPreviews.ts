@@ -73,6 +73,18 @@ function link(command: PageCommand, ref: AttachmentRef, label: string, primary =
 	return pageButton(`command:${command}?${args}`, label, primary);
 }
 
+/** The header of a page made from a text attachment: its name and facts, a link to the text (`textLabel`) and Save As…. */
+function textPageHeader(ref: AttachmentRef, content: AttachmentContent, textLabel: string): PageHeader {
+	return {
+		name: content.row.name,
+		facts: headerFacts(content.row, content.inline_type),
+		links: [
+			link('agentDesk.openAttachmentAsText', ref, textLabel),
+			link('agentDesk.saveAttachmentAs', ref, 'Save As…'),
+		],
+	};
+}
+
 /** A custom editor another extension contributes for `*.pdf` (a viewer such as one built on pdf.js), with the extension's name. */
 export interface PdfViewer {
 	viewType: string;
@@ -218,12 +230,7 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		}
 		const text = Buffer.from(content.base64, 'base64').toString('utf8');
 		const header: PageHeader = {
-			name: content.row.name,
-			facts: headerFacts(content.row, type),
-			links: [
-				link('agentDesk.openAttachmentAsText', ref, 'Show Source'),
-				link('agentDesk.saveAttachmentAs', ref, 'Save As…'),
-			],
+			...textPageHeader(ref, content, 'Show Source'),
 			note: 'Rendered without scripts, forms or network: what needs them does not work here.',
 		};
 		this.showPanel(
@@ -328,14 +335,7 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 	}
 
 	private showTable(ref: AttachmentRef, content: AttachmentContent): void {
-		const header: PageHeader = {
-			name: content.row.name,
-			facts: headerFacts(content.row, content.inline_type),
-			links: [
-				link('agentDesk.openAttachmentAsText', ref, 'Show as Text'),
-				link('agentDesk.saveAttachmentAs', ref, 'Save As…'),
-			],
-		};
+		const header = textPageHeader(ref, content, 'Show as Text');
 		const text = Buffer.from(content.base64, 'base64').toString('utf8');
 		const delimiter = content.inline_type === 'text/tab-separated-values' ? '\t' : ',';
 		this.showPanel(ref, 'table', baseName(content.row.name), tablePage({ header, text, delimiter, nonce: newNonce() }));
@@ -344,14 +344,7 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 	private async showMarkdown(ref: AttachmentRef, content: AttachmentContent): Promise<void> {
 		const text = Buffer.from(content.base64, 'base64').toString('utf8');
 		const html = await vscode.commands.executeCommand<string>('markdown.api.render', text);
-		const header: PageHeader = {
-			name: content.row.name,
-			facts: headerFacts(content.row, content.inline_type),
-			links: [
-				link('agentDesk.openAttachmentAsText', ref, 'Show Source'),
-				link('agentDesk.saveAttachmentAs', ref, 'Save As…'),
-			],
-		};
+		const header = textPageHeader(ref, content, 'Show Source');
 		this.showPanel(
 			ref,
 			'markdown',
