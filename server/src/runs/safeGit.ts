@@ -578,6 +578,7 @@ class ConfinedFolders {
 
 	read(
 		rel: string,
+		attempt = 1,
 	):
 		| { kind: 'file'; bytes: Buffer; executable: boolean }
 		| { kind: 'link'; bytes: Buffer }
@@ -597,7 +598,17 @@ class ConfinedFolders {
 			return { kind: 'folder' };
 		}
 		if (stat.isSymbolicLink()) {
-			const target = goneIsUndefined(() => fs.readlinkSync(dir.statPath(name), { encoding: 'buffer' }), rel);
+			let target: Buffer | undefined;
+			try {
+				target = goneIsUndefined(() => fs.readlinkSync(dir.statPath(name), { encoding: 'buffer' }), rel);
+			} catch (error) {
+				// No longer a link since the lstat (EINVAL: swapped for a folder or a file): read what is there
+				// now, a few times at most; an entry that keeps changing under the walk is left out.
+				if (error instanceof DeskError && error.data['errno'] === 'EINVAL') {
+					return attempt < 3 ? this.read(rel, attempt + 1) : { kind: 'none' };
+				}
+				throw error;
+			}
 			return target ? { kind: 'link', bytes: target } : { kind: 'none' };
 		}
 		if (!stat.isFile()) {
