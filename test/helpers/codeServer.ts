@@ -364,14 +364,11 @@ export async function launchScriptedRun(
 ): Promise<ScriptedRunBench> {
 	const root = tempDir(prefix);
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
-	const bench = await openDeskWorkbench({
+	const bench = await openAgentDesk({
 		folder: repo,
-		install: [path.join(projectRoot, 'out', 'agent-desk.vsix'), ...(options.install ?? [])],
-		settings: {
-			'agentDesk.libraryFolder': path.join(root, 'library'),
-			'agentDesk.agents': scriptedAgentSettings(scenario).agents,
-			...settings,
-		},
+		libraryFolder: path.join(root, 'library'),
+		install: options.install,
+		settings: { 'agentDesk.agents': scriptedAgentSettings(scenario).agents, ...settings },
 	});
 	const { page } = bench;
 	try {
