@@ -194,31 +194,10 @@ it('two desk run go at once on one card: one launches and carries its run out, t
 it('desk run go and asset version with --request-id: run again, they answer what they did the first time and start or write nothing; the id with other arguments is refused', async () => {
 	const { root, store, repo, settings } = project();
 	await state(store, repo, 'Raise the price to 12');
-	const ran = desk(
-		'--store',
-		store,
-		'run',
-		'go',
-		'shop',
-		'--settings',
-		settings,
-		'--request-id',
-		'cli-run-0001',
-		'--json',
-	);
+	const go = ['--store', store, 'run', 'go', 'shop', '--settings', settings, '--request-id', 'cli-run-0001', '--json'];
+	const ran = desk(...go);
 	assert.equal(ran.code, 0, ran.stderr);
-	const rerun = desk(
-		'--store',
-		store,
-		'run',
-		'go',
-		'shop',
-		'--settings',
-		settings,
-		'--request-id',
-		'cli-run-0001',
-		'--json',
-	);
+	const rerun = desk(...go);
 	assert.equal(rerun.code, 0, rerun.stderr);
 	const runOf = (out: string) => (JSON.parse(out) as { run: { object_id: string } }).run.object_id;
 	assert.equal(
