@@ -90,10 +90,12 @@ function readTable(title = 'server/src'): Rule[] {
 }
 
 function sourceFiles(dir: string): string[] {
+	// Relative paths, not Dirents: Dirent.parentPath needs Node 20.12.
 	return fs
-		.readdirSync(dir, { withFileTypes: true, recursive: true })
-		.filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
-		.map((entry) => path.join(entry.parentPath, entry.name))
+		.readdirSync(dir, { encoding: 'utf8', recursive: true })
+		.filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+		.map((name) => path.join(dir, name))
+		.filter((file) => fs.statSync(file).isFile())
 		.sort();
 }
 
