@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { runRef } from '../../../client/src/runs/runRef';
 
 const projects = [
-	{ name: 'shop', path: '/work/shop' },
-	{ name: 'docs', path: '/work/docs' },
+	{ name: 'shop', path: '/projects/shop' },
+	{ name: 'docs', path: '/projects/docs' },
 ];
 const refused = /names no run of this window/;
 
