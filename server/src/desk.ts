@@ -379,7 +379,19 @@ export class Desk {
 		const executor = new RunExecutor(ports);
 		const runner = { executor, gate: new RunGate(ports, executor) };
 		this.runners.set(top, runner);
-		await executor.recoverInterrupted();
+		try {
+			const recovered = await executor.recoverInterrupted();
+			if (recovered.failed.length > 0) {
+				this.logger.warn(
+					`${top}: ${recovered.failed.length} run(s) left by a stopped desk marked failed` +
+						(recovered.notKept.length > 0 ? `; what ${recovered.notKept.length} of them left could not be kept` : ''),
+				);
+			}
+		} catch (error) {
+			// Recovery is tried again on the next use rather than never.
+			this.runners.delete(top);
+			throw error;
+		}
 		return runner;
 	}
 

@@ -31,7 +31,7 @@ export function objectSink(ports: RunnerPorts, agent: AgentSettings) {
 	};
 }
 
-export /** The values of the secrets the desk passes to the agent, to be scrubbed from what is stored. */
-function secretsOf(agent: AgentSettings): string[] {
+/** The values of the secrets the desk passes to the agent, to be scrubbed from what is stored. */
+export function secretsOf(agent: AgentSettings): string[] {
 	return agent.secretEnv.map((name) => process.env[name]).filter((v): v is string => v !== undefined);
 }

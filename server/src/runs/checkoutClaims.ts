@@ -37,7 +37,7 @@ export function checkoutBusy(
 			run.status === 'completed' ||
 			run.status === 'failed' ||
 			isAtGate(run) ||
-			readPlacement(row.json, row.run_id).isolation !== 'shared'
+			!mayHoldSharedCheckout(row.json, row.run_id)
 		) {
 			continue;
 		}
@@ -128,4 +128,13 @@ export function claimDecision(ports: RunnerPorts, runId: string): () => void {
 		}
 	});
 	return () => ports.control.releaseDecision(runId, claim);
+}
+
+/** Whether a run_control row claims the shared checkout; a row this desk cannot read is taken to (its run may hold it). */
+function mayHoldSharedCheckout(json: string, runId: string): boolean {
+	try {
+		return readPlacement(json, runId).isolation === 'shared';
+	} catch {
+		return true;
+	}
 }

@@ -1,8 +1,8 @@
 import { addPatchSet, failRun, setRunStatus } from '../ai/model';
-import type { Run } from '../ai/types';
+import type { PatchSet, Run } from '../ai/types';
 import { isAtGate } from './runViews';
 import { keepWhatWasLeft } from './patchSets';
-import { readPlacement } from './placement';
+import { readPlacement, type RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { isRunnerAlive, runnerToken, stopStrayAgent } from './runnerProcess';
 import { removeInstalled } from './workFolder';
@@ -36,9 +36,22 @@ export async function recoverInterrupted(
 		if (row.agent_pgid !== null) {
 			stopStrayAgent(row.agent_pgid, row.run_id);
 		}
-		// What the agent left is kept as a PatchSet, so Abandon can put the files back.
-		const placement = readPlacement(row.json, row.run_id).placement;
-		const left = placement && run.status !== 'created' ? await keepWhatWasLeft(ports, run, placement) : {};
+		// What the agent left is kept as a PatchSet, so Abandon can put the files back. A row this desk
+		// cannot read still fails its run (and the others are recovered): what it left is then not kept.
+		let placement: RunPlacement | undefined;
+		let unreadable: string | undefined;
+		try {
+			placement = readPlacement(row.json, row.run_id).placement;
+		} catch (error) {
+			unreadable = `its run control could not be read: ${(error as Error).message}`;
+			ports.logger.error(`run ${run.object_id}: ${unreadable}`);
+		}
+		const left: { patch?: PatchSet; notKept?: string } =
+			unreadable !== undefined
+				? { notKept: unreadable }
+				: placement && run.status !== 'created'
+					? await keepWhatWasLeft(ports, run, placement)
+					: {};
 		const partial = left.patch;
 		if (left.notKept !== undefined) {
 			notKept.push({ run: run.object_id, error: left.notKept });

@@ -447,7 +447,7 @@ export class RunGate {
 		if (byLaunch) {
 			return byLaunch;
 		}
-		return this.ports.control.launchRecords().find((r) => r.task === run.task);
+		return this.ports.control.launchRecordOfTask(run.task);
 	}
 }
 

@@ -11,11 +11,6 @@ import { targetChangesBytes } from './targetChangesRecord';
 import { targetChanges } from './targetFolder';
 
 /**
- * The change the work folder holds now, as a PatchSet (undefined when nothing changed): for a git
- * target the tree of the folder against the start tree; for a snapshot target the files against the
- * marker, every file's bytes in the blob store and the list of changes (`desk.target_changes`) too.
- */
-/**
  * What the agent left when a run stopped, as a PatchSet for Abandon to put back; when it cannot be
  * made, why (logged here), never dropped in silence: the person must know Abandon has nothing to
  * put back then.
@@ -37,6 +32,11 @@ export async function keepWhatWasLeft(
 	}
 }
 
+/**
+ * The change the work folder holds now, as a PatchSet (undefined when nothing changed): for a git
+ * target the tree of the folder against the start tree; for a snapshot target the files against the
+ * marker, every file's bytes in the blob store and the list of changes (`desk.target_changes`) too.
+ */
 export async function makePatchSet(
 	ports: RunnerPorts,
 	run: Run,

@@ -31,7 +31,8 @@ export const placementFormat = 1;
 
 /** What a run_control row says of where its run works: the isolation it was claimed with, and the placement once it was placed. */
 export interface StoredPlacement {
-	isolation: RunPlacement['isolation'];
+	/** Absent in a claim written before claims named it (`{}`, desks of 2026-11-30): not placed. */
+	isolation?: RunPlacement['isolation'];
 	placement?: RunPlacement;
 }
 
@@ -70,6 +71,9 @@ export function readPlacement(json: string, runId: string): StoredPlacement {
 				{ run: runId, record: 'run_control', format: found },
 			),
 	});
+	if (row.isolation === undefined && row.work_folder === undefined) {
+		return {};
+	}
 	if (!isolations.has(row.isolation)) {
 		throw bad('isolation', 'is not shared, worktree or folder');
 	}

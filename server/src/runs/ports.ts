@@ -70,8 +70,11 @@ export interface RunControlStore {
 	releaseDecision(runId: string, claim: string): void;
 	/** The launch record Go froze for `launchId`. */
 	launchRecord(launchId: string): LaunchRecord | undefined;
-	/** Every launch record of the project. */
-	launchRecords(): LaunchRecord[];
+	/**
+	 * The launch record of `task` (a run from before runs named their launch). A record that cannot be
+	 * read does not hide the one asked for; when none of those read is the task's, the first refusal is thrown.
+	 */
+	launchRecordOfTask(task: string): LaunchRecord | undefined;
 	/** Runs `body` as one durable transaction of the project database. */
 	transaction<T>(body: (tx: WriteTransaction) => T): T;
 }

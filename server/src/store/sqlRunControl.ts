@@ -108,9 +108,22 @@ export class SqlRunControl implements RunControlStore {
 		return row ? readLaunchRecord(row.json) : undefined;
 	}
 
-	/** Every launch record of the project. */
-	launchRecords(): LaunchRecord[] {
-		return this.db.all<{ json: string }>('SELECT json FROM launch_records').map((r) => readLaunchRecord(r.json));
+	launchRecordOfTask(task: string): LaunchRecord | undefined {
+		let refused: unknown;
+		for (const row of this.db.all<{ json: string }>('SELECT json FROM launch_records ORDER BY created_at')) {
+			try {
+				const record = readLaunchRecord(row.json);
+				if (record.task === task) {
+					return record;
+				}
+			} catch (error) {
+				refused ??= error;
+			}
+		}
+		if (refused !== undefined) {
+			throw refused;
+		}
+		return undefined;
 	}
 
 	/** Runs `body` as one durable transaction of the project database. */

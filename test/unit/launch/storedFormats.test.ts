@@ -166,11 +166,21 @@ describe('the stored formats of launch cards and launch records', () => {
 			assert.equal(refusal(() => launches.records()).code, 'launch.unknownFormat');
 			const runControl = new SqlRunControl(db);
 			assert.equal(
-				refusal(() => runControl.launchRecords()).code,
+				refusal(() => runControl.launchRecordOfTask(record.task)).code,
 				'launch.unknownFormat',
 				'the run-control adapter reads records through the same reader',
 			);
 			assert.equal(refusal(() => runControl.launchRecord(record.launch_id)).code, 'launch.unknownFormat');
+			// A record that cannot be read hides no other: the task's own readable record is found.
+			const readable = { ...record, launch_id: 'launch-readable', task: 'task-readable' };
+			db.write((tx) =>
+				tx.run('INSERT INTO launch_records (launch_id, created_at, json) VALUES (?, ?, ?)', [
+					readable.launch_id,
+					'9999-12-31T00:00:00.000Z',
+					JSON.stringify(readable),
+				]),
+			);
+			assert.equal(runControl.launchRecordOfTask('task-readable')?.launch_id, 'launch-readable');
 		} finally {
 			desk.close();
 		}

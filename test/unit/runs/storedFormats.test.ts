@@ -26,6 +26,8 @@ it('a run_control row: written with its format and read back; a row from before 
 	assert.equal(JSON.parse(placementJson(placed)).format, 1);
 	// As the desk wrote them before: no format, and (older still) no reference_folders.
 	assert.deepEqual(readPlacement('{"isolation":"folder"}', 'r1'), { isolation: 'folder' });
+	// A claim of the desks of 2026-11-30 named no isolation: a run not placed, in no known checkout.
+	assert.deepEqual(readPlacement('{}', 'r1'), {});
 	const { reference_folders: _, ...older } = placed;
 	assert.deepEqual(readPlacement(JSON.stringify(older), 'r1'), {
 		isolation: 'worktree',
