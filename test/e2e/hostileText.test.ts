@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openAgentDesk, projectRoot, runCommand, screenshot, typeTicket } from '../helpers/codeServer';
+import { openAgentDesk, projectRoot, runCommand, screenshot, tooltipOf, typeTicket } from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -43,9 +43,7 @@ it('an asset and file named with a command link, Markdown and a bidi override sh
 		assert.equal(label, 'notes [click](command:workbench.action.openSettings) **b** $(warning) \\u202eexe.txt');
 
 		// The tooltip: every part of the name as text; no link, no icon, no bold.
-		await row.hover();
-		const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'Picked version' }).first();
-		await hover.waitFor({ timeout: 15_000 });
+		const hover = await tooltipOf(page, row, 'Picked version');
 		const hoverText = await hover.innerText();
 		assert.ok(hoverText.includes(`notes ${link} **b** $(warning) \\u202eexe.txt`), hoverText);
 		assert.equal(await hover.locator('a').count(), 0, 'no link in the tooltip');

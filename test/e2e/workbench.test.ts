@@ -8,6 +8,7 @@ import {
 	projectRoot,
 	runCommand,
 	screenshot,
+	tooltipOf,
 	waitFor,
 	type DeskWorkbench,
 } from '../helpers/codeServer';
@@ -60,9 +61,7 @@ describe('Agent Desk in the workbench', () => {
 		await page.waitForTimeout(500);
 		await screenshot(page, 'assets-view');
 		// The tooltip tells the rest: id, engine, branch, remote, versions, files, folder, who added it.
-		await row.hover();
-		const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'Branch' }).first();
-		await hover.waitFor({ timeout: 10_000 });
+		const hover = await tooltipOf(page, row, 'Branch');
 		assert.match(await hover.innerText(), /Versions\s*5/);
 		await screenshot(page, 'asset-tooltip');
 		await page.mouse.move(700, 300);

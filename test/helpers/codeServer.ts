@@ -397,3 +397,25 @@ export async function launchScriptedRun(
 		throw error;
 	}
 }
+
+/**
+ * Hovers `target` until the workbench shows its tooltip (the hover holding `text`) and returns that
+ * hover. The mouse leaves first each time: a pointer already resting on the row makes no new hover,
+ * and a loaded machine can miss the first one. Fails naming the text after four tries.
+ */
+export async function tooltipOf(page: Page, target: Locator, text: string): Promise<Locator> {
+	const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: text }).first();
+	for (let attempt = 1; ; attempt++) {
+		await page.mouse.move(2, 2);
+		await page.waitForTimeout(200);
+		await target.hover();
+		try {
+			await hover.waitFor({ timeout: 6_000 });
+			return hover;
+		} catch (error) {
+			if (attempt === 4) {
+				throw new Error(`no tooltip with "${text}" after ${attempt} hovers`, { cause: error });
+			}
+		}
+	}
+}
