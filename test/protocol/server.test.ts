@@ -193,6 +193,7 @@ describe('the desk server over JSON-RPC', () => {
 			ListAssets: { project },
 			ListVersions: { id },
 			GetStatus: {},
+			SearchLibrary: { query: 'readme', project },
 			RecoverStore: { store: 'library', choice: 'restore' },
 			ImportAsset: {},
 			SnapshotAsset: { id },

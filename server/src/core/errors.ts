@@ -98,6 +98,10 @@ export type DeskErrorCode =
 	| 'git.foreignGitDir'
 	| 'git.gitDirChanged'
 	| 'project.unsafeDataFolder'
+	// Operations (issue 14): a caller the operation is not for (an agent deciding, say), and an agent
+	// reaching past its run (another project, a path outside its work folder and outbox).
+	| 'operation.notAllowed'
+	| 'operation.outsideRun'
 	// Package assets (issue 13): a stored launch card or launch record of a format newer than the
 	// code, and one that is not JSON or not of its format's shape.
 	| 'launch.unknownFormat'

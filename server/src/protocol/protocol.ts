@@ -312,6 +312,31 @@ export const DescribeAsset = request<AssetRecord>()(
 	object({ id: assetId, about: string({ maxLength: 2000 }) }),
 );
 
+/** One asset a library search found: its BM25 score and why it matched (glossary: Suggestion). */
+export interface LibraryHit {
+	id: string;
+	name: string;
+	/** Rounded to 2 decimals. */
+	score: number;
+	/** Up to 3 matching terms, highest weight first. */
+	terms: string[];
+	/** `matches “a”, “b”, “c”` */
+	reason: string;
+}
+
+/**
+ * Client → server: asset_search, BM25 over the assets' names, tags, about and text (glossary:
+ * Suggestion); with `project`, only that project's assets. Retired assets are never found.
+ */
+export const SearchLibrary = request<{ hits: LibraryHit[] }>()(
+	'desk/assets/search',
+	object({
+		query: string({ minLength: 1, maxLength: 4096 }),
+		project: optional(projectName),
+		limit: optional(integer({ min: 1, max: 200 })),
+	}),
+);
+
 /** Client → server: retire or unretire (glossary: Retired). */
 export const SetRetired = request<AssetRecord>()('desk/assets/setRetired', object({ id: assetId, retired: boolean() }));
 
@@ -608,6 +633,7 @@ export const deskRequests = {
 	DiffVersions,
 	SetTags,
 	DescribeAsset,
+	SearchLibrary,
 	SetRetired,
 	SetChecks,
 	AddLink,

@@ -26,6 +26,9 @@ import { resolveAttachment } from '../attachments/attachmentStore';
 import * as os from 'node:os';
 import type { StoreRecovery } from '../desk';
 import type { RecoverChoice } from '../store/damage';
+import type { PersonIdentity } from '../operations/actor';
+import { operations } from '../operations';
+import { invokeOperation, type DeskEvents } from '../operations/operation';
 
 type Requests = typeof deskRequests;
 
@@ -35,6 +38,8 @@ export type DeskHandlers = {
 };
 
 export interface HandlerContext {
+	/** Who the person in the editor is: their git identity, else their account. */
+	person(): Promise<PersonIdentity>;
 	/** The open desk; throws the reason when it could not be opened. */
 	desk(): Promise<Desk>;
 	status(): Promise<ServerStatus>;
@@ -47,6 +52,44 @@ export interface HandlerContext {
 }
 
 export function createHandlers(context: HandlerContext): DeskHandlers {
+	return { ...handWritten(context), ...operationHandlers(context) } as DeskHandlers;
+}
+
+/**
+ * A handler for each operation the table serves over JSON-RPC: the params were checked against the
+ * operation's schema (its method's) before it runs; the actor is the person in the editor.
+ */
+function operationHandlers(context: HandlerContext): Partial<DeskHandlers> {
+	const events: DeskEvents = {
+		assetsChanged: (reason) => context.notifyAssetsChanged(reason),
+		snapshotProgress: (id, files) => context.notifySnapshotProgress(id, files),
+		runsChanged: (project) => context.notifyRunsChanged(project),
+		attachmentsChanged: (project, task) => context.notifyAttachmentsChanged(project, task),
+	};
+	const handlers: Record<string, (params: unknown, signal: AbortSignal) => Promise<unknown>> = {};
+	const names = new Map<string, keyof Requests>(
+		Object.entries(deskRequests).map(([name, definition]) => [definition.method, name as keyof Requests]),
+	);
+	for (const op of operations) {
+		const rpc = op.surfaces.rpc;
+		if (!rpc || !op.callers.includes('editor')) {
+			continue;
+		}
+		const name = names.get(rpc.method);
+		if (name === undefined) {
+			throw new Error(`operation ${op.name} names ${rpc.method}, which the protocol does not declare`);
+		}
+		handlers[name] = async (params, signal) =>
+			invokeOperation(
+				op,
+				{ desk: await context.desk(), actor: { kind: 'editor', person: await context.person() }, events, signal },
+				params,
+			);
+	}
+	return handlers as Partial<DeskHandlers>;
+}
+
+function handWritten(context: HandlerContext): Omit<DeskHandlers, 'SearchLibrary' | 'SetTags'> {
 	return {
 		async OpenWorkspace({ folders }) {
 			const desk = await context.desk();
@@ -187,10 +230,6 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
 
 		async DiffVersions({ id, from, to }) {
 			return (await context.desk()).library.diff(id, from, to);
-		},
-
-		async SetTags({ id, tags }) {
-			return changed(context, (await context.desk()).library.setTags(id, tags));
 		},
 
 		async DescribeAsset({ id, about }) {

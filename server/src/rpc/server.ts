@@ -29,6 +29,7 @@ import {
 import type { Checked } from '../protocol/schema';
 import { runFinishedParams } from '../runs/runViews';
 import { createHandlers, type DeskHandlers } from './handlers';
+import { personIdentity } from '../operations/identity';
 
 export const serverVersion = '0.1.0';
 
@@ -79,6 +80,7 @@ export function startDeskServer(connection: Connection): DeskServer {
 		(project, run) => void notify(RunsDidChange, { project, ...(run ? { run } : {}) }),
 	);
 	const context = {
+		person: personIdentity,
 		desk(): Promise<Desk> {
 			if (!deskPromise) {
 				return Promise.reject(new DeskError('desk.notReady', 'The desk server has not been initialized yet.'));
