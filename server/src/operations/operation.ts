@@ -7,6 +7,7 @@
  */
 import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
+import { clientRequest, type ClientRequest } from '../store/clientRequests';
 import type { RequestDefinition } from '../protocol/protocol';
 import type { Schema } from '../protocol/schema';
 import type { Actor, CallerKind } from './actor';
@@ -33,6 +34,22 @@ export interface OperationCall {
 	readonly actor: Actor;
 	readonly events: DeskEvents;
 	readonly signal: AbortSignal;
+	/**
+	 * The caller's id of this action, when it names one: JSON-RPC's `requestId` param, `desk
+	 * --request-id`, a desk tool call's receipt key. A mutating operation runs once per id.
+	 */
+	readonly requestId?: string;
+}
+
+/**
+ * What `run` gets: the call, and for a mutating operation named by an id, its client request (method
+ * the operation's name, hash over its checked params). `run` answers it with `answerOnce` on the
+ * ledger its effect is written to (the library's or the project's) and records the answer with
+ * `recordAnswer` in the effect's own transaction, so a repeat returns the first answer and changes
+ * nothing (glossary: Desk tools).
+ */
+export interface RunningCall extends OperationCall {
+	readonly request?: ClientRequest;
 }
 
 /**
@@ -66,7 +83,7 @@ export interface Operation<P = never, R = unknown> {
 		readonly cli?: string;
 		readonly mcp?: McpFace<P>;
 	};
-	run(call: OperationCall, params: P): Promise<R>;
+	run(call: RunningCall, params: P): Promise<R>;
 }
 
 /** Declares an operation; the params type comes from its schema, the result from `run`. */
@@ -102,7 +119,13 @@ export async function invokeOperation<P, R>(op: Operation<P, R>, call: Operation
 			{ field: checked.field },
 		);
 	}
-	return op.run(call, checked.value);
+	const requestId =
+		call.requestId ??
+		(typeof (checked.value as { requestId?: unknown }).requestId === 'string'
+			? (checked.value as { requestId: string }).requestId
+			: undefined);
+	const request = op.mutates ? clientRequest(op.name, requestId, checked.value as object) : undefined;
+	return op.run(request ? { ...call, request } : call, checked.value);
 }
 
 const callerWords: Record<CallerKind, string> = {
