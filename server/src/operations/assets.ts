@@ -87,3 +87,6 @@ export const setTags = operation({
 		return asset;
 	},
 });
+
+/** The asset library's operations, in the table's order. */
+export const assetOperations = [searchAssets, setTags];

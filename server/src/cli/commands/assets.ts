@@ -9,6 +9,8 @@ import type { AssetSummary, AssetVersion, AtGo, VersionDiff } from '../../assets
 import { DeskError, describeError } from '../../core/errors';
 import { maxBlobBytes, maxJsonBytes } from '../../core/inputLimits';
 import { answerOnce } from '../../store/clientRequests';
+import { searchAssets, setTags } from '../../operations/assets';
+import { operationCommand } from '../operationCommand';
 import { expectArgs, oneId, positiveInteger, UsageError } from '../args';
 import type { Command, CommandContext } from '../context';
 import { readInputFile, readInputText } from '../files';
@@ -186,15 +188,16 @@ async function assetVersion({ command, rest, values, out, madeBy, open, requestO
 }
 
 /** `desk asset tags ID [TAG...]` */
-async function assetTags({ rest, out, lib }: CommandContext): Promise<number> {
-	const [id, ...tags] = rest;
-	if (!id) {
-		throw new UsageError('asset tags takes an asset id and the tags');
-	}
-	const asset = (await lib()).setTags(id, tags);
-	print(out, asset, () => `${t(asset.name)}: ${asset.tags.map(t).join(' ') || '(no tags)'}`);
-	return 0;
-}
+const assetTags = operationCommand(setTags, {
+	params: ({ rest }) => {
+		const [id, ...tags] = rest;
+		if (!id) {
+			throw new UsageError('asset tags takes an asset id and the tags');
+		}
+		return { id, tags };
+	},
+	text: (asset) => `${t(asset.name)}: ${asset.tags.map(t).join(' ') || '(no tags)'}`,
+});
 
 /** `desk asset describe ID TEXT` */
 async function assetDescribe({ command, rest, out, lib }: CommandContext): Promise<number> {
@@ -307,20 +310,17 @@ async function assetSync({ command, rest, out, lib }: CommandContext): Promise<n
 }
 
 /** `desk asset search WORDS...` */
-async function assetSearch({ rest, out, lib }: CommandContext): Promise<number> {
-	if (rest.length === 0) {
-		throw new UsageError('asset search takes the words to look for');
-	}
-	const hits = await (await lib()).search(rest.join(' '));
-	print(
-		out,
-		hits,
-		() =>
-			hits.map((h) => `${h.score.toFixed(2).padStart(7)}  ${t(h.id)}  ${t(h.name)}  (${t(h.reason)})`).join('\n') ||
-			'(no matches)',
-	);
-	return 0;
-}
+const assetSearch = operationCommand(searchAssets, {
+	params: ({ rest, values }) => {
+		if (rest.length === 0) {
+			throw new UsageError('asset search takes the words to look for');
+		}
+		return { query: rest.join(' '), ...(values.project === undefined ? {} : { project: values.project }) };
+	},
+	text: ({ hits }) =>
+		hits.map((h) => `${h.score.toFixed(2).padStart(7)}  ${t(h.id)}  ${t(h.name)}  (${t(h.reason)})`).join('\n') ||
+		'(no matches)',
+});
 
 /** `desk asset used-in ID` */
 async function assetUsedIn({ command, rest, out, lib }: CommandContext): Promise<number> {
