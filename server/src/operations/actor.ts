@@ -28,6 +28,9 @@ export type Actor =
 			readonly project: string;
 			readonly task: string;
 			readonly run: string;
+			/** The run's work folder and outbox, as the desk sees them: the only folders its paths may name. */
+			readonly workFolder: string;
+			readonly outbox: string;
 	  };
 
 /** `Name <email>`, or the name alone. */
