@@ -25,6 +25,7 @@ import { RepositoryReader } from './git/repositoryReader';
 import { BlobStore } from './store/blobStore';
 import { recordAnswer, type ClientRequest, type RequestLedger } from './store/clientRequests';
 import { DurableDatabase } from './store/durableDatabase';
+import { RetireProposals } from './store/retireProposals';
 import { readDamage, type RecoverChoice, type RecoverHint, type RecoverResult } from './store/damage';
 import { nodeEnvironment } from './store/nodeEnvironment';
 import { libraryMigrations, librarySchema, projectMigrations, projectSchema } from './store/schemas';
@@ -260,6 +261,11 @@ export class Desk {
 			);
 		});
 		this.headWatchers.set(assetId, watcher);
+	}
+
+	/** Proposals to retire assets (glossary: Retired), in the library database. */
+	get retireProposals(): RetireProposals {
+		return new RetireProposals(this.libraryDb);
 	}
 
 	/** Where the answers to clients' request ids for the library's changes are kept (see store/clientRequests). */

@@ -227,6 +227,8 @@ describe('the desk server over JSON-RPC', () => {
 			ReadAttachment: { project, task: 't', ref: 'x' },
 			AttachFile: { project, task: 't', path: '/nonexistent/file' },
 			DeleteAttachment: { project, task: 't', ref: 'x', via: 'test' },
+			ListRetireProposals: { project },
+			AnswerRetireProposal: { id: 'rp-none', answer: 'decline' },
 		};
 		const answered: string[] = [];
 		for (const [name, definition] of Object.entries(deskRequests) as Array<

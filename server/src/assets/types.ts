@@ -43,6 +43,27 @@ export interface AssetRecord {
 	retired: boolean;
 }
 
+/**
+ * A proposal to retire an asset (glossary: Retired), made by an agent through `propose_asset_retire`
+ * or by a person's own agent through `desk mcp`: it never retires anything; the person accepts it in
+ * the editor (the asset is retired then, by them) or declines it. At most one is open an asset.
+ */
+export interface RetireProposal {
+	id: string;
+	asset_id: string;
+	/** Why, in the proposer's words (untrusted text: shown inert). */
+	reason: string;
+	/** Who proposed it, as `actorLabel` writes it (`agent claude, run <id>`). */
+	proposed_by: string;
+	/** The run the proposal came from, when an agent made it. */
+	run_id?: string;
+	created_at: string;
+	state: 'open' | 'accepted' | 'declined';
+	/** Who accepted or declined it, and when. */
+	answered_by?: string;
+	answered_at?: string;
+}
+
 /** A command check (glossary: Checks): run in `cwd` (relative to the asset's folder) within `timeout` seconds. */
 export interface AssetCheck {
 	id: string;

@@ -30,6 +30,10 @@ export type DeskErrorCode =
 	| 'asset.badChecks'
 	| 'asset.badName'
 	| 'asset.badUrl'
+	// A proposal to retire an asset that is retired already; a proposal the person cannot answer (unknown, answered).
+	| 'asset.retired'
+	| 'proposal.notFound'
+	| 'proposal.notOpen'
 	| 'manifest.corrupt'
 	| 'ai.illegalTransition'
 	| 'ai.unknownSchema'

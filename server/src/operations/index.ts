@@ -1,13 +1,14 @@
 /** Every desk operation (glossary: Operation): the table the JSON-RPC handlers, `desk` and the MCP tools serve. */
 import { assetOperations } from './assets';
 import type { Operation } from './operation';
+import { proposalOperations } from './proposals';
 
 // The table holds operations of different params; each adapter checks params against the operation's own schema.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyOperation = Operation<any, unknown>;
 
 // One spread an area; each area's file lists its operations.
-export const operations: readonly AnyOperation[] = [...assetOperations];
+export const operations: readonly AnyOperation[] = [...assetOperations, ...proposalOperations];
 
 /** The operation named `name` (`asset.search`), or undefined. */
 export function operationNamed(name: string): AnyOperation | undefined {

@@ -28,6 +28,7 @@ import type {
 	BranchRewrite,
 	GitVersion,
 	ProjectRecord,
+	RetireProposal,
 	SnapshotResult,
 	SnapshotVersion,
 	UsedIn,
@@ -73,6 +74,7 @@ export type {
 	GitVersion,
 	LogLevel,
 	ProjectRecord,
+	RetireProposal,
 	SnapshotResult,
 	SnapshotVersion,
 	UsedIn,
@@ -614,6 +616,29 @@ export const DeleteAttachment = request<AttachmentRow>()(
 /** Server → client: a task's attachments changed (an ingest, an attach, a delete). */
 export const AttachmentsDidChange = notification<{ project: string; task: string }>()('desk/attachments/didChange');
 
+/**
+ * Client → server: the open proposals to retire an asset (glossary: Retired), oldest first; with
+ * `project`, only those of that project's assets (fails with `project.notFound`). Agents make them
+ * with the desk tool `propose_asset_retire` (which fails with `asset.retired` on an asset retired
+ * already, and answers with the open proposal when its asset has one); the Assets view shows them
+ * on their assets. Editor only.
+ */
+export const ListRetireProposals = request<{ proposals: RetireProposal[] }>()(
+	'desk/proposals/list',
+	object({ project: optional(projectName) }),
+);
+
+/**
+ * Client → server: the person's answer to a proposal to retire an asset: `accept` retires the asset
+ * (as {@link SetRetired} does) and closes the proposal in one transaction, `decline` closes it; either
+ * is recorded with who answered and when, and told as {@link AssetsDidChange}. Fails with
+ * `proposal.notFound`, or `proposal.notOpen` when it was answered already. Editor only.
+ */
+export const AnswerRetireProposal = request<RetireProposal>()(
+	'desk/proposals/answer',
+	object({ id: string({ minLength: 1, maxLength: 64 }), answer: oneOf(['accept', 'decline'] as const), requestId }),
+);
+
 /** Server → client, just before the server exits on a broken frame: what was wrong, for the person. */
 export const ProtocolError = notification<{ message: string; exitCode: number }>()('desk/server/protocolError');
 
@@ -657,6 +682,8 @@ export const deskRequests = {
 	ReadAttachment,
 	AttachFile,
 	DeleteAttachment,
+	ListRetireProposals,
+	AnswerRetireProposal,
 } as const;
 export const deskNotifications = {
 	ProtocolError,

@@ -89,7 +89,9 @@ function operationHandlers(context: HandlerContext): Partial<DeskHandlers> {
 	return handlers as Partial<DeskHandlers>;
 }
 
-function handWritten(context: HandlerContext): Omit<DeskHandlers, 'SearchLibrary' | 'SetTags'> {
+function handWritten(
+	context: HandlerContext,
+): Omit<DeskHandlers, 'SearchLibrary' | 'SetTags' | 'ListRetireProposals' | 'AnswerRetireProposal'> {
 	return {
 		async OpenWorkspace({ folders }) {
 			const desk = await context.desk();

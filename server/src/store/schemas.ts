@@ -132,6 +132,25 @@ export const libraryMigrations: readonly Migration[] = [
 			createClientRequests,
 		],
 	},
+	{
+		version: 6,
+		statements: [
+			// Proposals to retire an asset (glossary: Retired): an agent proposes, the person accepts
+			// (the asset is retired in the same transaction) or declines. One open proposal an asset.
+			`CREATE TABLE retire_proposals (
+				id TEXT PRIMARY KEY,
+				asset_id TEXT NOT NULL REFERENCES assets (id),
+				reason TEXT NOT NULL,
+				proposed_by TEXT NOT NULL,
+				run_id TEXT NOT NULL DEFAULT '',
+				created_at TEXT NOT NULL,
+				state TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'accepted', 'declined')),
+				answered_by TEXT NOT NULL DEFAULT '',
+				answered_at TEXT NOT NULL DEFAULT ''
+			)`,
+			"CREATE UNIQUE INDEX retire_proposals_open ON retire_proposals (asset_id) WHERE state = 'open'",
+		],
+	},
 ];
 
 export const projectSchema = 'agent-desk-project';

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import type { DeskErrorJson } from '../../server/src/core/errors';
+import type { Actor } from '../../server/src/operations/actor';
+import { invokeOperation, noEvents, type DeskEvents } from '../../server/src/operations/operation';
+import { proposeRetire } from '../../server/src/operations/proposals';
+import {
+	AnswerRetireProposal,
+	AssetsDidChange,
+	ImportAsset,
+	ListAssets,
+	ListRetireProposals,
+	deskErrorCode,
+} from '../../server/src/protocol/protocol';
+import { openDesk } from '../helpers/deskFixture';
+import { expectRpcError, serverForSuite } from '../helpers/serverProcess';
+import { tempDir } from '../helpers/temp';
+
+describe('proposals to retire an asset: an agent proposes through the operation, the person answers over JSON-RPC', () => {
+	const root = tempDir();
+	const libraryDir = path.join(root, 'library');
+	const server = serverForSuite(libraryDir);
+
+	function folder(name: string): string {
+		const dir = path.join(root, name);
+		fs.mkdirSync(dir);
+		fs.writeFileSync(path.join(dir, 'notes.md'), `# ${name}\n`);
+		return dir;
+	}
+
+	const agent = (run: string): Actor => ({
+		kind: 'agent',
+		agent: 'claude',
+		project: 'shop',
+		task: 't-1',
+		run,
+		workFolder: path.join(root, 'work'),
+		outbox: path.join(root, 'outbox'),
+	});
+
+	async function propose(actor: Actor, params: unknown, requestId?: string, events: DeskEvents = noEvents) {
+		// Another process than the server, on the same library: as the run's desk or `desk mcp` is.
+		const desk = await openDesk(libraryDir);
+		return invokeOperation(
+			proposeRetire,
+			{ desk, actor, events, signal: new AbortController().signal, ...(requestId ? { requestId } : {}) },
+			params,
+		);
+	}
+
+	async function refusal(work: Promise<unknown>): Promise<string> {
+		try {
+			await work;
+		} catch (error) {
+			return (error as { code: string }).code;
+		}
+		throw new Error('the call succeeded but a refusal was expected');
+	}
+
+	it('records a proposal that retires nothing; the person accepts it once and the asset is retired', async () => {
+		const { asset } = await server.call(ImportAsset, { dir: folder('old-spec'), project: 'shop' });
+		const { asset: other } = await server.call(ImportAsset, { dir: folder('elsewhere'), project: 'other' });
+
+		const told: string[] = [];
+		const first = await propose(
+			agent('r-1'),
+			{ id: asset.id, reason: '  Superseded by new-spec; nothing plugs it since June.  ' },
+			'receipt-0001',
+			{ ...noEvents, assetsChanged: (reason) => told.push(reason) },
+		);
+		assert.equal(first.created, true);
+		assert.deepEqual(told, ['retirement proposed']);
+		const proposal = first.proposal;
+		assert.deepEqual(
+			{ ...proposal, id: undefined, created_at: undefined },
+			{
+				id: undefined,
+				asset_id: asset.id,
+				reason: 'Superseded by new-spec; nothing plugs it since June.',
+				proposed_by: 'agent claude, run r-1',
+				run_id: 'r-1',
+				created_at: undefined,
+				state: 'open',
+			},
+		);
+		const listed = await server.call(ListAssets, {});
+		assert.equal(listed.assets.find((a) => a.id === asset.id)?.retired, false, 'a proposal retires nothing');
+
+		// The same receipt key is the same answer; another proposal while one is open answers with that one.
+		assert.deepEqual(
+			await propose(
+				agent('r-1'),
+				{ id: asset.id, reason: '  Superseded by new-spec; nothing plugs it since June.  ' },
+				'receipt-0001',
+			),
+			first,
+		);
+		const again = await propose(agent('r-2'), { id: asset.id, reason: 'Also unused.' });
+		assert.deepEqual(again, { proposal, created: false });
+		assert.equal(
+			await refusal(propose(agent('r-1'), { id: asset.id, reason: 'other words' }, 'receipt-0001')),
+			'request.idReused',
+		);
+
+		// Confined to the run's project; the editor and the person do not propose, they retire.
+		assert.equal(await refusal(propose(agent('r-1'), { id: other.id, reason: 'not mine' })), 'operation.outsideRun');
+		const person = { name: 'Jane Doe', email: 'jane@example.com' };
+		assert.equal(
+			await refusal(propose({ kind: 'editor', person }, { id: asset.id, reason: 'x' })),
+			'operation.notAllowed',
+		);
+		assert.equal(await refusal(propose(agent('r-1'), { id: asset.id, reason: '' })), 'desk.badParams');
+
+		assert.deepEqual(await server.call(ListRetireProposals, { project: 'shop' }), { proposals: [proposal] });
+		assert.deepEqual(await server.call(ListRetireProposals, { project: 'other' }), { proposals: [] });
+		assert.deepEqual(await server.call(ListRetireProposals, {}), { proposals: [proposal] });
+
+		const accepted = await server.call(AnswerRetireProposal, {
+			id: proposal.id,
+			answer: 'accept',
+			requestId: 'answer-0001',
+		});
+		assert.equal(accepted.state, 'accepted');
+		assert.ok(accepted.answered_by && accepted.answered_by !== 'desk-user', accepted.answered_by);
+		assert.ok(accepted.answered_at);
+		await server.notified(AssetsDidChange, (p) => p.reason === 'retirement accepted', 'the accept was told');
+		const after = await server.call(ListAssets, {});
+		assert.equal(after.assets.find((a) => a.id === asset.id)?.retired, true, 'accepting retired the asset');
+		assert.equal(after.assets.find((a) => a.id === other.id)?.retired, false);
+		assert.deepEqual(await server.call(ListRetireProposals, {}), { proposals: [] });
+
+		// A retried accept is the first answer; a second answer is refused; a retired asset takes no proposal.
+		assert.deepEqual(
+			await server.call(AnswerRetireProposal, { id: proposal.id, answer: 'accept', requestId: 'answer-0001' }),
+			accepted,
+		);
+		const second = await expectRpcError(server.connection, AnswerRetireProposal.method, {
+			id: proposal.id,
+			answer: 'decline',
+		});
+		assert.equal(second.code, deskErrorCode);
+		assert.equal((second.data as DeskErrorJson).code, 'proposal.notOpen');
+		assert.equal(await refusal(propose(agent('r-3'), { id: asset.id, reason: 'again' })), 'asset.retired');
+	});
+
+	it('declines a proposal (the asset stays), refuses an unknown one, and takes one from a person’s own agent', async () => {
+		const { asset } = await server.call(ImportAsset, { dir: folder('kept'), project: 'shop' });
+		const person = { name: 'Jane Doe', email: 'jane@example.com' };
+		const { proposal } = await propose({ kind: 'cli', person, via: 'mcp' }, { id: asset.id, reason: 'Looks stale.' });
+		assert.equal(proposal.proposed_by, 'Jane Doe <jane@example.com> (desk mcp)');
+		assert.equal(proposal.run_id, undefined);
+
+		const declined = await server.call(AnswerRetireProposal, { id: proposal.id, answer: 'decline' });
+		assert.equal(declined.state, 'declined');
+		await server.notified(AssetsDidChange, (p) => p.reason === 'retirement declined', 'the decline was told');
+		const after = await server.call(ListAssets, {});
+		assert.equal(after.assets.find((a) => a.id === asset.id)?.retired, false, 'declining keeps the asset');
+		assert.deepEqual(await server.call(ListRetireProposals, {}), { proposals: [] });
+
+		// Declined, it may be proposed again.
+		const anew = await propose(agent('r-4'), { id: asset.id, reason: 'Still stale.' });
+		assert.equal(anew.created, true);
+		assert.notEqual(anew.proposal.id, proposal.id);
+
+		const unknown = await expectRpcError(server.connection, AnswerRetireProposal.method, {
+			id: 'rp-none',
+			answer: 'accept',
+		});
+		assert.equal((unknown.data as DeskErrorJson).code, 'proposal.notFound');
+		const outsider = await expectRpcError(server.connection, ListRetireProposals.method, { project: 'no-such' });
+		assert.equal((outsider.data as DeskErrorJson).code, 'project.notFound');
+	});
+});
