@@ -106,6 +106,8 @@ export type DeskErrorCode =
 	// reaching past its run (another project, a path outside its work folder and outbox).
 	| 'operation.notAllowed'
 	| 'operation.outsideRun'
+	// A desk tool call naming a tool the caller's catalogue does not hold (retiring, deciding: never a tool).
+	| 'operation.unknownTool'
 	// Package assets (issue 13): a stored launch card or launch record of a format newer than the
 	// code, and one that is not JSON or not of its format's shape.
 	| 'launch.unknownFormat'

@@ -7,7 +7,7 @@
  */
 import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
-import { clientRequest, type ClientRequest } from '../store/clientRequests';
+import { clientRequest, wasReplayed, type ClientRequest } from '../store/clientRequests';
 import type { RequestDefinition } from '../protocol/protocol';
 import type { Schema } from '../protocol/schema';
 import type { Actor, CallerKind } from './actor';
@@ -97,6 +97,18 @@ export function operation<P, R>(definition: Operation<P, R>): Operation<P, R> {
  * Every face calls operations through here, never `op.run` directly.
  */
 export async function invokeOperation<P, R>(op: Operation<P, R>, call: OperationCall, params: unknown): Promise<R> {
+	return (await invokeOperationAnswered(op, call, params)).result;
+}
+
+/**
+ * {@link invokeOperation}, saying too whether the answer is an earlier one (`replayed`: the call's
+ * request id was answered before, so nothing was done now), which a desk tool's result reports.
+ */
+export async function invokeOperationAnswered<P, R>(
+	op: Operation<P, R>,
+	call: OperationCall,
+	params: unknown,
+): Promise<{ result: R; replayed: boolean }> {
 	if (!op.callers.includes(call.actor.kind)) {
 		throw new DeskError(
 			'operation.notAllowed',
@@ -125,7 +137,8 @@ export async function invokeOperation<P, R>(op: Operation<P, R>, call: Operation
 			? (checked.value as { requestId: string }).requestId
 			: undefined);
 	const request = op.mutates ? clientRequest(op.name, requestId, checked.value as object) : undefined;
-	return op.run(request ? { ...call, request } : call, checked.value);
+	const result = await op.run(request ? { ...call, request } : call, checked.value);
+	return { result, replayed: wasReplayed(request) };
 }
 
 const callerWords: Record<CallerKind, string> = {

@@ -2,11 +2,36 @@
  * A small runtime schema for JSON-RPC params: each protocol method declares its params once as a
  * schema, the TypeScript type is inferred from it, and the server checks every incoming request
  * against it before any handler runs. Checks are shallow by construction (only declared fields are
- * visited), so oversized or deeply nested input costs nothing and reaches no handler.
+ * visited), so oversized or deeply nested input costs nothing and reaches no handler. Each schema
+ * also gives its JSON Schema (`json`), which the MCP tools publish as their input schema.
  */
+
+/**
+ * The JSON Schema of a {@link Schema}: flat by construction (no `$defs`, `$ref`, `anyOf`, `oneOf`,
+ * `allOf`, and `type` always one name), since agents differ in what they read and Gemini CLI rejects
+ * references and unions. What a checker refuses beyond it (a lone surrogate, a relative path) is said
+ * in `description`.
+ */
+export type JsonSchema = {
+	readonly type?: 'string' | 'integer' | 'boolean' | 'array' | 'object';
+	readonly description?: string;
+	readonly minLength?: number;
+	readonly maxLength?: number;
+	readonly pattern?: string;
+	readonly enum?: readonly string[];
+	readonly minimum?: number;
+	readonly maximum?: number;
+	readonly items?: JsonSchema;
+	readonly maxItems?: number;
+	readonly properties?: Readonly<Record<string, JsonSchema>>;
+	readonly required?: readonly string[];
+	readonly additionalProperties?: false;
+};
 
 export interface Schema<T> {
 	readonly describe: string;
+	/** This schema as JSON Schema (what an MCP tool's `inputSchema` is built from). */
+	readonly json: JsonSchema;
 	/** An object schema's fields, an array schema's item: what a fuzz of the protocol builds its input from. */
 	readonly shape?: Shape;
 	readonly item?: Schema<unknown>;
@@ -58,6 +83,13 @@ export function string(
 	const minLength = options.minLength ?? 0;
 	return {
 		describe: options.absolute ? 'absolute path' : 'string',
+		json: {
+			type: 'string',
+			...(minLength > 0 ? { minLength } : {}),
+			maxLength,
+			...(options.pattern ? { pattern: options.pattern.source } : {}),
+			...(options.absolute ? { description: 'An absolute path.' } : {}),
+		},
 		check(value, where) {
 			if (typeof value !== 'string') {
 				return refuse(where, `${where} must be a string`);
@@ -96,6 +128,7 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T)
 	const members: ReadonlySet<string> = new Set(values);
 	return {
 		describe: text.describe,
+		json: { type: 'string', enum: values },
 		check(value, where) {
 			const checked = text.check(value, where);
 			if (!checked.ok) {
@@ -113,6 +146,11 @@ export function integer(options: { min?: number; max?: number } = {}): Schema<nu
 	const max = options.max ?? Number.MAX_SAFE_INTEGER;
 	return {
 		describe: 'integer',
+		json: {
+			type: 'integer',
+			...(options.min === undefined ? {} : { minimum: min }),
+			...(options.max === undefined ? {} : { maximum: max }),
+		},
 		check: (value, where) =>
 			Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max
 				? { ok: true, value: value as number }
@@ -126,6 +164,8 @@ export function json(options: { maxBytes?: number; maxDepth?: number } = {}): Sc
 	const maxDepth = options.maxDepth ?? 64;
 	return {
 		describe: 'json',
+		// No `type`: any JSON value (a list of types would be a union, which some agents reject).
+		json: { description: `Any JSON value, at most ${maxBytes} bytes.` },
 		check(value, where) {
 			// Measured without recursion before anything recursive (JSON.stringify, the domain's parsers) sees it.
 			if (depthOver(value, maxDepth)) {
@@ -163,6 +203,7 @@ function depthOver(value: unknown, maxDepth: number): boolean {
 export function boolean(): Schema<boolean> {
 	return {
 		describe: 'boolean',
+		json: { type: 'boolean' },
 		check: (value, where) =>
 			typeof value === 'boolean' ? { ok: true, value } : refuse(where, `${where} must be true or false`),
 	};
@@ -173,6 +214,7 @@ export function array<T>(item: Schema<T>, options: { maxItems?: number } = {}): 
 	return {
 		describe: `${item.describe}[]`,
 		item,
+		json: { type: 'array', items: item.json, maxItems },
 		check(value, where) {
 			if (!Array.isArray(value)) {
 				return refuse(where, `${where} must be an array`);
@@ -212,9 +254,23 @@ export type ObjectOf<S extends Shape> = { [K in RequiredKeys<S>]: S[K] extends S
 
 /** An object with exactly these fields: unknown fields are refused, so a typo never passes silently. */
 export function object<S extends Shape>(shape: S): Schema<ObjectOf<S>> {
+	const properties: Record<string, JsonSchema> = {};
+	const required: string[] = [];
+	for (const [key, field] of Object.entries(shape)) {
+		properties[key] = 'optional' in field ? field.optional.json : field.json;
+		if (!('optional' in field)) {
+			required.push(key);
+		}
+	}
 	return {
 		describe: 'object',
 		shape,
+		json: {
+			type: 'object',
+			properties,
+			...(required.length > 0 ? { required } : {}),
+			additionalProperties: false,
+		},
 		check(value, where) {
 			if (value === null || typeof value !== 'object' || Array.isArray(value)) {
 				return refuse(where, `${where} must be an object`);
@@ -252,4 +308,12 @@ export function object<S extends Shape>(shape: S): Schema<ObjectOf<S>> {
 			return { ok: true, value: { ...out } as ObjectOf<S> };
 		},
 	};
+}
+
+/**
+ * `schema` with a description in its JSON Schema: what an agent reads about the field (the checks are
+ * the schema's own).
+ */
+export function described<T>(schema: Schema<T>, description: string): Schema<T> {
+	return { ...schema, json: { ...schema.json, description } };
 }

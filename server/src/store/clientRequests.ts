@@ -111,6 +111,14 @@ export function throwIfAnswered(tx: RequestLedger, request: ClientRequest | unde
 	}
 }
 
+/** The requests {@link answerOnce} answered with an earlier answer: how a caller that did not call it learns so. */
+const replayedRequests = new WeakSet<ClientRequest>();
+
+/** True when `request` was answered with an earlier answer (a repeat), not by its own work. */
+export function wasReplayed(request: ClientRequest | undefined): boolean {
+	return request !== undefined && replayedRequests.has(request);
+}
+
 const inFlight = new WeakMap<
 	object,
 	Map<string, { hash: string; answer: Promise<{ result: unknown; replayed: boolean }> }>
@@ -130,6 +138,18 @@ export async function answerOnce<T>(
 	if (!request) {
 		return { result: await work(), replayed: false };
 	}
+	const answered = await answerOnceRequested(ledger, request, work);
+	if (answered.replayed) {
+		replayedRequests.add(request);
+	}
+	return answered;
+}
+
+async function answerOnceRequested<T>(
+	ledger: RequestLedger,
+	request: ClientRequest,
+	work: () => Promise<T>,
+): Promise<{ result: T; replayed: boolean }> {
 	const stored = storedAnswer<T>(ledger, request);
 	if (stored) {
 		return { result: stored.result, replayed: true };

@@ -3,11 +3,15 @@
  * patterns and absolute paths, integers with bounds, booleans, closed string sets, arrays, objects
  * with required and optional fields, JSON), every value built to fit it passes and comes out equal;
  * a value with one thing wrong is refused, naming the field where it is wrong (and the kind of
- * refusal for a relative path or a lone surrogate). fast-check prints the seed and the smallest
- * failing schema and value when a property fails.
+ * refusal for a relative path or a lone surrogate). The schema's JSON Schema (what an MCP tool
+ * publishes) agrees, read by the MCP SDK's own validator: it takes every value built to fit and
+ * refuses every value with one thing wrong, but for what JSON Schema cannot say (a lone surrogate, a
+ * relative path, a JSON value nested too deep). fast-check prints the seed and the smallest failing
+ * schema and value when a property fails.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Ajv } from '@modelcontextprotocol/client/validators/ajv';
 import fc from 'fast-check';
 import {
 	array,
@@ -311,6 +315,39 @@ describe('the params schema checker (property)', () => {
 						assert.equal(checked.kind, bad.kind, checked.problem);
 						assert.ok(checked.problem.startsWith(bad.field), `the message names the field: ${checked.problem}`);
 					}
+				},
+			),
+			runs,
+		);
+	});
+
+	// The checker counts a string's length in UTF-16 units, as JavaScript does; so is the validator told to.
+	const validator = new Ajv({ unicode: false, strict: true, allErrors: false });
+
+	it('the JSON Schema takes every value built to fit', () => {
+		fc.assert(
+			fc.property(
+				specArbitrary.chain((spec) => fc.tuple(fc.constant(spec), fitting(spec))),
+				([spec, value]) => {
+					const validate = validator.compile(schemaOf(spec).json);
+					assert.ok(validate(value), JSON.stringify(validate.errors));
+				},
+			),
+			runs,
+		);
+	});
+
+	it('the JSON Schema refuses a value with one thing wrong, but for what it cannot say', () => {
+		fc.assert(
+			fc.property(
+				specArbitrary.chain((spec) => fc.tuple(fc.constant(spec), wrong(spec, where))),
+				([spec, bad]) => {
+					const schema = schemaOf(spec);
+					const checked = schema.check(bad.value, where);
+					if (bad.kind !== undefined || (!checked.ok && checked.problem.includes('nested deeper'))) {
+						return;
+					}
+					assert.equal(validator.compile(schema.json)(bad.value), false, JSON.stringify(schema.json));
 				},
 			),
 			runs,
