@@ -9,9 +9,11 @@ import { openDesk } from '../helpers/deskFixture';
 import { tempDir } from '../helpers/temp';
 import { completeChain } from '../unit/ai/chain';
 import { desk } from '../helpers/deskCli';
+import { personLabel } from '../../server/src/operations/actor';
+import { personIdentity } from '../../server/src/operations/identity';
 
 describe('the desk command line', () => {
-	it('imports a repository top into a new project as its main asset, lists it and its versions as JSON', () => {
+	it('imports a repository top into a new project as its main asset, lists it and its versions as JSON', async () => {
 		const root = tempDir();
 		const store = path.join(root, 'library');
 		const repo = makeRepo(path.join(root, 'billing'), { commits: 3 });
@@ -71,7 +73,8 @@ describe('the desk command line', () => {
 				kind: 'code',
 				branch: 'main',
 				remote: 'https://example.com/billing.git',
-				by: 'adopted',
+				// Made by the person at the command line: their git identity, through `desk`.
+				by: `${personLabel(await personIdentity())} (desk)`,
 			},
 		);
 		assert.equal(result.project?.name, 'payments');

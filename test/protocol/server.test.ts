@@ -197,6 +197,7 @@ describe('the desk server over JSON-RPC', () => {
 			RecoverStore: { store: 'library', choice: 'restore' },
 			ImportAsset: {},
 			SnapshotAsset: { id },
+			PutVersion: { id, files: [] },
 			GetAtGo: { id },
 			ListFiles: { id },
 			ListFolder: { id, folder: '' },

@@ -16,6 +16,8 @@ export interface ImportDirRequest {
 	madeBy?: MadeBy;
 	/** The person allows a git folder outside what the desk adopts by itself (see git/gitDir.ts). */
 	allowGitDir?: boolean;
+	/** Who is recorded as the new asset's `created_by` (the call's actor); default `adopted` for a repository, `madeBy` for a folder. */
+	createdBy?: string;
 }
 
 export interface ImportResult {
@@ -43,6 +45,8 @@ export interface NewAssetRequest {
 	project?: string;
 	main?: boolean;
 	madeBy: MadeBy;
+	/** The asset's `created_by` (the call's actor); default `madeBy`. */
+	createdBy?: string;
 	clientRequest?: ClientRequestKey;
 }
 
@@ -53,6 +57,19 @@ export interface LinkRequest {
 	madeBy: MadeBy;
 	project?: string;
 	from?: string;
+	/** The asset's `created_by` (the call's actor); default `madeBy`. */
+	createdBy?: string;
+	clientRequest?: ClientRequestKey;
+}
+
+/** What a note is given: its name and text, the project it joins. */
+export interface NoteRequest {
+	name: string;
+	text: string;
+	madeBy: MadeBy;
+	project?: string;
+	/** The asset's `created_by` (the call's actor); default `madeBy`. */
+	createdBy?: string;
 	clientRequest?: ClientRequestKey;
 }
 
@@ -78,10 +95,12 @@ export class Adoption {
 		const top = await this.ctx.git.findTop(info.real);
 		if (top !== info.real) {
 			// Not a repository's top: the folder becomes a snapshot asset (glossary: Adopt).
-			const { asset, created } = await this.adoptFolder(info.real, request.madeBy ?? 'conductor');
+			const { asset, created } = await this.adoptFolder(info.real, request.madeBy ?? 'conductor', request.createdBy);
 			return { asset, created, project: this.joinProject(asset, request.project, request.main, '') };
 		}
-		const { asset, created } = await this.adoptRepo(top, 'adopted', { allowGitDir: request.allowGitDir });
+		const { asset, created } = await this.adoptRepo(top, request.createdBy ?? 'adopted', {
+			allowGitDir: request.allowGitDir,
+		});
 		return { asset, created, project: this.joinProject(asset, request.project, request.main, top) };
 	}
 
@@ -102,7 +121,7 @@ export class Adoption {
 		const empty = this.ctx.snapshots.putManifest({ format: 1, files: [] });
 		const now = this.ctx.now();
 		const asset: AssetRecord = {
-			...blankAsset(id, name, now, request.madeBy),
+			...blankAsset(id, name, now, request.createdBy ?? request.madeBy),
 			engine: 'snapshot',
 			working_dir: folder,
 			picked_version: 1,
@@ -141,7 +160,11 @@ export class Adoption {
 	}
 
 	/** Adopts an existing folder as a snapshot asset whose first version is what the folder holds now. */
-	async adoptFolder(folder: string, madeBy: MadeBy): Promise<{ asset: AssetRecord; created: boolean }> {
+	async adoptFolder(
+		folder: string,
+		madeBy: MadeBy,
+		createdBy: string = madeBy,
+	): Promise<{ asset: AssetRecord; created: boolean }> {
 		const existing = this.ctx.store.listAssets().find((a) => a.engine === 'snapshot' && a.working_dir === folder);
 		if (existing) {
 			return { asset: existing, created: false };
@@ -159,7 +182,7 @@ export class Adoption {
 		const now = this.ctx.now();
 		const skill = this.readSkill(scan.manifest);
 		const asset: AssetRecord = {
-			...blankAsset(id, this.ctx.env.baseName(folder), now, madeBy),
+			...blankAsset(id, this.ctx.env.baseName(folder), now, createdBy),
 			engine: 'snapshot',
 			kind: skill ? 'skill' : '',
 			working_dir: folder,
@@ -203,7 +226,7 @@ export class Adoption {
 		// derived_from (glossary: Tags and about): the asset the link was made from, at its picked version then.
 		const source = request.from === undefined ? undefined : this.ctx.getAsset(request.from);
 		const asset: AssetRecord = {
-			...blankAsset(this.ctx.env.newAssetId(), name, this.ctx.now(), request.madeBy),
+			...blankAsset(this.ctx.env.newAssetId(), name, this.ctx.now(), request.createdBy ?? request.madeBy),
 			engine: 'none',
 			kind: 'link',
 			url: url.toString(),
@@ -215,19 +238,13 @@ export class Adoption {
 	}
 
 	/** A notes asset (engine none) holding text. */
-	addNote(request: {
-		name: string;
-		text: string;
-		madeBy: MadeBy;
-		project?: string;
-		clientRequest?: ClientRequestKey;
-	}): AssetRecord {
+	addNote(request: NoteRequest): AssetRecord {
 		const name = checkName(request.name);
 		if (request.text.length > maxNoteTextBytes) {
 			throw new DeskError('asset.badName', `A note holds at most 256 KiB of text.`, { length: request.text.length });
 		}
 		const asset: AssetRecord = {
-			...blankAsset(this.ctx.env.newAssetId(), name, this.ctx.now(), request.madeBy),
+			...blankAsset(this.ctx.env.newAssetId(), name, this.ctx.now(), request.createdBy ?? request.madeBy),
 			engine: 'none',
 			kind: 'notes',
 			notes: request.text,

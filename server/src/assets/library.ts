@@ -5,6 +5,7 @@ import {
 	type ImportDirRequest,
 	type LinkRequest,
 	type NewAssetRequest,
+	type NoteRequest,
 	type WorkspaceFolder,
 } from './adoption';
 import { LibraryContext } from './libraryContext';
@@ -65,8 +66,8 @@ export class Library {
 	newAsset(request: NewAssetRequest) {
 		return this.adoption.newAsset(request);
 	}
-	adoptFolder(folder: string, madeBy: MadeBy) {
-		return this.adoption.adoptFolder(folder, madeBy);
+	adoptFolder(folder: string, madeBy: MadeBy, createdBy?: string) {
+		return this.adoption.adoptFolder(folder, madeBy, createdBy);
 	}
 	adoptRepo(top: string, createdBy: string, options: { trusted?: readonly string[]; allowGitDir?: boolean } = {}) {
 		return this.adoption.adoptRepo(top, createdBy, options);
@@ -83,7 +84,7 @@ export class Library {
 	addLink(request: LinkRequest) {
 		return this.adoption.addLink(request);
 	}
-	addNote(request: { name: string; text: string; madeBy: MadeBy; project?: string; clientRequest?: ClientRequestKey }) {
+	addNote(request: NoteRequest) {
 		return this.adoption.addNote(request);
 	}
 

@@ -301,11 +301,15 @@ export class AttachmentStore {
 		return 'added';
 	}
 
-	/** Add: attaches the file at `file` by hand; refused when it is not a regular file or there is no room. */
+	/**
+	 * Add: attaches the file at `file` by hand, or by a run's agent (`runId`: its desk tool `attach`,
+	 * which, like the outbox, never reads a hard link to a file elsewhere); refused when it is not a
+	 * regular file or there is no room.
+	 */
 	add(
 		taskId: string,
 		file: string,
-		meta: { name?: string; note?: string; addedBy: string; request?: ClientRequest },
+		meta: { name?: string; note?: string; addedBy: string; runId?: string; request?: ClientRequest },
 	): AttachmentRow {
 		checkTaskId(taskId);
 		const bytes = withFileAt(
@@ -313,6 +317,11 @@ export class AttachmentStore {
 			(opened) => {
 				if (!opened.stat.isFile()) {
 					throw new DeskError('attachment.notRegular', `${file} is not a regular file.`, { path: file });
+				}
+				if (meta.runId !== undefined && opened.stat.nlink > 1) {
+					throw new DeskError('attachment.notRegular', `${file} is a hard link to a file elsewhere: not read.`, {
+						path: file,
+					});
 				}
 				if (opened.stat.size > this.limits.fileBytes) {
 					throw tooLarge(file, opened.stat.size, this.limits.fileBytes);
@@ -335,7 +344,8 @@ export class AttachmentStore {
 			taskId,
 			{
 				name: meta.name ?? path.basename(file),
-				source: 'hand',
+				source: meta.runId === undefined ? 'hand' : 'run',
+				...(meta.runId === undefined ? {} : { runId: meta.runId }),
 				addedBy: meta.addedBy,
 				...(meta.note ? { note: meta.note } : {}),
 				...(meta.request ? { request: meta.request } : {}),

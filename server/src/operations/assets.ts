@@ -1,8 +1,27 @@
 /** The asset library's operations (glossary: Asset). */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createHash } from 'node:crypto';
+import type { ImportResult, Library } from '../assets/library';
+import type { AssetRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
-import { SearchLibrary, SetTags } from '../protocol/protocol';
-import type { OperationCall } from './operation';
-import { operation } from './operation';
+import { maxBlobBytes } from '../core/inputLimits';
+import {
+	AddLink,
+	DescribeAsset,
+	ImportAsset,
+	importAssetParams,
+	PutVersion,
+	putVersionParams,
+	SearchLibrary,
+	SetTags,
+	SnapshotAsset,
+	toolPath,
+} from '../protocol/protocol';
+import { answerOnce, clientRequest, markReplayed } from '../store/clientRequests';
+import { withFileAt } from '../store/confinedDir';
+import { actorLabel, madeByOf } from './actor';
+import { operation, type Operation, type OperationCall } from './operation';
 
 /**
  * The project an agent's call may touch: its run's. A person may name any project, or none (the
@@ -35,6 +54,67 @@ export async function assertAssetOfCall(call: OperationCall, id: string): Promis
 	}
 }
 
+/**
+ * The path a call names, as its operation uses it. A person's must be absolute (a relative one would
+ * resolve against the server's folder: `desk.relativePath`) and is taken as it is. An agent's is
+ * resolved against its work folder and must lie, links followed, inside its work folder or its
+ * outbox (`operation.outsideRun`); the real path is returned, so no link is followed again later.
+ * A path that does not exist yet (a new asset's folder) is judged by its nearest existing folder.
+ */
+export async function pathOfCall(call: OperationCall, named: string, field: string): Promise<string> {
+	if (call.actor.kind !== 'agent') {
+		if (!path.isAbsolute(named)) {
+			throw new DeskError(
+				'desk.relativePath',
+				`${field} must be an absolute path; a relative one would resolve against the server's working folder`,
+				{ field },
+			);
+		}
+		return named;
+	}
+	return confinedToRun(call, path.resolve(call.actor.workFolder, named), field);
+}
+
+/** `file` (absolute) with its links followed, refused unless it is inside the agent's work folder or outbox. */
+async function confinedToRun(call: OperationCall, file: string, field: string): Promise<string> {
+	if (call.actor.kind !== 'agent') {
+		return file;
+	}
+	const real = await realpathOfNearest(file);
+	const roots = await Promise.all(
+		[call.actor.workFolder, call.actor.outbox].map((root) => fs.promises.realpath(root).catch(() => undefined)),
+	);
+	if (!roots.some((root) => root !== undefined && (real === root || real.startsWith(root + path.sep)))) {
+		throw new DeskError(
+			'operation.outsideRun',
+			`${field}: a run may name only files inside its work folder or its outbox, not ${file}.`,
+			{ field, path: file },
+		);
+	}
+	return real;
+}
+
+/** The real path of `file`, or of its nearest existing folder with the rest of the path after it. */
+async function realpathOfNearest(file: string): Promise<string> {
+	const rest: string[] = [];
+	let at = file;
+	for (;;) {
+		try {
+			return path.join(await fs.promises.realpath(at), ...rest);
+		} catch (error) {
+			const parent = path.dirname(at);
+			if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || parent === at) {
+				throw new DeskError('input.unreadable', `Could not read ${file}: ${(error as Error).message}`, {
+					file,
+					errno: (error as NodeJS.ErrnoException).code,
+				});
+			}
+			rest.unshift(path.basename(at));
+			at = parent;
+		}
+	}
+}
+
 export const searchAssets = operation({
 	name: 'asset.search',
 	summary: 'Search the library for assets matching words, ranked by BM25, each with why it matched.',
@@ -63,13 +143,34 @@ export const searchAssets = operation({
 	},
 });
 
-export const setTags = operation({
+/**
+ * An operation that changes one asset's record in place (tags, about, retired, checks): the asset
+ * must be one of an agent's project, and the windows are told. Setting the same again changes nothing.
+ */
+function assetEdit<P extends { id: string }>(
+	definition: Omit<Operation<P, AssetRecord>, 'run' | 'mutates' | 'idempotent'> & {
+		edit(library: Library, params: P): AssetRecord;
+	},
+): Operation<P, AssetRecord> {
+	const { edit, ...rest } = definition;
+	return operation({
+		...rest,
+		mutates: true,
+		idempotent: true,
+		async run(call, params) {
+			await assertAssetOfCall(call, params.id);
+			const asset = edit(call.desk.library, params);
+			call.events.assetsChanged('asset changed');
+			return asset;
+		},
+	});
+}
+
+export const setTags = assetEdit({
 	name: 'asset.tags',
 	summary: "Set an asset's tags (glossary: Tags and about).",
 	params: SetTags.params,
 	callers: ['editor', 'cli', 'agent'],
-	mutates: true,
-	idempotent: true,
 	surfaces: {
 		rpc: SetTags,
 		cli: 'asset tags',
@@ -80,13 +181,286 @@ export const setTags = operation({
 				'Replace the tags of an asset of this project: at most 16, each `key` or `key:value` of lowercase letters, digits and hyphens. Returns the asset.',
 		},
 	},
-	async run(call, { id, tags }) {
+	edit: (library, { id, tags }) => library.setTags(id, tags),
+});
+
+export const importAsset = operation({
+	name: 'asset.import',
+	summary: 'Import a folder, a new empty asset or a library asset into a project (glossary: Adopt).',
+	params: importAssetParams(toolPath),
+	callers: ['editor', 'cli', 'agent'],
+	mutates: true,
+	// A new name makes another asset each time; a folder or an asset id again changes nothing.
+	idempotent: false,
+	surfaces: {
+		rpc: ImportAsset,
+		cli: 'asset import',
+		mcp: {
+			tool: 'asset_import',
+			title: 'Import an asset',
+			description:
+				"Bring an asset into this project. Give exactly one of: `dir`, a folder inside your work folder or outbox (a git repository's top becomes a git asset, any other folder a snapshot asset whose version 1 is what it holds now; importing the same folder again returns the same asset); `newName`, a new empty snapshot asset (in `dir` when given, which must not exist or be empty); or `assetId`, an asset of this project. Returns the asset, whether it was created, and the project.",
+			boundByRun: ['project'],
+		},
+	},
+	async run(call, params) {
+		const { dir, newName, assetId } = params;
+		if (
+			[dir !== undefined && newName === undefined, newName !== undefined, assetId !== undefined].filter(Boolean)
+				.length !== 1
+		) {
+			throw new DeskError('import.badArgs', 'Import takes one of a folder, a new name, or an asset id.');
+		}
+		const project = projectOfCall(call, params.project);
+		if (call.actor.kind === 'agent' && (params.main || params.allowGitDir)) {
+			// Which asset is a project's main one, and a git folder outside the repository, are the person's word.
+			throw new DeskError(
+				'operation.notAllowed',
+				'An agent inside a run may not set a main asset or allow a git folder elsewhere.',
+				{
+					operation: 'asset.import',
+					caller: 'agent',
+				},
+			);
+		}
+		const folder = dir === undefined ? undefined : await pathOfCall(call, dir, 'dir');
+		if (assetId !== undefined) {
+			await assertAssetOfCall(call, assetId);
+		}
+		const { desk, request } = call;
+		const { library } = desk;
+		const madeBy = madeByOf(call.actor);
+		const createdBy = actorLabel(call.actor);
+		const main = params.main ?? false;
+		const { result, replayed } = await answerOnce(desk.libraryRequests, request, async (): Promise<ImportResult> => {
+			if (newName !== undefined) {
+				return library.newAsset({
+					name: newName,
+					dir: folder,
+					project,
+					main,
+					madeBy,
+					createdBy,
+					...(request ? { clientRequest: request } : {}),
+				});
+			}
+			const imported =
+				assetId !== undefined
+					? library.importAsset({ id: assetId, project: requireProject(project), main })
+					: await library.importDir({
+							dir: folder!,
+							project,
+							main,
+							madeBy,
+							createdBy,
+							allowGitDir: params.allowGitDir ?? false,
+						});
+			// Adopting and joining again change nothing; the answer is recorded after them.
+			desk.answerLibraryRequest(request, imported);
+			return imported;
+		});
+		if (!replayed) {
+			call.events.assetsChanged('asset imported');
+		}
+		return result;
+	},
+});
+
+function requireProject(project: string | undefined): string {
+	if (project === undefined) {
+		throw new DeskError('import.badArgs', 'Adding a library asset needs the project it joins.');
+	}
+	return project;
+}
+
+export const snapshotAsset = operation({
+	name: 'asset.snapshot',
+	summary: 'Cut a new version of a snapshot asset from what its folder holds now (glossary: Version).',
+	params: SnapshotAsset.params,
+	callers: ['editor', 'cli', 'agent'],
+	mutates: true,
+	idempotent: true,
+	surfaces: {
+		rpc: SnapshotAsset,
+		cli: 'asset snapshot',
+		mcp: {
+			tool: 'asset_snapshot',
+			title: 'Snapshot an asset',
+			description:
+				"Record what the folder of a snapshot asset of this project holds now as its next version, with an optional note. The asset's folder must be inside your work folder or outbox. When nothing changed since the last version, no version is made and `created` is false. Git, link and notes assets have no folder to snapshot.",
+		},
+	},
+	async run(call, { id, note }) {
 		await assertAssetOfCall(call, id);
-		const asset = call.desk.library.setTags(id, tags);
-		call.events.assetsChanged('asset changed');
-		return asset;
+		const { desk, request } = call;
+		const asset = desk.library.getAsset(id);
+		if (call.actor.kind === 'agent' && asset.engine === 'snapshot') {
+			await confinedToRun(call, asset.working_dir, 'id');
+		}
+		const { result, replayed } = await answerOnce(desk.libraryRequests, request, () =>
+			desk.library.snapshot(id, {
+				note,
+				madeBy: madeByOf(call.actor),
+				signal: call.signal,
+				onProgress: (files) => call.events.snapshotProgress(id, files),
+				...(request ? { clientRequest: request } : {}),
+			}),
+		);
+		if (result.created && !replayed) {
+			call.events.assetsChanged('snapshot');
+		}
+		return result;
+	},
+});
+
+export const putVersion = operation({
+	name: 'asset.version',
+	summary: "Put files into a snapshot asset's folder and cut its next version (glossary: Version).",
+	params: putVersionParams(toolPath),
+	callers: ['editor', 'cli', 'agent'],
+	mutates: true,
+	idempotent: true,
+	surfaces: {
+		rpc: PutVersion,
+		cli: 'asset version',
+		mcp: {
+			tool: 'asset_version',
+			title: 'Put files into a new asset version',
+			description:
+				'Write files into a snapshot asset of this project and record its next version: each entry copies the file `from` (inside your work folder or outbox) to `path` (relative, inside the asset). With an optional note. Returns the version (`created` is false when the files were already so). Git, link and notes assets are refused.',
+		},
+	},
+	async run(call, { id, files, note }) {
+		if (files.length === 0) {
+			throw new DeskError('desk.badParams', 'params.files: at least one file to put', { field: 'params.files' });
+		}
+		await assertAssetOfCall(call, id);
+		const put: Array<{ path: string; bytes: Buffer }> = [];
+		for (const [index, file] of files.entries()) {
+			const from = await pathOfCall(call, file.from, `files[${index}].from`);
+			put.push({ path: file.path, bytes: readNamedFile(from) });
+		}
+		const { desk } = call;
+		// The request names the bytes put, not only their paths: the same id with other contents is refused.
+		const request =
+			call.request &&
+			clientRequest(call.request.method, call.request.id, {
+				id,
+				note,
+				files: put.map((f) => ({ path: f.path, sha256: createHash('sha256').update(f.bytes).digest('hex') })),
+			});
+		const { result, replayed } = await answerOnce(desk.libraryRequests, request, () =>
+			desk.library.putFiles(id, put, {
+				note,
+				madeBy: madeByOf(call.actor),
+				...(request ? { clientRequest: request } : {}),
+			}),
+		);
+		if (replayed && call.request) {
+			markReplayed(call.request);
+		}
+		if (result.created && !replayed) {
+			call.events.assetsChanged('version');
+		}
+		return result;
+	},
+});
+
+/**
+ * The bytes of the regular file at `file` (links followed; an agent's path was resolved already),
+ * at most a blob's limit: `input.unreadable`, `input.notAFile`, `input.tooLarge`.
+ */
+function readNamedFile(file: string): Buffer {
+	const unreadable = (error: Error) =>
+		new DeskError('input.unreadable', `Could not read ${file}: ${error.message}`, {
+			file,
+			errno: (error as NodeJS.ErrnoException).code,
+		});
+	let real: string;
+	try {
+		real = fs.realpathSync(file);
+	} catch (error) {
+		throw unreadable(error as Error);
+	}
+	return withFileAt(
+		real,
+		(opened) => {
+			if (!opened.stat.isFile()) {
+				throw new DeskError('input.notAFile', `${file} is not a regular file.`, { file });
+			}
+			const read = opened.stat.size > maxBlobBytes ? undefined : opened.read(maxBlobBytes);
+			if (!read || read.more) {
+				throw new DeskError('input.tooLarge', `${file} is over the limit of a file put into an asset.`, {
+					file,
+					size: opened.stat.size,
+					limit: maxBlobBytes,
+				});
+			}
+			return read.bytes;
+		},
+		unreadable,
+	);
+}
+
+export const describeAsset = assetEdit({
+	name: 'asset.describe',
+	summary: "Set an asset's about text (glossary: Tags and about).",
+	params: DescribeAsset.params,
+	callers: ['editor', 'cli', 'agent'],
+	surfaces: {
+		rpc: DescribeAsset,
+		cli: 'asset describe',
+		mcp: {
+			tool: 'asset_describe',
+			title: 'Describe an asset',
+			description:
+				'Replace the `about` text of an asset of this project: what it is and when to use it, in at most 2000 characters. Search matches it. Returns the asset.',
+		},
+	},
+	edit: (library, { id, about }) => library.describe(id, about),
+});
+
+export const addLink = operation({
+	name: 'asset.link',
+	summary: 'Add a link asset: a name and a URL, made from an asset when named (glossary: Tags and about).',
+	params: AddLink.params,
+	callers: ['editor', 'cli', 'agent'],
+	mutates: true,
+	idempotent: false,
+	surfaces: {
+		rpc: AddLink,
+		cli: 'asset link',
+		mcp: {
+			tool: 'asset_link',
+			title: 'Add a link asset',
+			description:
+				'Add a link asset (an http, https, file or mailto URL with a name) to this project, for a source worth keeping. `from` names the asset of this project the link was found in (recorded as where it was derived from). Returns the new asset.',
+			boundByRun: ['project'],
+		},
+	},
+	async run(call, params) {
+		const project = projectOfCall(call, params.project);
+		if (params.from !== undefined) {
+			await assertAssetOfCall(call, params.from);
+		}
+		const { desk, request } = call;
+		const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () =>
+			desk.library.addLink({
+				name: params.name,
+				url: params.url,
+				project,
+				from: params.from,
+				madeBy: madeByOf(call.actor),
+				createdBy: actorLabel(call.actor),
+				...(request ? { clientRequest: request } : {}),
+			}),
+		);
+		if (!replayed) {
+			call.events.assetsChanged('asset changed');
+		}
+		return result;
 	},
 });
 
 /** The asset library's operations, in the table's order. */
-export const assetOperations = [searchAssets, setTags];
+export const assetOperations = [searchAssets, importAsset, snapshotAsset, putVersion, setTags, describeAsset, addLink];

@@ -1,5 +1,6 @@
 /** Every desk operation (glossary: Operation): the table the JSON-RPC handlers, `desk` and the MCP tools serve. */
 import { assetOperations } from './assets';
+import { attachmentOperations } from './attachments';
 import type { Operation } from './operation';
 import { proposalOperations } from './proposals';
 
@@ -8,7 +9,7 @@ import { proposalOperations } from './proposals';
 export type AnyOperation = Operation<any, unknown>;
 
 // One spread an area; each area's file lists its operations.
-export const operations: readonly AnyOperation[] = [...assetOperations, ...proposalOperations];
+export const operations: readonly AnyOperation[] = [...assetOperations, ...attachmentOperations, ...proposalOperations];
 
 /** The operation named `name` (`asset.search`), or undefined. */
 export function operationNamed(name: string): AnyOperation | undefined {

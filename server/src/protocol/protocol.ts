@@ -48,7 +48,19 @@ import type {
 } from '../launch/types';
 import { logLevels, type LogLevel } from '../core/logger';
 import { maxNoteTextBytes, maxSettingsBytes, maxTicketBytes } from '../core/inputLimits';
-import { array, boolean, integer, json, object, oneOf, optional, string, type Infer, type Schema } from './schema';
+import {
+	array,
+	boolean,
+	described,
+	integer,
+	json,
+	object,
+	oneOf,
+	optional,
+	string,
+	type Infer,
+	type Schema,
+} from './schema';
 
 export type {
 	RunDetail,
@@ -142,6 +154,15 @@ const folderPath = string({ minLength: 1, maxLength: 4096, absolute: true });
  */
 const requestId = optional(string({ minLength: 8, maxLength: 128, pattern: /^[A-Za-z0-9._:-]+$/ }));
 const assetId = string({ minLength: 1, maxLength: 64 });
+/**
+ * A path a desk tool call names (glossary: Desk tools): absolute, or relative to the calling agent's
+ * work folder; its operation resolves it and refuses one outside the run's folders, and refuses a
+ * relative one from anyone else. Over JSON-RPC the same params take absolute paths only.
+ */
+export const toolPath = described(
+	string({ minLength: 1, maxLength: 4096 }),
+	'A path inside your work folder or outbox: relative to your work folder, or absolute.',
+);
 const versionNumber = integer({ min: 1 });
 
 export type FolderOutcome =
@@ -246,18 +267,20 @@ export interface ImportResultJson {
  * folder is outside what the desk adopts by itself, unless `allowGitDir` (the person said yes);
  * `git.gitDirChanged` when its `.git` names another folder than the one adopted.
  */
-export const ImportAsset = request<ImportResultJson>()(
-	'desk/assets/import',
-	object({
-		dir: optional(folderPath),
+export const ImportAsset = request<ImportResultJson>()('desk/assets/import', importAssetParams(folderPath));
+
+/** ImportAsset's params with its folder checked by `dir` ({@link toolPath} for the operation). */
+export function importAssetParams(dir: Schema<string>) {
+	return object({
+		dir: optional(dir),
 		newName: optional(string({ maxLength: 200 })),
 		assetId: optional(assetId),
 		project: optional(projectName),
 		main: optional(boolean()),
 		allowGitDir: optional(boolean()),
 		requestId,
-	}),
-);
+	});
+}
 
 /**
  * Client → server: asset_snapshot (made_by user). Reports `desk/assets/snapshotProgress` while it
@@ -267,6 +290,25 @@ export const SnapshotAsset = request<SnapshotResult>()(
 	'desk/assets/snapshot',
 	object({ id: assetId, note: optional(string({ maxLength: 500 })), requestId }),
 );
+
+/**
+ * Client → server: asset_version. Writes each file `from` (a file on the person's disk) at `path` in
+ * a snapshot asset's working folder, then cuts the next version, as `desk asset version --put`.
+ * The request id covers the bytes put: the same id with other contents fails with
+ * `request.idReused`. Fails with `asset.noFolder` (git, link and notes assets), `asset.badPath`,
+ * `input.unreadable`, `input.notAFile`, `input.tooLarge`.
+ */
+export const PutVersion = request<SnapshotResult>()('desk/assets/putVersion', putVersionParams(folderPath));
+
+/** PutVersion's params with each `from` checked by `from` ({@link toolPath} for the operation). */
+export function putVersionParams(from: Schema<string>) {
+	return object({
+		id: assetId,
+		files: array(object({ path: string({ minLength: 1, maxLength: 4096 }), from }), { maxItems: 256 }),
+		note: optional(string({ maxLength: 500 })),
+		requestId,
+	});
+}
 
 /** Server → client: files walked so far by a running snapshot. */
 export const SnapshotProgress = notification<{ id: string; files: number }>()('desk/assets/snapshotProgress');
@@ -345,13 +387,17 @@ export const SetRetired = request<AssetRecord>()('desk/assets/setRetired', objec
 /** Client → server: the command checks (glossary: Checks). Fails with `asset.badChecks`, naming the problem. */
 export const SetChecks = request<AssetRecord>()('desk/assets/setChecks', object({ id: assetId, checks: json() }));
 
-/** Client → server: asset_link, a link asset in `project` when given. Fails with `asset.badUrl`. */
+/**
+ * Client → server: asset_link, a link asset in `project` when given, made from the asset `from`
+ * when named (its `derived_from`). Fails with `asset.badUrl`, `asset.notFound`.
+ */
 export const AddLink = request<AssetRecord>()(
 	'desk/assets/addLink',
 	object({
 		name: string({ maxLength: 200 }),
 		url: string({ maxLength: 8192 }),
 		project: optional(projectName),
+		from: optional(assetId),
 		requestId,
 	}),
 );
@@ -597,15 +643,27 @@ export const ReadAttachment = request<AttachmentContent>()(
  */
 export const AttachFile = request<AttachmentRow>()(
 	'desk/attachments/add',
-	object({
-		project: projectName,
-		task: taskId,
-		path: folderPath,
+	object({ project: projectName, task: taskId, ...attachFileFields(folderPath) }),
+);
+
+/**
+ * AttachFile's params for the operation `attach`: the path as {@link toolPath}, the project and
+ * task optional (an agent's come from its run; anyone else names them).
+ */
+export const attachParams = object({
+	project: optional(projectName),
+	task: optional(taskId),
+	...attachFileFields(toolPath),
+});
+
+function attachFileFields(file: Schema<string>) {
+	return {
+		path: file,
 		name: optional(string({ maxLength: 4096 })),
 		note: optional(string({ maxLength: 4096 })),
 		requestId,
-	}),
-);
+	};
+}
 
 /** Client → server: deletes an attachment (after the person confirmed); audited with who and `via`. */
 export const DeleteAttachment = request<AttachmentRow>()(
@@ -651,6 +709,7 @@ export const deskRequests = {
 	RecoverStore,
 	ImportAsset,
 	SnapshotAsset,
+	PutVersion,
 	GetAtGo,
 	ListFiles,
 	ListFolder,

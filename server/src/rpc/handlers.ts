@@ -4,14 +4,10 @@ import { runDetail, runsOverview } from '../runs/runViews';
 import { answerOnce, clientRequest } from '../store/clientRequests';
 import type { WriteTransaction } from '../store/durableDatabase';
 import {
-	AddLink,
 	AddNote,
-	AttachFile,
 	DecideRun,
 	deskRequests,
-	ImportAsset,
 	LaunchGo,
-	SnapshotAsset,
 	type CardView,
 	type FolderOutcome,
 	type ParamsOf,
@@ -23,10 +19,9 @@ import { parseRunSettings } from '../runs/settings';
 import type { Run, Task } from '../ai/types';
 import { inlineType } from '../attachments/names';
 import { resolveAttachment } from '../attachments/attachmentStore';
-import * as os from 'node:os';
 import type { StoreRecovery } from '../desk';
 import type { RecoverChoice } from '../store/damage';
-import type { PersonIdentity } from '../operations/actor';
+import { personLabel, type PersonIdentity } from '../operations/actor';
 import { operations } from '../operations';
 import { invokeOperation, type DeskEvents } from '../operations/operation';
 
@@ -91,7 +86,19 @@ function operationHandlers(context: HandlerContext): Partial<DeskHandlers> {
 
 function handWritten(
 	context: HandlerContext,
-): Omit<DeskHandlers, 'SearchLibrary' | 'SetTags' | 'ListRetireProposals' | 'AnswerRetireProposal'> {
+): Omit<
+	DeskHandlers,
+	| 'SearchLibrary'
+	| 'SetTags'
+	| 'ImportAsset'
+	| 'SnapshotAsset'
+	| 'PutVersion'
+	| 'DescribeAsset'
+	| 'AddLink'
+	| 'AttachFile'
+	| 'ListRetireProposals'
+	| 'AnswerRetireProposal'
+> {
 	return {
 		async OpenWorkspace({ folders }) {
 			const desk = await context.desk();
@@ -149,70 +156,6 @@ function handWritten(
 			return result;
 		},
 
-		async ImportAsset({ dir, newName, assetId, project, main, allowGitDir, requestId }) {
-			const desk = await context.desk();
-			const { library } = desk;
-			if (
-				[dir !== undefined && newName === undefined, newName !== undefined, assetId !== undefined].filter(Boolean)
-					.length !== 1
-			) {
-				throw new DeskError('import.badArgs', 'Import takes one of a folder, a new name, or an asset id.');
-			}
-			const request = clientRequest(ImportAsset.method, requestId, { dir, newName, assetId, project, main });
-			const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () => {
-				if (newName !== undefined) {
-					return library.newAsset({
-						name: newName,
-						dir,
-						project,
-						main,
-						madeBy: 'user',
-						...(request ? { clientRequest: request } : {}),
-					});
-				}
-				let imported;
-				if (assetId !== undefined) {
-					if (project === undefined) {
-						throw new DeskError('import.badArgs', 'Adding a library asset needs the project it joins.');
-					}
-					imported = library.importAsset({ id: assetId, project, main: main ?? false });
-				} else {
-					imported = await library.importDir({
-						dir: dir!,
-						project,
-						main: main ?? false,
-						madeBy: 'user',
-						allowGitDir: allowGitDir ?? false,
-					});
-				}
-				// Adopting and joining again change nothing; the answer is recorded after them.
-				desk.answerLibraryRequest(request, imported);
-				return imported;
-			});
-			if (!replayed) {
-				context.notifyAssetsChanged('asset imported');
-			}
-			return result;
-		},
-
-		async SnapshotAsset({ id, note, requestId }, signal) {
-			const desk = await context.desk();
-			const request = clientRequest(SnapshotAsset.method, requestId, { id, note });
-			const { result, replayed } = await answerOnce(desk.libraryRequests, request, () =>
-				desk.library.snapshot(id, {
-					note,
-					madeBy: 'user',
-					signal,
-					onProgress: (files) => context.notifySnapshotProgress(id, files),
-					...(request ? { clientRequest: request } : {}),
-				}),
-			);
-			if (result.created && !replayed) {
-				context.notifyAssetsChanged('snapshot');
-			}
-			return result;
-		},
-
 		async GetAtGo({ id }, signal) {
 			return (await context.desk()).library.atGo(id, signal);
 		},
@@ -234,25 +177,12 @@ function handWritten(
 			return (await context.desk()).library.diff(id, from, to);
 		},
 
-		async DescribeAsset({ id, about }) {
-			return changed(context, (await context.desk()).library.describe(id, about));
-		},
-
 		async SetRetired({ id, retired }) {
 			return changed(context, (await context.desk()).library.setRetired(id, retired));
 		},
 
 		async SetChecks({ id, checks }) {
 			return changed(context, (await context.desk()).library.setChecks(id, checks));
-		},
-
-		async AddLink({ name, url, project, requestId }) {
-			const desk = await context.desk();
-			const request = clientRequest(AddLink.method, requestId, { name, url, project });
-			const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () =>
-				desk.library.addLink({ name, url, project, madeBy: 'user', ...(request ? { clientRequest: request } : {}) }),
-			);
-			return replayed ? result : changed(context, result);
 		},
 
 		async AddNote({ name, text, project, requestId }) {
@@ -457,29 +387,10 @@ function handWritten(
 			};
 		},
 
-		async AttachFile({ project, task, path, name, note, requestId }) {
-			const desk = await context.desk();
-			const top = projectTop(desk, project);
-			const store = await desk.attachments(top);
-			const request = clientRequest(AttachFile.method, requestId, { project, task, path, name, note });
-			const { result: row, replayed } = await answerOnce(await desk.projectRequests(top), request, async () =>
-				store.add(task, path, {
-					addedBy: personName(),
-					...(name ? { name } : {}),
-					...(note ? { note } : {}),
-					...(request ? { request } : {}),
-				}),
-			);
-			if (!replayed) {
-				context.notifyAttachmentsChanged(project, task);
-			}
-			return row;
-		},
-
 		async DeleteAttachment({ project, task, ref, via }) {
 			const desk = await context.desk();
 			const store = await desk.attachments(projectTop(desk, project));
-			const row = store.delete(task, ref, personName(), via);
+			const row = store.delete(task, ref, personLabel(await context.person()), via);
 			context.notifyAttachmentsChanged(project, task);
 			return row;
 		},
@@ -521,13 +432,4 @@ function projectTop(desk: Desk, project: string): string {
 function changed<T>(context: HandlerContext, value: T): T {
 	context.notifyAssetsChanged('asset changed');
 	return value;
-}
-
-/** Who a person's action is recorded as: the account the desk runs under. */
-function personName(): string {
-	try {
-		return os.userInfo().username || 'desk-user';
-	} catch {
-		return 'desk-user';
-	}
 }

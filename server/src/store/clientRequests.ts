@@ -114,6 +114,14 @@ export function throwIfAnswered(tx: RequestLedger, request: ClientRequest | unde
 /** The requests {@link answerOnce} answered with an earlier answer: how a caller that did not call it learns so. */
 const replayedRequests = new WeakSet<ClientRequest>();
 
+/**
+ * Marks `request` answered with an earlier answer, for an operation that answered a request of its
+ * own made from it (a version keyed by the bytes it puts, not only their paths).
+ */
+export function markReplayed(request: ClientRequest): void {
+	replayedRequests.add(request);
+}
+
 /** True when `request` was answered with an earlier answer (a repeat), not by its own work. */
 export function wasReplayed(request: ClientRequest | undefined): boolean {
 	return request !== undefined && replayedRequests.has(request);

@@ -3,17 +3,24 @@
  * mounts and search.
  */
 import * as path from 'node:path';
-import { createHash } from 'node:crypto';
 import type { ImportResult } from '../../assets/library';
 import type { AssetSummary, AssetVersion, AtGo, VersionDiff } from '../../assets/types';
 import { DeskError, describeError } from '../../core/errors';
-import { maxBlobBytes, maxJsonBytes } from '../../core/inputLimits';
+import { maxJsonBytes } from '../../core/inputLimits';
 import { answerOnce } from '../../store/clientRequests';
-import { searchAssets, setTags } from '../../operations/assets';
+import {
+	addLink,
+	describeAsset,
+	importAsset,
+	putVersion,
+	searchAssets,
+	setTags,
+	snapshotAsset,
+} from '../../operations/assets';
 import { operationCommand } from '../operationCommand';
 import { expectArgs, oneId, positiveInteger, UsageError } from '../args';
 import type { Command, CommandContext } from '../context';
-import { readInputFile, readInputText } from '../files';
+import { readInputText } from '../files';
 import { print, writeBytes } from '../output';
 import { jsonForTerminal, terminalSafe as t, writeMessage } from '../terminal';
 
@@ -26,57 +33,32 @@ async function assetsList({ command, rest, values, out, lib }: CommandContext): 
 }
 
 /** `desk asset import --dir PATH | --new NAME | --asset ID` */
-async function assetImport({ command, rest, values, out, madeBy, open, requestOf }: CommandContext): Promise<number> {
-	expectArgs(rest, 0, command);
-	const sources = [
-		values.dir !== undefined && values.new === undefined,
-		values.new !== undefined,
-		values.asset !== undefined,
-	].filter(Boolean).length;
-	if (sources !== 1) {
-		throw new UsageError('asset import takes one of --dir PATH, --new NAME or --asset ID');
-	}
-	const opened = await open();
-	const library = opened.library;
-	const { request } = requestOf('desk asset import', {
-		dir: values.dir === undefined ? undefined : path.resolve(values.dir),
-		new: values.new,
-		asset: values.asset,
-		project: values.project,
-		main: values.main,
-	});
-	const { result } = await answerOnce(opened.libraryRequests, request, async (): Promise<ImportResult> => {
-		if (values.new !== undefined) {
-			return library.newAsset({
-				name: values.new,
-				dir: values.dir,
-				project: values.project,
-				main: values.main ?? false,
-				madeBy,
-				...(request ? { clientRequest: request } : {}),
-			});
+const assetImport = operationCommand(importAsset, {
+	params: ({ command, rest, values }) => {
+		expectArgs(rest, 0, command);
+		if (
+			[
+				values.dir !== undefined && values.new === undefined,
+				values.new !== undefined,
+				values.asset !== undefined,
+			].filter(Boolean).length !== 1
+		) {
+			throw new UsageError('asset import takes one of --dir PATH, --new NAME or --asset ID');
 		}
-		let imported: ImportResult;
-		if (values.asset !== undefined) {
-			if (!values.project) {
-				throw new UsageError('asset import --asset ID needs --project NAME');
-			}
-			imported = library.importAsset({ id: values.asset, project: values.project, main: values.main ?? false });
-		} else {
-			imported = await library.importDir({
-				dir: values.dir!,
-				project: values.project,
-				main: values.main ?? false,
-				madeBy,
-				allowGitDir: values['allow-git-dir'] ?? false,
-			});
+		if (values.asset !== undefined && !values.project) {
+			throw new UsageError('asset import --asset ID needs --project NAME');
 		}
-		opened.answerLibraryRequest(request, imported);
-		return imported;
-	});
-	print(out, result, () => formatImport(result));
-	return 0;
-}
+		return {
+			...(values.dir === undefined ? {} : { dir: path.resolve(values.dir) }),
+			...(values.new === undefined ? {} : { newName: values.new }),
+			...(values.asset === undefined ? {} : { assetId: values.asset }),
+			...(values.project === undefined ? {} : { project: values.project }),
+			...(values.main === undefined ? {} : { main: values.main }),
+			...(values['allow-git-dir'] === undefined ? {} : { allowGitDir: values['allow-git-dir'] }),
+		};
+	},
+	text: (result) => formatImport(result),
+});
 
 /** `desk asset show ID` */
 async function assetShow({ command, rest, out, lib }: CommandContext): Promise<number> {
@@ -149,43 +131,32 @@ async function assetCat({ command, rest, out, version, lib }: CommandContext): P
 }
 
 /** `desk asset snapshot ID [--note TEXT]` */
-async function assetSnapshot({ command, rest, values, out, madeBy, open, requestOf }: CommandContext): Promise<number> {
-	const id = oneId(rest, command);
-	const opened = await open();
-	const { request } = requestOf('desk asset snapshot', { id, note: values.note });
-	const { result } = await answerOnce(opened.libraryRequests, request, () =>
-		opened.library.snapshot(id, { note: values.note, madeBy, ...(request ? { clientRequest: request } : {}) }),
-	);
-	print(out, result, () => formatSnapshot(result));
-	return 0;
-}
+const assetSnapshot = operationCommand(snapshotAsset, {
+	params: ({ command, rest, values }) => ({
+		id: oneId(rest, command),
+		...(values.note === undefined ? {} : { note: values.note }),
+	}),
+	text: (result) => formatSnapshot(result),
+});
 
 /** `desk asset version ID --put REL=SRC... [--note TEXT]` */
-async function assetVersion({ command, rest, values, out, madeBy, open, requestOf }: CommandContext): Promise<number> {
-	const id = oneId(rest, command);
-	if (!values.put || values.put.length === 0) {
-		throw new UsageError('asset version needs at least one --put REL=SRC');
-	}
-	const files = values.put.map((spec) => {
-		const eq = spec.indexOf('=');
-		if (eq <= 0 || eq === spec.length - 1) {
-			throw new UsageError(`--put takes REL=SRC, not ${spec}`);
+const assetVersion = operationCommand(putVersion, {
+	params: ({ command, rest, values }) => {
+		const id = oneId(rest, command);
+		if (!values.put || values.put.length === 0) {
+			throw new UsageError('asset version needs at least one --put REL=SRC');
 		}
-		return { path: spec.slice(0, eq), bytes: readInputFile(spec.slice(eq + 1), 'the file to put', maxBlobBytes) };
-	});
-	const opened = await open();
-	// The request names the bytes put, so the same id with other contents is refused.
-	const { request } = requestOf('desk asset version', {
-		id,
-		note: values.note,
-		files: files.map((f) => ({ path: f.path, sha256: createHash('sha256').update(f.bytes).digest('hex') })),
-	});
-	const { result } = await answerOnce(opened.libraryRequests, request, () =>
-		opened.library.putFiles(id, files, { note: values.note, madeBy, ...(request ? { clientRequest: request } : {}) }),
-	);
-	print(out, result, () => formatSnapshot(result));
-	return 0;
-}
+		const files = values.put.map((spec) => {
+			const eq = spec.indexOf('=');
+			if (eq <= 0 || eq === spec.length - 1) {
+				throw new UsageError(`--put takes REL=SRC, not ${spec}`);
+			}
+			return { path: spec.slice(0, eq), from: path.resolve(spec.slice(eq + 1)) };
+		});
+		return { id, files, ...(values.note === undefined ? {} : { note: values.note }) };
+	},
+	text: (result) => formatSnapshot(result),
+});
 
 /** `desk asset tags ID [TAG...]` */
 const assetTags = operationCommand(setTags, {
@@ -200,39 +171,30 @@ const assetTags = operationCommand(setTags, {
 });
 
 /** `desk asset describe ID TEXT` */
-async function assetDescribe({ command, rest, out, lib }: CommandContext): Promise<number> {
-	expectArgs(rest, 2, command);
-	const asset = (await lib()).describe(rest[0]!, rest[1]!);
-	print(out, asset, () => `${t(asset.name)}: ${t(asset.about)}`);
-	return 0;
-}
+const assetDescribe = operationCommand(describeAsset, {
+	params: ({ command, rest }) => {
+		expectArgs(rest, 2, command);
+		return { id: rest[0]!, about: rest[1]! };
+	},
+	text: (asset) => `${t(asset.name)}: ${t(asset.about)}`,
+});
 
 /** `desk asset link --name NAME --url URL [--project NAME] [--from ID]` */
-async function assetLink({ command, rest, values, out, madeBy, open, requestOf }: CommandContext): Promise<number> {
-	expectArgs(rest, 0, command);
-	if (values.name === undefined || values.url === undefined) {
-		throw new UsageError('asset link needs --name NAME and --url URL');
-	}
-	const opened = await open();
-	const { request } = requestOf('desk asset link', {
-		name: values.name,
-		url: values.url,
-		project: values.project,
-		from: values.from,
-	});
-	const { result: asset } = await answerOnce(opened.libraryRequests, request, async () =>
-		opened.library.addLink({
-			name: values.name!,
-			url: values.url!,
-			madeBy,
-			project: values.project,
-			from: values.from,
-			...(request ? { clientRequest: request } : {}),
-		}),
-	);
-	print(out, asset, () => `${t(asset.id)} ${t(asset.name)} ${t(asset.url)}`);
-	return 0;
-}
+const assetLink = operationCommand(addLink, {
+	params: ({ command, rest, values }) => {
+		expectArgs(rest, 0, command);
+		if (values.name === undefined || values.url === undefined) {
+			throw new UsageError('asset link needs --name NAME and --url URL');
+		}
+		return {
+			name: values.name,
+			url: values.url,
+			...(values.project === undefined ? {} : { project: values.project }),
+			...(values.from === undefined ? {} : { from: values.from }),
+		};
+	},
+	text: (asset) => `${t(asset.id)} ${t(asset.name)} ${t(asset.url)}`,
+});
 
 /** `desk asset note --name NAME --text TEXT [--project NAME]` */
 async function assetNote({ command, rest, values, out, madeBy, open, requestOf }: CommandContext): Promise<number> {

@@ -1,18 +1,68 @@
 /** `desk task attachments …`: the files attached to a task, listed, added, shown, read and deleted. */
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolveAttachment } from '../../attachments/attachmentStore';
 import type { AttachmentRow } from '../../attachments/types';
 import { humanBytes } from '../../attachments/names';
-import { answerOnce } from '../../store/clientRequests';
+import { DeskError } from '../../core/errors';
+import type { Desk } from '../../desk';
+import { personLabel } from '../../operations/actor';
+import { attachFile } from '../../operations/attachments';
+import { personIdentity } from '../../operations/identity';
+import { operationCommand, type OperationCommand } from '../operationCommand';
 import { UsageError } from '../args';
 import type { Command, CommandContext } from '../context';
 import { print, writeBytes } from '../output';
 import { projectPath, recordedTop, repoTop } from '../projects';
 import { terminalSafe as t } from '../terminal';
 
+/** `desk task attachments add TASK FILE [--name NAME] [--note TEXT]` */
+const attachmentAdd = operationCommand(attachFile, {
+	params: async ({ rest, values, open }) => {
+		const [task, file] = rest;
+		if (task === undefined || file === undefined || rest.length > 2) {
+			throw new UsageError('task attachments add TASK FILE');
+		}
+		return {
+			project: values.project ?? (await projectOfRepo(await open(), values.repo)),
+			task,
+			path: path.resolve(file),
+			...(values.name ? { name: values.name } : {}),
+			...(values.note ? { note: values.note } : {}),
+		};
+	},
+	text: (row) => `attached ${formatAttachment(row)}`,
+});
+
+/** The project of the repository at --repo, or around the current folder. */
+async function projectOfRepo(desk: Desk, repo: string | undefined): Promise<string> {
+	const top = await repoTop(repo ?? process.cwd());
+	const project = desk.library.listProjects().find((p) => p.path === top);
+	if (!project) {
+		throw new DeskError(
+			'project.notFound',
+			`No project of the library has the repository ${top}; pass --project NAME.`,
+			{
+				dir: top,
+			},
+		);
+	}
+	return project.name;
+}
+
+/** The subcommands of `desk task attachments` that are faces of operations, by their word. */
+const operationSubcommands: ReadonlyMap<string, OperationCommand> = new Map([['add', attachmentAdd]]);
+
 /** `desk task attachments list|add|show|cat|rm …` */
-async function taskAttachments({ rest, values, out, open, requestOf }: CommandContext): Promise<number> {
+const taskAttachments = Object.assign(
+	async (context: CommandContext): Promise<number> => {
+		const [sub, ...rest] = context.rest;
+		const face = sub === undefined ? undefined : operationSubcommands.get(sub);
+		return face ? face({ ...context, command: `task attachments ${sub}`, rest }) : otherAttachments(context);
+	},
+	{ subcommands: operationSubcommands },
+);
+
+async function otherAttachments({ rest, values, out, open }: CommandContext): Promise<number> {
 	const opened = await open();
 	const top = values.project
 		? projectPath(opened, values.project)
@@ -25,13 +75,6 @@ async function taskAttachments({ rest, values, out, open, requestOf }: CommandCo
 		}
 		return taskArg;
 	};
-	const who = (() => {
-		try {
-			return os.userInfo().username || 'desk-user';
-		} catch {
-			return 'desk-user';
-		}
-	})();
 	switch (sub) {
 		case 'list': {
 			if (taskArg === undefined) {
@@ -53,27 +96,6 @@ async function taskAttachments({ rest, values, out, open, requestOf }: CommandCo
 			}
 			return 0;
 		}
-		case 'add': {
-			if (!third) {
-				throw new UsageError('task attachments add TASK FILE');
-			}
-			const { request } = requestOf('desk task attachments add', {
-				task: needTask(),
-				file: path.resolve(third),
-				name: values.name,
-				note: values.note,
-			});
-			const { result: row } = await answerOnce(await opened.projectRequests(top), request, async () =>
-				store.add(needTask(), path.resolve(third), {
-					addedBy: who,
-					...(values.name ? { name: values.name } : {}),
-					...(values.note ? { note: values.note } : {}),
-					...(request ? { request } : {}),
-				}),
-			);
-			print(out, row, () => `attached ${formatAttachment(row)}`);
-			return 0;
-		}
 		case 'show':
 		case 'cat':
 		case 'rm': {
@@ -81,7 +103,7 @@ async function taskAttachments({ rest, values, out, open, requestOf }: CommandCo
 				throw new UsageError(`task attachments ${sub} TASK REF`);
 			}
 			if (sub === 'rm') {
-				const row = store.delete(needTask(), third, who, 'desk task attachments rm');
+				const row = store.delete(needTask(), third, personLabel(await personIdentity()), 'desk task attachments rm');
 				print(out, row, () => `deleted ${formatAttachment(row)}`);
 				return 0;
 			}

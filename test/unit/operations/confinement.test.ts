@@ -1,0 +1,206 @@
+/**
+ * The asset and attachment operations on a real desk (a temp library, real git repositories): the
+ * actor is recorded on what a call makes, and an agent's call is confined to its run's project, task
+ * and folders (a `..`, an absolute path elsewhere, a link in the work folder pointing out).
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { before, describe, it } from 'node:test';
+import type { Desk } from '../../../server/src/desk';
+import { isDeskError, type DeskErrorCode } from '../../../server/src/core/errors';
+import { actorLabel, personLabel, type Actor } from '../../../server/src/operations/actor';
+import { addLink, describeAsset, importAsset, putVersion, snapshotAsset } from '../../../server/src/operations/assets';
+import { attachFile } from '../../../server/src/operations/attachments';
+import { invokeOperation, noEvents, type Operation } from '../../../server/src/operations/operation';
+import { openDesk } from '../../helpers/deskFixture';
+import { makeRepo } from '../../helpers/gitRepo';
+import { tempDir } from '../../helpers/temp';
+
+const person = { name: 'Jane Doe', email: 'jane@example.com' };
+const editor: Actor = { kind: 'editor', person };
+const cli: Actor = { kind: 'cli', person };
+
+describe('asset and attachment operations: actor and confinement', () => {
+	const root = tempDir();
+	const work = path.join(root, 'work');
+	const outbox = path.join(root, 'outbox');
+	const elsewhere = path.join(root, 'elsewhere');
+	const agent: Actor = {
+		kind: 'agent',
+		agent: 'claude',
+		project: 'webshop',
+		task: 'task-1',
+		run: 'run-1',
+		workFolder: work,
+		outbox,
+	};
+	let desk: Desk;
+
+	const call = <P, R>(op: Operation<P, R>, actor: Actor, params: unknown, requestId?: string) =>
+		invokeOperation(
+			op,
+			{
+				desk,
+				actor,
+				events: noEvents,
+				signal: new AbortController().signal,
+				...(requestId ? { requestId } : {}),
+			},
+			params,
+		);
+
+	const refused = async (promise: Promise<unknown>, code: DeskErrorCode) => {
+		await assert.rejects(promise, (error: unknown) => {
+			assert.ok(isDeskError(error, code), `${code}: ${String(error)}`);
+			return true;
+		});
+	};
+
+	const firstVersion = async (id: string) => (await desk.library.versionPage(id, { from: 1, to: 1 })).versions[0];
+
+	const assetCount = () => desk.library.allAssets().length;
+
+	before(async () => {
+		desk = await openDesk();
+		await desk.openWorkspace([
+			{ name: 'webshop', path: makeRepo(path.join(root, 'webshop'), { commits: 1 }) },
+			{ name: 'billing', path: makeRepo(path.join(root, 'billing'), { commits: 1 }) },
+		]);
+		for (const dir of [work, outbox, elsewhere, path.join(work, 'docs'), path.join(elsewhere, 'secret')]) {
+			fs.mkdirSync(dir, { recursive: true });
+		}
+		fs.writeFileSync(path.join(work, 'docs', 'guide.md'), '# Guide\n');
+		fs.writeFileSync(path.join(work, 'report.txt'), 'the report\n');
+		fs.writeFileSync(path.join(outbox, 'chart.csv'), 'a,b\n1,2\n');
+		fs.writeFileSync(path.join(elsewhere, 'secret', 'key.txt'), 'not yours\n');
+		// A link inside the work folder to a folder and a file outside it.
+		fs.symlinkSync(path.join(elsewhere, 'secret'), path.join(work, 'out-dir'));
+		fs.symlinkSync(path.join(elsewhere, 'secret', 'key.txt'), path.join(work, 'out-file.txt'));
+	});
+
+	it("an agent imports a folder of its work folder (relative) into its run's project, recorded as the agent", async () => {
+		const result = await call(importAsset, agent, { dir: 'docs' });
+		assert.equal(result.created, true);
+		assert.equal(result.asset.working_dir, path.join(work, 'docs'));
+		assert.equal(result.asset.created_by, 'agent claude, run run-1');
+		assert.equal(result.project?.name, 'webshop');
+		assert.equal((await firstVersion(result.asset.id))?.made_by, 'conductor');
+	});
+
+	it('an agent may not import a folder outside its work folder and outbox: .., an absolute path, a link pointing out', async () => {
+		const count = assetCount();
+		for (const dir of ['../elsewhere/secret', path.join(elsewhere, 'secret'), 'out-dir', 'out-dir/new']) {
+			await refused(call(importAsset, agent, { dir }), 'operation.outsideRun');
+			await refused(call(importAsset, agent, { newName: 'fresh', dir }), 'operation.outsideRun');
+		}
+		assert.equal(assetCount(), count, 'nothing was imported');
+	});
+
+	it("an agent may not name another project, an asset of another project, or set a project's main asset", async () => {
+		const count = assetCount();
+		await refused(call(importAsset, agent, { dir: 'docs', project: 'billing' }), 'operation.outsideRun');
+		const billing = (await desk.library.listAssets('billing'))[0]!;
+		await refused(call(importAsset, agent, { assetId: billing.id }), 'operation.outsideRun');
+		await refused(call(describeAsset, agent, { id: billing.id, about: 'mine now' }), 'operation.outsideRun');
+		await refused(
+			call(addLink, agent, { name: 'docs', url: 'https://example.com', from: billing.id }),
+			'operation.outsideRun',
+		);
+		await refused(call(importAsset, agent, { dir: 'docs', main: true }), 'operation.notAllowed');
+		assert.equal(assetCount(), count);
+		assert.equal(desk.library.getAsset(billing.id).about, '');
+	});
+
+	it('the person imports with their identity: created_by their name, the first version made_by user from the editor', async () => {
+		fs.mkdirSync(path.join(elsewhere, 'handbook'));
+		fs.writeFileSync(path.join(elsewhere, 'handbook', 'a.md'), 'a\n');
+		const result = await call(importAsset, editor, { dir: path.join(elsewhere, 'handbook'), project: 'billing' });
+		assert.equal(result.asset.created_by, personLabel(person));
+		assert.equal((await firstVersion(result.asset.id))?.made_by, 'user');
+		const made = await call(importAsset, cli, { newName: 'scratch', project: 'billing' });
+		assert.equal(made.asset.created_by, actorLabel(cli));
+		assert.equal((await firstVersion(made.asset.id))?.made_by, 'conductor');
+		// A relative path from anyone but an agent would resolve against the server's folder.
+		await refused(call(importAsset, editor, { dir: 'docs' }), 'desk.relativePath');
+	});
+
+	it("an agent snapshots and versions its project's asset from its work folder, made_by conductor", async () => {
+		const docs = (await desk.library.listAssets('webshop')).find((a) => a.working_dir === path.join(work, 'docs'))!;
+		fs.writeFileSync(path.join(work, 'docs', 'more.md'), 'more\n');
+		const snapped = await call(snapshotAsset, agent, { id: docs.id, note: 'more' });
+		assert.equal(snapped.created, true);
+		assert.equal(snapped.version.made_by, 'conductor');
+		const put = await call(putVersion, agent, { id: docs.id, files: [{ path: 'report.txt', from: 'report.txt' }] });
+		assert.equal(put.created, true);
+		assert.equal(put.version.made_by, 'conductor');
+		assert.equal(Buffer.from(await desk.library.cat(docs.id, 'report.txt')).toString(), 'the report\n');
+		for (const from of ['out-file.txt', '../elsewhere/secret/key.txt', path.join(elsewhere, 'secret', 'key.txt')]) {
+			await refused(
+				call(putVersion, agent, { id: docs.id, files: [{ path: 'key.txt', from }] }),
+				'operation.outsideRun',
+			);
+		}
+		assert.equal(fs.existsSync(path.join(work, 'docs', 'key.txt')), false);
+	});
+
+	it('an agent may not snapshot an asset of its project whose folder is outside its work folder', async () => {
+		const handbook = await call(importAsset, editor, { dir: path.join(elsewhere, 'handbook'), project: 'webshop' });
+		fs.writeFileSync(path.join(elsewhere, 'handbook', 'b.md'), 'b\n');
+		await refused(call(snapshotAsset, agent, { id: handbook.asset.id }), 'operation.outsideRun');
+		assert.equal((await desk.library.versionPage(handbook.asset.id, {})).total, 1);
+	});
+
+	it('links record their actor', async () => {
+		const link = await call(addLink, agent, { name: 'spec', url: 'https://example.com/spec' });
+		assert.equal(link.created_by, 'agent claude, run run-1');
+		assert.ok((await desk.library.listAssets('webshop')).some((a) => a.id === link.id));
+		const mine = await call(addLink, editor, { name: 'blog', url: 'https://example.com/blog' });
+		assert.equal(mine.created_by, personLabel(person));
+	});
+
+	it("an agent attaches a file of its work folder or outbox to its run's task, added by the agent", async () => {
+		const row = await call(attachFile, agent, { path: 'report.txt', note: 'for you' });
+		assert.equal(row.task_id, 'task-1');
+		assert.equal(row.added_by, 'agent claude, run run-1');
+		assert.equal(row.run_id, 'run-1');
+		assert.equal((await call(attachFile, agent, { path: path.join(outbox, 'chart.csv') })).name, 'chart.csv');
+		const byHand = await call(attachFile, editor, {
+			project: 'webshop',
+			task: 'task-2',
+			path: path.join(work, 'report.txt'),
+		});
+		assert.equal(byHand.added_by, personLabel(person));
+	});
+
+	it('an agent may not attach a file outside its folders, or to another task or project', async () => {
+		const store = await desk.attachments(desk.library.listProjects().find((p) => p.name === 'webshop')!.path);
+		const count = store.list().length;
+		for (const file of ['out-file.txt', '../elsewhere/secret/key.txt', path.join(elsewhere, 'secret', 'key.txt')]) {
+			await refused(call(attachFile, agent, { path: file }), 'operation.outsideRun');
+		}
+		await refused(call(attachFile, agent, { path: 'report.txt', task: 'task-2' }), 'operation.outsideRun');
+		await refused(call(attachFile, agent, { path: 'report.txt', project: 'billing' }), 'operation.outsideRun');
+		assert.equal(store.list().length, count);
+	});
+
+	it('refuses params its schema refuses, naming the field, before anything runs', async () => {
+		const count = assetCount();
+		await refused(call(importAsset, editor, { dir: path.join(elsewhere, 'x'), main: 'yes' }), 'desk.badParams');
+		await refused(call(addLink, editor, { name: 'n' }), 'desk.badParams');
+		await refused(call(putVersion, editor, { id: 'a', files: [{ path: 'x' }] }), 'desk.badParams');
+		await refused(call(attachFile, editor, { path: '/x', task: 'task-1' }), 'desk.badParams');
+		assert.equal(assetCount(), count);
+	});
+
+	it('a repeat of a request id returns the first answer and makes nothing more', async () => {
+		const first = await call(addLink, agent, { name: 'once', url: 'https://example.com/once' }, 'request-0001');
+		const again = await call(addLink, agent, { name: 'once', url: 'https://example.com/once' }, 'request-0001');
+		assert.equal(again.id, first.id);
+		await refused(
+			call(addLink, agent, { name: 'once', url: 'https://example.com/other' }, 'request-0001'),
+			'request.idReused',
+		);
+		assert.equal(desk.library.allAssets().filter((a) => a.name === 'once').length, 1);
+	});
+});
