@@ -3,7 +3,7 @@
 // for the PDF preview, and compiles tests and benchmarks to out/.
 // Type checking is `tsc -b` (npm run typecheck); esbuild only strips types.
 import * as esbuild from 'esbuild';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 
@@ -23,6 +23,8 @@ const common = {
 	minify: production,
 	logLevel: 'warning',
 	absWorkingDir: root,
+	// The desk's version, for what it says of itself (the MCP server's name and version).
+	define: { DESK_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) },
 };
 
 // isomorphic-git (only for writing run history) is a bundle of its own, loaded when first needed:

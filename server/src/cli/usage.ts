@@ -34,6 +34,7 @@ Commands:
   asset sync ID                                   record a git asset's head (made_by sync)
   asset used-in ID                                launches that plugged the asset
   asset search WORDS...                           rank the library's assets for the words (BM25)
+  mcp                                             serve the desk tools over MCP on stdio, for your own agent
 
 Runs (of the repository at --repo PATH, default the current folder):
   runs list                                       intents, their plans and tasks, each task's runs

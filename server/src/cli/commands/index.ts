@@ -3,6 +3,7 @@ import type { Command } from '../context';
 import { assetCommands } from './assets';
 import { attachmentCommands } from './attachments';
 import { cardCommands } from './card';
+import { mcpCommands } from './mcp';
 import { runCommands } from './run';
 import { runViewCommands } from './runs';
 import { storeCommands } from './store';
@@ -14,4 +15,5 @@ export const commands: ReadonlyMap<string, Command> = new Map([
 	...runCommands,
 	...attachmentCommands,
 	...cardCommands,
+	...mcpCommands,
 ]);
