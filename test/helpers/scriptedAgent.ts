@@ -27,6 +27,8 @@ export interface Scenario {
 	/** The model name the agent reports (default scripted-model-1). */
 	model?: string;
 	echoPromptTo?: string;
+	/** The agent's `mcp` setting (default auto: the desk tools are wired in). */
+	mcp?: 'auto' | 'off';
 }
 
 /**
@@ -55,6 +57,7 @@ export function scriptedAgentSettings(scenario: Scenario, overrides: Partial<Run
 				readPaths: [],
 				// The scenario's attempt counter lives beside it.
 				writePaths: [folder],
+				mcp: scenario.mcp ?? 'auto',
 			},
 		],
 		isolation: 'shared',

@@ -29,6 +29,11 @@ export interface AgentSettings {
 	readPaths: string[];
 	/** Folders or files shown writable in the sandbox; what the agent writes there stays. Use sparingly. */
 	writePaths: string[];
+	/**
+	 * The desk tools inside the run (glossary: Desk tools): 'auto' wires them into the agent's command
+	 * line and environment as its kind expects (see mcpWiring.ts); 'off' gives it none.
+	 */
+	mcp: 'auto' | 'off';
 }
 
 export type RunIsolation = 'shared' | 'worktree';
@@ -59,6 +64,7 @@ export const defaultAgents: AgentSettings[] = [
 		homeFiles: ['~/.claude.json', '~/.claude/.credentials.json', '~/.claude/settings.json'],
 		readPaths: [],
 		writePaths: [],
+		mcp: 'auto',
 	},
 	{
 		name: 'codex',
@@ -72,6 +78,7 @@ export const defaultAgents: AgentSettings[] = [
 		homeFiles: ['~/.codex/auth.json', '~/.codex/config.toml'],
 		readPaths: [],
 		writePaths: [],
+		mcp: 'auto',
 	},
 ];
 
@@ -166,6 +173,10 @@ function parseAgent(value: unknown, where: string): AgentSettings {
 	if (command.trim() === '') {
 		throw bad(`${where}.command is empty.`, `${where}.command`);
 	}
+	const mcp = input.mcp ?? 'auto';
+	if (mcp !== 'auto' && mcp !== 'off') {
+		throw bad(`${where}.mcp is "auto" or "off", not ${JSON.stringify(mcp)}.`, `${where}.mcp`);
+	}
 	const env = strings(input.env ?? [], `${where}.env`);
 	const secretEnv = strings(input.secretEnv ?? [], `${where}.secretEnv`);
 	return {
@@ -180,6 +191,7 @@ function parseAgent(value: unknown, where: string): AgentSettings {
 		homeFiles: strings(input.homeFiles ?? [], `${where}.homeFiles`),
 		readPaths: strings(input.readPaths ?? [], `${where}.readPaths`),
 		writePaths: strings(input.writePaths ?? [], `${where}.writePaths`),
+		mcp,
 	};
 }
 

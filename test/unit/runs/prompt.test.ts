@@ -116,6 +116,7 @@ it('settings are checked field by field, with defaults for what is left out', ()
 		homeFiles: [],
 		readPaths: [],
 		writePaths: [],
+		mcp: 'auto',
 	});
 	const cases: Array<[unknown, string]> = [
 		[{ agents: {} }, 'agents'],
@@ -123,6 +124,7 @@ it('settings are checked field by field, with defaults for what is left out', ()
 		[{ agents: [{ name: 'a', command: '' }] }, 'agents[0].command'],
 		[{ agents: [{ name: 'a', command: 'x', args: [1] }] }, 'agents[0].args[0]'],
 		[{ agents: [{ name: 'a', command: 'x', network: 'yes' }] }, 'agents[0].network'],
+		[{ agents: [{ name: 'a', command: 'x', mcp: 'on' }] }, 'agents[0].mcp'],
 		[
 			{
 				agents: [
