@@ -6,6 +6,8 @@ import type { ReportError } from '../common/reportError';
 import { registerAssetCommands } from './assetCommands';
 import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
 import { AssetsTreeProvider, type AssetsViewNode } from './assetsTree';
+import { registerProposalCommands } from './proposalCommands';
+import { registerSearchLibrary } from './searchLibrary';
 
 /** The Assets feature: its view, the read-only `desk-asset:` files of versions, and its commands. */
 export function activateAssets(context: vscode.ExtensionContext, desk: DeskClient, reportError: ReportError) {
@@ -23,6 +25,8 @@ export function activateAssets(context: vscode.ExtensionContext, desk: DeskClien
 	const commands = registerAssetCommands(desk, tree, view, reportError);
 	context.subscriptions.push(
 		...commands.disposables,
+		...registerProposalCommands(desk, tree, view, reportError),
+		registerSearchLibrary(desk, tree, view, reportError),
 		vscode.commands.registerCommand('agentDesk.refreshAssets', () => tree.refresh()),
 		vscode.commands.registerCommand('agentDesk.copyAssetId', async (node?: AssetsViewNode) => {
 			const selected = node ?? view.selection[0];

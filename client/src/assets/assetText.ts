@@ -1,4 +1,4 @@
-import type { AssetSummary, AssetVersion, AtGo } from '../../../server/src/protocol/protocol';
+import type { AssetSummary, AssetVersion, AtGo, RetireProposal } from '../../../server/src/protocol/protocol';
 import { humanBytes } from '../../../server/src/attachments/names';
 import { markdownLines, markdownText as escapeMarkdown } from '../common/markdownText';
 
@@ -38,15 +38,20 @@ export function atGoText(atGo: AtGo | { error: string } | undefined): string | u
 
 /**
  * The tooltip of an asset's row, as Markdown (theme icons on: `$(warning)` before a problem): `main`
- * when it is the main asset of `project`, `atGo` what Go would read of it.
+ * when it is the main asset of `project`, `atGo` what Go would read of it, `proposal` an open proposal
+ * to retire it (first: it waits for the person's answer).
  */
 export function assetTooltip(
 	asset: AssetSummary,
 	main: boolean,
 	project: string,
 	atGo: AtGo | { error: string } | undefined,
+	proposal?: RetireProposal,
 ): string {
 	let text = `**${escapeMarkdown(asset.name)}**${main ? ` — main asset of ${escapeMarkdown(project)}` : ''}${asset.retired ? ' (retired)' : ''}\n\n`;
+	if (proposal) {
+		text += `${proposalText(proposal)}\n\n`;
+	}
 	if (asset.about) {
 		text += `${escapeMarkdown(asset.about)}\n\n`;
 	}
@@ -76,6 +81,15 @@ export function assetTooltip(
 		text += `\n$(warning) ${escapeMarkdown(asset.problem)}`;
 	}
 	return text;
+}
+
+/**
+ * An open proposal to retire an asset, as Markdown (theme icons on): who proposed it and when, and
+ * their reason as they wrote it (an agent's words: escaped, a few lines at most), then what to do.
+ */
+export function proposalText(proposal: RetireProposal): string {
+	const when = proposal.created_at.slice(0, 16).replace('T', ' ');
+	return `$(lightbulb) **Retirement proposed** by ${escapeMarkdown(proposal.proposed_by)} on ${escapeMarkdown(when)}:\n\n${markdownLines(proposal.reason.slice(0, 2000), 8)}\n\n*Accept Retirement* retires it; *Decline* keeps it.`;
 }
 
 /** The tooltip of a version's row, as Markdown. */

@@ -3,9 +3,11 @@ import {
 	GetAtGo,
 	ListAssets,
 	ListFolder,
+	ListRetireProposals,
 	ListVersions,
 	UsedInLaunches,
 	type AssetSummary,
+	type RetireProposal,
 	type AssetVersion,
 	type AtGo,
 	type UsedIn,
@@ -37,6 +39,8 @@ export interface AssetNode {
 	project: string;
 	main: boolean;
 	atGo?: AtGo | { error: string };
+	/** An open proposal to retire it (an agent's), waiting for the person's answer. */
+	proposal?: RetireProposal;
 }
 
 /** Any row of the Assets view: a project, a group, one asset, a version, a folder or file in it, where it was used, a message. */
@@ -219,8 +223,36 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 		];
 	}
 
+	/**
+	 * The node of the asset `id` under the first project of the window that has it, with its parents
+	 * as {@link getParent} gives them (for the view's reveal); undefined when no project has it.
+	 */
+	async findAsset(id: string): Promise<AssetNode | undefined> {
+		return (await this.allAssets()).find((n) => n.asset.id === id);
+	}
+
+	/** The parent of an asset's row (its group, its project's, or none at the top), so the view can reveal it. */
+	getParent(node: AssetsViewNode): AssetsViewNode | undefined {
+		const projectNode = (name: string): AssetsViewNode | undefined => {
+			const project = this.projects.find((p) => p.name === name);
+			return this.projects.length > 1 && project ? { type: 'project', project } : undefined;
+		};
+		if (node.type === 'group' || (node.type === 'asset' && node.main)) {
+			return projectNode(node.project);
+		}
+		if (node.type === 'asset') {
+			// A group's row is known by its id (project and group), so a node built here stands for the one shown.
+			return { type: 'group', group: groupOf(node.asset), project: node.project, assets: [] };
+		}
+		return undefined;
+	}
+
 	private async assetNodes(project: WindowProject): Promise<AssetNode[]> {
-		const { assets } = await this.desk.request(ListAssets, { project: project.name });
+		const [{ assets }, { proposals }] = await Promise.all([
+			this.desk.request(ListAssets, { project: project.name }),
+			this.desk.request(ListRetireProposals, { project: project.name }),
+		]);
+		const proposalOf = new Map(proposals.map((p) => [p.asset_id, p]));
 		const nodes = await Promise.all(
 			assets.map(async (asset): Promise<AssetNode> => {
 				const main = asset.projects.some((p) => p.name === project.name && p.main);
@@ -231,7 +263,8 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 						.request(GetAtGo, { id: asset.id })
 						.catch((error: unknown) => ({ error: (error as Error).message }));
 				}
-				return { type: 'asset', asset, project: project.name, main, atGo };
+				const proposal = proposalOf.get(asset.id);
+				return { type: 'asset', asset, project: project.name, main, atGo, ...(proposal ? { proposal } : {}) };
 			}),
 		);
 		return nodes.sort((a, b) => a.asset.name.localeCompare(b.asset.name));
@@ -288,7 +321,7 @@ function baseName(filePath: string): string {
 }
 
 function assetItem(node: AssetNode): vscode.TreeItem {
-	const { asset, main, project } = node;
+	const { asset, main, project, proposal } = node;
 	const item = new vscode.TreeItem(
 		asset.name,
 		asset.engine === 'none' ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Collapsed,
@@ -315,6 +348,7 @@ function assetItem(node: AssetNode): vscode.TreeItem {
 	const changes = workingChanges ? `working changes → v${(node.atGo as { version: number }).version}` : '';
 	// Short enough for a default-width sidebar; the tooltip and the accessible label say it in full.
 	item.description = [
+		proposal ? 'retirement proposed' : '',
 		main ? 'main' : '',
 		asset.retired ? 'retired' : '',
 		changes || versions,
@@ -324,7 +358,7 @@ function assetItem(node: AssetNode): vscode.TreeItem {
 		.filter(Boolean)
 		.join(' · ');
 	const goText = atGoText(node.atGo);
-	item.tooltip = new vscode.MarkdownString(assetTooltip(asset, main, project, node.atGo), true);
+	item.tooltip = new vscode.MarkdownString(assetTooltip(asset, main, project, node.atGo, proposal), true);
 	if (asset.problem) {
 		item.iconPath = new vscode.ThemeIcon('warning');
 	}
@@ -334,6 +368,8 @@ function assetItem(node: AssetNode): vscode.TreeItem {
 		main ? 'main' : '',
 		asset.retired ? 'retired' : 'active',
 		asset.kind === 'skill' ? 'skill' : '',
+		// The Assets view's menus offer Accept Retirement and Decline by it.
+		proposal ? 'proposal' : '',
 	]
 		.filter(Boolean)
 		.join('.');
@@ -341,6 +377,7 @@ function assetItem(node: AssetNode): vscode.TreeItem {
 		label: [
 			asset.name,
 			main ? 'main asset' : '',
+			proposal ? `retirement proposed by ${proposal.proposed_by}` : '',
 			asset.retired ? 'retired' : '',
 			asset.kind ? `kind ${asset.kind}` : '',
 			`${asset.engine} engine`,

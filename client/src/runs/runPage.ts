@@ -142,11 +142,19 @@ export function renderRunBody(d: RunDetail, actions = ''): string {
 			`<p><strong>${html(d.decision.decision_type)}</strong>${d.decision.rationale ? ` — ${html(d.decision.rationale)}` : ''}</p>`,
 		);
 	}
+	const { desk, own } = splitToolCalls(d.tool_invocations);
 	parts.push(
-		`<h2>Tool calls (${d.tool_invocations.length})</h2>`,
+		`<h2>Desk tool calls (${desk.length})</h2>`,
+		desk.length === 0
+			? '<p class="muted">The agent called no desk tool (asset_search, asset_snapshot, attach, …).</p>'
+			: table(
+					['Tool', 'Arguments', 'Status', 'Result', 'Agent’s call id'],
+					desk.map((t) => [t.tool_name, argsSummary(t.args), t.status, t.result_summary, t.external_ids?.tool_use_id]),
+				),
+		`<h2>Tool calls (${own.length})</h2>`,
 		table(
 			['Tool', 'Status', 'Read', 'Written', 'Result'],
-			d.tool_invocations.map((t) => [
+			own.map((t) => [
 				t.tool_name,
 				t.status,
 				t.io_footprint?.paths_read.join(', '),
@@ -156,6 +164,38 @@ export function renderRunBody(d: RunDetail, actions = ''): string {
 		),
 	);
 	return parts.join('\n');
+}
+
+type ToolCall = RunDetail['tool_invocations'][number];
+
+/**
+ * A run's tool calls in two: the desk tools the agent called through the desk (glossary: Desk
+ * tools; tagged `desk.tool: desk`), and the agent's own (its shell, its file edits), as it reported them.
+ */
+export function splitToolCalls(calls: readonly ToolCall[]): { desk: ToolCall[]; own: ToolCall[] } {
+	const isDesk = (t: ToolCall) => t.tags?.['desk.tool'] === 'desk';
+	return { desk: calls.filter(isDesk), own: calls.filter((t) => !isDesk(t)) };
+}
+
+/** A desk tool call's arguments on one line (`query: "retry", limit: 5`), at most `max` characters. */
+export function argsSummary(args: unknown, max = 160): string {
+	let text: string;
+	if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
+		text = Object.entries(args as Record<string, unknown>)
+			.map(([key, value]) => `${key}: ${oneLine(value)}`)
+			.join(', ');
+	} else {
+		text = args === undefined ? '' : oneLine(args);
+	}
+	return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function oneLine(value: unknown): string {
+	try {
+		return JSON.stringify(value) ?? String(value);
+	} catch {
+		return String(value);
+	}
 }
 
 /**

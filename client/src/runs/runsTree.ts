@@ -8,6 +8,7 @@ import {
 } from '../../../server/src/protocol/protocol';
 import type { WindowProject } from '../common/windowProjects';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
+import { argsSummary, splitToolCalls } from './runPage';
 import { intentTooltip, runTooltip } from './runTooltips';
 import { formatDuration, runState, runStatusText, type RunState } from './runWords';
 
@@ -265,14 +266,39 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				tooltip: detail.decision.result_commit_sha ? `Result commit ${detail.decision.result_commit_sha}` : undefined,
 			});
 		}
-		if (detail.tool_invocations.length > 0) {
+		const calls = splitToolCalls(detail.tool_invocations);
+		if (calls.desk.length > 0) {
+			nodes.push({
+				type: 'group',
+				project,
+				runId,
+				label: 'Desk tool calls',
+				icon: 'plug',
+				children: calls.desk.map((call): RunsViewNode => ({
+					type: 'leaf',
+					project,
+					runId,
+					label: call.tool_name,
+					description: [call.status, argsSummary(call.args, 80)].filter(Boolean).join(' · '),
+					icon: new vscode.ThemeIcon(call.status === 'ok' ? 'plug' : 'error'),
+					tooltip: [
+						argsSummary(call.args, 400),
+						call.result_summary,
+						call.external_ids?.tool_use_id ? `agent's call id ${call.external_ids.tool_use_id}` : '',
+					]
+						.filter(Boolean)
+						.join('\n'),
+				})),
+			});
+		}
+		if (calls.own.length > 0) {
 			nodes.push({
 				type: 'group',
 				project,
 				runId,
 				label: 'Tool calls',
 				icon: 'tools',
-				children: detail.tool_invocations.map((call) => {
+				children: calls.own.map((call) => {
 					const read = call.io_footprint?.paths_read ?? [];
 					const written = call.io_footprint?.paths_written ?? [];
 					const files = [

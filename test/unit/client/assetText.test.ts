@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AssetSummary, AssetVersion } from '../../../server/src/protocol/protocol';
-import { assetTooltip, atGoText, groupOf, versionTooltip } from '../../../client/src/assets/assetText';
-import { assertInertMarkdown } from '../../helpers/markdown';
+import type { AssetSummary, AssetVersion, RetireProposal } from '../../../server/src/protocol/protocol';
+import { assetTooltip, atGoText, groupOf, proposalText, versionTooltip } from '../../../client/src/assets/assetText';
+import { assertInertMarkdown, renderMarkdown } from '../../helpers/markdown';
 
 /** Text a repository, a folder or an agent chooses: a command link, an image, an autolink, an icon, a table break, a heading. */
 const hostile =
@@ -41,6 +41,24 @@ describe("the Assets view's tooltips, built without VS Code", () => {
 			assertInert(assetTooltip(asset(engine), true, hostile, { error: hostile }));
 			assertInert(assetTooltip(asset(engine), false, 'shop', undefined));
 		}
+	});
+
+	it("show an agent's proposal to retire the asset first, its proposer and reason as text", () => {
+		const proposal: RetireProposal = {
+			id: 'rp-1',
+			asset_id: 'a1',
+			reason: `${hostile}\nsecond line`,
+			proposed_by: hostile,
+			run_id: 'r-1',
+			created_at: '2026-12-02T10:00:00.000Z',
+			state: 'open',
+		};
+		const text = assetTooltip(asset('snapshot'), false, 'shop', undefined, proposal);
+		assertInertMarkdown(text, ['warning', 'lightbulb']);
+		assert.ok(text.indexOf('Retirement proposed') < text.indexOf('| Id |'), 'the proposal comes before the facts');
+		assert.match(renderMarkdown(proposalText(proposal)), /on 2026-12-02 10:00/);
+		assert.match(proposalText(proposal), /second line/);
+		assert.doesNotMatch(assetTooltip(asset('snapshot'), false, 'shop', undefined), /Retirement proposed/);
 	});
 
 	it("show a version's commit subject or note as text", () => {

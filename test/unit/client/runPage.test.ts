@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunDetail } from '../../../server/src/protocol/protocol';
-import { renderActions, renderRunBody, runPageCommands, runPageHtml } from '../../../client/src/runs/runPage';
+import {
+	argsSummary,
+	renderActions,
+	renderRunBody,
+	runPageCommands,
+	runPageHtml,
+	splitToolCalls,
+} from '../../../client/src/runs/runPage';
 import { formatDuration, runState, runStatusText } from '../../../client/src/runs/runWords';
 
 /** Text an agent or a repository chooses: markup, a control sequence, a bidi override. */
@@ -124,6 +131,89 @@ describe('the run page, built without VS Code', () => {
 		assert.match(csp, /default-src 'none'/);
 		assert.doesNotMatch(csp, /script-src/);
 		assert.ok(page.includes('<body><p>body</p></body>'));
+	});
+});
+
+describe("the run page's desk tool calls", () => {
+	const deskCall = (tool: string, args: unknown, more: object = {}) => ({
+		tool_name: tool,
+		args,
+		status: 'ok',
+		result_summary: `${tool} answered`,
+		tags: { 'desk.tool': 'desk' },
+		external_ids: { tool_use_id: `toolu_${tool}` },
+		...more,
+	});
+	const own = {
+		tool_name: 'Bash',
+		args: { command: 'ls' },
+		status: 'ok',
+		result_summary: 'listed',
+		tags: {},
+		external_ids: {},
+	};
+
+	/** The rows of the table under the heading that starts with `heading`, as cell texts. */
+	function rowsUnder(page: string, heading: string): string[][] {
+		const at = page.indexOf(`<h2>${heading}`);
+		assert.ok(at >= 0, `a section ${heading}`);
+		const body = page.slice(at).split('<h2>')[1]!;
+		return [...body.matchAll(/<tr>((?:<td>.*?<\/td>)+)<\/tr>/g)].map((m) =>
+			[...m[1]!.matchAll(/<td>(.*?)<\/td>/g)].map((c) => c[1]!),
+		);
+	}
+
+	it('lists the calls tagged desk.tool apart from the agent’s own, with their arguments, result and the agent’s call id', () => {
+		const d = detail(
+			{},
+			{
+				tool_invocations: [
+					own,
+					deskCall('asset_search', { query: 'retry policy', limit: 5 }),
+					deskCall('attach', { path: 'out/report.md' }, { status: 'error', result_summary: 'operation.outsideRun' }),
+				],
+			},
+		);
+		const page = renderRunBody(d);
+		assert.deepEqual(rowsUnder(page, 'Desk tool calls (2)'), [
+			[
+				'asset_search',
+				'query: &quot;retry policy&quot;, limit: 5',
+				'ok',
+				'asset_search answered',
+				'toolu_asset_search',
+			],
+			['attach', 'path: &quot;out/report.md&quot;', 'error', 'operation.outsideRun', 'toolu_attach'],
+		]);
+		assert.deepEqual(
+			rowsUnder(page, 'Tool calls (1)').map((r) => r[0]),
+			['Bash'],
+		);
+		assert.ok(page.indexOf('<h2>Desk tool calls') < page.indexOf('<h2>Tool calls'));
+	});
+
+	it('says when the agent called no desk tool, and shows an agent’s arguments as text', () => {
+		assert.match(
+			renderRunBody(detail({}, { tool_invocations: [own] })),
+			/Desk tool calls \(0\)<\/h2>\s*<p class="muted">/,
+		);
+		const page = renderRunBody(detail({}, { tool_invocations: [deskCall(hostile, { [hostile]: hostile })] }));
+		assert.doesNotMatch(page, /<(script|img)\b/i);
+		assert.doesNotMatch(page, /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/);
+	});
+
+	it('keeps a long argument list to one line of at most the length asked', () => {
+		const summary = argsSummary({ text: 'x'.repeat(500), tags: ['a', 'b'] }, 60);
+		assert.equal(summary.length, 60);
+		assert.ok(summary.endsWith('…'));
+		assert.equal(argsSummary({ id: 'a-1', tags: ['a', 'b'] }), 'id: "a-1", tags: ["a","b"]');
+		assert.equal(argsSummary(undefined), '');
+		assert.deepEqual(
+			splitToolCalls([own, deskCall('asset_tags', {})] as unknown as RunDetail['tool_invocations']).desk.map(
+				(t) => t.tool_name,
+			),
+			['asset_tags'],
+		);
 	});
 });
 
