@@ -36,6 +36,12 @@ interface ToolAnswer {
 const annotationsSnapshot: Record<string, { readOnlyHint: boolean; idempotentHint: boolean }> = {
 	asset_search: { readOnlyHint: true, idempotentHint: true },
 	asset_tags: { readOnlyHint: false, idempotentHint: true },
+	asset_import: { readOnlyHint: false, idempotentHint: false },
+	asset_snapshot: { readOnlyHint: false, idempotentHint: true },
+	asset_version: { readOnlyHint: false, idempotentHint: true },
+	asset_describe: { readOnlyHint: false, idempotentHint: true },
+	asset_link: { readOnlyHint: false, idempotentHint: false },
+	attach: { readOnlyHint: false, idempotentHint: false },
 	propose_asset_retire: { readOnlyHint: false, idempotentHint: true },
 };
 
@@ -212,6 +218,78 @@ describe('desk mcp, with the MCP SDK client', () => {
 		assert.equal((JSON.parse(shown.stdout) as AssetRecord).retired, false);
 	});
 
+	it('asset_import adopts a folder for the person (again: the same asset), or makes a new empty asset', async () => {
+		const folder = path.join(root, 'recipes');
+		fs.mkdirSync(folder);
+		fs.writeFileSync(path.join(folder, 'bread.md'), 'Sourdough with rye.\n');
+		const imported = resultOf(await call('asset_import', { dir: folder, project: 'shop' }));
+		const asset = imported['asset'] as AssetRecord;
+		assert.equal(imported['created'], true);
+		assert.equal(asset.working_dir, folder);
+		assert.equal(asset.created_by, 'Pat Tester <pat@example.com> (desk mcp)');
+		const again = resultOf(await call('asset_import', { dir: folder, project: 'shop' }));
+		assert.equal(again['created'], false);
+		assert.equal((again['asset'] as AssetRecord).id, asset.id);
+		const made = resultOf(await call('asset_import', { newName: 'scratch', project: 'shop' }));
+		assert.equal(made['created'], true);
+		assert.equal((made['asset'] as AssetRecord).name, 'scratch');
+		const relative = refusalOf(await call('asset_import', { dir: 'recipes', project: 'shop' }));
+		assert.equal(relative.code, 'desk.relativePath', "a person's path is absolute");
+	});
+
+	it('asset_snapshot cuts a version from the folder as it is now, and none when nothing changed', async () => {
+		fs.writeFileSync(path.join(folderAsset.working_dir, 'later.md'), 'A wombat, later.\n');
+		const cut = resultOf(await call('asset_snapshot', { id: folderAsset.id, note: 'the wombat' }));
+		assert.equal(cut['created'], true);
+		const version = cut['version'] as { version: number; made_by: string; note: string };
+		assert.equal(version.version, 2);
+		assert.equal(version.note, 'the wombat');
+		assert.equal(version.made_by, 'conductor');
+		assert.equal(resultOf(await call('asset_snapshot', { id: folderAsset.id }))['created'], false);
+		const hits = resultOf(await call('asset_search', { query: 'wombat' }))['hits'] as Array<{ id: string }>;
+		assert.deepEqual(
+			hits.map((h) => h.id),
+			[folderAsset.id],
+		);
+	});
+
+	it('asset_version puts a file into the asset and cuts its next version', async () => {
+		const source = path.join(root, 'outside-note.md');
+		fs.writeFileSync(source, 'Platypus notes.\n');
+		const put = resultOf(
+			await call('asset_version', { id: folderAsset.id, files: [{ path: 'notes/platypus.md', from: source }] }),
+		);
+		assert.equal(put['created'], true);
+		assert.equal(fs.readFileSync(path.join(folderAsset.working_dir, 'notes/platypus.md'), 'utf8'), 'Platypus notes.\n');
+		const files = desk('--store', store, 'asset', 'files', folderAsset.id, '--json');
+		assert.match(files.stdout, /notes\/platypus\.md/);
+	});
+
+	it('asset_describe sets the about text, which search then matches', async () => {
+		const described = resultOf(
+			await call('asset_describe', { id: repoAsset.id, about: 'The storefront: checkout and the kangaroo mascot.' }),
+		);
+		assert.equal(described['about'], 'The storefront: checkout and the kangaroo mascot.');
+		const hits = resultOf(await call('asset_search', { query: 'kangaroo' }))['hits'] as Array<{ id: string }>;
+		assert.deepEqual(
+			hits.map((h) => h.id),
+			[repoAsset.id],
+		);
+	});
+
+	it('attach copies a file to a task of the project, added by the person', async () => {
+		const report = path.join(root, 'report.md');
+		fs.writeFileSync(report, '# Report\n');
+		const attached = resultOf(
+			await call('attach', { project: 'shop', task: 'task-mcp-1', path: report, note: 'from my agent' }),
+		);
+		assert.equal(attached['name'], 'report.md');
+		assert.equal(attached['added_by'], 'Pat Tester <pat@example.com> (desk mcp)');
+		const listed = desk('--store', store, '--project', 'shop', 'task', 'attachments', 'list', 'task-mcp-1', '--json');
+		assert.equal(listed.code, 0, listed.stderr);
+		assert.match(listed.stdout, /report\.md/);
+	});
+
 	it('refuses bad params naming the field, a tool that does not exist, and retiring or deciding', async () => {
 		const badQuery = refusalOf(await call('asset_search', { query: '' }));
 		assert.equal(badQuery.code, 'desk.badParams');
@@ -240,31 +318,40 @@ describe('desk mcp, with the MCP SDK client', () => {
 		assert.equal((JSON.parse(shown.stdout) as AssetRecord).retired, false, 'nothing was retired');
 	});
 
-	it('answers a repeat of a receipt key with the first result, and refuses the key with other args', async () => {
-		const asset = (
-			JSON.parse(
-				desk('--store', store, 'asset', 'import', '--new', 'draft-notes', '--project', 'shop', '--json').stdout,
-			) as {
-				asset: AssetRecord;
-			}
-		).asset;
-		const args = { id: asset.id, reason: 'A draft nobody reads.', request_id: 'receipt-0001' };
-		const first = await call('propose_asset_retire', args, { 'claudecode/toolUseId': 'toolu_01' });
-		const again = await call('propose_asset_retire', args, { 'claudecode/toolUseId': 'toolu_02' });
+	it('answers a repeat of a receipt key with the first result and one effect, and refuses the key with other args', async () => {
+		const links = () =>
+			(
+				JSON.parse(desk('--store', store, 'assets', 'list', '--project', 'shop', '--json').stdout) as AssetRecord[]
+			).filter((a) => a.kind === 'link').length;
+		const before = links();
+		const args = { name: 'Spec', url: 'https://example.com/spec', project: 'shop', request_id: 'receipt-0001' };
+		const first = await call('asset_link', args, { 'claudecode/toolUseId': 'toolu_01' });
+		const again = await call('asset_link', args, { 'claudecode/toolUseId': 'toolu_02' });
 		assert.deepEqual(resultOf(again), resultOf(first), 'the same result');
-		assert.equal(resultOf(first)['created'] as boolean, true);
 		assert.equal(first._meta?.['desk/replayed'], undefined);
 		assert.equal(again._meta?.['desk/replayed'], true, 'the second is the first answer again');
+		assert.equal(links(), before + 1, 'one link asset made');
 
-		// Without the key, a second proposal finds the open one: it is not new (one effect in all).
-		const unkeyed = resultOf(await call('propose_asset_retire', { id: asset.id, reason: 'A draft nobody reads.' }));
-		assert.equal(unkeyed['created'], false);
-		assert.deepEqual((unkeyed['proposal'] as { id: string }).id, (resultOf(first)['proposal'] as { id: string }).id);
+		// Without a key, the same call is another action: a person's agent means it when it repeats it.
+		resultOf(await call('asset_link', { ...args, request_id: undefined }));
+		assert.equal(links(), before + 2);
 
-		const reused = refusalOf(await call('propose_asset_retire', { ...args, reason: 'Another reason.' }));
+		const reused = refusalOf(await call('asset_link', { ...args, url: 'https://example.com/other' }));
 		assert.equal(reused.code, 'request.idReused');
-		const badKey = refusalOf(await call('propose_asset_retire', { ...args, request_id: 'short' }));
+		const badKey = refusalOf(await call('asset_link', { ...args, request_id: 'short' }));
 		assert.equal(badKey.code, 'request.badId');
+		assert.equal(links(), before + 2, 'the refused calls made nothing');
+
+		// A proposal's receipt too (its ledger is the library's, as a link's).
+		const draft = resultOf(await call('asset_import', { newName: 'draft-notes', project: 'shop' }))[
+			'asset'
+		] as AssetRecord;
+		const proposal = { id: draft.id, reason: 'A draft nobody reads.', request_id: 'receipt-0002' };
+		const proposed = await call('propose_asset_retire', proposal);
+		const repeated = await call('propose_asset_retire', proposal);
+		assert.deepEqual(resultOf(repeated), resultOf(proposed));
+		assert.equal(resultOf(repeated)['created'], true, 'the first answer, not a second proposal finding the first');
+		assert.equal(repeated._meta?.['desk/replayed'], true);
 	});
 
 	it('serves the 2026-07-28 protocol revision too', async () => {
