@@ -223,12 +223,31 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 		];
 	}
 
+	/** Waiting for the view to read its top rows again (see {@link readAgain}). */
+	private readonly rootReads: Array<() => void> = [];
+
+	override async getChildren(node?: AssetsViewNode): Promise<AssetsViewNode[]> {
+		const children = await super.getChildren(node);
+		if (!node) {
+			this.rootReads.splice(0).forEach((read) => read());
+		}
+		return children;
+	}
+
 	/**
-	 * The node of the asset `id` under the first project of the window that has it, with its parents
-	 * as {@link getParent} gives them (for the view's reveal); undefined when no project has it.
+	 * Refreshes the view and resolves once it has read its top rows again (or after `timeoutMs`): a
+	 * row is revealed only among rows the view has, and an asset another process added (the command
+	 * line, `desk mcp`) has none until the view reads the library again.
 	 */
-	async findAsset(id: string): Promise<AssetNode | undefined> {
-		return (await this.allAssets()).find((n) => n.asset.id === id);
+	readAgain(timeoutMs = 3000): Promise<void> {
+		return new Promise((resolve) => {
+			const timer = setTimeout(resolve, timeoutMs);
+			this.rootReads.push(() => {
+				clearTimeout(timer);
+				resolve();
+			});
+			this.refresh();
+		});
 	}
 
 	/** The parent of an asset's row (its group, its project's, or none at the top), so the view can reveal it. */
@@ -359,6 +378,10 @@ function assetItem(node: AssetNode): vscode.TreeItem {
 		.join(' · ');
 	const goText = atGoText(node.atGo);
 	item.tooltip = new vscode.MarkdownString(assetTooltip(asset, main, project, node.atGo, proposal), true);
+	if (proposal) {
+		// Seen at a glance in a narrow sidebar, where the description is cut.
+		item.iconPath = new vscode.ThemeIcon('lightbulb', new vscode.ThemeColor('charts.yellow'));
+	}
 	if (asset.problem) {
 		item.iconPath = new vscode.ThemeIcon('warning');
 	}

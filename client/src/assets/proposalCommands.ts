@@ -53,7 +53,7 @@ export function registerProposalCommands(
 			await desk.requestOnce(AnswerRetireProposal, { id: target.proposal.id, answer });
 			void showInformationMessage(
 				answer === 'accept'
-					? `Agent Desk: ${target.asset.name} is retired (Show Retired Assets lists it; Unretire puts it back).`
+					? `Agent Desk: ${target.asset.name} is retired; Unretire puts it back.`
 					: `Agent Desk: ${target.asset.name} stays; the proposal is declined.`,
 			);
 		});

@@ -99,6 +99,7 @@ export function registerSearchLibrary(
 			const node = (await shown).get(hit.id);
 			if (node) {
 				try {
+					await assets.readAgain();
 					await view.reveal(node, { select: true, focus: true, expand: 1 });
 				} catch (error) {
 					reportError(error);
