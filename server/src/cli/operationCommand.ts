@@ -23,6 +23,10 @@ export interface CommandFace<P, R> {
 	params(context: CommandContext): P | Promise<P>;
 	/** The result as text for a terminal (made inert with `terminalSafe`); --json prints the result itself. */
 	text(result: R, context: CommandContext): string;
+	/** What --json prints, where the command's JSON shape is older than its operation's result (default: the result). */
+	json?(result: R, context: CommandContext): unknown;
+	/** Writes the result itself instead of its text (a file's bytes to a pipe, say); --json is printed as always. */
+	write?(result: R, context: CommandContext): void;
 	/** The exit code when the call succeeded (0 unless the command says otherwise). */
 	exitCode?(result: R): number;
 }
@@ -34,20 +38,38 @@ export function operationCommand<P, R>(op: Operation<P, R>, face: CommandFace<P,
 		if (requestId !== undefined && !requestIdPattern.test(requestId)) {
 			throw new UsageError('--request-id takes 8 to 128 letters, digits or . _ : - (a UUID, say)');
 		}
-		const desk = await context.open();
-		const result = await invokeOperation(
-			op,
-			{
-				desk,
-				actor: { kind: 'cli', person: await personIdentity() },
-				events: noEvents,
-				signal: new AbortController().signal,
-				...(requestId === undefined ? {} : { requestId }),
-			},
-			params,
-		);
-		print(context.out, result, () => face.text(result, context));
+		const result = await invokeFromCommandLine(op, context, params, requestId);
+		if (face.write && !context.out.json) {
+			face.write(result, context);
+		} else {
+			print(context.out, face.json ? face.json(result, context) : result, () => face.text(result, context));
+		}
 		return face.exitCode?.(result) ?? 0;
 	};
-	return Object.assign(command, { operation: op as AnyOperation });
+	return commandOf(op, command);
+}
+
+/** `command`, which prints as it goes (a long history a page at a time, say), as the face of `op`. */
+export function commandOf(op: AnyOperation, command: Command): OperationCommand {
+	return Object.assign(command, { operation: op });
+}
+
+/** Calls `op` for the person at the command line (their git identity), as every command face does. */
+export async function invokeFromCommandLine<P, R>(
+	op: Operation<P, R>,
+	context: CommandContext,
+	params: P,
+	requestId?: string,
+): Promise<R> {
+	return invokeOperation(
+		op,
+		{
+			desk: await context.open(),
+			actor: { kind: 'cli', person: await personIdentity() },
+			events: noEvents,
+			signal: new AbortController().signal,
+			...(requestId === undefined ? {} : { requestId }),
+		},
+		params,
+	);
 }

@@ -3,13 +3,27 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { ImportResult, Library } from '../assets/library';
-import type { AssetRecord } from '../assets/types';
-import { DeskError } from '../core/errors';
+import type { AssetRecord, AtGo, MadeBy } from '../assets/types';
+import { DeskError, describeError } from '../core/errors';
+import { integer, object } from '../protocol/schema';
 import { maxBlobBytes } from '../core/inputLimits';
 import {
 	AddLink,
+	AddNote,
+	assetIdSchema,
 	DescribeAsset,
+	DiffVersions,
+	GetAtGo,
 	ImportAsset,
+	ListAssets,
+	ListFiles,
+	ListFolder,
+	ListVersions,
+	ReadFile,
+	SetChecks,
+	SetRetired,
+	SyncAsset,
+	UsedInLaunches,
 	importAssetParams,
 	PutVersion,
 	putVersionParams,
@@ -18,10 +32,10 @@ import {
 	SnapshotAsset,
 	toolPath,
 } from '../protocol/protocol';
-import { answerOnce, clientRequest, markReplayed } from '../store/clientRequests';
+import { answerOnce, clientRequest, markReplayed, type ClientRequest } from '../store/clientRequests';
 import { withFileAt } from '../store/confinedDir';
 import { actorLabel, madeByOf } from './actor';
-import { operation, type Operation, type OperationCall } from './operation';
+import { operation, type Operation, type OperationCall, type RunningCall } from './operation';
 
 /**
  * The project an agent's call may touch: its run's. A person may name any project, or none (the
@@ -443,24 +457,235 @@ export const addLink = operation({
 		if (params.from !== undefined) {
 			await assertAssetOfCall(call, params.from);
 		}
-		const { desk, request } = call;
-		const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () =>
-			desk.library.addLink({
-				name: params.name,
-				url: params.url,
-				project,
-				from: params.from,
-				madeBy: madeByOf(call.actor),
-				createdBy: actorLabel(call.actor),
-				...(request ? { clientRequest: request } : {}),
-			}),
+		return newAssetOnce(call, (made) =>
+			call.desk.library.addLink({ name: params.name, url: params.url, project, from: params.from, ...made }),
 		);
-		if (!replayed) {
-			call.events.assetsChanged('asset changed');
+	},
+});
+
+/**
+ * A new asset made once for the call's request, recorded as made by its actor; the windows are told
+ * unless the answer is a repeat's.
+ */
+async function newAssetOnce(
+	call: RunningCall,
+	make: (made: { madeBy: MadeBy; createdBy: string; clientRequest?: ClientRequest }) => AssetRecord,
+): Promise<AssetRecord> {
+	const { desk, request } = call;
+	const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () =>
+		make({
+			madeBy: madeByOf(call.actor),
+			createdBy: actorLabel(call.actor),
+			...(request ? { clientRequest: request } : {}),
+		}),
+	);
+	if (!replayed) {
+		call.events.assetsChanged('asset changed');
+	}
+	return result;
+}
+
+export const listAssets = operation({
+	name: 'asset.list',
+	summary: "List the library's assets, or one project's, with what the Assets view shows of each.",
+	params: ListAssets.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: ListAssets, cli: 'assets list' },
+	async run(call, { project }) {
+		return { assets: await call.desk.library.listAssets(project) };
+	},
+});
+
+const assetIdParams = object({ id: assetIdSchema });
+
+export const showAsset = operation({
+	name: 'asset.show',
+	summary: 'Show an asset: its summary, what a run would read now (AtGo) and the launches it was used in.',
+	params: assetIdParams,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { cli: 'asset show' },
+	async run(call, { id }) {
+		const { library } = call.desk;
+		const asset = await library.assetSummary(id);
+		let atGo: AtGo | { error: string };
+		try {
+			atGo = await library.atGo(id, call.signal);
+		} catch (error) {
+			atGo = { error: describeError(error) };
+		}
+		return { ...asset, at_go: atGo, used_in: library.usedIn(id) };
+	},
+});
+
+export const listVersions = operation({
+	name: 'asset.versions',
+	summary: "List an asset's versions, oldest first: all of them or those numbered from..to, with how many there are.",
+	params: ListVersions.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: ListVersions, cli: 'asset versions' },
+	async run(call, { id, from, to }) {
+		const { library } = call.desk;
+		return { asset: library.getAsset(id), ...(await library.versionPage(id, { from, to }, call.signal)) };
+	},
+});
+
+export const atGo = operation({
+	name: 'asset.atGo',
+	summary: 'Say what a run would read of an asset now (glossary: AtGo).',
+	params: GetAtGo.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: GetAtGo, cli: 'asset atgo' },
+	run: (call, { id }) => call.desk.library.atGo(id, call.signal),
+});
+
+export const listFiles = operation({
+	name: 'asset.files',
+	summary: "List the files of an asset's version (default: the version it is at).",
+	params: ListFiles.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: ListFiles, cli: 'asset files' },
+	run: async (call, { id, version }) => call.desk.library.files(id, version),
+});
+
+export const listFolder = operation({
+	name: 'asset.folder',
+	summary: "List one folder of an asset's version: its subfolders and files.",
+	params: ListFolder.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: ListFolder },
+	run: async (call, { id, folder, version }) => call.desk.library.folder(id, folder, version),
+});
+
+export const readFile = operation({
+	name: 'asset.read',
+	summary: "Read one file of an asset's version, base64.",
+	params: ReadFile.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: ReadFile, cli: 'asset cat' },
+	async run(call, { id, path: file, version }) {
+		const bytes = await call.desk.library.cat(id, file, version);
+		return { base64: Buffer.from(bytes).toString('base64'), size: bytes.length };
+	},
+});
+
+export const diffVersions = operation({
+	name: 'asset.diff',
+	summary: 'List the files added, removed and changed between two versions of an asset.',
+	params: DiffVersions.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: DiffVersions, cli: 'asset diff' },
+	run: (call, { id, from, to }) => call.desk.library.diff(id, from, to),
+});
+
+export const setRetired = assetEdit({
+	name: 'asset.retire',
+	summary: 'Retire an asset, or bring it back into the lists (glossary: Retired).',
+	params: SetRetired.params,
+	// An agent proposes a retirement (asset.proposeRetire); the person decides.
+	callers: ['editor', 'cli'],
+	surfaces: { rpc: SetRetired, cli: 'asset retire' },
+	edit: (library, { id, retired }) => library.setRetired(id, retired),
+});
+
+export const setChecks = assetEdit({
+	name: 'asset.checks',
+	summary: "Set an asset's command checks (glossary: Checks).",
+	params: SetChecks.params,
+	// Checks are commands the desk runs after a run: never an agent's to set.
+	callers: ['editor', 'cli'],
+	surfaces: { rpc: SetChecks, cli: 'asset checks' },
+	edit: (library, { id, checks }) => library.setChecks(id, checks),
+});
+
+export const addNote = operation({
+	name: 'asset.note',
+	summary: 'Add a notes asset holding text, in a project when named.',
+	params: AddNote.params,
+	callers: ['editor', 'cli'],
+	mutates: true,
+	idempotent: false,
+	surfaces: { rpc: AddNote, cli: 'asset note' },
+	run: (call, { name, text, project }) =>
+		newAssetOnce(call, (made) => call.desk.library.addNote({ name, text, project, ...made })),
+});
+
+export const syncAsset = operation({
+	name: 'asset.sync',
+	summary: "Record a git asset's head now, made_by sync (glossary: Version).",
+	params: SyncAsset.params,
+	callers: ['editor', 'cli'],
+	mutates: true,
+	idempotent: true,
+	surfaces: { rpc: SyncAsset, cli: 'asset sync' },
+	async run(call, { id }) {
+		const result = await call.desk.library.sync(id);
+		if (result.recorded) {
+			call.events.assetsChanged('sync');
 		}
 		return result;
 	},
 });
 
+export const usedIn = operation({
+	name: 'asset.usedIn',
+	summary: 'List the launches that plugged an asset (glossary: Used in).',
+	params: UsedInLaunches.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: UsedInLaunches, cli: 'asset used-in' },
+	run: async (call, { id }) => ({ usedIn: call.desk.library.usedIn(id) }),
+});
+
+export const mountVersion = operation({
+	name: 'asset.mount',
+	summary: "Lay a snapshot asset's version out read-only in a folder, and say where.",
+	params: object({ id: assetIdSchema, version: integer({ min: 1 }) }),
+	// A folder of the person's disk, made on their word.
+	callers: ['cli'],
+	mutates: true,
+	idempotent: true,
+	surfaces: { cli: 'asset mount' },
+	run: async (call, { id, version }) => ({ path: call.desk.library.mount(id, version) }),
+});
+
 /** The asset library's operations, in the table's order. */
-export const assetOperations = [searchAssets, importAsset, snapshotAsset, putVersion, setTags, describeAsset, addLink];
+export const assetOperations = [
+	listAssets,
+	showAsset,
+	searchAssets,
+	importAsset,
+	snapshotAsset,
+	putVersion,
+	listVersions,
+	atGo,
+	listFiles,
+	listFolder,
+	readFile,
+	diffVersions,
+	setTags,
+	describeAsset,
+	setRetired,
+	setChecks,
+	addLink,
+	addNote,
+	syncAsset,
+	usedIn,
+	mountVersion,
+];

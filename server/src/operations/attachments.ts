@@ -1,7 +1,20 @@
 /** A task's attachments' operations (glossary: Attachment). */
 import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
-import { attachParams, AttachFile } from '../protocol/protocol';
+import type { Task } from '../ai/types';
+import { resolveAttachment } from '../attachments/attachmentStore';
+import { inlineType } from '../attachments/names';
+import {
+	attachmentRefSchema,
+	attachParams,
+	AttachFile,
+	DeleteAttachment,
+	ListAttachments,
+	projectNameSchema,
+	ReadAttachment,
+	taskIdSchema,
+} from '../protocol/protocol';
+import { object } from '../protocol/schema';
 import { answerOnce } from '../store/clientRequests';
 import { actorLabel } from './actor';
 import { pathOfCall, projectOfCall } from './assets';
@@ -85,5 +98,85 @@ export const attachFile = operation({
 	},
 });
 
+export const listAttachments = operation({
+	name: 'attachment.list',
+	summary: "List a project's tasks with attachments, newest first, each with its title and files.",
+	params: ListAttachments.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: ListAttachments, cli: 'task attachments list' },
+	async run(call, { project }) {
+		const { desk } = call;
+		const top = projectTop(desk, project);
+		const store = await desk.attachments(top);
+		const ai = await desk.projectAi(top);
+		const files = store.list();
+		return {
+			tasks: store.tasks().map((t) => ({
+				...t,
+				title: ai.get<Task>(t.task_id)?.title ?? '',
+				files: files.filter((f) => f.task_id === t.task_id),
+			})),
+		};
+	},
+});
+
+const attachmentRefParams = object({ project: projectNameSchema, task: taskIdSchema, ref: attachmentRefSchema });
+
+export const showAttachment = operation({
+	name: 'attachment.show',
+	summary: "Show an attachment's record (by id, id prefix or name) without reading its bytes.",
+	params: attachmentRefParams,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { cli: 'task attachments show' },
+	async run(call, { project, task, ref }) {
+		const store = await call.desk.attachments(projectTop(call.desk, project));
+		return resolveAttachment(store.list(task), ref);
+	},
+});
+
+export const readAttachment = operation({
+	name: 'attachment.read',
+	summary: "Read an attachment's stored bytes (all, or the first max_bytes), checked against its record.",
+	params: ReadAttachment.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: ReadAttachment, cli: 'task attachments cat' },
+	async run(call, { project, task, ref, max_bytes }) {
+		const store = await call.desk.attachments(projectTop(call.desk, project));
+		const row = resolveAttachment(store.list(task), ref);
+		const bytes = store.read(row, max_bytes !== undefined ? { maxBytes: max_bytes } : {});
+		const shown = inlineType(row.media_type, bytes.subarray(0, 4096));
+		return {
+			row,
+			inline_type: shown.type,
+			inline: shown.inline,
+			base64: bytes.toString('base64'),
+			truncated: bytes.length < row.size,
+		};
+	},
+});
+
+export const deleteAttachment = operation({
+	name: 'attachment.delete',
+	summary: 'Delete an attachment, audited with who and through what (`via`).',
+	params: DeleteAttachment.params,
+	// The person's files: an agent attaches, it never deletes.
+	callers: ['editor', 'cli'],
+	mutates: true,
+	idempotent: false,
+	surfaces: { rpc: DeleteAttachment, cli: 'task attachments rm' },
+	async run(call, { project, task, ref, via }) {
+		const store = await call.desk.attachments(projectTop(call.desk, project));
+		const row = store.delete(task, ref, actorLabel(call.actor), via);
+		call.events.attachmentsChanged(project, task);
+		return row;
+	},
+});
+
 /** The attachments' operations, in the table's order. */
-export const attachmentOperations = [attachFile];
+export const attachmentOperations = [listAttachments, showAttachment, readAttachment, attachFile, deleteAttachment];

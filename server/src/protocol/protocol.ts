@@ -154,6 +154,8 @@ const folderPath = string({ minLength: 1, maxLength: 4096, absolute: true });
  */
 const requestId = optional(string({ minLength: 8, maxLength: 128, pattern: /^[A-Za-z0-9._:-]+$/ }));
 const assetId = string({ minLength: 1, maxLength: 64 });
+/** An asset's id, as every method checks it (for an operation's params of its own). */
+export const assetIdSchema = assetId;
 /**
  * A path a desk tool call names (glossary: Desk tools): absolute, or relative to the calling agent's
  * work folder; its operation resolves it and refuses one outside the run's folders, and refuses a
@@ -594,6 +596,10 @@ export const RunDidFinish = notification<RunFinishedParams>()('desk/runs/didFini
 
 const taskId = string({ minLength: 1, maxLength: 128 });
 const attachmentRef = string({ minLength: 1, maxLength: 1024 });
+/** A project's name, a task's id and an attachment's ref as the methods check them (for an operation's params of its own). */
+export const projectNameSchema = projectName;
+export const taskIdSchema = taskId;
+export const attachmentRefSchema = attachmentRef;
 
 export interface TaskAttachmentsView {
 	task_id: string;

@@ -4,7 +4,6 @@ import { runDetail, runsOverview } from '../runs/runViews';
 import { answerOnce, clientRequest } from '../store/clientRequests';
 import type { WriteTransaction } from '../store/durableDatabase';
 import {
-	AddNote,
 	DecideRun,
 	deskRequests,
 	LaunchGo,
@@ -16,12 +15,10 @@ import {
 } from '../protocol/protocol';
 import { firstAnswerBudgetMs, type ProjectLaunches } from '../launch/projectLaunches';
 import { parseRunSettings } from '../runs/settings';
-import type { Run, Task } from '../ai/types';
-import { inlineType } from '../attachments/names';
-import { resolveAttachment } from '../attachments/attachmentStore';
+import type { Run } from '../ai/types';
 import type { StoreRecovery } from '../desk';
 import type { RecoverChoice } from '../store/damage';
-import { personLabel, type PersonIdentity } from '../operations/actor';
+import type { PersonIdentity } from '../operations/actor';
 import { operations } from '../operations';
 import { invokeOperation, type DeskEvents } from '../operations/operation';
 
@@ -96,6 +93,21 @@ function handWritten(
 	| 'DescribeAsset'
 	| 'AddLink'
 	| 'AttachFile'
+	| 'ListAssets'
+	| 'ListVersions'
+	| 'GetAtGo'
+	| 'ListFiles'
+	| 'ListFolder'
+	| 'ReadFile'
+	| 'DiffVersions'
+	| 'SetRetired'
+	| 'SetChecks'
+	| 'AddNote'
+	| 'SyncAsset'
+	| 'UsedInLaunches'
+	| 'ListAttachments'
+	| 'ReadAttachment'
+	| 'DeleteAttachment'
 	| 'ListRetireProposals'
 	| 'AnswerRetireProposal'
 > {
@@ -118,17 +130,6 @@ function handWritten(
 				context.notifyAssetsChanged('workspace opened');
 			}
 			return { folders: outcomes };
-		},
-
-		async ListAssets({ project }) {
-			const desk = await context.desk();
-			return { assets: await desk.library.listAssets(project) };
-		},
-
-		async ListVersions({ id, from, to }, signal) {
-			const desk = await context.desk();
-			const asset = desk.library.getAsset(id);
-			return { asset, ...(await desk.library.versionPage(id, { from, to }, signal)) };
 		},
 
 		async GetStatus() {
@@ -154,56 +155,6 @@ function handWritten(
 			context.notifyAssetsChanged('project database recovered');
 			context.notifyRunsChanged(project.name);
 			return result;
-		},
-
-		async GetAtGo({ id }, signal) {
-			return (await context.desk()).library.atGo(id, signal);
-		},
-
-		async ListFiles({ id, version }) {
-			return (await context.desk()).library.files(id, version);
-		},
-
-		async ListFolder({ id, folder, version }) {
-			return (await context.desk()).library.folder(id, folder, version);
-		},
-
-		async ReadFile({ id, path, version }) {
-			const bytes = await (await context.desk()).library.cat(id, path, version);
-			return { base64: Buffer.from(bytes).toString('base64'), size: bytes.length };
-		},
-
-		async DiffVersions({ id, from, to }) {
-			return (await context.desk()).library.diff(id, from, to);
-		},
-
-		async SetRetired({ id, retired }) {
-			return changed(context, (await context.desk()).library.setRetired(id, retired));
-		},
-
-		async SetChecks({ id, checks }) {
-			return changed(context, (await context.desk()).library.setChecks(id, checks));
-		},
-
-		async AddNote({ name, text, project, requestId }) {
-			const desk = await context.desk();
-			const request = clientRequest(AddNote.method, requestId, { name, text, project });
-			const { result, replayed } = await answerOnce(desk.libraryRequests, request, async () =>
-				desk.library.addNote({ name, text, project, madeBy: 'user', ...(request ? { clientRequest: request } : {}) }),
-			);
-			return replayed ? result : changed(context, result);
-		},
-
-		async SyncAsset({ id }) {
-			const result = await (await context.desk()).library.sync(id);
-			if (result.recorded) {
-				context.notifyAssetsChanged('sync');
-			}
-			return result;
-		},
-
-		async UsedInLaunches({ id }) {
-			return { usedIn: (await context.desk()).library.usedIn(id) };
 		},
 
 		async ListRuns({ project }) {
@@ -357,44 +308,6 @@ function handWritten(
 			return result;
 		},
 
-		async ListAttachments({ project }) {
-			const desk = await context.desk();
-			const top = projectTop(desk, project);
-			const store = await desk.attachments(top);
-			const ai = await desk.projectAi(top);
-			const files = store.list();
-			return {
-				tasks: store.tasks().map((t) => ({
-					...t,
-					title: ai.get<Task>(t.task_id)?.title ?? '',
-					files: files.filter((f) => f.task_id === t.task_id),
-				})),
-			};
-		},
-
-		async ReadAttachment({ project, task, ref, max_bytes }) {
-			const desk = await context.desk();
-			const store = await desk.attachments(projectTop(desk, project));
-			const row = resolveAttachment(store.list(task), ref);
-			const bytes = store.read(row, max_bytes !== undefined ? { maxBytes: max_bytes } : {});
-			const shown = inlineType(row.media_type, bytes.subarray(0, 4096));
-			return {
-				row,
-				inline_type: shown.type,
-				inline: shown.inline,
-				base64: bytes.toString('base64'),
-				truncated: bytes.length < row.size,
-			};
-		},
-
-		async DeleteAttachment({ project, task, ref, via }) {
-			const desk = await context.desk();
-			const store = await desk.attachments(projectTop(desk, project));
-			const row = store.delete(task, ref, personLabel(await context.person()), via);
-			context.notifyAttachmentsChanged(project, task);
-			return row;
-		},
-
 		async PatchSetFiles({ project, patchset }) {
 			const desk = await context.desk();
 			const files = await desk.patchSetFiles(projectTop(desk, project), patchset);
@@ -427,9 +340,4 @@ function projectTop(desk: Desk, project: string): string {
 		});
 	}
 	return record.path;
-}
-
-function changed<T>(context: HandlerContext, value: T): T {
-	context.notifyAssetsChanged('asset changed');
-	return value;
 }

@@ -5,32 +5,50 @@
 import * as path from 'node:path';
 import type { ImportResult } from '../../assets/library';
 import type { AssetSummary, AssetVersion, AtGo, VersionDiff } from '../../assets/types';
-import { DeskError, describeError } from '../../core/errors';
+import { DeskError } from '../../core/errors';
 import { maxJsonBytes } from '../../core/inputLimits';
-import { answerOnce } from '../../store/clientRequests';
 import {
 	addLink,
+	addNote,
+	atGo,
 	describeAsset,
+	diffVersions,
 	importAsset,
+	listAssets,
+	listFiles,
+	listVersions,
+	mountVersion,
 	putVersion,
+	readFile,
 	searchAssets,
+	setChecks,
+	setRetired,
 	setTags,
+	showAsset,
 	snapshotAsset,
+	syncAsset,
+	usedIn,
 } from '../../operations/assets';
-import { operationCommand } from '../operationCommand';
+import { commandOf, invokeFromCommandLine, operationCommand } from '../operationCommand';
 import { expectArgs, oneId, positiveInteger, UsageError } from '../args';
-import type { Command, CommandContext } from '../context';
+import type { Command } from '../context';
 import { readInputText } from '../files';
-import { print, writeBytes } from '../output';
+import { writeBytes } from '../output';
 import { jsonForTerminal, terminalSafe as t, writeMessage } from '../terminal';
 
 /** `desk assets list [--project NAME] [--all]` */
-async function assetsList({ command, rest, values, out, lib }: CommandContext): Promise<number> {
-	expectArgs(rest, 0, command);
-	const assets = (await (await lib()).listAssets(values.project)).filter((a) => values.all || !a.retired);
-	print(out, assets, () => assets.map(formatAsset).join('\n') || '(no assets)');
-	return 0;
-}
+const assetsList = operationCommand(listAssets, {
+	params: ({ command, rest, values }) => {
+		expectArgs(rest, 0, command);
+		return values.project === undefined ? {} : { project: values.project };
+	},
+	json: ({ assets }, { values }) => assets.filter((a) => values.all || !a.retired),
+	text: ({ assets }, { values }) =>
+		assets
+			.filter((a) => values.all || !a.retired)
+			.map(formatAsset)
+			.join('\n') || '(no assets)',
+});
 
 /** `desk asset import --dir PATH | --new NAME | --asset ID` */
 const assetImport = operationCommand(importAsset, {
@@ -61,74 +79,64 @@ const assetImport = operationCommand(importAsset, {
 });
 
 /** `desk asset show ID` */
-async function assetShow({ command, rest, out, lib }: CommandContext): Promise<number> {
-	const id = oneId(rest, command);
-	const library = await lib();
-	const asset = await library.assetSummary(id);
-	let atGo: AtGo | { error: string };
-	try {
-		atGo = await library.atGo(id);
-	} catch (error) {
-		atGo = { error: describeError(error) };
-	}
-	const show = { ...asset, at_go: atGo, used_in: library.usedIn(id) };
-	print(
-		out,
-		show,
-		() => `${formatAsset(asset)}\n  at go: ${formatAtGo(atGo)}${asset.about ? `\n  about: ${t(asset.about)}` : ''}`,
-	);
-	return 0;
-}
+const assetShow = operationCommand(showAsset, {
+	params: ({ command, rest }) => ({ id: oneId(rest, command) }),
+	text: (show) =>
+		`${formatAsset(show)}\n  at go: ${formatAtGo(show.at_go)}${show.about ? `\n  about: ${t(show.about)}` : ''}`,
+});
 
 /** `desk asset versions ID` */
-async function assetVersions({ command, rest, out, lib }: CommandContext): Promise<number> {
-	// Written a page at a time: a history of tens of thousands of versions in flat memory.
+const assetVersions = commandOf(listVersions, async (context) => {
+	const { command, rest, out } = context;
+	const id = oneId(rest, command);
+	// Asked and written a page at a time: a history of tens of thousands of versions in flat memory.
+	const pageSize = 2000;
 	let written = 0;
-	for await (const page of (await lib()).versionsInPages(oneId(rest, command), 2000)) {
+	for (let from = 1; ; from += pageSize) {
+		const page = await invokeFromCommandLine(listVersions, context, { id, from, to: from + pageSize - 1 });
+		if (page.versions.length === 0) {
+			break;
+		}
 		if (out.json) {
 			out.write(
-				`${written === 0 ? '[\n' : ',\n'}${page.map((v) => jsonForTerminal(v).replace(/^/gm, '  ')).join(',\n')}`,
+				`${written === 0 ? '[\n' : ',\n'}${page.versions.map((v) => jsonForTerminal(v).replace(/^/gm, '  ')).join(',\n')}`,
 			);
 		} else {
-			writeMessage(out, `${page.map(formatVersion).join('\n')}\n`);
+			writeMessage(out, `${page.versions.map(formatVersion).join('\n')}\n`);
 		}
-		written += page.length;
+		written += page.versions.length;
+		if (written >= page.total) {
+			break;
+		}
 	}
 	out.write(out.json ? (written === 0 ? '[]\n' : '\n]\n') : written === 0 ? '(no versions)\n' : '');
 	return 0;
-}
+});
 
 /** `desk asset atgo ID` */
-async function assetAtGo({ command, rest, out, lib }: CommandContext): Promise<number> {
-	const atGo = await (await lib()).atGo(oneId(rest, command));
-	print(out, atGo, () => formatAtGo(atGo));
-	return 0;
-}
+const assetAtGo = operationCommand(atGo, {
+	params: ({ command, rest }) => ({ id: oneId(rest, command) }),
+	text: (result) => formatAtGo(result),
+});
 
 /** `desk asset files ID [--version N]` */
-async function assetFiles({ command, rest, out, version, lib }: CommandContext): Promise<number> {
-	const files = await (await lib()).files(oneId(rest, command), version);
-	print(
-		out,
-		files,
-		() =>
-			files.files.map((f) => `${f.size >= 0 ? String(f.size).padStart(10) : '         -'}  ${t(f.path)}`).join('\n') ||
-			'(no files)',
-	);
-	return 0;
-}
+const assetFiles = operationCommand(listFiles, {
+	params: ({ command, rest, version }) => ({ id: oneId(rest, command), ...(version === undefined ? {} : { version }) }),
+	text: ({ files }) =>
+		files.map((f) => `${f.size >= 0 ? String(f.size).padStart(10) : '         -'}  ${t(f.path)}`).join('\n') ||
+		'(no files)',
+});
 
 /** `desk asset cat ID PATH [--version N]` */
-async function assetCat({ command, rest, out, version, lib }: CommandContext): Promise<number> {
-	expectArgs(rest, 2, command);
-	const bytes = await (await lib()).cat(rest[0]!, rest[1]!, version);
-	if (out.json) {
-		print(out, { path: rest[1], size: bytes.length, base64: Buffer.from(bytes).toString('base64') }, () => '');
-	} else {
-		writeBytes(out, bytes);
-	}
-	return 0;
-}
+const assetCat = operationCommand(readFile, {
+	params: ({ command, rest, version }) => {
+		expectArgs(rest, 2, command);
+		return { id: rest[0]!, path: rest[1]!, ...(version === undefined ? {} : { version }) };
+	},
+	json: ({ size, base64 }, { rest }) => ({ path: rest[1], size, base64 }),
+	text: () => '',
+	write: ({ base64 }, { out }) => writeBytes(out, Buffer.from(base64, 'base64')),
+});
 
 /** `desk asset snapshot ID [--note TEXT]` */
 const assetSnapshot = operationCommand(snapshotAsset, {
@@ -197,79 +205,72 @@ const assetLink = operationCommand(addLink, {
 });
 
 /** `desk asset note --name NAME --text TEXT [--project NAME]` */
-async function assetNote({ command, rest, values, out, madeBy, open, requestOf }: CommandContext): Promise<number> {
-	expectArgs(rest, 0, command);
-	if (values.name === undefined || values.text === undefined) {
-		throw new UsageError('asset note needs --name NAME and --text TEXT');
-	}
-	const opened = await open();
-	const { request } = requestOf('desk asset note', { name: values.name, text: values.text, project: values.project });
-	const { result: asset } = await answerOnce(opened.libraryRequests, request, async () =>
-		opened.library.addNote({
-			name: values.name!,
-			text: values.text!,
-			madeBy,
-			project: values.project,
-			...(request ? { clientRequest: request } : {}),
-		}),
-	);
-	print(out, asset, () => `${t(asset.id)} ${t(asset.name)}`);
-	return 0;
-}
+const assetNote = operationCommand(addNote, {
+	params: ({ command, rest, values }) => {
+		expectArgs(rest, 0, command);
+		if (values.name === undefined || values.text === undefined) {
+			throw new UsageError('asset note needs --name NAME and --text TEXT');
+		}
+		return {
+			name: values.name,
+			text: values.text,
+			...(values.project === undefined ? {} : { project: values.project }),
+		};
+	},
+	text: (asset) => `${t(asset.id)} ${t(asset.name)}`,
+});
 
 /** `desk asset retire ID | asset unretire ID` */
-async function assetRetire({ command, verb, rest, out, lib }: CommandContext): Promise<number> {
-	const asset = (await lib()).setRetired(oneId(rest, command), verb === 'retire');
-	print(out, asset, () => `${t(asset.name)}: ${asset.retired ? 'retired' : 'in the lists again'}`);
-	return 0;
-}
+const assetRetire = operationCommand(setRetired, {
+	params: ({ command, verb, rest }) => ({ id: oneId(rest, command), retired: verb === 'retire' }),
+	text: (asset) => `${t(asset.name)}: ${asset.retired ? 'retired' : 'in the lists again'}`,
+});
 
 /** `desk asset checks ID --file CHECKS.json` */
-async function assetChecks({ command, rest, values, out, lib }: CommandContext): Promise<number> {
-	const id = oneId(rest, command);
-	if (!values.file) {
-		throw new UsageError('asset checks needs --file CHECKS.json');
-	}
-	const text = readInputText(values.file, 'the checks file', maxJsonBytes);
-	let checks: unknown;
-	try {
-		checks = JSON.parse(text);
-	} catch (error) {
-		throw new DeskError('asset.badChecks', `Could not read checks from ${values.file}: ${(error as Error).message}`, {
-			file: values.file,
-		});
-	}
-	const asset = (await lib()).setChecks(id, checks);
-	print(out, asset, () => `${t(asset.name)}: ${asset.checks.length} check${asset.checks.length === 1 ? '' : 's'}`);
-	return 0;
-}
+const assetChecks = operationCommand(setChecks, {
+	params: ({ command, rest, values }) => {
+		const id = oneId(rest, command);
+		if (!values.file) {
+			throw new UsageError('asset checks needs --file CHECKS.json');
+		}
+		const text = readInputText(values.file, 'the checks file', maxJsonBytes);
+		try {
+			return { id, checks: JSON.parse(text) as unknown };
+		} catch (error) {
+			throw new DeskError('asset.badChecks', `Could not read checks from ${values.file}: ${(error as Error).message}`, {
+				file: values.file,
+			});
+		}
+	},
+	text: (asset) => `${t(asset.name)}: ${asset.checks.length} check${asset.checks.length === 1 ? '' : 's'}`,
+});
 
 /** `desk asset mount ID N` */
-async function assetMount({ command, rest, out, lib }: CommandContext): Promise<number> {
-	expectArgs(rest, 2, command);
-	const mounted = (await lib()).mount(rest[0]!, positiveInteger(rest[1]!, 'N'));
-	print(out, { path: mounted }, () => t(mounted));
-	return 0;
-}
+const assetMount = operationCommand(mountVersion, {
+	params: ({ command, rest }) => {
+		expectArgs(rest, 2, command);
+		return { id: rest[0]!, version: positiveInteger(rest[1]!, 'N') };
+	},
+	text: ({ path: mounted }) => t(mounted),
+});
 
 /** `desk asset diff ID A B` */
-async function assetDiff({ command, rest, out, lib }: CommandContext): Promise<number> {
-	expectArgs(rest, 3, command);
-	const diff = await (await lib()).diff(rest[0]!, positiveInteger(rest[1]!, 'A'), positiveInteger(rest[2]!, 'B'));
-	print(out, diff, () => formatDiff(diff));
-	return 0;
-}
+const assetDiff = operationCommand(diffVersions, {
+	params: ({ command, rest }) => {
+		expectArgs(rest, 3, command);
+		return { id: rest[0]!, from: positiveInteger(rest[1]!, 'A'), to: positiveInteger(rest[2]!, 'B') };
+	},
+	text: (diff) => formatDiff(diff),
+});
 
 /** `desk asset sync ID` */
-async function assetSync({ command, rest, out, lib }: CommandContext): Promise<number> {
-	const result = await (await lib()).sync(oneId(rest, command));
-	print(out, result, () =>
+const assetSync = operationCommand(syncAsset, {
+	params: ({ command, rest }) => ({ id: oneId(rest, command) }),
+	text: (result) =>
 		result.head
 			? `${t(result.asset.name)}: head ${t(result.head.slice(0, 12))}${result.recorded ? ' recorded (sync)' : ' already observed'}`
 			: `${t(result.asset.name)}: no commits`,
-	);
-	return 0;
-}
+});
 
 /** `desk asset search WORDS...` */
 const assetSearch = operationCommand(searchAssets, {
@@ -285,18 +286,14 @@ const assetSearch = operationCommand(searchAssets, {
 });
 
 /** `desk asset used-in ID` */
-async function assetUsedIn({ command, rest, out, lib }: CommandContext): Promise<number> {
-	const usedIn = (await lib()).usedIn(oneId(rest, command));
-	print(
-		out,
-		usedIn,
-		() =>
-			usedIn
-				.map((u) => `${t(u.launched_at)}  ${t(u.launch_id)}  ${t(u.project)}  ${t(u.role)} v${u.version}`)
-				.join('\n') || '(not used in any launch yet)',
-	);
-	return 0;
-}
+const assetUsedIn = operationCommand(usedIn, {
+	params: ({ command, rest }) => ({ id: oneId(rest, command) }),
+	json: (result) => result.usedIn,
+	text: (result) =>
+		result.usedIn
+			.map((u) => `${t(u.launched_at)}  ${t(u.launch_id)}  ${t(u.project)}  ${t(u.role)} v${u.version}`)
+			.join('\n') || '(not used in any launch yet)',
+});
 
 export const assetCommands: ReadonlyArray<[string, Command]> = [
 	['assets list', assetsList],

@@ -1,42 +1,29 @@
 /** `desk task attachments …`: the files attached to a task, listed, added, shown, read and deleted. */
 import * as path from 'node:path';
-import { resolveAttachment } from '../../attachments/attachmentStore';
 import type { AttachmentRow } from '../../attachments/types';
 import { humanBytes } from '../../attachments/names';
 import { DeskError } from '../../core/errors';
-import type { Desk } from '../../desk';
-import { personLabel } from '../../operations/actor';
-import { attachFile } from '../../operations/attachments';
-import { personIdentity } from '../../operations/identity';
+import {
+	attachFile,
+	deleteAttachment,
+	listAttachments,
+	readAttachment,
+	showAttachment,
+} from '../../operations/attachments';
 import { operationCommand, type OperationCommand } from '../operationCommand';
 import { UsageError } from '../args';
 import type { Command, CommandContext } from '../context';
-import { print, writeBytes } from '../output';
-import { projectPath, recordedTop, repoTop } from '../projects';
+import { writeBytes } from '../output';
+import { repoTop } from '../projects';
 import { terminalSafe as t } from '../terminal';
 
-/** `desk task attachments add TASK FILE [--name NAME] [--note TEXT]` */
-const attachmentAdd = operationCommand(attachFile, {
-	params: async ({ rest, values, open }) => {
-		const [task, file] = rest;
-		if (task === undefined || file === undefined || rest.length > 2) {
-			throw new UsageError('task attachments add TASK FILE');
-		}
-		return {
-			project: values.project ?? (await projectOfRepo(await open(), values.repo)),
-			task,
-			path: path.resolve(file),
-			...(values.name ? { name: values.name } : {}),
-			...(values.note ? { note: values.note } : {}),
-		};
-	},
-	text: (row) => `attached ${formatAttachment(row)}`,
-});
-
-/** The project of the repository at --repo, or around the current folder. */
-async function projectOfRepo(desk: Desk, repo: string | undefined): Promise<string> {
-	const top = await repoTop(repo ?? process.cwd());
-	const project = desk.library.listProjects().find((p) => p.path === top);
+/** The project a command names: --project, else the library's project of the repository at --repo or around the current folder. */
+async function projectOf({ values, open }: CommandContext): Promise<string> {
+	if (values.project !== undefined) {
+		return values.project;
+	}
+	const top = await repoTop(values.repo ?? process.cwd());
+	const project = (await open()).library.listProjects().find((p) => p.path === top);
 	if (!project) {
 		throw new DeskError(
 			'project.notFound',
@@ -49,86 +36,100 @@ async function projectOfRepo(desk: Desk, repo: string | undefined): Promise<stri
 	return project.name;
 }
 
-/** The subcommands of `desk task attachments` that are faces of operations, by their word. */
-const operationSubcommands: ReadonlyMap<string, OperationCommand> = new Map([['add', attachmentAdd]]);
+/** The task and the attachment a subcommand names (`TASK REF`), and its project. */
+async function attachmentOf(context: CommandContext): Promise<{ project: string; task: string; ref: string }> {
+	const [task, ref] = context.rest;
+	if (task === undefined || ref === undefined || context.rest.length > 2) {
+		throw new UsageError(`${context.command} TASK REF`);
+	}
+	return { project: await projectOf(context), task, ref };
+}
+
+/** `desk task attachments list [TASK]`: the tasks with attachments, or one task's files. */
+const attachmentList = operationCommand(listAttachments, {
+	params: async (context) => {
+		if (context.rest.length > 1) {
+			throw new UsageError('task attachments list [TASK]');
+		}
+		return { project: await projectOf(context) };
+	},
+	json: ({ tasks }, { rest: [task] }) =>
+		task === undefined
+			? tasks.map(({ task_id, count, bytes }) => ({ task_id, count, bytes }))
+			: (tasks.find((t) => t.task_id === task)?.files ?? []),
+	text: ({ tasks }, { rest: [task] }) =>
+		task === undefined
+			? tasks
+					.map(
+						(each) =>
+							`${t(each.task_id)}  ${String(each.count).padStart(3)} file${each.count === 1 ? ' ' : 's'}  ${humanBytes(each.bytes)}`,
+					)
+					.join('\n') || '(no attachments)'
+			: (tasks.find((each) => each.task_id === task)?.files ?? []).map(formatAttachment).join('\n') ||
+				'(no attachments)',
+});
+
+/** `desk task attachments add TASK FILE [--name NAME] [--note TEXT]` */
+const attachmentAdd = operationCommand(attachFile, {
+	params: async (context) => {
+		const [task, file] = context.rest;
+		if (task === undefined || file === undefined || context.rest.length > 2) {
+			throw new UsageError('task attachments add TASK FILE');
+		}
+		const { values } = context;
+		return {
+			project: await projectOf(context),
+			task,
+			path: path.resolve(file),
+			...(values.name ? { name: values.name } : {}),
+			...(values.note ? { note: values.note } : {}),
+		};
+	},
+	text: (row) => `attached ${formatAttachment(row)}`,
+});
+
+/** `desk task attachments show TASK REF` */
+const attachmentShow = operationCommand(showAttachment, {
+	params: attachmentOf,
+	text: (row) =>
+		`${formatAttachment(row)}\n  sha256 ${t(row.sha256)}${row.run_id ? `\n  run ${t(row.run_id)}` : ''}${row.note ? `\n  note: ${t(row.note)}` : ''}`,
+});
+
+/** `desk task attachments cat TASK REF` */
+const attachmentCat = operationCommand(readAttachment, {
+	params: attachmentOf,
+	json: ({ row, base64 }) => ({ ...row, base64 }),
+	text: () => '',
+	write: ({ base64 }, { out }) => writeBytes(out, Buffer.from(base64, 'base64')),
+});
+
+/** `desk task attachments rm TASK REF` */
+const attachmentRm = operationCommand(deleteAttachment, {
+	params: async (context) => ({ ...(await attachmentOf(context)), via: 'desk task attachments rm' }),
+	text: (row) => `deleted ${formatAttachment(row)}`,
+});
+
+/** The subcommands of `desk task attachments`, each the face of an operation, by their word. */
+const subcommands: ReadonlyMap<string, OperationCommand> = new Map([
+	['list', attachmentList],
+	['add', attachmentAdd],
+	['show', attachmentShow],
+	['cat', attachmentCat],
+	['rm', attachmentRm],
+]);
 
 /** `desk task attachments list|add|show|cat|rm …` */
 const taskAttachments = Object.assign(
 	async (context: CommandContext): Promise<number> => {
 		const [sub, ...rest] = context.rest;
-		const face = sub === undefined ? undefined : operationSubcommands.get(sub);
-		return face ? face({ ...context, command: `task attachments ${sub}`, rest }) : otherAttachments(context);
-	},
-	{ subcommands: operationSubcommands },
-);
-
-async function otherAttachments({ rest, values, out, open }: CommandContext): Promise<number> {
-	const opened = await open();
-	const top = values.project
-		? projectPath(opened, values.project)
-		: recordedTop(opened, await repoTop(values.repo ?? process.cwd()));
-	const store = await opened.attachments(top);
-	const [sub, taskArg, third] = rest;
-	const needTask = () => {
-		if (!taskArg) {
-			throw new UsageError(`task attachments ${sub} needs the task id`);
-		}
-		return taskArg;
-	};
-	switch (sub) {
-		case 'list': {
-			if (taskArg === undefined) {
-				const tasks = store.tasks();
-				print(
-					out,
-					tasks,
-					() =>
-						tasks
-							.map(
-								(task) =>
-									`${t(task.task_id)}  ${String(task.count).padStart(3)} file${task.count === 1 ? ' ' : 's'}  ${humanBytes(task.bytes)}`,
-							)
-							.join('\n') || '(no attachments)',
-				);
-			} else {
-				const rows = store.list(taskArg);
-				print(out, rows, () => rows.map(formatAttachment).join('\n') || '(no attachments)');
-			}
-			return 0;
-		}
-		case 'show':
-		case 'cat':
-		case 'rm': {
-			if (!third) {
-				throw new UsageError(`task attachments ${sub} TASK REF`);
-			}
-			if (sub === 'rm') {
-				const row = store.delete(needTask(), third, personLabel(await personIdentity()), 'desk task attachments rm');
-				print(out, row, () => `deleted ${formatAttachment(row)}`);
-				return 0;
-			}
-			const row = resolveAttachment(store.list(needTask()), third);
-			if (sub === 'show') {
-				print(
-					out,
-					row,
-					() =>
-						`${formatAttachment(row)}\n  sha256 ${t(row.sha256)}${row.run_id ? `\n  run ${t(row.run_id)}` : ''}${row.note ? `\n  note: ${t(row.note)}` : ''}`,
-				);
-				return 0;
-			}
-			const bytes = store.read(row);
-			if (out.json) {
-				print(out, { ...row, base64: bytes.toString('base64') }, () => '');
-			} else {
-				writeBytes(out, bytes);
-			}
-			return 0;
-		}
-		default:
+		const face = sub === undefined ? undefined : subcommands.get(sub);
+		if (!face) {
 			throw new UsageError('task attachments takes list, add, show, cat or rm');
-	}
-}
+		}
+		return face({ ...context, command: `task attachments ${sub}`, rest });
+	},
+	{ subcommands },
+);
 
 export const attachmentCommands: ReadonlyArray<[string, Command]> = [['task attachments', taskAttachments]];
 
