@@ -309,7 +309,15 @@ export class AttachmentStore {
 	add(
 		taskId: string,
 		file: string,
-		meta: { name?: string; note?: string; addedBy: string; runId?: string; request?: ClientRequest },
+		meta: {
+			name?: string;
+			note?: string;
+			addedBy: string;
+			runId?: string;
+			request?: ClientRequest;
+			/** Scrubbed from the bytes on the way in, as a run's outbox is (its agent's secret environment). */
+			secrets?: readonly string[];
+		},
 	): AttachmentRow {
 		checkTaskId(taskId);
 		const bytes = withFileAt(
@@ -352,6 +360,7 @@ export class AttachmentStore {
 			},
 			bytes,
 			this.limits.fileBytes,
+			meta.secrets,
 		);
 	}
 

@@ -31,6 +31,8 @@ export type Actor =
 			/** The run's work folder and outbox, as the desk sees them: the only folders its paths may name. */
 			readonly workFolder: string;
 			readonly outbox: string;
+			/** The values of the agent's secret environment: scrubbed from what it attaches, as from its outbox. */
+			readonly secrets?: readonly string[];
 	  };
 
 /** `Name <email>`, or the name alone. */

@@ -85,7 +85,7 @@ export const attachFile = operation({
 		const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () =>
 			store.add(task, file, {
 				addedBy: actorLabel(actor),
-				...(actor.kind === 'agent' ? { runId: actor.run } : {}),
+				...(actor.kind === 'agent' ? { runId: actor.run, secrets: actor.secrets ?? [] } : {}),
 				...(params.name ? { name: params.name } : {}),
 				...(params.note ? { note: params.note } : {}),
 				...(request ? { request } : {}),

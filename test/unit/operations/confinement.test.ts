@@ -173,6 +173,16 @@ describe('asset and attachment operations: actor and confinement', () => {
 		assert.equal(byHand.added_by, personLabel(person));
 	});
 
+	it("scrubs the agent's secrets from what it attaches, as from its outbox", async () => {
+		const secret = 'sk-test-0123456789abcdef';
+		fs.writeFileSync(path.join(work, 'env.txt'), `TOKEN=${secret}\n`);
+		const row = await call(attachFile, { ...agent, secrets: [secret] }, { path: 'env.txt' });
+		const store = await desk.attachments(desk.library.listProjects().find((p) => p.name === 'webshop')!.path);
+		const stored = store.read(row).toString();
+		assert.ok(!stored.includes(secret), stored);
+		assert.match(stored, /^TOKEN=/);
+	});
+
 	it('an agent may not attach a file outside its folders, or to another task or project', async () => {
 		const store = await desk.attachments(desk.library.listProjects().find((p) => p.name === 'webshop')!.path);
 		const count = store.list().length;
