@@ -213,7 +213,7 @@ export const importAsset = operation({
 			tool: 'asset_import',
 			title: 'Import an asset',
 			description:
-				"Bring an asset into this project. Give exactly one of: `dir`, a folder inside your work folder or outbox (a git repository's top becomes a git asset, any other folder a snapshot asset whose version 1 is what it holds now; importing the same folder again returns the same asset); `newName`, a new empty snapshot asset (in `dir` when given, which must not exist or be empty); or `assetId`, an asset of this project. Returns the asset, whether it was created, and the project.",
+				"Bring an asset into this project. Give exactly one of: `dir`, a folder inside your work folder or outbox (a git repository's top becomes a git asset, any other folder a snapshot asset whose version 1 is what it holds now; importing the same folder again returns the same asset); `newName`, a new empty snapshot asset (in `dir` when given, which must not exist or be empty); or `assetId`, an asset of this project. `main` and `allowGitDir` are the person's to set: a run is refused them. Returns the asset, whether it was created, and the project.",
 			boundByRun: ['project'],
 		},
 	},
