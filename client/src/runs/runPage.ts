@@ -17,8 +17,8 @@ function html(text: string | number | undefined): string {
 	return escapeHtml(visibleLines(String(text)));
 }
 
-function table(headers: string[], rows: Array<Array<string | number | undefined>>): string {
-	return `<table><thead><tr>${headers.map((h) => `<th>${html(h)}</th>`).join('')}</tr></thead><tbody>${rows
+function table(headers: string[], rows: Array<Array<string | number | undefined>>, className?: string): string {
+	return `<table${className ? ` class="${className}"` : ''}><thead><tr>${headers.map((h) => `<th>${html(h)}</th>`).join('')}</tr></thead><tbody>${rows
 		.map((row) => `<tr>${row.map((cell) => `<td>${html(cell)}</td>`).join('')}</tr>`)
 		.join('')}</tbody></table>`;
 }
@@ -149,7 +149,14 @@ export function renderRunBody(d: RunDetail, actions = ''): string {
 			? '<p class="muted">The agent called no desk tool (asset_search, asset_snapshot, attach, …).</p>'
 			: table(
 					['Tool', 'Arguments', 'Status', 'Result', 'Agent’s call id'],
-					desk.map((t) => [t.tool_name, argsSummary(t.args), t.status, t.result_summary, t.external_ids?.tool_use_id]),
+					desk.map((t) => [
+						t.tool_name,
+						argsSummary(t.args),
+						t.status,
+						clipped(t.result_summary, 160),
+						t.external_ids?.tool_use_id,
+					]),
+					'calls desk-calls',
 				),
 		`<h2>Tool calls (${own.length})</h2>`,
 		table(
@@ -159,8 +166,9 @@ export function renderRunBody(d: RunDetail, actions = ''): string {
 				t.status,
 				t.io_footprint?.paths_read.join(', '),
 				t.io_footprint?.paths_written.join(', '),
-				t.result_summary,
+				clipped(t.result_summary, 300),
 			]),
+			'calls own-calls',
 		),
 	);
 	return parts.join('\n');
@@ -188,6 +196,11 @@ export function argsSummary(args: unknown, max = 160): string {
 		text = args === undefined ? '' : oneLine(args);
 	}
 	return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** `text` cut to `max` characters (a result can be a whole record): the page stays a table one can read. */
+function clipped(text: string | undefined, max: number): string | undefined {
+	return text !== undefined && text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 function oneLine(value: unknown): string {
@@ -302,6 +315,9 @@ a.button.primary { background: var(--vscode-button-background); color: var(--vsc
 a.button.secondary { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); } a.button.secondary:hover { background: var(--vscode-button-secondaryHoverBackground); }
 a.button:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: 2px; }
 .text, table.facts td { white-space: pre-wrap; } td code { word-break: break-all; }
+table.calls { width: 100%; } table.calls th { white-space: nowrap; }
+/* A result can be a record without spaces: it wraps anywhere rather than push the columns after it off the page. */
+table.desk-calls td:nth-child(4), table.own-calls td:nth-child(5) { overflow-wrap: anywhere; } table.desk-calls td:nth-child(4) { width: 40%; }
 .result.passed { color: var(--vscode-testing-iconPassed); } .result.failed { color: var(--vscode-testing-iconFailed); } .muted { color: var(--vscode-descriptionForeground); }
 </style></head><body>${body}</body></html>`;
 }
