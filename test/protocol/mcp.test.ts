@@ -233,8 +233,9 @@ describe('desk mcp, with the MCP SDK client', () => {
 		const made = resultOf(await call('asset_import', { newName: 'scratch', project: 'shop' }));
 		assert.equal(made['created'], true);
 		assert.equal((made['asset'] as AssetRecord).name, 'scratch');
-		const relative = refusalOf(await call('asset_import', { dir: 'recipes', project: 'shop' }));
-		assert.equal(relative.code, 'desk.relativePath', "a person's path is absolute");
+		// desk mcp was started in root: a relative path is read against the folder the person's agent started it in.
+		const relative = resultOf(await call('asset_import', { dir: 'recipes', project: 'shop' }));
+		assert.equal((relative['asset'] as AssetRecord).id, asset.id, 'recipes, read against the folder desk mcp runs in');
 	});
 
 	it('asset_snapshot cuts a version from the folder as it is now, and none when nothing changed', async () => {

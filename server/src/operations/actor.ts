@@ -20,7 +20,13 @@ export type Actor =
 	/** The person, acting in the editor. */
 	| { readonly kind: 'editor'; readonly person: PersonIdentity }
 	/** The person (or their script, or their own agent through `desk mcp`) at the command line. */
-	| { readonly kind: 'cli'; readonly person: PersonIdentity; readonly via?: 'mcp' }
+	| {
+			readonly kind: 'cli';
+			readonly person: PersonIdentity;
+			readonly via?: 'mcp';
+			/** The folder a relative path is read against: where the command (or `desk mcp`, by the person's agent) was started. */
+			readonly cwd?: string;
+	  }
 	/** An agent inside a run: everything it may touch is bound to that run's project, task and folders. */
 	| {
 			readonly kind: 'agent';

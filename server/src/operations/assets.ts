@@ -69,13 +69,17 @@ export async function assertAssetOfCall(call: OperationCall, id: string): Promis
 }
 
 /**
- * The path a call names, as its operation uses it. A person's must be absolute (a relative one would
- * resolve against the server's folder: `desk.relativePath`) and is taken as it is. An agent's is
+ * The path a call names, as its operation uses it. At the command line (and through `desk mcp`) a
+ * relative one is read against the folder it was started in; from the editor it must be absolute (a
+ * relative one would resolve against the server's folder: `desk.relativePath`). An agent's is
  * resolved against its work folder and must lie, links followed, inside its work folder or its
  * outbox (`operation.outsideRun`); the real path is returned, so no link is followed again later.
  * A path that does not exist yet (a new asset's folder) is judged by its nearest existing folder.
  */
 export async function pathOfCall(call: OperationCall, named: string, field: string): Promise<string> {
+	if (call.actor.kind === 'cli' && call.actor.cwd !== undefined) {
+		return path.resolve(call.actor.cwd, named);
+	}
 	if (call.actor.kind !== 'agent') {
 		if (!path.isAbsolute(named)) {
 			throw new DeskError(

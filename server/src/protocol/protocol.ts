@@ -158,12 +158,12 @@ const assetId = string({ minLength: 1, maxLength: 64 });
 export const assetIdSchema = assetId;
 /**
  * A path a desk tool call names (glossary: Desk tools): absolute, or relative to the calling agent's
- * work folder; its operation resolves it and refuses one outside the run's folders, and refuses a
- * relative one from anyone else. Over JSON-RPC the same params take absolute paths only.
+ * work folder (through `desk mcp`, to the folder it was started in); its operation resolves it and
+ * refuses one outside the run's folders. Over JSON-RPC the same params take absolute paths only.
  */
 export const toolPath = described(
 	string({ minLength: 1, maxLength: 4096 }),
-	'A path inside your work folder or outbox: relative to your work folder, or absolute.',
+	'A file or folder path: absolute, or relative to your working folder. Inside a run, only paths inside your work folder or outbox are allowed.',
 );
 const versionNumber = integer({ min: 1 });
 

@@ -18,7 +18,10 @@ async function serveMcp({ command, rest, open, logger }: CommandContext): Promis
 	expectArgs(rest, 0, command);
 	const desk = await open();
 	const pending = new Set<Promise<unknown>>();
-	const tools = operationsDispatcher({ desk, actor: { kind: 'cli', person: await personIdentity(), via: 'mcp' } });
+	const tools = operationsDispatcher({
+		desk,
+		actor: { kind: 'cli', person: await personIdentity(), via: 'mcp', cwd: process.cwd() },
+	});
 	const counted: ToolDispatcher = {
 		tools: () => tools.tools(),
 		call(name, args, meta) {
