@@ -57,6 +57,10 @@ await Promise.all([
 		plugins: [isoGitWriterApart],
 	}),
 	esbuild.build({ ...common, entryPoints: ['server/src/git/isoGitWriter.ts'], outfile: 'dist/isoGitWriter.js' }),
+	// The desk tools inside a run's sandbox: the stdio MCP proxy and the shell fallback, each over the
+	// run's socket. Bundles of their own: the agent starts them with the desk's Node, next to nothing else.
+	esbuild.build({ ...common, entryPoints: ['server/src/mcp/proxy.ts'], outfile: 'dist/desk-mcp.js' }),
+	esbuild.build({ ...common, entryPoints: ['server/src/mcp/toolCli.ts'], outfile: 'dist/desk-tool.js' }),
 	esbuild.build({
 		...common,
 		platform: 'browser',

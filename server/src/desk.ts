@@ -15,6 +15,7 @@ import type { GitDirLocation } from './git/gitDir';
 import { checkRefName } from './git/refName';
 import { ProjectLaunches } from './launch/projectLaunches';
 import { RunGate } from './runs/gate';
+import type { DeskToolsHost, DeskToolsRequest } from './runs/ports';
 import { AttachmentStore } from './attachments/attachmentStore';
 import { RunExecutor } from './runs/runner';
 import type { RunSettings } from './runs/settings';
@@ -79,6 +80,12 @@ export class Desk {
 	onRunChanged: ((top: string, runId: string) => void) | undefined;
 	onRunFinished: ((top: string, runId: string, status: 'gate' | 'failed') => void) | undefined;
 	onAttachmentsChanged: ((top: string, taskId: string) => void) | undefined;
+	/**
+	 * Hosts the desk tools for an agent of a run of `project` (glossary: Desk tools); set by the face
+	 * that opened the desk (the server, the command line), which knows the operations. Unset: runs
+	 * go without them.
+	 */
+	deskTools: ((project: string, request: DeskToolsRequest) => Promise<DeskToolsHost> | undefined) | undefined;
 	/** Told as a project's suggestion index builds in the background (at most once a second) and when it is complete. */
 	onSuggestIndexProgress: ((top: string, progress: SuggestIndexProgress) => void) | undefined;
 	private readonly runners = new Map<string, { executor: RunExecutor; gate: RunGate }>();
@@ -381,6 +388,7 @@ export class Desk {
 			logger: this.logger,
 			changed: (runId: string) => this.onRunChanged?.(top, runId),
 			finished: (runId: string, status: 'gate' | 'failed') => this.onRunFinished?.(top, runId, status),
+			deskTools: (request: DeskToolsRequest) => this.deskTools?.(project.name, request),
 		};
 		const executor = new RunExecutor(ports);
 		const runner = { executor, gate: new RunGate(ports, executor) };

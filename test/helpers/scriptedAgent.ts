@@ -13,6 +13,8 @@ export interface Scenario {
 	/** Paths replaced by links to `target` (a file or folder made a link). */
 	links?: Array<{ path: string; target: string }>;
 	tryRead?: string[];
+	/** Environment variables printed (a Bash tool call each, its output the value), as a careless agent would. */
+	printEnv?: string[];
 	tryWrite?: string[];
 	/** Ports on 127.0.0.1 to connect to (a Bash tool call each, an error when refused). */
 	tryConnect?: number[];
@@ -27,6 +29,12 @@ export interface Scenario {
 	/** The model name the agent reports (default scripted-model-1). */
 	model?: string;
 	echoPromptTo?: string;
+	/**
+	 * Desk tool calls, in order: as an MCP client of the server the wiring names (the desk's proxy,
+	 * started as Claude Code starts one), or with `via: 'cli'` through `desk-tool`. What each was
+	 * answered is written to `<scenario file>.desk-tools.json` (see {@link deskToolAnswers}).
+	 */
+	deskTools?: Array<{ tool: string; args: Record<string, unknown>; via?: 'mcp' | 'cli' }>;
 	/** The agent's `mcp` setting (default auto: the desk tools are wired in). */
 	mcp?: 'auto' | 'off';
 }
@@ -66,4 +74,10 @@ export function scriptedAgentSettings(scenario: Scenario, overrides: Partial<Run
 		sandbox: 'auto',
 		...overrides,
 	};
+}
+
+/** What the scripted agent of `settings` was answered by its desk tool calls (its `deskTools` steps), the list of tools first. */
+export function deskToolAnswers(settings: RunSettings): unknown[] {
+	const scenarioFile = settings.agents[0]!.args[1]!;
+	return JSON.parse(fs.readFileSync(`${scenarioFile}.desk-tools.json`, 'utf8')) as unknown[];
 }

@@ -10,6 +10,8 @@
 import { DeskError, describeError } from '../core/errors';
 import { leveledLogger, type LogLevel } from '../core/logger';
 import { Desk } from '../desk';
+import { runDeskTools } from '../mcp/runTools';
+import { noEvents } from '../operations/operation';
 import { clientRequest, requestIdPattern } from '../store/clientRequests';
 import { parseCommandLine, positiveInteger, UsageError } from './args';
 import { commands } from './commands';
@@ -48,7 +50,19 @@ export async function main(
 		const [area, verb, ...rest] = positionals;
 		const command = `${area} ${verb ?? ''}`.trim();
 		const version = values.version === undefined ? undefined : positiveInteger(values.version, '--version');
-		const open = async () => (desk = await Desk.open({ libraryDir: store, logger }));
+		const open = async () => {
+			if (!desk) {
+				desk = await Desk.open({ libraryDir: store, logger });
+				// The desk tools of the runs `desk run go` carries out here, from the bundles beside this one (dist/).
+				desk.deskTools = runDeskTools({
+					desk,
+					events: noEvents,
+					bundleDir: __dirname,
+					onError: (error) => logger.warn(`desk tools: ${error.message}`),
+				});
+			}
+			return desk;
+		};
 		const context: CommandContext = {
 			command,
 			verb,

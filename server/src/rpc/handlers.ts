@@ -43,6 +43,16 @@ export interface HandlerContext {
 	notifyAttachmentsChanged(project: string, task: string): void;
 }
 
+/** What an operation called through this server tells the windows: the protocol's notifications. */
+export function notifyingEvents(context: HandlerContext): DeskEvents {
+	return {
+		assetsChanged: (reason) => context.notifyAssetsChanged(reason),
+		snapshotProgress: (id, files) => context.notifySnapshotProgress(id, files),
+		runsChanged: (project) => context.notifyRunsChanged(project),
+		attachmentsChanged: (project, task) => context.notifyAttachmentsChanged(project, task),
+	};
+}
+
 export function createHandlers(context: HandlerContext): DeskHandlers {
 	return { ...handWritten(context), ...operationHandlers(context) } as DeskHandlers;
 }
@@ -52,12 +62,7 @@ export function createHandlers(context: HandlerContext): DeskHandlers {
  * operation's schema (its method's) before it runs; the actor is the person in the editor.
  */
 function operationHandlers(context: HandlerContext): Partial<DeskHandlers> {
-	const events: DeskEvents = {
-		assetsChanged: (reason) => context.notifyAssetsChanged(reason),
-		snapshotProgress: (id, files) => context.notifySnapshotProgress(id, files),
-		runsChanged: (project) => context.notifyRunsChanged(project),
-		attachmentsChanged: (project, task) => context.notifyAttachmentsChanged(project, task),
-	};
+	const events = notifyingEvents(context);
 	const handlers: Record<string, (params: unknown, signal: AbortSignal) => Promise<unknown>> = {};
 	const names = new Map<string, keyof Requests>(
 		Object.entries(deskRequests).map(([name, definition]) => [definition.method, name as keyof Requests]),

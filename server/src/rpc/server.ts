@@ -28,7 +28,8 @@ import {
 } from '../protocol/protocol';
 import type { Checked } from '../protocol/schema';
 import { runFinishedParams } from '../runs/runViews';
-import { createHandlers, type DeskHandlers } from './handlers';
+import { createHandlers, notifyingEvents, type DeskHandlers } from './handlers';
+import { runDeskTools } from '../mcp/runTools';
 import { personIdentity } from '../operations/identity';
 
 export const serverVersion = '0.1.0';
@@ -163,6 +164,13 @@ export function startDeskServer(connection: Connection): DeskServer {
 				desk.onLibraryChanged = (reason) => context.notifyAssetsChanged(reason);
 				desk.onRunChanged = (top, runId) => runChanges.push(projectOf(desk, top), runId);
 				desk.onAttachmentsChanged = (top, task) => context.notifyAttachmentsChanged(projectOf(desk, top), task);
+				// The desk tools of this server's runs, started from the bundles beside this one (dist/).
+				desk.deskTools = runDeskTools({
+					desk,
+					events: notifyingEvents(context),
+					bundleDir: __dirname,
+					onError: (error) => logger.warn(`desk tools: ${error.message}`),
+				});
 				desk.onSuggestIndexProgress = (top, progress) =>
 					void notify(SuggestIndexDidChange, { project: projectOf(desk, top), ...progress });
 				desk.onRunFinished = (top, runId, status) => {

@@ -2,19 +2,30 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { newToolInvocation } from '../ai/model';
 import type { ArtifactRef, Run, Task } from '../ai/types';
 import { createOutputParser } from '../agents/adapters';
 import { AttachmentStore } from '../attachments/attachmentStore';
 import { DeskError } from '../core/errors';
 import { maxAgentLineBytes } from '../core/inputLimits';
+import { scrubText } from '../core/secrets';
 import type { AgentRecorder, NodeOutcome } from './agentRecorder';
 import { objectSink, secretsOf } from './artifacts';
 import { boundedLines } from './boundedLines';
+import { agentKindOf, deskTokenEnv, mcpWiring, type McpWiring } from './mcpWiring';
 import type { RunPlacement } from './placement';
-import type { RunnerPorts } from './ports';
+import type { DeskToolCall, DeskToolsHost, RunnerPorts } from './ports';
 import { baseChildEnv, safePath } from './programs';
 import { killGroup } from './runnerProcess';
-import { expandHome, programFolders, resolveCommand, sandboxArgs, spawnSandboxed, type SandboxLayout } from './sandbox';
+import {
+	expandHome,
+	programFolders,
+	resolveCommand,
+	sandboxArgs,
+	sandboxIpcFolder,
+	spawnSandboxed,
+	type SandboxLayout,
+} from './sandbox';
 import type { AgentSettings } from './settings';
 
 /**
@@ -45,6 +56,46 @@ export async function invokeAgent(
 	recorder: AgentRecorder,
 	onStop: (stop: (reason: string) => void) => void,
 ): Promise<AgentOutcome> {
+	// The desk tools live as long as the agent process: hosted before it starts, closed once it is gone.
+	const tools =
+		agent.mcp === 'auto'
+			? await ports.deskTools?.({
+					run: run.object_id,
+					task: task.object_id,
+					agent: agent.name,
+					workFolder: placement.work_folder,
+					outbox,
+					called: (call) => recordDeskToolCall(ports, run, agent, call),
+				})
+			: undefined;
+	try {
+		return await runAgent(ports, run, task, node, prompt, agent, placement, outbox, recorder, onStop, tools);
+	} finally {
+		await tools
+			?.close()
+			.catch((error: unknown) =>
+				ports.logger.warn(`run ${run.object_id}: the desk tools socket was not closed: ${(error as Error).message}`),
+			);
+	}
+}
+
+async function runAgent(
+	ports: RunnerPorts,
+	run: Run,
+	task: Task,
+	node: string,
+	givenPrompt: string,
+	agent: AgentSettings,
+	placement: RunPlacement,
+	outbox: string,
+	recorder: AgentRecorder,
+	onStop: (stop: (reason: string) => void) => void,
+	tools: DeskToolsHost | undefined,
+): Promise<AgentOutcome> {
+	const wiring = tools ? wireDeskTools(agent, placement, tools) : undefined;
+	const prompt = wiring?.prompt ? `${givenPrompt}\n\n${wiring.prompt}\n` : givenPrompt;
+	// The token is a secret of the run's: scrubbed from every line the agent prints before anything keeps it.
+	const runSecrets = tools ? [tools.token] : [];
 	const env: Record<string, string> = {
 		// Its PATH has only absolute folders: a relative one (`.`, empty) would find a program
 		// of the repository's in the work folder the agent starts in.
@@ -59,6 +110,9 @@ export async function invokeAgent(
 			env[name] = value;
 		}
 	}
+	if (wiring && tools) {
+		Object.assign(env, wiring.env, { [deskTokenEnv]: tools.token });
+	}
 	env.PATH = safePath(env.PATH);
 	const program = resolveCommand(agent.command);
 	if (!program) {
@@ -71,12 +125,19 @@ export async function invokeAgent(
 		};
 	}
 	const usesPlaceholder = agent.args.some((a) => a.includes('{prompt}'));
-	const args = agent.args.map((a) => a.split('{prompt}').join(prompt));
+	const args = [
+		...(wiring?.prepend ?? []),
+		...agent.args.map((a) => a.split('{prompt}').join(prompt)),
+		...(wiring?.append ?? []),
+	];
 	const started = Date.now();
 	const child = placement.isolated
 		? // In the sandbox the program is started by its real path: only its own folder is shown.
 			spawnSandboxed(
-				sandboxArgs(sandboxLayout(ports, placement, outbox, agent), env, [fs.realpathSync(program), ...args]),
+				sandboxArgs(withDeskTools(sandboxLayout(ports, placement, outbox, agent), tools), env, [
+					fs.realpathSync(program),
+					...args,
+				]),
 				{
 					cwd: placement.work_folder,
 					env: { PATH: env.PATH!, DESK_RUN_ID: run.object_id },
@@ -102,7 +163,7 @@ export async function invokeAgent(
 	const transcript: Buffer[] = [];
 	let stderrTail = '';
 	child.stderr.on('data', (chunk: Buffer) => {
-		keep(chunk);
+		keep(runSecrets.length > 0 ? Buffer.from(scrubText(chunk.toString('utf8'), runSecrets), 'utf8') : chunk);
 		stderrTail = (stderrTail + chunk.toString('utf8')).slice(-2000);
 	});
 	// Each line the agent prints is capped: one endless line must not exhaust the desk's memory.
@@ -126,7 +187,8 @@ export async function invokeAgent(
 		}
 	};
 	const reading = (async () => {
-		for await (const line of lines) {
+		for await (const printed of lines) {
+			const line = runSecrets.length > 0 ? scrubText(printed, runSecrets) : printed;
 			keep(Buffer.from(`${line}\n`, 'utf8'));
 			for (const event of parser.push(line)) {
 				recorder.record(event);
@@ -148,7 +210,7 @@ export async function invokeAgent(
 	if (kept > maxTranscriptBytes) {
 		transcript.push(Buffer.from(`\n[desk: the transcript was cut at ${maxTranscriptBytes} bytes of ${kept}]\n`));
 	}
-	ingestOutbox(ports, run, task, agent);
+	ingestOutbox(ports, run, task, agent, runSecrets);
 	const sink = objectSink(ports, agent);
 	const stored =
 		transcript.length > 0
@@ -180,11 +242,11 @@ export async function invokeAgent(
 }
 
 /** The attempt is over: what the agent left in the outbox is attached to the task (glossary: Outbox). */
-function ingestOutbox(ports: RunnerPorts, run: Run, task: Task, agent: AgentSettings): void {
+function ingestOutbox(ports: RunnerPorts, run: Run, task: Task, agent: AgentSettings, runSecrets: string[]): void {
 	try {
 		const report = ports.attachments.ingest(task.object_id, {
 			runId: run.object_id,
-			secrets: secretsOf(agent),
+			secrets: [...secretsOf(agent), ...runSecrets],
 			addedBy: `agent ${agent.name}`,
 		});
 		if (report.added.length + report.refused.length + report.kept.length > 0) {
@@ -193,6 +255,70 @@ function ingestOutbox(ports: RunnerPorts, run: Run, task: Task, agent: AgentSett
 		}
 	} catch (error) {
 		ports.logger.warn(`run ${run.object_id}: the outbox could not be ingested: ${(error as Error).message}`);
+	}
+}
+
+/**
+ * The agent's wiring of the desk tools (see mcpWiring.ts): paths as the agent sees them (the IPC
+ * folder at /run/desk in the sandbox), the desk's own Node to run the proxy (Electron's inside VS
+ * Code), and the wiring's files written into the IPC folder, which the sandbox shows read-only.
+ */
+function wireDeskTools(agent: AgentSettings, placement: RunPlacement, tools: DeskToolsHost): McpWiring {
+	const wiring = mcpWiring(agentKindOf(agent.format), agent.mcp, {
+		dir: placement.isolated ? sandboxIpcFolder : tools.ipcDir,
+		node: fs.realpathSync(process.execPath),
+		electron: process.versions.electron !== undefined,
+		proxy: fs.realpathSync(tools.proxy),
+		toolCli: fs.realpathSync(tools.toolCli),
+	});
+	for (const file of wiring.files) {
+		fs.writeFileSync(path.join(tools.ipcDir, file.name), file.content, { mode: file.mode, flag: 'wx' });
+	}
+	return wiring;
+}
+
+/** The layout with the desk tools: their folder at /run/desk, and the proxy's bundles and Node read-only. */
+function withDeskTools(layout: SandboxLayout, tools: DeskToolsHost | undefined): SandboxLayout {
+	if (!tools) {
+		return layout;
+	}
+	return {
+		...layout,
+		ipc: tools.ipcDir,
+		readOnly: [
+			...layout.readOnly,
+			fs.realpathSync(tools.proxy),
+			fs.realpathSync(tools.toolCli),
+			path.dirname(fs.realpathSync(process.execPath)),
+		],
+	};
+}
+
+/**
+ * A desk tool call of the agent's, as the run records it (glossary: Desk tools): a ToolInvocation
+ * tagged `desk.tool: desk`, linked to the agent's own id of the call, its args and summary scrubbed
+ * of the agent's secrets like everything else the run keeps; the Runs view is told.
+ */
+function recordDeskToolCall(ports: RunnerPorts, run: Run, agent: AgentSettings, call: DeskToolCall): void {
+	const secrets = secretsOf(agent);
+	const argsText = JSON.stringify(call.args ?? {});
+	const scrubbedArgs = scrubText(argsText, secrets);
+	const invocation = newToolInvocation(
+		call.createdBy,
+		run,
+		call.tool,
+		scrubbedArgs === argsText ? (call.args ?? {}) : (JSON.parse(scrubbedArgs) as unknown),
+		{ status: call.ok ? 'ok' : 'error', resultSummary: scrubText(call.summary, secrets).slice(0, 500) },
+	);
+	invocation.tags = { ...invocation.tags, 'desk.tool': 'desk' };
+	if (call.harnessCallId !== undefined) {
+		invocation.external_ids = { ...invocation.external_ids, tool_use_id: call.harnessCallId };
+	}
+	try {
+		ports.ai.put([invocation]);
+		ports.changed(run.object_id);
+	} catch (error) {
+		ports.logger.warn(`run ${run.object_id}: a desk tool call was not recorded: ${(error as Error).message}`);
 	}
 }
 

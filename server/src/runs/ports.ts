@@ -4,7 +4,7 @@ import type { ProjectRecord } from '../assets/types';
 import type { Logger } from '../core/logger';
 import type { AiStore } from '../store/aiStore';
 import type { BlobStore } from '../store/blobStore';
-import type { Run } from '../ai/types';
+import type { ActorRef, Run } from '../ai/types';
 import type { LaunchRecord } from '../launch/types';
 import type { WriteTransaction } from '../store/durableDatabase';
 
@@ -25,6 +25,51 @@ export interface RunnerPorts {
 	finished: (runId: string, status: 'gate' | 'failed') => void;
 	/** Told when a task got attachments. */
 	attachmentsChanged?: (taskId: string) => void;
+	/**
+	 * Hosts the desk tools for one agent process of a run (glossary: Desk tools): its socket, served by
+	 * this process for the agent as actor. Undefined, or returning undefined, when this desk has none
+	 * (its proxy bundle is not there): the run goes on without them.
+	 */
+	deskTools?: (request: DeskToolsRequest) => Promise<DeskToolsHost> | undefined;
+}
+
+/** What the desk tools of an agent process are bound to: its run, task and folders, and where each call is told. */
+export interface DeskToolsRequest {
+	readonly run: string;
+	readonly task: string;
+	/** The agent's name (its settings'). */
+	readonly agent: string;
+	/** The only folders the agent's paths may name, as the desk sees them. */
+	readonly workFolder: string;
+	readonly outbox: string;
+	/** Each call, once answered (before the answer goes out): the run records it as a ToolInvocation. */
+	called(call: DeskToolCall): void;
+}
+
+/** One desk tool call of the agent, as the run records it. */
+export interface DeskToolCall {
+	/** The MCP tool's name (`asset_search`). */
+	readonly tool: string;
+	readonly args: unknown;
+	/** The agent's own id of the call, when its harness sent one. */
+	readonly harnessCallId?: string;
+	readonly ok: boolean;
+	/** One line: what it answered, or the refusal's code and message. */
+	readonly summary: string;
+	/** The agent as the call's actor (an AI object's `created_by`). */
+	readonly createdBy: ActorRef;
+}
+
+/** The desk tools hosted for one agent process; closed (socket and folder removed) when it ended. */
+export interface DeskToolsHost {
+	/** The IPC folder (mode 0700, under a short temporary folder) holding the socket `desk.sock`. */
+	readonly ipcDir: string;
+	/** The per-run token every request must carry; secret (never in argv or a file). */
+	readonly token: string;
+	/** The bundles the agent starts: the stdio MCP proxy and the shell fallback. */
+	readonly proxy: string;
+	readonly toolCli: string;
+	close(): Promise<void>;
 }
 
 /** A run's row of run_control: who carries it out, its agent's process group, a cancel asked for, a decision being made. */

@@ -19,8 +19,13 @@ export interface SandboxLayout {
 	writable: string[];
 	/** The task's outbox: writable, and visible even inside a hidden folder. */
 	outbox?: string;
+	/** The run's desk tools folder (its socket and wiring files), shown read-only at {@link sandboxIpcFolder}. */
+	ipc?: string;
 	network: boolean;
 }
+
+/** Where the desk tools folder is inside the sandbox: short, and the same for every run. */
+export const sandboxIpcFolder = '/run/desk';
 
 export interface SandboxStatus {
 	available: boolean;
@@ -114,6 +119,10 @@ export function sandboxArgs(layout: SandboxLayout, env: Record<string, string>, 
 	];
 	if (!layout.network) {
 		args.push('--unshare-net');
+	}
+	if (layout.ipc) {
+		// Over the sandbox's own /run (a tmpfs): the real folder's path, under the host's /tmp, is not shown.
+		args.push('--ro-bind', layout.ipc, sandboxIpcFolder);
 	}
 	const home = os.homedir();
 	if (layout.home) {

@@ -1,0 +1,93 @@
+/**
+ * The desk tools of the runs this process carries (glossary: Desk tools): the implementation of the
+ * runs' `deskTools` port. For each agent process it makes the dispatcher over the operations table
+ * with the agent as actor (its run's project, task, run and folders), hosts it on a socket of its
+ * own, and tells the run each call, which records it as a ToolInvocation.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { actorRefOf, type Actor } from '../operations/actor';
+import type { DeskEvents, OperationCall } from '../operations/operation';
+import type { DeskToolCall, DeskToolsHost, DeskToolsRequest } from '../runs/ports';
+import { operationsDispatcher, type ToolCallRecord } from './operationsDispatcher';
+import { hostToolSocket, sweepStaleToolSockets } from './socketHost';
+
+export interface RunToolsOptions {
+	readonly desk: OperationCall['desk'];
+	readonly events: DeskEvents;
+	/** The folder of the bundles `desk-mcp.js` and `desk-tool.js` (the running desk's own `dist/`). */
+	readonly bundleDir: string;
+	readonly onError?: (error: Error) => void;
+}
+
+/** The port's implementation; one that hosts nothing when the bundles are not there (a desk run from its sources). */
+export function runDeskTools(
+	options: RunToolsOptions,
+): (project: string, request: DeskToolsRequest) => Promise<DeskToolsHost> | undefined {
+	const proxy = path.join(options.bundleDir, 'desk-mcp.js');
+	const toolCli = path.join(options.bundleDir, 'desk-tool.js');
+	if (!fs.existsSync(proxy) || !fs.existsSync(toolCli)) {
+		return () => undefined;
+	}
+	let swept = false;
+	return async (project, request) => {
+		if (!swept) {
+			// The sockets of a desk that was killed with its runs are of no use to anyone.
+			swept = true;
+			sweepStaleToolSockets();
+		}
+		const actor: Actor = {
+			kind: 'agent',
+			agent: request.agent,
+			project,
+			task: request.task,
+			run: request.run,
+			workFolder: request.workFolder,
+			outbox: request.outbox,
+		};
+		const stop = new AbortController();
+		const dispatcher = operationsDispatcher({
+			desk: options.desk,
+			actor,
+			events: options.events,
+			signal: stop.signal,
+			onCall: (record) => request.called(toolCall(record, actor)),
+		});
+		const socket = await hostToolSocket(dispatcher, options.onError ? { onError: options.onError } : {});
+		return {
+			ipcDir: socket.ipcDir,
+			token: socket.token,
+			proxy,
+			toolCli,
+			// Calls in progress are answered before the socket closes; only then is their signal aborted.
+			close: () => socket.close().finally(() => stop.abort()),
+		};
+	};
+}
+
+function toolCall(record: ToolCallRecord, actor: Actor): DeskToolCall {
+	return {
+		tool: record.tool,
+		args: record.args,
+		...(record.harnessCallId === undefined ? {} : { harnessCallId: record.harnessCallId }),
+		ok: record.outcome.ok,
+		summary: summaryOf(record.outcome),
+		createdBy: actorRefOf(actor),
+	};
+}
+
+/** One line: a list's length, else the result's JSON cut short; a refusal's code and message. */
+function summaryOf(outcome: ToolCallRecord['outcome']): string {
+	if ('unexpected' in outcome) {
+		return `internal error: ${outcome.unexpected}`;
+	}
+	if (!outcome.ok) {
+		return `${outcome.error.code}: ${outcome.error.message}`;
+	}
+	const result = outcome.result;
+	const text = Array.isArray(result)
+		? `${result.length} result${result.length === 1 ? '' : 's'}`
+		: (JSON.stringify(result ?? null) ?? 'null');
+	const line = `${outcome.replayed ? 'answered before: ' : ''}${text}`.replace(/\s+/g, ' ');
+	return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
