@@ -2,7 +2,9 @@
  * The editor side of the desk tools (glossary: Desk tools), in the workbench with the packaged
  * extension: *Search Library…* from the command palette finds an asset by words of its text and
  * reveals it in the Assets view; a proposal to retire an asset, made by a person's own agent through
- * `desk mcp` (the MCP SDK's client), shows on its row and the person accepts it there.
+ * `desk mcp` (the MCP SDK's client), shows on its row and the person accepts it there; a run whose
+ * scripted agent calls desk tools through the desk's proxy lists them on its page and in the Runs
+ * view, apart from the agent's own tool calls.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -11,7 +13,15 @@ import { it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { AssetRecord } from '../../server/src/assets/types';
-import { openAgentDesk, runCommand, screenshot, tooltipOf, waitFor } from '../helpers/codeServer';
+import {
+	launchScriptedRun,
+	openAgentDesk,
+	runCommand,
+	screenshot,
+	tooltipOf,
+	waitFor,
+	webviewWith,
+} from '../helpers/codeServer';
 import { desk, deskJs } from '../helpers/deskCli';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
@@ -107,6 +117,72 @@ it('Search Library… finds an asset and opens it; a proposal to retire one is a
 	} finally {
 		await screenshot(page, 'desk-tools-final').catch(() => undefined);
 		await agent?.close().catch(() => undefined);
+		await close();
+	}
+});
+
+it('the run page lists the desk tool calls of a run apart from the agent’s own', async () => {
+	const { page, close } = await launchScriptedRun(
+		'desk-tools-run-e2e-',
+		{
+			writes: [{ path: 'notes/report.md', content: '# Report\n\nThe shop has one commit.\n' }],
+			deskTools: [
+				{ tool: 'asset_search', args: { query: 'shop' } },
+				{ tool: 'attach', args: { path: 'notes/report.md', note: 'what I found' } },
+				// Not an asset of the run's project: refused, and the run goes on.
+				{ tool: 'asset_tags', args: { id: 'a-0000000000000000', tags: ['stale'] } },
+			],
+			answer: 'Wrote notes/report.md and attached it.',
+		},
+		'Report on the shop\nSearch the library, write a report and attach it.',
+		{ 'agentDesk.runs.maxAttempts': 1 },
+	);
+	try {
+		const waiting = page.getByRole('treeitem', { name: /^Run, waiting for review/ });
+		await waiting.waitFor({ timeout: 120_000 });
+		await waitFor(
+			async () => {
+				await waiting.click();
+				await webviewWith(page, 'Desk tool calls (3)', 5_000);
+				return true;
+			},
+			30_000,
+			'the run page with its desk tool calls',
+		);
+		const frame = await webviewWith(page, 'Desk tool calls (3)');
+		const rows = await frame
+			.locator('xpath=//h2[starts-with(., "Desk tool calls (")]/following-sibling::table[1]/tbody/tr')
+			.allInnerTexts();
+		assert.equal(rows.length, 3, rows.join('\n'));
+		assert.match(rows[0]!, /^asset_search\s+query: "shop"\s+ok\s.*toolu_\d+$/s);
+		assert.match(rows[1]!, /^attach\s+note: "what I found", path: "notes\/report\.md"\s+ok\s.*toolu_\d+$/s);
+		assert.match(rows[2]!, /^asset_tags\s.*error\s+operation\.outsideRun/s);
+		// The agent's own calls stay in their own section, the desk tools there by their MCP names.
+		const ownRows = await frame
+			.locator('xpath=//h2[starts-with(., "Tool calls (")]/following-sibling::table[1]/tbody/tr')
+			.allInnerTexts();
+		assert.ok(
+			ownRows.some((r) => r.startsWith('mcp__desk__attach')),
+			ownRows.join('\n'),
+		);
+		assert.ok(!ownRows.some((r) => /^(asset_search|attach|asset_tags)\s/.test(r)), ownRows.join('\n'));
+		await runCommand(page, 'Notifications: Clear All Notifications');
+		await frame.locator('h2:has-text("Desk tool calls")').scrollIntoViewIfNeeded();
+		await page.mouse.move(1200, 700);
+		await page.waitForTimeout(500);
+		await screenshot(page, 'desk-tools-run-page');
+
+		// In the Runs view, under the run: a group of its own.
+		await waiting.locator('.monaco-tl-twistie').click();
+		const group = page.getByRole('treeitem', { name: /^Desk tool calls/ });
+		await group.waitFor({ timeout: 30_000 });
+		await group.click();
+		await page.getByRole('treeitem', { name: /^asset_tags, error/ }).waitFor({ timeout: 30_000 });
+		await page.mouse.move(1200, 700);
+		await page.waitForTimeout(500);
+		await screenshot(page, 'desk-tools-runs-view');
+	} finally {
+		await screenshot(page, 'desk-tools-run-final').catch(() => undefined);
 		await close();
 	}
 });

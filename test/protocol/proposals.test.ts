@@ -10,11 +10,18 @@ import {
 	AnswerRetireProposal,
 	AssetsDidChange,
 	ImportAsset,
+	LaunchGo,
 	ListAssets,
 	ListRetireProposals,
+	OpenWorkspace,
+	RunDidFinish,
+	SetTicket,
+	ShowRun,
 	deskErrorCode,
 } from '../../server/src/protocol/protocol';
 import { openDesk } from '../helpers/deskFixture';
+import { makeRepo } from '../helpers/gitRepo';
+import { deskToolAnswers, scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, serverForSuite } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
@@ -171,5 +178,51 @@ describe('proposals to retire an asset: an agent proposes through the operation,
 		assert.equal((unknown.data as DeskErrorJson).code, 'proposal.notFound');
 		const outsider = await expectRpcError(server.connection, ListRetireProposals.method, { project: 'no-such' });
 		assert.equal((outsider.data as DeskErrorJson).code, 'project.notFound');
+	});
+});
+
+describe('an agent inside a run proposes through the desk tools; the window is told', () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	const drafts = path.join(root, 'drafts');
+	fs.mkdirSync(drafts);
+	fs.writeFileSync(path.join(drafts, 'old.md'), '# Old draft\n');
+	let draftsId = '';
+	const server = serverForSuite(path.join(root, 'library'), async (started) => {
+		await started.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+		draftsId = (await started.call(ImportAsset, { dir: drafts, project: 'shop' })).asset.id;
+	});
+
+	it('records the proposal with the run, retires nothing, and tells the Assets view', async () => {
+		await server.call(SetTicket, { project: 'shop', ticket: 'Tidy the library' });
+		const settings = scriptedAgentSettings({
+			writes: [{ path: 'notes.md', content: 'tidied\n' }],
+			deskTools: [
+				{ tool: 'propose_asset_retire', args: { id: draftsId, reason: 'The drafts were merged into the spec.' } },
+			],
+		});
+		const record = await server.call(LaunchGo, { project: 'shop', settings });
+		const end = await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to finish');
+		assert.equal(end.status, 'gate', `the run went on to the gate: ${end.error ?? ''}`);
+		const [, proposed] = deskToolAnswers(settings) as [
+			unknown,
+			{ answer: { result?: { isError?: boolean; structuredContent?: { created?: boolean } } } },
+		];
+		assert.notEqual(proposed.answer.result?.isError, true, JSON.stringify(proposed));
+		assert.equal(proposed.answer.result?.structuredContent?.created, true);
+
+		await server.notified(AssetsDidChange, (p) => p.reason === 'retirement proposed', 'the window was told');
+		const { proposals } = await server.call(ListRetireProposals, { project: 'shop' });
+		assert.deepEqual(
+			proposals.map((p) => [p.asset_id, p.run_id, p.proposed_by, p.reason]),
+			[[draftsId, record.run, `agent scripted, run ${record.run}`, 'The drafts were merged into the spec.']],
+		);
+		const listed = await server.call(ListAssets, { project: 'shop' });
+		assert.equal(listed.assets.find((a) => a.id === draftsId)?.retired, false, 'a proposal retires nothing');
+		const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
+		assert.deepEqual(
+			detail.tool_invocations.filter((t) => t.tags['desk.tool'] === 'desk').map((t) => [t.tool_name, t.status]),
+			[['propose_asset_retire', 'ok']],
+		);
 	});
 });
