@@ -92,6 +92,7 @@ export class Desk {
 	private readonly attachmentStores = new Map<string, AttachmentStore>();
 	/** Runs executing in this process, so close() can wait for them to stop. */
 	private readonly executing = new Set<Promise<unknown>>();
+	private readonly executingRuns = new Map<string, Promise<unknown>>();
 
 	private constructor(
 		readonly libraryDir: string,
@@ -352,7 +353,7 @@ export class Desk {
 	}
 
 	/** The project whose repository top is `top`; `project.notFound` when none has it. */
-	private projectAt(top: string): ProjectRecord {
+	projectAt(top: string): ProjectRecord {
 		const project = this.library.listProjects().find((p) => p.path === top);
 		if (!project) {
 			throw new DeskError(
@@ -451,8 +452,20 @@ export class Desk {
 			.execute(record, runId, settings)
 			.catch((error: unknown) => this.logger.error(`run ${runId}: ${(error as Error).message}`));
 		this.executing.add(done);
-		void done.finally(() => this.executing.delete(done));
+		this.executingRuns.set(runId, done);
+		void done.finally(() => {
+			this.executing.delete(done);
+			this.executingRuns.delete(runId);
+		});
 		return { done };
+	}
+
+	/**
+	 * Settles when this process's execution of `runId` does (at once when it carries none out): the
+	 * command line, which started the run in its own process, waits for it before it ends.
+	 */
+	async runEnded(runId: string): Promise<void> {
+		await this.executingRuns.get(runId);
 	}
 
 	/** Cancels the runs this process is carrying out and waits (at most a few seconds) for them to stop. */

@@ -105,6 +105,8 @@ export interface StartOptions {
 	logLevel?: string;
 	initialize?: boolean;
 	nodeArgs?: string[];
+	/** The server's environment (default: the test's own): a HOME of its own gives it a git identity, say. */
+	env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -114,6 +116,7 @@ export async function startServer(libraryDir: string, options: StartOptions = {}
 	const serverJs = process.env['DESK_SERVER_JS'] || path.join(findProjectRoot(), 'dist', 'server.js');
 	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), serverJs, '--stdio'], {
 		stdio: ['pipe', 'pipe', 'pipe'],
+		...(options.env ? { env: options.env } : {}),
 	});
 	started.add(child);
 	child.once('exit', () => started.delete(child));

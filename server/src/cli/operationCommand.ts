@@ -29,6 +29,14 @@ export interface CommandFace<P, R> {
 	write?(result: R, context: CommandContext): void;
 	/** The exit code when the call succeeded (0 unless the command says otherwise). */
 	exitCode?(result: R): number;
+	/**
+	 * What the command shows instead of the result when it has more to do first (wait for the run
+	 * the call started in this process, say), with its text and exit code; undefined shows the result.
+	 */
+	follow?(
+		result: R,
+		context: CommandContext,
+	): Promise<{ value: unknown; text(): string; exitCode: number } | undefined>;
 }
 
 export function operationCommand<P, R>(op: Operation<P, R>, face: CommandFace<P, R>): OperationCommand {
@@ -39,6 +47,11 @@ export function operationCommand<P, R>(op: Operation<P, R>, face: CommandFace<P,
 			throw new UsageError('--request-id takes 8 to 128 letters, digits or . _ : - (a UUID, say)');
 		}
 		const result = await invokeFromCommandLine(op, context, params, requestId);
+		const followed = await face.follow?.(result, context);
+		if (followed) {
+			print(context.out, followed.value, followed.text);
+			return followed.exitCode;
+		}
 		if (face.write && !context.out.json) {
 			face.write(result, context);
 		} else {

@@ -1,5 +1,6 @@
 import { uuidv7 } from '../ai/ids';
 import { actor, addRun, newIntent, newRun, newTask } from '../ai/model';
+import type { ActorRef } from '../ai/types';
 import type { Library } from '../assets/library';
 import type { AssetRecord, MadeBy, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
@@ -38,6 +39,8 @@ export interface GoOptions {
 	request?: ClientRequest;
 	/** Refuses early, before anything is snapshotted (not for a repeat of an answered request). */
 	check?: () => void;
+	/** Who pressed Go: the Intent's and Task's `created_by` (the person's git identity, say). */
+	by?: ActorRef;
 }
 
 /**
@@ -173,7 +176,7 @@ export class ProjectLaunches {
 			}
 			plugs.push({ ...plug, name: asset.name, version });
 		}
-		const person = actor('human', 'desk-user');
+		const person = options.by ?? actor('human', 'desk-user');
 		const intent = newIntent(person, card.ticket, { now });
 		const title = card.ticket.trim().split('\n', 1)[0]!.slice(0, 99).trim() || 'Launch';
 		const task = newTask(person, title, { intent, now });

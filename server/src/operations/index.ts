@@ -1,6 +1,9 @@
 /** Every desk operation (glossary: Operation): the table the JSON-RPC handlers, `desk` and the MCP tools serve. */
 import { assetOperations } from './assets';
 import { attachmentOperations } from './attachments';
+import { cardOperations } from './card';
+import { historyOperations } from './history';
+import { runOperations } from './runs';
 import type { Operation } from './operation';
 import { proposalOperations } from './proposals';
 
@@ -9,7 +12,14 @@ import { proposalOperations } from './proposals';
 export type AnyOperation = Operation<any, unknown>;
 
 // One spread an area; each area's file lists its operations.
-export const operations: readonly AnyOperation[] = [...assetOperations, ...attachmentOperations, ...proposalOperations];
+export const operations: readonly AnyOperation[] = [
+	...assetOperations,
+	...attachmentOperations,
+	...proposalOperations,
+	...runOperations,
+	...cardOperations,
+	...historyOperations,
+];
 
 /** The operation named `name` (`asset.search`), or undefined. */
 export function operationNamed(name: string): AnyOperation | undefined {

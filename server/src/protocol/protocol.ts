@@ -433,23 +433,36 @@ export const AssetsDidChange = notification<{ reason: string }>()('desk/assets/d
 const runId = string({ minLength: 1, maxLength: 64 });
 const gitRef = string({ minLength: 1, maxLength: 256, pattern: /^refs\/[A-Za-z0-9._/-]+$/ });
 
-/** Client → server: the project's intents, their plans and tasks, each task's runs. Fails with `project.notFound`. */
-export const ListRuns = request<RunsOverview>()('desk/runs/list', object({ project: projectName }));
+/**
+ * Where a call on a project's runs and history acts: the project named, or the repository at `repo`
+ * (absolute; a clone whose history was brought in need not be a project of the library). Exactly one
+ * is given, else `desk.badParams`; `import.notRepoTop` when `repo` is in no git repository.
+ */
+const projectOrRepo = {
+	project: optional(projectName),
+	repo: optional(folderPath),
+};
+
+/**
+ * Client → server: the project's intents, their plans and tasks, each task's runs. Fails with
+ * `project.notFound` (a repository the desk keeps no records of: the read creates nothing there).
+ */
+export const ListRuns = request<RunsOverview>()('desk/runs/list', object({ ...projectOrRepo }));
 
 /** Client → server: everything a run recorded. Fails with `ai.notFound` for an id that names no run of the project. */
-export const ShowRun = request<RunDetail>()('desk/runs/show', object({ project: projectName, id: runId }));
+export const ShowRun = request<RunDetail>()('desk/runs/show', object({ ...projectOrRepo, id: runId }));
 
 /** Client → server: reads a history ref (default refs/desk/history) into the project; twice adds nothing; bad checksums are refused and named. */
 export const ImportHistory = request<{
 	added: number;
 	unchanged: number;
 	refused: Array<{ path: string; reason: string }>;
-}>()('desk/runs/importHistory', object({ project: projectName, ref: optional(gitRef) }));
+}>()('desk/runs/importHistory', object({ ...projectOrRepo, ref: optional(gitRef) }));
 
 /** Client → server: writes the project's AI objects, sealed, to a history ref (one commit when something changed). */
 export const ExportHistory = request<{ commit?: string; objects: number; anchored: number }>()(
 	'desk/runs/exportHistory',
-	object({ project: projectName, ref: optional(gitRef) }),
+	object({ ...projectOrRepo, ref: optional(gitRef) }),
 );
 
 export interface PatchSetFilesJson {
@@ -494,7 +507,12 @@ export const SetTicket = request<CardView>()(
  */
 export const SuggestAssets = request<SuggestResult>()(
 	'desk/card/suggest',
-	object({ project: projectName, ticket: optional(string({ maxLength: maxTicketBytes })) }),
+	object({
+		project: projectName,
+		ticket: optional(string({ maxLength: maxTicketBytes })),
+		/** True: the answer waits for the complete index (a script, which asks once). */
+		complete: optional(boolean()),
+	}),
 );
 
 /**

@@ -1,21 +1,12 @@
 import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
-import { runDetail, runsOverview } from '../runs/runViews';
-import { answerOnce, clientRequest } from '../store/clientRequests';
-import type { WriteTransaction } from '../store/durableDatabase';
 import {
-	DecideRun,
 	deskRequests,
-	LaunchGo,
-	type CardView,
 	type FolderOutcome,
 	type ParamsOf,
 	type ResultOf,
 	type ServerStatus,
 } from '../protocol/protocol';
-import { firstAnswerBudgetMs, type ProjectLaunches } from '../launch/projectLaunches';
-import { parseRunSettings } from '../runs/settings';
-import type { Run } from '../ai/types';
 import type { StoreRecovery } from '../desk';
 import type { RecoverChoice } from '../store/damage';
 import type { PersonIdentity } from '../operations/actor';
@@ -115,6 +106,19 @@ function handWritten(
 	| 'DeleteAttachment'
 	| 'ListRetireProposals'
 	| 'AnswerRetireProposal'
+	| 'ListRuns'
+	| 'ShowRun'
+	| 'PatchSetFiles'
+	| 'ImportHistory'
+	| 'ExportHistory'
+	| 'GetCard'
+	| 'SetTicket'
+	| 'SuggestAssets'
+	| 'PlugAsset'
+	| 'UnplugAsset'
+	| 'LaunchGo'
+	| 'CancelRun'
+	| 'DecideRun'
 > {
 	return {
 		async OpenWorkspace({ folders }) {
@@ -161,188 +165,5 @@ function handWritten(
 			context.notifyRunsChanged(project.name);
 			return result;
 		},
-
-		async ListRuns({ project }) {
-			const desk = await context.desk();
-			return runsOverview(await desk.projectAi(projectTop(desk, project)));
-		},
-
-		async ShowRun({ project, id }) {
-			const desk = await context.desk();
-			return runDetail(await desk.projectAi(projectTop(desk, project)), id);
-		},
-
-		async ImportHistory({ project, ref }) {
-			const desk = await context.desk();
-			const result = await desk.importHistory(projectTop(desk, project), ref);
-			if (result.added > 0) {
-				context.notifyRunsChanged(project);
-			}
-			return result;
-		},
-
-		async ExportHistory({ project, ref }) {
-			const desk = await context.desk();
-			return desk.exportHistory(projectTop(desk, project), ref);
-		},
-
-		async GetCard({ project }) {
-			const desk = await context.desk();
-			return cardView(desk, await desk.launches(projectTop(desk, project)));
-		},
-
-		async SetTicket({ project, ticket }) {
-			const desk = await context.desk();
-			const launches = await desk.launches(projectTop(desk, project));
-			launches.setTicket(ticket);
-			return cardView(desk, launches);
-		},
-
-		async SuggestAssets({ project, ticket }) {
-			const desk = await context.desk();
-			return (await desk.launches(projectTop(desk, project))).suggestions(ticket, { budgetMs: firstAnswerBudgetMs });
-		},
-
-		async PlugAsset({ project, id, role, nodes, files, copy }) {
-			const desk = await context.desk();
-			const launches = await desk.launches(projectTop(desk, project));
-			await launches.plug(id, role, {
-				nodes: nodes ?? [],
-				files: files ?? [],
-				copy: Object.fromEntries((copy ?? []).map((c) => [c.from, c.to])),
-			});
-			return cardView(desk, launches);
-		},
-
-		async UnplugAsset({ project, id }) {
-			const desk = await context.desk();
-			const launches = await desk.launches(projectTop(desk, project));
-			launches.unplug(id);
-			return cardView(desk, launches);
-		},
-
-		async LaunchGo({ project, settings, execute, requestId }) {
-			const desk = await context.desk();
-			const top = projectTop(desk, project);
-			// Settings are checked before Go changes anything.
-			const runSettings = parseRunSettings(settings);
-			const launches = await desk.launches(top);
-			const request = clientRequest(LaunchGo.method, requestId, { project, settings, execute });
-			if (execute === false) {
-				const { result, replayed } = await launches.goOnce('user', new Date(), { ...(request ? { request } : {}) });
-				if (!replayed) {
-					context.notifyRunsChanged(project);
-					context.notifyAssetsChanged('launch');
-				}
-				return result;
-			}
-			const { executor } = await desk.runs(top);
-			const card = launches.card();
-			// The run claims the checkout in Go's own transaction: two Gos (here or in another
-			// process) never both start an agent in it.
-			const { result: record, replayed } = await launches.goOnce('user', new Date(), {
-				...(request ? { request } : {}),
-				check: () => executor.assertCheckoutFree(runSettings, card),
-				claim: (tx, launched) => executor.claimIn(tx, runSettings, launched, launched.run),
-			});
-			if (replayed) {
-				return record;
-			}
-			await desk.startRun(top, record, record.run, runSettings);
-			context.notifyRunsChanged(project);
-			context.notifyAssetsChanged('launch');
-			return record;
-		},
-
-		async CancelRun({ project, run, reason }) {
-			const desk = await context.desk();
-			const { executor } = await desk.runs(projectTop(desk, project));
-			const result = executor.cancel(run, reason?.trim() || 'cancelled by the person');
-			context.notifyRunsChanged(project);
-			return result;
-		},
-
-		async DecideRun({ project, run, decision, patchset, rationale, settings, requestId }) {
-			const desk = await context.desk();
-			const top = projectTop(desk, project);
-			const runSettings = decision === 'retry' ? parseRunSettings(settings) : undefined;
-			const { gate, executor } = await desk.runs(top);
-			const request = clientRequest(DecideRun.method, requestId, {
-				project,
-				run,
-				decision,
-				patchset,
-				rationale,
-				settings,
-			});
-			// Retry: the new run claims the checkout in the decision's transaction, as Go's run does.
-			const decided = (await desk.projectAi(top)).get<Run>(run);
-			const record = runSettings && decided?.object_type === 'run' ? gate.launchRecord(decided) : undefined;
-			const retry =
-				runSettings && record
-					? {
-							check: () => executor.assertCheckoutFree(runSettings, record),
-							claim: (tx: WriteTransaction, id: string) => executor.claimIn(tx, runSettings, record, id),
-						}
-					: {};
-			// A decision is made once whatever happens (a second is refused); its answer is recorded after it.
-			const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () => {
-				const decided = await gate.decide(run, {
-					decision,
-					...(patchset ? { patchset } : {}),
-					...(rationale ? { rationale } : {}),
-					...retry,
-				});
-				await desk.answerProjectRequest(top, request, decided);
-				return decided;
-			});
-			if (replayed) {
-				return result;
-			}
-			if (result.new_run && runSettings) {
-				const newRun = (await desk.projectAi(top)).require<Run>(result.new_run, 'run');
-				const record = gate.launchRecord(newRun);
-				if (record) {
-					await desk.startRun(top, record, result.new_run, runSettings);
-				}
-			}
-			context.notifyRunsChanged(project);
-			if (result.commit || result.version !== undefined) {
-				context.notifyAssetsChanged('run landed');
-			}
-			return result;
-		},
-
-		async PatchSetFiles({ project, patchset }) {
-			const desk = await context.desk();
-			const files = await desk.patchSetFiles(projectTop(desk, project), patchset);
-			const b64 = (bytes: Uint8Array | null) => (bytes === null ? null : Buffer.from(bytes).toString('base64'));
-			return {
-				source: files.source,
-				files: files.files.map((f) => ({ path: f.path, before: b64(f.before), after: b64(f.after) })),
-			};
-		},
 	};
-}
-
-async function cardView(desk: Desk, launches: ProjectLaunches): Promise<CardView> {
-	const card = launches.card();
-	const plugs: CardView['plugs'] = [];
-	for (const plug of card.plugs) {
-		const asset = desk.library.getAsset(plug.id);
-		const atGo = await desk.library.atGo(plug.id).catch((error: unknown) => ({ error: (error as Error).message }));
-		plugs.push({ id: plug.id, role: plug.role, name: asset.name, nodes: plug.nodes, at_go: atGo });
-	}
-	return { card, plugs };
-}
-
-/** The repository top of a project of the library. */
-function projectTop(desk: Desk, project: string): string {
-	const record = desk.library.listProjects().find((p) => p.name === project);
-	if (!record || record.path === '') {
-		throw new DeskError('project.notFound', `No project named ${JSON.stringify(project)} with a repository.`, {
-			project,
-		});
-	}
-	return record.path;
 }

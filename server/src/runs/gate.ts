@@ -11,7 +11,7 @@ import {
 	setRunStatus,
 	setTaskStatus,
 } from '../ai/model';
-import type { Decision, DecisionType, Intent, PatchSet, Run, Task } from '../ai/types';
+import type { ActorRef, Decision, DecisionType, Intent, PatchSet, Run, Task } from '../ai/types';
 import { DeskError } from '../core/errors';
 import type { LaunchRecord } from '../launch/types';
 import type { RunPlacement } from './placement';
@@ -27,6 +27,8 @@ import type { DecideResult } from './types';
 
 export interface DecideRequest {
 	decision: DecisionType;
+	/** Who decides: the person (their git identity), recorded as the Decision's `created_by`. */
+	by: ActorRef;
 	/** The PatchSet to land (Commit) or keep (Checkpoint); the run's last one when not named. */
 	patchset?: string;
 	rationale?: string;
@@ -38,8 +40,6 @@ export interface DecideRequest {
 	 */
 	claim?: (tx: WriteTransaction, runId: string) => void;
 }
-
-const person = actor('human', 'desk-user');
 
 /**
  * The gate (glossary: Gate): a person's verdict on a completed (or failed) run, one Decision a run.
@@ -114,10 +114,10 @@ export class RunGate {
 						{ run: runId },
 					);
 				}
-				return this.land(run, task, chosen, placement, patchsets, rationale);
+				return this.land(run, task, chosen, placement, patchsets, rationale, request.by);
 			case 'retry': {
 				request.check?.();
-				const decision = newDecision(person, run, 'retry', { ...(rationale ? { rationale } : {}) });
+				const decision = newDecision(request.by, run, 'retry', { ...(rationale ? { rationale } : {}) });
 				const git = this.ports.project.path
 					? await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path))
 					: undefined;
@@ -137,7 +137,7 @@ export class RunGate {
 				return { decision, new_run: next.object_id, ...restored };
 			}
 			case 'abandon': {
-				const decision = newDecision(person, run, 'abandon', { ...(rationale ? { rationale } : {}) });
+				const decision = newDecision(request.by, run, 'abandon', { ...(rationale ? { rationale } : {}) });
 				this.reject(patchsets);
 				const restored = placement ? await this.restoreShared(placement, patchsets) : { restored: [], left: [] };
 				if (task.status === 'running' || task.status === 'draft') {
@@ -174,7 +174,7 @@ export class RunGate {
 				} else {
 					checkpointId = chosen.tags['desk.target_changes']!;
 				}
-				const decision = newDecision(person, run, 'checkpoint', {
+				const decision = newDecision(request.by, run, 'checkpoint', {
 					chosen,
 					checkpointId,
 					...(rationale ? { rationale } : {}),
@@ -201,6 +201,7 @@ export class RunGate {
 		placement: RunPlacement,
 		patchsets: PatchSet[],
 		rationale: string | undefined,
+		by: ActorRef,
 	): Promise<DecideResult> {
 		const { ai, library } = this.ports;
 		const intent = task.intent ? ai.get<Intent>(task.intent) : undefined;
@@ -288,7 +289,7 @@ export class RunGate {
 		}
 		setApplyStatus(chosen, 'applied');
 		this.reject(patchsets.filter((p) => p !== chosen));
-		const decision = newDecision(person, run, 'commit', {
+		const decision = newDecision(by, run, 'commit', {
 			chosen,
 			...(commit ? { resultCommit: commit } : {}),
 			...(rationale ? { rationale } : {}),

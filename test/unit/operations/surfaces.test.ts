@@ -21,20 +21,6 @@ const rpcExceptions: Record<string, string> = {
 	OpenWorkspace: "the window's boot: its folders adopted as projects, before anything else is asked",
 	GetStatus: "the server process's state, not the desk's",
 	RecoverStore: 'the way back from a store the desk could not open: it runs where no desk is open yet',
-	// Not on the table yet: the run, card and history operations move there on their own change.
-	ListRuns: 'runs: not on the table yet',
-	ShowRun: 'runs: not on the table yet',
-	ImportHistory: 'history: not on the table yet',
-	ExportHistory: 'history: not on the table yet',
-	PatchSetFiles: 'runs: not on the table yet',
-	GetCard: 'card: not on the table yet',
-	SetTicket: 'card: not on the table yet',
-	SuggestAssets: 'card: not on the table yet',
-	PlugAsset: 'card: not on the table yet',
-	UnplugAsset: 'card: not on the table yet',
-	LaunchGo: 'card: not on the table yet',
-	CancelRun: 'runs: not on the table yet',
-	DecideRun: 'runs: not on the table yet',
 };
 
 /** `desk` commands that are not the face of an operation, and why. */
@@ -42,20 +28,6 @@ const cliExceptions: Record<string, string> = {
 	'store pack': "the library folder's upkeep by this process (exit 75 while another packs), not a desk operation",
 	'store recover': 'the way back from a store the desk could not open: it runs before a desk is open',
 	mcp: "the MCP face itself: it serves the table's tools on stdio",
-	// Not on the table yet: the run, card and history operations move there on their own change.
-	'card show': 'card: not on the table yet',
-	'card suggest': 'card: not on the table yet',
-	'card plug': 'card: not on the table yet',
-	'card unplug': 'card: not on the table yet',
-	'card go': 'card: not on the table yet',
-	'run go': 'runs: not on the table yet',
-	'run status': 'runs: not on the table yet',
-	'run cancel': 'runs: not on the table yet',
-	'run decide': 'runs: not on the table yet',
-	'runs list': 'runs: not on the table yet',
-	'runs show': 'runs: not on the table yet',
-	'history export': 'history: not on the table yet',
-	'history import': 'history: not on the table yet',
 };
 
 /** A `desk` command by its full name: `asset search`, or a subcommand (`task attachments add`) of a command that has them. */

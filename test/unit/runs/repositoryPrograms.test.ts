@@ -10,6 +10,9 @@ import { commitFile, git, gitEnv, makeRepo } from '../../helpers/gitRepo';
 import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { tempDir } from '../../helpers/temp';
 
+/** Who decides in these tests: a person, as the gate records them. */
+const decider = { kind: 'human' as const, id: 'Tess Tester <tess@example.com>' };
+
 /**
  * A whole run, from Go to the landed commit, in a repository that names programs every way it
  * can at once: none of them runs, and the run lands what the agent wrote. (Each way alone, with
@@ -70,7 +73,7 @@ async function runAndLand(h: Hostile, settings: RunSettings) {
 	const { executor, gate } = await desk.runs(h.repo);
 	const run = await executor.execute(record, record.run, settings);
 	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
-	const result = await gate.decide(run.object_id, { decision: 'commit' });
+	const result = await gate.decide(run.object_id, { by: decider, decision: 'commit' });
 	assert.ok(result.commit);
 	return { run, commit: result.commit };
 }

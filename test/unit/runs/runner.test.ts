@@ -28,6 +28,9 @@ import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
 import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { atExit, tempDir } from '../../helpers/temp';
 
+/** Who decides in these tests: a person, as the gate records them. */
+const decider = { kind: 'human' as const, id: 'Tess Tester <tess@example.com>' };
+
 /** How many worktrees the repository has, its own checkout included. */
 function worktreeCount(repo: string): number {
 	return git(repo, 'worktree', 'list', '--porcelain')
@@ -186,7 +189,7 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 	// Nothing lands before the decision: HEAD is where it was.
 	const before = git(repo, 'rev-parse', 'HEAD');
 	assert.equal(run.commit, before);
-	const result = await gate.decide(run.object_id, { decision: 'commit', rationale: 'looks right' });
+	const result = await gate.decide(run.object_id, { by: decider, decision: 'commit', rationale: 'looks right' });
 	assert.ok(result.commit);
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), result.commit);
 	assert.equal(git(repo, 'rev-parse', 'HEAD^'), before);
@@ -215,7 +218,7 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 		(await desk.library.listAssets('shop')).find((a) => a.engine === 'git')!.id,
 	);
 	assert.equal(versions.at(-1)?.made_by, 'run', 'the new head is recorded as made by the run');
-	await assert.rejects(gate.decide(run.object_id, { decision: 'commit' }), (e) =>
+	await assert.rejects(gate.decide(run.object_id, { by: decider, decision: 'commit' }), (e) =>
 		isDeskError(e, 'run.notAwaitingDecision'),
 	);
 });
@@ -235,7 +238,7 @@ it('with worktree isolation the run works on its own branch and the checkout is 
 		"the checkout kept the person's edit",
 	);
 	const head = git(repo, 'rev-parse', 'HEAD');
-	const result = await gate.decide(run.object_id, { decision: 'commit' });
+	const result = await gate.decide(run.object_id, { by: decider, decision: 'commit' });
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'HEAD did not move');
 	assert.equal(git(repo, 'rev-parse', `desk/run-${run.object_id}`), result.commit);
 	assert.equal(git(repo, 'show', `${result.commit}:README.md`), 'shop\n\nA small shop.');
@@ -288,8 +291,10 @@ it('an agent that fails, or makes no change, fails the run; Retry makes a new Ru
 	const { run, gate, ai } = await goAndRun(desk, repo, 'Do something', scriptedAgentSettings({ exitCode: 4 }));
 	assert.equal(run.status, 'failed');
 	assert.match(run.error ?? '', /exited with 4/);
-	await assert.rejects(gate.decide(run.object_id, { decision: 'commit' }), (e) => isDeskError(e, 'run.noPatch'));
-	const retry = await gate.decide(run.object_id, { decision: 'retry', rationale: 'try again' });
+	await assert.rejects(gate.decide(run.object_id, { by: decider, decision: 'commit' }), (e) =>
+		isDeskError(e, 'run.noPatch'),
+	);
+	const retry = await gate.decide(run.object_id, { by: decider, decision: 'retry', rationale: 'try again' });
 	assert.equal(ai.require<Run>(run.object_id, 'run').status, 'failed', 'a failed run stays failed after its decision');
 	const task = ai.require<Task>(run.task, 'task');
 	assert.deepEqual(task.runs, [run.object_id, retry.new_run]);
@@ -300,7 +305,7 @@ it('an agent that fails, or makes no change, fails the run; Retry makes a new Ru
 	const nothing = await executor.execute(record, next.object_id, scriptedAgentSettings({ writes: [] }));
 	assert.equal(nothing.status, 'failed');
 	assert.match(nothing.error ?? '', /without changing any file/);
-	await gate.decide(next.object_id, { decision: 'abandon' });
+	await gate.decide(next.object_id, { by: decider, decision: 'abandon' });
 	assert.equal(ai.require<Task>(run.task, 'task').status, 'failed');
 });
 
@@ -320,7 +325,7 @@ it('abandoning a run on the shared checkout puts its files back, keeping what th
 	);
 	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
 	fs.writeFileSync(path.join(repo, 'b.txt'), 'my own b\n');
-	const result = await gate.decide(run.object_id, { decision: 'abandon' });
+	const result = await gate.decide(run.object_id, { by: decider, decision: 'abandon' });
 	assert.deepEqual(result.restored?.sort(), ['a.txt', 'new.txt']);
 	assert.deepEqual(result.left, ['b.txt']);
 	assert.equal(fs.readFileSync(path.join(repo, 'a.txt'), 'utf8'), 'a\n');
@@ -371,7 +376,7 @@ it("a snapshot target runs in a folder of its own with the marker, and lands as 
 			['logo.png', '\u0089PNG\u0000\u0001\u0002'.slice(0, 7).replace('\u0089', '\ufffd'), null],
 		],
 	);
-	const result = await gate.decide(run.object_id, { decision: 'commit' });
+	const result = await gate.decide(run.object_id, { by: decider, decision: 'commit' });
 	assert.equal(result.version, 2);
 	assert.equal(fs.readFileSync(path.join(docs, 'guide.md'), 'utf8'), '# Guide\n\nNew text.\n');
 	assert.equal(fs.existsSync(path.join(docs, 'logo.png')), false);
@@ -403,7 +408,7 @@ it("cancel stops the agent's whole process group and fails the run with the reas
 	);
 	assert.equal(fs.existsSync(path.join(repo, 'x')), true);
 	const { gate } = await desk.runs(repo);
-	await gate.decide(run.object_id, { decision: 'abandon' });
+	await gate.decide(run.object_id, { by: decider, decision: 'abandon' });
 	assert.equal(fs.existsSync(path.join(repo, 'x')), false);
 });
 
@@ -477,7 +482,11 @@ it('Checkpoint keeps the change as a commit under refs/desk/checkpoints/, off ev
 	);
 	assert.ok(isAtGate(run), run.error);
 	const head = git(repo, 'rev-parse', 'HEAD');
-	const result = await gate.decide(run.object_id, { decision: 'checkpoint', rationale: 'resume tomorrow' });
+	const result = await gate.decide(run.object_id, {
+		by: decider,
+		decision: 'checkpoint',
+		rationale: 'resume tomorrow',
+	});
 	const checkpoint = result.decision.checkpoint_id!;
 	assert.equal(git(repo, 'rev-parse', `refs/desk/checkpoints/${run.object_id}`), checkpoint);
 	assert.equal(git(repo, 'show', `${checkpoint}:draft.md`), 'draft');
@@ -501,7 +510,7 @@ it('a decided worktree run leaves no folder behind, and a folder the agent made 
 	assert.ok(isAtGate(run), run.error);
 	const placement = executor.placement(run.object_id)!;
 	assert.ok(fs.existsSync(placement.run_folder));
-	await gate.decide(run.object_id, { decision: 'abandon' });
+	await gate.decide(run.object_id, { by: decider, decision: 'abandon' });
 	assert.equal(fs.existsSync(placement.run_folder), false, 'the run folder is gone');
 	assert.equal(fs.existsSync(placement.work_folder), false, 'the worktree is gone');
 	assert.equal(fs.readFileSync(path.join(outside, 'keep.txt'), 'utf8'), 'keep\n');
@@ -547,7 +556,7 @@ it('links the agent plants are never followed: a folder made a link is not read 
 		'0',
 		'the secret is in no git object',
 	);
-	const result = await gate.decide(run.object_id, { decision: 'abandon' });
+	const result = await gate.decide(run.object_id, { by: decider, decision: 'abandon' });
 	assert.equal(
 		fs.readFileSync(path.join(outside, 'bashrc'), 'utf8'),
 		"the person's bashrc\n",
@@ -625,14 +634,14 @@ it('landing is idempotent after a crash between the commit and its record, and o
 	// Another process is deciding this run: a decision here is refused until it gives the claim back.
 	const release = executor.claimDecision(run.object_id);
 	await assert.rejects(
-		gate.decide(run.object_id, { decision: 'commit' }),
+		gate.decide(run.object_id, { by: decider, decision: 'commit' }),
 		(e) => isDeskError(e, 'run.notAwaitingDecision') && /being made already/.test(e.message),
 	);
 	release();
 	// An approval that committed and died before recording: the commit with the trailer is on HEAD.
 	git(repo, 'commit', '-qam', `Change a\n\nDesk-Run: ${run.object_id}`);
 	const landed = git(repo, 'rev-parse', 'HEAD');
-	const result = await gate.decide(run.object_id, { decision: 'commit' });
+	const result = await gate.decide(run.object_id, { by: decider, decision: 'commit' });
 	assert.equal(result.commit, landed, 'the commit already made is recorded');
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), landed, 'no second commit');
 	assert.equal(ai.runDecision(run.object_id)?.result_commit_sha, landed);

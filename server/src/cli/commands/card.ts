@@ -5,115 +5,135 @@
 import { DeskError } from '../../core/errors';
 import { maxTicketBytes } from '../../core/inputLimits';
 import { humanBytes } from '../../attachments/names';
-import type { PlugRole } from '../../launch/types';
+import { plugRoles, type PlugRole, type SuggestResult } from '../../launch/types';
+import { getCard, launchGo, plugAsset, setTicket, suggestAssets, unplugAsset } from '../../operations/card';
+import type { CardView } from '../../protocol/protocol';
 import { expectArgs, UsageError } from '../args';
 import type { Command, CommandContext } from '../context';
 import { readInputText } from '../files';
-import { print } from '../output';
-import { projectPath, repoTop } from '../projects';
+import { invokeFromCommandLine, operationCommand } from '../operationCommand';
+import { projectOfCommand } from '../projects';
 import { terminalSafe as t, terminalSafeLines } from '../terminal';
 
 /** The card of --project NAME, else of the repository at --repo PATH or around the current folder. */
-async function launchesOf({ command, rest, values, open }: CommandContext) {
-	expectArgs(rest, 0, command);
-	const opened = await open();
-	const top = values.project ? projectPath(opened, values.project) : await repoTop(values.repo ?? process.cwd());
-	return { top, launches: await opened.launches(top) };
+function cardProject(context: CommandContext): Promise<string> {
+	expectArgs(context.rest, 0, context.command);
+	return projectOfCommand(context);
+}
+
+function cardText({ card }: CardView): string {
+	return `${terminalSafeLines(card.ticket) || '(no ticket yet)'}\n${card.plugs.map((p) => `  ${t(p.role).padEnd(12)} ${t(p.id)}`).join('\n') || '  (nothing plugged)'}`;
 }
 
 /** `desk card show` */
-async function cardShow(context: CommandContext): Promise<number> {
-	const { launches } = await launchesOf(context);
-	const card = launches.card();
-	print(
-		context.out,
-		card,
-		() =>
-			`${terminalSafeLines(card.ticket) || '(no ticket yet)'}\n${card.plugs.map((p) => `  ${t(p.role).padEnd(12)} ${t(p.id)}`).join('\n') || '  (nothing plugged)'}`,
+const cardShow = operationCommand(getCard, {
+	params: async (context) => ({ project: await cardProject(context) }),
+	text: cardText,
+	// The command line shows the card itself (the launch card's record), not the editor's view of it.
+	json: (view) => view.card,
+});
+
+/** `desk card suggest [--ticket TEXT | --ticket-file F]`: the ticket given is saved on the card first. */
+const cardSuggest = operationCommand(suggestAssets, {
+	async params(context) {
+		const { values } = context;
+		const project = await cardProject(context);
+		const ticket =
+			values['ticket-file'] !== undefined
+				? readInputText(values['ticket-file'], 'the ticket file', maxTicketBytes)
+				: values.ticket;
+		if (ticket !== undefined && ticket.length > maxTicketBytes) {
+			throw new DeskError('input.tooLarge', `The ticket is over the limit of ${humanBytes(maxTicketBytes)}.`, {
+				size: ticket.length,
+				limit: maxTicketBytes,
+			});
+		}
+		if (ticket !== undefined) {
+			await invokeFromCommandLine(setTicket, context, { project, ticket });
+		}
+		// A script asks once: the answer waits for the complete index.
+		return { project, complete: true };
+	},
+	text: suggestionsText,
+	json: (result) => result.suggestions,
+});
+
+function suggestionsText({ suggestions }: SuggestResult): string {
+	return (
+		suggestions
+			.map(
+				(s) =>
+					`${s.score !== undefined ? s.score.toFixed(2).padStart(6) : '     —'}  ${t(s.asset_id)}  ${t(s.name)}  ${t(s.role)}  (${t(s.reason)})`,
+			)
+			.join('\n') || '(no suggestions)'
 	);
-	return 0;
 }
 
-/** `desk card suggest [--ticket TEXT | --ticket-file F]` */
-async function cardSuggest(context: CommandContext): Promise<number> {
-	const { values, out } = context;
-	const { launches } = await launchesOf(context);
-	const ticket =
-		values['ticket-file'] !== undefined
-			? readInputText(values['ticket-file'], 'the ticket file', maxTicketBytes)
-			: values.ticket;
-	if (ticket !== undefined && ticket.length > maxTicketBytes) {
-		throw new DeskError('input.tooLarge', `The ticket is over the limit of ${humanBytes(maxTicketBytes)}.`, {
-			size: ticket.length,
-			limit: maxTicketBytes,
-		});
-	}
-	if (ticket !== undefined) {
-		launches.setTicket(ticket);
-	}
-	const suggestions = await launches.suggest();
-	print(
-		out,
-		suggestions,
-		() =>
-			suggestions
-				.map(
-					(s) =>
-						`${s.score !== undefined ? s.score.toFixed(2).padStart(6) : '     —'}  ${t(s.asset_id)}  ${t(s.name)}  ${t(s.role)}  (${t(s.reason)})`,
-				)
-				.join('\n') || '(no suggestions)',
-	);
-	return 0;
-}
+/** `desk card go [--request-id ID]`: Go without carrying the run out (`desk run go` carries it out). */
+const cardGo = operationCommand(launchGo, {
+	params: async (context) => ({ project: await cardProject(context), execute: false }),
+	text: (record) =>
+		`launched ${t(record.launch_id)}: run ${t(record.run)}\n${record.plugs.map((p) => `  ${t(p.role).padEnd(12)} ${t(p.name)} v${p.version}`).join('\n')}`,
+});
 
-/** `desk card go [--request-id ID]` */
-async function cardGo(context: CommandContext): Promise<number> {
-	const { out, madeBy, requestOf } = context;
-	const { top, launches } = await launchesOf(context);
-	const { result: record } = await launches.goOnce(madeBy, new Date(), requestOf('desk card go', { top }));
-	print(
-		out,
-		record,
-		() =>
-			`launched ${t(record.launch_id)}: run ${t(record.run)}\n${record.plugs.map((p) => `  ${t(p.role).padEnd(12)} ${t(p.name)} v${p.version}`).join('\n')}`,
-	);
-	return 0;
+/** --asset ID, which plug and unplug need. */
+function assetOf({ command, values }: CommandContext): string {
+	if (!values.asset) {
+		throw new UsageError(`${command} needs --asset ID`);
+	}
+	return values.asset;
 }
 
 /** `desk card unplug --asset ID` */
-async function cardUnplug(context: CommandContext): Promise<number> {
-	const { command, values, out } = context;
-	const { launches } = await launchesOf(context);
-	if (!values.asset) {
-		throw new UsageError(`${command} needs --asset ID`);
+const cardUnplug = operationCommand(unplugAsset, {
+	params: async (context) => ({ project: await cardProject(context), id: assetOf(context) }),
+	text: (_view, context) => `unplugged ${t(assetOf(context))}`,
+	json: (view) => view.card,
+});
+
+/** --role, refused by the rule of plugging's own words (launch.badRole) rather than as a bad param. */
+function roleOf(role: string): PlugRole {
+	const known = plugRoles.find((r) => r === role);
+	if (known === undefined) {
+		throw new DeskError(
+			'launch.badRole',
+			`A plug's role is reference, target or instructions; not ${JSON.stringify(role)}.`,
+			{
+				role,
+			},
+		);
 	}
-	print(out, launches.unplug(values.asset), () => `unplugged ${t(values.asset!)}`);
-	return 0;
+	return known;
+}
+
+function plugged({ values }: CommandContext): string {
+	return `plugged ${t(values.asset!)} as ${t(values.role ?? 'reference')}`;
 }
 
 /** `desk card plug --asset ID --role reference|target|instructions [--nodes a,b] [--files GLOB]... [--copy FROM=TO]...` */
-async function cardPlug(context: CommandContext): Promise<number> {
-	const { command, values, out } = context;
-	const { launches } = await launchesOf(context);
-	if (!values.asset) {
-		throw new UsageError(`${command} needs --asset ID`);
-	}
-	const copy: Record<string, string> = {};
-	for (const spec of values.copy ?? []) {
-		const eq = spec.indexOf('=');
-		if (eq <= 0) {
-			throw new UsageError(`--copy takes FROM=TO, not ${spec}`);
-		}
-		copy[spec.slice(0, eq)] = spec.slice(eq + 1);
-	}
-	const card = await launches.plug(values.asset, (values.role ?? 'reference') as PlugRole, {
-		nodes: values.nodes ? values.nodes.split(',').filter(Boolean) : [],
-		files: values.files ?? [],
-		copy,
-	});
-	print(out, card, () => `plugged ${t(values.asset!)} as ${t(values.role ?? 'reference')}`);
-	return 0;
-}
+const cardPlug = operationCommand(plugAsset, {
+	async params(context) {
+		const { values } = context;
+		const id = assetOf(context);
+		const copy = (values.copy ?? []).map((spec) => {
+			const eq = spec.indexOf('=');
+			if (eq <= 0) {
+				throw new UsageError(`--copy takes FROM=TO, not ${spec}`);
+			}
+			return { from: spec.slice(0, eq), to: spec.slice(eq + 1) };
+		});
+		return {
+			project: await cardProject(context),
+			id,
+			role: roleOf(values.role ?? 'reference'),
+			nodes: values.nodes ? values.nodes.split(',').filter(Boolean) : [],
+			files: values.files ?? [],
+			copy,
+		};
+	},
+	text: (_view, context) => plugged(context),
+	json: (view) => view.card,
+});
 
 export const cardCommands: ReadonlyArray<[string, Command]> = [
 	['card show', cardShow],

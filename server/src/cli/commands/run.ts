@@ -1,172 +1,156 @@
 /**
  * `desk run …`: runs carried out here, from Go to the gate: go, status, cancel and decide (commit,
- * retry, abandon, checkpoint).
+ * retry, abandon, checkpoint). Go and Retry start the run in this process; the command waits for it
+ * (a Ctrl-C cancels it) and shows what it recorded.
  */
 import type { Run } from '../../ai/types';
 import { DeskError } from '../../core/errors';
 import { maxSettingsBytes } from '../../core/inputLimits';
-import type { LaunchRecord } from '../../launch/types';
-import { runDetail } from '../../runs/runViews';
-import { parseRunSettings, type RunSettings } from '../../runs/settings';
-import { answerOnce } from '../../store/clientRequests';
-import type { WriteTransaction } from '../../store/durableDatabase';
+import { launchGo } from '../../operations/card';
+import { cancelRun, decideRun, projectTop, runStatus } from '../../operations/runs';
+import type { RunDetail } from '../../runs/types';
 import { oneId, UsageError } from '../args';
 import type { Command, CommandContext } from '../context';
 import { readInputText } from '../files';
-import { print } from '../output';
-import { projectPath, repoTop } from '../projects';
+import { invokeFromCommandLine, operationCommand } from '../operationCommand';
+import { projectOfCommand } from '../projects';
 import { terminalSafe as t, writeMessage } from '../terminal';
 import { formatRunDetail } from './runs';
 
-/**
- * What every `run` command needs: the project (`run go PROJECT`, else --project NAME, else the
- * repository at --repo PATH or around the current folder), its executor and gate, its AI objects,
- * the run settings of the command line, and the two things every command may end with: carrying a
- * run out here, and reporting it.
- */
-async function runsOf({ command, rest, values, out, open }: CommandContext) {
-	const opened = await open();
-	const projectName = command === 'run go' && rest.length > 0 ? rest[0] : values.project;
-	if (command === 'run go' && rest.length > 1) {
+/** The run settings of the command line: --settings FILE, with --agent and --isolation over it (checked by the operation). */
+function settingsOf({ values }: CommandContext): Record<string, unknown> {
+	return {
+		...(values.settings !== undefined ? readSettingsFile(values.settings) : {}),
+		...(values.agent ? { agent: values.agent } : {}),
+		...(values.isolation ? { isolation: values.isolation } : {}),
+	};
+}
+
+/** `run go [PROJECT]`: the project named, else --project, else the repository's. */
+function goProject(context: CommandContext): Promise<string> {
+	if (context.rest.length > 1) {
 		throw new UsageError('run go takes at most the project name');
 	}
-	const top = projectName ? projectPath(opened, projectName) : await repoTop(values.repo ?? process.cwd());
-	const settingsFor = () => {
-		const file = values.settings !== undefined ? readSettingsFile(values.settings) : {};
-		return parseRunSettings({
-			...file,
-			...(values.agent ? { agent: values.agent } : {}),
-			...(values.isolation ? { isolation: values.isolation } : {}),
-		});
-	};
-	const { executor, gate } = await opened.runs(top);
-	const ai = await opened.projectAi(top);
-	const carryOut = async (record: LaunchRecord, runId: string, settings: RunSettings) => {
-		// Ctrl-C cancels the run (its agent's whole process group) rather than orphaning it.
-		const onSignal = () => executor.cancel(runId, 'interrupted from the command line');
-		process.once('SIGINT', onSignal);
-		process.once('SIGTERM', onSignal);
-		let last = '';
-		opened.onRunChanged = (_top, changed) => {
-			const run = ai.get<Run>(changed);
-			if (run && run.status !== last && !out.json) {
-				last = run.status;
-				writeMessage(process.stderr, `desk: run ${t(runId)} ${t(run.status)}\n`);
-			}
-		};
-		try {
-			return await executor.execute(record, runId, settings);
-		} finally {
-			process.off('SIGINT', onSignal);
-			process.off('SIGTERM', onSignal);
+	return projectOfCommand(context, context.rest[0]);
+}
+
+/** Tells stderr each state a run reaches while this command carries it out. */
+async function reportStates(context: CommandContext, project: string): Promise<void> {
+	if (context.out.json) {
+		return;
+	}
+	const desk = await context.open();
+	const ai = await desk.projectAi(projectTop(desk, project));
+	const last = new Map<string, string>();
+	desk.onRunChanged = (_top, changed) => {
+		const run = ai.get<Run>(changed);
+		if (run && run.status !== last.get(changed)) {
+			last.set(changed, run.status);
+			writeMessage(process.stderr, `desk: run ${t(changed)} ${t(run.status)}\n`);
 		}
 	};
-	const report = (runId: string) => {
-		const detail = runDetail(ai, runId);
-		print(out, detail, () => formatRunDetail(detail));
-		return detail.summary.status === 'failed' ? 2 : 0;
+}
+
+/**
+ * Waits for the run the call started in this process (a Ctrl-C cancels it, its agent's whole
+ * process group, rather than orphaning it), then shows what it recorded: exit 2 when it failed.
+ */
+async function carriedOut(context: CommandContext, project: string, runId: string) {
+	const desk = await context.open();
+	const { executor } = await desk.runs(projectTop(desk, project));
+	const onSignal = () => {
+		try {
+			executor.cancel(runId, 'interrupted from the command line');
+		} catch {
+			// It ended meanwhile.
+		}
 	};
-	return { opened, top, settingsFor, executor, gate, ai, carryOut, report };
+	process.once('SIGINT', onSignal);
+	process.once('SIGTERM', onSignal);
+	try {
+		await desk.runEnded(runId);
+	} finally {
+		process.off('SIGINT', onSignal);
+		process.off('SIGTERM', onSignal);
+	}
+	const detail = await invokeFromCommandLine(runStatus, context, { project, id: runId });
+	return shownDetail(detail);
+}
+
+function shownDetail(detail: RunDetail) {
+	return { value: detail, text: () => formatRunDetail(detail), exitCode: detail.summary.status === 'failed' ? 2 : 0 };
 }
 
 /** `desk run go [PROJECT] [--settings FILE] [--agent NAME] [--isolation shared|worktree] [--request-id ID]`: Go, then carry the run out here to the gate. */
-async function runGo(context: CommandContext): Promise<number> {
-	const { madeBy, requestOf } = context;
-	const { opened, top, settingsFor, executor, carryOut, report } = await runsOf(context);
-	const settings = settingsFor();
-	const launches = await opened.launches(top);
-	const card = launches.card();
-	// The run claims the checkout in Go's own transaction: two `desk run go` at once
-	// (or a window's Go) never both start an agent in it.
-	const { result: record, replayed } = await launches.goOnce(madeBy, new Date(), {
-		...requestOf('desk run go', { top, settings }),
-		check: () => executor.assertCheckoutFree(settings, card),
-		claim: (tx, launched) => executor.claimIn(tx, settings, launched, launched.run),
-	});
-	if (!replayed) {
-		await carryOut(record, record.run, settings);
-	}
-	return report(record.run);
-}
+const runGo = operationCommand(launchGo, {
+	async params(context) {
+		const project = await goProject(context);
+		const settings = settingsOf(context);
+		await reportStates(context, project);
+		return { project, settings };
+	},
+	text: (record) => `launched ${t(record.launch_id)}: run ${t(record.run)}`,
+	follow: async (record, context) => carriedOut(context, await goProject(context), record.run),
+});
 
 /** `desk run status ID` */
-async function runStatus(context: CommandContext): Promise<number> {
-	const { report } = await runsOf(context);
-	return report(oneId(context.rest, context.command));
-}
+const runStatusCommand = operationCommand(runStatus, {
+	params: async (context) => ({ project: await projectOfCommand(context), id: oneId(context.rest, context.command) }),
+	text: (detail) => formatRunDetail(detail),
+	exitCode: (detail) => shownDetail(detail).exitCode,
+});
 
 /** `desk run cancel ID [--reason TEXT]` */
-async function runCancel(context: CommandContext): Promise<number> {
-	const { command, rest, values, out } = context;
-	const { executor } = await runsOf(context);
-	const id = oneId(rest, command);
-	const result = executor.cancel(id, values.reason?.trim() || 'cancelled from the command line');
-	print(out, result, () =>
+const runCancel = operationCommand(cancelRun, {
+	params: async (context) => ({
+		project: await projectOfCommand(context),
+		run: oneId(context.rest, context.command),
+		...(context.values.reason !== undefined ? { reason: context.values.reason } : {}),
+	}),
+	text: (result, { rest }) =>
 		result.stopped
-			? `run ${t(id)}: its agent was told to stop`
-			: `run ${t(id)}: marked failed (no process was carrying it out)`,
-	);
-	return 0;
-}
+			? `run ${t(rest[0]!)}: its agent was told to stop`
+			: `run ${t(rest[0]!)}: marked failed (no process was carrying it out)`,
+});
+
+const decisions = ['commit', 'retry', 'abandon', 'checkpoint'] as const;
 
 /** `desk run decide ID --decision commit|retry|abandon|checkpoint [--patchset ID] [--rationale TEXT] [--settings FILE]`: the gate. */
-async function runDecide(context: CommandContext): Promise<number> {
-	const { command, rest, values, out, requestOf } = context;
-	const { opened, top, settingsFor, executor, gate, ai, carryOut, report } = await runsOf(context);
-	const id = oneId(rest, command);
-	const decision = values.decision;
-	if (decision !== 'commit' && decision !== 'retry' && decision !== 'abandon' && decision !== 'checkpoint') {
-		throw new UsageError('run decide needs --decision commit, retry, abandon or checkpoint');
-	}
-	const settings = decision === 'retry' ? settingsFor() : undefined;
-	const { request } = requestOf('desk run decide', {
-		top,
-		id,
-		decision,
-		patchset: values.patchset,
-		rationale: values.rationale,
-		settings,
-	});
-	// Retry: the new run claims the checkout in the decision's transaction, as Go's run does.
-	const previous = ai.get<Run>(id);
-	const record = settings && previous?.object_type === 'run' ? gate.launchRecord(previous) : undefined;
-	const retry =
-		settings && record
-			? {
-					check: () => executor.assertCheckoutFree(settings, record),
-					claim: (tx: WriteTransaction, runId: string) => executor.claimIn(tx, settings, record, runId),
-				}
-			: {};
-	const { result, replayed } = await answerOnce(await opened.projectRequests(top), request, async () => {
-		const decided = await gate.decide(id, {
-			decision,
-			...(values.patchset ? { patchset: values.patchset } : {}),
-			...(values.rationale ? { rationale: values.rationale } : {}),
-			...retry,
-		});
-		await opened.answerProjectRequest(top, request, decided);
-		return decided;
-	});
-	if (result.new_run && settings && !replayed) {
-		const record = gate.launchRecord(ai.require<Run>(result.new_run, 'run'));
-		if (record) {
-			await carryOut(record, result.new_run, settings);
-			return report(result.new_run);
+const runDecide = operationCommand(decideRun, {
+	async params(context) {
+		const { command, rest, values } = context;
+		const run = oneId(rest, command);
+		const decision = decisions.find((d) => d === values.decision);
+		if (decision === undefined) {
+			throw new UsageError('run decide needs --decision commit, retry, abandon or checkpoint');
 		}
-	}
-	print(out, result, () =>
+		const project = await projectOfCommand(context);
+		if (decision === 'retry') {
+			await reportStates(context, project);
+		}
+		return {
+			project,
+			run,
+			decision,
+			...(values.patchset !== undefined ? { patchset: values.patchset } : {}),
+			...(values.rationale !== undefined ? { rationale: values.rationale } : {}),
+			...(decision === 'retry' ? { settings: settingsOf(context) } : {}),
+		};
+	},
+	text: (result) =>
 		result.commit
 			? `landed as ${t(result.commit)}`
 			: result.version !== undefined
 				? `landed as v${result.version}`
-				: `${decision}${result.restored?.length ? `: ${result.restored.length} file(s) put back` : ''}${result.left?.length ? `; left as you changed them: ${result.left.map(t).join(', ')}` : ''}`,
-	);
-	return 0;
-}
+				: `${result.decision.decision_type}${result.restored?.length ? `: ${result.restored.length} file(s) put back` : ''}${result.left?.length ? `; left as you changed them: ${result.left.map(t).join(', ')}` : ''}`,
+	// Retry's new run was started here: the command carries it out and shows it.
+	follow: async (result, context) =>
+		result.new_run ? carriedOut(context, await projectOfCommand(context), result.new_run) : undefined,
+});
 
 export const runCommands: ReadonlyArray<[string, Command]> = [
 	['run go', runGo],
-	['run status', runStatus],
+	['run status', runStatusCommand],
 	['run cancel', runCancel],
 	['run decide', runDecide],
 ];

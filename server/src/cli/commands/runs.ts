@@ -2,65 +2,67 @@
  * `desk runs …` and `desk history …`: what the runs of a repository recorded, and the AI objects
  * carried to and from its `refs/desk/history`.
  */
-import { runDetail, runsOverview } from '../../runs/runViews';
+import { checkRefName } from '../../git/refName';
+import { exportHistory, importHistory } from '../../operations/history';
+import { listRuns, showRun } from '../../operations/runs';
 import type { RunDetail, RunSummary, RunsOverview } from '../../runs/types';
 import { expectArgs, oneId } from '../args';
 import type { Command, CommandContext } from '../context';
-import { print } from '../output';
-import { recordedTop, repoTop } from '../projects';
+import { operationCommand } from '../operationCommand';
+import { placeOfCommand } from '../projects';
 import { terminalSafe as t, writeMessage } from '../terminal';
 
-/** `desk runs list`, `desk runs show ID`: a read, which never makes a project database. */
-async function runsView({ command, rest, values, out, open }: CommandContext): Promise<number> {
-	const opened = await open();
-	const top = recordedTop(opened, await repoTop(values.repo ?? process.cwd()));
-	const ai = await opened.projectAi(top);
-	if (command === 'runs list') {
-		expectArgs(rest, 0, command);
-		const overview = runsOverview(ai);
-		print(out, overview, () => formatOverview(overview));
-		return 0;
-	}
-	const detail = runDetail(ai, oneId(rest, command));
-	print(out, detail, () => formatRunSummary(detail.summary, detail.task.title));
-	return 0;
+/** The history ref --ref names, if any: one git would refuse is refused as git names it (git.badRef). */
+function refOf({ values }: CommandContext): { ref?: string } {
+	return values.ref !== undefined ? { ref: checkRefName(values.ref) } : {};
 }
 
+/** `desk runs list`: a read, which never makes a project database. */
+const runsList = operationCommand(listRuns, {
+	async params(context) {
+		expectArgs(context.rest, 0, context.command);
+		return placeOfCommand(context);
+	},
+	text: (overview) => formatOverview(overview),
+});
+
+/** `desk runs show ID` */
+const runsShow = operationCommand(showRun, {
+	params: async (context) => ({ ...(await placeOfCommand(context)), id: oneId(context.rest, context.command) }),
+	text: (detail) => formatRunSummary(detail.summary, detail.task.title),
+});
+
 /** `desk history export [--ref REF]`: a write (a ref), so it may make the project database. */
-async function historyExport({ command, rest, values, out, open }: CommandContext): Promise<number> {
-	const opened = await open();
-	const top = await repoTop(values.repo ?? process.cwd());
-	expectArgs(rest, 0, command);
-	const result = await opened.exportHistory(top, values.ref);
-	print(out, result, () =>
+const historyExport = operationCommand(exportHistory, {
+	async params(context) {
+		expectArgs(context.rest, 0, context.command);
+		return { ...(await placeOfCommand(context)), ...refOf(context) };
+	},
+	text: (result, { values }) =>
 		result.commit
 			? `${result.objects} objects written to ${t(values.ref ?? 'refs/desk/history')} (${t(result.commit.slice(0, 12))})`
 			: 'no change since the last export',
-	);
-	return 0;
-}
+});
 
 /** `desk history import [--ref REF]`: a fresh clone's history brought in, so it may make the project database. */
-async function historyImport({ command, rest, values, out, open }: CommandContext): Promise<number> {
-	const opened = await open();
-	const top = await repoTop(values.repo ?? process.cwd());
-	expectArgs(rest, 0, command);
-	const result = await opened.importHistory(top, values.ref);
-	print(
-		out,
-		result,
-		() =>
-			`${result.added} added, ${result.unchanged} already here${result.refused.length ? `, ${result.refused.length} refused` : ''}`,
-	);
-	for (const refused of result.refused) {
-		writeMessage(process.stderr, `desk: refused ${t(refused.path)}: ${t(refused.reason)}\n`);
-	}
-	return result.refused.length > 0 ? 2 : 0;
-}
+const historyImport = operationCommand(importHistory, {
+	async params(context) {
+		expectArgs(context.rest, 0, context.command);
+		return { ...(await placeOfCommand(context)), ...refOf(context) };
+	},
+	text: (result) =>
+		`${result.added} added, ${result.unchanged} already here${result.refused.length ? `, ${result.refused.length} refused` : ''}`,
+	exitCode(result) {
+		for (const refused of result.refused) {
+			writeMessage(process.stderr, `desk: refused ${t(refused.path)}: ${t(refused.reason)}\n`);
+		}
+		return result.refused.length > 0 ? 2 : 0;
+	},
+});
 
 export const runViewCommands: ReadonlyArray<[string, Command]> = [
-	['runs list', runsView],
-	['runs show', runsView],
+	['runs list', runsList],
+	['runs show', runsShow],
 	['history export', historyExport],
 	['history import', historyImport],
 ];

@@ -1,0 +1,202 @@
+/**
+ * Runs: what they recorded, cancelling one, and the gate's decision (glossary: Gate). A person
+ * decides and cancels, in the editor or at the command line; an agent never does.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Run } from '../ai/types';
+import { DeskError } from '../core/errors';
+import { projectDataFolder, type Desk } from '../desk';
+import { RepositoryReader } from '../git/repositoryReader';
+import { CancelRun, DecideRun, ListRuns, PatchSetFiles, ShowRun } from '../protocol/protocol';
+import { object, string } from '../protocol/schema';
+import { runDetail, runsOverview } from '../runs/runViews';
+import { parseRunSettings } from '../runs/settings';
+import { answerOnce } from '../store/clientRequests';
+import type { WriteTransaction } from '../store/durableDatabase';
+import { actorRefOf } from './actor';
+import { projectTop } from './attachments';
+import { operation } from './operation';
+
+export { projectTop };
+
+/** The top of the git repository holding `dir`; `import.notRepoTop` when none does. */
+export async function repoTop(dir: string): Promise<string> {
+	const top = await new RepositoryReader().findTop(path.resolve(dir));
+	if (!top) {
+		throw new DeskError('import.notRepoTop', `${dir} is in no git repository; pass --repo PATH.`, { dir });
+	}
+	return top;
+}
+
+/**
+ * `top` when the desk keeps records of that repository (a project of the library, or a project
+ * database a history import made); otherwise project.notFound, so that a read of a repository nobody
+ * adopted creates nothing in it.
+ */
+export function recordedTop(desk: Desk, top: string): string {
+	if (
+		desk.library.listProjects().some((p) => p.path === top) ||
+		fs.existsSync(path.join(top, projectDataFolder, 'project.db'))
+	) {
+		return top;
+	}
+	throw new DeskError(
+		'project.notFound',
+		`The desk keeps no records of ${top}: adopt it first (desk asset import --dir ${top} --main), or bring its history in (desk history import).`,
+		{ dir: top },
+	);
+}
+
+/**
+ * Where a call on a project's records acts: the project named, else the repository at `repo` (a
+ * clone whose history was brought in is no project of the library). Exactly one is given.
+ */
+export async function topOfPlace(desk: Desk, place: { project?: string; repo?: string }): Promise<string> {
+	if ((place.project === undefined) === (place.repo === undefined)) {
+		throw new DeskError('desk.badParams', 'params: name either a project or a repo, not both nor neither', {
+			field: 'params.project',
+		});
+	}
+	return place.project !== undefined ? projectTop(desk, place.project) : repoTop(place.repo!);
+}
+
+export const listRuns = operation({
+	name: 'run.list',
+	summary: "List a project's intents, their tasks and each task's runs.",
+	params: ListRuns.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: ListRuns, cli: 'runs list' },
+	async run(call, place) {
+		// A read: it never makes a project database.
+		const top = recordedTop(call.desk, await topOfPlace(call.desk, place));
+		return runsOverview(await call.desk.projectAi(top));
+	},
+});
+
+export const showRun = operation({
+	name: 'run.show',
+	summary: 'Show everything a run recorded.',
+	params: ShowRun.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: ShowRun, cli: 'runs show' },
+	async run(call, { id, ...place }) {
+		const top = recordedTop(call.desk, await topOfPlace(call.desk, place));
+		return runDetail(await call.desk.projectAi(top), id);
+	},
+});
+
+/** `desk run status`: a run's detail once the project's runs left by a stopped desk are marked failed. */
+export const runStatus = operation({
+	name: 'run.status',
+	summary: "Show a run's state, its PatchSets, its checks and its decision.",
+	params: object({ project: string({ minLength: 1, maxLength: 1024 }), id: string({ minLength: 1, maxLength: 64 }) }),
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { cli: 'run status' },
+	async run(call, { project, id }) {
+		const top = projectTop(call.desk, project);
+		await call.desk.runs(top);
+		return runDetail(await call.desk.projectAi(top), id);
+	},
+});
+
+export const patchSetFiles = operation({
+	name: 'run.patchSetFiles',
+	summary: 'Read the files a PatchSet changes, before and after.',
+	params: PatchSetFiles.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: PatchSetFiles },
+	async run(call, { project, patchset }) {
+		const files = await call.desk.patchSetFiles(projectTop(call.desk, project), patchset);
+		const b64 = (bytes: Uint8Array | null) => (bytes === null ? null : Buffer.from(bytes).toString('base64'));
+		return {
+			source: files.source,
+			files: files.files.map((f) => ({ path: f.path, before: b64(f.before), after: b64(f.after) })),
+		};
+	},
+});
+
+export const cancelRun = operation({
+	name: 'run.cancel',
+	summary: "Cancel a run: stop its agent's process group and fail the run with the reason.",
+	params: CancelRun.params,
+	callers: ['editor', 'cli'],
+	mutates: true,
+	idempotent: false,
+	surfaces: { rpc: CancelRun, cli: 'run cancel' },
+	async run(call, { project, run, reason }) {
+		const { executor } = await call.desk.runs(projectTop(call.desk, project));
+		const result = executor.cancel(run, reason?.trim() || `cancelled by ${actorRefOf(call.actor).id}`);
+		call.events.runsChanged(project, run);
+		return result;
+	},
+});
+
+/**
+ * The gate (glossary: Gate). The Decision records who made it. Retry's new run claims the checkout in
+ * the decision's own transaction, as Go's run does, and starts in this process in the background; a
+ * face that must outlive it (the command line) waits for it with `desk.runEnded`.
+ */
+export const decideRun = operation({
+	name: 'run.decide',
+	summary: 'Decide a run at the gate: commit, retry, abandon or checkpoint.',
+	params: DecideRun.params,
+	callers: ['editor', 'cli'],
+	mutates: true,
+	idempotent: false,
+	surfaces: { rpc: DecideRun, cli: 'run decide' },
+	async run(call, { project, run, decision, patchset, rationale, settings }) {
+		const { desk, request } = call;
+		const top = projectTop(desk, project);
+		// Settings are checked before anything is decided.
+		const runSettings = decision === 'retry' ? parseRunSettings(settings) : undefined;
+		const { gate, executor } = await desk.runs(top);
+		const ai = await desk.projectAi(top);
+		const decided = ai.get<Run>(run);
+		const record = runSettings && decided?.object_type === 'run' ? gate.launchRecord(decided) : undefined;
+		const retry =
+			runSettings && record
+				? {
+						check: () => executor.assertCheckoutFree(runSettings, record),
+						claim: (tx: WriteTransaction, id: string) => executor.claimIn(tx, runSettings, record, id),
+					}
+				: {};
+		// A decision is made once whatever happens (a second is refused); its answer is recorded after it.
+		const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () => {
+			const made = await gate.decide(run, {
+				decision,
+				by: actorRefOf(call.actor),
+				...(patchset ? { patchset } : {}),
+				...(rationale ? { rationale } : {}),
+				...retry,
+			});
+			await desk.answerProjectRequest(top, request, made);
+			return made;
+		});
+		if (replayed) {
+			return result;
+		}
+		if (result.new_run && runSettings) {
+			const next = gate.launchRecord(ai.require<Run>(result.new_run, 'run'));
+			if (next) {
+				await desk.startRun(top, next, result.new_run, runSettings);
+			}
+		}
+		call.events.runsChanged(project, run);
+		if (result.commit || result.version !== undefined) {
+			call.events.assetsChanged('run landed');
+		}
+		return result;
+	},
+});
+
+/** The runs' operations, in the table's order. */
+export const runOperations = [listRuns, showRun, runStatus, patchSetFiles, cancelRun, decideRun];
