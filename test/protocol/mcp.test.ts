@@ -147,7 +147,11 @@ describe('desk mcp, with the MCP SDK client', () => {
 		);
 		for (const tool of tools) {
 			assert.deepEqual(notFlat(tool.inputSchema), [], `${tool.name}'s schema is flat`);
-			assert.equal(tool.annotations?.destructiveHint, false);
+			assert.equal(
+				tool.annotations?.destructiveHint,
+				['asset_version', 'asset_tags', 'asset_describe'].includes(tool.name),
+				`${tool.name}: destructive when it overwrites files or replaces a record's text`,
+			);
 			assert.equal(tool.annotations?.openWorldHint, false);
 			assert.ok(tool.description && tool.description.length > 40, `${tool.name} is described`);
 			assert.equal(

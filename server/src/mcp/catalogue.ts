@@ -46,7 +46,7 @@ export function catalogueFor(caller: CallerKind): CatalogueEntry[] {
 				annotations: {
 					readOnlyHint: !op.mutates,
 					idempotentHint: op.idempotent,
-					destructiveHint: false,
+					destructiveHint: op.destructive ?? false,
 					openWorldHint: false,
 				},
 			},
@@ -66,7 +66,7 @@ const receiptKey: JsonSchema = {
 	maxLength: 128,
 	pattern: requestIdPattern.source,
 	description:
-		'Optional receipt key of this action (a UUID, say). Sending the same key again returns the first result and changes nothing more; the same key with other arguments is refused (request.idReused). Without it, the same call in the same task is recognised by its arguments.',
+		'Optional receipt key of this action (a UUID, say). Sending the same key again returns the first result and changes nothing more; the same key with other arguments is refused (request.idReused). Without it, a call your harness sent twice (the same tool-use id; else the same arguments in the same run) is made once.',
 };
 
 /** The tool's input schema: the operation's params less those `bound` by the run, with `request_id` for a mutating one. */

@@ -128,12 +128,21 @@ function prepare(
 	if (requestId !== undefined && typeof requestId !== 'string') {
 		throw badArgs(`params.${requestIdArg}`, `params.${requestIdArg} must be a string`);
 	}
-	const key =
-		meta.key ??
-		requestId ??
-		(actor.kind === 'agent'
-			? sha256Hex(`${actor.task}\n${entry.tool.name}\n${canonicalJson(withoutRequestId(given))}`)
-			: undefined);
+	const chosen = meta.key ?? requestId;
+	let key: string | undefined;
+	if (actor.kind !== 'agent') {
+		key = chosen;
+	} else if (chosen !== undefined) {
+		// An agent's own id names an action of its run only: two runs (a Retry of the same task, another
+		// task) that choose the same id do not replay each other's answers.
+		key = sha256Hex(`${actor.run}\n${chosen}`);
+	} else if (meta.harnessCallId !== undefined) {
+		// A call its harness dispatched twice carries the same tool-use id; a deliberate repeat (a
+		// snapshot after more changes) is a new tool use and runs again.
+		key = sha256Hex(`${actor.task}\n${actor.run}\n${entry.tool.name}\ncall ${meta.harnessCallId}`);
+	} else {
+		key = sha256Hex(`${actor.task}\n${actor.run}\n${entry.tool.name}\n${canonicalJson(withoutRequestId(given))}`);
+	}
 	return { params: { ...params }, ...(key === undefined ? {} : { key }) };
 }
 

@@ -2,9 +2,9 @@
  * The agent's side of its run's desk tools socket (glossary: Desk tools): a {@link ToolDispatcher}
  * whose tools and calls are the desk's, one connection a request. A connection lost before the reply
  * (the desk restarting, say) is tried again with the very same request: a mutating call's receipt key
- * is the same (the agent's `request_id`, else the hash the desk derives from the task, the tool and
- * the args), so the desk answers a call it already made with its first result and makes no second
- * effect.
+ * is the same (the agent's `request_id`, else the hash the desk derives from the run, the tool and
+ * the agent's tool-use id or the args), so a desk that made the effect and lost the connection before
+ * its reply answers the retry with its first result and makes no second effect.
  */
 import * as net from 'node:net';
 import type { DeskErrorJson } from '../core/errors';

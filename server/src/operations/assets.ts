@@ -166,7 +166,7 @@ export const searchAssets = operation({
  * must be one of an agent's project, and the windows are told. Setting the same again changes nothing.
  */
 function assetEdit<P extends { id: string }>(
-	definition: Omit<Operation<P, AssetRecord>, 'run' | 'mutates' | 'idempotent'> & {
+	definition: Omit<Operation<P, AssetRecord>, 'run' | 'mutates' | 'idempotent' | 'destructive'> & {
 		edit(library: Library, params: P): AssetRecord;
 	},
 ): Operation<P, AssetRecord> {
@@ -175,11 +175,21 @@ function assetEdit<P extends { id: string }>(
 		...rest,
 		mutates: true,
 		idempotent: true,
+		// It replaces what the record held (tags, about, checks), rather than adding to it.
+		destructive: true,
 		async run(call, params) {
 			await assertAssetOfCall(call, params.id);
-			const asset = edit(call.desk.library, params);
-			call.events.assetsChanged('asset changed');
-			return asset;
+			// Setting the same again changes nothing, so the answer is recorded after the edit's own write:
+			// a desk stopped between the two makes the same edit again on the repeat, which is no second effect.
+			const { result, replayed } = await answerOnce(call.desk.libraryRequests, call.request, async () => {
+				const asset = edit(call.desk.library, params);
+				call.desk.answerLibraryRequest(call.request, asset);
+				return asset;
+			});
+			if (!replayed) {
+				call.events.assetsChanged('asset changed');
+			}
+			return result;
 		},
 	});
 }
@@ -333,6 +343,8 @@ export const snapshotAsset = operation({
 
 export const putVersion = operation({
 	name: 'asset.version',
+	// The files put overwrite the asset folder's files of the same names (the earlier versions keep theirs).
+	destructive: true,
 	summary: "Put files into a snapshot asset's folder and cut its next version (glossary: Version).",
 	params: putVersionParams(toolPath),
 	callers: ['editor', 'cli', 'agent'],

@@ -76,6 +76,11 @@ export interface Operation<P = never, R = unknown> {
 	readonly mutates: boolean;
 	/** True when calling it again with the same params changes nothing more (MCP `idempotentHint`). */
 	readonly idempotent: boolean;
+	/**
+	 * True when it replaces or overwrites what was there (a folder's files, an asset's tags or about)
+	 * rather than only adding (MCP `destructiveHint`, which clients read to ask before a call).
+	 */
+	readonly destructive?: boolean;
 	readonly surfaces: {
 		/** The JSON-RPC method; its params schema is this operation's. */
 		readonly rpc?: RequestDefinition<P, R>;

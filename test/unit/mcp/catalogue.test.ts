@@ -32,7 +32,7 @@ describe('the desk tools catalogue', () => {
 				assert.deepEqual(tool.annotations, {
 					readOnlyHint: !operation.mutates,
 					idempotentHint: operation.idempotent,
-					destructiveHint: false,
+					destructiveHint: operation.destructive ?? false,
 					openWorldHint: false,
 				});
 				assert.equal('request_id' in tool.inputSchema.properties, operation.mutates, `${tool.name}: request_id`);
@@ -77,7 +77,7 @@ describe('the dispatcher over the operations table', () => {
 		outbox: '/nonexistent/outbox',
 	};
 
-	it("confines an agent's call to its run's project and keys its mutating calls by task, tool and args", async () => {
+	it("confines an agent's call to its run's project and keys its mutating calls by its run", async () => {
 		const { desk, ours, theirs } = await library();
 		const records: ToolCallRecord[] = [];
 		const dispatcher = operationsDispatcher({ desk, actor: agent, onCall: (r) => void records.push(r) });
@@ -110,12 +110,35 @@ describe('the dispatcher over the operations table', () => {
 		const tagged = await dispatcher.call('asset_tags', args, {});
 		assert.ok(tagged.ok, JSON.stringify(tagged));
 		assert.deepEqual(desk.library.getAsset(ours.id).tags, ['reviewed']);
-		assert.equal(records.at(-1)!.key, sha256Hex(`task-1\nasset_tags\n${canonicalJson(args)}`));
+		assert.equal(records.at(-1)!.key, sha256Hex(`task-1\nrun-1\nasset_tags\n${canonicalJson(args)}`));
+		await dispatcher.call('asset_tags', args, { harnessCallId: 'toolu_9' });
+		assert.equal(
+			records.at(-1)!.key,
+			sha256Hex(`task-1\nrun-1\nasset_tags\ncall toolu_9`),
+			"the harness's tool-use id names the call when it is sent: a deliberate repeat is a new tool use",
+		);
 
 		await dispatcher.call('asset_tags', { ...args, request_id: 'my-own-key-1' }, { key: 'proxy-key-1' });
-		assert.equal(records.at(-1)!.key, 'proxy-key-1', "a caller's fixed key comes first");
+		assert.equal(
+			records.at(-1)!.key,
+			sha256Hex('run-1\nproxy-key-1'),
+			"a caller's fixed key comes first, the run's own",
+		);
 		await dispatcher.call('asset_tags', { ...args, request_id: 'my-own-key-1' }, {});
-		assert.equal(records.at(-1)!.key, 'my-own-key-1', 'then the request_id arg');
+		assert.equal(records.at(-1)!.key, sha256Hex('run-1\nmy-own-key-1'), "then the request_id arg, the run's own");
+
+		// Another run (a Retry of the same task) choosing the same id is another action, not a replay.
+		const retry = operationsDispatcher({ desk, actor: { ...agent, run: 'run-2' } });
+		const other = await retry.call('asset_tags', { id: ours.id, tags: ['second'], request_id: 'my-own-key-1' }, {});
+		assert.ok(other.ok && !other.replayed, JSON.stringify(other));
+		assert.deepEqual(desk.library.getAsset(ours.id).tags, ['second']);
+		const refused = await retry.call('asset_tags', { id: ours.id, tags: ['third'], request_id: 'my-own-key-1' }, {});
+		assert.ok(!refused.ok);
+		assert.equal(
+			refused.error.code,
+			'request.idReused',
+			'the same key with other args is refused (tags keep a receipt)',
+		);
 	});
 
 	it('refuses a tool the catalogue does not hold, and serves the person their whole library', async () => {
