@@ -78,7 +78,7 @@ export async function invokeFromCommandLine<P, R>(
 		op,
 		{
 			desk: await context.open(),
-			actor: { kind: 'cli', person: await personIdentity() },
+			actor: { kind: 'cli', person: await personIdentity(), cwd: process.cwd() },
 			events: noEvents,
 			signal: new AbortController().signal,
 			...(requestId === undefined ? {} : { requestId }),
