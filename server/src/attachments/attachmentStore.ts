@@ -4,7 +4,7 @@ import { DeskError, isDeskError } from '../core/errors';
 import type { Logger } from '../core/logger';
 import { scrubBytes } from '../core/secrets';
 import type { ClientRequest } from '../store/clientRequests';
-import { ConfinedDir, withFileAt } from '../store/confinedDir';
+import { ConfinedDir, withFileAt, type OpenedFile } from '../store/confinedDir';
 import { cleanName, detectType, humanBytes, typeByName } from './names';
 import type { AttachmentAudit, AttachmentRows, TaskAttachments } from './ports';
 import type { AttachmentRow, AttachmentSource, IngestReport } from './types';
@@ -317,37 +317,39 @@ export class AttachmentStore {
 			request?: ClientRequest;
 			/** Scrubbed from the bytes on the way in, as a run's outbox is (its agent's secret environment). */
 			secrets?: readonly string[];
+			/** Opens `file` as its caller confines it (an agent's, from its run's folder with no link on the way); by its path otherwise. */
+			open?: <T>(body: (opened: OpenedFile) => T) => T;
 		},
 	): AttachmentRow {
 		checkTaskId(taskId);
-		const bytes = withFileAt(
-			file,
-			(opened) => {
-				if (!opened.stat.isFile()) {
-					throw new DeskError('attachment.notRegular', `${file} is not a regular file.`, { path: file });
-				}
-				if (meta.runId !== undefined && opened.stat.nlink > 1) {
-					throw new DeskError('attachment.notRegular', `${file} is a hard link to a file elsewhere: not read.`, {
-						path: file,
-					});
-				}
-				if (opened.stat.size > this.limits.fileBytes) {
-					throw tooLarge(file, opened.stat.size, this.limits.fileBytes);
-				}
-				const read = opened.read(this.limits.fileBytes);
-				if (read.more) {
-					throw tooLarge(file, this.limits.fileBytes + 1, this.limits.fileBytes);
-				}
-				return read.bytes;
-			},
-			(error) =>
-				error.code === 'ELOOP'
-					? new DeskError('attachment.notRegular', `${file} is a link; attach the file it points to.`, { path: file })
-					: new DeskError('attachment.unavailable', `${file} cannot be read: ${error.message}`, {
-							path: file,
-							errno: error.code,
-						}),
-		);
+		const read = (opened: OpenedFile): Buffer => {
+			if (!opened.stat.isFile()) {
+				throw new DeskError('attachment.notRegular', `${file} is not a regular file.`, { path: file });
+			}
+			if (meta.runId !== undefined && opened.stat.nlink > 1) {
+				throw new DeskError('attachment.notRegular', `${file} is a hard link to a file elsewhere: not read.`, {
+					path: file,
+				});
+			}
+			if (opened.stat.size > this.limits.fileBytes) {
+				throw tooLarge(file, opened.stat.size, this.limits.fileBytes);
+			}
+			const read = opened.read(this.limits.fileBytes);
+			if (read.more) {
+				throw tooLarge(file, this.limits.fileBytes + 1, this.limits.fileBytes);
+			}
+			return read.bytes;
+		};
+		const bytes = meta.open
+			? meta.open(read)
+			: withFileAt(file, read, (error) =>
+					error.code === 'ELOOP'
+						? new DeskError('attachment.notRegular', `${file} is a link; attach the file it points to.`, { path: file })
+						: new DeskError('attachment.unavailable', `${file} cannot be read: ${error.message}`, {
+								path: file,
+								errno: error.code,
+							}),
+				);
 		return this.put(
 			taskId,
 			{

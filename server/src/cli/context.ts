@@ -4,6 +4,7 @@
  */
 import type { Logger } from '../core/logger';
 import type { Desk } from '../desk';
+import type { ClientRequest } from '../store/clientRequests';
 import type { OptionValues } from './args';
 import type { Output } from './output';
 
@@ -21,8 +22,14 @@ export interface CommandContext {
 	logger: Logger;
 	/** --version, checked to be a version number. */
 	version: number | undefined;
+	/** Commands made from the command line are desk tool calls (made_by conductor; glossary: made_by). */
+	madeBy: 'conductor';
 	/** Opens the desk on the library folder. */
 	open(): Promise<Desk>;
+	/** The library of the opened desk. */
+	lib(): Promise<Desk['library']>;
+	/** --request-id: the caller's id for this action; running the command again with it repeats nothing. */
+	requestOf(action: string, params: object): { request?: ClientRequest };
 }
 
 /** One command (or several sharing their set-up): the exit code. */

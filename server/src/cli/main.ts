@@ -12,6 +12,7 @@ import { leveledLogger, type LogLevel } from '../core/logger';
 import { Desk } from '../desk';
 import { runDeskTools } from '../mcp/runTools';
 import { noEvents } from '../operations/operation';
+import { clientRequest, requestIdPattern } from '../store/clientRequests';
 import { parseCommandLine, positiveInteger, UsageError } from './args';
 import { commands } from './commands';
 import type { CommandContext } from './context';
@@ -71,7 +72,19 @@ export async function main(
 			store,
 			logger,
 			version,
+			madeBy: 'conductor',
 			open,
+			lib: async () => (await open()).library,
+			requestOf: (action, params) => {
+				const id = values['request-id'];
+				if (id === undefined) {
+					return {};
+				}
+				if (!requestIdPattern.test(id)) {
+					throw new UsageError('--request-id takes 8 to 128 letters, digits or . _ : - (a UUID, say)');
+				}
+				return { request: clientRequest(action, id, params)! };
+			},
 		};
 		const run = commands.get(command);
 		if (!run) {

@@ -78,7 +78,7 @@ export async function invokeFromCommandLine<P, R>(
 		op,
 		{
 			desk: await context.open(),
-			actor: { kind: 'cli', person: await personIdentity(), cwd: process.cwd() },
+			actor: { kind: 'cli', person: await personIdentity() },
 			events: noEvents,
 			signal: new AbortController().signal,
 			...(requestId === undefined ? {} : { requestId }),

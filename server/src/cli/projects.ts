@@ -2,8 +2,13 @@
  * Which project a command acts on: a project of the library by name (--project), or the repository
  * at --repo PATH or around the current folder.
  */
-import { repoTop } from '../operations/runs';
+import { projectTop, recordedTop, repoTop } from '../operations/runs';
 import type { CommandContext } from './context';
+
+export { recordedTop, repoTop };
+
+/** The repository top of the project named `name`. */
+export const projectPath = projectTop;
 
 /**
  * The name of the project a command acts on: `named` (a positional), else --project, else the

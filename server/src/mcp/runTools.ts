@@ -44,6 +44,8 @@ export function runDeskTools(
 			run: request.run,
 			workFolder: request.workFolder,
 			outbox: request.outbox,
+			readOnlyInside: request.readOnlyInside,
+			hiddenInside: request.hiddenInside,
 		};
 		const stop = new AbortController();
 		const dispatcher = operationsDispatcher({

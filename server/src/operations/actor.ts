@@ -37,6 +37,13 @@ export type Actor =
 			/** The run's work folder and outbox, as the desk sees them: the only folders its paths may name. */
 			readonly workFolder: string;
 			readonly outbox: string;
+			/**
+			 * Folders inside the work folder the sandbox shows read-only (in the person's own checkout:
+			 * `.git`, `.vscode`, `.claude`, `.agents`) and hidden (`.desk`, where the outbox lives): the
+			 * desk tools write into neither for the agent, nor read a hidden one (the outbox excepted).
+			 */
+			readonly readOnlyInside?: readonly string[];
+			readonly hiddenInside?: readonly string[];
 			/** The values of the agent's secret environment: scrubbed from what it attaches, as from its outbox. */
 			readonly secrets?: readonly string[];
 	  };

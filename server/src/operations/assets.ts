@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { ImportResult, Library } from '../assets/library';
 import type { AssetRecord, AtGo, MadeBy } from '../assets/types';
-import { DeskError, describeError } from '../core/errors';
+import { DeskError, describeError, isDeskError } from '../core/errors';
 import { integer, object } from '../protocol/schema';
 import { maxBlobBytes } from '../core/inputLimits';
 import {
@@ -33,9 +33,10 @@ import {
 	toolPath,
 } from '../protocol/protocol';
 import { answerOnce, clientRequest, markReplayed, type ClientRequest } from '../store/clientRequests';
-import { withFileAt } from '../store/confinedDir';
+import { withFileAt, type OpenedFile } from '../store/confinedDir';
 import { actorLabel, madeByOf } from './actor';
 import { operation, type Operation, type OperationCall, type RunningCall } from './operation';
+import { folderInRun, placeInRun, withFileInRun, type RunPathUse } from './runPaths';
 
 /**
  * The project an agent's call may touch: its run's. A person may name any project, or none (the
@@ -72,64 +73,60 @@ export async function assertAssetOfCall(call: OperationCall, id: string): Promis
  * The path a call names, as its operation uses it. At the command line (and through `desk mcp`) a
  * relative one is read against the folder it was started in; from the editor it must be absolute (a
  * relative one would resolve against the server's folder: `desk.relativePath`). An agent's is
- * resolved against its work folder and must lie, links followed, inside its work folder or its
- * outbox (`operation.outsideRun`); the real path is returned, so no link is followed again later.
- * A path that does not exist yet (a new asset's folder) is judged by its nearest existing folder.
+ * resolved against its work folder and confined to its run's folders (runPaths.ts: inside its work
+ * folder or outbox, not in a hidden folder, for `write` not in a read-only one, no link on the way:
+ * `operation.outsideRun`). A path that does not exist yet (a new asset's folder) is judged by the
+ * folders above it that do.
  */
-export async function pathOfCall(call: OperationCall, named: string, field: string): Promise<string> {
+export async function pathOfCall(call: OperationCall, named: string, field: string, use: RunPathUse): Promise<string> {
+	if (call.actor.kind !== 'agent') {
+		return personPath(call, named, field);
+	}
+	return folderInRun(placeInRun(call.actor, named, field, use));
+}
+
+function personPath(call: OperationCall, named: string, field: string): string {
 	if (call.actor.kind === 'cli' && call.actor.cwd !== undefined) {
 		return path.resolve(call.actor.cwd, named);
 	}
-	if (call.actor.kind !== 'agent') {
-		if (!path.isAbsolute(named)) {
-			throw new DeskError(
-				'desk.relativePath',
-				`${field} must be an absolute path; a relative one would resolve against the server's working folder`,
-				{ field },
-			);
-		}
-		return named;
-	}
-	return confinedToRun(call, path.resolve(call.actor.workFolder, named), field);
-}
-
-/** `file` (absolute) with its links followed, refused unless it is inside the agent's work folder or outbox. */
-async function confinedToRun(call: OperationCall, file: string, field: string): Promise<string> {
-	if (call.actor.kind !== 'agent') {
-		return file;
-	}
-	const real = await realpathOfNearest(file);
-	const roots = await Promise.all(
-		[call.actor.workFolder, call.actor.outbox].map((root) => fs.promises.realpath(root).catch(() => undefined)),
-	);
-	if (!roots.some((root) => root !== undefined && (real === root || real.startsWith(root + path.sep)))) {
+	if (!path.isAbsolute(named)) {
 		throw new DeskError(
-			'operation.outsideRun',
-			`${field}: a run may name only files inside its work folder or its outbox, not ${file}.`,
-			{ field, path: file },
+			'desk.relativePath',
+			`${field} must be an absolute path; a relative one would resolve against the server's working folder`,
+			{ field },
 		);
 	}
-	return real;
+	return named;
 }
 
-/** The real path of `file`, or of its nearest existing folder with the rest of the path after it. */
-async function realpathOfNearest(file: string): Promise<string> {
-	const rest: string[] = [];
-	let at = file;
-	for (;;) {
-		try {
-			return path.join(await fs.promises.realpath(at), ...rest);
-		} catch (error) {
-			const parent = path.dirname(at);
-			if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || parent === at) {
-				throw new DeskError('input.unreadable', `Could not read ${file}: ${(error as Error).message}`, {
-					file,
-					errno: (error as NodeJS.ErrnoException).code,
-				});
-			}
-			rest.unshift(path.basename(at));
-			at = parent;
-		}
+/**
+ * The opener of the file a call names to read from: an agent's is confined to its run's folders and
+ * opened from there one component at a time, never through a link nor a hard link (runPaths.ts), so
+ * what is read is what was checked; a person's is opened by its path.
+ */
+export async function fileOfCall(
+	call: OperationCall,
+	named: string,
+	field: string,
+): Promise<{ path: string; open?: <T>(body: (file: OpenedFile) => T) => T }> {
+	if (call.actor.kind !== 'agent') {
+		return { path: personPath(call, named, field) };
+	}
+	const place = placeInRun(call.actor, named, field, 'read');
+	return { path: place.path, open: (body) => withFileInRun(place, body) };
+}
+
+/**
+ * For an agent, the folder of a snapshot asset it snapshots or puts files into, and each file put
+ * there: inside its work folder or outbox, not in a hidden or read-only folder, no link on the way.
+ */
+function assertAssetFolderOfRun(call: OperationCall, asset: AssetRecord, files: readonly string[] = []): void {
+	if (call.actor.kind !== 'agent' || asset.engine !== 'snapshot') {
+		return;
+	}
+	folderInRun(placeInRun(call.actor, asset.working_dir, 'id', 'write'));
+	for (const file of files) {
+		placeInRun(call.actor, path.join(asset.working_dir, file), 'files.path', 'write');
 	}
 }
 
@@ -227,7 +224,7 @@ export const importAsset = operation({
 			tool: 'asset_import',
 			title: 'Import an asset',
 			description:
-				"Bring an asset into this project. Give exactly one of: `dir`, a folder inside your work folder or outbox (a git repository's top becomes a git asset, any other folder a snapshot asset whose version 1 is what it holds now; importing the same folder again returns the same asset); `newName`, a new empty snapshot asset (in `dir` when given, which must not exist or be empty); or `assetId`, an asset of this project. `main` and `allowGitDir` are the person's to set: a run is refused them. Returns the asset, whether it was created, and the project.",
+				"Bring an asset into this project. Give exactly one of: `dir`, a folder inside your work folder or outbox, not a read-only or hidden one (`.git`, `.vscode`, `.claude`, `.agents`, `.desk`) and no link on the way (a git repository's top becomes a git asset, any other folder a snapshot asset whose version 1 is what it holds now; importing the same folder again returns the same asset); `newName`, a new empty snapshot asset (in `dir` when given, which must not exist or be empty); or `assetId`, an asset of this project. `main` and `allowGitDir` are the person's to set: a run is refused them. Returns the asset, whether it was created, and the project.",
 			boundByRun: ['project'],
 		},
 	},
@@ -251,7 +248,7 @@ export const importAsset = operation({
 				},
 			);
 		}
-		const folder = dir === undefined ? undefined : await pathOfCall(call, dir, 'dir');
+		const folder = dir === undefined ? undefined : await pathOfCall(call, dir, 'dir', 'write');
 		if (assetId !== undefined) {
 			await assertAssetOfCall(call, assetId);
 		}
@@ -315,16 +312,14 @@ export const snapshotAsset = operation({
 			tool: 'asset_snapshot',
 			title: 'Snapshot an asset',
 			description:
-				"Record what the folder of a snapshot asset of this project holds now as its next version, with an optional note. The asset's folder must be inside your work folder or outbox. When nothing changed since the last version, no version is made and `created` is false. Git, link and notes assets have no folder to snapshot.",
+				"Record what the folder of a snapshot asset of this project holds now as its next version, with an optional note. The asset's folder must be inside your work folder or outbox, not in a folder your sandbox shows read-only or hides (`.git`, `.vscode`, `.claude`, `.agents`, `.desk`), with no link on the way. When nothing changed since the last version, no version is made and `created` is false. Git, link and notes assets have no folder to snapshot.",
 		},
 	},
 	async run(call, { id, note }) {
 		await assertAssetOfCall(call, id);
 		const { desk, request } = call;
 		const asset = desk.library.getAsset(id);
-		if (call.actor.kind === 'agent' && asset.engine === 'snapshot') {
-			await confinedToRun(call, asset.working_dir, 'id');
-		}
+		assertAssetFolderOfRun(call, asset);
 		const { result, replayed } = await answerOnce(desk.libraryRequests, request, () =>
 			desk.library.snapshot(id, {
 				note,
@@ -357,7 +352,7 @@ export const putVersion = operation({
 			tool: 'asset_version',
 			title: 'Put files into a new asset version',
 			description:
-				'Write files into a snapshot asset of this project and record its next version: each entry copies the file `from` (inside your work folder or outbox) to `path` (relative, inside the asset). With an optional note. Returns the version (`created` is false when the files were already so). Git, link and notes assets are refused.',
+				"Write files into a snapshot asset of this project and record its next version: each entry copies the file `from` (inside your work folder or outbox, not in the hidden `.desk` but your outbox; refused: a link anywhere on its path, a hard link, a folder) to `path` (relative, inside the asset). The asset's folder, and each file put there, must be inside your work folder or outbox and not in a read-only or hidden folder (`.git`, `.vscode`, `.claude`, `.agents`, `.desk`). With an optional note. Returns the version (`created` is false when the files were already so). Git, link and notes assets are refused.",
 		},
 	},
 	async run(call, { id, files, note }) {
@@ -365,9 +360,14 @@ export const putVersion = operation({
 			throw new DeskError('desk.badParams', 'params.files: at least one file to put', { field: 'params.files' });
 		}
 		await assertAssetOfCall(call, id);
+		assertAssetFolderOfRun(
+			call,
+			call.desk.library.getAsset(id),
+			files.map((f) => f.path),
+		);
 		const put: Array<{ path: string; bytes: Buffer }> = [];
 		for (const [index, file] of files.entries()) {
-			const from = await pathOfCall(call, file.from, `files[${index}].from`);
+			const from = await fileOfCall(call, file.from, `files[${index}].from`);
 			put.push({ path: file.path, bytes: readNamedFile(from) });
 		}
 		const { desk } = call;
@@ -397,39 +397,50 @@ export const putVersion = operation({
 });
 
 /**
- * The bytes of the regular file at `file` (links followed; an agent's path was resolved already),
- * at most a blob's limit: `input.unreadable`, `input.notAFile`, `input.tooLarge`.
+ * The bytes of the regular file a call named (a person's: links followed; an agent's: opened from its
+ * run's folder, no link), at most a blob's limit: `input.unreadable`, `input.notAFile`, `input.tooLarge`.
  */
-function readNamedFile(file: string): Buffer {
+function readNamedFile(named: { path: string; open?: <T>(body: (file: OpenedFile) => T) => T }): Buffer {
+	const file = named.path;
 	const unreadable = (error: Error) =>
 		new DeskError('input.unreadable', `Could not read ${file}: ${error.message}`, {
 			file,
 			errno: (error as NodeJS.ErrnoException).code,
 		});
+	const read = (opened: OpenedFile): Buffer => {
+		if (!opened.stat.isFile()) {
+			throw new DeskError('input.notAFile', `${file} is not a regular file.`, { file });
+		}
+		const bytes = opened.stat.size > maxBlobBytes ? undefined : opened.read(maxBlobBytes);
+		if (!bytes || bytes.more) {
+			throw new DeskError('input.tooLarge', `${file} is over the limit of a file put into an asset.`, {
+				file,
+				size: opened.stat.size,
+				limit: maxBlobBytes,
+			});
+		}
+		return bytes.bytes;
+	};
+	if (named.open) {
+		try {
+			return named.open(read);
+		} catch (error) {
+			if (isDeskError(error, 'attachment.notRegular')) {
+				throw new DeskError('input.notAFile', `${file} is not a regular file.`, { file });
+			}
+			if (isDeskError(error, 'attachment.unavailable') || isDeskError(error, 'store.io')) {
+				throw unreadable(error);
+			}
+			throw error;
+		}
+	}
 	let real: string;
 	try {
 		real = fs.realpathSync(file);
 	} catch (error) {
 		throw unreadable(error as Error);
 	}
-	return withFileAt(
-		real,
-		(opened) => {
-			if (!opened.stat.isFile()) {
-				throw new DeskError('input.notAFile', `${file} is not a regular file.`, { file });
-			}
-			const read = opened.stat.size > maxBlobBytes ? undefined : opened.read(maxBlobBytes);
-			if (!read || read.more) {
-				throw new DeskError('input.tooLarge', `${file} is over the limit of a file put into an asset.`, {
-					file,
-					size: opened.stat.size,
-					limit: maxBlobBytes,
-				});
-			}
-			return read.bytes;
-		},
-		unreadable,
-	);
+	return withFileAt(real, read, unreadable);
 }
 
 export const describeAsset = assetEdit({

@@ -17,7 +17,7 @@ import {
 import { object } from '../protocol/schema';
 import { answerOnce } from '../store/clientRequests';
 import { actorLabel } from './actor';
-import { pathOfCall, projectOfCall } from './assets';
+import { fileOfCall, projectOfCall } from './assets';
 import type { OperationCall } from './operation';
 import { operation } from './operation';
 
@@ -71,19 +71,20 @@ export const attachFile = operation({
 			tool: 'attach',
 			title: 'Attach a file to the task',
 			description:
-				"Attach a file of your work folder or outbox to this run's task, for the person to open from the task (a report, a chart, a table, a log). The file is copied now; `name` is the name it is shown under (default: its own), `note` a line about it. Refused: links, folders, hard links, a file over 32 MiB, and a task over 100 files or 128 MiB. Returns the attachment.",
+				"Attach a file of your work folder or outbox to this run's task, for the person to open from the task (a report, a chart, a table, a log). The file is copied now; `name` is the name it is shown under (default: its own), `note` a line about it. Refused: a link anywhere on its path, a hard link, a folder, a file in the hidden `.desk` (your outbox excepted), a file over 32 MiB, and a task over 100 files or 128 MiB. Returns the attachment.",
 			boundByRun: ['project', 'task'],
 		},
 	},
 	async run(call, params) {
 		const project = requiredProjectOfCall(call, params.project);
 		const task = taskOfCall(call, params.task);
-		const file = await pathOfCall(call, params.path, 'path');
+		const file = await fileOfCall(call, params.path, 'path');
 		const { desk, request, actor } = call;
 		const top = projectTop(desk, project);
 		const store = await desk.attachments(top);
 		const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () =>
-			store.add(task, file, {
+			store.add(task, file.path, {
+				...(file.open ? { open: file.open } : {}),
 				addedBy: actorLabel(actor),
 				...(actor.kind === 'agent' ? { runId: actor.run, secrets: actor.secrets ?? [] } : {}),
 				...(params.name ? { name: params.name } : {}),

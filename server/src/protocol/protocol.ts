@@ -163,7 +163,7 @@ export const assetIdSchema = assetId;
  */
 export const toolPath = described(
 	string({ minLength: 1, maxLength: 4096 }),
-	'A file or folder path: absolute, or relative to your working folder. Inside a run, only paths inside your work folder or outbox are allowed.',
+	'A file or folder path: absolute, or relative to your working folder. Inside a run, only paths inside your work folder or outbox, with no link anywhere on the way, never inside the hidden `.desk` (your outbox excepted); the folders your sandbox shows read-only (`.git`, `.vscode`, `.claude`, `.agents` of a shared checkout) are read, never written.',
 );
 const versionNumber = integer({ min: 1 });
 

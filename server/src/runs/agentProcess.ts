@@ -65,6 +65,7 @@ export async function invokeAgent(
 					agent: agent.name,
 					workFolder: placement.work_folder,
 					outbox,
+					...insideWorkFolder(placement),
 					called: (call) => recordDeskToolCall(ports, run, agent, call),
 				})
 			: undefined;
@@ -322,6 +323,17 @@ function recordDeskToolCall(ports: RunnerPorts, run: Run, agent: AgentSettings, 
 	}
 }
 
+/** The folders inside the work folder the sandbox shows read-only and hidden; the desk tools keep to them too. */
+function insideWorkFolder(placement: RunPlacement): { readOnlyInside: string[]; hiddenInside: string[] } {
+	const inside = (rel: string) => path.join(placement.work_folder, rel);
+	return {
+		// In the person's own checkout, what configures their tools stays read-only: git's
+		// config and hooks, the editor's settings (agents and checks are set there), Claude's.
+		readOnlyInside: placement.isolation === 'shared' ? ['.git', '.vscode', '.claude', '.agents'].map(inside) : [],
+		hiddenInside: placement.isolation === 'shared' ? [inside('.desk')] : [],
+	};
+}
+
 /** What the sandbox shows the agent (with `agent`) or a check (without): the work folder, the references, its home. */
 export function sandboxLayout(
 	ports: RunnerPorts,
@@ -329,14 +341,10 @@ export function sandboxLayout(
 	outbox: string | undefined,
 	agent: AgentSettings | undefined,
 ): SandboxLayout {
-	const inside = (rel: string) => path.join(placement.work_folder, rel);
 	const agentReads = agent ? [...programFolders(agent.command), ...agent.readPaths.map(expandHome)] : [];
 	return {
 		workFolder: placement.work_folder,
-		// In the person's own checkout, what configures their tools stays read-only: git's
-		// config and hooks, the editor's settings (agents and checks are set there), Claude's.
-		readOnlyInside: placement.isolation === 'shared' ? ['.git', '.vscode', '.claude', '.agents'].map(inside) : [],
-		hiddenInside: placement.isolation === 'shared' ? [inside('.desk')] : [],
+		...insideWorkFolder(placement),
 		...(agent ? { home: agentHome(placement, agent) } : {}),
 		writable: agent ? agent.writePaths.map(expandHome) : [],
 		...(outbox ? { outbox } : {}),

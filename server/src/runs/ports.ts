@@ -42,6 +42,9 @@ export interface DeskToolsRequest {
 	/** The only folders the agent's paths may name, as the desk sees them. */
 	readonly workFolder: string;
 	readonly outbox: string;
+	/** Folders inside the work folder the sandbox shows read-only and hidden (`SandboxLayout`'s): the desk tools keep to them too. */
+	readonly readOnlyInside: readonly string[];
+	readonly hiddenInside: readonly string[];
 	/** Each call, once answered (before the answer goes out): the run records it as a ToolInvocation. */
 	called(call: DeskToolCall): void;
 }

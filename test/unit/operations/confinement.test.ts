@@ -10,7 +10,14 @@ import { before, describe, it } from 'node:test';
 import type { Desk } from '../../../server/src/desk';
 import { isDeskError, type DeskErrorCode } from '../../../server/src/core/errors';
 import { actorLabel, personLabel, type Actor } from '../../../server/src/operations/actor';
-import { addLink, describeAsset, importAsset, putVersion, snapshotAsset } from '../../../server/src/operations/assets';
+import {
+	addLink,
+	describeAsset,
+	fileOfCall,
+	importAsset,
+	putVersion,
+	snapshotAsset,
+} from '../../../server/src/operations/assets';
 import { attachFile } from '../../../server/src/operations/attachments';
 import { invokeOperation, noEvents, type Operation } from '../../../server/src/operations/operation';
 import { openDesk } from '../../helpers/deskFixture';
@@ -21,20 +28,23 @@ const person = { name: 'Jane Doe', email: 'jane@example.com' };
 const editor: Actor = { kind: 'editor', person };
 const cli: Actor = { kind: 'cli', person };
 
+/** The agent claude of run-1 on task-1 of project webshop, with its folders. */
+const agentOf = (workFolder: string, outbox: string): Extract<Actor, { kind: 'agent' }> => ({
+	kind: 'agent',
+	agent: 'claude',
+	project: 'webshop',
+	task: 'task-1',
+	run: 'run-1',
+	workFolder,
+	outbox,
+});
+
 describe('asset and attachment operations: actor and confinement', () => {
 	const root = tempDir();
 	const work = path.join(root, 'work');
 	const outbox = path.join(root, 'outbox');
 	const elsewhere = path.join(root, 'elsewhere');
-	const agent: Actor = {
-		kind: 'agent',
-		agent: 'claude',
-		project: 'webshop',
-		task: 'task-1',
-		run: 'run-1',
-		workFolder: work,
-		outbox,
-	};
+	const agent = agentOf(work, outbox);
 	let desk: Desk;
 
 	const call = <P, R>(op: Operation<P, R>, actor: Actor, params: unknown, requestId?: string) =>
@@ -212,5 +222,146 @@ describe('asset and attachment operations: actor and confinement', () => {
 			'request.idReused',
 		);
 		assert.equal(desk.library.allAssets().filter((a) => a.name === 'once').length, 1);
+	});
+});
+
+describe("an agent's desk tools keep to what its sandbox shows it: read-only and hidden folders, no links", () => {
+	const root = tempDir();
+	// Shared isolation: the work folder is the person's own checkout, the outbox inside its hidden .desk.
+	const work = path.join(root, 'webshop');
+	const outbox = path.join(work, '.desk', 'tasks', 'task-1', 'outbox');
+	const elsewhere = path.join(root, 'elsewhere');
+	const inside = (rel: string) => path.join(work, rel);
+	const agent: Actor = {
+		...agentOf(work, outbox),
+		readOnlyInside: ['.git', '.vscode', '.claude', '.agents'].map(inside),
+		hiddenInside: [inside('.desk')],
+	};
+	let desk: Desk;
+
+	const call = <P, R>(op: Operation<P, R>, actor: Actor, params: unknown) =>
+		invokeOperation(op, { desk, actor, events: noEvents, signal: new AbortController().signal }, params);
+
+	const refused = async (promise: Promise<unknown>, code: DeskErrorCode, message?: RegExp) => {
+		await assert.rejects(promise, (error: unknown) => {
+			assert.ok(isDeskError(error, code), `${code}: ${String(error)}`);
+			if (message) {
+				assert.match((error as Error).message, message);
+			}
+			return true;
+		});
+	};
+
+	const webshopAttachments = async () =>
+		(await desk.attachments(desk.library.listProjects().find((p) => p.name === 'webshop')!.path)).list();
+
+	before(async () => {
+		desk = await openDesk();
+		await desk.openWorkspace([{ name: 'webshop', path: makeRepo(work, { commits: 1 }) }]);
+		for (const dir of [outbox, elsewhere, inside('.vscode'), inside('.claude'), inside('docs')]) {
+			fs.mkdirSync(dir, { recursive: true });
+		}
+		fs.writeFileSync(inside('.vscode/settings.json'), '{}\n');
+		fs.writeFileSync(inside('.claude/settings.json'), '{}\n');
+		fs.writeFileSync(inside('docs/guide.md'), '# Guide\n');
+		fs.writeFileSync(inside('report.txt'), 'the report\n');
+		fs.writeFileSync(path.join(outbox, 'chart.csv'), 'a,b\n');
+		fs.writeFileSync(path.join(elsewhere, 'key.txt'), 'not yours\n');
+		if (!fs.existsSync(inside('.desk/project.db'))) {
+			fs.writeFileSync(inside('.desk/project.db'), 'the project database\n');
+		}
+		// Links that stay inside the work folder: still never followed for an agent.
+		fs.symlinkSync(inside('report.txt'), inside('alias.txt'));
+		fs.symlinkSync(inside('docs'), inside('docs-link'));
+		// A hard link: a name inside the work folder for a file outside it.
+		fs.linkSync(path.join(elsewhere, 'key.txt'), inside('hard.txt'));
+	});
+
+	it('an agent may not make an asset of a read-only or hidden folder (.git, .vscode, .claude, .desk)', async () => {
+		const count = desk.library.allAssets().length;
+		for (const dir of ['.git', '.vscode', '.claude', '.agents/skills', '.desk', '.desk/tasks']) {
+			await refused(call(importAsset, agent, { dir }), 'operation.outsideRun');
+			await refused(call(importAsset, agent, { newName: 'mine', dir }), 'operation.outsideRun');
+		}
+		assert.equal(desk.library.allAssets().length, count);
+	});
+
+	it("an agent may not put files into, nor snapshot, an asset whose folder is read-only to it (the person's .vscode)", async () => {
+		const settings = await call(importAsset, editor, { dir: inside('.vscode'), project: 'webshop' });
+		const before = (await desk.library.versionPage(settings.asset.id, {})).total;
+		fs.writeFileSync(inside('evil.json'), '{"desk.agents": {}}\n');
+		await refused(
+			call(putVersion, agent, { id: settings.asset.id, files: [{ path: 'settings.json', from: 'evil.json' }] }),
+			'operation.outsideRun',
+			/read but not write/,
+		);
+		assert.equal(fs.readFileSync(inside('.vscode/settings.json'), 'utf8'), '{}\n');
+		fs.writeFileSync(inside('.vscode/more.json'), '{}\n');
+		await refused(call(snapshotAsset, agent, { id: settings.asset.id }), 'operation.outsideRun');
+		assert.equal((await desk.library.versionPage(settings.asset.id, {})).total, before);
+	});
+
+	it('an agent may not read the hidden .desk (the project database, other tasks) but reads its outbox inside it', async () => {
+		const docs = await call(importAsset, agent, { dir: 'docs' });
+		const attached = (await webshopAttachments()).length;
+		for (const from of [
+			'.desk/project.db',
+			inside('.desk/project.db'),
+			'.desk/tasks/task-1/outbox/../../../project.db',
+		]) {
+			await refused(
+				call(putVersion, agent, { id: docs.asset.id, files: [{ path: 'db', from }] }),
+				'operation.outsideRun',
+				/does not see/,
+			);
+			await refused(call(attachFile, agent, { path: from }), 'operation.outsideRun', /does not see/);
+		}
+		assert.equal((await webshopAttachments()).length, attached);
+		assert.equal((await call(attachFile, agent, { path: path.join(outbox, 'chart.csv') })).name, 'chart.csv');
+		// A read-only folder is read as the sandbox shows it.
+		const put = await call(putVersion, agent, {
+			id: docs.asset.id,
+			files: [{ path: 'claude.json', from: '.claude/settings.json' }],
+		});
+		assert.equal(put.created, true);
+	});
+
+	it('an agent is refused a link anywhere on its path, even one that stays inside, and a hard link', async () => {
+		const docs = await call(importAsset, agent, { dir: 'docs' });
+		const attached = (await webshopAttachments()).length;
+		for (const from of ['alias.txt', 'docs-link/guide.md']) {
+			await refused(
+				call(putVersion, agent, { id: docs.asset.id, files: [{ path: 'x.md', from }] }),
+				'operation.outsideRun',
+				/is a link/,
+			);
+			await refused(call(attachFile, agent, { path: from }), 'operation.outsideRun', /is a link/);
+		}
+		await refused(
+			call(putVersion, agent, { id: docs.asset.id, files: [{ path: 'key.txt', from: 'hard.txt' }] }),
+			'operation.outsideRun',
+			/hard link/,
+		);
+		await refused(call(attachFile, agent, { path: 'hard.txt' }), 'operation.outsideRun', /hard link/);
+		await refused(call(importAsset, agent, { dir: 'docs-link' }), 'operation.outsideRun', /is a link/);
+		assert.equal((await webshopAttachments()).length, attached);
+		assert.equal(fs.existsSync(inside('docs/key.txt')), false);
+	});
+
+	it('a folder swapped for a link after the check leads nowhere: the file is opened through descriptors', async () => {
+		fs.mkdirSync(inside('swap'));
+		fs.writeFileSync(inside('swap/key.txt'), 'mine\n');
+		const file = await fileOfCall(
+			{ desk, actor: agent, events: noEvents, signal: new AbortController().signal },
+			'swap/key.txt',
+			'path',
+		);
+		fs.rmSync(inside('swap'), { recursive: true });
+		fs.symlinkSync(elsewhere, inside('swap'));
+		assert.ok(file.open, "an agent's file is opened by the desk's own opener");
+		assert.throws(
+			() => file.open!((opened) => opened.read(100).bytes.toString()),
+			(error: unknown) => isDeskError(error, 'operation.outsideRun') && /is a link/.test((error as Error).message),
+		);
 	});
 });

@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import type { AttachmentRow } from '../../attachments/types';
 import { humanBytes } from '../../attachments/names';
+import { DeskError } from '../../core/errors';
 import {
 	attachFile,
 	deleteAttachment,
@@ -13,8 +14,27 @@ import { operationCommand, type OperationCommand } from '../operationCommand';
 import { UsageError } from '../args';
 import type { Command, CommandContext } from '../context';
 import { writeBytes } from '../output';
-import { projectOfCommand } from '../projects';
+import { repoTop } from '../projects';
 import { terminalSafe as t } from '../terminal';
+
+/** The project a command names: --project, else the library's project of the repository at --repo or around the current folder. */
+async function projectOf({ values, open }: CommandContext): Promise<string> {
+	if (values.project !== undefined) {
+		return values.project;
+	}
+	const top = await repoTop(values.repo ?? process.cwd());
+	const project = (await open()).library.listProjects().find((p) => p.path === top);
+	if (!project) {
+		throw new DeskError(
+			'project.notFound',
+			`No project of the library has the repository ${top}; pass --project NAME.`,
+			{
+				dir: top,
+			},
+		);
+	}
+	return project.name;
+}
 
 /** The task and the attachment a subcommand names (`TASK REF`), and its project. */
 async function attachmentOf(context: CommandContext): Promise<{ project: string; task: string; ref: string }> {
@@ -22,7 +42,7 @@ async function attachmentOf(context: CommandContext): Promise<{ project: string;
 	if (task === undefined || ref === undefined || context.rest.length > 2) {
 		throw new UsageError(`${context.command} TASK REF`);
 	}
-	return { project: await projectOfCommand(context), task, ref };
+	return { project: await projectOf(context), task, ref };
 }
 
 /** `desk task attachments list [TASK]`: the tasks with attachments, or one task's files. */
@@ -31,7 +51,7 @@ const attachmentList = operationCommand(listAttachments, {
 		if (context.rest.length > 1) {
 			throw new UsageError('task attachments list [TASK]');
 		}
-		return { project: await projectOfCommand(context) };
+		return { project: await projectOf(context) };
 	},
 	json: ({ tasks }, { rest: [task] }) =>
 		task === undefined
@@ -58,7 +78,7 @@ const attachmentAdd = operationCommand(attachFile, {
 		}
 		const { values } = context;
 		return {
-			project: await projectOfCommand(context),
+			project: await projectOf(context),
 			task,
 			path: path.resolve(file),
 			...(values.name ? { name: values.name } : {}),

@@ -6,7 +6,7 @@ import { Desk, type StoreRecovery } from '../../desk';
 import { expectArgs, UsageError } from '../args';
 import type { Command, CommandContext } from '../context';
 import { print } from '../output';
-import { projectTop, repoTop } from '../../operations/runs';
+import { projectPath, repoTop } from '../projects';
 import { terminalSafe as t } from '../terminal';
 
 /** `desk store pack` */
@@ -40,7 +40,7 @@ async function storeRecover({ command, rest, values, out, store, logger, open }:
 		: await (async () => {
 				const opened = await open();
 				return opened.recoverProject(
-					values.project ? projectTop(opened, values.project) : await repoTop(values.repo ?? process.cwd()),
+					values.project ? projectPath(opened, values.project) : await repoTop(values.repo ?? process.cwd()),
 					choice,
 				);
 			})();
