@@ -8,10 +8,18 @@
  * ToolInvocation tagged `desk.tool`, linked to the agent's own id of the call.
  */
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as readline from 'node:readline';
 import { describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ToolInvocation } from '../../server/src/ai/types';
+import { Desk } from '../../server/src/desk';
+import { exitBeforeReplyHook } from '../../server/src/mcp/socketHost';
+import { importAsset } from '../../server/src/operations/assets';
+import { invokeOperation, noEvents } from '../../server/src/operations/operation';
 import {
 	ImportAsset,
 	LaunchGo,
@@ -24,9 +32,11 @@ import {
 } from '../../server/src/protocol/protocol';
 import { sandboxStatus } from '../../server/src/runs/sandbox';
 import { makeRepo } from '../helpers/gitRepo';
+import { recordingLogger } from '../helpers/deskFixture';
 import { deskToolAnswers, scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { serverForSuite } from '../helpers/serverProcess';
-import { tempDir } from '../helpers/temp';
+import { atExit, findProjectRoot, tempDir } from '../helpers/temp';
+import type { ToolSocketHostArgs } from '../helpers/toolSocketHost';
 
 interface McpAnswer {
 	result?: { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ text?: string }> };
@@ -127,5 +137,103 @@ describe('desk tools inside a sandboxed run', () => {
 		assert.match(deskCalls[3]?.result_summary ?? '', /^operation\.outsideRun: /);
 		// The agent's own record of the same calls (its transcript's tool_use) is there too, by its MCP name.
 		assert.ok(detail.tool_invocations.some((t) => t.tool_name === 'mcp__desk__asset_snapshot'));
+	});
+});
+
+describe("a desk killed between a desk tool call's effect and its reply", () => {
+	const hostJs = path.join(findProjectRoot(), 'out', 'test', 'helpers', 'toolSocketHost.js');
+	const proxyJs = path.join(findProjectRoot(), 'dist', 'desk-mcp.js');
+
+	/** A desk process hosting the socket; resolves once it listens, with where and its token. */
+	async function startHost(
+		args: ToolSocketHostArgs,
+		env: Record<string, string> = {},
+	): Promise<{ child: ChildProcess; ipcDir: string; token: string }> {
+		const child = spawn(process.execPath, [hostJs, JSON.stringify(args)], {
+			env: { ...process.env, ...env },
+			stdio: ['ignore', 'pipe', 'inherit'],
+		});
+		atExit(() => child.kill('SIGKILL'));
+		const first = await readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next();
+		const line = first.value as string;
+		return { child, ...(JSON.parse(line) as { ipcDir: string; token: string }) };
+	}
+
+	it('the proxy tries again with the same request against the restarted desk: one effect, the first answer', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const specs = path.join(repo, 'specs');
+		fs.mkdirSync(specs);
+		fs.writeFileSync(path.join(specs, 'a.md'), 'one\n');
+		const libraryDir = path.join(root, 'library');
+		const desk = await Desk.open({ libraryDir, logger: recordingLogger() });
+		let id: string;
+		try {
+			await desk.openWorkspace([{ name: 'shop', path: repo }]);
+			const imported = await invokeOperation(
+				importAsset,
+				{
+					desk,
+					actor: { kind: 'cli', person: { name: 'Test' } },
+					events: noEvents,
+					signal: new AbortController().signal,
+				},
+				{ dir: specs, project: 'shop' },
+			);
+			id = (imported as { asset: { id: string } }).asset.id;
+		} finally {
+			desk.close();
+		}
+		fs.writeFileSync(path.join(specs, 'a.md'), 'two\n');
+		const args: ToolSocketHostArgs = {
+			libraryDir,
+			actor: {
+				kind: 'agent',
+				agent: 'scripted',
+				project: 'shop',
+				task: '0190f0f0-0000-7000-8000-000000000001',
+				run: '0190f0f0-0000-7000-8000-000000000002',
+				workFolder: repo,
+				outbox: path.join(root, 'outbox'),
+			},
+		};
+		// The first desk exits once the snapshot is committed, before it answers.
+		const first = await startHost(args, { [exitBeforeReplyHook]: 'asset_snapshot' });
+		let second: Awaited<ReturnType<typeof startHost>> | undefined;
+		const exited = new Promise<number | null>((resolve) => first.child.once('exit', (code) => resolve(code)));
+		const client = new Client({ name: 'desk-test', version: '1.0.0' });
+		await client.connect(
+			new StdioClientTransport({
+				command: process.execPath,
+				args: [proxyJs],
+				env: { DESK_MCP_SOCKET: path.join(first.ipcDir, 'desk.sock'), DESK_MCP_TOKEN: first.token },
+				stderr: 'inherit',
+			}),
+		);
+		try {
+			const calling = client.callTool({ name: 'asset_snapshot', arguments: { id } });
+			assert.equal(await exited, 70, 'the desk exited between the effect and the reply');
+			// The desk again, in the same folder with the same token: the proxy's next try reaches it.
+			second = await startHost({ ...args, reuse: { ipcDir: first.ipcDir, token: first.token } });
+			const answer = (await calling) as {
+				isError?: boolean;
+				structuredContent?: { version?: { version: number } };
+				_meta?: Record<string, unknown>;
+			};
+			assert.equal(answer.isError, undefined, JSON.stringify(answer));
+			assert.equal(answer._meta?.['desk/replayed'], true, 'answered from the receipt, not made again');
+			assert.equal(answer.structuredContent?.version?.version, 2, JSON.stringify(answer.structuredContent));
+		} finally {
+			await client.close();
+			// The restarted desk serves until stopped; this test's process would wait for it.
+			second?.child.kill('SIGKILL');
+		}
+		const after = await Desk.open({ libraryDir, logger: recordingLogger() });
+		try {
+			const page = await after.library.versionPage(id, {});
+			assert.equal(page.total, 2, 'exactly one new version');
+		} finally {
+			after.close();
+		}
 	});
 });

@@ -1,0 +1,125 @@
+/**
+ * A run's desk tools socket (glossary: Desk tools): its path checked against sun_path, every request
+ * refused without the run's token, the client's side over it, and the folders of dead desks swept.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { isDeskError } from '../../../server/src/core/errors';
+import type { ToolCallMeta, ToolDispatcher } from '../../../server/src/mcp/dispatcher';
+import { socketDispatcher } from '../../../server/src/mcp/socketClient';
+import { assertSocketPath, hostToolSocket, sweepStaleToolSockets } from '../../../server/src/mcp/socketHost';
+import { tempDir } from '../../helpers/temp';
+
+/** A dispatcher that answers every call with its name and counts the calls that reached it. */
+function countingDispatcher(): ToolDispatcher & { calls: Array<{ name: string; args: unknown; meta: ToolCallMeta }> } {
+	const calls: Array<{ name: string; args: unknown; meta: ToolCallMeta }> = [];
+	return {
+		calls,
+		tools: () => Promise.resolve([]),
+		call: (name, args, meta) => {
+			calls.push({ name, args, meta });
+			return Promise.resolve({ ok: true, result: { called: name }, replayed: false });
+		},
+	};
+}
+
+/** Sends one raw line and reads the one line answered. */
+function rawRequest(socketPath: string, line: string): Promise<Record<string, unknown>> {
+	return new Promise((resolve, reject) => {
+		const socket = net.createConnection(socketPath, () => socket.write(`${line}\n`));
+		let text = '';
+		socket.setEncoding('utf8');
+		socket.on('data', (chunk: string) => (text += chunk));
+		socket.on('end', () => resolve(JSON.parse(text) as Record<string, unknown>));
+		socket.on('error', reject);
+	});
+}
+
+describe('the desk tools socket', () => {
+	it('refuses a socket path longer than sun_path holds, naming it, and leaves no folder behind', async () => {
+		assert.doesNotThrow(() => assertSocketPath(`/${'a'.repeat(106)}`));
+		assert.throws(
+			() => assertSocketPath(`/${'a'.repeat(107)}`),
+			(error: unknown) =>
+				isDeskError(error, 'run.spawnFailed') &&
+				/108 bytes long; a Unix socket's path holds at most 107/.test(error.message),
+		);
+		// Bytes, not characters: 55 characters, 109 bytes.
+		assert.throws(() => assertSocketPath(`/${'é'.repeat(54)}`), /is 109 bytes long/);
+		const deep = path.join(tempDir(), 'x'.repeat(100));
+		fs.mkdirSync(deep);
+		await assert.rejects(hostToolSocket(countingDispatcher(), { parent: deep }), (error: unknown) =>
+			isDeskError(error, 'run.spawnFailed'),
+		);
+		assert.deepEqual(fs.readdirSync(deep), [], 'the IPC folder it made is removed');
+	});
+
+	it("refuses every request without the run's token, before the dispatcher sees it", async () => {
+		const dispatcher = countingDispatcher();
+		const socket = await hostToolSocket(dispatcher, { parent: tempDir() });
+		try {
+			assert.equal(fs.statSync(socket.ipcDir).mode & 0o777, 0o700);
+			assert.match(socket.token, /^[0-9a-f]{64}$/);
+			for (const request of [
+				{ op: 'call', name: 'asset_search', args: {} },
+				{ op: 'call', name: 'asset_search', args: {}, token: 'f'.repeat(64) },
+				{ op: 'call', name: 'asset_search', args: {}, token: socket.token.slice(0, 63) },
+				{ op: 'list', token: '' },
+			]) {
+				const reply = await rawRequest(socket.socketPath, JSON.stringify(request));
+				assert.equal(reply['ok'], false);
+				assert.equal((reply['error'] as { code: string }).code, 'operation.notAllowed');
+			}
+			assert.equal(dispatcher.calls.length, 0);
+			const garbage = await rawRequest(socket.socketPath, 'not json');
+			assert.equal((garbage['error'] as { code: string }).code, 'desk.badParams');
+			const answered = await rawRequest(
+				socket.socketPath,
+				JSON.stringify({ op: 'call', name: 'asset_search', args: { query: 'x' }, token: socket.token }),
+			);
+			assert.deepEqual(answered, { ok: true, result: { called: 'asset_search' }, replayed: false });
+			assert.equal(dispatcher.calls.length, 1);
+		} finally {
+			await socket.close();
+		}
+		assert.equal(fs.existsSync(socket.ipcDir), false, 'closed: the folder and the socket are gone');
+	});
+
+	it("the client's side: calls with the token, passes the harness's id and a fixed key on", async () => {
+		const dispatcher = countingDispatcher();
+		const socket = await hostToolSocket(dispatcher, { parent: tempDir() });
+		try {
+			const client = socketDispatcher(socket.socketPath, socket.token);
+			assert.deepEqual(await client.tools(), []);
+			const outcome = await client.call('attach', { path: 'a.md' }, { harnessCallId: 'toolu_1', key: 'k-12345678' });
+			assert.deepEqual(outcome, { ok: true, result: { called: 'attach' }, replayed: false });
+			assert.deepEqual(dispatcher.calls, [
+				{ name: 'attach', args: { path: 'a.md' }, meta: { key: 'k-12345678', harnessCallId: 'toolu_1' } },
+			]);
+			await assert.rejects(socketDispatcher(socket.socketPath, 'wrong').tools(), /operation\.notAllowed/);
+		} finally {
+			await socket.close();
+		}
+	});
+
+	it('sweeps the IPC folders of desks that are gone, and only those', () => {
+		const parent = tempDir();
+		const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+			encoding: 'utf8',
+		});
+		const gone = path.join(parent, 'desk-gone');
+		const alive = path.join(parent, 'desk-alive');
+		const unowned = path.join(parent, 'desk-making');
+		for (const folder of [gone, alive, unowned]) {
+			fs.mkdirSync(folder, { mode: 0o700 });
+		}
+		fs.writeFileSync(path.join(gone, 'owner'), `${dead.stdout}\n`);
+		fs.writeFileSync(path.join(alive, 'owner'), `${process.pid}\n`);
+		assert.equal(sweepStaleToolSockets(parent), 1);
+		assert.deepEqual(fs.readdirSync(parent).sort(), ['desk-alive', 'desk-making']);
+	});
+});
