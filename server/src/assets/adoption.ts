@@ -2,7 +2,7 @@ import { DeskError } from '../core/errors';
 import { maxNoteTextBytes } from '../core/inputLimits';
 import type { GitDirLocation } from '../git/gitDir';
 import type { LibraryContext } from './libraryContext';
-import type { ClientRequestKey, LibraryWrites } from './ports';
+import type { ClientRequestKey, FolderIdentity, LibraryWrites } from './ports';
 import { parseSkillFile } from './skill';
 import type { AssetRecord, MadeBy, Manifest, ProjectRecord } from './types';
 import { versionOf } from './versions';
@@ -18,6 +18,8 @@ export interface ImportDirRequest {
 	allowGitDir?: boolean;
 	/** Who is recorded as the new asset's `created_by` (the call's actor); default `adopted` for a repository, `madeBy` for a folder. */
 	createdBy?: string;
+	/** The folder must be this one when read (one its caller checked, an agent's): another in its place is refused. */
+	folderIs?: FolderIdentity;
 }
 
 export interface ImportResult {
@@ -95,7 +97,12 @@ export class Adoption {
 		const top = await this.ctx.git.findTop(info.real);
 		if (top !== info.real) {
 			// Not a repository's top: the folder becomes a snapshot asset (glossary: Adopt).
-			const { asset, created } = await this.adoptFolder(info.real, request.madeBy ?? 'conductor', request.createdBy);
+			const { asset, created } = await this.adoptFolder(
+				info.real,
+				request.madeBy ?? 'conductor',
+				request.createdBy,
+				request.folderIs,
+			);
 			return { asset, created, project: this.joinProject(asset, request.project, request.main, '') };
 		}
 		const { asset, created } = await this.adoptRepo(top, request.createdBy ?? 'adopted', {
@@ -164,13 +171,14 @@ export class Adoption {
 		folder: string,
 		madeBy: MadeBy,
 		createdBy: string = madeBy,
+		folderIs?: FolderIdentity,
 	): Promise<{ asset: AssetRecord; created: boolean }> {
 		const existing = this.ctx.store.listAssets().find((a) => a.engine === 'snapshot' && a.working_dir === folder);
 		if (existing) {
 			return { asset: existing, created: false };
 		}
 		const id = this.ctx.env.newAssetId();
-		const scan = await this.ctx.snapshots.scan(id, folder, { store: true });
+		const scan = await this.ctx.snapshots.scan(id, folder, { store: true, ...(folderIs ? { folderIs } : {}) });
 		if (scan.skipped.length > 0) {
 			this.ctx.logger.warn(
 				`adopting ${folder}: ${scan.skipped.length} entr${scan.skipped.length === 1 ? 'y' : 'ies'} not stored (${scan.skipped

@@ -11,7 +11,7 @@ import {
 import { LibraryContext } from './libraryContext';
 import { AssetMetadata, type LaunchedPlug } from './metadata';
 import { Mounts } from './mounts';
-import type { ClientRequestKey, Environment, GitReader, LibraryStore, SnapshotFiles } from './ports';
+import type { ClientRequestKey, Environment, FolderIdentity, GitReader, LibraryStore, SnapshotFiles } from './ports';
 import { SearchText } from './searchText';
 import type { AssetRecord, BranchRewrite, MadeBy, ProjectRecord } from './types';
 import { Versions, type SnapshotOptions, type VersionRange } from './versions';
@@ -95,7 +95,7 @@ export class Library {
 	putFiles(
 		id: string,
 		files: Array<{ path: string; bytes: Uint8Array }>,
-		options: { note?: string; madeBy: MadeBy; clientRequest?: ClientRequestKey },
+		options: { note?: string; madeBy: MadeBy; clientRequest?: ClientRequestKey; folderIs?: FolderIdentity },
 	) {
 		return this.history.putFiles(id, files, options);
 	}

@@ -210,6 +210,14 @@ export interface ScanOptions {
 	store: boolean;
 	signal?: AbortSignal;
 	onProgress?: (filesDone: number) => void;
+	/** The folder must be this one when opened: one its caller checked and that was swapped since (for a link, say) is refused. */
+	folderIs?: FolderIdentity;
+}
+
+/** Which folder a path led to when it was checked: its device and inode. */
+export interface FolderIdentity {
+	readonly dev: number;
+	readonly ino: number;
 }
 
 /**
@@ -225,7 +233,7 @@ export interface SnapshotFiles {
 	/** Makes a working folder: `dir` must not exist or be empty; without it, the library's folder for `id`. */
 	prepareFolder(id: string, dir: string | undefined): string;
 	/** Writes `bytes` at `rel` inside `folder`, never through a link and never outside it. */
-	writeInFolder(folder: string, rel: string, bytes: Uint8Array, executable?: boolean): void;
+	writeInFolder(folder: string, rel: string, bytes: Uint8Array, executable?: boolean, folderIs?: FolderIdentity): void;
 	removeInFolder(folder: string, rel: string): void;
 	/** Up to `maxBytes` of a file in a working folder, never through a link; undefined when it cannot be read. */
 	readWorkingFile(folder: string, rel: string, maxBytes: number): Buffer | undefined;

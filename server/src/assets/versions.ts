@@ -1,7 +1,7 @@
 import { DeskError } from '../core/errors';
 import type { LibraryContext } from './libraryContext';
 import { diffManifests } from './manifest';
-import type { ClientRequestKey, CommitHistory } from './ports';
+import type { ClientRequestKey, CommitHistory, FolderIdentity } from './ports';
 import type {
 	AssetRecord,
 	AssetVersion,
@@ -24,6 +24,8 @@ export interface SnapshotOptions {
 	signal?: AbortSignal;
 	onProgress?: (files: number) => void;
 	clientRequest?: ClientRequestKey;
+	/** The working folder must be this one when opened (one its caller checked). */
+	folderIs?: FolderIdentity;
 }
 
 /**
@@ -44,6 +46,7 @@ export class Versions {
 			store: true,
 			signal: options.signal,
 			onProgress: options.onProgress,
+			...(options.folderIs ? { folderIs: options.folderIs } : {}),
 		});
 		const now = this.ctx.now();
 		const result = this.ctx.store.batch((writes) => {
@@ -107,11 +110,11 @@ export class Versions {
 	async putFiles(
 		id: string,
 		files: Array<{ path: string; bytes: Uint8Array }>,
-		options: { note?: string; madeBy: MadeBy; clientRequest?: ClientRequestKey },
+		options: { note?: string; madeBy: MadeBy; clientRequest?: ClientRequestKey; folderIs?: FolderIdentity },
 	) {
 		const asset = this.writableFolderAsset(id);
 		for (const file of files) {
-			this.ctx.snapshots.writeInFolder(asset.working_dir, file.path, file.bytes);
+			this.ctx.snapshots.writeInFolder(asset.working_dir, file.path, file.bytes, false, options.folderIs);
 		}
 		return this.snapshot(asset.id, options);
 	}

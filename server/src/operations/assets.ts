@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { ImportResult, Library } from '../assets/library';
+import type { FolderIdentity } from '../assets/ports';
 import type { AssetRecord, AtGo, MadeBy } from '../assets/types';
 import { DeskError, describeError, isDeskError } from '../core/errors';
 import { integer, object } from '../protocol/schema';
@@ -76,11 +77,17 @@ export async function assertAssetOfCall(call: OperationCall, id: string): Promis
  * resolved against its work folder and confined to its run's folders (runPaths.ts: inside its work
  * folder or outbox, not in a hidden folder, for `write` not in a read-only one, no link on the way:
  * `operation.outsideRun`). A path that does not exist yet (a new asset's folder) is judged by the
- * folders above it that do.
+ * folders above it that do; one that does is returned with which folder it is, for the library to
+ * refuse another in its place when it reads it (swapped for a link after the check).
  */
-export async function pathOfCall(call: OperationCall, named: string, field: string, use: RunPathUse): Promise<string> {
+export async function folderOfCall(
+	call: OperationCall,
+	named: string,
+	field: string,
+	use: RunPathUse,
+): Promise<{ path: string; folder?: FolderIdentity }> {
 	if (call.actor.kind !== 'agent') {
-		return personPath(call, named, field);
+		return { path: personPath(call, named, field) };
 	}
 	return folderInRun(placeInRun(call.actor, named, field, use));
 }
@@ -119,15 +126,28 @@ export async function fileOfCall(
 /**
  * For an agent, the folder of a snapshot asset it snapshots or puts files into, and each file put
  * there: inside its work folder or outbox, not in a hidden or read-only folder, no link on the way.
+ * Returns which folder was checked, for the library to refuse another one in its place when it
+ * opens the folder by its path (swapped for a link meanwhile).
  */
-function assertAssetFolderOfRun(call: OperationCall, asset: AssetRecord, files: readonly string[] = []): void {
+function assetFolderOfRun(
+	call: OperationCall,
+	asset: AssetRecord,
+	files: readonly string[] = [],
+): { folderIs?: FolderIdentity } {
 	if (call.actor.kind !== 'agent' || asset.engine !== 'snapshot') {
-		return;
+		return {};
 	}
-	folderInRun(placeInRun(call.actor, asset.working_dir, 'id', 'write'));
+	const { folder } = folderInRun(placeInRun(call.actor, asset.working_dir, 'id', 'write'));
 	for (const file of files) {
 		placeInRun(call.actor, path.join(asset.working_dir, file), 'files.path', 'write');
 	}
+	if (!folder) {
+		// Made later, it could be made a link: a run snapshots and writes only a folder that is there.
+		throw new DeskError('asset.noFolder', `The folder of asset ${asset.id} (${asset.working_dir}) is not there.`, {
+			folder: asset.working_dir,
+		});
+	}
+	return { folderIs: folder };
 }
 
 export const searchAssets = operation({
@@ -248,7 +268,8 @@ export const importAsset = operation({
 				},
 			);
 		}
-		const folder = dir === undefined ? undefined : await pathOfCall(call, dir, 'dir', 'write');
+		const checked = dir === undefined ? undefined : await folderOfCall(call, dir, 'dir', 'write');
+		const folder = checked?.path;
 		if (assetId !== undefined) {
 			await assertAssetOfCall(call, assetId);
 		}
@@ -279,6 +300,7 @@ export const importAsset = operation({
 							madeBy,
 							createdBy,
 							allowGitDir: params.allowGitDir ?? false,
+							...(checked?.folder ? { folderIs: checked.folder } : {}),
 						});
 			// Adopting and joining again change nothing; the answer is recorded after them.
 			desk.answerLibraryRequest(request, imported);
@@ -319,13 +341,14 @@ export const snapshotAsset = operation({
 		await assertAssetOfCall(call, id);
 		const { desk, request } = call;
 		const asset = desk.library.getAsset(id);
-		assertAssetFolderOfRun(call, asset);
+		const checked = assetFolderOfRun(call, asset);
 		const { result, replayed } = await answerOnce(desk.libraryRequests, request, () =>
 			desk.library.snapshot(id, {
 				note,
 				madeBy: madeByOf(call.actor),
 				signal: call.signal,
 				onProgress: (files) => call.events.snapshotProgress(id, files),
+				...checked,
 				...(request ? { clientRequest: request } : {}),
 			}),
 		);
@@ -360,7 +383,7 @@ export const putVersion = operation({
 			throw new DeskError('desk.badParams', 'params.files: at least one file to put', { field: 'params.files' });
 		}
 		await assertAssetOfCall(call, id);
-		assertAssetFolderOfRun(
+		const checked = assetFolderOfRun(
 			call,
 			call.desk.library.getAsset(id),
 			files.map((f) => f.path),
@@ -383,6 +406,7 @@ export const putVersion = operation({
 			desk.library.putFiles(id, put, {
 				note,
 				madeBy: madeByOf(call.actor),
+				...checked,
 				...(request ? { clientRequest: request } : {}),
 			}),
 		);

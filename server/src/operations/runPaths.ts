@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DeskError, isDeskError } from '../core/errors';
 import { ConfinedDir, type OpenedFile } from '../store/confinedDir';
+import type { FolderIdentity } from '../assets/ports';
 import type { Actor } from './actor';
 
 export type AgentActor = Extract<Actor, { kind: 'agent' }>;
@@ -82,23 +83,25 @@ export function placeInRun(actor: AgentActor, named: string, field: string, use:
 /**
  * The folder at `place`, checked from its run folder down, one component at a time without following
  * a link: a link on the way is refused (`operation.outsideRun`); the part that does not exist yet (a
- * new asset's folder) is left to be made. Returns its path.
+ * new asset's folder) is left to be made. Returns its path and, when it exists, which folder it is
+ * (device and inode): what opens it again by its path checks it is still that one.
  */
-export function folderInRun(place: RunPath): string {
+export function folderInRun(place: RunPath): { path: string; folder?: FolderIdentity } {
 	let dir = openRoot(place);
 	try {
 		for (const index of place.parts.keys()) {
 			const next = childOrRefused(dir, place, index);
 			if (next === undefined) {
-				break;
+				return { path: place.path };
 			}
 			dir.close();
 			dir = next;
 		}
+		const { dev, ino } = dir.stat();
+		return { path: place.path, folder: { dev, ino } };
 	} finally {
 		dir.close();
 	}
-	return place.path;
 }
 
 /**

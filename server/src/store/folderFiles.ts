@@ -19,11 +19,13 @@ export interface FolderWriteOptions {
 	executable?: boolean;
 	/** A link at the file's own place is replaced (never followed); otherwise it is refused. */
 	replaceLink?: boolean;
+	/** `folder` must be this one when opened: one its caller checked and that was swapped since is refused. */
+	folderIs?: { readonly dev: number; readonly ino: number };
 }
 
 export function writeInFolder(folder: string, rel: string, bytes: Uint8Array, options: FolderWriteOptions = {}): void {
 	const name = lastName(rel);
-	const dir = openMadeParent(folder, rel);
+	const dir = openMadeParent(folder, rel, options.folderIs);
 	try {
 		const stat = dir.lstat(name);
 		if (stat && !stat.isFile() && !(stat.isSymbolicLink() && options.replaceLink)) {
@@ -147,8 +149,8 @@ export function readInFolder(folder: string, rel: string, maxBytes: number): Buf
 }
 
 /** As `openParent` making what is missing; a folder made and gone again at once (a race) is refused by name. */
-function openMadeParent(folder: string, rel: string): ConfinedDir {
-	const dir = openParent(folder, rel, true);
+function openMadeParent(folder: string, rel: string, folderIs?: FolderWriteOptions['folderIs']): ConfinedDir {
+	const dir = openParent(folder, rel, true, folderIs);
 	if (!dir) {
 		throw new DeskError(
 			'asset.unsafePath',
@@ -164,7 +166,12 @@ function openMadeParent(folder: string, rel: string): ConfinedDir {
  * descriptor of the one before, each a real folder (a link is refused); made when `create`, else
  * undefined when one is missing. The caller closes it.
  */
-export function openParent(folder: string, rel: string, create: boolean): ConfinedDir | undefined {
+export function openParent(
+	folder: string,
+	rel: string,
+	create: boolean,
+	folderIs?: FolderWriteOptions['folderIs'],
+): ConfinedDir | undefined {
 	if (!isSafeRelativePath(rel)) {
 		throw new DeskError('asset.badPath', `${JSON.stringify(rel)} is not a path inside the folder.`, { path: rel });
 	}
@@ -180,6 +187,10 @@ export function openParent(folder: string, rel: string, create: boolean): Confin
 		throw new DeskError('asset.unsafePath', `${folder} cannot be opened as a folder: ${(error as Error).message}`, {
 			path: rel,
 		});
+	}
+	if (folderIs && !sameFolder(dir.stat(), folderIs)) {
+		dir.close();
+		throw swappedFolder(folder);
 	}
 	const parts = rel.split('/').slice(0, -1);
 	for (const [index, part] of parts.entries()) {
@@ -260,4 +271,18 @@ function lastName(rel: string): string {
 		throw new DeskError('asset.badPath', `${JSON.stringify(rel)} is not a path inside the folder.`, { path: rel });
 	}
 	return rel.split('/').pop()!;
+}
+
+/** Whether `stat` is of the folder `identity` names. */
+export function sameFolder(stat: fs.Stats, identity: { readonly dev: number; readonly ino: number }): boolean {
+	return stat.dev === identity.dev && stat.ino === identity.ino;
+}
+
+/** A folder its caller checked that is another one now (swapped for a link, say): nothing is read or written there. */
+export function swappedFolder(folder: string): DeskError {
+	return new DeskError(
+		'asset.unsafePath',
+		`${folder} is no longer the folder that was checked (swapped for a link or another folder); nothing is read or written there.`,
+		{ folder },
+	);
 }

@@ -2,13 +2,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { canonicalManifest, decodeManifest, encodeManifest } from '../assets/manifest';
-import type { FolderScan, ScanOptions, SnapshotFiles } from '../assets/ports';
+import type { FolderIdentity, FolderScan, ScanOptions, SnapshotFiles } from '../assets/ports';
 import type { Manifest, ManifestEntry } from '../assets/types';
 import { DeskError, isDeskError } from '../core/errors';
 import { ConfinedDir, shownName, utf8Name, type EntryKind } from './confinedDir';
 import type { BlobStore } from './blobStore';
 import { fsyncFolder, tempPrefix, writeAll } from './durableFile';
-import { readInFolder, removeInFolder, writeInFolder } from './folderFiles';
+import { readInFolder, removeInFolder, sameFolder, swappedFolder, writeInFolder } from './folderFiles';
 import { StatPool } from './statPool';
 
 /** Files larger than this are streamed into the store rather than read whole. */
@@ -96,6 +96,10 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		}
 		const library = this.libraryIdentity();
 		const rootStat = root.stat();
+		if (options.folderIs && !sameFolder(rootStat, options.folderIs)) {
+			root.close();
+			throw swappedFolder(folder);
+		}
 		if (library && rootStat.dev === library.dev && rootStat.ino === library.ino) {
 			root.close();
 			throw new DeskError(
@@ -389,8 +393,8 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		return fs.realpathSync(folder);
 	}
 
-	writeInFolder(folder: string, rel: string, bytes: Uint8Array, executable = false): void {
-		writeInFolder(folder, rel, bytes, { executable });
+	writeInFolder(folder: string, rel: string, bytes: Uint8Array, executable = false, folderIs?: FolderIdentity): void {
+		writeInFolder(folder, rel, bytes, { executable, ...(folderIs ? { folderIs } : {}) });
 	}
 
 	/** Removes a file from an asset's working folder; a link on the way is refused, a missing file is fine. */

@@ -348,6 +348,54 @@ describe("an agent's desk tools keep to what its sandbox shows it: read-only and
 		assert.equal(fs.existsSync(inside('docs/key.txt')), false);
 	});
 
+	it("an asset's folder swapped for a link after the check is refused when the library opens it again", async () => {
+		fs.mkdirSync(inside('deep/notes'), { recursive: true });
+		fs.writeFileSync(inside('deep/notes/a.md'), 'a\n');
+		const notes = await call(importAsset, agent, { dir: 'deep/notes' });
+		const { dev, ino } = fs.statSync(inside('deep/notes'));
+		fs.mkdirSync(inside('deep/fresh'));
+		const fresh = fs.statSync(inside('deep/fresh'));
+		// A folder on the way swapped for a link to a folder of the same shape elsewhere.
+		const decoy = path.join(elsewhere, 'decoy');
+		fs.mkdirSync(path.join(decoy, 'notes'), { recursive: true });
+		fs.writeFileSync(path.join(decoy, 'notes', 'a.md'), 'theirs\n');
+		fs.mkdirSync(path.join(decoy, 'fresh'));
+		fs.writeFileSync(path.join(decoy, 'fresh', 'b.md'), 'theirs\n');
+		fs.renameSync(inside('deep'), inside('deep-moved'));
+		fs.symlinkSync(decoy, inside('deep'));
+		const versions = (await desk.library.versionPage(notes.asset.id, {})).total;
+		await refused(
+			desk.library.putFiles(notes.asset.id, [{ path: 'planted.txt', bytes: Buffer.from('x') }], {
+				madeBy: 'conductor',
+				folderIs: { dev, ino },
+			}),
+			'asset.unsafePath',
+			/no longer the folder that was checked/,
+		);
+		assert.equal(fs.existsSync(path.join(decoy, 'notes', 'planted.txt')), false);
+		await refused(
+			desk.library.snapshot(notes.asset.id, { madeBy: 'conductor', folderIs: { dev, ino } }),
+			'asset.unsafePath',
+			/no longer the folder that was checked/,
+		);
+		assert.equal((await desk.library.versionPage(notes.asset.id, {})).total, versions);
+		const count = desk.library.allAssets().length;
+		await refused(
+			desk.library.importDir({
+				dir: inside('deep/fresh'),
+				project: 'webshop',
+				main: false,
+				madeBy: 'conductor',
+				folderIs: { dev: fresh.dev, ino: fresh.ino },
+			}),
+			'asset.unsafePath',
+			/no longer the folder that was checked/,
+		);
+		assert.equal(desk.library.allAssets().length, count);
+		// Through the tools, the link is refused before the library is asked.
+		await refused(call(snapshotAsset, agent, { id: notes.asset.id }), 'operation.outsideRun', /is a link/);
+	});
+
 	it('a folder swapped for a link after the check leads nowhere: the file is opened through descriptors', async () => {
 		fs.mkdirSync(inside('swap'));
 		fs.writeFileSync(inside('swap/key.txt'), 'mine\n');
