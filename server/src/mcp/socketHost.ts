@@ -43,7 +43,16 @@ export interface ToolSocketOptions {
 	/** Host again in this folder with this token (a restarted desk in the kill test); else a fresh folder and token. */
 	readonly reuse?: { readonly ipcDir: string; readonly token: string };
 	readonly onError?: (error: Error) => void;
+	/** How long a connection may take to send its request line (default 30 s); a peer that hangs is cut off. */
+	readonly requestTimeoutMs?: number;
 }
+
+/**
+ * The most connections served at once. The agent holds one a call and calls one at a time (a
+ * harness may run a few in parallel); more is a peer holding connections open to pin the desk's
+ * memory (each may buffer a request of up to maxRequestBytes), and is closed at once.
+ */
+export const maxToolConnections = 8;
 
 /** Refuses a socket path longer than sun_path holds: Node would bind or connect to a truncated path. */
 export function assertSocketPath(socketPath: string): void {
@@ -75,8 +84,9 @@ export async function hostToolSocket(dispatcher: ToolDispatcher, options: ToolSo
 	}
 	const expected = Buffer.from(token, 'utf8');
 	const pending = new Set<Promise<void>>();
+	const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
 	const server = net.createServer((socket) => {
-		const served = serve(socket, dispatcher, expected, options.onError).catch((error: unknown) =>
+		const served = serve(socket, dispatcher, expected, requestTimeoutMs, options.onError).catch((error: unknown) =>
 			options.onError?.(error as Error),
 		);
 		pending.add(served);
@@ -90,6 +100,7 @@ export async function hostToolSocket(dispatcher: ToolDispatcher, options: ToolSo
 		});
 	});
 	server.on('error', (error) => options.onError?.(error));
+	server.maxConnections = maxToolConnections;
 	fs.chmodSync(socketPath, 0o600);
 	let closing: Promise<void> | undefined;
 	return {
@@ -157,10 +168,11 @@ async function serve(
 	socket: net.Socket,
 	dispatcher: ToolDispatcher,
 	token: Buffer,
+	requestTimeoutMs: number,
 	onError: ((error: Error) => void) | undefined,
 ): Promise<void> {
 	socket.on('error', (error) => onError?.(error));
-	const line = await readLine(socket);
+	const line = await readLine(socket, requestTimeoutMs);
 	if (line === undefined) {
 		socket.destroy();
 		return;
@@ -226,12 +238,15 @@ function refusal(code: DeskErrorJson['code'], message: string): DeskErrorJson {
 	return { code, message, data: {} };
 }
 
-/** The first line the peer sends, or undefined when it sends more than a request may be or hangs up first. */
-function readLine(socket: net.Socket): Promise<string | undefined> {
+/** The first line the peer sends, or undefined when it sends more than a request may be, hangs up first, or takes longer than `timeoutMs`. */
+function readLine(socket: net.Socket, timeoutMs: number): Promise<string | undefined> {
 	return new Promise((resolve) => {
 		const chunks: Buffer[] = [];
 		let size = 0;
+		// Only the request's reading is timed: the call it asks for (a large snapshot) may take long.
+		const timer = setTimeout(() => done(undefined), timeoutMs);
 		const done = (line: string | undefined) => {
+			clearTimeout(timer);
 			socket.off('data', onData);
 			socket.off('end', onEnd);
 			socket.off('close', onEnd);

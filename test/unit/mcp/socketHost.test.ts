@@ -11,7 +11,12 @@ import { describe, it } from 'node:test';
 import { isDeskError } from '../../../server/src/core/errors';
 import type { ToolCallMeta, ToolDispatcher } from '../../../server/src/mcp/dispatcher';
 import { socketDispatcher } from '../../../server/src/mcp/socketClient';
-import { assertSocketPath, hostToolSocket, sweepStaleToolSockets } from '../../../server/src/mcp/socketHost';
+import {
+	assertSocketPath,
+	hostToolSocket,
+	maxToolConnections,
+	sweepStaleToolSockets,
+} from '../../../server/src/mcp/socketHost';
 import { tempDir } from '../../helpers/temp';
 
 /** A dispatcher that answers every call with its name and counts the calls that reached it. */
@@ -88,6 +93,42 @@ describe('the desk tools socket', () => {
 		}
 		assert.equal(fs.existsSync(socket.ipcDir), false, 'closed: the folder and the socket are gone');
 	});
+
+	it(
+		'cuts off a peer that sends no request, and serves at most maxToolConnections at once',
+		{ timeout: 10_000 },
+		async () => {
+			const dispatcher = countingDispatcher();
+			const socket = await hostToolSocket(dispatcher, { parent: tempDir(), requestTimeoutMs: 300 });
+			const idle: net.Socket[] = [];
+			try {
+				const closed = (peer: net.Socket) => new Promise<void>((resolve) => peer.once('close', () => resolve()));
+				for (let i = 0; i < maxToolConnections + 2; i += 1) {
+					const peer = net.createConnection(socket.socketPath);
+					peer.on('error', () => undefined);
+					idle.push(peer);
+				}
+				// Each hangs without a request line: every one is closed (the ones over the limit at once, the
+				// others when their request is overdue), and the host serves the next peer.
+				let overdue: NodeJS.Timeout | undefined;
+				await Promise.race([
+					Promise.all(idle.map(closed)),
+					new Promise((_, reject) => {
+						overdue = setTimeout(() => reject(new Error('a peer that sent nothing is still connected')), 5_000);
+					}),
+				]).finally(() => clearTimeout(overdue));
+				const answered = await rawRequest(
+					socket.socketPath,
+					JSON.stringify({ op: 'call', name: 'asset_search', args: {}, token: socket.token }),
+				);
+				assert.equal(answered['ok'], true);
+				assert.equal(dispatcher.calls.length, 1);
+			} finally {
+				idle.forEach((peer) => peer.destroy());
+				await socket.close();
+			}
+		},
+	);
 
 	it("the client's side: calls with the token, passes the harness's id and a fixed key on", async () => {
 		const dispatcher = countingDispatcher();
