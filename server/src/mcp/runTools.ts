@@ -36,6 +36,8 @@ export function runDeskTools(
 			swept = true;
 			sweepStaleToolSockets();
 		}
+		// The token is known once the socket is hosted, after the actor is made; the actor reads this array.
+		const secrets = [...request.secrets];
 		const actor: Actor = {
 			kind: 'agent',
 			agent: request.agent,
@@ -46,6 +48,7 @@ export function runDeskTools(
 			outbox: request.outbox,
 			readOnlyInside: request.readOnlyInside,
 			hiddenInside: request.hiddenInside,
+			secrets,
 		};
 		const stop = new AbortController();
 		const dispatcher = operationsDispatcher({
@@ -56,6 +59,8 @@ export function runDeskTools(
 			onCall: (record) => request.called(toolCall(record, actor)),
 		});
 		const socket = await hostToolSocket(dispatcher, options.onError ? { onError: options.onError } : {});
+		// A file the agent attaches that holds the token has it scrubbed, as its transcript does.
+		secrets.push(socket.token);
 		return {
 			ipcDir: socket.ipcDir,
 			token: socket.token,

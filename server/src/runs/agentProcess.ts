@@ -57,6 +57,8 @@ export async function invokeAgent(
 	onStop: (stop: (reason: string) => void) => void,
 ): Promise<AgentOutcome> {
 	// The desk tools live as long as the agent process: hosted before it starts, closed once it is gone.
+	// Their token is a secret of the run like the agent's own: scrubbed from the calls it records.
+	let token: string | undefined;
 	const tools =
 		agent.mcp === 'auto'
 			? await ports.deskTools?.({
@@ -66,9 +68,11 @@ export async function invokeAgent(
 					workFolder: placement.work_folder,
 					outbox,
 					...insideWorkFolder(placement),
-					called: (call) => recordDeskToolCall(ports, run, agent, call),
+					secrets: secretsOf(agent),
+					called: (call) => recordDeskToolCall(ports, run, [...secretsOf(agent), ...(token ? [token] : [])], call),
 				})
 			: undefined;
+	token = tools?.token;
 	try {
 		return await runAgent(ports, run, task, node, prompt, agent, placement, outbox, recorder, onStop, tools);
 	} finally {
@@ -298,10 +302,9 @@ function withDeskTools(layout: SandboxLayout, tools: DeskToolsHost | undefined):
 /**
  * A desk tool call of the agent's, as the run records it (glossary: Desk tools): a ToolInvocation
  * tagged `desk.tool: desk`, linked to the agent's own id of the call, its args and summary scrubbed
- * of the agent's secrets like everything else the run keeps; the Runs view is told.
+ * of the agent's secrets and the tools' token like everything else the run keeps; the Runs view is told.
  */
-function recordDeskToolCall(ports: RunnerPorts, run: Run, agent: AgentSettings, call: DeskToolCall): void {
-	const secrets = secretsOf(agent);
+function recordDeskToolCall(ports: RunnerPorts, run: Run, secrets: readonly string[], call: DeskToolCall): void {
 	const argsText = JSON.stringify(call.args ?? {});
 	const scrubbedArgs = scrubText(argsText, secrets);
 	const invocation = newToolInvocation(

@@ -45,6 +45,8 @@ export interface DeskToolsRequest {
 	/** Folders inside the work folder the sandbox shows read-only and hidden (`SandboxLayout`'s): the desk tools keep to them too. */
 	readonly readOnlyInside: readonly string[];
 	readonly hiddenInside: readonly string[];
+	/** The agent's secret values (its settings' secret environment): scrubbed from what its calls bring in, as from its outbox. */
+	readonly secrets: readonly string[];
 	/** Each call, once answered (before the answer goes out): the run records it as a ToolInvocation. */
 	called(call: DeskToolCall): void;
 }
