@@ -84,17 +84,50 @@ function toolCall(record: ToolCallRecord, actor: Actor): DeskToolCall {
 }
 
 /** One line: a list's length, else the result's JSON cut short; a refusal's code and message. */
-function summaryOf(outcome: ToolCallRecord['outcome']): string {
+/**
+ * One line a person reads on the run page: what the call did, in words where its result has a shape
+ * the desk knows (hits, an asset, a version, an attachment), else its JSON, cut to 300 characters.
+ */
+export function summaryOf(outcome: ToolCallRecord['outcome']): string {
 	if ('unexpected' in outcome) {
 		return `internal error: ${outcome.unexpected}`;
 	}
 	if (!outcome.ok) {
 		return `${outcome.error.code}: ${outcome.error.message}`;
 	}
-	const result = outcome.result;
-	const text = Array.isArray(result)
-		? `${result.length} result${result.length === 1 ? '' : 's'}`
-		: (JSON.stringify(result ?? null) ?? 'null');
-	const line = `${outcome.replayed ? 'answered before: ' : ''}${text}`.replace(/\s+/g, ' ');
+	const line = `${outcome.replayed ? 'answered before: ' : ''}${resultWords(outcome.result)}`.replace(/\s+/g, ' ');
 	return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+function resultWords(result: unknown): string {
+	if (Array.isArray(result)) {
+		return `${result.length} result${result.length === 1 ? '' : 's'}`;
+	}
+	const record = (result ?? {}) as Record<string, unknown>;
+	const named = (value: unknown): string | undefined => {
+		const v = value as { name?: unknown; id?: unknown } | undefined;
+		return typeof v?.name === 'string' && typeof v.id === 'string' ? `${v.name} (${v.id})` : undefined;
+	};
+	if (Array.isArray(record['hits'])) {
+		const hits = record['hits'] as Array<{ name?: unknown; score?: unknown }>;
+		const some = hits.slice(0, 5).map((h) => `${String(h.name)} ${String(h.score)}`);
+		return `${hits.length} hit${hits.length === 1 ? '' : 's'}${some.length ? `: ${some.join(', ')}` : ''}${hits.length > 5 ? ', …' : ''}`;
+	}
+	const version = record['version'] as { version?: unknown } | undefined;
+	if (typeof version?.version === 'number') {
+		const of = named(record['asset']);
+		return `${record['created'] === false ? 'no change: still' : 'made'} v${version.version}${of ? ` of ${of}` : ''}`;
+	}
+	const asset = named(record['asset']);
+	if (asset) {
+		return `${record['created'] === false ? 'already there:' : 'made'} ${asset}`;
+	}
+	if (
+		typeof record['task_id'] === 'string' &&
+		typeof record['name'] === 'string' &&
+		typeof record['size'] === 'number'
+	) {
+		return `attached ${record['name']} (${record['size']} B)`;
+	}
+	return named(result) ?? JSON.stringify(result ?? null) ?? 'null';
 }
