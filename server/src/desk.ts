@@ -36,6 +36,7 @@ import { SqlAttachmentRows } from './store/sqlAttachmentRows';
 import { SqlLaunchStore } from './store/sqlLaunchStore';
 import { NodeSuggestIndexFile } from './store/suggestIndexFile';
 import { SqlRunControl } from './store/sqlRunControl';
+import { faultsFrom, testFaultsVariable, type Faults } from './core/faults';
 
 export interface DeskOptions {
 	/** Folder of the library: its database, blobs, working folders and mounts. */
@@ -44,6 +45,8 @@ export interface DeskOptions {
 	/** How long to wait for another process that holds the library. */
 	lockTimeoutMs?: number;
 	env?: Environment;
+	/** Kill points for crash tests; by default the ones `DESK_TEST_FAULTS` names (none in production). */
+	faults?: Faults;
 }
 
 /** Where the desk keeps a project's own data inside its repository. */
@@ -93,6 +96,8 @@ export class Desk {
 	/** Runs executing in this process, so close() can wait for them to stop. */
 	private readonly executing = new Set<Promise<unknown>>();
 	private readonly executingRuns = new Map<string, Promise<unknown>>();
+	/** Where a crash test stops this process (glossary: Lineage): nowhere unless a test asked. */
+	faults: Faults = faultsFrom(process.env[testFaultsVariable], () => process.kill(process.pid, 'SIGKILL'));
 
 	private constructor(
 		readonly libraryDir: string,
@@ -140,7 +145,11 @@ export class Desk {
 				gitDirPolicy: (top) => ({ recorded: store.adoptedGitDir(top) }),
 			});
 			const library = new Library(store, gitReader, snapshots, options.env ?? nodeEnvironment, options.logger);
-			return new Desk(libraryDir, library, blobs, db, snapshots, gitReader, options.logger);
+			const desk = new Desk(libraryDir, library, blobs, db, snapshots, gitReader, options.logger);
+			if (options.faults) {
+				desk.faults = options.faults;
+			}
+			return desk;
 		} catch (error) {
 			db.close();
 			throw error;

@@ -17,6 +17,31 @@ export type DeskErrorCode =
 	| 'blob.corrupt'
 	| 'blob.missing'
 	| 'blob.tooLarge'
+	// Lineage (glossary: Lineage): a repo that is not the project's, a root not listed or listed already,
+	// a limit of the grant chain (named in data.limit), a receipt key reused with other params, a tally
+	// asked to run, a run whose task is no branch.
+	| 'lineage.badRepo'
+	| 'lineage.unknownRoot'
+	| 'lineage.rootExists'
+	| 'lineage.limit'
+	| 'lineage.receiptConflict'
+	| 'lineage.tallyNoRuns'
+	| 'lineage.notBranch'
+	// Boards: a post from a run with no starter, an answer to what is not a report or was answered, a
+	// continuation with nothing to carry.
+	| 'board.noStarter'
+	| 'board.notReplyEnabled'
+	| 'board.alreadyAnswered'
+	| 'board.noReports'
+	// Project memory (glossary: Project memory).
+	| 'memory.badBatch'
+	| 'memory.corrupt'
+	| 'memory.unknownFormat'
+	| 'memory.locked'
+	| 'memory.notFound'
+	| 'memory.notRoot'
+	| 'memory.nothingToCommit'
+	| 'run.notLanded'
 	| 'asset.notFound'
 	| 'asset.badId'
 	| 'asset.noFiles'

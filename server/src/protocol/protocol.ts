@@ -39,6 +39,15 @@ import type { DeskErrorJson } from '../core/errors';
 import type { DecideResult, RunDetail, RunsOverview, RunSummary } from '../runs/types';
 import type { AttachmentRow, IngestReport } from '../attachments/types';
 import type {
+	BoardMessage,
+	BranchResult,
+	CatchUpSection,
+	LineageRoot,
+	LineageTree,
+	MemorizeResult,
+	MemoryView,
+} from '../lineage/types';
+import type {
 	LaunchCard,
 	LaunchRecord,
 	PlugRole,
@@ -62,6 +71,7 @@ import {
 	type Schema,
 } from './schema';
 
+export type { BoardMessage, BranchResult, CatchUpSection, LineageRoot, LineageTree, MemorizeResult, MemoryView };
 export type {
 	RunDetail,
 	RunsOverview,
@@ -720,6 +730,200 @@ export const AnswerRetireProposal = request<RetireProposal>()(
 	'desk/proposals/answer',
 	object({ id: string({ minLength: 1, maxLength: 64 }), answer: oneOf(['accept', 'decline'] as const), requestId }),
 );
+
+// Lineage, boards and project memory (glossary: Lineage, Tally, Catch-up, Project memory).
+
+const rootName = string({ minLength: 1, maxLength: 64, pattern: /^[a-z0-9][a-z0-9._-]{0,63}$/ });
+const nodeId = string({ minLength: 1, maxLength: 64 });
+const branchPrompt = string({ minLength: 1, maxLength: 64 * 1024 });
+const boardText = string({ minLength: 1, maxLength: 4000 });
+/** Memory the person writes: refused over these limits (the summary model's text is cut to them instead). */
+const memoryTitle = string({ minLength: 1, maxLength: 80 });
+const memoryText = string({ minLength: 1, maxLength: 1000 });
+
+/**
+ * Client → server: the project's listed roots (`main` always), each with its tally, its branches
+ * (all, live, landed) and its memory file's state. Fails with `project.notFound`.
+ */
+export const ListLineageRoots = request<{ roots: LineageRoot[] }>()(
+	'desk/lineage/roots',
+	object({ project: projectName }),
+);
+
+/**
+ * Client → server: New Lineage Root: lists another root branches may fork. Fails with
+ * `lineage.rootExists` (a name listed already); a name not matching {@link rootNamePattern} is
+ * `desk.badParams`.
+ */
+export const AddLineageRoot = request<LineageRoot>()(
+	'desk/lineage/addRoot',
+	object({ project: projectName, name: rootName, about: optional(string({ maxLength: 2000 })), requestId }),
+);
+
+/**
+ * Client → server: Branch from Here: starts a branch of the run `starterRun` (its Task becomes the
+ * branch's `parent`, the run its `requester`) forked from `root` (default: the starter's root, else
+ * `main`), configured from the starter's launch and `settings`; in the shared checkout it waits while
+ * another run's agent works there (`queued`). `repo` is the project's repository top or one of its
+ * worktrees. One transaction makes the tally (for an empty root), the branch's Intent, Task and Run,
+ * its board's `board.started.by` and reply-enabled input, and the receipt: the same `requestId` again
+ * answers the first branch (`replayed`). Fails with `lineage.badRepo`, `lineage.unknownRoot`,
+ * `lineage.limit` (naming the limit), `lineage.receiptConflict`, `lineage.tallyNoRuns` (a tally
+ * starts nothing), `ai.notFound`, `run.badSettings`, `request.idReused`.
+ */
+export const BranchFromRun = request<BranchResult>()(
+	'desk/lineage/branch',
+	object({
+		project: projectName,
+		repo: folderPath,
+		prompt: branchPrompt,
+		root: optional(rootName),
+		starterRun: optional(runId),
+		settings: runSettings,
+		requestId,
+	}),
+);
+
+/**
+ * Client → server: the person's direct branch request on a root: the same fork as
+ * {@link BranchFromRun} with the person as the starter. Fails as it does.
+ */
+export const PromptLineage = request<BranchResult>()(
+	'desk/lineage/prompt',
+	object({ project: projectName, root: rootName, prompt: branchPrompt, settings: runSettings, requestId }),
+);
+
+/** Client → server: the roots, their tallies and branches (nested, with state, board counts and each subtree's tokens and cost). */
+export const LineageTreeRequest = request<LineageTree>()('desk/lineage/tree', object({ project: projectName }));
+
+/**
+ * Client → server: what the next input of a branch's run would be told: other branches of its root
+ * (within the tally token budget) and its root's memory. Reads the target ref's tip without a git
+ * program and walks commits only when it moved since the saved baseline. Fails with `ai.notFound`,
+ * `lineage.notBranch`.
+ */
+export const LineageCatchUp = request<CatchUpSection>()(
+	'desk/lineage/catchUp',
+	object({ project: projectName, run: runId }),
+);
+
+/**
+ * Client → server: Remember: adds a memory to `.desk-memory/<root>.json` (root default `main`) with
+ * its receipt in the same file. Only the person and the conversations they drive may; a branch
+ * cannot (`memory.notRoot`). Fails with `memory.badBatch` (the file is untouched), `memory.corrupt`
+ * (the damaged file is kept aside and named), `memory.unknownFormat`, `memory.locked`,
+ * `lineage.unknownRoot`.
+ */
+export const RememberMemory = request<{ added: string; replayed: boolean }>()(
+	'desk/lineage/remember',
+	object({
+		project: projectName,
+		root: optional(rootName),
+		text: memoryText,
+		title: optional(memoryTitle),
+		evidence: optional(array(string({ minLength: 1, maxLength: 1024 }), { maxItems: 16 })),
+		requestId,
+	}),
+);
+
+/** Client → server: Forget: removes one memory, as {@link RememberMemory} adds one. Fails as it does, and with `memory.notFound`. */
+export const ForgetMemory = request<{ removed: string; replayed: boolean }>()(
+	'desk/lineage/forget',
+	object({ project: projectName, root: rootName, memory: nodeId, requestId }),
+);
+
+/**
+ * Client → server: a root's memory as the file holds it now, with "uncommitted" and "evidence
+ * changed". Fails with `memory.corrupt`, `memory.unknownFormat`, `lineage.unknownRoot`.
+ */
+export const ShowMemory = request<MemoryView>()(
+	'desk/lineage/memory',
+	object({ project: projectName, root: rootName }),
+);
+
+/**
+ * Client → server: memorize a landed run of a branch: the summary agent (the agent `settings` name as
+ * the lineage's summary agent) is asked for memories of the landing; with none configured memory is left unchanged and
+ * `skipped` says why. The model's answer is memoised, a refused batch asked again once. Fails with
+ * `run.notLanded`, `ai.notFound`.
+ */
+export const MemorizeLanding = request<MemorizeResult>()(
+	'desk/lineage/memorize',
+	object({ project: projectName, run: runId, settings: runSettings, requestId }),
+);
+
+/**
+ * Client → server: Commit Memory: commits `.desk-memory/<root>.json` alone, with the trailer
+ * `Desk-Memory: <root>`, the repository's hooks off. Fails with `memory.nothingToCommit`,
+ * `memory.corrupt`, `run.landConflict` (the index holds other staged changes to that file).
+ */
+export const CommitMemory = request<{ commit: string }>()(
+	'desk/lineage/commitMemory',
+	object({ project: projectName, root: rootName, requestId }),
+);
+
+/** Client → server: a node's board, oldest first (after `since`, a message's `seq`). Fails with `ai.notFound`. */
+export const ListBoard = request<{ messages: BoardMessage[] }>()(
+	'desk/board/list',
+	object({ project: projectName, node: nodeId, since: optional(integer({ min: 0 })) }),
+);
+
+/**
+ * Client → server: Post Note: a one-way update from a branch's run to its starter, passive (it raises
+ * no notification); `abstract` replaces the branch's liquid abstract on its tally. Fails with
+ * `board.noStarter` (the run's task is no branch).
+ */
+export const PostToBoard = request<BoardMessage>()(
+	'desk/board/post',
+	object({
+		project: projectName,
+		run: runId,
+		text: boardText,
+		kind: optional(oneOf(['note', 'abstract'] as const)),
+		requestId,
+	}),
+);
+
+/**
+ * Client → server: Answer Report: the starter's one answer to a branch's report, on the branch's
+ * board, never itself reply-enabled. Fails with `board.notReplyEnabled` (not a report),
+ * `board.alreadyAnswered`, `ai.notFound`.
+ */
+export const AnswerReport = request<BoardMessage>()(
+	'desk/board/answer',
+	object({ project: projectName, report: nodeId, text: boardText, requestId }),
+);
+
+/**
+ * Client → server: Continue with Reports: a new run of the starter's task whose prompt carries the
+ * reports (and answers) its board got since its last run, each once; not a resumed agent session.
+ * Fails with `board.noReports`, `run.checkoutBusy`, `run.badSettings`, `ai.notFound`.
+ */
+export const ContinueWithReports = request<{ run: string; task: string; reports: number }>()(
+	'desk/board/continue',
+	object({ project: projectName, run: runId, settings: runSettings, requestId }),
+);
+
+/** Server → client: the project's lineage changed (a branch started, ended, a root was listed); the Runs view refreshes. */
+export const LineageDidChange = notification<{ project: string; node?: string }>()('desk/lineage/didChange');
+
+/**
+ * Server → client: a branch reported to its starter (an active report: passive notes are never told).
+ * The client raises one notification with Open Report, Answer… and Continue with Reports.
+ */
+export const BoardDidReport = notification<{
+	project: string;
+	/** The starter's node and run (no run: the person started it). */
+	starter_node?: string;
+	starter_run?: string;
+	branch: string;
+	report: string;
+	title: string;
+	outcome: string;
+}>()('desk/board/didReport');
+
+/** Server → client: a root's memory file changed (a remember, a memorize, a `git pull`); the Memory view refreshes. */
+export const MemoryDidChange = notification<{ project: string; root: string }>()('desk/memory/didChange');
 
 /** Server → client, just before the server exits on a broken frame: what was wrong, for the person. */
 export const ProtocolError = notification<{ message: string; exitCode: number }>()('desk/server/protocolError');

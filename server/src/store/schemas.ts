@@ -290,4 +290,110 @@ export const projectMigrations: readonly Migration[] = [
 			)`,
 		],
 	},
+	{
+		version: 8,
+		statements: [
+			// Lineage (glossary: Lineage). The listed roots of the project: `main` is listed when the
+			// project's lineage is first opened; `tally_task` is the Task the first branch of the root
+			// made its tally (glossary: Tally), NULL while the root is empty.
+			`CREATE TABLE lineage_roots (
+				name TEXT PRIMARY KEY,
+				about TEXT NOT NULL,
+				listed_at TEXT NOT NULL,
+				listed_by TEXT NOT NULL,
+				tally_task TEXT UNIQUE
+			)`,
+			// One row per tally and per branch (a Task): the conversation the person drives has none.
+			// `fork_of` is what was forked (the tally, or a branch for a branch of a branch),
+			// `starter_node`/`starter_run` who started it (NULL run: the person), `grant_chain` the JSON
+			// array of the chain (glossary: Lineage), `config` the branch configuration frozen at the
+			// fork, `queued` 1 while it waits for the shared checkout.
+			`CREATE TABLE lineage_nodes (
+				node_id TEXT PRIMARY KEY,
+				kind TEXT NOT NULL CHECK (kind IN ('tally', 'branch')),
+				root TEXT NOT NULL,
+				fork_of TEXT,
+				starter_node TEXT,
+				starter_run TEXT,
+				grant_chain TEXT NOT NULL,
+				depth INTEGER NOT NULL,
+				config TEXT NOT NULL,
+				queued INTEGER NOT NULL DEFAULT 0,
+				created_at TEXT NOT NULL
+			)`,
+			'CREATE INDEX lineage_nodes_starter ON lineage_nodes (starter_node)',
+			'CREATE INDEX lineage_nodes_root ON lineage_nodes (root, kind)',
+			// Every node's board: what was said to it and by it. `request_id` is the stable id of the
+			// effect that wrote the row, so a repeat after a restart writes nothing twice.
+			`CREATE TABLE board_messages (
+				seq INTEGER PRIMARY KEY AUTOINCREMENT,
+				message_id TEXT NOT NULL UNIQUE,
+				request_id TEXT NOT NULL UNIQUE,
+				node TEXT NOT NULL,
+				kind TEXT NOT NULL,
+				from_node TEXT,
+				from_run TEXT,
+				reply_enabled INTEGER NOT NULL,
+				in_reply_to TEXT,
+				passive INTEGER NOT NULL,
+				frozen INTEGER NOT NULL DEFAULT 0,
+				superseded_by TEXT,
+				text TEXT NOT NULL,
+				data TEXT,
+				created_at TEXT NOT NULL
+			)`,
+			'CREATE INDEX board_messages_node ON board_messages (node, seq)',
+			'CREATE INDEX board_messages_reply ON board_messages (in_reply_to)',
+			// The phases of delivering a branch's input and its report, each once: `dlv:<branch>` with
+			// phases input, reply (the report on the branch's board) and delivered (on the starter's).
+			`CREATE TABLE board_deliveries (
+				delivery_id TEXT NOT NULL,
+				phase TEXT NOT NULL CHECK (phase IN ('input', 'reply', 'delivered')),
+				request_id TEXT NOT NULL UNIQUE,
+				message_id TEXT,
+				at TEXT NOT NULL,
+				PRIMARY KEY (delivery_id, phase)
+			)`,
+			// Receipts of lineage calls (branch, prompt, post, answer): the caller's node (a Task, or
+			// 'person') and its key; the same key again returns `result`, with other params it is refused.
+			`CREATE TABLE call_receipts (
+				scope TEXT NOT NULL,
+				request_key TEXT NOT NULL,
+				tool TEXT NOT NULL,
+				request_hash TEXT NOT NULL,
+				harness_call_id TEXT,
+				run_id TEXT,
+				result TEXT NOT NULL,
+				at TEXT NOT NULL,
+				PRIMARY KEY (scope, request_key)
+			)`,
+			// Catch-up (glossary: Catch-up): the tip of the target ref a node last saw and the tally
+			// section made from it, so an unchanged tip costs no commit walk.
+			`CREATE TABLE lineage_catchup (
+				node TEXT NOT NULL,
+				ref TEXT NOT NULL,
+				baseline TEXT NOT NULL,
+				section TEXT NOT NULL,
+				at TEXT NOT NULL,
+				PRIMARY KEY (node, ref)
+			)`,
+			// Project memory (glossary: Project memory) lives in .desk-memory/<root>.json; the database
+			// holds only the batches not yet applied to it (deleted once applied) and, in lineage_memos,
+			// the summary model's answers (keyed by model and input), never the memories themselves.
+			`CREATE TABLE memory_queue (
+				seq INTEGER PRIMARY KEY AUTOINCREMENT,
+				root TEXT NOT NULL,
+				request_id TEXT NOT NULL UNIQUE,
+				batch TEXT NOT NULL,
+				enqueued_at TEXT NOT NULL
+			)`,
+			`CREATE TABLE lineage_memos (
+				memo_key TEXT PRIMARY KEY,
+				model TEXT NOT NULL,
+				input_sha256 TEXT NOT NULL,
+				answer TEXT NOT NULL,
+				at TEXT NOT NULL
+			)`,
+		],
+	},
 ];
