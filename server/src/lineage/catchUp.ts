@@ -11,6 +11,7 @@
  */
 import { DeskError } from '../core/errors';
 import { readStoredObject } from '../core/storedJson';
+import { estimateTokens } from './memory';
 import type { CatchUpSection } from './types';
 
 /** At most this many commits are walked, and kept, for one node: a baseline further back is reported as "more". */
@@ -18,16 +19,6 @@ export const catchUpWalkLimit = 500;
 
 /** Recent landings a branch's first input is told of beside its root's memory. */
 export const recentLandingsCount = 5;
-
-/**
- * The one token estimate of the lineage's prompt sections: a quarter of the characters, rounded up.
- * It is the usual rule of thumb for English text and code with the agents' tokenizers, errs on the
- * generous side for prose, and needs no tokenizer of any one model; the budgets
- * (`tallyTokens`, `memoryTokens`) are counted in it.
- */
-export function estimateTokens(text: string): number {
-	return Math.ceil(text.length / 4);
-}
 
 /** A commit on the target's first-parent chain, as the walker reads it. */
 export interface TargetCommit {
@@ -227,7 +218,7 @@ interface TallyEntry {
 /**
  * "## Other branches of `<root>`": live branches' abstracts, landings newest first, then commits on
  * the target since the node started, newest first — added in that order while the whole section
- * stays within `tokenBudget` ({@link estimateTokens}); what does not fit is counted in a last line
+ * stays within `tokenBudget` (by the one estimate of every catch-up budget, {@link estimateTokens}); what does not fit is counted in a last line
  * "… N more (see the Runs view)", which is itself within the budget. Empty when there is nothing to tell.
  */
 export function composeTallySection(
@@ -300,7 +291,7 @@ function composeMemorySection(
 	tokenBudget: number,
 ): string {
 	const index = ports.memoryIndex?.(root, tokenBudget);
-	if (index === undefined) {
+	if (index === undefined || index === '') {
 		return '';
 	}
 	const recent = landed.slice(0, recentLandingsCount).map(landedLine);

@@ -10,13 +10,13 @@ import {
 	catchUpWalkLimit,
 	composeTallySection,
 	deskRunsOf,
-	estimateTokens,
 	prepareCatchUp,
 	type CatchUpPorts,
 	type CommitWalker,
 	type SavedCatchUp,
 	type TallyView,
 } from '../../../server/src/lineage/catchUp';
+import { estimateTokens } from '../../../server/src/lineage/memory';
 import { SqlCatchUp } from '../../../server/src/store/sqlCatchUp';
 import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
