@@ -129,6 +129,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 				RunDidFinish: runs.onRunFinished,
 				SnapshotProgress: assets.onSnapshotProgress,
 				HistoryRewritten: assets.onHistoryRewritten,
+				LineageDidChange: () => runs.tree.refresh(),
 			});
 			const status = await desk.request(GetStatus, {});
 			if (status.state === 'error') {

@@ -6,7 +6,7 @@ import type { AssetRecord, ProjectRecord } from './assets/types';
 import { DeskError, describeError, isDeskError } from './core/errors';
 import type { Logger } from './core/logger';
 import { seal, verifyChecksum, verifyIntegrity } from './ai/model';
-import type { PatchSet } from './ai/types';
+import type { PatchSet, Run } from './ai/types';
 import { applyFilePatch, parseUnifiedDiff } from './runs/unifiedDiff';
 import { readTargetChanges } from './runs/targetChangesRecord';
 import { exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
@@ -18,14 +18,14 @@ import { RunGate } from './runs/gate';
 import type { DeskToolsHost, DeskToolsRequest } from './runs/ports';
 import { AttachmentStore } from './attachments/attachmentStore';
 import { RunExecutor } from './runs/runner';
-import type { RunSettings } from './runs/settings';
+import { branchRunSettings, type RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
 import type { LaunchRecord, SuggestIndexProgress } from './launch/types';
 import { AiStore } from './store/aiStore';
 import { RepositoryReader } from './git/repositoryReader';
 import { BlobStore } from './store/blobStore';
 import { recordAnswer, type ClientRequest, type RequestLedger } from './store/clientRequests';
-import { DurableDatabase } from './store/durableDatabase';
+import { DurableDatabase, type WriteTransaction } from './store/durableDatabase';
 import { RetireProposals } from './store/retireProposals';
 import { readDamage, type RecoverChoice, type RecoverHint, type RecoverResult } from './store/damage';
 import { nodeEnvironment } from './store/nodeEnvironment';
@@ -37,6 +37,10 @@ import { SqlLaunchStore } from './store/sqlLaunchStore';
 import { NodeSuggestIndexFile } from './store/suggestIndexFile';
 import { SqlRunControl } from './store/sqlRunControl';
 import { faultsFrom, testFaultsVariable, type Faults } from './core/faults';
+import { LineageService } from './lineage/lineage';
+import { noMemoryStatus, type MemoryStatus } from './lineage/ports';
+import type { LineageNode } from './lineage/types';
+import { SqlLineage } from './store/sqlLineage';
 
 export interface DeskOptions {
 	/** Folder of the library: its database, blobs, working folders and mounts. */
@@ -83,6 +87,8 @@ export class Desk {
 	onRunChanged: ((top: string, runId: string) => void) | undefined;
 	onRunFinished: ((top: string, runId: string, status: 'gate' | 'failed') => void) | undefined;
 	onAttachmentsChanged: ((top: string, taskId: string) => void) | undefined;
+	/** Told when a project's lineage changed behind an operation's back (a queued branch started). */
+	onLineageChanged: ((top: string, node?: string) => void) | undefined;
 	/**
 	 * Hosts the desk tools for an agent of a run of `project` (glossary: Desk tools); set by the face
 	 * that opened the desk (the server, the command line), which knows the operations. Unset: runs
@@ -93,6 +99,12 @@ export class Desk {
 	onSuggestIndexProgress: ((top: string, progress: SuggestIndexProgress) => void) | undefined;
 	private readonly runners = new Map<string, { executor: RunExecutor; gate: RunGate }>();
 	private readonly attachmentStores = new Map<string, AttachmentStore>();
+	private readonly lineages = new Map<string, LineageService>();
+	/**
+	 * A project's memory files as the Roots view counts them (glossary: Project memory); set by the
+	 * memory part of the desk. Unset, every root says it has no memory file.
+	 */
+	memoryStatus: ((top: string) => MemoryStatus) | undefined;
 	/** Runs executing in this process, so close() can wait for them to stop. */
 	private readonly executing = new Set<Promise<unknown>>();
 	private readonly executingRuns = new Map<string, Promise<unknown>>();
@@ -214,6 +226,7 @@ export class Desk {
 		this.projectDatabases.delete(top);
 		this.attachmentStores.delete(top);
 		this.runners.delete(top);
+		this.lineages.delete(top);
 		try {
 			db?.close();
 		} catch (error) {
@@ -236,6 +249,9 @@ export class Desk {
 				await this.openProjectDatabase(result.project.path, result.project.name);
 				// Runs a dead process left in progress are failed now, before any view shows them.
 				await this.runs(result.project.path);
+				await this.lineage(result.project.path);
+				// Branches a stopped desk left waiting for the checkout.
+				await this.startQueuedBranches(result.project.path);
 			} catch (error) {
 				if (!(error instanceof DeskError)) {
 					throw error;
@@ -322,6 +338,38 @@ export class Desk {
 		return new AiStore(await this.openProjectDatabase(top, name));
 	}
 
+	/**
+	 * The lineage of the project whose repository top is `top` (glossary: Lineage): its roots, forks
+	 * and tree. `main` is listed when it is first opened.
+	 */
+	async lineage(top: string): Promise<LineageService> {
+		const open = this.lineages.get(top);
+		if (open) {
+			return open;
+		}
+		const name = this.library.listProjects().find((p) => p.path === top)?.name ?? path.basename(top);
+		const db = await this.openProjectDatabase(top, name);
+		const lineage = new LineageService(new SqlLineage(db, new AiStore(db)), {
+			of: (root) => (this.memoryStatus?.(top) ?? noMemoryStatus).of(root),
+		});
+		lineage.listMain('agent-desk', new Date().toISOString());
+		this.lineages.set(top, lineage);
+		return lineage;
+	}
+
+	/** The lineage row of a Task (its tally or branch node); undefined for a Task that is neither. */
+	async lineageNodeOf(top: string, task: string): Promise<LineageNode | undefined> {
+		return (await this.lineage(top)).nodeOf(task);
+	}
+
+	/**
+	 * Whether a Task is a branch. A conversation whose Task is no branch is the one the person drives
+	 * (ultimate), as is the person themself.
+	 */
+	async isBranchTask(top: string, task: string): Promise<boolean> {
+		return (await this.lineage(top)).isBranchTask(task);
+	}
+
 	/** The launch card and launches of the project whose repository top is `top`. */
 	async launches(top: string): Promise<ProjectLaunches> {
 		const project = this.projectAt(top);
@@ -386,6 +434,7 @@ export class Desk {
 		}
 		const project = this.projectAt(top);
 		const db = await this.openProjectDatabase(top, project.name);
+		const lineageStore = new SqlLineage(db, new AiStore(db));
 		const ports = {
 			library: this.library,
 			attachments: await this.attachments(top),
@@ -399,6 +448,14 @@ export class Desk {
 			changed: (runId: string) => this.onRunChanged?.(top, runId),
 			finished: (runId: string, status: 'gate' | 'failed') => this.onRunFinished?.(top, runId, status),
 			deskTools: (request: DeskToolsRequest) => this.deskTools?.(project.name, request),
+			isTally: (task: string, tx?: WriteTransaction) =>
+				(tx ? lineageStore.readIn(tx, (reads) => reads.node(task)) : lineageStore.read((reads) => reads.node(task)))
+					?.kind === 'tally',
+			checkoutFreed: () => {
+				this.startQueuedBranches(top).catch((error: unknown) =>
+					this.logger.error(`${top}: starting a queued branch: ${describeError(error)}`),
+				);
+			},
 		};
 		const executor = new RunExecutor(ports);
 		const runner = { executor, gate: new RunGate(ports, executor) };
@@ -467,6 +524,84 @@ export class Desk {
 			this.executingRuns.delete(runId);
 		});
 		return { done };
+	}
+
+	/** The commit the repository at `top` has checked out: where a new branch's run starts from. */
+	async headCommit(top: string): Promise<string> {
+		const head = await this.git.headCommit(top);
+		if (head === undefined) {
+			throw new DeskError('git.unreadable', `${top} has no commit to start a run from.`, { dir: top });
+		}
+		return head;
+	}
+
+	private readonly queueTurns = new Map<string, Promise<void>>();
+
+	/**
+	 * Starts the branches of `top` waiting for the checkout, oldest first, as far as it allows: a
+	 * worktree branch at once, a shared one when no agent works in the checkout. Each leaves the
+	 * queue in the same transaction as its run's claim, so two processes never both start it. Called
+	 * after a fork, when a run of this process frees the checkout, and when a window opens the project
+	 * (branches a stopped desk left waiting). One pass at a time per project in this process.
+	 */
+	startQueuedBranches(top: string): Promise<void> {
+		const turn = (this.queueTurns.get(top) ?? Promise.resolve()).then(() => this.startQueuedOnce(top));
+		const settled = turn.catch(() => undefined);
+		this.queueTurns.set(top, settled);
+		void settled.finally(() => {
+			if (this.queueTurns.get(top) === settled) {
+				this.queueTurns.delete(top);
+			}
+		});
+		return turn;
+	}
+
+	private async startQueuedOnce(top: string): Promise<void> {
+		const lineage = await this.lineage(top);
+		const { executor } = await this.runs(top);
+		const ai = await this.projectAi(top);
+		for (const branch of lineage.queued()) {
+			const run = ai.get<Run>(branch.run);
+			if (run?.status !== 'created') {
+				// Cancelled while it waited: it leaves the queue without starting.
+				lineage.unqueue(
+					branch.node,
+					() => undefined,
+					() => false,
+				);
+				this.onLineageChanged?.(top, branch.node);
+				continue;
+			}
+			let settings: RunSettings;
+			try {
+				settings = branchRunSettings(branch.settings, branch.config);
+			} catch (error) {
+				this.logger.error(
+					`branch ${branch.node}: its settings cannot be read (${describeError(error)}); it stays queued`,
+				);
+				continue;
+			}
+			const started = lineage.unqueue(
+				branch.node,
+				(writes) => writes.alongside((tx) => executor.claimIn(tx, settings, branch.record, branch.run)),
+				(error) => isDeskError(error, 'run.checkoutBusy'),
+			);
+			if (started) {
+				await this.startRun(top, branch.record, branch.run, settings);
+				this.onLineageChanged?.(top, branch.node);
+			}
+		}
+	}
+
+	/** Settles once no run is carried out in this process (the command line waits for the branches it started). */
+	async runsEnded(): Promise<void> {
+		for (;;) {
+			const pending = [...this.executing, ...this.queueTurns.values()];
+			if (pending.length === 0) {
+				return;
+			}
+			await Promise.allSettled(pending);
+		}
 	}
 
 	/**

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { RunSettings } from '../../server/src/runs/settings';
+import { defaultLineageSettings, type RunSettings } from '../../server/src/runs/settings';
 import { findProjectRoot, tempDir } from './temp';
 
 export interface Scenario {
@@ -73,6 +73,7 @@ export function scriptedAgentSettings(scenario: Scenario, overrides: Partial<Run
 		maxAttempts: 2,
 		sandbox: 'auto',
 		...overrides,
+		lineage: overrides.lineage ?? defaultLineageSettings,
 	};
 }
 

@@ -230,6 +230,11 @@ describe('the desk server over JSON-RPC', () => {
 			DeleteAttachment: { project, task: 't', ref: 'x', via: 'test' },
 			ListRetireProposals: { project },
 			AnswerRetireProposal: { id: 'rp-none', answer: 'decline' },
+			ListLineageRoots: { project },
+			AddLineageRoot: { project, name: 'experiments' },
+			LineageTreeRequest: { project },
+			BranchFromRun: { project, repo: '/nonexistent', prompt: 'p' },
+			PromptLineage: { project, root: 'main', prompt: 'p' },
 		};
 		const answered: string[] = [];
 		for (const [name, definition] of Object.entries(deskRequests) as Array<

@@ -50,6 +50,12 @@ export function parseCommandLine(argv: string[]) {
 			patchset: { type: 'string' },
 			rationale: { type: 'string' },
 			'request-id': { type: 'string' },
+			root: { type: 'string' },
+			about: { type: 'string' },
+			prompt: { type: 'string' },
+			'prompt-file': { type: 'string' },
+			'from-run': { type: 'string' },
+			'repo-path': { type: 'string' },
 		},
 	});
 }

@@ -61,6 +61,15 @@ Runs carried out (of --project NAME, else the repository at --repo PATH or the c
   run decide ID --decision commit|retry|abandon|checkpoint [--patchset ID] [--rationale TEXT] [--settings FILE]
                                                   the gate: commit lands the change; retry runs again here
 
+Lineage (of --project NAME, else the repository at --repo PATH or the current folder):
+  lineage roots                                   the listed roots (main always), their tallies, branches and memory
+  lineage add-root NAME [--about TEXT]            list another root branches may fork
+  lineage prompt --root NAME (--prompt TEXT | --prompt-file F) [--settings FILE] [--request-id ID]
+                                                  a branch of the root by your direct request; carried out here
+  lineage branch --from-run RUN --repo-path ABS (--prompt TEXT | --prompt-file F) [--root NAME] [--settings FILE]
+                                                  a branch of a run (Branch from Here); carried out here
+  lineage tree                                    roots, tallies and branches nested under their starters
+
 Attachments of a task (of --project NAME, else the repository at --repo PATH or the current folder):
   task attachments list [TASK]                    tasks with attachments, or one task's files
   task attachments add TASK FILE [--name NAME] [--note TEXT]

@@ -3,6 +3,7 @@ import { assetOperations } from './assets';
 import { attachmentOperations } from './attachments';
 import { cardOperations } from './card';
 import { historyOperations } from './history';
+import { lineageOperations } from './lineage';
 import { runOperations } from './runs';
 import type { Operation } from './operation';
 import { proposalOperations } from './proposals';
@@ -19,6 +20,7 @@ export const operations: readonly AnyOperation[] = [
 	...runOperations,
 	...cardOperations,
 	...historyOperations,
+	...lineageOperations,
 ];
 
 /** The operation named `name` (`asset.search`), or undefined. */

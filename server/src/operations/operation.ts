@@ -18,6 +18,8 @@ export interface DeskEvents {
 	snapshotProgress(asset: string, files: number): void;
 	runsChanged(project: string, run?: string): void;
 	attachmentsChanged(project: string, task: string): void;
+	/** The project's lineage changed (a branch started, a root was listed): `desk/lineage/didChange`. */
+	lineageChanged(project: string, node?: string): void;
 }
 
 /** Events nobody listens to: the CLI's (the windows see the store change on their next read). */
@@ -26,6 +28,7 @@ export const noEvents: DeskEvents = {
 	snapshotProgress: () => undefined,
 	runsChanged: () => undefined,
 	attachmentsChanged: () => undefined,
+	lineageChanged: () => undefined,
 };
 
 /** One call of an operation: the desk it acts on, who calls, and where to tell what changed. */

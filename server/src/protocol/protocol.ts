@@ -971,6 +971,11 @@ export const deskRequests = {
 	DeleteAttachment,
 	ListRetireProposals,
 	AnswerRetireProposal,
+	ListLineageRoots,
+	AddLineageRoot,
+	LineageTreeRequest,
+	BranchFromRun,
+	PromptLineage,
 } as const;
 export const deskNotifications = {
 	ProtocolError,
@@ -981,4 +986,5 @@ export const deskNotifications = {
 	RunDidFinish,
 	AttachmentsDidChange,
 	SuggestIndexDidChange,
+	LineageDidChange,
 } as const;

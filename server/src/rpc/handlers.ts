@@ -32,6 +32,7 @@ export interface HandlerContext {
 	notifySnapshotProgress(id: string, files: number): void;
 	notifyRunsChanged(project: string): void;
 	notifyAttachmentsChanged(project: string, task: string): void;
+	notifyLineageChanged(project: string, node?: string): void;
 }
 
 /** What an operation called through this server tells the windows: the protocol's notifications. */
@@ -41,6 +42,7 @@ export function notifyingEvents(context: HandlerContext): DeskEvents {
 		snapshotProgress: (id, files) => context.notifySnapshotProgress(id, files),
 		runsChanged: (project) => context.notifyRunsChanged(project),
 		attachmentsChanged: (project, task) => context.notifyAttachmentsChanged(project, task),
+		lineageChanged: (project, node) => context.notifyLineageChanged(project, node),
 	};
 }
 
@@ -118,6 +120,11 @@ function handWritten(
 	| 'UnplugAsset'
 	| 'LaunchGo'
 	| 'CancelRun'
+	| 'ListLineageRoots'
+	| 'AddLineageRoot'
+	| 'LineageTreeRequest'
+	| 'BranchFromRun'
+	| 'PromptLineage'
 	| 'DecideRun'
 > {
 	return {

@@ -21,6 +21,7 @@ import {
 	protocolErrorExitCode,
 	RunDidFinish,
 	RunsDidChange,
+	LineageDidChange,
 	SnapshotProgress,
 	SuggestIndexDidChange,
 	type NotificationDefinition,
@@ -126,6 +127,9 @@ export function startDeskServer(connection: Connection): DeskServer {
 		notifyRunsChanged(project: string) {
 			void notify(RunsDidChange, { project });
 		},
+		notifyLineageChanged(project: string, node?: string) {
+			void notify(LineageDidChange, { project, ...(node ? { node } : {}) });
+		},
 		notifySnapshotProgress(id: string, files: number) {
 			void notify(SnapshotProgress, { id, files });
 		},
@@ -164,6 +168,7 @@ export function startDeskServer(connection: Connection): DeskServer {
 				desk.onLibraryChanged = (reason) => context.notifyAssetsChanged(reason);
 				desk.onRunChanged = (top, runId) => runChanges.push(projectOf(desk, top), runId);
 				desk.onAttachmentsChanged = (top, task) => context.notifyAttachmentsChanged(projectOf(desk, top), task);
+				desk.onLineageChanged = (top, node) => context.notifyLineageChanged(projectOf(desk, top), node);
 				// The desk tools of this server's runs, started from the bundles beside this one (dist/).
 				desk.deskTools = runDeskTools({
 					desk,

@@ -31,6 +31,10 @@ export interface RunnerPorts {
 	 * (its proxy bundle is not there): the run goes on without them.
 	 */
 	deskTools?: (request: DeskToolsRequest) => Promise<DeskToolsHost> | undefined;
+	/** Whether a Task is a tally (glossary: Tally), whose runs are refused; none when the desk has no lineage. */
+	isTally?: (task: string, tx?: WriteTransaction) => boolean;
+	/** Told when a run of this process stopped working in its folder: a branch waiting for the checkout may start. */
+	checkoutFreed?: () => void;
 }
 
 /** What the desk tools of an agent process are bound to: its run, task and folders, and where each call is told. */

@@ -106,6 +106,8 @@ type CheckFailure = Parameters<typeof composePrompt>[0]['failure'];
 export class RunExecutor {
 	private readonly live = new Map<string, { cancel: (reason: string) => void }>();
 	private readonly liveHere = (runId: string): boolean => this.live.has(runId);
+	/** The settings each live run was started with: a branch it starts is configured from them (glossary: Lineage). */
+	private readonly liveSettings = new Map<string, RunSettings>();
 
 	constructor(private readonly ports: RunnerPorts) {}
 
@@ -135,7 +137,9 @@ export class RunExecutor {
 				status: run.status,
 			});
 		}
+		this.refuseTally(run.task);
 		const execution = this.track(runId);
+		this.liveSettings.set(runId, settings);
 		try {
 			const started = await this.start(execution, record, run, settings);
 			const progress = await this.runNodes(execution, started);
@@ -148,7 +152,23 @@ export class RunExecutor {
 		const final = this.ports.ai.require<Run>(runId, 'run');
 		this.ports.changed(runId);
 		this.ports.finished(runId, isAtGate(final) ? 'gate' : 'failed');
+		// Its agent is done with the checkout: a branch waiting for it may start now.
+		this.ports.checkoutFreed?.();
 		return final;
+	}
+
+	/** The settings a run carried out here was started with; undefined once it stopped (or for another process's run). */
+	settingsOf(runId: string): RunSettings | undefined {
+		return this.liveSettings.get(runId);
+	}
+
+	/** A tally (glossary: Tally) runs no model turns: no run of its Task is started or claimed. */
+	private refuseTally(task: string, tx?: WriteTransaction): void {
+		if (this.ports.isTally?.(task, tx)) {
+			throw new DeskError('lineage.tallyNoRuns', `Task ${task} is a tally: it records its branches and runs nothing.`, {
+				task,
+			});
+		}
 	}
 
 	/** The run is live in this process from now: a cancel reaches it. */
@@ -550,6 +570,7 @@ export class RunExecutor {
 	/** The run is no longer carried out here: its outbox closed, its agent's group forgotten. */
 	private release(execution: Execution, taskId: string): void {
 		this.live.delete(execution.runId);
+		this.liveSettings.delete(execution.runId);
 		try {
 			this.ports.attachments.closeOutbox(taskId);
 		} catch {
@@ -617,6 +638,10 @@ export class RunExecutor {
 		record: { launch_id: string; plugs: ReadonlyArray<Pick<AssetPlug, 'id' | 'role'>> },
 		runId: string,
 	): void {
+		const task = this.ports.control.storedRun(runId, tx)?.task;
+		if (task !== undefined) {
+			this.refuseTally(task, tx);
+		}
 		claimCheckout(this.ports, this.liveHere, tx, settings, record, runId);
 	}
 

@@ -2,6 +2,7 @@ import { DeskError, isDeskError } from '../core/errors';
 import { validateChecks } from '../assets/checks';
 import { agentOutputFormats, type AgentOutputFormat } from '../agents/events';
 import type { AssetCheck } from '../assets/types';
+import { defaultLineageLimits, type LineageLimits } from '../lineage/types';
 
 /**
  * An agent is a configured command (setting `desk.agents`). The prompt reaches it on standard input,
@@ -49,7 +50,28 @@ export interface RunSettings {
 	maxAttempts: number;
 	/** The sandbox: 'auto' uses bubblewrap when it works here; 'off' never does. */
 	sandbox: 'auto' | 'off';
+	/** How branches are carried out and bounded (glossary: Lineage); the client sends `agentDesk.lineage.*` here. */
+	lineage: LineageSettings;
 }
+
+/**
+ * The lineage's settings (glossary: Lineage). `branch` overrides what a branch takes from its
+ * starter's launch (agent, template, isolation, attempts); `limits` bound the grant chain;
+ * `summaryAgent` names the agent of `agents` that memorizes landings (none: memory is left unchanged).
+ */
+export interface LineageSettings {
+	branch: { agent?: string; template?: string[]; isolation?: RunIsolation; maxAttempts?: number };
+	limits: LineageLimits;
+	summaryAgent?: string;
+	/** Memorize each landing of a branch as it lands (else only when asked). */
+	memorizeOnLanding: boolean;
+}
+
+export const defaultLineageSettings: LineageSettings = {
+	branch: {},
+	limits: defaultLineageLimits,
+	memorizeOnLanding: false,
+};
 
 export const defaultAgents: AgentSettings[] = [
 	{
@@ -88,6 +110,7 @@ export const defaultRunSettings: RunSettings = {
 	checks: [],
 	maxAttempts: 2,
 	sandbox: 'auto',
+	lineage: defaultLineageSettings,
 };
 
 /**
@@ -131,7 +154,108 @@ export function parseRunSettings(value: unknown): RunSettings {
 		);
 	}
 	const checks = input.checks === undefined ? [] : parseChecks(input.checks);
-	return { agents, ...(agent ? { agent } : {}), isolation, checks, maxAttempts, sandbox };
+	const lineage = input.lineage === undefined ? defaultLineageSettings : parseLineage(input.lineage, names);
+	return { agents, ...(agent ? { agent } : {}), isolation, checks, maxAttempts, sandbox, lineage };
+}
+
+/**
+ * The settings a branch's runs are carried out with: those its fork got, with the agent, the
+ * isolation and the attempts its configuration froze.
+ */
+export function branchRunSettings(
+	stored: unknown,
+	config: { agent: string; isolation: RunIsolation; maxAttempts?: number },
+): RunSettings {
+	const settings = parseRunSettings(stored);
+	return {
+		...settings,
+		agent: config.agent,
+		isolation: config.isolation,
+		maxAttempts: config.maxAttempts ?? settings.maxAttempts,
+	};
+}
+
+/** Bounds of each limit: a setting outside them is refused rather than quietly clamped. */
+const limitBounds: Record<keyof LineageLimits, [number, number]> = {
+	maxDepth: [1, 8],
+	maxBranchesPerNode: [1, 50],
+	maxLiveBranches: [1, 50],
+	tallyTokens: [100, 20_000],
+	memoryTokens: [100, 20_000],
+};
+
+/** A template's node: a lowercase word (`plan`, `work`). */
+const nodeNamePattern = /^[a-z][a-z0-9-]{0,31}$/;
+
+function parseLineage(value: unknown, agents: ReadonlySet<string>): LineageSettings {
+	const input = record(value, 'lineage');
+	const branchInput = record(input.branch ?? {}, 'lineage.branch');
+	const branch: LineageSettings['branch'] = {};
+	if (branchInput.agent !== undefined && branchInput.agent !== '') {
+		const agent = string(branchInput.agent, 'lineage.branch.agent');
+		if (!agents.has(agent)) {
+			throw bad(
+				`lineage.branch.agent names no agent of agents (${[...agents].join(', ') || 'none'}): ${JSON.stringify(agent)}.`,
+				'lineage.branch.agent',
+			);
+		}
+		branch.agent = agent;
+	}
+	if (branchInput.template !== undefined) {
+		const template = strings(branchInput.template, 'lineage.branch.template');
+		if (template.length === 0 || template.length > 8) {
+			throw bad('lineage.branch.template is a list of 1 to 8 nodes.', 'lineage.branch.template');
+		}
+		for (const [i, node] of template.entries()) {
+			if (!nodeNamePattern.test(node) || template.indexOf(node) !== i) {
+				throw bad(
+					`lineage.branch.template[${i}] is a lowercase node name, once (plan, work), not ${JSON.stringify(node)}.`,
+					`lineage.branch.template[${i}]`,
+				);
+			}
+		}
+		branch.template = template;
+	}
+	if (branchInput.isolation !== undefined) {
+		if (branchInput.isolation !== 'shared' && branchInput.isolation !== 'worktree') {
+			throw bad(
+				`lineage.branch.isolation is "shared" or "worktree", not ${JSON.stringify(branchInput.isolation)}.`,
+				'lineage.branch.isolation',
+			);
+		}
+		branch.isolation = branchInput.isolation;
+	}
+	if (branchInput.maxAttempts !== undefined) {
+		branch.maxAttempts = wholeNumber(branchInput.maxAttempts, 'lineage.branch.maxAttempts', 1, 10);
+	}
+	const limitsInput = record(input.limits ?? {}, 'lineage.limits');
+	const limits = { ...defaultLineageLimits };
+	for (const key of Object.keys(limitsInput)) {
+		if (!(key in limitBounds)) {
+			throw bad(`lineage.limits has no limit ${JSON.stringify(key)}.`, `lineage.limits.${key}`);
+		}
+		const [min, max] = limitBounds[key as keyof LineageLimits];
+		limits[key as keyof LineageLimits] = wholeNumber(limitsInput[key], `lineage.limits.${key}`, min, max);
+	}
+	let summaryAgent: string | undefined;
+	if (input.summaryAgent !== undefined && input.summaryAgent !== '') {
+		summaryAgent = string(input.summaryAgent, 'lineage.summaryAgent');
+		if (!agents.has(summaryAgent)) {
+			throw bad(
+				`lineage.summaryAgent names no agent of agents (${[...agents].join(', ') || 'none'}): ${JSON.stringify(summaryAgent)}.`,
+				'lineage.summaryAgent',
+			);
+		}
+	}
+	const memorizeOnLanding = boolean(input.memorizeOnLanding ?? false, 'lineage.memorizeOnLanding');
+	return { branch, limits, ...(summaryAgent ? { summaryAgent } : {}), memorizeOnLanding };
+}
+
+function wholeNumber(value: unknown, where: string, min: number, max: number): number {
+	if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+		throw bad(`${where} is a whole number from ${min} to ${max}, not ${JSON.stringify(value)}.`, where);
+	}
+	return value;
 }
 
 export function chooseAgent(settings: RunSettings): AgentSettings {

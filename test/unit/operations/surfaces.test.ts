@@ -77,6 +77,7 @@ describe('the operations table and its faces', () => {
 			notifySnapshotProgress: () => undefined,
 			notifyRunsChanged: () => undefined,
 			notifyAttachmentsChanged: () => undefined,
+			notifyLineageChanged: () => undefined,
 		};
 		const handlers = createHandlers(context) as unknown as Record<
 			string,
@@ -166,13 +167,23 @@ describe('the operations table and its faces', () => {
 			'asset_describe',
 			'asset_link',
 			'attach',
+			'branch',
 		]) {
 			assert.ok(tools.includes(tool), `the ${tool} tool`);
 		}
 	});
 
 	it("keeps what an agent must never do out of an agent's reach", () => {
-		for (const name of ['asset.retire', 'asset.checks', 'asset.mount', 'attachment.delete', 'asset.sync']) {
+		for (const name of [
+			'asset.retire',
+			'asset.checks',
+			'asset.mount',
+			'attachment.delete',
+			'asset.sync',
+			'lineage.addRoot',
+			'lineage.prompt',
+			'lineage.branch',
+		]) {
 			const op = operations.find((o) => o.name === name);
 			assert.ok(op, name);
 			assert.ok(!op.callers.includes('agent'), `${name} is not an agent's`);

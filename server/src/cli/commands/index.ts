@@ -3,6 +3,7 @@ import type { Command } from '../context';
 import { assetCommands } from './assets';
 import { attachmentCommands } from './attachments';
 import { cardCommands } from './card';
+import { lineageCommands } from './lineage';
 import { mcpCommands } from './mcp';
 import { runCommands } from './run';
 import { runViewCommands } from './runs';
@@ -16,4 +17,5 @@ export const commands: ReadonlyMap<string, Command> = new Map([
 	...attachmentCommands,
 	...cardCommands,
 	...mcpCommands,
+	...lineageCommands,
 ]);

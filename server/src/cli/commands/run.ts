@@ -18,7 +18,7 @@ import { terminalSafe as t, writeMessage } from '../terminal';
 import { formatRunDetail } from './runs';
 
 /** The run settings of the command line: --settings FILE, with --agent and --isolation over it (checked by the operation). */
-function settingsOf({ values }: CommandContext): Record<string, unknown> {
+export function settingsOf({ values }: CommandContext): Record<string, unknown> {
 	return {
 		...(values.settings !== undefined ? readSettingsFile(values.settings) : {}),
 		...(values.agent ? { agent: values.agent } : {}),
