@@ -6,7 +6,8 @@
 import type { AiObject } from '../ai/types';
 import type { LaunchRecord } from '../launch/types';
 import type { WriteTransaction } from '../store/durableDatabase';
-import type { BoardMessage, LineageRoot } from './types';
+import type { BoardTx } from './boardPorts';
+import type { LineageRoot } from './types';
 
 /** A row of `lineage_roots`. */
 export interface RootRow {
@@ -44,24 +45,6 @@ export interface ReceiptRow {
 	at: string;
 }
 
-/** A board message as it is written (the store numbers it). */
-export type NewBoardMessage = Omit<BoardMessage, 'seq' | 'answered_by'>;
-
-/** A phase of a delivery (`dlv:<branch>`), written once by its request id. */
-export interface NewDelivery {
-	delivery_id: string;
-	phase: 'input' | 'reply' | 'delivered';
-	request_id: string;
-	message_id?: string;
-	at: string;
-}
-
-/** Board writes inside a fork's transaction; a repeat of a request id writes nothing and finds the first. */
-export interface BoardWrites {
-	insertMessage(message: NewBoardMessage): { message: BoardMessage; created: boolean };
-	insertDelivery(delivery: NewDelivery): boolean;
-}
-
 /** What the lineage reads: in a transaction, what it sees is what it writes against. */
 export interface LineageReads {
 	roots(): RootRow[];
@@ -94,7 +77,7 @@ export interface LineageWrites extends LineageReads {
 	/** Clears `queued` of a branch; false when it was not queued (another process started it). */
 	unqueue(node: string): boolean;
 	insertReceipt(row: ReceiptRow): void;
-	readonly board: BoardWrites;
+	readonly board: BoardTx;
 	/** Writes of another area in this same transaction (the checkout's claim of a branch's run). */
 	alongside<T>(write: (tx: WriteTransaction) => T): T;
 }

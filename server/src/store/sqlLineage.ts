@@ -2,20 +2,11 @@ import { fromJson } from '../ai/model';
 import type { AiObject } from '../ai/types';
 import { encodeLaunchRecord, readLaunchRecord } from '../launch/storedFormats';
 import type { LaunchRecord } from '../launch/types';
-import type {
-	BoardWrites,
-	LineageReads,
-	LineageStore,
-	LineageWrites,
-	NewBoardMessage,
-	NewDelivery,
-	NodeRow,
-	ReceiptRow,
-	RootRow,
-} from '../lineage/ports';
-import type { BoardMessage } from '../lineage/types';
+import type { BoardTx } from '../lineage/boardPorts';
+import type { LineageReads, LineageStore, LineageWrites, NodeRow, ReceiptRow, RootRow } from '../lineage/ports';
 import type { AiStore } from './aiStore';
 import type { DurableDatabase, WriteTransaction } from './durableDatabase';
+import { sqlBoardTx } from './sqlBoard';
 
 /** What reads a project database: the database itself (every process's changes applied) or a transaction. */
 type Query = Pick<WriteTransaction, 'all' | 'get'>;
@@ -136,14 +127,14 @@ class SqlLineageReads implements LineageReads {
 }
 
 class SqlLineageWrites extends SqlLineageReads implements LineageWrites {
-	readonly board: BoardWrites;
+	readonly board: BoardTx;
 
 	constructor(
 		private readonly tx: WriteTransaction,
 		private readonly ai: AiStore,
 	) {
 		super(tx);
-		this.board = new SqlBoardWrites(tx);
+		this.board = sqlBoardTx(tx);
 	}
 
 	insertRoot(row: RootRow): boolean {
@@ -218,57 +209,5 @@ class SqlLineageWrites extends SqlLineageReads implements LineageWrites {
 
 	alongside<T>(write: (tx: WriteTransaction) => T): T {
 		return write(this.tx);
-	}
-}
-
-/**
- * Board rows a fork writes, each once by its request id.
- * TODO(board): replace with the board's `sqlBoardTx(tx)` once store/sqlBoard.ts is on main.
- */
-class SqlBoardWrites implements BoardWrites {
-	constructor(private readonly tx: WriteTransaction) {}
-
-	insertMessage(message: NewBoardMessage): { message: BoardMessage; created: boolean } {
-		const existing = this.tx.get<{ message_id: string }>('SELECT message_id FROM board_messages WHERE request_id = ?', [
-			message.request_id,
-		]);
-		if (!existing) {
-			this.tx.run(
-				`INSERT INTO board_messages (message_id, request_id, node, kind, from_node, from_run, reply_enabled, in_reply_to, passive, frozen, superseded_by, text, data, created_at)
-				 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				[
-					message.id,
-					message.request_id,
-					message.node,
-					message.kind,
-					message.from_node ?? null,
-					message.from_run ?? null,
-					message.reply_enabled ? 1 : 0,
-					message.in_reply_to ?? null,
-					message.passive ? 1 : 0,
-					message.frozen ? 1 : 0,
-					message.superseded_by ?? null,
-					message.text,
-					message.data === undefined ? null : JSON.stringify(message.data),
-					message.created_at,
-				],
-			);
-		}
-		const row = this.tx.get<{ seq: number; message_id: string }>(
-			'SELECT seq, message_id FROM board_messages WHERE request_id = ?',
-			[message.request_id],
-		)!;
-		return { message: { ...message, id: row.message_id, seq: row.seq }, created: !existing };
-	}
-
-	insertDelivery(delivery: NewDelivery): boolean {
-		if (this.tx.get('SELECT 1 AS one FROM board_deliveries WHERE request_id = ?', [delivery.request_id])) {
-			return false;
-		}
-		this.tx.run(
-			'INSERT INTO board_deliveries (delivery_id, phase, request_id, message_id, at) VALUES (?, ?, ?, ?, ?)',
-			[delivery.delivery_id, delivery.phase, delivery.request_id, delivery.message_id ?? null, delivery.at],
-		);
-		return true;
 	}
 }
