@@ -118,6 +118,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			serverSubscriptions.forEach((d) => d.dispose());
 			serverSubscriptions = desk.onNotifications({
 				AssetsDidChange: () => assets.tree.refresh(),
+				// A branch's active report; the report's own notification is the client's to show.
+				BoardDidReport: () => runs.tree.refresh(),
 				RunsDidChange: ({ project }) => {
 					runs.tree.refresh();
 					attachments.refresh();

@@ -15,7 +15,7 @@ import type { GitDirLocation } from './git/gitDir';
 import { checkRefName } from './git/refName';
 import { ProjectLaunches } from './launch/projectLaunches';
 import { RunGate } from './runs/gate';
-import type { DeskToolsHost, DeskToolsRequest } from './runs/ports';
+import type { DeskToolsHost, DeskToolsRequest, RunBoardHooks } from './runs/ports';
 import { AttachmentStore } from './attachments/attachmentStore';
 import { RunExecutor } from './runs/runner';
 import { branchRunSettings, type RunSettings } from './runs/settings';
@@ -41,6 +41,9 @@ import { LineageService } from './lineage/lineage';
 import { noMemoryStatus, type MemoryStatus } from './lineage/ports';
 import type { LineageNode } from './lineage/types';
 import { SqlLineage } from './store/sqlLineage';
+import { BoardService } from './lineage/board';
+import type { ReportNotice } from './lineage/boardPorts';
+import { SqlBoardStore } from './store/sqlBoard';
 
 export interface DeskOptions {
 	/** Folder of the library: its database, blobs, working folders and mounts. */
@@ -89,6 +92,8 @@ export class Desk {
 	onAttachmentsChanged: ((top: string, taskId: string) => void) | undefined;
 	/** Told when a project's lineage changed behind an operation's back (a queued branch started). */
 	onLineageChanged: ((top: string, node?: string) => void) | undefined;
+	/** Told after a branch's report was delivered to its starter's board (an active report; never a note). */
+	onBoardReport: ((top: string, report: ReportNotice) => void) | undefined;
 	/**
 	 * Hosts the desk tools for an agent of a run of `project` (glossary: Desk tools); set by the face
 	 * that opened the desk (the server, the command line), which knows the operations. Unset: runs
@@ -98,6 +103,7 @@ export class Desk {
 	/** Told as a project's suggestion index builds in the background (at most once a second) and when it is complete. */
 	onSuggestIndexProgress: ((top: string, progress: SuggestIndexProgress) => void) | undefined;
 	private readonly runners = new Map<string, { executor: RunExecutor; gate: RunGate }>();
+	private readonly boards = new Map<string, BoardService<WriteTransaction>>();
 	private readonly attachmentStores = new Map<string, AttachmentStore>();
 	private readonly lineages = new Map<string, LineageService>();
 	/**
@@ -227,6 +233,7 @@ export class Desk {
 		this.attachmentStores.delete(top);
 		this.runners.delete(top);
 		this.lineages.delete(top);
+		this.boards.delete(top);
 		try {
 			db?.close();
 		} catch (error) {
@@ -456,6 +463,7 @@ export class Desk {
 					this.logger.error(`${top}: starting a queued branch: ${describeError(error)}`),
 				);
 			},
+			board: boardHooks(await this.board(top)),
 		};
 		const executor = new RunExecutor(ports);
 		const runner = { executor, gate: new RunGate(ports, executor) };
@@ -473,7 +481,39 @@ export class Desk {
 			this.runners.delete(top);
 			throw error;
 		}
+		try {
+			// Then the lineage's: reports and landing notes a stopped desk did not live to deliver.
+			const board = await this.board(top);
+			const recovered = board.recover();
+			if (recovered.reports + recovered.landings > 0) {
+				this.logger.info(
+					`${top}: ${recovered.reports} branch report(s) and ${recovered.landings} landing note(s) a stopped desk left were delivered`,
+				);
+			}
+		} catch (error) {
+			this.logger.error(`${top}: the boards could not be recovered now: ${describeError(error)}`);
+		}
 		return runner;
+	}
+
+	/**
+	 * The boards of the project whose repository top is `top` (glossary: Lineage): branch reports,
+	 * passive notes, answers, the tally's abstracts and landings.
+	 */
+	async board(top: string): Promise<BoardService<WriteTransaction>> {
+		const open = this.boards.get(top);
+		if (open) {
+			return open;
+		}
+		const project = this.projectAt(top);
+		const db = await this.openProjectDatabase(top, project.name);
+		const board = new BoardService(new SqlBoardStore(db), new AiStore(db), {
+			faults: this.faults,
+			logger: this.logger,
+			reported: (notice) => this.onBoardReport?.(top, notice),
+		});
+		this.boards.set(top, board);
+		return board;
 	}
 
 	/**
@@ -845,6 +885,16 @@ export class Desk {
 		this.projectDatabases.set(top, db);
 		return db;
 	}
+}
+
+/** The runs' board hooks over a project's boards. */
+function boardHooks(board: BoardService<WriteTransaction>): RunBoardHooks {
+	return {
+		nodeEnded: (progress) => board.nodeEnded(progress),
+		runFinished: (runId) => board.runFinished(runId),
+		landed: (runId, facts) => board.landed(runId, facts),
+		decided: (runId) => board.decided(runId),
+	};
 }
 
 /** What the desk keeps in a project's data folder by name: each must be what it says. No entry is ever a link. */

@@ -235,6 +235,10 @@ describe('the desk server over JSON-RPC', () => {
 			LineageTreeRequest: { project },
 			BranchFromRun: { project, repo: '/nonexistent', prompt: 'p' },
 			PromptLineage: { project, root: 'main', prompt: 'p' },
+			ListBoard: { project, node: 't' },
+			PostToBoard: { project, run: 'r', text: 'a note' },
+			AnswerReport: { project, report: 'm', text: 'thanks' },
+			ContinueWithReports: { project, run: 'r' },
 		};
 		const answered: string[] = [];
 		for (const [name, definition] of Object.entries(deskRequests) as Array<

@@ -56,6 +56,8 @@ export function parseCommandLine(argv: string[]) {
 			'prompt-file': { type: 'string' },
 			'from-run': { type: 'string' },
 			'repo-path': { type: 'string' },
+			since: { type: 'string' },
+			kind: { type: 'string' },
 		},
 	});
 }

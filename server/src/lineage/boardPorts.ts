@@ -1,4 +1,5 @@
-import type { BoardMessage } from './types';
+import type { AiObject, Decision, PatchSet, Run } from '../ai/types';
+import type { BoardMessage, LineageNode } from './types';
 
 /** A board message as written: the store numbers it (`seq`) and finds its answer (`answered_by`). */
 export type NewBoardMessage = Omit<BoardMessage, 'seq' | 'answered_by'>;
@@ -24,4 +25,59 @@ export interface BoardTx {
 	insertMessage(message: NewBoardMessage): { message: BoardMessage; created: boolean };
 	/** Records a delivery phase once; false when it was recorded already. */
 	insertDelivery(delivery: Delivery): boolean;
+}
+
+/** What the board reads, outside a write or inside one (then with the transaction's own changes). */
+export interface BoardReads {
+	/** A node's board, oldest first, after `since` (a seq). */
+	messages(node: string, since?: number): BoardMessage[];
+	message(id: string): BoardMessage | undefined;
+	messageByRequest(requestId: string): BoardMessage | undefined;
+	/** A tally or branch; undefined for any other Task. */
+	node(id: string): LineageNode | undefined;
+	/** The branches `node` started (its children on the starter side). */
+	startedBy(node: string): LineageNode[];
+	/** Every branch of the project, oldest first. */
+	branches(): LineageNode[];
+	/** The tally Task of a root, once its first branch started. */
+	tallyOf(root: string): string | undefined;
+	/** The phases of a delivery recorded so far, in order. */
+	phases(deliveryId: string): Delivery[];
+}
+
+/** The board's writes and reads inside one durable transaction. */
+export interface BoardWrite extends BoardTx, BoardReads {
+	/** A liquid abstract replaced by the next one. */
+	supersede(id: string, by: string): void;
+	/** A branch's abstract frozen by its landing. */
+	freeze(id: string): void;
+}
+
+/**
+ * The project database's boards: reads, and writes in one durable transaction each; `Tx` is the
+ * transaction itself, for a caller that writes other records in it (a continuation's Run).
+ */
+export interface BoardStore<Tx> extends BoardReads {
+	write<T>(body: (board: BoardWrite, tx: Tx) => T): T;
+}
+
+/** The AI objects the board reads a branch's runs from (the project's AiStore). */
+export interface BoardObjects {
+	get<T extends AiObject = AiObject>(id: string): T | undefined;
+	runDecision(runId: string): Decision | undefined;
+	runPatchSets(run: Run): PatchSet[];
+}
+
+/** An active report delivered to a starter: what the desk tells the windows (`desk/board/didReport`). */
+export interface ReportNotice {
+	/** The starter's node (a Task), and its run when an agent's run started the branch. */
+	starter_node: string;
+	starter_run?: string;
+	/** Whether a person started the branch (then `starter_node` is the root's tally). */
+	person: boolean;
+	branch: string;
+	/** The report as delivered on the starter's board. */
+	report: string;
+	title: string;
+	outcome: string;
 }

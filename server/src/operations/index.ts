@@ -1,6 +1,7 @@
 /** Every desk operation (glossary: Operation): the table the JSON-RPC handlers, `desk` and the MCP tools serve. */
 import { assetOperations } from './assets';
 import { attachmentOperations } from './attachments';
+import { boardOperations } from './board';
 import { cardOperations } from './card';
 import { historyOperations } from './history';
 import { lineageOperations } from './lineage';
@@ -21,6 +22,7 @@ export const operations: readonly AnyOperation[] = [
 	...cardOperations,
 	...historyOperations,
 	...lineageOperations,
+	...boardOperations,
 ];
 
 /** The operation named `name` (`asset.search`), or undefined. */

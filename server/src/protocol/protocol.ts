@@ -976,6 +976,10 @@ export const deskRequests = {
 	LineageTreeRequest,
 	BranchFromRun,
 	PromptLineage,
+	ListBoard,
+	PostToBoard,
+	AnswerReport,
+	ContinueWithReports,
 } as const;
 export const deskNotifications = {
 	ProtocolError,
@@ -987,4 +991,5 @@ export const deskNotifications = {
 	AttachmentsDidChange,
 	SuggestIndexDidChange,
 	LineageDidChange,
+	BoardDidReport,
 } as const;

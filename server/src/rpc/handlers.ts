@@ -126,6 +126,10 @@ function handWritten(
 	| 'BranchFromRun'
 	| 'PromptLineage'
 	| 'DecideRun'
+	| 'ListBoard'
+	| 'PostToBoard'
+	| 'AnswerReport'
+	| 'ContinueWithReports'
 > {
 	return {
 		async OpenWorkspace({ folders }) {

@@ -20,6 +20,7 @@ import {
 	ProtocolError,
 	protocolErrorExitCode,
 	RunDidFinish,
+	BoardDidReport,
 	RunsDidChange,
 	LineageDidChange,
 	SnapshotProgress,
@@ -182,6 +183,19 @@ export function startDeskServer(connection: Connection): DeskServer {
 					const project = projectOf(desk, top);
 					runChanges.flush();
 					void desk.projectAi(top).then((ai) => notify(RunDidFinish, runFinishedParams(ai, project, runId, status)));
+				};
+				desk.onBoardReport = (top, report) => {
+					runChanges.flush();
+					void notify(BoardDidReport, {
+						project: projectOf(desk, top),
+						// The board the report is on: the starter's, or for a person's branch the root's tally.
+						starter_node: report.starter_node,
+						...(report.starter_run !== undefined ? { starter_run: report.starter_run } : {}),
+						branch: report.branch,
+						report: report.report,
+						title: report.title,
+						outcome: report.outcome,
+					});
 				};
 				desk.library.onHistoryRewritten = (rewrite) => void notify(HistoryRewritten, rewrite);
 				desk.packLooseBlobsWhenIdle();

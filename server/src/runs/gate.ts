@@ -16,7 +16,7 @@ import { DeskError } from '../core/errors';
 import type { LaunchRecord } from '../launch/types';
 import type { RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
-import type { RunExecutor } from './runner';
+import { tellBoard, type RunExecutor } from './runner';
 import { SafeGit, type CommitIdentity } from './safeGit';
 import { ConfinedDir } from '../store/confinedDir';
 import type { WriteTransaction } from '../store/durableDatabase';
@@ -131,6 +131,7 @@ export class RunGate {
 					ai.putIn(tx, [decision, ...patchsets, task, next, run]);
 					request.claim?.(tx, next.object_id);
 				});
+				tellBoard(this.ports, runId, (board) => board.decided(runId));
 				if (placement) {
 					await this.cleanUp(placement);
 				}
@@ -145,6 +146,7 @@ export class RunGate {
 				}
 				this.closeGate(run);
 				ai.put([decision, ...patchsets, task, run]);
+				tellBoard(this.ports, runId, (board) => board.decided(runId));
 				if (placement) {
 					await this.cleanUp(placement);
 				}
@@ -181,6 +183,7 @@ export class RunGate {
 				});
 				this.closeGate(run);
 				ai.put([decision, run]);
+				tellBoard(this.ports, runId, (board) => board.decided(runId));
 				// The state is kept (the checkpoint commit, or every file's blob): the run's folder can go.
 				await this.cleanUp(placement);
 				return { decision };
@@ -307,6 +310,14 @@ export class RunGate {
 			objects.push(intent);
 		}
 		ai.put(objects);
+		tellBoard(this.ports, run.object_id, (board) =>
+			board.landed(run.object_id, {
+				subject,
+				...(commit ? { commit } : {}),
+				...(version !== undefined ? { version } : {}),
+				touched: chosen.touched.map((t) => t.path),
+			}),
+		);
 		try {
 			await afterLand?.();
 		} catch (error) {

@@ -7,6 +7,7 @@ import type { BlobStore } from '../store/blobStore';
 import type { ActorRef, Run } from '../ai/types';
 import type { LaunchRecord } from '../launch/types';
 import type { WriteTransaction } from '../store/durableDatabase';
+import type { LandingFacts, NodeProgressNote } from '../lineage/board';
 
 /** What carrying out and deciding runs needs from the rest of the desk (built by the composition root). */
 export interface RunnerPorts {
@@ -35,6 +36,24 @@ export interface RunnerPorts {
 	isTally?: (task: string, tx?: WriteTransaction) => boolean;
 	/** Told when a run of this process stopped working in its folder: a branch waiting for the checkout may start. */
 	checkoutFreed?: () => void;
+	/**
+	 * The lineage's boards (glossary: Lineage): told what a run did, whichever process carries it out
+	 * or decides it, so a branch's starter hears of it (a report, a passive note, an abstract on the
+	 * tally, a landing). Undefined where there is no lineage.
+	 */
+	board?: RunBoardHooks;
+}
+
+/** What the boards are told by the runner and the gate; each is a no-op for a run that is no branch's. */
+export interface RunBoardHooks {
+	/** A node of the run ended (the branch's liquid abstract). */
+	nodeEnded(progress: NodeProgressNote): void;
+	/** The run reached the gate or failed. */
+	runFinished(runId: string): void;
+	/** The gate stored the landing Decision of the run. */
+	landed(runId: string, facts: LandingFacts): void;
+	/** The gate stored another Decision of the run (abandon, retry, checkpoint). */
+	decided(runId: string): void;
 }
 
 /** What the desk tools of an agent process are bound to: its run, task and folders, and where each call is told. */

@@ -42,7 +42,7 @@ import { evidenceLog, runChecks } from './checks';
 import { recoverInterrupted, type RecoveryResult } from './crashRecovery';
 import { keepWhatWasLeft, makePatchSet } from './patchSets';
 import { placementJson, readPlacement, type RunPlacement } from './placement';
-import type { RunnerPorts } from './ports';
+import type { RunBoardHooks, RunnerPorts } from './ports';
 import { composePrompt, planSteps, type PromptReference, type PromptSkill } from './prompt';
 import { isRunnerAlive, killGroup } from './runnerProcess';
 import { gateTag, isAtGate } from './runViews';
@@ -151,6 +151,7 @@ export class RunExecutor {
 		}
 		const final = this.ports.ai.require<Run>(runId, 'run');
 		this.ports.changed(runId);
+		tellBoard(this.ports, runId, (board) => board.runFinished(runId));
 		this.ports.finished(runId, isAtGate(final) ? 'gate' : 'failed');
 		// Its agent is done with the checkout: a branch waiting for it may start now.
 		this.ports.checkoutFreed?.();
@@ -332,6 +333,9 @@ export class RunExecutor {
 			}
 			if (node === 'plan') {
 				this.adoptAgentPlan(started, progress, step, outcome);
+				tellBoard(this.ports, runId, (board) =>
+					board.nodeEnded({ run: runId, node, attempt, ticket: started.record.ticket, steps: progress.steps ?? [] }),
+				);
 				return;
 			}
 			// The attempt's change as a PatchSet.
@@ -355,6 +359,16 @@ export class RunExecutor {
 			}
 			ai.put([...(patch ? [patch] : []), pipeline, run, plan]);
 			this.ports.changed(runId);
+			tellBoard(this.ports, runId, (board) =>
+				board.nodeEnded({
+					run: runId,
+					node,
+					attempt,
+					ticket: started.record.ticket,
+					...(progress.steps ? { steps: progress.steps } : {}),
+					summary: firstLine(outcome.answer),
+				}),
+			);
 			if (!isLastWork || !patch) {
 				return;
 			}
@@ -713,6 +727,21 @@ function contextItems(
 
 function reaches(plugNodes: readonly string[], node: string, record: LaunchRecord): boolean {
 	return plugNodes.length === 0 ? record.template.nodes.includes(node) : plugNodes.includes(node);
+}
+
+/**
+ * Tells the boards what a run did: what they make of it is the lineage's, and a failure there is
+ * logged, never the run's (its objects are stored; recovery at the next start tells the board again).
+ */
+export function tellBoard(ports: RunnerPorts, runId: string, tell: (board: RunBoardHooks) => void): void {
+	if (!ports.board) {
+		return;
+	}
+	try {
+		tell(ports.board);
+	} catch (error) {
+		ports.logger.warn(`run ${runId}: the board was not told: ${(error as Error).message}`);
+	}
 }
 
 function firstLine(text: string): string {

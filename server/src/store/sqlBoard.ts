@@ -1,6 +1,14 @@
-import type { BoardTx, Delivery, DeliveryPhase, NewBoardMessage } from '../lineage/boardPorts';
-import type { BoardMessage, BoardMessageKind } from '../lineage/types';
-import type { WriteTransaction } from './durableDatabase';
+import type {
+	BoardReads,
+	BoardStore,
+	BoardTx,
+	BoardWrite,
+	Delivery,
+	DeliveryPhase,
+	NewBoardMessage,
+} from '../lineage/boardPorts';
+import type { BoardMessage, BoardMessageKind, BranchConfig, LineageNode, LineageNodeKind } from '../lineage/types';
+import type { DurableDatabase, WriteTransaction } from './durableDatabase';
 
 /** Reads through the database outside a write, or through the transaction inside one. */
 export type BoardQuery = Pick<WriteTransaction, 'all' | 'get'>;
@@ -154,4 +162,110 @@ export function sqlBoardTx(tx: WriteTransaction): BoardTx {
 			return true;
 		},
 	};
+}
+
+interface LineageNodeRow {
+	node_id: string;
+	kind: string;
+	root: string;
+	fork_of: string | null;
+	starter_node: string | null;
+	starter_run: string | null;
+	grant_chain: string;
+	depth: number;
+	config: string;
+	queued: number;
+	created_at: string;
+}
+
+/** A `lineage_nodes` row as the board reads it. */
+export function lineageNodeOf(row: LineageNodeRow): LineageNode {
+	return {
+		node: row.node_id,
+		kind: row.kind as LineageNodeKind,
+		root: row.root,
+		...(row.fork_of !== null ? { fork_of: row.fork_of } : {}),
+		...(row.starter_node !== null ? { starter_node: row.starter_node } : {}),
+		...(row.starter_run !== null ? { starter_run: row.starter_run } : {}),
+		grant_chain: JSON.parse(row.grant_chain) as string[],
+		depth: row.depth,
+		config: JSON.parse(row.config) as BranchConfig,
+		queued: row.queued === 1,
+		created_at: row.created_at,
+	};
+}
+
+/** The board reads over a database or a transaction. */
+function boardReads(query: BoardQuery): BoardReads {
+	return {
+		messages: (node, since) => boardMessagesOf(query, node, since),
+		message: (id) => boardMessageById(query, id),
+		messageByRequest: (requestId) => boardMessageByRequest(query, requestId),
+		node(id) {
+			const row = query.get<LineageNodeRow>('SELECT * FROM lineage_nodes WHERE node_id = ?', [id]);
+			return row && lineageNodeOf(row);
+		},
+		startedBy: (node) =>
+			query
+				.all<LineageNodeRow>('SELECT * FROM lineage_nodes WHERE starter_node = ? ORDER BY created_at, node_id', [node])
+				.map(lineageNodeOf),
+		branches: () =>
+			query
+				.all<LineageNodeRow>("SELECT * FROM lineage_nodes WHERE kind = 'branch' ORDER BY created_at, node_id")
+				.map(lineageNodeOf),
+		tallyOf: (root) =>
+			query.get<{ tally_task: string | null }>('SELECT tally_task FROM lineage_roots WHERE name = ?', [root])
+				?.tally_task ?? undefined,
+		phases: (deliveryId) => deliveryPhasesOf(query, deliveryId),
+	};
+}
+
+/** The SQL adapter of the boards (lineage/boardPorts.ts `BoardStore`) over a project database. */
+export class SqlBoardStore implements BoardStore<WriteTransaction> {
+	private readonly reads: BoardReads;
+
+	constructor(private readonly db: DurableDatabase) {
+		this.reads = boardReads(db);
+	}
+
+	messages(node: string, since?: number): BoardMessage[] {
+		return this.reads.messages(node, since);
+	}
+	message(id: string): BoardMessage | undefined {
+		return this.reads.message(id);
+	}
+	messageByRequest(requestId: string): BoardMessage | undefined {
+		return this.reads.messageByRequest(requestId);
+	}
+	node(id: string): LineageNode | undefined {
+		return this.reads.node(id);
+	}
+	startedBy(node: string): LineageNode[] {
+		return this.reads.startedBy(node);
+	}
+	branches(): LineageNode[] {
+		return this.reads.branches();
+	}
+	tallyOf(root: string): string | undefined {
+		return this.reads.tallyOf(root);
+	}
+	phases(deliveryId: string): Delivery[] {
+		return this.reads.phases(deliveryId);
+	}
+
+	write<T>(body: (board: BoardWrite, tx: WriteTransaction) => T): T {
+		return this.db.write((tx) => {
+			const board: BoardWrite = {
+				...boardReads(tx),
+				...sqlBoardTx(tx),
+				supersede: (id, by) =>
+					tx.run('UPDATE board_messages SET superseded_by = ? WHERE message_id = ? AND superseded_by IS NULL', [
+						by,
+						id,
+					]),
+				freeze: (id) => tx.run('UPDATE board_messages SET frozen = 1 WHERE message_id = ?', [id]),
+			};
+			return body(board, tx);
+		});
+	}
 }

@@ -168,6 +168,9 @@ describe('the operations table and its faces', () => {
 			'asset_link',
 			'attach',
 			'branch',
+			'board_post',
+			'reports',
+			'board_answer',
 		]) {
 			assert.ok(tools.includes(tool), `the ${tool} tool`);
 		}
@@ -183,6 +186,8 @@ describe('the operations table and its faces', () => {
 			'lineage.addRoot',
 			'lineage.prompt',
 			'lineage.branch',
+			// Continuing a conversation starts a run: the person's, never an agent's.
+			'board.continue',
 		]) {
 			const op = operations.find((o) => o.name === name);
 			assert.ok(op, name);

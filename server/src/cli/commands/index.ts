@@ -2,6 +2,7 @@
 import type { Command } from '../context';
 import { assetCommands } from './assets';
 import { attachmentCommands } from './attachments';
+import { boardCommands } from './board';
 import { cardCommands } from './card';
 import { lineageCommands } from './lineage';
 import { mcpCommands } from './mcp';
@@ -18,4 +19,5 @@ export const commands: ReadonlyMap<string, Command> = new Map([
 	...cardCommands,
 	...mcpCommands,
 	...lineageCommands,
+	...boardCommands,
 ]);
