@@ -189,6 +189,13 @@ export class LineageService {
 		let starterNode: NodeRow | undefined;
 		if (request.starter !== 'person') {
 			starterRun = writes.object<Run>(request.starter.run);
+			if (writes.node(request.starter.run)?.kind === 'tally') {
+				throw new DeskError(
+					'lineage.tallyNoRuns',
+					`${request.starter.run} is a tally: it has no runs and starts no branch.`,
+					{ task: request.starter.run },
+				);
+			}
 			if (starterRun?.object_type !== 'run') {
 				throw new DeskError('ai.notFound', `No run ${request.starter.run} in this project.`, {
 					id: request.starter.run,
