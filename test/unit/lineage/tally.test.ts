@@ -8,9 +8,15 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { actor, newRun } from '../../../server/src/ai/model';
+import type { Task } from '../../../server/src/ai/types';
+import { isDeskError } from '../../../server/src/core/errors';
 import type { BranchResult } from '../../../server/src/lineage/types';
+import { openDesk, recordingLogger } from '../../helpers/deskFixture';
+import { makeRepo } from '../../helpers/gitRepo';
+import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { tempDir } from '../../helpers/temp';
-import { openLineage } from './lineageFixture';
+import { openLineage, personFork } from './lineageFixture';
 
 function forker(folder: string, tag: string, roots: string[]) {
 	const child = spawn(process.execPath, [path.join(__dirname, 'forkProcess.js'), folder, tag, ...roots], {
@@ -75,5 +81,38 @@ describe('the tally of a root', () => {
 		}
 		assert.equal(lineage.roots().filter((r) => r.name.startsWith('race-') && r.branches === 2).length, roots.length);
 		db.close();
+	});
+
+	it('runs no model turns: a run of its Task is refused to start and to claim the checkout (lineage.tallyNoRuns)', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const desk = await openDesk(path.join(root, 'library'), recordingLogger());
+		try {
+			await desk.openWorkspace([{ name: 'shop', path: repo }]);
+			const lineage = await desk.lineage(repo);
+			const { tally } = lineage.fork(personFork('req-tally-001', { head: await desk.headCommit(repo) }));
+			const ai = await desk.projectAi(repo);
+			// A run of the tally's Task, as no desk operation makes one.
+			const forged = newRun(actor('system', 'test'), ai.require<Task>(tally, 'task'), await desk.headCommit(repo));
+			ai.put([forged]);
+			const queued = lineage.queued()[0]!;
+			const record = { ...queued.record, task: tally, run: forged.object_id };
+			const settings = scriptedAgentSettings({ writes: [] });
+			const { executor } = await desk.runs(repo);
+			await assert.rejects(executor.execute(record, forged.object_id, settings), (e: unknown) =>
+				isDeskError(e, 'lineage.tallyNoRuns'),
+			);
+			const db = await desk.projectRequests(repo);
+			assert.throws(
+				() =>
+					(db as unknown as { write(body: (tx: never) => void): void }).write((tx) =>
+						executor.claimIn(tx, settings, record, forged.object_id),
+					),
+				(e: unknown) => isDeskError(e, 'lineage.tallyNoRuns'),
+			);
+			assert.equal(ai.require<Task>(tally, 'task').status, 'running', 'the tally is untouched');
+		} finally {
+			desk.close();
+		}
 	});
 });
