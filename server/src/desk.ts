@@ -107,6 +107,12 @@ export class Desk {
 	private readonly attachmentStores = new Map<string, AttachmentStore>();
 	private readonly lineages = new Map<string, LineageService>();
 	/**
+	 * Whether this process starts queued branches when one of its runs frees the checkout: a desk
+	 * that stays (the server) does; a command line that ends after its own run does not, lest a
+	 * branch it started die with it (the `desk lineage` commands do, and wait for what they start).
+	 */
+	carriesQueuedBranches = false;
+	/**
 	 * A project's memory files as the Roots view counts them (glossary: Project memory); set by the
 	 * memory part of the desk. Unset, every root says it has no memory file.
 	 */
@@ -459,6 +465,9 @@ export class Desk {
 				(tx ? lineageStore.readIn(tx, (reads) => reads.node(task)) : lineageStore.read((reads) => reads.node(task)))
 					?.kind === 'tally',
 			checkoutFreed: () => {
+				if (!this.carriesQueuedBranches) {
+					return;
+				}
 				this.startQueuedBranches(top).catch((error: unknown) =>
 					this.logger.error(`${top}: starting a queued branch: ${describeError(error)}`),
 				);

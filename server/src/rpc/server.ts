@@ -166,6 +166,7 @@ export function startDeskServer(connection: Connection): DeskServer {
 		deskPromise.then(
 			(desk) => {
 				openedDesk = desk;
+				desk.carriesQueuedBranches = true;
 				desk.onLibraryChanged = (reason) => context.notifyAssetsChanged(reason);
 				desk.onRunChanged = (top, runId) => runChanges.push(projectOf(desk, top), runId);
 				desk.onAttachmentsChanged = (top, task) => context.notifyAttachmentsChanged(projectOf(desk, top), task);

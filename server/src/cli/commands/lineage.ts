@@ -23,6 +23,11 @@ function promptOf({ values, command }: CommandContext): string {
 	return values.prompt ?? readInputText(values['prompt-file']!, 'the prompt file', maxSettingsBytes);
 }
 
+/** The desk of a command that forks: it carries out the branches it starts, and those the queue starts after them. */
+async function carrying(context: CommandContext): Promise<void> {
+	(await context.open()).carriesQueuedBranches = true;
+}
+
 /** Waits for the runs the command started here (the branch, and any the queue started after it), cancelling them on Ctrl-C. */
 async function carriedOut(context: CommandContext, project: string): Promise<void> {
 	const desk = await context.open();
@@ -72,6 +77,7 @@ const lineagePrompt = operationCommand(promptLineage, {
 		if (root === undefined) {
 			throw new UsageError(`${context.command} takes --root NAME`);
 		}
+		await carrying(context);
 		return { project: await projectOfCommand(context), root, prompt: promptOf(context), settings: settingsOf(context) };
 	},
 	text: formatBranch,
@@ -92,6 +98,7 @@ const lineageBranch = operationCommand(branchFromRun, {
 		if (starterRun === undefined || repo === undefined) {
 			throw new UsageError(`${context.command} takes --from-run RUN and --repo-path ABSOLUTE-PATH`);
 		}
+		await carrying(context);
 		return {
 			project: await projectOfCommand(context),
 			repo,
