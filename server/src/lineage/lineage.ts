@@ -548,16 +548,14 @@ function branchStates(reads: LineageReads): Map<string, BranchState> {
  * its run waits for one (the runs' gate tag: validating and `desk.gate` waiting), else running.
  */
 export function branchState(reads: LineageReads, row: NodeRow): BranchState {
-	if (row.queued === 1) {
-		return 'queued';
-	}
 	const task = reads.object<Task>(row.node_id);
 	const last = task?.runs.length ? reads.object<Run>(task.runs[task.runs.length - 1]!) : undefined;
-	if (!last || last.object_type !== 'run') {
-		return 'queued';
-	}
-	if (last.status === 'failed') {
+	if (last?.status === 'failed') {
+		// Cancelled while it waited, too: it is out of the queue in all but the flag.
 		return 'failed';
+	}
+	if (row.queued === 1 || !last || last.object_type !== 'run') {
+		return 'queued';
 	}
 	if (last.status === 'completed') {
 		const decision = reads.byRun<Decision>(last.object_id, 'decision').at(-1);
