@@ -132,6 +132,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 				SnapshotProgress: assets.onSnapshotProgress,
 				HistoryRewritten: assets.onHistoryRewritten,
 				LineageDidChange: () => runs.tree.refresh(),
+				// The Memory view refreshes on it once it is there; nothing else shows memory.
+				MemoryDidChange: () => undefined,
 			});
 			const status = await desk.request(GetStatus, {});
 			if (status.state === 'error') {

@@ -44,6 +44,8 @@ import { SqlLineage } from './store/sqlLineage';
 import { BoardService } from './lineage/board';
 import type { ReportNotice } from './lineage/boardPorts';
 import { SqlBoardStore } from './store/sqlBoard';
+import { ProjectMemory } from './store/memoryFiles';
+import { SqlMemory } from './store/sqlMemory';
 
 export interface DeskOptions {
 	/** Folder of the library: its database, blobs, working folders and mounts. */
@@ -94,6 +96,9 @@ export class Desk {
 	onLineageChanged: ((top: string, node?: string) => void) | undefined;
 	/** Told after a branch's report was delivered to its starter's board (an active report; never a note). */
 	onBoardReport: ((top: string, report: ReportNotice) => void) | undefined;
+	/** Told when a root's memory file changed: a batch applied here, or the file changed on disk (a `git pull`). */
+	onMemoryChanged: ((top: string, root: string) => void) | undefined;
+	private readonly memories = new Map<string, ProjectMemory>();
 	/**
 	 * Hosts the desk tools for an agent of a run of `project` (glossary: Desk tools); set by the face
 	 * that opened the desk (the server, the command line), which knows the operations. Unset: runs
@@ -116,7 +121,10 @@ export class Desk {
 	 * A project's memory files as the Roots view counts them (glossary: Project memory); set by the
 	 * memory part of the desk. Unset, every root says it has no memory file.
 	 */
-	memoryStatus: ((top: string) => MemoryStatus) | undefined;
+	memoryStatus: ((top: string) => MemoryStatus) | undefined = (top) => {
+		const db = this.projectDatabases.get(top);
+		return db ? { of: (root) => this.memoryIn(top, db).status(root) } : noMemoryStatus;
+	};
 	/** Runs executing in this process, so close() can wait for them to stop. */
 	private readonly executing = new Set<Promise<unknown>>();
 	private readonly executingRuns = new Map<string, Promise<unknown>>();
@@ -240,6 +248,8 @@ export class Desk {
 		this.runners.delete(top);
 		this.lineages.delete(top);
 		this.boards.delete(top);
+		this.memories.get(top)?.close();
+		this.memories.delete(top);
 		try {
 			db?.close();
 		} catch (error) {
@@ -265,6 +275,8 @@ export class Desk {
 				await this.lineage(result.project.path);
 				// Branches a stopped desk left waiting for the checkout.
 				await this.startQueuedBranches(result.project.path);
+				// Memory batches a dead process queued are applied now; the folder is watched for a `git pull`.
+				(await this.memory(result.project.path)).watch();
 			} catch (error) {
 				if (!(error instanceof DeskError)) {
 					throw error;
@@ -343,6 +355,60 @@ export class Desk {
 				recordAnswer(tx, request, result, new Date().toISOString()),
 			);
 		}
+	}
+
+	/**
+	 * The project memory of the repository at `top` (glossary: Project memory): its
+	 * `.desk-memory/<root>.json` files and the queue of batches. On first use in a process, temp
+	 * files a killed write left are removed and batches a stopped process queued are applied.
+	 */
+	async memory(top: string): Promise<ProjectMemory> {
+		const open = this.memories.get(top);
+		if (open) {
+			return open;
+		}
+		const project = this.projectAt(top);
+		return this.memoryIn(top, await this.openProjectDatabase(top, project.name));
+	}
+
+	/** The project memory of `top` whose database `db` is open (made, drained and kept on first use). */
+	private memoryIn(top: string, db: DurableDatabase): ProjectMemory {
+		const open = this.memories.get(top);
+		if (open) {
+			return open;
+		}
+		const git = this.git;
+		// HEAD as the desk's git reader resolves it (loose or packed refs, no git program).
+		const head = () => git.repository(top).resolveRef('HEAD');
+		const memory = new ProjectMemory(top, new SqlMemory(db), {
+			locksFolder: path.join(projectDataDir(top), 'memory-locks'),
+			logger: this.logger,
+			faults: { point: (name) => this.faults.point(name) },
+			changed: (root) => this.onMemoryChanged?.(top, root),
+			git: {
+				headFile(rel) {
+					const commit = head();
+					return commit === undefined ? undefined : git.repository(top).fileAt(commit, rel);
+				},
+				headBlobs(paths) {
+					const commit = head();
+					const blobs = new Map<string, string>();
+					if (commit !== undefined) {
+						const repo = git.repository(top);
+						for (const rel of paths) {
+							const entry = repo.entryAt(commit, rel);
+							if (entry?.kind === 'blob') {
+								blobs.set(rel, entry.oid);
+							}
+						}
+					}
+					return blobs;
+				},
+			},
+		});
+		this.memories.set(top, memory);
+		memory.drainAll();
+		return memory;
 	}
 
 	/** The AI objects of the project whose repository top is `top` (its database is opened on first use). */
@@ -852,6 +918,10 @@ export class Desk {
 			watcher.close();
 		}
 		this.headWatchers.clear();
+		for (const memory of this.memories.values()) {
+			memory.close();
+		}
+		this.memories.clear();
 		for (const index of this.suggestIndexes.values()) {
 			index.flush();
 		}
@@ -912,6 +982,7 @@ const dataEntries: ReadonlyArray<[string, 'file' | 'folder']> = [
 	['project.db', 'file'],
 	['suggest-index.json', 'file'],
 	['attachments', 'folder'],
+	['memory-locks', 'folder'],
 ];
 
 /**

@@ -239,6 +239,10 @@ describe('the desk server over JSON-RPC', () => {
 			PostToBoard: { project, run: 'r', text: 'a note' },
 			AnswerReport: { project, report: 'm', text: 'thanks' },
 			ContinueWithReports: { project, run: 'r' },
+			RememberMemory: { project, text: 'a fact', requestId: 'req-memory-1' },
+			ForgetMemory: { project, root: 'main', memory: 'm', requestId: 'req-memory-2' },
+			ShowMemory: { project, root: 'main' },
+			CommitMemory: { project, root: 'main', requestId: 'req-memory-3' },
 		};
 		const answered: string[] = [];
 		for (const [name, definition] of Object.entries(deskRequests) as Array<

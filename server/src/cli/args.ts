@@ -58,6 +58,7 @@ export function parseCommandLine(argv: string[]) {
 			'repo-path': { type: 'string' },
 			since: { type: 'string' },
 			kind: { type: 'string' },
+			title: { type: 'string' },
 		},
 	});
 }

@@ -69,6 +69,12 @@ Lineage (of --project NAME, else the repository at --repo PATH or the current fo
   lineage branch --from-run RUN --repo-path ABS (--prompt TEXT | --prompt-file F) [--root NAME] [--settings FILE]
                                                   a branch of a run (Branch from Here); carried out here
   lineage tree                                    roots, tallies and branches nested under their starters
+Project memory, .desk-memory/ROOT.json (of --project NAME, else the repository at --repo PATH or the current folder):
+  memory show ROOT                                its memories, newest first; uncommitted; evidence changed
+  memory remember ROOT TEXT [--title T] [--request-id ID]
+                                                  add a memory (text ≤ 1000, title ≤ 80)
+  memory forget ROOT ID [--request-id ID]         remove one
+  memory commit ROOT                              commit the file alone (trailer Desk-Memory: ROOT, hooks off)
 
 Boards of the lineage (a branch reports to its starter once, when its work ends):
   board list NODE [--since SEQ]                   a task's board: reports, notes, answers, abstracts, landings

@@ -69,6 +69,9 @@ export interface MemoryBatch {
 /** A request key in `requests`: the operation's prefix and the caller's id. */
 export const memoryRequestPattern = /^(remember|forget|land|memorize):[A-Za-z0-9._:-]{1,160}$/;
 
+/** The repository's folder of memory files (committed with the project, unlike `.desk/`). */
+export const memoryFolderName = '.desk-memory';
+
 /** The file's name in `.desk-memory/`. */
 export function memoryFileName(root: string): string {
 	return `${root}.json`;

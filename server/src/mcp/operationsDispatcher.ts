@@ -33,13 +33,19 @@ export interface OperationsDispatcherOptions {
 	/** Where the operations tell what changed; none for `desk mcp` (the windows see the store change). */
 	readonly events?: DeskEvents;
 	readonly signal?: AbortSignal;
+	/** Tools this caller is not even shown (a branch's run: `remember`); calling one is `operation.unknownTool`. */
+	readonly omitTools?: readonly string[];
 	/** Called once a call, after it is answered (or failed unexpectedly), before the answer goes out. */
 	readonly onCall?: (record: ToolCallRecord) => void | Promise<void>;
 }
 
 /** A {@link ToolDispatcher} over the operations table for `options.actor`. */
 export function operationsDispatcher(options: OperationsDispatcherOptions): ToolDispatcher {
-	const entries = new Map<string, CatalogueEntry>(catalogueFor(options.actor.kind).map((e) => [e.tool.name, e]));
+	const entries = new Map<string, CatalogueEntry>(
+		catalogueFor(options.actor.kind)
+			.filter((e) => !(options.omitTools ?? []).includes(e.tool.name))
+			.map((e) => [e.tool.name, e]),
+	);
 	const signal = options.signal ?? new AbortController().signal;
 	return {
 		tools: () => Promise.resolve([...entries.values()].map((e) => e.tool)),

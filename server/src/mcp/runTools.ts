@@ -51,9 +51,13 @@ export function runDeskTools(
 			secrets,
 		};
 		const stop = new AbortController();
+		// Only @ultimate remembers: a branch's run is not shown the tool (glossary: Project memory).
+		const top = options.desk.library.listProjects().find((p) => p.name === project)?.path;
+		const branch = top !== undefined && top !== '' && (await options.desk.isBranchTask(top, request.task));
 		const dispatcher = operationsDispatcher({
 			desk: options.desk,
 			actor,
+			...(branch ? { omitTools: ['remember'] } : {}),
 			events: options.events,
 			signal: stop.signal,
 			onCall: (record) => request.called(toolCall(record, actor)),

@@ -8,6 +8,7 @@ import { lineageOperations } from './lineage';
 import { runOperations } from './runs';
 import type { Operation } from './operation';
 import { proposalOperations } from './proposals';
+import { memoryOperations } from './memory';
 
 // The table holds operations of different params; each adapter checks params against the operation's own schema.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -23,6 +24,7 @@ export const operations: readonly AnyOperation[] = [
 	...historyOperations,
 	...lineageOperations,
 	...boardOperations,
+	...memoryOperations,
 ];
 
 /** The operation named `name` (`asset.search`), or undefined. */

@@ -980,6 +980,10 @@ export const deskRequests = {
 	PostToBoard,
 	AnswerReport,
 	ContinueWithReports,
+	RememberMemory,
+	ForgetMemory,
+	ShowMemory,
+	CommitMemory,
 } as const;
 export const deskNotifications = {
 	ProtocolError,
@@ -992,4 +996,5 @@ export const deskNotifications = {
 	SuggestIndexDidChange,
 	LineageDidChange,
 	BoardDidReport,
+	MemoryDidChange,
 } as const;

@@ -130,6 +130,10 @@ function handWritten(
 	| 'PostToBoard'
 	| 'AnswerReport'
 	| 'ContinueWithReports'
+	| 'RememberMemory'
+	| 'ForgetMemory'
+	| 'ShowMemory'
+	| 'CommitMemory'
 > {
 	return {
 		async OpenWorkspace({ folders }) {

@@ -25,6 +25,7 @@ import {
 	LineageDidChange,
 	SnapshotProgress,
 	SuggestIndexDidChange,
+	MemoryDidChange,
 	type NotificationDefinition,
 	type ServerStatus,
 } from '../protocol/protocol';
@@ -178,6 +179,7 @@ export function startDeskServer(connection: Connection): DeskServer {
 					bundleDir: __dirname,
 					onError: (error) => logger.warn(`desk tools: ${error.message}`),
 				});
+				desk.onMemoryChanged = (top, root) => void notify(MemoryDidChange, { project: projectOf(desk, top), root });
 				desk.onSuggestIndexProgress = (top, progress) =>
 					void notify(SuggestIndexDidChange, { project: projectOf(desk, top), ...progress });
 				desk.onRunFinished = (top, runId, status) => {

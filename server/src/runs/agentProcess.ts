@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { memoryFolder } from './workFolder';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -332,7 +333,12 @@ function insideWorkFolder(placement: RunPlacement): { readOnlyInside: string[]; 
 	return {
 		// In the person's own checkout, what configures their tools stays read-only: git's
 		// config and hooks, the editor's settings (agents and checks are set there), Claude's.
-		readOnlyInside: placement.isolation === 'shared' ? ['.git', '.vscode', '.claude', '.agents'].map(inside) : [],
+		// Project memory is read-only in every checkout: it changes through remember and landings,
+		// reviewed, never by an agent's own writes (glossary: Project memory).
+		readOnlyInside: [
+			...(placement.isolation === 'shared' ? ['.git', '.vscode', '.claude', '.agents'] : []),
+			memoryFolder,
+		].map(inside),
 		hiddenInside: placement.isolation === 'shared' ? [inside('.desk')] : [],
 	};
 }

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { memoryFolder } from './workFolder';
 import { actor, newPatchSet } from '../ai/model';
 import type { PatchSet, Run } from '../ai/types';
 import { describeError } from '../core/errors';
@@ -107,7 +108,8 @@ export async function makePatchSet(
 	const git = (await SafeGit.open(ports.project.path, await ports.library.gitLocation(ports.project.path))).at(
 		placement.work_folder,
 	);
-	const tree = await git.treeOfFolder(placement.work_folder, run.commit, placement.installed);
+	// Project memory is never part of a run's change: the desk writes it (uncommitted) meanwhile, and an agent may not.
+	const tree = await git.treeOfFolder(placement.work_folder, run.commit, [...placement.installed, memoryFolder]);
 	const from = placement.start_tree!;
 	const changes = await git.changes(from, tree);
 	if (changes.length === 0) {

@@ -273,6 +273,25 @@ export class SafeGit {
 		});
 	}
 
+	/**
+	 * The tree of `base` (none: the empty tree) with `rel` a regular file of `bytes`, or without it
+	 * (undefined), made in a temporary index: the blob is written from the bytes given, so git opens
+	 * no file of the work tree and runs no filter.
+	 */
+	async treeWithFile(base: string | undefined, rel: string, bytes: Buffer | undefined): Promise<string> {
+		const git = await this.pinned();
+		return withTemporaryIndex(async (env) => {
+			await git.run(base === undefined ? ['read-tree', '--empty'] : ['read-tree', base], { env });
+			if (bytes === undefined) {
+				await git.run(['update-index', '--force-remove', '--', rel], { env });
+			} else {
+				const oid = await git.text(['hash-object', '-w', '--no-filters', '--stdin'], { input: bytes });
+				await git.run(['update-index', '--add', '--cacheinfo', `100644,${oid},${rel}`], { env });
+			}
+			return git.text(['write-tree'], { env });
+		});
+	}
+
 	/** Moves `ref` to `to` only if it still points at `from` (all zeros: only if it does not exist). */
 	async updateRef(ref: string, to: string, from: string, reason: string): Promise<void> {
 		await this.run(['update-ref', '-m', reason, ref, to, from]);

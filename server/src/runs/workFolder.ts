@@ -14,6 +14,9 @@ import { SafeGit } from './safeGit';
 import type { AgentSettings, RunSettings } from './settings';
 import { prepareTargetFolder, type TargetMarker } from './targetFolder';
 
+/** The folder of project memory files in a checkout (lineage/memory.ts's memoryFolderName; runs/ imports no lineage value). */
+export const memoryFolder = '.desk-memory';
+
 /**
  * The work folder of a run, before and after the agent: where it works (the shared checkout, a
  * worktree, a snapshot target's folder), the plugs' copied files, the references as read-only
@@ -110,7 +113,8 @@ export async function placeRun(
 				isolation: 'shared',
 				work_folder: top,
 				...(branchRef ? { branch: branchRef.replace(/^refs\/heads\//, '') } : {}),
-				start_tree: await git.treeOfFolder(top, run.commit),
+				// Memory the desk wrote and nobody committed yet is not the run's: left out before and after.
+				start_tree: await git.treeOfFolder(top, run.commit, [memoryFolder]),
 			};
 		}
 	}

@@ -11,8 +11,8 @@ import { DeskError } from '../core/errors';
  */
 export const tempPrefix = '.desk-tmp-';
 
-export function writeFileDurably(target: string, bytes: Uint8Array): void {
-	replaceFile(target, bytes, { fsyncFile: true, fsyncFolder: true });
+export function writeFileDurably(target: string, bytes: Uint8Array, beforeRename?: () => void): void {
+	replaceFile(target, bytes, { fsyncFile: true, fsyncFolder: true }, beforeRename);
 }
 
 /**
@@ -23,6 +23,8 @@ export function replaceFile(
 	target: string,
 	bytes: Uint8Array,
 	sync: { fsyncFile: boolean; fsyncFolder: boolean },
+	/** Called with the new bytes durable in the temp file and the target still the old one (a crash test's kill point). */
+	beforeRename?: () => void,
 ): void {
 	const folder = path.dirname(target);
 	const temp = path.join(folder, `${tempPrefix}${path.basename(target)}-${randomBytes(6).toString('hex')}`);
@@ -39,6 +41,7 @@ export function replaceFile(
 		}
 		fs.closeSync(fd);
 		fd = undefined;
+		beforeRename?.();
 		fs.renameSync(temp, target);
 		if (sync.fsyncFolder) {
 			fsyncFolder(folder);

@@ -171,6 +171,7 @@ describe('the operations table and its faces', () => {
 			'board_post',
 			'reports',
 			'board_answer',
+			'remember',
 		]) {
 			assert.ok(tools.includes(tool), `the ${tool} tool`);
 		}
@@ -188,6 +189,9 @@ describe('the operations table and its faces', () => {
 			'lineage.branch',
 			// Continuing a conversation starts a run: the person's, never an agent's.
 			'board.continue',
+			// Memory changes only by the person's hand besides remember (which a branch is not even shown).
+			'memory.forget',
+			'memory.commit',
 		]) {
 			const op = operations.find((o) => o.name === name);
 			assert.ok(op, name);

@@ -6,6 +6,7 @@ import { boardCommands } from './board';
 import { cardCommands } from './card';
 import { lineageCommands } from './lineage';
 import { mcpCommands } from './mcp';
+import { memoryCommands } from './memory';
 import { runCommands } from './run';
 import { runViewCommands } from './runs';
 import { storeCommands } from './store';
@@ -20,4 +21,5 @@ export const commands: ReadonlyMap<string, Command> = new Map([
 	...mcpCommands,
 	...lineageCommands,
 	...boardCommands,
+	...memoryCommands,
 ]);

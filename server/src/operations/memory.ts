@@ -1,0 +1,291 @@
+/**
+ * Project memory's operations (glossary: Project memory): remember and forget (the person, or a
+ * conversation they drive: never a branch), a root's memory as the Memory view shows it, Commit
+ * Memory, and memorize a landing through the summary agent. Every change goes through the root's
+ * queue and lands in `.desk-memory/<root>.json` with its receipt (store/memoryFiles.ts).
+ */
+import { sha256Hex, canonicalJson } from '../ai/canonical';
+import { uuidv7 } from '../ai/ids';
+import { DeskError } from '../core/errors';
+import type { Desk } from '../desk';
+import {
+	actorByLabel,
+	evidencePathProblem,
+	memoryLimits,
+	normalizeAutomatedText,
+	type MemoryBatch,
+} from '../lineage/memory';
+import { mainRoot, type Memory, type MemoryRequestReceipt } from '../lineage/types';
+import { CommitMemory, ForgetMemory, RememberMemory, ShowMemory } from '../protocol/protocol';
+import { SafeGit } from '../runs/safeGit';
+import { markReplayed, type ClientRequest } from '../store/clientRequests';
+import type { ProjectMemory } from '../store/memoryFiles';
+import { actorRefOf, type Actor } from './actor';
+import { projectOfCall } from './assets';
+import { projectTop } from './attachments';
+import { operation, type RunningCall } from './operation';
+
+/** The project a call acts on (an agent's is its run's) and its memory. */
+async function memoryOfCall(
+	call: RunningCall,
+	named: string | undefined,
+): Promise<{ top: string; memory: ProjectMemory }> {
+	const project = projectOfCall(call, named);
+	if (project === undefined) {
+		throw new DeskError('desk.badParams', 'params.project: the project is required', { field: 'params.project' });
+	}
+	const top = projectTop(call.desk, project);
+	return { top, memory: await call.desk.memory(top) };
+}
+
+/** `root` as a listed root of the project (`lineage.unknownRoot` otherwise). */
+function listedRoot(memory: ProjectMemory, root: string): string {
+	if (!memory.sql.isListedRoot(root)) {
+		throw new DeskError(
+			'lineage.unknownRoot',
+			`${JSON.stringify(root)} is not a listed root of this project; the roots are ${memory.sql.listedRoots().join(', ')}.`,
+			{ root },
+		);
+	}
+	return root;
+}
+
+/**
+ * Only @ultimate changes memory: the person, or an agent of a conversation they drive. A branch's
+ * agent is refused (`memory.notRoot`): its work reaches memory through its landing, reviewed.
+ */
+async function assertUltimate(call: RunningCall, top: string): Promise<void> {
+	const actor = call.actor;
+	if (actor.kind === 'agent' && (await call.desk.isBranchTask(top, actor.task))) {
+		throw new DeskError(
+			'memory.notRoot',
+			'A branch may not change project memory: only the person and the conversations they drive may. Report what should be remembered to the starter instead.',
+			{ task: actor.task, run: actor.run },
+		);
+	}
+}
+
+/**
+ * Applies `ops` as the call's request: its receipt key `<op>:<request id>` (a call without an id
+ * runs once as it comes), the hash of its params and who asked go into the file with the change.
+ */
+function submitAs(
+	memory: ProjectMemory,
+	call: RunningCall,
+	change: { op: 'remember' | 'forget'; root: string; at: string; params: object; ops: MemoryBatch['ops'] },
+): { result: MemoryRequestReceipt['result']; replayed: boolean } {
+	const request: ClientRequest | undefined = call.request;
+	const applied = memory.submit({
+		root: change.root,
+		request: `${change.op}:${request?.id ?? uuidv7()}`,
+		op: change.op,
+		at: change.at,
+		by: actorByLabel(actorRefOf(call.actor)).slice(0, 300),
+		request_hash: request?.hash ?? sha256Hex(`memory.${change.op}\n${canonicalJson(change.params)}`),
+		ops: change.ops,
+	});
+	if (applied.replayed && request) {
+		markReplayed(request);
+	}
+	return applied;
+}
+
+export const rememberMemory = operation({
+	name: 'memory.remember',
+	summary:
+		"Remember a fact in a root's project memory (.desk-memory/<root>.json): only the person and the conversations they drive.",
+	params: RememberMemory.params,
+	callers: ['editor', 'cli', 'agent'],
+	mutates: true,
+	idempotent: false,
+	surfaces: {
+		rpc: RememberMemory,
+		cli: 'memory remember',
+		mcp: {
+			tool: 'remember',
+			title: 'Remember a fact in project memory',
+			description:
+				'Add one memory to the project\'s memory (`.desk-memory/<root>.json`, reviewed and committed by the person like any file), for later runs and branches to start with: a fact that will stay true (how to build, a convention, a decision and why). `text` at most 1000 characters (its first sentence is what later prompts show), `title` at most 80 (default: the first sentence), `root` default main, `evidence` up to 16 repository-relative paths the memory rests on (a later change to them marks it "may be stale"). Control and bidi characters are refused. Only the conversation the person drives may remember: a branch is refused. Returns the new memory\'s id.',
+			boundByRun: ['project'],
+		},
+	},
+	async run(call, params) {
+		const { top, memory } = await memoryOfCall(call, params.project);
+		const root = listedRoot(memory, params.root ?? mainRoot);
+		await assertUltimate(call, top);
+		const evidence: NonNullable<Memory['evidence']> = [];
+		if (params.evidence && params.evidence.length > 0) {
+			for (const rel of params.evidence) {
+				const problem = evidencePathProblem(rel);
+				if (problem) {
+					throw new DeskError('memory.badBatch', `The memory was refused: ${problem}. The file is unchanged.`, {
+						field: 'params.evidence',
+						problem,
+					});
+				}
+			}
+			const unique = [...new Set(params.evidence)];
+			const blobs = memory.headBlobs(unique);
+			for (const rel of unique) {
+				const blob = blobs.get(rel);
+				evidence.push(blob === undefined ? { path: rel } : { path: rel, blob });
+			}
+		}
+		const at = new Date().toISOString();
+		const record: Memory = {
+			title: params.title ?? titleFrom(params.text),
+			text: params.text,
+			created_at: at,
+			updated_at: at,
+			created_by: actorRefOf(call.actor),
+			source: call.actor.kind === 'agent' ? { kind: 'remember', run: call.actor.run } : { kind: 'remember' },
+			...(evidence.length > 0 ? { evidence } : {}),
+		};
+		const id = uuidv7();
+		const applied = submitAs(memory, call, {
+			op: 'remember',
+			root,
+			at,
+			params,
+			ops: [{ op: 'add', id, memory: record }],
+		});
+		return { added: applied.result.added?.[0] ?? id, replayed: applied.replayed };
+	},
+});
+
+/** A title from a memory's text when the person gave none: its first sentence, cut to the limit. */
+function titleFrom(text: string): string {
+	const line = normalizeAutomatedText(text, 100_000);
+	const end = /[.!?](?=\s|$)/u.exec(line);
+	return normalizeAutomatedText(end ? line.slice(0, end.index) : line, memoryLimits.title) || 'Memory';
+}
+
+export const forgetMemory = operation({
+	name: 'memory.forget',
+	summary: "Forget one memory of a root's project memory.",
+	params: ForgetMemory.params,
+	callers: ['editor', 'cli'],
+	mutates: true,
+	idempotent: false,
+	surfaces: { rpc: ForgetMemory, cli: 'memory forget' },
+	async run(call, params) {
+		const { top, memory } = await memoryOfCall(call, params.project);
+		await assertUltimate(call, top);
+		const applied = submitAs(memory, call, {
+			op: 'forget',
+			root: params.root,
+			at: new Date().toISOString(),
+			params,
+			ops: [{ op: 'remove', id: params.memory }],
+		});
+		return { removed: applied.result.removed?.[0] ?? params.memory, replayed: applied.replayed };
+	},
+});
+
+export const showMemory = operation({
+	name: 'memory.show',
+	summary:
+		"Show a root's project memory: its memories newest first, whether the file is committed, and which cite files that changed since.",
+	params: ShowMemory.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: ShowMemory, cli: 'memory show' },
+	async run(call, params) {
+		const { memory } = await memoryOfCall(call, params.project);
+		const view = memory.view(params.root);
+		if (!view.exists && !memory.sql.isListedRoot(params.root)) {
+			listedRoot(memory, params.root);
+		}
+		return view;
+	},
+});
+
+export const commitMemory = operation({
+	name: 'memory.commit',
+	summary: "Commit a root's memory file alone, with the trailer Desk-Memory: <root> (the repository's hooks off).",
+	params: CommitMemory.params,
+	callers: ['editor', 'cli'],
+	mutates: true,
+	idempotent: false,
+	surfaces: { rpc: CommitMemory, cli: 'memory commit' },
+	async run(call, params) {
+		const { top, memory } = await memoryOfCall(call, params.project);
+		const result = await commitMemoryFile(call.desk, top, memory, params.root, call.actor);
+		await call.desk.answerProjectRequest(top, call.request, result);
+		return result;
+	},
+});
+
+/**
+ * Commits `.desk-memory/<root>.json` as it is in the working tree, and nothing else, on the checked
+ * out branch: a tree made from HEAD's with only that path changed (in a temporary index, the blob
+ * written from the bytes the desk read, so git opens no file and runs no filter), `commit-tree` and
+ * `update-ref` from HEAD (a HEAD that moved meanwhile refuses it), then the index entry of that path
+ * set to the commit's so `git status` shows it clean. Other staged or unstaged changes stay as they
+ * were. A file staged with other content than HEAD's and the file's is refused (`run.landConflict`).
+ */
+async function commitMemoryFile(
+	desk: Desk,
+	top: string,
+	memory: ProjectMemory,
+	root: string,
+	actor: Actor,
+): Promise<{ commit: string }> {
+	const rel = memory.relativePath(root);
+	const text = memory.readText(root);
+	if (text !== undefined) {
+		// A damaged file is never committed as the root's memory.
+		memory.read(root);
+	}
+	const bytes = text === undefined ? undefined : Buffer.from(text, 'utf8');
+	const git = await SafeGit.open(top, await desk.library.gitLocation(top));
+	const head = (await git.run(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { okCodes: [0, 1] }))
+		.toString('utf8')
+		.trim();
+	const headTree = head === '' ? undefined : await git.text(['rev-parse', `${head}^{tree}`]);
+	const tree = await git.treeWithFile(head === '' ? undefined : head, rel, bytes);
+	if (tree === headTree || (head === '' && bytes === undefined)) {
+		throw new DeskError('memory.nothingToCommit', `${rel} is as HEAD has it: there is nothing to commit.`, {
+			root,
+			path: rel,
+		});
+	}
+	const staged = (await git.run(['ls-files', '-z', '-s', '--', rel])).toString('utf8').split('\0')[0] ?? '';
+	if (staged !== '') {
+		const stagedOid = staged.split(' ')[1];
+		const headOid =
+			head === ''
+				? undefined
+				: (await git.run(['rev-parse', '-q', '--verify', `${head}:${rel}`], { okCodes: [0, 1] }))
+						.toString('utf8')
+						.trim();
+		const newOid =
+			bytes === undefined ? undefined : await git.text(['hash-object', '--no-filters', '--stdin'], { input: bytes });
+		if (stagedOid !== headOid && stagedOid !== newOid) {
+			throw new DeskError(
+				'run.landConflict',
+				`${rel} has other changes staged in the index; unstage them (or commit them yourself) and commit memory again.`,
+				{ root, path: rel },
+			);
+		}
+	}
+	const person =
+		(await git.personIdentity()) ??
+		(actor.kind === 'agent'
+			? { name: 'Agent Desk', email: 'agent-desk@localhost' }
+			: { name: actor.person.name, email: actor.person.email ?? 'agent-desk@localhost' });
+	const message = `Memory of ${root}\n\nDesk-Memory: ${root}\n`;
+	const commit = await git.commitTree(tree, head === '' ? [] : [head], message, { author: person, committer: person });
+	const branch = await git.currentBranch();
+	await git.updateRef(
+		branch ?? 'HEAD',
+		commit,
+		head === '' ? '0'.repeat(commit.length) : head,
+		`desk: commit memory of ${root}`,
+	);
+	await git.syncIndexPaths(commit, [rel]);
+	return { commit };
+}
+
+export const memoryOperations = [rememberMemory, forgetMemory, showMemory, commitMemory];

@@ -1,0 +1,96 @@
+/**
+ * The project database's part of project memory (glossary: Project memory): the `memory_queue` of
+ * batches not yet applied to `.desk-memory/<root>.json` (a row goes once its batch is in the file),
+ * and `lineage_memos`, the summary model's answers by model and input. The memories themselves are
+ * never here: the file is the only copy.
+ */
+import type { MemoryBatch } from '../lineage/memory';
+import type { DurableDatabase, WriteTransaction } from './durableDatabase';
+
+/** Reads through the database outside a write, or through the transaction inside one. */
+type Query = Pick<WriteTransaction, 'all' | 'get'>;
+
+export interface QueuedBatch {
+	seq: number;
+	request: string;
+	batch: MemoryBatch;
+}
+
+export class SqlMemory {
+	constructor(readonly db: DurableDatabase) {}
+
+	/** Queues `batch` (one row per request: a second enqueue of the same request adds nothing). */
+	enqueue(batch: MemoryBatch, at: string): void {
+		this.db.write((tx) =>
+			tx.run(
+				'INSERT INTO memory_queue (root, request_id, batch, enqueued_at) VALUES (?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING',
+				[batch.root, batch.request, JSON.stringify(batch), at],
+			),
+		);
+	}
+
+	/** The batches of `root` still to apply, in the order they were queued. */
+	queued(root: string, query: Query = this.db): QueuedBatch[] {
+		return query
+			.all<{ seq: number; request_id: string; batch: string }>(
+				'SELECT seq, request_id, batch FROM memory_queue WHERE root = ? ORDER BY seq',
+				[root],
+			)
+			.map((row) => ({ seq: row.seq, request: row.request_id, batch: JSON.parse(row.batch) as MemoryBatch }));
+	}
+
+	/** The roots with batches waiting. */
+	queuedRoots(): string[] {
+		return this.db.all<{ root: string }>('SELECT DISTINCT root FROM memory_queue ORDER BY root').map((r) => r.root);
+	}
+
+	pending(root: string): number {
+		return this.db.get<{ n: number }>('SELECT count(*) AS n FROM memory_queue WHERE root = ?', [root])?.n ?? 0;
+	}
+
+	/** Whether `request` is still queued. */
+	isQueued(request: string): boolean {
+		return this.db.get('SELECT 1 AS one FROM memory_queue WHERE request_id = ?', [request]) !== undefined;
+	}
+
+	/** Deletes the rows of batches now applied (or refused). */
+	remove(seqs: readonly number[]): void {
+		if (seqs.length === 0) {
+			return;
+		}
+		this.db.write((tx) => {
+			for (const seq of seqs) {
+				tx.run('DELETE FROM memory_queue WHERE seq = ?', [seq]);
+			}
+		});
+	}
+
+	/** A memoised answer of the summary model, or undefined. */
+	memo(key: string): { model: string; answer: string } | undefined {
+		return this.db.get<{ model: string; answer: string }>(
+			'SELECT model, answer FROM lineage_memos WHERE memo_key = ?',
+			[key],
+		);
+	}
+
+	/** Keeps the model's answer to an input: the first answer stays (a second call found it and asked nothing). */
+	saveMemo(key: string, model: string, inputSha256: string, answer: string, at: string): void {
+		this.db.write((tx) =>
+			tx.run(
+				'INSERT INTO lineage_memos (memo_key, model, input_sha256, answer, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (memo_key) DO NOTHING',
+				[key, model, inputSha256, answer, at],
+			),
+		);
+	}
+
+	/** Whether `name` is a listed root of the project (`main` always is). */
+	isListedRoot(name: string): boolean {
+		return name === 'main' || this.db.get('SELECT 1 AS one FROM lineage_roots WHERE name = ?', [name]) !== undefined;
+	}
+
+	/** The listed roots' names. */
+	listedRoots(): string[] {
+		const names = this.db.all<{ name: string }>('SELECT name FROM lineage_roots ORDER BY name').map((r) => r.name);
+		return names.includes('main') ? names : ['main', ...names];
+	}
+}
