@@ -5,12 +5,16 @@
  * configuration from its starter's launch, and the lineage part of the run settings.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Intent, Run, Task } from '../../../server/src/ai/types';
 import { isDeskError } from '../../../server/src/core/errors';
 import { receiptKey } from '../../../server/src/lineage/lineage';
 import { defaultLineageLimits } from '../../../server/src/lineage/types';
 import { parseRunSettings } from '../../../server/src/runs/settings';
+import { checkRepo } from '../../../server/src/operations/lineage';
+import { git, makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
 import { forkSettings, goRun, openLineage, personFork } from './lineageFixture';
 
@@ -291,5 +295,31 @@ describe('the lineage settings', () => {
 		refused({ limits: { maxWidth: 2 } }, 'lineage.limits.maxWidth');
 		refused({ memorizeOnLanding: 'yes' }, 'lineage.memorizeOnLanding');
 		refused([], 'lineage');
+	});
+});
+
+describe('the repository a branch names', () => {
+	it('is the project, a link to it or one of its worktrees; a relative path, another repository or a folder inside is lineage.badRepo', () => {
+		const root = tempDir();
+		const top = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const other = makeRepo(path.join(root, 'other'), { commits: 1 });
+		git(top, 'worktree', 'add', '-q', path.join(root, 'shop-wt'), '-b', 'side');
+		fs.symlinkSync(top, path.join(root, 'link'));
+		fs.mkdirSync(path.join(top, 'src'));
+		checkRepo(top, top);
+		checkRepo(top, path.join(root, 'shop-wt'));
+		checkRepo(top, path.join(root, 'link'));
+		const bad = (repo: string) =>
+			assert.throws(
+				() => checkRepo(top, repo),
+				(e: unknown) => isDeskError(e, 'lineage.badRepo'),
+				repo,
+			);
+		bad('shop');
+		bad(other);
+		bad(path.join(top, 'src'));
+		bad(path.join(root, 'nowhere'));
+		git(other, 'worktree', 'add', '-q', path.join(root, 'other-wt'), '-b', 'side');
+		bad(path.join(root, 'other-wt'));
 	});
 });
