@@ -567,9 +567,18 @@ export function branchState(reads: LineageReads, row: NodeRow): BranchState {
 	return 'running';
 }
 
-/** The node as the wire has it: its config without the settings kept to start it. */
+/**
+ * A node's stored configuration as the wire has it: without the run settings its fork got, which are
+ * kept beside it only to start a queued branch with them.
+ */
+export function branchConfigOf(json: string): BranchConfig {
+	const { settings: _settings, ...config } = JSON.parse(json) as BranchConfig & { settings?: unknown };
+	return config;
+}
+
+/** The node as the wire has it. */
 function nodeView(row: NodeRow): LineageNode {
-	const { settings: _settings, ...config } = JSON.parse(row.config) as BranchConfig & { settings?: unknown };
+	const config = branchConfigOf(row.config);
 	return {
 		node: row.node_id,
 		kind: row.kind,

@@ -7,7 +7,8 @@ import type {
 	DeliveryPhase,
 	NewBoardMessage,
 } from '../lineage/boardPorts';
-import type { BoardMessage, BoardMessageKind, BranchConfig, LineageNode, LineageNodeKind } from '../lineage/types';
+import { branchConfigOf } from '../lineage/lineage';
+import type { BoardMessage, BoardMessageKind, LineageNode, LineageNodeKind } from '../lineage/types';
 import type { DurableDatabase, WriteTransaction } from './durableDatabase';
 
 /** Reads through the database outside a write, or through the transaction inside one. */
@@ -189,7 +190,7 @@ export function lineageNodeOf(row: LineageNodeRow): LineageNode {
 		...(row.starter_run !== null ? { starter_run: row.starter_run } : {}),
 		grant_chain: JSON.parse(row.grant_chain) as string[],
 		depth: row.depth,
-		config: JSON.parse(row.config) as BranchConfig,
+		config: branchConfigOf(row.config),
 		queued: row.queued === 1,
 		created_at: row.created_at,
 	};
