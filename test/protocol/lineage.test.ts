@@ -211,7 +211,17 @@ describe('the lineage over JSON-RPC', () => {
 		const tree = await server.call(LineageTreeRequest, { project: 'shop' });
 		assert.deepEqual(tree.by_starter_run[go.run], [forked.node]);
 		await server.call(DecideRun, { project: 'shop', run: forked.run, decision: 'abandon' });
-		await server.call(DecideRun, { project: 'shop', run: go.run, decision: 'abandon' });
+		// A Retry of the starter asks for the same branch (its request_id): the first one answers, none is added.
+		const retried = await server.call(DecideRun, { project: 'shop', run: go.run, decision: 'retry', settings });
+		const retryEnd = await server.notified(RunDidFinish, (f) => f.run === retried.new_run, 'the retried starter');
+		assert.equal(retryEnd.status, 'gate', retryEnd.error);
+		const [, again] = deskToolAnswers(settings) as [unknown, { answer: McpAnswer }];
+		const answeredAgain = again.answer.result?.structuredContent as unknown as BranchResult;
+		assert.equal(answeredAgain.node, forked.node, JSON.stringify(again.answer));
+		assert.equal(answeredAgain.replayed, true);
+		const after = await server.call(LineageTreeRequest, { project: 'shop' });
+		assert.deepEqual(after.by_starter_run[retried.new_run!], undefined, 'the retry started no branch of its own');
+		await server.call(DecideRun, { project: 'shop', run: retried.new_run!, decision: 'abandon' });
 	});
 
 	it('worktree branches work side by side', async () => {

@@ -69,6 +69,7 @@ export function operationsDispatcher(options: OperationsDispatcherOptions): Tool
 					events: options.events ?? noEvents,
 					signal,
 					...(key === undefined ? {} : { requestId: key }),
+					...(prepared.toolRequestId === undefined ? {} : { toolRequestId: prepared.toolRequestId }),
 				};
 				const answered = await invokeOperationAnswered(entry.operation, call, prepared.params);
 				outcome = { ok: true, result: answered.result, replayed: answered.replayed };
@@ -107,7 +108,7 @@ function prepare(
 	actor: Actor,
 	args: unknown,
 	meta: ToolCallMeta,
-): { params: Record<string, unknown>; key?: string } {
+): { params: Record<string, unknown>; key?: string; toolRequestId?: string } {
 	if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
 		throw badArgs('params', 'params must be an object');
 	}
@@ -149,7 +150,11 @@ function prepare(
 	} else {
 		key = sha256Hex(`${actor.task}\n${actor.run}\n${entry.tool.name}\n${canonicalJson(withoutRequestId(given))}`);
 	}
-	return { params: { ...params }, ...(key === undefined ? {} : { key }) };
+	return {
+		params: { ...params },
+		...(key === undefined ? {} : { key }),
+		...(actor.kind === 'agent' && requestId !== undefined ? { toolRequestId: requestId } : {}),
+	};
 }
 
 /** What a run fixes for its agent's calls (the catalogue allows only these names in `boundByRun`). */

@@ -160,7 +160,12 @@ async function forkFor(
 	const lineage = await desk.lineage(top);
 	const head = await desk.headCommit(top);
 	const scope = scopeOf(call.actor);
-	const key = receiptKey(scope, tool, args, call.requestId ?? call.request?.id);
+	// An agent's receipts are its Task's: a Retry of the starter that asks for the same branch (its
+	// request_id, else the same arguments) gets the first one. The person's are keyed by the request id.
+	const key =
+		call.actor.kind === 'agent'
+			? receiptKey(scope, tool, args, call.toolRequestId)
+			: receiptKey(scope, tool, args, call.requestId ?? call.request?.id);
 	const hash = receiptKey(scope, tool, args);
 	desk.faults.point('branch.beforeCommit');
 	const result = lineage.fork({

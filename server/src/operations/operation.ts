@@ -42,6 +42,12 @@ export interface OperationCall {
 	 * --request-id`, a desk tool call's receipt key. A mutating operation runs once per id.
 	 */
 	readonly requestId?: string;
+	/**
+	 * A desk tool call's `request_id` as the agent gave it (the receipt key above is made of it and the
+	 * run): an operation whose receipts belong to the run's Task rather than the run (a branch, which a
+	 * Retry of its starter asks for again) keys on it.
+	 */
+	readonly toolRequestId?: string;
 }
 
 /**
