@@ -19,7 +19,10 @@ import { errorReporter } from './common/reportError';
 import { restartOnUnexpectedExit } from './common/serverRestarts';
 import { DeskStatusBar } from './common/statusBar';
 import type { WindowProject } from './common/windowProjects';
+import { activateLineage } from './lineage/activateLineage';
+import type { MemoryTreeProvider } from './lineage/memoryTree';
 import { activateRuns } from './runs/activateRuns';
+import { runSettings } from './runs/runSettings';
 import type { RunsTreeProvider } from './runs/runsTree';
 
 /** What the extension exports, for the extension-host tests and for other extensions. */
@@ -35,6 +38,7 @@ export interface AgentDeskApi {
 	assets: AssetsTreeProvider;
 	runs: RunsTreeProvider;
 	attachments: AttachmentsTreeProvider;
+	memory: MemoryTreeProvider;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentDeskApi> {
@@ -49,7 +53,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 	const projectPath = (project: string) => runs.tree.windowProjects.find((p) => p.name === project)?.path;
 	const cards = activateCard(context, desk, assets, projectPath, reportError);
 	const attachments = activateAttachments(context, desk, reportError).tree;
-	const trees = [assets.tree, runs.tree, attachments];
+	const refreshRuns = (project: string) => {
+		runs.tree.refresh();
+		runs.pages.refresh(project).catch((error: unknown) => reportError(error));
+	};
+	const lineage = activateLineage(
+		context,
+		desk,
+		{
+			projects: () => runs.tree.windowProjects,
+			settings: runSettings,
+			openRun: (project, runId) => runs.pages.open(project, runId),
+			refreshRuns,
+		},
+		reportError,
+	);
+	const trees = [assets.tree, runs.tree, attachments, lineage.memory];
 
 	let folders: FolderOutcome[] = [];
 	// Notification handlers belong to one server process; they are made again after a restart.
@@ -118,22 +137,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 			serverSubscriptions.forEach((d) => d.dispose());
 			serverSubscriptions = desk.onNotifications({
 				AssetsDidChange: () => assets.tree.refresh(),
-				// A branch's active report; the report's own notification is the client's to show.
-				BoardDidReport: () => runs.tree.refresh(),
 				RunsDidChange: ({ project }) => {
-					runs.tree.refresh();
+					refreshRuns(project);
 					attachments.refresh();
-					runs.pages.refresh(project).catch((error: unknown) => reportError(error));
+					lineage.onLineageChanged(project);
 				},
+				// Branches, tallies and boards show in the Runs view and on run pages; root tallies in the Memory view.
+				LineageDidChange: ({ project }) => {
+					refreshRuns(project);
+					lineage.onLineageChanged(project);
+					lineage.memory.refresh();
+				},
+				BoardDidReport: lineage.onReport,
+				MemoryDidChange: () => lineage.memory.refresh(),
 				AttachmentsDidChange: () => attachments.refresh(),
 				SuggestIndexDidChange: ({ project, ...progress }) =>
 					void cards.onIndexProgress(project, progress).catch((error: unknown) => reportError(error)),
 				RunDidFinish: runs.onRunFinished,
 				SnapshotProgress: assets.onSnapshotProgress,
 				HistoryRewritten: assets.onHistoryRewritten,
-				LineageDidChange: () => runs.tree.refresh(),
-				// The Memory view refreshes on it once it is there; nothing else shows memory.
-				MemoryDidChange: () => undefined,
 			});
 			const status = await desk.request(GetStatus, {});
 			if (status.state === 'error') {
@@ -200,6 +222,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 		assets: assets.tree,
 		runs: runs.tree,
 		attachments,
+		memory: lineage.memory,
 	};
 }
 

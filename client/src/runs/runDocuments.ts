@@ -1,7 +1,16 @@
 import * as vscode from 'vscode';
-import { PatchSetFiles, ShowRun, type PatchSetFilesJson, type RunDetail } from '../../../server/src/protocol/protocol';
+import {
+	LineageTreeRequest,
+	ListBoard,
+	PatchSetFiles,
+	ShowRun,
+	type PatchSetFilesJson,
+	type RunDetail,
+} from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../common/deskClient';
 import { visibleText } from '../common/markdownText';
+import { hasLineageSection, renderLineageSection, type LineageFacts } from '../lineage/lineagePage';
+import { allBranches } from '../lineage/lineageText';
 import { renderActions, renderRunBody, runPageCommands, runPageHtml } from './runPage';
 
 /**
@@ -70,6 +79,7 @@ export class RunPages implements vscode.Disposable {
 	async open(project: string, runId: string, beside = false): Promise<void> {
 		const key = pageKey(project, runId);
 		const detail = await this.desk.request(ShowRun, { project, id: runId });
+		const lineage = await this.lineageOf(project, detail);
 		let panel = this.panels.get(key);
 		const column = beside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
 		if (panel) {
@@ -84,7 +94,29 @@ export class RunPages implements vscode.Disposable {
 			panel.onDidDispose(() => this.panels.delete(key));
 			this.panels.set(key, panel);
 		}
-		this.render(panel, project, detail);
+		this.render(panel, project, detail, lineage);
+	}
+
+	/**
+	 * The run's Lineage section: its task's place in the project's lineage and its board. Empty for a
+	 * run outside any lineage, and a line saying so when the desk could not tell (the page still shows).
+	 */
+	private async lineageOf(project: string, detail: RunDetail): Promise<string> {
+		const facts: LineageFacts = { project, detail };
+		try {
+			facts.tree = await this.desk.request(LineageTreeRequest, { project });
+			const task = detail.task.object_id;
+			const branches = facts.tree.roots.flatMap((r) => allBranches(r.branches));
+			if (branches.some((b) => b.node.node === task || b.node.starter_node === task)) {
+				facts.board = (await this.desk.request(ListBoard, { project, node: task })).messages;
+			}
+		} catch (error) {
+			this.desk.output.warn(
+				`the lineage of run ${detail.run.object_id} could not be read: ${(error as Error).message}`,
+			);
+			return '';
+		}
+		return hasLineageSection(facts) ? renderLineageSection(facts) : '';
 	}
 
 	/** Pages of the project's runs are made again (only where something changed, so a page keeps its scroll). */
@@ -94,16 +126,17 @@ export class RunPages implements vscode.Disposable {
 			const [p, runId] = splitKey(key);
 			if (p === project) {
 				const detail = await this.desk.request(ShowRun, { project, id: runId }).catch(() => undefined);
+				const lineage = detail ? await this.lineageOf(project, detail) : '';
 				// Only a page still open (the one in the map, not disposed while the request was out) is made again.
 				if (detail && this.panels.get(key) === panel) {
-					this.render(panel, project, detail);
+					this.render(panel, project, detail, lineage);
 				}
 			}
 		}
 	}
 
-	private render(panel: vscode.WebviewPanel, project: string, detail: RunDetail): void {
-		const html = runPageHtml(panel.webview.cspSource, renderRunBody(detail, renderActions(project, detail)));
+	private render(panel: vscode.WebviewPanel, project: string, detail: RunDetail, lineage: string): void {
+		const html = runPageHtml(panel.webview.cspSource, renderRunBody(detail, renderActions(project, detail), lineage));
 		if (panel.webview.html !== html) {
 			panel.webview.html = html;
 		}

@@ -1,6 +1,7 @@
 import type { RunDetail } from '../../../server/src/protocol/protocol';
 import { escapeHtml } from '../common/html';
 import { visibleLines } from '../common/markdownText';
+import { lineagePageCommands, lineagePageStyle } from '../lineage/lineagePage';
 import { decisionWords, formatDuration, runState, runStatusText } from './runWords';
 
 /*
@@ -34,7 +35,7 @@ function facts(rows: Array<[string, string | number | undefined]>): string {
 const kindName = (kind: string | { other: string }) => (typeof kind === 'string' ? kind : kind.other);
 
 /** The body of a run's page: what a reviewer wants to know, in the order they ask it. Every value is escaped. */
-export function renderRunBody(d: RunDetail, actions = ''): string {
+export function renderRunBody(d: RunDetail, actions = '', lineage = ''): string {
 	const s = d.summary;
 	const parts: string[] = [];
 	const state = runState(s);
@@ -71,6 +72,10 @@ export function renderRunBody(d: RunDetail, actions = ''): string {
 		]),
 	);
 	parts.push(renderEvidence(d));
+	// Where the run stands in its lineage (lineage/lineagePage.ts), when it takes part in one.
+	if (lineage) {
+		parts.push(lineage);
+	}
 	parts.push('<h2>Provenance</h2>');
 	if (d.provenance) {
 		const p = d.provenance;
@@ -242,10 +247,11 @@ export const runPageCommands = [
 	'agentDesk.abandonRun',
 	'agentDesk.checkpointRun',
 	'agentDesk.cancelRun',
+	...lineagePageCommands,
 ] as const;
 
 function commandLink(
-	command: (typeof runPageCommands)[number],
+	command: Exclude<(typeof runPageCommands)[number], (typeof lineagePageCommands)[number]>,
 	args: unknown[],
 	label: string,
 	kind: 'primary' | 'secondary' = 'secondary',
@@ -319,5 +325,5 @@ table.calls { width: 100%; } table.calls th { white-space: nowrap; }
 /* A result can be a record without spaces: it wraps anywhere rather than push the columns after it off the page. */
 table.desk-calls td:nth-child(4), table.own-calls td:nth-child(5) { overflow-wrap: anywhere; } table.desk-calls td:nth-child(4) { width: 40%; }
 .result.passed { color: var(--vscode-testing-iconPassed); } .result.failed { color: var(--vscode-testing-iconFailed); } .muted { color: var(--vscode-descriptionForeground); }
-</style></head><body>${body}</body></html>`;
+${lineagePageStyle}</style></head><body>${body}</body></html>`;
 }

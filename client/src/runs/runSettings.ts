@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 
 /**
  * The run settings sent with Go and Retry, as the `agentDesk.*` settings give them for the project's
- * folder (the design's `desk.agents`, `desk.runs.*`, `desk.checks`). The server checks every field and
+ * folder (the design's `desk.agents`, `desk.runs.*`, `desk.checks`, and `agentDesk.lineage.*` under `lineage`). The server checks every field and
  * refuses with `run.badSettings` or `run.unknownAgent`, naming the one that is wrong.
  */
 export function runSettings(projectPath?: string): Record<string, unknown> {
@@ -15,5 +15,12 @@ export function runSettings(projectPath?: string): Record<string, unknown> {
 		maxAttempts: config.get<number>('runs.maxAttempts', 2),
 		sandbox: config.get<string>('runs.sandbox', 'auto'),
 		checks: config.get<unknown[]>('checks', []),
+		// How branches run and are bounded, and who memorizes landings (glossary: Lineage, Project memory).
+		lineage: {
+			branch: config.get<Record<string, unknown>>('lineage.branch', {}),
+			limits: config.get<Record<string, unknown>>('lineage.limits', {}),
+			summaryAgent: config.get<string>('lineage.summaryAgent', ''),
+			memorizeOnLanding: config.get<boolean>('lineage.memorizeOnLanding', false),
+		},
 	};
 }

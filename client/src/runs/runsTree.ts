@@ -1,13 +1,33 @@
 import * as vscode from 'vscode';
 import {
+	LineageTreeRequest,
+	ListBoard,
 	ListRuns,
 	ShowRun,
+	type BoardMessage,
+	type LineageTree,
 	type RunDetail,
 	type RunSummary,
 	type RunsOverview,
 } from '../../../server/src/protocol/protocol';
 import type { WindowProject } from '../common/windowProjects';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
+import {
+	allBranches,
+	boardDescription,
+	boardLabel,
+	boardTooltip,
+	branchDescription,
+	branchStateIcons,
+	branchTooltip,
+	hasLineage,
+	isDeliveredReport,
+	newestFirst,
+	rootDescription,
+	rootTooltip,
+	type LineageBranch,
+	type LineageTreeRoot,
+} from '../lineage/lineageText';
 import { argsSummary, splitToolCalls } from './runPage';
 import { intentTooltip, runTooltip } from './runTooltips';
 import { formatDuration, runState, runStatusText, type RunState } from './runWords';
@@ -22,8 +42,17 @@ export type RunsViewNode =
 	| ProjectNode
 	| { type: 'intent'; project: string; view: IntentView }
 	| { type: 'plan'; project: string; plan: Plan; latest: boolean }
-	| { type: 'task'; project: string; view: TaskView }
+	/** A branch's task carries its lineage node: its row says the branch's state and its subtree's cost. */
+	| { type: 'task'; project: string; view: TaskView; branch?: LineageBranch }
 	| { type: 'run'; project: string; run: RunSummary; title: string }
+	/** The project's listed roots and their tallies (glossary: Lineage, Tally). */
+	| { type: 'roots'; project: string; roots: LineageTreeRoot[] }
+	| ({ type: 'root'; project: string } & LineageTreeRoot)
+	/** A branch under its root (the Roots node), or under its starter run when its task is not in the overview. */
+	| { type: 'branch'; project: string; branch: LineageBranch; where: 'roots' | 'run' }
+	/** A run's task's board: reports, notes and answers, newest first. */
+	| { type: 'board'; project: string; runId: string; node: string; title: string; messages: BoardMessage[] }
+	| { type: 'message'; project: string; runId: string; message: BoardMessage }
 	| { type: 'group'; project: string; runId: string; label: string; icon: string; children: RunsViewNode[] }
 	| {
 			type: 'leaf';
@@ -66,6 +95,9 @@ function icon([name, color]: [string, string?]): vscode.ThemeIcon {
  * and under a Run its PatchSets, Evidence, Decision and tool calls. Selecting a Run opens its page.
  */
 export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
+	/** Per project, the lineage as last read (undefined when it could not be read) and the overview's tasks by id. */
+	private readonly lineage = new Map<string, { tree?: LineageTree; tasks: Map<string, TaskView> }>();
+
 	protected projectNode(project: WindowProject): RunsViewNode {
 		return { type: 'project', project };
 	}
@@ -104,6 +136,29 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 						),
 					};
 				});
+			case 'roots':
+				return node.roots.map((root): RunsViewNode => ({ type: 'root', project: node.project, ...root }));
+			case 'root':
+				return node.branches.map((branch): RunsViewNode => ({
+					type: 'branch',
+					project: node.project,
+					branch,
+					where: 'roots',
+				}));
+			case 'branch':
+				return node.branch.children.map((branch): RunsViewNode => ({
+					type: 'branch',
+					project: node.project,
+					branch,
+					where: node.where,
+				}));
+			case 'board':
+				return newestFirst(node.messages).map((message): RunsViewNode => ({
+					type: 'message',
+					project: node.project,
+					runId: node.runId,
+					message,
+				}));
 			case 'task':
 				return node.view.runs.map((run): RunsViewNode => ({
 					type: 'run',
@@ -111,11 +166,16 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					run,
 					title: node.view.task.title,
 				}));
-			case 'run':
-				return this.runChildren(
-					node.project,
-					await this.desk.request(ShowRun, { project: node.project, id: node.run.id }),
-				);
+			case 'run': {
+				const [detail, board] = await Promise.all([
+					this.desk.request(ShowRun, { project: node.project, id: node.run.id }),
+					this.boardOf(node.project, node.run.task),
+				]);
+				return [
+					...this.lineageChildren(node.project, node.run.id, node.title, board),
+					...this.runChildren(node.project, detail),
+				];
+			}
 			case 'group':
 				return node.children;
 			default:
@@ -172,15 +232,109 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 								? 'failed'
 								: undefined
 						: undefined;
+				if (node.branch) {
+					// A branch: its state in lineage words (queued ones wait for the checkout) and its subtree's tokens and cost.
+					item.iconPath = icon(branchStateIcons[node.branch.state]);
+					item.description = `branch · ${branchDescription(node.branch)}`;
+					item.tooltip = new vscode.MarkdownString(branchTooltip(node.branch));
+					item.contextValue = 'task.branch';
+					item.accessibilityInformation = { label: `Branch ${task.title}, ${item.description}` };
+					return item;
+				}
 				item.iconPath = icon(waiting ? runIcons[waiting] : (taskIcons[task.status] ?? ['circle-large-outline']));
 				item.description = `${waiting === 'gate' ? 'waiting for review' : waiting === 'failed' ? 'run failed: retry or abandon' : task.status}${task.goal ? ` · ${typeof task.goal === 'string' ? task.goal : task.goal.other}` : ''} · ${node.view.runs.length} run${node.view.runs.length === 1 ? '' : 's'}`;
 				item.contextValue = 'task';
 				return item;
 			}
 			case 'run':
-				return runItem(node);
+				return runItem(node, this.runRole(node.project, node.run));
+			case 'roots': {
+				const item = new vscode.TreeItem('Roots', vscode.TreeItemCollapsibleState.Expanded);
+				item.id = `${node.project}/roots`;
+				item.iconPath = new vscode.ThemeIcon('type-hierarchy-sub');
+				const branches = node.roots.reduce((n, r) => n + allBranches(r.branches).length, 0);
+				item.description = `${node.roots.length} root${node.roots.length === 1 ? '' : 's'} · ${branches} branch${branches === 1 ? '' : 'es'}`;
+				item.tooltip =
+					'The roots branches fork (main is always listed), each a tally once its first branch started: it runs no model turns, it records what its branches intend, do and land.';
+				return item;
+			}
+			case 'root': {
+				const item = new vscode.TreeItem(
+					node.root.name,
+					node.branches.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+				);
+				item.id = `${node.project}/root/${node.root.name}`;
+				item.iconPath = new vscode.ThemeIcon(node.tally ? 'git-merge' : 'git-branch');
+				item.description = rootDescription(node);
+				item.tooltip = new vscode.MarkdownString(rootTooltip(node.root));
+				item.contextValue = node.tally ? 'lineageRoot.tally' : 'lineageRoot';
+				item.accessibilityInformation = { label: `Root ${node.root.name}, ${item.description}` };
+				return item;
+			}
+			case 'branch': {
+				const { branch } = node;
+				const item = new vscode.TreeItem(
+					branch.title,
+					branch.children.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+				);
+				item.id = `${node.project}/${node.where}-branch/${branch.node.node}`;
+				item.iconPath = icon(branchStateIcons[branch.state]);
+				item.description = branchDescription(branch);
+				item.tooltip = new vscode.MarkdownString(branchTooltip(branch));
+				const last = branch.runs[branch.runs.length - 1];
+				if (last) {
+					item.command = { command: 'agentDesk.openRun', title: 'Open Run', arguments: [node.project, last.id] };
+				}
+				item.contextValue = 'lineageBranch';
+				item.accessibilityInformation = { label: `Branch ${branch.title}, ${item.description}` };
+				return item;
+			}
+			case 'board': {
+				const item = new vscode.TreeItem('Board', vscode.TreeItemCollapsibleState.Collapsed);
+				item.id = `${node.project}/board/${node.runId}`;
+				item.iconPath = new vscode.ThemeIcon('comment-discussion');
+				const count = (kind: BoardMessage['kind']) => node.messages.filter((m) => m.kind === kind).length;
+				const waiting = node.messages.filter((m) => isDeliveredReport(m) && !m.answered_by).length;
+				item.description = [
+					`🔔 ${count('report')}`,
+					`💬 ${count('note')}`,
+					`↩ ${count('answer')}`,
+					waiting ? `${waiting} to answer` : '',
+				]
+					.filter(Boolean)
+					.join(' · ');
+				item.tooltip = `The board of “${node.title}”: reports (🔔) from the branches it started and its own, notes (💬), answers (↩), newest first.`;
+				item.contextValue = 'board';
+				item.accessibilityInformation = {
+					label: `Board, ${count('report')} reports, ${count('note')} notes, ${count('answer')} answers${waiting ? `, ${waiting} to answer` : ''}`,
+				};
+				return item;
+			}
+			case 'message': {
+				const { message } = node;
+				const item = new vscode.TreeItem(boardLabel(message), vscode.TreeItemCollapsibleState.None);
+				item.id = `${node.project}/board/${node.runId}/${message.id}`;
+				item.description = boardDescription(message);
+				item.tooltip = new vscode.MarkdownString(boardTooltip(message));
+				const waiting = isDeliveredReport(message) && !message.answered_by;
+				// board.<kind>[.unanswered]: the menus offer Answer Report… on a report delivered here and not answered.
+				item.contextValue = `board.${message.kind}${waiting ? '.unanswered' : ''}`;
+				item.command = {
+					command: 'agentDesk.openBoard',
+					title: 'Open Board',
+					arguments: [{ type: 'board', project: node.project, runId: node.runId, node: message.node }],
+				};
+				item.accessibilityInformation = { label: [item.label as string, item.description].join(', ') };
+				return item;
+			}
 			case 'group': {
-				const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Collapsed);
+				// The branches a run started are what one looks for under it; the tool calls are looked up.
+				const item = new vscode.TreeItem(
+					node.label,
+					node.label === 'Branches'
+						? vscode.TreeItemCollapsibleState.Expanded
+						: vscode.TreeItemCollapsibleState.Collapsed,
+				);
 				item.id = `${node.project}/${node.runId}/${node.label}`;
 				item.iconPath = new vscode.ThemeIcon(node.icon);
 				item.description = String(node.children.length);
@@ -201,11 +355,110 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 	}
 
 	protected async projectChildren(project: WindowProject): Promise<RunsViewNode[]> {
-		const overview = await this.desk.request(ListRuns, { project: project.name });
+		const [overview, tree] = await Promise.all([
+			this.desk.request(ListRuns, { project: project.name }),
+			this.readLineage(project.name),
+		]);
+		const tasks = new Map<string, TaskView>();
+		for (const view of [...overview.intents.flatMap((i) => i.tasks), ...overview.tasks]) {
+			tasks.set(view.task.object_id, view);
+		}
+		this.lineage.set(project.name, { tree, tasks });
+		// Branches started by a run the view lists are nested under that run, not listed again at the top.
+		const runs = new Set([...tasks.values()].flatMap((t) => t.runs.map((r) => r.id)));
+		const nested = new Set<string>();
+		for (const root of tree?.roots ?? []) {
+			if (root.tally) {
+				nested.add(root.tally);
+			}
+			for (const branch of allBranches(root.branches)) {
+				if (branch.node.starter_run && runs.has(branch.node.starter_run)) {
+					nested.add(branch.node.node);
+				}
+			}
+		}
+		const branchOf = (taskId: string) => (tree ? this.branchOf(tree, taskId) : undefined);
+		const taskNode = (view: TaskView): RunsViewNode => ({
+			type: 'task',
+			project: project.name,
+			view,
+			branch: branchOf(view.task.object_id),
+		});
 		return [
-			...overview.intents.map((view): RunsViewNode => ({ type: 'intent', project: project.name, view })),
-			...overview.tasks.map((view): RunsViewNode => ({ type: 'task', project: project.name, view })),
+			...(tree && hasLineage(tree) ? [{ type: 'roots' as const, project: project.name, roots: tree.roots }] : []),
+			...overview.intents
+				.filter((i) => i.tasks.length === 0 || !i.tasks.every((t) => nested.has(t.task.object_id)))
+				.map((view): RunsViewNode => ({ type: 'intent', project: project.name, view })),
+			...overview.tasks.filter((t) => !nested.has(t.task.object_id)).map(taskNode),
 		];
+	}
+
+	/** The project's lineage; undefined (and logged) when the desk could not say, so the runs still show. */
+	private async readLineage(project: string): Promise<LineageTree | undefined> {
+		try {
+			return await this.desk.request(LineageTreeRequest, { project });
+		} catch (error) {
+			this.desk.output.warn(`the lineage of ${project} could not be read: ${(error as Error).message}`);
+			return undefined;
+		}
+	}
+
+	private branchOf(tree: LineageTree, taskId: string): LineageBranch | undefined {
+		for (const root of tree.roots) {
+			const found = allBranches(root.branches).find((b) => b.node.node === taskId);
+			if (found) {
+				return found;
+			}
+		}
+		return undefined;
+	}
+
+	/** Whether a run's task is a branch, and whether the run started branches (the menus offer Post Note… and Continue with Reports by it). */
+	private runRole(project: string, run: RunSummary): { branch: boolean; starter: boolean } {
+		const tree = this.lineage.get(project)?.tree;
+		return {
+			branch: tree !== undefined && this.branchOf(tree, run.task) !== undefined,
+			starter: (tree?.by_starter_run[run.id]?.length ?? 0) > 0,
+		};
+	}
+
+	/** A task's board, when it takes part in a lineage (a branch, or the starter of one); else none, without asking. */
+	private async boardOf(project: string, taskId: string): Promise<BoardMessage[]> {
+		const tree = this.lineage.get(project)?.tree;
+		if (!tree) {
+			return [];
+		}
+		const branches = tree.roots.flatMap((r) => allBranches(r.branches));
+		if (!branches.some((b) => b.node.node === taskId || b.node.starter_node === taskId)) {
+			return [];
+		}
+		try {
+			return (await this.desk.request(ListBoard, { project, node: taskId })).messages;
+		} catch (error) {
+			this.desk.output.warn(`the board of task ${taskId} could not be read: ${(error as Error).message}`);
+			return [];
+		}
+	}
+
+	/** Under a run: the branches it started (their tasks, with their runs) and its task's board. */
+	private lineageChildren(project: string, runId: string, title: string, board: BoardMessage[]): RunsViewNode[] {
+		const known = this.lineage.get(project);
+		const nodes: RunsViewNode[] = [];
+		const started = known?.tree?.by_starter_run[runId] ?? [];
+		if (known?.tree && started.length > 0) {
+			const children = started
+				.map((id) => this.branchOf(known.tree!, id))
+				.filter((b): b is LineageBranch => b !== undefined)
+				.map((branch): RunsViewNode => {
+					const view = known.tasks.get(branch.node.node);
+					return view ? { type: 'task', project, view, branch } : { type: 'branch', project, branch, where: 'run' };
+				});
+			nodes.push({ type: 'group', project, runId, label: 'Branches', icon: 'type-hierarchy-sub', children });
+		}
+		if (board.length > 0) {
+			nodes.push({ type: 'board', project, runId, node: board[0]!.node, title, messages: board });
+		}
+		return nodes;
 	}
 
 	private runChildren(project: string, detail: RunDetail): RunsViewNode[] {
@@ -323,7 +576,10 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 	}
 }
 
-function runItem(node: Extract<RunsViewNode, { type: 'run' }>): vscode.TreeItem {
+function runItem(
+	node: Extract<RunsViewNode, { type: 'run' }>,
+	role: { branch: boolean; starter: boolean },
+): vscode.TreeItem {
 	const { run } = node;
 	const item = new vscode.TreeItem(
 		`Run ${run.started_at.slice(0, 16).replace('T', ' ')}`,
@@ -342,8 +598,9 @@ function runItem(node: Extract<RunsViewNode, { type: 'run' }>): vscode.TreeItem 
 	item.description = parts.filter(Boolean).join(' · ');
 	item.tooltip = new vscode.MarkdownString(runTooltip(run, node.title), true);
 	item.command = { command: 'agentDesk.openRun', title: 'Open Run', arguments: [node.project, run.id] };
-	// run.<state>.<patch|nopatch>: the Runs view's menus offer the gate's decisions by it.
-	item.contextValue = `run.${state}.${run.patchsets > 0 ? 'patch' : 'nopatch'}`;
+	// run.<state>.<patch|nopatch>[.branch][.starter]: the Runs view's menus offer the gate's decisions,
+	// Post Note… (a branch's run) and Continue with Reports (a run that started branches) by it.
+	item.contextValue = `run.${state}.${run.patchsets > 0 ? 'patch' : 'nopatch'}${role.branch ? '.branch' : ''}${role.starter ? '.starter' : ''}`;
 	item.accessibilityInformation = { label: `Run, ${item.description}` };
 	return item;
 }
