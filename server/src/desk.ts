@@ -449,6 +449,16 @@ export class Desk {
 		return (await this.lineage(top)).isBranchTask(task);
 	}
 
+	/**
+	 * Whether the run's agent is shown no `branch` tool: its Task is a branch as deep as its run's
+	 * settings allow (`lineage.limits.maxDepth`), so a branch of it would be refused anyway.
+	 */
+	async branchToolWithheld(top: string, task: string, run: string): Promise<boolean> {
+		const depth = (await this.lineage(top)).nodeOf(task)?.depth ?? 0;
+		const settings = (await this.runs(top)).executor.settingsOf(run);
+		return settings !== undefined && depth >= settings.lineage.limits.maxDepth;
+	}
+
 	/** The launch card and launches of the project whose repository top is `top`. */
 	async launches(top: string): Promise<ProjectLaunches> {
 		const project = this.projectAt(top);

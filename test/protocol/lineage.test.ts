@@ -224,6 +224,34 @@ describe('the lineage over JSON-RPC', () => {
 		await server.call(DecideRun, { project: 'shop', run: retried.new_run!, decision: 'abandon' });
 	});
 
+	it('a branch as deep as the limit is shown no branch tool, and its call is refused', async () => {
+		const settings = scriptedAgentSettings({
+			writes: [{ path: 'deep.txt', content: 'deep\n' }],
+			deskTools: [{ tool: 'branch', args: { repo, prompt: 'One level deeper' } }],
+		});
+		const limited = {
+			...settings,
+			lineage: { ...settings.lineage, limits: { ...settings.lineage.limits, maxDepth: 1 } },
+		};
+		const branch = await server.call(PromptLineage, {
+			project: 'shop',
+			root: 'main',
+			prompt: 'Go deep',
+			settings: limited,
+		});
+		const end = await server.notified(RunDidFinish, (f) => f.run === branch.run, 'the deep branch');
+		assert.equal(end.status, 'gate', end.error);
+		const [list, call] = deskToolAnswers(limited) as [{ list: string[] }, { answer: McpAnswer }];
+		assert.ok(!list.list.includes('branch'), JSON.stringify(list));
+		assert.ok(!list.list.includes('remember'), 'a branch does not remember either');
+		assert.ok(list.list.includes('asset_search'));
+		assert.equal(call.answer.result?.isError, true);
+		assert.equal((call.answer.result?.structuredContent?.error as { code: string }).code, 'operation.unknownTool');
+		const tree = await server.call(LineageTreeRequest, { project: 'shop' });
+		assert.deepEqual(tree.roots[0]!.branches.find((b) => b.node.node === branch.node)!.children, [], 'nothing deeper');
+		await server.call(DecideRun, { project: 'shop', run: branch.run, decision: 'abandon' });
+	});
+
 	it('worktree branches work side by side', async () => {
 		const worktree = (scenario: Scenario) => {
 			const settings = scriptedAgentSettings(scenario);

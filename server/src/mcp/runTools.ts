@@ -54,10 +54,14 @@ export function runDeskTools(
 		// Only @ultimate remembers: a branch's run is not shown the tool (glossary: Project memory).
 		const top = options.desk.library.listProjects().find((p) => p.name === project)?.path;
 		const branch = top !== undefined && top !== '' && (await options.desk.isBranchTask(top, request.task));
+		// A branch as deep as the lineage allows starts none: it is not shown `branch` either (glossary: Lineage).
+		const deepest =
+			top !== undefined && top !== '' && (await options.desk.branchToolWithheld(top, request.task, request.run));
+		const withheld = [...(branch ? ['remember'] : []), ...(deepest ? ['branch'] : [])];
 		const dispatcher = operationsDispatcher({
 			desk: options.desk,
 			actor,
-			...(branch ? { omitTools: ['remember'] } : {}),
+			...(withheld.length > 0 ? { omitTools: withheld } : {}),
 			events: options.events,
 			signal: stop.signal,
 			onCall: (record) => request.called(toolCall(record, actor)),
