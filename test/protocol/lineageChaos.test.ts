@@ -1,0 +1,622 @@
+/**
+ * The random-kill loop of the lineage (glossary: Lineage, Tally, Project memory): the real server on
+ * a real repository, SIGKILLed at random moments (and at named kill points) while the person prompts
+ * branches of main, their scripted agents branch again through the `branch` desk tool and post notes,
+ * the person decides the runs at the gate and remembers things. Every request carries a request id
+ * and is sent again, with the same id, to the next server until it is answered. Bounded by rounds and
+ * by wall time. Afterwards, and after clean restarts so recovery ran, the guarantees are checked as
+ * invariants over the project database (read with the desk's own store code), the memory files and
+ * `git log`: a fork once per request, each delivery phase once, a landing once per Desk-Run commit,
+ * each memory once and its file never torn, nothing acknowledged lost.
+ *
+ * The seed is printed (`LINEAGE_CHAOS_SEED=<n>`): set the variable to play the same choices again
+ * (the moments the processes reach differ from run to run; the choices do not).
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, it, type TestContext } from 'node:test';
+import type { DeskErrorJson } from '../../server/src/core/errors';
+import { silentLogger } from '../../server/src/core/logger';
+import type { BranchResult, LineageTree, LineageTreeNode } from '../../server/src/lineage/types';
+import {
+	DecideRun,
+	LineageTreeRequest,
+	OpenWorkspace,
+	PromptLineage,
+	RememberMemory,
+	RunDidFinish,
+	type ParamsOf,
+} from '../../server/src/protocol/protocol';
+import type { RunSettings } from '../../server/src/runs/settings';
+import { DurableDatabase } from '../../server/src/store/durableDatabase';
+import { projectMigrations, projectSchema } from '../../server/src/store/schemas';
+import { attempt, isAlive, seededRandom, type Outcome } from '../helpers/chaos';
+import { git, makeRepo } from '../helpers/gitRepo';
+import { deskToolAnswers, scriptedAgentSettings } from '../helpers/scriptedAgent';
+import { killStartedServers, startServer, type ProtocolRequest, type RunningServer } from '../helpers/serverProcess';
+import { tempDir } from '../helpers/temp';
+
+after(killStartedServers);
+
+/** The named kill points a round may arm (a point the code does not reach is harmless: the timer kills). */
+const killPoints = [
+	'branch.beforeCommit',
+	'branch.afterCommit',
+	'delivery.afterInput',
+	'delivery.afterReply',
+	'delivery.afterDeliver',
+	'land.afterCommit.beforeDecision',
+	'land.afterDecision.beforeNote',
+	'memory.beforeRename',
+	'memory.afterRename.beforeQueueDelete',
+];
+
+const maxRounds = Number(process.env['LINEAGE_CHAOS_ROUNDS'] ?? 20);
+/** Wall time of the killing rounds; the settling and the checks come after. */
+const loopMs = Number(process.env['LINEAGE_CHAOS_MS'] ?? 60_000);
+
+type Kind = 'prompt' | 'decide' | 'remember';
+
+/** One request the person made: sent (again after a kill, with the same id) until answered or refused. */
+interface Sent {
+	kind: Kind;
+	id: string;
+	definition: ProtocolRequest;
+	params: unknown;
+	sends: number;
+	answer?: unknown;
+	refused?: DeskErrorJson;
+	/** remember: the marker text that names the memory. */
+	marker?: string;
+	/** decide: the run. */
+	run?: string;
+}
+
+it(
+	'SIGKILLs of the server while branches fork, report and land, and memory is remembered: every guarantee holds',
+	{
+		timeout: 170_000,
+	},
+	async (t) => {
+		const seed = process.env['LINEAGE_CHAOS_SEED']
+			? Number(process.env['LINEAGE_CHAOS_SEED'])
+			: Math.floor(Math.random() * 2 ** 31);
+		t.diagnostic(`LINEAGE_CHAOS_SEED=${seed}`);
+		await chaos(t, seed);
+	},
+);
+
+async function chaos(t: TestContext, seed: number): Promise<void> {
+	const random = seededRandom(seed);
+	const began = Date.now();
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	const library = path.join(root, 'library');
+	const memoryFile = path.join(repo, '.desk-memory', 'main.json');
+	const sent: Sent[] = [];
+	const stats = { rounds: 0, timeKills: 0, pointKills: new Map<string, number>(), resent: 0 };
+
+	/** Settings of one prompted branch: its agent writes a file, branches once through its tool, posts a note. */
+	const promptSettings = (n: number): RunSettings => {
+		// Side by side in worktrees, or one after another in the shared checkout (landing on HEAD).
+		const isolation = random.chance(0.5) ? ('worktree' as const) : ('shared' as const);
+		const settings = scriptedAgentSettings({
+			sleepMs: random.int(0, 1200),
+			// The prompted branch's agent is the scenario's first attempt; the branch it starts, the second.
+			firstAttemptWrites: [{ path: `chaos/p${n}.txt`, content: `prompt ${n}\n` }],
+			writes: [{ path: `chaos/p${n}-sub.txt`, content: `sub of ${n}\n` }],
+			deskTools: [
+				{ tool: 'branch', args: { repo, prompt: `Sub-branch of ${n}`, request_id: `chaos-sub-${n}` } },
+				{ tool: 'board_post', args: { text: `note from a branch of prompt ${n}`, request_id: `chaos-note-${n}` } },
+			],
+		});
+		return {
+			...settings,
+			lineage: {
+				...settings.lineage,
+				branch: { isolation },
+				limits: { ...settings.lineage.limits, maxDepth: 2, maxBranchesPerNode: 50, maxLiveBranches: 12 },
+			},
+		};
+	};
+
+	let prompts = 0;
+	let memories = 0;
+	const decided = new Map<string, number>();
+	const newPrompt = (): Sent => {
+		prompts += 1;
+		const id = `chaos-${seed}-prompt-${prompts}`;
+		const params: ParamsOf<typeof PromptLineage> = {
+			project: 'shop',
+			root: 'main',
+			prompt: `Chaos prompt ${prompts}`,
+			settings: promptSettings(prompts),
+			requestId: id,
+		};
+		return { kind: 'prompt', id, definition: PromptLineage, params, sends: 0 };
+	};
+	const newRemember = (): Sent => {
+		memories += 1;
+		const marker = `chaos-marker-${seed}-${memories}`;
+		const id = `chaos-${seed}-remember-${memories}`;
+		const params: ParamsOf<typeof RememberMemory> = {
+			project: 'shop',
+			root: 'main',
+			title: `Chaos ${memories}`,
+			text: `Remembered in the chaos loop: ${marker}.`,
+			requestId: id,
+		};
+		return { kind: 'remember', id, definition: RememberMemory, params, sends: 0, marker };
+	};
+	const newDecision = (run: string, decision: 'commit' | 'abandon'): Sent => {
+		const count = (decided.get(run) ?? 0) + 1;
+		decided.set(run, count);
+		const id = `chaos-${seed}-decide-${run}-${count}`;
+		const params: ParamsOf<typeof DecideRun> = {
+			project: 'shop',
+			run,
+			decision,
+			rationale: `chaos ${decision}`,
+			requestId: id,
+		};
+		return { kind: 'decide', id, definition: DecideRun, params, sends: 0, run };
+	};
+
+	const send = async (server: RunningServer, request: Sent): Promise<Outcome<unknown>> => {
+		if (request.sends > 0) {
+			stats.resent += 1;
+		}
+		request.sends += 1;
+		const t0 = Date.now();
+		const outcome = await attempt(server, request.definition, request.params as never);
+		if (process.env['LINEAGE_CHAOS_DEBUG']) {
+			t.diagnostic(
+				`  ${request.id} #${request.sends}: ${'answer' in outcome ? 'answered' : 'refused' in outcome ? outcome.refused.code : 'lost'} in ${Date.now() - t0} ms`,
+			);
+		}
+		if ('answer' in outcome) {
+			if (request.answer === undefined) {
+				request.answer = outcome.answer;
+			} else {
+				assertSameAnswer(seed, request, outcome.answer);
+			}
+		} else if ('refused' in outcome) {
+			request.refused = outcome.refused;
+		}
+		return outcome;
+	};
+	const open = (): Sent[] => sent.filter((s) => s.answer === undefined && s.refused === undefined);
+
+	/** Branches of the tree, children included. */
+	const branchesOf = (tree: LineageTree): LineageTreeNode[] => {
+		const all: LineageTreeNode[] = [];
+		const walk = (nodes: LineageTreeNode[]) => {
+			for (const node of nodes) {
+				all.push(node);
+				walk(node.children);
+			}
+		};
+		for (const r of tree.roots) {
+			walk(r.branches);
+		}
+		return all;
+	};
+	/** A decision on a run at the gate that has none yet (or whose commit was refused: then abandon it). */
+	let lastStates = '';
+	/** Branches working or waiting, as the last tree showed them: no new prompt while four are. */
+	let live = 0;
+	const pickDecision = async (server: RunningServer, final: boolean): Promise<Sent | undefined> => {
+		const tree = await attempt(server, LineageTreeRequest, { project: 'shop' });
+		if (!('answer' in tree)) {
+			return undefined;
+		}
+		const states: Record<string, number> = {};
+		for (const b of branchesOf(tree.answer)) {
+			states[b.state] = (states[b.state] ?? 0) + 1;
+		}
+		lastStates = JSON.stringify(states);
+		live = (states['running'] ?? 0) + (states['queued'] ?? 0);
+		const waiting = branchesOf(tree.answer).filter((b) => b.state === 'gate');
+		const candidates = waiting
+			.map((b) => b.runs[b.runs.length - 1]!.id)
+			.filter((run) => !sent.some((s) => s.run === run && s.answer === undefined && s.refused === undefined))
+			.filter((run) => (decided.get(run) ?? 0) < 2);
+		if (candidates.length === 0) {
+			return undefined;
+		}
+		const run = final ? candidates[0]! : random.pick(candidates);
+		const refusedBefore = sent.some((s) => s.run === run && s.refused !== undefined);
+		return newDecision(run, refusedBefore || random.chance(0.35) ? 'abandon' : 'commit');
+	};
+
+	const checkMemoryFile = (when: string) => {
+		if (!fs.existsSync(memoryFile)) {
+			return;
+		}
+		const text = fs.readFileSync(memoryFile, 'utf8');
+		try {
+			JSON.parse(text);
+		} catch (error) {
+			assert.fail(`seed ${seed}: .desk-memory/main.json is not JSON ${when}: ${(error as Error).message}`);
+		}
+	};
+
+	// The killing rounds.
+	while (stats.rounds < maxRounds && Date.now() - began < loopMs) {
+		stats.rounds += 1;
+		const point = random.chance(0.4) ? random.pick(killPoints) : undefined;
+		const killAfterMs = random.int(200, 6000);
+		const server = await startServer(library, {
+			env: { ...process.env, ...(point ? { DESK_TEST_FAULTS: point } : {}) },
+		});
+		let byTimer = false;
+		let timer: NodeJS.Timeout | undefined;
+		try {
+			const t0 = Date.now();
+			const opened = await attempt(server, OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+			// The moment of the kill counts from the open: a start takes a second of a loaded machine.
+			timer = setTimeout(() => {
+				byTimer = true;
+				server.child.kill('SIGKILL');
+			}, killAfterMs);
+			if (process.env['LINEAGE_CHAOS_DEBUG']) {
+				t.diagnostic(`round ${stats.rounds + 0}: open ${'lost' in opened ? 'lost' : 'ok'} in ${Date.now() - t0} ms`);
+			}
+			if (!('lost' in opened)) {
+				// First what the last server did not answer, with the same ids; then something new.
+				for (const request of open()) {
+					if (!isAlive(server) || 'lost' in (await send(server, request))) {
+						break;
+					}
+				}
+				while (isAlive(server)) {
+					const roll = random.next();
+					let request: Sent | undefined = roll < 0.6 ? await pickDecision(server, false) : undefined;
+					if (request === undefined && roll < 0.8 && live < 4) {
+						request = newPrompt();
+					} else if (request === undefined && roll >= 0.8) {
+						request = newRemember();
+					}
+					if (request) {
+						sent.push(request);
+						await send(server, request);
+					}
+					await new Promise((r) => setTimeout(r, random.int(50, 400)));
+				}
+			}
+		} finally {
+			clearTimeout(timer);
+		}
+		const { signal } = await server.exited;
+		server.connection.dispose();
+		assert.equal(signal, 'SIGKILL', `seed ${seed}: round ${stats.rounds} ended by a kill\n${server.stderr()}`);
+		if (point && !byTimer) {
+			stats.pointKills.set(point, (stats.pointKills.get(point) ?? 0) + 1);
+		} else {
+			stats.timeKills += 1;
+		}
+		checkMemoryFile(`after round ${stats.rounds}`);
+		if (process.env['LINEAGE_CHAOS_DEBUG']) {
+			const ends = server.notifications
+				.filter((n) => n.method === RunDidFinish.method)
+				.map((n) => (n.params as { status: string }).status);
+			t.diagnostic(
+				`round ${stats.rounds}: ${point ?? 'timer'} ${killAfterMs} ms ${byTimer ? 'by timer' : 'at the point'}; runs ended: ${ends.join(',')}; open ${open().length}; states ${lastStates}`,
+			);
+		}
+	}
+	const loopEnded = Date.now();
+
+	// Settling: a server nobody kills answers what is open and carries every branch to its end.
+	const settle = await startServer(library);
+	await settle.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	for (const request of open()) {
+		const outcome = await send(settle, request);
+		assert.ok(!('lost' in outcome), `seed ${seed}: ${request.id} answered by the settling server`);
+	}
+	const settleBy = Date.now() + 40_000;
+	let settled: LineageTreeNode[];
+	for (;;) {
+		const tree = await settle.call(LineageTreeRequest, { project: 'shop' });
+		const branches = branchesOf(tree);
+		settled = branches;
+		const decision = await pickDecision(settle, true);
+		if (decision) {
+			sent.push(decision);
+			await send(settle, decision);
+			continue;
+		}
+		if (branches.every((b) => ['landed', 'abandoned', 'failed'].includes(b.state))) {
+			break;
+		}
+		assert.ok(
+			Date.now() < settleBy,
+			`seed ${seed}: branches still working: ${JSON.stringify(branches.map((b) => [b.node.node, b.state]))}`,
+		);
+		await new Promise((r) => setTimeout(r, 200));
+	}
+	// Every answered request once more: the same answer, nothing made again.
+	for (const request of sent.filter((s) => s.answer !== undefined)) {
+		const outcome = await send(settle, request);
+		assert.ok('answer' in outcome, `seed ${seed}: ${request.id} answered again: ${JSON.stringify(outcome)}`);
+	}
+	await settle.stop();
+	// A clean restart: recovery runs over a settled project and must add nothing.
+	const last = await startServer(library);
+	await last.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	const finalTree = await last.call(LineageTreeRequest, { project: 'shop' });
+	await last.stop();
+	assert.deepEqual(
+		branchesOf(finalTree).map((b) => [b.node.node, b.state, b.runs.length]),
+		settled.map((b) => [b.node.node, b.state, b.runs.length]),
+		`seed ${seed}: a clean restart changes no branch`,
+	);
+	checkMemoryFile('at the end');
+
+	t.diagnostic(
+		`seed ${seed}: ${stats.rounds} rounds in ${((loopEnded - began) / 1000).toFixed(1)} s (${stats.timeKills} kills by time, ` +
+			`by point: ${JSON.stringify(Object.fromEntries(stats.pointKills))}), ${sent.length} requests ` +
+			`(${sent.filter((s) => s.kind === 'prompt').length} prompts, ${sent.filter((s) => s.kind === 'decide').length} decisions, ` +
+			`${sent.filter((s) => s.kind === 'remember').length} remembers), ${stats.resent} sent again, ` +
+			`${decidedUnanswered(sent).length} decisions refused when sent again after their Decision, ` +
+			`${branchesOf(finalTree).length} branches; total ${((Date.now() - began) / 1000).toFixed(1)} s`,
+	);
+
+	await checkInvariants({ seed, repo, sent, memoryFile });
+}
+
+/**
+ * Decisions the desk made but did not answer: sent again after a kill between the Decision and its
+ * recorded answer, they are refused naming the decision made (`run.notAwaitingDecision`) instead of
+ * answered with the stored result (the todo tests at the end of this file). Only these are excused.
+ */
+function decidedUnanswered(sent: Sent[]): Sent[] {
+	return sent.filter(
+		(s) =>
+			s.kind === 'decide' &&
+			s.sends > 1 &&
+			s.refused?.code === 'run.notAwaitingDecision' &&
+			(s.refused.data as { decision?: string } | undefined)?.decision === (s.params as { decision: string }).decision,
+	);
+}
+
+function assertSameAnswer(seed: number, request: Sent, again: unknown): void {
+	const first = request.answer as Record<string, unknown>;
+	const second = again as Record<string, unknown>;
+	if (request.kind === 'prompt') {
+		const a = first as unknown as BranchResult;
+		const b = second as unknown as BranchResult;
+		assert.deepEqual(
+			[b.node, b.run, b.tally, b.replayed],
+			[a.node, a.run, a.tally, true],
+			`seed ${seed}: ${request.id}: the same branch again, replayed`,
+		);
+	} else if (request.kind === 'remember') {
+		assert.equal(second['added'], first['added'], `seed ${seed}: ${request.id}: the same memory again`);
+		assert.equal(second['replayed'], true, `seed ${seed}: ${request.id}: replayed`);
+	} else {
+		assert.deepEqual(
+			[second['decision'] !== undefined, second['commit']],
+			[first['decision'] !== undefined, first['commit']],
+			`seed ${seed}: ${request.id}: the same decision again`,
+		);
+	}
+}
+
+interface Invariants {
+	seed: number;
+	repo: string;
+	sent: Sent[];
+	memoryFile: string;
+}
+
+async function checkInvariants({ seed, repo, sent, memoryFile }: Invariants): Promise<void> {
+	const db = await DurableDatabase.open({
+		file: path.join(repo, '.desk', 'project.db'),
+		schema: projectSchema,
+		migrations: projectMigrations,
+		logger: silentLogger,
+	});
+	const say = (what: string) => `seed ${seed}: ${what}`;
+	try {
+		const nodes = db.all<{
+			node_id: string;
+			kind: string;
+			starter_node: string | null;
+			starter_run: string | null;
+			fork_of: string | null;
+			depth: number;
+		}>('SELECT node_id, kind, starter_node, starter_run, fork_of, depth FROM lineage_nodes');
+		const branches = nodes.filter((n) => n.kind === 'branch');
+		const receipts = db.all<{ scope: string; request_key: string; tool: string; result: string }>(
+			"SELECT scope, request_key, tool, result FROM call_receipts WHERE tool IN ('prompt', 'branch')",
+		);
+		const messages = db.all<{
+			message_id: string;
+			node: string;
+			kind: string;
+			request_id: string;
+			from_node: string | null;
+			from_run: string | null;
+			passive: number;
+			frozen: number;
+			superseded_by: string | null;
+		}>(
+			'SELECT message_id, node, kind, request_id, from_node, from_run, passive, frozen, superseded_by FROM board_messages',
+		);
+		const deliveries = db.all<{ delivery_id: string; phase: string }>(
+			'SELECT delivery_id, phase FROM board_deliveries',
+		);
+
+		// G1: per (scope, request key) one child; every branch made by exactly one receipt, with one
+		// board.started.by, one input and the input's delivery phase.
+		const byNode = new Map<string, number>();
+		for (const receipt of receipts) {
+			const node = (JSON.parse(receipt.result) as BranchResult).node;
+			byNode.set(node, (byNode.get(node) ?? 0) + 1);
+			assert.ok(
+				branches.some((b) => b.node_id === node),
+				say(`receipt ${receipt.scope}/${receipt.request_key} names branch ${node}, which is not there`),
+			);
+		}
+		for (const branch of branches) {
+			const id = branch.node_id;
+			assert.equal(byNode.get(id), 1, say(`branch ${id} made by exactly one receipt (${byNode.get(id) ?? 0})`));
+			const count = (kind: string) => messages.filter((m) => m.node === id && m.kind === kind).length;
+			assert.equal(count('board.started.by'), 1, say(`one board.started.by on ${id}`));
+			assert.equal(count('input'), 1, say(`one input on ${id}`));
+			assert.equal(
+				deliveries.filter((d) => d.delivery_id === `dlv:${id}` && d.phase === 'input').length,
+				1,
+				say(`the input of ${id} delivered once`),
+			);
+		}
+		// Each agent calls `branch` with one request id: a starter has at most one branch.
+		for (const starter of new Set(branches.map((b) => b.starter_node).filter((s) => s !== null))) {
+			const children = branches.filter((b) => b.starter_node === starter && b.starter_run !== null);
+			assert.ok(children.length <= 1, say(`one branch per request id of ${starter}: ${children.length}`));
+		}
+		// Every prompt answered is there, under the branch first answered; none more than requested.
+		const prompts = sent.filter((s) => s.kind === 'prompt');
+		for (const prompt of prompts.filter((p) => p.answer !== undefined)) {
+			const node = (prompt.answer as BranchResult).node;
+			assert.ok(
+				branches.some((b) => b.node_id === node && b.starter_run === null),
+				say(`${prompt.id}'s branch ${node} is there`),
+			);
+		}
+		const personBranches = branches.filter((b) => b.starter_run === null);
+		assert.ok(personBranches.length <= prompts.length, say('no more person branches than prompts'));
+		assert.equal(
+			personBranches.length,
+			prompts.filter((p) => p.answer !== undefined).length,
+			say('every prompt that made a branch was answered with it (after the settling re-sends)'),
+		);
+
+		// G3: each Desk-Run commit of git log ↔ one decision that answered it.
+		// Worktree branches land on their own git branches: every ref counts.
+		const log = git(repo, 'log', '--all', '--format=%H%x01%B%x02');
+		const landedRuns = new Map<string, string>();
+		for (const entry of log.split('\x02')) {
+			const [hash, body] = entry.trim().split('\x01');
+			const run = /^Desk-Run: (\S+)$/m.exec(body ?? '')?.[1];
+			if (hash && run) {
+				assert.ok(!landedRuns.has(run), say(`run ${run} landed twice: ${landedRuns.get(run)} and ${hash}`));
+				landedRuns.set(run, hash);
+			}
+		}
+		const commits = sent.filter(
+			(s) => s.kind === 'decide' && (s.answer as { commit?: string } | undefined)?.commit !== undefined,
+		);
+		for (const decision of commits) {
+			assert.equal(
+				landedRuns.get(decision.run!),
+				(decision.answer as { commit: string }).commit,
+				say(`the commit answered for ${decision.run} is in git log`),
+			);
+		}
+		const unanswered = decidedUnanswered(sent);
+		for (const [run] of landedRuns) {
+			assert.ok(
+				commits.some((c) => c.run === run) ||
+					unanswered.some((c) => c.run === run && (c.params as { decision: string }).decision === 'commit'),
+				say(
+					`commit of run ${run} was answered to a decision: ${JSON.stringify(sent.filter((c) => c.run === run).map((c) => [c.id, c.sends, c.answer, c.refused]))}`,
+				),
+			);
+		}
+		// ... and one `landed` entry on its tally, the branch's abstract frozen; none without its commit.
+		for (const [run, hash] of landedRuns) {
+			const landed = messages.filter((m) => m.kind === 'landed' && m.request_id === `land:${run}`);
+			assert.equal(landed.length, 1, say(`one landed entry for ${run} (${hash})`));
+			const branch = landed[0]!.from_node;
+			const liquid = messages.filter(
+				(m) => m.kind === 'abstract' && m.from_node === branch && m.superseded_by === null && m.frozen === 0,
+			);
+			assert.deepEqual(liquid, [], say(`the abstract of ${branch ?? run}, landed, is frozen`));
+		}
+		assert.equal(
+			messages.filter((m) => m.kind === 'landed').length,
+			landedRuns.size,
+			say('no landed entry without its commit'),
+		);
+
+		// G2: per branch one report on its board and one delivered, active, on its starter's: the
+		// settling decided every run at the gate, so every branch's work has ended.
+		for (const branch of branches) {
+			const id = branch.node_id;
+			const own = messages.filter((m) => m.node === id && m.kind === 'report' && m.from_node === id);
+			const delivered = messages.filter((m) => m.kind === 'report' && m.node !== id && m.from_node === id);
+			// A person's branch reports to its root's tally, an agent's to its starter's node.
+			const starterBoard = branch.starter_node ?? branch.fork_of;
+			const phases = deliveries.filter((d) => d.delivery_id === `dlv:${id}`).map((d) => d.phase);
+			assert.equal(own.length, 1, say(`branch ${id} reported once on its board`));
+			assert.equal(delivered.length, 1, say(`branch ${id}'s report delivered once`));
+			assert.equal(delivered[0]!.passive, 0, say(`branch ${id}'s report is active`));
+			assert.equal(delivered[0]!.node, starterBoard, say(`branch ${id}'s report is on its starter's board`));
+			assert.deepEqual(phases.sort(), ['delivered', 'input', 'reply'], say(`branch ${id}: each phase once`));
+		}
+
+		// G5 for the agents: what their desk tools answered (the last agent of each scenario that
+		// finished wrote it down) is there: the branch it was given, the note it posted.
+		for (const prompt of sent.filter((s) => s.kind === 'prompt')) {
+			const settings = (prompt.params as ParamsOf<typeof PromptLineage>).settings as RunSettings;
+			const logFile = `${settings.agents[0]!.args[1]!}.desk-tools.json`;
+			if (!fs.existsSync(logFile)) {
+				continue;
+			}
+			for (const step of deskToolAnswers(settings).slice(1) as Array<{
+				tool: string;
+				answer?: { result?: { isError?: boolean; structuredContent?: Record<string, unknown> } };
+			}>) {
+				const result = step.answer?.result;
+				if (!result || result.isError) {
+					continue;
+				}
+				if (step.tool === 'branch') {
+					const node = (result.structuredContent as unknown as BranchResult).node;
+					assert.ok(
+						branches.some((b) => b.node_id === node),
+						say(`the branch ${node} an agent was given is there`),
+					);
+				} else if (step.tool === 'board_post') {
+					const id = (result.structuredContent as { id: string }).id;
+					assert.ok(
+						messages.some((m) => m.message_id === id && m.kind === 'note' && m.passive === 1),
+						say(`the note ${id} an agent posted is there, passive`),
+					);
+				}
+			}
+		}
+
+		// G4, G5: the memory file parses; each request id once; each answered remember's memory once.
+		{
+			const remembers = sent.filter((s) => s.kind === 'remember');
+			const text = fs.existsSync(memoryFile) ? fs.readFileSync(memoryFile, 'utf8') : undefined;
+			if (remembers.some((r) => r.answer !== undefined)) {
+				assert.ok(text !== undefined, say('the memory file is there'));
+			}
+			const file =
+				text === undefined
+					? undefined
+					: (JSON.parse(text) as { memories: Record<string, { text: string }>; requests: Record<string, unknown> });
+			const queue = db.all<{ request_id: string }>('SELECT request_id FROM memory_queue');
+			assert.deepEqual(queue, [], say('the memory queue is drained'));
+			for (const remember of remembers) {
+				const holding = Object.entries(file?.memories ?? {}).filter(([, m]) => m.text.includes(`${remember.marker!}.`));
+				const keyed = Object.keys(file?.requests ?? {}).filter((k) => k.endsWith(remember.id));
+				const raw = text?.split(`${remember.id}"`).length ?? 1;
+				assert.ok(holding.length <= 1, say(`${remember.id} applied at most once: ${holding.length}`));
+				assert.ok(keyed.length <= 1 && raw - 1 <= 1, say(`${remember.id} once in requests`));
+				if (remember.answer !== undefined) {
+					assert.equal(holding.length, 1, say(`${remember.id}, answered, is remembered`));
+					assert.equal(holding[0]![0], (remember.answer as { added: string }).added, say(`${remember.id}: its id`));
+					assert.equal(keyed.length, 1, say(`${remember.id}'s receipt is in requests`));
+				}
+			}
+		}
+	} finally {
+		db.close();
+	}
+}
