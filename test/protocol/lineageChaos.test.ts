@@ -620,3 +620,59 @@ async function checkInvariants({ seed, repo, sent, memoryFile }: Invariants): Pr
 		db.close();
 	}
 }
+
+/**
+ * The window the loop found: the gate stores the Decision, the lineage's landing hook (and the
+ * branch's report) follows, and only then is the request's answer recorded. A desk killed in between
+ * has decided, but the same request id sent again is refused (`run.notAwaitingDecision`) instead of
+ * answered with the stored result.
+ */
+for (const [point, decision] of [
+	['land.afterDecision.beforeNote', 'commit'],
+	['delivery.afterDeliver', 'abandon'],
+] as const) {
+	it(
+		`a decision (${decision}) re-sent with its request id after a SIGKILL at ${point} is answered with its result`,
+		{
+			todo: 'the decision is answered after the landing hook: runs/gate.ts + operations/runs.ts decideRun record the answer outside the Decision',
+		},
+		async () => {
+			const root = tempDir();
+			const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+			const library = path.join(root, 'library');
+			const folders = [{ name: 'shop', path: repo }];
+			const first = await startServer(library);
+			await first.call(OpenWorkspace, { folders });
+			const branch = await first.call(PromptLineage, {
+				project: 'shop',
+				root: 'main',
+				prompt: 'Write d.txt',
+				settings: scriptedAgentSettings({ writes: [{ path: 'd.txt', content: 'd\n' }] }),
+				requestId: 'decide-window-prompt',
+			});
+			const end = await first.notified(RunDidFinish, (f) => f.run === branch.run, 'the branch at the gate');
+			assert.equal(end.status, 'gate', end.error);
+			await first.stop();
+			const params = { project: 'shop', run: branch.run, decision, rationale: 'ok', requestId: 'decide-window-0001' };
+			const killed = await startServer(library, { env: { ...process.env, DESK_TEST_FAULTS: point } });
+			await killed.call(OpenWorkspace, { folders });
+			const lost = await attempt(killed, DecideRun, params);
+			assert.ok('lost' in lost, `the desk died at ${point}: ${JSON.stringify(lost)}`);
+			assert.equal((await killed.exited).signal, 'SIGKILL');
+			killed.connection.dispose();
+			const again = await startServer(library);
+			try {
+				await again.call(OpenWorkspace, { folders });
+				const answer = await attempt(again, DecideRun, params);
+				assert.ok('answer' in answer, `the stored answer, not ${JSON.stringify(answer)}`);
+				assert.equal(answer.answer.decision.decision_type, decision);
+				if (decision === 'commit') {
+					assert.match(git(repo, 'log', '-1', '--format=%B'), new RegExp(`Desk-Run: ${branch.run}`));
+					assert.equal(answer.answer.commit, git(repo, 'rev-parse', 'HEAD'));
+				}
+			} finally {
+				await again.stop();
+			}
+		},
+	);
+}
