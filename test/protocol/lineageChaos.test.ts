@@ -21,11 +21,14 @@ import { silentLogger } from '../../server/src/core/logger';
 import type { BranchResult, LineageTree, LineageTreeNode } from '../../server/src/lineage/types';
 import {
 	DecideRun,
+	LaunchGo,
 	LineageTreeRequest,
 	OpenWorkspace,
 	PromptLineage,
 	RememberMemory,
 	RunDidFinish,
+	SetTicket,
+	ShowRun,
 	type ParamsOf,
 } from '../../server/src/protocol/protocol';
 import type { RunSettings } from '../../server/src/runs/settings';
@@ -676,3 +679,76 @@ for (const [point, decision] of [
 		},
 	);
 }
+
+it("an agent's branch call killed at branch.afterCommit: one child, started by the next desk; a Retry asking again is answered with it", async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	const library = path.join(root, 'library');
+	const folders = [{ name: 'shop', path: repo }];
+	// The starter's agent branches through its tool; the branch's own agent (`child`) writes a file.
+	const starter = scriptedAgentSettings({
+		writes: [{ path: 'starter.txt', content: 'starter\n' }],
+		deskTools: [{ tool: 'branch', args: { repo, prompt: 'Write child.txt', request_id: 'agent-sub-kill-1' } }],
+	});
+	const child = {
+		...scriptedAgentSettings({ writes: [{ path: 'child.txt', content: 'child\n' }] }).agents[0]!,
+		name: 'child',
+	};
+	const settings: RunSettings = {
+		...starter,
+		isolation: 'worktree',
+		agents: [...starter.agents, child],
+		lineage: { ...starter.lineage, branch: { agent: 'child', isolation: 'worktree' } },
+	};
+	// The desk dies right after the fork's transaction, before the agent hears of it (the agent, in
+	// the desk's sandbox, dies with it).
+	const killed = await startServer(library, { env: { ...process.env, DESK_TEST_FAULTS: 'branch.afterCommit' } });
+	await killed.call(OpenWorkspace, { folders });
+	await killed.call(SetTicket, { project: 'shop', ticket: 'Write starter.txt and start a branch' });
+	const go = await killed.call(LaunchGo, { project: 'shop', settings });
+	assert.equal((await killed.exited).signal, 'SIGKILL', 'the desk died at branch.afterCommit');
+	killed.connection.dispose();
+
+	const server = await startServer(library);
+	try {
+		await server.call(OpenWorkspace, { folders });
+		const tree = await server.call(LineageTreeRequest, { project: 'shop' });
+		const forked = tree.by_starter_run[go.run] ?? [];
+		assert.equal(forked.length, 1, `one branch of the killed run: ${JSON.stringify(tree.by_starter_run)}`);
+		const branch = tree.roots[0]!.branches.find((b) => b.node.node === forked[0])!;
+		assert.equal(branch.runs.length, 1);
+		// The branch the dead desk forked is started by this one, and its run goes to the gate.
+		const childEnd = await server.notified(RunDidFinish, (f) => f.run === branch.runs[0]!.id, 'the branch to run');
+		assert.equal(childEnd.status, 'gate', childEnd.error);
+		assert.equal((await server.call(ShowRun, { project: 'shop', id: go.run })).summary.status, 'failed');
+
+		// A Retry of the starter asks for the same branch (its task's request id): the same child, replayed.
+		const retry = await server.call(DecideRun, {
+			project: 'shop',
+			run: go.run,
+			decision: 'retry',
+			settings,
+			requestId: 'agent-sub-kill-retry',
+		});
+		const end = await server.notified(RunDidFinish, (f) => f.run === retry.new_run, 'the retry to finish');
+		assert.equal(end.status, 'gate', end.error);
+		const [, asked] = deskToolAnswers(settings) as [
+			unknown,
+			{ answer: { result?: { isError?: boolean; structuredContent?: Record<string, unknown> } } },
+		];
+		const answered = asked.answer.result?.structuredContent as unknown as BranchResult | undefined;
+		assert.deepEqual(
+			[answered?.node, answered?.replayed],
+			[branch.node.node, true],
+			`the retry's branch call: ${JSON.stringify(asked.answer)}`,
+		);
+		const after = await server.call(LineageTreeRequest, { project: 'shop' });
+		assert.deepEqual(
+			after.roots[0]!.branches.map((b) => [b.node.node, b.runs.length]),
+			[[branch.node.node, 1]],
+			'still one branch, run once',
+		);
+	} finally {
+		await server.stop();
+	}
+});
