@@ -66,15 +66,48 @@ it('desk lineage roots, add-root, prompt (the branch carried out here to the gat
 	assert.equal(replay.code, 0, replay.stderr);
 	assert.deepEqual(JSON.parse(replay.stdout), { ...branch, queued: false, replayed: true });
 
+	// Branch from Here, at the command line: a branch of the branch's run, its prompt from a file.
+	const promptFile = path.join(root, 'prompt.md');
+	fs.writeFileSync(promptFile, 'Write notes.txt\n\nA second line of the prompt.\n');
+	const notesSettings = path.join(root, 'notes-settings.json');
+	fs.writeFileSync(
+		notesSettings,
+		JSON.stringify(scriptedAgentSettings({ writes: [{ path: 'notes.txt', content: 'n\n' }] })),
+	);
+	const child = desk(
+		...['--store', store, 'lineage', 'branch', '--from-run', branch.run, '--repo-path', repo],
+		...['--prompt-file', promptFile, '--settings', notesSettings, '--repo', repo, '--json'],
+	);
+	assert.equal(child.code, 0, child.stderr);
+	const sub = JSON.parse(child.stdout) as BranchResult;
+	assert.deepEqual(sub.grant_chain, [`branch:${sub.node}`, 'root:main', `branch:${branch.node}`, 'ultimate:person']);
+	const relative = desk(
+		'--store',
+		store,
+		'lineage',
+		'branch',
+		'--from-run',
+		branch.run,
+		'--repo-path',
+		'shop',
+		'--prompt',
+		'x',
+		'--repo',
+		repo,
+	);
+	assert.equal(relative.code, 2);
+	assert.match(relative.stderr, /absolute/);
+
 	const tree = desk('--store', store, 'lineage', 'tree', '--repo', repo, '--json');
 	assert.equal(tree.code, 0, tree.stderr);
 	const parsed = JSON.parse(tree.stdout) as LineageTree;
 	assert.equal(parsed.roots[0]!.tally, branch.tally);
 	assert.deepEqual(
-		parsed.roots[0]!.branches.map((b) => [b.node.node, b.state]),
-		[[branch.node, 'gate']],
+		parsed.roots[0]!.branches.map((b) => [b.node.node, b.state, b.children.map((c) => [c.node.node, c.state])]),
+		[[branch.node, 'gate', [[sub.node, 'gate']]]],
 	);
 	const text = desk('--store', store, 'lineage', 'tree', '--repo', repo);
-	assert.match(text.stdout, new RegExp(`main\\s+tally ${branch.tally}\\s+1 branch · 1 live · 0 landed`));
+	assert.match(text.stdout, new RegExp(`main\\s+tally ${branch.tally}\\s+2 branches · 2 live · 0 landed`));
 	assert.match(text.stdout, new RegExp(`${branch.node}\\s+gate\\s+"Raise the price to 12"`));
+	assert.match(text.stdout, new RegExp(`\\n {4}${sub.node}\\s+gate\\s+"Write notes.txt"`), 'nested under its starter');
 });
