@@ -20,10 +20,13 @@ import type { DeskErrorJson } from '../../server/src/core/errors';
 import { silentLogger } from '../../server/src/core/logger';
 import type { BranchResult, LineageTree, LineageTreeNode } from '../../server/src/lineage/types';
 import {
+	AnswerReport,
 	DecideRun,
 	LaunchGo,
 	LineageTreeRequest,
+	ListBoard,
 	OpenWorkspace,
+	PostToBoard,
 	PromptLineage,
 	RememberMemory,
 	RunDidFinish,
@@ -59,7 +62,7 @@ const maxRounds = Number(process.env['LINEAGE_CHAOS_ROUNDS'] ?? 20);
 /** Wall time of the killing rounds; the settling and the checks come after. */
 const loopMs = Number(process.env['LINEAGE_CHAOS_MS'] ?? 60_000);
 
-type Kind = 'prompt' | 'decide' | 'remember';
+type Kind = 'prompt' | 'decide' | 'remember' | 'answer' | 'post';
 
 /** One request the person made: sent (again after a kill, with the same id) until answered or refused. */
 interface Sent {
@@ -70,10 +73,12 @@ interface Sent {
 	sends: number;
 	answer?: unknown;
 	refused?: DeskErrorJson;
-	/** remember: the marker text that names the memory. */
+	/** remember, answer, post: the marker text that names what it wrote. */
 	marker?: string;
-	/** decide: the run. */
+	/** decide, post: the run. */
 	run?: string;
+	/** answer: the report. */
+	report?: string;
 }
 
 it(
@@ -164,6 +169,55 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 			requestId: id,
 		};
 		return { kind: 'decide', id, definition: DecideRun, params, sends: 0, run };
+	};
+
+	let answers = 0;
+	/** The person's one answer to a report delivered to the tally that has none (and none asked for). */
+	const pickAnswer = async (server: RunningServer): Promise<Sent | undefined> => {
+		const tree = await attempt(server, LineageTreeRequest, { project: 'shop' });
+		const tally = 'answer' in tree ? tree.answer.roots[0]?.tally : undefined;
+		if (tally === undefined) {
+			return undefined;
+		}
+		const board = await attempt(server, ListBoard, { project: 'shop', node: tally });
+		if (!('answer' in board)) {
+			return undefined;
+		}
+		const reports = board.answer.messages.filter(
+			(m) => m.kind === 'report' && m.answered_by === undefined && !sent.some((s) => s.report === m.id),
+		);
+		if (reports.length === 0) {
+			return undefined;
+		}
+		const report = random.pick(reports).id;
+		answers += 1;
+		const marker = `chaos-answer-${seed}-${answers}`;
+		const id = `chaos-${seed}-answer-${answers}`;
+		const params: ParamsOf<typeof AnswerReport> = {
+			project: 'shop',
+			report,
+			text: `Thanks: ${marker}.`,
+			requestId: id,
+		};
+		return { kind: 'answer', id, definition: AnswerReport, params, sends: 0, marker, report };
+	};
+	let posts = 0;
+	/** A note posted from the editor for a branch's run to its starter (passive). */
+	const pickPost = async (server: RunningServer): Promise<Sent | undefined> => {
+		const tree = await attempt(server, LineageTreeRequest, { project: 'shop' });
+		if (!('answer' in tree)) {
+			return undefined;
+		}
+		const runs = branchesOf(tree.answer).flatMap((b) => b.runs.map((r) => r.id));
+		if (runs.length === 0) {
+			return undefined;
+		}
+		const run = random.pick(runs);
+		posts += 1;
+		const marker = `chaos-post-${seed}-${posts}`;
+		const id = `chaos-${seed}-post-${posts}`;
+		const params: ParamsOf<typeof PostToBoard> = { project: 'shop', run, text: `Note: ${marker}.`, requestId: id };
+		return { kind: 'post', id, definition: PostToBoard, params, sends: 0, marker, run };
 	};
 
 	const send = async (server: RunningServer, request: Sent): Promise<Outcome<unknown>> => {
@@ -275,11 +329,17 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 				}
 				while (isAlive(server)) {
 					const roll = random.next();
-					let request: Sent | undefined = roll < 0.6 ? await pickDecision(server, false) : undefined;
-					if (request === undefined && roll < 0.8 && live < 4) {
-						request = newPrompt();
-					} else if (request === undefined && roll >= 0.8) {
+					let request: Sent | undefined;
+					if (roll < 0.5) {
+						request = await pickDecision(server, false);
+					} else if (roll < 0.7) {
+						request = live < 4 ? newPrompt() : undefined;
+					} else if (roll < 0.8) {
 						request = newRemember();
+					} else if (roll < 0.9) {
+						request = await pickAnswer(server);
+					} else {
+						request = await pickPost(server);
 					}
 					if (request) {
 						sent.push(request);
@@ -361,7 +421,8 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 		`seed ${seed}: ${stats.rounds} rounds in ${((loopEnded - began) / 1000).toFixed(1)} s (${stats.timeKills} kills by time, ` +
 			`by point: ${JSON.stringify(Object.fromEntries(stats.pointKills))}), ${sent.length} requests ` +
 			`(${sent.filter((s) => s.kind === 'prompt').length} prompts, ${sent.filter((s) => s.kind === 'decide').length} decisions, ` +
-			`${sent.filter((s) => s.kind === 'remember').length} remembers), ${stats.resent} sent again, ` +
+			`${sent.filter((s) => s.kind === 'remember').length} remembers, ${sent.filter((s) => s.kind === 'answer').length} answers, ` +
+			`${sent.filter((s) => s.kind === 'post').length} posts), ${stats.resent} sent again, ` +
 			`${decidedUnanswered(sent).length} decisions refused when sent again after their Decision, ` +
 			`${branchesOf(finalTree).length} branches; total ${((Date.now() - began) / 1000).toFixed(1)} s`,
 	);
@@ -398,6 +459,8 @@ function assertSameAnswer(seed: number, request: Sent, again: unknown): void {
 	} else if (request.kind === 'remember') {
 		assert.equal(second['added'], first['added'], `seed ${seed}: ${request.id}: the same memory again`);
 		assert.equal(second['replayed'], true, `seed ${seed}: ${request.id}: replayed`);
+	} else if (request.kind === 'answer' || request.kind === 'post') {
+		assert.equal(second['id'], first['id'], `seed ${seed}: ${request.id}: the same message again`);
 	} else {
 		assert.deepEqual(
 			[second['decision'] !== undefined, second['commit']],
@@ -445,8 +508,10 @@ async function checkInvariants({ seed, repo, sent, memoryFile }: Invariants): Pr
 			passive: number;
 			frozen: number;
 			superseded_by: string | null;
+			in_reply_to: string | null;
+			text: string;
 		}>(
-			'SELECT message_id, node, kind, request_id, from_node, from_run, passive, frozen, superseded_by FROM board_messages',
+			'SELECT message_id, node, kind, request_id, from_node, from_run, passive, frozen, superseded_by, in_reply_to, text FROM board_messages',
 		);
 		const deliveries = db.all<{ delivery_id: string; phase: string }>(
 			'SELECT delivery_id, phase FROM board_deliveries',
@@ -559,6 +624,25 @@ async function checkInvariants({ seed, repo, sent, memoryFile }: Invariants): Pr
 			assert.equal(delivered[0]!.passive, 0, say(`branch ${id}'s report is active`));
 			assert.equal(delivered[0]!.node, starterBoard, say(`branch ${id}'s report is on its starter's board`));
 			assert.deepEqual(phases.sort(), ['delivered', 'input', 'reply'], say(`branch ${id}: each phase once`));
+		}
+
+		// G6: one answer at most per report, so per branch edge; G5: each answer and note the person
+		// was answered is there once, each one sent (answered or not) at most once.
+		for (const branch of branches) {
+			const answersTo = messages.filter((m) => m.node === branch.node_id && m.kind === 'answer');
+			assert.ok(answersTo.length <= 1, say(`branch ${branch.node_id} answered at most once: ${answersTo.length}`));
+		}
+		for (const request of sent.filter((s) => s.kind === 'answer' || s.kind === 'post')) {
+			const holding = messages.filter((m) => m.text.includes(`${request.marker!}.`));
+			assert.ok(holding.length <= 1, say(`${request.id} written at most once: ${holding.length}`));
+			if (request.answer !== undefined) {
+				const id = (request.answer as { id: string }).id;
+				assert.deepEqual(
+					holding.map((m) => [m.message_id, m.kind, m.passive]),
+					[[id, request.kind === 'answer' ? 'answer' : 'note', request.kind === 'answer' ? 0 : 1]],
+					say(`${request.id}, answered, is on the board`),
+				);
+			}
 		}
 
 		// G5 for the agents: what their desk tools answered (the last agent of each scenario that
