@@ -15,7 +15,7 @@ import type { GitDirLocation } from './git/gitDir';
 import { checkRefName } from './git/refName';
 import { ProjectLaunches } from './launch/projectLaunches';
 import { RunGate } from './runs/gate';
-import type { DeskToolsHost, DeskToolsRequest, RunBoardHooks } from './runs/ports';
+import type { CatchUpInput, DeskToolsHost, DeskToolsRequest, RunBoardHooks } from './runs/ports';
 import { AttachmentStore } from './attachments/attachmentStore';
 import { RunExecutor } from './runs/runner';
 import { branchRunSettings, type RunSettings } from './runs/settings';
@@ -39,13 +39,16 @@ import { SqlRunControl } from './store/sqlRunControl';
 import { faultsFrom, testFaultsVariable, type Faults } from './core/faults';
 import { LineageService } from './lineage/lineage';
 import { noMemoryStatus, type MemoryStatus } from './lineage/ports';
-import type { LineageNode } from './lineage/types';
 import { SqlLineage } from './store/sqlLineage';
 import { BoardService } from './lineage/board';
 import type { ReportNotice } from './lineage/boardPorts';
 import { SqlBoardStore } from './store/sqlBoard';
 import { ProjectMemory } from './store/memoryFiles';
 import { SqlMemory } from './store/sqlMemory';
+import { targetTip, walkFirstParents } from './git/targetWalk';
+import { prepareCatchUp } from './lineage/catchUp';
+import { defaultLineageLimits, type LineageNode } from './lineage/types';
+import { SqlCatchUp } from './store/sqlCatchUp';
 
 export interface DeskOptions {
 	/** Folder of the library: its database, blobs, working folders and mounts. */
@@ -549,6 +552,17 @@ export class Desk {
 				);
 			},
 			board: boardHooks(await this.board(top)),
+			catchUp: async (run: string, limits: { tallyTokens?: number; memoryTokens?: number }) => {
+				try {
+					return await this.catchUp(top, run, limits);
+				} catch (error) {
+					// Only a branch's inputs are caught up; any other run's prompt is as it was.
+					if (isDeskError(error, 'lineage.notBranch')) {
+						return undefined;
+					}
+					throw error;
+				}
+			},
 		};
 		const executor = new RunExecutor(ports);
 		const runner = { executor, gate: new RunGate(ports, executor) };
@@ -599,6 +613,47 @@ export class Desk {
 		});
 		this.boards.set(top, board);
 		return board;
+	}
+
+	/**
+	 * What the next input of run `run` of the project at `top` is told (glossary: Catch-up): the other
+	 * branches of its root within `tallyTokens` and, on the branch's first input, its root's memory
+	 * within `memoryTokens` (the defaults of the lineage's limits where absent); and `pin`, which saves
+	 * the node's new baseline in the caller's transaction once the input uses it. The target is the
+	 * branch the project's checkout is on, read from its ref files. `ai.notFound` when there is no such
+	 * run, `lineage.notBranch` when its task is no branch.
+	 */
+	async catchUp(
+		top: string,
+		run: string,
+		limits: { tallyTokens?: number; memoryTokens?: number } = {},
+	): Promise<CatchUpInput> {
+		const project = this.projectAt(top);
+		const reads = new SqlCatchUp(await this.openProjectDatabase(top, project.name));
+		const branch = reads.branchOfRun(run);
+		const repo = this.git.repository(top);
+		const prepared = prepareCatchUp(
+			{
+				refs: { target: () => targetTip(repo) },
+				walker: { walk: (tip, stop, limit) => walkFirstParents(repo, tip, stop, limit) },
+				reads,
+			},
+			{
+				node: branch.node,
+				root: branch.root,
+				tallyTokens: limits.tallyTokens ?? defaultLineageLimits.tallyTokens,
+				memoryTokens: limits.memoryTokens ?? defaultLineageLimits.memoryTokens,
+			},
+		);
+		const save = prepared.save;
+		return {
+			section: prepared.section,
+			pin: (tx) => {
+				if (save) {
+					reads.save(tx, branch.node, save.ref, save.saved, new Date().toISOString());
+				}
+			},
+		};
 	}
 
 	/**

@@ -243,6 +243,7 @@ describe('the desk server over JSON-RPC', () => {
 			ForgetMemory: { project, root: 'main', memory: 'm', requestId: 'req-memory-2' },
 			ShowMemory: { project, root: 'main' },
 			CommitMemory: { project, root: 'main', requestId: 'req-memory-3' },
+			LineageCatchUp: { project, run: 'r' },
 		};
 		const answered: string[] = [];
 		for (const [name, definition] of Object.entries(deskRequests) as Array<

@@ -3,6 +3,7 @@ import { assetOperations } from './assets';
 import { attachmentOperations } from './attachments';
 import { boardOperations } from './board';
 import { cardOperations } from './card';
+import { catchUpOperations } from './catchUp';
 import { historyOperations } from './history';
 import { lineageOperations } from './lineage';
 import { runOperations } from './runs';
@@ -25,6 +26,7 @@ export const operations: readonly AnyOperation[] = [
 	...lineageOperations,
 	...boardOperations,
 	...memoryOperations,
+	...catchUpOperations,
 ];
 
 /** The operation named `name` (`asset.search`), or undefined. */

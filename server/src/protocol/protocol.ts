@@ -984,6 +984,7 @@ export const deskRequests = {
 	ForgetMemory,
 	ShowMemory,
 	CommitMemory,
+	LineageCatchUp,
 } as const;
 export const deskNotifications = {
 	ProtocolError,

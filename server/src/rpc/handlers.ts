@@ -134,6 +134,7 @@ function handWritten(
 	| 'ForgetMemory'
 	| 'ShowMemory'
 	| 'CommitMemory'
+	| 'LineageCatchUp'
 > {
 	return {
 		async OpenWorkspace({ folders }) {

@@ -6,6 +6,7 @@ import type { AiStore } from '../store/aiStore';
 import type { BlobStore } from '../store/blobStore';
 import type { ActorRef, Run } from '../ai/types';
 import type { LaunchRecord } from '../launch/types';
+import type { CatchUpSection } from '../lineage/types';
 import type { WriteTransaction } from '../store/durableDatabase';
 import type { LandingFacts, NodeProgressNote } from '../lineage/board';
 
@@ -37,6 +38,12 @@ export interface RunnerPorts {
 	/** Told when a run of this process stopped working in its folder: a branch waiting for the checkout may start. */
 	checkoutFreed?: () => void;
 	/**
+	 * Catch-up before an input of a run (glossary: Catch-up): for a branch's run, what its next prompt
+	 * is told of the other branches of its root and of its root's memory, within the budgets given
+	 * (the defaults where absent). Undefined for a run that is no branch's.
+	 */
+	catchUp?: (run: string, limits: { tallyTokens?: number; memoryTokens?: number }) => Promise<CatchUpInput | undefined>;
+	/**
 	 * The lineage's boards (glossary: Lineage): told what a run did, whichever process carries it out
 	 * or decides it, so a branch's starter hears of it (a report, a passive note, an abstract on the
 	 * tally, a landing). Undefined where there is no lineage.
@@ -54,6 +61,13 @@ export interface RunBoardHooks {
 	landed(runId: string, facts: LandingFacts): void;
 	/** The gate stored another Decision of the run (abandon, retry, checkpoint). */
 	decided(runId: string): void;
+}
+
+/** A catch-up composed for one input: its sections, and what the input's use of it must save. */
+export interface CatchUpInput {
+	readonly section: CatchUpSection;
+	/** Saves the node's new baseline inside the transaction that pins the sections on the run's ContextSnapshot. */
+	pin(tx: WriteTransaction): void;
 }
 
 /** What the desk tools of an agent process are bound to: its run, task and folders, and where each call is told. */

@@ -37,6 +37,8 @@ export interface PromptInput {
 	plan?: string[];
 	/** A failing check from the attempt before, for a second attempt of the work node. */
 	failure?: { attempt: number; checks: Array<{ id: string; exitCode: number | undefined; log: string }> };
+	/** A branch's catch-up (glossary: Catch-up): its root's memory (first input only) and the other branches, each a whole section or empty. */
+	catchUp?: { tally: string; memory: string };
 }
 
 export function composePrompt(input: PromptInput): string {
@@ -56,6 +58,12 @@ export function composePrompt(input: PromptInput): string {
 				`Fix what these checks report, keeping the change to what the ticket asks.\n\n${checks}`,
 			),
 		);
+	}
+	// What a branch is told of its root: written by people and other runs, so data like references.
+	for (const caughtUp of [input.catchUp?.memory, input.catchUp?.tally]) {
+		if (caughtUp !== undefined && caughtUp.trim() !== '') {
+			parts.push(caughtUp.trim());
+		}
 	}
 	parts.push(section('Where you work', targetText(input)));
 	if (input.references.length > 0) {

@@ -23,6 +23,7 @@ import {
 import type {
 	ContextItem,
 	ContextPipeline,
+	ContextSnapshot,
 	Intent,
 	PatchSet,
 	Plan,
@@ -33,6 +34,7 @@ import type {
 } from '../ai/types';
 import { DeskError } from '../core/errors';
 import type { AssetPlug, LaunchRecord } from '../launch/types';
+import type { CatchUpSection } from '../lineage/types';
 import type { WriteTransaction } from '../store/durableDatabase';
 import { AgentRecorder } from './agentRecorder';
 import { invokeAgent, type AgentOutcome } from './agentProcess';
@@ -79,6 +81,8 @@ interface StartedRun {
 	intent: Intent;
 	plan: Plan;
 	pipeline: ContextPipeline;
+	/** What the run's prompts were given, pinned (glossary: AI objects); a branch's catch-ups are added before each input. */
+	snapshot: ContextSnapshot;
 	provenance: Provenance;
 	placement: RunPlacement;
 	references: RunReference[];
@@ -262,6 +266,7 @@ export class RunExecutor {
 			intent,
 			plan,
 			pipeline,
+			snapshot,
 			provenance,
 			placement,
 			references,
@@ -323,7 +328,8 @@ export class RunExecutor {
 		const runId = run.object_id;
 		let failure: CheckFailure;
 		for (let attempt = 1; ; attempt += 1) {
-			const prompt = this.promptFor(started, progress, node, failure);
+			const caughtUp = await this.catchUp(started, node, attempt);
+			const prompt = this.promptFor(started, progress, node, failure, caughtUp);
 			// A cancel that came while the checks ran must not start another agent.
 			this.checkCancel(execution);
 			const outcome = await this.agentAttempt(execution, started, progress, node, attempt, prompt);
@@ -413,7 +419,13 @@ export class RunExecutor {
 	}
 
 	/** The prompt of a node's attempt: the ticket, the target, the plugs that reach the node, the plan, the last checks' failures. */
-	private promptFor(started: StartedRun, progress: NodeProgress, node: string, failure: CheckFailure): string {
+	private promptFor(
+		started: StartedRun,
+		progress: NodeProgress,
+		node: string,
+		failure: CheckFailure,
+		caughtUp: CatchUpSection | undefined,
+	): string {
 		const { record, run, placement } = started;
 		return composePrompt({
 			node,
@@ -432,7 +444,42 @@ export class RunExecutor {
 			outbox: started.outbox,
 			...(progress.steps ? { plan: progress.steps } : {}),
 			...(failure ? { failure } : {}),
+			...(caughtUp ? { catchUp: { tally: caughtUp.tally, memory: caughtUp.memory } } : {}),
 		});
+	}
+
+	/**
+	 * Before each input of a branch's run, its catch-up (glossary: Catch-up): the sections are pinned
+	 * on the run's ContextSnapshot as snippets (the text in the blob store and whole in the preview,
+	 * so the run page shows exactly what the agent was told) in the same transaction that saves the
+	 * node's new baseline. A run that is no branch's gets none.
+	 */
+	private async catchUp(started: StartedRun, node: string, attempt: number): Promise<CatchUpSection | undefined> {
+		const { tallyTokens, memoryTokens } = started.settings.lineage.limits;
+		const input = await this.ports.catchUp?.(started.run.object_id, { tallyTokens, memoryTokens });
+		if (!input) {
+			return undefined;
+		}
+		const { snapshot } = started;
+		const before = `before ${node}${attempt > 1 ? ` (attempt ${attempt})` : ''}`;
+		for (const text of [input.section.memory, input.section.tally]) {
+			if (text.trim() === '') {
+				continue;
+			}
+			snapshot.items.push({
+				kind: 'snippet',
+				path: `catch-up ${before}: ${firstLine(text).replace(/^#+\s*/, '')}`,
+				blob: this.ports.blobs.put(Buffer.from(text, 'utf8')),
+				preview: text,
+			});
+		}
+		snapshot.updated_at = new Date().toISOString();
+		this.ports.control.transaction((tx) => {
+			input.pin(tx);
+			this.ports.ai.putIn(tx, [snapshot]);
+		});
+		this.ports.changed(started.run.object_id);
+		return input.section;
 	}
 
 	/** The Run and its ToolInvocations: the agent run once on a node, what it printed recorded, its usage and metrics kept on the run. */
