@@ -69,6 +69,8 @@ Lineage (of --project NAME, else the repository at --repo PATH or the current fo
   lineage branch --from-run RUN --repo-path ABS (--prompt TEXT | --prompt-file F) [--root NAME] [--settings FILE]
                                                   a branch of a run (Branch from Here); carried out here
   lineage tree                                    roots, tallies and branches nested under their starters
+  lineage catch-up RUN                            what a branch run's next input is told of its root (no walk if unchanged)
+
 Project memory, .desk-memory/ROOT.json (of --project NAME, else the repository at --repo PATH or the current folder):
   memory show ROOT                                its memories, newest first; uncommitted; evidence changed
   memory remember ROOT TEXT [--title T] [--request-id ID]

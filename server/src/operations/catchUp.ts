@@ -10,7 +10,7 @@ export const lineageCatchUp = operation({
 	callers: ['editor', 'cli'],
 	mutates: false,
 	idempotent: true,
-	surfaces: { rpc: LineageCatchUp },
+	surfaces: { rpc: LineageCatchUp, cli: 'lineage catch-up' },
 	async run(call, { project, run }) {
 		// A look, not an input: the baseline is saved only when an input uses the catch-up.
 		return (await call.desk.catchUp(projectTop(call.desk, project), run)).section;

@@ -4,6 +4,7 @@ import { assetCommands } from './assets';
 import { attachmentCommands } from './attachments';
 import { boardCommands } from './board';
 import { cardCommands } from './card';
+import { catchUpCommands } from './catchUp';
 import { lineageCommands } from './lineage';
 import { mcpCommands } from './mcp';
 import { memoryCommands } from './memory';
@@ -22,4 +23,5 @@ export const commands: ReadonlyMap<string, Command> = new Map([
 	...lineageCommands,
 	...boardCommands,
 	...memoryCommands,
+	...catchUpCommands,
 ]);
