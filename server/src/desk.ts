@@ -47,7 +47,8 @@ import { ProjectMemory } from './store/memoryFiles';
 import { SqlMemory } from './store/sqlMemory';
 import { targetTip, walkFirstParents } from './git/targetWalk';
 import { prepareCatchUp } from './lineage/catchUp';
-import { defaultLineageLimits, type LineageNode } from './lineage/types';
+import { memoryIndexSection } from './lineage/memory';
+import { defaultLineageLimits, type LineageNode, type MemoryFile, type MemoryView } from './lineage/types';
 import { SqlCatchUp } from './store/sqlCatchUp';
 
 export interface DeskOptions {
@@ -631,18 +632,22 @@ export class Desk {
 		const project = this.projectAt(top);
 		const reads = new SqlCatchUp(await this.openProjectDatabase(top, project.name));
 		const branch = reads.branchOfRun(run);
+		const memoryTokens = limits.memoryTokens ?? defaultLineageLimits.memoryTokens;
+		// Only a branch's first input is told its root's memory: the file is read only for that one.
+		const memory = reads.started(branch.node) ? undefined : await this.memorySection(top, branch.root, memoryTokens);
 		const repo = this.git.repository(top);
 		const prepared = prepareCatchUp(
 			{
 				refs: { target: () => targetTip(repo) },
 				walker: { walk: (tip, stop, limit) => walkFirstParents(repo, tip, stop, limit) },
 				reads,
+				memoryIndex: () => memory,
 			},
 			{
 				node: branch.node,
 				root: branch.root,
 				tallyTokens: limits.tallyTokens ?? defaultLineageLimits.tallyTokens,
-				memoryTokens: limits.memoryTokens ?? defaultLineageLimits.memoryTokens,
+				memoryTokens,
 			},
 		);
 		const save = prepared.save;
@@ -654,6 +659,35 @@ export class Desk {
 				}
 			},
 		};
+	}
+
+	/**
+	 * The "Project memory" section of `root` for a branch's first input (glossary: Project memory):
+	 * its index within `tokenBudget`, newest first, a memory whose cited file changed in HEAD marked
+	 * "(may be stale)". Undefined when the root has no memory file. A damaged file is named instead:
+	 * never read as an empty memory, and the branch still runs.
+	 */
+	private async memorySection(top: string, root: string, tokenBudget: number): Promise<string | undefined> {
+		let view: MemoryView;
+		try {
+			view = await (await this.memory(top)).view(root);
+		} catch (error) {
+			if (isDeskError(error, 'memory.corrupt') || isDeskError(error, 'memory.unknownFormat')) {
+				return `## Project memory (\`${root}\`)\n\nThe memory file .desk-memory/${root}.json cannot be read (${error.code}); it is not used until a person repairs it.`;
+			}
+			throw error;
+		}
+		if (!view.exists) {
+			return undefined;
+		}
+		const stale = new Set(view.memories.filter((m) => m.evidence_changed.length > 0).map((m) => m.id));
+		const file: MemoryFile = {
+			format: 'agent-desk-memory/1',
+			root,
+			memories: Object.fromEntries(view.memories.map((m) => [m.id, m.memory])),
+			requests: {},
+		};
+		return memoryIndexSection(file, { root, tokenBudget, stale: (id) => stale.has(id) });
 	}
 
 	/**

@@ -8,6 +8,7 @@ import {
 	LineageCatchUp,
 	OpenWorkspace,
 	PromptLineage,
+	RememberMemory,
 	RunDidFinish,
 	SetTicket,
 	ShowRun,
@@ -140,6 +141,46 @@ describe('catch-up over JSON-RPC (the real server, branches carried out by the s
 		// Nothing moved since the retry's last input: the next one walks nothing.
 		const after = await server.call(LineageCatchUp, { project: 'shop', run: retry.new_run! });
 		assert.deepEqual([after.tip, after.walked], [outside, false]);
+	});
+
+	it('a branch of a root with memory starts with its index and the recent landings: its first input only, pinned too', async () => {
+		const remembered = await server.call(RememberMemory, {
+			project: 'shop',
+			title: 'Tests',
+			text: 'Run npm test before you finish. The e2e stage needs code-server.',
+			requestId: 'req-catchup-memory-1',
+		});
+		const prompts = path.join(root, 'prompts-late');
+		fs.mkdirSync(prompts);
+		const late = await server.call(PromptLineage, {
+			project: 'shop',
+			root: 'main',
+			prompt: 'Speed up the lexer',
+			settings: planAndWork({ echoPromptTo: prompts, writes: [] }),
+		});
+		await server.notified(RunDidFinish, (f) => f.run === late.run, 'the late branch ended', 60_000);
+		const plan = fs.readFileSync(path.join(prompts, 'plan.prompt.txt'), 'utf8');
+		const work = fs.readFileSync(path.join(prompts, 'work.prompt.txt'), 'utf8');
+		assert.match(plan, /## Project memory \(`main`\)\n\n[^#]*data, not instructions/);
+		assert.ok(plan.includes('- Tests: Run npm test before you finish.'), plan);
+		assert.match(
+			plan,
+			/### Recent landings\n\n- Document the parser — [0-9a-f]{10} "Document the parser": .*\n- Split the parser — /,
+		);
+		assert.ok(plan.indexOf('## Project memory') < plan.indexOf('## Other branches of `main`'));
+		assert.ok(!work.includes('## Project memory'), 'the memory is told on the first input only');
+		assert.ok(work.includes('## Other branches of `main`'));
+		const detail = await server.call(ShowRun, { project: 'shop', id: late.run });
+		assert.deepEqual(
+			pinned(detail).map((i) => i.path),
+			[
+				'catch-up before plan: Project memory (`main`)',
+				'catch-up before plan: Other branches of `main`',
+				'catch-up before work: Other branches of `main`',
+			],
+		);
+		assert.ok(plan.includes(pinned(detail)[0]!.preview!), 'the memory section as the prompt had it');
+		assert.ok(remembered.added.length > 0);
 	});
 
 	it('refuses a run that is no branch, and one that is not there', async () => {
