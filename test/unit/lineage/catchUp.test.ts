@@ -81,6 +81,33 @@ describe('catch-up', () => {
 		assert.equal(targetTip(openRepo(top)).tip, second, 'the main checkout still reads its own branch');
 	});
 
+	it('walks first parents only, from the tip back to the baseline, within the limit', () => {
+		const top = makeRepo(path.join(tempDir(), 'shop'), { commits: 1 });
+		const base = git(top, 'rev-parse', 'HEAD');
+		git(top, 'checkout', '-q', '-b', 'side');
+		const side = commitFile(top, 'side.txt', 'side\n', 'on the side');
+		git(top, 'checkout', '-q', 'main');
+		const a = commitFile(top, 'a.txt', 'a\n', 'a');
+		git(top, 'merge', '-q', '--no-ff', '-m', 'Merge side', 'side');
+		const merge = git(top, 'rev-parse', 'HEAD');
+		const b = commitFile(top, 'b.txt', 'b\n', 'b\n\nDesk-Run: r1');
+		const repo = openRepo(top);
+		const all = walkFirstParents(repo, b, base, 500);
+		assert.deepEqual(
+			all.commits.map((c) => c.oid),
+			[b, merge, a],
+			'the side branch is not on the first-parent chain',
+		);
+		assert.ok(!all.commits.some((c) => c.oid === side));
+		assert.equal(all.reachedStop, true);
+		assert.equal(all.commits[0]!.message, 'b\n\nDesk-Run: r1\n');
+		assert.deepEqual(walkFirstParents(repo, b, base, 2), { commits: all.commits.slice(0, 2), reachedStop: false });
+		assert.equal(walkFirstParents(repo, b, base, 3).reachedStop, true, 'the baseline right after the limit');
+		const gone = walkFirstParents(repo, b, 'f'.repeat(40), 500);
+		assert.deepEqual([gone.commits.length, gone.reachedStop], [4, false], 'a baseline off the chain: history ends');
+		repo.close();
+	});
+
 	it('reads Desk-Run trailers from the last paragraph only', () => {
 		assert.deepEqual(deskRunsOf('Fix it\n\nDesk-Run: 0194-a\n'), ['0194-a']);
 		assert.deepEqual(deskRunsOf('Fix it\n\nbody text\nDesk-Run: r1\nOther: x\n'), ['r1']);
