@@ -48,6 +48,8 @@ export interface SavedCatchUp {
 	unlisted: number;
 	/** True when a walk stopped at the limit before meeting the baseline: `unlisted` is then a lower bound. */
 	unlistedAtLeast: boolean;
+	/** The sections the last input that used this catch-up was told (kept with the baseline, as it was pinned on its run). */
+	told?: { tally: string; memory: string };
 }
 
 /** A branch of the root still at work, as the tally records it. */
@@ -176,7 +178,9 @@ export function prepareCatchUp(ports: CatchUpPorts, request: CatchUpRequest): Pr
 			tally: tallyText,
 			memory: memoryText,
 		},
-		...(current !== undefined && tip !== undefined ? { save: { ref, saved: current } } : {}),
+		...(current !== undefined && tip !== undefined
+			? { save: { ref, saved: { ...current, told: { tally: tallyText, memory: memoryText } } } }
+			: {}),
 		first,
 	};
 }
@@ -356,7 +360,16 @@ export function readSavedCatchUp(text: string, baseline: string, where: string):
 	if (typeof unlisted !== 'number' || !Number.isInteger(unlisted) || unlisted < 0) {
 		throw corrupt('its count of unlisted commits is not a count');
 	}
-	return { baseline, commits, unlisted, unlistedAtLeast: record.unlistedAtLeast === true };
+	const told = record.told as { tally?: unknown; memory?: unknown } | undefined;
+	return {
+		baseline,
+		commits,
+		unlisted,
+		unlistedAtLeast: record.unlistedAtLeast === true,
+		...(told && typeof told.tally === 'string' && typeof told.memory === 'string'
+			? { told: { tally: told.tally, memory: told.memory } }
+			: {}),
+	};
 }
 
 function isAttributedCommit(value: unknown): value is AttributedCommit {

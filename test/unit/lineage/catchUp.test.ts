@@ -155,6 +155,7 @@ describe('catch-up', () => {
 		assert.equal(moved.section.tip, e);
 		const saved = reads.saved(me.node, 'refs/heads/main')!;
 		assert.equal(saved.baseline, e);
+		assert.deepEqual(saved.told, { tally: moved.section.tally, memory: '' }, 'the row keeps the section it made');
 		assert.deepEqual(
 			saved.commits.map((x) => [x.oid, x.subject, x.by.kind]),
 			[
