@@ -1,10 +1,13 @@
 /**
  * Pieces of the random-kill loop (test/protocol/lineageChaos.test.ts): a seeded PRNG whose seed is
- * printed so a failure can be played again, and a call to the real server that tells an answer, a
- * refusal (a DeskError) and a call lost because the server died apart.
+ * printed so a failure can be played again, a call to the real server that tells an answer, a
+ * refusal (a DeskError) and a call lost because the server died apart, and the `desk` command line
+ * run beside the servers, killed at a moment of the test's choosing.
  */
+import { spawn } from 'node:child_process';
 import type { DeskErrorJson } from '../../server/src/core/errors';
 import type { ParamsOf, ResultOf } from '../../server/src/protocol/protocol';
+import { deskJs } from './deskCli';
 import type { ProtocolRequest, RunningServer } from './serverProcess';
 
 /** mulberry32: small, fast and the same on every machine for one seed. */
@@ -61,4 +64,34 @@ export async function attempt<D extends ProtocolRequest>(
 
 export function isAlive(server: RunningServer): boolean {
 	return server.child.exitCode === null && server.child.signalCode === null;
+}
+
+/** How one `desk` command run ended: its exit code, or the signal that killed it, and what it printed. */
+export interface CliRun {
+	code: number | null;
+	signal: NodeJS.Signals | null;
+	stdout: string;
+	stderr: string;
+}
+
+/**
+ * Runs the built `desk` command line with `args` without blocking the test (a second writer beside
+ * the servers), SIGKILLed after `killAfterMs` when given and still running.
+ */
+export function deskInBackground(args: string[], killAfterMs?: number): Promise<CliRun> {
+	return new Promise((resolve) => {
+		const child = spawn(process.execPath, [deskJs, ...args], {
+			env: { ...process.env, DESK_STORE: '' },
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		let stdout = '';
+		let stderr = '';
+		child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+		child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+		const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+		child.once('close', (code, signal) => {
+			clearTimeout(timer);
+			resolve({ code, signal, stdout, stderr });
+		});
+	});
 }

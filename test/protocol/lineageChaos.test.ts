@@ -37,7 +37,7 @@ import {
 import type { RunSettings } from '../../server/src/runs/settings';
 import { DurableDatabase } from '../../server/src/store/durableDatabase';
 import { projectMigrations, projectSchema } from '../../server/src/store/schemas';
-import { attempt, isAlive, seededRandom, type Outcome } from '../helpers/chaos';
+import { attempt, deskInBackground, isAlive, seededRandom, type Outcome } from '../helpers/chaos';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { deskToolAnswers, scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { killStartedServers, startServer, type ProtocolRequest, type RunningServer } from '../helpers/serverProcess';
@@ -58,6 +58,8 @@ const killPoints = [
 	'memory.afterRename.beforeQueueDelete',
 ];
 
+/** The points a round may arm: `LINEAGE_CHAOS_POINTS` (comma-separated) narrows them, to aim at one window. */
+const armable = process.env['LINEAGE_CHAOS_POINTS']?.split(',').filter((p) => p.length > 0) ?? killPoints;
 const maxRounds = Number(process.env['LINEAGE_CHAOS_ROUNDS'] ?? 20);
 /** Wall time of the killing rounds; the settling and the checks come after. */
 const loopMs = Number(process.env['LINEAGE_CHAOS_MS'] ?? 60_000);
@@ -79,6 +81,10 @@ interface Sent {
 	run?: string;
 	/** answer: the report. */
 	report?: string;
+	/** Sent through the `desk` command line (and sent again through it), not JSON-RPC. */
+	face?: 'cli';
+	/** Being sent now (by another window, or the command line): not sent again meanwhile. */
+	inFlight?: boolean;
 }
 
 it(
@@ -103,7 +109,15 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 	const library = path.join(root, 'library');
 	const memoryFile = path.join(repo, '.desk-memory', 'main.json');
 	const sent: Sent[] = [];
-	const stats = { rounds: 0, timeKills: 0, pointKills: new Map<string, number>(), resent: 0 };
+	const stats = {
+		rounds: 0,
+		timeKills: 0,
+		pointKills: new Map<string, number>(),
+		resent: 0,
+		windows: 0,
+		cli: 0,
+		cliKilled: 0,
+	};
 
 	/** Settings of one prompted branch: its agent writes a file, branches once through its tool, posts a note. */
 	const promptSettings = (n: number): RunSettings => {
@@ -144,7 +158,7 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 		};
 		return { kind: 'prompt', id, definition: PromptLineage, params, sends: 0 };
 	};
-	const newRemember = (): Sent => {
+	const newRemember = (face?: 'cli'): Sent => {
 		memories += 1;
 		const marker = `chaos-marker-${seed}-${memories}`;
 		const id = `chaos-${seed}-remember-${memories}`;
@@ -155,7 +169,7 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 			text: `Remembered in the chaos loop: ${marker}.`,
 			requestId: id,
 		};
-		return { kind: 'remember', id, definition: RememberMemory, params, sends: 0, marker };
+		return { kind: 'remember', id, definition: RememberMemory, params, sends: 0, marker, ...(face ? { face } : {}) };
 	};
 	const newDecision = (run: string, decision: 'commit' | 'abandon'): Sent => {
 		const count = (decided.get(run) ?? 0) + 1;
@@ -203,7 +217,7 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 	};
 	let posts = 0;
 	/** A note posted from the editor for a branch's run to its starter (passive). */
-	const pickPost = async (server: RunningServer): Promise<Sent | undefined> => {
+	const pickPost = async (server: RunningServer, rng = random): Promise<Sent | undefined> => {
 		const tree = await attempt(server, LineageTreeRequest, { project: 'shop' });
 		if (!('answer' in tree)) {
 			return undefined;
@@ -212,7 +226,7 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 		if (runs.length === 0) {
 			return undefined;
 		}
-		const run = random.pick(runs);
+		const run = rng.pick(runs);
 		posts += 1;
 		const marker = `chaos-post-${seed}-${posts}`;
 		const id = `chaos-${seed}-post-${posts}`;
@@ -226,7 +240,10 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 		}
 		request.sends += 1;
 		const t0 = Date.now();
-		const outcome = await attempt(server, request.definition, request.params as never);
+		request.inFlight = true;
+		const outcome = await attempt(server, request.definition, request.params as never).finally(
+			() => (request.inFlight = false),
+		);
 		if (process.env['LINEAGE_CHAOS_DEBUG']) {
 			t.diagnostic(
 				`  ${request.id} #${request.sends}: ${'answer' in outcome ? 'answered' : 'refused' in outcome ? outcome.refused.code : 'lost'} in ${Date.now() - t0} ms`,
@@ -243,7 +260,94 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 		}
 		return outcome;
 	};
-	const open = (): Sent[] => sent.filter((s) => s.answer === undefined && s.refused === undefined);
+	/** Sends a new request (when there is one), then lets `pauseMs` pass. */
+	const act = async (server: RunningServer, request: Sent | undefined, pauseMs: number): Promise<void> => {
+		if (request) {
+			sent.push(request);
+			await send(server, request);
+		}
+		await new Promise((r) => setTimeout(r, pauseMs));
+	};
+	const open = (face?: 'cli'): Sent[] =>
+		sent.filter((s) => s.answer === undefined && s.refused === undefined && !s.inFlight && s.face === face);
+
+	/** A remember through `desk memory remember`, killed after `killAfterMs` when given. */
+	const sendCli = async (request: Sent, killAfterMs?: number): Promise<void> => {
+		if (request.sends > 0) {
+			stats.resent += 1;
+		}
+		request.sends += 1;
+		request.inFlight = true;
+		const params = request.params as ParamsOf<typeof RememberMemory>;
+		const ran = await deskInBackground(
+			['--store', library, '--repo', repo, '--json', 'memory', 'remember', 'main', params.text].concat([
+				'--title',
+				params.title!,
+				'--request-id',
+				request.id,
+			]),
+			killAfterMs,
+		).finally(() => (request.inFlight = false));
+		stats.cli += 1;
+		if (ran.signal === 'SIGKILL') {
+			stats.cliKilled += 1;
+			return;
+		}
+		if (ran.code === 0) {
+			const answer: unknown = JSON.parse(ran.stdout);
+			if (request.answer === undefined) {
+				request.answer = answer;
+			} else {
+				assertSameAnswer(seed, request, answer);
+			}
+			return;
+		}
+		const code = /"code":\s*"([a-zA-Z]+\.[a-zA-Z]+)"/.exec(ran.stdout + ran.stderr)?.[1];
+		assert.ok(ran.code === 2 && code, `seed ${seed}: desk memory remember ${request.id}: ${ran.code} ${ran.stderr}`);
+		// Another writer holding the root's lock is worth another try, as a person would.
+		if (code !== 'memory.locked') {
+			request.refused = { code, message: ran.stderr } as DeskErrorJson;
+		}
+	};
+
+	/**
+	 * The other writers of a round (glossary: Project memory: one queue for every window and the
+	 * command line): `desk memory remember` processes, some killed at random; in one round of two a
+	 * second window (another server on the same library) that remembers and posts until it is killed.
+	 */
+	const otherRandom = seededRandom(seed ^ 0x5bd1e995);
+	let otherWindow: RunningServer | undefined;
+	const companions = async (): Promise<void> => {
+		const kill = () => (otherRandom.chance(0.5) ? otherRandom.int(200, 2500) : undefined);
+		const jobs: Array<Promise<unknown>> = open('cli').map((request) => sendCli(request, kill()));
+		for (let n = otherRandom.int(0, 2); n > 0; n -= 1) {
+			const request = newRemember('cli');
+			sent.push(request);
+			jobs.push(sendCli(request, kill()));
+		}
+		if (otherRandom.chance(0.5)) {
+			jobs.push(
+				(async () => {
+					const other = await startServer(library);
+					otherWindow = other;
+					stats.windows += 1;
+					const timer = setTimeout(() => other.child.kill('SIGKILL'), otherRandom.int(1500, 7000));
+					try {
+						const opened = await attempt(other, OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+						while (!('lost' in opened) && isAlive(other)) {
+							const request = otherRandom.chance(0.6) ? newRemember() : await pickPost(other, otherRandom);
+							await act(other, request, otherRandom.int(100, 500));
+						}
+					} finally {
+						clearTimeout(timer);
+					}
+					await other.exited;
+					other.connection.dispose();
+				})(),
+			);
+		}
+		await Promise.all(jobs);
+	};
 
 	/** Branches of the tree, children included. */
 	const branchesOf = (tree: LineageTree): LineageTreeNode[] => {
@@ -302,13 +406,14 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 	// The killing rounds.
 	while (stats.rounds < maxRounds && Date.now() - began < loopMs) {
 		stats.rounds += 1;
-		const point = random.chance(0.4) ? random.pick(killPoints) : undefined;
+		const point = random.chance(0.4) ? random.pick(armable) : undefined;
 		const killAfterMs = random.int(200, 6000);
 		const server = await startServer(library, {
 			env: { ...process.env, ...(point ? { DESK_TEST_FAULTS: point } : {}) },
 		});
 		let byTimer = false;
 		let timer: NodeJS.Timeout | undefined;
+		let others: Promise<void> = Promise.resolve();
 		try {
 			const t0 = Date.now();
 			const opened = await attempt(server, OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
@@ -327,6 +432,7 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 						break;
 					}
 				}
+				others = companions();
 				while (isAlive(server)) {
 					const roll = random.next();
 					let request: Sent | undefined;
@@ -341,11 +447,7 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 					} else {
 						request = await pickPost(server);
 					}
-					if (request) {
-						sent.push(request);
-						await send(server, request);
-					}
-					await new Promise((r) => setTimeout(r, random.int(50, 400)));
+					await act(server, request, random.int(50, 400));
 				}
 			}
 		} finally {
@@ -353,6 +455,10 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 		}
 		const { signal } = await server.exited;
 		server.connection.dispose();
+		// The other window dies with this round (if its own moment did not come first).
+		otherWindow?.child.kill('SIGKILL');
+		await others;
+		otherWindow = undefined;
 		assert.equal(signal, 'SIGKILL', `seed ${seed}: round ${stats.rounds} ended by a kill\n${server.stderr()}`);
 		if (point && !byTimer) {
 			stats.pointKills.set(point, (stats.pointKills.get(point) ?? 0) + 1);
@@ -377,6 +483,17 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 	for (const request of open()) {
 		const outcome = await send(settle, request);
 		assert.ok(!('lost' in outcome), `seed ${seed}: ${request.id} answered by the settling server`);
+	}
+	for (let tries = 0; open('cli').length > 0; tries += 1) {
+		assert.ok(
+			tries < 5,
+			`seed ${seed}: the command line answers ${open('cli')
+				.map((r) => r.id)
+				.join(', ')}`,
+		);
+		for (const request of open('cli')) {
+			await sendCli(request);
+		}
 	}
 	const settleBy = Date.now() + 40_000;
 	let settled: LineageTreeNode[];
@@ -422,7 +539,8 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 			`by point: ${JSON.stringify(Object.fromEntries(stats.pointKills))}), ${sent.length} requests ` +
 			`(${sent.filter((s) => s.kind === 'prompt').length} prompts, ${sent.filter((s) => s.kind === 'decide').length} decisions, ` +
 			`${sent.filter((s) => s.kind === 'remember').length} remembers, ${sent.filter((s) => s.kind === 'answer').length} answers, ` +
-			`${sent.filter((s) => s.kind === 'post').length} posts), ${stats.resent} sent again, ` +
+			`${sent.filter((s) => s.kind === 'post').length} posts; ${stats.windows} second windows, ` +
+			`${stats.cli} desk memory remember (${stats.cliKilled} killed)), ${stats.resent} sent again, ` +
 			`${decidedUnanswered(sent).length} decisions refused when sent again after their Decision, ` +
 			`${branchesOf(finalTree).length} branches; total ${((Date.now() - began) / 1000).toFixed(1)} s`,
 	);
