@@ -24,6 +24,8 @@ export interface Scenario {
 	sleepMs?: number;
 	exitCode?: number;
 	answer?: string;
+	/** The final answer of each attempt in turn (the last one repeated), over `answer`; the attempts are counted in `<scenario>.attempts`. */
+	answers?: string[];
 	/** Bytes of one line with no newline printed first, as a runaway agent would. */
 	floodLineBytes?: number;
 	/** The model name the agent reports (default scripted-model-1). */

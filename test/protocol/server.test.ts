@@ -244,6 +244,7 @@ describe('the desk server over JSON-RPC', () => {
 			ShowMemory: { project, root: 'main' },
 			CommitMemory: { project, root: 'main', requestId: 'req-memory-3' },
 			LineageCatchUp: { project, run: 'r' },
+			MemorizeLanding: { project, run: 'r', requestId: 'req-memory-4' },
 		};
 		const answered: string[] = [];
 		for (const [name, definition] of Object.entries(deskRequests) as Array<

@@ -77,6 +77,7 @@ Project memory, .desk-memory/ROOT.json (of --project NAME, else the repository a
                                                   add a memory (text ≤ 1000, title ≤ 80)
   memory forget ROOT ID [--request-id ID]         remove one
   memory commit ROOT                              commit the file alone (trailer Desk-Memory: ROOT, hooks off)
+  memory memorize RUN [--settings FILE]           a landed branch run into its root's memory (lineage.summaryAgent)
 
 Boards of the lineage (a branch reports to its starter once, when its work ends):
   board list NODE [--since SEQ]                   a task's board: reports, notes, answers, abstracts, landings

@@ -16,7 +16,15 @@ import {
 	type MemoryBatch,
 } from '../lineage/memory';
 import { mainRoot, type Memory, type MemoryRequestReceipt } from '../lineage/types';
-import { CommitMemory, ForgetMemory, RememberMemory, ShowMemory } from '../protocol/protocol';
+import { CommitMemory, ForgetMemory, MemorizeLanding, RememberMemory, ShowMemory } from '../protocol/protocol';
+import { newToolInvocation } from '../ai/model';
+import type { Intent, PatchSet, Run, Task } from '../ai/types';
+import { isDeskError } from '../core/errors';
+import { memoKey, memorizeInput, memorizePrompt, opsFromAnswer } from '../lineage/memorize';
+import { applyMemoryBatch } from '../lineage/memory';
+import type { MemorizeResult } from '../lineage/types';
+import { parseRunSettings, type RunSettings } from '../runs/settings';
+import { askSummaryAgent, type SummaryAnswer } from '../runs/summaryAgent';
 import { SafeGit } from '../runs/safeGit';
 import { markReplayed, type ClientRequest } from '../store/clientRequests';
 import type { ProjectMemory } from '../store/memoryFiles';
@@ -288,4 +296,188 @@ async function commitMemoryFile(
 	return { commit };
 }
 
-export const memoryOperations = [rememberMemory, forgetMemory, showMemory, commitMemory];
+export const memorizeLanding = operation({
+	name: 'memory.memorize',
+	summary:
+		"Memorize a landed run of a branch: the summary agent (lineage.summaryAgent) proposes memory changes, applied to the branch's root once.",
+	params: MemorizeLanding.params,
+	callers: ['editor', 'cli'],
+	mutates: true,
+	idempotent: true,
+	surfaces: { rpc: MemorizeLanding, cli: 'memory memorize' },
+	async run(call, params) {
+		const top = projectTop(call.desk, params.project);
+		return memorizeRun(call.desk, top, params.run, parseRunSettings(params.settings));
+	},
+});
+
+/** Why memory is left unchanged when no summary agent is set. */
+export const noSummaryAgent =
+	'no summary model is configured (agentDesk.lineage.summaryAgent): memory is left unchanged';
+
+/**
+ * Memorizes the landing of `runId` (a run of a branch whose decision committed) into its root's
+ * memory, once: the request `land:<run>` is answered from the file's receipt when it is there. The
+ * summary agent's answer is memoised by model and input (a second call asks nothing); a refused
+ * answer is asked again once with the refusal; refused twice, memory is left as it was. The outcome
+ * is recorded on the run as a `memorize` tool invocation, so the run says what became of it.
+ */
+export async function memorizeRun(
+	desk: Desk,
+	top: string,
+	runId: string,
+	settings: RunSettings,
+): Promise<MemorizeResult> {
+	const ai = await desk.projectAi(top);
+	const run = ai.get<Run>(runId);
+	if (!run || run.object_type !== 'run') {
+		throw new DeskError('ai.notFound', `No run ${runId} in this project.`, { run: runId });
+	}
+	const decision = ai.runDecision(runId);
+	if (!decision || decision.decision_type !== 'commit' || !decision.result_commit_sha) {
+		throw new DeskError('run.notLanded', `Run ${runId} has not landed: only a committed change is memorized.`, {
+			run: runId,
+			decision: decision?.decision_type ?? null,
+		});
+	}
+	const node = await desk.lineageNodeOf(top, run.task);
+	if (!node || node.kind !== 'branch') {
+		throw new DeskError(
+			'lineage.notBranch',
+			`Run ${runId} is not a run of a branch: only a branch's landing is memorized.`,
+			{
+				run: runId,
+			},
+		);
+	}
+	const memory = await desk.memory(top);
+	const request = `land:${runId}`;
+	const file = memory.read(node.root);
+	const stored = file?.requests[request];
+	if (stored) {
+		return { applied: resultLists(stored.result), memo_hit: false, retried: false, replayed: true };
+	}
+	const record = (status: 'ok' | 'error', summary: string, args: Record<string, unknown>) => {
+		const invocation = newToolInvocation({ kind: 'system', id: 'desk' }, run, 'memorize', args, {
+			status,
+			resultSummary: summary.slice(0, 500),
+		});
+		invocation.tags = { ...invocation.tags, 'desk.tool': 'memorize' };
+		ai.put([invocation]);
+		desk.onRunChanged?.(top, runId);
+	};
+	const name = settings.lineage.summaryAgent;
+	const agent = name === undefined ? undefined : settings.agents.find((a) => a.name === name);
+	if (!agent) {
+		record('ok', `skipped: ${noSummaryAgent}`, {});
+		return { skipped: noSummaryAgent, memo_hit: false, retried: false, replayed: false };
+	}
+	const task = ai.get<Task>(run.task);
+	const intent = task?.intent ? ai.get<Intent>(task.intent) : undefined;
+	const patchset = decision.chosen_patchset_id ? ai.get<PatchSet>(decision.chosen_patchset_id) : undefined;
+	const input = memorizeInput(
+		{
+			ticket: intent?.prompt ?? task?.title ?? '',
+			abstract: memory.sql.frozenAbstract(node.node) ?? '',
+			touched: (patchset?.touched ?? []).map((t) => t.path),
+			rationale: decision.rationale ?? '',
+		},
+		file,
+	);
+	let memoHit = false;
+	let asked = 0;
+	const ask = async (refusal?: string): Promise<{ answer: SummaryAnswer; memo: string }> => {
+		const full = refusal === undefined ? input : `${input}\n${refusal}`;
+		// The model is the agent as configured: another command or model flag is another model.
+		const memo = memoKey(
+			canonicalJson({ name: agent.name, command: agent.command, args: agent.args, format: agent.format }),
+			full,
+		);
+		const kept = memory.sql.memo(memo);
+		if (kept) {
+			memoHit = true;
+			return { answer: JSON.parse(kept.answer) as SummaryAnswer, memo };
+		}
+		asked++;
+		let answer: SummaryAnswer;
+		try {
+			answer = await askSummaryAgent(agent, memorizePrompt(input, refusal), settings.sandbox);
+		} catch (error) {
+			const why = `the summary agent gave no answer (${(error as Error).message}); memory is left unchanged`;
+			record('error', why, { model: agent.name, memo, asked });
+			throw new DeskError('run.spawnFailed', why, { run: runId, agent: agent.name });
+		}
+		memory.sql.saveMemo(memo, agent.name, sha256Hex(full), JSON.stringify(answer), new Date().toISOString());
+		return { answer, memo };
+	};
+	const at = new Date().toISOString();
+	const batchOf = (answer: SummaryAnswer, memo: string) => {
+		const source = {
+			kind: 'landing' as const,
+			run: runId,
+			commit: decision.result_commit_sha,
+			decision: decision.object_id,
+			model: (answer.model ?? agent.name).slice(0, 200),
+			memo,
+		};
+		const ops = opsFromAnswer(answer.text, file, {
+			source,
+			at,
+			by: { kind: 'agent', id: `summary:${agent.name}` },
+			newId: () => uuidv7(),
+		});
+		const batch: MemoryBatch = {
+			root: node.root,
+			request,
+			op: 'memorize',
+			at,
+			by: `agent:summary:${agent.name}`,
+			request_hash: memo,
+			ops,
+		};
+		// The whole result is checked now, so a refusal is the agent's to correct, not the queue's.
+		applyMemoryBatch(file, batch);
+		return batch;
+	};
+	let batch: MemoryBatch;
+	let retried = false;
+	const first = await ask();
+	try {
+		batch = batchOf(first.answer, first.memo);
+	} catch (error) {
+		if (!isDeskError(error, 'memory.badBatch') && !isDeskError(error, 'memory.notFound')) {
+			throw error;
+		}
+		retried = true;
+		const second = await ask(error.message);
+		try {
+			batch = batchOf(second.answer, second.memo);
+		} catch (again) {
+			if (!isDeskError(again, 'memory.badBatch') && !isDeskError(again, 'memory.notFound')) {
+				throw again;
+			}
+			const why = `the summary agent's batch was refused twice (${again.message}); memory is left unchanged`;
+			record('error', why, { model: agent.name, memo: second.memo, asked });
+			return { skipped: why, memo_hit: memoHit, retried, replayed: false };
+		}
+	}
+	desk.faults.point('memorize.afterModel.beforeEnqueue');
+	const applied = memory.submit(batch);
+	const lists = resultLists(applied.result);
+	record(
+		'ok',
+		`memory of ${node.root}: ${lists.added.length} added, ${lists.updated.length} updated, ${lists.removed.length} removed`,
+		{ model: agent.name, memo: batch.request_hash, asked, memo_hit: memoHit, retried },
+	);
+	return { applied: lists, memo_hit: memoHit, retried, replayed: applied.replayed };
+}
+
+function resultLists(result: MemoryRequestReceipt['result']): {
+	added: string[];
+	updated: string[];
+	removed: string[];
+} {
+	return { added: result.added ?? [], updated: result.updated ?? [], removed: result.removed ?? [] };
+}
+
+export const memoryOperations = [rememberMemory, forgetMemory, showMemory, commitMemory, memorizeLanding];

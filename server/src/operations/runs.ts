@@ -2,6 +2,7 @@
  * Runs: what they recorded, cancelling one, and the gate's decision (glossary: Gate). A person
  * decides and cancels, in the editor or at the command line; an agent never does.
  */
+import { memorizeRun } from './memory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Run } from '../ai/types';
@@ -158,6 +159,7 @@ export const decideRun = operation({
 		const top = projectTop(desk, project);
 		// Settings are checked before anything is decided.
 		const runSettings = decision === 'retry' ? parseRunSettings(settings) : undefined;
+		const landingSettings = decision === 'commit' && settings !== undefined ? parseRunSettings(settings) : undefined;
 		const { gate, executor } = await desk.runs(top);
 		const ai = await desk.projectAi(top);
 		const decided = ai.get<Run>(run);
@@ -193,6 +195,14 @@ export const decideRun = operation({
 		call.events.runsChanged(project, run);
 		if (result.commit || result.version !== undefined) {
 			call.events.assetsChanged('run landed');
+		}
+		if (result.commit && landingSettings?.lineage.memorizeOnLanding && (await desk.isBranchTask(top, decided!.task))) {
+			// A branch's landing is memorized into its root (glossary: Project memory); the run records
+			// the outcome. The command line waits for it; the editor is answered at once.
+			const memorizing = memorizeRun(desk, top, run, landingSettings).catch(() => undefined);
+			if (call.actor.kind === 'cli') {
+				await memorizing;
+			}
 		}
 		return result;
 	},

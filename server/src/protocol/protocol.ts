@@ -985,6 +985,7 @@ export const deskRequests = {
 	ShowMemory,
 	CommitMemory,
 	LineageCatchUp,
+	MemorizeLanding,
 } as const;
 export const deskNotifications = {
 	ProtocolError,

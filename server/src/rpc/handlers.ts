@@ -135,6 +135,7 @@ function handWritten(
 	| 'ShowMemory'
 	| 'CommitMemory'
 	| 'LineageCatchUp'
+	| 'MemorizeLanding'
 > {
 	return {
 		async OpenWorkspace({ folders }) {

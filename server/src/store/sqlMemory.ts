@@ -88,6 +88,14 @@ export class SqlMemory {
 		return name === 'main' || this.db.get('SELECT 1 AS one FROM lineage_roots WHERE name = ?', [name]) !== undefined;
 	}
 
+	/** The abstract a branch's landing froze (its last), on the branch's board or its tally's. */
+	frozenAbstract(branch: string): string | undefined {
+		return this.db.get<{ text: string }>(
+			"SELECT text FROM board_messages WHERE kind = 'abstract' AND frozen = 1 AND (node = ? OR from_node = ?) ORDER BY seq DESC LIMIT 1",
+			[branch, branch],
+		)?.text;
+	}
+
 	/** The listed roots' names. */
 	listedRoots(): string[] {
 		const names = this.db.all<{ name: string }>('SELECT name FROM lineage_roots ORDER BY name').map((r) => r.name);

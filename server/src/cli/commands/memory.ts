@@ -3,7 +3,9 @@
  * show, remember, forget, commit and memorize a landing.
  */
 import type { MemoryView } from '../../lineage/types';
-import { commitMemory, forgetMemory, rememberMemory, showMemory } from '../../operations/memory';
+import type { MemorizeResult } from '../../lineage/types';
+import { commitMemory, forgetMemory, memorizeLanding, rememberMemory, showMemory } from '../../operations/memory';
+import { readSettingsFile } from './run';
 import { expectArgs, UsageError } from '../args';
 import type { Command, CommandContext } from '../context';
 import { operationCommand } from '../operationCommand';
@@ -68,9 +70,31 @@ const memoryCommit = operationCommand(commitMemory, {
 	text: (result) => `committed ${t(result.commit)}`,
 });
 
+/** `desk memory memorize RUN [--settings FILE]`: the summary agent is the settings' lineage.summaryAgent. */
+const memoryMemorize = operationCommand(memorizeLanding, {
+	params: async (context) => {
+		const [run] = args(context, 1);
+		return {
+			project: await projectOfCommand(context),
+			run: run!,
+			...(context.values.settings !== undefined ? { settings: readSettingsFile(context.values.settings) } : {}),
+		};
+	},
+	text: memorizeText,
+});
+
+function memorizeText(result: MemorizeResult): string {
+	if (result.skipped !== undefined) {
+		return `memory unchanged: ${t(result.skipped)}`;
+	}
+	const applied = result.applied ?? { added: [], updated: [], removed: [] };
+	return `${result.replayed ? 'memorized before' : 'memorized'}: ${applied.added.length} added, ${applied.updated.length} updated, ${applied.removed.length} removed${result.memo_hit ? ' (the summary agent was not asked again)' : ''}${result.retried ? ' (asked twice)' : ''}`;
+}
+
 export const memoryCommands: ReadonlyArray<[string, Command]> = [
 	['memory show', memoryShow],
 	['memory remember', memoryRemember],
 	['memory forget', memoryForget],
 	['memory commit', memoryCommit],
+	['memory memorize', memoryMemorize],
 ];

@@ -156,7 +156,7 @@ export const runCommands: ReadonlyArray<[string, Command]> = [
 ];
 
 /** A settings file (JSON) named by --settings: bounded like the server's `settings` param. */
-function readSettingsFile(file: string): Record<string, unknown> {
+export function readSettingsFile(file: string): Record<string, unknown> {
 	const text = readInputText(file, 'the settings file', maxSettingsBytes);
 	let value: unknown;
 	try {
