@@ -158,10 +158,17 @@ describe('project memory files', () => {
 		const started = Date.now();
 		let next = 0;
 		let round = 0;
-		for (; round < 12 && Date.now() - started < 40_000; round++) {
-			const child = spawn(process.execPath, [writer, top, 'r', String(next), '100000'], {
+		// A root holds 200 memories at most: the writer stops there.
+		for (; round < 12 && next < 200 && Date.now() - started < 40_000; round++) {
+			const child = spawn(process.execPath, [writer, top, 'r', String(next), String(200 - next)], {
 				stdio: ['ignore', 'pipe', 'pipe'],
 			});
+			// Listened to from the start: a writer that ends before the kill must not leave the wait hanging.
+			const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+				child.on('close', (code, signal) => resolve({ code, signal })),
+			);
+			let stderr = '';
+			child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
 			const acked: number[] = [];
 			onLines(child.stdout!, (line) => {
 				const match = /^ack (\d+)$/.exec(line);
@@ -171,7 +178,8 @@ describe('project memory files', () => {
 			});
 			await new Promise((resolve) => setTimeout(resolve, 400 + Math.floor(Math.random() * 800)));
 			child.kill('SIGKILL');
-			await new Promise((resolve) => child.on('close', resolve));
+			const ended = await closed;
+			assert.ok(ended.signal === 'SIGKILL' || ended.code === 0, `round ${round}: the writer failed: ${stderr}`);
 			// At every instant the file is a whole document, old or new.
 			const killedAt = fileOf(top);
 			const opened = await openMemory(top);
