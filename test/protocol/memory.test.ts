@@ -10,16 +10,23 @@ import { describe, it } from 'node:test';
 import { silentLogger } from '../../server/src/core/logger';
 import {
 	CommitMemory,
+	DecideRun,
 	ForgetMemory,
+	LaunchGo,
+	ListLineageRoots,
 	MemoryDidChange,
 	OpenWorkspace,
 	RememberMemory,
+	RunDidFinish,
+	SetTicket,
 	ShowMemory,
+	ShowRun,
 	type DeskErrorJson,
 } from '../../server/src/protocol/protocol';
 import { DurableDatabase } from '../../server/src/store/durableDatabase';
 import { projectMigrations, projectSchema } from '../../server/src/store/schemas';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
+import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, serverForSuite } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
@@ -210,6 +217,45 @@ describe('project memory over JSON-RPC', () => {
 		assert.deepEqual(forgot, { removed: id, replayed: false });
 		const left = await server.call(ShowMemory, { project: 'shop', root: 'main' });
 		assert.equal(left.memories.length, view.memories.length - 1);
+	});
+
+	it("counts each root's memory for the Roots view", async () => {
+		const { roots } = await server.call(ListLineageRoots, { project: 'shop' });
+		const main = roots.find((r) => r.name === 'main');
+		const view = await server.call(ShowMemory, { project: 'shop', root: 'main' });
+		assert.deepEqual(main?.memory, { exists: true, memories: view.memories.length, uncommitted: true });
+	});
+
+	it("is read-only to a run's agent and never part of its change, in the shared checkout and in a worktree", async () => {
+		// Without the sandbox (off) an agent can write there: its PatchSet still leaves memory out.
+		const cases = [
+			{ isolation: 'shared', sandbox: 'auto' },
+			{ isolation: 'worktree', sandbox: 'auto' },
+			{ isolation: 'worktree', sandbox: 'off' },
+		] as const;
+		for (const { isolation, sandbox } of cases) {
+			const label = `${isolation}, sandbox ${sandbox}`;
+			await server.call(SetTicket, { project: 'shop', ticket: 'Write the notes' });
+			const before = fs.readFileSync(file, 'utf8');
+			const settings = scriptedAgentSettings(
+				{
+					tryWrite: ['.desk-memory/main.json'],
+					writes: [{ path: `notes-${isolation}-${sandbox}.txt`, content: 'notes\n' }],
+				},
+				{ isolation, sandbox },
+			);
+			const record = await server.call(LaunchGo, { project: 'shop', settings });
+			const end = await server.notified(RunDidFinish, (f) => f.run === record.run, 'the run', 30_000);
+			assert.equal(end.status, 'gate');
+			assert.equal(fs.readFileSync(file, 'utf8'), before, `${label}: the person's memory file is as it was`);
+			const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
+			assert.deepEqual(
+				detail.patchsets.flatMap((p) => p.touched.map((t) => t.path)),
+				[`notes-${isolation}-${sandbox}.txt`],
+				`${label}: memory is not part of the run's change`,
+			);
+			await server.call(DecideRun, { project: 'shop', run: record.run, decision: 'abandon' });
+		}
 	});
 
 	it('keeps a damaged file aside and never replaces it by an empty one', async () => {
