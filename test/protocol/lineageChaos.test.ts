@@ -23,6 +23,7 @@ import {
 	AnswerReport,
 	DecideRun,
 	LaunchGo,
+	LineageCatchUp,
 	LineageTreeRequest,
 	ListBoard,
 	OpenWorkspace,
@@ -117,6 +118,7 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 		windows: 0,
 		cli: 0,
 		cliKilled: 0,
+		catchUps: 0,
 	};
 
 	/** Settings of one prompted branch: its agent writes a file, branches once through its tool, posts a note. */
@@ -252,6 +254,9 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 		if ('answer' in outcome) {
 			if (request.answer === undefined) {
 				request.answer = outcome.answer;
+				if (request.kind === 'decide' && (outcome.answer as { commit?: string }).commit !== undefined) {
+					await landedNotLive(server, request.run!);
+				}
 			} else {
 				assertSameAnswer(seed, request, outcome.answer);
 			}
@@ -365,8 +370,33 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 	};
 	/** A decision on a run at the gate that has none yet (or whose commit was refused: then abandon it). */
 	let lastStates = '';
+	/** Titles of the branches and the branch of each run, as the trees showed them. */
+	const titles = new Map<string, string>();
+	const nodeOfRun = new Map<string, string>();
 	/** Branches working or waiting, as the last tree showed them: no new prompt while four are. */
 	let live = 0;
+	/**
+	 * G3: a catch-up composed after a landing (for another branch's run) does not show the landed
+	 * branch among those working now, even when the target's tip did not move (a worktree branch
+	 * lands on its own git branch) and the saved section could be reused.
+	 */
+	const landedNotLive = async (server: RunningServer, landedRun: string): Promise<void> => {
+		const landed = nodeOfRun.get(landedRun);
+		const others = [...nodeOfRun].filter(([, node]) => node !== landed).map(([run]) => run);
+		if (landed === undefined || others.length === 0) {
+			return;
+		}
+		const section = await attempt(server, LineageCatchUp, { project: 'shop', run: random.pick(others) });
+		if (!('answer' in section)) {
+			return;
+		}
+		stats.catchUps += 1;
+		const working = workingNow(section.answer.tally);
+		assert.ok(
+			!working.some((line) => line.startsWith(`- ${titles.get(landed)!}:`)),
+			`seed ${seed}: ${titles.get(landed)!} landed (run ${landedRun}) and is still shown working:\n${section.answer.tally}`,
+		);
+	};
 	const pickDecision = async (server: RunningServer, final: boolean): Promise<Sent | undefined> => {
 		const tree = await attempt(server, LineageTreeRequest, { project: 'shop' });
 		if (!('answer' in tree)) {
@@ -377,6 +407,12 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 			states[b.state] = (states[b.state] ?? 0) + 1;
 		}
 		lastStates = JSON.stringify(states);
+		for (const b of branchesOf(tree.answer)) {
+			titles.set(b.node.node, b.title);
+			for (const r of b.runs) {
+				nodeOfRun.set(r.id, b.node.node);
+			}
+		}
 		live = (states['running'] ?? 0) + (states['queued'] ?? 0);
 		const waiting = branchesOf(tree.answer).filter((b) => b.state === 'gate');
 		const candidates = waiting
@@ -516,6 +552,11 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 		);
 		await new Promise((r) => setTimeout(r, 200));
 	}
+	// Every branch's work ended: a catch-up shows none of them working.
+	for (const run of [...nodeOfRun.keys()].slice(-3)) {
+		const section = await settle.call(LineageCatchUp, { project: 'shop', run });
+		assert.deepEqual(workingNow(section.tally), [], `seed ${seed}: nothing works now:\n${section.tally}`);
+	}
 	// Every answered request once more: the same answer, nothing made again.
 	for (const request of sent.filter((s) => s.answer !== undefined)) {
 		const outcome = await send(settle, request);
@@ -540,6 +581,7 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 			`(${sent.filter((s) => s.kind === 'prompt').length} prompts, ${sent.filter((s) => s.kind === 'decide').length} decisions, ` +
 			`${sent.filter((s) => s.kind === 'remember').length} remembers, ${sent.filter((s) => s.kind === 'answer').length} answers, ` +
 			`${sent.filter((s) => s.kind === 'post').length} posts; ${stats.windows} second windows, ` +
+			`${stats.catchUps} catch-ups after a landing, ` +
 			`${stats.cli} desk memory remember (${stats.cliKilled} killed)), ${stats.resent} sent again, ` +
 			`${decidedUnanswered(sent).length} decisions refused when sent again after their Decision, ` +
 			`${branchesOf(finalTree).length} branches; total ${((Date.now() - began) / 1000).toFixed(1)} s`,
@@ -561,6 +603,17 @@ function decidedUnanswered(sent: Sent[]): Sent[] {
 			s.refused?.code === 'run.notAwaitingDecision' &&
 			(s.refused.data as { decision?: string } | undefined)?.decision === (s.params as { decision: string }).decision,
 	);
+}
+
+/** The lines of a tally section listed under "Working now". */
+function workingNow(section: string): string[] {
+	const lines = section.split('\n');
+	const start = lines.indexOf('### Working now');
+	if (start < 0) {
+		return [];
+	}
+	const end = lines.findIndex((line, i) => i > start && line.startsWith('#'));
+	return lines.slice(start + 1, end < 0 ? undefined : end).filter((line) => line.startsWith('- '));
 }
 
 function assertSameAnswer(seed: number, request: Sent, again: unknown): void {
