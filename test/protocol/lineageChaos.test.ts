@@ -57,6 +57,7 @@ const killPoints = [
 	'land.afterDecision.beforeNote',
 	'memory.beforeRename',
 	'memory.afterRename.beforeQueueDelete',
+	'memorize.afterModel.beforeEnqueue',
 ];
 
 /** The points a round may arm: `LINEAGE_CHAOS_POINTS` (comma-separated) narrows them, to aim at one window. */
@@ -144,6 +145,15 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 			},
 		};
 	};
+	// The person's settings when deciding: a landing is memorized by the summary agent (a scripted
+	// agent answering one memory), in the background of the decision.
+	const summary = scriptedAgentSettings({
+		answers: [JSON.stringify({ ops: [{ op: 'add', title: 'A landing', text: 'Chaos work landed.' }] })],
+	});
+	const deciding: RunSettings = {
+		...summary,
+		lineage: { ...summary.lineage, summaryAgent: summary.agents[0]!.name, memorizeOnLanding: true },
+	};
 
 	let prompts = 0;
 	let memories = 0;
@@ -182,6 +192,7 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 			run,
 			decision,
 			rationale: `chaos ${decision}`,
+			settings: deciding,
 			requestId: id,
 		};
 		return { kind: 'decide', id, definition: DecideRun, params, sends: 0, run };
@@ -587,7 +598,8 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 			`${branchesOf(finalTree).length} branches; total ${((Date.now() - began) / 1000).toFixed(1)} s`,
 	);
 
-	await checkInvariants({ seed, repo, sent, memoryFile });
+	const memorized = await checkInvariants({ seed, repo, sent, memoryFile });
+	t.diagnostic(`seed ${seed}: ${memorized} landings memorized`);
 }
 
 /**
@@ -648,7 +660,8 @@ interface Invariants {
 	memoryFile: string;
 }
 
-async function checkInvariants({ seed, repo, sent, memoryFile }: Invariants): Promise<void> {
+/** Checks the guarantees; returns how many landings were memorized. */
+async function checkInvariants({ seed, repo, sent, memoryFile }: Invariants): Promise<number> {
 	const db = await DurableDatabase.open({
 		file: path.join(repo, '.desk', 'project.db'),
 		schema: projectSchema,
@@ -858,7 +871,10 @@ async function checkInvariants({ seed, repo, sent, memoryFile }: Invariants): Pr
 			const file =
 				text === undefined
 					? undefined
-					: (JSON.parse(text) as { memories: Record<string, { text: string }>; requests: Record<string, unknown> });
+					: (JSON.parse(text) as {
+							memories: Record<string, { text: string; source?: { kind: string; run?: string } }>;
+							requests: Record<string, unknown>;
+						});
 			const queue = db.all<{ request_id: string }>('SELECT request_id FROM memory_queue');
 			assert.deepEqual(queue, [], say('the memory queue is drained'));
 			for (const remember of remembers) {
@@ -873,6 +889,17 @@ async function checkInvariants({ seed, repo, sent, memoryFile }: Invariants): Pr
 					assert.equal(keyed.length, 1, say(`${remember.id}'s receipt is in requests`));
 				}
 			}
+			// A landing memorized once at most (its receipt land:<run>), and only a landing that landed.
+			const memorized = Object.values(file?.memories ?? {}).filter((m) => m.source?.kind === 'landing');
+			for (const memory of memorized) {
+				assert.ok(landedRuns.has(memory.source!.run!), say(`memorized ${memory.source!.run!}, which landed`));
+			}
+			for (const [run] of landedRuns) {
+				const count = memorized.filter((m) => m.source!.run === run).length;
+				assert.ok(count <= 1, say(`the landing of ${run} memorized at most once: ${count}`));
+				assert.ok((text?.split(`land:${run}"`).length ?? 1) - 1 <= 1, say(`land:${run} once in requests`));
+			}
+			return memorized.length;
 		}
 	} finally {
 		db.close();
