@@ -8,9 +8,13 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { BoardMessage, BranchResult } from '../../server/src/lineage/types';
+import * as fs from 'node:fs';
 import {
 	AnswerReport,
 	BoardDidReport,
+	BranchFromRun,
+	LaunchGo,
+	SetTicket,
 	ContinueWithReports,
 	DecideRun,
 	ListBoard,
@@ -25,7 +29,7 @@ import { DurableDatabase } from '../../server/src/store/durableDatabase';
 import { projectMigrations, projectSchema } from '../../server/src/store/schemas';
 import { silentLogger } from '../../server/src/core/logger';
 import { git, makeRepo } from '../helpers/gitRepo';
-import { scriptedAgentSettings } from '../helpers/scriptedAgent';
+import { deskToolAnswers, scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, killStartedServers, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
@@ -253,6 +257,124 @@ describe('boards over JSON-RPC', () => {
 			assert.deepEqual(await counts(repo, branch), { phases: ['delivered', 'input', 'reply'], reports: 2, landed: 0 });
 		} finally {
 			await again.stop();
+		}
+	});
+});
+
+interface McpAnswer {
+	result?: { isError?: boolean; structuredContent?: Record<string, unknown> };
+}
+
+describe('a run and its branch talking through the board tools', () => {
+	it("a branch posts with board_post; its report reaches the starter run's task; Continue with Reports carries it once, and the continuation answers it once with board_answer", async () => {
+		const { repo, server } = await project();
+		try {
+			await server.call(SetTicket, { project: 'shop', ticket: 'Refactor the parser' });
+			const starter = await server.call(LaunchGo, {
+				project: 'shop',
+				settings: scriptedAgentSettings({ writes: [{ path: 'parser.txt', content: 'split\n' }] }),
+			});
+			const starterEnd = await server.notified(RunDidFinish, (f) => f.run === starter.run, 'the starter run');
+			assert.equal(starterEnd.status, 'gate');
+			const branchSettings = scriptedAgentSettings({
+				writes: [{ path: 'tests.txt', content: 'tests\n' }],
+				deskTools: [{ tool: 'board_post', args: { text: 'halfway: lexer tests written' } }],
+				answer: 'Tests for the lexer.',
+			});
+			const branch = await server.call(BranchFromRun, {
+				project: 'shop',
+				repo,
+				prompt: 'Add tests for the lexer',
+				starterRun: starter.run,
+				settings: branchSettings,
+				requestId: 'board-branch-0010',
+			});
+			// The starter's change is at the gate in the shared checkout: landing it frees the checkout for the branch.
+			await server.call(DecideRun, { project: 'shop', run: starter.run, decision: 'commit' });
+			const branchEnd = await server.notified(RunDidFinish, (f) => f.run === branch.run, 'the branch run', 30_000);
+			assert.equal(branchEnd.status, 'gate', branchEnd.error);
+			const [list, post] = deskToolAnswers(branchSettings) as [{ list: string[] }, { answer: McpAnswer }];
+			assert.ok(
+				['board_post', 'reports', 'board_answer'].every((t) => list.list.includes(t)),
+				JSON.stringify(list),
+			);
+			assert.equal(post.answer.result?.isError, undefined, JSON.stringify(post.answer));
+			const starterTask = (await board(server, branch.node)).find((m) => m.kind === 'board.started.by')?.from_node;
+			assert.ok(starterTask, 'the branch board names its starter');
+			const beforeLanding = await board(server, starterTask);
+			assert.deepEqual(
+				beforeLanding.map((m) => [m.kind, m.passive]),
+				[
+					['note', true],
+					['note', true],
+				],
+			);
+			assert.equal(beforeLanding[0]!.text, 'halfway: lexer tests written');
+
+			await server.call(DecideRun, { project: 'shop', run: branch.run, decision: 'commit' });
+			const told = await server.notified(BoardDidReport, (r) => r.branch === branch.node, 'the report');
+			assert.deepEqual([told.starter_node, told.starter_run], [starterTask, starter.run]);
+
+			const prompts = tempDir();
+			const continuation = scriptedAgentSettings({
+				echoPromptTo: prompts,
+				writes: [{ path: 'parser.txt', content: 'split and tested\n' }],
+				deskTools: [
+					{ tool: 'reports', args: {} },
+					{ tool: 'board_answer', args: { report: told.report, text: 'Good; keep them fast.' } },
+					{ tool: 'board_answer', args: { report: told.report, text: 'And another thing.' } },
+				],
+			});
+			// The agent writes its prompts where the test reads them.
+			continuation.agents[0]!.writePaths.push(prompts);
+			const continued = await server.call(ContinueWithReports, {
+				project: 'shop',
+				run: starter.run,
+				settings: continuation,
+				requestId: 'board-continue-0001',
+			});
+			assert.equal(continued.reports, 1);
+			assert.equal(continued.task, starterTask);
+			const continuedEnd = await server.notified(RunDidFinish, (f) => f.run === continued.run, 'the continuation');
+			assert.equal(continuedEnd.status, 'gate', continuedEnd.error);
+			const prompt = fs.readFileSync(path.join(prompts, 'work.prompt.txt'), 'utf8');
+			assert.match(prompt, /## Reports from branches/);
+			assert.ok(prompt.includes(`(report ${told.report})`), 'the report is carried');
+			assert.ok(prompt.includes('Tests for the lexer.'), "with the branch's final answer");
+			const [, reports, answer, again] = deskToolAnswers(continuation) as [
+				unknown,
+				{ answer: McpAnswer },
+				{ answer: McpAnswer },
+				{ answer: McpAnswer },
+			];
+			const seen = reports.answer.result?.structuredContent?.messages as BoardMessage[];
+			assert.ok(
+				seen.some((m) => m.id === told.report && m.kind === 'report'),
+				JSON.stringify(reports.answer),
+			);
+			assert.equal(answer.answer.result?.isError, undefined, JSON.stringify(answer.answer));
+			assert.equal(again.answer.result?.isError, true);
+			assert.equal((again.answer.result?.structuredContent?.error as { code: string }).code, 'board.alreadyAnswered');
+			const answers = (await board(server, branch.node)).filter((m) => m.kind === 'answer');
+			assert.deepEqual(
+				answers.map((m) => [m.from_node, m.from_run, m.text]),
+				[[starterTask, continued.run, 'Good; keep them fast.']],
+			);
+			const repeat = await server.call(ContinueWithReports, {
+				project: 'shop',
+				run: starter.run,
+				settings: continuation,
+				requestId: 'board-continue-0001',
+			});
+			assert.deepEqual(repeat, continued, 'the same request continues once');
+			const nothing = await expectRpcError(server.connection, ContinueWithReports.method, {
+				project: 'shop',
+				run: continued.run,
+				settings: continuation,
+			});
+			assert.equal((nothing.data as DeskErrorJson).code, 'board.noReports', 'the report was carried once');
+		} finally {
+			await server.stop();
 		}
 	});
 });

@@ -83,7 +83,7 @@ Boards of the lineage (a branch reports to its starter once, when its work ends)
   board list NODE [--since SEQ]                   a task's board: reports, notes, answers, abstracts, landings
   board post RUN TEXT [--kind note|abstract]      a passive note from a branch's run to its starter
   board answer REPORT TEXT                        answer a branch's report, once
-  board continue RUN [--agent NAME] [--isolation shared|worktree]
+  board continue RUN [--settings FILE] [--agent NAME] [--isolation shared|worktree]
                                                   a new run of RUN's task carrying the reports, carried out here
 
 Attachments of a task (of --project NAME, else the repository at --repo PATH or the current folder):

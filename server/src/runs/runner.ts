@@ -674,6 +674,7 @@ export class RunExecutor {
 		failRun(run, `cancelled: ${reason}`);
 		this.ports.ai.put([run]);
 		this.ports.changed(runId);
+		tellBoard(this.ports, runId, (board) => board.runFinished(runId));
 		return { stopped: false };
 	}
 

@@ -10,6 +10,7 @@ import type { Command, CommandContext } from '../context';
 import { invokeFromCommandLine, operationCommand } from '../operationCommand';
 import { projectOfCommand } from '../projects';
 import { terminalSafe as t } from '../terminal';
+import { settingsOf } from './run';
 import { formatRunDetail } from './runs';
 
 /** A board message on one line (and its text below it). */
@@ -75,21 +76,14 @@ const boardAnswer = operationCommand(answerReport, {
 	text: (message) => formatBoardMessage(message),
 });
 
-/** `desk board continue RUN [--settings FILE] [--agent NAME]`: the new run carried out here; exit 2 when it failed. */
+/** `desk board continue RUN [--settings FILE] [--agent NAME] [--isolation shared|worktree]`: the new run carried out here; exit 2 when it failed. */
 const boardContinue = operationCommand(continueWithReports, {
 	async params(context) {
-		const { rest, values, command } = context;
+		const { rest, command } = context;
 		if (rest.length !== 1) {
 			throw new UsageError(`${command} RUN`);
 		}
-		return {
-			project: await projectOfCommand(context),
-			run: rest[0]!,
-			settings: {
-				...(values.agent ? { agent: values.agent } : {}),
-				...(values.isolation ? { isolation: values.isolation } : {}),
-			},
-		};
+		return { project: await projectOfCommand(context), run: rest[0]!, settings: settingsOf(context) };
 	},
 	text: (result) => `continued as run ${t(result.run)} with ${result.reports} report(s)`,
 	async follow(result, context) {
