@@ -2,15 +2,19 @@
  * The random-kill loop of the lineage (glossary: Lineage, Tally, Project memory): the real server on
  * a real repository, SIGKILLed at random moments (and at named kill points) while the person prompts
  * branches of main, their scripted agents branch again through the `branch` desk tool and post notes,
- * the person decides the runs at the gate and remembers things. Every request carries a request id
- * and is sent again, with the same id, to the next server until it is answered. Bounded by rounds and
- * by wall time. Afterwards, and after clean restarts so recovery ran, the guarantees are checked as
- * invariants over the project database (read with the desk's own store code), the memory files and
- * `git log`: a fork once per request, each delivery phase once, a landing once per Desk-Run commit,
- * each memory once and its file never torn, nothing acknowledged lost.
+ * the person decides the runs at the gate (each landing memorized by a summary agent), answers
+ * reports, posts notes and remembers things, beside a second window and `desk memory remember`
+ * processes that are killed too. Every request carries a request id and is sent again, with the same
+ * id, until it is answered. Bounded by rounds and by wall time. Afterwards, and after clean restarts
+ * so recovery ran, the guarantees are checked as invariants over the project database (read with the
+ * desk's own store code), the memory file and `git log`: a fork once per request, each delivery
+ * phase once, a landing once per Desk-Run commit and never shown working again, each memory once and
+ * its file never torn, at most one answer per report, nothing acknowledged lost.
  *
  * The seed is printed (`LINEAGE_CHAOS_SEED=<n>`): set the variable to play the same choices again
- * (the moments the processes reach differ from run to run; the choices do not).
+ * (the moments the processes reach differ from run to run, and with them what there is to choose).
+ * `LINEAGE_CHAOS_POINTS` narrows the kill points, `LINEAGE_CHAOS_ROUNDS` and `LINEAGE_CHAOS_MS` the
+ * bounds; `LINEAGE_CHAOS_DEBUG` tells each round and request.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
