@@ -126,7 +126,10 @@ describe('project memory over JSON-RPC', () => {
 			},
 		);
 		const head = git(repo, 'rev-parse', 'HEAD');
-		const { commit } = await server.call(CommitMemory, { project: 'shop', root: 'main', requestId: requestId() });
+		const commitId = requestId();
+		const { commit } = await server.call(CommitMemory, { project: 'shop', root: 'main', requestId: commitId });
+		const repeat = await server.call(CommitMemory, { project: 'shop', root: 'main', requestId: commitId });
+		assert.equal(repeat.commit, commit, 'the same request answers the first commit');
 		assert.equal(git(repo, 'rev-parse', 'HEAD'), commit);
 		assert.equal(git(repo, 'rev-parse', `${commit}^`), head);
 		assert.equal(git(repo, 'show', '--name-only', '--format=', commit), '.desk-memory/main.json');

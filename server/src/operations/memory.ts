@@ -26,7 +26,7 @@ import type { MemorizeResult } from '../lineage/types';
 import { parseRunSettings, type RunSettings } from '../runs/settings';
 import { askSummaryAgent, type SummaryAnswer } from '../runs/summaryAgent';
 import { SafeGit } from '../runs/safeGit';
-import { markReplayed, type ClientRequest } from '../store/clientRequests';
+import { answerOnce, markReplayed, type ClientRequest } from '../store/clientRequests';
 import type { ProjectMemory } from '../store/memoryFiles';
 import { actorRefOf, type Actor } from './actor';
 import { projectOfCall } from './assets';
@@ -219,8 +219,12 @@ export const commitMemory = operation({
 	surfaces: { rpc: CommitMemory, cli: 'memory commit' },
 	async run(call, params) {
 		const { top, memory } = await memoryOfCall(call, params.project);
-		const result = await commitMemoryFile(call.desk, top, memory, params.root, call.actor);
-		await call.desk.answerProjectRequest(top, call.request, result);
+		// The same request id again answers the first commit (nothing is left to commit by then).
+		const { result } = await answerOnce(await call.desk.projectRequests(top), call.request, async () => {
+			const made = await commitMemoryFile(call.desk, top, memory, params.root, call.actor);
+			await call.desk.answerProjectRequest(top, call.request, made);
+			return made;
+		});
 		return result;
 	},
 });

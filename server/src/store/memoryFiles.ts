@@ -206,7 +206,20 @@ export class ProjectMemory {
 			return { result: checked.result, replayed: true };
 		}
 		this.sql.enqueue(batch, this.now().toISOString());
-		const outcome = this.drain(batch.root).get(batch.request);
+		let outcome: BatchOutcome | undefined;
+		try {
+			outcome = this.drain(batch.root).get(batch.request);
+		} catch (error) {
+			if (isDeskError(error, 'memory.locked')) {
+				// The batch stays queued: the next drain (any process's, or this one's next start) applies it.
+				throw new DeskError(
+					'memory.locked',
+					`${error.message} The change is queued and is applied once the lock is free; the same request again answers it.`,
+					{ ...error.data, queued: true, request: batch.request },
+				);
+			}
+			throw error;
+		}
 		if (outcome) {
 			if (!outcome.ok) {
 				throw outcome.error;

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { uuidv7 } from '../../../server/src/ai/ids';
+import { isDeskError } from '../../../server/src/core/errors';
 import { silentLogger } from '../../../server/src/core/logger';
 import { parseMemoryFile } from '../../../server/src/lineage/memory';
 import type { MemoryFile } from '../../../server/src/lineage/types';
@@ -152,6 +153,46 @@ describe('project memory files', () => {
 			}
 		});
 	}
+
+	it('a root whose lock another live process holds past the wait is memory.locked; the batch stays queued and is applied once', async () => {
+		const top = repoFolder();
+		const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+		try {
+			fs.mkdirSync(path.join(top, '.desk', 'memory-locks'), { recursive: true });
+			fs.writeFileSync(path.join(top, '.desk', 'memory-locks', 'main.lock'), `${holder.pid} held-by-test\n`);
+			const db = await DurableDatabase.open({
+				file: path.join(top, '.desk', 'project.db'),
+				schema: projectSchema,
+				migrations: projectMigrations,
+				logger: silentLogger,
+				idleCheckpointMs: 60_000,
+			});
+			const memory = new ProjectMemory(top, new SqlMemory(db), {
+				locksFolder: path.join(top, '.desk', 'memory-locks'),
+				git: { headFile: () => undefined, headBlobs: () => new Map() },
+				logger: silentLogger,
+				lockTimeoutMs: 300,
+			});
+			try {
+				assert.throws(
+					() => memory.submit(rememberBatch('locked-1', uuidv7())),
+					(error: unknown) => isDeskError(error, 'memory.locked') && error.data.queued === true,
+				);
+				assert.equal(fileOf(top), undefined, 'nothing written');
+				// Queued, it is applied by the next drain once the lock is free.
+				assert.equal(memory.pending('main'), 1);
+				holder.kill('SIGKILL');
+				await new Promise((resolve) => holder.on('exit', resolve));
+				memory.drainAll();
+				assert.deepEqual([...keysIn(fileOf(top)).keys()], ['locked-1']);
+			} finally {
+				memory.close();
+				db.close();
+			}
+		} finally {
+			holder.kill('SIGKILL');
+		}
+	});
 
 	it('a writer killed at random points never leaves a torn file nor loses an acknowledged memory', async (t) => {
 		const top = repoFolder();
