@@ -7,7 +7,13 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { AgentDeskApi } from '../../client/src/extension';
-import { defaultAgents, defaultRunSettings } from '../../server/src/runs/settings';
+import { runSettings } from '../../client/src/runs/runSettings';
+import {
+	defaultAgents,
+	defaultLineageSettings,
+	defaultRunSettings,
+	parseRunSettings,
+} from '../../server/src/runs/settings';
 
 const extensionId = 'agent-desk.agent-desk';
 
@@ -132,6 +138,26 @@ describe('Agent Desk in the extension host', () => {
 		assert.equal(config.inspect('runs.maxAttempts')?.defaultValue, defaultRunSettings.maxAttempts);
 		assert.equal(config.inspect('runs.sandbox')?.defaultValue, defaultRunSettings.sandbox);
 		assert.deepEqual(config.inspect('checks')?.defaultValue, defaultRunSettings.checks);
+	});
+
+	it("contributes the desk's lineage limits as the defaults of its settings, and sends them under the settings' lineage key", () => {
+		const config = vscode.workspace.getConfiguration('agentDesk');
+		assert.deepEqual(config.inspect('lineage.limits')?.defaultValue, defaultLineageSettings.limits);
+		assert.deepEqual(config.inspect('lineage.branch')?.defaultValue, defaultLineageSettings.branch);
+		assert.equal(config.inspect('lineage.memorizeOnLanding')?.defaultValue, defaultLineageSettings.memorizeOnLanding);
+		// What Go, Retry and Branch from Here… send by default is what the desk takes as its defaults.
+		assert.deepEqual(parseRunSettings(runSettings(folder.uri.fsPath)).lineage, defaultLineageSettings);
+	});
+
+	it('lists the main root in the Memory view, with no memory yet and the row that says what Remember… does', async () => {
+		const [main] = await api.memory.getChildren();
+		assert.ok(main?.type === 'memoryRoot' && main.root.name === 'main', JSON.stringify(main));
+		const item = api.memory.getTreeItem(main);
+		assert.equal(item.description, 'no memory yet');
+		assert.equal(item.contextValue, 'memoryRoot.none');
+		const [empty] = await api.memory.getChildren(main);
+		assert.equal(empty?.type, 'memoryEmpty');
+		assert.equal(api.memory.getTreeItem(empty!).command?.command, 'agentDesk.remember');
 	});
 
 	it('reports the library folder it uses and its server process', async () => {

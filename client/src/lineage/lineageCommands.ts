@@ -28,6 +28,7 @@ import {
 	branchStateWords,
 	oneLine,
 	reportMessage,
+	withAnswers,
 	type LineageBranch,
 } from './lineageText';
 
@@ -66,8 +67,11 @@ export class BoardDocuments implements vscode.TextDocumentContentProvider {
 		const project = query.get('project') ?? '';
 		const node = query.get('node') ?? '';
 		this.open.add(uri.toString());
-		const { messages } = await this.desk.request(ListBoard, { project, node });
-		return visibleLines(boardDocument(query.get('title') ?? node, messages));
+		const [{ messages }, tree] = await Promise.all([
+			this.desk.request(ListBoard, { project, node }),
+			this.desk.request(LineageTreeRequest, { project }).catch(() => undefined),
+		]);
+		return visibleLines(boardDocument(query.get('title') ?? node, withAnswers(messages, tree)));
 	}
 
 	/** Open boards of the project are read again. */

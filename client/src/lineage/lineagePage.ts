@@ -2,13 +2,12 @@ import type { BoardMessage, LineageTree, RunDetail } from '../../../server/src/p
 import { escapeHtml } from '../common/html';
 import { visibleLines } from '../common/markdownText';
 import {
-	boardKindWords,
+	boardKindText,
 	branchStateWords,
 	costText,
 	findBranch,
 	grantChainText,
 	isDeliveredReport,
-	outcomeText,
 	tokensText,
 	type LineageBranch,
 } from './lineageText';
@@ -135,18 +134,13 @@ export function renderLineageSection(facts: LineageFacts): string {
 		const rows = [...board]
 			.sort((a, b) => a.seq - b.seq)
 			.map((m) => {
-				const { mark, word } = boardKindWords[m.kind] ?? { mark: '·', word: m.kind };
-				const outcome =
-					m.kind === 'report' && m.data
-						? ` — ${outcomeText(m.data['outcome'], m.data['commit'], m.data['version'])}`
-						: '';
 				const answer =
 					isDeliveredReport(m) && !m.answered_by
 						? link('agentDesk.answerReport', [project, m.id], 'Answer…')
 						: m.kind === 'report'
 							? html(m.answered_by ? 'answered' : '')
 							: '';
-				return `<tr class="${m.passive ? 'passive' : 'active'}"><td class="when">${html(m.created_at.slice(0, 16).replace('T', ' '))}</td><td class="kind">${html(`${mark} ${word}${outcome}`)}</td><td>${html(m.from_run ? `run ${m.from_run}` : m.from_node ? `task ${m.from_node}` : '')}</td><td class="text">${html(m.text)}</td><td>${answer}</td></tr>`;
+				return `<tr class="${m.passive ? 'passive' : 'active'}"><td class="when">${html(m.created_at.slice(0, 16).replace('T', ' '))}</td><td class="kind">${html(boardKindText(m))}</td><td class="from">${html(senderText(m, tree))}</td><td class="text">${html(m.text)}</td><td>${answer}</td></tr>`;
 			});
 		parts.push(
 			`<table class="board"><thead><tr><th>When</th><th>Kind</th><th>From</th><th>Text</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>`,
@@ -169,6 +163,19 @@ export function renderLineageSection(facts: LineageFacts): string {
 	return parts.join('\n');
 }
 
+/** Who wrote a board message: the branch by its title when the tree knows it, else its run; nothing for the person. */
+function senderText(message: BoardMessage, tree: LineageTree | undefined): string {
+	const branch = message.from_node && tree ? findBranch(tree, message.from_node) : undefined;
+	if (branch) {
+		return `branch “${branch.title}”`;
+	}
+	return message.from_run
+		? `run ${message.from_run.slice(0, 8)}…`
+		: message.from_node
+			? `task ${message.from_node.slice(0, 8)}…`
+			: 'you';
+}
+
 function facts_(rows: Array<[string, string | number | undefined]>): string {
 	return `<table class="facts"><tbody>${rows
 		.filter(([, v]) => v !== undefined && v !== '')
@@ -179,7 +186,7 @@ function facts_(rows: Array<[string, string | number | undefined]>): string {
 /** The style the section adds to the run page's. */
 export const lineagePageStyle = `
 pre.told { white-space: pre-wrap; overflow-wrap: anywhere; padding: 8px 12px; background: var(--vscode-textCodeBlock-background); border-radius: 3px; }
-table.board { width: 100%; } table.board td.text { white-space: pre-wrap; overflow-wrap: anywhere; width: 55%; } table.board td.when, table.board td.kind { white-space: nowrap; }
+table.board { width: 100%; } table.board td.text { white-space: pre-wrap; overflow-wrap: anywhere; width: 55%; } table.board td.when, table.board td.kind { white-space: nowrap; } table.board td.from { max-width: 16em; }
 table.board tr.passive td { color: var(--vscode-descriptionForeground); }
 .state.landed { color: var(--vscode-testing-iconPassed); } .state.failed { color: var(--vscode-testing-iconFailed); } .state.gate, .state.queued { color: var(--vscode-charts-yellow); }
 nav.actions.lineage { margin-top: 0; }

@@ -173,17 +173,37 @@ export function grantChainText(chain: readonly string[]): string {
 	return chain.join(' → ');
 }
 
-/** What a board message is, for the person: a mark and a word. */
-export const boardKindWords: Record<BoardMessage['kind'], { mark: string; word: string }> = {
-	report: { mark: '🔔', word: 'Report' },
-	note: { mark: '💬', word: 'Note' },
-	answer: { mark: '↩', word: 'Answer' },
-	input: { mark: '✉', word: 'Prompt' },
-	'board.started.by': { mark: '⑂', word: 'Started' },
-	intent: { mark: '◇', word: 'Intent' },
-	abstract: { mark: '≈', word: 'Abstract' },
-	landed: { mark: '✓', word: 'Landed' },
+/**
+ * What a board message is, for the person: a word, and the codicon its row shows (🔔 report, 💬 note,
+ * ↩ answer in the design's words; icons rather than emoji, which many Linux desktops draw as boxes).
+ */
+export const boardKindWords: Record<BoardMessage['kind'], { icon: string; word: string }> = {
+	report: { icon: 'bell', word: 'Report' },
+	note: { icon: 'comment', word: 'Note' },
+	answer: { icon: 'reply', word: 'Answer' },
+	input: { icon: 'mail', word: 'Prompt' },
+	'board.started.by': { icon: 'type-hierarchy-sub', word: 'Started' },
+	intent: { icon: 'target', word: 'Intent' },
+	abstract: { icon: 'note', word: 'Abstract' },
+	landed: { icon: 'git-commit', word: 'Landed' },
 };
+
+/** A board message's kind in words, with a report's outcome: "Report (landed as abc1234)". */
+export function boardKindText(message: BoardMessage): string {
+	const { word } = boardKindWords[message.kind] ?? { word: message.kind };
+	const outcome =
+		message.kind === 'report' && message.data
+			? ` (${outcomeText(message.data['outcome'], message.data['commit'], message.data['version'])})`
+			: '';
+	return `${word}${outcome}`;
+}
+
+/** "1 report · 2 notes": what a Board row counts (kinds it has none of are left out). */
+export function boardCounts(messages: readonly BoardMessage[]): string {
+	const count = (kind: BoardMessage['kind']) => messages.filter((m) => m.kind === kind).length;
+	const parts = (['report', 'note', 'answer'] as const).filter((k) => count(k) > 0).map((k) => plural(count(k), k));
+	return parts.length ? parts.join(' · ') : 'no message';
+}
 
 /**
  * A report delivered to this board by a branch (the starter's copy, the one the starter answers),
@@ -191,6 +211,23 @@ export const boardKindWords: Record<BoardMessage['kind'], { mark: string; word: 
  */
 export function isDeliveredReport(message: BoardMessage): boolean {
 	return message.kind === 'report' && message.from_node !== undefined && message.from_node !== message.node;
+}
+
+/**
+ * A board's messages with each report delivered here marked answered when its branch's own report
+ * was: the starter's one answer replies to the branch's record of the report (on the branch's
+ * board), so the copy on the starter's board learns it from the branch's counts in the tree.
+ */
+export function withAnswers(messages: readonly BoardMessage[], tree: LineageTree | undefined): BoardMessage[] {
+	return messages.map((m) => {
+		if (!isDeliveredReport(m) || m.answered_by !== undefined || !tree) {
+			return m;
+		}
+		const branch = findBranch(tree, m.from_node!);
+		return branch && branch.board.reports > 0 && branch.board.unanswered === 0
+			? { ...m, answered_by: `the answer on the board of ${branch.node.node}` }
+			: m;
+	});
 }
 
 /** A board newest first (the order the Board node lists it in). */
@@ -218,14 +255,14 @@ export function outcomeText(outcome: unknown, commit?: unknown, version?: unknow
 	}
 }
 
-/** A board message's row: its mark and kind, then the first line of its text; its description says when, from where and whether it was answered. */
+/** A board message's row: its kind (a report with its outcome), then the first line of its text; its description says when and whether it was answered. */
 export function boardLabel(message: BoardMessage): string {
-	const { mark, word } = boardKindWords[message.kind] ?? { mark: '·', word: message.kind };
-	const outcome =
-		message.kind === 'report' && message.data
-			? ` (${outcomeText(message.data['outcome'], message.data['commit'], message.data['version'])})`
-			: '';
-	return `${mark} ${word}${outcome}: ${oneLine(message.text)}`;
+	const text = oneLine(message.text);
+	// A report's text often opens with its outcome ("landed as …"): it is not said twice.
+	const outcome = message.kind === 'report' ? message.data?.['outcome'] : undefined;
+	const kind =
+		typeof outcome === 'string' && text.startsWith(outcome) ? boardKindWords.report.word : boardKindText(message);
+	return `${kind}: ${text}`;
 }
 
 export function boardDescription(message: BoardMessage): string {
@@ -277,9 +314,6 @@ export function boardDocument(title: string, messages: readonly BoardMessage[]):
 		'',
 	];
 	for (const m of [...messages].sort((a, b) => a.seq - b.seq)) {
-		const { mark, word } = boardKindWords[m.kind] ?? { mark: '·', word: m.kind };
-		const outcome =
-			m.kind === 'report' && m.data ? ` — ${outcomeText(m.data['outcome'], m.data['commit'], m.data['version'])}` : '';
 		const flags = [
 			m.passive ? 'passive' : 'active',
 			m.kind === 'report' ? (m.answered_by ? 'answered' : 'not answered yet') : '',
@@ -288,7 +322,7 @@ export function boardDocument(title: string, messages: readonly BoardMessage[]):
 			.filter(Boolean)
 			.join(', ');
 		lines.push(
-			`${mark} ${word}${outcome} · ${m.created_at.slice(0, 19).replace('T', ' ')} · ${m.from_run ? `from run ${m.from_run}` : m.from_node ? `from task ${m.from_node}` : 'from you'} (${flags})`,
+			`${boardKindText(m)} · ${m.created_at.slice(0, 19).replace('T', ' ')} · ${m.from_run ? `from run ${m.from_run}` : m.from_node ? `from task ${m.from_node}` : 'from you'} (${flags})`,
 			...m.text.split(/\r?\n/).map((line) => `    ${line}`),
 			'',
 		);

@@ -10,7 +10,7 @@ import {
 import type { DeskClient } from '../common/deskClient';
 import { visibleText } from '../common/markdownText';
 import { hasLineageSection, renderLineageSection, type LineageFacts } from '../lineage/lineagePage';
-import { allBranches } from '../lineage/lineageText';
+import { allBranches, withAnswers } from '../lineage/lineageText';
 import { renderActions, renderRunBody, runPageCommands, runPageHtml } from './runPage';
 
 /**
@@ -108,7 +108,7 @@ export class RunPages implements vscode.Disposable {
 			const task = detail.task.object_id;
 			const branches = facts.tree.roots.flatMap((r) => allBranches(r.branches));
 			if (branches.some((b) => b.node.node === task || b.node.starter_node === task)) {
-				facts.board = (await this.desk.request(ListBoard, { project, node: task })).messages;
+				facts.board = withAnswers((await this.desk.request(ListBoard, { project, node: task })).messages, facts.tree);
 			}
 		} catch (error) {
 			this.desk.output.warn(

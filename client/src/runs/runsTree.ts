@@ -14,7 +14,9 @@ import type { WindowProject } from '../common/windowProjects';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
 import {
 	allBranches,
+	boardCounts,
 	boardDescription,
+	boardKindWords,
 	boardLabel,
 	boardTooltip,
 	branchDescription,
@@ -25,6 +27,7 @@ import {
 	newestFirst,
 	rootDescription,
 	rootTooltip,
+	withAnswers,
 	type LineageBranch,
 	type LineageTreeRoot,
 } from '../lineage/lineageText';
@@ -256,6 +259,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				item.description = `${node.roots.length} root${node.roots.length === 1 ? '' : 's'} · ${branches} branch${branches === 1 ? '' : 'es'}`;
 				item.tooltip =
 					'The roots branches fork (main is always listed), each a tally once its first branch started: it runs no model turns, it records what its branches intend, do and land.';
+				item.accessibilityInformation = { label: `Roots, ${item.description}` };
 				return item;
 			}
 			case 'root': {
@@ -293,27 +297,21 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				const item = new vscode.TreeItem('Board', vscode.TreeItemCollapsibleState.Collapsed);
 				item.id = `${node.project}/board/${node.runId}`;
 				item.iconPath = new vscode.ThemeIcon('comment-discussion');
-				const count = (kind: BoardMessage['kind']) => node.messages.filter((m) => m.kind === kind).length;
 				const waiting = node.messages.filter((m) => isDeliveredReport(m) && !m.answered_by).length;
-				item.description = [
-					`🔔 ${count('report')}`,
-					`💬 ${count('note')}`,
-					`↩ ${count('answer')}`,
-					waiting ? `${waiting} to answer` : '',
-				]
-					.filter(Boolean)
-					.join(' · ');
-				item.tooltip = `The board of “${node.title}”: reports (🔔) from the branches it started and its own, notes (💬), answers (↩), newest first.`;
+				item.description = `${boardCounts(node.messages)}${waiting ? ` · ${waiting} to answer` : ''}`;
+				item.tooltip = `The board of “${node.title}”: the reports of the branches it started and its own, notes and answers, newest first.`;
+				item.accessibilityInformation = { label: `Board, ${item.description}` };
 				item.contextValue = 'board';
-				item.accessibilityInformation = {
-					label: `Board, ${count('report')} reports, ${count('note')} notes, ${count('answer')} answers${waiting ? `, ${waiting} to answer` : ''}`,
-				};
 				return item;
 			}
 			case 'message': {
 				const { message } = node;
 				const item = new vscode.TreeItem(boardLabel(message), vscode.TreeItemCollapsibleState.None);
 				item.id = `${node.project}/board/${node.runId}/${message.id}`;
+				item.iconPath = new vscode.ThemeIcon(
+					boardKindWords[message.kind]?.icon ?? 'circle-small',
+					message.kind === 'report' && !message.passive ? new vscode.ThemeColor('charts.yellow') : undefined,
+				);
 				item.description = boardDescription(message);
 				item.tooltip = new vscode.MarkdownString(boardTooltip(message));
 				const waiting = isDeliveredReport(message) && !message.answered_by;
@@ -338,6 +336,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				item.id = `${node.project}/${node.runId}/${node.label}`;
 				item.iconPath = new vscode.ThemeIcon(node.icon);
 				item.description = String(node.children.length);
+				item.accessibilityInformation = { label: `${node.label}, ${node.children.length}` };
 				return item;
 			}
 			case 'leaf': {
@@ -433,7 +432,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 			return [];
 		}
 		try {
-			return (await this.desk.request(ListBoard, { project, node: taskId })).messages;
+			return withAnswers((await this.desk.request(ListBoard, { project, node: taskId })).messages, tree);
 		} catch (error) {
 			this.desk.output.warn(`the board of task ${taskId} could not be read: ${(error as Error).message}`);
 			return [];

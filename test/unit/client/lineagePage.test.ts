@@ -71,7 +71,8 @@ describe("the run page's Lineage section", () => {
 		assert.match(html, /<td>Document the parser<\/td><td><span class="state landed">landed<\/span>/);
 		assert.match(html, /Board \(2\)/);
 		assert.ok(html.indexOf('Landed the docs.') < html.indexOf('halfway'), 'oldest first');
-		assert.match(html, /🔔 Report — landed as abc1234/);
+		assert.match(html, /Report \(landed as abc1234\)/);
+		assert.match(html, /<td class="from">branch “Document the parser”<\/td>/, 'the sender by the branch’s title');
 		const offered = links(html);
 		assert.deepEqual(
 			offered.map((l) => l.label),
@@ -109,6 +110,8 @@ describe("the run page's Lineage section", () => {
 
 	it('recognises the pinned sections by their locator', () => {
 		const items = [
+			{ kind: 'snippet' as const, path: 'catch-up before work: Other branches of main' },
+			{ kind: 'snippet' as const, path: 'catch-up before plan (attempt 2): Project memory (main)' },
 			{ kind: 'snippet' as const, path: 'lineage:tally:main' },
 			{ kind: 'snippet' as const, path: 'Other branches of main' },
 			{ kind: 'snippet' as const, path: 'Project memory (main)' },
@@ -118,7 +121,14 @@ describe("the run page's Lineage section", () => {
 		];
 		assert.deepEqual(
 			lineageSnapshotItems(items).map((i) => i.path),
-			['lineage:tally:main', 'Other branches of main', 'Project memory (main)', 'memory/main'],
+			[
+				'catch-up before work: Other branches of main',
+				'catch-up before plan (attempt 2): Project memory (main)',
+				'lineage:tally:main',
+				'Other branches of main',
+				'Project memory (main)',
+				'memory/main',
+			],
 		);
 	});
 

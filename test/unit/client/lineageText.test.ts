@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+	boardCounts,
 	boardDescription,
 	boardDocument,
 	boardLabel,
@@ -16,6 +17,7 @@ import {
 	rootDescription,
 	rootTooltip,
 	tokensText,
+	withAnswers,
 	type LineageTreeRoot,
 } from '../../../client/src/lineage/lineageText';
 import { messageText } from '../../../client/src/common/markdownText';
@@ -105,15 +107,44 @@ describe("the Runs view's lineage rows", () => {
 			newestFirst(board).map((m) => m.seq),
 			[3, 2, 1],
 		);
-		assert.equal(boardLabel(board[2]!), '🔔 Report (landed as abc1234): text 2');
-		assert.equal(boardLabel(board[0]!), '💬 Note: text 1');
-		assert.equal(boardLabel(board[1]!), '↩ Answer: text 3');
+		assert.equal(boardCounts(board), '1 report · 1 note · 1 answer');
+		assert.equal(boardCounts([board[0]!]), '1 note');
+		assert.equal(boardCounts([]), 'no message');
+		assert.equal(
+			boardLabel(
+				message(5, 'report', {
+					text: 'landed as abc1234ff (Desk-Run: r)',
+					data: { outcome: 'landed', commit: 'abc1234ff' },
+				}),
+			),
+			'Report: landed as abc1234ff (Desk-Run: r)',
+		);
+		assert.equal(boardLabel(board[2]!), 'Report (landed as abc1234): text 2');
+		assert.equal(boardLabel(board[0]!), 'Note: text 1');
+		assert.equal(boardLabel(board[1]!), 'Answer: text 3');
 		assert.equal(boardDescription(board[2]!), '2026-12-02 10:02 · not answered yet');
 		assert.equal(boardDescription({ ...board[2]!, answered_by: 'm-3' }), '2026-12-02 10:02 · answered');
 		assert.equal(
 			boardLabel(message(4, 'report', { data: { outcome: 'stopped' } })),
-			'🔔 Report (stopped with the desk; nothing was landed): text 4',
+			'Report (stopped with the desk; nothing was landed): text 4',
 		);
+	});
+
+	it("marks a report delivered to the starter's board answered once its branch's own report was", () => {
+		const delivered = message(2, 'report', { node: 'task-starter', from_node: 'b' });
+		const tree = (unanswered: number) => ({
+			roots: [
+				{
+					root: root(),
+					branches: [branch('b', 'landed', { board: { messages: 3, reports: 1, unanswered, notes: 0 } })],
+				},
+			],
+			by_starter_run: {},
+		});
+		assert.equal(withAnswers([delivered], tree(1))[0]!.answered_by, undefined);
+		assert.ok(withAnswers([delivered], tree(0))[0]!.answered_by);
+		assert.equal(withAnswers([delivered], undefined)[0]!.answered_by, undefined);
+		assert.equal(withAnswers([message(1, 'note', { from_node: 'b' })], tree(0))[0]!.answered_by, undefined);
 	});
 
 	it("tells a report delivered to the starter's board from the branch's own record of it", () => {
@@ -171,7 +202,7 @@ describe("the Runs view's lineage rows", () => {
 		assert.ok(lines.includes('    [x](command:rm)'), doc);
 		assert.ok(
 			lines.some((l) =>
-				l.startsWith('🔔 Report — failed · 2026-12-02 10:02:00 · from run run-b (active, not answered yet)'),
+				l.startsWith('Report (failed) · 2026-12-02 10:02:00 · from run run-b (active, not answered yet)'),
 			),
 			doc,
 		);
