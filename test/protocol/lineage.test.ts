@@ -337,3 +337,73 @@ it("a fork's receipt across SIGKILLs of the server before and after its commit: 
 	await server.stop();
 	assert.equal(await branchCount(), 1, 'exactly one child');
 });
+
+it('a server killed at random moments while the person forks: every request id forks exactly one branch', async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	const library = path.join(root, 'library');
+	const base = scriptedAgentSettings({ writes: [{ path: 'loop.txt', content: 'loop\n' }] }, { sandbox: 'off' });
+	const settings = {
+		...base,
+		lineage: { ...base.lineage, limits: { ...base.lineage.limits, maxLiveBranches: 50, maxBranchesPerNode: 50 } },
+	};
+	const ids = Array.from({ length: 10 }, (_, i) => `kill-loop-${String(i).padStart(4, '0')}`);
+	const params = (id: string) => ({ project: 'shop', root: 'main', prompt: `Branch ${id}`, settings, requestId: id });
+	// Bounded: eight servers, each killed at a random moment while it forks the requests in turn.
+	for (let round = 0; round < 8; round++) {
+		const server = await startServer(library);
+		await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+		const timer = setTimeout(() => server.child.kill('SIGKILL'), Math.floor(Math.random() * 300));
+		for (const id of ids) {
+			// A request the server dies in the middle of is never answered: the death ends the round.
+			const outcome = await Promise.race([
+				server.call(PromptLineage, params(id)).then(
+					() => 'answered',
+					() => 'refused',
+				),
+				server.exited.then(() => 'died'),
+			]);
+			if (outcome !== 'answered') {
+				break;
+			}
+		}
+		clearTimeout(timer);
+		server.child.kill('SIGKILL');
+		await server.exited;
+	}
+	const server = await startServer(library);
+	await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	const answers = [];
+	for (const id of ids) {
+		answers.push(await server.call(PromptLineage, params(id)));
+	}
+	assert.equal(new Set(answers.map((a) => a.node)).size, ids.length, 'one branch a request id');
+	await server.stop();
+	const db = await DurableDatabase.open({
+		file: path.join(repo, '.desk', 'project.db'),
+		schema: projectSchema,
+		migrations: projectMigrations,
+		logger: silentLogger,
+	});
+	try {
+		const count = (sql: string) => db.get<{ n: number }>(sql)!.n;
+		assert.equal(count("SELECT COUNT(*) AS n FROM lineage_nodes WHERE kind = 'branch'"), ids.length);
+		assert.equal(count("SELECT COUNT(*) AS n FROM lineage_nodes WHERE kind = 'tally'"), 1);
+		assert.equal(count("SELECT COUNT(*) AS n FROM call_receipts WHERE scope = 'person'"), ids.length);
+		assert.equal(count("SELECT COUNT(*) AS n FROM board_messages WHERE kind = 'input'"), ids.length);
+		assert.equal(count("SELECT COUNT(*) AS n FROM board_messages WHERE kind = 'board.started.by'"), ids.length);
+		assert.equal(count("SELECT COUNT(*) AS n FROM board_messages WHERE kind = 'intent'"), ids.length);
+		assert.equal(count("SELECT COUNT(*) AS n FROM board_deliveries WHERE phase = 'input'"), ids.length);
+		assert.equal(
+			count("SELECT COUNT(*) AS n FROM ai_objects WHERE object_type = 'task' AND json LIKE '%desk.lineage.kind%'"),
+			ids.length + 1,
+			'a Task for each branch and the tally, no more',
+		);
+		for (const answer of answers) {
+			const task = db.get<{ json: string }>('SELECT json FROM ai_objects WHERE object_id = ?', [answer.node])!;
+			assert.deepEqual((JSON.parse(task.json) as { runs: string[] }).runs.slice(0, 1), [answer.run]);
+		}
+	} finally {
+		db.close();
+	}
+});
