@@ -76,6 +76,15 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 		await page.getByRole('treeitem', { name: starterRow }).waitFor({ timeout: 30_000 });
 		await runCommand(page, 'Notifications: Clear All Notifications');
 
+		// A memory before the branch starts: the branch's first input is told its root's memory.
+		await runCommand(page, 'Agent Desk: Remember…');
+		await answerInput(page, 'Remember (main)', 'Run npm test before landing; the checks are in package.json.');
+		await answerInput(page, 'Remember (main): title', 'Tests');
+		await page
+			.locator('.notification-toast', { hasText: 'remembered in .desk-memory/main.json' })
+			.waitFor({ timeout: 30_000 });
+		await runCommand(page, 'Notifications: Clear All Notifications');
+
 		// Branch from Here… on the landed run: main is the only root, so only the prompt is asked.
 		await contextMenu(page, starterRow, 'Branch from Here…');
 		await answerInput(page, 'Branch from ‘Add a greeting helper’', 'Document the greeting helper in docs/greeting.md');
@@ -162,12 +171,29 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 		await page.waitForTimeout(600);
 		await screenshot(page, 'lineage-4-run-page');
 
+		// The branch's run page: its grant chain, and exactly the memory section its first input was told.
+		await page.getByRole('treeitem', { name: starterRow }).nth(1).click();
+		const branchPage = await webviewWith(page, 'Grant chain');
+		const told = await branchPage.locator('body').innerText();
+		for (const expected of [
+			'root main, depth 1',
+			'What its prompts were told',
+			'Project memory',
+			'Run npm test before landing',
+		]) {
+			assert.ok(told.includes(expected), `the branch's run page shows ${expected}`);
+		}
+		await branchPage.locator('#told').evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+		await page.mouse.move(1200, 700);
+		await page.waitForTimeout(600);
+		await screenshot(page, 'lineage-4b-branch-run-page');
+
 		// Project memory: Remember… in the Memory view, then Commit Memory.
+		await fold(page, 'Runs', false);
+		await fold(page, 'Memory', true);
 		await page
-			.getByRole('button', { name: /^Memory Section/ })
-			.click()
-			.catch(() => undefined);
-		await page.getByRole('treeitem', { name: /^Root main, no memory yet/ }).waitFor({ timeout: 30_000 });
+			.getByRole('treeitem', { name: /^Root main, \.desk-memory\/main\.json · 1 memory · uncommitted/ })
+			.waitFor({ timeout: 30_000 });
 		await runCommand(page, 'Agent Desk: Remember…');
 		await answerInput(page, 'Remember (main)', 'greet(name) lives in src/greeting.ts; its docs are docs/greeting.md.');
 		await answerInput(page, 'Remember (main): title', 'Greeting helper');
@@ -175,7 +201,7 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 			.locator('.notification-toast', { hasText: 'remembered in .desk-memory/main.json' })
 			.waitFor({ timeout: 30_000 });
 		await page
-			.getByRole('treeitem', { name: /^Root main, \.desk-memory\/main\.json · 1 memory · uncommitted/ })
+			.getByRole('treeitem', { name: /^Root main, \.desk-memory\/main\.json · 2 memories · uncommitted/ })
 			.waitFor({ timeout: 30_000 });
 		await page
 			.getByRole('treeitem', { name: /^Memory Greeting helper, “greet\(name\) lives in/ })
@@ -196,7 +222,7 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 		assert.deepEqual(git(repo, 'show', '--name-only', '--format=', 'HEAD').split('\n'), ['.desk-memory/main.json']);
 		assert.equal(git(repo, 'rev-parse', 'HEAD~1'), head);
 		await page
-			.getByRole('treeitem', { name: /^Root main, \.desk-memory\/main\.json · 1 memory\s*$/ })
+			.getByRole('treeitem', { name: /^Root main, \.desk-memory\/main\.json · 2 memories\s*$/ })
 			.waitFor({ timeout: 30_000 });
 		await page.mouse.move(1200, 700);
 		await page.waitForTimeout(600);

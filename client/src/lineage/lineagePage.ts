@@ -147,7 +147,7 @@ export function renderLineageSection(facts: LineageFacts): string {
 		);
 	}
 	const items = lineageSnapshotItems(detail.snapshot?.items ?? []);
-	parts.push('<h3>What its prompts were told</h3>');
+	parts.push('<h3 id="told">What its prompts were told</h3>');
 	if (items.length === 0) {
 		parts.push(
 			`<p class="muted">${self ? 'No catch-up section was pinned in this run’s context snapshot.' : 'Only a branch’s prompts get the tally and memory sections.'}</p>`,
