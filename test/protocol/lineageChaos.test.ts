@@ -598,27 +598,11 @@ async function chaos(t: TestContext, seed: number): Promise<void> {
 			`${sent.filter((s) => s.kind === 'post').length} posts; ${stats.windows} second windows, ` +
 			`${stats.catchUps} catch-ups after a landing, ` +
 			`${stats.cli} desk memory remember (${stats.cliKilled} killed)), ${stats.resent} sent again, ` +
-			`${decidedUnanswered(sent).length} decisions refused when sent again after their Decision, ` +
 			`${branchesOf(finalTree).length} branches; total ${((Date.now() - began) / 1000).toFixed(1)} s`,
 	);
 
 	const memorized = await checkInvariants({ seed, repo, sent, memoryFile });
 	t.diagnostic(`seed ${seed}: ${memorized} landings memorized`);
-}
-
-/**
- * Decisions the desk made but did not answer: sent again after a kill between the Decision and its
- * recorded answer, they are refused naming the decision made (`run.notAwaitingDecision`) instead of
- * answered with the stored result (the todo tests at the end of this file). Only these are excused.
- */
-function decidedUnanswered(sent: Sent[]): Sent[] {
-	return sent.filter(
-		(s) =>
-			s.kind === 'decide' &&
-			s.sends > 1 &&
-			s.refused?.code === 'run.notAwaitingDecision' &&
-			(s.refused.data as { decision?: string } | undefined)?.decision === (s.params as { decision: string }).decision,
-	);
 }
 
 /** The lines of a tally section listed under "Working now". */
@@ -772,11 +756,9 @@ async function checkInvariants({ seed, repo, sent, memoryFile }: Invariants): Pr
 				say(`the commit answered for ${decision.run} is in git log`),
 			);
 		}
-		const unanswered = decidedUnanswered(sent);
 		for (const [run] of landedRuns) {
 			assert.ok(
-				commits.some((c) => c.run === run) ||
-					unanswered.some((c) => c.run === run && (c.params as { decision: string }).decision === 'commit'),
+				commits.some((c) => c.run === run),
 				say(
 					`commit of run ${run} was answered to a decision: ${JSON.stringify(sent.filter((c) => c.run === run).map((c) => [c.id, c.sends, c.answer, c.refused]))}`,
 				),
@@ -913,57 +895,50 @@ async function checkInvariants({ seed, repo, sent, memoryFile }: Invariants): Pr
 /**
  * The window the loop found: the gate stores the Decision, the lineage's landing hook (and the
  * branch's report) follows, and only then is the request's answer recorded. A desk killed in between
- * has decided, but the same request id sent again is refused (`run.notAwaitingDecision`) instead of
- * answered with the stored result.
+ * has decided; the same request id sent again must be answered from the Decision, not refused.
  */
 for (const [point, decision] of [
 	['land.afterDecision.beforeNote', 'commit'],
 	['delivery.afterDeliver', 'abandon'],
 ] as const) {
-	it(
-		`a decision (${decision}) re-sent with its request id after a SIGKILL at ${point} is answered with its result`,
-		{
-			todo: 'the decision is answered after the landing hook: runs/gate.ts + operations/runs.ts decideRun record the answer outside the Decision',
-		},
-		async () => {
-			const root = tempDir();
-			const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
-			const library = path.join(root, 'library');
-			const folders = [{ name: 'shop', path: repo }];
-			const first = await startServer(library);
-			await first.call(OpenWorkspace, { folders });
-			const branch = await first.call(PromptLineage, {
-				project: 'shop',
-				root: 'main',
-				prompt: 'Write d.txt',
-				settings: scriptedAgentSettings({ writes: [{ path: 'd.txt', content: 'd\n' }] }),
-				requestId: 'decide-window-prompt',
-			});
-			const end = await first.notified(RunDidFinish, (f) => f.run === branch.run, 'the branch at the gate');
-			assert.equal(end.status, 'gate', end.error);
-			await first.stop();
-			const params = { project: 'shop', run: branch.run, decision, rationale: 'ok', requestId: 'decide-window-0001' };
-			const killed = await startServer(library, { env: { ...process.env, DESK_TEST_FAULTS: point } });
-			await killed.call(OpenWorkspace, { folders });
-			const lost = await attempt(killed, DecideRun, params);
-			assert.ok('lost' in lost, `the desk died at ${point}: ${JSON.stringify(lost)}`);
-			assert.equal((await killed.exited).signal, 'SIGKILL');
-			killed.connection.dispose();
-			const again = await startServer(library);
-			try {
-				await again.call(OpenWorkspace, { folders });
-				const answer = await attempt(again, DecideRun, params);
-				assert.ok('answer' in answer, `the stored answer, not ${JSON.stringify(answer)}`);
-				assert.equal(answer.answer.decision.decision_type, decision);
-				if (decision === 'commit') {
-					assert.match(git(repo, 'log', '-1', '--format=%B'), new RegExp(`Desk-Run: ${branch.run}`));
-					assert.equal(answer.answer.commit, git(repo, 'rev-parse', 'HEAD'));
-				}
-			} finally {
-				await again.stop();
+	it(`a decision (${decision}) re-sent with its request id after a SIGKILL at ${point} is answered with its result`, async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const library = path.join(root, 'library');
+		const folders = [{ name: 'shop', path: repo }];
+		const first = await startServer(library);
+		await first.call(OpenWorkspace, { folders });
+		const branch = await first.call(PromptLineage, {
+			project: 'shop',
+			root: 'main',
+			prompt: 'Write d.txt',
+			settings: scriptedAgentSettings({ writes: [{ path: 'd.txt', content: 'd\n' }] }),
+			requestId: 'decide-window-prompt',
+		});
+		const end = await first.notified(RunDidFinish, (f) => f.run === branch.run, 'the branch at the gate');
+		assert.equal(end.status, 'gate', end.error);
+		await first.stop();
+		const params = { project: 'shop', run: branch.run, decision, rationale: 'ok', requestId: 'decide-window-0001' };
+		const killed = await startServer(library, { env: { ...process.env, DESK_TEST_FAULTS: point } });
+		await killed.call(OpenWorkspace, { folders });
+		const lost = await attempt(killed, DecideRun, params);
+		assert.ok('lost' in lost, `the desk died at ${point}: ${JSON.stringify(lost)}`);
+		assert.equal((await killed.exited).signal, 'SIGKILL');
+		killed.connection.dispose();
+		const again = await startServer(library);
+		try {
+			await again.call(OpenWorkspace, { folders });
+			const answer = await attempt(again, DecideRun, params);
+			assert.ok('answer' in answer, `the stored answer, not ${JSON.stringify(answer)}`);
+			assert.equal(answer.answer.decision.decision_type, decision);
+			if (decision === 'commit') {
+				assert.match(git(repo, 'log', '-1', '--format=%B'), new RegExp(`Desk-Run: ${branch.run}`));
+				assert.equal(answer.answer.commit, git(repo, 'rev-parse', 'HEAD'));
 			}
-		},
-	);
+		} finally {
+			await again.stop();
+		}
+	});
 }
 
 it("an agent's branch call killed at branch.afterCommit: one child, started by the next desk; a Retry asking again is answered with it", async () => {

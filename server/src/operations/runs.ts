@@ -13,7 +13,7 @@ import { CancelRun, DecideRun, ListRuns, PatchSetFiles, ShowRun } from '../proto
 import { object, string } from '../protocol/schema';
 import { runDetail, runsOverview } from '../runs/runViews';
 import { parseRunSettings } from '../runs/settings';
-import { answerOnce } from '../store/clientRequests';
+import { answerOnce, markReplayed, wasReplayed } from '../store/clientRequests';
 import type { WriteTransaction } from '../store/durableDatabase';
 import { actorRefOf } from './actor';
 import { projectTop } from './attachments';
@@ -173,17 +173,24 @@ export const decideRun = operation({
 				: {};
 		// A decision is made once whatever happens (a second is refused); its answer is recorded after it.
 		const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () => {
+			// The gate answers a Decision made for this very request from it (a desk stopped before its
+			// answer was recorded); any other Decision it refuses.
+			const madeBefore = ai.runDecision(run) !== undefined;
 			const made = await gate.decide(run, {
 				decision,
 				by: actorRefOf(call.actor),
 				...(patchset ? { patchset } : {}),
 				...(rationale ? { rationale } : {}),
+				...(request ? { request: { id: request.id, hash: request.hash } } : {}),
 				...retry,
 			});
 			await desk.answerProjectRequest(top, request, made);
+			if (madeBefore && request) {
+				markReplayed(request);
+			}
 			return made;
 		});
-		if (replayed) {
+		if (replayed || wasReplayed(request)) {
 			return result;
 		}
 		if (result.new_run && runSettings) {

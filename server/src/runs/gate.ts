@@ -39,6 +39,12 @@ export interface DecideRequest {
 	 * before the run starts leaves a claimed run that the next desk fails, never one left Created.
 	 */
 	claim?: (tx: WriteTransaction, runId: string) => void;
+	/**
+	 * The client's request this decision answers (its id and params hash), kept on the Decision: a
+	 * desk stopped after the Decision and before the answer was recorded answers the same request
+	 * again from the Decision instead of refusing it as decided already.
+	 */
+	request?: { id: string; hash: string };
 }
 
 /**
@@ -76,6 +82,9 @@ export class RunGate {
 		const { ai } = this.ports;
 		const run = ai.require<Run>(runId, 'run');
 		const existing = ai.runDecision(runId);
+		if (existing && request.request && madeFor(existing, request.request)) {
+			return this.resultOf(run, existing);
+		}
 		if (existing) {
 			throw new DeskError(
 				'run.notAwaitingDecision',
@@ -114,10 +123,13 @@ export class RunGate {
 						{ run: runId },
 					);
 				}
-				return this.land(run, task, chosen, placement, patchsets, rationale, request.by);
+				return this.land(run, task, chosen, placement, patchsets, rationale, request);
 			case 'retry': {
 				request.check?.();
-				const decision = newDecision(request.by, run, 'retry', { ...(rationale ? { rationale } : {}) });
+				const decision = forRequest(
+					newDecision(request.by, run, 'retry', { ...(rationale ? { rationale } : {}) }),
+					request,
+				);
 				const git = this.ports.project.path
 					? await SafeGit.open(this.ports.project.path, await this.ports.library.gitLocation(this.ports.project.path))
 					: undefined;
@@ -138,7 +150,10 @@ export class RunGate {
 				return { decision, new_run: next.object_id, ...restored };
 			}
 			case 'abandon': {
-				const decision = newDecision(request.by, run, 'abandon', { ...(rationale ? { rationale } : {}) });
+				const decision = forRequest(
+					newDecision(request.by, run, 'abandon', { ...(rationale ? { rationale } : {}) }),
+					request,
+				);
 				this.reject(patchsets);
 				const restored = placement ? await this.restoreShared(placement, patchsets) : { restored: [], left: [] };
 				if (task.status === 'running' || task.status === 'draft') {
@@ -176,11 +191,14 @@ export class RunGate {
 				} else {
 					checkpointId = chosen.tags['desk.target_changes']!;
 				}
-				const decision = newDecision(request.by, run, 'checkpoint', {
-					chosen,
-					checkpointId,
-					...(rationale ? { rationale } : {}),
-				});
+				const decision = forRequest(
+					newDecision(request.by, run, 'checkpoint', {
+						chosen,
+						checkpointId,
+						...(rationale ? { rationale } : {}),
+					}),
+					request,
+				);
 				this.closeGate(run);
 				ai.put([decision, run]);
 				tellBoard(this.ports, runId, (board) => board.decided(runId));
@@ -197,6 +215,19 @@ export class RunGate {
 		}
 	}
 
+	/** The answer a decision made earlier gave, read back from what it stored (files put back are not kept: none are listed). */
+	private resultOf(run: Run, decision: Decision): DecideResult {
+		const task = this.ports.ai.require<Task>(run.task, 'task');
+		const version = decision.tags['desk.version'];
+		const next = decision.decision_type === 'retry' ? task.runs[task.runs.indexOf(run.object_id) + 1] : undefined;
+		return {
+			decision,
+			...(decision.result_commit_sha ? { commit: decision.result_commit_sha } : {}),
+			...(version !== undefined ? { version: Number(version) } : {}),
+			...(next ? { new_run: next } : {}),
+		};
+	}
+
 	private async land(
 		run: Run,
 		task: Task,
@@ -204,9 +235,10 @@ export class RunGate {
 		placement: RunPlacement,
 		patchsets: PatchSet[],
 		rationale: string | undefined,
-		by: ActorRef,
+		request: DecideRequest,
 	): Promise<DecideResult> {
 		const { ai, library } = this.ports;
+		const by = request.by;
 		const intent = task.intent ? ai.get<Intent>(task.intent) : undefined;
 		const record = this.launchRecord(run);
 		const subject = (record?.ticket ?? task.title).trim().split('\n')[0]!.trim() || task.title;
@@ -292,11 +324,14 @@ export class RunGate {
 		}
 		setApplyStatus(chosen, 'applied');
 		this.reject(patchsets.filter((p) => p !== chosen));
-		const decision = newDecision(by, run, 'commit', {
-			chosen,
-			...(commit ? { resultCommit: commit } : {}),
-			...(rationale ? { rationale } : {}),
-		});
+		const decision = forRequest(
+			newDecision(by, run, 'commit', {
+				chosen,
+				...(commit ? { resultCommit: commit } : {}),
+				...(rationale ? { rationale } : {}),
+			}),
+			request,
+		);
 		if (version !== undefined) {
 			decision.tags = { ...decision.tags, 'desk.version': String(version), 'desk.asset': placement.target_asset! };
 		}
@@ -521,4 +556,16 @@ export function makeWritable(folder: string, dir?: ConfinedDir, depth = 0): void
 			opened?.close();
 		}
 	}
+}
+
+/** The Decision keeps the request it answers (see {@link DecideRequest.request}). */
+function forRequest(decision: Decision, request: DecideRequest): Decision {
+	if (request.request) {
+		decision.tags = { ...decision.tags, 'desk.request': request.request.id, 'desk.request_hash': request.request.hash };
+	}
+	return decision;
+}
+
+function madeFor(decision: Decision, request: { id: string; hash: string }): boolean {
+	return decision.tags['desk.request'] === request.id && decision.tags['desk.request_hash'] === request.hash;
 }
