@@ -172,7 +172,11 @@ it('the run page lists the desk tool calls of a run apart from the agent’s own
 		await page.waitForTimeout(500);
 		await screenshot(page, 'desk-tools-run-page');
 
-		// In the Runs view, under the run: a group of its own.
+		// In the Runs view, under the run: a group of its own. The Memory and Attachments views are folded
+		// away first: the list draws only the rows in sight, and the side bar is shared.
+		for (const view of [/^Memory/i, /^Attachments/i]) {
+			await page.locator('.pane-header[aria-expanded="true"]', { hasText: view }).click();
+		}
 		await waiting.locator('.monaco-tl-twistie').click();
 		const group = page.getByRole('treeitem', { name: /^Desk tool calls/ });
 		await group.waitFor({ timeout: 30_000 });

@@ -71,7 +71,11 @@ describe('Agent Desk in the workbench', () => {
 		await page.getByRole('treeitem', { name: /webshop, main asset/ }).click();
 		const newest = page.getByRole('treeitem', { name: /^v5\s+commit 5/ });
 		await newest.waitFor({ timeout: 30_000 });
-		const labels = await page.locator('.pane-body .monaco-list-row[aria-level="2"]').allInnerTexts();
+		// The Assets view's rows only (the Memory view below has rows of its own at that level).
+		const assetsPane = page
+			.locator('.pane')
+			.filter({ has: page.getByRole('treeitem', { name: /webshop, main asset/ }) });
+		const labels = await assetsPane.locator('.pane-body .monaco-list-row[aria-level="2"]').allInnerTexts();
 		assert.deepEqual(
 			labels.map((l) => /^v(\d+)/.exec(l.trim())?.[1]),
 			['5', '4', '3', '2', '1'],

@@ -43,6 +43,10 @@ const annotationsSnapshot: Record<string, { readOnlyHint: boolean; idempotentHin
 	asset_link: { readOnlyHint: false, idempotentHint: false },
 	attach: { readOnlyHint: false, idempotentHint: false },
 	propose_asset_retire: { readOnlyHint: false, idempotentHint: true },
+	// The lineage's tools the person has through `desk mcp` (the run's own, reports and branch, need a run).
+	board_post: { readOnlyHint: false, idempotentHint: true },
+	board_answer: { readOnlyHint: false, idempotentHint: false },
+	remember: { readOnlyHint: false, idempotentHint: false },
 };
 
 describe('desk mcp, with the MCP SDK client', () => {

@@ -11,7 +11,7 @@ import {
 } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../common/deskClient';
 import { guardedBy } from '../common/guarded';
-import { pickText } from '../common/markdownText';
+import { messageText, pickText } from '../common/markdownText';
 import { showInformationMessage, showWarningMessage } from '../common/messages';
 import { memoryArg, rootArg, runArg } from './lineageArgs';
 import { pickProject, type LineageHost } from './lineageCommands';
@@ -214,7 +214,7 @@ export function registerMemoryCommands(
 		const result = await vscode.window.withProgress(
 			{
 				location: vscode.ProgressLocation.Notification,
-				title: `Agent Desk: memorizing ‘${oneLine(detail.task.title, 60)}’…`,
+				title: messageText(`Agent Desk: memorizing ‘${oneLine(detail.task.title, 60)}’…`),
 			},
 			() =>
 				desk.requestOnce(MemorizeLanding, {

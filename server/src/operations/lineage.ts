@@ -4,9 +4,11 @@
  * receipt is the lineage's own (`call_receipts`: the caller's node and key), written in the fork's
  * transaction; a branch starts after it when the checkout allows, else it waits in the queue.
  */
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DeskError } from '../core/errors';
+import { readGitFile } from '../git/gitFiles';
 import type { Desk } from '../desk';
 import { personScope, receiptKey, type ForkSettings } from '../lineage/lineage';
 import {
@@ -79,8 +81,10 @@ export const lineageTree = operation({
 
 /**
  * The repository a branch forks, as the caller named it: an absolute path that is, once its links
- * are resolved, the project's top or one of its worktrees (whose `.git` file leads through
- * `commondir` to the project's git folder). Anything else is `lineage.badRepo`.
+ * are resolved, the project's top or one of the worktrees git registered in the project's own git
+ * folder (`.git/worktrees/<name>/gitdir`). Nothing under the named path is read: an agent can put a
+ * FIFO, a huge file or a made-up `.git` file there. Every other path is `lineage.badRepo`, with one
+ * reason whether or not it exists, so a refusal tells nothing of the host's folders.
  */
 export function checkRepo(top: string, repo: string): void {
 	const refuse = (why: string) =>
@@ -90,45 +94,34 @@ export function checkRepo(top: string, repo: string): void {
 	if (!path.isAbsolute(repo)) {
 		throw refuse('the path is not absolute');
 	}
-	let real: string;
-	let realTop: string;
-	try {
-		real = fs.realpathSync(repo);
-		realTop = fs.realpathSync(top);
-	} catch {
-		throw refuse('there is no such folder');
-	}
-	if (real === realTop) {
+	const realOf = (file: string): string | undefined => {
+		try {
+			return fs.realpathSync(file);
+		} catch {
+			return undefined;
+		}
+	};
+	const real = realOf(repo);
+	const realTop = realOf(top);
+	if (real !== undefined && real === realTop) {
 		return;
 	}
-	let dotGit: string;
+	const worktrees = path.join(top, '.git', 'worktrees');
+	let names: string[] = [];
 	try {
-		const entry = path.join(real, '.git');
-		if (!fs.lstatSync(entry).isFile()) {
-			throw refuse('it is another repository');
-		}
-		dotGit = fs.readFileSync(entry, 'utf8');
-	} catch (error) {
-		if (error instanceof DeskError) {
-			throw error;
-		}
-		throw refuse('it is no repository top');
+		names = fs.readdirSync(worktrees).slice(0, 1000);
+	} catch {
+		// No worktrees registered.
 	}
-	const gitdir = /^gitdir: (.+)$/m.exec(dotGit)?.[1]?.trim();
-	if (!gitdir) {
-		throw refuse('its .git file names no git folder');
-	}
-	try {
-		const worktreeGit = fs.realpathSync(path.resolve(real, gitdir));
-		const common = fs.readFileSync(path.join(worktreeGit, 'commondir'), 'utf8').trim();
-		const commonDir = fs.realpathSync(path.resolve(worktreeGit, common));
-		if (commonDir === fs.realpathSync(path.join(realTop, '.git'))) {
+	for (const name of names) {
+		const gitdir = readGitFile(path.join(worktrees, name, 'gitdir'), { maxBytes: 4096 })
+			?.toString('utf8')
+			.trim();
+		if (real !== undefined && gitdir && path.isAbsolute(gitdir) && realOf(path.dirname(gitdir)) === real) {
 			return;
 		}
-	} catch {
-		// Not a worktree of anything readable.
 	}
-	throw refuse('it is neither the project nor a worktree of it');
+	throw refuse('it is neither the project nor one of its worktrees');
 }
 
 /** What a fork takes of the runs' settings: the branch overrides, the limits, the agents, and the settings to keep. */
@@ -161,11 +154,12 @@ async function forkFor(
 	const head = await desk.headCommit(top);
 	const scope = scopeOf(call.actor);
 	// An agent's receipts are its Task's: a Retry of the starter that asks for the same branch (its
-	// request_id, else the same arguments) gets the first one. The person's are keyed by the request id.
+	// request_id, else the same arguments) gets the first one. The person's are keyed by the request id;
+	// without one (a script calling `desk lineage prompt` twice), each call is a branch of its own.
 	const key =
 		call.actor.kind === 'agent'
 			? receiptKey(scope, tool, args, call.toolRequestId)
-			: receiptKey(scope, tool, args, call.requestId ?? call.request?.id);
+			: receiptKey(scope, tool, args, call.requestId ?? call.request?.id ?? `once:${randomUUID()}`);
 	const hash = receiptKey(scope, tool, args);
 	desk.faults.point('branch.beforeCommit');
 	const result = lineage.fork({

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 /**
  * Forking a branch over a real project database: the roots (main listed once, New Lineage Root), the
  * one transaction of a fork (tally once, Intent/Task/Run, launch record, node, board, delivery,
@@ -321,5 +322,28 @@ describe('the repository a branch names', () => {
 		bad(path.join(root, 'nowhere'));
 		git(other, 'worktree', 'add', '-q', path.join(root, 'other-wt'), '-b', 'side');
 		bad(path.join(root, 'other-wt'));
+		// What an agent can make inside its work folder: a .git file naming a made-up git folder whose
+		// commondir leads back to the project's, and one whose commondir is a FIFO (reading it would
+		// hang the desk). Neither is a worktree git registered; neither is read.
+		const fake = path.join(top, 'fake');
+		fs.mkdirSync(path.join(fake, 'gitdir'), { recursive: true });
+		fs.writeFileSync(path.join(fake, '.git'), 'gitdir: gitdir\n');
+		fs.writeFileSync(path.join(fake, 'gitdir', 'commondir'), path.join(top, '.git') + '\n');
+		bad(fake);
+		const fifo = path.join(top, 'fifo');
+		fs.mkdirSync(path.join(fifo, 'gitdir'), { recursive: true });
+		fs.writeFileSync(path.join(fifo, '.git'), 'gitdir: gitdir\n');
+		execFileSync('mkfifo', [path.join(fifo, 'gitdir', 'commondir')]);
+		bad(fifo);
+		// The refusal of a path that does not exist reads as the one of a path that does.
+		const message = (repo: string) => {
+			try {
+				checkRepo(top, repo);
+			} catch (error) {
+				return (error as Error).message.replace(repo, '');
+			}
+			return '';
+		};
+		assert.equal(message(path.join(root, 'nowhere')), message(other));
 	});
 });
