@@ -267,7 +267,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					node.root.name,
 					node.branches.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
 				);
-				item.id = `${node.project}/root/${node.root.name}`;
+				item.id = `${node.project}/lineage-root/${node.root.name}`;
 				item.iconPath = new vscode.ThemeIcon(node.tally ? 'git-merge' : 'git-branch');
 				item.description = rootDescription(node);
 				item.tooltip = new vscode.MarkdownString(rootTooltip(node.root));
