@@ -576,8 +576,8 @@ export function branchConfigOf(json: string): BranchConfig {
 	return config;
 }
 
-/** The node as the wire has it. */
-function nodeView(row: NodeRow): LineageNode {
+/** A `lineage_nodes` row as the wire has it (the settings kept to start a queued branch left out): the one reader of it. */
+export function nodeView(row: NodeRow): LineageNode {
 	const config = branchConfigOf(row.config);
 	return {
 		node: row.node_id,

@@ -7,8 +7,9 @@ import type {
 	DeliveryPhase,
 	NewBoardMessage,
 } from '../lineage/boardPorts';
-import { branchConfigOf } from '../lineage/lineage';
-import type { BoardMessage, BoardMessageKind, LineageNode, LineageNodeKind } from '../lineage/types';
+import { nodeView } from '../lineage/lineage';
+import type { NodeRow } from '../lineage/ports';
+import type { BoardMessage, BoardMessageKind, LineageNode } from '../lineage/types';
 import type { DurableDatabase, WriteTransaction } from './durableDatabase';
 
 /** Reads through the database outside a write, or through the transaction inside one. */
@@ -165,37 +166,6 @@ export function sqlBoardTx(tx: WriteTransaction): BoardTx {
 	};
 }
 
-interface LineageNodeRow {
-	node_id: string;
-	kind: string;
-	root: string;
-	fork_of: string | null;
-	starter_node: string | null;
-	starter_run: string | null;
-	grant_chain: string;
-	depth: number;
-	config: string;
-	queued: number;
-	created_at: string;
-}
-
-/** A `lineage_nodes` row as the board reads it. */
-export function lineageNodeOf(row: LineageNodeRow): LineageNode {
-	return {
-		node: row.node_id,
-		kind: row.kind as LineageNodeKind,
-		root: row.root,
-		...(row.fork_of !== null ? { fork_of: row.fork_of } : {}),
-		...(row.starter_node !== null ? { starter_node: row.starter_node } : {}),
-		...(row.starter_run !== null ? { starter_run: row.starter_run } : {}),
-		grant_chain: JSON.parse(row.grant_chain) as string[],
-		depth: row.depth,
-		config: branchConfigOf(row.config),
-		queued: row.queued === 1,
-		created_at: row.created_at,
-	};
-}
-
 /** The board reads over a database or a transaction. */
 function boardReads(query: BoardQuery): BoardReads {
 	return {
@@ -203,17 +173,17 @@ function boardReads(query: BoardQuery): BoardReads {
 		message: (id) => boardMessageById(query, id),
 		messageByRequest: (requestId) => boardMessageByRequest(query, requestId),
 		node(id) {
-			const row = query.get<LineageNodeRow>('SELECT * FROM lineage_nodes WHERE node_id = ?', [id]);
-			return row && lineageNodeOf(row);
+			const row = query.get<NodeRow>('SELECT * FROM lineage_nodes WHERE node_id = ?', [id]);
+			return row && nodeView(row);
 		},
 		startedBy: (node) =>
 			query
-				.all<LineageNodeRow>('SELECT * FROM lineage_nodes WHERE starter_node = ? ORDER BY created_at, node_id', [node])
-				.map(lineageNodeOf),
+				.all<NodeRow>('SELECT * FROM lineage_nodes WHERE starter_node = ? ORDER BY created_at, node_id', [node])
+				.map(nodeView),
 		branches: () =>
 			query
-				.all<LineageNodeRow>("SELECT * FROM lineage_nodes WHERE kind = 'branch' ORDER BY created_at, node_id")
-				.map(lineageNodeOf),
+				.all<NodeRow>("SELECT * FROM lineage_nodes WHERE kind = 'branch' ORDER BY created_at, node_id")
+				.map(nodeView),
 		tallyOf: (root) =>
 			query.get<{ tally_task: string | null }>('SELECT tally_task FROM lineage_roots WHERE name = ?', [root])
 				?.tally_task ?? undefined,
