@@ -50,6 +50,7 @@ import { prepareCatchUp } from './lineage/catchUp';
 import { memoryIndexSection } from './lineage/memory';
 import { defaultLineageLimits, type LineageNode, type MemoryFile, type MemoryView } from './lineage/types';
 import { SqlCatchUp } from './store/sqlCatchUp';
+import { OutsideChangeWatcher } from './store/outsideChanges';
 
 export interface DeskOptions {
 	/** Folder of the library: its database, blobs, working folders and mounts. */
@@ -98,8 +99,17 @@ export class Desk {
 	onAttachmentsChanged: ((top: string, taskId: string) => void) | undefined;
 	/** Told when a project's lineage changed behind an operation's back (a queued branch started). */
 	onLineageChanged: ((top: string, node?: string) => void) | undefined;
-	/** Told after a branch's report was delivered to its starter's board (an active report; never a note). */
+	/**
+	 * Told of each active report delivered to a starter's board (never a note), once per report in
+	 * this process: after this process delivered it, or when it sees one another process delivered
+	 * (the `desk` command line landed a branch), or one left unanswered when the project opened here.
+	 */
 	onBoardReport: ((top: string, report: ReportNotice) => void) | undefined;
+	/** Told when another process wrote a project's database (its runs, lineage or boards may have changed). */
+	onProjectChangedOutside: ((top: string) => void) | undefined;
+	/** The reports told through {@link onBoardReport} by this process, per project. */
+	private readonly toldReports = new Map<string, Set<string>>();
+	private readonly outsideWatchers = new Map<string, OutsideChangeWatcher>();
 	/** Told when a root's memory file changed: a batch applied here, or the file changed on disk (a `git pull`). */
 	onMemoryChanged: ((top: string, root: string) => void) | undefined;
 	private readonly memories = new Map<string, ProjectMemory>();
@@ -281,6 +291,7 @@ export class Desk {
 				await this.startQueuedBranches(result.project.path);
 				// Memory batches a dead process queued are applied now; the folder is watched for a `git pull`.
 				(await this.memory(result.project.path)).watch();
+				await this.watchOutside(result.project.path);
 			} catch (error) {
 				if (!(error instanceof DeskError)) {
 					throw error;
@@ -290,6 +301,55 @@ export class Desk {
 			}
 		}
 		return results;
+	}
+
+	/**
+	 * Watches the project database of `top` for other processes' writes (a window's desk does; the
+	 * command line does not stay): each tells the windows to look again and any report another
+	 * process delivered. Reports already open when the project opens here are told now, so one
+	 * delivered while no window was open is not missed.
+	 */
+	private async watchOutside(top: string): Promise<void> {
+		if (this.outsideWatchers.has(top)) {
+			return;
+		}
+		const watcher = new OutsideChangeWatcher(
+			path.join(projectDataDir(top), 'project.db'),
+			() => this.projectDatabases.get(top)?.outsideVersion(),
+			() => {
+				this.onProjectChangedOutside?.(top);
+				this.tellOpenReports(top).catch((error: unknown) =>
+					this.logger.warn(`${top}: reading the reports another process delivered: ${describeError(error)}`),
+				);
+			},
+			(error) => this.logger.warn(`${top}: not watching for other processes' changes: ${describeError(error)}`),
+		);
+		this.outsideWatchers.set(top, watcher);
+		await this.tellOpenReports(top).catch((error: unknown) =>
+			this.logger.warn(`${top}: reading the open reports: ${describeError(error)}`),
+		);
+	}
+
+	/** Tells the windows each open report of `top` this process has not told yet. */
+	private async tellOpenReports(top: string): Promise<void> {
+		const board = await this.board(top);
+		for (const notice of board.openReports()) {
+			this.tellReport(top, notice);
+		}
+	}
+
+	/** Tells the windows of a report, once per report in this process. */
+	private tellReport(top: string, notice: ReportNotice): void {
+		let told = this.toldReports.get(top);
+		if (!told) {
+			told = new Set();
+			this.toldReports.set(top, told);
+		}
+		if (told.has(notice.report)) {
+			return;
+		}
+		told.add(notice.report);
+		this.onBoardReport?.(top, notice);
 	}
 
 	/**
@@ -590,6 +650,11 @@ export class Desk {
 					`${top}: ${recovered.reports} branch report(s) and ${recovered.landings} landing note(s) a stopped desk left were delivered`,
 				);
 			}
+			if (recovered.released > 0) {
+				this.logger.warn(
+					`${top}: ${recovered.released} report(s) carried by a continuation that never started are back on their board`,
+				);
+			}
 		} catch (error) {
 			this.logger.error(`${top}: the boards could not be recovered now: ${describeError(error)}`);
 		}
@@ -610,7 +675,7 @@ export class Desk {
 		const board = new BoardService(new SqlBoardStore(db), new AiStore(db), {
 			faults: this.faults,
 			logger: this.logger,
-			reported: (notice) => this.onBoardReport?.(top, notice),
+			reported: (notice) => this.tellReport(top, notice),
 		});
 		this.boards.set(top, board);
 		return board;
@@ -1013,10 +1078,11 @@ export class Desk {
 	close(): void {
 		clearTimeout(this.packingTimer);
 		this.packingTimer = undefined;
-		for (const watcher of this.headWatchers.values()) {
+		for (const watcher of [...this.headWatchers.values(), ...this.outsideWatchers.values()]) {
 			watcher.close();
 		}
 		this.headWatchers.clear();
+		this.outsideWatchers.clear();
 		for (const memory of this.memories.values()) {
 			memory.close();
 		}

@@ -424,9 +424,11 @@ export class BoardService<Tx> {
 	 * At desk start, once the runs a stopped desk left were failed: every landing without its note gets
 	 * it, and every branch whose work ended reports (a run the desk stopped included); a report
 	 * recorded and not delivered is delivered. Deepest branches first, so a starter sees its children
-	 * reported before its own work-end check.
+	 * reported before its own work-end check. First, the reports of continuations that never started
+	 * are released.
 	 */
-	recover(): { landings: number; reports: number } {
+	recover(): { landings: number; reports: number; released: number } {
+		const released = this.releaseUnstarted();
 		let landings = 0;
 		let reports = 0;
 		const branches = [...this.store.branches()].sort((a, b) => b.depth - a.depth);
@@ -447,7 +449,51 @@ export class BoardService<Tx> {
 				reports += 1;
 			}
 		}
-		return { landings, reports };
+		return { landings, reports, released };
+	}
+
+	/**
+	 * The active reports delivered to a starter's board, by this process or another, that are neither
+	 * answered nor carried yet: what a window opening the project, or seeing another process write
+	 * it, is told of.
+	 */
+	openReports(): ReportNotice[] {
+		return this.store.openReports().flatMap((message) => this.noticeOf(message) ?? []);
+	}
+
+	/** What the windows are told of a report delivered to its starter's board. */
+	private noticeOf(delivered: BoardMessage): ReportNotice | undefined {
+		const branch = delivered.from_node === undefined ? undefined : this.store.node(delivered.from_node);
+		const starter = branch && this.starterOf(branch);
+		if (!branch || !starter) {
+			return undefined;
+		}
+		return {
+			starter_node: starter.node,
+			...(starter.run !== undefined ? { starter_run: starter.run } : {}),
+			person: starter.person,
+			branch: branch.node,
+			report: delivered.id,
+			title: this.titleOf(branch.node),
+			outcome: typeof delivered.data?.outcome === 'string' ? delivered.data.outcome : 'reported',
+		};
+	}
+
+	/**
+	 * A continuation whose run failed before its agent was told anything (no ContextSnapshot: the
+	 * desk stopped between the carry and the start, or the start failed) carried its reports to
+	 * nobody: they go back, to be carried by the next Continue with Reports (and told again). How many.
+	 */
+	private releaseUnstarted(): number {
+		let released = 0;
+		for (const input of this.store.carrying()) {
+			const runId = typeof input.data?.run === 'string' ? input.data.run : input.from_run;
+			const run = runId === undefined ? undefined : this.objects.get<Run>(runId);
+			if (run?.object_type === 'run' && run.status === 'failed' && run.snapshot === undefined) {
+				released += this.store.write((board) => board.release(input.id));
+			}
+		}
+		return released;
 	}
 
 	/**
@@ -467,7 +513,6 @@ export class BoardService<Tx> {
 			return false;
 		}
 		const { run, outcome } = state;
-		const title = this.titleOf(branch.node);
 		const data: Record<string, unknown> = { outcome, run: run.object_id };
 		if (state.decision) {
 			data.decision = state.decision.object_id;
@@ -533,15 +578,10 @@ export class BoardService<Tx> {
 			return false;
 		}
 		try {
-			this.options.reported?.({
-				starter_node: starter.node,
-				...(starter.run !== undefined ? { starter_run: starter.run } : {}),
-				person: starter.person,
-				branch: branch.node,
-				report: delivered.id,
-				title,
-				outcome,
-			});
+			const notice = this.noticeOf(delivered);
+			if (notice) {
+				this.options.reported?.(notice);
+			}
 		} catch (error) {
 			this.options.logger.warn(
 				`the report of branch ${branch.node} was delivered; telling the windows failed: ${String(error)}`,

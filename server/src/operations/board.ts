@@ -190,6 +190,9 @@ export const continueWithReports = operation({
 		if (replayed || prompt === undefined) {
 			return result;
 		}
+		// A stop here leaves the run to crash recovery, which fails it unstarted; the board's recovery
+		// then releases the reports it carried (lineage/board.ts `recover`).
+		desk.faults.point('continue.afterCarry.beforeStart');
 		// Not a resumed agent session: a new run whose ticket carries what came back.
 		await desk.startRun(top, { ...record, ticket: `${record.ticket.trimEnd()}\n\n${prompt}` }, result.run, runSettings);
 		call.events.runsChanged(project, result.run);

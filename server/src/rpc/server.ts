@@ -200,6 +200,12 @@ export function startDeskServer(connection: Connection): DeskServer {
 						outcome: report.outcome,
 					});
 				};
+				// The command line or another window wrote the project: the views look again.
+				desk.onProjectChangedOutside = (top) => {
+					const project = projectOf(desk, top);
+					context.notifyRunsChanged(project);
+					context.notifyLineageChanged(project);
+				};
 				desk.library.onHistoryRewritten = (rewrite) => void notify(HistoryRewritten, rewrite);
 				desk.packLooseBlobsWhenIdle();
 				logger.info(`desk ready: library ${libraryDir}`);
