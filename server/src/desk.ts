@@ -644,15 +644,17 @@ export class Desk {
 		try {
 			// Then the lineage's: reports and landing notes a stopped desk did not live to deliver.
 			const board = await this.board(top);
+			// Reports carried by a continuation that never started are back before any is told.
+			const released = board.releaseUnstarted();
 			const recovered = board.recover();
 			if (recovered.reports + recovered.landings > 0) {
 				this.logger.info(
 					`${top}: ${recovered.reports} branch report(s) and ${recovered.landings} landing note(s) a stopped desk left were delivered`,
 				);
 			}
-			if (recovered.released > 0) {
+			if (released > 0) {
 				this.logger.warn(
-					`${top}: ${recovered.released} report(s) carried by a continuation that never started are back on their board`,
+					`${top}: ${released} report(s) carried by a continuation that never started are back on their board`,
 				);
 			}
 		} catch (error) {

@@ -424,11 +424,9 @@ export class BoardService<Tx> {
 	 * At desk start, once the runs a stopped desk left were failed: every landing without its note gets
 	 * it, and every branch whose work ended reports (a run the desk stopped included); a report
 	 * recorded and not delivered is delivered. Deepest branches first, so a starter sees its children
-	 * reported before its own work-end check. First, the reports of continuations that never started
-	 * are released.
+	 * reported before its own work-end check.
 	 */
-	recover(): { landings: number; reports: number; released: number } {
-		const released = this.releaseUnstarted();
+	recover(): { landings: number; reports: number } {
 		let landings = 0;
 		let reports = 0;
 		const branches = [...this.store.branches()].sort((a, b) => b.depth - a.depth);
@@ -449,7 +447,7 @@ export class BoardService<Tx> {
 				reports += 1;
 			}
 		}
-		return { landings, reports, released };
+		return { landings, reports };
 	}
 
 	/**
@@ -482,9 +480,10 @@ export class BoardService<Tx> {
 	/**
 	 * A continuation whose run failed before its agent was told anything (no ContextSnapshot: the
 	 * desk stopped between the carry and the start, or the start failed) carried its reports to
-	 * nobody: they go back, to be carried by the next Continue with Reports (and told again). How many.
+	 * nobody: they go back, to be carried by the next Continue with Reports (and told again). At desk
+	 * start, once crash recovery failed the runs a stopped desk left. How many.
 	 */
-	private releaseUnstarted(): number {
+	releaseUnstarted(): number {
 		let released = 0;
 		for (const input of this.store.carrying()) {
 			const runId = typeof input.data?.run === 'string' ? input.data.run : input.from_run;
