@@ -8,10 +8,14 @@ import * as path from 'node:path';
  * so this process's own writes tell nobody). Nothing runs while nobody writes: no timer, no poll.
  * The watch does not keep the process alive.
  */
+/** The longest a burst of events delays a look. */
+const maxBurstMs = 1000;
+
 export class OutsideChangeWatcher {
 	private watcher: fs.FSWatcher | undefined;
 	private timer: NodeJS.Timeout | undefined;
 	private seen: number | undefined;
+	private burstStart = 0;
 
 	constructor(
 		file: string,
@@ -44,6 +48,15 @@ export class OutsideChangeWatcher {
 	}
 
 	private schedule(): void {
+		const now = Date.now();
+		// A process writing without a pause (an agent at work in another window) is looked at once a
+		// second, not only when it stops.
+		if (this.timer !== undefined && now - this.burstStart >= maxBurstMs) {
+			return;
+		}
+		if (this.timer === undefined) {
+			this.burstStart = now;
+		}
 		clearTimeout(this.timer);
 		this.timer = setTimeout(() => this.look(), this.debounceMs);
 		this.timer.unref();
