@@ -56,7 +56,8 @@ export function historyPath(object: Pick<AiObject, 'object_type' | 'object_id'>)
 }
 
 /** Judges every incoming object against the stored ones and the rest of the import. */
-export function judgeImport(incoming: readonly AiObject[], stored: StoredAiObjects): ImportJudgement {
+export function judgeImport(incoming: readonly AiObject[], storedObjects: StoredAiObjects): ImportJudgement {
+	const stored = remembered(storedObjects);
 	const refused: HistoryRefusal[] = [];
 	const refuse = (object: AiObject, problem: Problem): void => {
 		refused.push({
@@ -118,6 +119,20 @@ export function judgeImport(incoming: readonly AiObject[], stored: StoredAiObjec
 		});
 	}
 	return { accepted: candidates, unchanged, refused };
+}
+
+/** Each stored object read once: the references of every pass of the judgement ask again. */
+function remembered(stored: StoredAiObjects): StoredAiObjects {
+	const read = new Map<string, AiObject | undefined>();
+	return {
+		get(id) {
+			if (!read.has(id)) {
+				read.set(id, stored.get(id));
+			}
+			return read.get(id);
+		},
+		ofRun: (runId, type) => stored.ofRun(runId, type),
+	};
 }
 
 /** Against the stored copy: `unchanged`, a problem, or undefined when it is a later state. */
@@ -436,6 +451,7 @@ function laterEvidence(before: Evidence, after: Evidence): Problem | undefined {
 		() => fixed(what, 'tool', before.tool, after.tool),
 		() => setOnce(what, 'command', before.command, after.command),
 		() => setOnce(what, 'exit_code', before.exit_code, after.exit_code),
+		() => extending(what, 'report_artifacts', before.report_artifacts, after.report_artifacts),
 	);
 }
 
@@ -456,6 +472,21 @@ function laterToolInvocation(before: ToolInvocation, after: ToolInvocation): Pro
 		() => fixed(what, 'run_id', before.run_id, after.run_id),
 		() => fixed(what, 'tool_name', before.tool_name, after.tool_name),
 		() => fixed(what, 'args', before.args, after.args),
+		() =>
+			extending(
+				what,
+				'io_footprint.paths_read',
+				before.io_footprint?.paths_read ?? [],
+				after.io_footprint?.paths_read ?? [],
+			),
+		() =>
+			extending(
+				what,
+				'io_footprint.paths_written',
+				before.io_footprint?.paths_written ?? [],
+				after.io_footprint?.paths_written ?? [],
+			),
+		() => extending(what, 'artifacts', before.artifacts, after.artifacts),
 	);
 }
 
