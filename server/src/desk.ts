@@ -864,8 +864,12 @@ export class Desk {
 		const read = await readHistory(this.git.repository(top), ref);
 		const judged = ai.importObjects((stored) => judgeImport(read.objects, stored));
 		const refused = [...read.refused, ...judged.refused];
-		for (const r of refused) {
+		// A crafted ref can hold any number of refusals: the log names the first few, the result all.
+		for (const r of refused.slice(0, 20)) {
 			this.logger.warn(`history import of ${top} refused ${r.path} (${r.code}): ${r.reason}`);
+		}
+		if (refused.length > 20) {
+			this.logger.warn(`history import of ${top} refused ${refused.length - 20} more objects`);
 		}
 		return { added: judged.added, unchanged: judged.unchanged.length, refused };
 	}

@@ -629,7 +629,7 @@ function oneVerdictPerRun(
 	}
 	return {
 		code: type === 'decision' ? 'second_decision' : 'second_provenance',
-		message: `${describe(object)}: run ${object.run_id} has its ${type} already (${[...others].join(', ')}); a Run has one.`,
+		message: `${describe(object)}: run ${shown(object.run_id)} has its ${type} already (${[...others].join(', ')}); a Run has one.`,
 	};
 }
 
@@ -649,7 +649,9 @@ function referencesOf(object: AiObject): Reference[] {
 		}
 	};
 	const ofRun = (runId: string) => (target: AiObject) =>
-		target.object_type === 'patchset' && target.run !== runId ? `it is a PatchSet of run ${target.run}` : undefined;
+		target.object_type === 'patchset' && target.run !== runId
+			? `it is a PatchSet of run ${shown(target.run)}`
+			: undefined;
 	switch (object.object_type) {
 		case 'intent':
 			add('parent', object.parent, 'intent');
@@ -665,7 +667,7 @@ function referencesOf(object: AiObject): Reference[] {
 			add('intent', object.intent, 'intent');
 			object.runs.forEach((id, i) =>
 				add(`runs[${i}]`, id, 'run', (t) =>
-					t.object_type === 'run' && t.task !== object.object_id ? `it is a run of task ${t.task}` : undefined,
+					t.object_type === 'run' && t.task !== object.object_id ? `it is a run of task ${shown(t.task)}` : undefined,
 				),
 			);
 			object.dependencies.forEach((id, i) => add(`dependencies[${i}]`, id, 'task'));
@@ -709,7 +711,7 @@ function unresolved(object: AiObject, resolve: Resolve): Problem | undefined {
 		if (wrong) {
 			return {
 				code: 'unresolved_reference',
-				message: `${describe(object)}: ${ref.field} names ${ref.id}, but ${wrong}.`,
+				message: `${describe(object)}: ${ref.field} names ${shown(ref.id)}, but ${wrong}.`,
 			};
 		}
 	}
