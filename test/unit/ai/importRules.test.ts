@@ -127,6 +127,18 @@ describe('history import rules', () => {
 		);
 	});
 
+	it('orders two copies with the same updated_at by what they append (a finished tool call is not touched)', () => {
+		const { chain } = f;
+		const running = structuredClone(f.all.find((o) => o.object_id === chain.read.object_id) as typeof chain.read);
+		const finished = structuredClone(running);
+		finished.status = 'error';
+		finished.artifacts = [m.artifactFor(Buffer.from('no such file'), 'desk', 'tool/1.txt')];
+		const forward = judgeImport([finished], storedOf(f.all));
+		assert.deepEqual(ids(forward.accepted), [finished.object_id]);
+		const backward = judgeImport([running], storedOf(withChanges(f.all, [finished])));
+		assert.deepEqual([backward.accepted, backward.refused, backward.unchanged.length], [[], [], 1]);
+	});
+
 	it('refuses what names a refused object, down the chain', () => {
 		const { chain } = f;
 		const stranger = m.newTask(chain.human, 'Never stored');
