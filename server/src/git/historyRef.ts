@@ -101,8 +101,6 @@ export interface ImportRead {
 	objects: AiObject[];
 	/** Entries that were not taken, with the reason: a bad checksum, a bad name, not an AI object. */
 	refused: HistoryRefusal[];
-	/** The commit the ref named when it was read. */
-	tip?: string;
 }
 
 /**
@@ -117,7 +115,6 @@ export async function readHistory(repo: GitRepository, ref = historyRef): Promis
 	if (!tip) {
 		return result;
 	}
-	result.tip = tip;
 	for (const folder of repo.tree(repo.treeOf(repo.peelToCommit(tip)))) {
 		if (folder.kind !== 'tree' || !(folder.name in aiObjectTypes)) {
 			result.refused.push({ path: folder.name, code: 'misplaced', reason: 'not a folder of AI objects' });
