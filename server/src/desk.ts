@@ -6,7 +6,8 @@ import type { AssetRecord, ProjectRecord } from './assets/types';
 import { DeskError, describeError, isDeskError } from './core/errors';
 import type { Logger } from './core/logger';
 import { seal, verifyChecksum, verifyIntegrity } from './ai/model';
-import type { PatchSet, Run } from './ai/types';
+import { judgeImport } from './ai/importRules';
+import type { HistoryImportResult, PatchSet, Run } from './ai/types';
 import { applyFilePatch, parseUnifiedDiff } from './runs/unifiedDiff';
 import { readTargetChanges } from './runs/targetChangesRecord';
 import { exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
@@ -920,29 +921,24 @@ export class Desk {
 	}
 
 	/**
-	 * Reads a history ref into the project's database. Importing twice adds nothing; an object whose
-	 * checksum does not verify, or that would rewrite an append-only history, is refused and named.
+	 * Reads a history ref into the project's database, taking only what could have happened (new
+	 * objects, later states of stored ones; ai/importRules.ts). Importing twice adds nothing; every
+	 * other object is refused and named with its reason, and nothing of it is stored.
 	 */
-	async importHistory(
-		top: string,
-		ref = historyRef,
-	): Promise<{ added: number; unchanged: number; refused: Array<{ path: string; reason: string }> }> {
+	async importHistory(top: string, ref = historyRef): Promise<HistoryImportResult> {
 		checkRefName(ref);
 		const ai = await this.projectAi(top);
 		const read = await readHistory(this.git.repository(top), ref);
-		let added = 0;
-		const refused = [...read.refused];
-		for (const object of read.objects) {
-			try {
-				added += ai.put([object]);
-			} catch (error) {
-				if (!(error instanceof DeskError)) {
-					throw error;
-				}
-				refused.push({ path: `${object.object_type}/${object.object_id}.json`, reason: error.message });
-			}
+		const judged = ai.importObjects((stored) => judgeImport(read.objects, stored));
+		const refused = [...read.refused, ...judged.refused];
+		// A crafted ref can hold any number of refusals: the log names the first few, the result all.
+		for (const r of refused.slice(0, 20)) {
+			this.logger.warn(`history import of ${top} refused ${r.path} (${r.code}): ${r.reason}`);
 		}
-		return { added, unchanged: read.objects.length - added - (refused.length - read.refused.length), refused };
+		if (refused.length > 20) {
+			this.logger.warn(`history import of ${top} refused ${refused.length - 20} more objects`);
+		}
+		return { added: judged.added, unchanged: judged.unchanged.length, refused };
 	}
 
 	/**

@@ -35,6 +35,7 @@ import type {
 	VersionDiff,
 	VersionFile,
 } from '../assets/types';
+import type { HistoryImportResult, HistoryRefusal } from '../ai/types';
 import type { DeskErrorJson } from '../core/errors';
 import type { DecideResult, RunDetail, RunsOverview, RunSummary } from '../runs/types';
 import type { AttachmentRow, IngestReport } from '../attachments/types';
@@ -72,6 +73,7 @@ import {
 } from './schema';
 
 export type { BoardMessage, BranchResult, CatchUpSection, LineageRoot, LineageTree, MemorizeResult, MemoryView };
+export type { HistoryImportResult, HistoryRefusal };
 export type {
 	RunDetail,
 	RunsOverview,
@@ -462,12 +464,15 @@ export const ListRuns = request<RunsOverview>()('desk/runs/list', object({ ...pr
 /** Client → server: everything a run recorded. Fails with `ai.notFound` for an id that names no run of the project. */
 export const ShowRun = request<RunDetail>()('desk/runs/show', object({ ...projectOrRepo, id: runId }));
 
-/** Client → server: reads a history ref (default refs/desk/history) into the project; twice adds nothing; bad checksums are refused and named. */
-export const ImportHistory = request<{
-	added: number;
-	unchanged: number;
-	refused: Array<{ path: string; reason: string }>;
-}>()('desk/runs/importHistory', object({ ...projectOrRepo, ref: optional(gitRef) }));
+/**
+ * Client → server: reads a history ref (default refs/desk/history) into the project, taking only new
+ * objects and later states of stored ones; twice adds nothing. Every other object is refused by
+ * itself, named with a reason code and a message, and nothing of it is stored.
+ */
+export const ImportHistory = request<HistoryImportResult>()(
+	'desk/runs/importHistory',
+	object({ ...projectOrRepo, ref: optional(gitRef) }),
+);
 
 /** Client → server: writes the project's AI objects, sealed, to a history ref (one commit when something changed). */
 export const ExportHistory = request<{ commit?: string; objects: number; anchored: number }>()(

@@ -44,7 +44,10 @@ const historyExport = operationCommand(exportHistory, {
 			: 'no change since the last export',
 });
 
-/** `desk history import [--ref REF]`: a fresh clone's history brought in, so it may make the project database. */
+/**
+ * `desk history import [--ref REF]`: a fresh clone's history brought in, so it may make the project
+ * database. Each refused object is named on stderr with its reason code and reason; exit 2 then.
+ */
 const historyImport = operationCommand(importHistory, {
 	async params(context) {
 		expectArgs(context.rest, 0, context.command);
@@ -54,7 +57,7 @@ const historyImport = operationCommand(importHistory, {
 		`${result.added} added, ${result.unchanged} already here${result.refused.length ? `, ${result.refused.length} refused` : ''}`,
 	exitCode(result) {
 		for (const refused of result.refused) {
-			writeMessage(process.stderr, `desk: refused ${t(refused.path)}: ${t(refused.reason)}\n`);
+			writeMessage(process.stderr, `desk: refused ${t(refused.path)} (${refused.code}): ${t(refused.reason)}\n`);
 		}
 		return result.refused.length > 0 ? 2 : 0;
 	},
