@@ -267,7 +267,9 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					node.root.name,
 					node.branches.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
 				);
-				item.id = `${node.project}/lineage-root/${node.root.name}`;
+				// A root's first branch gives it a new id: the workbench keeps the folded state of a row it knew
+				// without children, so the root would stay folded over its branch.
+				item.id = `${node.project}/lineage-root/${node.root.name}${node.branches.length ? '' : '/empty'}`;
 				item.iconPath = new vscode.ThemeIcon(node.tally ? 'git-merge' : 'git-branch');
 				item.description = rootDescription(node);
 				item.tooltip = new vscode.MarkdownString(rootTooltip(node.root));
