@@ -287,7 +287,7 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 			.waitFor({ timeout: 60_000 });
 		await page
 			.getByRole('treeitem', {
-				name: /^Memory Greeting docs, “docs\/greeting\.md documents greet\(name\).* · from landing [0-9a-f]{7} /,
+				name: /^Memory Greeting docs, from landing [0-9a-f]{7} · .* · “docs\/greeting\.md documents greet\(name\)/,
 			})
 			.waitFor({ timeout: 30_000 });
 		await page
@@ -308,7 +308,7 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 			.getByRole('treeitem', { name: /^Root main, \.desk-memory\/main\.json · 3 memories · uncommitted/ })
 			.waitFor({ timeout: 30_000 });
 		await page
-			.getByRole('treeitem', { name: /^Memory Greeting helper, “greet\(name\) lives in/ })
+			.getByRole('treeitem', { name: /^Memory Greeting helper, you · .* · “greet\(name\) lives in/ })
 			.waitFor({ timeout: 30_000 });
 		await runCommand(page, 'Notifications: Clear All Notifications');
 
