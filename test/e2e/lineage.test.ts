@@ -135,11 +135,7 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 			.getByRole('treeitem', { name: /^Board, 2 notes/ })
 			.first()
 			.waitFor({ timeout: 30_000 });
-		await expand(page, /^Board, 2 notes/);
-		await page
-			.getByRole('treeitem', { name: /^Note: The docs cite src\/greeting\.ts; nothing else changed\./ })
-			.first()
-			.waitFor({ timeout: 30_000 });
+		await expandTo(page, /^Board, 2 notes/, /^Note: The docs cite src\/greeting\.ts; nothing else changed\./);
 		assert.equal(await page.locator('.notification-toast').count(), 0, 'a note raises no notification');
 		await page.mouse.move(1200, 700);
 		await page.waitForTimeout(600);
@@ -180,13 +176,11 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 			.getByRole('treeitem', { name: /^Board, 1 report · / })
 			.first()
 			.waitFor({ timeout: 30_000 });
-		await expand(page, /^Board, 1 report · /);
-		await page
-			.getByRole('treeitem', {
-				name: /^Report \(landed as [0-9a-f]{7}\): Documented greet\(\) in docs\/greeting\.md\./,
-			})
-			.first()
-			.waitFor({ timeout: 30_000 });
+		await expandTo(
+			page,
+			/^Board, 1 report · /,
+			/^Report \(landed as [0-9a-f]{7}\): Documented greet\(\) in docs\/greeting\.md\./,
+		);
 		await page.mouse.move(1200, 700);
 		await page.waitForTimeout(600);
 		await screenshot(page, 'lineage-3-runs-view');
@@ -444,6 +438,19 @@ async function expand(page: Page, name: RegExp): Promise<void> {
 		},
 		15_000,
 		`the row ${name} unfolded`,
+	);
+}
+
+/** Unfolds the row `name` until its child `child` shows (a refresh of the view while it unfolds can fold it again). */
+async function expandTo(page: Page, name: RegExp, child: RegExp): Promise<void> {
+	await waitFor(
+		async () => {
+			await expand(page, name);
+			await page.getByRole('treeitem', { name: child }).first().waitFor({ timeout: 3_000 });
+			return true;
+		},
+		45_000,
+		`the row ${child} under ${name}`,
 	);
 }
 
