@@ -598,7 +598,8 @@ function runItem(
 	const parts = [
 		runStatusText(run),
 		run.duration_ms !== undefined ? formatDuration(run.duration_ms) : '',
-		run.model ?? '',
+		// The desk records the model as 'unknown' until the agent names it: no word rather than that one.
+		run.model && run.model !== 'unknown' ? run.model : '',
 		run.total_tokens !== undefined ? `${run.total_tokens.toLocaleString('en-US')} tokens` : '',
 		run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '',
 	];
