@@ -45,44 +45,48 @@ function rawRequest(socketPath: string, line: string): Promise<Record<string, un
 }
 
 describe('the desk tools socket', () => {
-	it("a call's signal aborts when its caller hangs up, and when the client cancels it", async () => {
-		const started: AbortSignal[] = [];
-		const waiting: ToolDispatcher = {
-			tools: () => Promise.resolve([]),
-			call: (_name, _args, meta) =>
-				new Promise((resolve) => {
-					started.push(meta.signal!);
-					meta.signal!.addEventListener('abort', () =>
-						resolve({ ok: true, result: { aborted: true }, replayed: false }),
-					);
-				}),
-		};
-		const socket = await hostToolSocket(waiting, { parent: tempDir() });
-		try {
-			const token = JSON.stringify(socket.token);
-			const peer = net.createConnection(socket.socketPath, () =>
-				peer.write(`{"token":${token},"op":"call","name":"reports","args":{}}\n`),
-			);
-			while (started.length < 1) {
-				await new Promise((resolve) => setTimeout(resolve, 10));
+	it(
+		"a call's signal aborts when its caller hangs up, and when the client cancels it",
+		{ timeout: 10_000 },
+		async () => {
+			const started: AbortSignal[] = [];
+			const waiting: ToolDispatcher = {
+				tools: () => Promise.resolve([]),
+				call: (_name, _args, meta) =>
+					new Promise((resolve) => {
+						started.push(meta.signal!);
+						meta.signal!.addEventListener('abort', () =>
+							resolve({ ok: true, result: { aborted: true }, replayed: false }),
+						);
+					}),
+			};
+			const socket = await hostToolSocket(waiting, { parent: tempDir() });
+			try {
+				const token = JSON.stringify(socket.token);
+				const peer = net.createConnection(socket.socketPath, () =>
+					peer.write(`{"token":${token},"op":"call","name":"reports","args":{}}\n`),
+				);
+				while (started.length < 1) {
+					await new Promise((resolve) => setTimeout(resolve, 10));
+				}
+				assert.equal(started[0]!.aborted, false, 'waiting while the caller is there');
+				peer.destroy();
+				await new Promise<void>((resolve) => started[0]!.addEventListener('abort', () => resolve()));
+				const cancel = new AbortController();
+				const call = socketDispatcher(socket.socketPath, socket.token).call('reports', {}, { signal: cancel.signal });
+				while (started.length < 2) {
+					await new Promise((resolve) => setTimeout(resolve, 10));
+				}
+				cancel.abort();
+				await assert.rejects(call, /cancelled/);
+				await new Promise<void>((resolve) =>
+					started[1]!.aborted ? resolve() : started[1]!.addEventListener('abort', () => resolve()),
+				);
+			} finally {
+				await socket.close();
 			}
-			assert.equal(started[0]!.aborted, false, 'waiting while the caller is there');
-			peer.destroy();
-			await new Promise<void>((resolve) => started[0]!.addEventListener('abort', () => resolve()));
-			const cancel = new AbortController();
-			const call = socketDispatcher(socket.socketPath, socket.token).call('reports', {}, { signal: cancel.signal });
-			while (started.length < 2) {
-				await new Promise((resolve) => setTimeout(resolve, 10));
-			}
-			cancel.abort();
-			await assert.rejects(call, /cancelled/);
-			await new Promise<void>((resolve) =>
-				started[1]!.aborted ? resolve() : started[1]!.addEventListener('abort', () => resolve()),
-			);
-		} finally {
-			await socket.close();
-		}
-	});
+		},
+	);
 
 	it('refuses a socket path longer than sun_path holds, naming it, and leaves no folder behind', async () => {
 		assert.doesNotThrow(() => assertSocketPath(`/${'a'.repeat(106)}`));
