@@ -741,6 +741,10 @@ export const AnswerRetireProposal = request<RetireProposal>()(
 const rootName = string({ minLength: 1, maxLength: 64, pattern: /^[a-z0-9][a-z0-9._-]{0,63}$/ });
 const nodeId = string({ minLength: 1, maxLength: 64 });
 const branchPrompt = string({ minLength: 1, maxLength: 64 * 1024 });
+/** The desk tools a branch is to get (tool names, as `tools/list` gives them); unset: its starter's. */
+const branchTools = optional(
+	array(string({ minLength: 1, maxLength: 64, pattern: /^[a-z][a-z0-9_]{0,63}$/ }), { maxItems: 64 }),
+);
 const boardText = string({ minLength: 1, maxLength: 4000 });
 /** Memory the person writes: refused over these limits (the summary model's text is cut to them instead). */
 const memoryTitle = string({ minLength: 1, maxLength: 80 });
@@ -772,9 +776,11 @@ export const AddLineageRoot = request<LineageRoot>()(
  * another run's agent works there (`queued`). `repo` is the project's repository top or one of its
  * worktrees. One transaction makes the tally (for an empty root), the branch's Intent, Task and Run,
  * its board's `board.started.by` and reply-enabled input, and the receipt: the same `requestId` again
- * answers the first branch (`replayed`). Fails with `lineage.badRepo`, `lineage.unknownRoot`,
- * `lineage.limit` (naming the limit), `lineage.receiptConflict`, `lineage.tallyNoRuns` (a tally
- * starts nothing), `ai.notFound`, `run.badSettings`, `request.idReused`.
+ * answers the first branch (`replayed`). `tools` names the desk tools the branch's runs get; they
+ * are at most its starter's (a run whose agent had none grants none), which is also the default.
+ * Fails with `lineage.badRepo`, `lineage.unknownRoot`, `lineage.limit` (naming the limit),
+ * `lineage.toolsNotGranted` (naming the tools the starter lacks), `lineage.receiptConflict`,
+ * `lineage.tallyNoRuns` (a tally starts nothing), `ai.notFound`, `run.badSettings`, `request.idReused`.
  */
 export const BranchFromRun = request<BranchResult>()(
 	'desk/lineage/branch',
@@ -784,6 +790,7 @@ export const BranchFromRun = request<BranchResult>()(
 		prompt: branchPrompt,
 		root: optional(rootName),
 		starterRun: optional(runId),
+		tools: branchTools,
 		settings: runSettings,
 		requestId,
 	}),
@@ -795,7 +802,14 @@ export const BranchFromRun = request<BranchResult>()(
  */
 export const PromptLineage = request<BranchResult>()(
 	'desk/lineage/prompt',
-	object({ project: projectName, root: rootName, prompt: branchPrompt, settings: runSettings, requestId }),
+	object({
+		project: projectName,
+		root: rootName,
+		prompt: branchPrompt,
+		tools: branchTools,
+		settings: runSettings,
+		requestId,
+	}),
 );
 
 /** Client → server: the roots, their tallies and branches (nested, with state, board counts and each subtree's tokens and cost). */
@@ -876,7 +890,8 @@ export const ListBoard = request<{ messages: BoardMessage[] }>()(
 /**
  * Client → server: Post Note: a one-way update from a branch's run to its starter, passive (it raises
  * no notification); `abstract` replaces the branch's liquid abstract on its tally. Fails with
- * `board.noStarter` (the run's task is no branch).
+ * `board.noStarter` (the run's task is no branch), `lineage.limit` (`maxNotesPerBranch`: the notes
+ * the branch may post, frozen at its fork).
  */
 export const PostToBoard = request<BoardMessage>()(
 	'desk/board/post',
