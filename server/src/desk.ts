@@ -718,9 +718,9 @@ export class Desk {
 			try {
 				const ai = new AiStore(db);
 				const tidy = store.tidyOutboxes((taskId) => outboxTask(ai, taskId));
-				if (tidy.removed.length + tidy.ended.length + tidy.kept.length > 0) {
+				if (tidy.removed.length + tidy.ended.length + tidy.kept.length + tidy.notVouched.length > 0) {
 					this.logger.info(
-						`attachments of ${name}: outboxes of ${tidy.removed.length} task(s) the project does not hold removed, of ${tidy.ended.length} ended task(s) emptied and removed, ${tidy.kept.length} kept for the next start`,
+						`attachments of ${name}: outboxes of ${tidy.removed.length} task(s) the project does not hold removed, of ${tidy.ended.length} ended task(s) emptied and removed, ${tidy.kept.length} kept for the next start; ${tidy.notVouched.length} of unknown tasks older than the database left alone`,
 					);
 				}
 			} catch (error) {

@@ -123,23 +123,19 @@ it('desk run cancel from another shell stops a run that desk run go is carrying 
 
 it('desk task attachments: add, list, show, cat and rm (audited), refusing what the limits or the rules refuse', () => {
 	const { root, store, repo } = project();
-	const task = '0190f0f0-0000-7000-8000-0000000000bb';
+	const attachments = (...args: string[]) => desk('--store', store, '--repo', repo, 'task', 'attachments', ...args);
+	// A file is attached to a task the project holds: a run's.
+	const settings = path.join(root, 'settings.json');
+	fs.writeFileSync(settings, JSON.stringify(scriptedAgentSettings({ writes: [{ path: 'a.txt', content: 'a\n' }] })));
+	assert.equal(desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket', 'Report').code, 0);
+	const went = desk('--store', store, 'run', 'go', 'shop', '--settings', settings, '--json');
+	const task = (JSON.parse(went.stdout) as RunDetail).run.task;
 	const file = path.join(root, 'report.txt');
 	fs.writeFileSync(file, 'the report\n');
-	const added = desk(
-		'--store',
-		store,
-		'--repo',
-		repo,
-		'task',
-		'attachments',
-		'add',
-		task,
-		file,
-		'--note',
-		'weekly',
-		'--json',
-	);
+	const noTask = attachments('add', '0190f0f0-0000-7000-8000-0000000000bb', file);
+	assert.equal(noTask.code, 2, noTask.stderr);
+	assert.match(noTask.stderr, /No task 0190f0f0-0000-7000-8000-0000000000bb in project shop/);
+	const added = attachments('add', task, file, '--note', 'weekly', '--json');
 	assert.equal(added.code, 0, added.stderr);
 	const row = JSON.parse(added.stdout) as { id: string; name: string; note: string };
 	assert.deepEqual([row.name, row.note], ['report.txt', 'weekly']);

@@ -12,6 +12,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentDeskApi } from '../../client/src/extension';
 import type { AttachmentsViewNode } from '../../client/src/attachments/attachmentsTree';
+import type { RunDetail } from '../../server/src/runs/types';
+import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 
 const extensionId = 'agent-desk.agent-desk';
 
@@ -19,7 +21,9 @@ describe('Attachments in the extension host', () => {
 	let api: AgentDeskApi;
 	let project: string;
 	let ids: Map<string, string>;
-	const task = 'ext-task-1';
+	/** The task of a run the command line carries out: files are attached to a task the project holds. */
+	let task: string;
+	const title = 'Attachments of the extension test';
 
 	before(async function () {
 		this.timeout(120_000);
@@ -36,6 +40,17 @@ describe('Attachments in the extension host', () => {
 		};
 		const { libraryDir } = await api.status();
 		const desk = path.join(extension.extensionPath, 'dist', 'desk.js');
+		const deskCli = (...args: string[]) =>
+			execFileSync(process.execPath, [desk, '--store', libraryDir, ...args], {
+				encoding: 'utf8',
+				env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+			});
+		const settings = write(
+			'settings.json',
+			JSON.stringify(scriptedAgentSettings({ writes: [{ path: 'attachments-note.txt', content: 'noted\n' }] })),
+		);
+		deskCli('card', 'suggest', '--project', project, '--ticket', title);
+		task = (JSON.parse(deskCli('run', 'go', project, '--settings', settings, '--json')) as RunDetail).run.task;
 		ids = new Map();
 		for (const file of [
 			write('numbers.json', '{"id":12345678901234567890,"ok":true}'),
@@ -90,10 +105,10 @@ describe('Attachments in the extension host', () => {
 		return node;
 	}
 
-	it('lists the task by its id (it has no title) with its count and size, and each file with its type, size and source', async () => {
+	it('lists the task by its title with its count and size, and each file with its type, size and source', async () => {
 		const node = await taskNode();
 		const item = api.attachments.getTreeItem(node);
-		assert.equal(item.label, task);
+		assert.equal(item.label, title);
 		assert.match(String(item.description), /^8 files · \d+ B$/);
 		const files = await api.attachments.getChildren(node);
 		const items = files.map((f) => api.attachments.getTreeItem(f));

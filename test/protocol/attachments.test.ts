@@ -16,6 +16,7 @@ import {
 	SetTicket,
 	type DeskErrorJson,
 } from '../../server/src/protocol/protocol';
+import { desk } from '../helpers/deskCli';
 import { makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, serverForSuite } from '../helpers/serverProcess';
@@ -25,11 +26,15 @@ describe('attachments over JSON-RPC', () => {
 	const root = tempDir();
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 	const outboxes = path.join(repo, '.desk', 'attachments', 'outbox');
-	// Left by a desk that stopped: the outbox of a task the project does not hold, a file and a link in it.
-	const goneTask = '0190f0f0-0000-7000-8000-0000000000ff';
-	fs.mkdirSync(path.join(outboxes, goneTask, 'deep'), { recursive: true });
-	fs.writeFileSync(path.join(outboxes, goneTask, 'deep', 'report.txt'), 'left behind\n');
-	fs.symlinkSync(root, path.join(outboxes, goneTask, 'root'));
+	/** An outbox of a task the project does not hold, a file and a link in it, as a stopped desk leaves one. */
+	const leaveOutbox = (taskId: string) => {
+		fs.mkdirSync(path.join(outboxes, taskId, 'deep'), { recursive: true });
+		fs.writeFileSync(path.join(outboxes, taskId, 'deep', 'report.txt'), 'left behind\n');
+		fs.symlinkSync(root, path.join(outboxes, taskId, 'root'));
+	};
+	// Older than the project's database, which cannot say its task is gone.
+	const olderTask = '0190f0f0-0000-7000-8000-0000000000fe';
+	leaveOutbox(olderTask);
 	/** The task of the first test's run, which the later tests attach to. */
 	let ranTask = '';
 	let ranRun = '';
@@ -38,8 +43,19 @@ describe('attachments over JSON-RPC', () => {
 	);
 
 	it('at start-up, the outbox of a task the project does not hold is removed with what it held', () => {
+		assert.deepEqual(
+			fs.readdirSync(path.join(outboxes, olderTask)).sort(),
+			['deep', 'root'],
+			'older than the database: left',
+		);
+		const goneTask = '0190f0f0-0000-7000-8000-0000000000ff';
+		leaveOutbox(goneTask);
+		// Another desk starts on the project (the command line, beside the window's).
+		const listed = desk('--store', path.join(root, 'library'), '--repo', repo, 'task', 'attachments', 'list');
+		assert.equal(listed.code, 0, listed.stderr);
 		assert.equal(fs.existsSync(path.join(outboxes, goneTask)), false);
 		assert.equal(fs.existsSync(root), true, 'the link was removed, never followed');
+		assert.ok(fs.existsSync(path.join(outboxes, olderTask, 'deep', 'report.txt')));
 	});
 
 	it("a run's outbox files are attached to its task when the attempt ends, listed, read back checked, and deleted", async () => {

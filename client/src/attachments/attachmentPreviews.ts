@@ -3,8 +3,7 @@ import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { showInformationMessage, showWarningMessage } from '../common/messages';
 import { baseName } from '../../../server/src/attachments/names';
-import type { AttachmentRow } from '../../../server/src/attachments/types';
-import { ReadAttachment, type AttachmentContent } from '../../../server/src/protocol/protocol';
+import { ReadAttachment, type AttachmentContent, type AttachmentRow } from '../../../server/src/protocol/protocol';
 import { readForOpening, readWhole, type ReadPiece } from './attachmentReader';
 import { externalReference } from './externalReference';
 import { formatJson } from './formatJson';
@@ -547,12 +546,7 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 			facts: headerFacts(row, shownAs),
 			links: [link('agentDesk.saveAttachmentAs', ref, 'Save As…', true), ...extraLinks],
 		};
-		this.showPanel(
-			ref,
-			'download',
-			baseName(row.name),
-			downloadPage({ header, reason, more, nonce: newNonce() }),
-		);
+		this.showPanel(ref, 'download', baseName(row.name), downloadPage({ header, reason, more, nonce: newNonce() }));
 	}
 
 	/** One tab per attachment and view: shown again if open. Scripts off, no local resources, only the preview commands as links. */

@@ -6,8 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { previewable } from '../../../server/src/attachments/names';
-import type { AttachmentRow } from '../../../server/src/attachments/types';
-import type { AttachmentContent } from '../../../server/src/protocol/protocol';
+import type { AttachmentContent, AttachmentRow } from '../../../server/src/protocol/protocol';
 
 /** The bytes one request asks for: a 32 MiB file is 32 answers, not one of 43 MiB of base64. */
 export const pieceBytes = 1 << 20;
@@ -52,7 +51,9 @@ async function readRest(first: AttachmentContent, readPiece: ReadPiece): Promise
 	}
 	const whole = Buffer.concat(pieces);
 	if (whole.length !== row.size || createHash('sha256').update(whole).digest('hex') !== row.sha256) {
-		throw new Error(`${row.name}: the bytes read do not match the digest recorded; it was changed behind the desk's back.`);
+		throw new Error(
+			`${row.name}: the bytes read do not match the digest recorded; it was changed behind the desk's back.`,
+		);
 	}
 	return { ...first, base64: whole.toString('base64'), truncated: false };
 }

@@ -173,13 +173,20 @@ export class AttachmentStore {
 	 * At start-up, every outbox in the store (Outboxes): one whose task the project does not hold is
 	 * removed with what it holds (RemoveOutbox), one of a task that has ended is emptied and removed
 	 * ({@link endOutbox}); an open task's stays for its next attempt or its end. A folder whose name
-	 * is not a task id is no outbox and is left alone.
+	 * is not a task id is no outbox and is left alone, and so is an outbox of an unknown task that
+	 * has not changed since the database's tracking start: a database started (empty, or rebuilt
+	 * after damage) after it was written cannot say its task is gone.
 	 */
 	tidyOutboxes(taskOf: (taskId: string) => OutboxTask | undefined): OutboxTidy {
-		const tidy: OutboxTidy = { removed: [], ended: [], kept: [] };
+		const tidy: OutboxTidy = { removed: [], ended: [], kept: [], notVouched: [] };
 		for (const taskId of this.outboxes().filter((name) => taskIdPattern.test(name))) {
 			const task = taskOf(taskId);
 			if (task === undefined) {
+				const changed = this.outboxChangedAt(taskId);
+				if (changed !== undefined && changed <= this.rows.trackingSince) {
+					tidy.notVouched.push(taskId);
+					continue;
+				}
 				this.removeOutbox(taskId);
 				tidy.removed.push(taskId);
 			} else if (task.ended) {
@@ -191,6 +198,21 @@ export class AttachmentStore {
 			}
 		}
 		return tidy;
+	}
+
+	/** When the outbox folder last changed (an entry made or removed in it), in ms; undefined when it is not there. */
+	private outboxChangedAt(taskId: string): number | undefined {
+		const root = this.root();
+		try {
+			const outboxes = root.child(outboxFolder);
+			try {
+				return outboxes?.lstat(checkTaskId(taskId))?.mtimeMs;
+			} finally {
+				outboxes?.close();
+			}
+		} finally {
+			root.close();
+		}
 	}
 
 	/**

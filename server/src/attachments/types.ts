@@ -50,4 +50,6 @@ export interface OutboxTidy {
 	ended: string[];
 	/** Outboxes of ended tasks that still keep a file an ingest could not take (a full disk): tried again at the next start-up. */
 	kept: string[];
+	/** Outboxes of tasks the project does not hold, unchanged since before its database's tracking start: left alone. */
+	notVouched: string[];
 }

@@ -32,7 +32,9 @@ export function endTaskOutbox(ports: RunnerPorts, taskId: string): void {
 			addedBy: 'run',
 		});
 		if (report.added.length + report.refused.length + report.kept.length > 0) {
-			ports.logger.info(`task ${taskId} ended; its outbox: ${report.added.length} attached, ${report.refused.length} refused, ${report.kept.length} kept`);
+			ports.logger.info(
+				`task ${taskId} ended; its outbox: ${report.added.length} attached, ${report.refused.length} refused, ${report.kept.length} kept`,
+			);
 			ports.attachmentsChanged?.(taskId);
 		}
 	} catch (error) {

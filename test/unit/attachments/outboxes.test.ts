@@ -74,7 +74,8 @@ it('a file one byte over a limit is refused with both sizes exact (a rounded 32.
 	assert.throws(
 		() => store.add(task, file, { addedBy: 'me' }),
 		(error: Error) =>
-			error.message === `${file} is 2,049 bytes, over the 2,048 bytes (2 KiB) limit of a file; it is refused, not truncated.`,
+			error.message ===
+			`${file} is 2,049 bytes, over the 2,048 bytes (2 KiB) limit of a file; it is refused, not truncated.`,
 	);
 });
 
@@ -89,10 +90,16 @@ it('start-up tidies the outboxes: a gone task loses its outbox, an ended task ha
 	writeOutboxFile(store, ended, 'kept.txt', 'kept by the last ingest\n');
 	writeOutboxFile(store, open, 'wip.txt', 'the next attempt takes it\n');
 	fs.mkdirSync(path.join(store.storeDir, 'outbox', 'not a task id'));
+	// An unknown task's outbox written before the database began recording: it cannot say the task is gone.
+	const older = '0190f0f0-0000-7000-8000-00000000000d';
+	writeOutboxFile(store, older, 'before.txt', 'from before the database\n');
+	const hourAgo = new Date(Date.now() - 3_600_000);
+	fs.utimesSync(store.outboxDir(older), hourAgo, hourAgo);
 	const tasks: Record<string, OutboxTask> = { [ended]: { ended: true, lastRun: 'run-9' }, [open]: { ended: false } };
 	const tidy = store.tidyOutboxes((id) => tasks[id]);
-	assert.deepEqual(tidy, { removed: [gone], ended: [ended], kept: [] });
-	assert.deepEqual(store.outboxes(), [open, 'not a task id']);
+	assert.deepEqual(tidy, { removed: [gone], ended: [ended], kept: [], notVouched: [older] });
+	assert.deepEqual(store.outboxes(), [open, older, 'not a task id']);
+	assert.deepEqual(fs.readdirSync(store.outboxDir(older)), ['before.txt']);
 	assert.deepEqual(
 		store.list(ended).map((r) => [r.name, r.run_id, store.read(r).toString()]),
 		[['kept.txt', 'run-9', 'kept by the last ingest\n']],
@@ -100,5 +107,8 @@ it('start-up tidies the outboxes: a gone task loses its outbox, an ended task ha
 	assert.deepEqual(store.list(gone), []);
 	assert.deepEqual(fs.readdirSync(store.outboxDir(open)), ['wip.txt']);
 	// Again: nothing left to do.
-	assert.deepEqual(store.tidyOutboxes((id) => tasks[id]), { removed: [], ended: [], kept: [] });
+	assert.deepEqual(
+		store.tidyOutboxes((id) => tasks[id]),
+		{ removed: [], ended: [], kept: [], notVouched: [older] },
+	);
 });
