@@ -108,18 +108,28 @@ describe('a damaged store on the command line', () => {
 		const store = path.join(root, 'library');
 		const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 		ok(desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main'), 'import');
-		for (const name of ['a.txt', 'b.txt', 'c.txt']) {
-			fs.writeFileSync(path.join(root, name), `attachment ${name}\n`);
-			ok(
-				desk('--store', store, '--repo', repo, 'task', 'attachments', 'add', 'task-1', path.join(root, name)),
-				`attach ${name}`,
-			);
-		}
-		// AI objects in refs/desk/history, for "rebuild".
+		// AI objects in refs/desk/history, for "rebuild"; the files are attached to their task.
 		const chain = completeChain(git(repo, 'rev-parse', 'HEAD'));
 		const seeded = await openDesk(store);
 		(await seeded.projectAi(repo)).put(chain.all);
 		seeded.close();
+		for (const name of ['a.txt', 'b.txt', 'c.txt']) {
+			fs.writeFileSync(path.join(root, name), `attachment ${name}\n`);
+			ok(
+				desk(
+					'--store',
+					store,
+					'--repo',
+					repo,
+					'task',
+					'attachments',
+					'add',
+					chain.task.object_id,
+					path.join(root, name),
+				),
+				`attach ${name}`,
+			);
+		}
 		ok(desk('--store', store, '--repo', repo, 'history', 'export'), 'export');
 		const files = ageAttachments(repo);
 		assert.equal(files.length, 3);

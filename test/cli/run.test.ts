@@ -7,7 +7,7 @@ import type { RunDetail } from '../../server/src/runs/types';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { tempDir } from '../helpers/temp';
-import { desk, deskJs } from '../helpers/deskCli';
+import { desk, deskJs, launchedTask } from '../helpers/deskCli';
 
 function project(): { root: string; store: string; repo: string } {
 	const root = tempDir();
@@ -124,12 +124,7 @@ it('desk run cancel from another shell stops a run that desk run go is carrying 
 it('desk task attachments: add, list, show, cat and rm (audited), refusing what the limits or the rules refuse', () => {
 	const { root, store, repo } = project();
 	const attachments = (...args: string[]) => desk('--store', store, '--repo', repo, 'task', 'attachments', ...args);
-	// A file is attached to a task the project holds: a run's.
-	const settings = path.join(root, 'settings.json');
-	fs.writeFileSync(settings, JSON.stringify(scriptedAgentSettings({ writes: [{ path: 'a.txt', content: 'a\n' }] })));
-	assert.equal(desk('--store', store, 'card', 'suggest', '--project', 'shop', '--ticket', 'Report').code, 0);
-	const went = desk('--store', store, 'run', 'go', 'shop', '--settings', settings, '--json');
-	const task = (JSON.parse(went.stdout) as RunDetail).run.task;
+	const task = launchedTask(store, 'shop', 'Report');
 	const file = path.join(root, 'report.txt');
 	fs.writeFileSync(file, 'the report\n');
 	const noTask = attachments('add', '0190f0f0-0000-7000-8000-0000000000bb', file);

@@ -4,9 +4,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import { openAgentDesk, projectRoot, screenshot } from '../helpers/codeServer';
-import type { RunDetail } from '../../server/src/runs/types';
+import { launchedTask } from '../helpers/deskCli';
 import { makeRepo } from '../helpers/gitRepo';
-import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { tempDir } from '../helpers/temp';
 
 function desk(...args: string[]): string {
@@ -23,16 +22,7 @@ it('a 0-byte project database: one message with the three choices; Rebuild from 
 	const repo = makeRepo(path.join(root, 'ledger'), { commits: 2 });
 	const libraryDir = path.join(root, 'library');
 	desk('--store', libraryDir, 'asset', 'import', '--dir', repo, '--project', 'ledger', '--main');
-	// A file is attached to a task the project holds: a run's.
-	const settings = path.join(root, 'settings.json');
-	fs.writeFileSync(
-		settings,
-		JSON.stringify(scriptedAgentSettings({ writes: [{ path: 'receipt.md', content: 'r\n' }] })),
-	);
-	desk('--store', libraryDir, 'card', 'suggest', '--project', 'ledger', '--ticket', 'File the receipt');
-	const task = (
-		JSON.parse(desk('--store', libraryDir, 'run', 'go', 'ledger', '--settings', settings, '--json')) as RunDetail
-	).run.task;
+	const task = launchedTask(libraryDir, 'ledger', 'File the receipt');
 	fs.writeFileSync(path.join(root, 'receipt.txt'), 'receipt\n');
 	desk('--store', libraryDir, '--repo', repo, 'task', 'attachments', 'add', task, path.join(root, 'receipt.txt'));
 	const attachments = path.join(repo, '.desk', 'attachments');

@@ -12,8 +12,6 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentDeskApi } from '../../client/src/extension';
 import type { AttachmentsViewNode } from '../../client/src/attachments/attachmentsTree';
-import type { RunDetail } from '../../server/src/runs/types';
-import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 
 const extensionId = 'agent-desk.agent-desk';
 
@@ -21,7 +19,7 @@ describe('Attachments in the extension host', () => {
 	let api: AgentDeskApi;
 	let project: string;
 	let ids: Map<string, string>;
-	/** The task of a run the command line carries out: files are attached to a task the project holds. */
+	/** A task the command line launched (Go, the run not carried out): files are attached to a task the project holds. */
 	let task: string;
 	const title = 'Attachments of the extension test';
 
@@ -45,12 +43,8 @@ describe('Attachments in the extension host', () => {
 				encoding: 'utf8',
 				env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
 			});
-		const settings = write(
-			'settings.json',
-			JSON.stringify(scriptedAgentSettings({ writes: [{ path: 'attachments-note.txt', content: 'noted\n' }] })),
-		);
 		deskCli('card', 'suggest', '--project', project, '--ticket', title);
-		task = (JSON.parse(deskCli('run', 'go', project, '--settings', settings, '--json')) as RunDetail).run.task;
+		task = (JSON.parse(deskCli('card', 'go', '--project', project, '--json')) as { task: string }).task;
 		ids = new Map();
 		for (const file of [
 			write('numbers.json', '{"id":12345678901234567890,"ok":true}'),
@@ -69,26 +63,7 @@ describe('Attachments in the extension host', () => {
 			),
 		]) {
 			// A second process on the same store: the desk command line, as a person would attach from a shell.
-			const out = execFileSync(
-				process.execPath,
-				[
-					desk,
-					'--store',
-					libraryDir,
-					'--repo',
-					outcome.project.path,
-					'task',
-					'attachments',
-					'add',
-					task,
-					file,
-					'--json',
-				],
-				{
-					encoding: 'utf8',
-					env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-				},
-			);
+			const out = deskCli('--repo', outcome.project.path, 'task', 'attachments', 'add', task, file, '--json');
 			const row = JSON.parse(out) as { id: string; name: string };
 			ids.set(row.name, row.id);
 		}
