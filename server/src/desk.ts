@@ -19,6 +19,7 @@ import { RunGate } from './runs/gate';
 import type { CatchUpInput, DeskToolsHost, DeskToolsRequest, RunBoardHooks } from './runs/ports';
 import { AttachmentStore } from './attachments/attachmentStore';
 import { RunExecutor } from './runs/runner';
+import { outboxTask } from './runs/taskOutbox';
 import { branchRunSettings, type RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
 import type { LaunchRecord, SuggestIndexProgress } from './launch/types';
@@ -763,7 +764,8 @@ export class Desk {
 	 * `<top>/.desk/attachments/`. The first use in a process sweeps files no row names that are
 	 * older than ten minutes (an attach another process has stored but not recorded yet is younger)
 	 * and newer than the database's tracking start (a database started after the files were written
-	 * cannot vouch for their absence).
+	 * cannot vouch for their absence), and tidies the outboxes: a task's the project does not hold is
+	 * removed, an ended task's emptied into the store and removed (glossary: Outbox).
 	 */
 	async attachments(top: string): Promise<AttachmentStore> {
 		let store = this.attachmentStores.get(top);
@@ -780,6 +782,17 @@ export class Desk {
 				store.sweep(10 * 60_000);
 			} catch (error) {
 				this.logger.warn(`attachments of ${name}: the sweep failed: ${(error as Error).message}`);
+			}
+			try {
+				const ai = new AiStore(db);
+				const tidy = store.tidyOutboxes((taskId) => outboxTask(ai, taskId));
+				if (tidy.removed.length + tidy.ended.length + tidy.kept.length + tidy.notVouched.length > 0) {
+					this.logger.info(
+						`attachments of ${name}: outboxes of ${tidy.removed.length} task(s) the project does not hold removed, of ${tidy.ended.length} ended task(s) emptied and removed, ${tidy.kept.length} kept for the next start; ${tidy.notVouched.length} of unknown tasks older than the database left alone`,
+					);
+				}
+			} catch (error) {
+				this.logger.warn(`attachments of ${name}: the outboxes could not be tidied: ${(error as Error).message}`);
 			}
 		}
 		return store;

@@ -655,14 +655,19 @@ export interface AttachmentContent {
 	/** The type to show it as and whether it may be shown, from the stored bytes (a recorded type is only a claim). */
 	inline_type: string;
 	inline: boolean;
-	/** The stored bytes, base64 (all of them, or the first `max_bytes`); checked against the recorded size and digest. */
+	/**
+	 * The stored bytes, base64: all of them, or the `max_bytes` from `offset`; checked against the
+	 * recorded size, and the recorded digest when they are all of them (a reader of parts checks the digest over the whole).
+	 */
 	base64: string;
+	/** The bytes end before the file does. */
 	truncated: boolean;
 }
 
 /**
  * Client → server: an attachment's stored bytes, by full id, unique id prefix (six characters or more)
- * or exact name. Fails with `attachment.notFound`, `attachment.ambiguous`, `attachment.unavailable`
+ * or exact name; all of them, or `max_bytes` from `offset` (a preview reads a large file in pieces,
+ * and decides from the first whether to read on). Fails with `attachment.notFound`, `attachment.ambiguous`, `attachment.unavailable`
  * (bytes not in the store), `attachment.changed` (the store's file is not what was recorded),
  * `attachment.notRegular`.
  */
@@ -672,13 +677,15 @@ export const ReadAttachment = request<AttachmentContent>()(
 		project: projectName,
 		task: taskId,
 		ref: attachmentRef,
+		offset: optional(integer({ min: 0, max: Number.MAX_SAFE_INTEGER })),
 		max_bytes: optional(integer({ min: 1, max: 64 * 1024 * 1024 })),
 	}),
 );
 
 /**
- * Client → server: Attach File to Task (by hand). Fails with `attachment.tooLarge`, `attachment.quota`
- * (naming the limit), `attachment.notRegular` (a link, a folder), `attachment.unavailable`.
+ * Client → server: Attach File to Task (by hand). Fails with `ai.notFound` (no task of that id in the
+ * project), `attachment.tooLarge`, `attachment.quota` (naming the limit, sizes exact), `attachment.notRegular`
+ * (a link, a folder), `attachment.unavailable`.
  */
 export const AttachFile = request<AttachmentRow>()(
 	'desk/attachments/add',
