@@ -5,7 +5,7 @@
  * answer is applied with the landing's provenance, once; the model is not asked again (a memo hit
  * after the desk was killed between the answer and the queue); a refused answer is asked again once
  * with the refusal; refused twice, memory is unchanged and the run says why; memorizeOnLanding
- * memorizes as the branch lands.
+ * memorizes as the branch lands; a memorize a SIGKILL interrupted is resumed by the next server.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -15,8 +15,8 @@ import {
 /*
  * The Lineage section of a run's page (glossary: Lineage, Catch-up): where the run's task stands in
  * its lineage (its starter, its grant chain), the branches it started with their state, its board as
- * a timeline, and the tally and memory sections its prompts contained, exactly as the run's
- * ContextSnapshot pinned them. HTML with every value escaped; its only links are the lineage commands
+ * a timeline, what became of its landing's memorize and what the summary agent's answers cost, and
+ * the tally and memory sections its prompts contained, exactly as the run's ContextSnapshot pinned them. HTML with every value escaped; its only links are the lineage commands
  * the page allows (lineagePageCommands). No VS Code import: tested in plain Node.
  */
 
