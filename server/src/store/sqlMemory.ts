@@ -142,6 +142,10 @@ export class SqlMemory {
 		pid: number,
 		alive: (pid: number) => boolean,
 	): { owed: OwedMemorize; from: number } | { busy: number } | undefined {
+		if (this.db.get('SELECT 1 AS one FROM lineage_memos WHERE memo_key = ?', [owedKey(run)]) === undefined) {
+			// Most memorizes owe nothing: no write for them.
+			return undefined;
+		}
 		return this.db.write((tx) => {
 			const row = tx.get<{ answer: string }>('SELECT answer FROM lineage_memos WHERE memo_key = ?', [owedKey(run)]);
 			if (!row) {
