@@ -121,6 +121,12 @@ export class Desk {
 	 * go without them.
 	 */
 	deskTools: ((project: string, request: DeskToolsRequest) => Promise<DeskToolsHost> | undefined) | undefined;
+	/**
+	 * Resumes the memorizes landings of a project owe (glossary: Project memory), when this process
+	 * first opens the project's runs; set by a face that stays (the server), which knows the
+	 * operations. Unset (the command line): they wait for the next server.
+	 */
+	resumeMemorizes: ((top: string) => void) | undefined;
 	/** Told as a project's suggestion index builds in the background (at most once a second) and when it is complete. */
 	onSuggestIndexProgress: ((top: string, progress: SuggestIndexProgress) => void) | undefined;
 	private readonly runners = new Map<string, { executor: RunExecutor; gate: RunGate }>();
@@ -662,6 +668,8 @@ export class Desk {
 		} catch (error) {
 			this.logger.error(`${top}: the boards could not be recovered now: ${describeError(error)}`);
 		}
+		// Then the memorizes of landings a stopped desk did not finish, in the background.
+		this.resumeMemorizes?.(top);
 		return runner;
 	}
 

@@ -3,7 +3,7 @@
  * what the domain, the store, the protocol and the client share. Ids are the AI objects' (a node is
  * a Task, a conversation is a Run); times are ISO strings.
  */
-import type { ActorRef } from '../ai/types';
+import type { ActorRef, TokenUsage } from '../ai/types';
 
 /** A root's name: lowercase letters, digits, `.`, `_`, `-`, starting with a letter or digit, at most 64. */
 export const rootNamePattern = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -247,4 +247,6 @@ export interface MemorizeResult {
 	memo_hit: boolean;
 	retried: boolean;
 	replayed: boolean;
+	/** What the answers the summary agent gave this call cost (absent when it was asked nothing: a memo, a receipt). */
+	usage?: TokenUsage;
 }

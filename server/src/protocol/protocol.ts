@@ -880,7 +880,8 @@ export const MemorizeLanding = request<MemorizeResult>()(
 
 /**
  * Client → server: Commit Memory: commits `.desk-memory/<root>.json` alone, with the trailer
- * `Desk-Memory: <root>`, the repository's hooks off. Fails with `memory.nothingToCommit`,
+ * `Desk-Memory: <root>` (and `Desk-Request: <requestId>`, so a repeat the desk did not live to
+ * answer is answered with that commit), the repository's hooks off. Fails with `memory.nothingToCommit`,
  * `memory.corrupt`, `run.landConflict` (the index holds other staged changes to that file).
  */
 export const CommitMemory = request<{ commit: string }>()(
