@@ -95,6 +95,9 @@ function defaultWasmFile(): string {
 
 const pragmas = 'PRAGMA foreign_keys = ON;';
 
+/** A statement whose whole effect is the rows it reports changed (`getRowsModified`); schema statements are not. */
+const rowStatement = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
 /** Which base file a process has loaded: another process's checkpoint replaces it. */
 interface FileIdentity {
 	ino: number;
@@ -242,7 +245,12 @@ export class DurableDatabase {
 				const result = body({
 					run: (sql, params = []) => {
 						this.db.run(sql, params);
-						statements.push([sql, params]);
+						// A row statement that changed no row (an upsert whose value is already there) is left
+						// out of the journal: a transaction of nothing but those moves no version, so opening a
+						// project from another process is not taken by every window for a change.
+						if (!rowStatement.test(sql) || this.db.getRowsModified() > 0) {
+							statements.push([sql, params]);
+						}
 					},
 					all: <Row extends object>(sql: string, params?: SqlValue[]) => this.query<Row>(sql, params),
 					get: <Row extends object>(sql: string, params?: SqlValue[]): Row | undefined =>
