@@ -75,25 +75,20 @@ export function registerRunCommands(
 				}
 			}),
 		),
-		vscode.commands.registerCommand(
-			'agentDesk.cancelIntent',
-			guarded(async (node: unknown) => {
-				const row = rowRef(node, ['intent'], runs.windowProjects);
-				if (row && (await confirmEnding(row))) {
-					const result = await desk.request(CancelIntent, { project: row.project, intent: row.id });
-					void showInformationMessage(`Agent Desk: intent ‘${row.label}’ ${endingSummary(result)}`);
-				}
-			}),
-		),
-		vscode.commands.registerCommand(
-			'agentDesk.cancelTask',
-			guarded(async (node: unknown) => {
-				const row = rowRef(node, ['task'], runs.windowProjects);
-				if (row && (await confirmEnding(row))) {
-					const result = await desk.request(CancelTask, { project: row.project, task: row.id });
-					void showInformationMessage(`Agent Desk: task ‘${row.label}’ ${endingSummary(result)}`);
-				}
-			}),
+		...(['intent', 'task'] as const).map((kind) =>
+			vscode.commands.registerCommand(
+				kind === 'intent' ? 'agentDesk.cancelIntent' : 'agentDesk.cancelTask',
+				guarded(async (node: unknown) => {
+					const row = rowRef(node, [kind], runs.windowProjects);
+					if (row && (await confirmEnding(row))) {
+						const result =
+							kind === 'intent'
+								? await desk.request(CancelIntent, { project: row.project, intent: row.id })
+								: await desk.request(CancelTask, { project: row.project, task: row.id });
+						void showInformationMessage(`Agent Desk: ${kind} ‘${row.label}’ ${endingSummary(result)}`);
+					}
+				}),
+			),
 		),
 		vscode.commands.registerCommand(
 			'agentDesk.followUp',

@@ -93,7 +93,7 @@ export function formatRunDetail(detail: RunDetail): string {
 	}
 	if (detail.decision) {
 		lines.push(
-			`  decision: ${t(detail.decision.decision_type)}${detail.decision.result_commit_sha ? ` ${t(detail.decision.result_commit_sha)}` : ''}`,
+			`  decision: ${t(detail.decision.decision_type)}${detail.decision.result_commit_sha ? ` ${t(detail.decision.result_commit_sha)}` : versionLanded(detail.decision.tags)}`,
 		);
 	} else if (detail.summary.at_gate) {
 		lines.push(
@@ -101,6 +101,14 @@ export function formatRunDetail(detail: RunDetail): string {
 		);
 	}
 	return lines.join('\n');
+}
+
+/** A landing on a snapshot target: the version cut and its manifest (glossary: Ending). */
+function versionLanded(tags: Record<string, string>): string {
+	const version = tags['desk.version'];
+	return version === undefined
+		? ''
+		: ` v${t(version)}${tags['desk.manifest'] ? ` (manifest ${t(tags['desk.manifest'].slice(0, 12))})` : ''}`;
 }
 
 function formatOverview(overview: RunsOverview): string {
