@@ -19,6 +19,7 @@ import { RunGate } from './runs/gate';
 import type { CatchUpInput, DeskToolsHost, DeskToolsRequest, RunBoardHooks } from './runs/ports';
 import { AttachmentStore } from './attachments/attachmentStore';
 import { RunExecutor } from './runs/runner';
+import { outboxTask } from './runs/taskOutbox';
 import { branchRunSettings, type RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
 import type { LaunchRecord, SuggestIndexProgress } from './launch/types';
@@ -120,6 +121,12 @@ export class Desk {
 	 * go without them.
 	 */
 	deskTools: ((project: string, request: DeskToolsRequest) => Promise<DeskToolsHost> | undefined) | undefined;
+	/**
+	 * Resumes the memorizes landings of a project owe (glossary: Project memory), when this process
+	 * first opens the project's runs; set by a face that stays (the server), which knows the
+	 * operations. Unset (the command line): they wait for the next server.
+	 */
+	resumeMemorizes: ((top: string) => void) | undefined;
 	/** Told as a project's suggestion index builds in the background (at most once a second) and when it is complete. */
 	onSuggestIndexProgress: ((top: string, progress: SuggestIndexProgress) => void) | undefined;
 	private readonly runners = new Map<string, { executor: RunExecutor; gate: RunGate }>();
@@ -661,6 +668,8 @@ export class Desk {
 		} catch (error) {
 			this.logger.error(`${top}: the boards could not be recovered now: ${describeError(error)}`);
 		}
+		// Then the memorizes of landings a stopped desk did not finish, in the background.
+		this.resumeMemorizes?.(top);
 		return runner;
 	}
 
@@ -763,7 +772,8 @@ export class Desk {
 	 * `<top>/.desk/attachments/`. The first use in a process sweeps files no row names that are
 	 * older than ten minutes (an attach another process has stored but not recorded yet is younger)
 	 * and newer than the database's tracking start (a database started after the files were written
-	 * cannot vouch for their absence).
+	 * cannot vouch for their absence), and tidies the outboxes: a task's the project does not hold is
+	 * removed, an ended task's emptied into the store and removed (glossary: Outbox).
 	 */
 	async attachments(top: string): Promise<AttachmentStore> {
 		let store = this.attachmentStores.get(top);
@@ -780,6 +790,17 @@ export class Desk {
 				store.sweep(10 * 60_000);
 			} catch (error) {
 				this.logger.warn(`attachments of ${name}: the sweep failed: ${(error as Error).message}`);
+			}
+			try {
+				const ai = new AiStore(db);
+				const tidy = store.tidyOutboxes((taskId) => outboxTask(ai, taskId));
+				if (tidy.removed.length + tidy.ended.length + tidy.kept.length + tidy.notVouched.length > 0) {
+					this.logger.info(
+						`attachments of ${name}: outboxes of ${tidy.removed.length} task(s) the project does not hold removed, of ${tidy.ended.length} ended task(s) emptied and removed, ${tidy.kept.length} kept for the next start; ${tidy.notVouched.length} of unknown tasks older than the database left alone`,
+					);
+				}
+			} catch (error) {
+				this.logger.warn(`attachments of ${name}: the outboxes could not be tidied: ${(error as Error).message}`);
 			}
 		}
 		return store;

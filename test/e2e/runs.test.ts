@@ -121,6 +121,8 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 			20_000,
 			'the refused objects with their reasons',
 		);
+		// A read-only document of the desk's, not an untitled one that asks to be saved when closed.
+		await page.locator('.tab', { hasText: 'Refused by the history import' }).waitFor({ timeout: 10_000 });
 		await screenshot(page, 'runs-import-refused');
 		await page.getByRole('treeitem', { name: /^Run, completed/ }).waitFor();
 	} finally {

@@ -14,7 +14,7 @@ import {
 import type { DeskClient } from '../common/deskClient';
 import { chooseProject } from '../common/windowProjects';
 import { guardedBy } from '../common/guarded';
-import { loadPatchSet, type PatchSides, type RunPages } from './runDocuments';
+import { loadPatchSet, patchScheme, type PatchSides, type RunPages } from './runDocuments';
 import { rowRef, type RowRef } from './runRef';
 import { runSettings } from './runSettings';
 import type { RunsTreeProvider } from './runsTree';
@@ -138,7 +138,7 @@ export function registerRunCommands(
 					'Show Details',
 				);
 				if (choice === 'Show Details') {
-					await showRefusals(project, result.refused);
+					await showRefusals(patches, project, result.refused);
 				}
 			}),
 		),
@@ -183,15 +183,22 @@ function endingSummary(result: EndingResult): string {
 }
 
 /**
- * The refused objects of an import, one a line with its reason code, in a plain-text document of
- * their own: the text comes from a ref anyone with push access wrote, so nothing in it is a link.
+ * The refused objects of an import, one a line with its reason code, in a read-only plain-text
+ * document (held by `sides`, so closing it asks nothing): the text comes from a ref anyone with push
+ * access wrote, so nothing in it is a link.
  */
-async function showRefusals(project: string, refused: readonly HistoryRefusal[]): Promise<void> {
+async function showRefusals(sides: PatchSides, project: string, refused: readonly HistoryRefusal[]): Promise<void> {
 	const lines = [
 		`Objects of refs/desk/history refused by the import into ${project} (none of them was stored):`,
 		'',
 		...refused.map((r) => `${r.path}  [${r.code}]\n    ${r.reason}`),
 	];
-	const document = await vscode.workspace.openTextDocument({ content: `${lines.join('\n')}\n`, language: 'plaintext' });
+	const uri = vscode.Uri.from({
+		scheme: patchScheme,
+		path: `/Refused by the history import into ${project}.txt`,
+		query: `at=${Date.now()}`,
+	});
+	sides.set(uri, `${lines.join('\n')}\n`);
+	const document = await vscode.workspace.openTextDocument(uri);
 	await vscode.window.showTextDocument(document, { preview: true });
 }

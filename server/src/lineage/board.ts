@@ -21,7 +21,7 @@ import { DeskError } from '../core/errors';
 import type { Faults } from '../core/faults';
 import type { Logger } from '../core/logger';
 import type { BoardObjects, BoardReads, BoardStore, BoardWrite, NewBoardMessage, ReportNotice } from './boardPorts';
-import type { BoardMessage, LineageNode } from './types';
+import { defaultLineageLimits, type BoardMessage, type LineageNode } from './types';
 
 /** What a branch's work came to, as its report's `data.outcome` says. */
 export type ReportOutcome = 'landed' | 'abandoned' | 'failed' | 'stopped';
@@ -81,14 +81,22 @@ const gateTag = 'desk.gate';
 export class BoardService<Tx> {
 	private readonly now: () => string;
 	private readonly newId: () => string;
+	private readonly store: BoardStore<Tx>;
+	/** The `reports` calls of this process waiting for their board to change: each is woken by every write. */
+	private readonly waiting = new Set<() => void>();
 
 	constructor(
-		private readonly store: BoardStore<Tx>,
+		store: BoardStore<Tx>,
 		private readonly objects: BoardObjects,
 		private readonly options: BoardOptions,
 	) {
 		this.now = options.now ?? (() => new Date().toISOString());
 		this.newId = options.newId ?? (() => uuidv7());
+		this.store = wakingAfterWrites(store, () => {
+			for (const wake of [...this.waiting]) {
+				wake();
+			}
+		});
 	}
 
 	/** A node's board, oldest first, after `since`. Any Task has one (empty until something is said to it). */
@@ -100,6 +108,41 @@ export class BoardService<Tx> {
 			});
 		}
 		return this.store.messages(node, since);
+	}
+
+	/**
+	 * A node's board after `since`, waiting up to `waitMs` for something new when there is nothing yet:
+	 * a write of this process's boards wakes the wait at once (a delivery, a note, an answer); what
+	 * another process (the CLI) writes is seen by a re-read every `recheckMs`. Answers what there is,
+	 * maybe nothing, when the time is up or `signal` aborts (the caller went away).
+	 */
+	async wait(
+		node: string,
+		since: number | undefined,
+		waitMs: number,
+		signal: AbortSignal,
+		recheckMs = 5000,
+	): Promise<BoardMessage[]> {
+		const deadline = Date.now() + waitMs;
+		for (;;) {
+			const messages = this.list(node, since);
+			const left = deadline - Date.now();
+			if (messages.length > 0 || left <= 0 || signal.aborted) {
+				return messages;
+			}
+			// Nothing runs between the read above and this registration: no write can slip in between.
+			await new Promise<void>((resolve) => {
+				const done = () => {
+					clearTimeout(timer);
+					this.waiting.delete(done);
+					signal.removeEventListener('abort', done);
+					resolve();
+				};
+				const timer = setTimeout(done, Math.min(left, recheckMs));
+				this.waiting.add(done);
+				signal.addEventListener('abort', done);
+			});
+		}
 	}
 
 	/** Where `branch` reports: its starter's node, else (the person started it) its root's tally. */
@@ -298,7 +341,14 @@ export class BoardService<Tx> {
 		const message =
 			kind === 'abstract'
 				? this.abstract(found.branch, runId, requestId, text, record)
-				: this.note(found.branch, runId, requestId, text, record);
+				: this.note(
+						found.branch,
+						runId,
+						requestId,
+						text,
+						record,
+						found.branch.config.maxNotes ?? defaultLineageLimits.maxNotesPerBranch,
+					);
 		if (!message) {
 			throw new DeskError('board.noStarter', `The branch of run ${runId} has no starter board to post to.`, {
 				run: runId,
@@ -593,19 +643,36 @@ export class BoardService<Tx> {
 		return true;
 	}
 
-	/** A passive note from `branch`'s run to its starter's board, once per request id. */
+	/**
+	 * A passive note from `branch`'s run to its starter's board, once per request id. With `cap`, a
+	 * new posted note (`post:` request ids; the desk's own notes are not counted) over it is refused
+	 * (`lineage.limit` naming `maxNotesPerBranch`): an eager agent cannot flood its starter's board.
+	 */
 	private note(
 		branch: LineageNode,
 		runId: string,
 		requestId: string,
 		text: string,
 		record?: (tx: Tx, message: BoardMessage) => void,
+		cap?: number,
 	): BoardMessage | undefined {
 		const starter = this.starterOf(branch);
 		if (!starter) {
 			return undefined;
 		}
 		return this.store.write((board, tx) => {
+			if (cap !== undefined && !board.messageByRequest(requestId)) {
+				const posted = board
+					.messages(starter.node)
+					.filter((m) => m.kind === 'note' && m.from_node === branch.node && m.request_id.startsWith('post:')).length;
+				if (posted >= cap) {
+					throw new DeskError(
+						'lineage.limit',
+						`No note posted: branch ${branch.node} posted ${posted} notes to its starter already, the limit (maxNotesPerBranch ${cap}). Its report still goes to the starter when its work ends.`,
+						{ limit: 'maxNotesPerBranch', value: cap },
+					);
+				}
+			}
 			const { message } = board.insertMessage(
 				this.message({
 					request_id: requestId,
@@ -819,4 +886,21 @@ function firstLine(text: string): string {
 
 function clip(text: string, max: number): string {
 	return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** `store` whose every committed write calls `written` (a write that throws committed nothing and calls nothing). */
+function wakingAfterWrites<Tx>(store: BoardStore<Tx>, written: () => void): BoardStore<Tx> {
+	return new Proxy(store, {
+		get(target, key) {
+			if (key === 'write') {
+				return <T>(body: (board: BoardWrite, tx: Tx) => T): T => {
+					const result = target.write(body);
+					written();
+					return result;
+				};
+			}
+			const value: unknown = Reflect.get(target, key, target);
+			return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+		},
+	});
 }
