@@ -32,7 +32,7 @@ import {
 	type LineageTreeRoot,
 } from '../lineage/lineageText';
 import { argsSummary, splitToolCalls } from './runPage';
-import { intentTooltip, runTooltip } from './runTooltips';
+import { followUpOf, intentDescription, intentTooltip, runTooltip } from './runTooltips';
 import { formatDuration, runState, runStatusText, type RunState } from './runWords';
 
 type Overview = RunsOverview;
@@ -43,7 +43,8 @@ type Plan = IntentView['plans'][number];
 /** Any row of the Runs view. */
 export type RunsViewNode =
 	| ProjectNode
-	| { type: 'intent'; project: string; view: IntentView }
+	/** `followed`: the first line of the intent this one follows up (glossary: Follow-up). */
+	| { type: 'intent'; project: string; view: IntentView; followed?: string }
 	| { type: 'plan'; project: string; plan: Plan; latest: boolean }
 	/** A branch's task carries its lineage node: its row says the branch's state and its subtree's cost. */
 	| { type: 'task'; project: string; view: TaskView; branch?: LineageBranch }
@@ -202,9 +203,9 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				);
 				item.id = `${node.project}/intent/${intent.object_id}`;
 				item.iconPath = icon(intentIcons[node.view.status] ?? ['circle-large-outline']);
-				item.description = node.view.status;
-				item.tooltip = new vscode.MarkdownString(intentTooltip(intent, node.view.status));
-				item.contextValue = 'intent';
+				item.description = intentDescription(node.view.status, node.followed);
+				item.tooltip = new vscode.MarkdownString(intentTooltip(intent, node.view.status, node.followed));
+				item.contextValue = `intent.${node.view.status}`;
 				return item;
 			}
 			case 'plan': {
@@ -252,7 +253,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				}
 				item.iconPath = icon(waiting ? runIcons[waiting] : (taskIcons[task.status] ?? ['circle-large-outline']));
 				item.description = `${waiting === 'gate' ? 'waiting for review' : waiting === 'failed' ? 'run failed: retry or abandon' : waiting === 'running' ? 'running' : task.status}${task.goal ? ` · ${typeof task.goal === 'string' ? task.goal : task.goal.other}` : ''} · ${node.view.runs.length} run${node.view.runs.length === 1 ? '' : 's'}`;
-				item.contextValue = 'task';
+				item.contextValue = `task.${task.status}`;
 				return item;
 			}
 			case 'run':
@@ -395,7 +396,10 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 			...(tree && hasLineage(tree) ? [{ type: 'roots' as const, project: project.name, roots: tree.roots }] : []),
 			...overview.intents
 				.filter((i) => i.tasks.length === 0 || !i.tasks.every((t) => nested.has(t.task.object_id)))
-				.map((view): RunsViewNode => ({ type: 'intent', project: project.name, view })),
+				.map((view): RunsViewNode => {
+					const followed = followUpOf(view.intent, overview.intents);
+					return { type: 'intent', project: project.name, view, ...(followed !== undefined ? { followed } : {}) };
+				}),
 			...overview.tasks.filter((t) => !nested.has(t.task.object_id)).map(taskNode),
 		];
 	}

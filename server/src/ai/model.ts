@@ -154,9 +154,11 @@ const stepMoves: Record<StepStatus, StepStatus[]> = {
 	failed: [],
 	skipped: [],
 };
+// Running → Cancelled is the person's Cancel Task while a run works (glossary: Ending): the seed draws
+// Cancelled from Draft only, and Failed would say the work failed when the person stopped it.
 const taskMoves: Record<TaskStatus, TaskStatus[]> = {
 	draft: ['running', 'failed', 'cancelled'],
-	running: ['done', 'failed'],
+	running: ['done', 'failed', 'cancelled'],
 	done: [],
 	failed: [],
 	cancelled: [],

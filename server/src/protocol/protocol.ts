@@ -37,7 +37,7 @@ import type {
 } from '../assets/types';
 import type { HistoryImportResult, HistoryRefusal } from '../ai/types';
 import type { DeskErrorJson } from '../core/errors';
-import type { DecideResult, RunDetail, RunsOverview, RunSummary } from '../runs/types';
+import type { DecideResult, EndingResult, RunDetail, RunsOverview, RunSummary } from '../runs/types';
 import type { AttachmentRow, IngestReport } from '../attachments/types';
 import type {
 	BoardMessage,
@@ -85,6 +85,7 @@ export type {
 	SuggestIndexProgress,
 	SuggestResult,
 	DecideResult,
+	EndingResult,
 	AttachmentRow,
 	IngestReport,
 };
@@ -608,6 +609,48 @@ export const DecideRun = request<DecideResult>()(
 	}),
 );
 
+/**
+ * Client → server: Cancel Task (glossary: Ending). A run of the task still working is cancelled
+ * first; each run left undecided (at the gate or failed) is abandoned, its shared-checkout files put
+ * back as Abandon does; the task ends Cancelled, its plan's open steps failed or skipped, and its
+ * intent Cancelled once none of the intent's tasks can run again. Fails with `ai.notFound`,
+ * `ai.illegalTransition` (the task ended already), `run.notAwaitingDecision` (a decision on one of its
+ * runs is being made).
+ */
+export const CancelTask = request<EndingResult>()(
+	'desk/tasks/cancel',
+	object({ project: projectName, task: runId, reason: optional(string({ maxLength: 2000 })) }),
+);
+
+/**
+ * Client → server: Cancel Intent (glossary: Ending): Cancel Task for each of its tasks that can still
+ * run, then the intent Cancelled. Fails with `ai.notFound`, `ai.illegalTransition` (it completed or
+ * was cancelled already).
+ */
+export const CancelIntent = request<EndingResult>()(
+	'desk/intents/cancel',
+	object({ project: projectName, intent: runId, reason: optional(string({ maxLength: 2000 })) }),
+);
+
+/**
+ * Client → server: Follow Up (glossary: Follow-up): a refinement of a finished intent (`from` names
+ * the intent or one of its runs): a new Intent whose `parent` is it, with its Task and Run, launched
+ * from the original's launch record with `ticket` (the target at its version now) and started with
+ * `settings` as Go starts a run. Fails with `ai.notFound` (no such intent or run, or no launch record),
+ * `ai.illegalTransition` (the intent is still draft or active), `launch.emptyTicket`,
+ * `run.checkoutBusy`, `run.badSettings`, `request.idReused`.
+ */
+export const FollowUp = request<LaunchRecord>()(
+	'desk/intents/followUp',
+	object({
+		project: projectName,
+		from: runId,
+		ticket: string({ minLength: 1, maxLength: maxTicketBytes }),
+		settings: runSettings,
+		requestId,
+	}),
+);
+
 /** Server → client: the project's AI objects changed (`run` when one run's did); the Runs view refreshes. */
 export const RunsDidChange = notification<{ project: string; run?: string }>()('desk/runs/didChange');
 
@@ -993,6 +1036,9 @@ export const deskRequests = {
 	LaunchGo,
 	CancelRun,
 	DecideRun,
+	CancelTask,
+	CancelIntent,
+	FollowUp,
 	ListAttachments,
 	ReadAttachment,
 	AttachFile,

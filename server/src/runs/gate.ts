@@ -17,6 +17,7 @@ import type { LaunchRecord } from '../launch/types';
 import type { RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { tellBoard, type RunExecutor } from './runner';
+import { closeRunPlans, endIntentOf } from './endings';
 import { SafeGit, type CommitIdentity } from './safeGit';
 import { ConfinedDir } from '../store/confinedDir';
 import type { WriteTransaction } from '../store/durableDatabase';
@@ -46,6 +47,8 @@ export interface DecideRequest {
 	 * again from the Decision instead of refusing it as decided already.
 	 */
 	request?: { id: string; hash: string };
+	/** Abandon: the person cancelled the Task (glossary: Ending), which ends Cancelled rather than Failed. */
+	cancelTask?: boolean;
 }
 
 /**
@@ -161,10 +164,13 @@ export class RunGate {
 				this.reject(patchsets);
 				const restored = placement ? await this.restoreShared(placement, patchsets) : { restored: [], left: [] };
 				if (task.status === 'running' || task.status === 'draft') {
-					setTaskStatus(task, 'failed');
+					setTaskStatus(task, request.cancelTask ? 'cancelled' : 'failed');
 				}
 				this.closeGate(run);
-				ai.put([decision, ...patchsets, task, run]);
+				// Nothing carries the run's plan or the intent on now (glossary: Ending).
+				const why = `${request.cancelTask ? 'cancelled' : 'abandoned'}${rationale ? `: ${rationale}` : ''}`;
+				const intent = endIntentOf(ai, task, why);
+				ai.put([decision, ...patchsets, task, run, ...closeRunPlans(ai, run, why), ...(intent ? [intent] : [])]);
 				tellBoard(this.ports, runId, (board) => board.decided(runId));
 				if (placement) {
 					await this.cleanUp(placement);
@@ -249,6 +255,7 @@ export class RunGate {
 		let commit: string | undefined;
 		let version: number | undefined;
 		let afterLand: (() => Promise<void>) | undefined;
+		let manifest: string | undefined;
 		if (placement.target === 'git') {
 			const top = this.ports.project.path;
 			const git = await SafeGit.open(top, await this.ports.library.gitLocation(top));
@@ -325,6 +332,9 @@ export class RunGate {
 				`run ${run.object_id}: ${subject}`.slice(0, 200),
 			);
 			version = cut.version.version;
+			// The snapshot's equivalent of the landed commit: the new version, named by its manifest's
+			// sha256. It is kept in tags, since result_commit_sha names a git commit everywhere it is read.
+			manifest = cut.version.manifest;
 		}
 		setApplyStatus(chosen, 'applied');
 		this.reject(patchsets.filter((p) => p !== chosen));
@@ -337,7 +347,12 @@ export class RunGate {
 			request,
 		);
 		if (version !== undefined) {
-			decision.tags = { ...decision.tags, 'desk.version': String(version), 'desk.asset': placement.target_asset! };
+			decision.tags = {
+				...decision.tags,
+				'desk.version': String(version),
+				'desk.asset': placement.target_asset!,
+				...(manifest ? { 'desk.manifest': manifest } : {}),
+			};
 		}
 		if (task.status === 'running') {
 			setTaskStatus(task, 'done');
@@ -346,6 +361,8 @@ export class RunGate {
 		const objects: Array<Decision | PatchSet | Task | Intent | Run> = [decision, ...patchsets, task, run];
 		if (intent && intent.statuses[intent.statuses.length - 1]?.status === 'active') {
 			setIntentStatus(intent, 'completed', commit ? `landed as ${commit.slice(0, 12)}` : `landed as v${version}`);
+		}
+		if (intent) {
 			objects.push(intent);
 		}
 		ai.put(objects);

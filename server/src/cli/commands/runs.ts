@@ -95,7 +95,7 @@ export function formatRunDetail(detail: RunDetail): string {
 	lines.push(...memorizeLines(detail));
 	if (detail.decision) {
 		lines.push(
-			`  decision: ${t(detail.decision.decision_type)}${detail.decision.result_commit_sha ? ` ${t(detail.decision.result_commit_sha)}` : ''}`,
+			`  decision: ${t(detail.decision.decision_type)}${detail.decision.result_commit_sha ? ` ${t(detail.decision.result_commit_sha)}` : versionLanded(detail.decision.tags)}`,
 		);
 	} else if (detail.summary.at_gate) {
 		lines.push(
@@ -103,6 +103,14 @@ export function formatRunDetail(detail: RunDetail): string {
 		);
 	}
 	return lines.join('\n');
+}
+
+/** A landing on a snapshot target: the version cut and its manifest (glossary: Ending). */
+function versionLanded(tags: Record<string, string>): string {
+	const version = tags['desk.version'];
+	return version === undefined
+		? ''
+		: ` v${t(version)}${tags['desk.manifest'] ? ` (manifest ${t(tags['desk.manifest'].slice(0, 12))})` : ''}`;
 }
 
 /** The memorize of a branch's landing: its last outcome and what the summary agent's answers cost in all. */
