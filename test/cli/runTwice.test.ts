@@ -11,15 +11,19 @@ import { recordingLogger } from '../helpers/deskFixture';
 import { commitFile, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { tempDir } from '../helpers/temp';
+import { testFaultsVariable } from '../../server/src/core/faults';
 import { desk, deskJs } from '../helpers/deskCli';
 
-function startDesk(...args: string[]): {
+function startDesk(
+	args: string[],
+	env: Record<string, string> = {},
+): {
 	child: ChildProcess;
 	done: Promise<{ code: number | null; stdout: string; stderr: string }>;
 } {
 	const child = spawn(process.execPath, [deskJs, ...args], {
 		stdio: ['ignore', 'pipe', 'pipe'],
-		env: { ...process.env, DESK_STORE: '' },
+		env: { ...process.env, DESK_STORE: '', ...env },
 	});
 	let stdout = '';
 	let stderr = '';
@@ -126,9 +130,10 @@ async function killWhenWritten(
 it('desk run go killed at any point leaves a whole launch or none, and Go again launches exactly once', async () => {
 	const { store, repo, settings } = project();
 	const journal = path.join(repo, '.desk', 'project.db.journal');
-	// Killed the moment the project's first write (before Go) reaches the journal, the moment Go's does, and at a time in the command's life.
-	const points: Array<{ marker?: string; ms: number }> = [
-		{ marker: 'project_info', ms: 10_000 },
+	// Killed with the project open and nothing of Go written (its kill point), the moment Go's write reaches
+	// the journal, and at a time in the command's life.
+	const points: Array<{ marker?: string; fault?: string; ms: number }> = [
+		{ fault: 'go.beforeLaunch', ms: 10_000 },
 		{ marker: 'ai_objects', ms: 10_000 },
 		{ ms: 700 },
 	];
@@ -137,10 +142,18 @@ it('desk run go killed at any point leaves a whole launch or none, and Go again 
 	await state(store, repo, ticketOf(0));
 	for (const [index, point] of points.entries()) {
 		const ticket = ticketOf(index);
-		const going = startDesk('--store', store, 'run', 'go', 'shop', '--settings', settings, '--json');
-		await killWhenWritten(going.child, journal, point.marker, point.ms);
-		await going.done;
-		const where = `killed at ${point.marker ?? `${point.ms} ms`}`;
+		const going = startDesk(
+			['--store', store, 'run', 'go', 'shop', '--settings', settings, '--json'],
+			point.fault ? { [testFaultsVariable]: point.fault } : {},
+		);
+		if (!point.fault) {
+			await killWhenWritten(going.child, journal, point.marker, point.ms);
+		}
+		const ended = await going.done;
+		if (point.fault) {
+			assert.equal(ended.code, null, `killed at ${point.fault}: ${ended.stderr}`);
+		}
+		const where = `killed at ${point.fault ?? point.marker ?? `${point.ms} ms`}`;
 		const first = assertConsistent(await state(store, repo), ticket, where);
 		outcomes.push(first ? 'launched' : 'none');
 
@@ -169,8 +182,8 @@ it('two desk run go at once on one card: one launches and carries its run out, t
 	const lock = path.join(repo, '.desk', 'project.db.lock');
 	fs.writeFileSync(lock, `${process.pid} held-by-the-test\n`);
 	const both = [
-		startDesk('--store', store, 'run', 'go', 'shop', '--settings', settings, '--json'),
-		startDesk('--store', store, 'run', 'go', 'shop', '--settings', settings, '--json'),
+		startDesk(['--store', store, 'run', 'go', 'shop', '--settings', settings, '--json']),
+		startDesk(['--store', store, 'run', 'go', 'shop', '--settings', settings, '--json']),
 	];
 	await new Promise((r) => setTimeout(r, 1_000));
 	fs.rmSync(lock);

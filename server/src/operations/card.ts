@@ -131,6 +131,8 @@ export const launchGo = operation({
 		// Settings are checked before Go changes anything.
 		const runSettings = execute === false ? undefined : parseRunSettings(settings);
 		const launches = await desk.launches(top);
+		// The project is open and nothing of Go is written yet: a kill here must leave the card as it was.
+		desk.faults.point('go.beforeLaunch');
 		const madeBy = madeByOf(call.actor);
 		const options = { by: actorRefOf(call.actor), ...(request ? { request } : {}) };
 		if (!runSettings) {
