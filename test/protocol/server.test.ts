@@ -224,6 +224,7 @@ describe('the desk server over JSON-RPC', () => {
 			LaunchGo: { project, execute: false },
 			CancelRun: { project, run: 'r' },
 			DecideRun: { project, run: 'r', decision: 'abandon' },
+			ResumeRun: { project, run: 'r' },
 			ListAttachments: { project },
 			ReadAttachment: { project, task: 't', ref: 'x' },
 			AttachFile: { project, task: 't', path: '/nonexistent/file' },

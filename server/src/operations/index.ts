@@ -4,6 +4,7 @@ import { attachmentOperations } from './attachments';
 import { boardOperations } from './board';
 import { cardOperations } from './card';
 import { catchUpOperations } from './catchUp';
+import { checkpointOperations } from './checkpoints';
 import { historyOperations } from './history';
 import { lineageOperations } from './lineage';
 import { runOperations } from './runs';
@@ -21,6 +22,7 @@ export const operations: readonly AnyOperation[] = [
 	...attachmentOperations,
 	...proposalOperations,
 	...runOperations,
+	...checkpointOperations,
 	...cardOperations,
 	...historyOperations,
 	...lineageOperations,

@@ -148,7 +148,7 @@ export const cancelRun = operation({
  */
 export const decideRun = operation({
 	name: 'run.decide',
-	summary: 'Decide a run at the gate: commit, retry, abandon or checkpoint.',
+	summary: 'Decide a run at the gate: commit, retry, abandon or checkpoint; or roll back a landed run.',
 	params: DecideRun.params,
 	callers: ['editor', 'cli'],
 	mutates: true,

@@ -126,6 +126,7 @@ function handWritten(
 	| 'BranchFromRun'
 	| 'PromptLineage'
 	| 'DecideRun'
+	| 'ResumeRun'
 	| 'ListBoard'
 	| 'PostToBoard'
 	| 'AnswerReport'
