@@ -12,6 +12,7 @@ import {
 	OpenWorkspace,
 	ResumeRun,
 	RunDidFinish,
+	RunsDidChange,
 	SetTicket,
 	ShowRun,
 	type DeskErrorJson,
@@ -58,7 +59,25 @@ describe('rollback and resume over JSON-RPC', () => {
 		assert.equal(fs.readFileSync(path.join(repo, 'CHANGELOG.md'), 'utf8'), '# 0.1.0\n\nmine\n');
 
 		fs.writeFileSync(path.join(repo, 'CHANGELOG.md'), '# 0.1.0\n');
-		const rolled = await server.call(DecideRun, { project: 'shop', run, decision: 'rollback', rationale: 'too early' });
+		// As the editor asks: with a request id. The views are told; a repeat answers the same rollback.
+		const asked = {
+			project: 'shop',
+			run,
+			decision: 'rollback' as const,
+			rationale: 'too early',
+			requestId: 'rollback-0001',
+		};
+		const before = server.notifications.length;
+		const rolled = await server.call(DecideRun, asked);
+		const told = () =>
+			server.notifications
+				.slice(before)
+				.some((n) => n.method === RunsDidChange.method && (n.params as { project: string }).project === 'shop');
+		for (let i = 0; i < 100 && !told(); i++) {
+			await new Promise((r) => setTimeout(r, 50));
+		}
+		assert.ok(told(), 'the views are told of the rollback');
+		assert.deepEqual(await server.call(DecideRun, asked), rolled);
 		const rollbackRun = rolled.rollback_run!;
 		assert.ok(rollbackRun && rollbackRun !== run);
 		assert.equal(git(repo, 'rev-parse', 'HEAD'), rolled.commit);
@@ -89,11 +108,14 @@ describe('rollback and resume over JSON-RPC', () => {
 	});
 
 	it('Checkpoint selects no PatchSet and puts the checkout back; Resume starts a new run from its state, once', async () => {
+		// A file of the person's in the shared checkout is theirs: neither kept in the checkpoint nor put back.
+		fs.writeFileSync(path.join(repo, 'mine.txt'), 'mine\n');
 		const run = await runToGate('Write the guide', { writes: [{ path: 'guide.md', content: 'part one\n' }] });
 		const kept = await server.call(DecideRun, { project: 'shop', run, decision: 'checkpoint' });
 		assert.equal(kept.decision.chosen_patchset_id, undefined, 'Checkpoint selects no PatchSet');
 		assert.equal(git(repo, 'rev-parse', `refs/desk/checkpoints/${run}`), kept.decision.checkpoint_id);
 		assert.equal(fs.existsSync(path.join(repo, 'guide.md')), false, 'the change is kept aside');
+		assert.equal(fs.readFileSync(path.join(repo, 'mine.txt'), 'utf8'), 'mine\n');
 
 		const settings = scriptedAgentSettings({ writes: [{ path: 'more.md', content: 'part two\n' }] });
 		const notCheckpointed = await refusal({ run: landedRun, settings }, ResumeRun.method);
@@ -116,6 +138,12 @@ describe('rollback and resume over JSON-RPC', () => {
 
 		const landed = await server.call(DecideRun, { project: 'shop', run: resumed.run, decision: 'commit' });
 		assert.equal(git(repo, 'show', `${landed.commit}:guide.md`), 'part one');
+		assert.equal(
+			git(repo, 'ls-tree', '--name-only', landed.commit!, '--', 'mine.txt'),
+			'',
+			"the person's file did not land",
+		);
+		assert.equal(git(repo, 'status', '--porcelain'), '?? mine.txt');
 		assert.equal((await server.call(ShowRun, { project: 'shop', id: resumed.run })).task.status, 'done');
 	});
 });

@@ -183,14 +183,14 @@ export function registerGateCommands(
 		const more = touched.length > files.length ? `\n  … and ${touched.length - files.length} more` : '';
 		const version = detail.decision?.tags['desk.version'];
 		if (version !== undefined) {
-			return `Restore the target asset's files as they were before v${version} (which this run landed), cut as its next version; ${plural(touched.length, 'file')}.\n\n${files.join('\n')}${more}\n\nRefused if the asset moved on since v${version}.`;
+			return `Restore the target asset's files as they were before v${version} (which this run landed), cut as its next version; ${plural(touched.length, 'file')}, as the revert changes them:\n\n${files.join('\n')}${more}\n\nRefused if the asset moved on since v${version}.`;
 		}
 		const commit = detail.decision?.result_commit_sha ?? '';
 		const branch =
 			detail.run.tags['desk.isolation'] === 'worktree'
 				? `desk/run-${ref.runId} (or the checked-out branch, if it holds the commit)`
 				: checkedOutBranch(projectPath(ref.project));
-		return `Make a commit on ${branch} that reverts ${commit.slice(0, 12)} (“${detail.task.title}”, landed by this run), with a Desk-Run trailer naming a new rollback run of the task; ${plural(touched.length, 'file')} in the checkout follow it.\n\n${files.join('\n')}${more}\n\nRefused, with nothing changed, if you changed any of these files since.`;
+		return `Make a commit on ${branch} that reverts ${commit.slice(0, 12)} (“${detail.task.title}”, landed by this run), with a Desk-Run trailer naming a new rollback run of the task; ${plural(touched.length, 'file')} in the checkout follow it. As the revert changes them (A back, D gone, M modified):\n\n${files.join('\n')}${more}\n\nRefused, with nothing changed, if you changed any of these files since.`;
 	};
 
 	const abandonText = (detail: RunDetail): string => {

@@ -175,7 +175,8 @@ export const decideRun = operation({
 		const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () => {
 			// The gate answers a Decision made for this very request from it (a desk stopped before its
 			// answer was recorded); any other Decision it refuses.
-			const madeBefore = ai.runDecision(run) !== undefined;
+			// A rollback's Decision is its own run's: the landed run's is not one made for this request.
+			const madeBefore = decision !== 'rollback' && ai.runDecision(run) !== undefined;
 			const made = await gate.decide(run, {
 				decision,
 				by: actorRefOf(call.actor),

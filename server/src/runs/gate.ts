@@ -169,9 +169,22 @@ export class RunGate {
 						await this.ports.library.gitLocation(this.ports.project.path),
 					);
 					const identity = await this.identity(git, placement.agent);
+					// Its parent holds the tree the run started from, so the commit's own change is the run's
+					// (what Resume applies): on the shared checkout that start may hold the person's changes,
+					// kept in a parent of its own over the baseline.
+					const start = placement.start_tree!;
+					const base =
+						start === (await git.text(['rev-parse', `${run.commit}^{tree}`]))
+							? run.commit
+							: await git.commitTree(
+									start,
+									[run.commit],
+									`Checkpoint base of ${task.title}: the checkout as the run began\n\nDesk-Run: ${run.object_id}\n`,
+									identity,
+								);
 					const commit = await git.commitTree(
 						chosen.tags['desk.tree']!,
-						[run.commit],
+						[base],
 						`Checkpoint of ${task.title}\n\nDesk-Run: ${run.object_id}\n`,
 						identity,
 					);
