@@ -160,7 +160,12 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		assert.equal(git(repo, 'rev-parse', 'HEAD~1'), head, 'the revert commit follows the landing');
 		assert.match(git(repo, 'log', '-1', '--format=%B'), new RegExp(`This reverts commit ${head}`));
 		assert.equal(git(repo, 'status', '--porcelain'), '', 'the checkout follows the revert');
-		await page.getByRole('treeitem', { name: /^Run, completed · rolled back/ }).waitFor({ timeout: 30_000 });
+		await page.getByRole('treeitem', { name: /^Run, completed · rolled back a landing/ }).waitFor({ timeout: 30_000 });
+		await page
+			.getByRole('treeitem', { name: /^Run, completed · landed, then rolled back/ })
+			.waitFor({ timeout: 30_000 });
+		await page.waitForTimeout(800);
+		await screenshot(page, 'run-gate-5c-rolled-back');
 	} finally {
 		await screenshot(page, 'run-gate-final').catch(() => undefined);
 		await close();

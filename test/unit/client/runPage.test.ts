@@ -114,6 +114,10 @@ describe('the run page, built without VS Code', () => {
 			'reviewRun',
 			'rollbackRun',
 		]);
+		assert.match(
+			renderRunBody(detail({ status: 'completed', decision: 'commit', rolled_back_by: 'run-2' }), ''),
+			/completed · landed, then rolled back/,
+		);
 		assert.deepEqual(offered(detail({ status: 'completed', decision: 'commit', rolled_back_by: 'run-2' })), [
 			'openRun',
 		]);
