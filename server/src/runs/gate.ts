@@ -26,7 +26,7 @@ import { forRequest, madeFor, type DecideRequest } from './decisionRequests';
 
 export type { DecideRequest } from './decisionRequests';
 import { rollBack } from './rollback';
-import { gateTag, isAtGate } from './runViews';
+import { gateTag, isAtGate, resumesTag } from './runViews';
 import { readTargetChanges } from './targetChangesRecord';
 import type { DecideResult, ResumeResult } from './types';
 
@@ -125,6 +125,10 @@ export class RunGate {
 					: undefined;
 				const head = git ? await git.resolveCommit('HEAD') : run.commit;
 				const next = newRun(actor('system', 'agent-desk'), task, head);
+				if (run.tags[resumesTag]) {
+					// A retry of a resumed run begins from the same checkpoint (glossary: Checkpoint).
+					next.tags = { ...next.tags, [resumesTag]: run.tags[resumesTag] };
+				}
 				addRun(task, next);
 				this.reject(patchsets);
 				const restored = placement ? await this.restoreShared(placement, patchsets) : { restored: [], left: [] };

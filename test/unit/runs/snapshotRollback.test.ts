@@ -16,7 +16,7 @@ import { tempDir } from '../../helpers/temp';
 
 const decider = { kind: 'human' as const, id: 'Tess Tester <tess@example.com>' };
 
-it('a snapshot target: checkpoint, resume with the kept files, land, then roll back to the version the run began from', async () => {
+it('a snapshot target: checkpoint, resume with the kept files (a retry of the resumed run too), land, then roll back to the version the run began from', async () => {
 	const root = tempDir();
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
 	const desk = await openDesk(path.join(root, 'library'), recordingLogger());
@@ -48,7 +48,16 @@ it('a snapshot target: checkpoint, resume with the kept files, land, then roll b
 		answer: () => undefined,
 	});
 	assert.equal(resumed.checkpoint, kept.decision.checkpoint_id);
-	const second = await executor.execute(gate.launchRecord(first)!, resumed.run, settings);
+	const launched = gate.launchRecord(first)!;
+	const resumedRun = await executor.execute(launched, resumed.run, settings);
+	assert.ok(isAtGate(resumedRun), resumedRun.error);
+	// A retry of the resumed run begins from the same checkpoint.
+	const retried = await gate.decide(resumedRun.object_id, {
+		by: decider,
+		decision: 'retry',
+		claim: (tx, id) => executor.claimIn(tx, settings, launched, id),
+	});
+	const second = await executor.execute(launched, retried.new_run!, settings);
 	assert.ok(isAtGate(second), second.error);
 	const patch = ai.require<PatchSet>(second.patchsets[0]!, 'patchset');
 	assert.deepEqual(
