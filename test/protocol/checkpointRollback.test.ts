@@ -19,7 +19,7 @@ import {
 } from '../../server/src/protocol/protocol';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings, type Scenario } from '../helpers/scriptedAgent';
-import { expectRpcError, killStartedServers, serverForSuite } from '../helpers/serverProcess';
+import { expectRpcError, killStartedServers, serverForSuite, startServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
 describe('rollback and resume over JSON-RPC', () => {
@@ -146,6 +146,40 @@ describe('rollback and resume over JSON-RPC', () => {
 		assert.equal(git(repo, 'status', '--porcelain'), '?? mine.txt');
 		assert.equal((await server.call(ShowRun, { project: 'shop', id: resumed.run })).task.status, 'done');
 	});
+});
+
+it('a desk killed between the revert commit and its Decision: the next rollback records that commit, commits nothing again, and the checkout follows', async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+	const library = path.join(root, 'library');
+	const killed = await startServer(library, {
+		env: { ...process.env, DESK_TEST_FAULTS: 'rollback.afterCommit.beforeDecision' },
+	});
+	await killed.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	await killed.call(SetTicket, { project: 'shop', ticket: 'Add a licence' });
+	const record = await killed.call(LaunchGo, {
+		project: 'shop',
+		settings: scriptedAgentSettings({ writes: [{ path: 'LICENCE', content: 'MIT\n' }] }),
+	});
+	const end = await killed.notified(RunDidFinish, (f) => f.run === record.run, 'the run to reach the gate');
+	assert.equal(end.status, 'gate', end.error);
+	const landed = await killed.call(DecideRun, { project: 'shop', run: record.run, decision: 'commit' });
+	// No answer comes: the server dies once the revert is on the branch.
+	void killed.call(DecideRun, { project: 'shop', run: record.run, decision: 'rollback' }).catch(() => undefined);
+	assert.equal((await killed.exited).signal, 'SIGKILL');
+	const revert = git(repo, 'rev-parse', 'HEAD');
+	assert.equal(git(repo, 'rev-parse', 'HEAD^'), landed.commit, 'the revert was committed before the kill');
+	const made = /^Desk-Run: (\S+)$/m.exec(git(repo, 'log', '-1', '--format=%B'))![1]!;
+
+	const server = await startServer(library);
+	await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	const rolled = await server.call(DecideRun, { project: 'shop', run: record.run, decision: 'rollback' });
+	assert.deepEqual([rolled.commit, rolled.rollback_run], [revert, made]);
+	assert.equal(git(repo, 'rev-parse', 'HEAD'), revert, 'nothing was committed again');
+	assert.equal(fs.existsSync(path.join(repo, 'LICENCE')), false);
+	assert.equal(git(repo, 'status', '--porcelain'), '');
+	assert.equal((await server.call(ShowRun, { project: 'shop', id: made })).decision?.result_commit_sha, revert);
+	await server.stop();
 });
 
 after(killStartedServers);

@@ -143,6 +143,20 @@ async function revertCommit(ports: RunnerPorts, landed: Run, landing: Decision, 
 	}
 	const where = await landedBranch(git, landed.object_id, landedCommit);
 	const tip = await git.resolveCommit(where.ref);
+	const task = ports.ai.require<Task>(landed.task, 'task');
+	const madeBy = await revertedBefore(git, tip, landedCommit, landed.object_id);
+	if (madeBy) {
+		// Reverted by a rollback the desk did not live to record: recorded now, nothing committed again.
+		const before = await git.resolveCommit(`${tip}^1`);
+		const run = newRun(actor('system', 'agent-desk'), task, before);
+		run.object_id = madeBy;
+		const paths = (await git.changes(before, tip)).map((c) => c.path);
+		return {
+			run,
+			commit: tip,
+			afterRecord: where.checkout ? followCheckout(ports, git, before, tip, paths) : undefined,
+		};
+	}
 	const tree = await git.applyToTree(tip, await git.diff(landedCommit, parent));
 	const branchName = where.ref.replace(/^refs\/heads\//, '');
 	if (!tree) {
@@ -156,40 +170,53 @@ async function revertCommit(ports: RunnerPorts, landed: Run, landing: Decision, 
 	if (where.checkout) {
 		await assertCheckoutClean(git, top, tip, paths, landed.object_id);
 	}
-	const task = ports.ai.require<Task>(landed.task, 'task');
 	const run = newRun(actor('system', 'agent-desk'), task, tip);
 	const person = (await git.personIdentity()) ?? { name: 'Agent Desk', email: 'agent-desk@localhost' };
 	const message = `Revert “${subject}”\n\nThis reverts commit ${landedCommit}, which run ${landed.object_id} landed.\n\nDesk-Run: ${run.object_id}\n`;
 	const commit = await git.commitTree(tree, [tip], message, { author: person, committer: person });
 	// Only if the branch is still where it was read: a commit made meanwhile is never lost.
 	await git.updateRef(where.ref, commit, tip, `agent desk: roll back run ${landed.object_id}`);
+	ports.faults?.point('rollback.afterCommit.beforeDecision');
 	const asset = ports.project.main_asset;
 	if (asset) {
 		ports.library.recordRunCommit(asset, commit);
 	}
-	return {
-		run,
-		commit,
-		afterRecord: where.checkout
-			? async () => {
-					try {
-						const { left } = await putBackFiles(git, top, ports.logger, {
-							leftTree: tip,
-							targetTree: commit,
-							paths,
-							installed: [memoryFolder],
-						});
-						await git.syncIndexPaths(commit, paths);
-						if (left.length > 0) {
-							ports.logger.warn(`rollback ${commit}: left as they are in the checkout: ${left.join(', ')}`);
-						}
-					} catch (error) {
-						ports.logger.warn(
-							`rolled back as ${commit}, but the checkout could not be brought up to date (${(error as Error).message})`,
-						);
-					}
-				}
-			: undefined,
+	return { run, commit, afterRecord: where.checkout ? followCheckout(ports, git, tip, commit, paths) : undefined };
+}
+
+/** The rollback run's id when `tip` is the revert of `landedCommit` a rollback made (its message and trailer). */
+async function revertedBefore(
+	git: SafeGit,
+	tip: string,
+	landedCommit: string,
+	landedId: string,
+): Promise<string | undefined> {
+	const message = await git.text(['log', '-1', '--format=%B', tip]);
+	return message.includes(`\nThis reverts commit ${landedCommit}, which run ${landedId} landed.\n`)
+		? /^Desk-Run: ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/m.exec(message)?.[1]
+		: undefined;
+}
+
+/** The checkout's files of `paths` follow the branch from `from` to `to`, each only while it is as `from` had it. */
+function followCheckout(ports: RunnerPorts, git: SafeGit, from: string, to: string, paths: string[]) {
+	const top = ports.project.path;
+	return async () => {
+		try {
+			const { left } = await putBackFiles(git, top, ports.logger, {
+				leftTree: from,
+				targetTree: to,
+				paths,
+				installed: [memoryFolder],
+			});
+			await git.syncIndexPaths(to, paths);
+			if (left.length > 0) {
+				ports.logger.warn(`rollback ${to}: left as they are in the checkout: ${left.join(', ')}`);
+			}
+		} catch (error) {
+			ports.logger.warn(
+				`rolled back as ${to}, but the checkout could not be brought up to date (${(error as Error).message})`,
+			);
+		}
 	};
 }
 
