@@ -66,10 +66,7 @@ export class RunGate {
 		const run = ai.require<Run>(runId, 'run');
 		if (request.decision === 'rollback') {
 			// Not a verdict on this run, which has its Decision: the verdict of a run of its own (glossary: Rollback).
-			return rollBack(this.ports, run, request, {
-				placement: this.executor.placement(runId),
-				subject: this.subjectOf(run),
-			});
+			return rollBack(this.ports, run, request, { subject: this.subjectOf(run) });
 		}
 		const existing = ai.runDecision(runId);
 		if (existing && request.request && madeFor(existing, request.request)) {

@@ -3,7 +3,6 @@ import type { Decision, PatchSet, Run, Task } from '../ai/types';
 import { DeskError } from '../core/errors';
 import { entryAt, putBackFiles } from './checkoutFiles';
 import { forRequest, madeFor, type DecideRequest } from './decisionRequests';
-import type { RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { followUpRun, rollsBackTag } from './runViews';
 import { SafeGit } from './safeGit';
@@ -22,7 +21,7 @@ export async function rollBack(
 	ports: RunnerPorts,
 	landed: Run,
 	request: DecideRequest,
-	context: { placement: RunPlacement | undefined; subject: string },
+	context: { subject: string },
 ): Promise<DecideResult> {
 	const { ai } = ports;
 	const landedId = landed.object_id;
