@@ -1,14 +1,28 @@
 import * as vscode from 'vscode';
 import { visibleText } from '../common/markdownText';
-import { showInformationMessage } from '../common/messages';
-import { ExportHistory, ImportHistory, ShowRun } from '../../../server/src/protocol/protocol';
+import { showInformationMessage, showWarningMessage } from '../common/messages';
+import {
+	CancelIntent,
+	CancelTask,
+	ExportHistory,
+	FollowUp,
+	ImportHistory,
+	ShowRun,
+	type EndingResult,
+	type HistoryRefusal,
+} from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../common/deskClient';
 import { chooseProject } from '../common/windowProjects';
 import { guardedBy } from '../common/guarded';
-import { loadPatchSet, type PatchSides, type RunPages } from './runDocuments';
+import { loadPatchSet, patchScheme, type PatchSides, type RunPages } from './runDocuments';
+import { rowRef, type RowRef } from './runRef';
+import { runSettings } from './runSettings';
 import type { RunsTreeProvider } from './runsTree';
 
-/** Commands of the Runs view: open a run's page, a PatchSet's diff, import and export run history. */
+/**
+ * Commands of the Runs view: open a run's page, a PatchSet's diff, import and export run history,
+ * and the endings and follow-ups of its rows (glossary: Ending, Follow-up), each confirmed first.
+ */
 export function registerRunCommands(
 	desk: DeskClient,
 	runs: RunsTreeProvider,
@@ -61,6 +75,49 @@ export function registerRunCommands(
 				}
 			}),
 		),
+		...(['intent', 'task'] as const).map((kind) =>
+			vscode.commands.registerCommand(
+				kind === 'intent' ? 'agentDesk.cancelIntent' : 'agentDesk.cancelTask',
+				guarded(async (node: unknown) => {
+					const row = rowRef(node, [kind], runs.windowProjects);
+					if (row && (await confirmEnding(row))) {
+						const result =
+							kind === 'intent'
+								? await desk.request(CancelIntent, { project: row.project, intent: row.id })
+								: await desk.request(CancelTask, { project: row.project, task: row.id });
+						void showInformationMessage(`Agent Desk: ${kind} ‘${row.label}’ ${endingSummary(result)}`);
+					}
+				}),
+			),
+		),
+		vscode.commands.registerCommand(
+			'agentDesk.followUp',
+			guarded(async (node: unknown) => {
+				const row = rowRef(node, ['intent', 'run'], runs.windowProjects);
+				if (!row) {
+					return;
+				}
+				const ticket = await vscode.window.showInputBox({
+					title: visibleText(`Follow Up: ${row.label}`),
+					prompt:
+						'The follow-up ticket: a new intent that refines this one, run with the same plugs (the target as it is now).',
+					placeHolder: 'Also…',
+					ignoreFocusOut: true,
+					validateInput: (text) => (text.trim() === '' ? 'Write what the follow-up should do.' : undefined),
+				});
+				if (ticket === undefined) {
+					return;
+				}
+				const projectPath = runs.windowProjects.find((p) => p.name === row.project)?.path;
+				const record = await desk.requestOnce(FollowUp, {
+					project: row.project,
+					from: row.id,
+					ticket,
+					settings: runSettings(projectPath),
+				});
+				void showInformationMessage(`Agent Desk: follow-up of ‘${row.label}’ started (run ${record.run}).`);
+			}),
+		),
 		vscode.commands.registerCommand(
 			'agentDesk.importHistory',
 			guarded(async () => {
@@ -71,12 +128,17 @@ export function registerRunCommands(
 				// The server's desk/runs/didChange refreshes the view; refreshing here too would replace the
 				// rows twice, and a click on a row being replaced is lost.
 				const result = await desk.request(ImportHistory, { project });
-				const refused = result.refused.length ? ` ${result.refused.length} refused (see the log).` : '';
-				void showInformationMessage(
-					`Agent Desk: ${result.added} object${result.added === 1 ? '' : 's'} imported from refs/desk/history, ${result.unchanged} already here.${refused}`,
+				const summary = `Agent Desk: ${result.added} object${result.added === 1 ? '' : 's'} imported from refs/desk/history, ${result.unchanged} already here.`;
+				if (result.refused.length === 0) {
+					void showInformationMessage(summary);
+					return;
+				}
+				const choice = await showWarningMessage(
+					`${summary} ${result.refused.length} refused: not what could have happened to this project's history; nothing of them was stored.`,
+					'Show Details',
 				);
-				for (const r of result.refused) {
-					reportError(new Error(`refused ${r.path}: ${r.reason}`));
+				if (choice === 'Show Details') {
+					await showRefusals(patches, project, result.refused);
 				}
 			}),
 		),
@@ -96,4 +158,47 @@ export function registerRunCommands(
 			}),
 		),
 	];
+}
+
+/** Asks before an ending: what it stops, abandons and ends. */
+async function confirmEnding(row: RowRef): Promise<boolean> {
+	const action = row.kind === 'intent' ? 'Cancel Intent' : 'Cancel Task';
+	const choice = await showWarningMessage(
+		`${action} ‘${row.label}’?`,
+		{
+			modal: true,
+			detail: `A run of it still working is cancelled first (its agent stopped); each run waiting for review or failed is abandoned, its files in the checkout put back (files you changed since are kept). The ${row.kind} ends cancelled and cannot run again; Follow Up… starts a new intent from it.`,
+		},
+		action,
+	);
+	return choice === action;
+}
+
+function endingSummary(result: EndingResult): string {
+	const parts = [
+		result.cancelled_runs.length ? `${result.cancelled_runs.length} run(s) cancelled` : '',
+		result.abandoned_runs.length ? `${result.abandoned_runs.length} run(s) abandoned` : '',
+	].filter(Boolean);
+	return `is cancelled${parts.length ? ` (${parts.join(', ')})` : ''}.`;
+}
+
+/**
+ * The refused objects of an import, one a line with its reason code, in a read-only plain-text
+ * document (held by `sides`, so closing it asks nothing): the text comes from a ref anyone with push
+ * access wrote, so nothing in it is a link.
+ */
+async function showRefusals(sides: PatchSides, project: string, refused: readonly HistoryRefusal[]): Promise<void> {
+	const lines = [
+		`Objects of refs/desk/history refused by the import into ${project} (none of them was stored):`,
+		'',
+		...refused.map((r) => `${r.path}  [${r.code}]\n    ${r.reason}`),
+	];
+	const uri = vscode.Uri.from({
+		scheme: patchScheme,
+		path: `/Refused by the history import into ${project}.txt`,
+		query: `at=${Date.now()}`,
+	});
+	sides.set(uri, `${lines.join('\n')}\n`);
+	const document = await vscode.workspace.openTextDocument(uri);
+	await vscode.window.showTextDocument(document, { preview: true });
 }

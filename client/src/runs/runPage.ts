@@ -52,7 +52,7 @@ export function renderRunBody(d: RunDetail, actions = '', lineage = ''): string 
 			[
 				'Decision',
 				d.decision
-					? `${decisionWords[d.decision.decision_type]}${d.decision.result_commit_sha ? ` as ${d.decision.result_commit_sha.slice(0, 12)}` : ''}${d.decision.rationale ? ` — ${d.decision.rationale}` : ''}`
+					? `${decisionWords[d.decision.decision_type]}${d.decision.result_commit_sha ? ` as ${d.decision.result_commit_sha.slice(0, 12)}` : d.decision.tags['desk.version'] ? ` as v${d.decision.tags['desk.version']}` : ''}${d.decision.rationale ? ` — ${d.decision.rationale}` : ''}`
 					: undefined,
 			],
 			['Error', d.run.error],

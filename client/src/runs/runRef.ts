@@ -35,3 +35,55 @@ export function runRef(first: unknown, second: unknown, windowProjects: readonly
 	}
 	return ref;
 }
+
+/** An intent, a task or a run a Runs view row names: what Cancel Intent, Cancel Task and Follow Up… act on. */
+export interface RowRef {
+	project: string;
+	kind: 'intent' | 'task' | 'run';
+	id: string;
+	/** The row's words: the intent's first line, the task's or the run's task's title. */
+	label: string;
+	/** The intent's or task's status (a run's state words for a run). */
+	status: string;
+}
+
+/**
+ * The row a Runs view command was given, when it is one of `kinds` of a project of this window;
+ * undefined for anything else (a command from the palette gets no row).
+ */
+export function rowRef(
+	node: unknown,
+	kinds: ReadonlyArray<RowRef['kind']>,
+	windowProjects: readonly WindowProject[],
+): RowRef | undefined {
+	const row = node as Partial<RunsViewNode> | undefined;
+	if (
+		!row ||
+		typeof row !== 'object' ||
+		typeof row.project !== 'string' ||
+		!kinds.includes(row.type as RowRef['kind'])
+	) {
+		return undefined;
+	}
+	if (!windowProjects.some((p) => p.name === row.project)) {
+		throw new Error('That names nothing of this window.');
+	}
+	let ref: RowRef | undefined;
+	if (row.type === 'intent' && row.view) {
+		const { intent, status } = row.view;
+		ref = { project: row.project, kind: 'intent', id: intent.object_id, label: firstLine(intent.prompt), status };
+	} else if (row.type === 'task' && row.view) {
+		const { task } = row.view;
+		ref = { project: row.project, kind: 'task', id: task.object_id, label: task.title, status: task.status };
+	} else if (row.type === 'run' && row.run) {
+		ref = { project: row.project, kind: 'run', id: row.run.id, label: row.title ?? '', status: row.run.status };
+	}
+	if (!ref || !runIdPattern.test(ref.id)) {
+		throw new Error('That names nothing of this window.');
+	}
+	return ref;
+}
+
+function firstLine(text: string): string {
+	return text.trim().split('\n', 1)[0] ?? '';
+}

@@ -10,9 +10,27 @@ import { formatDuration, runStatusText } from './runWords';
 type Intent = RunsOverview['intents'][number]['intent'];
 
 /** The tooltip of an intent's row: the whole ticket (its first line in bold), its content, status and time. */
-export function intentTooltip(intent: Intent, status: string): string {
+export function intentTooltip(intent: Intent, status: string, followed?: string): string {
 	const [first = '', ...more] = intent.prompt.trim().split('\n');
-	return `**${escapeMarkdown(first)}**${more.length ? `  \n${markdownLines(more.join('\n'))}` : ''}\n\n${intent.content ? `${markdownLines(intent.content)}\n\n` : ''}${escapeMarkdown(status)} · ${escapeMarkdown(intent.created_at)}${intent.commit ? ` · commit ${escapeMarkdown(intent.commit.slice(0, 12))}` : ''}`;
+	return `${followed !== undefined ? `Follow-up of ‘${escapeMarkdown(followed)}’\n\n` : ''}**${escapeMarkdown(first)}**${more.length ? `  \n${markdownLines(more.join('\n'))}` : ''}\n\n${intent.content ? `${markdownLines(intent.content)}\n\n` : ''}${escapeMarkdown(status)} · ${escapeMarkdown(intent.created_at)}${intent.commit ? ` · commit ${escapeMarkdown(intent.commit.slice(0, 12))}` : ''}`;
+}
+
+/**
+ * The follow-up chain of an intent (glossary: Follow-up): the first line of the intent its `parent`
+ * names among `intents`, or its id when that one is not listed; undefined for an intent that is none's follow-up.
+ */
+export function followUpOf(intent: Intent, intents: ReadonlyArray<{ intent: Intent }>): string | undefined {
+	if (!intent.parent) {
+		return undefined;
+	}
+	const parent = intents.find((i) => i.intent.object_id === intent.parent)?.intent;
+	return parent ? (parent.prompt.trim().split('\n', 1)[0] ?? '') : intent.parent;
+}
+
+/** The description of an intent's row: its status, and what it follows up. */
+export function intentDescription(status: string, followed: string | undefined): string {
+	const cut = followed && [...followed].length > 40 ? `${[...followed].slice(0, 39).join('')}…` : followed;
+	return cut === undefined ? status : `${status} · follow-up of ‘${cut}’`;
 }
 
 /** The tooltip of a run's row (theme icons on: `$(error)` before a failure), `title` its task's. */

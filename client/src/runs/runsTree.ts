@@ -32,7 +32,7 @@ import {
 	type LineageTreeRoot,
 } from '../lineage/lineageText';
 import { argsSummary, splitToolCalls } from './runPage';
-import { intentTooltip, runTooltip } from './runTooltips';
+import { followUpOf, intentDescription, intentTooltip, runTooltip } from './runTooltips';
 import { formatDuration, runState, runStatusText, type RunState } from './runWords';
 
 type Overview = RunsOverview;
@@ -43,7 +43,8 @@ type Plan = IntentView['plans'][number];
 /** Any row of the Runs view. */
 export type RunsViewNode =
 	| ProjectNode
-	| { type: 'intent'; project: string; view: IntentView }
+	/** `followed`: the first line of the intent this one follows up (glossary: Follow-up). */
+	| { type: 'intent'; project: string; view: IntentView; followed?: string }
 	| { type: 'plan'; project: string; plan: Plan; latest: boolean }
 	/** A branch's task carries its lineage node: its row says the branch's state and its subtree's cost. */
 	| { type: 'task'; project: string; view: TaskView; branch?: LineageBranch }
@@ -202,9 +203,9 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				);
 				item.id = `${node.project}/intent/${intent.object_id}`;
 				item.iconPath = icon(intentIcons[node.view.status] ?? ['circle-large-outline']);
-				item.description = node.view.status;
-				item.tooltip = new vscode.MarkdownString(intentTooltip(intent, node.view.status));
-				item.contextValue = 'intent';
+				item.description = intentDescription(node.view.status, node.followed);
+				item.tooltip = new vscode.MarkdownString(intentTooltip(intent, node.view.status, node.followed));
+				item.contextValue = `intent.${node.view.status}`;
 				return item;
 			}
 			case 'plan': {
@@ -227,7 +228,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				item.id = `${node.project}/task/${task.object_id}`;
 				// A running task whose runs have all stopped waits for the person: at the gate, or after a failure.
 				const states = node.view.runs.map(runState);
-				const waiting =
+				const stopped =
 					task.status === 'running' && !states.includes('running')
 						? states.includes('gate')
 							? 'gate'
@@ -235,6 +236,12 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 								? 'failed'
 								: undefined
 						: undefined;
+				// A task continued after it was done (Continue with Reports) keeps its status while its newest
+				// run works or waits at the gate: the row says what that run does.
+				const newest = [...node.view.runs].sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+				const newestState = newest && runState(newest);
+				const waiting =
+					task.status !== 'running' && (newestState === 'running' || newestState === 'gate') ? newestState : stopped;
 				if (node.branch) {
 					// A branch: its state in lineage words (queued ones wait for the checkout) and its subtree's tokens and cost.
 					item.iconPath = icon(branchStateIcons[node.branch.state]);
@@ -245,8 +252,8 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					return item;
 				}
 				item.iconPath = icon(waiting ? runIcons[waiting] : (taskIcons[task.status] ?? ['circle-large-outline']));
-				item.description = `${waiting === 'gate' ? 'waiting for review' : waiting === 'failed' ? 'run failed: retry or abandon' : task.status}${task.goal ? ` · ${typeof task.goal === 'string' ? task.goal : task.goal.other}` : ''} · ${node.view.runs.length} run${node.view.runs.length === 1 ? '' : 's'}`;
-				item.contextValue = 'task';
+				item.description = `${waiting === 'gate' ? 'waiting for review' : waiting === 'failed' ? 'run failed: retry or abandon' : waiting === 'running' ? 'running' : task.status}${task.goal ? ` · ${typeof task.goal === 'string' ? task.goal : task.goal.other}` : ''} · ${node.view.runs.length} run${node.view.runs.length === 1 ? '' : 's'}`;
+				item.contextValue = `task.${task.status}`;
 				return item;
 			}
 			case 'run':
@@ -267,7 +274,9 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					node.root.name,
 					node.branches.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
 				);
-				item.id = `${node.project}/lineage-root/${node.root.name}`;
+				// A root's first branch gives it a new id: the workbench keeps the folded state of a row it knew
+				// without children, so the root would stay folded over its branch.
+				item.id = `${node.project}/lineage-root/${node.root.name}${node.branches.length ? '' : '/empty'}`;
 				item.iconPath = new vscode.ThemeIcon(node.tally ? 'git-merge' : 'git-branch');
 				item.description = rootDescription(node);
 				item.tooltip = new vscode.MarkdownString(rootTooltip(node.root));
@@ -387,7 +396,10 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 			...(tree && hasLineage(tree) ? [{ type: 'roots' as const, project: project.name, roots: tree.roots }] : []),
 			...overview.intents
 				.filter((i) => i.tasks.length === 0 || !i.tasks.every((t) => nested.has(t.task.object_id)))
-				.map((view): RunsViewNode => ({ type: 'intent', project: project.name, view })),
+				.map((view): RunsViewNode => {
+					const followed = followUpOf(view.intent, overview.intents);
+					return { type: 'intent', project: project.name, view, ...(followed !== undefined ? { followed } : {}) };
+				}),
 			...overview.tasks.filter((t) => !nested.has(t.task.object_id)).map(taskNode),
 		];
 	}
@@ -590,7 +602,8 @@ function runItem(
 	const parts = [
 		runStatusText(run),
 		run.duration_ms !== undefined ? formatDuration(run.duration_ms) : '',
-		run.model ?? '',
+		// The desk records the model as 'unknown' until the agent names it: no word rather than that one.
+		run.model && run.model !== 'unknown' ? run.model : '',
 		run.total_tokens !== undefined ? `${run.total_tokens.toLocaleString('en-US')} tokens` : '',
 		run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '',
 	];

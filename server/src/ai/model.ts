@@ -154,9 +154,11 @@ const stepMoves: Record<StepStatus, StepStatus[]> = {
 	failed: [],
 	skipped: [],
 };
+// Running → Cancelled is the person's Cancel Task while a run works (glossary: Ending): the seed draws
+// Cancelled from Draft only, and Failed would say the work failed when the person stopped it.
 const taskMoves: Record<TaskStatus, TaskStatus[]> = {
 	draft: ['running', 'failed', 'cancelled'],
-	running: ['done', 'failed'],
+	running: ['done', 'failed', 'cancelled'],
 	done: [],
 	failed: [],
 	cancelled: [],
@@ -170,6 +172,9 @@ const runMoves: Record<RunStatus, RunStatus[]> = {
 	failed: [],
 };
 const applyMoves: Record<ApplyStatus, ApplyStatus[]> = { proposed: ['applied', 'rejected'], applied: [], rejected: [] };
+
+/** The drawn graphs, read by import to judge whether a stored status could have become another. */
+export const statusMoves = { intent: intentMoves, step: stepMoves, task: taskMoves, run: runMoves, apply: applyMoves };
 
 function checkMove<S extends string>(what: string, moves: Record<S, S[]>, from: S, to: S): void {
 	if (!moves[from]?.includes(to)) {

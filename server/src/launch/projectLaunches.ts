@@ -1,6 +1,6 @@
 import { uuidv7 } from '../ai/ids';
 import { actor, addRun, newIntent, newRun, newTask } from '../ai/model';
-import type { ActorRef } from '../ai/types';
+import type { ActorRef, AiObject, Intent } from '../ai/types';
 import type { Library } from '../assets/library';
 import type { AssetRecord, MadeBy, ProjectRecord } from '../assets/types';
 import { DeskError } from '../core/errors';
@@ -8,7 +8,7 @@ import type { ClientRequest } from '../store/clientRequests';
 import type { WriteTransaction } from '../store/durableDatabase';
 import type { Logger } from '../core/logger';
 import { newPlug, plugInto, type PlugContext } from './plugging';
-import type { LaunchStore } from './ports';
+import type { LaunchStore, LaunchWrites } from './ports';
 import { encodeLaunchCard, encodeLaunchRecord, readLaunchCard, readLaunchRecord } from './storedFormats';
 import { mayNameAssets, suggestAssets } from './suggest';
 import type { SuggestIndex } from './suggestIndex';
@@ -160,39 +160,13 @@ export class ProjectLaunches {
 			throw new DeskError('launch.emptyTicket', "Write the ticket before Go: it becomes the run's prompt.");
 		}
 		// Everything that can refuse is checked before anything is snapshotted or written.
-		const head = await this.headCommit();
-		if (head === undefined) {
-			throw new DeskError('git.unreadable', `${this.project.path} has no commit to start a run from.`, {
-				dir: this.project.path,
-			});
-		}
+		const head = await this.requireHead();
 		const plugs: LaunchRecord['plugs'] = [];
 		for (const plug of card.plugs) {
 			const asset = this.library.getAsset(plug.id);
-			const atGo = await this.library.atGo(asset.id);
-			let version = atGo.version;
-			if (atGo.engine === 'snapshot' && atGo.working_changes) {
-				version = (await this.library.snapshot(asset.id, { madeBy, note: 'at go' })).version.version;
-			}
-			plugs.push({ ...plug, name: asset.name, version });
+			plugs.push({ ...plug, name: asset.name, version: await this.versionNow(asset.id, madeBy) });
 		}
-		const person = options.by ?? actor('human', 'desk-user');
-		const intent = newIntent(person, card.ticket, { now });
-		const title = card.ticket.trim().split('\n', 1)[0]!.slice(0, 99).trim() || 'Launch';
-		const task = newTask(person, title, { intent, now });
-		const run = newRun(actor('system', 'agent-desk'), task, head, { now });
-		addRun(task, run);
-		const record: LaunchRecord = {
-			launch_id: uuidv7(now.getTime()),
-			created_at: now.toISOString(),
-			project: this.project.name,
-			ticket: card.ticket,
-			template: card.template,
-			plugs,
-			intent: intent.object_id,
-			task: task.object_id,
-			run: run.object_id,
-		};
+		const { record, objects } = this.launchObjects(card.ticket, card.template, plugs, head, options, now);
 		this.store.write((writes) => {
 			writes.throwIfAnswered(options.request);
 			const current = writes.cardText();
@@ -205,17 +179,103 @@ export class ProjectLaunches {
 					{ project: this.project.name },
 				);
 			}
-			writes.putAiObjects([intent, task, run]);
-			writes.insertLaunch(record, encodeLaunchRecord(record));
 			writes.clearCard();
-			const claim = options.claim;
-			if (claim) {
-				writes.alongside((tx) => claim(tx, record));
-			}
-			writes.answer(options.request, record, record.created_at);
+			this.writeLaunch(writes, record, objects, options);
 		});
 		this.recordPendingUses();
 		return record;
+	}
+
+	/**
+	 * A follow-up (glossary: Follow-up): a refinement Intent whose `parent` is `parent`, with its Task
+	 * and Run, launched from `original`'s record with the new ticket, as Go writes a launch (one
+	 * transaction, the caller's claim in it, a repeat of the request answered from the first). The
+	 * target plug is taken at its AtGo version now (the original may have landed on it since), the
+	 * others as the original froze them. The card is not touched.
+	 */
+	async followUp(
+		original: LaunchRecord,
+		parent: Intent,
+		ticket: string,
+		options: GoOptions = {},
+		now = new Date(),
+	): Promise<{ result: LaunchRecord; replayed: boolean }> {
+		return this.store.answerOnce(options.request, async () => {
+			options.check?.();
+			if (ticket.trim() === '') {
+				throw new DeskError('launch.emptyTicket', "Write the follow-up's ticket: it becomes the run's prompt.");
+			}
+			const head = await this.requireHead();
+			const plugs: LaunchRecord['plugs'] = [];
+			for (const plug of original.plugs) {
+				plugs.push(plug.role === 'target' ? { ...plug, version: await this.versionNow(plug.id, 'user') } : plug);
+			}
+			const { record, objects } = this.launchObjects(ticket, original.template, plugs, head, options, now, parent);
+			this.store.write((writes) => this.writeLaunch(writes, record, objects, options));
+			this.recordPendingUses();
+			return record;
+		});
+	}
+
+	private async requireHead(): Promise<string> {
+		const head = await this.headCommit();
+		if (head === undefined) {
+			throw new DeskError('git.unreadable', `${this.project.path} has no commit to start a run from.`, {
+				dir: this.project.path,
+			});
+		}
+		return head;
+	}
+
+	/** The version a plug is frozen at: its AtGo version, a snapshot asset with working changes snapshotted first. */
+	private async versionNow(id: string, madeBy: MadeBy): Promise<number> {
+		const atGo = await this.library.atGo(id);
+		if (atGo.engine === 'snapshot' && atGo.working_changes) {
+			return (await this.library.snapshot(id, { madeBy, note: 'at go' })).version.version;
+		}
+		return atGo.version;
+	}
+
+	/** A launch's Intent (the ticket as prompt), Task and Run (Created), and its record. */
+	private launchObjects(
+		ticket: string,
+		template: LaunchTemplate,
+		plugs: LaunchRecord['plugs'],
+		head: string,
+		options: GoOptions,
+		now: Date,
+		parent?: Intent,
+	): { record: LaunchRecord; objects: AiObject[] } {
+		const person = options.by ?? actor('human', 'desk-user');
+		const intent = newIntent(person, ticket, { now, ...(parent ? { parent } : {}) });
+		const title = ticket.trim().split('\n', 1)[0]!.slice(0, 99).trim() || 'Launch';
+		const task = newTask(person, title, { intent, now });
+		const run = newRun(actor('system', 'agent-desk'), task, head, { now });
+		addRun(task, run);
+		const record: LaunchRecord = {
+			launch_id: uuidv7(now.getTime()),
+			created_at: now.toISOString(),
+			project: this.project.name,
+			ticket,
+			template,
+			plugs,
+			intent: intent.object_id,
+			task: task.object_id,
+			run: run.object_id,
+		};
+		return { record, objects: [intent, task, run] };
+	}
+
+	/** The launch's objects and record, the caller's claim and the answer to its request, in one transaction. */
+	private writeLaunch(writes: LaunchWrites, record: LaunchRecord, objects: AiObject[], options: GoOptions): void {
+		writes.throwIfAnswered(options.request);
+		writes.putAiObjects(objects);
+		writes.insertLaunch(record, encodeLaunchRecord(record));
+		const claim = options.claim;
+		if (claim) {
+			writes.alongside((tx) => claim(tx, record));
+		}
+		writes.answer(options.request, record, record.created_at);
 	}
 
 	/**

@@ -5,6 +5,7 @@ import { boardOperations } from './board';
 import { cardOperations } from './card';
 import { catchUpOperations } from './catchUp';
 import { checkpointOperations } from './checkpoints';
+import { endingOperations } from './endings';
 import { historyOperations } from './history';
 import { lineageOperations } from './lineage';
 import { runOperations } from './runs';
@@ -23,6 +24,7 @@ export const operations: readonly AnyOperation[] = [
 	...proposalOperations,
 	...runOperations,
 	...checkpointOperations,
+	...endingOperations,
 	...cardOperations,
 	...historyOperations,
 	...lineageOperations,

@@ -1,4 +1,5 @@
 import { addPatchSet, failRun, setRunStatus } from '../ai/model';
+import { closeRunPlans } from './endings';
 import type { PatchSet, Run } from '../ai/types';
 import { isAtGate } from './runViews';
 import { keepWhatWasLeft } from './patchSets';
@@ -78,7 +79,7 @@ export async function recoverInterrupted(
 			run,
 			`the desk stopped while the run was ${was} (process ${row.runner_pid}); nothing was landed${left.notKept !== undefined ? `; what the agent left could not be kept (${left.notKept})` : ''}`,
 		);
-		ports.ai.put([run]);
+		ports.ai.put([run, ...closeRunPlans(ports.ai, run, 'the desk stopped')]);
 		failed.push(run.object_id);
 		ports.logger.warn(`run ${run.object_id}: marked failed, its process ${row.runner_pid} is gone`);
 	}

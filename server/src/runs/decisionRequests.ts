@@ -22,6 +22,8 @@ export interface DecideRequest {
 	 * again from the Decision instead of refusing it as decided already.
 	 */
 	request?: { id: string; hash: string };
+	/** Abandon: the person cancelled the Task (glossary: Ending), which ends Cancelled rather than Failed. */
+	cancelTask?: boolean;
 }
 
 /** The Decision keeps the request it answers (see {@link DecideRequest.request}). */

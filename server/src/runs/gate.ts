@@ -17,6 +17,7 @@ import type { LaunchRecord } from '../launch/types';
 import type { RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { tellBoard, type RunExecutor } from './runner';
+import { closeRunPlans, endIntentOf } from './endings';
 import { SafeGit, type CommitIdentity } from './safeGit';
 import { ConfinedDir } from '../store/confinedDir';
 import { removeTreeInFolder } from '../store/folderFiles';
@@ -29,6 +30,7 @@ import { rollBack } from './rollback';
 import { gateTag, isAtGate, resumesTag } from './runViews';
 import { readTargetChanges } from './targetChangesRecord';
 import type { DecideResult, ResumeResult } from './types';
+import { endTaskOutbox } from './taskOutbox';
 
 /**
  * The gate (glossary: Gate): a person's verdict on a completed (or failed) run, one Decision a run.
@@ -54,7 +56,10 @@ export class RunGate {
 		let release: (() => void) | undefined;
 		try {
 			release = this.executor.claimDecision(runId);
-			return await this.decideOnce(runId, request);
+			const result = await this.decideOnce(runId, request);
+			// A decision that ended the task (landed, abandoned) leaves no attempt to take what its outbox kept.
+			endTaskOutbox(this.ports, this.ports.ai.require<Run>(runId, 'run').task);
+			return result;
 		} finally {
 			release?.();
 			this.deciding.delete(runId);
@@ -148,10 +153,13 @@ export class RunGate {
 				this.reject(patchsets);
 				const restored = placement ? await this.restoreShared(placement, patchsets) : { restored: [], left: [] };
 				if (task.status === 'running' || task.status === 'draft') {
-					setTaskStatus(task, 'failed');
+					setTaskStatus(task, request.cancelTask ? 'cancelled' : 'failed');
 				}
 				this.closeGate(run);
-				ai.put([decision, ...patchsets, task, run]);
+				// Nothing carries the run's plan or the intent on now (glossary: Ending).
+				const why = `${request.cancelTask ? 'cancelled' : 'abandoned'}${rationale ? `: ${rationale}` : ''}`;
+				const intent = endIntentOf(ai, task, why);
+				ai.put([decision, ...patchsets, task, run, ...closeRunPlans(ai, run, why), ...(intent ? [intent] : [])]);
 				tellBoard(this.ports, runId, (board) => board.decided(runId));
 				if (placement) {
 					await this.cleanUp(placement);
@@ -258,6 +266,7 @@ export class RunGate {
 		let commit: string | undefined;
 		let version: number | undefined;
 		let afterLand: (() => Promise<void>) | undefined;
+		let manifest: string | undefined;
 		if (placement.target === 'git') {
 			const top = this.ports.project.path;
 			const git = await SafeGit.open(top, await this.ports.library.gitLocation(top));
@@ -334,6 +343,9 @@ export class RunGate {
 				`run ${run.object_id}: ${subject}`.slice(0, 200),
 			);
 			version = cut.version.version;
+			// The snapshot's equivalent of the landed commit: the new version, named by its manifest's
+			// sha256. It is kept in tags, since result_commit_sha names a git commit everywhere it is read.
+			manifest = cut.version.manifest;
 		}
 		setApplyStatus(chosen, 'applied');
 		this.reject(patchsets.filter((p) => p !== chosen));
@@ -346,7 +358,12 @@ export class RunGate {
 			request,
 		);
 		if (version !== undefined) {
-			decision.tags = { ...decision.tags, 'desk.version': String(version), 'desk.asset': placement.target_asset! };
+			decision.tags = {
+				...decision.tags,
+				'desk.version': String(version),
+				'desk.asset': placement.target_asset!,
+				...(manifest ? { 'desk.manifest': manifest } : {}),
+			};
 		}
 		if (task.status === 'running') {
 			setTaskStatus(task, 'done');
@@ -355,6 +372,8 @@ export class RunGate {
 		const objects: Array<Decision | PatchSet | Task | Intent | Run> = [decision, ...patchsets, task, run];
 		if (intent && intent.statuses[intent.statuses.length - 1]?.status === 'active') {
 			setIntentStatus(intent, 'completed', commit ? `landed as ${commit.slice(0, 12)}` : `landed as v${version}`);
+		}
+		if (intent) {
 			objects.push(intent);
 		}
 		ai.put(objects);

@@ -42,6 +42,7 @@ import { objectSink } from './artifacts';
 import { assertCheckoutFree, checkoutBusy, claimCheckout, claimDecision } from './checkoutClaims';
 import { applyCheckpoint } from './checkpoints';
 import { evidenceLog, runChecks } from './checks';
+import { closeRunPlans } from './endings';
 import { recoverInterrupted, type RecoveryResult } from './crashRecovery';
 import { keepWhatWasLeft, makePatchSet } from './patchSets';
 import { placementJson, readPlacement, type RunPlacement } from './placement';
@@ -212,21 +213,29 @@ export class RunExecutor {
 		// Go claimed the checkout in its own transaction; a Retry claims it here. Either way the
 		// check and the claim are one write, so two runs never both pass.
 		this.ports.control.transaction((tx) => this.claimIn(tx, settings, record, runId));
+		// A later run of the intent (a retry) carries on its pipeline and its plan's revision chain.
+		const latest = intent.plan ? ai.get<Plan>(intent.plan) : undefined;
+		const carried = ai.pipeline(latest?.pipeline);
 		// Intent active with the analysis, and the pipeline seeded with it.
-		const pipeline = newContextPipeline(system);
+		const pipeline = carried ?? newContextPipeline(system);
 		const analysis = intentAnalysis(record);
-		pushFrame(pipeline, 'intent_analysis', analysis.split('\n')[0]!.slice(0, 200), {
-			data: {
-				ticket: record.ticket,
-				plugs: record.plugs.map((p) => ({ id: p.id, name: p.name, role: p.role, version: p.version })),
-			},
-		});
+		if (!carried) {
+			pushFrame(pipeline, 'intent_analysis', analysis.split('\n')[0]!.slice(0, 200), {
+				data: {
+					ticket: record.ticket,
+					plugs: record.plugs.map((p) => ({ id: p.id, name: p.name, role: p.role, version: p.version })),
+				},
+			});
+		}
 		if (intent.statuses[intent.statuses.length - 1]?.status === 'draft') {
 			setIntentContent(intent, analysis);
 			setIntentStatus(intent, 'active');
 		}
 		// The plan: one step per node until the plan node writes the real steps.
-		const plan = newPlan(system, { pipeline, fwindow: [0, 1] });
+		const plan = latest ? newRevision(latest, system) : newPlan(system, { pipeline, fwindow: [0, 1] });
+		if (latest) {
+			setFwindow(plan, [0, pipeline.next_frame_id]);
+		}
 		for (const node of record.template.nodes) {
 			addStep(plan, newPlanStep(`${node}`));
 		}
@@ -252,6 +261,8 @@ export class RunExecutor {
 		run.tags = {
 			...run.tags,
 			'desk.agent': agent.name,
+			// Whether its agent was given the desk tools: a branch of it gets none if not (glossary: Lineage).
+			'desk.mcp': agent.mcp,
 			'desk.isolation': placement.isolation,
 			'desk.sandbox': placement.isolation_note,
 		};
@@ -624,7 +635,7 @@ export class RunExecutor {
 				run,
 				left.notKept !== undefined ? `${reason}; what the agent left could not be kept (${left.notKept})` : reason,
 			);
-			ai.put([run]);
+			ai.put([run, ...closeRunPlans(ai, run, reason)]);
 		}
 		this.ports.logger.warn(`run ${runId}: failed — ${reason}`);
 		return run;
@@ -674,7 +685,7 @@ export class RunExecutor {
 			setRunStatus(run, 'patching');
 		}
 		failRun(run, `cancelled: ${reason}`);
-		this.ports.ai.put([run]);
+		this.ports.ai.put([run, ...closeRunPlans(this.ports.ai, run, `cancelled: ${reason}`)]);
 		this.ports.changed(runId);
 		tellBoard(this.ports, runId, (board) => board.runFinished(runId));
 		return { stopped: false };

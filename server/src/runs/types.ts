@@ -6,6 +6,7 @@ import type {
 	Decision,
 	Evidence,
 	Intent,
+	IntentStatus,
 	PatchSet,
 	Plan,
 	Provenance,
@@ -79,6 +80,18 @@ export interface ResumeResult {
 	task: string;
 	/** The checkpoint commit (git) or the `desk.target_changes` blob (a snapshot target). */
 	checkpoint: string;
+}
+
+/** What Cancel Task or Cancel Intent ended (glossary: Ending). */
+export interface EndingResult {
+	/** Runs that were working and were cancelled first. */
+	cancelled_runs: string[];
+	/** Runs at the gate or failed, undecided, that were abandoned. */
+	abandoned_runs: string[];
+	/** Tasks that ended Cancelled. */
+	tasks: string[];
+	/** The intent's status after it (when the task has one). */
+	intent_status?: IntentStatus;
 }
 
 export interface DecideResult {

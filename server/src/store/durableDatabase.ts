@@ -95,6 +95,9 @@ function defaultWasmFile(): string {
 
 const pragmas = 'PRAGMA foreign_keys = ON;';
 
+/** A statement whose whole effect is the rows it reports changed (`getRowsModified`); schema statements are not. */
+const rowStatement = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
 /** Which base file a process has loaded: another process's checkpoint replaces it. */
 interface FileIdentity {
 	ino: number;
@@ -127,6 +130,8 @@ export class DurableDatabase {
 	private lastSeq = 0;
 	/** Last journal record contained in the base file this process loaded or wrote. */
 	private baseSeq = 0;
+	/** Last journal record another process wrote that this one applied (or took from its checkpoint). */
+	private outsideSeq = 0;
 	private inWrite = false;
 	private closed = false;
 	private idleTimer: NodeJS.Timeout | undefined;
@@ -240,7 +245,12 @@ export class DurableDatabase {
 				const result = body({
 					run: (sql, params = []) => {
 						this.db.run(sql, params);
-						statements.push([sql, params]);
+						// A row statement that changed no row (an upsert whose value is already there) is left
+						// out of the journal: a transaction of nothing but those moves no version, so opening a
+						// project from another process is not taken by every window for a change.
+						if (!rowStatement.test(sql) || this.db.getRowsModified() > 0) {
+							statements.push([sql, params]);
+						}
 					},
 					all: <Row extends object>(sql: string, params?: SqlValue[]) => this.query<Row>(sql, params),
 					get: <Row extends object>(sql: string, params?: SqlValue[]): Row | undefined =>
@@ -278,6 +288,16 @@ export class DurableDatabase {
 		this.assertOpen();
 		this.catchUp(false);
 		return this.lastSeq;
+	}
+
+	/**
+	 * Like {@link dataVersion}, but moved only by other processes' writes: what a watcher of the
+	 * files compares to tell another process's change from this one's own.
+	 */
+	outsideVersion(): number {
+		this.assertOpen();
+		this.catchUp(false);
+		return this.outsideSeq;
 	}
 
 	/** Reads with the changes of every process applied. */
@@ -385,6 +405,10 @@ export class DurableDatabase {
 		this.baseSum = sum;
 		this.base = identity(this.options.file)!;
 		this.baseSeq = readMetaNumber(db, 'journal_seq');
+		if (this.baseSeq > this.lastSeq) {
+			// Another process's checkpoint holds writes this one had not applied.
+			this.outsideSeq = this.baseSeq;
+		}
 		this.lastSeq = this.baseSeq;
 		this.closeJournal();
 		this.readJournal(true);
@@ -522,7 +546,9 @@ export class DurableDatabase {
 				},
 			);
 		}
+		// Only records read from the journal are applied here: this process's own writes never are.
 		this.lastSeq = record.seq;
+		this.outsideSeq = record.seq;
 	}
 
 	private openJournal(offset: number): void {

@@ -74,7 +74,7 @@ describe('status transitions, exactly as drawn', () => {
 			states: ['draft', 'running', 'done', 'failed', 'cancelled'],
 			allowed: {
 				draft: ['running', 'failed', 'cancelled'],
-				running: ['done', 'failed'],
+				running: ['done', 'failed', 'cancelled'],
 				done: [],
 				failed: [],
 				cancelled: [],

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runRef } from '../../../client/src/runs/runRef';
+import { rowRef, runRef } from '../../../client/src/runs/runRef';
 
 const projects = [
 	{ name: 'shop', path: '/projects/shop' },
@@ -48,5 +48,46 @@ describe('the run a gate command acts on (arguments from a menu, a run page link
 		] as const) {
 			assert.equal(runRef(args[0], args[1], projects), undefined);
 		}
+	});
+});
+
+describe('the row Cancel Intent, Cancel Task and Follow Up… act on', () => {
+	const intentRow = {
+		type: 'intent',
+		project: 'shop',
+		view: { intent: { object_id: 'i1', prompt: 'Add pagination\nto users' }, status: 'completed', tasks: [] },
+	};
+	const taskRow = {
+		type: 'task',
+		project: 'docs',
+		view: { task: { object_id: 't1', title: 'Fix', status: 'running' } },
+	};
+
+	it('takes the kind, id, words and status of an intent, task or run row of this window', () => {
+		assert.deepEqual(rowRef(intentRow, ['intent', 'run'], projects), {
+			project: 'shop',
+			kind: 'intent',
+			id: 'i1',
+			label: 'Add pagination',
+			status: 'completed',
+		});
+		assert.deepEqual(rowRef(taskRow, ['task'], projects), {
+			project: 'docs',
+			kind: 'task',
+			id: 't1',
+			label: 'Fix',
+			status: 'running',
+		});
+	});
+
+	it('names nothing for a row of another kind, and refuses another window or a bad id', () => {
+		assert.equal(rowRef(taskRow, ['intent'], projects), undefined);
+		assert.equal(rowRef(undefined, ['intent'], projects), undefined);
+		assert.throws(() => rowRef({ ...intentRow, project: 'elsewhere' }, ['intent'], projects), /names nothing/);
+		assert.throws(
+			() =>
+				rowRef({ ...taskRow, view: { task: { object_id: '../x', title: 't', status: 'draft' } } }, ['task'], projects),
+			/names nothing/,
+		);
 	});
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunSummary, RunsOverview } from '../../../server/src/protocol/protocol';
-import { intentTooltip, runTooltip } from '../../../client/src/runs/runTooltips';
+import { followUpOf, intentDescription, intentTooltip, runTooltip } from '../../../client/src/runs/runTooltips';
 import { assertInertMarkdown, renderMarkdown } from '../../helpers/markdown';
 
 /** Text a person's ticket or an agent's output could hold: a command link, an image, an autolink, an icon, a table break, a heading. */
@@ -39,6 +39,20 @@ describe("the Runs view's tooltips, built without VS Code", () => {
 		const text = intentTooltip(intent, hostile);
 		assertInertMarkdown(text);
 		assert.match(renderMarkdown(text), /^<p><strong>/, 'the first line of the ticket in bold');
+	});
+
+	it('mark a follow-up with the first line of the intent it follows up, inert', () => {
+		const parent = { object_id: 'i0', prompt: `${hostile}\nmore` } as unknown as Intent;
+		const child = { object_id: 'i1', prompt: 'Also cursors', parent: 'i0', created_at: 'now' } as unknown as Intent;
+		const followed = followUpOf(child, [{ intent: parent }, { intent: child }]);
+		assert.equal(followed, hostile.split('\n')[0]);
+		assert.equal(followUpOf(parent, [{ intent: parent }]), undefined);
+		assert.equal(followUpOf(child, []), 'i0', 'a parent not listed is named by its id');
+		assert.match(intentDescription('active', 'Add pagination'), /^active · follow-up of ‘Add pagination’$/);
+		assert.equal([...intentDescription('active', 'x'.repeat(100))].length, 'active · follow-up of ‘’'.length + 40);
+		const text = intentTooltip(child, 'active', followed);
+		assertInertMarkdown(text);
+		assert.match(renderMarkdown(text), /Follow-up of/);
 	});
 
 	it("show a run's task, model and error as text, the failure after the desk's own icon", () => {

@@ -20,6 +20,7 @@ import {
 } from '../../../server/src/operations/assets';
 import { attachFile } from '../../../server/src/operations/attachments';
 import { invokeOperation, noEvents, type Operation } from '../../../server/src/operations/operation';
+import { actor as actorRef, newTask, seal } from '../../../server/src/ai/model';
 import { openDesk } from '../../helpers/deskFixture';
 import { makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
@@ -28,12 +29,25 @@ const person = { name: 'Jane Doe', email: 'jane@example.com' };
 const editor: Actor = { kind: 'editor', person };
 const cli: Actor = { kind: 'cli', person };
 
-/** The agent claude of run-1 on task-1 of project webshop, with its folders. */
+/** The run's task, made in each webshop project below: a file is attached only to a task the project holds. */
+const taskId = '01920000-0000-7000-8000-000000000001';
+/** Another task of the same project, the person's. */
+const otherTaskId = '01920000-0000-7000-8000-000000000002';
+
+/** Puts a task (the run's unless `id` says otherwise) into the project `name` of `desk`. */
+async function makeRunTask(desk: Desk, name: string, id = taskId): Promise<void> {
+	const top = desk.library.listProjects().find((p) => p.name === name)!.path;
+	const task = newTask(actorRef('human', 'jane'), 'Chart the sales');
+	task.object_id = id;
+	(await desk.projectAi(top)).put([seal(task)]);
+}
+
+/** The agent claude of run-1 on the task of project webshop, with its folders. */
 const agentOf = (workFolder: string, outbox: string): Extract<Actor, { kind: 'agent' }> => ({
 	kind: 'agent',
 	agent: 'claude',
 	project: 'webshop',
-	task: 'task-1',
+	task: taskId,
 	run: 'run-1',
 	workFolder,
 	outbox,
@@ -77,6 +91,8 @@ describe('asset and attachment operations: actor and confinement', () => {
 			{ name: 'webshop', path: makeRepo(path.join(root, 'webshop'), { commits: 1 }) },
 			{ name: 'billing', path: makeRepo(path.join(root, 'billing'), { commits: 1 }) },
 		]);
+		await makeRunTask(desk, 'webshop');
+		await makeRunTask(desk, 'webshop', otherTaskId);
 		for (const dir of [work, outbox, elsewhere, path.join(work, 'docs'), path.join(elsewhere, 'secret')]) {
 			fs.mkdirSync(dir, { recursive: true });
 		}
@@ -171,13 +187,13 @@ describe('asset and attachment operations: actor and confinement', () => {
 
 	it("an agent attaches a file of its work folder or outbox to its run's task, added by the agent", async () => {
 		const row = await call(attachFile, agent, { path: 'report.txt', note: 'for you' });
-		assert.equal(row.task_id, 'task-1');
+		assert.equal(row.task_id, taskId);
 		assert.equal(row.added_by, 'agent claude, run run-1');
 		assert.equal(row.run_id, 'run-1');
 		assert.equal((await call(attachFile, agent, { path: path.join(outbox, 'chart.csv') })).name, 'chart.csv');
 		const byHand = await call(attachFile, editor, {
 			project: 'webshop',
-			task: 'task-2',
+			task: otherTaskId,
 			path: path.join(work, 'report.txt'),
 		});
 		assert.equal(byHand.added_by, personLabel(person));
@@ -199,7 +215,7 @@ describe('asset and attachment operations: actor and confinement', () => {
 		for (const file of ['out-file.txt', '../elsewhere/secret/key.txt', path.join(elsewhere, 'secret', 'key.txt')]) {
 			await refused(call(attachFile, agent, { path: file }), 'operation.outsideRun');
 		}
-		await refused(call(attachFile, agent, { path: 'report.txt', task: 'task-2' }), 'operation.outsideRun');
+		await refused(call(attachFile, agent, { path: 'report.txt', task: otherTaskId }), 'operation.outsideRun');
 		await refused(call(attachFile, agent, { path: 'report.txt', project: 'billing' }), 'operation.outsideRun');
 		assert.equal(store.list().length, count);
 	});
@@ -209,7 +225,7 @@ describe('asset and attachment operations: actor and confinement', () => {
 		await refused(call(importAsset, editor, { dir: path.join(elsewhere, 'x'), main: 'yes' }), 'desk.badParams');
 		await refused(call(addLink, editor, { name: 'n' }), 'desk.badParams');
 		await refused(call(putVersion, editor, { id: 'a', files: [{ path: 'x' }] }), 'desk.badParams');
-		await refused(call(attachFile, editor, { path: '/x', task: 'task-1' }), 'desk.badParams');
+		await refused(call(attachFile, editor, { path: '/x', task: taskId }), 'desk.badParams');
 		assert.equal(assetCount(), count);
 	});
 
@@ -229,7 +245,7 @@ describe("an agent's desk tools keep to what its sandbox shows it: read-only and
 	const root = tempDir();
 	// Shared isolation: the work folder is the person's own checkout, the outbox inside its hidden .desk.
 	const work = path.join(root, 'webshop');
-	const outbox = path.join(work, '.desk', 'tasks', 'task-1', 'outbox');
+	const outbox = path.join(work, '.desk', 'tasks', taskId, 'outbox');
 	const elsewhere = path.join(root, 'elsewhere');
 	const inside = (rel: string) => path.join(work, rel);
 	const agent: Actor = {
@@ -258,6 +274,7 @@ describe("an agent's desk tools keep to what its sandbox shows it: read-only and
 	before(async () => {
 		desk = await openDesk();
 		await desk.openWorkspace([{ name: 'webshop', path: makeRepo(work, { commits: 1 }) }]);
+		await makeRunTask(desk, 'webshop');
 		for (const dir of [outbox, elsewhere, inside('.vscode'), inside('.claude'), inside('docs')]) {
 			fs.mkdirSync(dir, { recursive: true });
 		}
@@ -307,7 +324,7 @@ describe("an agent's desk tools keep to what its sandbox shows it: read-only and
 		for (const from of [
 			'.desk/project.db',
 			inside('.desk/project.db'),
-			'.desk/tasks/task-1/outbox/../../../project.db',
+			`.desk/tasks/${taskId}/outbox/../../../project.db`,
 		]) {
 			await refused(
 				call(putVersion, agent, { id: docs.asset.id, files: [{ path: 'db', from }] }),

@@ -132,10 +132,17 @@ describe('BlobStore shared by processes', () => {
 		}
 		const list = path.join(root, '..', 'hashes.txt');
 		fs.writeFileSync(list, hashes.join('\n'));
-		const readers = [run(['read', root, list, '3000']), run(['read', root, list, '3000'])];
+		const stop = path.join(root, '..', 'stop');
+		let reading = 0;
+		let started!: () => void;
+		const bothReading = new Promise<void>((resolve) => (started = resolve));
+		const onLine = (line: string) => line === 'reading' && ++reading === 2 && started();
+		const readers = [run(['read', root, list, stop], onLine), run(['read', root, list, stop], onLine)];
+		await bothReading;
+		// A count, not a time: a busy machine makes the loop slower, never the test weaker.
 		let consolidations = 0;
-		const until = Date.now() + 3000;
-		while (Date.now() < until) {
+		const notBefore = Date.now() + 1000;
+		while (consolidations < 25 || Date.now() < notBefore) {
 			// New packs appear and are merged, old ones vanish, while the readers read.
 			for (let i = 0; i < 3; i++) {
 				store.put(randomBytes(100));
@@ -145,6 +152,7 @@ describe('BlobStore shared by processes', () => {
 			}
 			await new Promise((resolve) => setTimeout(resolve, 5));
 		}
+		fs.writeFileSync(stop, '');
 		await Promise.all(readers.map((r) => r.done));
 		const failures = readers.flatMap((r) => r.lines.filter((l) => l.startsWith('fail ')));
 		const reads = readers.map((r) => Number(r.lines.find((l) => l.startsWith('read '))?.slice(5)));

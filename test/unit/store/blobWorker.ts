@@ -58,12 +58,13 @@ async function write(root: string, name: string, rounds: number, maxPacks: numbe
 	say('done');
 }
 
-function read(root: string, listFile: string, ms: number): void {
+/** Reads random blobs of `listFile` (half through a store opened anew) until the file `stopFile` exists. */
+function read(root: string, listFile: string, stopFile: string): void {
 	const hashes = fs.readFileSync(listFile, 'utf8').split('\n').filter(Boolean);
 	const warm = new BlobStore(root);
-	const until = Date.now() + ms;
+	say('reading');
 	let reads = 0;
-	while (Date.now() < until) {
+	while (reads % 50 !== 0 || !fs.existsSync(stopFile)) {
 		const hash = hashes[Math.floor(Math.random() * hashes.length)]!;
 		const cold = reads % 2 === 1 ? new BlobStore(root) : undefined;
 		try {
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
 	if (mode === 'write') {
 		await write(root!, rest[0]!, Number(rest[1]), Number(rest[2]));
 	} else if (mode === 'read') {
-		read(root!, rest[0]!, Number(rest[1]));
+		read(root!, rest[0]!, rest[1]!);
 	} else if (mode === 'batch') {
 		const store = new BlobStore(root!);
 		const batch = store.batch();

@@ -41,6 +41,28 @@ describe('DurableDatabase', () => {
 		again.close();
 	});
 
+	it('journals nothing for a transaction that changed no row, so no other process sees a change', async () => {
+		const file = path.join(tempDir(), 'noop.db');
+		const db = await open(file);
+		const other = await open(file);
+		db.write((tx) => tx.run('INSERT INTO notes (text) VALUES (?)', ['one']));
+		const [journal, version, outside] = [db.journalBytes, db.dataVersion(), other.outsideVersion()];
+		db.write((tx) => {
+			tx.run(
+				'INSERT INTO notes (text) VALUES (?) ON CONFLICT (text) DO UPDATE SET data = NULL WHERE data IS NOT NULL',
+				['one'],
+			);
+			tx.run('UPDATE notes SET text = ? WHERE text = ?', ['two', 'none such']);
+			tx.run('DELETE FROM notes WHERE id < 0');
+		});
+		assert.deepEqual([db.journalBytes, db.dataVersion(), other.outsideVersion()], [journal, version, outside]);
+		db.write((tx) => tx.run('UPDATE notes SET text = ? WHERE text = ?', ['two', 'one']));
+		assert.ok(other.outsideVersion() > outside, 'a write that changed a row is seen');
+		assert.deepEqual(noteTexts(other), ['two']);
+		other.close();
+		db.close();
+	});
+
 	it('checkpoints into the base file and empties the journal', async () => {
 		const file = path.join(tempDir(), 'b.db');
 		const db = await open(file);

@@ -5,6 +5,7 @@ import { attachmentCommands } from './attachments';
 import { boardCommands } from './board';
 import { cardCommands } from './card';
 import { catchUpCommands } from './catchUp';
+import { endingCommands } from './endings';
 import { lineageCommands } from './lineage';
 import { mcpCommands } from './mcp';
 import { memoryCommands } from './memory';
@@ -17,6 +18,7 @@ export const commands: ReadonlyMap<string, Command> = new Map([
 	...storeCommands,
 	...runViewCommands,
 	...runCommands,
+	...endingCommands,
 	...attachmentCommands,
 	...cardCommands,
 	...mcpCommands,

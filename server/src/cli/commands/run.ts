@@ -37,7 +37,7 @@ function goProject(context: CommandContext): Promise<string> {
 }
 
 /** Tells stderr each state a run reaches while this command carries it out. */
-async function reportStates(context: CommandContext, project: string): Promise<void> {
+export async function reportStates(context: CommandContext, project: string): Promise<void> {
 	if (context.out.json) {
 		return;
 	}
@@ -57,7 +57,7 @@ async function reportStates(context: CommandContext, project: string): Promise<v
  * Waits for the run the call started in this process (a Ctrl-C cancels it, its agent's whole
  * process group, rather than orphaning it), then shows what it recorded: exit 2 when it failed.
  */
-async function carriedOut(context: CommandContext, project: string, runId: string) {
+export async function carriedOut(context: CommandContext, project: string, runId: string) {
 	const desk = await context.open();
 	const { executor } = await desk.runs(projectTop(desk, project));
 	const onSignal = () => {
