@@ -606,6 +606,7 @@ export class Desk {
 			project,
 			libraryDir: this.libraryDir,
 			logger: this.logger,
+			faults: { point: (name: string) => this.faults.point(name) },
 			changed: (runId: string) => this.onRunChanged?.(top, runId),
 			finished: (runId: string, status: 'gate' | 'failed') => this.onRunFinished?.(top, runId, status),
 			deskTools: (request: DeskToolsRequest) => this.deskTools?.(project.name, request),

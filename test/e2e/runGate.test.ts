@@ -28,7 +28,7 @@ function launch(prefix: string, scenario: Scenario, ticket: string): Promise<Scr
 
 const greeting = 'export function greet(name: string): string {\n\treturn `Hello, ${name}!`;\n}\n';
 
-it('runs a ticket through Go with a scripted agent, follows it live, reviews the diff at the gate, approves and finds the commit with its Desk-Run trailer', async () => {
+it('runs a ticket through Go with a scripted agent, follows it live, reviews the diff at the gate, approves and finds the commit with its Desk-Run trailer, then rolls it back after a confirmation', async () => {
 	// The agent sleeps a little in the work node so that the run can be seen in progress.
 	const { repo, page, close } = await launch(
 		'desk-gate-e2e-',
@@ -132,10 +132,40 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		assert.equal(git(repo, 'show', 'HEAD:src/greeting.ts'), greeting.trimEnd());
 		assert.equal(git(repo, 'status', '--porcelain'), '', 'the checkout is clean after the land');
 		await page.getByRole('treeitem', { name: /^Run, completed · landed/ }).waitFor({ timeout: 30_000 });
-		await webviewWith(page, `landed as ${head.slice(0, 12)} — The helper is what the ticket asks for.`);
+		const landedPage = await webviewWith(
+			page,
+			`landed as ${head.slice(0, 12)} — The helper is what the ticket asks for.`,
+		);
 		await page.mouse.move(700, 500);
 		await page.waitForTimeout(800);
 		await screenshot(page, 'run-gate-5-landed');
+
+		// Rollback… from the page: a confirmation that says exactly what it reverts, then a revert commit.
+		await landedPage.getByRole('link', { name: 'Rollback…' }).click();
+		await page
+			.locator('.quick-input-widget', { hasText: 'Rollback: Add a greeting helper' })
+			.waitFor({ timeout: 30_000 });
+		await page.keyboard.press('Enter');
+		const rollbackDialog = page.locator('.monaco-dialog-box');
+		await rollbackDialog.waitFor({ timeout: 30_000 });
+		const rollbackQuestion = await rollbackDialog.innerText();
+		assert.match(rollbackQuestion, /Roll Back run ‘Add a greeting helper’\?/);
+		assert.ok(rollbackQuestion.includes(`Make a commit on main that reverts ${head.slice(0, 12)}`), rollbackQuestion);
+		assert.match(rollbackQuestion, /D src\/greeting\.ts/);
+		await screenshot(page, 'run-gate-5b-rollback-confirm');
+		await rollbackDialog.getByRole('button', { name: 'Roll Back', exact: true }).click();
+		await page
+			.locator('.notification-toast', { hasText: 'rolled back ‘Add a greeting helper’: commit' })
+			.waitFor({ timeout: 30_000 });
+		assert.equal(git(repo, 'rev-parse', 'HEAD~1'), head, 'the revert commit follows the landing');
+		assert.match(git(repo, 'log', '-1', '--format=%B'), new RegExp(`This reverts commit ${head}`));
+		assert.equal(git(repo, 'status', '--porcelain'), '', 'the checkout follows the revert');
+		await page.getByRole('treeitem', { name: /^Run, completed · rolled back a landing/ }).waitFor({ timeout: 30_000 });
+		await page
+			.getByRole('treeitem', { name: /^Run, completed · landed, then rolled back/ })
+			.waitFor({ timeout: 30_000 });
+		await page.waitForTimeout(800);
+		await screenshot(page, 'run-gate-5c-rolled-back');
 	} finally {
 		await screenshot(page, 'run-gate-final').catch(() => undefined);
 		await close();

@@ -224,6 +224,7 @@ describe('the desk server over JSON-RPC', () => {
 			LaunchGo: { project, execute: false },
 			CancelRun: { project, run: 'r' },
 			DecideRun: { project, run: 'r', decision: 'abandon' },
+			ResumeRun: { project, run: 'r' },
 			CancelTask: { project, task: 't' },
 			CancelIntent: { project, intent: 'i' },
 			FollowUp: { project, from: 'i', ticket: 'more' },

@@ -7,6 +7,7 @@ import {
 	CancelRun,
 	DecideRun,
 	ListRuns,
+	ResumeRun,
 	ShowRun,
 	type DecideResult,
 	type RunDetail,
@@ -21,7 +22,7 @@ import { runRef, type RunRef } from './runRef';
 import { runState, runStatusText } from './runWords';
 import { guardedBy } from '../common/guarded';
 
-type GateDecision = 'commit' | 'retry' | 'abandon' | 'checkpoint';
+type GateDecision = 'commit' | 'retry' | 'abandon' | 'checkpoint' | 'rollback';
 
 interface DecisionWords {
 	/** The command's words, for the rationale box. */
@@ -67,14 +68,24 @@ const decisions: Record<GateDecision, DecisionWords> = {
 		progress: 'Keeping a checkpoint of',
 		accepts: atGateWithChange,
 	},
+	rollback: {
+		title: 'Rollback',
+		pick: 'Roll back which landed run?',
+		none: 'No landed run is left to roll back.',
+		progress: 'Rolling back',
+		accepts: (run) => run.decision === 'commit' && !run.rolled_back_by,
+	},
 };
+
+const resumable = (run: RunSummary) => run.decision === 'checkpoint' && !run.resumed_by;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * The gate (glossary: Gate) in the editor: the notification when a run finishes, Review (every changed
  * file in the multi-file diff editor, the run's page with its evidence and provenance beside it),
- * Approve and Land, Retry, Abandon, Checkpoint, and Cancel Run while an agent works.
+ * Approve and Land, Retry, Abandon, Checkpoint, Cancel Run while an agent works, and after the gate
+ * Rollback… of a landed run and Resume from Checkpoint.
  */
 export function registerGateCommands(
 	desk: DeskClient,
@@ -161,6 +172,27 @@ export function registerGateCommands(
 		return `Commit ${count} on ${branch} as “${detail.task.title}” with the trailer Desk-Run: ${ref.runId}.\n\n${files.join('\n')}${more}${warning}`;
 	};
 
+	/** What Rollback reverts, in words, for the confirmation (glossary: Rollback). */
+	const rollbackText = (ref: RunRef, detail: RunDetail): string => {
+		const landed = detail.patchsets.find((p) => p.object_id === detail.decision?.chosen_patchset_id);
+		const touched = landed?.touched ?? [];
+		// Reverted, an added file goes, a deleted one comes back.
+		const files = touched
+			.map((f) => `  ${f.change_type === 'added' ? 'D' : f.change_type === 'deleted' ? 'A' : 'M'} ${f.path}`)
+			.slice(0, 12);
+		const more = touched.length > files.length ? `\n  … and ${touched.length - files.length} more` : '';
+		const version = detail.decision?.tags['desk.version'];
+		if (version !== undefined) {
+			return `Restore the target asset's files as they were before v${version} (which this run landed), cut as its next version; ${plural(touched.length, 'file')}, as the revert changes them:\n\n${files.join('\n')}${more}\n\nRefused if the asset moved on since v${version}.`;
+		}
+		const commit = detail.decision?.result_commit_sha ?? '';
+		const branch =
+			detail.run.tags['desk.isolation'] === 'worktree'
+				? `desk/run-${ref.runId} (or the checked-out branch, if it holds the commit)`
+				: checkedOutBranch(projectPath(ref.project));
+		return `Make a commit on ${branch} that reverts ${commit.slice(0, 12)} (“${detail.task.title}”, landed by this run), with a Desk-Run trailer naming a new rollback run of the task; ${plural(touched.length, 'file')} in the checkout follow it. As the revert changes them (A back, D gone, M modified):\n\n${files.join('\n')}${more}\n\nRefused, with nothing changed, if you changed any of these files since.`;
+	};
+
 	const abandonText = (detail: RunDetail): string => {
 		return `Its change is rejected and the task marked failed.${putsBack(detail) ? ' The files the agent changed in the checkout are put back as they were when the run began (a file you edited since is left as it is).' : ''}`;
 	};
@@ -216,6 +248,19 @@ export function registerGateCommands(
 				void showInformationMessage(`Agent Desk: abandoned ‘${title}’.${restoredText(result)}`);
 				return;
 			}
+			case 'rollback': {
+				const show = 'Show Rollback Run';
+				const choice = await showInformationMessage(
+					result.commit
+						? `Agent Desk: rolled back ‘${title}’: commit ${result.commit.slice(0, 7)} reverts it.`
+						: `Agent Desk: rolled back ‘${title}’: v${result.version} of its target asset restores the version before it.`,
+					show,
+				);
+				if (choice === show && result.rollback_run) {
+					await pages.open(ref.project, result.rollback_run);
+				}
+				return;
+			}
 			case 'checkpoint': {
 				const id = result.decision.checkpoint_id;
 				const git = !detail.patchsets[detail.patchsets.length - 1]?.tags['desk.target_asset'];
@@ -247,8 +292,15 @@ export function registerGateCommands(
 			return;
 		}
 		const restoring = decision === 'retry' ? putsBack(detail) : 0;
-		if (decision === 'commit' || decision === 'abandon' || restoring > 0) {
-			const action = decision === 'commit' ? 'Land' : decision === 'abandon' ? 'Abandon' : 'Retry';
+		if (decision === 'commit' || decision === 'abandon' || decision === 'rollback' || restoring > 0) {
+			const action =
+				decision === 'commit'
+					? 'Land'
+					: decision === 'abandon'
+						? 'Abandon'
+						: decision === 'rollback'
+							? 'Roll Back'
+							: 'Retry';
 			const question = `${action} run ‘${title}’?`;
 			const choice =
 				decision === 'commit'
@@ -260,7 +312,9 @@ export function registerGateCommands(
 								detail:
 									decision === 'abandon'
 										? abandonText(detail)
-										: `Retry puts back the ${plural(restoring, 'file')} the agent changed in the checkout (files you changed since are kept) and starts a new run of the task.`,
+										: decision === 'rollback'
+											? rollbackText(ref, detail)
+											: `Retry puts back the ${plural(restoring, 'file')} the agent changed in the checkout (files you changed since are kept) and starts a new run of the task.`,
 							},
 							action,
 						);
@@ -284,6 +338,31 @@ export function registerGateCommands(
 				}),
 		);
 		await report(ref, detail, result);
+	};
+
+	/** Resume from Checkpoint (glossary: Checkpoint): a new run of the task, configured from this run's launch. */
+	const resume = async (ref: RunRef): Promise<void> => {
+		const detail = await desk.request(ShowRun, { project: ref.project, id: ref.runId });
+		const result = await vscode.window.withProgress(
+			{
+				location: vscode.ProgressLocation.Notification,
+				title: messageText(`Agent Desk: resuming ‘${detail.task.title}’ from its checkpoint…`),
+			},
+			() =>
+				desk.requestOnce(ResumeRun, {
+					project: ref.project,
+					run: ref.runId,
+					settings: runSettings(projectPath(ref.project)),
+				}),
+		);
+		const show = 'Show Run';
+		const choice = await showInformationMessage(
+			`Agent Desk: resumed ‘${detail.task.title}’ from its checkpoint in a new run.`,
+			show,
+		);
+		if (choice === show) {
+			await pages.open(ref.project, result.run);
+		}
 	};
 
 	const cancel = async (ref: RunRef): Promise<void> => {
@@ -339,6 +418,11 @@ export function registerGateCommands(
 		vscode.commands.registerCommand('agentDesk.retryRun', decisionCommand('retry')),
 		vscode.commands.registerCommand('agentDesk.abandonRun', decisionCommand('abandon')),
 		vscode.commands.registerCommand('agentDesk.checkpointRun', decisionCommand('checkpoint')),
+		vscode.commands.registerCommand('agentDesk.rollbackRun', decisionCommand('rollback')),
+		vscode.commands.registerCommand(
+			'agentDesk.resumeRun',
+			onRun(resume, 'Resume which checkpointed run?', resumable, 'No checkpointed run is left to resume.'),
+		),
 		vscode.commands.registerCommand(
 			'agentDesk.cancelRun',
 			onRun(cancel, 'Cancel which run?', (run) => runState(run) === 'running', 'No run is in progress.'),

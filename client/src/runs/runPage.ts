@@ -247,6 +247,9 @@ export const runPageCommands = [
 	'agentDesk.abandonRun',
 	'agentDesk.checkpointRun',
 	'agentDesk.cancelRun',
+	'agentDesk.rollbackRun',
+	'agentDesk.resumeRun',
+	'agentDesk.openRun',
 	...lineagePageCommands,
 ] as const;
 
@@ -293,8 +296,23 @@ export function renderActions(project: string, d: RunDetail): string {
 			commandLink('agentDesk.retryRun', args, 'Retry', 'primary'),
 			commandLink('agentDesk.abandonRun', args, 'Abandon'),
 		);
-	} else if (hasPatch) {
-		links.push(commandLink('agentDesk.reviewRun', args, 'Review Change'));
+	} else {
+		if (hasPatch) {
+			links.push(commandLink('agentDesk.reviewRun', args, 'Review Change'));
+		}
+		// A landed run can be rolled back, a checkpoint resumed: each once (glossary: Rollback, Checkpoint).
+		const decided = d.summary.decision;
+		if (decided === 'commit' && !d.summary.rolled_back_by) {
+			links.push(commandLink('agentDesk.rollbackRun', args, 'Rollback…'));
+		} else if (decided === 'checkpoint' && !d.summary.resumed_by) {
+			note = 'Its change is kept as a checkpoint: resume it in a new run of the task.';
+			links.push(commandLink('agentDesk.resumeRun', args, 'Resume from Checkpoint', 'primary'));
+		}
+		const followUp = d.summary.rolled_back_by ?? d.summary.resumed_by;
+		if (followUp) {
+			note = `${d.summary.rolled_back_by ? 'Rolled back' : 'Resumed'} by run ${followUp}.`;
+			links.push(commandLink('agentDesk.openRun', [project, followUp], 'Open That Run'));
+		}
 	}
 	return links.length === 0 && !note
 		? ''

@@ -22,16 +22,20 @@ export const decisionWords: Record<NonNullable<RunSummary['decision']>, string> 
 	retry: 'retried',
 	abandon: 'abandoned',
 	checkpoint: 'checkpointed',
-	rollback: 'rolled back',
+	rollback: 'rolled back a landing',
 };
 
 /** The run's status as the views say it: "patching", "waiting for review", "completed · landed". */
-export function runStatusText(run: Pick<RunSummary, 'status' | 'decision' | 'at_gate'>): string {
+export function runStatusText(
+	run: Pick<RunSummary, 'status' | 'decision' | 'at_gate' | 'rolled_back_by' | 'resumed_by'>,
+): string {
 	const state = runState(run);
+	// What a later run of the task did with this one's verdict (glossary: Rollback, Checkpoint).
+	const later = run.rolled_back_by ? ', then rolled back' : run.resumed_by ? ', then resumed' : '';
 	return state === 'gate'
 		? 'waiting for review'
 		: run.decision
-			? `${run.status} · ${decisionWords[run.decision]}`
+			? `${run.status} · ${decisionWords[run.decision]}${later}`
 			: run.status;
 }
 

@@ -610,9 +610,16 @@ function runItem(
 	item.description = parts.filter(Boolean).join(' · ');
 	item.tooltip = new vscode.MarkdownString(runTooltip(run, node.title), true);
 	item.command = { command: 'agentDesk.openRun', title: 'Open Run', arguments: [node.project, run.id] };
-	// run.<state>.<patch|nopatch>[.branch][.starter]: the Runs view's menus offer the gate's decisions,
-	// Post Note… (a branch's run) and Continue with Reports (a run that started branches) by it.
-	item.contextValue = `run.${state}.${run.patchsets > 0 ? 'patch' : 'nopatch'}${role.branch ? '.branch' : ''}${role.starter ? '.starter' : ''}`;
+	// run.<state>.<patch|nopatch>[.branch][.starter][.landed|.checkpointed]: the Runs view's menus offer
+	// the gate's decisions, Post Note… (a branch's run), Continue with Reports (a run that started
+	// branches), Rollback… (landed, not rolled back) and Resume from Checkpoint (not resumed) by it.
+	const followUp =
+		run.decision === 'commit' && !run.rolled_back_by
+			? '.landed'
+			: run.decision === 'checkpoint' && !run.resumed_by
+				? '.checkpointed'
+				: '';
+	item.contextValue = `run.${state}.${run.patchsets > 0 ? 'patch' : 'nopatch'}${role.branch ? '.branch' : ''}${role.starter ? '.starter' : ''}${followUp}`;
 	item.accessibilityInformation = { label: `Run, ${item.description}` };
 	return item;
 }

@@ -58,8 +58,11 @@ Runs carried out (of --project NAME, else the repository at --repo PATH or the c
                                                   Go, then carry the run out here to the gate
   run status ID                                   the run, its PatchSets, evidence and decision
   run cancel ID [--reason TEXT]                   stop the agent's process group; the run fails
-  run decide ID --decision commit|retry|abandon|checkpoint [--patchset ID] [--rationale TEXT] [--settings FILE]
-                                                  the gate: commit lands the change; retry runs again here
+  run decide ID --decision commit|retry|abandon|checkpoint|rollback [--patchset ID] [--rationale TEXT] [--settings FILE]
+                                                  the gate: commit lands the change; retry runs again here;
+                                                  rollback reverts a landed run's change in a run of its own
+  run resume ID [--settings FILE] [--agent NAME] [--isolation shared|worktree]
+                                                  Resume from Checkpoint: a new run from the kept change, here
   task cancel ID [--reason TEXT]                  cancel its working run, abandon its undecided ones; the task ends cancelled
   intent cancel ID [--reason TEXT]                cancel each task of it that can still run; the intent ends cancelled
   intent follow-up ID (--ticket TEXT | --ticket-file F) [--settings FILE] [--agent NAME] [--request-id ID]

@@ -98,6 +98,11 @@ export type DeskErrorCode =
 	| 'run.targetMoved'
 	| 'run.noPatch'
 	| 'run.checkoutBusy'
+	// Rollback: the checkout has changes in files it would write. Resume: the run kept no checkpoint
+	// (or it was resumed), or the checkpoint's change no longer applies to where the new run works.
+	| 'run.checkoutDirty'
+	| 'run.notCheckpointed'
+	| 'run.checkpointConflict'
 	| 'attachment.tooLarge'
 	| 'attachment.quota'
 	| 'attachment.unavailable'

@@ -4,6 +4,7 @@ import { attachmentOperations } from './attachments';
 import { boardOperations } from './board';
 import { cardOperations } from './card';
 import { catchUpOperations } from './catchUp';
+import { checkpointOperations } from './checkpoints';
 import { endingOperations } from './endings';
 import { historyOperations } from './history';
 import { lineageOperations } from './lineage';
@@ -22,6 +23,7 @@ export const operations: readonly AnyOperation[] = [
 	...attachmentOperations,
 	...proposalOperations,
 	...runOperations,
+	...checkpointOperations,
 	...endingOperations,
 	...cardOperations,
 	...historyOperations,

@@ -148,7 +148,7 @@ export const cancelRun = operation({
  */
 export const decideRun = operation({
 	name: 'run.decide',
-	summary: 'Decide a run at the gate: commit, retry, abandon or checkpoint.',
+	summary: 'Decide a run at the gate: commit, retry, abandon or checkpoint; or roll back a landed run.',
 	params: DecideRun.params,
 	callers: ['editor', 'cli'],
 	mutates: true,
@@ -181,7 +181,8 @@ export const decideRun = operation({
 		const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () => {
 			// The gate answers a Decision made for this very request from it (a desk stopped before its
 			// answer was recorded); any other Decision it refuses.
-			const madeBefore = ai.runDecision(run) !== undefined;
+			// A rollback's Decision is its own run's: the landed run's is not one made for this request.
+			const madeBefore = decision !== 'rollback' && ai.runDecision(run) !== undefined;
 			// What the landing owes is recorded before it is decided: a desk stopped after the Decision
 			// resumes the memorize on its next start.
 			const owes = memorizes && !madeBefore;

@@ -37,7 +37,7 @@ import type {
 } from '../assets/types';
 import type { HistoryImportResult, HistoryRefusal } from '../ai/types';
 import type { DeskErrorJson } from '../core/errors';
-import type { DecideResult, EndingResult, RunDetail, RunsOverview, RunSummary } from '../runs/types';
+import type { DecideResult, EndingResult, ResumeResult, RunDetail, RunsOverview, RunSummary } from '../runs/types';
 import type { AttachmentRow, IngestReport } from '../attachments/types';
 import type {
 	BoardMessage,
@@ -85,6 +85,7 @@ export type {
 	SuggestIndexProgress,
 	SuggestResult,
 	DecideResult,
+	ResumeResult,
 	EndingResult,
 	AttachmentRow,
 	IngestReport,
@@ -593,20 +594,37 @@ export const CancelRun = request<{ stopped: boolean }>()(
  * Client → server: the gate's decision on a completed or failed run (glossary: Gate): `commit` lands
  * the PatchSet (the run's last unless named), `retry` makes and starts a new Run of the same Task
  * with `settings`, `abandon` fails the Task and puts the shared checkout's files back, `checkpoint`
- * keeps the change aside. Fails with `run.notAwaitingDecision`, `run.noPatch`, `run.landConflict`,
- * `run.targetMoved`. With `requestId`, a repeat returns the first answer and starts no second run.
+ * keeps the change aside and puts the shared checkout's files back (glossary: Checkpoint), and
+ * `rollback` reverts a landed run's change in a run of its own (glossary: Rollback; `rollback_run`,
+ * with `commit` or `version`). Fails with `run.notAwaitingDecision`, `run.noPatch`, `run.landConflict`
+ * (also: the revert no longer applies), `run.targetMoved`, `run.notLanded` (rollback of a run that did
+ * not land, or was rolled back), `run.checkoutDirty` (the checkout has changes in files the rollback
+ * writes). With `requestId`, a repeat returns the first answer and starts no second run.
  */
 export const DecideRun = request<DecideResult>()(
 	'desk/runs/decide',
 	object({
 		project: projectName,
 		run: runId,
-		decision: oneOf(['commit', 'retry', 'abandon', 'checkpoint']),
+		decision: oneOf(['commit', 'retry', 'abandon', 'checkpoint', 'rollback']),
 		patchset: optional(runId),
 		rationale: optional(string({ maxLength: 64 * 1024 })),
 		settings: runSettings,
 		requestId,
 	}),
+);
+
+/**
+ * Client → server: Resume from Checkpoint (glossary: Checkpoint): a new run of a checkpointed run's
+ * task, from the same launch record with `settings`, whose work folder gets the checkpoint's change
+ * before its agent starts; the result comes back at once, the run's end as `desk/runs/didFinish`.
+ * Fails with `run.notCheckpointed` (no checkpoint, resumed already, or the task ended),
+ * `run.checkpointConflict` (the change no longer applies where the run would work),
+ * `run.checkoutBusy`, `run.badSettings`, `ai.notFound`. With `requestId`, a repeat starts nothing.
+ */
+export const ResumeRun = request<ResumeResult>()(
+	'desk/runs/resume',
+	object({ project: projectName, run: runId, settings: runSettings, requestId }),
 );
 
 /**
@@ -1036,6 +1054,7 @@ export const deskRequests = {
 	LaunchGo,
 	CancelRun,
 	DecideRun,
+	ResumeRun,
 	CancelTask,
 	CancelIntent,
 	FollowUp,

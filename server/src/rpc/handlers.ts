@@ -129,6 +129,7 @@ function handWritten(
 	| 'BranchFromRun'
 	| 'PromptLineage'
 	| 'DecideRun'
+	| 'ResumeRun'
 	| 'ListBoard'
 	| 'PostToBoard'
 	| 'AnswerReport'

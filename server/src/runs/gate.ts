@@ -11,7 +11,7 @@ import {
 	setRunStatus,
 	setTaskStatus,
 } from '../ai/model';
-import type { ActorRef, Decision, DecisionType, Intent, PatchSet, Run, Task } from '../ai/types';
+import type { Decision, Intent, PatchSet, Run, Task } from '../ai/types';
 import { DeskError } from '../core/errors';
 import type { LaunchRecord } from '../launch/types';
 import type { RunPlacement } from './placement';
@@ -20,36 +20,17 @@ import { tellBoard, type RunExecutor } from './runner';
 import { closeRunPlans, endIntentOf } from './endings';
 import { SafeGit, type CommitIdentity } from './safeGit';
 import { ConfinedDir } from '../store/confinedDir';
-import type { WriteTransaction } from '../store/durableDatabase';
-import { linkInFolder, removeInFolder, removeTreeInFolder, writeInFolder } from '../store/folderFiles';
-import { gateTag, isAtGate } from './runViews';
-import { readTargetChanges } from './targetChangesRecord';
-import type { DecideResult } from './types';
-import { endTaskOutbox } from './taskOutbox';
+import { removeTreeInFolder } from '../store/folderFiles';
+import { putBackFiles } from './checkoutFiles';
+import { resumeFromCheckpoint } from './checkpoints';
+import { forRequest, madeFor, type DecideRequest } from './decisionRequests';
 
-export interface DecideRequest {
-	decision: DecisionType;
-	/** Who decides: the person (their git identity), recorded as the Decision's `created_by`. */
-	by: ActorRef;
-	/** The PatchSet to land (Commit) or keep (Checkpoint); the run's last one when not named. */
-	patchset?: string;
-	rationale?: string;
-	/** Retry: refuses before anything is put back (the checkout is another run's now, say). */
-	check?: () => void;
-	/**
-	 * Retry: claims where the new run will work, in the decision's own transaction, so a desk stopped
-	 * before the run starts leaves a claimed run that the next desk fails, never one left Created.
-	 */
-	claim?: (tx: WriteTransaction, runId: string) => void;
-	/**
-	 * The client's request this decision answers (its id and params hash), kept on the Decision: a
-	 * desk stopped after the Decision and before the answer was recorded answers the same request
-	 * again from the Decision instead of refusing it as decided already.
-	 */
-	request?: { id: string; hash: string };
-	/** Abandon: the person cancelled the Task (glossary: Ending), which ends Cancelled rather than Failed. */
-	cancelTask?: boolean;
-}
+export type { DecideRequest } from './decisionRequests';
+import { rollBack } from './rollback';
+import { gateTag, isAtGate, resumesTag } from './runViews';
+import { readTargetChanges } from './targetChangesRecord';
+import type { DecideResult, ResumeResult } from './types';
+import { endTaskOutbox } from './taskOutbox';
 
 /**
  * The gate (glossary: Gate): a person's verdict on a completed (or failed) run, one Decision a run.
@@ -88,6 +69,10 @@ export class RunGate {
 	private async decideOnce(runId: string, request: DecideRequest): Promise<DecideResult> {
 		const { ai } = this.ports;
 		const run = ai.require<Run>(runId, 'run');
+		if (request.decision === 'rollback') {
+			// Not a verdict on this run, which has its Decision: the verdict of a run of its own (glossary: Rollback).
+			return rollBack(this.ports, run, request, { subject: this.subjectOf(run) });
+		}
 		const existing = ai.runDecision(runId);
 		if (existing && request.request && madeFor(existing, request.request)) {
 			return this.resultOf(run, existing);
@@ -142,6 +127,10 @@ export class RunGate {
 					: undefined;
 				const head = git ? await git.resolveCommit('HEAD') : run.commit;
 				const next = newRun(actor('system', 'agent-desk'), task, head);
+				if (run.tags[resumesTag]) {
+					// A retry of a resumed run begins from the same checkpoint (glossary: Checkpoint).
+					next.tags = { ...next.tags, [resumesTag]: run.tags[resumesTag] };
+				}
 				addRun(task, next);
 				this.reject(patchsets);
 				const restored = placement ? await this.restoreShared(placement, patchsets) : { restored: [], left: [] };
@@ -189,9 +178,22 @@ export class RunGate {
 						await this.ports.library.gitLocation(this.ports.project.path),
 					);
 					const identity = await this.identity(git, placement.agent);
+					// Its parent holds the tree the run started from, so the commit's own change is the run's
+					// (what Resume applies): on the shared checkout that start may hold the person's changes,
+					// kept in a parent of its own over the baseline.
+					const start = placement.start_tree!;
+					const base =
+						start === (await git.text(['rev-parse', `${run.commit}^{tree}`]))
+							? run.commit
+							: await git.commitTree(
+									start,
+									[run.commit],
+									`Checkpoint base of ${task.title}: the checkout as the run began\n\nDesk-Run: ${run.object_id}\n`,
+									identity,
+								);
 					const commit = await git.commitTree(
 						chosen.tags['desk.tree']!,
-						[run.commit],
+						[base],
 						`Checkpoint of ${task.title}\n\nDesk-Run: ${run.object_id}\n`,
 						identity,
 					);
@@ -201,28 +203,38 @@ export class RunGate {
 				} else {
 					checkpointId = chosen.tags['desk.target_changes']!;
 				}
+				// Checkpoint selects no PatchSet (glossary: Checkpoint): checkpoint_id names the state kept.
 				const decision = forRequest(
 					newDecision(request.by, run, 'checkpoint', {
-						chosen,
 						checkpointId,
 						...(rationale ? { rationale } : {}),
 					}),
 					request,
 				);
+				// The change is kept aside: on the shared checkout its files are put back as at the start
+				// (a file changed since is left), so a resumed run applies it again onto a checkout without it.
+				const restored = await this.restoreShared(placement, patchsets);
 				this.closeGate(run);
 				ai.put([decision, run]);
 				tellBoard(this.ports, runId, (board) => board.decided(runId));
 				// The state is kept (the checkpoint commit, or every file's blob): the run's folder can go.
 				await this.cleanUp(placement);
-				return { decision };
+				return { decision, ...restored };
 			}
-			case 'rollback':
-				throw new DeskError(
-					'run.notAwaitingDecision',
-					'Rollback reverts a landed PatchSet; revert its commit with git, or restore an earlier version of the asset.',
-					{ run: runId },
-				);
 		}
+	}
+
+	/** Resume from Checkpoint (glossary: Checkpoint): a new run of the task, made and claimed, not started. */
+	resume(
+		runId: string,
+		options: Omit<Parameters<typeof resumeFromCheckpoint>[2], 'placement' | 'record'>,
+	): Promise<ResumeResult> {
+		const from = this.ports.ai.require<Run>(runId, 'run');
+		return resumeFromCheckpoint(this.ports, runId, {
+			...options,
+			placement: this.executor.placement(runId),
+			record: this.launchRecord(from),
+		});
 	}
 
 	/** The answer a decision made earlier gave, read back from what it stored (files put back are not kept: none are listed). */
@@ -250,8 +262,7 @@ export class RunGate {
 		const { ai, library } = this.ports;
 		const by = request.by;
 		const intent = task.intent ? ai.get<Intent>(task.intent) : undefined;
-		const record = this.launchRecord(run);
-		const subject = (record?.ticket ?? task.title).trim().split('\n')[0]!.trim() || task.title;
+		const subject = this.subjectOf(run);
 		let commit: string | undefined;
 		let version: number | undefined;
 		let afterLand: (() => Promise<void>) | undefined;
@@ -427,54 +438,14 @@ export class RunGate {
 		);
 	}
 
-	/**
-	 * Puts each of `paths` in the checkout at its state in `targetTree`, when the checkout still has
-	 * it exactly as in `leftTree` (what the agent left); the others are left and named. Nothing is
-	 * written through a link: folders on the way are checked, files are replaced by rename, and a
-	 * link the agent left in a file's place is replaced, never followed.
-	 */
-	private async putBack(
+	private putBack(
 		git: SafeGit,
 		leftTree: string,
 		targetTree: string,
 		paths: readonly string[],
 		installed: readonly string[] = [],
 	): Promise<{ restored: string[]; left: string[] }> {
-		const top = this.ports.project.path;
-		const now = await git.treeOfFolder(top, leftTree, installed);
-		const restored: string[] = [];
-		const left: string[] = [];
-		// The reads below change no config: the keys are listed once, not before each ls-tree.
-		const reader = await git.pinned();
-		for (const rel of [...new Set(paths)]) {
-			const agentLeft = await entryAt(reader, leftTree, rel);
-			const current = await entryAt(reader, now, rel);
-			if (agentLeft?.oid !== current?.oid || agentLeft?.mode !== current?.mode) {
-				left.push(rel);
-				continue;
-			}
-			const wanted = await entryAt(reader, targetTree, rel);
-			try {
-				if (wanted === undefined || wanted.type !== 'blob') {
-					removeInFolder(top, rel, { replaceLink: true });
-				} else if (wanted.mode === '120000') {
-					// A link of the repository's own: put back as the link it was, pointing where it did,
-					// made inside the folder reached through descriptors (never through a link on the way).
-					linkInFolder(top, rel, await git.run(['cat-file', 'blob', wanted.oid]));
-				} else {
-					writeInFolder(top, rel, await git.run(['cat-file', 'blob', wanted.oid]), {
-						executable: wanted.mode === '100755',
-						replaceLink: true,
-					});
-				}
-				restored.push(rel);
-			} catch (error) {
-				this.ports.logger.warn(`${rel} was not put back: ${(error as Error).message}`);
-				left.push(rel);
-			}
-		}
-		await git.run(['update-index', '-q', '--refresh'], { okCodes: [0, 1] }).catch(() => undefined);
-		return { restored, left };
+		return putBackFiles(git, this.ports.project.path, this.ports.logger, { leftTree, targetTree, paths, installed });
 	}
 
 	/**
@@ -509,6 +480,12 @@ export class RunGate {
 		return { author: { name: `${agent} via Agent Desk`, email: personIdentity.email }, committer: personIdentity };
 	}
 
+	/** The first line of the run's ticket (its task's title when it has none): a landing's subject. */
+	private subjectOf(run: Run): string {
+		const title = this.ports.ai.require<Task>(run.task, 'task').title;
+		return (this.launchRecord(run)?.ticket ?? title).trim().split('\n')[0]!.trim() || title;
+	}
+
 	launchRecord(run: Run): LaunchRecord | undefined {
 		const launch = this.executor.launchOf(run.object_id);
 		const byLaunch = launch ? this.ports.control.launchRecord(launch) : undefined;
@@ -517,24 +494,6 @@ export class RunGate {
 		}
 		return this.ports.control.launchRecordOfTask(run.task);
 	}
-}
-
-/** The entry at exactly `rel` in a tree (a file, a link, a folder or a submodule), or undefined. */
-async function entryAt(
-	git: SafeGit,
-	treeish: string,
-	rel: string,
-): Promise<{ oid: string; mode: string; type: string } | undefined> {
-	for (const record of (await git.run(['ls-tree', '-z', '--full-tree', treeish, '--', rel]))
-		.toString('utf8')
-		.split('\0')) {
-		const tab = record.indexOf('\t');
-		if (tab > 0 && record.slice(tab + 1) === rel) {
-			const [mode, type, oid] = record.slice(0, tab).split(' ');
-			return { oid: oid!, mode: mode!, type: type! };
-		}
-	}
-	return undefined;
 }
 
 /**
@@ -577,16 +536,4 @@ export function makeWritable(folder: string, dir?: ConfinedDir, depth = 0): void
 			opened?.close();
 		}
 	}
-}
-
-/** The Decision keeps the request it answers (see {@link DecideRequest.request}). */
-function forRequest(decision: Decision, request: DecideRequest): Decision {
-	if (request.request) {
-		decision.tags = { ...decision.tags, 'desk.request': request.request.id, 'desk.request_hash': request.request.hash };
-	}
-	return decision;
-}
-
-function madeFor(decision: Decision, request: { id: string; hash: string }): boolean {
-	return decision.tags['desk.request'] === request.id && decision.tags['desk.request_hash'] === request.hash;
 }

@@ -1,6 +1,7 @@
 import type { AttachmentStore } from '../attachments/attachmentStore';
 import type { Library } from '../assets/library';
 import type { ProjectRecord } from '../assets/types';
+import type { Faults } from '../core/faults';
 import type { Logger } from '../core/logger';
 import type { AiStore } from '../store/aiStore';
 import type { BlobStore } from '../store/blobStore';
@@ -21,6 +22,8 @@ export interface RunnerPorts {
 	project: ProjectRecord;
 	libraryDir: string;
 	logger: Logger;
+	/** Kill points of crash tests (core/faults.ts); none in production. */
+	faults?: Faults;
 	/** Told whenever the run's objects changed (the Runs view refreshes). */
 	changed: (runId: string) => void;
 	/** Told when a run reached the gate (completed with a change) or failed. */

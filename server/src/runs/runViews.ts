@@ -33,6 +33,15 @@ export function runSummary(store: AiStore, run: Run): RunSummary {
 	}
 	if (decision) {
 		summary.decision = decision.decision_type;
+		const followUp =
+			decision.decision_type === 'commit'
+				? followUpRun(store, run, rollsBackTag)
+				: decision.decision_type === 'checkpoint'
+					? followUpRun(store, run, resumesTag)
+					: undefined;
+		if (followUp) {
+			summary[decision.decision_type === 'commit' ? 'rolled_back_by' : 'resumed_by'] = followUp.object_id;
+		}
 	}
 	if (run.error) {
 		summary.error = run.error;
@@ -104,6 +113,19 @@ export function isAtGate(run: Run): boolean {
 
 /** The run's tag that says it reached the gate. */
 export const gateTag = 'desk.gate';
+
+/** A rollback run's tag: the landed run it reverted (glossary: Rollback). */
+export const rollsBackTag = 'desk.rolls_back';
+/** A resumed run's tag: the checkpointed run whose state it began from (glossary: Checkpoint). */
+export const resumesTag = 'desk.resumes';
+
+/** The run of the same task whose `tag` names `run`: the one that rolled it back or resumed it. */
+export function followUpRun(store: AiStore, run: Run, tag: typeof rollsBackTag | typeof resumesTag): Run | undefined {
+	const task = store.get<Task>(run.task);
+	return task?.object_type === 'task'
+		? store.taskRuns(task).find((later) => later.tags[tag] === run.object_id)
+		: undefined;
+}
 
 export function runFinishedParams(ai: AiStore, project: string, runId: string, status: 'gate' | 'failed') {
 	const run = ai.require<Run>(runId, 'run');

@@ -40,6 +40,7 @@ import { AgentRecorder } from './agentRecorder';
 import { invokeAgent, type AgentOutcome } from './agentProcess';
 import { objectSink } from './artifacts';
 import { assertCheckoutFree, checkoutBusy, claimCheckout, claimDecision } from './checkoutClaims';
+import { applyCheckpoint } from './checkpoints';
 import { evidenceLog, runChecks } from './checks';
 import { closeRunPlans } from './endings';
 import { recoverInterrupted, type RecoveryResult } from './crashRecovery';
@@ -247,6 +248,7 @@ export class RunExecutor {
 		const placement = await placeRun(this.ports, run, record, settings, agent);
 		execution.placement = placement;
 		this.ports.control.savePlacement(runId, placementJson(placement));
+		await applyCheckpoint(this.ports, run, placement);
 		const references = await mountReferences(this.ports, record, placement);
 		const skills = await installSkills(this.ports, record, placement, agent);
 		this.ports.control.savePlacement(runId, placementJson(placement));

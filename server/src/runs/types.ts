@@ -33,6 +33,10 @@ export interface RunSummary {
 	decision?: Decision['decision_type'];
 	/** Validating with its checks done, waiting for the person's decision (the run completes with it). */
 	at_gate: boolean;
+	/** A landed run: the run of its task that rolled it back. */
+	rolled_back_by?: string;
+	/** A checkpointed run: the run of its task that resumed from its checkpoint. */
+	resumed_by?: string;
 	error?: string;
 }
 
@@ -70,6 +74,14 @@ export interface RunDetail {
 	tool_invocations: ToolInvocation[];
 }
 
+/** Resume from Checkpoint: the new run (started by the caller), its task, and the checkpoint it begins from. */
+export interface ResumeResult {
+	run: string;
+	task: string;
+	/** The checkpoint commit (git) or the `desk.target_changes` blob (a snapshot target). */
+	checkpoint: string;
+}
+
 /** What Cancel Task or Cancel Intent ended (glossary: Ending). */
 export interface EndingResult {
 	/** Runs that were working and were cancelled first. */
@@ -89,6 +101,8 @@ export interface DecideResult {
 	version?: number;
 	/** Retry: the new Run of the same Task (started by the caller). */
 	new_run?: string;
+	/** Rollback: the Run of the same Task that reverted the landed one (its Decision is the rollback). */
+	rollback_run?: string;
 	/** Abandon on the shared checkout: files put back, and files left because they changed since. */
 	restored?: string[];
 	left?: string[];

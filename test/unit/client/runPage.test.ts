@@ -112,9 +112,33 @@ describe('the run page, built without VS Code', () => {
 		assert.deepEqual(offered(detail({ status: 'failed' })), ['*retryRun', 'abandonRun']);
 		assert.deepEqual(offered(detail({ status: 'completed', decision: 'commit' }, { patchsets: [patchset] })), [
 			'reviewRun',
+			'rollbackRun',
 		]);
+		assert.match(
+			renderRunBody(detail({ status: 'completed', decision: 'commit', rolled_back_by: 'run-2' }), ''),
+			/completed · landed, then rolled back/,
+		);
+		assert.deepEqual(offered(detail({ status: 'completed', decision: 'commit', rolled_back_by: 'run-2' })), [
+			'openRun',
+		]);
+		assert.deepEqual(offered(detail({ status: 'completed', decision: 'checkpoint' })), ['*resumeRun']);
+		assert.match(
+			renderActions(project, detail({ status: 'completed', decision: 'checkpoint' })),
+			/kept as a checkpoint/,
+		);
+		assert.deepEqual(offered(detail({ status: 'completed', decision: 'checkpoint', resumed_by: 'run-2' })), [
+			'openRun',
+		]);
+		assert.match(
+			renderActions(project, detail({ status: 'completed', decision: 'checkpoint', resumed_by: 'run-2' })),
+			/Resumed by run run-2\./,
+		);
 		assert.equal(renderActions(project, detail({ status: 'completed', decision: 'abandon' })), '');
-		for (const link of links(renderActions(project, detail({ at_gate: true }, { patchsets: [patchset] })))) {
+		for (const link of [
+			...links(renderActions(project, detail({ at_gate: true }, { patchsets: [patchset] }))),
+			...links(renderActions(project, detail({ status: 'completed', decision: 'commit' }))),
+			...links(renderActions(project, detail({ status: 'completed', decision: 'checkpoint' }))),
+		]) {
 			assert.ok((runPageCommands as readonly string[]).includes(link.command), link.command);
 			assert.deepEqual(link.args, [project, 'run-1']);
 		}

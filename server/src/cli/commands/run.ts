@@ -1,12 +1,14 @@
 /**
- * `desk run …`: runs carried out here, from Go to the gate: go, status, cancel and decide (commit,
- * retry, abandon, checkpoint). Go and Retry start the run in this process; the command waits for it
- * (a Ctrl-C cancels it) and shows what it recorded.
+ * `desk run …`: runs carried out here, from Go to the gate: go, status, cancel, decide (commit,
+ * retry, abandon, checkpoint, rollback of a landed run) and resume (from a checkpoint). Go, Retry and
+ * Resume start the run in this process; the command waits for it (a Ctrl-C cancels it) and shows what
+ * it recorded.
  */
 import type { Run } from '../../ai/types';
 import { DeskError } from '../../core/errors';
 import { maxSettingsBytes } from '../../core/inputLimits';
 import { launchGo } from '../../operations/card';
+import { resumeRun } from '../../operations/checkpoints';
 import { cancelRun, decideRun, projectTop, runStatus } from '../../operations/runs';
 import type { RunDetail } from '../../runs/types';
 import { oneId, UsageError } from '../args';
@@ -113,16 +115,16 @@ const runCancel = operationCommand(cancelRun, {
 			: `run ${t(rest[0]!)}: marked failed (no process was carrying it out)`,
 });
 
-const decisions = ['commit', 'retry', 'abandon', 'checkpoint'] as const;
+const decisions = ['commit', 'retry', 'abandon', 'checkpoint', 'rollback'] as const;
 
-/** `desk run decide ID --decision commit|retry|abandon|checkpoint [--patchset ID] [--rationale TEXT] [--settings FILE]`: the gate. */
+/** `desk run decide ID --decision commit|retry|abandon|checkpoint|rollback [--patchset ID] [--rationale TEXT] [--settings FILE]`: the gate, and Rollback of a landed run. */
 const runDecide = operationCommand(decideRun, {
 	async params(context) {
 		const { command, rest, values } = context;
 		const run = oneId(rest, command);
 		const decision = decisions.find((d) => d === values.decision);
 		if (decision === undefined) {
-			throw new UsageError('run decide needs --decision commit, retry, abandon or checkpoint');
+			throw new UsageError('run decide needs --decision commit, retry, abandon, checkpoint or rollback');
 		}
 		const project = await projectOfCommand(context);
 		if (decision === 'retry') {
@@ -138,14 +140,27 @@ const runDecide = operationCommand(decideRun, {
 		};
 	},
 	text: (result) =>
-		result.commit
-			? `landed as ${t(result.commit)}`
-			: result.version !== undefined
-				? `landed as v${result.version}`
-				: `${result.decision.decision_type}${result.restored?.length ? `: ${result.restored.length} file(s) put back` : ''}${result.left?.length ? `; left as you changed them: ${result.left.map(t).join(', ')}` : ''}`,
+		result.rollback_run
+			? `rolled back in run ${t(result.rollback_run)}: ${result.commit ? `reverted by ${t(result.commit)}` : `restored as v${result.version}`}`
+			: result.commit
+				? `landed as ${t(result.commit)}`
+				: result.version !== undefined
+					? `landed as v${result.version}`
+					: `${result.decision.decision_type}${result.restored?.length ? `: ${result.restored.length} file(s) put back` : ''}${result.left?.length ? `; left as you changed them: ${result.left.map(t).join(', ')}` : ''}`,
 	// Retry's new run was started here: the command carries it out and shows it.
 	follow: async (result, context) =>
 		result.new_run ? carriedOut(context, await projectOfCommand(context), result.new_run) : undefined,
+});
+
+/** `desk run resume ID [--settings FILE] [--agent NAME] [--isolation shared|worktree]`: Resume from Checkpoint, the new run carried out here. */
+const runResume = operationCommand(resumeRun, {
+	async params(context) {
+		const project = await projectOfCommand(context);
+		await reportStates(context, project);
+		return { project, run: oneId(context.rest, context.command), settings: settingsOf(context) };
+	},
+	text: (result) => `resumed from ${t(result.checkpoint)} as run ${t(result.run)}`,
+	follow: async (result, context) => carriedOut(context, await projectOfCommand(context), result.run),
 });
 
 export const runCommands: ReadonlyArray<[string, Command]> = [
@@ -153,6 +168,7 @@ export const runCommands: ReadonlyArray<[string, Command]> = [
 	['run status', runStatusCommand],
 	['run cancel', runCancel],
 	['run decide', runDecide],
+	['run resume', runResume],
 ];
 
 /** A settings file (JSON) named by --settings: bounded like the server's `settings` param. */
