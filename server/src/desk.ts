@@ -9,7 +9,7 @@ import { seal, verifyChecksum, verifyIntegrity } from './ai/model';
 import type { PatchSet, Run } from './ai/types';
 import { applyFilePatch, parseUnifiedDiff } from './runs/unifiedDiff';
 import { readTargetChanges } from './runs/targetChangesRecord';
-import { exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
+import { anchorBlob, exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
 import { HeadWatcher } from './git/headWatcher';
 import type { GitDirLocation } from './git/gitDir';
 import { checkRefName } from './git/refName';
@@ -540,6 +540,14 @@ export class Desk {
 			logger: this.logger,
 			changed: (runId: string) => this.onRunChanged?.(top, runId),
 			finished: (runId: string, status: 'gate' | 'failed') => this.onRunFinished?.(top, runId, status),
+			keepContext: async (content: Uint8Array) => {
+				try {
+					return await anchorBlob(this.git.repository(top), content);
+				} catch (error) {
+					this.logger.warn(`${top}: a context item was not kept in git: ${describeError(error)}`);
+					return undefined;
+				}
+			},
 			deskTools: (request: DeskToolsRequest) => this.deskTools?.(project.name, request),
 			isTally: (task: string, tx?: WriteTransaction) =>
 				(tx ? lineageStore.readIn(tx, (reads) => reads.node(task)) : lineageStore.read((reads) => reads.node(task)))

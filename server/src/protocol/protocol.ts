@@ -555,7 +555,7 @@ export const UnplugAsset = request<CardView>()('desk/card/unplug', object({ proj
 
 /**
  * Run settings as the client's `desk.*` settings give them (agents, isolation, checks, maxAttempts,
- * sandbox, agent); checked by the server, which fails with `run.badSettings` or `run.unknownAgent`
+ * maxFrames, sandbox, agent); checked by the server, which fails with `run.badSettings` or `run.unknownAgent`
  * naming the field. Absent: the defaults (Claude Code, then Codex; the shared checkout).
  */
 const runSettings = optional(json({ maxBytes: maxSettingsBytes }));
