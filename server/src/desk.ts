@@ -6,7 +6,8 @@ import type { AssetRecord, ProjectRecord } from './assets/types';
 import { DeskError, describeError, isDeskError } from './core/errors';
 import type { Logger } from './core/logger';
 import { seal, verifyChecksum, verifyIntegrity } from './ai/model';
-import type { PatchSet, Run } from './ai/types';
+import { judgeImport } from './ai/importRules';
+import type { HistoryImportResult, PatchSet, Run } from './ai/types';
 import { applyFilePatch, parseUnifiedDiff } from './runs/unifiedDiff';
 import { readTargetChanges } from './runs/targetChangesRecord';
 import { anchorBlob, exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
@@ -18,6 +19,7 @@ import { RunGate } from './runs/gate';
 import type { CatchUpInput, DeskToolsHost, DeskToolsRequest, RunBoardHooks } from './runs/ports';
 import { AttachmentStore } from './attachments/attachmentStore';
 import { RunExecutor } from './runs/runner';
+import { outboxTask } from './runs/taskOutbox';
 import { branchRunSettings, type RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
 import type { LaunchRecord, SuggestIndexProgress } from './launch/types';
@@ -50,6 +52,7 @@ import { prepareCatchUp } from './lineage/catchUp';
 import { memoryIndexSection } from './lineage/memory';
 import { defaultLineageLimits, type LineageNode, type MemoryFile, type MemoryView } from './lineage/types';
 import { SqlCatchUp } from './store/sqlCatchUp';
+import { OutsideChangeWatcher } from './store/outsideChanges';
 
 export interface DeskOptions {
 	/** Folder of the library: its database, blobs, working folders and mounts. */
@@ -98,8 +101,17 @@ export class Desk {
 	onAttachmentsChanged: ((top: string, taskId: string) => void) | undefined;
 	/** Told when a project's lineage changed behind an operation's back (a queued branch started). */
 	onLineageChanged: ((top: string, node?: string) => void) | undefined;
-	/** Told after a branch's report was delivered to its starter's board (an active report; never a note). */
+	/**
+	 * Told of each active report delivered to a starter's board (never a note), once per report in
+	 * this process: after this process delivered it, or when it sees one another process delivered
+	 * (the `desk` command line landed a branch), or one left unanswered when the project opened here.
+	 */
 	onBoardReport: ((top: string, report: ReportNotice) => void) | undefined;
+	/** Told when another process wrote a project's database (its runs, lineage or boards may have changed). */
+	onProjectChangedOutside: ((top: string) => void) | undefined;
+	/** The reports told through {@link onBoardReport} by this process, per project. */
+	private readonly toldReports = new Map<string, Set<string>>();
+	private readonly outsideWatchers = new Map<string, OutsideChangeWatcher>();
 	/** Told when a root's memory file changed: a batch applied here, or the file changed on disk (a `git pull`). */
 	onMemoryChanged: ((top: string, root: string) => void) | undefined;
 	private readonly memories = new Map<string, ProjectMemory>();
@@ -109,6 +121,12 @@ export class Desk {
 	 * go without them.
 	 */
 	deskTools: ((project: string, request: DeskToolsRequest) => Promise<DeskToolsHost> | undefined) | undefined;
+	/**
+	 * Resumes the memorizes landings of a project owe (glossary: Project memory), when this process
+	 * first opens the project's runs; set by a face that stays (the server), which knows the
+	 * operations. Unset (the command line): they wait for the next server.
+	 */
+	resumeMemorizes: ((top: string) => void) | undefined;
 	/** Told as a project's suggestion index builds in the background (at most once a second) and when it is complete. */
 	onSuggestIndexProgress: ((top: string, progress: SuggestIndexProgress) => void) | undefined;
 	private readonly runners = new Map<string, { executor: RunExecutor; gate: RunGate }>();
@@ -281,6 +299,7 @@ export class Desk {
 				await this.startQueuedBranches(result.project.path);
 				// Memory batches a dead process queued are applied now; the folder is watched for a `git pull`.
 				(await this.memory(result.project.path)).watch();
+				await this.watchOutside(result.project.path);
 			} catch (error) {
 				if (!(error instanceof DeskError)) {
 					throw error;
@@ -290,6 +309,55 @@ export class Desk {
 			}
 		}
 		return results;
+	}
+
+	/**
+	 * Watches the project database of `top` for other processes' writes (a window's desk does; the
+	 * command line does not stay): each tells the windows to look again and any report another
+	 * process delivered. Reports already open when the project opens here are told now, so one
+	 * delivered while no window was open is not missed.
+	 */
+	private async watchOutside(top: string): Promise<void> {
+		if (this.outsideWatchers.has(top)) {
+			return;
+		}
+		const watcher = new OutsideChangeWatcher(
+			path.join(projectDataDir(top), 'project.db'),
+			() => this.projectDatabases.get(top)?.outsideVersion(),
+			() => {
+				this.onProjectChangedOutside?.(top);
+				this.tellOpenReports(top).catch((error: unknown) =>
+					this.logger.warn(`${top}: reading the reports another process delivered: ${describeError(error)}`),
+				);
+			},
+			(error) => this.logger.warn(`${top}: not watching for other processes' changes: ${describeError(error)}`),
+		);
+		this.outsideWatchers.set(top, watcher);
+		await this.tellOpenReports(top).catch((error: unknown) =>
+			this.logger.warn(`${top}: reading the open reports: ${describeError(error)}`),
+		);
+	}
+
+	/** Tells the windows each open report of `top` this process has not told yet. */
+	private async tellOpenReports(top: string): Promise<void> {
+		const board = await this.board(top);
+		for (const notice of board.openReports()) {
+			this.tellReport(top, notice);
+		}
+	}
+
+	/** Tells the windows of a report, once per report in this process. */
+	private tellReport(top: string, notice: ReportNotice): void {
+		let told = this.toldReports.get(top);
+		if (!told) {
+			told = new Set();
+			this.toldReports.set(top, told);
+		}
+		if (told.has(notice.report)) {
+			return;
+		}
+		told.add(notice.report);
+		this.onBoardReport?.(top, notice);
 	}
 
 	/**
@@ -592,15 +660,24 @@ export class Desk {
 		try {
 			// Then the lineage's: reports and landing notes a stopped desk did not live to deliver.
 			const board = await this.board(top);
+			// Reports carried by a continuation that never started are back before any is told.
+			const released = board.releaseUnstarted();
 			const recovered = board.recover();
 			if (recovered.reports + recovered.landings > 0) {
 				this.logger.info(
 					`${top}: ${recovered.reports} branch report(s) and ${recovered.landings} landing note(s) a stopped desk left were delivered`,
 				);
 			}
+			if (released > 0) {
+				this.logger.warn(
+					`${top}: ${released} report(s) carried by a continuation that never started are back on their board`,
+				);
+			}
 		} catch (error) {
 			this.logger.error(`${top}: the boards could not be recovered now: ${describeError(error)}`);
 		}
+		// Then the memorizes of landings a stopped desk did not finish, in the background.
+		this.resumeMemorizes?.(top);
 		return runner;
 	}
 
@@ -618,7 +695,7 @@ export class Desk {
 		const board = new BoardService(new SqlBoardStore(db), new AiStore(db), {
 			faults: this.faults,
 			logger: this.logger,
-			reported: (notice) => this.onBoardReport?.(top, notice),
+			reported: (notice) => this.tellReport(top, notice),
 		});
 		this.boards.set(top, board);
 		return board;
@@ -703,7 +780,8 @@ export class Desk {
 	 * `<top>/.desk/attachments/`. The first use in a process sweeps files no row names that are
 	 * older than ten minutes (an attach another process has stored but not recorded yet is younger)
 	 * and newer than the database's tracking start (a database started after the files were written
-	 * cannot vouch for their absence).
+	 * cannot vouch for their absence), and tidies the outboxes: a task's the project does not hold is
+	 * removed, an ended task's emptied into the store and removed (glossary: Outbox).
 	 */
 	async attachments(top: string): Promise<AttachmentStore> {
 		let store = this.attachmentStores.get(top);
@@ -720,6 +798,17 @@ export class Desk {
 				store.sweep(10 * 60_000);
 			} catch (error) {
 				this.logger.warn(`attachments of ${name}: the sweep failed: ${(error as Error).message}`);
+			}
+			try {
+				const ai = new AiStore(db);
+				const tidy = store.tidyOutboxes((taskId) => outboxTask(ai, taskId));
+				if (tidy.removed.length + tidy.ended.length + tidy.kept.length + tidy.notVouched.length > 0) {
+					this.logger.info(
+						`attachments of ${name}: outboxes of ${tidy.removed.length} task(s) the project does not hold removed, of ${tidy.ended.length} ended task(s) emptied and removed, ${tidy.kept.length} kept for the next start; ${tidy.notVouched.length} of unknown tasks older than the database left alone`,
+					);
+				}
+			} catch (error) {
+				this.logger.warn(`attachments of ${name}: the outboxes could not be tidied: ${(error as Error).message}`);
 			}
 		}
 		return store;
@@ -861,29 +950,24 @@ export class Desk {
 	}
 
 	/**
-	 * Reads a history ref into the project's database. Importing twice adds nothing; an object whose
-	 * checksum does not verify, or that would rewrite an append-only history, is refused and named.
+	 * Reads a history ref into the project's database, taking only what could have happened (new
+	 * objects, later states of stored ones; ai/importRules.ts). Importing twice adds nothing; every
+	 * other object is refused and named with its reason, and nothing of it is stored.
 	 */
-	async importHistory(
-		top: string,
-		ref = historyRef,
-	): Promise<{ added: number; unchanged: number; refused: Array<{ path: string; reason: string }> }> {
+	async importHistory(top: string, ref = historyRef): Promise<HistoryImportResult> {
 		checkRefName(ref);
 		const ai = await this.projectAi(top);
 		const read = await readHistory(this.git.repository(top), ref);
-		let added = 0;
-		const refused = [...read.refused];
-		for (const object of read.objects) {
-			try {
-				added += ai.put([object]);
-			} catch (error) {
-				if (!(error instanceof DeskError)) {
-					throw error;
-				}
-				refused.push({ path: `${object.object_type}/${object.object_id}.json`, reason: error.message });
-			}
+		const judged = ai.importObjects((stored) => judgeImport(read.objects, stored));
+		const refused = [...read.refused, ...judged.refused];
+		// A crafted ref can hold any number of refusals: the log names the first few, the result all.
+		for (const r of refused.slice(0, 20)) {
+			this.logger.warn(`history import of ${top} refused ${r.path} (${r.code}): ${r.reason}`);
 		}
-		return { added, unchanged: read.objects.length - added - (refused.length - read.refused.length), refused };
+		if (refused.length > 20) {
+			this.logger.warn(`history import of ${top} refused ${refused.length - 20} more objects`);
+		}
+		return { added: judged.added, unchanged: judged.unchanged.length, refused };
 	}
 
 	/**
@@ -1021,10 +1105,11 @@ export class Desk {
 	close(): void {
 		clearTimeout(this.packingTimer);
 		this.packingTimer = undefined;
-		for (const watcher of this.headWatchers.values()) {
+		for (const watcher of [...this.headWatchers.values(), ...this.outsideWatchers.values()]) {
 			watcher.close();
 		}
 		this.headWatchers.clear();
+		this.outsideWatchers.clear();
 		for (const memory of this.memories.values()) {
 			memory.close();
 		}

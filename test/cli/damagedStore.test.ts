@@ -7,7 +7,12 @@ import { git, makeRepo } from '../helpers/gitRepo';
 import { openDesk } from '../helpers/deskFixture';
 import { tempDir } from '../helpers/temp';
 import { completeChain } from '../unit/ai/chain';
-import { desk } from '../helpers/deskCli';
+import { desk, launchedTask } from '../helpers/deskCli';
+
+/** `desk task attachments add TASK FILE [more]` on the project at `repo`. */
+function attach(store: string, repo: string, task: string, file: string, ...more: string[]) {
+	return desk('--store', store, '--repo', repo, 'task', 'attachments', 'add', task, file, ...more);
+}
 
 function ok(result: { code: number | null; stdout: string; stderr: string }, what: string): string {
 	assert.equal(result.code, 0, `${what}: ${result.stderr}`);
@@ -108,18 +113,15 @@ describe('a damaged store on the command line', () => {
 		const store = path.join(root, 'library');
 		const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
 		ok(desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main'), 'import');
-		for (const name of ['a.txt', 'b.txt', 'c.txt']) {
-			fs.writeFileSync(path.join(root, name), `attachment ${name}\n`);
-			ok(
-				desk('--store', store, '--repo', repo, 'task', 'attachments', 'add', 'task-1', path.join(root, name)),
-				`attach ${name}`,
-			);
-		}
-		// AI objects in refs/desk/history, for "rebuild".
+		// AI objects in refs/desk/history, for "rebuild"; the files are attached to their task.
 		const chain = completeChain(git(repo, 'rev-parse', 'HEAD'));
 		const seeded = await openDesk(store);
 		(await seeded.projectAi(repo)).put(chain.all);
 		seeded.close();
+		for (const name of ['a.txt', 'b.txt', 'c.txt']) {
+			fs.writeFileSync(path.join(root, name), `attachment ${name}\n`);
+			ok(attach(store, repo, chain.task.object_id, path.join(root, name)), `attach ${name}`);
+		}
 		ok(desk('--store', store, '--repo', repo, 'history', 'export'), 'export');
 		const files = ageAttachments(repo);
 		assert.equal(files.length, 3);
@@ -164,22 +166,8 @@ describe('a damaged store on the command line', () => {
 		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
 		ok(desk('--store', store, 'asset', 'import', '--dir', repo, '--project', 'shop', '--main'), 'import');
 		fs.writeFileSync(path.join(root, 'invoice.txt'), 'invoice\n');
-		ok(
-			desk(
-				'--store',
-				store,
-				'--repo',
-				repo,
-				'task',
-				'attachments',
-				'add',
-				'task-1',
-				path.join(root, 'invoice.txt'),
-				'--note',
-				'signed-by-finance',
-			),
-			'attach',
-		);
+		const task = launchedTask(store, 'shop', 'File the invoice');
+		ok(attach(store, repo, task, path.join(root, 'invoice.txt'), '--note', 'signed-by-finance'), 'attach');
 		const file = path.join(repo, '.desk', 'project.db');
 		const bytes = fs.readFileSync(file);
 		const at = bytes.indexOf('signed-by-finance');

@@ -7,7 +7,7 @@ import type { RunDetail } from '../../server/src/runs/types';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { tempDir } from '../helpers/temp';
-import { desk, deskJs } from '../helpers/deskCli';
+import { desk, deskJs, launchedTask } from '../helpers/deskCli';
 
 function project(): { root: string; store: string; repo: string } {
 	const root = tempDir();
@@ -123,23 +123,14 @@ it('desk run cancel from another shell stops a run that desk run go is carrying 
 
 it('desk task attachments: add, list, show, cat and rm (audited), refusing what the limits or the rules refuse', () => {
 	const { root, store, repo } = project();
-	const task = '0190f0f0-0000-7000-8000-0000000000bb';
+	const attachments = (...args: string[]) => desk('--store', store, '--repo', repo, 'task', 'attachments', ...args);
+	const task = launchedTask(store, 'shop', 'Report');
 	const file = path.join(root, 'report.txt');
 	fs.writeFileSync(file, 'the report\n');
-	const added = desk(
-		'--store',
-		store,
-		'--repo',
-		repo,
-		'task',
-		'attachments',
-		'add',
-		task,
-		file,
-		'--note',
-		'weekly',
-		'--json',
-	);
+	const noTask = attachments('add', '0190f0f0-0000-7000-8000-0000000000bb', file);
+	assert.equal(noTask.code, 2, noTask.stderr);
+	assert.match(noTask.stderr, /No task 0190f0f0-0000-7000-8000-0000000000bb in project shop/);
+	const added = attachments('add', task, file, '--note', 'weekly', '--json');
 	assert.equal(added.code, 0, added.stderr);
 	const row = JSON.parse(added.stdout) as { id: string; name: string; note: string };
 	assert.deepEqual([row.name, row.note], ['report.txt', 'weekly']);

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import { openAgentDesk, projectRoot, screenshot } from '../helpers/codeServer';
+import { launchedTask } from '../helpers/deskCli';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -21,8 +22,9 @@ it('a 0-byte project database: one message with the three choices; Rebuild from 
 	const repo = makeRepo(path.join(root, 'ledger'), { commits: 2 });
 	const libraryDir = path.join(root, 'library');
 	desk('--store', libraryDir, 'asset', 'import', '--dir', repo, '--project', 'ledger', '--main');
+	const task = launchedTask(libraryDir, 'ledger', 'File the receipt');
 	fs.writeFileSync(path.join(root, 'receipt.txt'), 'receipt\n');
-	desk('--store', libraryDir, '--repo', repo, 'task', 'attachments', 'add', 'task-1', path.join(root, 'receipt.txt'));
+	desk('--store', libraryDir, '--repo', repo, 'task', 'attachments', 'add', task, path.join(root, 'receipt.txt'));
 	const attachments = path.join(repo, '.desk', 'attachments');
 	const stored = () => fs.readdirSync(attachments).filter((n) => /^[0-9a-f]{32}$/.test(n));
 	const files = stored();

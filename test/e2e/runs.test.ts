@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { seal } from '../../server/src/ai/model';
+import { newDecision, seal } from '../../server/src/ai/model';
 import { GitRepository } from '../../server/src/git/repository';
 import { exportHistory } from '../../server/src/git/historyRef';
 import { openAgentDesk, runCommand, screenshot, waitFor } from '../helpers/codeServer';
@@ -97,6 +97,34 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 		await page.waitForTimeout(600);
 		await screenshot(page, 'runs-patchset-diff');
 		assert.ok(fs.existsSync(path.join(repo, '.desk', 'project.db')));
+
+		// A pushed ref that rewinds the landed run and adds a second Decision: refused, and listed.
+		const rewound = structuredClone(chain.run);
+		rewound.status = 'patching';
+		rewound.updated_at = new Date(Date.now() + 60_000).toISOString();
+		const second = newDecision(chain.human, chain.run, 'abandon');
+		await exportHistory(GitRepository.open(repo), [
+			...chain.all.filter((o) => o.object_id !== chain.run.object_id).map((o) => seal(structuredClone(o))),
+			seal(rewound),
+			seal(second),
+		]);
+		await runCommand(page, 'Agent Desk: Import Run History');
+		const warning = page.locator('.notification-toast', { hasText: '2 refused' });
+		await warning.waitFor({ timeout: 30_000 });
+		await warning.getByRole('button', { name: 'Show Details' }).click();
+		const details = page.locator('.monaco-editor .view-lines').first();
+		await waitFor(
+			async () => {
+				const shown = (await details.innerText()).replace(/\u00a0/g, ' ');
+				return shown.includes('[status_backwards]') && shown.includes('[second_decision]');
+			},
+			20_000,
+			'the refused objects with their reasons',
+		);
+		// A read-only document of the desk's, not an untitled one that asks to be saved when closed.
+		await page.locator('.tab', { hasText: 'Refused by the history import' }).waitFor({ timeout: 10_000 });
+		await screenshot(page, 'runs-import-refused');
+		await page.getByRole('treeitem', { name: /^Run, completed/ }).waitFor();
 	} finally {
 		await screenshot(page, 'runs-final').catch(() => undefined);
 		await close();

@@ -19,7 +19,9 @@ describe('Attachments in the extension host', () => {
 	let api: AgentDeskApi;
 	let project: string;
 	let ids: Map<string, string>;
-	const task = 'ext-task-1';
+	/** A task the command line launched (Go, the run not carried out): files are attached to a task the project holds. */
+	let task: string;
+	const title = 'Attachments of the extension test';
 
 	before(async function () {
 		this.timeout(120_000);
@@ -36,6 +38,13 @@ describe('Attachments in the extension host', () => {
 		};
 		const { libraryDir } = await api.status();
 		const desk = path.join(extension.extensionPath, 'dist', 'desk.js');
+		const deskCli = (...args: string[]) =>
+			execFileSync(process.execPath, [desk, '--store', libraryDir, ...args], {
+				encoding: 'utf8',
+				env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+			});
+		deskCli('card', 'suggest', '--project', project, '--ticket', title);
+		task = (JSON.parse(deskCli('card', 'go', '--project', project, '--json')) as { task: string }).task;
 		ids = new Map();
 		for (const file of [
 			write('numbers.json', '{"id":12345678901234567890,"ok":true}'),
@@ -54,26 +63,7 @@ describe('Attachments in the extension host', () => {
 			),
 		]) {
 			// A second process on the same store: the desk command line, as a person would attach from a shell.
-			const out = execFileSync(
-				process.execPath,
-				[
-					desk,
-					'--store',
-					libraryDir,
-					'--repo',
-					outcome.project.path,
-					'task',
-					'attachments',
-					'add',
-					task,
-					file,
-					'--json',
-				],
-				{
-					encoding: 'utf8',
-					env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-				},
-			);
+			const out = deskCli('--repo', outcome.project.path, 'task', 'attachments', 'add', task, file, '--json');
 			const row = JSON.parse(out) as { id: string; name: string };
 			ids.set(row.name, row.id);
 		}
@@ -90,10 +80,10 @@ describe('Attachments in the extension host', () => {
 		return node;
 	}
 
-	it('lists the task by its id (it has no title) with its count and size, and each file with its type, size and source', async () => {
+	it('lists the task by its title with its count and size, and each file with its type, size and source', async () => {
 		const node = await taskNode();
 		const item = api.attachments.getTreeItem(node);
-		assert.equal(item.label, task);
+		assert.equal(item.label, title);
 		assert.match(String(item.description), /^8 files · \d+ B$/);
 		const files = await api.attachments.getChildren(node);
 		const items = files.map((f) => api.attachments.getTreeItem(f));

@@ -26,3 +26,23 @@ export function desk(...args: string[]): DeskOutput {
 	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+/**
+ * A task of `project`, made as a person makes one at the command line: `ticket` on the card and Go,
+ * the run not carried out (attachments belong to a task the project holds).
+ */
+export function launchedTask(store: string, project: string, ticket: string): string {
+	for (const args of [
+		['card', 'suggest', '--project', project, '--ticket', ticket],
+		['card', 'go', '--project', project, '--json'],
+	]) {
+		const done = desk('--store', store, ...args);
+		if (done.code !== 0) {
+			throw new Error(`desk ${args.join(' ')}: ${done.stderr}`);
+		}
+		if (args[1] === 'go') {
+			return (JSON.parse(done.stdout) as { task: string }).task;
+		}
+	}
+	throw new Error('unreachable');
+}

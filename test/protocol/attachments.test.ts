@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { pieceBytes, readForOpening, readWhole, type ReadPiece } from '../../client/src/attachments/attachmentReader';
 import {
 	AttachFile,
+	DecideRun,
 	DeleteAttachment,
 	LaunchGo,
 	ListAttachments,
@@ -13,6 +16,7 @@ import {
 	SetTicket,
 	type DeskErrorJson,
 } from '../../server/src/protocol/protocol';
+import { desk } from '../helpers/deskCli';
 import { makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, serverForSuite } from '../helpers/serverProcess';
@@ -21,9 +25,38 @@ import { tempDir } from '../helpers/temp';
 describe('attachments over JSON-RPC', () => {
 	const root = tempDir();
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+	const outboxes = path.join(repo, '.desk', 'attachments', 'outbox');
+	/** An outbox of a task the project does not hold, a file and a link in it, as a stopped desk leaves one. */
+	const leaveOutbox = (taskId: string) => {
+		fs.mkdirSync(path.join(outboxes, taskId, 'deep'), { recursive: true });
+		fs.writeFileSync(path.join(outboxes, taskId, 'deep', 'report.txt'), 'left behind\n');
+		fs.symlinkSync(root, path.join(outboxes, taskId, 'root'));
+	};
+	// Older than the project's database, which cannot say its task is gone.
+	const olderTask = '0190f0f0-0000-7000-8000-0000000000fe';
+	leaveOutbox(olderTask);
+	/** The task of the first test's run, which the later tests attach to. */
+	let ranTask = '';
+	let ranRun = '';
 	const server = serverForSuite(path.join(root, 'library'), (started) =>
 		started.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] }),
 	);
+
+	it('at start-up, the outbox of a task the project does not hold is removed with what it held', () => {
+		assert.deepEqual(
+			fs.readdirSync(path.join(outboxes, olderTask)).sort(),
+			['deep', 'root'],
+			'older than the database: left',
+		);
+		const goneTask = '0190f0f0-0000-7000-8000-0000000000ff';
+		leaveOutbox(goneTask);
+		// Another desk starts on the project (the command line, beside the window's).
+		const listed = desk('--store', path.join(root, 'library'), '--repo', repo, 'task', 'attachments', 'list');
+		assert.equal(listed.code, 0, listed.stderr);
+		assert.equal(fs.existsSync(path.join(outboxes, goneTask)), false);
+		assert.equal(fs.existsSync(root), true, 'the link was removed, never followed');
+		assert.ok(fs.existsSync(path.join(outboxes, olderTask, 'deep', 'report.txt')));
+	});
 
 	it("a run's outbox files are attached to its task when the attempt ends, listed, read back checked, and deleted", async () => {
 		await server.call(SetTicket, { project: 'shop', ticket: 'Chart the sales' });
@@ -36,6 +69,8 @@ describe('attachments over JSON-RPC', () => {
 		});
 		const record = await server.call(LaunchGo, { project: 'shop', settings });
 		await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to finish');
+		ranTask = record.task;
+		ranRun = record.run;
 		assert.ok(
 			server.notifications.some(
 				(n) => n.method === 'desk/attachments/didChange' && (n.params as { task: string }).task === record.task,
@@ -90,9 +125,20 @@ describe('attachments over JSON-RPC', () => {
 	});
 
 	it('Attach File by hand: a file is attached; a link, a folder and a file over the limit are refused by name', async () => {
-		const task = '0190f0f0-0000-7000-8000-0000000000aa';
+		const task = ranTask;
 		const file = path.join(root, 'notes.md');
 		fs.writeFileSync(file, '# Notes\n');
+		// A task id that names no task of the project: refused, nothing stored.
+		const noTask = await expectRpcError(server.connection, AttachFile.method, {
+			project: 'shop',
+			task: '0190f0f0-0000-7000-8000-0000000000aa',
+			path: file,
+		});
+		assert.equal((noTask.data as DeskErrorJson).code, 'ai.notFound');
+		assert.deepEqual(
+			(await server.call(ListAttachments, { project: 'shop' })).tasks.map((t) => t.task_id),
+			[ranTask],
+		);
 		const row = await server.call(AttachFile, { project: 'shop', task, path: file, note: 'by hand' });
 		assert.deepEqual(
 			[row.name, row.source, row.media_type, row.note],
@@ -111,12 +157,75 @@ describe('attachments over JSON-RPC', () => {
 		fs.writeFileSync(big, Buffer.alloc(32 * 1024 * 1024 + 1));
 		const tooLarge = await expectRpcError(server.connection, AttachFile.method, { project: 'shop', task, path: big });
 		assert.equal((tooLarge.data as DeskErrorJson).code, 'attachment.tooLarge');
-		assert.match(tooLarge.message, /over the 32\.0 MiB limit of a file; it is refused, not truncated/);
+		assert.match(
+			tooLarge.message,
+			/ is 33,554,433 bytes, over the 33,554,432 bytes \(32 MiB\) limit of a file; it is refused, not truncated\.$/,
+		);
 		const badTask = await expectRpcError(server.connection, AttachFile.method, {
 			project: 'shop',
 			task: '../../etc',
 			path: file,
 		});
 		assert.equal((badTask.data as DeskErrorJson).code, 'attachment.badName');
+	});
+
+	it('opening decides from the recorded type before reading, and from the first piece; what is shown is read in pieces, its digest checked', async () => {
+		const calls: Array<[number, number]> = [];
+		const pieces =
+			(ref: string): ReadPiece =>
+			(offset, maxBytes) => {
+				calls.push([offset, maxBytes]);
+				return server.call(ReadAttachment, { project: 'shop', task: ranTask, ref, offset, max_bytes: maxBytes });
+			};
+		const attach = async (name: string, bytes: Buffer) => {
+			const file = path.join(root, name);
+			fs.writeFileSync(file, bytes);
+			return server.call(AttachFile, { project: 'shop', task: ranTask, path: file });
+		};
+		// A type the desk never shows: the Save As… page, not a byte read.
+		const zip = await attach('bundle.zip', Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(3 * pieceBytes)]));
+		assert.equal(zip.media_type, 'application/zip');
+		assert.deepEqual(await readForOpening(zip, pieces(zip.id)), { download: zip });
+		assert.equal(calls.length, 0, 'nothing read');
+		// Text of three pieces and a bit: read piece by piece, whole, checked.
+		const text = Buffer.from('month,total\n'.repeat(Math.ceil((3 * pieceBytes + 10) / 12)));
+		const csv = await attach('big.csv', text);
+		const opened = await readForOpening(csv, pieces(csv.id));
+		assert.ok('content' in opened);
+		assert.equal(createHash('sha256').update(Buffer.from(opened.content.base64, 'base64')).digest('hex'), csv.sha256);
+		assert.deepEqual([opened.content.inline_type, opened.content.truncated], ['text/csv', false]);
+		assert.deepEqual(
+			calls.map(([offset]) => offset),
+			[0, pieceBytes, 2 * pieceBytes, 3 * pieceBytes],
+		);
+		// Its stored bytes changed behind the desk's back (same size): the first piece is not text, so
+		// the Save As… page, after that piece only; a change past the first piece fails the digest.
+		const stored = path.join(repo, '.desk', 'attachments', csv.id);
+		const binary = Buffer.from(text);
+		binary[0] = 0;
+		fs.writeFileSync(stored, binary);
+		calls.length = 0;
+		assert.deepEqual(await readForOpening(csv, pieces(csv.id)), {
+			download: csv,
+			shownAs: 'application/octet-stream',
+		});
+		assert.deepEqual(calls, [[0, pieceBytes]]);
+		const late = Buffer.from(text);
+		late[2 * pieceBytes + 5] = 0x41;
+		fs.writeFileSync(stored, late);
+		await assert.rejects(readWhole(pieces(csv.id)), /do not match the digest recorded/);
+	});
+
+	it("the task's end (its run abandoned) attaches what its outbox still kept and removes the outbox", async () => {
+		const outbox = path.join(outboxes, ranTask);
+		fs.mkdirSync(outbox, { recursive: true });
+		fs.writeFileSync(path.join(outbox, 'late.log'), 'kept for the next ingest\n');
+		await server.call(DecideRun, { project: 'shop', run: ranRun, decision: 'abandon' });
+		assert.equal(fs.existsSync(outbox), false);
+		const files = (await server.call(ListAttachments, { project: 'shop' })).tasks[0]!.files;
+		assert.deepEqual(
+			files.filter((f) => f.name === 'late.log').map((f) => [f.run_id, f.size]),
+			[[ranRun, 25]],
+		);
 	});
 });

@@ -5,10 +5,12 @@ import { describe, it } from 'node:test';
 import {
 	AttachFile,
 	GetStatus,
+	LaunchGo,
 	ListAssets,
 	ListAttachments,
 	OpenWorkspace,
 	RecoverStore,
+	SetTicket,
 	type DeskErrorJson,
 	type ResultOf,
 } from '../../server/src/protocol/protocol';
@@ -74,10 +76,11 @@ describe('desk/store/recover', () => {
 		const root = tempDir();
 		const libraryDir = path.join(root, 'library');
 		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
-		const task = 'task-7';
 		let server = await startServer(libraryDir);
 		try {
 			await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+			await server.call(SetTicket, { project: 'shop', ticket: 'Keep the receipts' });
+			const { task } = await server.call(LaunchGo, { project: 'shop', execute: false });
 			for (const name of ['one.txt', 'two.txt']) {
 				fs.writeFileSync(path.join(root, name), `${name}\n`);
 				await server.call(AttachFile, { project: 'shop', task, path: path.join(root, name) });

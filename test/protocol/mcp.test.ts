@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { AssetRecord } from '../../server/src/assets/types';
 import { toolsFor } from '../../server/src/mcp/catalogue';
-import { desk, deskJs } from '../helpers/deskCli';
+import { desk, deskJs, launchedTask } from '../helpers/deskCli';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 import { notFlat } from '../helpers/flatSchema';
@@ -289,12 +289,11 @@ describe('desk mcp, with the MCP SDK client', () => {
 	it('attach copies a file to a task of the project, added by the person', async () => {
 		const report = path.join(root, 'report.md');
 		fs.writeFileSync(report, '# Report\n');
-		const attached = resultOf(
-			await call('attach', { project: 'shop', task: 'task-mcp-1', path: report, note: 'from my agent' }),
-		);
+		const task = launchedTask(store, 'shop', 'Report on the shop');
+		const attached = resultOf(await call('attach', { project: 'shop', task, path: report, note: 'from my agent' }));
 		assert.equal(attached['name'], 'report.md');
 		assert.equal(attached['added_by'], 'Pat Tester <pat@example.com> (desk mcp)');
-		const listed = desk('--store', store, '--project', 'shop', 'task', 'attachments', 'list', 'task-mcp-1', '--json');
+		const listed = desk('--store', store, '--project', 'shop', 'task', 'attachments', 'list', task, '--json');
 		assert.equal(listed.code, 0, listed.stderr);
 		assert.match(listed.stdout, /report\.md/);
 	});

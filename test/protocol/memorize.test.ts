@@ -5,12 +5,13 @@
  * answer is applied with the landing's provenance, once; the model is not asked again (a memo hit
  * after the desk was killed between the answer and the queue); a refused answer is asked again once
  * with the refusal; refused twice, memory is unchanged and the run says why; memorizeOnLanding
- * memorizes as the branch lands.
+ * memorizes as the branch lands; a memorize a SIGKILL interrupted is resumed by the next server.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { silentLogger } from '../../server/src/core/logger';
 import type { Memory } from '../../server/src/lineage/types';
 import {
 	DecideRun,
@@ -21,11 +22,15 @@ import {
 	PromptLineage,
 	RememberMemory,
 	RunDidFinish,
+	RunsDidChange,
 	SetTicket,
 	ShowRun,
 	type DeskErrorJson,
+	type RunDetail,
 } from '../../server/src/protocol/protocol';
 import { defaultLineageSettings, type RunSettings } from '../../server/src/runs/settings';
+import { DurableDatabase } from '../../server/src/store/durableDatabase';
+import { projectMigrations, projectSchema } from '../../server/src/store/schemas';
 import { makeRepo } from '../helpers/gitRepo';
 import { deskToolAnswers, scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, killStartedServers, startServer, type RunningServer } from '../helpers/serverProcess';
@@ -128,6 +133,8 @@ describe('memorize over JSON-RPC', () => {
 			const settings = summarySettings([valid]);
 			const result = await server.call(MemorizeLanding, { project: 'shop', run: branch.run, settings });
 			assert.deepEqual([result.memo_hit, result.retried, result.replayed], [false, false, false]);
+			// What the scripted summary agent printed it cost.
+			assert.deepEqual(result.usage, { input_tokens: 1000, output_tokens: 200, total_tokens: 1200, cost_usd: 0.0123 });
 			assert.equal(result.applied?.added.length, 1);
 			assert.equal(starts(settings), 1);
 			const stored = memoryFile(repo);
@@ -153,6 +160,7 @@ describe('memorize over JSON-RPC', () => {
 			const again = await server.call(MemorizeLanding, { project: 'shop', run: branch.run, settings });
 			assert.equal(again.replayed, true);
 			assert.deepEqual(again.applied, result.applied);
+			assert.equal(again.usage, undefined, 'a repeat costs nothing');
 			assert.equal(starts(settings), 1, 'the summary agent is not started again');
 			assert.equal(Object.keys(memoryFile(repo).memories).length, 1);
 		} finally {
@@ -274,3 +282,159 @@ describe('memorize over JSON-RPC', () => {
 		}
 	});
 });
+
+/**
+ * A landing whose memorize a SIGKILL interrupted (before the summary agent was asked, while it
+ * answered, after its answer was memoised, after the batch was renamed into the file, after the
+ * batch was applied and before the run recorded it) is resumed by the next server when it opens the
+ * project's runs: memory then holds the landing's memory once, the agent was asked once for each
+ * input it did not answer before the kill, and each answer it gave is recorded on the run once with
+ * its tokens and cost. The branches are made once, side by side in worktrees, and landed one a kill.
+ */
+describe('a memorize a kill interrupted', () => {
+	const points = [
+		'land.afterDecision.beforeNote',
+		'memorize.beforeAsk',
+		'while the summary agent answers',
+		'memorize.afterAnswer',
+		'memory.afterRename.beforeQueueDelete',
+		'memorize.afterApply',
+	];
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+	const library = path.join(root, 'library');
+	const runs = new Map<string, string>();
+
+	it('makes a branch at the gate for each kill point', { timeout: 120_000 }, async () => {
+		const server = await open(library, repo);
+		try {
+			const prompted = await Promise.all(
+				points.map(async (point, i) => {
+					const settings = scriptedAgentSettings({ writes: [{ path: `kills/${i}.txt`, content: `${point}\n` }] });
+					const branch = await server.call(PromptLineage, {
+						project: 'shop',
+						root: 'main',
+						prompt: `Write kills/${i}.txt`,
+						settings: {
+							...settings,
+							lineage: {
+								...settings.lineage,
+								branch: { isolation: 'worktree' },
+								limits: { ...settings.lineage.limits, maxBranchesPerNode: 50, maxLiveBranches: 12 },
+							},
+						},
+						requestId: `memo-kills-branch-${i}`,
+					});
+					return [point, branch.run] as const;
+				}),
+			);
+			for (const [point, run] of prompted) {
+				const end = await server.notified(RunDidFinish, (f) => f.run === run, `the branch of ${point}`, 60_000);
+				assert.equal(end.status, 'gate');
+				runs.set(point, run);
+			}
+		} finally {
+			await server.stop();
+		}
+	});
+
+	for (const [i, point] of points.entries()) {
+		it(`resumes it after a kill at ${point}: memory holds it once, each answer paid and recorded once`, async () => {
+			const run = runs.get(point)!;
+			const answering = point === 'while the summary agent answers';
+			const answer = JSON.stringify({ ops: [{ op: 'add', title: `Kill ${i}`, text: `Landed past ${point}.` }] });
+			const settings = summarySettings([answer], true);
+			if (answering) {
+				// The agent takes its time, and is seen started before it answers.
+				const scenario = settings.agents[0]!.args[1]!;
+				fs.writeFileSync(scenario, JSON.stringify({ answers: [answer], sleepMs: 4000 }));
+			}
+			const armed = await open(library, repo, answering ? undefined : { DESK_TEST_FAULTS: point });
+			void armed.connection
+				.sendRequest(DecideRun.method, {
+					project: 'shop',
+					run,
+					decision: 'commit',
+					settings,
+					requestId: `memo-kills-decide-${i}`,
+				})
+				.catch(() => undefined);
+			if (answering) {
+				await until(() => starts(settings) === 1, 'the summary agent started');
+				armed.child.kill('SIGKILL');
+			}
+			assert.equal((await armed.exited).signal, 'SIGKILL', `the server died at ${point}`);
+			const restarted = await open(library, repo);
+			try {
+				const detail = await memorized(restarted, run);
+				const outcomes = detail.tool_invocations.filter((t) => t.tool_name === 'memorize');
+				assert.deepEqual(
+					outcomes.map((o) => [o.status, o.result_summary]),
+					[['ok', 'memory of main: 1 added, 0 updated, 0 removed']],
+					'the outcome is recorded once',
+				);
+				const paid = detail.tool_invocations.filter((t) => t.tool_name === 'summary_agent');
+				assert.deepEqual(
+					paid.map((p) => (p.args as { usage: unknown }).usage),
+					[{ input_tokens: 1000, output_tokens: 200, total_tokens: 1200, cost_usd: 0.0123 }],
+					'each answer is recorded once, with its tokens and cost',
+				);
+				const landed = Object.values(memoryFile(repo).memories).filter(
+					(m) => m.source.kind === 'landing' && m.source.run === run,
+				);
+				assert.equal(landed.length, 1, 'the landing is in memory once');
+				assert.ok(memoryFile(repo).requests[`land:${run}`], 'with its receipt');
+				// Killed while it answered, its answer was lost with the desk: asked again, once.
+				assert.equal(starts(settings), answering ? 2 : 1, 'the summary agent was asked once per answer it gave');
+			} finally {
+				await restarted.stop();
+			}
+		});
+	}
+
+	it('leaves no memorize owed', async () => {
+		const db = await DurableDatabase.open({
+			file: path.join(repo, '.desk', 'project.db'),
+			schema: projectSchema,
+			migrations: projectMigrations,
+			logger: silentLogger,
+		});
+		try {
+			assert.deepEqual(db.all("SELECT memo_key FROM lineage_memos WHERE memo_key LIKE 'owed:%'"), []);
+		} finally {
+			db.close();
+		}
+		const landings = Object.values(memoryFile(repo).memories).filter((m) => m.source.kind === 'landing');
+		assert.equal(landings.length, points.length);
+	});
+});
+
+/** Waits for `done` to hold, looking every 50 ms for at most 20 s (what it waits for tells no one). */
+async function until(done: () => boolean, what: string): Promise<void> {
+	const deadline = Date.now() + 20_000;
+	while (!done()) {
+		if (Date.now() > deadline) {
+			throw new Error(`${what}: not within 20 s`);
+		}
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+}
+
+/** The run's detail once the run recorded its memorize's outcome (told by a runs didChange of the run). */
+async function memorized(server: RunningServer, run: string): Promise<RunDetail> {
+	for (let seen = 0; ;) {
+		const detail = await server.call(ShowRun, { project: 'shop', id: run });
+		if (detail.tool_invocations.some((t) => t.tool_name === 'memorize')) {
+			return detail;
+		}
+		const count = seen;
+		let n = 0;
+		await server.notified(
+			RunsDidChange,
+			(c) => (c.run === run || c.run === undefined) && n++ >= count,
+			`the memorize of ${run}`,
+			30_000,
+		);
+		seen = n;
+	}
+}

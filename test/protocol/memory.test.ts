@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { silentLogger } from '../../server/src/core/logger';
 import {
 	CommitMemory,
@@ -27,8 +27,10 @@ import { DurableDatabase } from '../../server/src/store/durableDatabase';
 import { projectMigrations, projectSchema } from '../../server/src/store/schemas';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
-import { expectRpcError, serverForSuite } from '../helpers/serverProcess';
+import { expectRpcError, killStartedServers, serverForSuite, startServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
+
+after(killStartedServers);
 
 let requests = 0;
 const requestId = () => `req-memory-${process.pid}-${++requests}`;
@@ -133,7 +135,10 @@ describe('project memory over JSON-RPC', () => {
 		assert.equal(git(repo, 'rev-parse', 'HEAD'), commit);
 		assert.equal(git(repo, 'rev-parse', `${commit}^`), head);
 		assert.equal(git(repo, 'show', '--name-only', '--format=', commit), '.desk-memory/main.json');
-		assert.match(git(repo, 'log', '-1', '--format=%B', commit), /\n\nDesk-Memory: main$/);
+		assert.match(
+			git(repo, 'log', '-1', '--format=%B', commit),
+			new RegExp(`\n\nDesk-Memory: main\nDesk-Request: ${commitId}$`),
+		);
 		assert.equal(git(repo, 'show', `${commit}:.desk-memory/main.json`), fs.readFileSync(file, 'utf8').trimEnd());
 		assert.ok(!fs.existsSync(path.join(repo, 'hook-ran')), 'no hook ran');
 		const status = git(repo, 'status', '--porcelain', '--', '.desk-memory', 'staged.txt', 'file2.txt');
@@ -292,5 +297,46 @@ describe('project memory over JSON-RPC', () => {
 		assert.equal(failure.code, 'memory.unknownFormat');
 		assert.equal(fs.readFileSync(file, 'utf8'), other);
 		fs.rmSync(file);
+	});
+});
+
+describe('Commit Memory killed between its commit and its answer', () => {
+	it('answers the repeat with the commit it made, and a new request with nothing to commit', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const library = path.join(root, 'library');
+		const open = async (env?: NodeJS.ProcessEnv) => {
+			const started = await startServer(library, env ? { env: { ...process.env, ...env } } : {});
+			await started.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+			return started;
+		};
+		const armed = await open({ DESK_TEST_FAULTS: 'memory.afterCommit.beforeAnswer' });
+		await armed.call(RememberMemory, { project: 'shop', text: 'Prices are in cents.', requestId: requestId() });
+		const head = git(repo, 'rev-parse', 'HEAD');
+		const commitId = requestId();
+		void armed.connection
+			.sendRequest(CommitMemory.method, { project: 'shop', root: 'main', requestId: commitId })
+			.catch(() => undefined);
+		assert.equal((await armed.exited).signal, 'SIGKILL', 'the server died between the commit and its answer');
+		const made = git(repo, 'rev-parse', 'HEAD');
+		assert.notEqual(made, head, 'the commit was made');
+		assert.equal(
+			git(repo, 'log', '-1', '--format=%B', made),
+			`Memory of main\n\nDesk-Memory: main\nDesk-Request: ${commitId}`,
+		);
+		const restarted = await open();
+		try {
+			const repeat = await restarted.call(CommitMemory, { project: 'shop', root: 'main', requestId: commitId });
+			assert.deepEqual(repeat, { commit: made }, 'the repeat is answered with the commit it made');
+			assert.equal(git(repo, 'rev-parse', 'HEAD'), made, 'nothing committed again');
+			const again = await expectRpcError(restarted.connection, CommitMemory.method, {
+				project: 'shop',
+				root: 'main',
+				requestId: requestId(),
+			});
+			assert.equal((again.data as DeskErrorJson).code, 'memory.nothingToCommit');
+		} finally {
+			await restarted.stop();
+		}
 	});
 });

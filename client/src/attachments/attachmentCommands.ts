@@ -232,7 +232,7 @@ export function registerAttachmentCommands(
 
 	return [
 		vscode.commands.registerCommand('agentDesk.refreshAttachments', () => tree.refresh()),
-		onAttachment('agentDesk.openAttachment', 'Open which attachment?', (a) => previews.open(a), {
+		onAttachment('agentDesk.openAttachment', 'Open which attachment?', (a) => previews.open(a, a.row), {
 			needsBytes: true,
 			accepts: () => true,
 		}),

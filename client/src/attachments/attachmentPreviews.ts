@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { showInformationMessage, showWarningMessage } from '../common/messages';
 import { baseName } from '../../../server/src/attachments/names';
-import { ReadAttachment, type AttachmentContent } from '../../../server/src/protocol/protocol';
+import { ReadAttachment, type AttachmentContent, type AttachmentRow } from '../../../server/src/protocol/protocol';
+import { readForOpening, readWhole, type ReadPiece } from './attachmentReader';
 import { externalReference } from './externalReference';
 import { formatJson } from './formatJson';
 import { imageSize } from './imageSize';
@@ -59,6 +60,8 @@ export function parseAttachmentUri(uri: vscode.Uri): (AttachmentRef & { asText: 
 	}
 	return { project, task: match[1]!, id: match[2]!, asText: query.get('as') === 'text' };
 }
+
+const untrustedPdf = 'Agent Desk renders no PDF in an untrusted workspace. Save As… writes the PDF where you choose.';
 
 /** Commands a preview page's links may run; nothing else. */
 export const previewPageCommands = [
@@ -149,24 +152,52 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		this.previewFolder = vscode.Uri.joinPath(storage, 'attachment-previews', randomBytes(12).toString('hex'));
 	}
 
+	/** The attachment's bytes, whole and checked, read in pieces. */
 	read(ref: AttachmentRef): Promise<AttachmentContent> {
-		return this.desk.request(ReadAttachment, { project: ref.project, task: ref.task, ref: ref.id });
+		return readWhole(this.pieces(ref));
 	}
 
-	/** Opens the preview its checked type calls for. */
-	async open(ref: AttachmentRef): Promise<void> {
-		const content = await this.read(ref);
-		const { row } = content;
-		const type = content.inline ? content.inline_type : 'application/octet-stream';
-		if (!content.inline) {
-			const claim =
-				row.media_type === 'application/octet-stream'
-					? 'Its bytes are not a type the desk shows'
-					: `It is recorded as ${row.media_type}, but its stored bytes are not that`;
-			this.showDownload(ref, content, `${claim}, so it is not shown here. Save As… writes it where you choose.`);
+	private pieces(ref: AttachmentRef): ReadPiece {
+		return (offset, maxBytes) =>
+			this.desk.request(ReadAttachment, {
+				project: ref.project,
+				task: ref.task,
+				ref: ref.id,
+				offset,
+				max_bytes: maxBytes,
+			});
+	}
+
+	/**
+	 * Opens the preview its checked type calls for: decided from the recorded type (`row`, as listed)
+	 * before a byte is read, then from the first piece; only what is shown is read whole.
+	 */
+	async open(ref: AttachmentRef, row: AttachmentRow): Promise<void> {
+		if (row.media_type === 'application/pdf' && !vscode.workspace.isTrusted) {
+			// Not drawn here whatever its bytes are: nothing to read for the page that says so.
+			this.showPdfDownload(ref, row, untrustedPdf, false);
 			return;
 		}
-		switch (attachmentKind(type, row.name)) {
+		const opening = await readForOpening(row, this.pieces(ref));
+		if ('download' in opening) {
+			const recorded = opening.download.media_type;
+			const claim =
+				opening.shownAs === undefined
+					? 'The desk has no preview for its type'
+					: recorded === 'application/octet-stream'
+						? 'Its bytes are not a type the desk shows'
+						: `It is recorded as ${recorded}, but its stored bytes are not that`;
+			this.showDownload(
+				ref,
+				opening.download,
+				opening.shownAs ?? 'application/octet-stream',
+				`${claim}, so it is not shown here. Save As… writes it where you choose.`,
+			);
+			return;
+		}
+		const { content } = opening;
+		const type = content.inline_type;
+		switch (attachmentKind(type, content.row.name)) {
 			case 'image':
 				if (type === 'image/svg+xml') {
 					await this.showText(ref, content);
@@ -188,7 +219,12 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 				this.showPdf(ref, content);
 				return;
 			case 'other':
-				this.showDownload(ref, content, 'The desk has no preview for this type. Save As… writes it where you choose.');
+				this.showDownload(
+					ref,
+					content.row,
+					type,
+					'The desk has no preview for this type. Save As… writes it where you choose.',
+				);
 				return;
 			default:
 				// Text, source code, JSON, and HTML as its source.
@@ -355,23 +391,14 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 
 	/**
 	 * A PDF drawn by the pdf.js the extension ships, a current one (see pdfPage and dist/pdfViewer/pdfViewer.js for
-	 * what it may do). In an untrusted workspace, for bytes the desk returned only part of, or where that
-	 * pdf.js cannot start, the download page instead.
+	 * what it may do). For bytes the desk returned only part of, or where that pdf.js cannot start, the
+	 * download page instead (in an untrusted workspace `open` shows it before reading a byte).
 	 */
 	private showPdf(ref: AttachmentRef, content: AttachmentContent): void {
-		if (!vscode.workspace.isTrusted) {
-			this.showPdfDownload(
-				ref,
-				content,
-				'Agent Desk renders no PDF in an untrusted workspace. Save As… writes the PDF where you choose.',
-				false,
-			);
-			return;
-		}
 		if (content.truncated) {
 			this.showPdfDownload(
 				ref,
-				content,
+				content.row,
 				'The desk returned only part of this PDF, so it is not shown here. Save As… writes it where you choose.',
 			);
 			return;
@@ -411,7 +438,7 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 			panel.dispose();
 			this.showPdfDownload(
 				ref,
-				content,
+				content.row,
 				`The desk's PDF viewer (pdf.js) could not start here (${why}). Save As… writes the PDF where you choose.`,
 			);
 		};
@@ -465,15 +492,16 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 	 * also offers it, as a button the person clicks, named as the third-party extension it is: the desk
 	 * cannot tell which pdf.js it is built on (those before 4.2.67 run what a crafted PDF carries, CVE-2024-4367).
 	 */
-	private showPdfDownload(ref: AttachmentRef, content: AttachmentContent, reason: string, offerViewer = true): void {
+	private showPdfDownload(ref: AttachmentRef, row: AttachmentRow, reason: string, offerViewer = true): void {
 		const viewer = offerViewer ? pdfViewer() : undefined;
 		if (!viewer) {
-			this.showDownload(ref, content, reason);
+			this.showDownload(ref, row, 'application/pdf', reason);
 			return;
 		}
 		this.showDownload(
 			ref,
-			content,
+			row,
+			'application/pdf',
 			reason,
 			[link('agentDesk.openAttachmentInPdfViewer', ref, `Open in ${viewer.extensionName}`)],
 			[
@@ -504,24 +532,21 @@ export class AttachmentPreviews implements vscode.TextDocumentContentProvider, v
 		await vscode.commands.executeCommand('vscode.openWith', file, viewer.viewType);
 	}
 
+	/** The Save As… page of `row`, its facts naming the type it is `shownAs` (the checked one, else octet-stream). */
 	private showDownload(
 		ref: AttachmentRef,
-		content: AttachmentContent,
+		row: AttachmentRow,
+		shownAs: string,
 		reason: string,
 		extraLinks: string[] = [],
 		more: string[] = [],
 	): void {
 		const header: PageHeader = {
-			name: content.row.name,
-			facts: headerFacts(content.row, content.inline ? content.inline_type : 'application/octet-stream'),
+			name: row.name,
+			facts: headerFacts(row, shownAs),
 			links: [link('agentDesk.saveAttachmentAs', ref, 'Save As…', true), ...extraLinks],
 		};
-		this.showPanel(
-			ref,
-			'download',
-			baseName(content.row.name),
-			downloadPage({ header, reason, more, nonce: newNonce() }),
-		);
+		this.showPanel(ref, 'download', baseName(row.name), downloadPage({ header, reason, more, nonce: newNonce() }));
 	}
 
 	/** One tab per attachment and view: shown again if open. Scripts off, no local resources, only the preview commands as links. */

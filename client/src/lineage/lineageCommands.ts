@@ -168,7 +168,9 @@ export function registerLineageCommands(
 		const picked = await vscode.window.showQuickPick(
 			sorted.map((r) => ({
 				label: pickText(r.name),
-				description: pickText(`${plural(r.branches, 'branch')}${r.live ? `, ${r.live} working` : ''}`),
+				description: pickText(
+					r.branches === 0 ? 'no branch yet' : `${plural(r.branches, 'branch')}${r.live ? `, ${r.live} working` : ''}`,
+				),
 				detail: r.about ? pickText(r.about) : undefined,
 				name: r.name,
 			})),

@@ -15,8 +15,8 @@ import {
 /*
  * The Lineage section of a run's page (glossary: Lineage, Catch-up): where the run's task stands in
  * its lineage (its starter, its grant chain), the branches it started with their state, its board as
- * a timeline, and the tally and memory sections its prompts contained, exactly as the run's
- * ContextSnapshot pinned them. HTML with every value escaped; its only links are the lineage commands
+ * a timeline, what became of its landing's memorize and what the summary agent's answers cost, and
+ * the tally and memory sections its prompts contained, exactly as the run's ContextSnapshot pinned them. HTML with every value escaped; its only links are the lineage commands
  * the page allows (lineagePageCommands). No VS Code import: tested in plain Node.
  */
 
@@ -146,6 +146,7 @@ export function renderLineageSection(facts: LineageFacts): string {
 			`<table class="board"><thead><tr><th>When</th><th>Kind</th><th>From</th><th>Text</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>`,
 		);
 	}
+	parts.push(...memorizeParts(detail));
 	const items = lineageSnapshotItems(detail.snapshot?.items ?? []);
 	parts.push('<h3 id="told">What its prompts were told</h3>');
 	if (items.length === 0) {
@@ -161,6 +162,51 @@ export function renderLineageSection(facts: LineageFacts): string {
 	}
 	parts.splice(1, 0, `<nav class="actions lineage" aria-label="Lineage">${actions.join('')}</nav>`);
 	return parts.join('\n');
+}
+
+type Invocation = RunDetail['tool_invocations'][number];
+type Usage = { total_tokens: number; cost_usd?: number };
+
+/**
+ * The memorize of a landed branch (glossary: Project memory): what became of it (its last outcome),
+ * and what the summary agent's answers cost, each answer once (a memo reused after a restart costs
+ * nothing again). Nothing when the run's landing was not memorized.
+ */
+function memorizeParts(detail: RunDetail): string[] {
+	const outcome = detail.tool_invocations.filter((i) => i.tool_name === 'memorize').at(-1);
+	const answers = detail.tool_invocations.filter((i) => i.tool_name === 'summary_agent');
+	if (!outcome && answers.length === 0) {
+		return [];
+	}
+	const usages = answers.map(answerUsage);
+	const tokens = usages.reduce((n, u) => n + u.total_tokens, 0);
+	const costs = usages.filter((u) => u.cost_usd !== undefined);
+	const models = [
+		...new Set(answers.map((i) => (i.args as { model?: unknown }).model).filter((m) => typeof m === 'string')),
+	];
+	return [
+		'<h3 id="memorize">Memory</h3>',
+		facts_([
+			[
+				'Memorized',
+				outcome ? `${outcome.status === 'ok' ? '' : 'failed: '}${outcome.result_summary ?? ''}` : 'not finished yet',
+			],
+			[
+				'Summary agent',
+				answers.length === 0
+					? 'not asked'
+					: `${models.join(', ') || 'unknown model'} · ${answers.length} answer${answers.length === 1 ? '' : 's'} · ${tokensText(tokens)}${costs.length > 0 ? ` · ${costText(costs.reduce((n, u) => n + u.cost_usd!, 0))}` : ''}`,
+			],
+		]),
+	];
+}
+
+function answerUsage(invocation: Invocation): Usage {
+	const usage = (invocation.args as { usage?: Partial<Usage> } | undefined)?.usage;
+	const total = typeof usage?.total_tokens === 'number' && usage.total_tokens >= 0 ? usage.total_tokens : 0;
+	return typeof usage?.cost_usd === 'number' && usage.cost_usd >= 0
+		? { total_tokens: total, cost_usd: usage.cost_usd }
+		: { total_tokens: total };
 }
 
 /** Who wrote a board message: the branch by its title when the tree knows it, else its run; nothing for the person. */

@@ -255,14 +255,23 @@ export function outcomeText(outcome: unknown, commit?: unknown, version?: unknow
 	}
 }
 
-/** A board message's row: its kind (a report with its outcome), then the first line of its text; its description says when and whether it was answered. */
+/**
+ * A board message's row: its kind (a report with its outcome), then the first line of its text; its
+ * description says when and whether it was answered. A report's text opens with its outcome line
+ * ("landed as abc1234ff… (Desk-Run: …)"), which the kind already says shorter: the row shows the
+ * line after it, the branch's own words. A prompt carried to a run is markdown: its heading's words show.
+ */
 export function boardLabel(message: BoardMessage): string {
-	const text = oneLine(message.text);
-	// A report's text often opens with its outcome ("landed as …"): it is not said twice.
 	const outcome = message.kind === 'report' ? message.data?.['outcome'] : undefined;
-	const kind =
-		typeof outcome === 'string' && text.startsWith(outcome) ? boardKindWords.report.word : boardKindText(message);
-	return `${kind}: ${text}`;
+	let text = message.text.trim();
+	if (typeof outcome === 'string' && text.startsWith(outcome)) {
+		text = text.split('\n').slice(1).join('\n');
+	}
+	if (message.kind === 'input') {
+		text = text.replace(/^#+\s+/, '');
+	}
+	const line = oneLine(text);
+	return line ? `${boardKindText(message)}: ${line}` : boardKindText(message);
 }
 
 export function boardDescription(message: BoardMessage): string {

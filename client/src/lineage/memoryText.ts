@@ -61,14 +61,22 @@ export function shortDay(iso: string, now = new Date()): string {
 	return date.getUTCFullYear() === now.getUTCFullYear() ? day : `${day} ${date.getUTCFullYear()}`;
 }
 
-/** A memory's row: its title as the label; the description "“first line” · you · 2 Oct · ⚠ evidence changed". */
+/**
+ * A memory's row: its title as the label; the description "⚠ evidence changed · you · 2 Oct ·
+ * “first line”". Where it came from and whether it may be stale come first: the quote is what a
+ * narrow side bar cuts, and the tooltip has the whole text.
+ */
 export function memoryDescription(entry: MemoryEntry, now = new Date()): string {
 	const { memory } = entry;
+	const author =
+		memory.source.kind === 'landing'
+			? `from landing${memory.source.commit ? ` ${memory.source.commit.slice(0, 7)}` : ''}`
+			: memoryAuthor(memory);
 	return [
-		`“${oneLine(memory.text, 80)}”`,
-		memoryAuthor(memory),
-		shortDay(memory.updated_at || memory.created_at, now),
 		entry.evidence_changed.length ? '⚠ evidence changed' : '',
+		author,
+		shortDay(memory.updated_at || memory.created_at, now),
+		`“${oneLine(memory.text, 80)}”`,
 	]
 		.filter(Boolean)
 		.join(' · ');

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { visibleText } from '../common/markdownText';
-import { showInformationMessage } from '../common/messages';
-import { ExportHistory, ImportHistory, ShowRun } from '../../../server/src/protocol/protocol';
+import { showInformationMessage, showWarningMessage } from '../common/messages';
+import { ExportHistory, ImportHistory, ShowRun, type HistoryRefusal } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../common/deskClient';
 import { chooseProject } from '../common/windowProjects';
 import { guardedBy } from '../common/guarded';
-import { loadPatchSet, type PatchSides, type RunPages } from './runDocuments';
+import { loadPatchSet, patchScheme, type PatchSides, type RunPages } from './runDocuments';
 import type { RunsTreeProvider } from './runsTree';
 
 /** Commands of the Runs view: open a run's page, a PatchSet's diff, import and export run history. */
@@ -71,12 +71,17 @@ export function registerRunCommands(
 				// The server's desk/runs/didChange refreshes the view; refreshing here too would replace the
 				// rows twice, and a click on a row being replaced is lost.
 				const result = await desk.request(ImportHistory, { project });
-				const refused = result.refused.length ? ` ${result.refused.length} refused (see the log).` : '';
-				void showInformationMessage(
-					`Agent Desk: ${result.added} object${result.added === 1 ? '' : 's'} imported from refs/desk/history, ${result.unchanged} already here.${refused}`,
+				const summary = `Agent Desk: ${result.added} object${result.added === 1 ? '' : 's'} imported from refs/desk/history, ${result.unchanged} already here.`;
+				if (result.refused.length === 0) {
+					void showInformationMessage(summary);
+					return;
+				}
+				const choice = await showWarningMessage(
+					`${summary} ${result.refused.length} refused: not what could have happened to this project's history; nothing of them was stored.`,
+					'Show Details',
 				);
-				for (const r of result.refused) {
-					reportError(new Error(`refused ${r.path}: ${r.reason}`));
+				if (choice === 'Show Details') {
+					await showRefusals(patches, project, result.refused);
 				}
 			}),
 		),
@@ -96,4 +101,25 @@ export function registerRunCommands(
 			}),
 		),
 	];
+}
+
+/**
+ * The refused objects of an import, one a line with its reason code, in a read-only plain-text
+ * document (held by `sides`, so closing it asks nothing): the text comes from a ref anyone with push
+ * access wrote, so nothing in it is a link.
+ */
+async function showRefusals(sides: PatchSides, project: string, refused: readonly HistoryRefusal[]): Promise<void> {
+	const lines = [
+		`Objects of refs/desk/history refused by the import into ${project} (none of them was stored):`,
+		'',
+		...refused.map((r) => `${r.path}  [${r.code}]\n    ${r.reason}`),
+	];
+	const uri = vscode.Uri.from({
+		scheme: patchScheme,
+		path: `/Refused by the history import into ${project}.txt`,
+		query: `at=${Date.now()}`,
+	});
+	sides.set(uri, `${lines.join('\n')}\n`);
+	const document = await vscode.workspace.openTextDocument(uri);
+	await vscode.window.showTextDocument(document, { preview: true });
 }

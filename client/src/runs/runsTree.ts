@@ -227,7 +227,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				item.id = `${node.project}/task/${task.object_id}`;
 				// A running task whose runs have all stopped waits for the person: at the gate, or after a failure.
 				const states = node.view.runs.map(runState);
-				const waiting =
+				const stopped =
 					task.status === 'running' && !states.includes('running')
 						? states.includes('gate')
 							? 'gate'
@@ -235,6 +235,12 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 								? 'failed'
 								: undefined
 						: undefined;
+				// A task continued after it was done (Continue with Reports) keeps its status while its newest
+				// run works or waits at the gate: the row says what that run does.
+				const newest = [...node.view.runs].sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+				const newestState = newest && runState(newest);
+				const waiting =
+					task.status !== 'running' && (newestState === 'running' || newestState === 'gate') ? newestState : stopped;
 				if (node.branch) {
 					// A branch: its state in lineage words (queued ones wait for the checkout) and its subtree's tokens and cost.
 					item.iconPath = icon(branchStateIcons[node.branch.state]);
@@ -245,7 +251,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					return item;
 				}
 				item.iconPath = icon(waiting ? runIcons[waiting] : (taskIcons[task.status] ?? ['circle-large-outline']));
-				item.description = `${waiting === 'gate' ? 'waiting for review' : waiting === 'failed' ? 'run failed: retry or abandon' : task.status}${task.goal ? ` · ${typeof task.goal === 'string' ? task.goal : task.goal.other}` : ''} · ${node.view.runs.length} run${node.view.runs.length === 1 ? '' : 's'}`;
+				item.description = `${waiting === 'gate' ? 'waiting for review' : waiting === 'failed' ? 'run failed: retry or abandon' : waiting === 'running' ? 'running' : task.status}${task.goal ? ` · ${typeof task.goal === 'string' ? task.goal : task.goal.other}` : ''} · ${node.view.runs.length} run${node.view.runs.length === 1 ? '' : 's'}`;
 				item.contextValue = 'task';
 				return item;
 			}
@@ -267,7 +273,9 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					node.root.name,
 					node.branches.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
 				);
-				item.id = `${node.project}/lineage-root/${node.root.name}`;
+				// A root's first branch gives it a new id: the workbench keeps the folded state of a row it knew
+				// without children, so the root would stay folded over its branch.
+				item.id = `${node.project}/lineage-root/${node.root.name}${node.branches.length ? '' : '/empty'}`;
 				item.iconPath = new vscode.ThemeIcon(node.tally ? 'git-merge' : 'git-branch');
 				item.description = rootDescription(node);
 				item.tooltip = new vscode.MarkdownString(rootTooltip(node.root));
@@ -590,7 +598,8 @@ function runItem(
 	const parts = [
 		runStatusText(run),
 		run.duration_ms !== undefined ? formatDuration(run.duration_ms) : '',
-		run.model ?? '',
+		// The desk records the model as 'unknown' until the agent names it: no word rather than that one.
+		run.model && run.model !== 'unknown' ? run.model : '',
 		run.total_tokens !== undefined ? `${run.total_tokens.toLocaleString('en-US')} tokens` : '',
 		run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '',
 	];

@@ -171,6 +171,9 @@ const runMoves: Record<RunStatus, RunStatus[]> = {
 };
 const applyMoves: Record<ApplyStatus, ApplyStatus[]> = { proposed: ['applied', 'rejected'], applied: [], rejected: [] };
 
+/** The drawn graphs, read by import to judge whether a stored status could have become another. */
+export const statusMoves = { intent: intentMoves, step: stepMoves, task: taskMoves, run: runMoves, apply: applyMoves };
+
 function checkMove<S extends string>(what: string, moves: Record<S, S[]>, from: S, to: S): void {
 	if (!moves[from]?.includes(to)) {
 		const allowed = moves[from]?.length ? moves[from].join(', ') : 'nothing (it is final)';

@@ -274,3 +274,54 @@ export type AiObject =
 	| ToolInvocation
 	| ContextSnapshot
 	| ContextPipeline;
+
+/**
+ * Why an object of a history ref was not imported (glossary: Run history). Import takes only what
+ * could have happened; every other object is refused, by itself, with one of these.
+ */
+export type HistoryRefusalCode =
+	/** Not an AI object this desk reads, or not JSON. */
+	| 'unreadable'
+	/** Its path names another type or id than it holds, or a folder that is no object type. */
+	| 'misplaced'
+	/** It carries no checksum, or one its content does not match. */
+	| 'bad_checksum'
+	/** The same id twice on the ref. */
+	| 'duplicate_id'
+	/** The stored object with this id is of another type. */
+	| 'type_changed'
+	/** A field fixed once set (a prompt, a run's task, a decision's type…) differs from the stored one. */
+	| 'immutable_changed'
+	/** An append-only history (statuses, runs, patchsets, frames…) does not extend the stored one. */
+	| 'history_rewritten'
+	/** A status the stored one cannot reach along the drawn transitions (completed back to patching). */
+	| 'status_backwards'
+	/** Older than the stored copy and not an earlier state of it. */
+	| 'older_copy_differs'
+	/** Names an object neither stored nor taken in the same import, or one of another type or run. */
+	| 'unresolved_reference'
+	/** A second Decision for a Run (a Run has one). */
+	| 'second_decision'
+	/** A second Provenance for a Run (a Run has one). */
+	| 'second_provenance'
+	/** A commit Decision that names no PatchSet. */
+	| 'commit_without_patchset';
+
+/** One object of a history ref that import refused, and why, for the person to read. */
+export interface HistoryRefusal {
+	/** Where on the ref: `<type>/<id>.json`, or a folder's name. */
+	path: string;
+	object_id?: string;
+	object_type?: string;
+	code: HistoryRefusalCode;
+	/** What is wrong, naming the field and the values. */
+	reason: string;
+}
+
+/** What a history import did: objects stored (new or later states), already here, refused. */
+export interface HistoryImportResult {
+	added: number;
+	/** The same as stored, or an earlier state of a stored object. */
+	unchanged: number;
+	refused: HistoryRefusal[];
+}

@@ -4,10 +4,10 @@ import { DeskError, isDeskError } from '../core/errors';
 import type { Logger } from '../core/logger';
 import { scrubBytes } from '../core/secrets';
 import type { ClientRequest } from '../store/clientRequests';
-import { ConfinedDir, withFileAt, type OpenedFile } from '../store/confinedDir';
-import { cleanName, detectType, humanBytes, typeByName } from './names';
+import { ConfinedDir, shownName, utf8Name, withFileAt, type OpenedFile } from '../store/confinedDir';
+import { cleanComponents, cleanName, detectType, exactBytes, humanBytes, typeByName } from './names';
 import type { AttachmentAudit, AttachmentRows, TaskAttachments } from './ports';
-import type { AttachmentRow, AttachmentSource, IngestReport } from './types';
+import type { AttachmentRow, AttachmentSource, IngestReport, OutboxTask, OutboxTidy } from './types';
 
 /** Every attach is checked against all of them; a file over one is refused and named, never truncated. */
 export interface AttachmentLimits {
@@ -95,7 +95,7 @@ export class AttachmentStore {
 
 	/** PromptSection: what every prompt says about the outbox. Short, since every prompt has it. */
 	static promptSection(outbox: string): string {
-		return `To hand the person a file that is not part of the change (a report, a chart, a screenshot, a data export), copy it into ${outbox} (also in $${envOutbox}). Every file there is attached to the task when this step ends; at most ${humanBytes(defaultLimits.fileBytes)} a file.`;
+		return `To hand the person a file that is not part of the change (a report, a chart, a screenshot, a data export), copy it into ${outbox} (also in $${envOutbox}). Every file there is attached to the task when this step ends; at most ${exactBytes(defaultLimits.fileBytes)} a file.`;
 	}
 
 	/** Outboxes: the tasks that have an outbox in the store. */
@@ -156,6 +156,66 @@ export class AttachmentStore {
 	}
 
 	/**
+	 * The task has ended (done, failed, cancelled: no attempt of it will come): what its outbox still
+	 * holds is ingested once more, attributed to `runId` (its last run, so a file that run's own ingest
+	 * took is not attached twice), and the outbox removed (RemoveOutbox). A file kept again (a full
+	 * disk) keeps the outbox, for the next start-up to try.
+	 */
+	endOutbox(taskId: string, options: { runId?: string; addedBy?: string } = {}): IngestReport {
+		const report = this.ingest(taskId, options);
+		if (report.kept.length === 0) {
+			this.removeOutbox(taskId);
+		}
+		return report;
+	}
+
+	/**
+	 * At start-up, every outbox in the store (Outboxes): one whose task the project does not hold is
+	 * removed with what it holds (RemoveOutbox), one of a task that has ended is emptied and removed
+	 * ({@link endOutbox}); an open task's stays for its next attempt or its end. A folder whose name
+	 * is not a task id is no outbox and is left alone, and so is an outbox of an unknown task that
+	 * has not changed since the database's tracking start: a database started (empty, or rebuilt
+	 * after damage) after it was written cannot say its task is gone.
+	 */
+	tidyOutboxes(taskOf: (taskId: string) => OutboxTask | undefined): OutboxTidy {
+		const tidy: OutboxTidy = { removed: [], ended: [], kept: [], notVouched: [] };
+		for (const taskId of this.outboxes().filter((name) => taskIdPattern.test(name))) {
+			const task = taskOf(taskId);
+			if (task === undefined) {
+				const changed = this.outboxChangedAt(taskId);
+				if (changed !== undefined && changed <= this.rows.trackingSince) {
+					tidy.notVouched.push(taskId);
+					continue;
+				}
+				this.removeOutbox(taskId);
+				tidy.removed.push(taskId);
+			} else if (task.ended) {
+				const report = this.endOutbox(taskId, {
+					...(task.lastRun !== undefined ? { runId: task.lastRun } : {}),
+					addedBy: 'run',
+				});
+				(report.kept.length === 0 ? tidy.ended : tidy.kept).push(taskId);
+			}
+		}
+		return tidy;
+	}
+
+	/** When the outbox folder last changed (an entry made or removed in it), in ms; undefined when it is not there. */
+	private outboxChangedAt(taskId: string): number | undefined {
+		const root = this.root();
+		try {
+			const outboxes = root.child(outboxFolder);
+			try {
+				return outboxes?.lstat(checkTaskId(taskId))?.mtimeMs;
+			} finally {
+				outboxes?.close();
+			}
+		} finally {
+			root.close();
+		}
+	}
+
+	/**
 	 * Ingest: every regular file at any depth of the task's outbox is attached under its path there;
 	 * links, devices, FIFOs, sockets and hard links to files elsewhere are named in the report,
 	 * never followed or read. The outbox is emptied of what was handled and left in place; a file that
@@ -177,7 +237,7 @@ export class AttachmentStore {
 				return report;
 			}
 			try {
-				this.ingestFolder(root, outbox, '', taskId, options, report);
+				this.ingestFolder(root, outbox, [], taskId, options, report);
 			} finally {
 				outbox.close();
 			}
@@ -193,14 +253,16 @@ export class AttachmentStore {
 	private ingestFolder(
 		root: ConfinedDir,
 		dir: ConfinedDir,
-		prefix: string,
+		prefix: readonly Buffer[],
 		taskId: string,
 		options: { runId?: string; secrets?: readonly string[]; addedBy?: string },
 		report: IngestReport,
 	): void {
-		for (const entry of dir.entries().sort((a, b) => (a.name < b.name ? -1 : 1))) {
-			const rel = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-			const name = cleanName(rel);
+		// Names as the bytes the file system holds: one that is not UTF-8 is reached, attached under its
+		// escaped form and removed like any other (decoded, it named nothing and stayed for ever).
+		for (const entry of dir.rawEntries().sort((a, b) => Buffer.compare(a.name, b.name))) {
+			const rel = [...prefix, entry.name];
+			const name = outboxName(rel);
 			if (entry.kind === 'dir') {
 				let sub: ConfinedDir | undefined;
 				try {
@@ -245,7 +307,7 @@ export class AttachmentStore {
 	private ingestFile(
 		root: ConfinedDir,
 		dir: ConfinedDir,
-		entryName: string,
+		entryName: Buffer,
 		name: string,
 		taskId: string,
 		options: { runId?: string; secrets?: readonly string[]; addedBy?: string },
@@ -259,11 +321,11 @@ export class AttachmentStore {
 					return 'a hard link to a file elsewhere: not read';
 				}
 				if (file.stat.size > this.limits.fileBytes) {
-					return `${humanBytes(file.stat.size)} is over the ${humanBytes(this.limits.fileBytes)} limit of a file`;
+					return `${exactBytes(file.stat.size)} is over the ${exactBytes(this.limits.fileBytes)} limit of a file`;
 				}
 				const read = file.read(this.limits.fileBytes);
 				return read.more
-					? `it grew over the ${humanBytes(this.limits.fileBytes)} limit of a file while it was read`
+					? `it grew over the ${exactBytes(this.limits.fileBytes)} limit of a file while it was read`
 					: read.bytes;
 			});
 		} catch (error) {
@@ -336,7 +398,7 @@ export class AttachmentStore {
 			}
 			const read = opened.read(this.limits.fileBytes);
 			if (read.more) {
-				throw tooLarge(file, this.limits.fileBytes + 1, this.limits.fileBytes);
+				throw tooLarge(file, 'grew', this.limits.fileBytes);
 			}
 			return read.bytes;
 		};
@@ -442,16 +504,16 @@ export class AttachmentStore {
 		const task = { files: usage.taskFiles, bytes: usage.taskBytes };
 		const project = { bytes: usage.projectBytes };
 		if (size > this.limits.fileBytes) {
-			return `${humanBytes(size)} is over the ${humanBytes(this.limits.fileBytes)} limit of a file`;
+			return `${exactBytes(size)} is over the ${exactBytes(this.limits.fileBytes)} limit of a file`;
 		}
 		if (task.files + 1 > this.limits.taskFiles) {
 			return `the task has ${task.files} attachments, the most it may have`;
 		}
 		if (task.bytes + size > this.limits.taskBytes) {
-			return `the task's attachments would come to ${humanBytes(task.bytes + size)}, over its ${humanBytes(this.limits.taskBytes)} limit`;
+			return `the task's attachments would come to ${exactBytes(task.bytes + size)}, over its ${exactBytes(this.limits.taskBytes)} limit`;
 		}
 		if (project.bytes + size > this.limits.projectBytes) {
-			return `the project's attachments would come to ${humanBytes(project.bytes + size)}, over its ${humanBytes(this.limits.projectBytes)} limit`;
+			return `the project's attachments would come to ${exactBytes(project.bytes + size)}, over its ${exactBytes(this.limits.projectBytes)} limit`;
 		}
 		return '';
 	}
@@ -459,9 +521,10 @@ export class AttachmentStore {
 	/**
 	 * Open: the stored bytes of an attachment, read through the store's descriptor: a regular file,
 	 * reached without a link, the same file after opening as before, of the size recorded, and
-	 * (when read whole) of the digest recorded.
+	 * (when read whole) of the digest recorded. `offset` and `maxBytes` read a part of it only, so a
+	 * view can take it in pieces (and check the digest itself over the whole).
 	 */
-	read(row: AttachmentRow, options: { maxBytes?: number } = {}): Buffer {
+	read(row: AttachmentRow, options: { offset?: number; maxBytes?: number } = {}): Buffer {
 		if (row.unavailable !== null) {
 			throw new DeskError('attachment.unavailable', `${row.name} is not in the store: ${row.unavailable}.`, {
 				id: row.id,
@@ -491,8 +554,9 @@ export class AttachmentStore {
 						{ id: row.id, size: stat.size },
 					);
 				}
-				const limit = Math.min(options.maxBytes ?? row.size, row.size);
-				const { bytes } = read(limit);
+				const offset = Math.min(options.offset ?? 0, row.size);
+				const limit = Math.min(options.maxBytes ?? row.size, row.size - offset);
+				const { bytes } = read(limit, offset);
 				if (limit === row.size && createHash('sha256').update(bytes).digest('hex') !== row.sha256) {
 					throw new DeskError('attachment.changed', `${row.name}: the stored bytes do not match the digest recorded.`, {
 						id: row.id,
@@ -692,18 +756,35 @@ export function resolveAttachment(rows: readonly AttachmentRow[], ref: string): 
 	);
 }
 
-function checkTaskId(taskId: string): string {
+/** The task id when it is one (letters, digits, `.`, `_`, `-`; no path), else `attachment.badName`. */
+export function checkTaskId(taskId: string): string {
 	if (!taskIdPattern.test(taskId)) {
 		throw new DeskError('attachment.badName', `${JSON.stringify(taskId)} is not a task id.`, { task: taskId });
 	}
 	return taskId;
 }
 
-function tooLarge(name: string, size: number, limit: number): DeskError {
+/** `size` 'grew': the file was within the limit when looked at and went over it while it was read. */
+function tooLarge(name: string, size: number | 'grew', limit: number): DeskError {
+	const over = `over the ${exactBytes(limit)} limit of a file`;
 	return new DeskError(
 		'attachment.tooLarge',
-		`${name} is ${humanBytes(size)}, over the ${humanBytes(limit)} limit of a file; it is refused, not truncated.`,
-		{ name, size, limit },
+		`${name} ${size === 'grew' ? `grew ${over} while it was read` : `is ${exactBytes(size)}, ${over}`}; it is refused, not truncated.`,
+		{ name, size: size === 'grew' ? limit + 1 : size, limit },
+	);
+}
+
+/**
+ * The name a file of an outbox is attached under, from the bytes of its path's components: a
+ * component that is not UTF-8 is escaped (`\xNN` for each byte that is not, `\\` for a backslash),
+ * so that distinct files keep distinct names and each can be told by its bytes.
+ */
+export function outboxName(components: readonly Buffer[]): string {
+	return cleanComponents(
+		components.flatMap((raw) => {
+			const text = utf8Name(raw);
+			return text === undefined ? [shownName(raw)] : text.replace(/\\/g, '/').split('/');
+		}),
 	);
 }
 

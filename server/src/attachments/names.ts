@@ -14,13 +14,18 @@ export const maxNameBytes = 255;
  */
 export function cleanName(name: string): string {
 	// Lone surrogates are not valid UTF-8: they become U+FFFD, as decoding would make them.
-	const wellFormed = Buffer.from(name, 'utf8').toString('utf8');
-	const components = wellFormed
-		.replace(/\\/g, '/')
-		.split('/')
+	return cleanComponents(Buffer.from(name, 'utf8').toString('utf8').replace(/\\/g, '/').split('/'));
+}
+
+/**
+ * CleanName of a path already split into its components, each taken as it is: an outbox path whose
+ * component is a name escaped from bytes that are not UTF-8 (`\x80`) keeps its backslashes.
+ */
+export function cleanComponents(components: readonly string[]): string {
+	let cleaned = components
 		.map((c) => c.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '').trim())
-		.filter((c) => c !== '' && c !== '.' && c !== '..');
-	let cleaned = components.join('/');
+		.filter((c) => c !== '' && c !== '.' && c !== '..')
+		.join('/');
 	if (cleaned === '') {
 		return 'attachment';
 	}
@@ -62,6 +67,25 @@ export function humanBytes(n: number): string {
 		unit += 1;
 	}
 	return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * A byte count exactly, for a limit and what went over it (a rounded 32.0 MiB reads the same one
+ * byte either side): `33,554,433 bytes`; a whole number of KiB, MiB or GiB also in that unit,
+ * `33,554,432 bytes (32 MiB)`.
+ */
+export function exactBytes(n: number): string {
+	const count = `${String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')} byte${n === 1 ? '' : 's'}`;
+	for (const [unit, size] of [
+		['GiB', 1024 ** 3],
+		['MiB', 1024 ** 2],
+		['KiB', 1024],
+	] as const) {
+		if (n >= size && n % size === 0) {
+			return `${count} (${n / size} ${unit})`;
+		}
+	}
+	return count;
 }
 
 const byExtension: Record<string, string> = {

@@ -33,3 +33,23 @@ export interface IngestReport {
 	/** Files attached by an earlier ingest of the same run (after a crash): removed, not attached again. */
 	already: string[];
 }
+
+/** What the store needs to know of the task an outbox belongs to. */
+export interface OutboxTask {
+	/** Done, failed or cancelled: no attempt of it will come. */
+	ended: boolean;
+	/** Its last run, which what its outbox still holds is attributed to. */
+	lastRun?: string;
+}
+
+/** What tidying the outboxes at start-up did, by task id. */
+export interface OutboxTidy {
+	/** Outboxes of tasks the project does not hold: removed with what they held. */
+	removed: string[];
+	/** Outboxes of ended tasks: emptied into the store and removed. */
+	ended: string[];
+	/** Outboxes of ended tasks that still keep a file an ingest could not take (a full disk): tried again at the next start-up. */
+	kept: string[];
+	/** Outboxes of tasks the project does not hold, unchanged since before its database's tracking start: left alone. */
+	notVouched: string[];
+}

@@ -19,7 +19,8 @@ export type DeskErrorCode =
 	| 'blob.tooLarge'
 	// Lineage (glossary: Lineage): a repo that is not the project's, a root not listed or listed already,
 	// a limit of the grant chain (named in data.limit), a receipt key reused with other params, a tally
-	// asked to run, a run whose task is no branch.
+	// asked to run, a run whose task is no branch, desk tools asked for a branch that its starter lacks
+	// (named in data.tools).
 	| 'lineage.badRepo'
 	| 'lineage.unknownRoot'
 	| 'lineage.rootExists'
@@ -27,6 +28,7 @@ export type DeskErrorCode =
 	| 'lineage.receiptConflict'
 	| 'lineage.tallyNoRuns'
 	| 'lineage.notBranch'
+	| 'lineage.toolsNotGranted'
 	// Boards: a post from a run with no starter, an answer to what is not a report or was answered, a
 	// continuation with nothing to carry.
 	| 'board.noStarter'

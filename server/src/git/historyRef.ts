@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { canonicalJson } from '../ai/canonical';
 import { fromBytes, seal, toJson, verifyChecksum } from '../ai/model';
-import { aiObjectTypes, type AiObject } from '../ai/types';
+import { aiObjectTypes, type AiObject, type HistoryRefusal } from '../ai/types';
 import { DeskError } from '../core/errors';
 import { checkRefName } from './refName';
 import type { GitRepository } from './repository';
@@ -126,10 +126,14 @@ export async function exportHistory(
 export interface ImportRead {
 	objects: AiObject[];
 	/** Entries that were not taken, with the reason: a bad checksum, a bad name, not an AI object. */
-	refused: Array<{ path: string; reason: string }>;
+	refused: HistoryRefusal[];
 }
 
-/** Reads the objects on a history ref; an object whose checksum does not verify is refused. */
+/**
+ * Reads the objects on a history ref: each must be an AI object this desk reads, sealed, under the
+ * path that names it. The seal is an unkeyed hash: it finds damage, not a forger (the import rules
+ * of ai/importRules.ts judge what a verified object may change). Commit signatures are not read.
+ */
 export async function readHistory(repo: GitRepository, ref = historyRef): Promise<ImportRead> {
 	checkRefName(ref);
 	const tip = repo.resolveRef(ref);
@@ -139,25 +143,33 @@ export async function readHistory(repo: GitRepository, ref = historyRef): Promis
 	}
 	for (const folder of repo.tree(repo.treeOf(repo.peelToCommit(tip)))) {
 		if (folder.kind !== 'tree' || !(folder.name in aiObjectTypes)) {
-			result.refused.push({ path: folder.name, reason: 'not a folder of AI objects' });
+			result.refused.push({ path: folder.name, code: 'misplaced', reason: 'not a folder of AI objects' });
 			continue;
 		}
 		for (const file of repo.tree(folder.oid)) {
 			const path = `${folder.name}/${file.name}`;
+			let object: AiObject;
 			try {
-				const object = fromBytes(repo.blob(file.oid));
-				if (object.object_type !== folder.name || `${object.object_id}.json` !== file.name) {
-					result.refused.push({
-						path,
-						reason: `holds ${object.object_type} ${object.object_id}, not what its name says`,
-					});
-				} else if (!verifyChecksum(object)) {
-					result.refused.push({ path, reason: object.checksum ? 'its checksum does not verify' : 'it is not sealed' });
-				} else {
-					result.objects.push(object);
-				}
+				object = fromBytes(repo.blob(file.oid));
 			} catch (error) {
-				result.refused.push({ path, reason: (error as Error).message });
+				result.refused.push({ path, code: 'unreadable', reason: (error as Error).message });
+				continue;
+			}
+			const named = { path, object_id: object.object_id, object_type: object.object_type };
+			if (object.object_type !== folder.name || `${object.object_id}.json` !== file.name) {
+				result.refused.push({
+					...named,
+					code: 'misplaced',
+					reason: `holds ${object.object_type} ${object.object_id}, not what its name says`,
+				});
+			} else if (!verifyChecksum(object)) {
+				result.refused.push({
+					...named,
+					code: 'bad_checksum',
+					reason: object.checksum ? 'its checksum does not verify' : 'it is not sealed',
+				});
+			} else {
+				result.objects.push(object);
 			}
 		}
 	}

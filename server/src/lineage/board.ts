@@ -21,7 +21,7 @@ import { DeskError } from '../core/errors';
 import type { Faults } from '../core/faults';
 import type { Logger } from '../core/logger';
 import type { BoardObjects, BoardReads, BoardStore, BoardWrite, NewBoardMessage, ReportNotice } from './boardPorts';
-import type { BoardMessage, LineageNode } from './types';
+import { defaultLineageLimits, type BoardMessage, type LineageNode } from './types';
 
 /** What a branch's work came to, as its report's `data.outcome` says. */
 export type ReportOutcome = 'landed' | 'abandoned' | 'failed' | 'stopped';
@@ -81,14 +81,22 @@ const gateTag = 'desk.gate';
 export class BoardService<Tx> {
 	private readonly now: () => string;
 	private readonly newId: () => string;
+	private readonly store: BoardStore<Tx>;
+	/** The `reports` calls of this process waiting for their board to change: each is woken by every write. */
+	private readonly waiting = new Set<() => void>();
 
 	constructor(
-		private readonly store: BoardStore<Tx>,
+		store: BoardStore<Tx>,
 		private readonly objects: BoardObjects,
 		private readonly options: BoardOptions,
 	) {
 		this.now = options.now ?? (() => new Date().toISOString());
 		this.newId = options.newId ?? (() => uuidv7());
+		this.store = wakingAfterWrites(store, () => {
+			for (const wake of [...this.waiting]) {
+				wake();
+			}
+		});
 	}
 
 	/** A node's board, oldest first, after `since`. Any Task has one (empty until something is said to it). */
@@ -100,6 +108,41 @@ export class BoardService<Tx> {
 			});
 		}
 		return this.store.messages(node, since);
+	}
+
+	/**
+	 * A node's board after `since`, waiting up to `waitMs` for something new when there is nothing yet:
+	 * a write of this process's boards wakes the wait at once (a delivery, a note, an answer); what
+	 * another process (the CLI) writes is seen by a re-read every `recheckMs`. Answers what there is,
+	 * maybe nothing, when the time is up or `signal` aborts (the caller went away).
+	 */
+	async wait(
+		node: string,
+		since: number | undefined,
+		waitMs: number,
+		signal: AbortSignal,
+		recheckMs = 5000,
+	): Promise<BoardMessage[]> {
+		const deadline = Date.now() + waitMs;
+		for (;;) {
+			const messages = this.list(node, since);
+			const left = deadline - Date.now();
+			if (messages.length > 0 || left <= 0 || signal.aborted) {
+				return messages;
+			}
+			// Nothing runs between the read above and this registration: no write can slip in between.
+			await new Promise<void>((resolve) => {
+				const done = () => {
+					clearTimeout(timer);
+					this.waiting.delete(done);
+					signal.removeEventListener('abort', done);
+					resolve();
+				};
+				const timer = setTimeout(done, Math.min(left, recheckMs));
+				this.waiting.add(done);
+				signal.addEventListener('abort', done);
+			});
+		}
 	}
 
 	/** Where `branch` reports: its starter's node, else (the person started it) its root's tally. */
@@ -298,7 +341,14 @@ export class BoardService<Tx> {
 		const message =
 			kind === 'abstract'
 				? this.abstract(found.branch, runId, requestId, text, record)
-				: this.note(found.branch, runId, requestId, text, record);
+				: this.note(
+						found.branch,
+						runId,
+						requestId,
+						text,
+						record,
+						found.branch.config.maxNotes ?? defaultLineageLimits.maxNotesPerBranch,
+					);
 		if (!message) {
 			throw new DeskError('board.noStarter', `The branch of run ${runId} has no starter board to post to.`, {
 				run: runId,
@@ -451,6 +501,51 @@ export class BoardService<Tx> {
 	}
 
 	/**
+	 * The active reports delivered to a starter's board, by this process or another, that are neither
+	 * answered nor carried yet: what a window opening the project, or seeing another process write
+	 * it, is told of.
+	 */
+	openReports(): ReportNotice[] {
+		return this.store.openReports().flatMap((message) => this.noticeOf(message) ?? []);
+	}
+
+	/** What the windows are told of a report delivered to its starter's board. */
+	private noticeOf(delivered: BoardMessage): ReportNotice | undefined {
+		const branch = delivered.from_node === undefined ? undefined : this.store.node(delivered.from_node);
+		const starter = branch && this.starterOf(branch);
+		if (!branch || !starter) {
+			return undefined;
+		}
+		return {
+			starter_node: starter.node,
+			...(starter.run !== undefined ? { starter_run: starter.run } : {}),
+			person: starter.person,
+			branch: branch.node,
+			report: delivered.id,
+			title: this.titleOf(branch.node),
+			outcome: typeof delivered.data?.outcome === 'string' ? delivered.data.outcome : 'reported',
+		};
+	}
+
+	/**
+	 * A continuation whose run failed before its agent was told anything (no ContextSnapshot: the
+	 * desk stopped between the carry and the start, or the start failed) carried its reports to
+	 * nobody: they go back, to be carried by the next Continue with Reports (and told again). At desk
+	 * start, once crash recovery failed the runs a stopped desk left. How many.
+	 */
+	releaseUnstarted(): number {
+		let released = 0;
+		for (const input of this.store.carrying()) {
+			const runId = typeof input.data?.run === 'string' ? input.data.run : input.from_run;
+			const run = runId === undefined ? undefined : this.objects.get<Run>(runId);
+			if (run?.object_type === 'run' && run.status === 'failed' && run.snapshot === undefined) {
+				released += this.store.write((board) => board.release(input.id));
+			}
+		}
+		return released;
+	}
+
+	/**
 	 * The work-end check: when `branch`'s work ended and its report was not delivered, one transaction
 	 * records it (`reply`) and delivers it (`delivered`); the windows are told after the commit. True
 	 * when this call delivered it. A starter that is itself a branch is checked next: its own work
@@ -467,7 +562,6 @@ export class BoardService<Tx> {
 			return false;
 		}
 		const { run, outcome } = state;
-		const title = this.titleOf(branch.node);
 		const data: Record<string, unknown> = { outcome, run: run.object_id };
 		if (state.decision) {
 			data.decision = state.decision.object_id;
@@ -533,15 +627,10 @@ export class BoardService<Tx> {
 			return false;
 		}
 		try {
-			this.options.reported?.({
-				starter_node: starter.node,
-				...(starter.run !== undefined ? { starter_run: starter.run } : {}),
-				person: starter.person,
-				branch: branch.node,
-				report: delivered.id,
-				title,
-				outcome,
-			});
+			const notice = this.noticeOf(delivered);
+			if (notice) {
+				this.options.reported?.(notice);
+			}
 		} catch (error) {
 			this.options.logger.warn(
 				`the report of branch ${branch.node} was delivered; telling the windows failed: ${String(error)}`,
@@ -554,19 +643,36 @@ export class BoardService<Tx> {
 		return true;
 	}
 
-	/** A passive note from `branch`'s run to its starter's board, once per request id. */
+	/**
+	 * A passive note from `branch`'s run to its starter's board, once per request id. With `cap`, a
+	 * new posted note (`post:` request ids; the desk's own notes are not counted) over it is refused
+	 * (`lineage.limit` naming `maxNotesPerBranch`): an eager agent cannot flood its starter's board.
+	 */
 	private note(
 		branch: LineageNode,
 		runId: string,
 		requestId: string,
 		text: string,
 		record?: (tx: Tx, message: BoardMessage) => void,
+		cap?: number,
 	): BoardMessage | undefined {
 		const starter = this.starterOf(branch);
 		if (!starter) {
 			return undefined;
 		}
 		return this.store.write((board, tx) => {
+			if (cap !== undefined && !board.messageByRequest(requestId)) {
+				const posted = board
+					.messages(starter.node)
+					.filter((m) => m.kind === 'note' && m.from_node === branch.node && m.request_id.startsWith('post:')).length;
+				if (posted >= cap) {
+					throw new DeskError(
+						'lineage.limit',
+						`No note posted: branch ${branch.node} posted ${posted} notes to its starter already, the limit (maxNotesPerBranch ${cap}). Its report still goes to the starter when its work ends.`,
+						{ limit: 'maxNotesPerBranch', value: cap },
+					);
+				}
+			}
 			const { message } = board.insertMessage(
 				this.message({
 					request_id: requestId,
@@ -780,4 +886,21 @@ function firstLine(text: string): string {
 
 function clip(text: string, max: number): string {
 	return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** `store` whose every committed write calls `written` (a write that throws committed nothing and calls nothing). */
+function wakingAfterWrites<Tx>(store: BoardStore<Tx>, written: () => void): BoardStore<Tx> {
+	return new Proxy(store, {
+		get(target, key) {
+			if (key === 'write') {
+				return <T>(body: (board: BoardWrite, tx: Tx) => T): T => {
+					const result = target.write(body);
+					written();
+					return result;
+				};
+			}
+			const value: unknown = Reflect.get(target, key, target);
+			return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+		},
+	});
 }

@@ -43,6 +43,13 @@ export interface BoardReads {
 	tallyOf(root: string): string | undefined;
 	/** The phases of a delivery recorded so far, in order. */
 	phases(deliveryId: string): Delivery[];
+	/**
+	 * The active reports delivered to starters' boards (whichever process delivered them) that are
+	 * neither answered nor carried into a continuation yet, oldest first.
+	 */
+	openReports(): BoardMessage[];
+	/** The inputs of Continue with Reports whose carry phases are recorded (what each continuation carries). */
+	carrying(): BoardMessage[];
 }
 
 /** The board's writes and reads inside one durable transaction. */
@@ -51,6 +58,8 @@ export interface BoardWrite extends BoardTx, BoardReads {
 	supersede(id: string, by: string): void;
 	/** A branch's abstract frozen by its landing. */
 	freeze(id: string): void;
+	/** The carry phases a continuation's input recorded, removed: its reports can be carried again. How many. */
+	release(input: string): number;
 }
 
 /**

@@ -50,6 +50,8 @@ export interface ForkSettings {
 	/** The agents configured, and the one a run uses when none is named. */
 	agents: readonly string[];
 	defaultAgent: string;
+	/** The agents given no desk tools (`mcp: "off"`): a branch they carry out, or start, has none. */
+	agentsWithoutTools: readonly string[];
 	/** The settings themselves, kept with the branch so a queued one starts with what its fork got (names, never secret values). */
 	stored: unknown;
 }
@@ -60,6 +62,8 @@ export interface ForkRequest {
 	prompt: string;
 	/** The root to fork; default the starter's root, else `main`. */
 	root?: string;
+	/** The desk tools the branch is to get: at most its starter's (`lineage.toolsNotGranted`); default all of its starter's. */
+	tools?: readonly string[];
 	/** A run (Branch from Here, an agent's `branch` tool), or the person's direct request on a root. */
 	starter: { run: string } | 'person';
 	/** Who the new objects are made by (the person, or the agent's run as an MCP client). */
@@ -265,6 +269,20 @@ export class LineageService {
 				`${live} branches of the project are still working, the limit`,
 			);
 		}
+		const starterTools = narrowed(
+			starterNode ? branchConfigOf(starterNode.config).tools : undefined,
+			starterRun && !hasDeskTools(starterRun, request.settings) ? [] : undefined,
+		);
+		if (request.tools && starterTools) {
+			const more = request.tools.filter((tool) => !starterTools.includes(tool));
+			if (more.length > 0) {
+				throw new DeskError(
+					'lineage.toolsNotGranted',
+					`No branch started: its starter ${starterTools.length === 0 ? 'has no desk tools' : `has only ${starterTools.join(', ')}`}, and a branch gets no more than its starter (asked for ${more.join(', ')}).`,
+					{ tools: more, granted: starterTools },
+				);
+			}
+		}
 		// The root's tally: made by its first branch, once (the root's row says whether one exists).
 		let tally = root.tally_task;
 		if (tally === null) {
@@ -293,6 +311,14 @@ export class LineageService {
 		// The branch: its Intent (under the starter's), Task (under the starter's, or the tally for the person), Run.
 		const starterRecord = starterRun ? writes.launchRecordOfRun(starterRun.object_id) : undefined;
 		const config = branchConfig(request.settings, starterRun, starterRecord);
+		const tools = narrowed(
+			request.tools ? [...new Set(request.tools)] : starterTools,
+			request.settings.agentsWithoutTools.includes(config.agent) ? [] : undefined,
+		);
+		if (tools) {
+			config.tools = tools;
+		}
+		config.maxNotes = limits.maxNotesPerBranch;
 		const starterIntent = starterTask?.intent ? writes.object<Intent>(starterTask.intent) : undefined;
 		const intent = newIntent(request.by, request.prompt, {
 			now,
@@ -615,6 +641,27 @@ export function branchConfig(
 		...(settings.branch.maxAttempts !== undefined ? { maxAttempts: settings.branch.maxAttempts } : {}),
 		...(starterRecord ? { fromLaunch: starterRecord.launch_id } : {}),
 	};
+}
+
+/**
+ * Whether the starter run's agent was given the desk tools: its run says so (`desk.mcp`); a run from
+ * before it did is looked up in the settings by its agent.
+ */
+function hasDeskTools(run: Run, settings: ForkSettings): boolean {
+	const recorded = run.tags['desk.mcp'];
+	if (recorded !== undefined) {
+		return recorded !== 'off';
+	}
+	const agent = run.tags['desk.agent'];
+	return agent === undefined || !settings.agentsWithoutTools.includes(agent);
+}
+
+/** Desk tools both allow, each undefined meaning every tool: a branch's are a subset of its starter's (glossary: Lineage). */
+function narrowed(a: readonly string[] | undefined, b: readonly string[] | undefined): string[] | undefined {
+	if (a === undefined) {
+		return b === undefined ? undefined : [...b];
+	}
+	return b === undefined ? [...a] : a.filter((tool) => b.includes(tool));
 }
 
 /** A task's title from a prompt: its first line, cut to 99 characters. */

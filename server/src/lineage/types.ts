@@ -3,7 +3,7 @@
  * what the domain, the store, the protocol and the client share. Ids are the AI objects' (a node is
  * a Task, a conversation is a Run); times are ISO strings.
  */
-import type { ActorRef } from '../ai/types';
+import type { ActorRef, TokenUsage } from '../ai/types';
 
 /** A root's name: lowercase letters, digits, `.`, `_`, `-`, starting with a letter or digit, at most 64. */
 export const rootNamePattern = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -46,6 +46,14 @@ export interface BranchConfig {
 	maxAttempts?: number;
 	/** The launch whose plugs (at the versions its Go froze) the branch's runs get, when the starter had one. */
 	fromLaunch?: string;
+	/**
+	 * The desk tools its runs may be shown: its starter's, as the grant chain narrows them (a starter
+	 * whose agent had none grants none), and no more than the fork asked for. Absent: every tool its
+	 * agent is given (its starter had them all).
+	 */
+	tools?: string[];
+	/** The passive notes its runs may post to its starter (`maxNotesPerBranch` at the fork). */
+	maxNotes?: number;
 }
 
 /** The limits along a grant chain; each refusal (`lineage.limit`) names the one it hit. */
@@ -60,6 +68,8 @@ export interface LineageLimits {
 	tallyTokens: number;
 	/** Token budget of the memory index a branch starts with. */
 	memoryTokens: number;
+	/** Passive notes one branch may post to its starter (board_post); the desk's own notes are not counted. */
+	maxNotesPerBranch: number;
 }
 
 export const defaultLineageLimits: LineageLimits = {
@@ -68,6 +78,7 @@ export const defaultLineageLimits: LineageLimits = {
 	maxLiveBranches: 4,
 	tallyTokens: 1500,
 	memoryTokens: 1000,
+	maxNotesPerBranch: 50,
 };
 
 /** A tally or a branch (a Task). */
@@ -236,4 +247,6 @@ export interface MemorizeResult {
 	memo_hit: boolean;
 	retried: boolean;
 	replayed: boolean;
+	/** What the answers the summary agent gave this call cost (absent when it was asked nothing: a memo, a receipt). */
+	usage?: TokenUsage;
 }

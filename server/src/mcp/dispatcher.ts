@@ -28,6 +28,8 @@ export interface ToolCallMeta {
 	readonly harnessCallId?: string;
 	/** The receipt key a caller fixed (the proxy, retrying a lost connection with the same key); else the dispatcher derives one. */
 	readonly key?: string;
+	/** Aborted when the caller goes away (its connection closed, the call cancelled): a waiting call (`reports` with `wait_s`) ends. */
+	readonly signal?: AbortSignal;
 }
 
 export type ToolOutcome = { ok: true; result: unknown; replayed: boolean } | { ok: false; error: DeskErrorJson };

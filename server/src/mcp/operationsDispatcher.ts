@@ -67,7 +67,7 @@ export function operationsDispatcher(options: OperationsDispatcherOptions): Tool
 					desk: options.desk,
 					actor: options.actor,
 					events: options.events ?? noEvents,
-					signal,
+					signal: meta.signal ? AbortSignal.any([signal, meta.signal]) : signal,
 					...(key === undefined ? {} : { requestId: key }),
 					...(prepared.toolRequestId === undefined ? {} : { toolRequestId: prepared.toolRequestId }),
 				};

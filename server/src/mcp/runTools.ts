@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { actorRefOf, type Actor } from '../operations/actor';
 import type { DeskEvents, OperationCall } from '../operations/operation';
 import type { DeskToolCall, DeskToolsHost, DeskToolsRequest } from '../runs/ports';
+import { catalogueFor } from './catalogue';
 import { operationsDispatcher, type ToolCallRecord } from './operationsDispatcher';
 import { hostToolSocket, sweepStaleToolSockets } from './socketHost';
 
@@ -57,7 +58,18 @@ export function runDeskTools(
 		// A branch as deep as the lineage allows starts none: it is not shown `branch` either (glossary: Lineage).
 		const deepest =
 			top !== undefined && top !== '' && (await options.desk.branchToolWithheld(top, request.task, request.run));
-		const withheld = [...(branch ? ['remember'] : []), ...(deepest ? ['branch'] : [])];
+		// A branch is shown only the tools its fork granted: its starter's or fewer (glossary: Lineage).
+		const granted =
+			top !== undefined && top !== '' ? (await options.desk.lineageNodeOf(top, request.task))?.config.tools : undefined;
+		const withheld = [
+			...(branch ? ['remember'] : []),
+			...(deepest ? ['branch'] : []),
+			...(granted
+				? catalogueFor('agent')
+						.map((e) => e.tool.name)
+						.filter((tool) => !granted.includes(tool))
+				: []),
+		];
 		const dispatcher = operationsDispatcher({
 			desk: options.desk,
 			actor,

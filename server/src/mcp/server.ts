@@ -27,9 +27,10 @@ export function deskMcpServer(dispatcher: ToolDispatcher): Server {
 			inputSchema: tool.inputSchema as unknown as Tool['inputSchema'],
 		})),
 	}));
-	server.setRequestHandler('tools/call', async (request) => {
+	server.setRequestHandler('tools/call', async (request, ctx) => {
 		const { name, arguments: args, _meta: meta } = request.params;
-		const outcome = await dispatcher.call(name, args ?? {}, callMeta(meta));
+		// A call the client cancels ends its wait (`reports` with `wait_s`), and through the proxy the desk's.
+		const outcome = await dispatcher.call(name, args ?? {}, { ...callMeta(meta), signal: ctx.mcpReq.signal });
 		return server.projectCallToolResult(toolResult(outcome), undefined);
 	});
 	return server;

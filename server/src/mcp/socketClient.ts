@@ -44,14 +44,18 @@ export function socketDispatcher(socketPath: string, token: string): ToolDispatc
 			throw new Error(`the desk refused to list its tools: ${describe(reply)}`);
 		},
 		async call(name, args, meta) {
-			const reply = await exchange(socketPath, {
-				token,
-				op: 'call',
-				name,
-				args,
-				...(meta.key === undefined ? {} : { key: meta.key }),
-				...(meta.harnessCallId === undefined ? {} : { harnessCallId: meta.harnessCallId }),
-			});
+			const reply = await exchange(
+				socketPath,
+				{
+					token,
+					op: 'call',
+					name,
+					args,
+					...(meta.key === undefined ? {} : { key: meta.key }),
+					...(meta.harnessCallId === undefined ? {} : { harnessCallId: meta.harnessCallId }),
+				},
+				meta.signal,
+			);
 			if ('tools' in reply) {
 				throw new Error('the desk answered a call with a list of tools');
 			}
@@ -61,11 +65,11 @@ export function socketDispatcher(socketPath: string, token: string): ToolDispatc
 }
 
 /** One request, tried again on a lost connection; a refusal of the desk's is a reply, not a loss. */
-async function exchange(socketPath: string, request: SocketRequest): Promise<SocketReply> {
+async function exchange(socketPath: string, request: SocketRequest, signal?: AbortSignal): Promise<SocketReply> {
 	const line = `${JSON.stringify(request)}\n`;
 	for (let attempt = 0; ; attempt += 1) {
 		try {
-			return await once(socketPath, line);
+			return await once(socketPath, line, signal);
 		} catch (error) {
 			if (!(error instanceof LostConnection) || attempt >= retryDelaysMs.length) {
 				throw error instanceof LostConnection
@@ -77,8 +81,13 @@ async function exchange(socketPath: string, request: SocketRequest): Promise<Soc
 	}
 }
 
-function once(socketPath: string, line: string): Promise<SocketReply> {
+/** One connection; cancelling `signal` closes it, which ends the desk's side of the call too (no new try). */
+function once(socketPath: string, line: string, signal?: AbortSignal): Promise<SocketReply> {
 	return new Promise((resolve, reject) => {
+		if (signal?.aborted) {
+			reject(new Error('the call was cancelled'));
+			return;
+		}
 		const socket = net.createConnection(socketPath);
 		const chunks: Buffer[] = [];
 		let size = 0;
@@ -115,6 +124,7 @@ function once(socketPath: string, line: string): Promise<SocketReply> {
 			settle(() => reject(new LostConnection(error.code ?? error.message))),
 		);
 		socket.on('close', () => settle(() => reject(new LostConnection('closed before the reply'))));
+		signal?.addEventListener('abort', () => settle(() => reject(new Error('the call was cancelled'))), { once: true });
 	});
 }
 

@@ -197,6 +197,7 @@ async function serve(
 			reply = await dispatcher.call(request.name, request.args, {
 				...(request.key === undefined ? {} : { key: request.key }),
 				...(request.harnessCallId === undefined ? {} : { harnessCallId: request.harnessCallId }),
+				signal: goneSignal(socket),
 			});
 			if (process.env[exitBeforeReplyHook] === request.name) {
 				process.exit(70);
@@ -204,6 +205,21 @@ async function serve(
 		}
 	}
 	await new Promise<void>((resolve) => socket.end(`${JSON.stringify(reply!)}\n`, () => resolve()));
+}
+
+/**
+ * Aborted once the peer hangs up: the agent (or its proxy) that asked is gone, so a call that waits
+ * (`reports` with `wait_s`) stops waiting. The peer sends nothing after its request line; whatever
+ * it does send is read and dropped, so its end of the connection is seen.
+ */
+function goneSignal(socket: net.Socket): AbortSignal {
+	const gone = new AbortController();
+	const abort = () => gone.abort();
+	socket.on('data', () => undefined);
+	socket.once('end', abort);
+	socket.once('close', abort);
+	socket.resume();
+	return gone.signal;
 }
 
 function parseRequest(line: string): SocketRequest {

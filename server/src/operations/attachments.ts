@@ -2,7 +2,7 @@
 import { DeskError } from '../core/errors';
 import type { Desk } from '../desk';
 import type { Task } from '../ai/types';
-import { resolveAttachment } from '../attachments/attachmentStore';
+import { checkTaskId, resolveAttachment } from '../attachments/attachmentStore';
 import { inlineType } from '../attachments/names';
 import {
 	attachmentRefSchema,
@@ -81,6 +81,12 @@ export const attachFile = operation({
 		const file = await fileOfCall(call, params.path, 'path');
 		const { desk, request, actor } = call;
 		const top = projectTop(desk, project);
+		// A file kept for a task id that names no task would belong to nothing the views show.
+		if ((await desk.projectAi(top)).get<Task>(checkTaskId(task))?.object_type !== 'task') {
+			throw new DeskError('ai.notFound', `No task ${task} in project ${project}; a file is attached to a task.`, {
+				task,
+			});
+		}
 		const store = await desk.attachments(top);
 		const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () =>
 			store.add(task, file.path, {
@@ -123,6 +129,9 @@ export const listAttachments = operation({
 	},
 });
 
+/** The first bytes an attachment's type is checked against. */
+const headBytes = 4096;
+
 const attachmentRefParams = object({ project: projectNameSchema, task: taskIdSchema, ref: attachmentRefSchema });
 
 export const showAttachment = operation({
@@ -141,23 +150,25 @@ export const showAttachment = operation({
 
 export const readAttachment = operation({
 	name: 'attachment.read',
-	summary: "Read an attachment's stored bytes (all, or the first max_bytes), checked against its record.",
+	summary: "Read an attachment's stored bytes (all, or max_bytes from offset), checked against its record.",
 	params: ReadAttachment.params,
 	callers: ['editor', 'cli'],
 	mutates: false,
 	idempotent: true,
 	surfaces: { rpc: ReadAttachment, cli: 'task attachments cat' },
-	async run(call, { project, task, ref, max_bytes }) {
+	async run(call, { project, task, ref, offset = 0, max_bytes }) {
 		const store = await call.desk.attachments(projectTop(call.desk, project));
 		const row = resolveAttachment(store.list(task), ref);
-		const bytes = store.read(row, max_bytes !== undefined ? { maxBytes: max_bytes } : {});
-		const shown = inlineType(row.media_type, bytes.subarray(0, 4096));
+		const bytes = store.read(row, { offset, ...(max_bytes !== undefined ? { maxBytes: max_bytes } : {}) });
+		// Whether it may be shown is decided by its first bytes, whichever part is read.
+		const head = offset === 0 ? bytes.subarray(0, headBytes) : store.read(row, { maxBytes: headBytes });
+		const shown = inlineType(row.media_type, head);
 		return {
 			row,
 			inline_type: shown.type,
 			inline: shown.inline,
 			base64: bytes.toString('base64'),
-			truncated: bytes.length < row.size,
+			truncated: Math.min(offset, row.size) + bytes.length < row.size,
 		};
 	},
 });

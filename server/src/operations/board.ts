@@ -53,10 +53,17 @@ export const listBoard = operation({
 	},
 });
 
+/** The longest a `reports` call waits for its board (seconds): a long-poll, not a parked agent. */
+export const maxReportsWaitSeconds = 300;
+
 export const readReports = operation({
 	name: 'board.reports',
 	summary: "Read this run's board: the reports of the branches it started, notes, answers.",
-	params: object({ project: string({ minLength: 1, maxLength: 1024 }), since: optional(integer({ min: 0 })) }),
+	params: object({
+		project: string({ minLength: 1, maxLength: 1024 }),
+		since: optional(integer({ min: 0 })),
+		wait_s: optional(integer({ min: 0, max: maxReportsWaitSeconds })),
+	}),
 	callers: ['agent'],
 	mutates: false,
 	idempotent: true,
@@ -65,16 +72,19 @@ export const readReports = operation({
 			tool: 'reports',
 			title: "Read this run's board",
 			description:
-				"The messages on your task's board, oldest first: the report of each branch you started (once its work ended: landed, abandoned, failed or stopped), passive notes from them while they work or wait at the gate, and answers to your own report. `since` is the `seq` of the last message you read; only newer ones come back.",
+				"The messages on your task's board, oldest first: the report of each branch you started (once its work ended: landed, abandoned, failed or stopped), passive notes from them while they work or wait at the gate, and answers to your own report. `since` is the `seq` of the last message you read; only newer ones come back. `wait_s` (at most 300) waits that many seconds for a message when there is none yet, and answers as soon as one arrives (an empty list when none did): wait for your branches this way rather than calling again and again. Branches in the shared checkout start only after you exit, so wait only for worktree branches.",
 			boundByRun: ['project'],
 		},
 	},
-	async run(call, { project, since }) {
+	async run(call, { project, since, wait_s }) {
 		if (call.actor.kind !== 'agent') {
 			throw new DeskError('operation.outsideRun', 'Only a run has a board of its own to read.', {});
 		}
 		const board = await boardOf(call, topOf(call, project));
-		return { messages: board.list(call.actor.task, since) };
+		if (!wait_s) {
+			return { messages: board.list(call.actor.task, since) };
+		}
+		return { messages: await board.wait(call.actor.task, since, wait_s * 1000, call.signal) };
 	},
 });
 
@@ -190,6 +200,9 @@ export const continueWithReports = operation({
 		if (replayed || prompt === undefined) {
 			return result;
 		}
+		// A stop here leaves the run to crash recovery, which fails it unstarted; the board's recovery
+		// then releases the reports it carried (lineage/board.ts `recover`).
+		desk.faults.point('continue.afterCarry.beforeStart');
 		// Not a resumed agent session: a new run whose ticket carries what came back.
 		await desk.startRun(top, { ...record, ticket: `${record.ticket.trimEnd()}\n\n${prompt}` }, result.run, runSettings);
 		call.events.runsChanged(project, result.run);

@@ -8,7 +8,8 @@ import { topOfPlace } from './runs';
 
 export const importHistory = operation({
 	name: 'history.import',
-	summary: "Bring a history ref's AI objects into the project; objects whose checksums fail are refused and named.",
+	summary:
+		"Bring a history ref's AI objects into the project: new objects and later states of stored ones; every other object is refused and named with its reason.",
 	params: ImportHistory.params,
 	callers: ['editor', 'cli'],
 	mutates: true,

@@ -18,7 +18,7 @@ import {
 	ListLineageRoots,
 	PromptLineage,
 } from '../protocol/protocol';
-import { object, optional, string } from '../protocol/schema';
+import { array, object, optional, string } from '../protocol/schema';
 import { chooseAgent, parseRunSettings, type RunSettings } from '../runs/settings';
 import { answerOnce, recordAnswer } from '../store/clientRequests';
 import { actorLabel, actorRefOf, type Actor } from './actor';
@@ -131,6 +131,7 @@ export function forkSettings(settings: RunSettings): ForkSettings {
 		limits: settings.lineage.limits,
 		agents: settings.agents.map((a) => a.name),
 		defaultAgent: chooseAgent(settings).name,
+		agentsWithoutTools: settings.agents.filter((a) => a.mcp === 'off').map((a) => a.name),
 		stored: settings,
 	};
 }
@@ -145,7 +146,7 @@ async function forkFor(
 	call: RunningCall,
 	tool: string,
 	top: string,
-	params: { prompt: string; root?: string; starterRun?: string },
+	params: { prompt: string; root?: string; starterRun?: string; tools?: readonly string[] },
 	settings: RunSettings,
 	args: object,
 ): Promise<ReturnType<Awaited<ReturnType<Desk['lineage']>>['fork']>> {
@@ -166,6 +167,7 @@ async function forkFor(
 		project: desk.projectAt(top).name,
 		prompt: params.prompt,
 		...(params.root !== undefined ? { root: params.root } : {}),
+		...(params.tools !== undefined ? { tools: params.tools } : {}),
 		starter: params.starterRun !== undefined ? { run: params.starterRun } : 'person',
 		by: actorRefOf(call.actor),
 		head,
@@ -189,7 +191,7 @@ export const branchFromRun = operation({
 	mutates: true,
 	idempotent: true,
 	surfaces: { rpc: BranchFromRun, cli: 'lineage branch' },
-	async run(call, { project, repo, prompt, root, starterRun, settings }) {
+	async run(call, { project, repo, prompt, root, starterRun, tools, settings }) {
 		const top = projectTop(call.desk, project);
 		checkRepo(top, repo);
 		const runSettings = parseRunSettings(settings);
@@ -197,9 +199,21 @@ export const branchFromRun = operation({
 			call,
 			'branch',
 			top,
-			{ prompt, ...(root !== undefined ? { root } : {}), ...(starterRun !== undefined ? { starterRun } : {}) },
+			{
+				prompt,
+				...(root !== undefined ? { root } : {}),
+				...(starterRun !== undefined ? { starterRun } : {}),
+				...(tools !== undefined ? { tools } : {}),
+			},
 			runSettings,
-			{ repo, prompt, root: root ?? null, starterRun: starterRun ?? null, settings: settings ?? null },
+			{
+				repo,
+				prompt,
+				root: root ?? null,
+				starterRun: starterRun ?? null,
+				...(tools !== undefined ? { tools } : {}),
+				settings: settings ?? null,
+			},
 		);
 	},
 });
@@ -212,13 +226,16 @@ export const promptLineage = operation({
 	mutates: true,
 	idempotent: true,
 	surfaces: { rpc: PromptLineage, cli: 'lineage prompt' },
-	async run(call, { project, root, prompt, settings }) {
+	async run(call, { project, root, prompt, tools, settings }) {
 		const top = projectTop(call.desk, project);
-		return forkFor(call, 'prompt', top, { prompt, root }, parseRunSettings(settings), {
-			root,
-			prompt,
-			settings: settings ?? null,
-		});
+		return forkFor(
+			call,
+			'prompt',
+			top,
+			{ prompt, root, ...(tools !== undefined ? { tools } : {}) },
+			parseRunSettings(settings),
+			{ root, prompt, ...(tools !== undefined ? { tools } : {}), settings: settings ?? null },
+		);
 	},
 });
 
@@ -235,6 +252,9 @@ export const branchTool = operation({
 		repo: string({ minLength: 1, maxLength: 4096 }),
 		prompt: string({ minLength: 1, maxLength: 64 * 1024 }),
 		root: optional(string({ minLength: 1, maxLength: 64, pattern: /^[a-z0-9][a-z0-9._-]{0,63}$/ })),
+		tools: optional(
+			array(string({ minLength: 1, maxLength: 64, pattern: /^[a-z][a-z0-9_]{0,63}$/ }), { maxItems: 64 }),
+		),
 	}),
 	callers: ['agent'],
 	mutates: true,
@@ -244,11 +264,11 @@ export const branchTool = operation({
 			tool: 'branch',
 			title: 'Branch',
 			description:
-				'Start a branch of this conversation: a child task with its own run, forked from a listed root (default: your root, else main), which reports back to you once when its work ends. `repo` is the absolute path of the project (your work folder) or one of its worktrees. In a shared checkout the branch waits until your agent exits. Limited in depth, branches per conversation and branches working at once (refused naming the limit). Repeating a call with the same request_id starts nothing twice.',
+				'Start a branch of this conversation: a child task with its own run, forked from a listed root (default: your root, else main), which reports back to you once when its work ends. `repo` is the absolute path of the project (your work folder) or one of its worktrees. In a shared checkout the branch waits until your agent exits. `tools` names the desk tools the branch gets (default: all of yours; asking for one you do not have is refused, lineage.toolsNotGranted). Limited in depth, branches per conversation and branches working at once (refused naming the limit). Repeating a call with the same request_id starts nothing twice.',
 			boundByRun: ['project'],
 		},
 	},
-	async run(call, { project, repo, prompt, root }) {
+	async run(call, { project, repo, prompt, root, tools }) {
 		const { actor, desk } = call;
 		if (actor.kind !== 'agent') {
 			throw new DeskError('operation.notAllowed', 'Only an agent inside a run starts a branch through its tool.', {
@@ -267,9 +287,14 @@ export const branchTool = operation({
 			call,
 			'branch',
 			top,
-			{ prompt, ...(root !== undefined ? { root } : {}), starterRun: actor.run },
+			{
+				prompt,
+				...(root !== undefined ? { root } : {}),
+				starterRun: actor.run,
+				...(tools !== undefined ? { tools } : {}),
+			},
 			settings,
-			{ repo, prompt, root: root ?? null },
+			{ repo, prompt, root: root ?? null, ...(tools !== undefined ? { tools } : {}) },
 		);
 	},
 });

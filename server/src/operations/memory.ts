@@ -18,8 +18,9 @@ import {
 import { mainRoot, type Memory, type MemoryRequestReceipt } from '../lineage/types';
 import { CommitMemory, ForgetMemory, MemorizeLanding, RememberMemory, ShowMemory } from '../protocol/protocol';
 import { newToolInvocation } from '../ai/model';
-import type { Intent, PatchSet, Run, Task } from '../ai/types';
-import { isDeskError } from '../core/errors';
+import type { Intent, PatchSet, Run, Task, TokenUsage } from '../ai/types';
+import { describeError, isDeskError } from '../core/errors';
+import { isAlive } from '../core/processes';
 import { memoKey, memorizeInput, memorizePrompt, opsFromAnswer } from '../lineage/memorize';
 import { applyMemoryBatch } from '../lineage/memory';
 import type { MemorizeResult } from '../lineage/types';
@@ -219,15 +220,20 @@ export const commitMemory = operation({
 	surfaces: { rpc: CommitMemory, cli: 'memory commit' },
 	async run(call, params) {
 		const { top, memory } = await memoryOfCall(call, params.project);
-		// The same request id again answers the first commit (nothing is left to commit by then).
+		// The same request id again answers the first commit: from its recorded answer, or, when the
+		// desk stopped between the commit and that record, from the commit's Desk-Request trailer.
 		const { result } = await answerOnce(await call.desk.projectRequests(top), call.request, async () => {
-			const made = await commitMemoryFile(call.desk, top, memory, params.root, call.actor);
+			const made = await commitMemoryFile(call.desk, top, memory, params.root, call.actor, call.request?.id);
+			call.desk.faults.point('memory.afterCommit.beforeAnswer');
 			await call.desk.answerProjectRequest(top, call.request, made);
 			return made;
 		});
 		return result;
 	},
 });
+
+/** How far back from HEAD an earlier commit of the same request is looked for (the person may have committed since). */
+const requestCommitLookback = 64;
 
 /**
  * Commits `.desk-memory/<root>.json` as it is in the working tree, and nothing else, on the checked
@@ -236,6 +242,8 @@ export const commitMemory = operation({
  * `update-ref` from HEAD (a HEAD that moved meanwhile refuses it), then the index entry of that path
  * set to the commit's so `git status` shows it clean. Other staged or unstaged changes stay as they
  * were. A file staged with other content than HEAD's and the file's is refused (`run.landConflict`).
+ * The commit of a client's request carries its id (`Desk-Request: <id>`), so a repeat the desk did
+ * not live to answer is answered with that commit, not refused as having nothing to commit.
  */
 async function commitMemoryFile(
 	desk: Desk,
@@ -243,18 +251,23 @@ async function commitMemoryFile(
 	memory: ProjectMemory,
 	root: string,
 	actor: Actor,
+	requestId: string | undefined,
 ): Promise<{ commit: string }> {
 	const rel = memory.relativePath(root);
+	const git = await SafeGit.open(top, await desk.library.gitLocation(top));
+	const head = (await git.run(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { okCodes: [0, 1] }))
+		.toString('utf8')
+		.trim();
+	const earlier = head !== '' && requestId !== undefined ? await committedFor(git, root, requestId) : undefined;
+	if (earlier) {
+		return { commit: earlier };
+	}
 	const text = memory.readText(root);
 	if (text !== undefined) {
 		// A damaged file is never committed as the root's memory.
 		memory.read(root);
 	}
 	const bytes = text === undefined ? undefined : Buffer.from(text, 'utf8');
-	const git = await SafeGit.open(top, await desk.library.gitLocation(top));
-	const head = (await git.run(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { okCodes: [0, 1] }))
-		.toString('utf8')
-		.trim();
 	const headTree = head === '' ? undefined : await git.text(['rev-parse', `${head}^{tree}`]);
 	const tree = await git.treeWithFile(head === '' ? undefined : head, rel, bytes);
 	if (tree === headTree || (head === '' && bytes === undefined)) {
@@ -287,7 +300,7 @@ async function commitMemoryFile(
 		(actor.kind === 'agent'
 			? { name: 'Agent Desk', email: 'agent-desk@localhost' }
 			: { name: actor.person.name, email: actor.person.email ?? 'agent-desk@localhost' });
-	const message = `Memory of ${root}\n\nDesk-Memory: ${root}\n`;
+	const message = `Memory of ${root}\n\nDesk-Memory: ${root}\n${requestId !== undefined ? `Desk-Request: ${requestId}\n` : ''}`;
 	const commit = await git.commitTree(tree, head === '' ? [] : [head], message, { author: person, committer: person });
 	const branch = await git.currentBranch();
 	await git.updateRef(
@@ -298,6 +311,19 @@ async function commitMemoryFile(
 	);
 	await git.syncIndexPaths(commit, [rel]);
 	return { commit };
+}
+
+/** The commit among HEAD's recent first parents that committed `root`'s memory for request `requestId`, if any. */
+async function committedFor(git: SafeGit, root: string, requestId: string): Promise<string | undefined> {
+	const log = await git.text(['log', '--first-parent', `-n${requestCommitLookback}`, '--format=%H%x00%B%x01', 'HEAD']);
+	for (const entry of log.split('\x01')) {
+		const [commit, body] = entry.trim().split('\0');
+		const trailers = new Set((body ?? '').split('\n').map((line) => line.trim()));
+		if (commit && trailers.has(`Desk-Memory: ${root}`) && trailers.has(`Desk-Request: ${requestId}`)) {
+			return commit;
+		}
+	}
+	return undefined;
 }
 
 export const memorizeLanding = operation({
@@ -324,7 +350,11 @@ export const noSummaryAgent =
  * memory, once: the request `land:<run>` is answered from the file's receipt when it is there. The
  * summary agent's answer is memoised by model and input (a second call asks nothing); a refused
  * answer is asked again once with the refusal; refused twice, memory is left as it was. The outcome
- * is recorded on the run as a `memorize` tool invocation, so the run says what became of it.
+ * is recorded on the run as a `memorize` tool invocation, so the run says what became of it; each
+ * answer the summary agent gave, with its tokens and cost, as a `summary_agent` tool invocation
+ * written in the memo's own transaction (paid once, recorded once). A memorize the landing owes
+ * (see {@link oweMemorize}) is claimed for this process while it runs and settled with its outcome.
+ * Two calls for one run in this process run one after the other: the second finds the receipt.
  */
 export async function memorizeRun(
 	desk: Desk,
@@ -332,6 +362,31 @@ export async function memorizeRun(
 	runId: string,
 	settings: RunSettings,
 ): Promise<MemorizeResult> {
+	let flights = memorizing.get(desk);
+	if (!flights) {
+		flights = new Map();
+		memorizing.set(desk, flights);
+	}
+	const key = `${top}\0${runId}`;
+	const before = flights.get(key);
+	const mine = (async () => {
+		await before?.catch(() => undefined);
+		return memorizeOnce(desk, top, runId, settings);
+	})();
+	flights.set(key, mine);
+	try {
+		return await mine;
+	} finally {
+		if (flights.get(key) === mine) {
+			flights.delete(key);
+		}
+	}
+}
+
+/** The memorizes this process is carrying out, by desk, project and run. */
+const memorizing = new WeakMap<Desk, Map<string, Promise<MemorizeResult>>>();
+
+async function memorizeOnce(desk: Desk, top: string, runId: string, settings: RunSettings): Promise<MemorizeResult> {
 	const ai = await desk.projectAi(top);
 	const run = ai.get<Run>(runId);
 	if (!run || run.object_type !== 'run') {
@@ -355,11 +410,13 @@ export async function memorizeRun(
 		);
 	}
 	const memory = await desk.memory(top);
-	const request = `land:${runId}`;
-	const file = memory.read(node.root);
-	const stored = file?.requests[request];
-	if (stored) {
-		return { applied: resultLists(stored.result), memo_hit: false, retried: false, replayed: true };
+	const claim = memory.sql.claimOwed(runId, process.pid, isAlive);
+	if (claim && 'busy' in claim) {
+		throw new DeskError(
+			'memory.locked',
+			`The landing of run ${runId} is being memorized by another desk process (${claim.busy}); try again once it is done.`,
+			{ run: runId, pid: claim.busy },
+		);
 	}
 	const record = (status: 'ok' | 'error', summary: string, args: Record<string, unknown>) => {
 		const invocation = newToolInvocation({ kind: 'system', id: 'desk' }, run, 'memorize', args, {
@@ -367,9 +424,21 @@ export async function memorizeRun(
 			resultSummary: summary.slice(0, 500),
 		});
 		invocation.tags = { ...invocation.tags, 'desk.tool': 'memorize' };
-		ai.put([invocation]);
+		// The outcome and the end of what the landing owed, at once: a desk stopped before both resumes it.
+		memory.sql.settleOwed(runId, process.pid, (tx) => ai.putIn(tx, [invocation]));
 		desk.onRunChanged?.(top, runId);
 	};
+	const request = `land:${runId}`;
+	const file = memory.read(node.root);
+	const stored = file?.requests[request];
+	if (stored) {
+		const lists = resultLists(stored.result);
+		if (claim) {
+			// Applied by a desk that stopped before it recorded the outcome.
+			record('ok', appliedText(node.root, lists), { replayed: true });
+		}
+		return { applied: lists, memo_hit: false, retried: false, replayed: true };
+	}
 	const name = settings.lineage.summaryAgent;
 	const agent = name === undefined ? undefined : settings.agents.find((a) => a.name === name);
 	if (!agent) {
@@ -390,6 +459,7 @@ export async function memorizeRun(
 	);
 	let memoHit = false;
 	let asked = 0;
+	const paid: TokenUsage[] = [];
 	const ask = async (refusal?: string): Promise<{ answer: SummaryAnswer; memo: string }> => {
 		const full = refusal === undefined ? input : `${input}\n${refusal}`;
 		// The model is the agent as configured: another command or model flag is another model.
@@ -403,6 +473,7 @@ export async function memorizeRun(
 			return { answer: JSON.parse(kept.answer) as SummaryAnswer, memo };
 		}
 		asked++;
+		desk.faults.point('memorize.beforeAsk');
 		let answer: SummaryAnswer;
 		try {
 			answer = await askSummaryAgent(agent, memorizePrompt(input, refusal), settings.sandbox);
@@ -411,7 +482,28 @@ export async function memorizeRun(
 			record('error', why, { model: agent.name, memo, asked });
 			throw new DeskError('run.spawnFailed', why, { run: runId, agent: agent.name });
 		}
-		memory.sql.saveMemo(memo, agent.name, sha256Hex(full), JSON.stringify(answer), new Date().toISOString());
+		const usage = usageOf(answer);
+		const spent = newToolInvocation(
+			{ kind: 'agent', id: `summary:${agent.name}` },
+			run,
+			'summary_agent',
+			{
+				agent: agent.name,
+				model: (answer.model ?? agent.name).slice(0, 200),
+				memo,
+				usage,
+			},
+			{
+				resultSummary: `answered: ${usage.input_tokens} tokens in, ${usage.output_tokens} out${usage.cost_usd !== undefined ? `, $${usage.cost_usd}` : ''}`,
+			},
+		);
+		spent.tags = { ...spent.tags, 'desk.tool': 'memorize' };
+		memory.sql.saveMemo(memo, agent.name, sha256Hex(full), JSON.stringify(answer), new Date().toISOString(), (tx) =>
+			ai.putIn(tx, [spent]),
+		);
+		paid.push(usage);
+		desk.onRunChanged?.(top, runId);
+		desk.faults.point('memorize.afterAnswer');
 		return { answer, memo };
 	};
 	const at = new Date().toISOString();
@@ -443,6 +535,7 @@ export async function memorizeRun(
 		applyMemoryBatch(file, batch);
 		return batch;
 	};
+	const usage = () => (paid.length > 0 ? { usage: sumUsage(paid) } : {});
 	let batch: MemoryBatch;
 	let retried = false;
 	const first = await ask();
@@ -462,18 +555,108 @@ export async function memorizeRun(
 			}
 			const why = `the summary agent's batch was refused twice (${again.message}); memory is left unchanged`;
 			record('error', why, { model: agent.name, memo: second.memo, asked });
-			return { skipped: why, memo_hit: memoHit, retried, replayed: false };
+			return { skipped: why, memo_hit: memoHit, retried, replayed: false, ...usage() };
 		}
 	}
 	desk.faults.point('memorize.afterModel.beforeEnqueue');
 	const applied = memory.submit(batch);
+	desk.faults.point('memorize.afterApply');
 	const lists = resultLists(applied.result);
-	record(
-		'ok',
-		`memory of ${node.root}: ${lists.added.length} added, ${lists.updated.length} updated, ${lists.removed.length} removed`,
-		{ model: agent.name, memo: batch.request_hash, asked, memo_hit: memoHit, retried },
-	);
-	return { applied: lists, memo_hit: memoHit, retried, replayed: applied.replayed };
+	record('ok', appliedText(node.root, lists), {
+		model: agent.name,
+		memo: batch.request_hash,
+		asked,
+		memo_hit: memoHit,
+		retried,
+	});
+	return { applied: lists, memo_hit: memoHit, retried, replayed: applied.replayed, ...usage() };
+}
+
+function appliedText(root: string, lists: ReturnType<typeof resultLists>): string {
+	return `memory of ${root}: ${lists.added.length} added, ${lists.updated.length} updated, ${lists.removed.length} removed`;
+}
+
+/** What one answer of the summary agent cost, as the run's Provenance records its agent's. */
+function usageOf(answer: SummaryAnswer): TokenUsage {
+	const count = (n: number) => (Number.isSafeInteger(n) && n >= 0 ? n : 0);
+	const input = count(answer.input_tokens);
+	const output = count(answer.output_tokens);
+	const cost = answer.cost_usd !== undefined && Number.isFinite(answer.cost_usd) && answer.cost_usd >= 0;
+	return {
+		input_tokens: input,
+		output_tokens: output,
+		total_tokens: input + output,
+		...(cost ? { cost_usd: answer.cost_usd } : {}),
+	};
+}
+
+function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
+	const costs = usages.filter((u) => u.cost_usd !== undefined);
+	return {
+		input_tokens: usages.reduce((n, u) => n + u.input_tokens, 0),
+		output_tokens: usages.reduce((n, u) => n + u.output_tokens, 0),
+		total_tokens: usages.reduce((n, u) => n + u.total_tokens, 0),
+		...(costs.length > 0 ? { cost_usd: Math.round(costs.reduce((n, u) => n + u.cost_usd!, 0) * 1e6) / 1e6 } : {}),
+	};
+}
+
+/**
+ * Records, before the landing's Decision is made, that the landing of `runId` owes a memorize with
+ * these settings (their summary agent and sandbox are all it keeps), claimed by this process: a desk
+ * stopped anywhere after the Decision resumes it on its next start ({@link resumeOwedMemorizes}).
+ */
+export async function oweMemorize(desk: Desk, top: string, runId: string, settings: RunSettings): Promise<void> {
+	const name = settings.lineage.summaryAgent;
+	const agent = name === undefined ? undefined : settings.agents.find((a) => a.name === name);
+	const kept = {
+		agents: agent ? [agent] : [],
+		sandbox: settings.sandbox,
+		lineage: { ...(agent ? { summaryAgent: agent.name } : {}), memorizeOnLanding: true },
+	};
+	(await desk.memory(top)).sql.oweMemorize(runId, agent?.name ?? '', kept, process.pid, new Date().toISOString());
+}
+
+/** The landing of `runId` was not decided after all: it owes nothing. */
+export async function owedNothing(desk: Desk, top: string, runId: string): Promise<void> {
+	(await desk.memory(top)).sql.settleOwed(runId, process.pid);
+}
+
+/**
+ * Resumes the memorizes the landings of the project at `top` owe (glossary: Project memory): those a
+ * stopped desk did not finish, one after the other. A desk that stays (the server) calls it once, when
+ * it first opens the project's runs. A landing that was never decided (the desk stopped before its
+ * Decision) owes nothing; one that another live process carries out is left to it. `warn` is told
+ * of each that could not be resumed.
+ */
+export async function resumeOwedMemorizes(desk: Desk, top: string, warn: (message: string) => void): Promise<void> {
+	const memory = await desk.memory(top);
+	const ai = await desk.projectAi(top);
+	for (const runId of memory.sql.owedRuns()) {
+		const claim = memory.sql.claimOwed(runId, process.pid, isAlive);
+		if (!claim || 'busy' in claim || claim.from === process.pid) {
+			continue;
+		}
+		const decision = ai.runDecision(runId);
+		if (decision?.decision_type !== 'commit' || !decision.result_commit_sha) {
+			memory.sql.settleOwed(runId, process.pid);
+			continue;
+		}
+		let settings: RunSettings;
+		try {
+			settings = parseRunSettings(claim.owed.settings);
+		} catch (error) {
+			memory.sql.settleOwed(runId, process.pid);
+			warn(
+				`the memorize the landing of run ${runId} owed is dropped: its settings cannot be read (${describeError(error)})`,
+			);
+			continue;
+		}
+		try {
+			await memorizeRun(desk, top, runId, settings);
+		} catch (error) {
+			warn(`the memorize the landing of run ${runId} owed was not finished: ${describeError(error)}`);
+		}
+	}
 }
 
 function resultLists(result: MemoryRequestReceipt['result']): {

@@ -2,7 +2,7 @@
  * Runs: what they recorded, cancelling one, and the gate's decision (glossary: Gate). A person
  * decides and cancels, in the editor or at the command line; an agent never does.
  */
-import { memorizeRun } from './memory';
+import { memorizeRun, oweMemorize, owedNothing } from './memory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Run } from '../ai/types';
@@ -171,19 +171,43 @@ export const decideRun = operation({
 						claim: (tx: WriteTransaction, id: string) => executor.claimIn(tx, runSettings, record, id),
 					}
 				: {};
+		// A branch's landing is memorized into its root (glossary: Project memory).
+		const memorizes =
+			decision === 'commit' &&
+			landingSettings?.lineage.memorizeOnLanding === true &&
+			decided?.object_type === 'run' &&
+			(await desk.isBranchTask(top, decided.task));
 		// A decision is made once whatever happens (a second is refused); its answer is recorded after it.
 		const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, async () => {
 			// The gate answers a Decision made for this very request from it (a desk stopped before its
 			// answer was recorded); any other Decision it refuses.
 			const madeBefore = ai.runDecision(run) !== undefined;
-			const made = await gate.decide(run, {
-				decision,
-				by: actorRefOf(call.actor),
-				...(patchset ? { patchset } : {}),
-				...(rationale ? { rationale } : {}),
-				...(request ? { request: { id: request.id, hash: request.hash } } : {}),
-				...retry,
-			});
+			// What the landing owes is recorded before it is decided: a desk stopped after the Decision
+			// resumes the memorize on its next start.
+			const owes = memorizes && !madeBefore;
+			if (owes) {
+				await oweMemorize(desk, top, run, landingSettings!);
+			}
+			let made: Awaited<ReturnType<typeof gate.decide>>;
+			try {
+				made = await gate.decide(run, {
+					decision,
+					by: actorRefOf(call.actor),
+					...(patchset ? { patchset } : {}),
+					...(rationale ? { rationale } : {}),
+					...(request ? { request: { id: request.id, hash: request.hash } } : {}),
+					...retry,
+				});
+			} catch (error) {
+				if (owes) {
+					await owedNothing(desk, top, run);
+				}
+				throw error;
+			}
+			if (owes && !made.commit) {
+				// Landed as a version of a snapshot target: no commit, nothing to memorize.
+				await owedNothing(desk, top, run);
+			}
 			await desk.answerProjectRequest(top, request, made);
 			if (madeBefore && request) {
 				markReplayed(request);
@@ -203,10 +227,9 @@ export const decideRun = operation({
 		if (result.commit || result.version !== undefined) {
 			call.events.assetsChanged('run landed');
 		}
-		if (result.commit && landingSettings?.lineage.memorizeOnLanding && (await desk.isBranchTask(top, decided!.task))) {
-			// A branch's landing is memorized into its root (glossary: Project memory); the run records
-			// the outcome. The command line waits for it; the editor is answered at once.
-			const memorizing = memorizeRun(desk, top, run, landingSettings).catch(() => undefined);
+		if (result.commit && memorizes) {
+			// The run records the outcome. The command line waits for it; the editor is answered at once.
+			const memorizing = memorizeRun(desk, top, run, landingSettings!).catch(() => undefined);
 			if (call.actor.kind === 'cli') {
 				await memorizing;
 			}

@@ -35,6 +35,7 @@ import type {
 	VersionDiff,
 	VersionFile,
 } from '../assets/types';
+import type { HistoryImportResult, HistoryRefusal } from '../ai/types';
 import type { DeskErrorJson } from '../core/errors';
 import type { DecideResult, RunDetail, RunsOverview, RunSummary } from '../runs/types';
 import type { AttachmentRow, IngestReport } from '../attachments/types';
@@ -72,6 +73,7 @@ import {
 } from './schema';
 
 export type { BoardMessage, BranchResult, CatchUpSection, LineageRoot, LineageTree, MemorizeResult, MemoryView };
+export type { HistoryImportResult, HistoryRefusal };
 export type {
 	RunDetail,
 	RunsOverview,
@@ -462,12 +464,15 @@ export const ListRuns = request<RunsOverview>()('desk/runs/list', object({ ...pr
 /** Client → server: everything a run recorded. Fails with `ai.notFound` for an id that names no run of the project. */
 export const ShowRun = request<RunDetail>()('desk/runs/show', object({ ...projectOrRepo, id: runId }));
 
-/** Client → server: reads a history ref (default refs/desk/history) into the project; twice adds nothing; bad checksums are refused and named. */
-export const ImportHistory = request<{
-	added: number;
-	unchanged: number;
-	refused: Array<{ path: string; reason: string }>;
-}>()('desk/runs/importHistory', object({ ...projectOrRepo, ref: optional(gitRef) }));
+/**
+ * Client → server: reads a history ref (default refs/desk/history) into the project, taking only new
+ * objects and later states of stored ones; twice adds nothing. Every other object is refused by
+ * itself, named with a reason code and a message, and nothing of it is stored.
+ */
+export const ImportHistory = request<HistoryImportResult>()(
+	'desk/runs/importHistory',
+	object({ ...projectOrRepo, ref: optional(gitRef) }),
+);
 
 /** Client → server: writes the project's AI objects, sealed, to a history ref (one commit when something changed). */
 export const ExportHistory = request<{ commit?: string; objects: number; anchored: number }>()(
@@ -650,14 +655,19 @@ export interface AttachmentContent {
 	/** The type to show it as and whether it may be shown, from the stored bytes (a recorded type is only a claim). */
 	inline_type: string;
 	inline: boolean;
-	/** The stored bytes, base64 (all of them, or the first `max_bytes`); checked against the recorded size and digest. */
+	/**
+	 * The stored bytes, base64: all of them, or the `max_bytes` from `offset`; checked against the
+	 * recorded size, and the recorded digest when they are all of them (a reader of parts checks the digest over the whole).
+	 */
 	base64: string;
+	/** The bytes end before the file does. */
 	truncated: boolean;
 }
 
 /**
  * Client → server: an attachment's stored bytes, by full id, unique id prefix (six characters or more)
- * or exact name. Fails with `attachment.notFound`, `attachment.ambiguous`, `attachment.unavailable`
+ * or exact name; all of them, or `max_bytes` from `offset` (a preview reads a large file in pieces,
+ * and decides from the first whether to read on). Fails with `attachment.notFound`, `attachment.ambiguous`, `attachment.unavailable`
  * (bytes not in the store), `attachment.changed` (the store's file is not what was recorded),
  * `attachment.notRegular`.
  */
@@ -667,13 +677,15 @@ export const ReadAttachment = request<AttachmentContent>()(
 		project: projectName,
 		task: taskId,
 		ref: attachmentRef,
+		offset: optional(integer({ min: 0, max: Number.MAX_SAFE_INTEGER })),
 		max_bytes: optional(integer({ min: 1, max: 64 * 1024 * 1024 })),
 	}),
 );
 
 /**
- * Client → server: Attach File to Task (by hand). Fails with `attachment.tooLarge`, `attachment.quota`
- * (naming the limit), `attachment.notRegular` (a link, a folder), `attachment.unavailable`.
+ * Client → server: Attach File to Task (by hand). Fails with `ai.notFound` (no task of that id in the
+ * project), `attachment.tooLarge`, `attachment.quota` (naming the limit, sizes exact), `attachment.notRegular`
+ * (a link, a folder), `attachment.unavailable`.
  */
 export const AttachFile = request<AttachmentRow>()(
 	'desk/attachments/add',
@@ -736,6 +748,10 @@ export const AnswerRetireProposal = request<RetireProposal>()(
 const rootName = string({ minLength: 1, maxLength: 64, pattern: /^[a-z0-9][a-z0-9._-]{0,63}$/ });
 const nodeId = string({ minLength: 1, maxLength: 64 });
 const branchPrompt = string({ minLength: 1, maxLength: 64 * 1024 });
+/** The desk tools a branch is to get (tool names, as `tools/list` gives them); unset: its starter's. */
+const branchTools = optional(
+	array(string({ minLength: 1, maxLength: 64, pattern: /^[a-z][a-z0-9_]{0,63}$/ }), { maxItems: 64 }),
+);
 const boardText = string({ minLength: 1, maxLength: 4000 });
 /** Memory the person writes: refused over these limits (the summary model's text is cut to them instead). */
 const memoryTitle = string({ minLength: 1, maxLength: 80 });
@@ -767,9 +783,11 @@ export const AddLineageRoot = request<LineageRoot>()(
  * another run's agent works there (`queued`). `repo` is the project's repository top or one of its
  * worktrees. One transaction makes the tally (for an empty root), the branch's Intent, Task and Run,
  * its board's `board.started.by` and reply-enabled input, and the receipt: the same `requestId` again
- * answers the first branch (`replayed`). Fails with `lineage.badRepo`, `lineage.unknownRoot`,
- * `lineage.limit` (naming the limit), `lineage.receiptConflict`, `lineage.tallyNoRuns` (a tally
- * starts nothing), `ai.notFound`, `run.badSettings`, `request.idReused`.
+ * answers the first branch (`replayed`). `tools` names the desk tools the branch's runs get; they
+ * are at most its starter's (a run whose agent had none grants none), which is also the default.
+ * Fails with `lineage.badRepo`, `lineage.unknownRoot`, `lineage.limit` (naming the limit),
+ * `lineage.toolsNotGranted` (naming the tools the starter lacks), `lineage.receiptConflict`,
+ * `lineage.tallyNoRuns` (a tally starts nothing), `ai.notFound`, `run.badSettings`, `request.idReused`.
  */
 export const BranchFromRun = request<BranchResult>()(
 	'desk/lineage/branch',
@@ -779,6 +797,7 @@ export const BranchFromRun = request<BranchResult>()(
 		prompt: branchPrompt,
 		root: optional(rootName),
 		starterRun: optional(runId),
+		tools: branchTools,
 		settings: runSettings,
 		requestId,
 	}),
@@ -790,7 +809,14 @@ export const BranchFromRun = request<BranchResult>()(
  */
 export const PromptLineage = request<BranchResult>()(
 	'desk/lineage/prompt',
-	object({ project: projectName, root: rootName, prompt: branchPrompt, settings: runSettings, requestId }),
+	object({
+		project: projectName,
+		root: rootName,
+		prompt: branchPrompt,
+		tools: branchTools,
+		settings: runSettings,
+		requestId,
+	}),
 );
 
 /** Client → server: the roots, their tallies and branches (nested, with state, board counts and each subtree's tokens and cost). */
@@ -854,7 +880,8 @@ export const MemorizeLanding = request<MemorizeResult>()(
 
 /**
  * Client → server: Commit Memory: commits `.desk-memory/<root>.json` alone, with the trailer
- * `Desk-Memory: <root>`, the repository's hooks off. Fails with `memory.nothingToCommit`,
+ * `Desk-Memory: <root>` (and `Desk-Request: <requestId>`, so a repeat the desk did not live to
+ * answer is answered with that commit), the repository's hooks off. Fails with `memory.nothingToCommit`,
  * `memory.corrupt`, `run.landConflict` (the index holds other staged changes to that file).
  */
 export const CommitMemory = request<{ commit: string }>()(
@@ -871,7 +898,8 @@ export const ListBoard = request<{ messages: BoardMessage[] }>()(
 /**
  * Client → server: Post Note: a one-way update from a branch's run to its starter, passive (it raises
  * no notification); `abstract` replaces the branch's liquid abstract on its tally. Fails with
- * `board.noStarter` (the run's task is no branch).
+ * `board.noStarter` (the run's task is no branch), `lineage.limit` (`maxNotesPerBranch`: the notes
+ * the branch may post, frozen at its fork).
  */
 export const PostToBoard = request<BoardMessage>()(
 	'desk/board/post',

@@ -34,6 +34,7 @@ import { runFinishedParams } from '../runs/runViews';
 import { createHandlers, notifyingEvents, type DeskHandlers } from './handlers';
 import { runDeskTools } from '../mcp/runTools';
 import { personIdentity } from '../operations/identity';
+import { resumeOwedMemorizes } from '../operations/memory';
 
 export const serverVersion = '0.1.0';
 
@@ -180,6 +181,10 @@ export function startDeskServer(connection: Connection): DeskServer {
 					onError: (error) => logger.warn(`desk tools: ${error.message}`),
 				});
 				desk.onMemoryChanged = (top, root) => void notify(MemoryDidChange, { project: projectOf(desk, top), root });
+				desk.resumeMemorizes = (top) =>
+					void resumeOwedMemorizes(desk, top, (message) => logger.warn(`${top}: ${message}`)).catch((error: unknown) =>
+						logger.error(`${top}: owed memorizes not resumed: ${describeError(error)}`),
+					);
 				desk.onSuggestIndexProgress = (top, progress) =>
 					void notify(SuggestIndexDidChange, { project: projectOf(desk, top), ...progress });
 				desk.onRunFinished = (top, runId, status) => {
@@ -199,6 +204,12 @@ export function startDeskServer(connection: Connection): DeskServer {
 						title: report.title,
 						outcome: report.outcome,
 					});
+				};
+				// The command line or another window wrote the project: the views look again.
+				desk.onProjectChangedOutside = (top) => {
+					const project = projectOf(desk, top);
+					context.notifyRunsChanged(project);
+					context.notifyLineageChanged(project);
 				};
 				desk.library.onHistoryRewritten = (rewrite) => void notify(HistoryRewritten, rewrite);
 				desk.packLooseBlobsWhenIdle();

@@ -24,6 +24,7 @@ import { linkInFolder, removeInFolder, removeTreeInFolder, writeInFolder } from 
 import { gateTag, isAtGate } from './runViews';
 import { readTargetChanges } from './targetChangesRecord';
 import type { DecideResult } from './types';
+import { endTaskOutbox } from './taskOutbox';
 
 export interface DecideRequest {
 	decision: DecisionType;
@@ -71,7 +72,10 @@ export class RunGate {
 		let release: (() => void) | undefined;
 		try {
 			release = this.executor.claimDecision(runId);
-			return await this.decideOnce(runId, request);
+			const result = await this.decideOnce(runId, request);
+			// A decision that ended the task (landed, abandoned) leaves no attempt to take what its outbox kept.
+			endTaskOutbox(this.ports, this.ports.ai.require<Run>(runId, 'run').task);
+			return result;
 		} finally {
 			release?.();
 			this.deciding.delete(runId);

@@ -253,6 +253,8 @@ export class RunExecutor {
 		run.tags = {
 			...run.tags,
 			'desk.agent': agent.name,
+			// Whether its agent was given the desk tools: a branch of it gets none if not (glossary: Lineage).
+			'desk.mcp': agent.mcp,
 			'desk.isolation': placement.isolation,
 			'desk.sandbox': placement.isolation_note,
 		};

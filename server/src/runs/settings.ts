@@ -193,6 +193,7 @@ const limitBounds: Record<keyof LineageLimits, [number, number]> = {
 	maxLiveBranches: [1, 50],
 	tallyTokens: [100, 20_000],
 	memoryTokens: [100, 20_000],
+	maxNotesPerBranch: [1, 1000],
 };
 
 /** A template's node: a lowercase word (`plan`, `work`). */

@@ -17,6 +17,7 @@ import type {
 	ToolInvocation,
 } from '../ai/types';
 import { canonicalJson } from '../ai/canonical';
+import type { StoredAiObjects } from '../ai/importRules';
 
 /**
  * AI objects in a project's database, and the relationship queries the Runs view needs. Writes keep
@@ -71,6 +72,32 @@ export class AiStore {
 			changed++;
 		}
 		return changed;
+	}
+
+	/**
+	 * An import: `judge` reads the stored objects and the objects it accepts are stored, in one
+	 * transaction, so nothing another process writes in between escapes the judgement.
+	 */
+	importObjects<R extends { accepted: readonly AiObject[] }>(
+		judge: (stored: StoredAiObjects) => R,
+	): R & { added: number } {
+		return this.db.write((tx) => {
+			const judged = judge({
+				get(id) {
+					const row = tx.get<{ json: string }>('SELECT json FROM ai_objects WHERE object_id = ?', [id]);
+					return row ? fromJson(JSON.parse(row.json)) : undefined;
+				},
+				ofRun(runId, type) {
+					return tx
+						.all<{ object_id: string }>('SELECT object_id FROM ai_objects WHERE ref_run = ? AND object_type = ?', [
+							runId,
+							type,
+						])
+						.map((r) => r.object_id);
+				},
+			});
+			return { ...judged, added: this.putIn(tx, judged.accepted) };
+		});
 	}
 
 	get<T extends AiObject = AiObject>(id: string): T | undefined {

@@ -161,7 +161,7 @@ export class ConfinedDir {
 	withFile<T>(name: EntryName, body: (file: OpenedFile) => T): T {
 		const { fd, stat } = this.openFile(name);
 		try {
-			return body({ stat, read: (limit) => readLimited(fd, limit) });
+			return body({ stat, read: (limit, position) => readLimited(fd, limit, position) });
 		} finally {
 			fs.closeSync(fd);
 		}
@@ -232,14 +232,14 @@ export class ConfinedDir {
 	 * Removes the entry `name` when it is anything but a folder; a folder (one that took the place of
 	 * what was there, in a race) is left for its own walk.
 	 */
-	discard(name: string): void {
+	discard(name: EntryName): void {
 		checkName(name);
 		try {
 			fs.unlinkSync(this.at(name));
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
 			if (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'EPERM') {
-				throw confinedError(error, `${this.label}/${name}`);
+				throw confinedError(error, `${this.label}/${shownName(name)}`);
 			}
 		}
 	}
@@ -334,10 +334,13 @@ export class ConfinedDir {
 	}
 }
 
-/** A file open for reading: what fstat said of it once open, and a reader of at most `limit` bytes (`more`: there was at least one beyond). */
+/**
+ * A file open for reading: what fstat said of it once open, and a reader of at most `limit` bytes
+ * (`more`: there was at least one beyond), from where the last read ended or from `position`.
+ */
 export interface OpenedFile {
 	readonly stat: fs.Stats;
-	read(limit: number): { bytes: Buffer; more: boolean };
+	read(limit: number, position?: number): { bytes: Buffer; more: boolean };
 }
 
 /**
@@ -358,19 +361,28 @@ export function withFileAt<T>(
 		throw openError(error as NodeJS.ErrnoException);
 	}
 	try {
-		return body({ stat: fs.fstatSync(fd), read: (limit) => readLimited(fd, limit) });
+		return body({ stat: fs.fstatSync(fd), read: (limit, position) => readLimited(fd, limit, position) });
 	} finally {
 		fs.closeSync(fd);
 	}
 }
 
-/** Reads at most `limit` bytes from a descriptor; `more` says there was at least one byte beyond. */
-export function readLimited(fd: number, limit: number): { bytes: Buffer; more: boolean } {
+/**
+ * Reads at most `limit` bytes from a descriptor, from its offset or from `position`; `more` says
+ * there was at least one byte beyond.
+ */
+export function readLimited(fd: number, limit: number, position?: number): { bytes: Buffer; more: boolean } {
 	const chunks: Buffer[] = [];
 	let total = 0;
 	const chunk = Buffer.alloc(1 << 20);
 	for (;;) {
-		const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, limit + 1 - total), null);
+		const read = fs.readSync(
+			fd,
+			chunk,
+			0,
+			Math.min(chunk.length, limit + 1 - total),
+			position === undefined ? null : position + total,
+		);
 		if (read === 0) {
 			break;
 		}

@@ -127,6 +127,8 @@ export class DurableDatabase {
 	private lastSeq = 0;
 	/** Last journal record contained in the base file this process loaded or wrote. */
 	private baseSeq = 0;
+	/** Last journal record another process wrote that this one applied (or took from its checkpoint). */
+	private outsideSeq = 0;
 	private inWrite = false;
 	private closed = false;
 	private idleTimer: NodeJS.Timeout | undefined;
@@ -280,6 +282,16 @@ export class DurableDatabase {
 		return this.lastSeq;
 	}
 
+	/**
+	 * Like {@link dataVersion}, but moved only by other processes' writes: what a watcher of the
+	 * files compares to tell another process's change from this one's own.
+	 */
+	outsideVersion(): number {
+		this.assertOpen();
+		this.catchUp(false);
+		return this.outsideSeq;
+	}
+
 	/** Reads with the changes of every process applied. */
 	all<Row extends object>(sql: string, params: SqlValue[] = []): Row[] {
 		this.assertOpen();
@@ -385,6 +397,10 @@ export class DurableDatabase {
 		this.baseSum = sum;
 		this.base = identity(this.options.file)!;
 		this.baseSeq = readMetaNumber(db, 'journal_seq');
+		if (this.baseSeq > this.lastSeq) {
+			// Another process's checkpoint holds writes this one had not applied.
+			this.outsideSeq = this.baseSeq;
+		}
 		this.lastSeq = this.baseSeq;
 		this.closeJournal();
 		this.readJournal(true);
@@ -522,7 +538,9 @@ export class DurableDatabase {
 				},
 			);
 		}
+		// Only records read from the journal are applied here: this process's own writes never are.
 		this.lastSeq = record.seq;
+		this.outsideSeq = record.seq;
 	}
 
 	private openJournal(offset: number): void {

@@ -188,6 +188,25 @@ function boardReads(query: BoardQuery): BoardReads {
 			query.get<{ tally_task: string | null }>('SELECT tally_task FROM lineage_roots WHERE name = ?', [root])
 				?.tally_task ?? undefined,
 		phases: (deliveryId) => deliveryPhasesOf(query, deliveryId),
+		// A delivered report's copy on the starter's board (`dlv:<branch>:out`); its answer names the
+		// branch's own copy (`dlv:<branch>:reply`), and a continuation carries it as `carry:<id>`.
+		openReports: () =>
+			query
+				.all<BoardMessageRow>(
+					`SELECT ${boardMessageColumns} FROM board_messages m WHERE m.kind = 'report' AND m.passive = 0 AND m.request_id = 'dlv:' || m.from_node || ':out'
+					AND NOT EXISTS (SELECT 1 FROM board_deliveries d WHERE d.delivery_id = 'carry:' || m.message_id)
+					AND NOT EXISTS (SELECT 1 FROM board_messages r JOIN board_messages a ON a.in_reply_to = r.message_id AND a.kind = 'answer' WHERE r.request_id = 'dlv:' || m.from_node || ':reply')
+					ORDER BY m.seq`,
+				)
+				.map(boardMessageOf),
+		carrying: () =>
+			query
+				.all<BoardMessageRow>(
+					`SELECT ${boardMessageColumns} FROM board_messages m WHERE m.kind = 'input' AND m.request_id LIKE 'continue:%'
+					AND EXISTS (SELECT 1 FROM board_deliveries d WHERE d.message_id = m.message_id AND d.delivery_id LIKE 'carry:%')
+					ORDER BY m.seq`,
+				)
+				.map(boardMessageOf),
 	};
 }
 
@@ -223,6 +242,12 @@ export class SqlBoardStore implements BoardStore<WriteTransaction> {
 	phases(deliveryId: string): Delivery[] {
 		return this.reads.phases(deliveryId);
 	}
+	openReports(): BoardMessage[] {
+		return this.reads.openReports();
+	}
+	carrying(): BoardMessage[] {
+		return this.reads.carrying();
+	}
 
 	write<T>(body: (board: BoardWrite, tx: WriteTransaction) => T): T {
 		return this.db.write((tx) => {
@@ -235,6 +260,16 @@ export class SqlBoardStore implements BoardStore<WriteTransaction> {
 						id,
 					]),
 				freeze: (id) => tx.run('UPDATE board_messages SET frozen = 1 WHERE message_id = ?', [id]),
+				release: (input) => {
+					const carried = tx.all<{ delivery_id: string }>(
+						"SELECT delivery_id FROM board_deliveries WHERE message_id = ? AND delivery_id LIKE 'carry:%'",
+						[input],
+					);
+					if (carried.length > 0) {
+						tx.run("DELETE FROM board_deliveries WHERE message_id = ? AND delivery_id LIKE 'carry:%'", [input]);
+					}
+					return carried.length;
+				},
 			};
 			return body(board, tx);
 		});

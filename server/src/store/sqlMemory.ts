@@ -1,9 +1,11 @@
 /**
  * The project database's part of project memory (glossary: Project memory): the `memory_queue` of
  * batches not yet applied to `.desk-memory/<root>.json` (a row goes once its batch is in the file),
- * and `lineage_memos`, the summary model's answers by model and input. The memories themselves are
- * never here: the file is the only copy.
+ * and `lineage_memos`, the summary model's answers by model and input, beside the memorizes a landing
+ * owes (`owed:land:<run>`, see {@link OwedMemorize}). The memories themselves are never here: the
+ * file is the only copy.
  */
+import { sha256Hex } from '../ai/canonical';
 import type { MemoryBatch } from '../lineage/memory';
 import type { DurableDatabase, WriteTransaction } from './durableDatabase';
 
@@ -15,6 +17,23 @@ export interface QueuedBatch {
 	request: string;
 	batch: MemoryBatch;
 }
+
+/**
+ * A memorize the landing of `run` owes its root (glossary: Project memory): written before the
+ * landing's Decision, with the settings that name its summary agent, and deleted once the run
+ * records what became of it, so a desk stopped in between resumes it on its next start. A memo
+ * row of its own (key `owed:land:<run>`, no answer yet): `model` is the summary agent's name,
+ * `answer` this record's JSON. `claimedBy` is the process carrying it out; another process takes
+ * it over only once that one is gone.
+ */
+export interface OwedMemorize {
+	run: string;
+	settings: unknown;
+	claimedBy: number;
+	at: string;
+}
+
+const owedKey = (run: string) => `owed:land:${run}`;
 
 export class SqlMemory {
 	constructor(readonly db: DurableDatabase) {}
@@ -73,14 +92,87 @@ export class SqlMemory {
 		);
 	}
 
-	/** Keeps the model's answer to an input: the first answer stays (a second call found it and asked nothing). */
-	saveMemo(key: string, model: string, inputSha256: string, answer: string, at: string): void {
-		this.db.write((tx) =>
+	/**
+	 * Keeps the model's answer to an input: the first answer stays (a second call found it and asked
+	 * nothing). `alongside` writes in the same transaction (what the answer cost, on the run).
+	 */
+	saveMemo(
+		key: string,
+		model: string,
+		inputSha256: string,
+		answer: string,
+		at: string,
+		alongside?: (tx: WriteTransaction) => void,
+	): void {
+		this.db.write((tx) => {
 			tx.run(
 				'INSERT INTO lineage_memos (memo_key, model, input_sha256, answer, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (memo_key) DO NOTHING',
 				[key, model, inputSha256, answer, at],
+			);
+			alongside?.(tx);
+		});
+	}
+
+	/** Records that the landing of `run` owes a memorize with `settings`, claimed by this process (`pid`). */
+	oweMemorize(run: string, agent: string, settings: unknown, pid: number, at: string): void {
+		const record: OwedMemorize = { run, settings, claimedBy: pid, at };
+		const json = JSON.stringify(record);
+		this.db.write((tx) =>
+			tx.run(
+				'INSERT INTO lineage_memos (memo_key, model, input_sha256, answer, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (memo_key) DO UPDATE SET model = excluded.model, input_sha256 = excluded.input_sha256, answer = excluded.answer, at = excluded.at',
+				[owedKey(run), agent, sha256Hex(json), json, at],
 			),
 		);
+	}
+
+	/** The runs whose landing owes a memorize. */
+	owedRuns(): string[] {
+		return this.db
+			.all<{ memo_key: string }>("SELECT memo_key FROM lineage_memos WHERE memo_key LIKE 'owed:land:%' ORDER BY at")
+			.map((row) => row.memo_key.slice(owedKey('').length));
+	}
+
+	/**
+	 * Claims the memorize `run` owes for process `pid`: `busy` with the claimant when another process
+	 * that is alive holds it, undefined when none is owed; `from` is who held it before (`pid` itself:
+	 * this process is carrying it out already).
+	 */
+	claimOwed(
+		run: string,
+		pid: number,
+		alive: (pid: number) => boolean,
+	): { owed: OwedMemorize; from: number } | { busy: number } | undefined {
+		if (this.db.get('SELECT 1 AS one FROM lineage_memos WHERE memo_key = ?', [owedKey(run)]) === undefined) {
+			// Most memorizes owe nothing: no write for them.
+			return undefined;
+		}
+		return this.db.write((tx) => {
+			const row = tx.get<{ answer: string }>('SELECT answer FROM lineage_memos WHERE memo_key = ?', [owedKey(run)]);
+			if (!row) {
+				return undefined;
+			}
+			const owed = JSON.parse(row.answer) as OwedMemorize;
+			if (owed.claimedBy !== pid && alive(owed.claimedBy)) {
+				return { busy: owed.claimedBy };
+			}
+			const mine: OwedMemorize = { ...owed, claimedBy: pid };
+			tx.run('UPDATE lineage_memos SET answer = ? WHERE memo_key = ?', [JSON.stringify(mine), owedKey(run)]);
+			return { owed: mine, from: owed.claimedBy };
+		});
+	}
+
+	/**
+	 * The memorize `run` owed is settled (its outcome recorded on the run by `alongside`, in the same
+	 * transaction; or nothing was owed after all): the row goes, unless another process claimed it since.
+	 */
+	settleOwed(run: string, pid: number, alongside?: (tx: WriteTransaction) => void): void {
+		this.db.write((tx) => {
+			alongside?.(tx);
+			const row = tx.get<{ answer: string }>('SELECT answer FROM lineage_memos WHERE memo_key = ?', [owedKey(run)]);
+			if (row && (JSON.parse(row.answer) as OwedMemorize).claimedBy === pid) {
+				tx.run('DELETE FROM lineage_memos WHERE memo_key = ?', [owedKey(run)]);
+			}
+		});
 	}
 
 	/** Whether `name` is a listed root of the project (`main` always is). */

@@ -167,7 +167,9 @@ it('limits at their exact boundaries: a file of 32 MiB and one byte more; the 10
 		report.added.map((r) => [r.name, r.size]),
 		[['exact.bin', 32 * mib]],
 	);
-	assert.deepEqual(report.refused, [{ name: 'over.bin', reason: '32.0 MiB is over the 32.0 MiB limit of a file' }]);
+	assert.deepEqual(report.refused, [
+		{ name: 'over.bin', reason: '33,554,433 bytes is over the 33,554,432 bytes (32 MiB) limit of a file' },
+	]);
 	// Three more of 32 MiB make 128 MiB exactly; one more byte is refused, the quota unchanged.
 	for (const name of ['b.bin', 'c.bin', 'd.bin']) {
 		store.put(task, { name, source: 'hand', addedBy: 'test' }, Buffer.alloc(32 * mib, 3));
@@ -175,7 +177,9 @@ it('limits at their exact boundaries: a file of 32 MiB and one byte more; the 10
 	assert.deepEqual(store.tasks(), [{ task_id: task, count: 4, bytes: 128 * mib }]);
 	assert.throws(
 		() => store.put(task, { name: 'e.bin', source: 'hand', addedBy: 'test' }, Buffer.alloc(1)),
-		(e) => isDeskError(e, 'attachment.quota') && /over its 128\.0 MiB limit/.test(e.message),
+		(e) =>
+			isDeskError(e, 'attachment.quota') &&
+			/would come to 134,217,729 bytes, over its 134,217,728 bytes \(128 MiB\) limit/.test(e.message),
 	);
 	assert.throws(
 		() => store.put(task, { name: 'big.bin', source: 'hand', addedBy: 'test' }, Buffer.alloc(32 * mib + 1)),
@@ -198,11 +202,11 @@ it('the project limit at its boundary (a smaller limit stands in for 1 GiB), and
 	const { store } = await openAttachments(tempDir(), { projectBytes: 1000 });
 	store.put(task, { name: 'a', source: 'hand', addedBy: 't' }, Buffer.alloc(600));
 	store.put('0190f0f0-0000-7000-8000-000000000009', { name: 'b', source: 'hand', addedBy: 't' }, Buffer.alloc(400));
-	assert.equal(store.room(task, 1), "the project's attachments would come to 1001 B, over its 1000 B limit");
+	assert.equal(store.room(task, 1), "the project's attachments would come to 1,001 bytes, over its 1,000 bytes limit");
 	outboxFile(store, 'c.txt', 'x');
 	const report = store.ingest(task, { runId: 'r' });
 	assert.deepEqual(report.refused, [
-		{ name: 'c.txt', reason: "the project's attachments would come to 1001 B, over its 1000 B limit" },
+		{ name: 'c.txt', reason: "the project's attachments would come to 1,001 bytes, over its 1,000 bytes limit" },
 	]);
 	assert.equal(store.room(task, 0), '');
 });

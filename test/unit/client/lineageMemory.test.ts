@@ -54,7 +54,7 @@ describe('the Memory view', () => {
 	});
 
 	it('says of a memory its first line, who and when, and that its evidence changed', () => {
-		assert.equal(memoryDescription(entry('a'), now), '“Run npm test; the e2e stage needs code-server.” · you · 2 Oct');
+		assert.equal(memoryDescription(entry('a'), now), 'you · 2 Oct · “Run npm test; the e2e stage needs code-server.”');
 		assert.equal(
 			memoryDescription(
 				entry(
@@ -68,7 +68,7 @@ describe('the Memory view', () => {
 				),
 				now,
 			),
-			'“Run npm test; the e2e stage needs code-server.” · from landing abc1234 (run 0194abcd…) · 1 Mar 2025 · ⚠ evidence changed',
+			'⚠ evidence changed · from landing abc1234 · 1 Mar 2025 · “Run npm test; the e2e stage needs code-server.”',
 		);
 		assert.match(
 			memoryDescription(

@@ -117,7 +117,20 @@ describe("the Runs view's lineage rows", () => {
 					data: { outcome: 'landed', commit: 'abc1234ff' },
 				}),
 			),
-			'Report: landed as abc1234ff (Desk-Run: r)',
+			'Report (landed as abc1234)',
+		);
+		assert.equal(
+			boardLabel(
+				message(6, 'report', {
+					text: 'landed as abc1234ff (Desk-Run: r)\n\nDocumented the parser.',
+					data: { outcome: 'landed', commit: 'abc1234ff' },
+				}),
+			),
+			'Report (landed as abc1234): Documented the parser.',
+		);
+		assert.equal(
+			boardLabel(message(7, 'input', { text: '## Reports from branches\n\nWhat came back…' })),
+			'Prompt: Reports from branches',
 		);
 		assert.equal(boardLabel(board[2]!), 'Report (landed as abc1234): text 2');
 		assert.equal(boardLabel(board[0]!), 'Note: text 1');

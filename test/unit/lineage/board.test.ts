@@ -348,6 +348,45 @@ describe('the reply rules', () => {
 		}
 	});
 
+	it("a wait for a board wakes on this process's write at once, re-reads for others', ends when its caller goes", async () => {
+		const world = await World.open();
+		try {
+			const { run } = world.branch('Split the parser', { task: world.starter, run: world.starterRun });
+			const starter = world.starter.object_id;
+			const never = new AbortController().signal;
+			// A re-read a minute away: only the wake can answer this wait within the test.
+			const started = Date.now();
+			const waiting = world.board.wait(starter, undefined, 10_000, never, 60_000);
+			setTimeout(() => world.board.post(run.object_id, 'halfway', 'note', 'w1'), 50);
+			const woken = await waiting;
+			assert.deepEqual(
+				woken.map((m) => m.text),
+				['halfway'],
+			);
+			assert.ok(Date.now() - started < 5_000, 'woken by the write, not by the time');
+			const since = woken[0]!.seq;
+			// Another process's write (here: straight into the database) is seen by the re-read.
+			const other = world.board.wait(starter, since, 60_000, never, 100);
+			world.db.write((tx) =>
+				tx.run(
+					"INSERT INTO board_messages (message_id, request_id, node, kind, from_node, reply_enabled, passive, text, created_at) VALUES ('m-other', 'other-1', ?, 'note', ?, 0, 1, 'from the CLI', 't')",
+					[starter, run.task],
+				),
+			);
+			assert.deepEqual(
+				(await other).map((m) => m.text),
+				['from the CLI'],
+			);
+			const gone = new AbortController();
+			const cancelled = world.board.wait(starter, since + 100, 60_000, gone.signal, 60_000);
+			gone.abort();
+			assert.deepEqual(await cancelled, []);
+			assert.deepEqual(await world.board.wait(starter, since + 100, 50, never), [], 'nothing when the time is up');
+		} finally {
+			world.close();
+		}
+	});
+
 	it('keeps the exchange bounded: agents that always answer and always reply route one report and at most one answer per edge', async () => {
 		const world = await World.open();
 		try {

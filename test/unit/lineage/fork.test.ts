@@ -157,6 +157,7 @@ describe('forking a branch', () => {
 			template: ['plan', 'work'],
 			isolation: 'shared',
 			fromLaunch: starter.launch.launch_id,
+			maxNotes: 50,
 		});
 		const task = ai.require<Task>(result.node, 'task');
 		assert.equal(task.parent, starter.task);
@@ -181,6 +182,7 @@ describe('forking a branch', () => {
 			isolation: 'worktree',
 			maxAttempts: 1,
 			fromLaunch: starter.launch.launch_id,
+			maxNotes: 50,
 		});
 		// A branch of a branch forks its root and carries its starter's chain after the root.
 		const sub = lineage.fork(personFork('req-00000007', { starter: { run: result.run }, root: undefined }));

@@ -34,6 +34,7 @@ export function forkSettings(limits: Partial<LineageLimits> = {}, branch: ForkSe
 		limits: { ...defaultLineageLimits, ...limits },
 		agents: ['claude', 'scripted'],
 		defaultAgent: 'claude',
+		agentsWithoutTools: [],
 		stored: { agent: 'claude' },
 	};
 }

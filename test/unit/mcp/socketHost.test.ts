@@ -45,6 +45,49 @@ function rawRequest(socketPath: string, line: string): Promise<Record<string, un
 }
 
 describe('the desk tools socket', () => {
+	it(
+		"a call's signal aborts when its caller hangs up, and when the client cancels it",
+		{ timeout: 10_000 },
+		async () => {
+			const started: AbortSignal[] = [];
+			const waiting: ToolDispatcher = {
+				tools: () => Promise.resolve([]),
+				call: (_name, _args, meta) =>
+					new Promise((resolve) => {
+						started.push(meta.signal!);
+						meta.signal!.addEventListener('abort', () =>
+							resolve({ ok: true, result: { aborted: true }, replayed: false }),
+						);
+					}),
+			};
+			const socket = await hostToolSocket(waiting, { parent: tempDir() });
+			try {
+				const token = JSON.stringify(socket.token);
+				const peer = net.createConnection(socket.socketPath, () =>
+					peer.write(`{"token":${token},"op":"call","name":"reports","args":{}}\n`),
+				);
+				while (started.length < 1) {
+					await new Promise((resolve) => setTimeout(resolve, 10));
+				}
+				assert.equal(started[0]!.aborted, false, 'waiting while the caller is there');
+				peer.destroy();
+				await new Promise<void>((resolve) => started[0]!.addEventListener('abort', () => resolve()));
+				const cancel = new AbortController();
+				const call = socketDispatcher(socket.socketPath, socket.token).call('reports', {}, { signal: cancel.signal });
+				while (started.length < 2) {
+					await new Promise((resolve) => setTimeout(resolve, 10));
+				}
+				cancel.abort();
+				await assert.rejects(call, /cancelled/);
+				await new Promise<void>((resolve) =>
+					started[1]!.aborted ? resolve() : started[1]!.addEventListener('abort', () => resolve()),
+				);
+			} finally {
+				await socket.close();
+			}
+		},
+	);
+
 	it('refuses a socket path longer than sun_path holds, naming it, and leaves no folder behind', async () => {
 		assert.doesNotThrow(() => assertSocketPath(`/${'a'.repeat(106)}`));
 		assert.throws(
@@ -138,9 +181,10 @@ describe('the desk tools socket', () => {
 			assert.deepEqual(await client.tools(), []);
 			const outcome = await client.call('attach', { path: 'a.md' }, { harnessCallId: 'toolu_1', key: 'k-12345678' });
 			assert.deepEqual(outcome, { ok: true, result: { called: 'attach' }, replayed: false });
-			assert.deepEqual(dispatcher.calls, [
-				{ name: 'attach', args: { path: 'a.md' }, meta: { key: 'k-12345678', harnessCallId: 'toolu_1' } },
-			]);
+			assert.deepEqual(
+				dispatcher.calls.map(({ meta: { signal: _signal, ...meta }, ...call }) => ({ ...call, meta })),
+				[{ name: 'attach', args: { path: 'a.md' }, meta: { key: 'k-12345678', harnessCallId: 'toolu_1' } }],
+			);
 			await assert.rejects(socketDispatcher(socket.socketPath, 'wrong').tools(), /operation\.notAllowed/);
 		} finally {
 			await socket.close();

@@ -6,6 +6,7 @@ import type { MemoryView } from '../../lineage/types';
 import type { MemorizeResult } from '../../lineage/types';
 import { commitMemory, forgetMemory, memorizeLanding, rememberMemory, showMemory } from '../../operations/memory';
 import { readSettingsFile } from './run';
+import { usageText } from './runs';
 import { expectArgs, UsageError } from '../args';
 import type { Command, CommandContext } from '../context';
 import { operationCommand } from '../operationCommand';
@@ -85,10 +86,10 @@ const memoryMemorize = operationCommand(memorizeLanding, {
 
 function memorizeText(result: MemorizeResult): string {
 	if (result.skipped !== undefined) {
-		return `memory unchanged: ${t(result.skipped)}`;
+		return `memory unchanged: ${t(result.skipped)}${usageText(result.usage)}`;
 	}
 	const applied = result.applied ?? { added: [], updated: [], removed: [] };
-	return `${result.replayed ? 'memorized before' : 'memorized'}: ${applied.added.length} added, ${applied.updated.length} updated, ${applied.removed.length} removed${result.memo_hit ? ' (the summary agent was not asked again)' : ''}${result.retried ? ' (asked twice)' : ''}`;
+	return `${result.replayed ? 'memorized before' : 'memorized'}: ${applied.added.length} added, ${applied.updated.length} updated, ${applied.removed.length} removed${result.memo_hit ? ' (the summary agent was not asked again)' : ''}${result.retried ? ' (asked twice)' : ''}${usageText(result.usage)}`;
 }
 
 export const memoryCommands: ReadonlyArray<[string, Command]> = [

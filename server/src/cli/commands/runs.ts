@@ -5,6 +5,7 @@
 import { checkRefName } from '../../git/refName';
 import { exportHistory, importHistory } from '../../operations/history';
 import { listRuns, showRun } from '../../operations/runs';
+import type { TokenUsage } from '../../ai/types';
 import type { RunDetail, RunSummary, RunsOverview } from '../../runs/types';
 import { expectArgs, oneId } from '../args';
 import type { Command, CommandContext } from '../context';
@@ -44,7 +45,10 @@ const historyExport = operationCommand(exportHistory, {
 			: 'no change since the last export',
 });
 
-/** `desk history import [--ref REF]`: a fresh clone's history brought in, so it may make the project database. */
+/**
+ * `desk history import [--ref REF]`: a fresh clone's history brought in, so it may make the project
+ * database. Each refused object is named on stderr with its reason code and reason; exit 2 then.
+ */
 const historyImport = operationCommand(importHistory, {
 	async params(context) {
 		expectArgs(context.rest, 0, context.command);
@@ -54,7 +58,7 @@ const historyImport = operationCommand(importHistory, {
 		`${result.added} added, ${result.unchanged} already here${result.refused.length ? `, ${result.refused.length} refused` : ''}`,
 	exitCode(result) {
 		for (const refused of result.refused) {
-			writeMessage(process.stderr, `desk: refused ${t(refused.path)}: ${t(refused.reason)}\n`);
+			writeMessage(process.stderr, `desk: refused ${t(refused.path)} (${refused.code}): ${t(refused.reason)}\n`);
 		}
 		return result.refused.length > 0 ? 2 : 0;
 	},
@@ -88,6 +92,7 @@ export function formatRunDetail(detail: RunDetail): string {
 			`  check ${t(evidence.tags['desk.check'] ?? evidence.tool)}: ${t(evidence.summary ?? `exit ${evidence.exit_code}`)}`,
 		);
 	}
+	lines.push(...memorizeLines(detail));
 	if (detail.decision) {
 		lines.push(
 			`  decision: ${t(detail.decision.decision_type)}${detail.decision.result_commit_sha ? ` ${t(detail.decision.result_commit_sha)}` : ''}`,
@@ -98,6 +103,33 @@ export function formatRunDetail(detail: RunDetail): string {
 		);
 	}
 	return lines.join('\n');
+}
+
+/** The memorize of a branch's landing: its last outcome and what the summary agent's answers cost in all. */
+function memorizeLines(detail: RunDetail): string[] {
+	const outcome = detail.tool_invocations.filter((i) => i.tool_name === 'memorize').at(-1);
+	const usages = detail.tool_invocations
+		.filter((i) => i.tool_name === 'summary_agent')
+		.map((i) => (i.args as { usage?: TokenUsage }).usage)
+		.filter((u): u is TokenUsage => u !== undefined);
+	if (!outcome && usages.length === 0) {
+		return [];
+	}
+	const costs = usages.filter((u) => u.cost_usd !== undefined);
+	const spent: TokenUsage = {
+		input_tokens: 0,
+		output_tokens: 0,
+		total_tokens: usages.reduce((n, u) => n + u.total_tokens, 0),
+		...(costs.length > 0 ? { cost_usd: costs.reduce((n, u) => n + u.cost_usd!, 0) } : {}),
+	};
+	return [`  memorize: ${t(outcome?.result_summary ?? 'not finished')}${usages.length > 0 ? usageText(spent) : ''}`];
+}
+
+/** What the summary agent's answers cost, as ` · summary agent: N tokens $C`; nothing when it was not asked. */
+export function usageText(usage: TokenUsage | undefined): string {
+	return usage
+		? ` · summary agent: ${usage.total_tokens} tokens${usage.cost_usd !== undefined ? ` $${usage.cost_usd.toFixed(4)}` : ''}`
+		: '';
 }
 
 function formatOverview(overview: RunsOverview): string {
