@@ -300,24 +300,33 @@ export function movePlanStep(plan: Plan, step: PlanStep, to: StepStatus, reason?
 	touch(plan, now);
 }
 
-/** The frames a step of `plan` read (`consumed`) and wrote (`produced`), by stable id, each once, in order. */
-export function addStepFrames(
+/**
+ * The frames a step of `plan` read, by stable id, each once. Ids are given in the order the frames
+ * were made, so the list only grows at its end (an import takes it as append-only).
+ */
+export function addFramesRead(plan: Plan, step: PlanStep, ids: readonly number[], now = new Date()): void {
+	for (const id of ids) {
+		if (!step.iframes.includes(id)) {
+			step.iframes.push(id);
+		}
+	}
+	touch(plan, now);
+}
+
+/**
+ * The frames a step of `plan` made: every frame of `pipeline` numbered from `from` (where the step
+ * began) that it does not list yet, evicted or not. Ids only grow, so the list stays in order and
+ * only grows at its end.
+ */
+export function addFramesMade(
 	plan: Plan,
 	step: PlanStep,
-	frames: { consumed?: readonly number[]; produced?: readonly number[] },
+	pipeline: ContextPipeline,
+	from: number,
 	now = new Date(),
 ): void {
-	for (const [list, ids] of [
-		[step.iframes, frames.consumed ?? []],
-		[step.oframes, frames.produced ?? []],
-	] as const) {
-		for (const id of ids) {
-			if (!list.includes(id)) {
-				list.push(id);
-			}
-		}
-		// Ids are monotonic: in order, a list reads as the order the frames were made.
-		list.sort((a, b) => a - b);
+	for (let id = Math.max(from, (step.oframes.at(-1) ?? -1) + 1); id < pipeline.next_frame_id; id++) {
+		step.oframes.push(id);
 	}
 	touch(plan, now);
 }

@@ -474,7 +474,11 @@ export const ImportHistory = request<HistoryImportResult>()(
 	object({ ...projectOrRepo, ref: optional(gitRef) }),
 );
 
-/** Client → server: writes the project's AI objects, sealed, to a history ref (one commit when something changed). */
+/**
+ * Client → server: writes the project's AI objects, sealed, to a history ref (one commit when
+ * something changed); `anchored` counts the blobs their context snapshots name that are anchored
+ * under `refs/desk/blobs/` (an anchor that went is put back).
+ */
 export const ExportHistory = request<{ commit?: string; objects: number; anchored: number }>()(
 	'desk/runs/exportHistory',
 	object({ ...projectOrRepo, ref: optional(gitRef) }),

@@ -3,7 +3,8 @@ import {
 	actor,
 	addPatchSet,
 	addStep,
-	addStepFrames,
+	addFramesMade,
+	addFramesRead,
 	cutGraphemes,
 	failRun,
 	newContextPipeline,
@@ -100,6 +101,8 @@ interface NodeProgress {
 	revision?: Plan;
 	nodeMetrics: unknown[];
 	lastPatch?: PatchSet;
+	/** The id of the first frame the node running now made: its step made every frame from there on. */
+	nodeFramesFrom: number;
 }
 
 type CheckFailure = Parameters<typeof composePrompt>[0]['failure'];
@@ -283,7 +286,7 @@ export class RunExecutor {
 	/** The Run: each node of the template in turn, the plan node's steps becoming the plan the run executes. */
 	private async runNodes(execution: Execution, started: StartedRun): Promise<NodeProgress> {
 		const { record, run, plan, pipeline } = started;
-		const progress: NodeProgress = { usage: { input: 0, output: 0 }, nodeMetrics: [] };
+		const progress: NodeProgress = { usage: { input: 0, output: 0 }, nodeMetrics: [], nodeFramesFrom: 0 };
 		const workNodes = record.template.nodes.filter((n) => n !== 'plan');
 		for (const [index, node] of record.template.nodes.entries()) {
 			this.checkCancel(execution);
@@ -295,33 +298,35 @@ export class RunExecutor {
 			}
 			// A node's prompt is made of the frames the pipeline holds now: what its steps read.
 			const read = pipeline.frames.map((f) => f.frame_id);
-			const firstWritten = pipeline.next_frame_id;
+			progress.nodeFramesFrom = pipeline.next_frame_id;
 			if (step) {
 				movePlanStep(plan, step, 'progressing');
-				addStepFrames(plan, step, { consumed: read });
+				addFramesRead(plan, step, read);
 			}
 			const planned = progress.revision && node !== 'plan' ? progress.revision : undefined;
 			if (planned) {
 				for (const agentStep of planned.steps.filter((p) => stepStatus(p) === 'pending')) {
 					movePlanStep(planned, agentStep, 'progressing');
-					addStepFrames(planned, agentStep, { consumed: read });
+					addFramesRead(planned, agentStep, read);
 				}
 			}
 			this.ports.ai.put([run, plan, ...(progress.revision ? [progress.revision] : [])]);
 			this.ports.changed(run.object_id);
 			await this.runNode(execution, started, progress, node, step, isLastWork);
 			// Every frame pushed while the node ran is the node's (its tool calls, summaries, changes), evicted or not.
-			const written = Array.from({ length: pipeline.next_frame_id - firstWritten }, (_, i) => firstWritten + i);
+			const from = progress.nodeFramesFrom;
 			if (step) {
-				addStepFrames(plan, step, { produced: written });
+				addFramesMade(plan, step, pipeline, from);
 				if (stepStatus(step) === 'progressing') {
 					movePlanStep(plan, step, 'completed');
 				}
 			}
-			if (planned && node === workNodes[workNodes.length - 1]) {
+			if (planned) {
 				for (const agentStep of planned.steps.filter((p) => stepStatus(p) === 'progressing')) {
-					addStepFrames(planned, agentStep, { produced: written });
-					movePlanStep(planned, agentStep, 'completed');
+					addFramesMade(planned, agentStep, pipeline, from);
+					if (node === workNodes[workNodes.length - 1]) {
+						movePlanStep(planned, agentStep, 'completed');
+					}
 				}
 			}
 		}
@@ -363,7 +368,7 @@ export class RunExecutor {
 			}
 			// The attempt's change as a PatchSet.
 			const patch = await makePatchSet(this.ports, run, placement, outcome.answer);
-			const frame = pushFrame(
+			pushFrame(
 				pipeline,
 				'step_summary',
 				cutGraphemes(
@@ -373,7 +378,7 @@ export class RunExecutor {
 				{ data: { node, attempt } },
 			);
 			if (step) {
-				addStepFrames(plan, step, { produced: [frame] });
+				addFramesMade(plan, step, pipeline, progress.nodeFramesFrom);
 			}
 			if (patch) {
 				progress.lastPatch = patch;
@@ -436,7 +441,8 @@ export class RunExecutor {
 			);
 			// The next attempt's prompt carries the failures: the step reads this frame too.
 			if (step) {
-				addStepFrames(plan, step, { consumed: [recovery], produced: [recovery] });
+				addFramesMade(plan, step, pipeline, progress.nodeFramesFrom);
+				addFramesRead(plan, step, [recovery]);
 			}
 			setRunStatus(run, 'patching');
 			ai.put([run, pipeline, plan]);
@@ -565,14 +571,11 @@ export class RunExecutor {
 		const { plan, pipeline, intent } = started;
 		const steps = outcome.planSteps ?? planSteps(outcome.answer);
 		progress.steps = steps;
-		const summaryFrame = pushFrame(
-			pipeline,
-			'step_summary',
-			`plan: ${steps.length} step${steps.length === 1 ? '' : 's'}`,
-			{ data: { steps } },
-		);
+		pushFrame(pipeline, 'step_summary', `plan: ${steps.length} step${steps.length === 1 ? '' : 's'}`, {
+			data: { steps },
+		});
 		if (step) {
-			addStepFrames(plan, step, { produced: [summaryFrame] });
+			addFramesMade(plan, step, pipeline, progress.nodeFramesFrom);
 			movePlanStep(plan, step, 'completed');
 		}
 		const revision = newRevision(plan, actor('agent', started.agent.name));

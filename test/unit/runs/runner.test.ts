@@ -338,6 +338,22 @@ it('a failing check sends the work node round again with the failure in its prom
 		/Checks failed after attempt 1[\s\S]*VERSION is not semver/,
 	);
 	assert.equal(run.tags['desk.sandbox'], 'not isolated: the sandbox is turned off in the settings');
+	// The second attempt read the failure: its frame is among what the work step read, and every
+	// list of frames only grew at its end (an import takes them as append-only).
+	const nodes = ai.require<Plan>(run.plan!, 'plan');
+	const pipeline = ai.pipeline(nodes.pipeline) as ContextPipeline;
+	const recovery = pipeline.frames.find((f) => f.kind === 'error_recovery')!;
+	const work = nodes.steps.at(-1)!;
+	assert.equal(work.iframes.at(-1), recovery.frame_id);
+	assert.ok(work.oframes.includes(recovery.frame_id));
+	for (const ids of [work.iframes, work.oframes]) {
+		assert.deepEqual(
+			ids,
+			[...ids].sort((a, b) => a - b),
+			'in the order the frames were made',
+		);
+	}
+	assert.equal(work.oframes.at(-1), pipeline.next_frame_id - 1, 'the step made every frame up to the last');
 });
 
 it('an agent that fails, or makes no change, fails the run; Retry makes a new Run of the same Task and Abandon fails the Task', async () => {
