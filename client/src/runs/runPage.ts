@@ -36,7 +36,8 @@ const kindName = (kind: string | { other: string }) => (typeof kind === 'string'
 
 /** The Task's own fields (glossary: AI objects), from the ticket's sections: what the work is and when it is done. */
 function renderTask(d: RunDetail): string {
-	const { description, constraints, acceptance_criteria: criteria } = d.task;
+	// Lists a Task always has once read (model.ts's fromJson); a page built from less shows none.
+	const { description, constraints = [], acceptance_criteria: criteria = [] } = d.task;
 	if (!description && constraints.length === 0 && criteria.length === 0) {
 		return '';
 	}
