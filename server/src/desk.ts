@@ -10,7 +10,7 @@ import { judgeImport } from './ai/importRules';
 import type { HistoryImportResult, PatchSet, Run } from './ai/types';
 import { applyFilePatch, parseUnifiedDiff } from './runs/unifiedDiff';
 import { readTargetChanges } from './runs/targetChangesRecord';
-import { exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
+import { anchorBlob, exportHistory, historyRef, readHistory, type ExportResult } from './git/historyRef';
 import { HeadWatcher } from './git/headWatcher';
 import type { GitDirLocation } from './git/gitDir';
 import { checkRefName } from './git/refName';
@@ -609,6 +609,14 @@ export class Desk {
 			faults: { point: (name: string) => this.faults.point(name) },
 			changed: (runId: string) => this.onRunChanged?.(top, runId),
 			finished: (runId: string, status: 'gate' | 'failed') => this.onRunFinished?.(top, runId, status),
+			keepContext: async (content: Uint8Array) => {
+				try {
+					return await anchorBlob(this.git.repository(top), content);
+				} catch (error) {
+					this.logger.warn(`${top}: a context item was not kept in git: ${describeError(error)}`);
+					return undefined;
+				}
+			},
 			deskTools: (request: DeskToolsRequest) => this.deskTools?.(project.name, request),
 			isTally: (task: string, tx?: WriteTransaction) =>
 				(tx ? lineageStore.readIn(tx, (reads) => reads.node(task)) : lineageStore.read((reads) => reads.node(task)))

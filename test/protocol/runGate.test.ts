@@ -41,8 +41,14 @@ describe('executed runs over JSON-RPC', () => {
 	);
 
 	it('Go carries the run out, progress and the end arrive as notifications, and DecideRun lands it', async () => {
-		await server.call(SetTicket, { project: 'shop', ticket: 'Add a changelog\n\nStart it at 0.1.0.' });
-		const settings = scriptedAgentSettings({ writes: [{ path: 'CHANGELOG.md', content: '# 0.1.0\n' }] });
+		await server.call(SetTicket, {
+			project: 'shop',
+			ticket: 'Add a changelog\n\nStart it at 0.1.0.\n\n## Acceptance criteria\n- CHANGELOG.md names 0.1.0',
+		});
+		const settings = {
+			...scriptedAgentSettings({ writes: [{ path: 'CHANGELOG.md', content: '# 0.1.0\n' }] }),
+			maxFrames: 2,
+		};
 		const record = await server.call(LaunchGo, { project: 'shop', settings });
 		const end = await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to finish');
 		assert.deepEqual(
@@ -64,6 +70,15 @@ describe('executed runs over JSON-RPC', () => {
 		);
 		const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
 		assert.deepEqual([detail.summary.status, detail.summary.at_gate], ['validating', true]);
+		// The Task's fields from the ticket's sections, and the pipeline bounded by the maxFrames setting sent with Go.
+		assert.deepEqual(
+			[detail.task.description, detail.task.acceptance_criteria],
+			['Start it at 0.1.0.', ['CHANGELOG.md names 0.1.0']],
+		);
+		assert.deepEqual(
+			[detail.pipeline?.max_frames, detail.pipeline?.frames.length, detail.pipeline?.frames[0]?.kind],
+			[2, 2, 'intent_analysis'],
+		);
 		const files = await server.call(PatchSetFiles, { project: 'shop', patchset: detail.patchsets[0]!.object_id });
 		assert.deepEqual(
 			files.files.map((f) => [f.path, f.before, Buffer.from(f.after!, 'base64').toString()]),

@@ -39,7 +39,8 @@ const ticket = textArea({
 	id: 'ticket',
 	rows: '6',
 	resize: 'vertical',
-	placeholder: 'What should the agent do? Name assets by id or path to plug them.',
+	placeholder:
+		'What should the agent do? The first line is the title; "## Acceptance criteria" and "## Constraints" sections list the task\'s. Name assets by id or path to plug them.',
 	'aria-label': 'Ticket',
 });
 const dynamic = el('div');

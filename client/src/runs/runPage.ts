@@ -34,6 +34,18 @@ function facts(rows: Array<[string, string | number | undefined]>): string {
 
 const kindName = (kind: string | { other: string }) => (typeof kind === 'string' ? kind : kind.other);
 
+/** The Task's own fields (glossary: AI objects), from the ticket's sections: what the work is and when it is done. */
+function renderTask(d: RunDetail): string {
+	// Lists a Task always has once read (model.ts's fromJson); a page built from less shows none.
+	const { description, constraints = [], acceptance_criteria: criteria = [] } = d.task;
+	if (!description && constraints.length === 0 && criteria.length === 0) {
+		return '';
+	}
+	const list = (title: string, items: string[]) =>
+		items.length > 0 ? `<h3>${html(title)}</h3><ul>${items.map((c) => `<li>${html(c)}</li>`).join('')}</ul>` : '';
+	return `<h2>Task</h2>${description ? `<p class="text">${html(description)}</p>` : ''}${list('Acceptance criteria', criteria)}${list('Constraints', constraints)}`;
+}
+
 /** The body of a run's page: what a reviewer wants to know, in the order they ask it. Every value is escaped. */
 export function renderRunBody(d: RunDetail, actions = '', lineage = ''): string {
 	const s = d.summary;
@@ -97,13 +109,17 @@ export function renderRunBody(d: RunDetail, actions = '', lineage = ''): string 
 			`<h2>Intent</h2><blockquote class="text">${html(d.intent.prompt)}</blockquote>${d.intent.content ? `<p class="text">${html(d.intent.content)}</p>` : ''}`,
 		);
 	}
-	if (d.plan) {
+	parts.push(renderTask(d));
+	for (const [i, plan] of [d.plan, ...(d.revisions ?? [])].entries()) {
+		if (!plan) {
+			continue;
+		}
 		parts.push(
-			'<h2>Plan</h2>',
+			i === 0 ? '<h2>Plan</h2>' : `<h3>Plan revision ${i} by ${html(plan.created_by.id)}</h3>`,
 			table(
 				['#', 'Step', 'Status', 'Reads frames', 'Made frames'],
-				d.plan.steps.map((step, i) => [
-					i + 1,
+				plan.steps.map((step, n) => [
+					n + 1,
 					step.description,
 					step.statuses[step.statuses.length - 1]?.status ?? 'pending',
 					step.iframes.join(', '),

@@ -13,6 +13,7 @@ export function runSettings(projectPath?: string): Record<string, unknown> {
 		agent: config.get<string>('runs.agent', ''),
 		isolation: config.get<string>('runs.isolation', 'shared'),
 		maxAttempts: config.get<number>('runs.maxAttempts', 2),
+		maxFrames: config.get<number>('runs.maxFrames', 0),
 		sandbox: config.get<string>('runs.sandbox', 'auto'),
 		checks: config.get<unknown[]>('checks', []),
 		// How branches run and are bounded, and who memorizes landings (glossary: Lineage, Project memory).

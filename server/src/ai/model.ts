@@ -296,6 +296,43 @@ export function setStepStatus(step: PlanStep, to: StepStatus, reason?: string, n
 	step.statuses.push({ status: to, changed_at: now.toISOString(), ...(reason ? { reason } : {}) });
 }
 
+/** A step of `plan` moves: its history grows and the plan's update time with it (a step has no header of its own). */
+export function movePlanStep(plan: Plan, step: PlanStep, to: StepStatus, reason?: string, now = new Date()): void {
+	setStepStatus(step, to, reason, now);
+	touch(plan, now);
+}
+
+/**
+ * The frames a step of `plan` read, by stable id, each once. Ids are given in the order the frames
+ * were made, so the list only grows at its end (an import takes it as append-only).
+ */
+export function addFramesRead(plan: Plan, step: PlanStep, ids: readonly number[], now = new Date()): void {
+	for (const id of ids) {
+		if (!step.iframes.includes(id)) {
+			step.iframes.push(id);
+		}
+	}
+	touch(plan, now);
+}
+
+/**
+ * The frames a step of `plan` made: every frame of `pipeline` numbered from `from` (where the step
+ * began) that it does not list yet, evicted or not. Ids only grow, so the list stays in order and
+ * only grows at its end.
+ */
+export function addFramesMade(
+	plan: Plan,
+	step: PlanStep,
+	pipeline: ContextPipeline,
+	from: number,
+	now = new Date(),
+): void {
+	for (let id = Math.max(from, (step.oframes.at(-1) ?? -1) + 1); id < pipeline.next_frame_id; id++) {
+		step.oframes.push(id);
+	}
+	touch(plan, now);
+}
+
 /** Recursive decomposition: a step hands its work to a new sub-Task. */
 export function spawnSubTask(
 	step: PlanStep,
@@ -311,24 +348,66 @@ export function spawnSubTask(
 // ---------------------------------------------------------------------------------------------
 // Task
 
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Characters as a person counts them: an emoji with its modifiers or a letter with its accents is one. */
+export function graphemeLength(text: string): number {
+	let count = 0;
+	for (const _ of graphemes.segment(text)) {
+		count++;
+	}
+	return count;
+}
+
+/** The first `max` characters of `text` as a person counts them, never half an emoji or a letter without its accent. */
+export function cutGraphemes(text: string, max: number): string {
+	let out = '';
+	let count = 0;
+	for (const { segment } of graphemes.segment(text)) {
+		if (count++ >= max) {
+			break;
+		}
+		out += segment;
+	}
+	return out;
+}
+
+/** The longest task title: the seed's "< 100 chars", counted in graphemes. */
+export const taskTitleMax = 99;
+
+/** A task title from a longer text (a ticket's first line): cut on a grapheme boundary. */
+export function titleFrom(text: string, fallback: string): string {
+	return cutGraphemes(text.trim().split('\n', 1)[0]!.trim(), taskTitleMax).trim() || fallback;
+}
+
 export function newTask(
 	createdBy: ActorRef,
 	title: string,
-	options: { goal?: GoalType; parent?: Task; intent?: Intent; now?: Date } = {},
+	options: {
+		goal?: GoalType;
+		parent?: Task;
+		intent?: Intent;
+		description?: string;
+		constraints?: string[];
+		acceptanceCriteria?: string[];
+		now?: Date;
+	} = {},
 ): Task {
-	if (title.trim() === '' || title.length >= 100) {
+	const length = graphemeLength(title);
+	if (title.trim() === '' || length > taskTitleMax) {
 		throw new DeskError(
 			'ai.badObject',
-			`A task title is a short summary of 1 to 99 characters (this one has ${title.length}).`,
-			{ length: title.length },
+			`A task title is a short summary of 1 to ${taskTitleMax} characters (this one has ${length}).`,
+			{ length },
 		);
 	}
 	return {
 		...newHeader('task', createdBy, options.now ?? new Date()),
 		title,
+		...(options.description ? { description: options.description } : {}),
 		...(options.goal ? { goal: options.goal } : {}),
-		constraints: [],
-		acceptance_criteria: [],
+		constraints: [...(options.constraints ?? [])],
+		acceptance_criteria: [...(options.acceptanceCriteria ?? [])],
 		...(options.parent ? { parent: options.parent.object_id } : {}),
 		...(options.intent
 			? { intent: options.intent.object_id }
@@ -563,7 +642,8 @@ export function newToolInvocation(
 		run_id: run.object_id,
 		tool_name: toolName,
 		...footprint,
-		args: args ?? {},
+		// What the tool was called with, as sent (null and empty values too); only none at all is {}.
+		args: args === undefined ? {} : args,
 		status: options.status ?? 'ok',
 		...(options.resultSummary !== undefined ? { result_summary: options.resultSummary } : {}),
 		artifacts: [],
@@ -718,7 +798,22 @@ const requiredFields: Record<AiObjectType, string[]> = {
 	context_pipeline: ['next_frame_id', 'max_frames'],
 };
 
-/** JSON as the seed writes it: optional fields and empty lists and maps are left out. */
+/**
+ * Fields whose value is what an agent, a tool or a run sent (JSON of their own schema): written as
+ * sent, empty lists and nulls inside them kept. The seed's "omit empty" convention is for the
+ * model's own optional fields, not for data carried in them.
+ */
+const carriedDataFields: ReadonlySet<string> = new Set([
+	'args',
+	'data',
+	'parameters',
+	'metrics',
+	'inputs',
+	'outputs',
+	'checks',
+]);
+
+/** JSON as the seed writes it: the model's optional fields and empty lists and maps are left out; carried data is kept whole. */
 export function toJson(object: AiObject): Record<string, unknown> {
 	return prune(object) as Record<string, unknown>;
 }
@@ -734,10 +829,14 @@ function prune(value: unknown): unknown {
 	if (value !== null && typeof value === 'object') {
 		const out: Record<string, unknown> = {};
 		for (const [key, v] of Object.entries(value)) {
-			if (v === undefined || v === null) {
+			if (v === undefined) {
 				continue;
 			}
-			if (Array.isArray(v) && v.length === 0) {
+			if (carriedDataFields.has(key)) {
+				out[key] = v;
+				continue;
+			}
+			if (v === null || (Array.isArray(v) && v.length === 0)) {
 				continue;
 			}
 			if (

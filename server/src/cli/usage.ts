@@ -101,6 +101,6 @@ Attachments of a task (of --project NAME, else the repository at --repo PATH or 
   task attachments cat TASK REF                   the stored bytes, checked against the recorded digest
   task attachments rm TASK REF                    delete it (audited)
   (--settings FILE: JSON with the desk.agents, desk.runs and desk.checks settings as
-   {"agents": [...], "agent": NAME, "isolation": ..., "checks": [...], "maxAttempts": N, "sandbox": "auto"|"off",
+   {"agents": [...], "agent": NAME, "isolation": ..., "checks": [...], "maxAttempts": N, "maxFrames": N, "sandbox": "auto"|"off",
     "lineage": {"branch": {...}, "limits": {...}, "summaryAgent": NAME, "memorizeOnLanding": BOOL}})
 `;

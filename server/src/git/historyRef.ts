@@ -9,8 +9,9 @@ import type { GitRepository } from './repository';
 /**
  * Run history in git: a project's AI objects as a tree of `<type>/<id>.json` on a ref of the
  * repository (`refs/desk/history`), one commit per export that changed something, so the history
- * travels with the repository through any remote. Blobs that context snapshots name are anchored
- * under `refs/desk/blobs/<oid>` so that gc keeps them (glossary: Run history).
+ * travels with the repository through any remote. What context snapshots' items hold is written as
+ * git blobs anchored under `refs/desk/blobs/<oid>` so that gc keeps them and a clone fetching
+ * `refs/desk/*` can read them (glossary: Run history).
  * Objects are written with isomorphic-git (loose, SHA-1) and read with the desk's own reader; no
  * repository-configured program runs.
  */
@@ -23,7 +24,40 @@ export interface ExportResult {
 	/** The new commit, when the export changed the ref. */
 	commit?: string;
 	objects: number;
+	/** Blobs the context snapshots name that are anchored under `refs/desk/blobs/` (anchored before or now). */
 	anchored: number;
+}
+
+/** History is written as SHA-1 objects (isomorphic-git's): a SHA-256 repository is refused, clearly. */
+function refuseSha256(repo: GitRepository): void {
+	if (repo.hashLength !== 20) {
+		throw new DeskError(
+			'git.unsupported',
+			`${repo.top} names its objects with SHA-256; run history can be exported only to SHA-1 repositories for now.`,
+			{ dir: repo.top },
+		);
+	}
+}
+
+/**
+ * Keeps `content` (what a context snapshot's item holds: a file, a note, a command's output) as a
+ * git blob of the repository, anchored at `refs/desk/blobs/<oid>` (the seed's ref anchoring): gc
+ * keeps it, and a clone that fetches `refs/desk/*` can read it. Returns the blob's id.
+ */
+export async function anchorBlob(repo: GitRepository, content: Uint8Array): Promise<string> {
+	refuseSha256(repo);
+	const git = await import('./isoGitWriter.js');
+	const oid = await git.writeBlob({ fs, gitdir: repo.commonDir, blob: content });
+	await anchor(repo, oid);
+	return oid;
+}
+
+async function anchor(repo: GitRepository, oid: string): Promise<void> {
+	const ref = `${blobAnchorPrefix}${oid}`;
+	if (repo.resolveRef(ref) !== oid) {
+		const git = await import('./isoGitWriter.js');
+		await git.writeRef({ fs, gitdir: repo.commonDir, ref, value: oid, force: true });
+	}
 }
 
 /** Writes `objects` (sealed) as the ref's tree; a new commit only when the tree changed. */
@@ -34,13 +68,7 @@ export async function exportHistory(
 	now = new Date(),
 ): Promise<ExportResult> {
 	checkRefName(ref);
-	if (repo.hashLength !== 20) {
-		throw new DeskError(
-			'git.unsupported',
-			`${repo.top} names its objects with SHA-256; run history can be exported only to SHA-1 repositories for now.`,
-			{ dir: repo.top },
-		);
-	}
+	refuseSha256(repo);
 	const git = await import('./isoGitWriter.js');
 	const gitdir = repo.commonDir;
 	const byType = new Map<string, Array<{ path: string; oid: string; mode: string; type: 'blob' }>>();
@@ -79,22 +107,20 @@ export async function exportHistory(
 		});
 		await git.writeRef({ fs, gitdir, ref, value: commit, force: true });
 	}
-	let anchored = 0;
+	// Runs anchor their items' blobs as they capture them; an anchor lost since (a ref deleted) is put back.
+	const anchored = new Set<string>();
 	for (const object of objects) {
 		if (object.object_type !== 'context_snapshot') {
 			continue;
 		}
 		for (const item of object.items) {
 			if (item.blob && /^[0-9a-f]{40}$/.test(item.blob) && repo.objects.has(item.blob)) {
-				const anchor = `${blobAnchorPrefix}${item.blob}`;
-				if (repo.resolveRef(anchor) !== item.blob) {
-					await git.writeRef({ fs, gitdir, ref: anchor, value: item.blob, force: true });
-					anchored++;
-				}
+				await anchor(repo, item.blob);
+				anchored.add(item.blob);
 			}
 		}
 	}
-	return { ...(commit ? { commit } : {}), objects: objects.length, anchored };
+	return { ...(commit ? { commit } : {}), objects: objects.length, anchored: anchored.size };
 }
 
 export interface ImportRead {

@@ -11,6 +11,7 @@ import { newPlug, plugInto, type PlugContext } from './plugging';
 import type { LaunchStore, LaunchWrites } from './ports';
 import { encodeLaunchCard, encodeLaunchRecord, readLaunchCard, readLaunchRecord } from './storedFormats';
 import { mayNameAssets, suggestAssets } from './suggest';
+import { ticketFields } from './ticketFields';
 import type { SuggestIndex } from './suggestIndex';
 import {
 	defaultTemplate,
@@ -248,8 +249,14 @@ export class ProjectLaunches {
 	): { record: LaunchRecord; objects: AiObject[] } {
 		const person = options.by ?? actor('human', 'desk-user');
 		const intent = newIntent(person, ticket, { now, ...(parent ? { parent } : {}) });
-		const title = ticket.trim().split('\n', 1)[0]!.slice(0, 99).trim() || 'Launch';
-		const task = newTask(person, title, { intent, now });
+		const fields = ticketFields(ticket);
+		const task = newTask(person, fields.title, {
+			intent,
+			now,
+			...(fields.description ? { description: fields.description } : {}),
+			constraints: fields.constraints,
+			acceptanceCriteria: fields.acceptanceCriteria,
+		});
 		const run = newRun(actor('system', 'agent-desk'), task, head, { now });
 		addRun(task, run);
 		const record: LaunchRecord = {

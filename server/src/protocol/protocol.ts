@@ -476,7 +476,11 @@ export const ImportHistory = request<HistoryImportResult>()(
 	object({ ...projectOrRepo, ref: optional(gitRef) }),
 );
 
-/** Client → server: writes the project's AI objects, sealed, to a history ref (one commit when something changed). */
+/**
+ * Client → server: writes the project's AI objects, sealed, to a history ref (one commit when
+ * something changed); `anchored` counts the blobs their context snapshots name that are anchored
+ * under `refs/desk/blobs/` (an anchor that went is put back).
+ */
 export const ExportHistory = request<{ commit?: string; objects: number; anchored: number }>()(
 	'desk/runs/exportHistory',
 	object({ ...projectOrRepo, ref: optional(gitRef) }),
@@ -562,7 +566,7 @@ export const UnplugAsset = request<CardView>()('desk/card/unplug', object({ proj
 
 /**
  * Run settings as the client's `desk.*` settings give them (agents, isolation, checks, maxAttempts,
- * sandbox, agent); checked by the server, which fails with `run.badSettings` or `run.unknownAgent`
+ * maxFrames, sandbox, agent); checked by the server, which fails with `run.badSettings` or `run.unknownAgent`
  * naming the field. Absent: the defaults (Claude Code, then Codex; the shared checkout).
  */
 const runSettings = optional(json({ maxBytes: maxSettingsBytes }));

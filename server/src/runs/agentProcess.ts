@@ -306,13 +306,15 @@ function withDeskTools(layout: SandboxLayout, tools: DeskToolsHost | undefined):
  * of the agent's secrets and the tools' token like everything else the run keeps; the Runs view is told.
  */
 function recordDeskToolCall(ports: RunnerPorts, run: Run, secrets: readonly string[], call: DeskToolCall): void {
-	const argsText = JSON.stringify(call.args ?? {});
+	// The arguments as the agent sent them, a null too; none at all is {}.
+	const args = call.args === undefined ? {} : call.args;
+	const argsText = JSON.stringify(args);
 	const scrubbedArgs = scrubText(argsText, secrets);
 	const invocation = newToolInvocation(
 		call.createdBy,
 		run,
 		call.tool,
-		scrubbedArgs === argsText ? (call.args ?? {}) : (JSON.parse(scrubbedArgs) as unknown),
+		scrubbedArgs === argsText ? args : (JSON.parse(scrubbedArgs) as unknown),
 		{ status: call.ok ? 'ok' : 'error', resultSummary: scrubText(call.summary, secrets).slice(0, 500) },
 	);
 	invocation.tags = { ...invocation.tags, 'desk.tool': 'desk' };

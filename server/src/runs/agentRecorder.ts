@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { actor, newToolInvocation, pushFrame, setTokenUsage } from '../ai/model';
+import { actor, cutGraphemes, newToolInvocation, pushFrame, setTokenUsage } from '../ai/model';
 import type { ArtifactRef, ContextPipeline, Provenance, Run, ToolInvocation } from '../ai/types';
 import type { AgentEvent } from '../agents/events';
 
@@ -77,7 +77,7 @@ export class AgentRecorder {
 				pushFrame(
 					this.pipeline,
 					'tool_call',
-					this.sink.scrub(`${event.tool} ${briefArgs(event.args)}`.trim()).slice(0, 200),
+					cutGraphemes(this.sink.scrub(`${event.tool} ${briefArgs(event.args)}`.trim()), 200),
 					{ data: { tool_invocation: invocation.object_id } },
 				);
 				// The pipeline is rewritten whole on each write: at most once a second while calls come in,
@@ -98,7 +98,7 @@ export class AgentRecorder {
 				}
 				this.open.delete(event.call_id);
 				invocation.status = event.status;
-				invocation.result_summary = this.sink.scrub(event.summary).slice(0, 500);
+				invocation.result_summary = cutGraphemes(this.sink.scrub(event.summary), 500);
 				if (event.paths_read?.length || event.paths_written?.length) {
 					const footprint = invocation.io_footprint ?? { paths_read: [], paths_written: [] };
 					footprint.paths_read.push(...(event.paths_read ?? []).map((p) => this.relative(p)));
@@ -178,8 +178,8 @@ export class AgentRecorder {
 		const error = ok
 			? undefined
 			: !exited
-				? `the agent ${exit.signal ? `was stopped by ${exit.signal}` : `exited with ${exit.code}`}${answer ? `: ${answer.split('\n')[0]!.slice(0, 200)}` : ''}`
-				: `the agent reported an error${answer ? `: ${answer.split('\n')[0]!.slice(0, 200)}` : ''}`;
+				? `the agent ${exit.signal ? `was stopped by ${exit.signal}` : `exited with ${exit.code}`}${answer ? `: ${cutGraphemes(answer.split('\n')[0]!, 200)}` : ''}`
+				: `the agent reported an error${answer ? `: ${cutGraphemes(answer.split('\n')[0]!, 200)}` : ''}`;
 		return {
 			ok,
 			answer,
@@ -201,9 +201,11 @@ export class AgentRecorder {
 	}
 
 	private scrubValue(value: unknown): unknown {
-		const text = JSON.stringify(value ?? {});
+		// A call without arguments records {}; a null the agent sent stays null.
+		const sent = value === undefined ? {} : value;
+		const text = JSON.stringify(sent);
 		const scrubbed = this.sink.scrub(text);
-		return scrubbed === text ? (value ?? {}) : (JSON.parse(scrubbed) as unknown);
+		return scrubbed === text ? sent : (JSON.parse(scrubbed) as unknown);
 	}
 }
 

@@ -28,6 +28,12 @@ export interface RunnerPorts {
 	changed: (runId: string) => void;
 	/** Told when a run reached the gate (completed with a change) or failed. */
 	finished: (runId: string, status: 'gate' | 'failed') => void;
+	/**
+	 * Keeps what a ContextSnapshot item holds as a git blob of the project's repository, anchored
+	 * under `refs/desk/blobs/` (glossary: Run history), and gives its id; undefined when it cannot be
+	 * kept there (the desk then names the content by its id alone).
+	 */
+	keepContext?: (content: Uint8Array) => Promise<string | undefined>;
 	/** Told when a task got attachments. */
 	attachmentsChanged?: (taskId: string) => void;
 	/**

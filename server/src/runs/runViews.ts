@@ -90,16 +90,36 @@ export function runDetail(store: AiStore, runId: string): RunDetail {
 	const snapshot = store.runSnapshot(run);
 	const pipeline = store.pipeline(plan?.pipeline);
 	const decision = store.runDecision(run.object_id);
+	const revisions = plan ? revisionsOf(store, plan) : [];
 	Object.assign(
 		detail,
 		intent && { intent },
 		plan && { plan },
+		revisions.length > 0 && { revisions },
 		provenance && { provenance },
 		snapshot && { snapshot },
 		pipeline && { pipeline },
 		decision && { decision },
 	);
 	return detail;
+}
+
+/**
+ * The plans revised from `plan` during its run, each from the one before, oldest first (a plan's
+ * `previous` points back); the chain stops at a plan another run started on.
+ */
+function revisionsOf(store: AiStore, plan: Plan): Plan[] {
+	const plans = store.list<Plan>('plan');
+	const startedOn = new Set(store.list<Run>('run').map((r) => r.plan));
+	const chain: Plan[] = [];
+	for (let last = plan; ;) {
+		const next = plans.find((p) => p.previous === last.object_id);
+		if (!next || startedOn.has(next.object_id) || chain.includes(next)) {
+			return chain;
+		}
+		chain.push(next);
+		last = next;
+	}
 }
 
 /** What the client is told when a run reaches the gate or fails: enough for a one-line notification. */

@@ -3,6 +3,9 @@ import {
 	actor,
 	addPatchSet,
 	addStep,
+	addFramesMade,
+	addFramesRead,
+	cutGraphemes,
 	failRun,
 	newContextPipeline,
 	newContextSnapshot,
@@ -13,10 +16,10 @@ import {
 	pushFrame,
 	setIntentContent,
 	setIntentPlan,
+	movePlanStep,
 	setIntentStatus,
 	setRunStatus,
 	setFwindow,
-	setStepStatus,
 	stepStatus,
 	setTaskStatus,
 } from '../ai/model';
@@ -100,6 +103,8 @@ interface NodeProgress {
 	revision?: Plan;
 	nodeMetrics: unknown[];
 	lastPatch?: PatchSet;
+	/** The id of the first frame the node running now made: its step made every frame from there on. */
+	nodeFramesFrom: number;
 }
 
 type CheckFailure = Parameters<typeof composePrompt>[0]['failure'];
@@ -217,10 +222,10 @@ export class RunExecutor {
 		const latest = intent.plan ? ai.get<Plan>(intent.plan) : undefined;
 		const carried = ai.pipeline(latest?.pipeline);
 		// Intent active with the analysis, and the pipeline seeded with it.
-		const pipeline = carried ?? newContextPipeline(system);
+		const pipeline = carried ?? newContextPipeline(system, { maxFrames: settings.maxFrames ?? 0 });
 		const analysis = intentAnalysis(record);
 		if (!carried) {
-			pushFrame(pipeline, 'intent_analysis', analysis.split('\n')[0]!.slice(0, 200), {
+			pushFrame(pipeline, 'intent_analysis', cutGraphemes(analysis.split('\n')[0]!, 200), {
 				data: {
 					ticket: record.ticket,
 					plugs: record.plugs.map((p) => ({ id: p.id, name: p.name, role: p.role, version: p.version })),
@@ -253,7 +258,8 @@ export class RunExecutor {
 		const skills = await installSkills(this.ports, record, placement, agent);
 		this.ports.control.savePlacement(runId, placementJson(placement));
 		const outbox = this.ports.attachments.prepareOutbox(task.object_id);
-		const snapshot = newContextSnapshot(system, 'explicit', contextItems(record, references, skills), {
+		const items = await contextItems(record, references, skills, this.ports.keepContext);
+		const snapshot = newContextSnapshot(system, 'explicit', items, {
 			summary: `${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} at go`,
 		});
 		run.snapshot = snapshot.object_id;
@@ -290,8 +296,8 @@ export class RunExecutor {
 
 	/** The Run: each node of the template in turn, the plan node's steps becoming the plan the run executes. */
 	private async runNodes(execution: Execution, started: StartedRun): Promise<NodeProgress> {
-		const { record, run, plan } = started;
-		const progress: NodeProgress = { usage: { input: 0, output: 0 }, nodeMetrics: [] };
+		const { record, run, plan, pipeline } = started;
+		const progress: NodeProgress = { usage: { input: 0, output: 0 }, nodeMetrics: [], nodeFramesFrom: 0 };
 		const workNodes = record.template.nodes.filter((n) => n !== 'plan');
 		for (const [index, node] of record.template.nodes.entries()) {
 			this.checkCancel(execution);
@@ -301,23 +307,37 @@ export class RunExecutor {
 			if (run.status === 'created') {
 				setRunStatus(run, 'patching');
 			}
+			// A node's prompt is made of the frames the pipeline holds now: what its steps read.
+			const read = pipeline.frames.map((f) => f.frame_id);
+			progress.nodeFramesFrom = pipeline.next_frame_id;
 			if (step) {
-				setStepStatus(step, 'progressing');
+				movePlanStep(plan, step, 'progressing');
+				addFramesRead(plan, step, read);
 			}
-			if (progress.revision && node !== 'plan') {
-				for (const planned of progress.revision.steps.filter((p) => stepStatus(p) === 'pending')) {
-					setStepStatus(planned, 'progressing');
+			const planned = progress.revision && node !== 'plan' ? progress.revision : undefined;
+			if (planned) {
+				for (const agentStep of planned.steps.filter((p) => stepStatus(p) === 'pending')) {
+					movePlanStep(planned, agentStep, 'progressing');
+					addFramesRead(planned, agentStep, read);
 				}
 			}
 			this.ports.ai.put([run, plan, ...(progress.revision ? [progress.revision] : [])]);
 			this.ports.changed(run.object_id);
 			await this.runNode(execution, started, progress, node, step, isLastWork);
-			if (step && node !== 'plan') {
-				setStepStatus(step, 'completed');
+			// Every frame pushed while the node ran is the node's (its tool calls, summaries, changes), evicted or not.
+			const from = progress.nodeFramesFrom;
+			if (step) {
+				addFramesMade(plan, step, pipeline, from);
+				if (stepStatus(step) === 'progressing') {
+					movePlanStep(plan, step, 'completed');
+				}
 			}
-			if (progress.revision && node === workNodes[workNodes.length - 1]) {
-				for (const planned of progress.revision.steps.filter((p) => stepStatus(p) === 'progressing')) {
-					setStepStatus(planned, 'completed');
+			if (planned) {
+				for (const agentStep of planned.steps.filter((p) => stepStatus(p) === 'progressing')) {
+					addFramesMade(planned, agentStep, pipeline, from);
+					if (node === workNodes[workNodes.length - 1]) {
+						movePlanStep(planned, agentStep, 'completed');
+					}
 				}
 			}
 		}
@@ -359,13 +379,18 @@ export class RunExecutor {
 			}
 			// The attempt's change as a PatchSet.
 			const patch = await makePatchSet(this.ports, run, placement, outcome.answer);
-			const frame = pushFrame(
+			pushFrame(
 				pipeline,
 				'step_summary',
-				`${node}${attempt > 1 ? ` (attempt ${attempt})` : ''}: ${firstLine(outcome.answer) || 'done'}`.slice(0, 200),
+				cutGraphemes(
+					`${node}${attempt > 1 ? ` (attempt ${attempt})` : ''}: ${firstLine(outcome.answer) || 'done'}`,
+					200,
+				),
 				{ data: { node, attempt } },
 			);
-			step?.oframes.push(frame);
+			if (step) {
+				addFramesMade(plan, step, pipeline, progress.nodeFramesFrom);
+			}
 			if (patch) {
 				progress.lastPatch = patch;
 				pushFrame(
@@ -419,14 +444,19 @@ export class RunExecutor {
 					log: evidenceLog(this.ports.blobs, e),
 				})),
 			};
-			pushFrame(
+			const recovery = pushFrame(
 				pipeline,
 				'error_recovery',
 				`checks failed: ${failing.map((e) => e.tags['desk.check'] ?? e.tool).join(', ')}; attempt ${attempt + 1}`,
 				{ data: { evidence: failing.map((e) => e.object_id) } },
 			);
+			// The next attempt's prompt carries the failures: the step reads this frame too.
+			if (step) {
+				addFramesMade(plan, step, pipeline, progress.nodeFramesFrom);
+				addFramesRead(plan, step, [recovery]);
+			}
 			setRunStatus(run, 'patching');
-			ai.put([run, pipeline]);
+			ai.put([run, pipeline, plan]);
 			this.ports.changed(runId);
 		}
 	}
@@ -549,28 +579,25 @@ export class RunExecutor {
 		step: PlanStep | undefined,
 		outcome: AgentOutcome,
 	): void {
-		const { plan, pipeline, intent, run } = started;
+		const { plan, pipeline, intent } = started;
 		const steps = outcome.planSteps ?? planSteps(outcome.answer);
 		progress.steps = steps;
-		const summaryFrame = pushFrame(
-			pipeline,
-			'step_summary',
-			`plan: ${steps.length} step${steps.length === 1 ? '' : 's'}`,
-			{ data: { steps } },
-		);
-		step?.oframes.push(summaryFrame);
+		pushFrame(pipeline, 'step_summary', `plan: ${steps.length} step${steps.length === 1 ? '' : 's'}`, {
+			data: { steps },
+		});
 		if (step) {
-			setStepStatus(step, 'completed');
+			addFramesMade(plan, step, pipeline, progress.nodeFramesFrom);
+			movePlanStep(plan, step, 'completed');
 		}
 		const revision = newRevision(plan, actor('agent', started.agent.name));
 		setFwindow(revision, [0, pipeline.next_frame_id]);
 		for (const description of steps) {
 			addStep(revision, newPlanStep(description));
 		}
+		// The Intent's plan is the latest revision; the Run keeps the plan it started on (revision → previous).
 		setIntentPlan(intent, revision);
-		run.plan = revision.object_id;
 		progress.revision = revision;
-		this.ports.ai.put([plan, revision, intent, pipeline, run]);
+		this.ports.ai.put([plan, revision, intent, pipeline]);
 	}
 
 	/** At the gate: validated, waiting for the person's Decision, with which the run completes. */
@@ -750,25 +777,44 @@ function intentAnalysis(record: LaunchRecord): string {
 	return lines.join('\n');
 }
 
-function contextItems(
+/**
+ * What the run's prompts were given, as ContextSnapshot items. Every item with content (a file
+ * inlined in the prompt, a note, a link) names it by git blob id, the content kept in the project's
+ * repository and anchored (`keep`), so a clone that imports the run history can read it. A folder
+ * reference has no one blob: its version's id (commit or manifest) is in the preview.
+ */
+async function contextItems(
 	record: LaunchRecord,
-	references: Array<{ prompt: PromptReference; blob: string }>,
+	references: Array<{ prompt: PromptReference; asset: RunReference['asset']; blob: string }>,
 	skills: Array<{ prompt: PromptSkill }>,
-): ContextItem[] {
+	keep: RunnerPorts['keepContext'],
+): Promise<ContextItem[]> {
+	const blobOf = async (text: string): Promise<string> => {
+		const bytes = Buffer.from(text, 'utf8');
+		return (await keep?.(bytes)) ?? gitBlobId(bytes);
+	};
 	const items: ContextItem[] = [];
 	for (const reference of references) {
-		items.push({
-			kind: 'file',
-			path: reference.prompt.mountPath,
-			blob: reference.blob,
-			preview: `${reference.prompt.name} v${reference.prompt.version} (reference)`,
-		});
-		for (const file of reference.prompt.inlined) {
+		const { asset, prompt } = reference;
+		const about = `${prompt.name} v${prompt.version} (reference`;
+		if (asset.kind === 'notes' || asset.kind === 'link') {
+			// The text mounted for the agent (workFolder.ts's NOTES.md or LINK.txt).
+			const text = asset.kind === 'notes' ? asset.notes : `${asset.url}\n${asset.about}\n`;
+			items.push({
+				kind: asset.kind === 'notes' ? 'snippet' : 'url',
+				path: prompt.mountPath,
+				blob: await blobOf(text),
+				preview: `${about}) ${cutGraphemes(text, 160)}`,
+			});
+		} else {
+			items.push({ kind: 'file', path: prompt.mountPath, preview: `${about}, ${reference.blob})` });
+		}
+		for (const file of prompt.inlined) {
 			items.push({
 				kind: 'file',
-				path: `${reference.prompt.mountPath}/${file.path}`,
-				blob: gitBlobId(Buffer.from(file.text, 'utf8')),
-				preview: file.text.slice(0, 200),
+				path: `${prompt.mountPath}/${file.path}`,
+				blob: await blobOf(file.text),
+				preview: cutGraphemes(file.text, 200),
 			});
 		}
 	}
@@ -776,7 +822,7 @@ function contextItems(
 		items.push({
 			kind: 'snippet',
 			path: skill.prompt.installedAt ?? `skill ${skill.prompt.name}`,
-			preview: `${skill.prompt.name}: ${skill.prompt.description}`.slice(0, 200),
+			preview: cutGraphemes(`${skill.prompt.name}: ${skill.prompt.description}`, 200),
 		});
 	}
 	const target = record.plugs.find((p) => p.role === 'target');

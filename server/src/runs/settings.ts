@@ -48,6 +48,12 @@ export interface RunSettings {
 	checks: AssetCheck[];
 	/** Attempts of the work node when a check fails (1: no second attempt). */
 	maxAttempts: number;
+	/**
+	 * The run's ContextPipeline keeps at most this many frames (the seed's `max_frames`; 0: all): past
+	 * it the oldest frame that is not an IntentAnalysis or Checkpoint goes, and its id stays valid in
+	 * the plan steps. Absent where settings were made in code before it existed: 0.
+	 */
+	maxFrames?: number;
 	/** The sandbox: 'auto' uses bubblewrap when it works here; 'off' never does. */
 	sandbox: 'auto' | 'off';
 	/** How branches are carried out and bounded (glossary: Lineage); the client sends `agentDesk.lineage.*` here. */
@@ -109,6 +115,7 @@ export const defaultRunSettings: RunSettings = {
 	isolation: 'shared',
 	checks: [],
 	maxAttempts: 2,
+	maxFrames: 0,
 	sandbox: 'auto',
 	lineage: defaultLineageSettings,
 };
@@ -141,6 +148,7 @@ export function parseRunSettings(value: unknown): RunSettings {
 	if (typeof maxAttempts !== 'number' || !Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10) {
 		throw bad(`maxAttempts is a whole number from 1 to 10, not ${JSON.stringify(maxAttempts)}.`, 'maxAttempts');
 	}
+	const maxFrames = wholeNumber(input.maxFrames ?? defaultRunSettings.maxFrames, 'maxFrames', 0, maxFramesLimit);
 	const sandbox = input.sandbox ?? 'auto';
 	if (sandbox !== 'auto' && sandbox !== 'off') {
 		throw bad(`sandbox is "auto" or "off", not ${JSON.stringify(sandbox)}.`, 'sandbox');
@@ -155,7 +163,7 @@ export function parseRunSettings(value: unknown): RunSettings {
 	}
 	const checks = input.checks === undefined ? [] : parseChecks(input.checks);
 	const lineage = input.lineage === undefined ? defaultLineageSettings : parseLineage(input.lineage, names);
-	return { agents, ...(agent ? { agent } : {}), isolation, checks, maxAttempts, sandbox, lineage };
+	return { agents, ...(agent ? { agent } : {}), isolation, checks, maxAttempts, maxFrames, sandbox, lineage };
 }
 
 /**
@@ -174,6 +182,9 @@ export function branchRunSettings(
 		maxAttempts: config.maxAttempts ?? settings.maxAttempts,
 	};
 }
+
+/** The most frames a pipeline may be set to keep; 0 (all) is the default. */
+export const maxFramesLimit = 100_000;
 
 /** Bounds of each limit: a setting outside them is refused rather than quietly clamped. */
 const limitBounds: Record<keyof LineageLimits, [number, number]> = {

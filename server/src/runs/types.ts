@@ -64,7 +64,10 @@ export interface RunDetail {
 	summary: RunSummary;
 	task: Task;
 	intent?: Intent;
+	/** The plan the run started on (`Run.plan`, never rewritten while it runs). */
 	plan?: Plan;
+	/** Revisions of that plan made during the run (the agent's plan node), oldest first. */
+	revisions?: Plan[];
 	provenance?: Provenance;
 	snapshot?: ContextSnapshot;
 	pipeline?: ContextPipeline;

@@ -805,6 +805,18 @@ describe('desk-jsonl', () => {
 				summary: '1 failing',
 				paths_written: ['test-output/log.txt'],
 			},
+			// What the agent sent is kept as sent: empty lists, nulls, and null arguments.
+			{
+				kind: 'tool_started',
+				call_id: '3',
+				tool: 'grep',
+				args: { paths: [], limit: null },
+				paths_read: [],
+				paths_written: [],
+			},
+			{ kind: 'tool_finished', call_id: '3', status: 'ok', summary: 'no match' },
+			{ kind: 'tool_started', call_id: '4', tool: 'ping', args: null, paths_read: [], paths_written: [] },
+			{ kind: 'tool_finished', call_id: '4', status: 'ok', summary: 'pong' },
 			{ kind: 'usage', input_tokens: 1200, output_tokens: 300, cost_usd: 0.012 },
 			{ kind: 'usage', input_tokens: 0, output_tokens: 0 },
 			{ kind: 'result', ok: true, text: 'Fixed.' },

@@ -392,6 +392,37 @@ describe('serialisation', () => {
 		);
 	});
 
+	it('keeps the empty lists and nulls an agent or a tool sent, inside args, data, parameters and metrics', () => {
+		const task = m.newTask(human, 'carried data');
+		const run = m.newRun(agent, task, 'abc');
+		run.metrics = { nodes: [], note: null };
+		const call = m.newToolInvocation(agent, run, 'grep', { pattern: 'x', paths: [], limit: null, opts: {} });
+		const nullArgs = m.newToolInvocation(agent, run, 'ping', null);
+		const provenance = m.newProvenance(agent, run, 'p', 'm');
+		provenance.parameters = { stop: [], seed: null };
+		const pipeline = m.newContextPipeline(agent);
+		m.pushFrame(pipeline, 'tool_call', 'f', { data: { files: [], error: null } });
+		const plan = m.newPlan(agent);
+		const step = m.newPlanStep('s');
+		step.inputs = { files: [] };
+		step.checks = null;
+		m.addStep(plan, step);
+		for (const object of [run, call, nullArgs, provenance, pipeline, plan] as AiObject[]) {
+			assert.deepEqual(m.toJson(m.fromBytes(m.toBytes(object))), m.toJson(object), `${object.object_type} round-trips`);
+		}
+		const back = <T extends AiObject>(o: T) => m.fromBytes(m.toBytes(o)) as T;
+		assert.deepEqual(back(run).metrics, { nodes: [], note: null });
+		assert.deepEqual(back(call).args, { pattern: 'x', paths: [], limit: null, opts: {} });
+		assert.equal(back(nullArgs).args, null, 'a null the tool was called with stays null');
+		assert.deepEqual(back(provenance).parameters, { stop: [], seed: null });
+		assert.deepEqual(back(pipeline).frames[0]!.data, { files: [], error: null });
+		assert.deepEqual(back(plan).steps[0]!.inputs, { files: [] });
+		assert.equal(back(plan).steps[0]!.checks, null);
+		// The model's own optional fields are still left out when empty.
+		assert.equal('patchsets' in m.toJson(run), false);
+		assert.equal('iframes' in (m.toJson(plan)['steps'] as Array<Record<string, unknown>>)[0]!, false);
+	});
+
 	it('still reads renamed fields under their old names', () => {
 		const { evidence, tool, decision, patchset } = chain();
 		const old = (object: AiObject, renames: Record<string, string>) => {

@@ -34,7 +34,7 @@ function detail(summary: Partial<Summary>, more: Partial<Record<keyof RunDetail,
 			evidence: 0,
 			...summary,
 		},
-		task: { title: hostile },
+		task: { title: hostile, description: hostile, constraints: [hostile], acceptance_criteria: [hostile] },
 		intent: { prompt: hostile, content: hostile },
 		patchsets: [],
 		evidence: [],
@@ -87,6 +87,36 @@ describe('the run page, built without VS Code', () => {
 		assert.match(page, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
 		assert.match(page, /\\x1b\[2J\\u202eexe\.txt/);
 		assert.match(page, /Evidence \(1 passed, 1 failed\)/);
+	});
+
+	it("shows the Task's description, acceptance criteria and constraints, and the plan the run started on with its revisions", () => {
+		const step = (description: string, iframes: number[], oframes: number[]) => ({
+			description,
+			iframes,
+			oframes,
+			statuses: [{ status: 'completed', changed_at: '2026-01-01T00:00:00Z' }],
+		});
+		const d = detail(
+			{},
+			{
+				task: {
+					title: 'Tidy the README',
+					description: 'Keep it short.',
+					acceptance_criteria: ['README has a title', 'no typos'],
+					constraints: ['Touch only README.md'],
+				},
+				plan: { steps: [step('plan', [0], [1]), step('work', [0, 1], [2, 3])] },
+				revisions: [{ created_by: { kind: 'agent', id: 'scripted' }, steps: [step('Write it', [0, 1], [2, 3])] }],
+			},
+		);
+		const page = renderRunBody(d);
+		const task = page.slice(page.indexOf('<h2>Task</h2>'), page.indexOf('<h2>Plan</h2>'));
+		assert.match(task, /<p class="text">Keep it short\.<\/p>/);
+		assert.match(task, /<h3>Acceptance criteria<\/h3><ul><li>README has a title<\/li><li>no typos<\/li><\/ul>/);
+		assert.match(task, /<h3>Constraints<\/h3><ul><li>Touch only README\.md<\/li><\/ul>/);
+		assert.match(page, /<h3>Plan revision 1 by scripted<\/h3>.*Write it.*0, 1.*2, 3/s);
+		const bare = renderRunBody(detail({}, { task: { title: 't', constraints: [], acceptance_criteria: [] } }));
+		assert.doesNotMatch(bare, /<h2>Task<\/h2>/, 'no empty Task section');
 	});
 
 	it('offers the decisions of where the run stands, each a link to one of the gate commands with the project and run', () => {

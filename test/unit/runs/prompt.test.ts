@@ -99,11 +99,14 @@ it('settings are checked field by field, with defaults for what is left out', ()
 		],
 	);
 	assert.equal(defaults.isolation, 'shared');
+	assert.equal(defaults.maxFrames, 0, 'the pipeline keeps every frame unless told');
 	const own = parseRunSettings({
 		agents: [{ name: 'mine', command: './agent.sh', format: 'desk-jsonl', secretEnv: ['MY_TOKEN'] }],
 		isolation: 'worktree',
 		maxAttempts: 3,
+		maxFrames: 12,
 	});
+	assert.equal(own.maxFrames, 12);
 	assert.deepEqual(own.agents[0], {
 		name: 'mine',
 		command: './agent.sh',
@@ -137,6 +140,9 @@ it('settings are checked field by field, with defaults for what is left out', ()
 		[{ isolation: 'container' }, 'isolation'],
 		[{ maxAttempts: 0 }, 'maxAttempts'],
 		[{ maxAttempts: 11 }, 'maxAttempts'],
+		[{ maxFrames: -1 }, 'maxFrames'],
+		[{ maxFrames: 2.5 }, 'maxFrames'],
+		[{ maxFrames: '3' }, 'maxFrames'],
 		[{ sandbox: 'on' }, 'sandbox'],
 		[{ checks: [{ id: 't', executable: 'npm', cwd: '../up' }] }, 'checks[0].cwd'],
 		[{ checks: [{ id: 't', executable: 'npm', timeout: 0 }] }, 'checks[0].timeout'],

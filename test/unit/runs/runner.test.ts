@@ -144,7 +144,8 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 			['Write', 'ok', ['src/discount.test.ts']],
 		],
 	);
-	const plan = ai.require<Plan>(run.plan!, 'plan');
+	// The Intent's plan is the agent's revision of the plan of nodes the run started on (Run.plan, kept).
+	const plan = ai.require<Plan>(ai.require<Intent>(ai.require<Task>(run.task, 'task').intent!, 'intent').plan!, 'plan');
 	assert.deepEqual(
 		plan.steps.map((s) => [s.description, s.statuses.at(-1)?.status]),
 		[
@@ -152,6 +153,7 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 			['Add the discount', 'completed'],
 		],
 	);
+	assert.equal(plan.previous, run.plan, 'the run keeps the plan it started on');
 	const nodes = ai.require<Plan>(plan.previous!, 'plan');
 	assert.deepEqual(
 		nodes.steps.map((s) => [s.description, s.statuses.at(-1)?.status]),
@@ -223,6 +225,58 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 	);
 });
 
+it('a small maxFrames evicts the oldest frames but never the intent analysis; steps name the frames they read and made, and the plan moves with them', async () => {
+	const { desk, repo } = await project();
+	const writes = ['a', 'b', 'c', 'd'].map((name) => ({ path: `${name}.txt`, content: `${name}\n` }));
+	const settings = scriptedAgentSettings({ plan: ['Write four files'], writes }, { maxFrames: 3 });
+	const { run, ai } = await goAndRun(desk, repo, 'Write four files', settings);
+	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
+	const nodes = ai.require<Plan>(run.plan!, 'plan');
+	assert.deepEqual(
+		nodes.steps.map((s) => s.description),
+		['plan', 'work'],
+		'Run.plan is the plan the run started on, not rewritten by the plan node',
+	);
+	const pipeline = ai.pipeline(nodes.pipeline) as ContextPipeline;
+	assert.equal(pipeline.max_frames, 3);
+	const kind = (id: number) => pipeline.frames.find((f) => f.frame_id === id)?.kind;
+	// 0 intent analysis, 1 the plan's summary, 2–5 the four Write calls, 6 the work summary, 7 the change.
+	assert.equal(pipeline.next_frame_id, 8);
+	assert.deepEqual(
+		pipeline.frames.map((f) => [f.frame_id, f.kind]),
+		[
+			[0, 'intent_analysis'],
+			[6, 'step_summary'],
+			[7, 'code_change'],
+		],
+		'the oldest unprotected frames went; the intent analysis stayed',
+	);
+	assert.equal(kind(0), 'intent_analysis');
+	const [planStep, workStep] = nodes.steps;
+	assert.deepEqual([planStep!.iframes, planStep!.oframes], [[0], [1]]);
+	assert.deepEqual(
+		[workStep!.iframes, workStep!.oframes],
+		[
+			[0, 1],
+			[2, 3, 4, 5, 6, 7],
+		],
+		'the work step read the analysis and the plan, and made every frame of its node, evicted or not',
+	);
+	const revision = ai.list<Plan>('plan').find((p) => p.previous === nodes.object_id)!;
+	assert.deepEqual(
+		revision.steps.map((s) => [s.description, s.iframes, s.oframes, s.statuses.at(-1)?.status]),
+		[['Write four files', [0, 1], [2, 3, 4, 5, 6, 7], 'completed']],
+	);
+	// A step's change moves its plan's update time (a step has none of its own).
+	for (const plan of [nodes, revision]) {
+		const lastMove = plan.steps
+			.flatMap((s) => s.statuses.map((e) => e.changed_at))
+			.sort()
+			.at(-1)!;
+		assert.ok(plan.updated_at >= lastMove, `${plan.updated_at} < ${lastMove}`);
+	}
+});
+
 it('with worktree isolation the run works on its own branch and the checkout is never touched', async () => {
 	const { desk, repo } = await project({ 'README.md': 'shop\n' });
 	fs.writeFileSync(path.join(repo, 'README.md'), 'shop, with my own edit\n');
@@ -284,6 +338,22 @@ it('a failing check sends the work node round again with the failure in its prom
 		/Checks failed after attempt 1[\s\S]*VERSION is not semver/,
 	);
 	assert.equal(run.tags['desk.sandbox'], 'not isolated: the sandbox is turned off in the settings');
+	// The second attempt read the failure: its frame is among what the work step read, and every
+	// list of frames only grew at its end (an import takes them as append-only).
+	const nodes = ai.require<Plan>(run.plan!, 'plan');
+	const pipeline = ai.pipeline(nodes.pipeline) as ContextPipeline;
+	const recovery = pipeline.frames.find((f) => f.kind === 'error_recovery')!;
+	const work = nodes.steps.at(-1)!;
+	assert.equal(work.iframes.at(-1), recovery.frame_id);
+	assert.ok(work.oframes.includes(recovery.frame_id));
+	for (const ids of [work.iframes, work.oframes]) {
+		assert.deepEqual(
+			ids,
+			[...ids].sort((a, b) => a - b),
+			'in the order the frames were made',
+		);
+	}
+	assert.equal(work.oframes.at(-1), pipeline.next_frame_id - 1, 'the step made every frame up to the last');
 });
 
 it('an agent that fails, or makes no change, fails the run; Retry makes a new Run of the same Task and Abandon fails the Task', async () => {

@@ -79,7 +79,8 @@ export class DeskJsonl implements JsonLinesHandler {
 			kind: 'tool_started',
 			call_id: callId,
 			tool: requiredString(record, 'name'),
-			args: record['args'] ?? {},
+			// As the agent sent them (a null too); none at all is {}.
+			args: record['args'] === undefined ? {} : record['args'],
 			paths_read: optionalStringArray(record, 'read') ?? [],
 			paths_written: optionalStringArray(record, 'written') ?? [],
 		};
