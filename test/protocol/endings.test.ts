@@ -87,8 +87,10 @@ describe('endings, retries and follow-ups over JSON-RPC', () => {
 		await server.notified(RunDidFinish, (f) => f.run === retried.new_run, 'the retry to finish');
 		const { detail, plans } = await plansOf(retried.new_run!);
 		assert.equal(detail.pipeline?.object_id, before.pipeline?.object_id, 'the same pipeline');
-		assert.equal(detail.intent?.plan, detail.run.plan, "the intent's plan is the retry's");
 		const chain = plans.map((p) => p.object_id);
+		// The intent's plan is the latest revision (the retry's agent's); the retry keeps the plan it started on.
+		assert.equal(chain[0], detail.intent?.plan, "the chain runs back from the intent's plan");
+		assert.ok(chain.includes(detail.run.plan!), "the retry's plan is on the intent's chain");
 		assert.ok(chain.includes(before.run.plan!), "the first run's plan is an earlier revision of the retry's");
 		assert.equal(plans.at(-1)?.previous, undefined, 'the chain ends at the first plan');
 		assert.equal(new Set(plans.map((p) => p.pipeline)).size, 1, 'every revision on the one pipeline');

@@ -16,11 +16,16 @@ export function isTaskEnded(task: Task): boolean {
 }
 
 /**
- * The run's plan and the revisions before it will not be carried on: a step still progressing
+ * The run's plan, the revisions its agent made of it and the revisions before it will not be carried on: a step still progressing
  * failed, a pending one skipped. Returns the plans that changed (to be stored by the caller).
  */
 export function closeRunPlans(ai: AiStore, run: Run, reason: string, now = new Date()): Plan[] {
-	const plan = run.plan ? ai.get<Plan>(run.plan) : undefined;
+	// The run keeps the plan it started on; the revisions its agent made since are the intent's latest.
+	const task = ai.get<Task>(run.task);
+	const intent = task?.object_type === 'task' && task.intent ? ai.get<Intent>(task.intent) : undefined;
+	const latest = intent?.object_type === 'intent' ? intent.plan : undefined;
+	const planId = latest ?? run.plan;
+	const plan = planId ? ai.get<Plan>(planId) : undefined;
 	if (!plan || plan.object_type !== 'plan') {
 		return [];
 	}
