@@ -152,3 +152,35 @@ describe('history import rules', () => {
 		assert.ok(judged.refused.every((r) => r.code === 'unresolved_reference'));
 	});
 });
+
+describe('history import: a ContextSnapshot', () => {
+	const stored = m.newContextSnapshot(m.actor('system', 'agent-desk'), 'explicit', [
+		{ kind: 'file', path: 'src/a.ts', preview: 'a' },
+	]);
+	const laterWith = (items: typeof stored.items) => {
+		const later = structuredClone(stored);
+		later.items = items;
+		later.updated_at = new Date(Date.parse(stored.updated_at) + 60_000).toISOString();
+		return m.seal(later);
+	};
+
+	it('takes a later state whose items grew (catch-up adds what a branch is told before each input)', () => {
+		const grown = laterWith([...stored.items, { kind: 'file', path: 'tally', preview: 'the tally' }]);
+		const judged = judgeImport([grown], storedOf([m.seal(structuredClone(stored))]));
+		assert.deepEqual([judged.refused, ids(judged.accepted)], [[], [stored.object_id]]);
+	});
+
+	it('refuses a later state that drops or changes a stored item', () => {
+		const base = storedOf([m.seal(structuredClone(stored))]);
+		const dropped = judgeImport([laterWith([])], base);
+		assert.deepEqual(
+			dropped.refused.map((r) => r.code),
+			['history_rewritten'],
+		);
+		const changed = judgeImport([laterWith([{ kind: 'file', path: 'src/other.ts', preview: 'a' }])], base);
+		assert.deepEqual(
+			changed.refused.map((r) => r.code),
+			['immutable_changed'],
+		);
+	});
+});
