@@ -7,7 +7,7 @@
  */
 import { canonicalJson, sha256Hex } from '../ai/canonical';
 import { uuidv7 } from '../ai/ids';
-import { actor, addRun, newIntent, newRun, newTask, setTaskStatus } from '../ai/model';
+import { actor, addRun, cutGraphemes, newIntent, newRun, newTask, setTaskStatus, taskTitleMax } from '../ai/model';
 import type { ActorRef, Decision, Intent, Provenance, Run, Task } from '../ai/types';
 import { DeskError } from '../core/errors';
 import type { LaunchRecord } from '../launch/types';
@@ -667,7 +667,9 @@ function narrowed(a: readonly string[] | undefined, b: readonly string[] | undef
 /** A task's title from a prompt: its first line, cut to 99 characters. */
 function titleOf(prompt: string): string {
 	const first = prompt.trim().split('\n', 1)[0]!.trim();
-	return (first.length > 99 ? `${first.slice(0, 98)}…` : first) || 'Branch';
+	// Cut on a grapheme boundary (never half an emoji), within the seed's title length with the ellipsis.
+	const whole = cutGraphemes(first, taskTitleMax);
+	return (whole.length < first.length ? `${cutGraphemes(first, taskTitleMax - 1)}…` : first) || 'Branch';
 }
 
 function limit(name: keyof LineageLimits, value: number, why: string): DeskError {
