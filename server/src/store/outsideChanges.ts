@@ -1,6 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+/** The longest a burst of events delays a look. */
+const maxBurstMs = 1000;
+
 /**
  * Tells when another process (the `desk` command line, a second window) wrote a durable database
  * this process has open: watches the database's folder for its file and journal, and once a burst
@@ -8,9 +11,6 @@ import * as path from 'node:path';
  * so this process's own writes tell nobody). Nothing runs while nobody writes: no timer, no poll.
  * The watch does not keep the process alive.
  */
-/** The longest a burst of events delays a look. */
-const maxBurstMs = 1000;
-
 export class OutsideChangeWatcher {
 	private watcher: fs.FSWatcher | undefined;
 	private timer: NodeJS.Timeout | undefined;
