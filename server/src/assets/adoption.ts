@@ -435,11 +435,31 @@ export class Adoption {
 			return undefined;
 		}
 		const project = writes.getProject(projectName) ?? this.createProject(writes, projectName, main ? path : '');
+		if (main && path !== '' && project.path === '') {
+			this.tieProjectToRepository(writes, project, path);
+		}
 		writes.addProjectAsset(project.name, asset.id, this.ctx.now());
 		if (main) {
 			writes.setMainAsset(project.name, asset.id);
 		}
 		return writes.getProject(project.name)!;
+	}
+
+	/**
+	 * A repository made the main asset of a project made without one gives the project its repository,
+	 * as a project created by that import would have: runs, the card and the editor find a project by
+	 * it. (A project that has a repository keeps it; Go checks that a git target is that repository.)
+	 */
+	private tieProjectToRepository(writes: LibraryWrites, project: ProjectRecord, top: string): void {
+		const holder = writes.getProjectByPath(top);
+		if (holder !== undefined) {
+			throw new DeskError(
+				'project.repositoryTaken',
+				`The repository ${top} is project ${holder.name}'s; a repository belongs to one project.`,
+				{ project: project.name, holder: holder.name, dir: top },
+			);
+		}
+		writes.setProjectPath(project.name, top);
 	}
 
 	private readSkill(manifest: Manifest): { name: string; description: string } | undefined {

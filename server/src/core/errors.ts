@@ -112,6 +112,8 @@ export type DeskErrorCode =
 	| 'attachment.badName'
 	| 'attachment.changed'
 	| 'project.notFound'
+	// A repository made the main asset of a second project.
+	| 'project.repositoryTaken'
 	| 'desk.notReady'
 	// Package idem (issue 12, requests that run twice): a card another Go launched or that changed
 	// while Go ran, a client request id sent again with other params, and one that is not an id.
