@@ -28,6 +28,8 @@ export interface ImportResult {
 	created: boolean;
 	/** The project it joined, when one was named. */
 	project?: ProjectRecord;
+	/** A folder adopted now: what it held that its first version does not (links, special files, …), by name. */
+	skipped?: Array<{ path: string; reason: string }>;
 }
 
 export interface WorkspaceFolder {
@@ -97,13 +99,14 @@ export class Adoption {
 		const top = await this.ctx.git.findTop(info.real);
 		if (top !== info.real) {
 			// Not a repository's top: the folder becomes a snapshot asset (glossary: Adopt).
-			const { asset, created } = await this.adoptFolder(
+			const { asset, created, skipped } = await this.adoptFolder(
 				info.real,
 				request.madeBy ?? 'conductor',
 				request.createdBy,
 				request.folderIs,
 			);
-			return { asset, created, project: this.joinProject(asset, request.project, request.main, '') };
+			const project = this.joinProject(asset, request.project, request.main, '');
+			return { asset, created, project, ...(skipped.length > 0 ? { skipped } : {}) };
 		}
 		const { asset, created } = await this.adoptRepo(top, request.createdBy ?? 'adopted', {
 			allowGitDir: request.allowGitDir,
@@ -172,10 +175,10 @@ export class Adoption {
 		madeBy: MadeBy,
 		createdBy: string = madeBy,
 		folderIs?: FolderIdentity,
-	): Promise<{ asset: AssetRecord; created: boolean }> {
+	): Promise<{ asset: AssetRecord; created: boolean; skipped: Array<{ path: string; reason: string }> }> {
 		const existing = this.ctx.store.listAssets().find((a) => a.engine === 'snapshot' && a.working_dir === folder);
 		if (existing) {
-			return { asset: existing, created: false };
+			return { asset: existing, created: false, skipped: [] };
 		}
 		const id = this.ctx.env.newAssetId();
 		const scan = await this.ctx.snapshots.scan(id, folder, { store: true, ...(folderIs ? { folderIs } : {}) });
@@ -211,10 +214,10 @@ export class Adoption {
 			return undefined;
 		});
 		if (raced) {
-			return { asset: raced, created: false };
+			return { asset: raced, created: false, skipped: [] };
 		}
 		this.ctx.logger.info(`asset imported: ${id} ${asset.name} ${folder} (${madeBy})`);
-		return { asset, created: true };
+		return { asset, created: true, skipped: scan.skipped };
 	}
 
 	/** asset_link: a link asset (engine none) with a URL. */

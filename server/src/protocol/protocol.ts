@@ -272,6 +272,8 @@ export interface ImportResultJson {
 	asset: AssetRecord;
 	created: boolean;
 	project?: ProjectRecord;
+	/** A folder adopted now: what it held that its first version does not store (links, special files, …), as a snapshot reports it. */
+	skipped?: Array<{ path: string; reason: string }>;
 }
 
 /**
