@@ -213,6 +213,23 @@ describe('the desk command line over snapshot assets', () => {
 		assert.deepEqual(json('asset', 'used-in', asset.id), []);
 	});
 
+	it("asset show says of an about a model wrote that a model wrote it; a person's describe makes it theirs", async () => {
+		const store = path.join(tempDir(), 'library');
+		const made = desk('--store', store, 'asset', 'import', '--new', 'research', '--json');
+		assert.equal(made.code, 0, made.stderr);
+		const { asset } = JSON.parse(made.stdout) as { asset: AssetRecord };
+		// An agent's asset_describe, as a run's desk tool call makes it.
+		(await openDesk(store)).library.describe(asset.id, 'Notes on rounding', true);
+		assert.match(
+			desk('--store', store, 'asset', 'show', asset.id).stdout,
+			/about: Notes on rounding \(written by a model\)/,
+		);
+		assert.equal(desk('--store', store, 'asset', 'describe', asset.id, 'My rounding notes').code, 0);
+		const shown = desk('--store', store, 'asset', 'show', asset.id).stdout;
+		assert.match(shown, /about: My rounding notes\n/);
+		assert.doesNotMatch(shown, /written by a model/);
+	});
+
 	it('packs the small loose blobs of a library from before packs (store pack), and its files still read', () => {
 		const root = tempDir();
 		const store = path.join(root, 'library');

@@ -57,6 +57,8 @@ export type DeskErrorCode =
 	| 'asset.badChecks'
 	| 'asset.badName'
 	| 'asset.badUrl'
+	// A model's about over one a person wrote (glossary: Tags and about): the person's own text wins.
+	| 'asset.aboutByPerson'
 	// A proposal to retire an asset that is retired already; a proposal the person cannot answer (unknown, answered).
 	| 'asset.retired'
 	| 'proposal.notFound'

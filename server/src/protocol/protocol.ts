@@ -366,7 +366,10 @@ export const SetTags = request<AssetRecord>()(
 	object({ id: assetId, tags: array(string({ maxLength: 200 }), { maxItems: 64 }) }),
 );
 
-/** Client → server: asset_describe (glossary: Tags and about). */
+/**
+ * Client → server: asset_describe (glossary: Tags and about). The editor's is the person's text: it
+ * replaces any about and clears `about_model_written`.
+ */
 export const DescribeAsset = request<AssetRecord>()(
 	'desk/assets/describe',
 	object({ id: assetId, about: string({ maxLength: 2000 }) }),

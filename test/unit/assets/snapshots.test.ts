@@ -250,6 +250,31 @@ describe('tags, about, checks, retired', () => {
 		assert.equal(desk.library.getAsset(asset.id).tags.length, 16, 'a refused change changed nothing');
 	});
 
+	it("a model's about is marked and replaces an empty or a model's one; never a person's, whose text replaces it and clears the mark", async () => {
+		const desk = await openDesk();
+		const asset = await newAsset(desk);
+		const byModel = desk.library.describe(asset.id, 'What a model made of it', true);
+		assert.deepEqual([byModel.about, byModel.about_model_written], ['What a model made of it', true]);
+		const again = desk.library.describe(asset.id, 'A second model thought', true);
+		assert.deepEqual([again.about, again.about_model_written], ['A second model thought', true]);
+		const byPerson = desk.library.describe(asset.id, 'The billing contract, as I wrote it');
+		assert.deepEqual([byPerson.about, byPerson.about_model_written], ['The billing contract, as I wrote it', false]);
+		assert.throws(
+			() => desk.library.describe(asset.id, 'A model disagrees', true),
+			(e) => isDeskError(e, 'asset.aboutByPerson') && e.data['id'] === asset.id,
+		);
+		const kept = desk.library.getAsset(asset.id);
+		assert.deepEqual([kept.about, kept.about_model_written], ['The billing contract, as I wrote it', false]);
+		// The person's words said again by a model stay the person's.
+		assert.equal(
+			desk.library.describe(asset.id, 'The billing contract, as I wrote it', true).about_model_written,
+			false,
+		);
+		// An about emptied is nobody's: a model may write it then.
+		assert.equal(desk.library.describe(asset.id, '').about_model_written, false);
+		assert.equal(desk.library.describe(asset.id, 'Filled in by a model', true).about_model_written, true);
+	});
+
 	it('describes, retires and unretires, and validates checks', async () => {
 		const desk = await openDesk();
 		const asset = await newAsset(desk);
