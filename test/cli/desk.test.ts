@@ -381,4 +381,59 @@ describe('the desk command line over launch cards', () => {
 		);
 		assert.equal(json<Array<{ role: string }>>('asset', 'used-in', specsAsset.id)[0]?.role, 'reference');
 	});
+
+	it("keeps a suggestion as the card's Keep does: a skill as instructions, a folder as reference; refuses one not suggested", () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const json = <T>(...args: string[]): T => {
+			const result = desk('--store', store, ...args, '--json');
+			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+			return JSON.parse(result.stdout) as T;
+		};
+		json('asset', 'import', '--dir', repo, '--project', 'shop', '--main');
+		const imported = (name: string, file: string, text: string) => {
+			const dir = path.join(root, name);
+			fs.mkdirSync(dir);
+			fs.writeFileSync(path.join(dir, file), text);
+			return json<{ asset: AssetRecord }>('asset', 'import', '--dir', dir, '--project', 'shop').asset;
+		};
+		const specs = imported('invoice-specs', 'rounding.md', 'Invoice rounding rules.\n');
+		const skill = imported(
+			'rounding-skill',
+			'SKILL.md',
+			'---\nname: rounding\ndescription: How to round invoice amounts\n---\nRound half to even.\n',
+		);
+		const unrelated = imported('gardening', 'roses.md', 'Pruning roses in spring.\n');
+		json('card', 'suggest', '--project', 'shop', '--ticket', 'Invoice rounding is off by a cent');
+
+		const kept = desk('--store', store, 'card', 'keep', '--project', 'shop', '--asset', skill.id);
+		assert.equal(kept.code, 0, kept.stderr);
+		assert.equal(kept.stdout.trim(), `kept ${skill.id} as instructions`);
+		const card = json<{ plugs: Array<{ id: string; role: string }> }>(
+			'card',
+			'keep',
+			'--project',
+			'shop',
+			'--asset',
+			specs.id,
+		);
+		assert.deepEqual(
+			card.plugs.map((p) => [p.id, p.role]),
+			[
+				[skill.id, 'instructions'],
+				[specs.id, 'reference'],
+			],
+		);
+		for (const id of [unrelated.id, specs.id]) {
+			const refused = desk('--store', store, 'card', 'keep', '--project', 'shop', '--asset', id, '--json');
+			assert.equal(refused.code, 2, refused.stderr);
+			assert.equal((JSON.parse(refused.stdout) as { error: { code: string } }).error.code, 'launch.notSuggested');
+		}
+		assert.equal(
+			json<{ plugs: unknown[] }>('card', 'show', '--project', 'shop').plugs.length,
+			2,
+			'nothing more plugged',
+		);
+	});
 });

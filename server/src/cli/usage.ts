@@ -50,6 +50,8 @@ Launch cards (of --project NAME, else the repository at --repo PATH or the curre
   card show                                       the draft card
   card suggest [--ticket TEXT | --ticket-file F]  suggestions for the ticket (saved as the card's)
   card plug --asset ID --role reference|target|instructions [--nodes a,b] [--files GLOB]... [--copy FROM=TO]...
+  card keep --asset ID                            keep a suggestion: plug it as the card's Keep does (a skill as
+                                                  instructions, the rest as reference)
   card unplug --asset ID
   card go [--request-id ID]                       freeze every plug, record the launch, make the run
 

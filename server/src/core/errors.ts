@@ -80,6 +80,8 @@ export type DeskErrorCode =
 	| 'launch.badNode'
 	| 'launch.badCopy'
 	| 'launch.alreadyPlugged'
+	// Keep (glossary: Suggestion) of an asset the card's ticket does not suggest.
+	| 'launch.notSuggested'
 	| 'launch.emptyTicket'
 	| 'launch.notPlugged'
 	| 'import.badArgs'
