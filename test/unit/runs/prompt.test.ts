@@ -7,10 +7,22 @@ import { isAtGate } from '../../../server/src/runs/runViews';
 import { globMatches, planSteps } from '../../../server/src/runs/prompt';
 import { scrubBytes, scrubText } from '../../../server/src/core/secrets';
 import { parseRunSettings } from '../../../server/src/runs/settings';
+import type { Desk } from '../../../server/src/desk';
 import { openDesk } from '../../helpers/deskFixture';
 import { makeRepo } from '../../helpers/gitRepo';
 import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { tempDir } from '../../helpers/temp';
+
+/** The skill careful-review, a folder of `root` imported into project shop. */
+async function reviewSkill(desk: Desk, root: string) {
+	const skillDir = path.join(root, 'review-skill');
+	fs.mkdirSync(skillDir);
+	fs.writeFileSync(
+		path.join(skillDir, 'SKILL.md'),
+		'---\nname: careful-review\ndescription: Review every change twice.\n---\nLook again before you finish.\n',
+	);
+	return (await desk.library.importDir({ dir: skillDir, project: 'shop', main: false })).asset;
+}
 
 it("each node's prompt has the ticket, the references with their read-only paths and inlined files, skills installed for Claude Code, copies, the outbox and its environment", async () => {
 	const root = tempDir();
@@ -23,13 +35,7 @@ it("each node's prompt has the ticket, the references with their read-only paths
 	fs.writeFileSync(path.join(specs, 'v2', 'users.md'), 'Users.\n');
 	fs.writeFileSync(path.join(specs, 'schema.json'), '{"type":"object"}\n');
 	const spec = (await desk.library.importDir({ dir: specs, project: 'shop', main: false })).asset;
-	const skillDir = path.join(root, 'review-skill');
-	fs.mkdirSync(skillDir);
-	fs.writeFileSync(
-		path.join(skillDir, 'SKILL.md'),
-		'---\nname: careful-review\ndescription: Review every change twice.\n---\nLook again before you finish.\n',
-	);
-	const skill = (await desk.library.importDir({ dir: skillDir, project: 'shop', main: false })).asset;
+	const skill = await reviewSkill(desk, root);
 	const prompts = path.join(root, 'prompts');
 	fs.mkdirSync(prompts);
 	const launches = await desk.launches(repo);
@@ -184,13 +190,7 @@ it('an agent whose skills is none is given no instructions: nothing installed, n
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
 	const desk = await openDesk(path.join(root, 'library'));
 	await desk.openWorkspace([{ name: 'shop', path: repo }]);
-	const skillDir = path.join(root, 'review-skill');
-	fs.mkdirSync(skillDir);
-	fs.writeFileSync(
-		path.join(skillDir, 'SKILL.md'),
-		'---\nname: careful-review\ndescription: Review every change twice.\n---\nLook again before you finish.\n',
-	);
-	const skill = (await desk.library.importDir({ dir: skillDir, project: 'shop', main: false })).asset;
+	const skill = await reviewSkill(desk, root);
 	const prompts = path.join(root, 'prompts');
 	fs.mkdirSync(prompts);
 	const launches = await desk.launches(repo);
