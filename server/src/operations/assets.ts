@@ -492,7 +492,8 @@ export const addLink = operation({
 	params: AddLink.params,
 	callers: ['editor', 'cli', 'agent'],
 	mutates: true,
-	idempotent: false,
+	// The same link (name, URL, project) asked for again is the first one (adoption.ts).
+	idempotent: true,
 	surfaces: {
 		rpc: AddLink,
 		cli: 'asset link',
@@ -500,7 +501,7 @@ export const addLink = operation({
 			tool: 'asset_link',
 			title: 'Add a link asset',
 			description:
-				'Add a link asset (an http, https, file or mailto URL with a name) to this project, for a source worth keeping. `from` names the asset of this project the link was found in (recorded as where it was derived from). Returns the new asset.',
+				'Add a link asset (an http, https, file or mailto URL with a name) to this project, for a source worth keeping. `from` names the asset of this project the link was found in (recorded as where it was derived from). Returns the new asset; a link of the same name and URL the project has already is returned instead of a second one.',
 			boundByRun: ['project'],
 		},
 	},
@@ -671,7 +672,8 @@ export const addNote = operation({
 	params: AddNote.params,
 	callers: ['editor', 'cli'],
 	mutates: true,
-	idempotent: false,
+	// The same note (name, text, project) asked for again is the first one (adoption.ts).
+	idempotent: true,
 	surfaces: { rpc: AddNote, cli: 'asset note' },
 	run: (call, { name, text, project }) =>
 		newAssetOnce(call, (made) => call.desk.library.addNote({ name, text, project, ...made })),

@@ -408,7 +408,8 @@ export const SetChecks = request<AssetRecord>()('desk/assets/setChecks', object(
 
 /**
  * Client → server: asset_link, a link asset in `project` when given, made from the asset `from`
- * when named (its `derived_from`). Fails with `asset.badUrl`, `asset.notFound`.
+ * when named (its `derived_from`); the same name and URL in the same project again answers the
+ * link made the first time. Fails with `asset.badUrl`, `asset.notFound`.
  */
 export const AddLink = request<AssetRecord>()(
 	'desk/assets/addLink',
@@ -421,7 +422,7 @@ export const AddLink = request<AssetRecord>()(
 	}),
 );
 
-/** Client → server: a notes asset in `project` when given. */
+/** Client → server: a notes asset in `project` when given; the same name and text there again answers the note made the first time. */
 export const AddNote = request<AssetRecord>()(
 	'desk/assets/addNote',
 	object({

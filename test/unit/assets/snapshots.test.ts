@@ -362,6 +362,35 @@ describe('the stat cache', () => {
 });
 
 describe('links', () => {
+	it('a link or a note asked for twice the same (kind, name, URL or text, project) is the first record; another URL or text is another', async () => {
+		const desk = await openDesk();
+		const link = (project?: string, url = 'https://example.com/spec') =>
+			desk.library.addLink({ name: 'Spec', url, madeBy: 'user', ...(project ? { project } : {}) });
+		const note = (text: string, project = 'shop') =>
+			desk.library.addNote({ name: 'Decisions', text, madeBy: 'user', project });
+		const first = link('shop');
+		assert.equal(link('shop').id, first.id);
+		assert.notEqual(link('shop', 'https://example.com/spec-v2').id, first.id, 'another URL under the same name');
+		assert.notEqual(link('billing').id, first.id, 'another project');
+		const loose = link();
+		assert.notEqual(loose.id, first.id, 'in no project');
+		assert.equal(link().id, loose.id);
+		const written = note('Use Postgres.');
+		assert.equal(note('Use Postgres.').id, written.id);
+		assert.notEqual(note('Use SQLite.').id, written.id, 'another text under the same name');
+		assert.deepEqual(
+			(await desk.library.listAssets('shop')).map((a) => [a.kind, a.name]),
+			[
+				['link', 'Spec'],
+				['link', 'Spec'],
+				['notes', 'Decisions'],
+				['notes', 'Decisions'],
+			],
+		);
+		desk.library.setRetired(first.id, true);
+		assert.notEqual(link('shop').id, first.id, 'a retired one is out of the lists: asked for again, it is made again');
+	});
+
 	it('records the asset a link was made from, at its picked version then (derived_from)', async () => {
 		const desk = await openDesk();
 		const source = (await desk.library.newAsset({ name: 'spec', madeBy: 'user' })).asset;
