@@ -120,7 +120,7 @@ export const runDiff = operation({
 		id: string({ minLength: 1, maxLength: 64 }),
 		patchset: optional(string({ minLength: 1, maxLength: 64 })),
 	}),
-	callers: ['cli'],
+	callers: ['editor', 'cli'],
 	mutates: false,
 	idempotent: true,
 	surfaces: { cli: 'run diff' },
