@@ -2,7 +2,7 @@ import { DeskError } from '../core/errors';
 import { maxNoteTextBytes } from '../core/inputLimits';
 import type { GitDirLocation } from '../git/gitDir';
 import type { LibraryContext } from './libraryContext';
-import type { ClientRequestKey, FolderIdentity, LibraryWrites } from './ports';
+import type { ClientRequestKey, FolderIdentity, LibraryReads, LibraryWrites } from './ports';
 import { parseSkillFile } from './skill';
 import type { AssetRecord, MadeBy, Manifest, ProjectRecord } from './types';
 import { versionOf } from './versions';
@@ -244,8 +244,7 @@ export class Adoption {
 			derived_from: source?.id ?? '',
 			derived_from_version: source?.picked_version ?? 0,
 		};
-		this.insertJoined(asset, request.project, request.clientRequest);
-		return asset;
+		return this.insertJoined(asset, request.project, request.clientRequest);
 	}
 
 	/** A notes asset (engine none) holding text. */
@@ -260,20 +259,28 @@ export class Adoption {
 			kind: 'notes',
 			notes: request.text,
 		};
-		this.insertJoined(asset, request.project, request.clientRequest);
-		return asset;
+		return this.insertJoined(asset, request.project, request.clientRequest);
 	}
 
-	/** A new asset, its project membership and the answer to the client's request, in one write. */
+	/**
+	 * A new link or note, its project membership and the answer to the client's request, in one
+	 * write; or, when the same one is there already, that one (glossary: Asset, a link or a note made
+	 * twice), nothing written but the answer.
+	 */
 	private insertJoined(
 		asset: AssetRecord,
 		project: string | undefined,
 		clientRequest: ClientRequestKey | undefined,
-	): void {
-		this.ctx.store.batch((writes) => {
-			writes.insertAsset(asset);
-			this.joinProjectIn(writes, asset, project, false, '');
-			writes.answer(clientRequest, asset, asset.created_at);
+	): AssetRecord {
+		return this.ctx.store.batch((writes) => {
+			// Looked for inside the write: the same request from another window may have made it a moment ago.
+			const made = sameLinkOrNote(writes, asset, project) ?? asset;
+			if (made === asset) {
+				writes.insertAsset(asset);
+				this.joinProjectIn(writes, asset, project, false, '');
+			}
+			writes.answer(clientRequest, made, asset.created_at);
+			return made;
 		});
 	}
 
@@ -485,6 +492,34 @@ export class Adoption {
 		}
 		return name;
 	}
+}
+
+/**
+ * The link or note a second identical request would make again (glossary: Asset): of the same kind,
+ * name and URL or text, in the same project (or, for one made in no project, in none), not retired.
+ * Another URL or text under the same name is another asset, as names are not unique.
+ */
+function sameLinkOrNote(
+	reads: LibraryReads,
+	wanted: AssetRecord,
+	project: string | undefined,
+): AssetRecord | undefined {
+	let candidates: AssetRecord[];
+	if (project === undefined) {
+		const joined = new Set(reads.memberships().map((m) => m.asset_id));
+		candidates = reads.listAssets().filter((a) => !joined.has(a.id));
+	} else {
+		candidates = reads.projectAssets(project);
+	}
+	return candidates.find(
+		(a) =>
+			!a.retired &&
+			a.engine === 'none' &&
+			a.kind === wanted.kind &&
+			a.name === wanted.name &&
+			a.url === wanted.url &&
+			a.notes === wanted.notes,
+	);
 }
 
 /** An asset record with nothing said about it yet: no engine, no version picked, no folder, URL, tags or checks. */

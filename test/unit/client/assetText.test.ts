@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AssetSummary, AssetVersion, RetireProposal } from '../../../server/src/protocol/protocol';
-import { assetTooltip, atGoText, groupOf, proposalText, versionTooltip } from '../../../client/src/assets/assetText';
+import {
+	aboutByModel,
+	assetTooltip,
+	atGoText,
+	groupOf,
+	proposalText,
+	versionTooltip,
+} from '../../../client/src/assets/assetText';
 import { assertInertMarkdown, renderMarkdown } from '../../helpers/markdown';
 
 /** Text a repository, a folder or an agent chooses: a command link, an image, an autolink, an icon, a table break, a heading. */
@@ -41,6 +48,14 @@ describe("the Assets view's tooltips, built without VS Code", () => {
 			assertInert(assetTooltip(asset(engine), true, hostile, { error: hostile }));
 			assertInert(assetTooltip(asset(engine), false, 'shop', undefined));
 		}
+	});
+
+	it("say of an about a model wrote that a model wrote it, and nothing of a person's", () => {
+		const about = 'The storefront and its checkout';
+		const byModel = assetTooltip(asset('git', { about, about_model_written: true }), false, 'shop', undefined);
+		assert.ok(byModel.includes(`${about} *(${aboutByModel})*`), byModel);
+		const byPerson = assetTooltip(asset('git', { about, about_model_written: false }), false, 'shop', undefined);
+		assert.ok(byPerson.includes(about) && !byPerson.includes(aboutByModel), byPerson);
 	});
 
 	it("show an agent's proposal to retire the asset first, its proposer and reason as text", () => {

@@ -82,7 +82,7 @@ const assetImport = operationCommand(importAsset, {
 const assetShow = operationCommand(showAsset, {
 	params: ({ command, rest }) => ({ id: oneId(rest, command) }),
 	text: (show) =>
-		`${formatAsset(show)}\n  at go: ${formatAtGo(show.at_go)}${show.about ? `\n  about: ${t(show.about)}` : ''}`,
+		`${formatAsset(show)}\n  at go: ${formatAtGo(show.at_go)}${show.about ? `\n  about: ${t(show.about)}${show.about_model_written ? ' (written by a model)' : ''}` : ''}`,
 });
 
 /** `desk asset versions ID` */
