@@ -551,7 +551,7 @@ export const SuggestIndexDidChange = notification<{ project: string } & SuggestI
 /**
  * Client → server: plugs an asset into the card (glossary: Plug). Each refusal names its rule: `launch.badRole`,
  * `launch.secondTarget`, `launch.badTarget`, `launch.foreignRepo`, `launch.referenceOnly`, `launch.notSkill`,
- * `launch.badNode`, `launch.badCopy`, `launch.alreadyPlugged`.
+ * `launch.badNode`, `launch.badCopy`, `launch.alreadyPlugged`, `launch.retired`.
  */
 export const PlugAsset = request<CardView>()(
 	'desk/card/plug',

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AssetRecord } from '../../../server/src/assets/types';
+import { isDeskError } from '../../../server/src/core/errors';
 import { maxSuggested, minSuggestScore, suggestAssets } from '../../../server/src/launch/suggest';
 import { SuggestIndex, suggestIndexFormat } from '../../../server/src/launch/suggestIndex';
 import { NodeSuggestIndexFile } from '../../../server/src/store/suggestIndexFile';
@@ -154,6 +155,31 @@ describe('launch-card suggestions', () => {
 		assert.equal(suggestions[0]!.version, 3);
 	});
 
+	it('never names a retired asset, by id or by a path under its folder, nor one plugged already', async () => {
+		const retired = asset('old-specs', { retired: true, working_dir: '/srv/data/old' });
+		const enclosing = asset('data', { working_dir: '/srv/data' });
+		const plugged = asset('plugged-specs', { working_dir: '/srv/plugged' });
+		const free = asset('free');
+		const ctx = project([
+			[retired, ''],
+			[enclosing, ''],
+			[plugged, ''],
+			[free, ''],
+		]);
+		(ctx.plugged as Set<string>).add(plugged.id);
+		const named = async (ticket: string) =>
+			(await suggestAssets({ ...ctx, ticket })).map((s) => [s.name, s.reason] as const);
+		assert.deepEqual(await named(`Use ${retired.id} v2 and ${free.id}`), [['free', 'named in the ticket']]);
+		assert.deepEqual(await named(`Use ${plugged.id} and ${free.id}`), [['free', 'named in the ticket']]);
+		assert.deepEqual(await named('The CSV is /srv/plugged/input.csv'), [], 'a path under a plugged folder');
+		assert.deepEqual(
+			await named('The CSV is /srv/data/old/input.csv'),
+			[['data', 'named in the ticket']],
+			'a path under a retired folder names the asset around it, which holds the file too',
+		);
+		assert.deepEqual(await named('Read /srv/data/old'), [['data', 'named in the ticket']]);
+	});
+
 	it('offers a skill as instructions, matched on its SKILL.md description, never its body', async () => {
 		const root = tempDir();
 		const desk = await openDesk(path.join(root, 'library'));
@@ -190,6 +216,33 @@ describe('launch-card suggestions', () => {
 			[],
 			'the body is never matched',
 		);
+	});
+});
+
+describe('named assets on a card', () => {
+	it('lists a named asset until it is plugged, never a retired one, and refuses to plug a retired one', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const desk = await openDesk(path.join(root, 'library'));
+		await desk.openWorkspace([{ name: 'shop', path: repo }]);
+		const folder = async (name: string) => {
+			const dir = path.join(root, name);
+			fs.mkdirSync(dir);
+			fs.writeFileSync(path.join(dir, 'notes.md'), `${name} notes\n`);
+			return (await desk.library.importDir({ dir, project: 'shop', main: false })).asset;
+		};
+		const specs = await folder('specs');
+		const old = await folder('old-specs');
+		desk.library.setRetired(old.id, true);
+		const launches = await desk.launches(repo);
+		launches.setTicket(`Compare ${specs.id} with ${old.id} v1 and ${path.join(old.working_dir, 'notes.md')}`);
+		assert.deepEqual(
+			(await launches.suggest()).map((s) => [s.name, s.reason]),
+			[['specs', 'named in the ticket']],
+		);
+		await assert.rejects(launches.plug(old.id, 'reference'), (e) => isDeskError(e, 'launch.retired'));
+		await launches.plug(specs.id, 'reference');
+		assert.deepEqual(await launches.suggest(), [], 'a named asset plugged already is not offered to keep again');
 	});
 });
 
