@@ -227,7 +227,7 @@ export async function benchSuggest(members = 200, filesPerAsset = 40): Promise<S
 
 			// The previous implementation over the same documents.
 			const memberRecords = desk.library.listProjectAssets('bench');
-			const documents = await Promise.all(memberRecords.map((m) => desk.library.matchDocument(m, 'version')));
+			const documents = await Promise.all(memberRecords.map((m) => desk.library.matchDocument(m)));
 			const previous = new PreviousLibrarySearch();
 			started = process.hrtime.bigint();
 			previous.index.addAll(documents);

@@ -186,11 +186,11 @@ export class Library {
 	search(query: string, limit = 20): Promise<SearchHit[]> {
 		return this.searchText.search(query, limit);
 	}
-	matchDocument(asset: AssetRecord, at: 'atGo' | 'version' = 'atGo') {
-		return this.searchText.matchDocument(asset, at);
+	matchDocument(asset: AssetRecord) {
+		return this.searchText.matchDocument(asset);
 	}
-	matchKeys(assets: readonly AssetRecord[]) {
-		return this.searchText.matchKeys(assets);
+	matchKeys(assets: readonly AssetRecord[], options: { reuseWithinMs?: number } = {}) {
+		return this.searchText.matchKeys(assets, options);
 	}
 	skillOf(asset: AssetRecord) {
 		return this.searchText.skillOf(asset);

@@ -30,6 +30,14 @@ import {
  */
 export const firstAnswerBudgetMs = 500;
 
+/**
+ * How long a walk of the members' folders stands for a card asking as its ticket is typed: their
+ * working changes are found by walking them (see Library.matchKeys), which costs a stat of every
+ * file, so a card walks them at most this often. An answer that waits for the complete index walks
+ * them every time.
+ */
+export const folderRecheckMs = 2_000;
+
 export interface GoOptions {
 	/**
 	 * Written in Go's transaction once the launch is known: the runner claims the shared checkout
@@ -76,18 +84,25 @@ export class ProjectLaunches {
 	}
 
 	/**
-	 * Suggestions for the ticket (default: the card's). The index is brought up to date in the
-	 * background; with `budgetMs` the answer comes once it is complete or that time has passed,
-	 * whichever is first, ranked on what is indexed by then (named assets need no index), and says
-	 * how much that was. Without it, the answer waits for the complete index.
+	 * Suggestions for the ticket (default: the card's), each member matched at the version Go would
+	 * freeze. The members' keys are taken (their folders walked, see `folderRecheckMs`) and the index
+	 * brought up to date in the background; with `budgetMs` the answer comes once both are done or
+	 * that time has passed, whichever is first, ranked on what is indexed by then (named assets need
+	 * no index), and says how much that was: a folder still being walked counts as not indexed, and
+	 * the index tells (`onProgress`) when the walk and what it found are done. Without it, the
+	 * answer waits for the complete index.
 	 */
 	async suggestions(ticket?: string, options: { budgetMs?: number } = {}): Promise<SuggestResult> {
 		const card = this.card();
 		const text = ticket ?? card.ticket;
 		const members = this.members();
-		const complete = this.index.refresh(members, await this.library.matchKeys(members), (asset) =>
-			this.library.matchDocument(asset, 'version'),
-		);
+		let walked = false;
+		const complete = this.library
+			.matchKeys(members, { reuseWithinMs: options.budgetMs === undefined ? 0 : folderRecheckMs })
+			.then((keys) => {
+				walked = true;
+				return this.index.refresh(members, keys, (asset) => this.library.matchDocument(asset));
+			});
 		if (options.budgetMs === undefined) {
 			await complete;
 		} else {
@@ -102,7 +117,16 @@ export class ProjectLaunches {
 			plugged: new Set(card.plugs.map((p) => p.id)),
 			index: this.index.index,
 		});
-		return { suggestions, index: this.index.progress() };
+		if (walked) {
+			return { suggestions, index: this.index.progress() };
+		}
+		// The card asks again when told; the walk may find nothing to index, so tell it anyway.
+		void complete.then(
+			() => this.index.reportProgress(),
+			() => undefined,
+		);
+		const walking = new Set(members.filter((m) => m.engine === 'snapshot').map((m) => m.id));
+		return { suggestions, index: this.index.progress(walking) };
 	}
 
 	async plug(

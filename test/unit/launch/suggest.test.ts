@@ -262,7 +262,7 @@ describe('the suggestion index', () => {
 		const read: string[] = [];
 		const documentOf = async (a: AssetRecord) => {
 			read.push(a.name);
-			return desk.library.matchDocument(a, 'version');
+			return desk.library.matchDocument(a);
 		};
 		const keyOf = (assets: readonly AssetRecord[]) => desk.library.matchKeys(assets);
 		const index = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
@@ -293,6 +293,133 @@ describe('the suggestion index', () => {
 	});
 });
 
+describe('suggestions at the version Go would freeze', () => {
+	async function shopWith(folders: Record<string, Record<string, string>>) {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const desk = await openDesk(path.join(root, 'library'));
+		await desk.openWorkspace([{ name: 'shop', path: repo }]);
+		const assets: Record<string, AssetRecord> = {};
+		for (const [name, files] of Object.entries(folders)) {
+			const dir = path.join(root, name);
+			fs.mkdirSync(dir);
+			for (const [file, text] of Object.entries(files)) {
+				fs.writeFileSync(path.join(dir, file), text);
+			}
+			assets[name] = (await desk.library.importDir({ dir, project: 'shop', main: false })).asset;
+		}
+		return { desk, launches: await desk.launches(repo), assets };
+	}
+	const names = (suggestions: ReadonlyArray<{ name: string }>) => suggestions.map((s) => s.name);
+
+	it('reads a folder with working changes as Go would snapshot it, as asset search does', async () => {
+		const { desk, launches, assets } = await shopWith({
+			'field-notes': { 'notes.md': 'originalword\n' },
+			other: { 'other.md': 'unrelated prose\n' },
+		});
+		const folder = assets['field-notes']!;
+		assert.deepEqual(names(await launches.suggest('originalword')), ['field-notes']);
+
+		fs.writeFileSync(path.join(folder.working_dir, 'notes.md'), 'workingword\n');
+		assert.deepEqual(names(await launches.suggest('workingword')), ['field-notes'], 'the working state');
+		assert.deepEqual(await launches.suggest('originalword'), [], 'not the picked version any more');
+		assert.deepEqual(
+			(await desk.library.search('workingword')).map((h) => h.name),
+			['field-notes'],
+			'asset search agrees',
+		);
+		assert.deepEqual(await desk.library.search('originalword'), []);
+
+		fs.writeFileSync(path.join(folder.working_dir, 'notes.md'), 'originalword\n');
+		assert.deepEqual(
+			names(await launches.suggest('originalword')),
+			['field-notes'],
+			'the changes undone: the picked version again',
+		);
+		assert.equal((await desk.library.assetVersions(folder.id)).length, 1, 'nothing was snapshotted');
+	});
+
+	it('matches a skill on its working SKILL.md description, which an unrelated edit does not change', async () => {
+		const { desk, launches, assets } = await shopWith({
+			reviewer: { 'SKILL.md': '---\nname: reviewer\ndescription: Reviews database migrations\n---\nBody.\n' },
+			other: { 'other.md': 'unrelated prose\n' },
+		});
+		const skill = assets.reviewer!;
+		assert.deepEqual(names(await launches.suggest('migrations')), ['reviewer']);
+
+		fs.writeFileSync(
+			path.join(skill.working_dir, 'SKILL.md'),
+			'---\nname: reviewer\ndescription: Audits zeppelin manifests\n---\nBody.\n',
+		);
+		assert.deepEqual(names(await launches.suggest('zeppelin')), ['reviewer'], 'the description Go would load');
+		assert.deepEqual(await launches.suggest('migrations'), []);
+		desk.library.describe(skill.id, 'A reviewer');
+		assert.deepEqual(names(await launches.suggest('zeppelin')), ['reviewer'], 'the same after asset describe');
+		assert.deepEqual(await launches.suggest('migrations'), []);
+	});
+
+	it('answers within its budget while folders are walked, as partial, and tells when the walk is done', async () => {
+		const { desk, launches } = await shopWith({
+			'field-notes': { 'notes.md': 'originalword\n' },
+			other: { 'other.md': 'unrelated prose\n' },
+		});
+		assert.deepEqual(names(await launches.suggest('originalword')), ['field-notes']);
+		const progress: Array<{ indexed: number; total: number }> = [];
+		desk.onSuggestIndexProgress = (_top, p) => progress.push(p);
+		let release: () => void = () => undefined;
+		const matchKeys = desk.library.matchKeys.bind(desk.library);
+		desk.library.matchKeys = async (assets, options) => {
+			await new Promise<void>((resolve) => (release = resolve));
+			return matchKeys(assets, options);
+		};
+		const started = Date.now();
+		const answer = await launches.suggestions('originalword', { budgetMs: 100 });
+		assert.ok(Date.now() - started < 1_000, 'answered within a second');
+		assert.deepEqual(names(answer.suggestions), ['field-notes'], 'from what is indexed');
+		assert.deepEqual(answer.index, { indexed: 1, total: 3 }, 'the two folders being walked are not counted');
+		assert.deepEqual(progress, []);
+		release();
+		while (progress.length === 0) {
+			await new Promise((resolve) => setTimeout(resolve, 5));
+		}
+		assert.deepEqual(progress.at(-1), { indexed: 3, total: 3 }, 'told, though the walk found nothing new');
+	});
+
+	it('checks folders against the stat cache: an unchanged folder is not read again', async () => {
+		const { desk, launches, assets } = await shopWith({
+			'field-notes': { 'notes.md': 'originalword\n' },
+			other: { 'other.md': 'unrelated prose\n' },
+		});
+		await launches.suggest('originalword');
+		const read: string[] = [];
+		const matchDocument = desk.library.matchDocument.bind(desk.library);
+		desk.library.matchDocument = async (asset) => {
+			read.push(asset.name);
+			return matchDocument(asset);
+		};
+		await launches.suggest('originalword');
+		assert.deepEqual(read, [], 'nothing changed: nothing is read');
+		fs.writeFileSync(path.join(assets.other!.working_dir, 'other.md'), 'other prose\n');
+		await launches.suggest('originalword');
+		assert.deepEqual(read, ['other'], 'only the folder that changed');
+	});
+
+	it('keys a folder by a walk, reusing one begun within the time asked for', async () => {
+		const { desk, assets } = await shopWith({ 'field-notes': { 'notes.md': 'originalword\n' } });
+		const folder = assets['field-notes']!;
+		const keyOf = async (reuseWithinMs: number) =>
+			(await desk.library.matchKeys([folder], { reuseWithinMs })).get(folder.id);
+		const before = await keyOf(0);
+		fs.writeFileSync(path.join(folder.working_dir, 'notes.md'), 'workingword\n');
+		assert.equal(await keyOf(60_000), before, 'the walk of a moment ago stands');
+		const after = await keyOf(0);
+		assert.notEqual(after, before, 'a new walk finds the working change');
+		assert.equal(await keyOf(60_000), after);
+		fs.writeFileSync(path.join(folder.working_dir, 'notes.md'), 'originalword\n');
+		assert.equal(await keyOf(0), before, 'the same folder, the same key');
+	});
+});
+
 describe('the suggestion index in the background', () => {
 	it(
 		'answers a card within its budget from what is indexed (named assets always), says how much, and completes in the background',
@@ -316,9 +443,9 @@ describe('the suggestion index in the background', () => {
 			// Reading an asset's text waits until the test lets it go.
 			const held: Array<() => void> = [];
 			const read = desk.library.matchDocument.bind(desk.library);
-			desk.library.matchDocument = async (asset, at) => {
+			desk.library.matchDocument = async (asset) => {
 				await new Promise<void>((resolve) => held.push(resolve));
-				return read(asset, at);
+				return read(asset);
 			};
 			const progress: Array<{ indexed: number; total: number }> = [];
 			desk.onSuggestIndexProgress = (_top, p) => progress.push(p);
