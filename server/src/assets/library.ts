@@ -12,7 +12,7 @@ import { LibraryContext } from './libraryContext';
 import { AssetMetadata, type LaunchedPlug } from './metadata';
 import { Mounts } from './mounts';
 import type { ClientRequestKey, Environment, FolderIdentity, GitReader, LibraryStore, SnapshotFiles } from './ports';
-import { SearchText } from './searchText';
+import { SearchText, type FolderWalk } from './searchText';
 import type { AssetRecord, BranchRewrite, MadeBy, ProjectRecord } from './types';
 import { Versions, type SnapshotOptions, type VersionRange } from './versions';
 
@@ -189,8 +189,8 @@ export class Library {
 	matchDocument(asset: AssetRecord) {
 		return this.searchText.matchDocument(asset);
 	}
-	matchKeys(assets: readonly AssetRecord[], options: { reuseWithinMs?: number } = {}) {
-		return this.searchText.matchKeys(assets, options);
+	matchKeys(assets: readonly AssetRecord[], walk: FolderWalk = 'now') {
+		return this.searchText.matchKeys(assets, walk);
 	}
 	skillOf(asset: AssetRecord) {
 		return this.searchText.skillOf(asset);

@@ -13,12 +13,31 @@ import {
 } from '../search/librarySearch';
 
 /**
+ * Which walk of a snapshot asset's folder its match key comes from (see SearchText.matchKeys):
+ * - `now`: a walk begun now;
+ * - `last`: the last walk that ended, whatever its age (a walk still going, or one begun now, for a
+ *   folder no walk has ended for yet);
+ * - a number of milliseconds: a walk begun within that time (one still going included), else one begun now.
+ */
+export type FolderWalk = 'now' | 'last' | number;
+
+/**
  * The text an asset is matched on (glossary: Suggestion) and the library search over it: names, abouts, the text of
  * files at the version go would freeze, a skill's SKILL.md description.
  */
 export class SearchText {
-	/** When a walk of each snapshot asset's folder for its key last began, and what it found (see matchKeys). */
-	private readonly folderChecks = new Map<string, { folder: string; at: number; state: Promise<string> }>();
+	/**
+	 * The walks of each snapshot asset's folder for its key (see matchKeys): the last that ended, with
+	 * when it began and what it found, and one still going.
+	 */
+	private readonly folderChecks = new Map<
+		string,
+		{
+			folder: string;
+			ended?: { at: number; state: string };
+			walking?: { at: number; state: Promise<string> };
+		}
+	>();
 
 	constructor(
 		private readonly ctx: LibraryContext,
@@ -58,19 +77,20 @@ export class SearchText {
 	 * asset's text, a snapshot asset's picked version or its folder. A folder is checked as AtGo
 	 * checks it, by a walk against the snapshot engine's stat cache (a file is read only when its
 	 * size, times or inode changed), and its key is the manifest of what the walk found: the picked
-	 * version's when the folder has no working changes, the working state's when it has.
-	 * `reuseWithinMs`: a folder checked that recently is not walked again (the key found then stands),
-	 * so that a card asking on every keystroke walks the library's folders at most that often.
+	 * version's when the folder has no working changes, the working state's when it has. `walk` says
+	 * which walk (see FolderWalk).
 	 */
-	async matchKeys(
-		assets: readonly AssetRecord[],
-		options: { reuseWithinMs?: number } = {},
-	): Promise<Map<string, string>> {
+	async matchKeys(assets: readonly AssetRecord[], walk: FolderWalk = 'now'): Promise<Map<string, string>> {
 		const keys = new Map<string, string>();
 		for (const asset of assets) {
 			let source: string;
 			if (asset.engine === 'snapshot') {
-				source = `${asset.picked_version}:${await this.folderState(asset, options.reuseWithinMs ?? 0)}`;
+				const folder = this.folderState(asset, walk);
+				source = `${asset.picked_version}:${await folder.state}`;
+				if (folder.walked) {
+					// A walk runs in synchronous stretches: requests get their turn between folders.
+					await new Promise<void>((resolve) => setImmediate(resolve));
+				}
 			} else if (asset.engine === 'git') {
 				source = (await this.ctx.git.branchTip(asset.working_dir, asset.branch).catch(() => undefined)) ?? '';
 			} else {
@@ -82,22 +102,40 @@ export class SearchText {
 	}
 
 	/**
-	 * The manifest hash of a snapshot asset's folder as a walk finds it now (or why it cannot be
-	 * read), or as a walk that began less than `reuseWithinMs` ago finds it (one still going included).
+	 * The manifest hash of a snapshot asset's folder as the walk `walk` asks for finds it (or why it
+	 * cannot be read), and whether that walk began now.
 	 */
-	private folderState(asset: AssetRecord, reuseWithinMs: number): Promise<string> {
+	private folderState(asset: AssetRecord, walk: FolderWalk): { state: Promise<string>; walked: boolean } {
 		const now = Date.now();
-		const checked = this.folderChecks.get(asset.id);
-		if (checked && checked.folder === asset.working_dir && now - checked.at < reuseWithinMs) {
-			return checked.state;
+		let checks = this.folderChecks.get(asset.id);
+		if (checks?.folder !== asset.working_dir) {
+			checks = { folder: asset.working_dir };
+			this.folderChecks.set(asset.id, checks);
 		}
-		const state = this.ctx.snapshots.scan(asset.id, asset.working_dir, { store: false }).then(
+		if (walk === 'last' && checks.ended) {
+			return { state: Promise.resolve(checks.ended.state), walked: false };
+		}
+		const latest = checks.walking ?? checks.ended;
+		if (latest && (walk === 'last' || (typeof walk === 'number' && now - latest.at < walk))) {
+			return { state: Promise.resolve(latest.state), walked: false };
+		}
+		const found = this.ctx.snapshots.scan(asset.id, asset.working_dir, { store: false }).then(
 			(scan) => scan.manifestHash,
 			// Go would refuse it and its text is empty: the key changes once the folder can be read again.
 			(error: unknown) => `unreadable ${error instanceof DeskError ? error.code : 'error'}`,
 		);
-		this.folderChecks.set(asset.id, { folder: asset.working_dir, at: now, state });
-		return state;
+		const walking = { at: now, state: found };
+		checks.walking = walking;
+		void found.then((state) => {
+			// A walk that began later and ended first has the newer state.
+			if (!checks.ended || checks.ended.at <= walking.at) {
+				checks.ended = { at: walking.at, state };
+			}
+			if (checks.walking === walking) {
+				checks.walking = undefined;
+			}
+		});
+		return { state: found, walked: true };
 	}
 
 	/** The SKILL.md front matter of an asset at the version go would freeze, when it is valid (glossary: Kind). */

@@ -71,8 +71,8 @@ function checkSavedDocument(value: unknown): SavedDocument {
 /**
  * A project's suggestion index (glossary: Suggestion): BM25 over its members, kept in memory and in
  * `<repo>/.desk/suggest-index.json`. It is brought up to date incrementally: a member whose key
- * (name, about, kind, retired, and the version its text comes from) changed since it was indexed is
- * indexed again, a member that left is dropped, and nothing else is read.
+ * (name, about, kind, retired, and what Go would freeze of it: see Library.matchKeys) changed since
+ * it was indexed is indexed again, a member that left is dropped, and nothing else is read.
  *
  * The work happens in the background, never inside a request: `refresh` drops the members that left
  * and returns; the saved file is loaded, then the members that changed are read and indexed one at a

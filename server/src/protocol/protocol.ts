@@ -543,8 +543,9 @@ export const SuggestAssets = request<SuggestResult>()(
 );
 
 /**
- * Server → client: a project's suggestion index grew (at most once a second while it builds) or is
- * complete (`indexed === total`); a card showing suggestions from a partial index asks again.
+ * Server → client: a project's suggestion index grew (at most once a second while it builds), is
+ * complete (`indexed === total`), or took in what a walk of the members' folders found (sent only
+ * when it changed, and once when a card's first walks end); an open card asks again.
  */
 export const SuggestIndexDidChange = notification<{ project: string } & SuggestIndexProgress>()('desk/card/didChange');
 

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import type { FolderWalk } from '../../../server/src/assets/searchText';
 import type { AssetRecord } from '../../../server/src/assets/types';
 import { isDeskError } from '../../../server/src/core/errors';
 import { maxSuggested, minSuggestScore, suggestAssets } from '../../../server/src/launch/suggest';
+import { firstAnswerBudgetMs, folderRecheckMs } from '../../../server/src/launch/projectLaunches';
 import { SuggestIndex, suggestIndexFormat } from '../../../server/src/launch/suggestIndex';
 import { NodeSuggestIndexFile } from '../../../server/src/store/suggestIndexFile';
 import { LibrarySearch, type SearchDocument } from '../../../server/src/search/librarySearch';
@@ -293,6 +295,15 @@ describe('the suggestion index', () => {
 	});
 });
 
+/** Waits for `done` (polled), failing with what it waited for after ten seconds. */
+async function until(done: () => boolean, what: string): Promise<void> {
+	const deadline = Date.now() + 10_000;
+	while (!done()) {
+		assert.ok(Date.now() < deadline, `waited 10 s for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+}
+
 describe('suggestions at the version Go would freeze', () => {
 	async function shopWith(folders: Record<string, Record<string, string>>) {
 		const root = tempDir();
@@ -358,6 +369,31 @@ describe('suggestions at the version Go would freeze', () => {
 		assert.deepEqual(await launches.suggest('migrations'), []);
 	});
 
+	it(
+		"walks a card's folders again in the background after folderRecheckMs, and tells the card when the index took in a change",
+		{ timeout: 30_000 },
+		async () => {
+			const { desk, launches, assets } = await shopWith({
+				'field-notes': { 'notes.md': 'originalword\n' },
+				other: { 'other.md': 'unrelated prose\n' },
+			});
+			const ask = async (ticket: string) =>
+				names((await launches.suggestions(ticket, { budgetMs: firstAnswerBudgetMs })).suggestions);
+			assert.deepEqual(await ask('originalword'), ['field-notes'], 'the first walk is waited for');
+			const progress: Array<{ indexed: number; total: number }> = [];
+			desk.onSuggestIndexProgress = (_top, p) => progress.push(p);
+			fs.writeFileSync(path.join(assets['field-notes']!.working_dir, 'notes.md'), 'workingword\n');
+			assert.deepEqual(await ask('workingword'), [], 'within folderRecheckMs the last walk stands');
+			await new Promise((resolve) => setTimeout(resolve, folderRecheckMs));
+			assert.deepEqual(progress, [], 'nothing told while nothing changed');
+			assert.deepEqual(await ask('workingword'), [], 'answered at once from the last walk');
+			await until(() => progress.length > 0, 'the index to tell of the walk');
+			assert.deepEqual(progress.at(-1), { indexed: 3, total: 3 }, 'the walk in the background found the change');
+			assert.deepEqual(await ask('workingword'), ['field-notes'], 'the card asks again and sees it');
+			assert.deepEqual(await ask('originalword'), []);
+		},
+	);
+
 	it('answers within its budget while folders are walked, as partial, and tells when the walk is done', async () => {
 		const { desk, launches } = await shopWith({
 			'field-notes': { 'notes.md': 'originalword\n' },
@@ -379,9 +415,7 @@ describe('suggestions at the version Go would freeze', () => {
 		assert.deepEqual(answer.index, { indexed: 1, total: 3 }, 'the two folders being walked are not counted');
 		assert.deepEqual(progress, []);
 		release();
-		while (progress.length === 0) {
-			await new Promise((resolve) => setTimeout(resolve, 5));
-		}
+		await until(() => progress.length > 0, 'the index to tell of the walk');
 		assert.deepEqual(progress.at(-1), { indexed: 3, total: 3 }, 'told, though the walk found nothing new');
 	});
 
@@ -404,16 +438,18 @@ describe('suggestions at the version Go would freeze', () => {
 		assert.deepEqual(read, ['other'], 'only the folder that changed');
 	});
 
-	it('keys a folder by a walk, reusing one begun within the time asked for', async () => {
+	it('keys a folder by a walk: one begun now, the last one that ended, or one begun within the time asked for', async () => {
 		const { desk, assets } = await shopWith({ 'field-notes': { 'notes.md': 'originalword\n' } });
 		const folder = assets['field-notes']!;
-		const keyOf = async (reuseWithinMs: number) =>
-			(await desk.library.matchKeys([folder], { reuseWithinMs })).get(folder.id);
-		const before = await keyOf(0);
+		const keyOf = async (walk: FolderWalk) => (await desk.library.matchKeys([folder], walk)).get(folder.id);
+		const before = await keyOf('last');
+		assert.ok(before, 'walked the first time');
 		fs.writeFileSync(path.join(folder.working_dir, 'notes.md'), 'workingword\n');
 		assert.equal(await keyOf(60_000), before, 'the walk of a moment ago stands');
-		const after = await keyOf(0);
+		assert.equal(await keyOf('last'), before);
+		const after = await keyOf('now');
 		assert.notEqual(after, before, 'a new walk finds the working change');
+		assert.equal(await keyOf('last'), after);
 		assert.equal(await keyOf(60_000), after);
 		fs.writeFileSync(path.join(folder.working_dir, 'notes.md'), 'originalword\n');
 		assert.equal(await keyOf(0), before, 'the same folder, the same key');
