@@ -436,4 +436,39 @@ describe('the desk command line over launch cards', () => {
 			'nothing more plugged',
 		);
 	});
+
+	it('suggests a folder changed without a snapshot by the words Go would freeze, as asset search finds it', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const json = <T>(...args: string[]): T => {
+			const result = desk('--store', store, ...args, '--json');
+			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+			return JSON.parse(result.stdout) as T;
+		};
+		json('asset', 'import', '--dir', repo, '--project', 'shop', '--main');
+		const notes = path.join(root, 'field-notes');
+		fs.mkdirSync(notes);
+		fs.writeFileSync(path.join(notes, 'notes.md'), 'originalword\n');
+		const notesAsset = json<{ asset: AssetRecord }>('asset', 'import', '--dir', notes, '--project', 'shop').asset;
+		const suggested = (word: string) =>
+			json<Array<{ asset_id: string }>>('card', 'suggest', '--project', 'shop', '--ticket', word).map(
+				(s) => s.asset_id,
+			);
+		const searched = (word: string) =>
+			json<{ hits: Array<{ id: string }> }>('asset', 'search', word).hits.map((h) => h.id);
+		assert.deepEqual(suggested('originalword'), [notesAsset.id], 'the index holds v1 now');
+
+		fs.writeFileSync(path.join(notes, 'notes.md'), 'workingword\n');
+		assert.deepEqual(searched('workingword'), [notesAsset.id]);
+		assert.deepEqual(suggested('workingword'), [notesAsset.id], 'the card reads the folder as Go would snapshot it');
+		assert.deepEqual(searched('originalword'), []);
+		assert.deepEqual(suggested('originalword'), []);
+		assert.equal(
+			json<{ plugs: unknown[] }>('card', 'show', '--project', 'shop').plugs.length,
+			0,
+			'nothing was snapshotted or plugged',
+		);
+		assert.equal(json<Array<{ version: number }>>('asset', 'versions', notesAsset.id).length, 1);
+	});
 });

@@ -29,8 +29,6 @@ export interface LibraryReads {
 	latestSnapshotVersion(assetId: string): SnapshotVersion | undefined;
 	/** Launch records that plugged the asset (glossary: Used in). */
 	usedIn(assetId: string): UsedIn[];
-	/** The manifest of each snapshot asset's picked version, in one read. */
-	pickedManifests(): Map<string, string>;
 	/** A project's member assets in the order they joined, in one read. */
 	projectAssets(project: string): AssetRecord[];
 	/** The git folder recorded for the git asset of a checkout (the newest one that has one). */

@@ -13,6 +13,7 @@ export interface PlugContext {
 /**
  * The rules of plugging (glossary: Plug), each refusal naming its rule:
  * - a role is reference, target or instructions;
+ * - a retired asset is plugged in no role;
  * - a card has at most one target, a snapshot or git asset, and a git target is the project's own repo;
  * - files and copy apply to a reference only;
  * - instructions need kind skill and a valid SKILL.md;
@@ -26,6 +27,9 @@ export function checkPlug(card: LaunchCard, plug: AssetPlug, context: PlugContex
 			`A plug's role is reference, target or instructions; not ${JSON.stringify(plug.role)}.`,
 			{ role: plug.role },
 		);
+	}
+	if (asset.retired) {
+		throw new DeskError('launch.retired', `${asset.name} is retired; it is plugged into no card.`, { id: plug.id });
 	}
 	if (card.plugs.some((p) => p.id === plug.id)) {
 		throw new DeskError('launch.alreadyPlugged', `${asset.name} is plugged into this card already.`, { id: plug.id });

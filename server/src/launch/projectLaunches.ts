@@ -30,6 +30,14 @@ import {
  */
 export const firstAnswerBudgetMs = 500;
 
+/**
+ * How often a card asking as its ticket is typed has the members' folders walked again for working
+ * changes (see Library.matchKeys): a walk stats every file, so it runs in the background, at most
+ * this often, and what it finds is indexed and reported for the card to ask again. An answer that
+ * waits for the complete index walks them every time.
+ */
+export const folderRecheckMs = 2_000;
+
 export interface GoOptions {
 	/**
 	 * Written in Go's transaction once the launch is known: the runner claims the shared checkout
@@ -76,22 +84,34 @@ export class ProjectLaunches {
 	}
 
 	/**
-	 * Suggestions for the ticket (default: the card's). The index is brought up to date in the
-	 * background; with `budgetMs` the answer comes once it is complete or that time has passed,
-	 * whichever is first, ranked on what is indexed by then (named assets need no index), and says
-	 * how much that was. Without it, the answer waits for the complete index.
+	 * Suggestions for the ticket (default: the card's), each member matched at the version Go would
+	 * freeze. Without `budgetMs` every member's folder is walked now and the answer waits for the
+	 * complete index. With it, each folder is taken as its last walk found it (walked now only when
+	 * none has ended yet) and the answer comes once the index is up to date or that time has passed,
+	 * whichever is first, ranked on what is indexed by then (named assets need no index), saying how
+	 * much that was (a folder whose first walk is still going counts as not indexed). Then folders
+	 * not walked for `folderRecheckMs` are walked in the background; what they find is indexed, and
+	 * the index tells (`onProgress`) when it changed.
 	 */
 	async suggestions(ticket?: string, options: { budgetMs?: number } = {}): Promise<SuggestResult> {
 		const card = this.card();
 		const text = ticket ?? card.ticket;
 		const members = this.members();
-		const complete = this.index.refresh(members, await this.library.matchKeys(members), (asset) =>
-			this.library.matchDocument(asset, 'version'),
-		);
+		let walked = false;
+		const complete = this.library.matchKeys(members, options.budgetMs === undefined ? 'now' : 'last').then((keys) => {
+			walked = true;
+			return this.index.refresh(members, keys, (asset) => this.library.matchDocument(asset));
+		});
 		if (options.budgetMs === undefined) {
 			await complete;
 		} else {
 			await within(complete, options.budgetMs);
+			// A failure (the desk closing under it, say) leaves the folders to the next card's walk.
+			complete
+				.then(() => this.walkFolders())
+				.catch((error: unknown) =>
+					this.logger?.debug(`folders of ${this.project.name} not walked again: ${(error as Error).message}`),
+				);
 		}
 		const suggestions = await suggestAssets({
 			ticket: text,
@@ -102,7 +122,25 @@ export class ProjectLaunches {
 			plugged: new Set(card.plugs.map((p) => p.id)),
 			index: this.index.index,
 		});
-		return { suggestions, index: this.index.progress() };
+		if (walked) {
+			return { suggestions, index: this.index.progress() };
+		}
+		// The card asks again when told; the first walks may find nothing to index, so tell it anyway.
+		complete.then(() => this.index.reportProgress()).catch(() => undefined);
+		const walking = new Set(members.filter((m) => m.engine === 'snapshot').map((m) => m.id));
+		return { suggestions, index: this.index.progress(walking) };
+	}
+
+	/**
+	 * Walks the members' folders not walked for `folderRecheckMs`, and brings the index up to date
+	 * with what the walks found (it reports a change to `onProgress`).
+	 */
+	private async walkFolders(): Promise<void> {
+		await this.library.matchKeys(this.members(), folderRecheckMs);
+		// The members as they are now (a request may have come meanwhile), with the walks just ended.
+		const members = this.members();
+		const keys = await this.library.matchKeys(members, 'last');
+		await this.index.refresh(members, keys, (asset) => this.library.matchDocument(asset));
 	}
 
 	async plug(

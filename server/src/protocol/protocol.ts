@@ -543,15 +543,16 @@ export const SuggestAssets = request<SuggestResult>()(
 );
 
 /**
- * Server → client: a project's suggestion index grew (at most once a second while it builds) or is
- * complete (`indexed === total`); a card showing suggestions from a partial index asks again.
+ * Server → client: a project's suggestion index grew (at most once a second while it builds), is
+ * complete (`indexed === total`), or took in what a walk of the members' folders found (sent only
+ * when it changed, and once when a card's first walks end); an open card asks again.
  */
 export const SuggestIndexDidChange = notification<{ project: string } & SuggestIndexProgress>()('desk/card/didChange');
 
 /**
  * Client → server: plugs an asset into the card (glossary: Plug). Each refusal names its rule: `launch.badRole`,
  * `launch.secondTarget`, `launch.badTarget`, `launch.foreignRepo`, `launch.referenceOnly`, `launch.notSkill`,
- * `launch.badNode`, `launch.badCopy`, `launch.alreadyPlugged`.
+ * `launch.badNode`, `launch.badCopy`, `launch.alreadyPlugged`, `launch.retired`.
  */
 export const PlugAsset = request<CardView>()(
 	'desk/card/plug',

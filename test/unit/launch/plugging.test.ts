@@ -99,6 +99,30 @@ describe('plugging', () => {
 		);
 	});
 
+	it('refuses a retired asset in any role, and so a kept suggestion of one', () => {
+		const retired = { ...folder, retired: true };
+		for (const role of ['reference', 'target'] as const) {
+			assert.throws(
+				() => checkPlug(card, newPlug(retired.id, role), ctx(retired)),
+				(e) => isDeskError(e, 'launch.retired') && /specs is retired/.test(e.message),
+			);
+		}
+		const retiredSkill = { ...skill, retired: true };
+		assert.throws(
+			() => checkPlug(card, newPlug(retiredSkill.id, 'instructions'), ctx(retiredSkill, validSkill)),
+			(e) => isDeskError(e, 'launch.retired'),
+		);
+		assert.throws(
+			() =>
+				launchKeep(
+					card,
+					{ asset_id: retired.id, name: 'specs', role: 'reference', reason: 'named in the ticket', named: true },
+					ctx(retired),
+				),
+			(e) => isDeskError(e, 'launch.retired'),
+		);
+	});
+
 	it('keeps a suggestion as a reference, or as instructions for a skill, and never plugs an asset twice', () => {
 		const kept = launchKeep(
 			card,
