@@ -149,6 +149,65 @@ describe('the desk command line', () => {
 	});
 });
 
+describe('the desk command line over git assets', () => {
+	it('lists symbolic links and submodules as git ls-tree -r does, with their kinds; the file count agrees; cat reads a link as its target and a submodule as its commit', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		fs.writeFileSync(path.join(repo, 'build.sh'), '#!/bin/sh\n', { mode: 0o755 });
+		fs.mkdirSync(path.join(repo, 'docs'));
+		fs.writeFileSync(path.join(repo, 'docs', 'guide.md'), '# Guide\n');
+		fs.symlinkSync('docs/guide.md', path.join(repo, 'README.md'));
+		git(repo, 'add', '-A');
+		git(repo, 'commit', '-q', '-m', 'a script, a guide and a link to it');
+		const pinned = git(repo, 'rev-parse', 'HEAD');
+		git(repo, 'update-index', '--add', '--cacheinfo', `160000,${pinned},vendor/lib`);
+		git(repo, 'commit', '-q', '-m', 'vendor/lib as a submodule');
+		const json = <T>(...args: string[]): T => {
+			const result = desk('--store', store, ...args, '--json');
+			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+			return JSON.parse(result.stdout) as T;
+		};
+		const { asset } = json<{ asset: AssetRecord }>('asset', 'import', '--dir', repo, '--project', 'shop', '--main');
+
+		const lsTree = git(repo, 'ls-tree', '-r', '--name-only', 'HEAD').split('\n');
+		const { files } = json<{ files: Array<{ path: string; kind: string; target?: string; hash: string }> }>(
+			'asset',
+			'files',
+			asset.id,
+		);
+		assert.deepEqual(
+			files.map((f) => f.path),
+			lsTree,
+		);
+		assert.deepEqual(
+			files.map((f) => [f.path, f.kind, f.target]),
+			[
+				['README.md', 'symlink', 'docs/guide.md'],
+				['build.sh', 'executable', undefined],
+				['docs/guide.md', 'file', undefined],
+				['file1.txt', 'file', undefined],
+				['vendor/lib', 'submodule', undefined],
+			],
+		);
+		assert.equal(files.find((f) => f.kind === 'submodule')?.hash, pinned);
+		const [summary] = json<AssetSummary[]>('assets', 'list');
+		assert.equal(summary?.file_count, files.length, "the asset's file count is the listing's");
+
+		const human = desk('--store', store, 'asset', 'files', asset.id);
+		assert.equal(human.code, 0, human.stderr);
+		const lines = human.stdout.split('\n').map((l) => l.trim());
+		assert.ok(lines.includes('-  README.md -> docs/guide.md'), human.stdout);
+		assert.ok(lines.includes(`-  vendor/lib  (submodule @ ${pinned.slice(0, 7)})`), human.stdout);
+
+		assert.equal(desk('--store', store, 'asset', 'cat', asset.id, 'README.md').stdout, 'docs/guide.md');
+		assert.equal(desk('--store', store, 'asset', 'cat', asset.id, 'vendor/lib').stdout, `${pinned}\n`);
+		const folder = desk('--store', store, 'asset', 'cat', asset.id, 'docs');
+		assert.equal(folder.code, 2, 'a folder is not read');
+		assert.match(folder.stderr, /asset\.fileNotFound|is not in/);
+	});
+});
+
 describe('the desk command line over snapshot assets', () => {
 	it('makes a new asset, writes a version, reads it back, diffs, mounts, tags and retires it', () => {
 		const root = tempDir();
