@@ -423,4 +423,64 @@ describe('the desk command line over launch cards', () => {
 		);
 		assert.equal(json<Array<{ role: string }>>('asset', 'used-in', specsAsset.id)[0]?.role, 'reference');
 	});
+
+	it("refuses as git target another repository made the project's main asset, and another work tree of its own, naming both checkouts", () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const shop = makeRepo(path.join(root, 'shop'), { commits: 2 });
+		const billing = makeRepo(path.join(root, 'billing'), { commits: 1 });
+		git(shop, 'worktree', 'add', '-q', path.join(root, 'shop-wt'), '-b', 'side');
+		const json = <T>(...args: string[]): T => {
+			const result = desk('--store', store, ...args, '--json');
+			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+			return JSON.parse(result.stdout) as T;
+		};
+		const own = json<{ asset: AssetRecord }>('asset', 'import', '--dir', shop, '--project', 'shop', '--main').asset;
+		// The project's main asset is now another repository; runs of the project still write shop.
+		const other = json<{ asset: AssetRecord; project: ProjectRecord }>(
+			'asset',
+			'import',
+			'--dir',
+			billing,
+			'--project',
+			'shop',
+			'--main',
+		);
+		assert.deepEqual([other.project.main_asset, other.project.path], [other.asset.id, shop]);
+		const worktree = json<{ asset: AssetRecord }>(
+			'asset',
+			'import',
+			'--dir',
+			path.join(root, 'shop-wt'),
+			'--project',
+			'shop',
+			'--allow-git-dir',
+		).asset;
+		json('card', 'suggest', '--project', 'shop', '--ticket', 'Fix the totals');
+		const plugTarget = (id: string) =>
+			desk('--store', store, 'card', 'plug', '--project', 'shop', '--asset', id, '--role', 'target', '--json');
+
+		const refused = plugTarget(other.asset.id);
+		assert.equal(refused.code, 2, refused.stderr);
+		const error = (JSON.parse(refused.stdout) as { error: { code: string; message: string; data: object } }).error;
+		assert.equal(error.code, 'launch.foreignRepo');
+		assert.deepEqual(error.data, {
+			id: other.asset.id,
+			project: 'shop',
+			checkout: shop,
+			checkout_git_dir: path.join(shop, '.git'),
+			target: billing,
+			target_git_dir: path.join(billing, '.git'),
+		});
+		assert.match(error.message, /another repository/);
+
+		const sibling = plugTarget(worktree.id);
+		assert.equal(sibling.code, 2, sibling.stderr);
+		assert.match(sibling.stdout, /launch\.foreignRepo/);
+		assert.match(sibling.stdout, /another work tree of that repository/);
+
+		assert.deepEqual(json<{ plugs: unknown[] }>('card', 'show', '--project', 'shop').plugs, [], 'nothing was plugged');
+		json('card', 'plug', '--project', 'shop', '--asset', own.id, '--role', 'target');
+		assert.equal(json<{ plugs: Array<{ name: string }> }>('card', 'go', '--project', 'shop').plugs[0]?.name, 'shop');
+	});
 });
