@@ -575,7 +575,8 @@ const runSettings = optional(json({ maxBytes: maxSettingsBytes }));
  * Client → server: Go. Freezes every plug at its AtGo version, records the launch, makes the Intent,
  * Task and Run, and starts carrying the run out with `settings` (unless `execute` is false); the
  * result comes back at once, progress as `desk/runs/didChange` and the end as `desk/runs/didFinish`.
- * Fails with `launch.emptyTicket`, `run.badSettings`, `run.unknownAgent`, `run.checkoutBusy` (another
+ * Fails with `launch.emptyTicket`, `launch.foreignRepo` (the git target is not the checkout the run
+ * writes, checked again before anything is written), `run.badSettings`, `run.unknownAgent`, `run.checkoutBusy` (another
  * run's agent works in the shared checkout, in this process or another), `launch.cardChanged` (another
  * Go launched the card meanwhile), `request.idReused`. With `requestId`, a repeat returns the first
  * launch and starts nothing.
