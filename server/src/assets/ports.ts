@@ -250,7 +250,10 @@ export interface SnapshotFiles {
 	removeInFolder(folder: string, rel: string): void;
 	/** Up to `maxBytes` of a file in a working folder, never through a link; undefined when it cannot be read. */
 	readWorkingFile(folder: string, rel: string, maxBytes: number): Buffer | undefined;
-	/** Lays version `version` out once at `<library>/mounts/<id>/<version>` and returns that path. */
+	/**
+	 * Lays version `version` out read-only at `<library>/mounts/<id>/<version>` and returns that path:
+	 * a mount already there is reused while it matches the manifest, and laid out again when not.
+	 */
 	mount(assetId: string, version: number, manifest: Manifest): string;
 }
 
