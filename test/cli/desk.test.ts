@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AssetRecord, AssetSummary, GitVersion, ProjectRecord } from '../../server/src/assets/types';
-import { git, makeRepo } from '../helpers/gitRepo';
+import { commitAll, commitSubmodule, git, makeRepo } from '../helpers/gitRepo';
 import { openDesk } from '../helpers/deskFixture';
 import { tempDir } from '../helpers/temp';
 import { completeChain } from '../unit/ai/chain';
@@ -158,11 +158,8 @@ describe('the desk command line over git assets', () => {
 		fs.mkdirSync(path.join(repo, 'docs'));
 		fs.writeFileSync(path.join(repo, 'docs', 'guide.md'), '# Guide\n');
 		fs.symlinkSync('docs/guide.md', path.join(repo, 'README.md'));
-		git(repo, 'add', '-A');
-		git(repo, 'commit', '-q', '-m', 'a script, a guide and a link to it');
-		const pinned = git(repo, 'rev-parse', 'HEAD');
-		git(repo, 'update-index', '--add', '--cacheinfo', `160000,${pinned},vendor/lib`);
-		git(repo, 'commit', '-q', '-m', 'vendor/lib as a submodule');
+		const pinned = commitAll(repo, 'a script, a guide and a link to it');
+		commitSubmodule(repo, 'vendor/lib', pinned, 'vendor/lib as a submodule');
 		const json = <T>(...args: string[]): T => {
 			const result = desk('--store', store, ...args, '--json');
 			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);

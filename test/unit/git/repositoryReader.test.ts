@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import type { CommitHistory } from '../../../server/src/assets/ports';
 import { isDeskError } from '../../../server/src/core/errors';
 import { RepositoryReader } from '../../../server/src/git/repositoryReader';
-import { commitFile, git, gitEnv, makeRepo } from '../../helpers/gitRepo';
+import { commitAll, commitFile, commitSubmodule, git, gitEnv, makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
 
 /** `git log --first-parent --reverse` as `oid date subject` lines, what the desk numbers as versions. */
@@ -312,13 +312,9 @@ describe('RepositoryReader: trees, files and diffs', () => {
 		fs.writeFileSync(path.join(repo, 'docs', 'guide.md'), '# Guide\n');
 		fs.symlinkSync('../file1.txt', path.join(repo, 'docs', 'first'));
 		fs.symlinkSync('/etc/passwd', path.join(repo, 'outside'));
-		git(repo, 'add', '-A');
-		git(repo, 'commit', '-q', '-m', 'a script, a folder and two links');
-		const before = git(repo, 'rev-parse', 'HEAD');
-		// A gitlink (mode 160000): the commit a submodule is at; here one of this repository's own.
-		git(repo, 'update-index', '--add', '--cacheinfo', `160000,${before},vendor/lib`);
-		git(repo, 'commit', '-q', '-m', 'a submodule');
-		const commit = git(repo, 'rev-parse', 'HEAD');
+		const before = commitAll(repo, 'a script, a folder and two links');
+		// The submodule is at one of this repository's own commits: any commit id will do.
+		const commit = commitSubmodule(repo, 'vendor/lib', before, 'a submodule');
 
 		const reader = new RepositoryReader();
 		const files = await reader.treeFiles(repo, commit);

@@ -24,7 +24,7 @@ import type { Desk } from '../../../server/src/desk';
 import { sandboxStatus } from '../../../server/src/runs/sandbox';
 import type { RunSettings } from '../../../server/src/runs/settings';
 import { openDesk, recordingLogger } from '../../helpers/deskFixture';
-import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
+import { commitAll, commitFile, commitSubmodule, git, makeRepo } from '../../helpers/gitRepo';
 import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { atExit, tempDir } from '../../helpers/temp';
 
@@ -461,10 +461,7 @@ it('a git reference is laid out read-only with its links as files holding their 
 	fs.writeFileSync(path.join(lib, 'docs', 'guide.md'), '# Guide\n');
 	fs.symlinkSync('docs/guide.md', path.join(lib, 'README.md'));
 	fs.symlinkSync('/etc/hostname', path.join(lib, 'host'));
-	git(lib, 'add', '-A');
-	git(lib, 'commit', '-q', '-m', 'links');
-	git(lib, 'update-index', '--add', '--cacheinfo', `160000,${git(lib, 'rev-parse', 'HEAD')},vendor/sub`);
-	git(lib, 'commit', '-q', '-m', 'a submodule');
+	commitSubmodule(lib, 'vendor/sub', commitAll(lib, 'links'), 'a submodule');
 	const asset = (await desk.library.importDir({ dir: lib, project: 'shop', main: false })).asset;
 	const settings = scriptedAgentSettings({ writes: [{ path: 'notes.md', content: 'n\n' }] });
 	const { run } = await goAndRun(desk, repo, 'Read the lib', settings, [{ id: asset.id, role: 'reference' }]);
