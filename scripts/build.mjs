@@ -36,6 +36,15 @@ const isoGitWriterApart = {
 	},
 };
 
+// The MCP server of `desk mcp` likewise (the SDK and zod are half the command line's size, and build
+// their schemas as they load): the one command that serves MCP loads it.
+const mcpServerApart = {
+	name: 'mcp-server-apart',
+	setup(build) {
+		build.onResolve({ filter: /\/mcp\/server(\.js)?$/ }, () => ({ path: './mcpServer.js', external: true }));
+	},
+};
+
 await Promise.all([
 	esbuild.build({
 		...common,
@@ -54,8 +63,9 @@ await Promise.all([
 		entryPoints: ['server/src/cli/main.ts'],
 		outfile: 'dist/desk.js',
 		banner: { js: '#!/usr/bin/env node' },
-		plugins: [isoGitWriterApart],
+		plugins: [isoGitWriterApart, mcpServerApart],
 	}),
+	esbuild.build({ ...common, entryPoints: ['server/src/mcp/server.ts'], outfile: 'dist/mcpServer.js' }),
 	esbuild.build({ ...common, entryPoints: ['server/src/git/isoGitWriter.ts'], outfile: 'dist/isoGitWriter.js' }),
 	// The desk tools inside a run's sandbox: the stdio MCP proxy and the shell fallback, each over the
 	// run's socket. Bundles of their own: the agent starts them with the desk's Node, next to nothing else.

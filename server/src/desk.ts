@@ -1047,18 +1047,7 @@ export class Desk {
 			}
 			return { source: 'commit', files };
 		}
-		const artifact = patchset.artifact;
-		if (!artifact?.hash || !this.blobs.has(artifact.hash)) {
-			throw new DeskError('ai.badObject', 'This PatchSet has neither a commit nor a stored diff to show.', {
-				patchset: patchsetId,
-			});
-		}
-		const diff = this.blobs.get(artifact.hash);
-		if (!verifyIntegrity(artifact, diff)) {
-			throw new DeskError('blob.corrupt', `The diff of PatchSet ${patchsetId} does not match its recorded hash.`, {
-				patchset: patchsetId,
-			});
-		}
+		const diff = this.storedDiff(patchset, 'neither a commit nor a stored diff');
 		const files = [];
 		for (const filePatch of parseUnifiedDiff(diff.toString('utf8'))) {
 			const before = await read(patchset.commit, filePatch.from);
@@ -1069,6 +1058,47 @@ export class Desk {
 			files.push({ path: filePatch.to || filePatch.from, before, after });
 		}
 		return { source: 'artifact', files };
+	}
+
+	/**
+	 * A run's PatchSet as the unified diff it stored (glossary: PatchSet): a snapshot target's
+	 * `target_diff`, a git target's diff of its trees. `patchsetId` names one of the run's; default
+	 * its latest, the one the gate shows. Fails with `ai.notFound` for a run the project does not
+	 * hold, `run.noPatch` for one without that PatchSet (none: the agent changed no file).
+	 */
+	async patchSetDiff(top: string, runId: string, patchsetId?: string): Promise<{ patchset: PatchSet; diff: Buffer }> {
+		const ai = await this.projectAi(top);
+		const patchsets = ai.runPatchSets(ai.require<Run>(runId, 'run'));
+		const patchset = patchsetId === undefined ? patchsets.at(-1) : patchsets.find((p) => p.object_id === patchsetId);
+		if (!patchset) {
+			throw new DeskError(
+				'run.noPatch',
+				patchsetId === undefined
+					? `Run ${runId} has no PatchSet: its agent changed no file.`
+					: `PatchSet ${patchsetId} is not one of run ${runId}'s.`,
+				{ run: runId, ...(patchsetId === undefined ? {} : { patchset: patchsetId }) },
+			);
+		}
+		return { patchset, diff: this.storedDiff(patchset, 'no stored diff') };
+	}
+
+	/** The unified diff a PatchSet stored in the blob store, checked against its recorded hash. */
+	private storedDiff(patchset: PatchSet, missing: string): Buffer {
+		const artifact = patchset.artifact;
+		if (!artifact?.hash || !this.blobs.has(artifact.hash)) {
+			throw new DeskError('ai.badObject', `This PatchSet has ${missing} to show.`, {
+				patchset: patchset.object_id,
+			});
+		}
+		const diff = this.blobs.get(artifact.hash);
+		if (!verifyIntegrity(artifact, diff)) {
+			throw new DeskError(
+				'blob.corrupt',
+				`The diff of PatchSet ${patchset.object_id} does not match its recorded hash.`,
+				{ patchset: patchset.object_id },
+			);
+		}
+		return diff;
 	}
 
 	/**

@@ -269,6 +269,23 @@ describe('the desk command line over snapshot assets', () => {
 		assert.deepEqual(json('asset', 'used-in', asset.id), []);
 	});
 
+	it("asset show says of an about a model wrote that a model wrote it; a person's describe makes it theirs", async () => {
+		const store = path.join(tempDir(), 'library');
+		const made = desk('--store', store, 'asset', 'import', '--new', 'research', '--json');
+		assert.equal(made.code, 0, made.stderr);
+		const { asset } = JSON.parse(made.stdout) as { asset: AssetRecord };
+		// An agent's asset_describe, as a run's desk tool call makes it.
+		(await openDesk(store)).library.describe(asset.id, 'Notes on rounding', true);
+		assert.match(
+			desk('--store', store, 'asset', 'show', asset.id).stdout,
+			/about: Notes on rounding \(written by a model\)/,
+		);
+		assert.equal(desk('--store', store, 'asset', 'describe', asset.id, 'My rounding notes').code, 0);
+		const shown = desk('--store', store, 'asset', 'show', asset.id).stdout;
+		assert.match(shown, /about: My rounding notes\n/);
+		assert.doesNotMatch(shown, /written by a model/);
+	});
+
 	it('packs the small loose blobs of a library from before packs (store pack), and its files still read', () => {
 		const root = tempDir();
 		const store = path.join(root, 'library');
@@ -479,5 +496,60 @@ describe('the desk command line over launch cards', () => {
 		assert.deepEqual(json<{ plugs: unknown[] }>('card', 'show', '--project', 'shop').plugs, [], 'nothing was plugged');
 		json('card', 'plug', '--project', 'shop', '--asset', own.id, '--role', 'target');
 		assert.equal(json<{ plugs: Array<{ name: string }> }>('card', 'go', '--project', 'shop').plugs[0]?.name, 'shop');
+	});
+
+	it("keeps a suggestion as the card's Keep does: a skill as instructions, a folder as reference; refuses one not suggested", () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const json = <T>(...args: string[]): T => {
+			const result = desk('--store', store, ...args, '--json');
+			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+			return JSON.parse(result.stdout) as T;
+		};
+		json('asset', 'import', '--dir', repo, '--project', 'shop', '--main');
+		const imported = (name: string, file: string, text: string) => {
+			const dir = path.join(root, name);
+			fs.mkdirSync(dir);
+			fs.writeFileSync(path.join(dir, file), text);
+			return json<{ asset: AssetRecord }>('asset', 'import', '--dir', dir, '--project', 'shop').asset;
+		};
+		const specs = imported('invoice-specs', 'rounding.md', 'Invoice rounding rules.\n');
+		const skill = imported(
+			'rounding-skill',
+			'SKILL.md',
+			'---\nname: rounding\ndescription: How to round invoice amounts\n---\nRound half to even.\n',
+		);
+		const unrelated = imported('gardening', 'roses.md', 'Pruning roses in spring.\n');
+		json('card', 'suggest', '--project', 'shop', '--ticket', 'Invoice rounding is off by a cent');
+
+		const kept = desk('--store', store, 'card', 'keep', '--project', 'shop', '--asset', skill.id);
+		assert.equal(kept.code, 0, kept.stderr);
+		assert.equal(kept.stdout.trim(), `kept ${skill.id} as instructions`);
+		const card = json<{ plugs: Array<{ id: string; role: string }> }>(
+			'card',
+			'keep',
+			'--project',
+			'shop',
+			'--asset',
+			specs.id,
+		);
+		assert.deepEqual(
+			card.plugs.map((p) => [p.id, p.role]),
+			[
+				[skill.id, 'instructions'],
+				[specs.id, 'reference'],
+			],
+		);
+		for (const id of [unrelated.id, specs.id]) {
+			const refused = desk('--store', store, 'card', 'keep', '--project', 'shop', '--asset', id, '--json');
+			assert.equal(refused.code, 2, refused.stderr);
+			assert.equal((JSON.parse(refused.stdout) as { error: { code: string } }).error.code, 'launch.notSuggested');
+		}
+		assert.equal(
+			json<{ plugs: unknown[] }>('card', 'show', '--project', 'shop').plugs.length,
+			2,
+			'nothing more plugged',
+		);
 	});
 });

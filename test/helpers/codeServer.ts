@@ -1,6 +1,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type BrowserContext, type Frame, type FrameLocator, type Locator, type Page } from 'playwright-core';
 import { makeRepo } from './gitRepo';
@@ -79,12 +81,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 		...options.env,
 	};
 	const common = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
-	for (const vsix of options.install ?? []) {
-		execFileSync(process.execPath, [entry, ...common, '--install-extension', vsix], {
-			env,
-			stdio: ['ignore', 'ignore', 'inherit'],
-		});
-	}
+	installExtensions(entry, options.install ?? [], extensionsDir, env);
 	const port = await freePort();
 	const log = fs.openSync(path.join(home, 'code-server.log'), 'a');
 	const child: ChildProcess = spawn(
@@ -129,6 +126,66 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 		);
 	}
 	return { url, port, home, userDataDir, extensionsDir, stop };
+}
+
+/**
+ * The .vsix files installed into `extensionsDir`. code-server's own install (a workbench process of its
+ * own, seconds each) runs once per set of .vsix contents; later workbenches get a copy of its folder,
+ * whose extensions.json is rewritten to name the copy.
+ */
+function installExtensions(
+	entry: string,
+	vsixes: readonly string[],
+	extensionsDir: string,
+	env: NodeJS.ProcessEnv,
+): void {
+	if (vsixes.length === 0) {
+		return;
+	}
+	const key = createHash('sha256').update(entry);
+	for (const vsix of vsixes) {
+		key.update('\0').update(fs.readFileSync(vsix));
+	}
+	const cacheRoot = path.join(os.tmpdir(), 'agent-desk-e2e-extensions');
+	const installed = path.join(cacheRoot, key.digest('hex').slice(0, 32));
+	if (!fs.existsSync(path.join(installed, 'extensions.json'))) {
+		fs.mkdirSync(cacheRoot, { recursive: true });
+		const staging = fs.mkdtempSync(path.join(cacheRoot, 'installing-'));
+		const into = path.join(staging, 'extensions');
+		for (const vsix of vsixes) {
+			execFileSync(
+				process.execPath,
+				[
+					entry,
+					'--user-data-dir',
+					path.join(staging, 'user-data'),
+					'--extensions-dir',
+					into,
+					'--install-extension',
+					vsix,
+				],
+				{ env, stdio: ['ignore', 'ignore', 'inherit'] },
+			);
+		}
+		const manifest = path.join(into, 'extensions.json');
+		fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').split(into).join(installed));
+		try {
+			fs.renameSync(into, installed);
+		} catch {
+			// Another test file installed the same set meanwhile: theirs is as good.
+		}
+		fs.rmSync(staging, { recursive: true, force: true });
+		// Each build packages a new .vsix: the installs of builds a day old go.
+		for (const name of fs.readdirSync(cacheRoot)) {
+			const older = path.join(cacheRoot, name);
+			if (older !== installed && Date.now() - fs.statSync(older).mtimeMs > 86_400_000) {
+				fs.rmSync(older, { recursive: true, force: true });
+			}
+		}
+	}
+	fs.cpSync(installed, extensionsDir, { recursive: true });
+	const manifest = path.join(extensionsDir, 'extensions.json');
+	fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').split(installed).join(extensionsDir));
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {

@@ -40,7 +40,7 @@ const annotationsSnapshot: Record<string, { readOnlyHint: boolean; idempotentHin
 	asset_snapshot: { readOnlyHint: false, idempotentHint: true },
 	asset_version: { readOnlyHint: false, idempotentHint: true },
 	asset_describe: { readOnlyHint: false, idempotentHint: true },
-	asset_link: { readOnlyHint: false, idempotentHint: false },
+	asset_link: { readOnlyHint: false, idempotentHint: true },
 	attach: { readOnlyHint: false, idempotentHint: false },
 	propose_asset_retire: { readOnlyHint: false, idempotentHint: true },
 	// The lineage's tools the person has through `desk mcp` (the run's own, reports and branch, need a run).
@@ -340,8 +340,12 @@ describe('desk mcp, with the MCP SDK client', () => {
 		assert.equal(again._meta?.['desk/replayed'], true, 'the second is the first answer again');
 		assert.equal(links(), before + 1, 'one link asset made');
 
-		// Without a key, the same call is another action: a person's agent means it when it repeats it.
-		resultOf(await call('asset_link', { ...args, request_id: undefined }));
+		// Without a key, the same call is another action; but the same link (name, URL, project) asked
+		// for again is the one made the first time (glossary: Asset), and another URL is another link.
+		const unkeyed = await call('asset_link', { ...args, request_id: undefined });
+		assert.equal(resultOf(unkeyed)['id'], resultOf(first)['id']);
+		assert.equal(unkeyed._meta?.['desk/replayed'], undefined, 'answered by the library, not by a receipt');
+		resultOf(await call('asset_link', { ...args, url: 'https://example.com/spec-v2', request_id: undefined }));
 		assert.equal(links(), before + 2);
 
 		const reused = refusalOf(await call('asset_link', { ...args, url: 'https://example.com/other' }));

@@ -89,8 +89,9 @@ export function registerAssetCommands(
 					dir: folders[0].fsPath,
 					...(project ? { project: project.name } : {}),
 				});
+				const skipped = result.skipped ?? [];
 				void showInformationMessage(
-					`Agent Desk: ${result.created ? 'added' : 'already in the library:'} ${result.asset.name} (${result.asset.engine}).`,
+					`Agent Desk: ${result.created ? 'added' : 'already in the library:'} ${result.asset.name} (${result.asset.engine})${skipped.length > 0 ? ` (${notStoredText(skipped)})` : ''}.`,
 				);
 			}),
 		),
@@ -219,12 +220,7 @@ export function registerAssetCommands(
 				);
 				const notes = [
 					// Links, special files, names that are not UTF-8, temp files, the library's own folder: by name.
-					result.skipped.length > 0
-						? `not stored: ${result.skipped
-								.slice(0, 3)
-								.map((s) => `${s.path} (${s.reason})`)
-								.join('; ')}${result.skipped.length > 3 ? ` and ${result.skipped.length - 3} more (see the log)` : ''}`
-						: '',
+					result.skipped.length > 0 ? notStoredText(result.skipped) : '',
 					result.lookalikes.length > 0
 						? `names differing only by case: ${result.lookalikes.map((g) => g.join(' / ')).join('; ')}`
 						: '',
@@ -444,4 +440,13 @@ function nameFromUrl(url: string): string {
 	} catch {
 		return '';
 	}
+}
+
+/** What a folder held that its version does not store, the first three by name (the log has them all). */
+function notStoredText(skipped: ReadonlyArray<{ path: string; reason: string }>): string {
+	const named = skipped
+		.slice(0, 3)
+		.map((s) => `${s.path} (${s.reason})`)
+		.join('; ');
+	return `not stored: ${named}${skipped.length > 3 ? ` and ${skipped.length - 3} more (see the log)` : ''}`;
 }

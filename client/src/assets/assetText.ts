@@ -42,6 +42,9 @@ export function atGoText(atGo: AtGo | { error: string } | undefined): string | u
 	return `go would read v${atGo.version}`;
 }
 
+/** Said of an about a model wrote (glossary: Tags and about): the person may want to read it again. */
+export const aboutByModel = 'about written by a model';
+
 /**
  * The tooltip of an asset's row, as Markdown (theme icons on: `$(warning)` before a problem): `main`
  * when it is the main asset of `project`, `atGo` what Go would read of it, `proposal` an open proposal
@@ -59,7 +62,7 @@ export function assetTooltip(
 		text += `${proposalText(proposal)}\n\n`;
 	}
 	if (asset.about) {
-		text += `${escapeMarkdown(asset.about)}\n\n`;
+		text += `${escapeMarkdown(asset.about)}${asset.about_model_written ? ` *(${aboutByModel})*` : ''}\n\n`;
 	}
 	text += `| | |\n|---|---|\n`;
 	text += `| Id | \`${asset.id}\` |\n| Kind | ${escapeMarkdown(asset.kind || '—')} |\n| Engine | ${asset.engine} |\n`;

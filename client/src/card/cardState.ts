@@ -1,5 +1,11 @@
 import type { CardView, SuggestResult } from '../../../server/src/protocol/protocol';
 import type { CardState } from '../../../webview/src/messages';
+import {
+	defaultSkillsDelivery,
+	instructionsWords,
+	skillsDeliveries,
+	type SkillsDelivery,
+} from '../../../server/src/runs/instructions';
 import { visibleText } from '../common/markdownText';
 
 /* What the launch card's webview is sent, made from the server's answers (no VS Code import). */
@@ -38,12 +44,31 @@ export function cardState(project: string, view: CardView, { suggestions, index 
 	};
 }
 
-/** Which agent Go starts, and where it works, in a few words for the card. */
+/** Which agent Go starts, where it works and how it receives instructions, in a few words for the card. */
 export function runWith(settings: Record<string, unknown>): string {
-	const agents = Array.isArray(settings['agents']) ? (settings['agents'] as Array<{ name?: unknown }>) : [];
+	const agents = Array.isArray(settings['agents'])
+		? (settings['agents'] as Array<{ name?: unknown; format?: unknown; skills?: unknown }>)
+		: [];
 	const agent = (typeof settings['agent'] === 'string' && settings['agent']) || agents[0]?.name;
 	const where = settings['isolation'] === 'worktree' ? 'a worktree of its own' : 'the shared checkout';
-	return typeof agent === 'string'
-		? `Go runs agent ${agent} in ${where}`
-		: 'No agent is configured (setting agentDesk.agents).';
+	if (typeof agent !== 'string') {
+		return 'No agent is configured (setting agentDesk.agents).';
+	}
+	const skills = skillsOf(agents.find((a) => a.name === agent));
+	return `Go runs agent ${agent} in ${where}${skills ? `, instructions ${instructionsWords[skills]}` : ''}`;
+}
+
+/**
+ * How the agent receives instructions plugs, as the server reads its settings: its `skills`, else
+ * the default of its output format; undefined for an agent not configured or a value the server
+ * refuses at Go (run.badSettings).
+ */
+function skillsOf(agent: { format?: unknown; skills?: unknown } | undefined): SkillsDelivery | undefined {
+	if (!agent) {
+		return undefined;
+	}
+	if (agent.skills === undefined) {
+		return defaultSkillsDelivery(typeof agent.format === 'string' ? agent.format : 'text');
+	}
+	return skillsDeliveries.find((s) => s === agent.skills);
 }

@@ -1,4 +1,5 @@
 import type { RunDetail } from '../../../server/src/protocol/protocol';
+import { instructionsWords, skillsDeliveries } from '../../../server/src/runs/instructions';
 import { escapeHtml } from '../common/html';
 import { visibleLines } from '../common/markdownText';
 import { lineagePageCommands, lineagePageStyle } from '../lineage/lineagePage';
@@ -22,6 +23,12 @@ function table(headers: string[], rows: Array<Array<string | number | undefined>
 	return `<table${className ? ` class="${className}"` : ''}><thead><tr>${headers.map((h) => `<th>${html(h)}</th>`).join('')}</tr></thead><tbody>${rows
 		.map((row) => `<tr>${row.map((cell) => `<td>${html(cell)}</td>`).join('')}</tr>`)
 		.join('')}</tbody></table>`;
+}
+
+/** How the run's agent received its instructions plugs (its `desk.skills` tag); unknown for a run from before it was recorded. */
+function instructionsText(skills: string | undefined): string | undefined {
+	const known = skillsDeliveries.find((s) => s === skills);
+	return known && instructionsWords[known];
 }
 
 /** A two-column table of what is known; rows without a value are left out. */
@@ -75,6 +82,7 @@ export function renderRunBody(d: RunDetail, actions = '', lineage = ''): string 
 					? `${d.run.tags['desk.agent']} in ${d.run.tags['desk.isolation'] === 'shared' ? 'the shared checkout' : d.run.tags['desk.isolation'] === 'worktree' ? 'a worktree of its own' : 'a folder of its own'}`
 					: undefined,
 			],
+			['Instructions', instructionsText(d.run.tags['desk.skills'])],
 			['Sandbox', d.run.tags['desk.sandbox']],
 			[
 				'Environment',

@@ -2,7 +2,7 @@ import { DeskError } from '../core/errors';
 import { maxNoteTextBytes } from '../core/inputLimits';
 import type { GitDirLocation } from '../git/gitDir';
 import type { LibraryContext } from './libraryContext';
-import type { ClientRequestKey, FolderIdentity, LibraryWrites } from './ports';
+import type { ClientRequestKey, FolderIdentity, LibraryReads, LibraryWrites } from './ports';
 import { parseSkillFile } from './skill';
 import type { AssetRecord, MadeBy, Manifest, ProjectRecord } from './types';
 import { versionOf } from './versions';
@@ -28,6 +28,8 @@ export interface ImportResult {
 	created: boolean;
 	/** The project it joined, when one was named. */
 	project?: ProjectRecord;
+	/** A folder adopted now: what it held that its first version does not (links, special files, …), by name. */
+	skipped?: Array<{ path: string; reason: string }>;
 }
 
 export interface WorkspaceFolder {
@@ -97,13 +99,14 @@ export class Adoption {
 		const top = await this.ctx.git.findTop(info.real);
 		if (top !== info.real) {
 			// Not a repository's top: the folder becomes a snapshot asset (glossary: Adopt).
-			const { asset, created } = await this.adoptFolder(
+			const { asset, created, skipped } = await this.adoptFolder(
 				info.real,
 				request.madeBy ?? 'conductor',
 				request.createdBy,
 				request.folderIs,
 			);
-			return { asset, created, project: this.joinProject(asset, request.project, request.main, '') };
+			const project = this.joinProject(asset, request.project, request.main, '');
+			return { asset, created, project, ...(skipped.length > 0 ? { skipped } : {}) };
 		}
 		const { asset, created } = await this.adoptRepo(top, request.createdBy ?? 'adopted', {
 			allowGitDir: request.allowGitDir,
@@ -172,10 +175,10 @@ export class Adoption {
 		madeBy: MadeBy,
 		createdBy: string = madeBy,
 		folderIs?: FolderIdentity,
-	): Promise<{ asset: AssetRecord; created: boolean }> {
+	): Promise<{ asset: AssetRecord; created: boolean; skipped: Array<{ path: string; reason: string }> }> {
 		const existing = this.ctx.store.listAssets().find((a) => a.engine === 'snapshot' && a.working_dir === folder);
 		if (existing) {
-			return { asset: existing, created: false };
+			return { asset: existing, created: false, skipped: [] };
 		}
 		const id = this.ctx.env.newAssetId();
 		const scan = await this.ctx.snapshots.scan(id, folder, { store: true, ...(folderIs ? { folderIs } : {}) });
@@ -211,10 +214,10 @@ export class Adoption {
 			return undefined;
 		});
 		if (raced) {
-			return { asset: raced, created: false };
+			return { asset: raced, created: false, skipped: [] };
 		}
 		this.ctx.logger.info(`asset imported: ${id} ${asset.name} ${folder} (${madeBy})`);
-		return { asset, created: true };
+		return { asset, created: true, skipped: scan.skipped };
 	}
 
 	/** asset_link: a link asset (engine none) with a URL. */
@@ -241,8 +244,7 @@ export class Adoption {
 			derived_from: source?.id ?? '',
 			derived_from_version: source?.picked_version ?? 0,
 		};
-		this.insertJoined(asset, request.project, request.clientRequest);
-		return asset;
+		return this.insertJoined(asset, request.project, request.clientRequest);
 	}
 
 	/** A notes asset (engine none) holding text. */
@@ -257,20 +259,28 @@ export class Adoption {
 			kind: 'notes',
 			notes: request.text,
 		};
-		this.insertJoined(asset, request.project, request.clientRequest);
-		return asset;
+		return this.insertJoined(asset, request.project, request.clientRequest);
 	}
 
-	/** A new asset, its project membership and the answer to the client's request, in one write. */
+	/**
+	 * A new link or note, its project membership and the answer to the client's request, in one
+	 * write; or, when the same one is there already, that one (glossary: Asset, a link or a note made
+	 * twice), nothing written but the answer.
+	 */
 	private insertJoined(
 		asset: AssetRecord,
 		project: string | undefined,
 		clientRequest: ClientRequestKey | undefined,
-	): void {
-		this.ctx.store.batch((writes) => {
-			writes.insertAsset(asset);
-			this.joinProjectIn(writes, asset, project, false, '');
-			writes.answer(clientRequest, asset, asset.created_at);
+	): AssetRecord {
+		return this.ctx.store.batch((writes) => {
+			// Looked for inside the write: the same request from another window may have made it a moment ago.
+			const made = sameLinkOrNote(writes, asset, project) ?? asset;
+			if (made === asset) {
+				writes.insertAsset(asset);
+				this.joinProjectIn(writes, asset, project, false, '');
+			}
+			writes.answer(clientRequest, made, asset.created_at);
+			return made;
 		});
 	}
 
@@ -435,11 +445,31 @@ export class Adoption {
 			return undefined;
 		}
 		const project = writes.getProject(projectName) ?? this.createProject(writes, projectName, main ? path : '');
+		if (main && path !== '' && project.path === '') {
+			this.tieProjectToRepository(writes, project, path);
+		}
 		writes.addProjectAsset(project.name, asset.id, this.ctx.now());
 		if (main) {
 			writes.setMainAsset(project.name, asset.id);
 		}
 		return writes.getProject(project.name)!;
+	}
+
+	/**
+	 * A repository made the main asset of a project made without one gives the project its repository,
+	 * as a project created by that import would have: runs, the card and the editor find a project by
+	 * it. (A project that has a repository keeps it; Go checks that a git target is that repository.)
+	 */
+	private tieProjectToRepository(writes: LibraryWrites, project: ProjectRecord, top: string): void {
+		const holder = writes.getProjectByPath(top);
+		if (holder !== undefined) {
+			throw new DeskError(
+				'project.repositoryTaken',
+				`The repository ${top} is project ${holder.name}'s; a repository belongs to one project.`,
+				{ project: project.name, holder: holder.name, dir: top },
+			);
+		}
+		writes.setProjectPath(project.name, top);
 	}
 
 	private readSkill(manifest: Manifest): { name: string; description: string } | undefined {
@@ -462,6 +492,34 @@ export class Adoption {
 		}
 		return name;
 	}
+}
+
+/**
+ * The link or note a second identical request would make again (glossary: Asset): of the same kind,
+ * name and URL or text, in the same project (or, for one made in no project, in none), not retired.
+ * Another URL or text under the same name is another asset, as names are not unique.
+ */
+function sameLinkOrNote(
+	reads: LibraryReads,
+	wanted: AssetRecord,
+	project: string | undefined,
+): AssetRecord | undefined {
+	let candidates: AssetRecord[];
+	if (project === undefined) {
+		const joined = new Set(reads.memberships().map((m) => m.asset_id));
+		candidates = reads.listAssets().filter((a) => !joined.has(a.id));
+	} else {
+		candidates = reads.projectAssets(project);
+	}
+	return candidates.find(
+		(a) =>
+			!a.retired &&
+			a.engine === 'none' &&
+			a.kind === wanted.kind &&
+			a.name === wanted.name &&
+			a.url === wanted.url &&
+			a.notes === wanted.notes,
+	);
 }
 
 /** An asset record with nothing said about it yet: no engine, no version picked, no folder, URL, tags or checks. */

@@ -48,7 +48,12 @@ export class AssetMetadata {
 		return this.ctx.getAsset(asset.id);
 	}
 
-	/** asset_describe (glossary: Tags and about): the one-line about. */
+	/**
+	 * asset_describe (glossary: Tags and about): the one-line about. `modelWritten` when a model wrote
+	 * it (an agent's desk tool call): it is taken and marked `about_model_written` while the about is
+	 * empty or a model's, and refused with `asset.aboutByPerson` over an about a person wrote, since
+	 * the person's own text wins. A person's text replaces any and clears the mark.
+	 */
 	describe(id: string, about: string, modelWritten = false): AssetRecord {
 		const asset = this.ctx.getAsset(id);
 		const line = about.replace(/\s+/g, ' ').trim();
@@ -59,8 +64,24 @@ export class AssetMetadata {
 				{ length: line.length },
 			);
 		}
-		this.ctx.store.batch((writes) => writes.updateAsset(asset.id, { about: line, about_model_written: modelWritten }));
-		return this.ctx.getAsset(asset.id);
+		return this.ctx.store.batch((writes) => {
+			// Read in the write: the person may have written it a moment ago, in another window.
+			const current = writes.getAsset(asset.id) ?? asset;
+			const persons = current.about !== '' && !current.about_model_written;
+			if (modelWritten && persons) {
+				if (current.about === line) {
+					// The person's words already: they stay theirs.
+					return current;
+				}
+				throw new DeskError(
+					'asset.aboutByPerson',
+					`The about of ${current.name} was written by a person; a model's text does not replace it.`,
+					{ id: current.id },
+				);
+			}
+			writes.updateAsset(current.id, { about: line, about_model_written: modelWritten && line !== '' });
+			return writes.getAsset(current.id)!;
+		});
 	}
 
 	/** Retire / unretire (glossary: Retired): out of the lists and suggestions, never deleted. */

@@ -66,6 +66,8 @@ export interface LibraryWrites extends LibraryReads {
 	insertLaunchPlug(plug: UsedIn & { asset_id: string }): void;
 	insertProject(project: ProjectRecord): void;
 	setMainAsset(project: string, assetId: string): void;
+	/** Ties a project made without a repository to the repository whose top is `path`. */
+	setProjectPath(project: string, path: string): void;
 	/** Adds the asset to the project; a no-op when it is there already. */
 	addProjectAsset(project: string, assetId: string, addedAt: string): void;
 	/** Records the first observation of `commit` as the checkout's head; later ones change nothing. Returns whether it was new. */

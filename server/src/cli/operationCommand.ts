@@ -6,7 +6,7 @@
  * text.
  */
 import type { AnyOperation } from '../operations';
-import { personIdentity } from '../operations/identity';
+import { personIdentityWhenAsked } from '../operations/identity';
 import { invokeOperation, noEvents, type Operation } from '../operations/operation';
 import { requestIdPattern } from '../store/clientRequests';
 import { UsageError } from './args';
@@ -78,7 +78,7 @@ export async function invokeFromCommandLine<P, R>(
 		op,
 		{
 			desk: await context.open(),
-			actor: { kind: 'cli', person: await personIdentity() },
+			actor: { kind: 'cli', person: personIdentityWhenAsked() },
 			events: noEvents,
 			signal: new AbortController().signal,
 			...(requestId === undefined ? {} : { requestId }),

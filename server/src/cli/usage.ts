@@ -50,6 +50,8 @@ Launch cards (of --project NAME, else the repository at --repo PATH or the curre
   card show                                       the draft card
   card suggest [--ticket TEXT | --ticket-file F]  suggestions for the ticket (saved as the card's)
   card plug --asset ID --role reference|target|instructions [--nodes a,b] [--files GLOB]... [--copy FROM=TO]...
+  card keep --asset ID                            keep a suggestion: plug it as the card's Keep does (a skill as
+                                                  instructions, the rest as reference)
   card unplug --asset ID
   card go [--request-id ID]                       freeze every plug, record the launch, make the run
 
@@ -57,6 +59,8 @@ Runs carried out (of --project NAME, else the repository at --repo PATH or the c
   run go [PROJECT] [--settings FILE] [--agent NAME] [--isolation shared|worktree] [--request-id ID]
                                                   Go, then carry the run out here to the gate
   run status ID                                   the run, its PatchSets, evidence and decision
+  run diff ID [--patchset ID]                     its PatchSet (the latest unless named) as a unified diff: a snapshot
+                                                  target's target_diff, a git target's diff
   run cancel ID [--reason TEXT]                   stop the agent's process group; the run fails
   run decide ID --decision commit|retry|abandon|checkpoint|rollback [--patchset ID] [--rationale TEXT] [--settings FILE]
                                                   the gate: commit lands the change; retry runs again here;

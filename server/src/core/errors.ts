@@ -57,6 +57,8 @@ export type DeskErrorCode =
 	| 'asset.badChecks'
 	| 'asset.badName'
 	| 'asset.badUrl'
+	// A model's about over one a person wrote (glossary: Tags and about): the person's own text wins.
+	| 'asset.aboutByPerson'
 	// A proposal to retire an asset that is retired already; a proposal the person cannot answer (unknown, answered).
 	| 'asset.retired'
 	| 'proposal.notFound'
@@ -78,6 +80,8 @@ export type DeskErrorCode =
 	| 'launch.badNode'
 	| 'launch.badCopy'
 	| 'launch.alreadyPlugged'
+	// Keep (glossary: Suggestion) of an asset the card's ticket does not suggest.
+	| 'launch.notSuggested'
 	| 'launch.emptyTicket'
 	| 'launch.notPlugged'
 	| 'import.badArgs'
@@ -112,6 +116,8 @@ export type DeskErrorCode =
 	| 'attachment.badName'
 	| 'attachment.changed'
 	| 'project.notFound'
+	// A repository made the main asset of a second project.
+	| 'project.repositoryTaken'
 	| 'desk.notReady'
 	// Package idem (issue 12, requests that run twice): a card another Go launched or that changed
 	// while Go ran, a client request id sent again with other params, and one that is not an id.

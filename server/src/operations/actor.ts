@@ -73,6 +73,15 @@ export function madeByOf(actor: Actor): Extract<MadeBy, 'user' | 'conductor'> {
 	return actor.kind === 'editor' ? 'user' : 'conductor';
 }
 
+/**
+ * Whether what the actor writes is a model's words, an about marked `about_model_written` (glossary:
+ * Tags and about): an agent inside a run, or the person's own agent calling the desk tools through
+ * `desk mcp`. The person's own words come from the editor and from `desk` itself.
+ */
+export function writesForModel(actor: Actor): boolean {
+	return actor.kind === 'agent' || (actor.kind === 'cli' && actor.via === 'mcp');
+}
+
 /** The actor as the AI object model records it (a Decision's `created_by`, say). */
 export function actorRefOf(actor: Actor): ActorRef {
 	switch (actor.kind) {

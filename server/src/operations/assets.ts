@@ -35,7 +35,7 @@ import {
 } from '../protocol/protocol';
 import { answerOnce, clientRequest, markReplayed, type ClientRequest } from '../store/clientRequests';
 import { withFileAt, type OpenedFile } from '../store/confinedDir';
-import { actorLabel, madeByOf } from './actor';
+import { actorLabel, madeByOf, writesForModel, type Actor } from './actor';
 import { operation, type Operation, type OperationCall, type RunningCall } from './operation';
 import { folderInRun, placeInRun, withFileInRun, type RunPathUse } from './runPaths';
 
@@ -184,7 +184,7 @@ export const searchAssets = operation({
  */
 function assetEdit<P extends { id: string }>(
 	definition: Omit<Operation<P, AssetRecord>, 'run' | 'mutates' | 'idempotent' | 'destructive'> & {
-		edit(library: Library, params: P): AssetRecord;
+		edit(library: Library, params: P, actor: Actor): AssetRecord;
 	},
 ): Operation<P, AssetRecord> {
 	const { edit, ...rest } = definition;
@@ -199,7 +199,7 @@ function assetEdit<P extends { id: string }>(
 			// Setting the same again changes nothing, so the answer is recorded after the edit's own write:
 			// a desk stopped between the two makes the same edit again on the repeat, which is no second effect.
 			const { result, replayed } = await answerOnce(call.desk.libraryRequests, call.request, async () => {
-				const asset = edit(call.desk.library, params);
+				const asset = edit(call.desk.library, params, call.actor);
 				call.desk.answerLibraryRequest(call.request, asset);
 				return asset;
 			});
@@ -479,10 +479,11 @@ export const describeAsset = assetEdit({
 			tool: 'asset_describe',
 			title: 'Describe an asset',
 			description:
-				'Replace the `about` text of an asset of this project: what it is and when to use it, in at most 2000 characters. Search matches it. Returns the asset.',
+				"Set the `about` text of an asset of this project: what it is and when to use it, one line of at most 500 characters. Search matches it. Yours is marked as written by a model (`about_model_written`); it replaces an empty about or another model's, never one a person wrote (refused with `asset.aboutByPerson`). Returns the asset.",
 		},
 	},
-	edit: (library, { id, about }) => library.describe(id, about),
+	// Marked as a model's when a model calls it; a person's about is not a model's to replace (metadata.ts).
+	edit: (library, { id, about }, actor) => library.describe(id, about, writesForModel(actor)),
 });
 
 export const addLink = operation({
@@ -491,7 +492,8 @@ export const addLink = operation({
 	params: AddLink.params,
 	callers: ['editor', 'cli', 'agent'],
 	mutates: true,
-	idempotent: false,
+	// The same link (name, URL, project) asked for again is the first one (adoption.ts).
+	idempotent: true,
 	surfaces: {
 		rpc: AddLink,
 		cli: 'asset link',
@@ -499,7 +501,7 @@ export const addLink = operation({
 			tool: 'asset_link',
 			title: 'Add a link asset',
 			description:
-				'Add a link asset (an http, https, file or mailto URL with a name) to this project, for a source worth keeping. `from` names the asset of this project the link was found in (recorded as where it was derived from). Returns the new asset.',
+				'Add a link asset (an http, https, file or mailto URL with a name) to this project, for a source worth keeping. `from` names the asset of this project the link was found in (recorded as where it was derived from). Returns the new asset; a link of the same name and URL the project has already is returned instead of a second one.',
 			boundByRun: ['project'],
 		},
 	},
@@ -670,7 +672,8 @@ export const addNote = operation({
 	params: AddNote.params,
 	callers: ['editor', 'cli'],
 	mutates: true,
-	idempotent: false,
+	// The same note (name, text, project) asked for again is the first one (adoption.ts).
+	idempotent: true,
 	surfaces: { rpc: AddNote, cli: 'asset note' },
 	run: (call, { name, text, project }) =>
 		newAssetOnce(call, (made) => call.desk.library.addNote({ name, text, project, ...made })),

@@ -10,7 +10,7 @@ import { DeskError } from '../core/errors';
 import { projectDataFolder, type Desk } from '../desk';
 import { RepositoryReader } from '../git/repositoryReader';
 import { CancelRun, DecideRun, ListRuns, PatchSetFiles, ShowRun } from '../protocol/protocol';
-import { object, string } from '../protocol/schema';
+import { object, optional, string } from '../protocol/schema';
 import { runDetail, runsOverview } from '../runs/runViews';
 import { parseRunSettings } from '../runs/settings';
 import { answerOnce, markReplayed, wasReplayed } from '../store/clientRequests';
@@ -104,6 +104,35 @@ export const runStatus = operation({
 		const top = projectTop(call.desk, project);
 		await call.desk.runs(top);
 		return runDetail(await call.desk.projectAi(top), id);
+	},
+});
+
+/**
+ * `desk run diff`: a run's PatchSet as the unified diff it stored (glossary: PatchSet), the latest
+ * unless one is named: a snapshot target's `target_diff`, a git target's diff. Base64, as a file's
+ * bytes are: a diff holds what the agent wrote, in any encoding.
+ */
+export const runDiff = operation({
+	name: 'run.diff',
+	summary: "Print a run's PatchSet (the latest unless named) as a unified diff.",
+	params: object({
+		project: string({ minLength: 1, maxLength: 1024 }),
+		id: string({ minLength: 1, maxLength: 64 }),
+		patchset: optional(string({ minLength: 1, maxLength: 64 })),
+	}),
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { cli: 'run diff' },
+	async run(call, { project, id, patchset }) {
+		const { patchset: shown, diff } = await call.desk.patchSetDiff(projectTop(call.desk, project), id, patchset);
+		return {
+			run: id,
+			patchset: shown.object_id,
+			format: shown.format,
+			size: diff.length,
+			base64: diff.toString('base64'),
+		};
 	},
 });
 
@@ -240,4 +269,4 @@ export const decideRun = operation({
 });
 
 /** The runs' operations, in the table's order. */
-export const runOperations = [listRuns, showRun, runStatus, patchSetFiles, cancelRun, decideRun];
+export const runOperations = [listRuns, showRun, runStatus, runDiff, patchSetFiles, cancelRun, decideRun];

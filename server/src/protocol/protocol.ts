@@ -272,6 +272,8 @@ export interface ImportResultJson {
 	asset: AssetRecord;
 	created: boolean;
 	project?: ProjectRecord;
+	/** A folder adopted now: what it held that its first version does not store (links, special files, …), as a snapshot reports it. */
+	skipped?: Array<{ path: string; reason: string }>;
 }
 
 /**
@@ -372,7 +374,10 @@ export const SetTags = request<AssetRecord>()(
 	object({ id: assetId, tags: array(string({ maxLength: 200 }), { maxItems: 64 }) }),
 );
 
-/** Client → server: asset_describe (glossary: Tags and about). */
+/**
+ * Client → server: asset_describe (glossary: Tags and about). The editor's is the person's text: it
+ * replaces any about and clears `about_model_written`.
+ */
 export const DescribeAsset = request<AssetRecord>()(
 	'desk/assets/describe',
 	object({ id: assetId, about: string({ maxLength: 2000 }) }),
@@ -411,7 +416,8 @@ export const SetChecks = request<AssetRecord>()('desk/assets/setChecks', object(
 
 /**
  * Client → server: asset_link, a link asset in `project` when given, made from the asset `from`
- * when named (its `derived_from`). Fails with `asset.badUrl`, `asset.notFound`.
+ * when named (its `derived_from`); the same name and URL in the same project again answers the
+ * link made the first time. Fails with `asset.badUrl`, `asset.notFound`.
  */
 export const AddLink = request<AssetRecord>()(
 	'desk/assets/addLink',
@@ -424,7 +430,7 @@ export const AddLink = request<AssetRecord>()(
 	}),
 );
 
-/** Client → server: a notes asset in `project` when given. */
+/** Client → server: a notes asset in `project` when given; the same name and text there again answers the note made the first time. */
 export const AddNote = request<AssetRecord>()(
 	'desk/assets/addNote',
 	object({

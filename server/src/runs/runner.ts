@@ -269,6 +269,8 @@ export class RunExecutor {
 			'desk.agent': agent.name,
 			// Whether its agent was given the desk tools: a branch of it gets none if not (glossary: Lineage).
 			'desk.mcp': agent.mcp,
+			// How its agent received the instructions plugs (instructions.ts), shown on the run page.
+			'desk.skills': agent.skills,
 			'desk.isolation': placement.isolation,
 			'desk.sandbox': placement.isolation_note,
 		};
@@ -483,7 +485,7 @@ export class RunExecutor {
 							version: placement.target_version!,
 						},
 			references: started.references.filter((r) => reaches(r.plugNodes, node, record)).map((r) => r.prompt),
-			skills: started.skills.filter((s) => reaches(s.plugNodes, node, record)).map((s) => s.prompt),
+			skills: started.skills.filter((s) => s.given && reaches(s.plugNodes, node, record)).map((s) => s.prompt),
 			outbox: started.outbox,
 			...(progress.steps ? { plan: progress.steps } : {}),
 			...(failure ? { failure } : {}),
@@ -786,7 +788,7 @@ function intentAnalysis(record: LaunchRecord): string {
 async function contextItems(
 	record: LaunchRecord,
 	references: Array<{ prompt: PromptReference; asset: RunReference['asset']; blob: string }>,
-	skills: Array<{ prompt: PromptSkill }>,
+	skills: Array<{ prompt: PromptSkill; given: boolean }>,
 	keep: RunnerPorts['keepContext'],
 ): Promise<ContextItem[]> {
 	const blobOf = async (text: string): Promise<string> => {
@@ -822,7 +824,10 @@ async function contextItems(
 		items.push({
 			kind: 'snippet',
 			path: skill.prompt.installedAt ?? `skill ${skill.prompt.name}`,
-			preview: cutGraphemes(`${skill.prompt.name}: ${skill.prompt.description}`, 200),
+			preview: cutGraphemes(
+				`${skill.given ? '' : '(not given: the agent takes no instructions) '}${skill.prompt.name}: ${skill.prompt.description}`,
+				200,
+			),
 		});
 	}
 	const target = record.plugs.find((p) => p.role === 'target');

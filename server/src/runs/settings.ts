@@ -3,6 +3,7 @@ import { validateChecks } from '../assets/checks';
 import { agentOutputFormats, type AgentOutputFormat } from '../agents/events';
 import type { AssetCheck } from '../assets/types';
 import { defaultLineageLimits, type LineageLimits } from '../lineage/types';
+import { defaultSkillsDelivery, skillsDeliveries, type SkillsDelivery } from './instructions';
 
 /**
  * An agent is a configured command (setting `desk.agents`). The prompt reaches it on standard input,
@@ -17,8 +18,11 @@ export interface AgentSettings {
 	/** Of those, the ones that are secrets: scrubbed from what the run stores. */
 	secretEnv: string[];
 	format: AgentOutputFormat;
-	/** Skills installed as `.claude/skills/<name>/SKILL.md` (Claude Code) or inlined in the prompt. */
-	skills: 'claude' | 'inline';
+	/**
+	 * How instructions plugs reach it (instructions.ts): installed as `.claude/skills/<name>/SKILL.md`
+	 * (Claude Code), inlined in the prompt, or not given (`none`: the run records them as not given).
+	 */
+	skills: SkillsDelivery;
 	/** May the agent reach the network inside the sandbox? */
 	network: boolean;
 	/**
@@ -294,9 +298,9 @@ function parseAgent(value: unknown, where: string): AgentSettings {
 			`${where}.format`,
 		);
 	}
-	const skills = input.skills ?? (format === 'claude-stream-json' ? 'claude' : 'inline');
-	if (skills !== 'claude' && skills !== 'inline') {
-		throw bad(`${where}.skills is "claude" or "inline", not ${JSON.stringify(skills)}.`, `${where}.skills`);
+	const skills = input.skills ?? defaultSkillsDelivery(format as string);
+	if (!skillsDeliveries.includes(skills as SkillsDelivery)) {
+		throw bad(`${where}.skills is "claude", "inline" or "none", not ${JSON.stringify(skills)}.`, `${where}.skills`);
 	}
 	const name = string(input.name, `${where}.name`);
 	if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
@@ -322,7 +326,7 @@ function parseAgent(value: unknown, where: string): AgentSettings {
 		env: [...new Set([...env, ...secretEnv])],
 		secretEnv,
 		format: format as AgentOutputFormat,
-		skills,
+		skills: skills as SkillsDelivery,
 		network: boolean(input.network ?? false, `${where}.network`),
 		homeFiles: strings(input.homeFiles ?? [], `${where}.homeFiles`),
 		readPaths: strings(input.readPaths ?? [], `${where}.readPaths`),

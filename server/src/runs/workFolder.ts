@@ -35,6 +35,8 @@ export interface RunReference {
 export interface RunSkill {
 	plugNodes: string[];
 	prompt: PromptSkill;
+	/** False for an agent whose `skills` is `none`: its prompts leave the skill out, and the run records it was not given. */
+	given: boolean;
 }
 
 /**
@@ -214,7 +216,10 @@ export async function mountReferences(
 	return result;
 }
 
-/** Instructions plugs: installed as Claude Code skills in the work folder, or inlined for other agents. */
+/**
+ * Instructions plugs, as the agent's `skills` setting says (instructions.ts): installed as Claude Code
+ * skills in the work folder, inlined in its prompts, or not given at all.
+ */
 export async function installSkills(
 	ports: RunnerPorts,
 	record: LaunchRecord,
@@ -243,11 +248,14 @@ export async function installSkills(
 				);
 			}
 			placement.installed.push(installAt);
-			result.push({ plugNodes: plug.nodes, prompt: { name, description, installedAt: installAt } });
+			result.push({ plugNodes: plug.nodes, prompt: { name, description, installedAt: installAt }, given: true });
+		} else if (agent.skills === 'none') {
+			result.push({ plugNodes: plug.nodes, prompt: { name, description }, given: false });
 		} else {
 			result.push({
 				plugNodes: plug.nodes,
 				prompt: { name, description, body: body.replace(/^---\n[\s\S]*?\n---\n?/, '') },
+				given: true,
 			});
 		}
 	}

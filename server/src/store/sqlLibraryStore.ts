@@ -272,6 +272,10 @@ class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
 		this.writer.run('UPDATE projects SET main_asset = ? WHERE name = ?', [assetId, project]);
 	}
 
+	setProjectPath(project: string, path: string): void {
+		this.writer.run('UPDATE projects SET path = ? WHERE name = ?', [path, project]);
+	}
+
 	addProjectAsset(project: string, assetId: string, addedAt: string): void {
 		this.writer.run(
 			`INSERT INTO project_assets (project, asset_id, position, added_at)

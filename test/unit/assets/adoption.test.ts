@@ -185,6 +185,34 @@ describe('asset_import with dir', () => {
 		assert.equal(plain.project?.main_asset, result.asset.id, 'without --main the main asset stays');
 	});
 
+	it('--main with a repository gives a project made without one that repository, never a second project', async () => {
+		const root = tempDir();
+		const notes = path.join(root, 'notes');
+		fs.mkdirSync(notes);
+		fs.writeFileSync(path.join(notes, 'a.md'), 'notes\n');
+		const repo = makeRepo(path.join(root, 'shop'));
+		const desk = await openDesk(path.join(root, 'library'));
+		const folder = await desk.library.importDir({ dir: notes, project: 'shop', main: false });
+		assert.equal(folder.project?.path, '', 'a folder gives the project no repository');
+
+		const result = await desk.library.importDir({ dir: repo, project: 'shop', main: true });
+		assert.deepEqual(
+			{ main: result.project?.main_asset, path: result.project?.path },
+			{ main: result.asset.id, path: repo },
+		);
+		assert.equal(desk.projectAt(repo).name, 'shop', 'the card and runs find the project by its repository');
+
+		await desk.library.importDir({ dir: notes, project: 'second', main: false });
+		await assert.rejects(desk.library.importDir({ dir: repo, project: 'second', main: true }), (e) =>
+			isDeskError(e, 'project.repositoryTaken'),
+		);
+		const projects = desk.library.listProjects().map((p) => ({ name: p.name, path: p.path, main: p.main_asset }));
+		assert.deepEqual(projects, [
+			{ name: 'second', path: '', main: '' },
+			{ name: 'shop', path: repo, main: result.asset.id },
+		]);
+	});
+
 	it('refuses a missing path and a file, clearly, creating no project', async () => {
 		const root = tempDir();
 		const repo = makeRepo(path.join(root, 'r'));

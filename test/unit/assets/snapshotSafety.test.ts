@@ -203,6 +203,36 @@ describe('snapshot folders a hostile writer controls', () => {
 		assert.match(human.stdout, /not stored: \.desk-tmp-0123456789ab \(a temporary file/);
 	});
 
+	it('the first import of a folder reports what it did not store, by name, as later snapshots do (desk CLI)', () => {
+		const root = tempDir();
+		const store = path.join(root, 'store');
+		const folder = path.join(root, 'docs');
+		fs.mkdirSync(folder);
+		fs.writeFileSync(path.join(folder, 'guide.md'), 'guide\n');
+		fs.symlinkSync('/etc/passwd', path.join(folder, 'passwd'));
+		assert.equal(spawnSync('mkfifo', [path.join(folder, 'pipe')]).status, 0);
+		const human = cli('--store', store, 'asset', 'import', '--dir', folder);
+		assert.equal(human.code, 0, human.stderr);
+		assert.match(human.stdout, /^imported: a-[0-9a-f]{16} docs /);
+		assert.match(human.stdout, /\n {2}not stored: passwd \(a link \(never followed\)\)/);
+		assert.match(human.stdout, /\n {2}not stored: pipe \(a FIFO\)/);
+		const again = JSON.parse(cli('--store', store, 'asset', 'import', '--dir', folder, '--json').stdout) as {
+			created: boolean;
+			skipped?: unknown;
+		};
+		assert.deepEqual([again.created, again.skipped], [false, undefined], 'adopting it again stores nothing new');
+		const other = path.join(root, 'other');
+		fs.mkdirSync(other);
+		fs.symlinkSync('guide.md', path.join(other, 'link'));
+		const json = JSON.parse(cli('--store', store, 'asset', 'import', '--dir', other, '--json').stdout) as {
+			skipped: Array<{ path: string; reason: string }>;
+		};
+		assert.deepEqual(
+			json.skipped.map((s) => s.path),
+			['link'],
+		);
+	});
+
 	it("the library's own folder inside a snapshot folder is skipped and named; a tree deeper than 256 folders is cut there and named", async () => {
 		const root = tempDir();
 		const project = path.join(root, 'project');

@@ -333,6 +333,31 @@ describe('tags, about, checks, retired', () => {
 		assert.equal(desk.library.getAsset(asset.id).tags.length, 16, 'a refused change changed nothing');
 	});
 
+	it("a model's about is marked and replaces an empty or a model's one; never a person's, whose text replaces it and clears the mark", async () => {
+		const desk = await openDesk();
+		const asset = await newAsset(desk);
+		const byModel = desk.library.describe(asset.id, 'What a model made of it', true);
+		assert.deepEqual([byModel.about, byModel.about_model_written], ['What a model made of it', true]);
+		const again = desk.library.describe(asset.id, 'A second model thought', true);
+		assert.deepEqual([again.about, again.about_model_written], ['A second model thought', true]);
+		const byPerson = desk.library.describe(asset.id, 'The billing contract, as I wrote it');
+		assert.deepEqual([byPerson.about, byPerson.about_model_written], ['The billing contract, as I wrote it', false]);
+		assert.throws(
+			() => desk.library.describe(asset.id, 'A model disagrees', true),
+			(e) => isDeskError(e, 'asset.aboutByPerson') && e.data['id'] === asset.id,
+		);
+		const kept = desk.library.getAsset(asset.id);
+		assert.deepEqual([kept.about, kept.about_model_written], ['The billing contract, as I wrote it', false]);
+		// The person's words said again by a model stay the person's.
+		assert.equal(
+			desk.library.describe(asset.id, 'The billing contract, as I wrote it', true).about_model_written,
+			false,
+		);
+		// An about emptied is nobody's: a model may write it then.
+		assert.equal(desk.library.describe(asset.id, '').about_model_written, false);
+		assert.equal(desk.library.describe(asset.id, 'Filled in by a model', true).about_model_written, true);
+	});
+
 	it('describes, retires and unretires, and validates checks', async () => {
 		const desk = await openDesk();
 		const asset = await newAsset(desk);
@@ -420,6 +445,35 @@ describe('the stat cache', () => {
 });
 
 describe('links', () => {
+	it('a link or a note asked for twice the same (kind, name, URL or text, project) is the first record; another URL or text is another', async () => {
+		const desk = await openDesk();
+		const link = (project?: string, url = 'https://example.com/spec') =>
+			desk.library.addLink({ name: 'Spec', url, madeBy: 'user', ...(project ? { project } : {}) });
+		const note = (text: string, project = 'shop') =>
+			desk.library.addNote({ name: 'Decisions', text, madeBy: 'user', project });
+		const first = link('shop');
+		assert.equal(link('shop').id, first.id);
+		assert.notEqual(link('shop', 'https://example.com/spec-v2').id, first.id, 'another URL under the same name');
+		assert.notEqual(link('billing').id, first.id, 'another project');
+		const loose = link();
+		assert.notEqual(loose.id, first.id, 'in no project');
+		assert.equal(link().id, loose.id);
+		const written = note('Use Postgres.');
+		assert.equal(note('Use Postgres.').id, written.id);
+		assert.notEqual(note('Use SQLite.').id, written.id, 'another text under the same name');
+		assert.deepEqual(
+			(await desk.library.listAssets('shop')).map((a) => [a.kind, a.name]),
+			[
+				['link', 'Spec'],
+				['link', 'Spec'],
+				['notes', 'Decisions'],
+				['notes', 'Decisions'],
+			],
+		);
+		desk.library.setRetired(first.id, true);
+		assert.notEqual(link('shop').id, first.id, 'a retired one is out of the lists: asked for again, it is made again');
+	});
+
 	it('records the asset a link was made from, at its picked version then (derived_from)', async () => {
 		const desk = await openDesk();
 		const source = (await desk.library.newAsset({ name: 'spec', madeBy: 'user' })).asset;

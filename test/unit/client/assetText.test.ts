@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AssetSummary, AssetVersion, RetireProposal, VersionFile } from '../../../server/src/protocol/protocol';
 import {
+	aboutByModel,
 	assetTooltip,
 	atGoText,
 	groupOf,
@@ -48,6 +49,14 @@ describe("the Assets view's tooltips, built without VS Code", () => {
 			assertInert(assetTooltip(asset(engine), true, hostile, { error: hostile }));
 			assertInert(assetTooltip(asset(engine), false, 'shop', undefined));
 		}
+	});
+
+	it("say of an about a model wrote that a model wrote it, and nothing of a person's", () => {
+		const about = 'The storefront and its checkout';
+		const byModel = assetTooltip(asset('git', { about, about_model_written: true }), false, 'shop', undefined);
+		assert.ok(byModel.includes(`${about} *(${aboutByModel})*`), byModel);
+		const byPerson = assetTooltip(asset('git', { about, about_model_written: false }), false, 'shop', undefined);
+		assert.ok(byPerson.includes(about) && !byPerson.includes(aboutByModel), byPerson);
 	});
 
 	it("show an agent's proposal to retire the asset first, its proposer and reason as text", () => {

@@ -65,12 +65,26 @@ describe('what the launch card is sent, built without VS Code', () => {
 
 	it('says which agent Go starts and where', () => {
 		assert.equal(
-			runWith({ agents: [{ name: 'claude' }, { name: 'codex' }] }),
-			'Go runs agent claude in the shared checkout',
+			runWith({ agents: [{ name: 'claude', format: 'claude-stream-json' }, { name: 'codex' }] }),
+			'Go runs agent claude in the shared checkout, instructions installed as Claude Code skills',
 		);
 		assert.equal(
 			runWith({ agent: 'codex', agents: [{ name: 'claude' }], isolation: 'worktree' }),
 			'Go runs agent codex in a worktree of its own',
+			'an agent not configured: the server refuses it at Go',
+		);
+		assert.equal(
+			runWith({ agent: 'aider', agents: [{ name: 'claude' }, { name: 'aider', format: 'text' }] }),
+			'Go runs agent aider in the shared checkout, instructions inlined in the prompt',
+		);
+		assert.equal(
+			runWith({ agents: [{ name: 'quiet', format: 'claude-stream-json', skills: 'none' }] }),
+			'Go runs agent quiet in the shared checkout, instructions not given',
+		);
+		assert.equal(
+			runWith({ agents: [{ name: 'odd', skills: 'prompt' }] }),
+			'Go runs agent odd in the shared checkout',
+			'a skills setting the server refuses at Go',
 		);
 		assert.equal(runWith({ agents: [] }), 'No agent is configured (setting agentDesk.agents).');
 		assert.equal(runWith({ agents: 'claude' }), 'No agent is configured (setting agentDesk.agents).');

@@ -174,6 +174,31 @@ describe('the run page, built without VS Code', () => {
 		}
 	});
 
+	it('says how the agent received its instructions, and nothing for a run from before that was recorded', () => {
+		const withSkills = (skills: string | undefined) =>
+			renderRunBody(
+				detail(
+					{},
+					{
+						run: {
+							object_id: 'run-1',
+							commit: 'abc123',
+							tags: { 'desk.agent': 'claude', ...(skills === undefined ? {} : { 'desk.skills': skills }) },
+						},
+					},
+				),
+				'',
+			);
+		for (const [skills, words] of [
+			['claude', 'installed as Claude Code skills'],
+			['inline', 'inlined in the prompt'],
+			['none', 'not given'],
+		]) {
+			assert.match(withSkills(skills), new RegExp(`Instructions</th><td>${words}</td>`), skills);
+		}
+		assert.doesNotMatch(withSkills(undefined), /Instructions/);
+	});
+
 	it('says at the gate how many files changed and how many checks passed', () => {
 		const d = detail({ at_gate: true }, { patchsets: [patchset], evidence: [check(0), check(2), check(0)] });
 		assert.match(renderActions('shop', d), /Waiting for your review: 1 file changed, checks: 2 passed, 1 failed\./);

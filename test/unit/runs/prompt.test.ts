@@ -7,10 +7,22 @@ import { isAtGate } from '../../../server/src/runs/runViews';
 import { globMatches, planSteps } from '../../../server/src/runs/prompt';
 import { scrubBytes, scrubText } from '../../../server/src/core/secrets';
 import { parseRunSettings } from '../../../server/src/runs/settings';
+import type { Desk } from '../../../server/src/desk';
 import { openDesk } from '../../helpers/deskFixture';
 import { makeRepo } from '../../helpers/gitRepo';
 import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { tempDir } from '../../helpers/temp';
+
+/** The skill careful-review, a folder of `root` imported into project shop. */
+async function reviewSkill(desk: Desk, root: string) {
+	const skillDir = path.join(root, 'review-skill');
+	fs.mkdirSync(skillDir);
+	fs.writeFileSync(
+		path.join(skillDir, 'SKILL.md'),
+		'---\nname: careful-review\ndescription: Review every change twice.\n---\nLook again before you finish.\n',
+	);
+	return (await desk.library.importDir({ dir: skillDir, project: 'shop', main: false })).asset;
+}
 
 it("each node's prompt has the ticket, the references with their read-only paths and inlined files, skills installed for Claude Code, copies, the outbox and its environment", async () => {
 	const root = tempDir();
@@ -23,13 +35,7 @@ it("each node's prompt has the ticket, the references with their read-only paths
 	fs.writeFileSync(path.join(specs, 'v2', 'users.md'), 'Users.\n');
 	fs.writeFileSync(path.join(specs, 'schema.json'), '{"type":"object"}\n');
 	const spec = (await desk.library.importDir({ dir: specs, project: 'shop', main: false })).asset;
-	const skillDir = path.join(root, 'review-skill');
-	fs.mkdirSync(skillDir);
-	fs.writeFileSync(
-		path.join(skillDir, 'SKILL.md'),
-		'---\nname: careful-review\ndescription: Review every change twice.\n---\nLook again before you finish.\n',
-	);
-	const skill = (await desk.library.importDir({ dir: skillDir, project: 'shop', main: false })).asset;
+	const skill = await reviewSkill(desk, root);
 	const prompts = path.join(root, 'prompts');
 	fs.mkdirSync(prompts);
 	const launches = await desk.launches(repo);
@@ -128,6 +134,7 @@ it('settings are checked field by field, with defaults for what is left out', ()
 		[{ agents: [{ name: 'a', command: 'x', args: [1] }] }, 'agents[0].args[0]'],
 		[{ agents: [{ name: 'a', command: 'x', network: 'yes' }] }, 'agents[0].network'],
 		[{ agents: [{ name: 'a', command: 'x', mcp: 'on' }] }, 'agents[0].mcp'],
+		[{ agents: [{ name: 'a', command: 'x', skills: 'prompt' }] }, 'agents[0].skills'],
 		[
 			{
 				agents: [
@@ -157,6 +164,67 @@ it('settings are checked field by field, with defaults for what is left out', ()
 	assert.throws(
 		() => parseRunSettings({ agent: 'nobody' }),
 		(e) => isDeskError(e, 'run.unknownAgent'),
+	);
+});
+
+it("an agent's skills setting: claude for Claude Code's format, inline for the rest, none when set so", () => {
+	const agents = parseRunSettings({
+		agents: [
+			{ name: 'claude', command: 'claude', format: 'claude-stream-json' },
+			{ name: 'aider', command: 'aider' },
+			{ name: 'quiet', command: 'quiet', format: 'claude-stream-json', skills: 'none' },
+		],
+	}).agents;
+	assert.deepEqual(
+		agents.map((a) => [a.name, a.skills]),
+		[
+			['claude', 'claude'],
+			['aider', 'inline'],
+			['quiet', 'none'],
+		],
+	);
+});
+
+it('an agent whose skills is none is given no instructions: nothing installed, nothing in its prompts, and the run says so', async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	const desk = await openDesk(path.join(root, 'library'));
+	await desk.openWorkspace([{ name: 'shop', path: repo }]);
+	const skill = await reviewSkill(desk, root);
+	const prompts = path.join(root, 'prompts');
+	fs.mkdirSync(prompts);
+	const launches = await desk.launches(repo);
+	launches.setTicket('Tidy the orders');
+	await launches.plug(skill.id, 'instructions');
+	const record = await launches.go();
+	const { executor } = await desk.runs(repo);
+	const settings = scriptedAgentSettings(
+		{ echoPromptTo: prompts, writes: [{ path: 'orders.ts', content: 'x\n' }] },
+		{ sandbox: 'off' },
+	);
+	settings.agents[0]!.skills = 'none';
+	const run = await executor.execute(record, record.run, settings);
+	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
+	for (const node of ['plan', 'work']) {
+		const prompt = fs.readFileSync(path.join(prompts, `${node}.prompt.txt`), 'utf8');
+		assert.ok(!prompt.includes('careful-review') && !prompt.includes('Look again'), `${node}: no skill in the prompt`);
+	}
+	const ai = await desk.projectAi(repo);
+	assert.deepEqual(
+		ai.runPatchSets(run)[0]?.touched.map((t) => t.path),
+		['orders.ts'],
+		'nothing was installed in the checkout',
+	);
+	assert.equal(run.tags['desk.skills'], 'none');
+	assert.deepEqual(
+		ai.runSnapshot(run)?.items.map((i) => [i.kind, i.path, i.preview]),
+		[
+			[
+				'snippet',
+				'skill careful-review',
+				'(not given: the agent takes no instructions) careful-review: Review every change twice.',
+			],
+		],
 	);
 });
 

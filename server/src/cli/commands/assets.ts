@@ -82,7 +82,7 @@ const assetImport = operationCommand(importAsset, {
 const assetShow = operationCommand(showAsset, {
 	params: ({ command, rest }) => ({ id: oneId(rest, command) }),
 	text: (show) =>
-		`${formatAsset(show)}\n  at go: ${formatAtGo(show.at_go)}${show.about ? `\n  about: ${t(show.about)}` : ''}`,
+		`${formatAsset(show)}\n  at go: ${formatAtGo(show.at_go)}${show.about ? `\n  about: ${t(show.about)}${show.about_model_written ? ' (written by a model)' : ''}` : ''}`,
 });
 
 /** `desk asset versions ID` */
@@ -334,18 +334,22 @@ function formatSnapshot(result: {
 	skipped?: Array<{ path: string; reason: string }>;
 }): string {
 	const { version, file_count: files } = result.version;
-	// What the folder held that the version does not (links, names that are not UTF-8, temp files…), by name.
-	const skipped = (result.skipped ?? []).map((s) => `\n  not stored: ${t(s.path)} (${t(s.reason)})`).join('');
 	return (
-		(result.created ? `v${version}: ${files} file${files === 1 ? '' : 's'}` : `no changes: still v${version}`) + skipped
+		(result.created ? `v${version}: ${files} file${files === 1 ? '' : 's'}` : `no changes: still v${version}`) +
+		notStoredLines(result.skipped)
 	);
+}
+
+/** What a folder held that its version does not (links, names that are not UTF-8, temp files…), by name. */
+function notStoredLines(skipped: ReadonlyArray<{ path: string; reason: string }> | undefined): string {
+	return (skipped ?? []).map((s) => `\n  not stored: ${t(s.path)} (${t(s.reason)})`).join('');
 }
 
 function formatImport(result: ImportResult): string {
 	const project = result.project
 		? ` (project ${t(result.project.name)}${result.project.main_asset === result.asset.id ? ', main asset' : ''})`
 		: '';
-	return `${result.created ? 'imported' : 'in the library'}: ${t(result.asset.id)} ${t(result.asset.name)} ${t(result.asset.working_dir)}${project}`;
+	return `${result.created ? 'imported' : 'in the library'}: ${t(result.asset.id)} ${t(result.asset.name)} ${t(result.asset.working_dir)}${project}${notStoredLines(result.skipped)}`;
 }
 
 function formatAsset(a: AssetSummary): string {

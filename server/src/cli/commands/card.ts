@@ -135,10 +135,38 @@ const cardPlug = operationCommand(plugAsset, {
 	json: (view) => view.card,
 });
 
+/**
+ * `desk card keep --asset ID`: keeps a suggestion, as the card's Keep does in the editor (launchKeep,
+ * glossary: Suggestion): the asset must be among the suggestions for the card's ticket, and it is
+ * plugged in the role its suggestion names (instructions for a skill, reference for the rest) by the
+ * same operation as the editor's Keep. Refused with `launch.notSuggested` otherwise: `card plug`
+ * plugs any asset in any role.
+ */
+const cardKeep = operationCommand(plugAsset, {
+	async params(context) {
+		const id = assetOf(context);
+		const project = await cardProject(context);
+		const { suggestions } = await invokeFromCommandLine(suggestAssets, context, { project, complete: true });
+		const kept = suggestions.find((s) => s.asset_id === id);
+		if (kept === undefined) {
+			throw new DeskError(
+				'launch.notSuggested',
+				`${id} is not among the suggestions for the card's ticket (plugged already, retired, the main asset, or not matched); \`desk card suggest\` lists them, \`desk card plug\` plugs any asset.`,
+				{ asset: id, project },
+			);
+		}
+		return { project, id, role: kept.role };
+	},
+	text: (view, context) =>
+		`kept ${t(assetOf(context))} as ${t(view.card.plugs.find((p) => p.id === assetOf(context))?.role ?? '')}`,
+	json: (view) => view.card,
+});
+
 export const cardCommands: ReadonlyArray<[string, Command]> = [
 	['card show', cardShow],
 	['card suggest', cardSuggest],
 	['card plug', cardPlug],
+	['card keep', cardKeep],
 	['card unplug', cardUnplug],
 	['card go', cardGo],
 ];

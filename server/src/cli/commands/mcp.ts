@@ -8,7 +8,6 @@
 import { describeError } from '../../core/errors';
 import type { ToolDispatcher } from '../../mcp/dispatcher';
 import { operationsDispatcher } from '../../mcp/operationsDispatcher';
-import { serveToolsOnStdio } from '../../mcp/server';
 import { personIdentity } from '../../operations/identity';
 import { expectArgs } from '../args';
 import type { Command, CommandContext } from '../context';
@@ -31,6 +30,8 @@ async function serveMcp({ command, rest, open, logger }: CommandContext): Promis
 			return call;
 		},
 	};
+	// The MCP SDK builds its schemas as it loads: only `desk mcp` pays for that, not every command.
+	const { serveToolsOnStdio } = await import('../../mcp/server.js');
 	const serving = serveToolsOnStdio(counted, { onError: (error) => logger.warn(`mcp: ${describeError(error)}`) });
 	await serving.closed;
 	await serving.close();

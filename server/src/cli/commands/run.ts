@@ -9,12 +9,13 @@ import { DeskError } from '../../core/errors';
 import { maxSettingsBytes } from '../../core/inputLimits';
 import { launchGo } from '../../operations/card';
 import { resumeRun } from '../../operations/checkpoints';
-import { cancelRun, decideRun, projectTop, runStatus } from '../../operations/runs';
+import { cancelRun, decideRun, projectTop, runDiff, runStatus } from '../../operations/runs';
 import type { RunDetail } from '../../runs/types';
 import { oneId, UsageError } from '../args';
 import type { Command, CommandContext } from '../context';
 import { readInputText } from '../files';
 import { invokeFromCommandLine, operationCommand } from '../operationCommand';
+import { writeBytes } from '../output';
 import { projectOfCommand } from '../projects';
 import { terminalSafe as t, writeMessage } from '../terminal';
 import { formatRunDetail } from './runs';
@@ -102,6 +103,20 @@ const runStatusCommand = operationCommand(runStatus, {
 	exitCode: (detail) => shownDetail(detail).exitCode,
 });
 
+/**
+ * `desk run diff ID [--patchset ID]`: the run's PatchSet as a unified diff on stdout (into a pipe as
+ * stored, for `git apply` or `patch`; to a terminal with its controls escaped).
+ */
+const runDiffCommand = operationCommand(runDiff, {
+	params: async (context) => ({
+		project: await projectOfCommand(context),
+		id: oneId(context.rest, context.command),
+		...(context.values.patchset !== undefined ? { patchset: context.values.patchset } : {}),
+	}),
+	text: () => '',
+	write: ({ base64 }, { out }) => writeBytes(out, Buffer.from(base64, 'base64')),
+});
+
 /** `desk run cancel ID [--reason TEXT]` */
 const runCancel = operationCommand(cancelRun, {
 	params: async (context) => ({
@@ -166,6 +181,7 @@ const runResume = operationCommand(resumeRun, {
 export const runCommands: ReadonlyArray<[string, Command]> = [
 	['run go', runGo],
 	['run status', runStatusCommand],
+	['run diff', runDiffCommand],
 	['run cancel', runCancel],
 	['run decide', runDecide],
 	['run resume', runResume],
