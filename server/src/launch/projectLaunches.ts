@@ -7,7 +7,7 @@ import { DeskError } from '../core/errors';
 import type { ClientRequest } from '../store/clientRequests';
 import type { WriteTransaction } from '../store/durableDatabase';
 import type { Logger } from '../core/logger';
-import { newPlug, plugInto, type PlugContext } from './plugging';
+import { checkGitTarget, newPlug, plugInto, type CheckoutPlace, type PlugContext } from './plugging';
 import type { LaunchStore, LaunchWrites } from './ports';
 import { encodeLaunchCard, encodeLaunchRecord, readLaunchCard, readLaunchRecord } from './storedFormats';
 import { mayNameAssets, suggestAssets } from './suggest';
@@ -148,7 +148,7 @@ export class ProjectLaunches {
 		role: PlugRole,
 		options: Partial<Pick<AssetPlug, 'nodes' | 'files' | 'copy'>> = {},
 	): Promise<LaunchCard> {
-		const context = await this.context(id);
+		const context = await this.context(id, role);
 		// The rules are checked against the card as it is inside the write, so two plugs at once
 		// (two windows, say) cannot both pass as the one target.
 		return this.change((card) => plugInto(card, newPlug(id, role, options), context));
@@ -200,6 +200,7 @@ export class ProjectLaunches {
 		}
 		// Everything that can refuse is checked before anything is snapshotted or written.
 		const head = await this.requireHead();
+		await this.checkTarget(card.plugs);
 		const plugs: LaunchRecord['plugs'] = [];
 		for (const plug of card.plugs) {
 			const asset = this.library.getAsset(plug.id);
@@ -245,6 +246,7 @@ export class ProjectLaunches {
 				throw new DeskError('launch.emptyTicket', "Write the follow-up's ticket: it becomes the run's prompt.");
 			}
 			const head = await this.requireHead();
+			await this.checkTarget(original.plugs);
 			const plugs: LaunchRecord['plugs'] = [];
 			for (const plug of original.plugs) {
 				plugs.push(plug.role === 'target' ? { ...plug, version: await this.versionNow(plug.id, 'user') } : plug);
@@ -350,13 +352,35 @@ export class ProjectLaunches {
 		return this.store.recordTexts().map(readLaunchRecord);
 	}
 
-	private async context(id: string): Promise<PlugContext> {
+	private async context(id: string, role: PlugRole): Promise<PlugContext> {
 		const asset = this.library.getAsset(id);
 		return {
 			asset,
 			project: this.project,
 			skill: asset.kind === 'skill' ? await this.library.skillOf(asset) : undefined,
+			checkouts: role === 'target' && asset.engine === 'git' ? await this.checkouts(asset) : undefined,
 		};
+	}
+
+	/** A git target's checkout and the project's, each where git finds its folders. */
+	private async checkouts(asset: AssetRecord): Promise<{ target: CheckoutPlace; project: CheckoutPlace }> {
+		const place = async (top: string): Promise<CheckoutPlace> => {
+			const { gitDir, commonDir } = await this.library.gitLocation(top);
+			return { top, gitDir, commonDir };
+		};
+		return { target: await place(asset.working_dir), project: await place(this.project.path) };
+	}
+
+	/**
+	 * The rule of a git target checked again at Go (glossary: Plug): the card may have been plugged
+	 * under another main asset, or a checkout moved since. Before anything is snapshotted or written.
+	 */
+	private async checkTarget(plugs: readonly AssetPlug[]): Promise<void> {
+		const target = plugs.find((p) => p.role === 'target');
+		const asset = target ? this.library.getAsset(target.id) : undefined;
+		if (asset?.engine === 'git') {
+			checkGitTarget(asset, this.project, await this.checkouts(asset));
+		}
 	}
 
 	/** Reads the card, changes it and saves it in one transaction. */
