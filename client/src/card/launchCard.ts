@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { visibleText } from '../common/markdownText';
-import { showInformationMessage } from '../common/messages';
+import { showStatusMessage } from '../common/messages';
 import {
 	GetCard,
 	LaunchGo,
@@ -131,8 +131,9 @@ export class LaunchCards implements vscode.Disposable {
 					await this.send(project, { busy: true });
 					const record = await this.desk.requestOnce(LaunchGo, { project, settings: this.settingsFor(project) });
 					entry.launched = { runId: record.run, plugs: record.plugs.length };
-					void showInformationMessage(
-						`Agent Desk: launched “${record.ticket.split('\n', 1)[0]}” with ${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} frozen; the Runs view follows the run.`,
+					// The card says it too: the notification area stays for what needs the person.
+					showStatusMessage(
+						`$(rocket) Launched “${record.ticket.split('\n', 1)[0]!.replaceAll('$(', '$ (')}” with ${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} frozen`,
 					);
 					break;
 				}
