@@ -68,7 +68,7 @@ export function assertSocketPath(socketPath: string): void {
 
 /** Serves `dispatcher` on a new socket (see the file's comment). */
 export async function hostToolSocket(dispatcher: ToolDispatcher, options: ToolSocketOptions = {}): Promise<ToolSocket> {
-	const ipcDir = options.reuse?.ipcDir ?? makeIpcFolder(options.parent);
+	const ipcDir = options.reuse ? ownFolderAgain(options.reuse.ipcDir) : makeIpcFolder(options.parent);
 	const token = options.reuse?.token ?? randomBytes(32).toString('hex');
 	const socketPath = path.join(ipcDir, socketName);
 	try {
@@ -149,6 +149,29 @@ export function sweepStaleToolSockets(parent: string = socketParent()): number {
 		}
 	}
 	return removed;
+}
+
+/**
+ * The IPC folder of a desk that stopped, listened on again. Its owner was dead until now, so another
+ * desk's sweep may have removed it meanwhile: it is made again at the same path (the agent's proxy
+ * knows only that one), and taken only while it is a folder of this user's that no one else may enter
+ * (the temporary folder is shared, and someone else could have made one of that name).
+ */
+function ownFolderAgain(ipcDir: string): string {
+	try {
+		fs.mkdirSync(ipcDir, { mode: 0o700 });
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+			throw error;
+		}
+	}
+	const stat = fs.lstatSync(ipcDir);
+	if (!stat.isDirectory() || stat.uid !== process.getuid?.() || (stat.mode & 0o077) !== 0) {
+		throw new DeskError('run.spawnFailed', `The desk tools folder ${ipcDir} is not this user's own any more.`, {
+			path: ipcDir,
+		});
+	}
+	return ipcDir;
 }
 
 /** The temporary folder, unless its path leaves too little of sun_path for the folder and the socket. */

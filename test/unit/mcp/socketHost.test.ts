@@ -207,4 +207,25 @@ describe('the desk tools socket', () => {
 		assert.equal(sweepStaleToolSockets(parent), 1);
 		assert.deepEqual(fs.readdirSync(parent).sort(), ['desk-alive', 'desk-making']);
 	});
+
+	it("a restarted desk listens again in its folder even when another desk's sweep removed it, but never in one another user could enter", async () => {
+		const parent = tempDir();
+		const first = await hostToolSocket(countingDispatcher(), { parent });
+		const { ipcDir, token } = first;
+		// The desk stopped, and its folder is gone (as another desk's sweep removes a dead desk's folder).
+		await first.close();
+		assert.equal(fs.existsSync(ipcDir), false);
+		const again = await hostToolSocket(countingDispatcher(), { reuse: { ipcDir, token } });
+		try {
+			assert.equal(again.socketPath, path.join(ipcDir, path.basename(again.socketPath)));
+			assert.deepEqual(await socketDispatcher(again.socketPath, token).tools(), []);
+		} finally {
+			await again.close();
+		}
+		fs.mkdirSync(ipcDir, { mode: 0o755 });
+		fs.chmodSync(ipcDir, 0o755);
+		await assert.rejects(hostToolSocket(countingDispatcher(), { reuse: { ipcDir, token } }), (e) =>
+			isDeskError(e, 'run.spawnFailed'),
+		);
+	});
 });
