@@ -180,3 +180,30 @@ describe('prices', () => {
 		assert.equal(modelOfArgs(['-p', '--output-format', 'stream-json']), undefined);
 	});
 });
+
+describe('helper models', () => {
+	it("claude/agentbench-windows-2.1.245: the helper model only modelUsage names (claude-haiku) is counted, and the result's own total, the main agent's, is kept beside", () => {
+		const { usage, provenance } = record('claude-stream-json', transcript('claude/agentbench-windows-2.1.245.jsonl'));
+		assert.deepEqual(
+			usage.models?.map((u) => [u.model, u.input_tokens, u.output_tokens, u.cost_usd]),
+			[
+				['claude-haiku-4-5-20251001', 918, 13, 0.000983],
+				['claude-sonnet-5', 6 + 9209 + 84312, 180, 0.0555104],
+			],
+		);
+		assert.deepEqual(
+			[usage.input_tokens, usage.output_tokens, usage.total_tokens, usage.cost_usd, usage.reasoning_tokens],
+			[918 + 6 + 9209 + 84312, 13 + 180, 918 + 6 + 9209 + 84312 + 13 + 180, 0.0564934, 14],
+		);
+		assert.deepEqual(
+			usage.agent_totals && [
+				usage.agent_totals.input_tokens,
+				usage.agent_totals.output_tokens,
+				usage.agent_totals.cost_usd,
+			],
+			[6 + 9209 + 84312, 180, 0.0564934],
+			'the result line counts the main agent only',
+		);
+		assert.equal(provenance.model, 'claude-sonnet-5', "the helper does not become the run's model");
+	});
+});
