@@ -20,6 +20,8 @@ import { findProjectRoot } from '../../helpers/temp';
 
 const transcripts = path.join(findProjectRoot(), 'test/fixtures/transcripts');
 const transcript = (name: string) => fs.readFileSync(path.join(transcripts, name), 'utf8');
+/** JSON lines, one object (or one line as printed) each. */
+const lines = (...records: unknown[]) => records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n');
 
 interface Recorded {
 	provenance: Provenance;
@@ -205,5 +207,289 @@ describe('helper models', () => {
 			'the result line counts the main agent only',
 		);
 		assert.equal(provenance.model, 'claude-sonnet-5', "the helper does not become the run's model");
+	});
+});
+
+/**
+ * A Claude Code 2.1.x run (`-p --output-format stream-json --verbose`) whose main agent starts a
+ * subagent with the Task tool. The shapes are those of the fixtures above (init, assistant and user
+ * lines, the result with `usage` and `modelUsage`) with what Claude Code adds for a subagent: its
+ * lines carry `parent_tool_use_id` (the Task call's id; null on the main agent's), `system` lines
+ * `task_started` / `task_progress` / `task_notification` follow its life, and the Task call's result
+ * has `tool_use_result` with the subagent's `totalTokens`. As in the runs the issue reports, the
+ * result's `usage` counts the main agent only (75,525 in, 281 out) where `modelUsage` counts both
+ * (166,585 in, 998 out), and its cost is the whole run's.
+ */
+const subagentRun = lines(
+	{
+		type: 'system',
+		subtype: 'init',
+		cwd: '/work',
+		session_id: 's-sub',
+		tools: ['Task', 'Read', 'Bash'],
+		model: 'claude-sonnet-4-5-20250929',
+		claude_code_version: '2.1.250',
+	},
+	{
+		type: 'assistant',
+		message: {
+			id: 'msg_main1',
+			model: 'claude-sonnet-4-5-20250929',
+			role: 'assistant',
+			content: [
+				{
+					type: 'tool_use',
+					id: 'toolu_task',
+					name: 'Task',
+					input: { description: 'Find the parser', prompt: 'Find where lines are parsed', subagent_type: 'Explore' },
+				},
+			],
+			usage: { input_tokens: 5, cache_creation_input_tokens: 20000, cache_read_input_tokens: 15000, output_tokens: 1 },
+		},
+		parent_tool_use_id: null,
+		session_id: 's-sub',
+	},
+	{
+		type: 'system',
+		subtype: 'task_started',
+		task_id: 'a1b2',
+		tool_use_id: 'toolu_task',
+		description: 'Find the parser',
+		subagent_type: 'Explore',
+		task_type: 'local_agent',
+		session_id: 's-sub',
+	},
+	{
+		type: 'user',
+		message: { role: 'user', content: [{ type: 'text', text: 'Find where lines are parsed' }] },
+		parent_tool_use_id: 'toolu_task',
+		session_id: 's-sub',
+	},
+	{
+		type: 'assistant',
+		message: {
+			id: 'msg_sub1',
+			model: 'claude-haiku-4-5-20251001',
+			role: 'assistant',
+			content: [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: '/work/src/parse.ts' } }],
+			usage: { input_tokens: 3, cache_creation_input_tokens: 12000, cache_read_input_tokens: 0, output_tokens: 2 },
+		},
+		parent_tool_use_id: 'toolu_task',
+		session_id: 's-sub',
+	},
+	{
+		type: 'user',
+		message: {
+			role: 'user',
+			content: [{ type: 'tool_result', tool_use_id: 'toolu_read', content: 'export function parse() {}' }],
+		},
+		parent_tool_use_id: 'toolu_task',
+		session_id: 's-sub',
+	},
+	{
+		type: 'system',
+		subtype: 'task_progress',
+		task_id: 'a1b2',
+		tool_use_id: 'toolu_task',
+		usage: { total_tokens: 12005, tool_uses: 1, duration_ms: 900 },
+	},
+	{
+		type: 'assistant',
+		message: {
+			id: 'msg_sub2',
+			model: 'claude-haiku-4-5-20251001',
+			role: 'assistant',
+			content: [{ type: 'text', text: 'parse() is in src/parse.ts.' }],
+			usage: { input_tokens: 40, cache_creation_input_tokens: 300, cache_read_input_tokens: 12000, output_tokens: 1 },
+		},
+		parent_tool_use_id: 'toolu_task',
+		session_id: 's-sub',
+	},
+	{
+		type: 'system',
+		subtype: 'task_notification',
+		task_id: 'a1b2',
+		tool_use_id: 'toolu_task',
+		status: 'completed',
+		summary: 'parse() is in src/parse.ts.',
+		usage: { total_tokens: 12400, tool_uses: 1, duration_ms: 2100 },
+	},
+	{
+		type: 'user',
+		message: {
+			role: 'user',
+			content: [
+				{
+					type: 'tool_result',
+					tool_use_id: 'toolu_task',
+					content: [{ type: 'text', text: 'parse() is in src/parse.ts.' }],
+				},
+			],
+		},
+		parent_tool_use_id: null,
+		session_id: 's-sub',
+		tool_use_result: {
+			status: 'completed',
+			agentId: 'a1b2',
+			totalDurationMs: 2100,
+			totalTokens: 12400,
+			totalToolUseCount: 1,
+		},
+	},
+	{
+		type: 'assistant',
+		message: {
+			id: 'msg_main2',
+			model: 'claude-sonnet-4-5-20250929',
+			role: 'assistant',
+			content: [{ type: 'text', text: 'The parser is in src/parse.ts.' }],
+			usage: { input_tokens: 8, cache_creation_input_tokens: 500, cache_read_input_tokens: 40012, output_tokens: 1 },
+		},
+		parent_tool_use_id: null,
+		session_id: 's-sub',
+	},
+	{
+		type: 'result',
+		subtype: 'success',
+		is_error: false,
+		duration_ms: 31000,
+		num_turns: 4,
+		result: 'The parser is in src/parse.ts.',
+		session_id: 's-sub',
+		total_cost_usd: 0.1445,
+		usage: { input_tokens: 13, cache_creation_input_tokens: 20500, cache_read_input_tokens: 55012, output_tokens: 281 },
+		modelUsage: {
+			'claude-sonnet-4-5-20250929': {
+				inputTokens: 13,
+				outputTokens: 281,
+				cacheReadInputTokens: 55012,
+				cacheCreationInputTokens: 20500,
+				costUSD: 0.1234,
+			},
+			'claude-haiku-4-5-20251001': {
+				inputTokens: 60,
+				outputTokens: 717,
+				cacheReadInputTokens: 78700,
+				cacheCreationInputTokens: 12300,
+				costUSD: 0.0211,
+			},
+		},
+		subagent_stats: { spawned: 1, completed: 1, failed: 0 },
+	},
+);
+
+describe('subagents', () => {
+	it("the run's usage is the sum of modelUsage, the subagent's model included; the result's own total (the main agent's) is shown beside", () => {
+		const { usage, provenance, answer } = record('claude-stream-json', subagentRun);
+		assert.deepEqual(
+			[usage.input_tokens, usage.output_tokens, usage.cost_usd],
+			[166_585, 998, 0.1445],
+			'as the per-model totals say',
+		);
+		assert.deepEqual([usage.cache_read_tokens, usage.cache_creation_tokens], [55012 + 78700, 20500 + 12300]);
+		assert.deepEqual(
+			usage.models?.map((u) => [u.model, u.input_tokens, u.output_tokens]),
+			[
+				['claude-sonnet-4-5-20250929', 75_525, 281],
+				['claude-haiku-4-5-20251001', 91_060, 717],
+			],
+		);
+		assert.deepEqual(
+			usage.agent_totals && [
+				usage.agent_totals.input_tokens,
+				usage.agent_totals.output_tokens,
+				usage.agent_totals.cost_usd,
+			],
+			[75_525, 281, 0.1445],
+		);
+		assert.equal(provenance.model, 'claude-sonnet-4-5-20250929');
+		assert.equal(answer, 'The parser is in src/parse.ts.', "the subagent's text is not the run's answer");
+	});
+
+	it('the calls the subagent made hang under the Task call that started it, which carries what the subagent spent', () => {
+		const { calls } = record('claude-stream-json', subagentRun);
+		const task = calls.find((c) => c.tool_name === 'Task')!;
+		const read = calls.find((c) => c.tool_name === 'Read')!;
+		assert.equal(task.parent_invocation, undefined);
+		assert.equal(read.parent_invocation, task.object_id);
+		assert.deepEqual(read.io_footprint?.paths_read, ['src/parse.ts']);
+		assert.equal(read.token_usage, undefined);
+		// Its two model calls as printed: the input side exact, the output only what each line knew.
+		assert.deepEqual(task.token_usage, {
+			input_tokens: 3 + 12000 + 40 + 300 + 12000,
+			output_tokens: 3,
+			total_tokens: 3 + 12000 + 40 + 300 + 12000 + 3,
+			// Priced as claude-haiku-4-5: 43 fresh at $1, 12,000 read at $0.10, 12,300 written at $1.25, 3 out at $5 a million.
+			cost_usd: 0.016633,
+			cache_read_tokens: 12000,
+			cache_creation_tokens: 12300,
+			cost_estimated: true,
+			models: [task.token_usage!.models![0]!],
+			incomplete: true,
+		});
+		assert.equal(task.token_usage?.models?.[0]?.model, 'claude-haiku-4-5-20251001');
+	});
+
+	it("a subagent's subagent counts for both the calls above it", () => {
+		const nested = lines(
+			{ type: 'system', subtype: 'init', model: 'claude-sonnet-4-5', session_id: 's' },
+			{
+				type: 'assistant',
+				message: {
+					id: 'm1',
+					model: 'claude-sonnet-4-5',
+					content: [{ type: 'tool_use', id: 'outer', name: 'Agent', input: {} }],
+				},
+				parent_tool_use_id: null,
+			},
+			{
+				type: 'assistant',
+				message: {
+					id: 'm2',
+					model: 'claude-haiku-4-5',
+					content: [{ type: 'tool_use', id: 'inner', name: 'Agent', input: {} }],
+					usage: { input_tokens: 100, output_tokens: 10 },
+				},
+				parent_tool_use_id: 'outer',
+			},
+			{
+				type: 'assistant',
+				message: {
+					id: 'm3',
+					model: 'claude-haiku-4-5',
+					content: [{ type: 'tool_use', id: 'grep', name: 'Grep', input: { pattern: 'x' } }],
+					usage: { input_tokens: 50, output_tokens: 5 },
+				},
+				parent_tool_use_id: 'inner',
+			},
+			{
+				type: 'user',
+				message: { content: [{ type: 'tool_result', tool_use_id: 'grep', content: 'none' }] },
+				parent_tool_use_id: 'inner',
+			},
+			{
+				type: 'user',
+				message: { content: [{ type: 'tool_result', tool_use_id: 'inner', content: 'done' }] },
+				parent_tool_use_id: 'outer',
+			},
+			{
+				type: 'user',
+				message: { content: [{ type: 'tool_result', tool_use_id: 'outer', content: 'done' }] },
+				parent_tool_use_id: null,
+			},
+			{
+				type: 'result',
+				subtype: 'success',
+				is_error: false,
+				result: 'done',
+				usage: { input_tokens: 10, output_tokens: 1 },
+			},
+		);
+		const { calls } = record('claude-stream-json', nested);
+		const outer = calls.find((c) => c.tool_name === 'Agent' && c.parent_invocation === undefined)!;
+		const inner = calls.find((c) => c.tool_name === 'Agent' && c.parent_invocation !== undefined)!;
+		const grep = calls.find((c) => c.tool_name === 'Grep')!;
+		assert.deepEqual([inner.parent_invocation, grep.parent_invocation], [outer.object_id, inner.object_id]);
+		assert.deepEqual([outer.token_usage?.input_tokens, inner.token_usage?.input_tokens], [150, 50]);
 	});
 });
