@@ -493,3 +493,155 @@ describe('subagents', () => {
 		assert.deepEqual([outer.token_usage?.input_tokens, inner.token_usage?.input_tokens], [150, 50]);
 	});
 });
+
+describe('interrupted runs', () => {
+	/**
+	 * A Claude Code run interrupted mid-turn: its messages as stream-json prints them (as in the
+	 * fixtures), then the result Claude Code ends an interrupted run with — subtype
+	 * `error_during_execution`, `is_error` true, its usage all zero, its modelUsage empty, its cost 0.
+	 */
+	const interrupted = lines(
+		{
+			type: 'system',
+			subtype: 'init',
+			model: 'claude-sonnet-4-5-20250929',
+			session_id: 's-int',
+			claude_code_version: '2.1.250',
+		},
+		{
+			type: 'assistant',
+			message: {
+				id: 'msg_1',
+				model: 'claude-sonnet-4-5-20250929',
+				content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }],
+				usage: { input_tokens: 4, cache_creation_input_tokens: 10000, cache_read_input_tokens: 5000, output_tokens: 2 },
+			},
+			parent_tool_use_id: null,
+		},
+		{ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '3 passing' }] } },
+		{
+			type: 'assistant',
+			message: {
+				id: 'msg_2',
+				model: 'claude-sonnet-4-5-20250929',
+				content: [{ type: 'text', text: 'The tests pass; now the' }],
+				usage: { input_tokens: 6, cache_creation_input_tokens: 200, cache_read_input_tokens: 15000, output_tokens: 3 },
+			},
+			parent_tool_use_id: null,
+		},
+		{
+			type: 'result',
+			subtype: 'error_during_execution',
+			is_error: true,
+			duration_ms: 8000,
+			duration_api_ms: 0,
+			num_turns: 2,
+			session_id: 's-int',
+			total_cost_usd: 0,
+			usage: {
+				input_tokens: 0,
+				cache_creation_input_tokens: 0,
+				cache_read_input_tokens: 0,
+				output_tokens: 0,
+				server_tool_use: { web_search_requests: 0 },
+			},
+			modelUsage: {},
+			permission_denials: [],
+		},
+	);
+
+	it('the zero result does not wipe out the usage its messages reported: at least that much, its cost estimated', () => {
+		const { usage } = record('claude-stream-json', interrupted, { exit: { code: 1, signal: null } });
+		assert.deepEqual(
+			[usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_creation_tokens],
+			[4 + 10000 + 5000 + 6 + 200 + 15000, 5, 20000, 10200],
+		);
+		// claude-sonnet-4-5: 10 fresh at $3, 20,000 read at $0.30, 10,200 written at $3.75, 5 out at $15 a million.
+		assert.equal(usage.cost_usd, 0.044355);
+		assert.equal(usage.cost_estimated, true);
+		assert.equal(usage.incomplete, true, 'the output counts were only what the lines knew');
+		assert.deepEqual([usage.turns, usage.duration_ms], [2, 8000]);
+	});
+
+	it("a resumed session's empty first result, before the real turn, is no report either", () => {
+		const resumed = lines(
+			{ type: 'system', subtype: 'init', model: 'claude-sonnet-4-5', session_id: 's' },
+			{
+				type: 'result',
+				subtype: 'success',
+				is_error: false,
+				num_turns: 0,
+				total_cost_usd: 0,
+				usage: { input_tokens: 0, output_tokens: 0 },
+			},
+			{
+				type: 'assistant',
+				message: {
+					id: 'm',
+					model: 'claude-sonnet-4-5',
+					content: [{ type: 'text', text: 'ok' }],
+					usage: { input_tokens: 10, output_tokens: 1 },
+				},
+			},
+			{
+				type: 'result',
+				subtype: 'success',
+				is_error: false,
+				num_turns: 1,
+				result: 'ok',
+				total_cost_usd: 0.0002,
+				usage: { input_tokens: 10, output_tokens: 4 },
+			},
+		);
+		const { usage } = record('claude-stream-json', resumed);
+		assert.deepEqual(
+			[usage.input_tokens, usage.output_tokens, usage.cost_usd, usage.incomplete],
+			[10, 4, 0.0002, undefined],
+		);
+	});
+});
+
+describe('truncated output', () => {
+	it('Claude Code killed mid-run: the usage its messages reported, marked incomplete ("at least")', () => {
+		const cut = transcript('claude/ritual-toolrich-2.1.205.jsonl').split('\n').slice(0, 6).join('\n');
+		const { usage } = record('claude-stream-json', cut, { exit: { code: null, signal: 'SIGTERM' } });
+		assert.deepEqual([usage.input_tokens, usage.output_tokens, usage.incomplete], [3900 + 773 + 18381, 2, true]);
+	});
+
+	it('Codex killed in its turn: unknown (zero and incomplete), not 0/0', () => {
+		const cut = transcript('codex/takopi-explore-bridge.jsonl').split('\n').slice(0, 8).join('\n');
+		const { usage } = record('codex-json', cut, { exit: { code: null, signal: 'SIGKILL' } });
+		assert.deepEqual(usage, { input_tokens: 0, output_tokens: 0, total_tokens: 0, incomplete: true });
+	});
+
+	it('Codex: a completed turn counts, the turn cut after it makes it "at least"', () => {
+		const [thread, ...rest] = transcript('codex/orch-readonly-ls.jsonl').trim().split('\n');
+		const secondTurn = [
+			'{"type":"turn.started"}',
+			'{"type":"item.started","item":{"id":"item_9","type":"command_execution","command":"ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}',
+		];
+		const { usage } = record('codex-json', [thread, ...rest, ...secondTurn].join('\n'), {
+			exit: { code: null, signal: 'SIGTERM' },
+		});
+		assert.deepEqual([usage.input_tokens, usage.output_tokens, usage.incomplete], [29879, 175, true]);
+	});
+
+	it('Gemini CLI killed before its result (it reports usage only there): unknown, and no model answered that it names', () => {
+		const cut = transcript('gemini/simmer-probe.jsonl').split('\n').slice(0, 6).join('\n');
+		const { usage, provenance } = record('gemini-stream-json', cut, { exit: { code: null, signal: 'SIGTERM' } });
+		assert.deepEqual(usage, { input_tokens: 0, output_tokens: 0, total_tokens: 0, incomplete: true });
+		assert.equal(provenance.model, 'auto', 'only the model it was asked for is known');
+	});
+
+	it('an agent that ends with its result reports complete usage even when the desk stops it afterwards', () => {
+		const { usage } = record('gemini-stream-json', transcript('gemini/simmer-probe.jsonl'), {
+			exit: { code: null, signal: 'SIGTERM' },
+		});
+		assert.equal(usage.incomplete, undefined);
+	});
+
+	it('plain text reports no usage: unknown', () => {
+		const { usage } = record('text', 'did it\n');
+		assert.equal(usage.incomplete, true);
+	});
+});
