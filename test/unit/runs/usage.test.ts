@@ -645,3 +645,75 @@ describe('truncated output', () => {
 		assert.equal(usage.incomplete, true);
 	});
 });
+
+describe('Codex file changes', () => {
+	it('codex/agentcmd-file-change-0.46: the file a change wrote is stored once', () => {
+		const { calls } = record('codex-json', transcript('codex/agentcmd-file-change-0.46.jsonl'), {
+			workFolder: '/private/tmp/codex-research-test',
+		});
+		assert.deepEqual(
+			calls.map((c) => [c.tool_name, c.io_footprint?.paths_written]),
+			[['apply_patch', ['hello.txt']]],
+		);
+	});
+
+	it('a change Codex reports started and then completed (newer versions) names each file once, and a file only its end names is added', () => {
+		// `exec --json` items as Codex's exec_events.rs defines them: a FileChange with its changes and status.
+		const change = (phase: string, status: string, paths: string[]) =>
+			JSON.stringify({
+				type: `item.${phase}`,
+				item: { id: 'item_3', type: 'file_change', changes: paths.map((p) => ({ path: p, kind: 'update' })), status },
+			});
+		const output = lines(
+			'{"type":"thread.started","thread_id":"t"}',
+			'{"type":"turn.started"}',
+			change('started', 'in_progress', ['/w/a.ts', '/w/b.ts']),
+			change('completed', 'completed', ['/w/a.ts', '/w/b.ts', '/w/b.ts', '/w/c.ts']),
+			'{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2}}',
+		);
+		const { calls } = record('codex-json', output, { workFolder: '/w' });
+		assert.deepEqual(calls[0]?.io_footprint?.paths_written, ['a.ts', 'b.ts', 'c.ts']);
+	});
+});
+
+describe('Gemini CLI', () => {
+	it('gemini/simmer-probe: the model is the one that answered, not "auto"; what is neither input nor output counts in the total', () => {
+		const { usage, provenance } = record('gemini-stream-json', transcript('gemini/simmer-probe.jsonl'));
+		assert.equal(provenance.model, 'gemini-3.5-flash');
+		assert.equal((provenance.parameters as { requested_model?: string }).requested_model, 'auto');
+		assert.deepEqual(
+			[usage.input_tokens, usage.output_tokens, usage.other_tokens, usage.total_tokens, usage.cache_read_tokens],
+			[65422, 219, 1342, 66983, 32602],
+			"the stats' own total, 66,983",
+		);
+		assert.deepEqual(
+			usage.models?.map((u) => [u.model, u.total_tokens]),
+			[
+				['gemini-3.1-flash-lite', 1144],
+				['gemini-3.5-flash', 65839],
+			],
+		);
+		assert.equal(usage.agent_totals, undefined, 'the per-model reports add up to the stats');
+		assert.equal(usage.cost_usd, undefined, 'no price for these models: no cost rather than a guess');
+	});
+
+	it('a warning printed before the first JSON line, on its own line or run into it, does not lose the session', () => {
+		const [init, ...rest] = transcript('gemini/simmer-probe.jsonl').trim().split('\n');
+		const warning = 'MCP issues detected. Run /mcp list for status.';
+		for (const output of [
+			[`${warning}${init}`, ...rest],
+			[warning, init!, ...rest],
+		]) {
+			const { provenance, usage } = record('gemini-stream-json', output.join('\n'));
+			assert.equal(provenance.provider, 'google');
+			assert.equal((provenance.parameters as { session_id?: string }).session_id, 'probe-session');
+			assert.equal(provenance.model, 'gemini-3.5-flash');
+			assert.equal(usage.total_tokens, 66983);
+		}
+		const events = parseAll('gemini-stream-json', `${warning}${init}`);
+		assert.deepEqual(
+			events.map((e) => e.kind),
+			['unparsed', 'session'],
+		);
+	});
+});
