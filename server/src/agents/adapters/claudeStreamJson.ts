@@ -4,7 +4,6 @@ import {
 	definedFields,
 	isEmptyReport,
 	isRecord,
-	MalformedLine,
 	modelWithMost,
 	noOutputSummary,
 	OpenToolCalls,
@@ -280,8 +279,9 @@ export class ClaudeStreamJson implements JsonLinesHandler {
 	): Array<TokenReport & { model: string }> | undefined {
 		const models: Array<TokenReport & { model: string }> = [];
 		for (const [model, value] of Object.entries(perModel ?? {})) {
+			// A model's entry of another shape is left out rather than losing the whole result with it.
 			if (!isRecord(value)) {
-				throw new MalformedLine(`modelUsage '${model}' is not an object`);
+				continue;
 			}
 			const fresh = optionalNumber(value, 'inputTokens') ?? 0;
 			const cacheRead = optionalNumber(value, 'cacheReadInputTokens');

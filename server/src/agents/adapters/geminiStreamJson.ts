@@ -3,7 +3,6 @@ import {
 	definedFields,
 	isEmptyReport,
 	isRecord,
-	MalformedLine,
 	modelWithMost,
 	noOutputSummary,
 	OpenToolCalls,
@@ -152,8 +151,9 @@ export class GeminiStreamJson implements JsonLinesHandler {
 		const stats = optionalRecord(record, 'stats');
 		const perModel = stats !== undefined ? optionalRecord(stats, 'models') : undefined;
 		const models = Object.entries(perModel ?? {}).flatMap(([model, value]) => {
+			// A model's entry of another shape is left out rather than losing the whole result with it.
 			if (!isRecord(value)) {
-				throw new MalformedLine(`stats.models '${model}' is not an object`);
+				return [];
 			}
 			const report = geminiReport(value);
 			return report !== undefined && !isEmptyReport(report) ? [{ model, ...report }] : [];
