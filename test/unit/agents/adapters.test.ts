@@ -1089,3 +1089,96 @@ describe('parseAll', () => {
 		}
 	});
 });
+
+describe('usage and subagents as the adapters read them', () => {
+	it("Claude Code: a subagent's lines name the Task call that started them; its text is not the agent's message; its task_* system lines say nothing new", () => {
+		// Claude Code 2.1.x stream-json: parent_tool_use_id on a subagent's lines, system/task_* around it.
+		const events = parseAll(
+			'claude-stream-json',
+			[
+				'{"type":"assistant","message":{"id":"m1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"task1","name":"Task","input":{"prompt":"look"}}],"usage":{"input_tokens":10,"output_tokens":1}},"parent_tool_use_id":null}',
+				'{"type":"system","subtype":"task_started","task_id":"a1","tool_use_id":"task1","task_type":"local_agent"}',
+				'{"type":"assistant","message":{"id":"s1","model":"claude-haiku-4-5","content":[{"type":"text","text":"found it"},{"type":"tool_use","id":"r1","name":"Read","input":{"file_path":"a.ts"}}],"usage":{"input_tokens":20,"cache_read_input_tokens":5,"output_tokens":2}},"parent_tool_use_id":"task1"}',
+				'{"type":"system","subtype":"task_progress","task_id":"a1","usage":{"total_tokens":27,"tool_uses":1,"duration_ms":5}}',
+				'{"type":"system","subtype":"task_notification","task_id":"a1","status":"completed","usage":{"total_tokens":27}}',
+			].join('\n'),
+		);
+		assert.deepEqual(ofKind(events, 'unparsed'), []);
+		assert.deepEqual(ofKind(events, 'message'), []);
+		assert.deepEqual(
+			ofKind(events, 'tool_started').map((c) => [c.call_id, c.parent_call_id]),
+			[
+				['task1', undefined],
+				['r1', 'task1'],
+			],
+		);
+		assert.deepEqual(ofKind(events, 'usage')[1], {
+			kind: 'usage',
+			input_tokens: 25,
+			output_tokens: 2,
+			cache_read_tokens: 5,
+			model: 'claude-haiku-4-5',
+			message_id: 's1',
+			parent_call_id: 'task1',
+			partial: true,
+		});
+	});
+
+	it('Claude Code: an all-zero result reports nothing and leaves the usage incomplete; a later real one completes it', () => {
+		const zero =
+			'{"type":"result","subtype":"error_during_execution","is_error":true,"total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0},"modelUsage":{}}';
+		const message =
+			'{"type":"assistant","message":{"id":"m","model":"claude-sonnet-4-5","content":[{"type":"text","text":"hm"}],"usage":{"input_tokens":3,"output_tokens":1}}}';
+		const interrupted = parseAll('claude-stream-json', [message, zero].join('\n'));
+		const [result] = ofKind(interrupted, 'result');
+		assert.deepEqual([result?.usage, result?.models, result?.ok], [undefined, undefined, false]);
+		assert.equal(ofKind(interrupted, 'usage_incomplete').length, 1);
+		const real =
+			'{"type":"result","subtype":"success","is_error":false,"total_cost_usd":0.001,"usage":{"input_tokens":3,"output_tokens":4}}';
+		assert.deepEqual(ofKind(parseAll('claude-stream-json', [zero, message, real].join('\n')), 'usage_incomplete'), []);
+	});
+
+	it("Codex: turn.progress is the running turn's usage, replaced by turn.completed; turn.failed carries its usage; newer event and item types are read or skipped", () => {
+		// codex exec --json as exec_events.rs defines it, with what newer versions add.
+		const events = parseAll(
+			'codex-json',
+			[
+				'{"type":"thread.started","thread_id":"t"}',
+				'{"type":"turn.started"}',
+				'{"type":"turn.progress","usage":{"input_tokens":50,"cached_input_tokens":0,"output_tokens":1}}',
+				'{"type":"item.plan.delta","item_id":"p","delta":"1. read"}',
+				'{"type":"item.completed","item":{"id":"p","type":"plan","text":"1. read"}}',
+				'{"type":"item.started","item":{"id":"c","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"t","receiver_thread_ids":["u"],"prompt":"check the tests","agents_states":{},"status":"in_progress"}}',
+				'{"type":"item.completed","item":{"id":"c","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"t","receiver_thread_ids":["u"],"prompt":"check the tests","agents_states":{},"status":"completed"}}',
+				'{"type":"turn.failed","error":{"message":"context window exceeded"},"usage":{"input_tokens":90,"cached_input_tokens":10,"cache_write_input_tokens":0,"output_tokens":3,"reasoning_output_tokens":1}}',
+			].join('\n'),
+		);
+		assert.deepEqual(ofKind(events, 'unparsed'), []);
+		assert.deepEqual(
+			ofKind(events, 'usage').map((u) => [u.message_id, u.input_tokens, u.output_tokens]),
+			[
+				['turn-1', 50, 1],
+				['turn-1', 90, 3],
+			],
+		);
+		assert.deepEqual(
+			ofKind(events, 'tool_started').map((c) => [c.tool, c.args]),
+			[['spawn_agent', { prompt: 'check the tests', receiver_thread_ids: ['u'] }]],
+		);
+		assert.deepEqual(ofKind(events, 'usage_incomplete'), [], 'the failed turn reported its usage');
+		assert.deepEqual(ofKind(events, 'result'), [{ kind: 'result', ok: false, text: 'context window exceeded' }]);
+	});
+
+	it('a warning run into the first JSON line is unparsed apart, the JSON read; a broken JSON line is not split', () => {
+		const init = '{"type":"init","session_id":"s","model":"auto"}';
+		assert.deepEqual(parseAll('gemini-stream-json', `Loaded cached credentials.${init}`), [
+			{ kind: 'unparsed', line: 'Loaded cached credentials.', reason: 'text printed before a JSON line' },
+			{ kind: 'session', provider: 'google', model: 'auto', session_id: 's' },
+		]);
+		const broken = `{"type":"tool_result","oops${init}`;
+		assert.deepEqual(
+			parseAll('gemini-stream-json', broken).map((e) => e.kind),
+			['unparsed'],
+		);
+	});
+});
