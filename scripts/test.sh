@@ -25,16 +25,34 @@ npm run --silent package >/dev/null
 
 echo "== tests"
 mkdir -p test-output
-# Node 20's test runner takes no globs: name the files. Unit, protocol and command-line files run two at
-# a time (each is its own process; most wait on git, a server or a child), the end-to-end files one at a
-# time (each drives a code-server and a browser). No test may hang CI: one that takes over ten minutes
-# fails (the slowest take about two), and a file whose tests are done ends even if something it started
-# still holds its event loop.
+# Node 20's test runner takes no globs: name the files. Two runs side by side: the unit, protocol and
+# command-line files two at a time (each its own process, busy with git, a server or a child), and the
+# end-to-end files one at a time (each drives a code-server and a browser, mostly waiting on them), so
+# the browser's waits overlap the CPU-bound part. Each run's report goes to its log, printed whole when
+# it ends. No test may hang CI: one that takes over ten minutes fails (the slowest take about two), and
+# a file whose tests are done ends even if something it started still holds its event loop.
 mapfile -t core < <(find out/test/unit out/test/protocol out/test/cli -name '*.test.js' | sort)
 mapfile -t e2e < <(find out/test/e2e -name '*.test.js' | sort)
+run_part() {
+  local name="$1" concurrency="$2"
+  shift 2
+  local began=$(date +%s) status=0
+  node --test --test-concurrency="$concurrency" --test-timeout=600000 --test-force-exit --test-reporter=spec "$@" \
+    > "test-output/$name.log" 2>&1 || status=$?
+  echo "$status $(( $(date +%s) - began ))" > "test-output/$name.status"
+}
+run_part core 2 "${core[@]}" &
+core_pid=$!
+run_part e2e 1 "${e2e[@]}" &
+e2e_pid=$!
+wait "$core_pid" "$e2e_pid"
 failed=0
-node --test --test-concurrency=2 --test-timeout=600000 --test-force-exit --test-reporter=spec "${core[@]}" || failed=1
-node --test --test-concurrency=1 --test-timeout=600000 --test-force-exit --test-reporter=spec "${e2e[@]}" || failed=1
+for part in core e2e; do
+  read -r status seconds < "test-output/$part.status"
+  echo "== $part tests ($seconds s): test-output/$part.log"
+  cat "test-output/$part.log"
+  [ "$status" -eq 0 ] || failed=1
+done
 if [ "$failed" -ne 0 ]; then
   echo "tests failed after $(( $(date +%s) - started )) s (the failing tests are listed at the end of each part above)"
   exit 1

@@ -192,6 +192,8 @@ export class Desk {
 		try {
 			const blobs = new BlobStore(path.join(libraryDir, 'blobs'), { logger: options.logger });
 			const snapshots = new NodeSnapshotFiles(libraryDir, blobs);
+			snapshots.onMountRebuilt = (mount, difference) =>
+				options.logger.warn(`mount ${mount} was changed (${difference}); laid out again from its version`);
 			const store = new SqlLibraryStore(db);
 			const gitReader = new RepositoryReader({
 				historyCacheDir: path.join(libraryDir, 'cache', 'git-history'),

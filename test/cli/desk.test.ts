@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AssetRecord, AssetSummary, GitVersion, ProjectRecord } from '../../server/src/assets/types';
-import { git, makeRepo } from '../helpers/gitRepo';
+import { commitAll, commitSubmodule, git, makeRepo } from '../helpers/gitRepo';
 import { openDesk } from '../helpers/deskFixture';
 import { tempDir } from '../helpers/temp';
 import { completeChain } from '../unit/ai/chain';
@@ -146,6 +146,62 @@ describe('the desk command line', () => {
 			64,
 			'one source only',
 		);
+	});
+});
+
+describe('the desk command line over git assets', () => {
+	it('lists symbolic links and submodules as git ls-tree -r does, with their kinds; the file count agrees; cat reads a link as its target and a submodule as its commit', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		fs.writeFileSync(path.join(repo, 'build.sh'), '#!/bin/sh\n', { mode: 0o755 });
+		fs.mkdirSync(path.join(repo, 'docs'));
+		fs.writeFileSync(path.join(repo, 'docs', 'guide.md'), '# Guide\n');
+		fs.symlinkSync('docs/guide.md', path.join(repo, 'README.md'));
+		const pinned = commitAll(repo, 'a script, a guide and a link to it');
+		commitSubmodule(repo, 'vendor/lib', pinned, 'vendor/lib as a submodule');
+		const json = <T>(...args: string[]): T => {
+			const result = desk('--store', store, ...args, '--json');
+			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+			return JSON.parse(result.stdout) as T;
+		};
+		const { asset } = json<{ asset: AssetRecord }>('asset', 'import', '--dir', repo, '--project', 'shop', '--main');
+
+		const lsTree = git(repo, 'ls-tree', '-r', '--name-only', 'HEAD').split('\n');
+		const { files } = json<{ files: Array<{ path: string; kind: string; target?: string; hash: string }> }>(
+			'asset',
+			'files',
+			asset.id,
+		);
+		assert.deepEqual(
+			files.map((f) => f.path),
+			lsTree,
+		);
+		assert.deepEqual(
+			files.map((f) => [f.path, f.kind, f.target]),
+			[
+				['README.md', 'symlink', 'docs/guide.md'],
+				['build.sh', 'executable', undefined],
+				['docs/guide.md', 'file', undefined],
+				['file1.txt', 'file', undefined],
+				['vendor/lib', 'submodule', undefined],
+			],
+		);
+		assert.equal(files.find((f) => f.kind === 'submodule')?.hash, pinned);
+		const [summary] = json<AssetSummary[]>('assets', 'list');
+		assert.equal(summary?.file_count, files.length, "the asset's file count is the listing's");
+
+		const human = desk('--store', store, 'asset', 'files', asset.id);
+		assert.equal(human.code, 0, human.stderr);
+		const lines = human.stdout.split('\n').map((l) => l.trim());
+		assert.ok(lines.includes('-  README.md -> docs/guide.md'), human.stdout);
+		assert.ok(lines.includes(`-  vendor/lib  (submodule @ ${pinned.slice(0, 7)})`), human.stdout);
+
+		assert.equal(desk('--store', store, 'asset', 'cat', asset.id, 'README.md').stdout, 'docs/guide.md');
+		assert.equal(desk('--store', store, 'asset', 'cat', asset.id, 'vendor/lib').stdout, `${pinned}\n`);
+		const folder = desk('--store', store, 'asset', 'cat', asset.id, 'docs');
+		assert.equal(folder.code, 2, 'a folder is not read');
+		assert.match(folder.stderr, /asset\.fileNotFound|is not in/);
 	});
 });
 
@@ -382,6 +438,66 @@ describe('the desk command line over launch cards', () => {
 		assert.equal(json<Array<{ role: string }>>('asset', 'used-in', specsAsset.id)[0]?.role, 'reference');
 	});
 
+	it("refuses as git target another repository made the project's main asset, and another work tree of its own, naming both checkouts", () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const shop = makeRepo(path.join(root, 'shop'), { commits: 2 });
+		const billing = makeRepo(path.join(root, 'billing'), { commits: 1 });
+		git(shop, 'worktree', 'add', '-q', path.join(root, 'shop-wt'), '-b', 'side');
+		const json = <T>(...args: string[]): T => {
+			const result = desk('--store', store, ...args, '--json');
+			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+			return JSON.parse(result.stdout) as T;
+		};
+		const own = json<{ asset: AssetRecord }>('asset', 'import', '--dir', shop, '--project', 'shop', '--main').asset;
+		// The project's main asset is now another repository; runs of the project still write shop.
+		const other = json<{ asset: AssetRecord; project: ProjectRecord }>(
+			'asset',
+			'import',
+			'--dir',
+			billing,
+			'--project',
+			'shop',
+			'--main',
+		);
+		assert.deepEqual([other.project.main_asset, other.project.path], [other.asset.id, shop]);
+		const worktree = json<{ asset: AssetRecord }>(
+			'asset',
+			'import',
+			'--dir',
+			path.join(root, 'shop-wt'),
+			'--project',
+			'shop',
+			'--allow-git-dir',
+		).asset;
+		json('card', 'suggest', '--project', 'shop', '--ticket', 'Fix the totals');
+		const plugTarget = (id: string) =>
+			desk('--store', store, 'card', 'plug', '--project', 'shop', '--asset', id, '--role', 'target', '--json');
+
+		const refused = plugTarget(other.asset.id);
+		assert.equal(refused.code, 2, refused.stderr);
+		const error = (JSON.parse(refused.stdout) as { error: { code: string; message: string; data: object } }).error;
+		assert.equal(error.code, 'launch.foreignRepo');
+		assert.deepEqual(error.data, {
+			id: other.asset.id,
+			project: 'shop',
+			checkout: shop,
+			checkout_git_dir: path.join(shop, '.git'),
+			target: billing,
+			target_git_dir: path.join(billing, '.git'),
+		});
+		assert.match(error.message, /another repository/);
+
+		const sibling = plugTarget(worktree.id);
+		assert.equal(sibling.code, 2, sibling.stderr);
+		assert.match(sibling.stdout, /launch\.foreignRepo/);
+		assert.match(sibling.stdout, /another work tree of that repository/);
+
+		assert.deepEqual(json<{ plugs: unknown[] }>('card', 'show', '--project', 'shop').plugs, [], 'nothing was plugged');
+		json('card', 'plug', '--project', 'shop', '--asset', own.id, '--role', 'target');
+		assert.equal(json<{ plugs: Array<{ name: string }> }>('card', 'go', '--project', 'shop').plugs[0]?.name, 'shop');
+	});
+
 	it("keeps a suggestion as the card's Keep does: a skill as instructions, a folder as reference; refuses one not suggested", () => {
 		const root = tempDir();
 		const store = path.join(root, 'library');
@@ -435,5 +551,40 @@ describe('the desk command line over launch cards', () => {
 			2,
 			'nothing more plugged',
 		);
+	});
+
+	it('suggests a folder changed without a snapshot by the words Go would freeze, as asset search finds it', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const json = <T>(...args: string[]): T => {
+			const result = desk('--store', store, ...args, '--json');
+			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+			return JSON.parse(result.stdout) as T;
+		};
+		json('asset', 'import', '--dir', repo, '--project', 'shop', '--main');
+		const notes = path.join(root, 'field-notes');
+		fs.mkdirSync(notes);
+		fs.writeFileSync(path.join(notes, 'notes.md'), 'originalword\n');
+		const notesAsset = json<{ asset: AssetRecord }>('asset', 'import', '--dir', notes, '--project', 'shop').asset;
+		const suggested = (word: string) =>
+			json<Array<{ asset_id: string }>>('card', 'suggest', '--project', 'shop', '--ticket', word).map(
+				(s) => s.asset_id,
+			);
+		const searched = (word: string) =>
+			json<{ hits: Array<{ id: string }> }>('asset', 'search', word).hits.map((h) => h.id);
+		assert.deepEqual(suggested('originalword'), [notesAsset.id], 'the index holds v1 now');
+
+		fs.writeFileSync(path.join(notes, 'notes.md'), 'workingword\n');
+		assert.deepEqual(searched('workingword'), [notesAsset.id]);
+		assert.deepEqual(suggested('workingword'), [notesAsset.id], 'the card reads the folder as Go would snapshot it');
+		assert.deepEqual(searched('originalword'), []);
+		assert.deepEqual(suggested('originalword'), []);
+		assert.equal(
+			json<{ plugs: unknown[] }>('card', 'show', '--project', 'shop').plugs.length,
+			0,
+			'nothing was snapshotted or plugged',
+		);
+		assert.equal(json<Array<{ version: number }>>('asset', 'versions', notesAsset.id).length, 1);
 	});
 });

@@ -65,6 +65,18 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		);
 		const waiting = page.getByRole('treeitem', { name: /^Run, waiting for review · .*scripted-model-1/ });
 		await waiting.waitFor({ timeout: 30_000 });
+		// The waiting run stays in sight after the notification is gone: a count on the activity bar's
+		// Agent Desk entry and in the status bar.
+		const toReview = page.locator('.statusbar-item', { hasText: '1 to review' });
+		await toReview.waitFor({ timeout: 15_000 });
+		const badge = page
+			.locator('.activitybar .action-item', { has: page.locator('[aria-label^="Agent Desk"]') })
+			.locator('.badge-content');
+		await waitFor(
+			async () => (await badge.innerText().catch(() => '')).trim() === '1',
+			15_000,
+			'the badge counting one run',
+		);
 		await page.waitForTimeout(800);
 		await screenshot(page, 'run-gate-2-notification');
 
@@ -132,6 +144,7 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		assert.equal(git(repo, 'show', 'HEAD:src/greeting.ts'), greeting.trimEnd());
 		assert.equal(git(repo, 'status', '--porcelain'), '', 'the checkout is clean after the land');
 		await page.getByRole('treeitem', { name: /^Run, completed · landed/ }).waitFor({ timeout: 30_000 });
+		await toReview.waitFor({ state: 'hidden', timeout: 15_000 });
 		const landedPage = await webviewWith(
 			page,
 			`landed as ${head.slice(0, 12)} — The helper is what the ticket asks for.`,

@@ -54,3 +54,20 @@ export function commitFile(dir: string, file: string, content: string, message: 
 	execFileSync('git', ['commit', '-q', '-m', message], { cwd: dir, env: { ...gitEnv(dir), ...env }, stdio: 'ignore' });
 	return git(dir, 'rev-parse', 'HEAD');
 }
+
+/** Commits everything in the work tree (links as links) and returns the new commit. */
+export function commitAll(dir: string, message: string): string {
+	git(dir, 'add', '-A');
+	git(dir, 'commit', '-q', '-m', message);
+	return git(dir, 'rev-parse', 'HEAD');
+}
+
+/**
+ * Commits a gitlink at `file`: what a submodule is in its superproject's tree (mode 160000, the
+ * commit it is at), without cloning anything. Returns the new commit.
+ */
+export function commitSubmodule(dir: string, file: string, commit: string, message: string): string {
+	git(dir, 'update-index', '--add', '--cacheinfo', `160000,${commit},${file}`);
+	git(dir, 'commit', '-q', '-m', message);
+	return git(dir, 'rev-parse', 'HEAD');
+}

@@ -21,8 +21,26 @@ export function atExit(cleanup: () => void): void {
 /** A fresh temp folder, removed when the test file's process exits. */
 export function tempDir(prefix = 'desk-test-'): string {
 	const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-	atExit(() => fs.rmSync(dir, { recursive: true, force: true }));
+	atExit(() => removeTree(dir));
 	return dir;
+}
+
+/** Removes `dir`, giving its folders their write bit back when a read-only one (a mount) is in the way. */
+function removeTree(dir: string): void {
+	try {
+		fs.rmSync(dir, { recursive: true, force: true });
+	} catch {
+		const writable = (folder: string): void => {
+			fs.chmodSync(folder, 0o755);
+			for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+				if (entry.isDirectory()) {
+					writable(path.join(folder, entry.name));
+				}
+			}
+		};
+		writable(dir);
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
 }
 
 /** The project's root folder: the nearest one above this file with a package.json. */

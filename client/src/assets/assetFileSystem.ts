@@ -60,10 +60,16 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 		const file = parent?.files.find((f) => f.path === path);
 		if (file) {
 			return {
-				type: vscode.FileType.File,
+				type: fileType(file),
 				ctime: 0,
 				mtime: 0,
-				size: Math.max(file.size, 0),
+				// What reading it gives: a link's target, a submodule's commit id and a newline.
+				size:
+					file.kind === 'symlink'
+						? Buffer.byteLength(file.target ?? '')
+						: file.kind === 'submodule'
+							? file.hash.length + 1
+							: Math.max(file.size, 0),
 				permissions: vscode.FilePermission.Readonly,
 			};
 		}
@@ -81,10 +87,7 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 		}
 		return [
 			...folder.folders.map((name): [string, vscode.FileType] => [name, vscode.FileType.Directory]),
-			...folder.files.map((f): [string, vscode.FileType] => [
-				f.path.slice(f.path.lastIndexOf('/') + 1),
-				vscode.FileType.File,
-			]),
+			...folder.files.map((f): [string, vscode.FileType] => [f.path.slice(f.path.lastIndexOf('/') + 1), fileType(f)]),
 		];
 	}
 
@@ -134,6 +137,14 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 		}
 		return listing;
 	}
+}
+
+/**
+ * A link is a file whose content is its target (read, never followed: the editor shows the target
+ * as text), marked a link; a submodule is a file holding the commit it records.
+ */
+function fileType(file: VersionFile): vscode.FileType {
+	return file.kind === 'symlink' ? vscode.FileType.File | vscode.FileType.SymbolicLink : vscode.FileType.File;
 }
 
 interface Folder {

@@ -1,4 +1,10 @@
-import type { AssetSummary, AssetVersion, AtGo, RetireProposal } from '../../../server/src/protocol/protocol';
+import type {
+	AssetSummary,
+	AssetVersion,
+	AtGo,
+	RetireProposal,
+	VersionFile,
+} from '../../../server/src/protocol/protocol';
 import { humanBytes } from '../../../server/src/attachments/names';
 import { markdownLines, markdownText as escapeMarkdown } from '../common/markdownText';
 
@@ -111,4 +117,36 @@ export function versionTooltip(asset: AssetSummary, version: AssetVersion): stri
 		text += `${version.file_count} files, ${humanBytes(version.bytes)}  \nMade ${version.made_at} (${version.made_by})  \nManifest \`${version.manifest.slice(0, 16)}…\``;
 	}
 	return text;
+}
+
+/**
+ * What a file's row in a version says of it, by its kind: the theme icon, the description (a size,
+ * a link's target, a submodule's commit) and the plain tooltip. Names and targets come from a
+ * repository: the tree row makes them inert (`inertTreeItem`).
+ */
+export function versionFileRow(
+	file: VersionFile,
+	version: number,
+): { icon: string; description?: string; tooltip: string } {
+	const at = `${file.path} at v${version}`;
+	switch (file.kind) {
+		case 'symlink':
+			return {
+				icon: 'file-symlink-file',
+				description: `→ ${file.target ?? ''}`,
+				tooltip: `${at}: a symbolic link to ${file.target ?? '(target not read)'} (its target is its content; never followed)`,
+			};
+		case 'submodule':
+			return {
+				icon: 'file-submodule',
+				description: `submodule @ ${file.hash.slice(0, 7)}`,
+				tooltip: `${at}: a submodule at commit ${file.hash} (another repository; its files are not part of this version)`,
+			};
+		default:
+			return {
+				icon: 'file',
+				...(file.size >= 0 ? { description: humanBytes(file.size) } : {}),
+				tooltip: `${at}${file.kind === 'executable' ? ' (executable)' : ''}`,
+			};
+	}
 }

@@ -14,10 +14,9 @@ import {
 	type VersionFile,
 } from '../../../server/src/protocol/protocol';
 import { assetFileUri } from './assetFileSystem';
-import { assetTooltip, atGoText, groupOf, versionTooltip, type AssetGroup } from './assetText';
+import { assetTooltip, atGoText, groupOf, versionFileRow, versionTooltip, type AssetGroup } from './assetText';
 import { ProjectTreeProvider, type ProjectNode } from '../common/projectTree';
 import type { WindowProject } from '../common/windowProjects';
-import { humanBytes } from '../../../server/src/attachments/names';
 
 const groupLabels: Record<AssetGroup, string> = {
 	folders: 'Folders',
@@ -157,9 +156,10 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 				const item = new vscode.TreeItem(baseName(node.file.path), vscode.TreeItemCollapsibleState.None);
 				item.id = `${node.asset.id}/v${node.version}/f/${node.file.path}`;
 				item.resourceUri = assetFileUri(node.asset.id, node.version, node.file.path);
-				item.iconPath = vscode.ThemeIcon.File;
-				item.description = node.file.size >= 0 ? humanBytes(node.file.size) : undefined;
-				item.tooltip = `${node.file.path} at v${node.version}${node.file.executable ? ' (executable)' : ''}`;
+				const row = versionFileRow(node.file, node.version);
+				item.iconPath = new vscode.ThemeIcon(row.icon);
+				item.description = row.description;
+				item.tooltip = row.tooltip;
 				item.accessibilityInformation = {
 					label: `${baseName(node.file.path)}, ${item.tooltip}${item.description ? `, ${String(item.description)}` : ''}`,
 				};

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { visibleText } from '../common/markdownText';
-import { showInformationMessage } from '../common/messages';
+import { showStatusMessage } from '../common/messages';
 import {
 	GetCard,
 	LaunchGo,
@@ -24,7 +24,7 @@ const viewType = 'agentDesk.launchCard';
 export class LaunchCards implements vscode.Disposable {
 	private readonly panels = new Map<
 		string,
-		{ panel: vscode.WebviewPanel; ready: boolean; launched?: CardState['launched']; partial?: boolean }
+		{ panel: vscode.WebviewPanel; ready: boolean; launched?: CardState['launched'] }
 	>();
 	private readonly disposables: vscode.Disposable[] = [];
 
@@ -76,13 +76,12 @@ export class LaunchCards implements vscode.Disposable {
 	}
 
 	/**
-	 * The project's suggestion index grew or is complete (SuggestIndexDidChange): a card whose
-	 * suggestions came from a partial index asks again, so it shows the count and, at the end, the full answer.
+	 * The project's suggestion index changed (SuggestIndexDidChange): it grew, is complete, or took in
+	 * what a walk of the members' folders found. The card asks again, so it shows the count while the
+	 * index builds and, at the end, the full answer.
 	 */
 	async onIndexProgress(project: string, _progress: SuggestIndexProgress): Promise<void> {
-		if (this.panels.get(project)?.partial) {
-			await this.refresh(project);
-		}
+		await this.refresh(project);
 	}
 
 	/** Shows every open card again (the run settings it names changed). */
@@ -132,8 +131,9 @@ export class LaunchCards implements vscode.Disposable {
 					await this.send(project, { busy: true });
 					const record = await this.desk.requestOnce(LaunchGo, { project, settings: this.settingsFor(project) });
 					entry.launched = { runId: record.run, plugs: record.plugs.length };
-					void showInformationMessage(
-						`Agent Desk: launched “${record.ticket.split('\n', 1)[0]}” with ${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} frozen; the Runs view follows the run.`,
+					// The card says it too: the notification area stays for what needs the person.
+					showStatusMessage(
+						`$(rocket) Launched “${record.ticket.split('\n', 1)[0]!.replaceAll('$(', '$ (')}” with ${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} frozen`,
 					);
 					break;
 				}
@@ -154,13 +154,10 @@ export class LaunchCards implements vscode.Disposable {
 		if (!entry) {
 			return;
 		}
-		// Partial until the answer says otherwise: a notification that comes meanwhile asks again rather than being lost.
-		entry.partial = true;
 		const [view, suggested] = await Promise.all([
 			this.desk.request(GetCard, { project }),
 			this.desk.request(SuggestAssets, { project }),
 		]);
-		entry.partial = suggested.index.indexed < suggested.index.total;
 		const state: CardState = {
 			...cardState(project, view, suggested),
 			runWith: runWith(this.settingsFor(project)),

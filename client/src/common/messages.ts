@@ -5,7 +5,7 @@
  * first. Button labels are the extension's own.
  */
 import * as vscode from 'vscode';
-import { messageText } from './markdownText';
+import { messageText, visibleText } from './markdownText';
 
 type Rest<T> = T[] | [vscode.MessageOptions, ...T[]];
 
@@ -49,4 +49,12 @@ export function showErrorMessage<T extends string | vscode.MessageItem>(
 		messageText(message),
 		...clean(rest),
 	);
+}
+
+/**
+ * A routine confirmation (a launch, something saved): a few seconds in the status bar, never a
+ * notification, so that the ones that need the person (a run to review, a failure) stand out.
+ */
+export function showStatusMessage(message: string): void {
+	vscode.window.setStatusBarMessage(visibleText(message), 5_000);
 }

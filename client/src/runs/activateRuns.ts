@@ -5,15 +5,21 @@ import { registerGateCommands } from './gateCommands';
 import { registerRunCommands } from './runCommands';
 import { PatchSides, patchScheme, RunPages } from './runDocuments';
 import { RunsTreeProvider } from './runsTree';
+import { WaitingRuns } from './waitingRuns';
 
 /** The Runs feature: its view, the run pages, the PatchSets' `desk-patch:` sides, its commands and the gate's. */
 export function activateRuns(context: vscode.ExtensionContext, desk: DeskClient, reportError: ReportError) {
 	const tree = new RunsTreeProvider(desk, reportError);
 	const pages = new RunPages(desk);
 	const patchSides = new PatchSides();
+	const view = vscode.window.createTreeView('agentDesk.runs', { treeDataProvider: tree, showCollapseAll: true });
+	const waiting = new WaitingRuns(desk, view, () => tree.windowProjects, reportError);
 	context.subscriptions.push(
 		tree,
-		vscode.window.createTreeView('agentDesk.runs', { treeDataProvider: tree, showCollapseAll: true }),
+		view,
+		waiting,
+		// The view's rows change with every change of a project's runs, and with the window's projects.
+		tree.onDidChangeTreeData(() => waiting.refresh()),
 		pages,
 		vscode.workspace.registerTextDocumentContentProvider(patchScheme, patchSides),
 		...registerRunCommands(desk, tree, pages, patchSides, reportError),

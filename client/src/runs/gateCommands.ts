@@ -101,6 +101,7 @@ export function registerGateCommands(
 		title: string,
 		accepts: (run: RunSummary) => boolean,
 		none: string,
+		single: 'pick' | 'take' = 'pick',
 	): Promise<RunRef | undefined> => {
 		const items: Array<vscode.QuickPickItem & { ref: RunRef; started: string }> = [];
 		const several = runs.windowProjects.length > 1;
@@ -123,6 +124,9 @@ export function registerGateCommands(
 			return undefined;
 		}
 		items.sort((a, b) => b.started.localeCompare(a.started));
+		if (single === 'take' && items.length === 1) {
+			return items[0]!.ref;
+		}
 		return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true, matchOnDetail: true }))?.ref;
 	};
 
@@ -413,6 +417,21 @@ export function registerGateCommands(
 		vscode.commands.registerCommand(
 			'agentDesk.reviewRun',
 			onRun(review, 'Review which run?', (run) => run.patchsets > 0, 'No run has a change to review yet.'),
+		),
+		// The status bar's "N to review": the one waiting run straight away, else a pick of them.
+		vscode.commands.registerCommand(
+			'agentDesk.reviewWaitingRun',
+			guarded(async () => {
+				const ref = await pickRun(
+					'Review which waiting run?',
+					(run) => runState(run) === 'gate',
+					'No run is waiting for review.',
+					'take',
+				);
+				if (ref) {
+					await review(ref);
+				}
+			}),
 		),
 		vscode.commands.registerCommand('agentDesk.approveRun', decisionCommand('commit')),
 		vscode.commands.registerCommand('agentDesk.retryRun', decisionCommand('retry')),

@@ -47,3 +47,12 @@ export function formatDuration(ms: number): string {
 	const seconds = Math.round(ms / 1000);
 	return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
+
+/** What the badge and the status bar say of `count` runs waiting at the gate; undefined for none. */
+export function waitingText(count: number): { status: string; tooltip: string } | undefined {
+	if (count <= 0) {
+		return undefined;
+	}
+	const runs = count === 1 ? '1 run waits' : `${count} runs wait`;
+	return { status: `$(git-pull-request) ${count} to review`, tooltip: `Agent Desk: ${runs} for your review` };
+}

@@ -12,7 +12,7 @@ import { LibraryContext } from './libraryContext';
 import { AssetMetadata, type LaunchedPlug } from './metadata';
 import { Mounts } from './mounts';
 import type { ClientRequestKey, Environment, FolderIdentity, GitReader, LibraryStore, SnapshotFiles } from './ports';
-import { SearchText } from './searchText';
+import { SearchText, type FolderWalk } from './searchText';
 import type { AssetRecord, BranchRewrite, MadeBy, ProjectRecord } from './types';
 import { Versions, type SnapshotOptions, type VersionRange } from './versions';
 
@@ -186,11 +186,11 @@ export class Library {
 	search(query: string, limit = 20): Promise<SearchHit[]> {
 		return this.searchText.search(query, limit);
 	}
-	matchDocument(asset: AssetRecord, at: 'atGo' | 'version' = 'atGo') {
-		return this.searchText.matchDocument(asset, at);
+	matchDocument(asset: AssetRecord) {
+		return this.searchText.matchDocument(asset);
 	}
-	matchKeys(assets: readonly AssetRecord[]) {
-		return this.searchText.matchKeys(assets);
+	matchKeys(assets: readonly AssetRecord[], walk: FolderWalk = 'now') {
+		return this.searchText.matchKeys(assets, walk);
 	}
 	skillOf(asset: AssetRecord) {
 		return this.searchText.skillOf(asset);

@@ -2,6 +2,7 @@ import type { AdoptedGitDir, GitDirLocation } from '../git/gitDir';
 import type {
 	AssetCheck,
 	AssetRecord,
+	FileKind,
 	HeadObservation,
 	MadeBy,
 	Manifest,
@@ -29,8 +30,6 @@ export interface LibraryReads {
 	latestSnapshotVersion(assetId: string): SnapshotVersion | undefined;
 	/** Launch records that plugged the asset (glossary: Used in). */
 	usedIn(assetId: string): UsedIn[];
-	/** The manifest of each snapshot asset's picked version, in one read. */
-	pickedManifests(): Map<string, string>;
 	/** A project's member assets in the order they joined, in one read. */
 	projectAssets(project: string): AssetRecord[];
 	/** The git folder recorded for the git asset of a checkout (the newest one that has one). */
@@ -108,11 +107,15 @@ export interface CommitHistory {
 	entry(index: number): CommitInfo;
 }
 
-/** A file of a commit's tree. */
+/** A path of a commit's tree that is not a folder: a file, an executable, a symbolic link or a submodule. */
 export interface GitTreeFile {
 	path: string;
+	/** The blob's id (a link's blob holds its target), or the commit a submodule records. */
 	oid: string;
 	executable: boolean;
+	kind: FileKind;
+	/** A symbolic link's target (its first 4 KiB, as text), where the reader lists links with it. */
+	target?: string;
 }
 
 /** A file that differs between two commits: `before` missing for an added file, `after` for a removed one. */
@@ -151,17 +154,25 @@ export interface GitReader {
 	firstParentHistory(top: string, branch: string, signal?: AbortSignal): Promise<CommitHistory>;
 	/** The same from a commit; undefined when the commit is no longer in the repository. */
 	firstParentHistoryFrom(top: string, commit: string, signal?: AbortSignal): Promise<CommitHistory | undefined>;
-	/** Number of files in a commit's tree. */
+	/** Number of entries `treeFiles` lists for a commit (`git ls-tree -r` lists as many). */
 	fileCount(top: string, commit: string): Promise<number>;
-	/** The files of a commit's tree, sorted by path (blobs only; submodules and links are not files). */
+	/**
+	 * Every entry of a commit's tree that is not a folder, sorted by path, with its kind: files,
+	 * executables, symbolic links (with their targets) and submodules, as `git ls-tree -r` lists them.
+	 */
 	treeFiles(top: string, commit: string): Promise<GitTreeFile[]>;
 	/** The content of a blob. */
 	readBlob(top: string, oid: string): Promise<Uint8Array>;
-	/** The content of the file at `path` in a commit, undefined when there is no such file. */
+	/**
+	 * What the entry at `path` in a commit holds: a file's bytes, a symbolic link's target (its
+	 * blob, never followed), a submodule's commit id and a newline. Undefined when there is no such
+	 * entry or it is a folder.
+	 */
 	readFile(top: string, commit: string, path: string): Promise<Uint8Array | undefined>;
 	/**
-	 * One folder of a commit's tree ('' is the top): the names of its subfolders and its files,
-	 * reading only the trees on the way. Undefined when there is no such folder.
+	 * One folder of a commit's tree ('' is the top): the names of its subfolders and its other
+	 * entries (as `treeFiles` lists them), reading only the trees on the way. Undefined when there
+	 * is no such folder.
 	 */
 	listFolder(
 		top: string,
@@ -239,7 +250,10 @@ export interface SnapshotFiles {
 	removeInFolder(folder: string, rel: string): void;
 	/** Up to `maxBytes` of a file in a working folder, never through a link; undefined when it cannot be read. */
 	readWorkingFile(folder: string, rel: string, maxBytes: number): Buffer | undefined;
-	/** Lays version `version` out once at `<library>/mounts/<id>/<version>` and returns that path. */
+	/**
+	 * Lays version `version` out read-only at `<library>/mounts/<id>/<version>` and returns that path:
+	 * a mount already there is reused while it matches the manifest, and laid out again when not.
+	 */
 	mount(assetId: string, version: number, manifest: Manifest): string;
 }
 

@@ -1,3 +1,4 @@
+import { DeskError } from '../core/errors';
 import type { LibraryContext } from './libraryContext';
 import { parseSkillFile } from './skill';
 import type { AssetRecord, AtGo } from './types';
@@ -12,10 +13,32 @@ import {
 } from '../search/librarySearch';
 
 /**
+ * Which walk of a snapshot asset's folder its match key comes from (see SearchText.matchKeys):
+ * - `now`: a walk begun now;
+ * - `last`: the last walk that ended, whatever its age (a walk still going, or one begun now, for a
+ *   folder no walk has ended for yet);
+ * - a number of milliseconds: a walk begun within that time (one still going included), else one begun now.
+ */
+export type FolderWalk = 'now' | 'last' | number;
+
+/**
  * The text an asset is matched on (glossary: Suggestion) and the library search over it: names, abouts, the text of
  * files at the version go would freeze, a skill's SKILL.md description.
  */
 export class SearchText {
+	/**
+	 * The walks of each snapshot asset's folder for its key (see matchKeys): the last that ended, with
+	 * when it began and what it found, and one still going.
+	 */
+	private readonly folderChecks = new Map<
+		string,
+		{
+			folder: string;
+			ended?: { at: number; state: string };
+			walking?: { at: number; state: Promise<string> };
+		}
+	>();
+
 	constructor(
 		private readonly ctx: LibraryContext,
 		private readonly versions: Versions,
@@ -37,29 +60,37 @@ export class SearchText {
 
 	/**
 	 * What an asset is matched on (glossary: Suggestion): its name, its about and its text files at the version go
-	 * would freeze; a skill only by its name and its SKILL.md description, never its body.
-	 * `at: 'version'` reads a snapshot asset's picked version, not its working folder: the suggestion
-	 * index follows versions (a Go snapshots working changes first anyway).
+	 * would freeze (AtGo: a folder with working changes as go would snapshot it, a repository at its
+	 * branch tip); a skill only by its name and its SKILL.md description there, never its body.
 	 */
-	async matchDocument(asset: AssetRecord, at: 'atGo' | 'version' = 'atGo'): Promise<SearchDocument> {
+	async matchDocument(asset: AssetRecord): Promise<SearchDocument> {
 		if (asset.kind === 'skill') {
 			const skill = await this.skillOf(asset);
 			return { id: asset.id, name: asset.name, about: skill?.description ?? '', text: '' };
 		}
-		return { id: asset.id, name: asset.name, about: asset.about, text: await this.searchText(asset, at) };
+		return { id: asset.id, name: asset.name, about: asset.about, text: await this.searchText(asset) };
 	}
 
 	/**
-	 * Cheap keys of what matchDocument(asset, 'version') reads: a key changes when its asset gets a
-	 * new version, is described, renamed or retired. One database read for all of them, no file read.
+	 * Keys of what matchDocument reads: a key changes when its asset is renamed, described, retired or
+	 * given another kind, and when what go would freeze changes: a repository's branch tip, a notes
+	 * asset's text, a snapshot asset's picked version or its folder. A folder is checked as AtGo
+	 * checks it, by a walk against the snapshot engine's stat cache (a file is read only when its
+	 * size, times or inode changed), and its key is the manifest of what the walk found: the picked
+	 * version's when the folder has no working changes, the working state's when it has. `walk` says
+	 * which walk (see FolderWalk).
 	 */
-	async matchKeys(assets: readonly AssetRecord[]): Promise<Map<string, string>> {
-		const manifests = this.ctx.store.pickedManifests();
+	async matchKeys(assets: readonly AssetRecord[], walk: FolderWalk = 'now'): Promise<Map<string, string>> {
 		const keys = new Map<string, string>();
 		for (const asset of assets) {
 			let source: string;
 			if (asset.engine === 'snapshot') {
-				source = `${asset.picked_version}:${manifests.get(asset.id) ?? ''}`;
+				const folder = this.folderState(asset, walk);
+				source = `${asset.picked_version}:${await folder.state}`;
+				if (folder.walked) {
+					// A walk runs in synchronous stretches: requests get their turn between folders.
+					await new Promise<void>((resolve) => setImmediate(resolve));
+				}
 			} else if (asset.engine === 'git') {
 				source = (await this.ctx.git.branchTip(asset.working_dir, asset.branch).catch(() => undefined)) ?? '';
 			} else {
@@ -68,6 +99,43 @@ export class SearchText {
 			keys.set(asset.id, [asset.name, asset.about, asset.kind, asset.retired ? 'retired' : '', source].join('\u0000'));
 		}
 		return keys;
+	}
+
+	/**
+	 * The manifest hash of a snapshot asset's folder as the walk `walk` asks for finds it (or why it
+	 * cannot be read), and whether that walk began now.
+	 */
+	private folderState(asset: AssetRecord, walk: FolderWalk): { state: Promise<string>; walked: boolean } {
+		const now = Date.now();
+		let checks = this.folderChecks.get(asset.id);
+		if (checks?.folder !== asset.working_dir) {
+			checks = { folder: asset.working_dir };
+			this.folderChecks.set(asset.id, checks);
+		}
+		if (walk === 'last' && checks.ended) {
+			return { state: Promise.resolve(checks.ended.state), walked: false };
+		}
+		const latest = checks.walking ?? checks.ended;
+		if (latest && (walk === 'last' || (typeof walk === 'number' && now - latest.at < walk))) {
+			return { state: Promise.resolve(latest.state), walked: false };
+		}
+		const found = this.ctx.snapshots.scan(asset.id, asset.working_dir, { store: false }).then(
+			(scan) => scan.manifestHash,
+			// Go would refuse it and its text is empty: the key changes once the folder can be read again.
+			(error: unknown) => `unreadable ${error instanceof DeskError ? error.code : 'error'}`,
+		);
+		const walking = { at: now, state: found };
+		checks.walking = walking;
+		void found.then((state) => {
+			// A walk that began later and ended first has the newer state.
+			if (!checks.ended || checks.ended.at <= walking.at) {
+				checks.ended = { at: walking.at, state };
+			}
+			if (checks.walking === walking) {
+				checks.walking = undefined;
+			}
+		});
+		return { state: found, walked: true };
 	}
 
 	/** The SKILL.md front matter of an asset at the version go would freeze, when it is valid (glossary: Kind). */
@@ -88,18 +156,13 @@ export class SearchText {
 	}
 
 	/** The text of an asset's files that it is matched on, within the caps of a suggestion (glossary: Suggestion). */
-	private async searchText(asset: AssetRecord, at: 'atGo' | 'version' = 'atGo'): Promise<string> {
+	private async searchText(asset: AssetRecord): Promise<string> {
 		if (asset.engine === 'none') {
 			return asset.notes.slice(0, suggestAssetCap);
 		}
 		let atGo: AtGo;
 		try {
-			if (at === 'version' && asset.engine === 'snapshot') {
-				const version = this.ctx.snapshotVersionOf(asset, asset.picked_version);
-				atGo = { engine: 'snapshot', version: version.version, working_changes: false, manifest: version.manifest };
-			} else {
-				atGo = await this.versions.atGo(asset.id);
-			}
+			atGo = await this.versions.atGo(asset.id);
 		} catch {
 			return '';
 		}

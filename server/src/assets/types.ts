@@ -174,12 +174,26 @@ export interface AssetSummary extends AssetRecord {
 export type AssetVersion = ({ engine: 'git' } & GitVersion) | ({ engine: 'snapshot' } & SnapshotVersion);
 
 /** One file of a version. */
+/**
+ * What a path of a version is. A snapshot version holds files and executable files only (a link in
+ * its folder is reported and never stored); a git version also holds symbolic links (mode 120000)
+ * and submodules (gitlinks, mode 160000), as `git ls-tree -r` lists them.
+ */
+export type FileKind = 'file' | 'executable' | 'symlink' | 'submodule';
+
 export interface VersionFile {
 	path: string;
+	/** In bytes; -1 when not known without reading the content (git versions). */
 	size: number;
-	/** sha256 of the content for snapshot versions, the git blob id for git versions. */
+	/**
+	 * sha256 of the content for snapshot versions; for git versions the object id of the entry: a
+	 * blob's (a link's blob holds its target), or the commit a submodule records.
+	 */
 	hash: string;
 	executable: boolean;
+	kind: FileKind;
+	/** A symbolic link's target, as the link's blob holds it (its first 4 KiB). Read as text, never followed. */
+	target?: string;
 }
 
 export interface VersionDiff {

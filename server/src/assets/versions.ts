@@ -1,7 +1,7 @@
 import { DeskError } from '../core/errors';
 import type { LibraryContext } from './libraryContext';
 import { diffManifests } from './manifest';
-import type { ClientRequestKey, CommitHistory, FolderIdentity } from './ports';
+import type { ClientRequestKey, CommitHistory, FolderIdentity, GitTreeFile } from './ports';
 import type {
 	AssetRecord,
 	AssetVersion,
@@ -250,7 +250,13 @@ export class Versions {
 			const manifest = this.ctx.snapshots.readManifest(this.ctx.snapshotVersionOf(asset, n).manifest);
 			return {
 				version: n,
-				files: manifest.files.map((f) => ({ path: f.path, size: f.size, hash: f.hash, executable: f.executable })),
+				files: manifest.files.map((f) => ({
+					path: f.path,
+					size: f.size,
+					hash: f.hash,
+					executable: f.executable,
+					kind: f.executable ? 'executable' : 'file',
+				})),
 			};
 		}
 		const { n, commit } = await this.gitVersionOf(asset, version);
@@ -311,7 +317,10 @@ export class Versions {
 		return { version: n, folders: [...folders], files: inFolder };
 	}
 
-	/** The bytes of one file of a version. */
+	/**
+	 * The bytes of one file of a version; of a git version's symbolic link, its target (never
+	 * followed); of a submodule, the commit it records and a newline.
+	 */
 	async cat(id: string, filePath: string, version?: number): Promise<Uint8Array> {
 		const asset = this.ctx.getAsset(id);
 		const notFound = () =>
@@ -552,8 +561,15 @@ function commonPrefix(a: CommitHistory, b: CommitHistory): number {
 	return low;
 }
 
-function gitFile(entry: { path: string; oid: string; executable: boolean }): VersionFile {
-	return { path: entry.path, hash: entry.oid, executable: entry.executable, size: -1 };
+function gitFile(entry: GitTreeFile): VersionFile {
+	return {
+		path: entry.path,
+		hash: entry.oid,
+		executable: entry.executable,
+		size: -1,
+		kind: entry.kind,
+		...(entry.target === undefined ? {} : { target: entry.target }),
+	};
 }
 
 export function versionOf(

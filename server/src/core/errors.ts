@@ -82,6 +82,8 @@ export type DeskErrorCode =
 	| 'launch.alreadyPlugged'
 	// Keep (glossary: Suggestion) of an asset the card's ticket does not suggest.
 	| 'launch.notSuggested'
+	// Plugging an asset that is retired (glossary: Retired).
+	| 'launch.retired'
 	| 'launch.emptyTicket'
 	| 'launch.notPlugged'
 	| 'import.badArgs'

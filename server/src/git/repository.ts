@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import type { FileKind } from '../assets/types';
 import { DeskError } from '../core/errors';
 import { fileIdentity, parseGitConfig, readGitFile } from './gitFiles';
 import { GitObjectStore, type GitObject, type ObjectType } from './objectStore';
@@ -6,10 +7,12 @@ import { parseCommit, parseTag, parseTree, type ParsedCommit, type TreeEntry } f
 import { isRefName } from './refName';
 import { adoptedLocation, locateGitDir, type GitDirLocation } from './gitDir';
 
+/** An entry of a tree that is not a folder, with its path and kind (see FileKind). */
 export interface TreeFile {
 	path: string;
 	oid: string;
 	executable: boolean;
+	kind: FileKind;
 }
 
 export interface TreeChange {
@@ -182,8 +185,8 @@ export class GitRepository {
 	}
 
 	/**
-	 * Every file of a tree (a commit's or a tree id), depth first, with its path. Links and
-	 * submodules are not files and are left out, as in the file lists of a version.
+	 * Every entry of a tree (a commit's or a tree id) that is not a folder, depth first, with its
+	 * path and kind: files, executables, links and submodules, the entries `git ls-tree -r` lists.
 	 */
 	treeFiles(treeOrCommit: string): TreeFile[] {
 		const files: TreeFile[] = [];
@@ -195,8 +198,8 @@ export class GitRepository {
 				const entryPath = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
 				if (entry.kind === 'tree') {
 					walk(entry.oid, entryPath, depth + 1);
-				} else if (entry.kind === 'blob') {
-					files.push({ path: entryPath, oid: entry.oid, executable: entry.mode === '100755' });
+				} else {
+					files.push(fileOf(entry, entryPath));
 				}
 			}
 		};
@@ -243,6 +246,19 @@ export class GitRepository {
 	}
 
 	/**
+	 * What the entry at `filePath` holds, for a reader of a version's files: a file's bytes, a
+	 * link's target as its blob holds it (never followed), a submodule's commit id and a newline (its
+	 * commit is another repository's). Undefined for a folder or no entry.
+	 */
+	contentAt(treeOrCommit: string, filePath: string): Buffer | undefined {
+		const entry = this.entryAt(treeOrCommit, filePath);
+		if (entry === undefined || entry.kind === 'tree') {
+			return undefined;
+		}
+		return entry.kind === 'submodule' ? Buffer.from(`${entry.oid}\n`) : this.blob(entry.oid);
+	}
+
+	/**
 	 * The files that differ between two trees (commits or trees), by path. Subtrees with the same id
 	 * are skipped unread, so a diff of neighbouring versions reads a handful of trees.
 	 */
@@ -269,9 +285,8 @@ export class GitRepository {
 				}
 				// A tree on one side only: its files appear or disappear whole.
 				const removed =
-					x?.kind === 'tree' ? files(x.oid, `${entryPath}/`) : x?.kind === 'blob' ? [fileOf(x, entryPath)] : [];
-				const added =
-					y?.kind === 'tree' ? files(y.oid, `${entryPath}/`) : y?.kind === 'blob' ? [fileOf(y, entryPath)] : [];
+					x === undefined ? [] : x.kind === 'tree' ? files(x.oid, `${entryPath}/`) : [fileOf(x, entryPath)];
+				const added = y === undefined ? [] : y.kind === 'tree' ? files(y.oid, `${entryPath}/`) : [fileOf(y, entryPath)];
 				const addedByPath = new Map(added.map((f) => [f.path, f]));
 				for (const file of removed) {
 					const now = addedByPath.get(file.path);
@@ -373,6 +388,10 @@ export function gitDirOf(top: string): string | undefined {
 	return locateGitDir(top)?.gitDir;
 }
 
-function fileOf(entry: TreeEntry, entryPath: string): { path: string; oid: string; executable: boolean } {
-	return { path: entryPath, oid: entry.oid, executable: entry.mode === '100755' };
+/** A tree entry that is not a folder as a TreeFile at `entryPath`, its kind read from its mode. */
+export function fileOf(entry: TreeEntry, entryPath: string): TreeFile {
+	const executable = entry.mode === '100755';
+	const kind: FileKind =
+		entry.kind === 'link' ? 'symlink' : entry.kind === 'submodule' ? 'submodule' : executable ? 'executable' : 'file';
+	return { path: entryPath, oid: entry.oid, executable, kind };
 }

@@ -6,7 +6,7 @@ import { ByteLru } from './byteLru';
 import { FirstParentHistory, HistoryCache, type WalkedCommit } from './firstParentHistory';
 import { walkFields } from './objects';
 import { adoptedLocation, adoptionOf, type AdoptedGitDir, type GitDirLocation } from './gitDir';
-import { gitDirOf, GitRepository } from './repository';
+import { fileOf, gitDirOf, GitRepository, type TreeFile } from './repository';
 
 export interface RepositoryReaderOptions {
 	/** Where first-parent histories are kept between processes; none keeps them in memory only. */
@@ -178,8 +178,10 @@ export class RepositoryReader implements GitReader {
 	}
 
 	async treeFiles(top: string, commit: string): Promise<GitTreeFile[]> {
-		return this.repository(top)
+		const repo = this.repository(top);
+		return repo
 			.treeFiles(commit)
+			.map((file) => withTarget(repo, file))
 			.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 	}
 
@@ -188,7 +190,7 @@ export class RepositoryReader implements GitReader {
 	}
 
 	async readFile(top: string, commit: string, filePath: string): Promise<Uint8Array | undefined> {
-		return this.repository(top).fileAt(commit, filePath);
+		return this.repository(top).contentAt(commit, filePath);
 	}
 
 	async listFolder(
@@ -201,15 +203,12 @@ export class RepositoryReader implements GitReader {
 			return undefined;
 		}
 		const prefix = folder.replace(/^\/+|\/+$/g, '');
+		const repo = this.repository(top);
 		return {
 			folders: entries.filter((e) => e.kind === 'tree').map((e) => e.name),
 			files: entries
-				.filter((e) => e.kind === 'blob')
-				.map((e) => ({
-					path: prefix === '' ? e.name : `${prefix}/${e.name}`,
-					oid: e.oid,
-					executable: e.mode === '100755',
-				})),
+				.filter((e) => e.kind !== 'tree')
+				.map((e) => withTarget(repo, fileOf(e, prefix === '' ? e.name : `${prefix}/${e.name}`))),
 		};
 	}
 
@@ -335,6 +334,16 @@ export class RepositoryReader implements GitReader {
 		const oid = repo.resolveRef(ref);
 		return oid === undefined ? undefined : repo.peelToCommit(oid);
 	}
+}
+
+/** The longest part of a link's target listed with it: git's links are paths, far shorter. */
+const maxTargetBytes = 4096;
+
+/** A symbolic link with its target (its blob's text, cut at 4 KiB); anything else as it is. */
+function withTarget(repo: GitRepository, file: TreeFile): GitTreeFile {
+	return file.kind === 'symlink'
+		? { ...file, target: repo.blob(file.oid).subarray(0, maxTargetBytes).toString('utf8') }
+		: file;
 }
 
 /** What `<top>/.git` is now (its inode and times, and where it leads): a change means it is looked at again. */

@@ -8,12 +8,28 @@ export interface PlugContext {
 	project: ProjectRecord;
 	/** The asset's SKILL.md front matter when it is valid; undefined otherwise. */
 	skill: { name: string; description: string } | undefined;
+	/**
+	 * For a git asset plugged as target: its checkout and the one a run of the project writes (the
+	 * project's own), as git finds them. Undefined otherwise.
+	 */
+	checkouts?: { target: CheckoutPlace; project: CheckoutPlace } | undefined;
+}
+
+/** A checkout as git finds it: its work tree's top and its git folders, as real paths (links followed, `.git` files and `commondir` read). */
+export interface CheckoutPlace {
+	top: string;
+	/** The work tree's own git folder (HEAD, index). */
+	gitDir: string;
+	/** The folder its repository's work trees share (objects, refs). */
+	commonDir: string;
 }
 
 /**
  * The rules of plugging (glossary: Plug), each refusal naming its rule:
  * - a role is reference, target or instructions;
- * - a card has at most one target, a snapshot or git asset, and a git target is the project's own repo;
+ * - a retired asset is plugged in no role;
+ * - a card has at most one target, a snapshot or git asset, and a git target is the checkout a run
+ *   of the project writes (checkGitTarget);
  * - files and copy apply to a reference only;
  * - instructions need kind skill and a valid SKILL.md;
  * - nodes name nodes of the card's template (empty: its reading nodes).
@@ -26,6 +42,9 @@ export function checkPlug(card: LaunchCard, plug: AssetPlug, context: PlugContex
 			`A plug's role is reference, target or instructions; not ${JSON.stringify(plug.role)}.`,
 			{ role: plug.role },
 		);
+	}
+	if (asset.retired) {
+		throw new DeskError('launch.retired', `${asset.name} is retired; it is plugged into no card.`, { id: plug.id });
 	}
 	if (card.plugs.some((p) => p.id === plug.id)) {
 		throw new DeskError('launch.alreadyPlugged', `${asset.name} is plugged into this card already.`, { id: plug.id });
@@ -44,12 +63,8 @@ export function checkPlug(card: LaunchCard, plug: AssetPlug, context: PlugContex
 				{ id: asset.id },
 			);
 		}
-		if (asset.engine === 'git' && asset.id !== project.main_asset && asset.working_dir !== project.path) {
-			throw new DeskError(
-				'launch.foreignRepo',
-				`A git target must be the project's own repo; ${asset.name} is another repository.`,
-				{ id: asset.id, project: project.name },
-			);
+		if (asset.engine === 'git') {
+			checkGitTarget(asset, project, context.checkouts);
 		}
 	}
 	if (plug.role !== 'reference' && (plug.files.length > 0 || Object.keys(plug.copy).length > 0)) {
@@ -94,6 +109,41 @@ export function checkPlug(card: LaunchCard, plug: AssetPlug, context: PlugContex
 			);
 		}
 	}
+}
+
+/**
+ * A git target must be the checkout a run of the project writes: the project's own (its shared
+ * checkout, or the repository its worktrees are made from), whichever asset is the project's main
+ * one. The two are compared by their git folders as git finds them, never by how their paths are
+ * spelled: a path through a link is the same checkout; another repository, or another work tree of
+ * the same one (its HEAD and index are not the ones a run writes), is refused with
+ * `launch.foreignRepo` naming both.
+ */
+export function checkGitTarget(asset: AssetRecord, project: ProjectRecord, checkouts: PlugContext['checkouts']): void {
+	if (checkouts && checkouts.target.gitDir === checkouts.project.gitDir) {
+		return;
+	}
+	const what = !checkouts
+		? 'a checkout the desk could not compare with it'
+		: checkouts.target.commonDir === checkouts.project.commonDir
+			? `another work tree of that repository (${checkouts.target.top}, git folder ${checkouts.target.gitDir})`
+			: `another repository (${checkouts.target.top}, git folder ${checkouts.target.gitDir})`;
+	throw new DeskError(
+		'launch.foreignRepo',
+		`A git target must be the checkout a run of ${project.name} writes, ${checkouts?.project.top ?? project.path} (git folder ${checkouts?.project.gitDir ?? 'unknown'}); ${asset.name} is ${what}.`,
+		{
+			id: asset.id,
+			project: project.name,
+			checkout: checkouts?.project.top ?? project.path,
+			...(checkouts
+				? {
+						checkout_git_dir: checkouts.project.gitDir,
+						target: checkouts.target.top,
+						target_git_dir: checkouts.target.gitDir,
+					}
+				: {}),
+		},
+	);
 }
 
 /** A plug as a card holds it, with its defaults filled. */

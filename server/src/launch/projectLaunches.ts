@@ -7,7 +7,7 @@ import { DeskError } from '../core/errors';
 import type { ClientRequest } from '../store/clientRequests';
 import type { WriteTransaction } from '../store/durableDatabase';
 import type { Logger } from '../core/logger';
-import { newPlug, plugInto, type PlugContext } from './plugging';
+import { checkGitTarget, newPlug, plugInto, type CheckoutPlace, type PlugContext } from './plugging';
 import type { LaunchStore, LaunchWrites } from './ports';
 import { encodeLaunchCard, encodeLaunchRecord, readLaunchCard, readLaunchRecord } from './storedFormats';
 import { mayNameAssets, suggestAssets } from './suggest';
@@ -29,6 +29,14 @@ import {
  * is indexed (a small change, such as one asset's new version, is indexed well within it).
  */
 export const firstAnswerBudgetMs = 500;
+
+/**
+ * How often a card asking as its ticket is typed has the members' folders walked again for working
+ * changes (see Library.matchKeys): a walk stats every file, so it runs in the background, at most
+ * this often, and what it finds is indexed and reported for the card to ask again. An answer that
+ * waits for the complete index walks them every time.
+ */
+export const folderRecheckMs = 2_000;
 
 export interface GoOptions {
 	/**
@@ -76,22 +84,34 @@ export class ProjectLaunches {
 	}
 
 	/**
-	 * Suggestions for the ticket (default: the card's). The index is brought up to date in the
-	 * background; with `budgetMs` the answer comes once it is complete or that time has passed,
-	 * whichever is first, ranked on what is indexed by then (named assets need no index), and says
-	 * how much that was. Without it, the answer waits for the complete index.
+	 * Suggestions for the ticket (default: the card's), each member matched at the version Go would
+	 * freeze. Without `budgetMs` every member's folder is walked now and the answer waits for the
+	 * complete index. With it, each folder is taken as its last walk found it (walked now only when
+	 * none has ended yet) and the answer comes once the index is up to date or that time has passed,
+	 * whichever is first, ranked on what is indexed by then (named assets need no index), saying how
+	 * much that was (a folder whose first walk is still going counts as not indexed). Then folders
+	 * not walked for `folderRecheckMs` are walked in the background; what they find is indexed, and
+	 * the index tells (`onProgress`) when it changed.
 	 */
 	async suggestions(ticket?: string, options: { budgetMs?: number } = {}): Promise<SuggestResult> {
 		const card = this.card();
 		const text = ticket ?? card.ticket;
 		const members = this.members();
-		const complete = this.index.refresh(members, await this.library.matchKeys(members), (asset) =>
-			this.library.matchDocument(asset, 'version'),
-		);
+		let walked = false;
+		const complete = this.library.matchKeys(members, options.budgetMs === undefined ? 'now' : 'last').then((keys) => {
+			walked = true;
+			return this.index.refresh(members, keys, (asset) => this.library.matchDocument(asset));
+		});
 		if (options.budgetMs === undefined) {
 			await complete;
 		} else {
 			await within(complete, options.budgetMs);
+			// A failure (the desk closing under it, say) leaves the folders to the next card's walk.
+			complete
+				.then(() => this.walkFolders())
+				.catch((error: unknown) =>
+					this.logger?.debug(`folders of ${this.project.name} not walked again: ${(error as Error).message}`),
+				);
 		}
 		const suggestions = await suggestAssets({
 			ticket: text,
@@ -102,7 +122,25 @@ export class ProjectLaunches {
 			plugged: new Set(card.plugs.map((p) => p.id)),
 			index: this.index.index,
 		});
-		return { suggestions, index: this.index.progress() };
+		if (walked) {
+			return { suggestions, index: this.index.progress() };
+		}
+		// The card asks again when told; the first walks may find nothing to index, so tell it anyway.
+		complete.then(() => this.index.reportProgress()).catch(() => undefined);
+		const walking = new Set(members.filter((m) => m.engine === 'snapshot').map((m) => m.id));
+		return { suggestions, index: this.index.progress(walking) };
+	}
+
+	/**
+	 * Walks the members' folders not walked for `folderRecheckMs`, and brings the index up to date
+	 * with what the walks found (it reports a change to `onProgress`).
+	 */
+	private async walkFolders(): Promise<void> {
+		await this.library.matchKeys(this.members(), folderRecheckMs);
+		// The members as they are now (a request may have come meanwhile), with the walks just ended.
+		const members = this.members();
+		const keys = await this.library.matchKeys(members, 'last');
+		await this.index.refresh(members, keys, (asset) => this.library.matchDocument(asset));
 	}
 
 	async plug(
@@ -110,7 +148,7 @@ export class ProjectLaunches {
 		role: PlugRole,
 		options: Partial<Pick<AssetPlug, 'nodes' | 'files' | 'copy'>> = {},
 	): Promise<LaunchCard> {
-		const context = await this.context(id);
+		const context = await this.context(id, role);
 		// The rules are checked against the card as it is inside the write, so two plugs at once
 		// (two windows, say) cannot both pass as the one target.
 		return this.change((card) => plugInto(card, newPlug(id, role, options), context));
@@ -162,6 +200,7 @@ export class ProjectLaunches {
 		}
 		// Everything that can refuse is checked before anything is snapshotted or written.
 		const head = await this.requireHead();
+		await this.checkTarget(card.plugs);
 		const plugs: LaunchRecord['plugs'] = [];
 		for (const plug of card.plugs) {
 			const asset = this.library.getAsset(plug.id);
@@ -207,6 +246,7 @@ export class ProjectLaunches {
 				throw new DeskError('launch.emptyTicket', "Write the follow-up's ticket: it becomes the run's prompt.");
 			}
 			const head = await this.requireHead();
+			await this.checkTarget(original.plugs);
 			const plugs: LaunchRecord['plugs'] = [];
 			for (const plug of original.plugs) {
 				plugs.push(plug.role === 'target' ? { ...plug, version: await this.versionNow(plug.id, 'user') } : plug);
@@ -312,13 +352,35 @@ export class ProjectLaunches {
 		return this.store.recordTexts().map(readLaunchRecord);
 	}
 
-	private async context(id: string): Promise<PlugContext> {
+	private async context(id: string, role: PlugRole): Promise<PlugContext> {
 		const asset = this.library.getAsset(id);
 		return {
 			asset,
 			project: this.project,
 			skill: asset.kind === 'skill' ? await this.library.skillOf(asset) : undefined,
+			checkouts: role === 'target' && asset.engine === 'git' ? await this.checkouts(asset) : undefined,
 		};
+	}
+
+	/** A git target's checkout and the project's, each where git finds its folders. */
+	private async checkouts(asset: AssetRecord): Promise<{ target: CheckoutPlace; project: CheckoutPlace }> {
+		const place = async (top: string): Promise<CheckoutPlace> => {
+			const { gitDir, commonDir } = await this.library.gitLocation(top);
+			return { top, gitDir, commonDir };
+		};
+		return { target: await place(asset.working_dir), project: await place(this.project.path) };
+	}
+
+	/**
+	 * The rule of a git target checked again at Go (glossary: Plug): the card may have been plugged
+	 * under another main asset, or a checkout moved since. Before anything is snapshotted or written.
+	 */
+	private async checkTarget(plugs: readonly AssetPlug[]): Promise<void> {
+		const target = plugs.find((p) => p.role === 'target');
+		const asset = target ? this.library.getAsset(target.id) : undefined;
+		if (asset?.engine === 'git') {
+			checkGitTarget(asset, this.project, await this.checkouts(asset));
+		}
 	}
 
 	/** Reads the card, changes it and saves it in one transaction. */

@@ -32,8 +32,8 @@ export function mayNameAssets(ticket: string): boolean {
 
 /**
  * Launch-card suggestions (glossary: Suggestion). Assets the ticket names (an id, with an optional " vN",
- * or an absolute path at or under an asset's folder) come first, uncapped, "named in the ticket".
- * Then word matches from the project's members, never its main asset, retired or plugged ones:
+ * or an absolute path at or under an asset's folder) come first, uncapped, "named in the ticket",
+ * except retired ones and those plugged already. Then word matches from the project's members, never its main asset, retired or plugged ones:
  * BM25 over the members, a term found in every member skipped, listed at a summed weight of at
  * least 0.2, the reason naming the three heaviest terms, ties by name, at most three.
  */
@@ -42,7 +42,8 @@ export async function suggestAssets(input: SuggestInput): Promise<Suggestion[]> 
 	const named: Suggestion[] = [];
 	const namedIds = new Set<string>();
 	const name = (asset: AssetRecord, version?: number) => {
-		if (namedIds.has(asset.id)) {
+		// Retired assets are out of suggestions, and a plugged one is on the card already: neither is offered to keep.
+		if (namedIds.has(asset.id) || asset.retired || input.plugged.has(asset.id)) {
 			return;
 		}
 		namedIds.add(asset.id);
@@ -61,9 +62,10 @@ export async function suggestAssets(input: SuggestInput): Promise<Suggestion[]> 
 			name(asset, match[2] === undefined ? undefined : Number(match[2]));
 		}
 	}
-	// An absolute path names the asset whose folder holds it (the deepest such folder).
+	// An absolute path names the asset whose folder holds it (the deepest such folder). A retired
+	// asset is out of the library's lists: the path names the asset around its folder, if any.
 	const folders = input.library
-		.filter((a) => a.working_dir !== '')
+		.filter((a) => a.working_dir !== '' && !a.retired)
 		.sort((a, b) => b.working_dir.length - a.working_dir.length);
 	for (const token of input.ticket.split(tokenSeparators)) {
 		const candidate = token.replace(/[.:!?]+$/, '');

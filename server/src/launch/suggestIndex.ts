@@ -71,8 +71,8 @@ function checkSavedDocument(value: unknown): SavedDocument {
 /**
  * A project's suggestion index (glossary: Suggestion): BM25 over its members, kept in memory and in
  * `<repo>/.desk/suggest-index.json`. It is brought up to date incrementally: a member whose key
- * (name, about, kind, retired, and the version its text comes from) changed since it was indexed is
- * indexed again, a member that left is dropped, and nothing else is read.
+ * (name, about, kind, retired, and what Go would freeze of it: see Library.matchKeys) changed since
+ * it was indexed is indexed again, a member that left is dropped, and nothing else is read.
  *
  * The work happens in the background, never inside a request: `refresh` drops the members that left
  * and returns; the saved file is loaded, then the members that changed are read and indexed one at a
@@ -146,15 +146,22 @@ export class SuggestIndex {
 		return this.refresh(members, await keysOf(members), documentOf);
 	}
 
-	/** How many of the members asked for last are indexed at their current key. */
-	progress(): SuggestIndexProgress {
+	/**
+	 * How many of the members asked for last are indexed at their current key; those in `unsettled`
+	 * (whose current key is still being taken) count as not indexed.
+	 */
+	progress(unsettled: ReadonlySet<string> = new Set()): SuggestIndexProgress {
 		const wanted = this.wanted;
 		if (!wanted) {
 			return { indexed: 0, total: 0 };
 		}
 		let indexed = 0;
 		for (const member of wanted.members) {
-			if (this.search.has(member.id) && this.keys.get(member.id) === (wanted.keys.get(member.id) ?? '')) {
+			if (
+				!unsettled.has(member.id) &&
+				this.search.has(member.id) &&
+				this.keys.get(member.id) === (wanted.keys.get(member.id) ?? '')
+			) {
 				indexed++;
 			}
 		}
@@ -256,7 +263,11 @@ export class SuggestIndex {
 		}
 	}
 
-	private reportProgress(complete: boolean): void {
+	/**
+	 * Tells `onProgress` how much is indexed: now when `complete` (the default, also for a caller whose
+	 * answer said less than there is now), else at most once a second.
+	 */
+	reportProgress(complete = true): void {
 		const now = Date.now();
 		if (complete || now - this.lastProgress >= progressEveryMs) {
 			this.lastProgress = now;

@@ -343,7 +343,10 @@ export const SnapshotProgress = notification<{ id: string; files: number }>()('d
 /** Client → server: AtGo (glossary: AtGo), what a run would read now. Fails with `asset.noFiles` for links and notes. */
 export const GetAtGo = request<AtGo>()('desk/assets/atGo', object({ id: assetId }));
 
-/** Client → server: the files of a version (default: what the asset is at). Fails with `asset.noVersion`. */
+/**
+ * Client → server: the files of a version (default: what the asset is at), each with its kind (a
+ * git version's symbolic links with their targets, and its submodules, too). Fails with `asset.noVersion`.
+ */
 export const ListFiles = request<{ version: number; files: VersionFile[] }>()(
 	'desk/assets/files',
 	object({ id: assetId, version: optional(versionNumber) }),
@@ -359,7 +362,10 @@ export const ListFolder = request<{ version: number; folders: string[]; files: V
 	object({ id: assetId, folder: string({ maxLength: 4096 }), version: optional(versionNumber) }),
 );
 
-/** Client → server: one file of a version, base64. Fails with `asset.fileNotFound`, `blob.corrupt`. */
+/**
+ * Client → server: one file of a version, base64: a symbolic link's target (never followed), a
+ * submodule's commit id and a newline. Fails with `asset.fileNotFound`, `blob.corrupt`.
+ */
 export const ReadFile = request<{ base64: string; size: number }>()(
 	'desk/assets/readFile',
 	object({ id: assetId, path: string({ minLength: 1, maxLength: 4096 }), version: optional(versionNumber) }),
@@ -552,15 +558,16 @@ export const SuggestAssets = request<SuggestResult>()(
 );
 
 /**
- * Server → client: a project's suggestion index grew (at most once a second while it builds) or is
- * complete (`indexed === total`); a card showing suggestions from a partial index asks again.
+ * Server → client: a project's suggestion index grew (at most once a second while it builds), is
+ * complete (`indexed === total`), or took in what a walk of the members' folders found (sent only
+ * when it changed, and once when a card's first walks end); an open card asks again.
  */
 export const SuggestIndexDidChange = notification<{ project: string } & SuggestIndexProgress>()('desk/card/didChange');
 
 /**
  * Client → server: plugs an asset into the card (glossary: Plug). Each refusal names its rule: `launch.badRole`,
  * `launch.secondTarget`, `launch.badTarget`, `launch.foreignRepo`, `launch.referenceOnly`, `launch.notSkill`,
- * `launch.badNode`, `launch.badCopy`, `launch.alreadyPlugged`.
+ * `launch.badNode`, `launch.badCopy`, `launch.alreadyPlugged`, `launch.retired`.
  */
 export const PlugAsset = request<CardView>()(
 	'desk/card/plug',
@@ -590,7 +597,8 @@ const runSettings = optional(json({ maxBytes: maxSettingsBytes }));
  * Client → server: Go. Freezes every plug at its AtGo version, records the launch, makes the Intent,
  * Task and Run, and starts carrying the run out with `settings` (unless `execute` is false); the
  * result comes back at once, progress as `desk/runs/didChange` and the end as `desk/runs/didFinish`.
- * Fails with `launch.emptyTicket`, `run.badSettings`, `run.unknownAgent`, `run.checkoutBusy` (another
+ * Fails with `launch.emptyTicket`, `launch.foreignRepo` (the git target is not the checkout the run
+ * writes, checked again before anything is written), `run.badSettings`, `run.unknownAgent`, `run.checkoutBusy` (another
  * run's agent works in the shared checkout, in this process or another), `launch.cardChanged` (another
  * Go launched the card meanwhile), `request.idReused`. With `requestId`, a repeat returns the first
  * launch and starts nothing.

@@ -19,8 +19,7 @@ import type { RunnerPorts } from './ports';
 import { tellBoard, type RunExecutor } from './runner';
 import { closeRunPlans, endIntentOf } from './endings';
 import { SafeGit, type CommitIdentity } from './safeGit';
-import { ConfinedDir } from '../store/confinedDir';
-import { removeTreeInFolder } from '../store/folderFiles';
+import { makeWritable, removeTreeInFolder } from '../store/folderFiles';
 import { putBackFiles } from './checkoutFiles';
 import { resumeFromCheckpoint } from './checkpoints';
 import { forRequest, madeFor, type DecideRequest } from './decisionRequests';
@@ -493,47 +492,5 @@ export class RunGate {
 			return byLaunch;
 		}
 		return this.ports.control.launchRecordOfTask(run.task);
-	}
-}
-
-/**
- * Gives every folder under `folder` its write bit back, through folder descriptors (fchmod): a
- * folder the agent swapped for a link is never followed, so nothing outside changes mode.
- */
-export function makeWritable(folder: string, dir?: ConfinedDir, depth = 0): void {
-	let opened: ConfinedDir | undefined;
-	try {
-		opened = dir ?? ConfinedDir.open(folder);
-		opened.chmod(0o755);
-		for (const entry of opened.rawEntries()) {
-			if (entry.kind === 'dir' && depth < 256) {
-				let sub: ConfinedDir | undefined;
-				try {
-					try {
-						sub = opened.child(entry.name);
-					} catch (error) {
-						// A folder the agent took its read bit from cannot be opened: its mode is set by
-						// name after lstat says it is a folder (a swap in between is the one residual window).
-						if ((error as DeskError).data?.errno !== 'EACCES' || !opened.chmodFolderByName(entry.name, 0o755)) {
-							throw error;
-						}
-						sub = opened.child(entry.name);
-					}
-					if (sub) {
-						makeWritable(folder, sub, depth + 1);
-					}
-				} catch {
-					// A link or a folder gone: not followed; best effort.
-				} finally {
-					sub?.close();
-				}
-			}
-		}
-	} catch {
-		// Best effort.
-	} finally {
-		if (!dir) {
-			opened?.close();
-		}
 	}
 }

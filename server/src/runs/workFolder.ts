@@ -151,8 +151,15 @@ export async function mountReferences(
 			if (!fs.existsSync(mountPath)) {
 				const { files } = await ports.library.files(asset.id, plug.version);
 				for (const file of files) {
-					writeInside(mountPath, file.path, await ports.library.cat(asset.id, file.path, plug.version));
+					if (file.kind === 'submodule') {
+						// Another repository's commit: an empty folder, as git checks out a submodule not cloned.
+						fs.mkdirSync(path.join(mountPath, ...file.path.split('/')), { recursive: true });
+					} else {
+						// A link is written as a file holding its target (git's core.symlinks=false): nothing is followed.
+						writeInside(mountPath, file.path, await ports.library.cat(asset.id, file.path, plug.version));
+					}
 				}
+				fs.mkdirSync(mountPath, { recursive: true });
 				makeReadOnly(mountPath);
 			}
 		} else {

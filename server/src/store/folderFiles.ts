@@ -286,3 +286,46 @@ export function swappedFolder(folder: string): DeskError {
 		{ folder },
 	);
 }
+
+/**
+ * Gives every folder under `folder` its write bit back, so that it can be removed (a run's
+ * read-only references, a mount being rebuilt), through folder descriptors (fchmod): a folder
+ * someone swapped for a link is never followed, so nothing outside changes mode.
+ */
+export function makeWritable(folder: string, dir?: ConfinedDir, depth = 0): void {
+	let opened: ConfinedDir | undefined;
+	try {
+		opened = dir ?? ConfinedDir.open(folder);
+		opened.chmod(0o755);
+		for (const entry of opened.rawEntries()) {
+			if (entry.kind === 'dir' && depth < 256) {
+				let sub: ConfinedDir | undefined;
+				try {
+					try {
+						sub = opened.child(entry.name);
+					} catch (error) {
+						// A folder whose read bit was taken cannot be opened: its mode is set by
+						// name after lstat says it is a folder (a swap in between is the one residual window).
+						if ((error as DeskError).data?.errno !== 'EACCES' || !opened.chmodFolderByName(entry.name, 0o755)) {
+							throw error;
+						}
+						sub = opened.child(entry.name);
+					}
+					if (sub) {
+						makeWritable(folder, sub, depth + 1);
+					}
+				} catch {
+					// A link or a folder gone: not followed; best effort.
+				} finally {
+					sub?.close();
+				}
+			}
+		}
+	} catch {
+		// Best effort.
+	} finally {
+		if (!dir) {
+			opened?.close();
+		}
+	}
+}

@@ -7,8 +7,8 @@ import type { Manifest, ManifestEntry } from '../assets/types';
 import { DeskError, isDeskError } from '../core/errors';
 import { ConfinedDir, shownName, utf8Name, type EntryKind } from './confinedDir';
 import type { BlobStore } from './blobStore';
-import { fsyncFolder, tempPrefix, writeAll } from './durableFile';
-import { readInFolder, removeInFolder, sameFolder, swappedFolder, writeInFolder } from './folderFiles';
+import { tempPrefix, writeAll } from './durableFile';
+import { makeWritable, readInFolder, removeInFolder, sameFolder, swappedFolder, writeInFolder } from './folderFiles';
 import { StatPool } from './statPool';
 
 /** Files larger than this are streamed into the store rather than read whole. */
@@ -406,74 +406,109 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		return readInFolder(folder, rel, maxBytes);
 	}
 
+	/**
+	 * Lays a version out read-only (files 0444, executables 0555, folders 0555), built beside its
+	 * final name and renamed into place, so a half-built mount is never seen. A mount already there
+	 * is reused only when it still is the version: every file and folder the manifest names and
+	 * nothing else, each file of its size and hash and mode, each folder read-only. One that differs
+	 * (a file made writable and edited, one added or removed) is rebuilt and the old one removed.
+	 */
 	mount(assetId: string, version: number, manifest: Manifest): string {
 		const parent = path.join(this.libraryDir, 'mounts', assetId);
-		const target = path.join(parent, String(version));
-		if (fs.existsSync(target)) {
-			return target;
-		}
+		const name = String(version);
+		const target = path.join(parent, name);
 		fs.mkdirSync(parent, { recursive: true });
-		// Built beside its final name and renamed into place: a half-built mount is never seen. Every
-		// folder and file is made through the descriptor of the folder it is in, never through a link.
 		const mounts = ConfinedDir.open(parent);
-		const tempName = `${tempPrefix}${version}-${randomBytes(6).toString('hex')}`;
 		try {
-			const temp = mounts.child(tempName, true, 0o755)!;
-			const folders = new Map<string, ConfinedDir>([['', temp]]);
+			const existing = mounts.lstat(name);
+			const changed = existing === undefined ? undefined : mountDifference(mounts, name, manifest);
+			if (existing !== undefined && changed === undefined) {
+				return target;
+			}
+			const tempName = `${tempPrefix}${version}-${randomBytes(6).toString('hex')}`;
+			// The changed mount is moved aside first (a folder is not renamed over one that holds
+			// anything), the new one put in its place, and the old one removed after.
+			const oldName =
+				existing === undefined ? undefined : `${tempPrefix}old-${version}-${randomBytes(6).toString('hex')}`;
 			try {
-				const seen = new Set<string>();
-				for (const file of manifest.files) {
-					if (seen.has(file.path)) {
-						// Only a snapshot from before names were read as bytes could hold one path twice.
-						throw new DeskError(
-							'manifest.corrupt',
-							`Version ${version} names ${JSON.stringify(file.path)} twice; it cannot be laid out. Take a new snapshot of the folder.`,
-							{ path: file.path, version },
-						);
-					}
-					seen.add(file.path);
-					// Paths were checked when the manifest was read (no '', '.', '..', NUL or leading '/').
-					const parts = file.path.split('/');
-					const name = parts.pop()!;
-					let dir = temp;
-					let at = '';
-					for (const part of parts) {
-						at = at === '' ? part : `${at}/${part}`;
-						let next = folders.get(at);
-						if (!next) {
-							next = dir.child(part, true, 0o755)!;
-							folders.set(at, next);
-						}
-						dir = next;
-					}
-					const fd = dir.createFile(name, file.executable ? 0o555 : 0o444);
-					try {
-						writeAll(fd, this.blobs.get(file.hash));
-						fs.fsyncSync(fd);
-					} finally {
-						fs.closeSync(fd);
-					}
+				this.layOut(mounts, tempName, version, manifest);
+				if (oldName !== undefined) {
+					this.onMountRebuilt?.(target, changed!);
+					renameUnlessGone(mounts, name, oldName);
 				}
-				for (const dir of folders.values()) {
-					dir.fsync();
+				mounts.rename(tempName, name);
+			} catch (error) {
+				removeReadOnlyTree(parent, mounts, tempName);
+				if (mounts.lstat(name)?.isDirectory()) {
+					return target; // Another process built the same mount first.
 				}
+				throw error;
 			} finally {
-				for (const dir of folders.values()) {
-					dir.close();
+				if (oldName !== undefined) {
+					removeReadOnlyTree(parent, mounts, oldName);
 				}
 			}
-			mounts.rename(tempName, String(version));
-		} catch (error) {
-			fs.rmSync(path.join(parent, tempName), { recursive: true, force: true });
-			if (fs.existsSync(target)) {
-				return target; // Another process built the same mount first.
-			}
-			throw error;
+			mounts.fsync();
 		} finally {
 			mounts.close();
 		}
-		fsyncFolder(parent);
 		return target;
+	}
+
+	/**
+	 * Told when a mount found changed is rebuilt: its path and what differed. Set by the desk to log
+	 * it; a mount a run or a person changed means something wrote where nothing should.
+	 */
+	onMountRebuilt: ((mount: string, difference: string) => void) | undefined;
+
+	/** Writes the version's files into `parent/<name>` (made here), every folder read-only at the end. */
+	private layOut(mounts: ConfinedDir, name: string, version: number, manifest: Manifest): void {
+		// Every folder and file is made through the descriptor of the folder it is in, never through a link.
+		const temp = mounts.child(name, true, 0o755)!;
+		const folders = new Map<string, ConfinedDir>([['', temp]]);
+		try {
+			const seen = new Set<string>();
+			for (const file of manifest.files) {
+				if (seen.has(file.path)) {
+					// Only a snapshot from before names were read as bytes could hold one path twice.
+					throw new DeskError(
+						'manifest.corrupt',
+						`Version ${version} names ${JSON.stringify(file.path)} twice; it cannot be laid out. Take a new snapshot of the folder.`,
+						{ path: file.path, version },
+					);
+				}
+				seen.add(file.path);
+				// Paths were checked when the manifest was read (no '', '.', '..', NUL or leading '/').
+				const parts = file.path.split('/');
+				const fileName = parts.pop()!;
+				let dir = temp;
+				let at = '';
+				for (const part of parts) {
+					at = at === '' ? part : `${at}/${part}`;
+					let next = folders.get(at);
+					if (!next) {
+						next = dir.child(part, true, 0o755)!;
+						folders.set(at, next);
+					}
+					dir = next;
+				}
+				const fd = dir.createFile(fileName, fileMode(file));
+				try {
+					writeAll(fd, this.blobs.get(file.hash));
+					fs.fsyncSync(fd);
+				} finally {
+					fs.closeSync(fd);
+				}
+			}
+			for (const dir of folders.values()) {
+				dir.chmod(mountFolderMode);
+				dir.fsync();
+			}
+		} finally {
+			for (const dir of folders.values()) {
+				dir.close();
+			}
+		}
 	}
 
 	/**
@@ -590,6 +625,163 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 		fs.writeFileSync(temp, JSON.stringify({ format: statCacheFormat, entries: Object.fromEntries(entries) }));
 		fs.renameSync(temp, file);
 		this.statCaches.set(assetId, { entries, fileMtimeMs: fs.statSync(file).mtimeMs, scan });
+	}
+}
+
+/** A mount's folders: read-only, as git references are laid out for a run. */
+const mountFolderMode = 0o555;
+
+/** A mounted file's mode: read-only, executable when the version's file is. */
+function fileMode(file: ManifestEntry): number {
+	return file.executable ? 0o555 : 0o444;
+}
+
+/**
+ * What differs between the mount `mounts/<name>` and the version it was laid out from, or undefined
+ * when nothing does: every folder the manifest's paths imply and no other, each read-only; every
+ * file it names and no other, each a regular file of one name, its mode, its size and its sha256
+ * (the blob id the manifest records). Nothing is followed: a link is a difference.
+ */
+function mountDifference(mounts: ConfinedDir, name: string, manifest: Manifest): string | undefined {
+	const files = new Map(manifest.files.map((f) => [f.path, f]));
+	const folders = new Set<string>(['']);
+	for (const file of manifest.files) {
+		for (let slash = file.path.lastIndexOf('/'); slash > 0; slash = file.path.lastIndexOf('/', slash - 1)) {
+			folders.add(file.path.slice(0, slash));
+		}
+	}
+	const seen = new Set<string>();
+	const walk = (dir: ConfinedDir, at: string): string | undefined => {
+		const shown = at === '' ? 'its top folder' : `${at}/`;
+		if ((dir.stat().mode & 0o7777) !== mountFolderMode) {
+			return `${shown} is not read-only (mode ${(dir.stat().mode & 0o7777).toString(8)})`;
+		}
+		seen.add(`${at}/`);
+		for (const entry of dir.rawEntries()) {
+			const entryName = utf8Name(entry.name);
+			const rel = `${at === '' ? '' : `${at}/`}${entryName ?? shownName(entry.name)}`;
+			if (entryName === undefined) {
+				return `${rel} was added`;
+			}
+			if (entry.kind === 'dir') {
+				if (!folders.has(rel)) {
+					return `${rel}/ was added`;
+				}
+				let child: ConfinedDir | undefined;
+				try {
+					child = dir.child(entryName);
+				} catch {
+					return `${rel}/ cannot be read`;
+				}
+				if (!child) {
+					return `${rel}/ was removed`;
+				}
+				try {
+					const found = walk(child, rel);
+					if (found !== undefined) {
+						return found;
+					}
+				} finally {
+					child.close();
+				}
+			} else if (entry.kind === 'file') {
+				const expected = files.get(rel);
+				if (!expected) {
+					return `${rel} was added`;
+				}
+				seen.add(rel);
+				const found = fileDifference(dir, entryName, rel, expected);
+				if (found !== undefined) {
+					return found;
+				}
+			} else {
+				return `${rel} is ${kindText(entry.kind)}`;
+			}
+		}
+		return undefined;
+	};
+	let root: ConfinedDir | undefined;
+	try {
+		root = mounts.child(name);
+	} catch {
+		return 'it is not a folder';
+	}
+	if (!root) {
+		return 'it was removed';
+	}
+	try {
+		const found = walk(root, '');
+		if (found !== undefined) {
+			return found;
+		}
+	} finally {
+		root.close();
+	}
+	const missingFile = manifest.files.find((f) => !seen.has(f.path));
+	if (missingFile) {
+		return `${missingFile.path} was removed`;
+	}
+	const missingFolder = [...folders].find((f) => !seen.has(`${f}/`));
+	return missingFolder === undefined ? undefined : `${missingFolder}/ was removed`;
+}
+
+/** What differs between a mounted file and the manifest's entry for it, or undefined. */
+function fileDifference(dir: ConfinedDir, name: string, rel: string, expected: ManifestEntry): string | undefined {
+	let opened: { fd: number; stat: fs.Stats };
+	try {
+		opened = dir.openFile(name);
+	} catch {
+		return `${rel} cannot be read`;
+	}
+	const { fd, stat } = opened;
+	try {
+		if ((stat.mode & 0o7777) !== fileMode(expected)) {
+			return `${rel} has mode ${(stat.mode & 0o7777).toString(8)}, not ${fileMode(expected).toString(8)}`;
+		}
+		if (stat.nlink !== 1) {
+			return `${rel} has another name (a hard link)`;
+		}
+		if (stat.size !== expected.size) {
+			return `${rel} changed size (${stat.size} bytes, not ${expected.size})`;
+		}
+		const hash = createHash('sha256');
+		const chunk = Buffer.allocUnsafe(Math.min(Math.max(stat.size, 1), 1024 * 1024));
+		for (let at = 0; at < stat.size;) {
+			const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, stat.size - at), at);
+			if (read === 0) {
+				return `${rel} changed size`;
+			}
+			hash.update(chunk.subarray(0, read));
+			at += read;
+		}
+		return hash.digest('hex') === expected.hash ? undefined : `${rel} changed`;
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+/** Renames `from` to `to` in `dir`; one already gone (another process moved it) is fine. */
+function renameUnlessGone(dir: ConfinedDir, from: string, to: string): void {
+	try {
+		dir.rename(from, to);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+			throw error;
+		}
+	}
+}
+
+/**
+ * Removes the folder `name` of the mounts folder `parent`, read-only as it is: its folders get
+ * their write bit back first (through descriptors, never through a link). Best effort: what cannot
+ * be removed is left under its `.desk-tmp-` name, never mistaken for a mount.
+ */
+function removeReadOnlyTree(parent: string, mounts: ConfinedDir, name: string): void {
+	try {
+		makeWritable(path.join(parent, name));
+		mounts.removeTree(name);
+	} catch {
+		// Left for a later removal; the mount in place is what counts.
 	}
 }
 

@@ -105,13 +105,6 @@ class SqlLibraryReads implements LibraryReads {
 		return row && toVersion(row);
 	}
 
-	pickedManifests(): Map<string, string> {
-		const rows = this.tx.all<{ id: string; manifest: string }>(
-			'SELECT a.id AS id, v.manifest AS manifest FROM assets a JOIN snapshot_versions v ON v.asset_id = a.id AND v.version = a.picked_version',
-		);
-		return new Map(rows.map((r) => [r.id, r.manifest]));
-	}
-
 	projectAssets(project: string): AssetRecord[] {
 		const columns = assetColumns
 			.split(', ')

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { decodeManifest } from '../../../server/src/assets/manifest';
 import type { Manifest } from '../../../server/src/assets/types';
 import type { Desk } from '../../../server/src/desk';
-import { makeWritable } from '../../../server/src/runs/gate';
+import { makeWritable } from '../../../server/src/store/folderFiles';
 import { prepareTargetFolder, targetChanges, type TargetMarker } from '../../../server/src/runs/targetFolder';
 import { removeInFolder, removeTreeInFolder, writeInFolder } from '../../../server/src/store/folderFiles';
 import { isDeskError } from '../../../server/src/core/errors';

@@ -7,7 +7,7 @@ import { isDeskError } from '../../../server/src/core/errors';
 import type { Desk } from '../../../server/src/desk';
 import { flipBlobByte } from '../../helpers/blobs';
 import { makeRepo } from '../../helpers/gitRepo';
-import { openDesk } from '../../helpers/deskFixture';
+import { openDesk, recordingLogger } from '../../helpers/deskFixture';
 import { tempDir } from '../../helpers/temp';
 
 async function newAsset(desk: Desk, name = 'notes', dir?: string) {
@@ -214,7 +214,11 @@ describe('snapshot assets', () => {
 		assert.equal(fs.readFileSync(path.join(mounted, 'data.csv'), 'utf8'), 'a,b\n1,2\n');
 		assert.equal(fs.statSync(path.join(mounted, 'data.csv')).mode & 0o777, 0o444);
 		assert.equal(fs.statSync(path.join(mounted, 'bin', 'run.sh')).mode & 0o777, 0o555);
+		assert.equal(fs.statSync(path.join(mounted, 'bin')).mode & 0o777, 0o555, 'folders are read-only too');
+		assert.equal(fs.statSync(mounted).mode & 0o777, 0o555);
+		const inode = fs.statSync(path.join(mounted, 'data.csv')).ino;
 		assert.equal(desk.library.mount(asset.id, 2), mounted);
+		assert.equal(fs.statSync(path.join(mounted, 'data.csv')).ino, inode, 'an unchanged mount is reused as it is');
 		assert.deepEqual(fs.readdirSync(path.dirname(mounted)), ['2'], 'no temp folder is left beside it');
 		assert.deepEqual(fs.readdirSync(desk.library.mount(asset.id, 1)), [], 'v1 is real and empty');
 		assert.throws(
@@ -223,6 +227,85 @@ describe('snapshot assets', () => {
 		);
 	});
 });
+
+describe('mounts found changed', () => {
+	it('are laid out again from the version: a file made writable and edited, one added, one removed, a folder made writable', async () => {
+		const libraryDir = path.join(tempDir(), 'library');
+		const logger = recordingLogger();
+		const desk = await openDesk(libraryDir, logger);
+		const asset = await newAsset(desk);
+		fs.mkdirSync(path.join(asset.working_dir, 'docs'));
+		fs.writeFileSync(path.join(asset.working_dir, 'docs', 'spec.md'), '# Spec\n');
+		fs.writeFileSync(path.join(asset.working_dir, 'data.csv'), 'a,b\n1,2\n');
+		await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		const mounted = desk.library.mount(asset.id, 2);
+		const spec = path.join(mounted, 'docs', 'spec.md');
+		const asVersion = () => {
+			assert.equal(fs.readFileSync(spec, 'utf8'), '# Spec\n');
+			assert.equal(fs.readFileSync(path.join(mounted, 'data.csv'), 'utf8'), 'a,b\n1,2\n');
+			assert.deepEqual(fs.readdirSync(mounted).sort(), ['data.csv', 'docs']);
+			assert.deepEqual(fs.readdirSync(path.join(mounted, 'docs')), ['spec.md']);
+			assert.equal(fs.statSync(spec).mode & 0o777, 0o444);
+			assert.equal(fs.statSync(path.join(mounted, 'docs')).mode & 0o777, 0o555);
+			assert.deepEqual(
+				fs.readdirSync(path.dirname(mounted)),
+				['2'],
+				'the changed mount is gone, nothing left beside it',
+			);
+		};
+		const tamperings: Array<[string, () => void, RegExp]> = [
+			[
+				'a file made writable and edited (same size)',
+				() => {
+					fs.chmodSync(spec, 0o644);
+					fs.writeFileSync(spec, '# Spam\n');
+				},
+				/docs\/spec\.md has mode 644/,
+			],
+			[
+				'a file edited and made read-only again',
+				() => {
+					fs.chmodSync(spec, 0o644);
+					fs.writeFileSync(spec, '# Spam\n');
+					fs.chmodSync(spec, 0o444);
+				},
+				/\(docs\/spec\.md changed\)/,
+			],
+			['a file added', () => writeIn(path.join(mounted, 'docs'), 'extra.md', 'planted\n'), /docs\/extra\.md was added/],
+			['a file removed', () => removeIn(path.join(mounted), 'data.csv'), /data\.csv was removed/],
+			['a folder made writable', () => fs.chmodSync(path.join(mounted, 'docs'), 0o755), /docs\/ is not read-only/],
+			[
+				'a file replaced by a link',
+				() => {
+					removeIn(path.join(mounted), 'data.csv');
+					withWritable(mounted, () => fs.symlinkSync('/etc/hostname', path.join(mounted, 'data.csv')));
+				},
+				/data\.csv is a link/,
+			],
+		];
+		for (const [what, tamper, logged] of tamperings) {
+			tamper();
+			assert.equal(desk.library.mount(asset.id, 2), mounted, what);
+			asVersion();
+			assert.match(logger.lines.at(-1)?.message ?? '', logged, what);
+		}
+	});
+});
+
+/** `body` with `folder` writable for its while (a mount's folders are read-only). */
+function withWritable(folder: string, body: () => void): void {
+	fs.chmodSync(folder, 0o755);
+	body();
+	fs.chmodSync(folder, 0o555);
+}
+
+function writeIn(folder: string, name: string, text: string): void {
+	withWritable(folder, () => fs.writeFileSync(path.join(folder, name), text));
+}
+
+function removeIn(folder: string, name: string): void {
+	withWritable(folder, () => fs.rmSync(path.join(folder, name)));
+}
 
 describe('tags, about, checks, retired', () => {
 	it('takes at most 16 tags, each key or key:value of lowercase letters, digits and hyphens', async () => {

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AssetSummary, AssetVersion, RetireProposal } from '../../../server/src/protocol/protocol';
+import type { AssetSummary, AssetVersion, RetireProposal, VersionFile } from '../../../server/src/protocol/protocol';
 import {
 	aboutByModel,
 	assetTooltip,
 	atGoText,
 	groupOf,
 	proposalText,
+	versionFileRow,
 	versionTooltip,
 } from '../../../client/src/assets/assetText';
 import { assertInertMarkdown, renderMarkdown } from '../../helpers/markdown';
@@ -116,5 +117,33 @@ describe("the Assets view's tooltips, built without VS Code", () => {
 			'links',
 			'skills',
 		]);
+	});
+
+	it("show a file's kind in its row: a link's target, a submodule's commit, a file's size", () => {
+		const file = (more: Partial<VersionFile>): VersionFile => ({
+			path: 'docs/x',
+			size: -1,
+			hash: '9427de7ddc6ef20e1dac006e09aee97f8ceb1de9',
+			executable: false,
+			kind: 'file',
+			...more,
+		});
+		assert.deepEqual(versionFileRow(file({ kind: 'symlink', target: '../guide.md' }), 3), {
+			icon: 'file-symlink-file',
+			description: '→ ../guide.md',
+			tooltip: 'docs/x at v3: a symbolic link to ../guide.md (its target is its content; never followed)',
+		});
+		assert.deepEqual(versionFileRow(file({ kind: 'submodule' }), 3), {
+			icon: 'file-submodule',
+			description: 'submodule @ 9427de7',
+			tooltip:
+				'docs/x at v3: a submodule at commit 9427de7ddc6ef20e1dac006e09aee97f8ceb1de9 (another repository; its files are not part of this version)',
+		});
+		assert.deepEqual(versionFileRow(file({ kind: 'executable', executable: true, size: 2048 }), 3), {
+			icon: 'file',
+			description: '2.0 KiB',
+			tooltip: 'docs/x at v3 (executable)',
+		});
+		assert.deepEqual(versionFileRow(file({}), 3), { icon: 'file', tooltip: 'docs/x at v3' });
 	});
 });

@@ -11,7 +11,7 @@ import {
 	splitToolCalls,
 	type CallNode,
 } from '../../../client/src/runs/runPage';
-import { formatDuration, runState, runStatusText } from '../../../client/src/runs/runWords';
+import { formatDuration, runState, runStatusText, waitingText } from '../../../client/src/runs/runWords';
 
 /** Text an agent or a repository chooses: markup, a control sequence, a bidi override. */
 const hostile = '<script>alert(1)</script><img src=x onerror=alert(2)>\u001b[2J\u202eexe.txt';
@@ -307,6 +307,15 @@ describe('how the views say where a run stands', () => {
 		assert.equal(runStatusText({ status: 'validating', at_gate: true }), 'waiting for review');
 		assert.equal(runStatusText({ status: 'completed', at_gate: false, decision: 'commit' }), 'completed · landed');
 		assert.equal(runStatusText({ status: 'patching', at_gate: false }), 'patching');
+	});
+
+	it('counts the runs waiting for review for the badge and the status bar, and says nothing of none', () => {
+		assert.equal(waitingText(0), undefined);
+		assert.deepEqual(waitingText(1), {
+			status: '$(git-pull-request) 1 to review',
+			tooltip: 'Agent Desk: 1 run waits for your review',
+		});
+		assert.equal(waitingText(3)?.tooltip, 'Agent Desk: 3 runs wait for your review');
 	});
 
 	it('formats durations in ms, s, then min and s', () => {

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import type { CommitHistory } from '../../../server/src/assets/ports';
 import { isDeskError } from '../../../server/src/core/errors';
 import { RepositoryReader } from '../../../server/src/git/repositoryReader';
-import { commitFile, git, gitEnv, makeRepo } from '../../helpers/gitRepo';
+import { commitAll, commitFile, commitSubmodule, git, gitEnv, makeRepo } from '../../helpers/gitRepo';
 import { tempDir } from '../../helpers/temp';
 
 /** `git log --first-parent --reverse` as `oid date subject` lines, what the desk numbers as versions. */
@@ -281,24 +281,22 @@ describe('RepositoryReader: trees, files and diffs', () => {
 
 		const reader = new RepositoryReader();
 		const files = await reader.treeFiles(repo, to);
-		const lsTree = git(repo, 'ls-tree', '-r', to)
-			.split('\n')
-			.map((l) => l.split(/\s+/))
-			.filter(([mode]) => mode !== '120000')
-			.map(([mode, , oid, ...name]) => ({ path: name.join(' '), oid: oid!, executable: mode === '100755' }))
-			.sort((a, b) => (a.path < b.path ? -1 : 1));
-		assert.deepEqual(files, lsTree);
-		assert.equal(await reader.fileCount(repo, to), lsTree.length);
+		assert.deepEqual(files, lsTreeFiles(repo, to));
+		assert.equal(await reader.fileCount(repo, to), files.length);
 		assert.equal(Buffer.from((await reader.readFile(repo, from, 'a/b/c.txt'))!).toString(), 'c\n');
 		assert.equal(await reader.readFile(repo, to, 'a/b/c.txt'), undefined);
-		assert.equal(await reader.readFile(repo, from, 'link'), undefined, 'a link is not a file');
+		assert.equal(
+			Buffer.from((await reader.readFile(repo, from, 'link'))!).toString(),
+			'file1.txt',
+			'a link reads as its target, as git stores it; file1.txt is not read through it',
+		);
 		assert.equal(await reader.readFile(repo, from, 'file1.txt/x'), undefined);
+		assert.equal(await reader.readFile(repo, from, 'a'), undefined, 'a folder is not read');
 
 		const diff = await reader.diffCommits(repo, from, to);
 		const byGit = git(repo, 'diff', '--no-renames', '--name-status', from, to)
 			.split('\n')
 			.map((l) => l.split('\t'))
-			.filter(([, name]) => name !== 'link')
 			.map(([status, name]) => `${status![0]} ${name}`)
 			.sort();
 		const ours = diff.map((c) => `${c.before && c.after ? 'M' : c.after ? 'A' : 'D'} ${c.path}`).sort();
@@ -306,4 +304,78 @@ describe('RepositoryReader: trees, files and diffs', () => {
 		assert.deepEqual(await reader.diffCommits(repo, to, to), []);
 		reader.close();
 	});
+
+	it('lists links and submodules with their kinds, as git ls-tree -r does, and reads a link as its target and a submodule as its commit', async () => {
+		const repo = makeRepo(path.join(tempDir(), 'r'), { commits: 1 });
+		fs.writeFileSync(path.join(repo, 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
+		fs.mkdirSync(path.join(repo, 'docs'));
+		fs.writeFileSync(path.join(repo, 'docs', 'guide.md'), '# Guide\n');
+		fs.symlinkSync('../file1.txt', path.join(repo, 'docs', 'first'));
+		fs.symlinkSync('/etc/passwd', path.join(repo, 'outside'));
+		const before = commitAll(repo, 'a script, a folder and two links');
+		// The submodule is at one of this repository's own commits: any commit id will do.
+		const commit = commitSubmodule(repo, 'vendor/lib', before, 'a submodule');
+
+		const reader = new RepositoryReader();
+		const files = await reader.treeFiles(repo, commit);
+		assert.deepEqual(files, lsTreeFiles(repo, commit));
+		assert.deepEqual(
+			files.map((f) => `${f.kind} ${f.path}${f.target === undefined ? '' : ` -> ${f.target}`}`),
+			[
+				'symlink docs/first -> ../file1.txt',
+				'file docs/guide.md',
+				'file file1.txt',
+				'symlink outside -> /etc/passwd',
+				'executable run.sh',
+				'submodule vendor/lib',
+			],
+		);
+		assert.equal(await reader.fileCount(repo, commit), 6, 'as many as the listing: git ls-tree -r lists 6');
+		assert.equal(Buffer.from((await reader.readFile(repo, commit, 'outside'))!).toString(), '/etc/passwd');
+		assert.equal(Buffer.from((await reader.readFile(repo, commit, 'vendor/lib'))!).toString(), `${before}\n`);
+
+		const top = await reader.listFolder(repo, commit, '');
+		assert.deepEqual(top?.folders.sort(), ['docs', 'vendor']);
+		assert.deepEqual(
+			top?.files.map((f) => [f.path, f.kind, f.target]),
+			[
+				['file1.txt', 'file', undefined],
+				['outside', 'symlink', '/etc/passwd'],
+				['run.sh', 'executable', undefined],
+			],
+		);
+		assert.deepEqual(
+			(await reader.listFolder(repo, commit, 'vendor'))?.files.map((f) => [f.path, f.kind, f.oid]),
+			[['vendor/lib', 'submodule', before]],
+		);
+
+		const diff = await reader.diffCommits(repo, before, commit);
+		assert.deepEqual(
+			diff.map((c) => [c.path, c.before?.kind, c.after?.kind]),
+			[['vendor/lib', undefined, 'submodule']],
+			'a submodule added is a change, as git diff says',
+		);
+		reader.close();
+	});
 });
+
+/** What `git ls-tree -r` lists of a commit, as the reader lists it: every entry, its kind, a link's target. */
+function lsTreeFiles(repo: string, commit: string) {
+	const kinds: Record<string, string> = {
+		'100644': 'file',
+		'100755': 'executable',
+		'120000': 'symlink',
+		'160000': 'submodule',
+	};
+	return git(repo, 'ls-tree', '-r', commit)
+		.split('\n')
+		.map((l) => /^(\d+) \w+ ([0-9a-f]+)\t(.*)$/.exec(l)!)
+		.map(([, mode, oid, name]) => ({
+			path: name!,
+			oid: oid!,
+			executable: mode === '100755',
+			kind: kinds[mode!],
+			...(mode === '120000' ? { target: git(repo, 'cat-file', 'blob', oid!) } : {}),
+		}))
+		.sort((a, b) => (a.path < b.path ? -1 : 1));
+}

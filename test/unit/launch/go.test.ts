@@ -5,6 +5,11 @@ import { it } from 'node:test';
 import type { Run } from '../../../server/src/ai/types';
 import { isDeskError } from '../../../server/src/core/errors';
 import { Desk } from '../../../server/src/desk';
+import { newPlug } from '../../../server/src/launch/plugging';
+import { encodeLaunchCard } from '../../../server/src/launch/storedFormats';
+import { AiStore } from '../../../server/src/store/aiStore';
+import type { DurableDatabase } from '../../../server/src/store/durableDatabase';
+import { SqlLaunchStore } from '../../../server/src/store/sqlLaunchStore';
 import { runsOverview } from '../../../server/src/runs/runViews';
 import { recordingLogger } from '../../helpers/deskFixture';
 import { git, makeRepo } from '../../helpers/gitRepo';
@@ -71,4 +76,45 @@ it('keeps a draft card across a restart, plugs by the rules, and Go freezes ever
 	);
 	await assert.rejects(launches.go(), (e) => isDeskError(e, 'launch.emptyTicket'));
 	desk.close();
+});
+
+it('Go refuses a card whose git target is not the checkout the run writes (plugged by an earlier desk), before anything is snapshotted or written', async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+	const billing = makeRepo(path.join(root, 'billing'), { commits: 1 });
+	const desk = await Desk.open({ libraryDir: path.join(root, 'library'), logger: recordingLogger() });
+	try {
+		const [boot] = await desk.openWorkspace([{ name: 'shop', path: repo }]);
+		assert.ok(boot?.outcome === 'adopted');
+		// Made the project's main asset: the rule of plugging an earlier desk kept let it through as a target.
+		const other = (await desk.library.importDir({ dir: billing, project: 'shop', main: true })).asset;
+		const specs = path.join(root, 'specs');
+		fs.mkdirSync(specs);
+		fs.writeFileSync(path.join(specs, 'totals.md'), 'Totals.\n');
+		const folder = (await desk.library.importDir({ dir: specs, project: 'shop', main: false })).asset;
+		fs.writeFileSync(path.join(specs, 'more.md'), 'Working changes Go would snapshot.\n');
+		const launches = await desk.launches(repo);
+		launches.setTicket('Fix the totals');
+		await launches.plug(folder.id, 'reference');
+		const db = (desk as unknown as { projectDatabases: Map<string, DurableDatabase> }).projectDatabases.get(repo)!;
+		const store = new SqlLaunchStore(db, new AiStore(db));
+		const card = { ...launches.card(), plugs: [...launches.card().plugs, newPlug(other.id, 'target')] };
+		store.write((writes) => writes.saveCard(encodeLaunchCard(card), new Date().toISOString()));
+
+		await assert.rejects(
+			launches.go(),
+			(e) =>
+				isDeskError(e, 'launch.foreignRepo') &&
+				e.message.includes(repo) &&
+				e.message.includes(billing) &&
+				(e.data as { checkout_git_dir?: string }).checkout_git_dir === path.join(repo, '.git') &&
+				(e.data as { target_git_dir?: string }).target_git_dir === path.join(billing, '.git'),
+		);
+		assert.equal(launches.records().length, 0, 'no launch');
+		assert.deepEqual(launches.card(), card, 'the card as it was');
+		assert.equal((await desk.library.assetVersions(folder.id)).length, 1, 'the reference was not snapshotted');
+		assert.deepEqual(runsOverview(await desk.projectAi(repo)).intents, [], 'no Intent, Task or Run');
+	} finally {
+		desk.close();
+	}
 });

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AssetRecord, ProjectRecord } from '../../../server/src/assets/types';
 import { isDeskError } from '../../../server/src/core/errors';
-import { checkPlug, launchKeep, newPlug, plugInto, plugNodes } from '../../../server/src/launch/plugging';
+import {
+	checkPlug,
+	launchKeep,
+	newPlug,
+	plugInto,
+	plugNodes,
+	type CheckoutPlace,
+} from '../../../server/src/launch/plugging';
 import { defaultTemplate, type LaunchCard } from '../../../server/src/launch/types';
 import { testAsset } from '../../helpers/assetRecord';
 
@@ -18,10 +25,17 @@ const skill = testAsset('a-0000000000000005', 'review', {
 const project: ProjectRecord = { name: 'shop', path: '/w/shop', main_asset: repo.id, created_at: '' };
 const card: LaunchCard = { project: 'shop', ticket: 't', template: defaultTemplate, plugs: [] };
 const validSkill = { name: 'review', description: 'Reviews' };
+/** Where git finds each repository's folders (a git target's checkout is compared with the project's by them). */
+const places: Record<string, CheckoutPlace> = {
+	'/w/shop': { top: '/w/shop', gitDir: '/w/shop/.git', commonDir: '/w/shop/.git' },
+	'/w/lib': { top: '/w/lib', gitDir: '/w/lib/.git', commonDir: '/w/lib/.git' },
+};
 const ctx = (asset: AssetRecord, skillFront = asset === skill ? validSkill : undefined) => ({
 	asset,
 	project,
 	skill: skillFront,
+	checkouts:
+		asset.engine === 'git' ? { target: places[asset.working_dir]!, project: places[project.path]! } : undefined,
 });
 
 describe('plugging', () => {
@@ -47,6 +61,30 @@ describe('plugging', () => {
 			() => checkPlug(card, newPlug(otherRepo.id, 'target'), ctx(otherRepo)),
 			(e) => isDeskError(e, 'launch.foreignRepo'),
 		);
+		// Main asset or not, another repository is not the checkout a run of the project writes.
+		const otherMain = { ...ctx(otherRepo), project: { ...project, main_asset: otherRepo.id } };
+		assert.throws(
+			() => checkPlug(card, newPlug(otherRepo.id, 'target'), otherMain),
+			(e) => isDeskError(e, 'launch.foreignRepo') && /\/w\/shop/.test(e.message) && /\/w\/lib/.test(e.message),
+		);
+		// Another work tree of the project's repository shares its objects, not the checkout a run writes.
+		const worktree = {
+			...ctx(repo),
+			checkouts: {
+				target: { top: '/w/shop-wt', gitDir: '/w/shop/.git/worktrees/shop-wt', commonDir: '/w/shop/.git' },
+				project: places['/w/shop']!,
+			},
+		};
+		assert.throws(
+			() => checkPlug(card, newPlug(repo.id, 'target'), worktree),
+			(e) => isDeskError(e, 'launch.foreignRepo') && /another work tree/.test(e.message),
+		);
+		// The same git folder reached by another path (a link) is the same checkout.
+		const linked = {
+			...ctx(repo),
+			checkouts: { target: { ...places['/w/shop']!, top: '/links/shop' }, project: places['/w/shop']! },
+		};
+		assert.equal(plugInto(card, newPlug(repo.id, 'target'), linked).plugs.length, 1);
 		assert.equal(plugInto(card, newPlug(folder.id, 'target'), ctx(folder)).plugs[0]?.role, 'target');
 	});
 
@@ -96,6 +134,30 @@ describe('plugging', () => {
 		assert.throws(
 			() => checkPlug(card, newPlug(folder.id, 'reference', { nodes: ['review'] }), ctx(folder)),
 			(e) => isDeskError(e, 'launch.badNode'),
+		);
+	});
+
+	it('refuses a retired asset in any role, and so a kept suggestion of one', () => {
+		const retired = { ...folder, retired: true };
+		for (const role of ['reference', 'target'] as const) {
+			assert.throws(
+				() => checkPlug(card, newPlug(retired.id, role), ctx(retired)),
+				(e) => isDeskError(e, 'launch.retired') && /specs is retired/.test(e.message),
+			);
+		}
+		const retiredSkill = { ...skill, retired: true };
+		assert.throws(
+			() => checkPlug(card, newPlug(retiredSkill.id, 'instructions'), ctx(retiredSkill, validSkill)),
+			(e) => isDeskError(e, 'launch.retired'),
+		);
+		assert.throws(
+			() =>
+				launchKeep(
+					card,
+					{ asset_id: retired.id, name: 'specs', role: 'reference', reason: 'named in the ticket', named: true },
+					ctx(retired),
+				),
+			(e) => isDeskError(e, 'launch.retired'),
 		);
 	});
 

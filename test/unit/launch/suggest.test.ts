@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import type { FolderWalk } from '../../../server/src/assets/searchText';
 import type { AssetRecord } from '../../../server/src/assets/types';
+import { isDeskError } from '../../../server/src/core/errors';
 import { maxSuggested, minSuggestScore, suggestAssets } from '../../../server/src/launch/suggest';
+import { firstAnswerBudgetMs, folderRecheckMs } from '../../../server/src/launch/projectLaunches';
 import { SuggestIndex, suggestIndexFormat } from '../../../server/src/launch/suggestIndex';
 import { NodeSuggestIndexFile } from '../../../server/src/store/suggestIndexFile';
 import { LibrarySearch, type SearchDocument } from '../../../server/src/search/librarySearch';
@@ -154,6 +157,31 @@ describe('launch-card suggestions', () => {
 		assert.equal(suggestions[0]!.version, 3);
 	});
 
+	it('never names a retired asset, by id or by a path under its folder, nor one plugged already', async () => {
+		const retired = asset('old-specs', { retired: true, working_dir: '/srv/data/old' });
+		const enclosing = asset('data', { working_dir: '/srv/data' });
+		const plugged = asset('plugged-specs', { working_dir: '/srv/plugged' });
+		const free = asset('free');
+		const ctx = project([
+			[retired, ''],
+			[enclosing, ''],
+			[plugged, ''],
+			[free, ''],
+		]);
+		(ctx.plugged as Set<string>).add(plugged.id);
+		const named = async (ticket: string) =>
+			(await suggestAssets({ ...ctx, ticket })).map((s) => [s.name, s.reason] as const);
+		assert.deepEqual(await named(`Use ${retired.id} v2 and ${free.id}`), [['free', 'named in the ticket']]);
+		assert.deepEqual(await named(`Use ${plugged.id} and ${free.id}`), [['free', 'named in the ticket']]);
+		assert.deepEqual(await named('The CSV is /srv/plugged/input.csv'), [], 'a path under a plugged folder');
+		assert.deepEqual(
+			await named('The CSV is /srv/data/old/input.csv'),
+			[['data', 'named in the ticket']],
+			'a path under a retired folder names the asset around it, which holds the file too',
+		);
+		assert.deepEqual(await named('Read /srv/data/old'), [['data', 'named in the ticket']]);
+	});
+
 	it('offers a skill as instructions, matched on its SKILL.md description, never its body', async () => {
 		const root = tempDir();
 		const desk = await openDesk(path.join(root, 'library'));
@@ -193,6 +221,33 @@ describe('launch-card suggestions', () => {
 	});
 });
 
+describe('named assets on a card', () => {
+	it('lists a named asset until it is plugged, never a retired one, and refuses to plug a retired one', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const desk = await openDesk(path.join(root, 'library'));
+		await desk.openWorkspace([{ name: 'shop', path: repo }]);
+		const folder = async (name: string) => {
+			const dir = path.join(root, name);
+			fs.mkdirSync(dir);
+			fs.writeFileSync(path.join(dir, 'notes.md'), `${name} notes\n`);
+			return (await desk.library.importDir({ dir, project: 'shop', main: false })).asset;
+		};
+		const specs = await folder('specs');
+		const old = await folder('old-specs');
+		desk.library.setRetired(old.id, true);
+		const launches = await desk.launches(repo);
+		launches.setTicket(`Compare ${specs.id} with ${old.id} v1 and ${path.join(old.working_dir, 'notes.md')}`);
+		assert.deepEqual(
+			(await launches.suggest()).map((s) => [s.name, s.reason]),
+			[['specs', 'named in the ticket']],
+		);
+		await assert.rejects(launches.plug(old.id, 'reference'), (e) => isDeskError(e, 'launch.retired'));
+		await launches.plug(specs.id, 'reference');
+		assert.deepEqual(await launches.suggest(), [], 'a named asset plugged already is not offered to keep again');
+	});
+});
+
 describe('the suggestion index', () => {
 	it('is persisted with a format version and updated only for members that changed', async () => {
 		const root = tempDir();
@@ -209,7 +264,7 @@ describe('the suggestion index', () => {
 		const read: string[] = [];
 		const documentOf = async (a: AssetRecord) => {
 			read.push(a.name);
-			return desk.library.matchDocument(a, 'version');
+			return desk.library.matchDocument(a);
 		};
 		const keyOf = (assets: readonly AssetRecord[]) => desk.library.matchKeys(assets);
 		const index = SuggestIndex.open(new NodeSuggestIndexFile(file), logger);
@@ -240,6 +295,167 @@ describe('the suggestion index', () => {
 	});
 });
 
+/** Waits for `done` (polled), failing with what it waited for after ten seconds. */
+async function until(done: () => boolean, what: string): Promise<void> {
+	const deadline = Date.now() + 10_000;
+	while (!done()) {
+		assert.ok(Date.now() < deadline, `waited 10 s for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+}
+
+describe('suggestions at the version Go would freeze', () => {
+	async function shopWith(folders: Record<string, Record<string, string>>) {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+		const desk = await openDesk(path.join(root, 'library'));
+		await desk.openWorkspace([{ name: 'shop', path: repo }]);
+		const assets: Record<string, AssetRecord> = {};
+		for (const [name, files] of Object.entries(folders)) {
+			const dir = path.join(root, name);
+			fs.mkdirSync(dir);
+			for (const [file, text] of Object.entries(files)) {
+				fs.writeFileSync(path.join(dir, file), text);
+			}
+			assets[name] = (await desk.library.importDir({ dir, project: 'shop', main: false })).asset;
+		}
+		return { desk, launches: await desk.launches(repo), assets };
+	}
+	const names = (suggestions: ReadonlyArray<{ name: string }>) => suggestions.map((s) => s.name);
+
+	it('reads a folder with working changes as Go would snapshot it, as asset search does', async () => {
+		const { desk, launches, assets } = await shopWith({
+			'field-notes': { 'notes.md': 'originalword\n' },
+			other: { 'other.md': 'unrelated prose\n' },
+		});
+		const folder = assets['field-notes']!;
+		assert.deepEqual(names(await launches.suggest('originalword')), ['field-notes']);
+
+		fs.writeFileSync(path.join(folder.working_dir, 'notes.md'), 'workingword\n');
+		assert.deepEqual(names(await launches.suggest('workingword')), ['field-notes'], 'the working state');
+		assert.deepEqual(await launches.suggest('originalword'), [], 'not the picked version any more');
+		assert.deepEqual(
+			(await desk.library.search('workingword')).map((h) => h.name),
+			['field-notes'],
+			'asset search agrees',
+		);
+		assert.deepEqual(await desk.library.search('originalword'), []);
+
+		fs.writeFileSync(path.join(folder.working_dir, 'notes.md'), 'originalword\n');
+		assert.deepEqual(
+			names(await launches.suggest('originalword')),
+			['field-notes'],
+			'the changes undone: the picked version again',
+		);
+		assert.equal((await desk.library.assetVersions(folder.id)).length, 1, 'nothing was snapshotted');
+	});
+
+	it('matches a skill on its working SKILL.md description, which an unrelated edit does not change', async () => {
+		const { desk, launches, assets } = await shopWith({
+			reviewer: { 'SKILL.md': '---\nname: reviewer\ndescription: Reviews database migrations\n---\nBody.\n' },
+			other: { 'other.md': 'unrelated prose\n' },
+		});
+		const skill = assets.reviewer!;
+		assert.deepEqual(names(await launches.suggest('migrations')), ['reviewer']);
+
+		fs.writeFileSync(
+			path.join(skill.working_dir, 'SKILL.md'),
+			'---\nname: reviewer\ndescription: Audits zeppelin manifests\n---\nBody.\n',
+		);
+		assert.deepEqual(names(await launches.suggest('zeppelin')), ['reviewer'], 'the description Go would load');
+		assert.deepEqual(await launches.suggest('migrations'), []);
+		desk.library.describe(skill.id, 'A reviewer');
+		assert.deepEqual(names(await launches.suggest('zeppelin')), ['reviewer'], 'the same after asset describe');
+		assert.deepEqual(await launches.suggest('migrations'), []);
+	});
+
+	it(
+		"walks a card's folders again in the background after folderRecheckMs, and tells the card when the index took in a change",
+		{ timeout: 30_000 },
+		async () => {
+			const { desk, launches, assets } = await shopWith({
+				'field-notes': { 'notes.md': 'originalword\n' },
+				other: { 'other.md': 'unrelated prose\n' },
+			});
+			const ask = async (ticket: string) =>
+				names((await launches.suggestions(ticket, { budgetMs: firstAnswerBudgetMs })).suggestions);
+			assert.deepEqual(await ask('originalword'), ['field-notes'], 'the first walk is waited for');
+			const progress: Array<{ indexed: number; total: number }> = [];
+			desk.onSuggestIndexProgress = (_top, p) => progress.push(p);
+			fs.writeFileSync(path.join(assets['field-notes']!.working_dir, 'notes.md'), 'workingword\n');
+			assert.deepEqual(await ask('workingword'), [], 'within folderRecheckMs the last walk stands');
+			await new Promise((resolve) => setTimeout(resolve, folderRecheckMs));
+			assert.deepEqual(progress, [], 'nothing told while nothing changed');
+			assert.deepEqual(await ask('workingword'), [], 'answered at once from the last walk');
+			await until(() => progress.length > 0, 'the index to tell of the walk');
+			assert.deepEqual(progress.at(-1), { indexed: 3, total: 3 }, 'the walk in the background found the change');
+			assert.deepEqual(await ask('workingword'), ['field-notes'], 'the card asks again and sees it');
+			assert.deepEqual(await ask('originalword'), []);
+		},
+	);
+
+	it('answers within its budget while folders are walked, as partial, and tells when the walk is done', async () => {
+		const { desk, launches } = await shopWith({
+			'field-notes': { 'notes.md': 'originalword\n' },
+			other: { 'other.md': 'unrelated prose\n' },
+		});
+		assert.deepEqual(names(await launches.suggest('originalword')), ['field-notes']);
+		const progress: Array<{ indexed: number; total: number }> = [];
+		desk.onSuggestIndexProgress = (_top, p) => progress.push(p);
+		let release: () => void = () => undefined;
+		const matchKeys = desk.library.matchKeys.bind(desk.library);
+		desk.library.matchKeys = async (assets, options) => {
+			await new Promise<void>((resolve) => (release = resolve));
+			return matchKeys(assets, options);
+		};
+		const started = Date.now();
+		const answer = await launches.suggestions('originalword', { budgetMs: 100 });
+		assert.ok(Date.now() - started < 1_000, 'answered within a second');
+		assert.deepEqual(names(answer.suggestions), ['field-notes'], 'from what is indexed');
+		assert.deepEqual(answer.index, { indexed: 1, total: 3 }, 'the two folders being walked are not counted');
+		assert.deepEqual(progress, []);
+		release();
+		await until(() => progress.length > 0, 'the index to tell of the walk');
+		assert.deepEqual(progress.at(-1), { indexed: 3, total: 3 }, 'told, though the walk found nothing new');
+	});
+
+	it('checks folders against the stat cache: an unchanged folder is not read again', async () => {
+		const { desk, launches, assets } = await shopWith({
+			'field-notes': { 'notes.md': 'originalword\n' },
+			other: { 'other.md': 'unrelated prose\n' },
+		});
+		await launches.suggest('originalword');
+		const read: string[] = [];
+		const matchDocument = desk.library.matchDocument.bind(desk.library);
+		desk.library.matchDocument = async (asset) => {
+			read.push(asset.name);
+			return matchDocument(asset);
+		};
+		await launches.suggest('originalword');
+		assert.deepEqual(read, [], 'nothing changed: nothing is read');
+		fs.writeFileSync(path.join(assets.other!.working_dir, 'other.md'), 'other prose\n');
+		await launches.suggest('originalword');
+		assert.deepEqual(read, ['other'], 'only the folder that changed');
+	});
+
+	it('keys a folder by a walk: one begun now, the last one that ended, or one begun within the time asked for', async () => {
+		const { desk, assets } = await shopWith({ 'field-notes': { 'notes.md': 'originalword\n' } });
+		const folder = assets['field-notes']!;
+		const keyOf = async (walk: FolderWalk) => (await desk.library.matchKeys([folder], walk)).get(folder.id);
+		const before = await keyOf('last');
+		assert.ok(before, 'walked the first time');
+		fs.writeFileSync(path.join(folder.working_dir, 'notes.md'), 'workingword\n');
+		assert.equal(await keyOf(60_000), before, 'the walk of a moment ago stands');
+		assert.equal(await keyOf('last'), before);
+		const after = await keyOf('now');
+		assert.notEqual(after, before, 'a new walk finds the working change');
+		assert.equal(await keyOf('last'), after);
+		assert.equal(await keyOf(60_000), after);
+		fs.writeFileSync(path.join(folder.working_dir, 'notes.md'), 'originalword\n');
+		assert.equal(await keyOf(0), before, 'the same folder, the same key');
+	});
+});
+
 describe('the suggestion index in the background', () => {
 	it(
 		'answers a card within its budget from what is indexed (named assets always), says how much, and completes in the background',
@@ -263,9 +479,9 @@ describe('the suggestion index in the background', () => {
 			// Reading an asset's text waits until the test lets it go.
 			const held: Array<() => void> = [];
 			const read = desk.library.matchDocument.bind(desk.library);
-			desk.library.matchDocument = async (asset, at) => {
+			desk.library.matchDocument = async (asset) => {
 				await new Promise<void>((resolve) => held.push(resolve));
-				return read(asset, at);
+				return read(asset);
 			};
 			const progress: Array<{ indexed: number; total: number }> = [];
 			desk.onSuggestIndexProgress = (_top, p) => progress.push(p);

@@ -24,7 +24,7 @@ import type { Desk } from '../../../server/src/desk';
 import { sandboxStatus } from '../../../server/src/runs/sandbox';
 import type { RunSettings } from '../../../server/src/runs/settings';
 import { openDesk, recordingLogger } from '../../helpers/deskFixture';
-import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
+import { commitAll, commitFile, commitSubmodule, git, makeRepo } from '../../helpers/gitRepo';
 import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { atExit, tempDir } from '../../helpers/temp';
 
@@ -458,6 +458,33 @@ it("a snapshot target runs in a folder of its own with the marker, and lands as 
 	assert.equal(fs.existsSync(path.join(docs, 'logo.png')), false);
 	const versions = await desk.library.assetVersions(asset.id);
 	assert.equal(versions.at(-1)?.made_by, 'run');
+});
+
+it('a git reference is laid out read-only with its links as files holding their targets and its submodules as empty folders', async () => {
+	const { desk, repo, root } = await project();
+	const lib = makeRepo(path.join(root, 'lib'), { commits: 1 });
+	fs.mkdirSync(path.join(lib, 'docs'));
+	fs.writeFileSync(path.join(lib, 'docs', 'guide.md'), '# Guide\n');
+	fs.symlinkSync('docs/guide.md', path.join(lib, 'README.md'));
+	fs.symlinkSync('/etc/hostname', path.join(lib, 'host'));
+	commitSubmodule(lib, 'vendor/sub', commitAll(lib, 'links'), 'a submodule');
+	const asset = (await desk.library.importDir({ dir: lib, project: 'shop', main: false })).asset;
+	const settings = scriptedAgentSettings({ writes: [{ path: 'notes.md', content: 'n\n' }] });
+	const { run } = await goAndRun(desk, repo, 'Read the lib', settings, [{ id: asset.id, role: 'reference' }]);
+	assert.ok(isAtGate(run), `${run.status}: ${run.error ?? ''}`);
+	const references = path.join(desk.libraryDir, 'runs', run.object_id, 'references');
+	const [folder] = fs.readdirSync(references);
+	const mounted = path.join(references, folder!);
+	const readme = fs.lstatSync(path.join(mounted, 'README.md'));
+	assert.ok(readme.isFile(), 'a link is a file, never a link to follow');
+	assert.equal(readme.mode & 0o777, 0o444);
+	assert.equal(fs.readFileSync(path.join(mounted, 'README.md'), 'utf8'), 'docs/guide.md');
+	assert.equal(fs.readFileSync(path.join(mounted, 'host'), 'utf8'), '/etc/hostname');
+	const sub = fs.lstatSync(path.join(mounted, 'vendor', 'sub'));
+	assert.ok(sub.isDirectory());
+	assert.equal(sub.mode & 0o777, 0o555);
+	assert.deepEqual(fs.readdirSync(path.join(mounted, 'vendor', 'sub')), []);
+	assert.equal(fs.readFileSync(path.join(mounted, 'docs', 'guide.md'), 'utf8'), '# Guide\n');
 });
 
 it("cancel stops the agent's whole process group and fails the run with the reason", async () => {

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import type { ImportResult } from '../../assets/library';
-import type { AssetSummary, AssetVersion, AtGo, VersionDiff } from '../../assets/types';
+import type { AssetSummary, AssetVersion, AtGo, VersionDiff, VersionFile } from '../../assets/types';
 import { DeskError } from '../../core/errors';
 import { maxJsonBytes } from '../../core/inputLimits';
 import {
@@ -122,10 +122,19 @@ const assetAtGo = operationCommand(atGo, {
 /** `desk asset files ID [--version N]` */
 const assetFiles = operationCommand(listFiles, {
 	params: ({ command, rest, version }) => ({ id: oneId(rest, command), ...(version === undefined ? {} : { version }) }),
-	text: ({ files }) =>
-		files.map((f) => `${f.size >= 0 ? String(f.size).padStart(10) : '         -'}  ${t(f.path)}`).join('\n') ||
-		'(no files)',
+	text: ({ files }) => files.map(formatFile).join('\n') || '(no files)',
 });
+
+/** One line of `asset files`: the size (`-` when not known), the path, and what a link or submodule is. */
+function formatFile(f: VersionFile): string {
+	const what =
+		f.kind === 'symlink'
+			? ` -> ${t(f.target ?? '')}`
+			: f.kind === 'submodule'
+				? `  (submodule @ ${f.hash.slice(0, 7)})`
+				: '';
+	return `${f.size >= 0 ? String(f.size).padStart(10) : '         -'}  ${t(f.path)}${what}`;
+}
 
 /** `desk asset cat ID PATH [--version N]` */
 const assetCat = operationCommand(readFile, {
