@@ -210,6 +210,10 @@ it('a server killed in the middle of a run: on restart the run is failed and not
 	assert.match(detail.summary.error ?? '', /the desk stopped while the run was patching .*nothing was landed/);
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'nothing landed');
 	assert.equal(detail.decision, undefined);
+	// The work node's agent never reported what it spent: the run's usage is at least the plan node's.
+	assert.equal(detail.summary.usage_incomplete, true);
+	assert.equal(detail.provenance?.token_usage?.incomplete, true);
+	assert.equal(detail.provenance?.token_usage?.total_tokens, 1200);
 	// The stray agent was stopped: its process group no longer exists.
 	await waitFor(
 		() =>

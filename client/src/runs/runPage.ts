@@ -1,8 +1,9 @@
-import type { RunDetail } from '../../../server/src/protocol/protocol';
+import type { RunDetail, TokenCounts } from '../../../server/src/protocol/protocol';
 import { instructionsWords, skillsDeliveries } from '../../../server/src/runs/instructions';
 import { escapeHtml } from '../common/html';
 import { visibleLines } from '../common/markdownText';
 import { lineagePageCommands, lineagePageStyle } from '../lineage/lineagePage';
+import { callUsageWords, runCostText, runTokensText, usdText } from './runTooltips';
 import { decisionWords, formatDuration, runState, runStatusText } from './runWords';
 
 /*
@@ -98,17 +99,7 @@ export function renderRunBody(d: RunDetail, actions = '', lineage = ''): string 
 	}
 	parts.push('<h2>Provenance</h2>');
 	if (d.provenance) {
-		const p = d.provenance;
-		const u = p.token_usage;
-		parts.push(
-			facts([
-				['Model', `${p.provider} ${p.model}`],
-				['Temperature', p.temperature],
-				['Max tokens', p.max_tokens],
-				['Tokens', u ? `${u.total_tokens} (${u.input_tokens} in, ${u.output_tokens} out)` : undefined],
-				['Cost', u?.cost_usd !== undefined ? `$${u.cost_usd.toFixed(4)}` : undefined],
-			]),
-		);
+		parts.push(renderProvenance(d.provenance, d.summary));
 	} else {
 		parts.push('<p class="muted">No provenance was recorded.</p>');
 	}
@@ -188,22 +179,149 @@ export function renderRunBody(d: RunDetail, actions = '', lineage = ''): string 
 					'calls desk-calls',
 				),
 		`<h2>Tool calls (${own.length})</h2>`,
-		table(
-			['Tool', 'Status', 'Read', 'Written', 'Result'],
-			own.map((t) => [
-				t.tool_name,
-				t.status,
-				t.io_footprint?.paths_read.join(', '),
-				t.io_footprint?.paths_written.join(', '),
-				clipped(t.result_summary, 300),
-			]),
-			'calls own-calls',
-		),
+		renderOwnCalls(own),
 	);
 	return parts.join('\n');
 }
 
 type ToolCall = RunDetail['tool_invocations'][number];
+type Provenance = NonNullable<RunDetail['provenance']>;
+type Counts = TokenCounts;
+
+/** A count, or — where the agent did not report that part. */
+function countCell(n: number | undefined): string {
+	return n === undefined ? '—' : n.toLocaleString('en-US');
+}
+
+function costCell(c: Counts): string {
+	return c.cost_usd === undefined ? 'unknown' : `${usdText(c.cost_usd)}${c.cost_estimated ? ' estimated' : ''}`;
+}
+
+/**
+ * The Provenance (glossary: Provenance): the model, the usage in words, and a table per model with
+ * its total; the agent's own total beside it where it disagrees; what is not certain said.
+ */
+function renderProvenance(p: Provenance, summary: RunDetail['summary']): string {
+	const u = p.token_usage;
+	const requested = (p.parameters as { requested_model?: unknown } | undefined)?.requested_model;
+	const parts = [
+		facts([
+			['Model', `${p.provider} ${p.model}${typeof requested === 'string' ? ` (asked for ${requested})` : ''}`],
+			['Temperature', p.temperature],
+			['Max tokens', p.max_tokens],
+			['Tokens', u ? runTokensText(summary) : undefined],
+			['Cost', u ? runCostText(summary) || 'unknown' : undefined],
+			['Turns', u?.turns],
+			["Agent's duration", u?.duration_ms !== undefined ? formatDuration(u.duration_ms) : undefined],
+		]),
+	];
+	if (!u) {
+		return parts.join('');
+	}
+	if (u.incomplete) {
+		parts.push(
+			`<p class="warning">${html(
+				u.total_tokens === 0
+					? "Usage unknown: the agent's output ended before it reported what it spent (or its format reports nothing)."
+					: "Usage incomplete: the agent's output ended before it reported all it spent; these counts are at least what was spent.",
+			)}</p>`,
+		);
+	}
+	const row = (label: string, c: Counts) => [
+		label,
+		countCell(c.input_tokens),
+		countCell(c.cache_read_tokens),
+		countCell(c.cache_creation_tokens),
+		countCell(c.output_tokens),
+		countCell(c.reasoning_tokens),
+		countCell(c.other_tokens),
+		countCell(c.total_tokens),
+		costCell(c),
+	];
+	const rows = [...(u.models ?? []).map((m) => row(m.model || 'unnamed model', m)), row('Total', u)];
+	if (u.agent_totals) {
+		rows.push(row("The agent's own total", u.agent_totals));
+	}
+	parts.push(
+		table(
+			['Model', 'Input', 'Cache read', 'Cache write', 'Output', 'Reasoning', 'Other', 'Total', 'Cost'],
+			rows,
+			'usage',
+		),
+	);
+	const notes = [
+		u.agent_totals
+			? "The agent's own total disagrees with the sum of what it reported per model (Claude Code's result line counts its main agent only, its per-model report its subagents and helper models too): both are shown, the total is the sum."
+			: '',
+		u.cost_estimated
+			? "An estimated cost is computed from the desk's price table (the setting agentDesk.runs.prices), not given by the agent."
+			: '',
+		summary.unpriced_models
+			? `No cost is known for ${summary.unpriced_models.join(', ')}: the agent gave none and the price table has none (add it to agentDesk.runs.prices).`
+			: '',
+		'Input counts every token the model read, those read from and written to its cache included; output every token it wrote, its reasoning included; other, what the agent counts as neither (thoughts, tool-use prompts).',
+	].filter(Boolean);
+	parts.push(...notes.map((note) => `<p class="muted">${html(note)}</p>`));
+	return parts.join('');
+}
+
+/** A call and the calls its subagent made, in the order they were made. */
+export interface CallNode {
+	call: ToolCall;
+	children: CallNode[];
+}
+
+/**
+ * The calls as a tree: each subagent's calls under the call that started it (`parent_invocation`),
+ * in order. A call whose starter is not among them, or that would be its own ancestor, stays at the top.
+ */
+export function callTree(calls: readonly ToolCall[]): CallNode[] {
+	const nodes = new Map(calls.map((call) => [call.object_id, { call, children: [] as CallNode[] }]));
+	const top: CallNode[] = [];
+	const isAncestor = (ancestor: string, of: string | undefined): boolean => {
+		const seen = new Set<string>();
+		for (let at = of; at !== undefined && !seen.has(at); at = nodes.get(at)?.call.parent_invocation) {
+			if (at === ancestor) {
+				return true;
+			}
+			seen.add(at);
+		}
+		return false;
+	};
+	for (const node of nodes.values()) {
+		const parent = node.call.parent_invocation ? nodes.get(node.call.parent_invocation) : undefined;
+		if (parent && !isAncestor(node.call.object_id, node.call.parent_invocation)) {
+			parent.children.push(node);
+		} else {
+			top.push(node);
+		}
+	}
+	return top;
+}
+
+/** The agent's own calls as a tree: a subagent's calls indented under the call that started it, which shows what the subagent spent. */
+function renderOwnCalls(calls: readonly ToolCall[]): string {
+	const rows: string[] = [];
+	const walk = (nodes: CallNode[], depth: number) => {
+		for (const { call, children } of nodes) {
+			const name = `${depth > 0 ? '↳ ' : ''}${call.tool_name}${children.length > 0 ? ` (subagent: ${children.length} call${children.length === 1 ? '' : 's'})` : ''}`;
+			const cells = [
+				call.status,
+				call.io_footprint?.paths_read.join(', '),
+				call.io_footprint?.paths_written.join(', '),
+				clipped(call.result_summary, 300),
+				call.token_usage ? callUsageWords(call.token_usage) : undefined,
+			];
+			// A subagent's call is indented by its depth under the call that started it.
+			const tool =
+				depth > 0 ? `<span class="nested" style="padding-left: ${depth * 1.5}em">${html(name)}</span>` : html(name);
+			rows.push(`<tr><td>${tool}</td>${cells.map((c) => `<td>${html(c)}</td>`).join('')}</tr>`);
+			walk(children, depth + 1);
+		}
+	};
+	walk(callTree(calls), 0);
+	return `<table class="calls own-calls"><thead><tr>${['Tool', 'Status', 'Read', 'Written', 'Result', 'Subagent usage'].map((h) => `<th>${html(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
 
 /**
  * A run's tool calls in two: the desk tools the agent called through the desk (glossary: Desk
@@ -366,6 +484,8 @@ a.button:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: 2
 table.calls { width: 100%; } table.calls th { white-space: nowrap; }
 /* A result can be a record without spaces: it wraps anywhere rather than push the columns after it off the page. */
 table.desk-calls td:nth-child(4), table.own-calls td:nth-child(5) { overflow-wrap: anywhere; } table.desk-calls td:nth-child(4) { width: 40%; }
+.warning { color: var(--vscode-editorWarning-foreground); }
+table.usage td:not(:first-child), table.usage th:not(:first-child) { text-align: right; }
 .result.passed { color: var(--vscode-testing-iconPassed); } .result.failed { color: var(--vscode-testing-iconFailed); } .muted { color: var(--vscode-descriptionForeground); }
 ${lineagePageStyle}</style></head><body>${body}</body></html>`;
 }

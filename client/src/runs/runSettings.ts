@@ -16,6 +16,8 @@ export function runSettings(projectPath?: string): Record<string, unknown> {
 		maxFrames: config.get<number>('runs.maxFrames', 0),
 		sandbox: config.get<string>('runs.sandbox', 'auto'),
 		checks: config.get<unknown[]>('checks', []),
+		// Prices by model over the desk's table, to estimate a cost the agent does not report (prices.ts).
+		prices: config.get<Record<string, unknown>>('runs.prices', {}),
 		// How branches run and are bounded, and who memorizes landings (glossary: Lineage, Project memory).
 		lineage: {
 			branch: config.get<Record<string, unknown>>('lineage.branch', {}),

@@ -31,8 +31,17 @@ import {
 	type LineageBranch,
 	type LineageTreeRoot,
 } from '../lineage/lineageText';
-import { argsSummary, splitToolCalls } from './runPage';
-import { followUpOf, intentDescription, intentTooltip, runTooltip } from './runTooltips';
+import { argsSummary, callTree, splitToolCalls, type CallNode } from './runPage';
+import {
+	callUsageWords,
+	followUpOf,
+	intentDescription,
+	intentTooltip,
+	rollupNotes,
+	rollupWords,
+	runTooltip,
+	runUsageWords,
+} from './runTooltips';
 import { formatDuration, runState, runStatusText, type RunState } from './runWords';
 
 type Overview = RunsOverview;
@@ -68,6 +77,8 @@ export type RunsViewNode =
 			tooltip?: string;
 			command?: vscode.Command;
 			contextValue?: string;
+			/** A call that started a subagent: the calls the subagent made. */
+			children?: RunsViewNode[];
 	  };
 
 const intentIcons: Record<string, [string, string?]> = {
@@ -182,6 +193,8 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 			}
 			case 'group':
 				return node.children;
+			case 'leaf':
+				return node.children ?? [];
 			default:
 				return [];
 		}
@@ -203,7 +216,13 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				);
 				item.id = `${node.project}/intent/${intent.object_id}`;
 				item.iconPath = icon(intentIcons[node.view.status] ?? ['circle-large-outline']);
-				item.description = intentDescription(node.view.status, node.followed);
+				// Its tasks' runs' tokens and cost added up, and what makes the sum uncertain.
+				item.description = [
+					intentDescription(node.view.status, node.followed),
+					node.view.usage.runs > 0 ? rollupWords(node.view.usage) : '',
+				]
+					.filter(Boolean)
+					.join(' · ');
 				item.tooltip = new vscode.MarkdownString(intentTooltip(intent, node.view.status, node.followed));
 				item.contextValue = `intent.${node.view.status}`;
 				return item;
@@ -245,14 +264,20 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				if (node.branch) {
 					// A branch: its state in lineage words (queued ones wait for the checkout) and its subtree's tokens and cost.
 					item.iconPath = icon(branchStateIcons[node.branch.state]);
-					item.description = `branch · ${branchDescription(node.branch)}`;
+					// The lineage's words, and what makes its subtree's sum uncertain (an estimate, usage incomplete).
+					const notes = node.view.subtree_usage ? rollupNotes(node.view.subtree_usage) : '';
+					item.description = `branch · ${branchDescription(node.branch)}${notes ? ` (${notes})` : ''}`;
 					item.tooltip = new vscode.MarkdownString(branchTooltip(node.branch));
 					item.contextValue = 'task.branch';
 					item.accessibilityInformation = { label: `Branch ${task.title}, ${item.description}` };
 					return item;
 				}
 				item.iconPath = icon(waiting ? runIcons[waiting] : (taskIcons[task.status] ?? ['circle-large-outline']));
-				item.description = `${waiting === 'gate' ? 'waiting for review' : waiting === 'failed' ? 'run failed: retry or abandon' : waiting === 'running' ? 'running' : task.status}${task.goal ? ` · ${typeof task.goal === 'string' ? task.goal : task.goal.other}` : ''} · ${node.view.runs.length} run${node.view.runs.length === 1 ? '' : 's'}`;
+				// Its runs' usage added up; a task whose runs started branches, its lineage subtree's too.
+				const subtree = node.view.subtree_usage;
+				const withBranches =
+					subtree && subtree.runs > node.view.usage.runs ? ` · with its branches: ${rollupWords(subtree)}` : '';
+				item.description = `${waiting === 'gate' ? 'waiting for review' : waiting === 'failed' ? 'run failed: retry or abandon' : waiting === 'running' ? 'running' : task.status}${task.goal ? ` · ${typeof task.goal === 'string' ? task.goal : task.goal.other}` : ''} · ${rollupWords(node.view.usage)}${withBranches}`;
 				item.contextValue = `task.${task.status}`;
 				return item;
 			}
@@ -349,7 +374,10 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				return item;
 			}
 			case 'leaf': {
-				const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+				const item = new vscode.TreeItem(
+					node.label,
+					node.children?.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+				);
 				item.iconPath = node.icon;
 				item.description = node.description;
 				item.tooltip = node.tooltip;
@@ -556,31 +584,43 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 			});
 		}
 		if (calls.own.length > 0) {
+			// A subagent's calls under the call that started it (callTree), which says what the subagent spent.
+			const callNode = ({ call, children }: CallNode): RunsViewNode => {
+				const read = call.io_footprint?.paths_read ?? [];
+				const written = call.io_footprint?.paths_written ?? [];
+				const files = [
+					read.length ? `read ${read.join(', ')}` : '',
+					written.length ? `wrote ${written.join(', ')}` : '',
+				]
+					.filter(Boolean)
+					.join(' · ');
+				return {
+					type: 'leaf',
+					project,
+					runId,
+					label: call.tool_name,
+					description: [
+						call.status,
+						children.length > 0 ? `subagent: ${children.length} call${children.length === 1 ? '' : 's'}` : '',
+						call.token_usage ? callUsageWords(call.token_usage) : '',
+						files,
+					]
+						.filter(Boolean)
+						.join(' · '),
+					icon: new vscode.ThemeIcon(
+						call.status !== 'ok' ? 'error' : children.length > 0 ? 'type-hierarchy-sub' : 'symbol-event',
+					),
+					tooltip: call.result_summary,
+					...(children.length > 0 ? { children: children.map(callNode) } : {}),
+				};
+			};
 			nodes.push({
 				type: 'group',
 				project,
 				runId,
 				label: 'Tool calls',
 				icon: 'tools',
-				children: calls.own.map((call) => {
-					const read = call.io_footprint?.paths_read ?? [];
-					const written = call.io_footprint?.paths_written ?? [];
-					const files = [
-						read.length ? `read ${read.join(', ')}` : '',
-						written.length ? `wrote ${written.join(', ')}` : '',
-					]
-						.filter(Boolean)
-						.join(' · ');
-					return {
-						type: 'leaf',
-						project,
-						runId,
-						label: call.tool_name,
-						description: [call.status, files].filter(Boolean).join(' · '),
-						icon: new vscode.ThemeIcon(call.status === 'ok' ? 'symbol-event' : 'error'),
-						tooltip: call.result_summary,
-					};
-				}),
+				children: callTree(calls.own).map(callNode),
 			});
 		}
 		return nodes;
@@ -604,8 +644,7 @@ function runItem(
 		run.duration_ms !== undefined ? formatDuration(run.duration_ms) : '',
 		// The desk records the model as 'unknown' until the agent names it: no word rather than that one.
 		run.model && run.model !== 'unknown' ? run.model : '',
-		run.total_tokens !== undefined ? `${run.total_tokens.toLocaleString('en-US')} tokens` : '',
-		run.cost_usd !== undefined ? `$${run.cost_usd.toFixed(4)}` : '',
+		runUsageWords(run),
 	];
 	item.description = parts.filter(Boolean).join(' · ');
 	item.tooltip = new vscode.MarkdownString(runTooltip(run, node.title), true);

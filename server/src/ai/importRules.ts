@@ -472,6 +472,7 @@ function laterToolInvocation(before: ToolInvocation, after: ToolInvocation): Pro
 		() => fixed(what, 'run_id', before.run_id, after.run_id),
 		() => fixed(what, 'tool_name', before.tool_name, after.tool_name),
 		() => fixed(what, 'args', before.args, after.args),
+		() => fixed(what, 'parent_invocation', before.parent_invocation, after.parent_invocation),
 		() =>
 			extending(
 				what,
@@ -697,8 +698,18 @@ function referencesOf(object: AiObject): Reference[] {
 			add('chosen_patchset_id', object.chosen_patchset_id, 'patchset', ofRun(object.run_id));
 			break;
 		case 'provenance':
+			add('run_id', object.run_id, 'run');
+			break;
 		case 'tool_invocation':
 			add('run_id', object.run_id, 'run');
+			// A subagent's call hangs under a call of the same run: the one that started the subagent.
+			add('parent_invocation', object.parent_invocation, 'tool_invocation', (target) =>
+				target.object_id === object.object_id
+					? 'it is the call itself'
+					: target.object_type === 'tool_invocation' && target.run_id !== object.run_id
+						? `it is a call of run ${shown(target.run_id)}`
+						: undefined,
+			);
 			break;
 		default:
 			break;

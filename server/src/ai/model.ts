@@ -1,6 +1,7 @@
 import { DeskError } from '../core/errors';
 import { canonicalJson, sha256Hex } from './canonical';
 import { uuidPattern, uuidv7 } from './ids';
+import { tokenCounts } from './tokenUsage';
 import {
 	aiObjectTypes,
 	type ActorKind,
@@ -33,6 +34,7 @@ import {
 	type TaskStatus,
 	type ToolInvocation,
 	type ToolStatus,
+	type TokenUsage,
 } from './types';
 
 /**
@@ -604,26 +606,36 @@ export function setTokenUsage(
 	costUsd?: number,
 	now = new Date(),
 ): void {
-	for (const [name, value] of [
-		['input_tokens', input],
-		['output_tokens', output],
-	] as const) {
-		if (!Number.isSafeInteger(value) || value < 0) {
-			throw new DeskError('ai.badObject', `${name} is a count of tokens, not ${value}.`, { [name]: value });
-		}
-	}
-	if (costUsd !== undefined && (!Number.isFinite(costUsd) || costUsd < 0)) {
-		throw new DeskError('ai.badObject', `cost_usd must be a non-negative amount, not ${costUsd}.`, {
-			cost_usd: costUsd,
-		});
-	}
-	provenance.token_usage = {
-		input_tokens: input,
-		output_tokens: output,
-		total_tokens: input + output,
-		...(costUsd !== undefined ? { cost_usd: costUsd } : {}),
-	};
+	setUsage(
+		provenance,
+		tokenCounts({
+			input_tokens: input,
+			output_tokens: output,
+			...(costUsd !== undefined ? { cost_usd: costUsd } : {}),
+		}),
+		now,
+	);
+}
+
+/**
+ * The run's whole usage (glossary: Provenance), per model with its totals, as `usageOfModels` and
+ * `addUsage` (tokenUsage.ts) make it: its counts checked again, its totals computed again from its parts.
+ */
+export function setUsage(provenance: Provenance, usage: TokenUsage, now = new Date()): void {
+	provenance.token_usage = checkedUsage(usage);
 	touch(provenance, now);
+}
+
+/** The usage with every count checked and every total computed from its parts. */
+export function checkedUsage(usage: TokenUsage): TokenUsage {
+	const checked: TokenUsage = { ...usage, ...tokenCounts(usage) };
+	if (usage.models) {
+		checked.models = usage.models.map((m) => ({ model: m.model, ...tokenCounts(m) }));
+	}
+	if (usage.agent_totals) {
+		checked.agent_totals = tokenCounts(usage.agent_totals);
+	}
+	return checked;
 }
 
 export function newToolInvocation(
@@ -631,8 +643,21 @@ export function newToolInvocation(
 	run: Run,
 	toolName: string,
 	args: unknown,
-	options: { status?: ToolStatus; read?: string[]; written?: string[]; resultSummary?: string; now?: Date } = {},
+	options: {
+		status?: ToolStatus;
+		read?: string[];
+		written?: string[];
+		resultSummary?: string;
+		/** The call that started the subagent making this one (a ToolInvocation of the same run). */
+		parent?: ToolInvocation;
+		now?: Date;
+	} = {},
 ): ToolInvocation {
+	if (options.parent && options.parent.run_id !== run.object_id) {
+		throw new DeskError('ai.badObject', `ToolInvocation ${options.parent.object_id} is not of run ${run.object_id}.`, {
+			run: run.object_id,
+		});
+	}
 	const footprint =
 		options.read?.length || options.written?.length
 			? { io_footprint: { paths_read: options.read ?? [], paths_written: options.written ?? [] } }
@@ -647,6 +672,7 @@ export function newToolInvocation(
 		status: options.status ?? 'ok',
 		...(options.resultSummary !== undefined ? { result_summary: options.resultSummary } : {}),
 		artifacts: [],
+		...(options.parent ? { parent_invocation: options.parent.object_id } : {}),
 	};
 }
 

@@ -179,12 +179,53 @@ export interface Decision extends Header {
 	rationale?: string;
 }
 
-export interface TokenUsage {
+/**
+ * Tokens as an agent reports them (glossary: Provenance). The seed's three counts and cost come first;
+ * the desk's parts after them are left out when the agent did not report them.
+ */
+export interface TokenCounts {
+	/** Every token the model read, those read from or written to the prompt cache included. */
 	input_tokens: number;
+	/** Every token the model wrote, its reasoning included. */
 	output_tokens: number;
-	/** input_tokens + output_tokens */
+	/** input_tokens + output_tokens (+ other_tokens, when the agent counts tokens that are neither). */
 	total_tokens: number;
 	cost_usd?: number;
+	/** Of input_tokens, those read from the prompt cache. */
+	cache_read_tokens?: number;
+	/** Of input_tokens, those written to the prompt cache. */
+	cache_creation_tokens?: number;
+	/** Of output_tokens, those spent reasoning (thinking), where the agent says. */
+	reasoning_tokens?: number;
+	/** Counted in the agent's total as neither input nor output (Gemini CLI's thoughts and tool-use prompts). */
+	other_tokens?: number;
+	/** cost_usd was computed from the desk's price table, not given by the agent. */
+	cost_estimated?: true;
+}
+
+/** One model's share of a run, as the agent reported it. */
+export interface ModelUsage extends TokenCounts {
+	model: string;
+}
+
+/**
+ * The seed's TokenUsage, with what an agent reports besides: its counts are the sum of `models`
+ * when the agent reported per model.
+ */
+export interface TokenUsage extends TokenCounts {
+	/** Per model, in the order first reported: the main model, a helper model, a subagent's. */
+	models?: ModelUsage[];
+	/** Model turns (request and response rounds) the agent reported. */
+	turns?: number;
+	/** How long the agent says it worked, in milliseconds. */
+	duration_ms?: number;
+	/**
+	 * The agent's output ended before its final report (cut, killed, interrupted), or it reports none:
+	 * the counts are at least these, and all zero means unknown.
+	 */
+	incomplete?: true;
+	/** The agent's own totals, kept only where they disagree with the sum of its reports per model. */
+	agent_totals?: TokenCounts;
 }
 
 export interface Provenance extends Header {
@@ -214,6 +255,10 @@ export interface ToolInvocation extends Header {
 	status: ToolStatus;
 	result_summary?: string;
 	artifacts: ArtifactRef[];
+	/** The call (a ToolInvocation of the same run) that started the subagent which made this one: the Task or Agent tool's. */
+	parent_invocation?: string;
+	/** What the subagent this call started spent, its own subagents' included. */
+	token_usage?: TokenUsage;
 }
 
 export type ContextItemKind = 'file' | 'url' | 'snippet' | 'command' | 'image';

@@ -37,8 +37,8 @@ Commands:
   mcp                                             serve the desk tools over MCP on stdio, for your own agent
 
 Runs (of the repository at --repo PATH, default the current folder):
-  runs list                                       intents, their plans and tasks, each task's runs
-  runs show ID                                    everything a run recorded
+  runs list                                       intents, their plans and tasks, each task's runs, tokens and cost added up
+  runs show ID                                    everything a run recorded, its usage per model
   history export [--ref REF]                      write the AI objects to refs/desk/history
   history import [--ref REF]                      read them from a history ref (twice adds nothing)
   store pack                                      move small loose blobs (a library from before packs) into packs now

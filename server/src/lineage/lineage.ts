@@ -22,6 +22,8 @@ import {
 	type RootRow,
 } from './ports';
 import {
+	lineageKindTag,
+	lineageRootTag,
 	mainRoot,
 	type BranchConfig,
 	type BranchResult,
@@ -35,9 +37,8 @@ import {
 
 const system = actor('system', 'agent-desk');
 
-/** The tag that says what a lineage Task is (`tally` or `branch`), and the one naming its root. */
-export const lineageKindTag = 'desk.lineage.kind';
-export const lineageRootTag = 'desk.lineage.root';
+/** Where the tags of a lineage Task are read too (the runs' views): declared with the records. */
+export { lineageKindTag, lineageRootTag };
 
 /** The scope of the person's receipts (a conversation's are its node's). */
 export const personScope = 'person';

@@ -9,6 +9,9 @@ import type { ActorRef, TokenUsage } from '../ai/types';
 export const rootNamePattern = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 /** The root every project lists. */
 export const mainRoot = 'main';
+/** The tag that says what a lineage Task is (`tally` or `branch`), and the one naming its root. */
+export const lineageKindTag = 'desk.lineage.kind';
+export const lineageRootTag = 'desk.lineage.root';
 
 /** A listed root of the project's lineage and what hangs from it. */
 export interface LineageRoot {

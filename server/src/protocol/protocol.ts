@@ -35,9 +35,17 @@ import type {
 	VersionDiff,
 	VersionFile,
 } from '../assets/types';
-import type { HistoryImportResult, HistoryRefusal } from '../ai/types';
+import type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage } from '../ai/types';
 import type { DeskErrorJson } from '../core/errors';
-import type { DecideResult, EndingResult, ResumeResult, RunDetail, RunsOverview, RunSummary } from '../runs/types';
+import type {
+	DecideResult,
+	EndingResult,
+	ResumeResult,
+	RunDetail,
+	RunsOverview,
+	RunSummary,
+	UsageRollup,
+} from '../runs/types';
 import type { AttachmentRow, IngestReport } from '../attachments/types';
 import type {
 	BoardMessage,
@@ -73,11 +81,12 @@ import {
 } from './schema';
 
 export type { BoardMessage, BranchResult, CatchUpSection, LineageRoot, LineageTree, MemorizeResult, MemoryView };
-export type { HistoryImportResult, HistoryRefusal };
+export type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage };
 export type {
 	RunDetail,
 	RunsOverview,
 	RunSummary,
+	UsageRollup,
 	LaunchCard,
 	LaunchRecord,
 	PlugRole,

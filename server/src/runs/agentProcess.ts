@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { newToolInvocation } from '../ai/model';
-import type { ArtifactRef, Run, Task } from '../ai/types';
+import type { ArtifactRef, Run, Task, TokenUsage } from '../ai/types';
 import { createOutputParser } from '../agents/adapters';
 import { AttachmentStore } from '../attachments/attachmentStore';
 import { DeskError } from '../core/errors';
@@ -40,7 +40,7 @@ const maxTranscriptBytes = 64 * 1024 * 1024;
 
 /** How one agent node ended. */
 export type AgentOutcome = NodeOutcome & {
-	usage: { input: number; output: number; cost?: number };
+	usage: TokenUsage;
 	exitCode: number | null;
 	transcript?: ArtifactRef;
 };

@@ -1,7 +1,10 @@
 import * as path from 'node:path';
-import { actor, cutGraphemes, newToolInvocation, pushFrame, setTokenUsage } from '../ai/model';
-import type { ArtifactRef, ContextPipeline, Provenance, Run, ToolInvocation } from '../ai/types';
+import { actor, cutGraphemes, newToolInvocation, pushFrame, setUsage } from '../ai/model';
+import { addUsage } from '../ai/tokenUsage';
+import type { ArtifactRef, ContextPipeline, Provenance, Run, TokenUsage, ToolInvocation } from '../ai/types';
 import type { AgentEvent } from '../agents/events';
+import type { PriceTable } from './prices';
+import { UsageAccount } from './usageAccount';
 
 /** Where the recorder puts what it makes: AI objects, and blobs for long outputs. */
 export interface RecorderSink {
@@ -22,15 +25,20 @@ export interface NodeOutcome {
 }
 
 /**
- * Turns one node's agent events into AI objects as they arrive (glossary: ToolInvocation): a ToolInvocation per
- * tool call with its files read and written, the Provenance's model and token usage, and a
- * tool_call frame in the run's ContextPipeline for each call.
+ * Turns one node's agent events into AI objects as they arrive (glossary: ToolInvocation): a
+ * ToolInvocation per tool call with its files read and written (a subagent's nested under the call
+ * that started it), the Provenance's model and token usage (per model, with the nodes before it), and
+ * a tool_call frame in the run's ContextPipeline for each call.
  */
 export class AgentRecorder {
 	private readonly open = new Map<string, ToolInvocation>();
+	/** Every call of the node by the agent's id: a subagent's calls and usage hang under its starter's. */
+	private readonly calls = new Map<string, ToolInvocation>();
 	private readonly messages: string[] = [];
-	private summed = { input: 0, output: 0, cost: 0, hasCost: false };
+	private readonly account: UsageAccount;
 	private result: Extract<AgentEvent, { kind: 'result' }> | undefined;
+	/** The model the agent asked for or named first (Gemini CLI's "auto" is a request, not a model). */
+	private sessionModel: string | undefined;
 	private planSteps: string[] | undefined;
 	private toolCalls = 0;
 	private pipelineWrittenAt = 0;
@@ -45,16 +53,26 @@ export class AgentRecorder {
 		private readonly sink: RecorderSink,
 		agentName: string,
 		/** Token usage of the nodes before this one, added to this node's. */
-		private readonly usageBefore: { input: number; output: number; cost?: number },
+		private readonly usageBefore: TokenUsage | undefined,
+		options: {
+			/** Prices to estimate a cost the agent does not give (prices.ts). */
+			prices: PriceTable;
+			/** The model the agent's command line asks for, for an agent that never names one. */
+			configuredModel?: string | undefined;
+		},
 	) {
 		this.agent = actor('agent', agentName);
+		this.account = new UsageAccount(options.prices);
+		this.sessionModel = options.configuredModel;
 	}
 
 	record(event: AgentEvent): void {
+		this.account.record(event);
 		switch (event.kind) {
 			case 'session': {
 				this.provenance.provider = event.provider;
 				if (event.model) {
+					this.sessionModel = event.model;
 					this.provenance.model = event.model;
 				}
 				this.provenance.parameters = {
@@ -68,12 +86,15 @@ export class AgentRecorder {
 			}
 			case 'tool_started': {
 				this.toolCalls += 1;
+				const parent = event.parent_call_id !== undefined ? this.calls.get(event.parent_call_id) : undefined;
 				const invocation = newToolInvocation(this.agent, this.run, event.tool, this.scrubValue(event.args), {
-					read: event.paths_read.map((p) => this.relative(p)),
-					written: event.paths_written.map((p) => this.relative(p)),
+					read: unique(event.paths_read.map((p) => this.relative(p))),
+					written: unique(event.paths_written.map((p) => this.relative(p))),
 					resultSummary: 'running',
+					...(parent ? { parent } : {}),
 				});
 				this.open.set(event.call_id, invocation);
+				this.calls.set(event.call_id, invocation);
 				pushFrame(
 					this.pipeline,
 					'tool_call',
@@ -101,8 +122,15 @@ export class AgentRecorder {
 				invocation.result_summary = cutGraphemes(this.sink.scrub(event.summary), 500);
 				if (event.paths_read?.length || event.paths_written?.length) {
 					const footprint = invocation.io_footprint ?? { paths_read: [], paths_written: [] };
-					footprint.paths_read.push(...(event.paths_read ?? []).map((p) => this.relative(p)));
-					footprint.paths_written.push(...(event.paths_written ?? []).map((p) => this.relative(p)));
+					// A path is a file the call read or wrote, named once however often the agent said so.
+					footprint.paths_read = unique([
+						...footprint.paths_read,
+						...(event.paths_read ?? []).map((p) => this.relative(p)),
+					]);
+					footprint.paths_written = unique([
+						...footprint.paths_written,
+						...(event.paths_written ?? []).map((p) => this.relative(p)),
+					]);
 					invocation.io_footprint = footprint;
 				}
 				if (event.output !== undefined && event.output !== '') {
@@ -120,21 +148,12 @@ export class AgentRecorder {
 				}
 				break;
 			case 'usage':
-				this.summed.input += event.input_tokens;
-				this.summed.output += event.output_tokens;
-				if (event.cost_usd !== undefined) {
-					this.summed.cost += event.cost_usd;
-					this.summed.hasCost = true;
-				}
 				if (event.model && this.provenance.model === 'unknown') {
 					this.provenance.model = event.model;
 				}
 				break;
 			case 'result':
 				this.result = event;
-				if (event.model && this.provenance.model === 'unknown') {
-					this.provenance.model = event.model;
-				}
 				break;
 			case 'plan':
 				this.planSteps = event.steps.map((step) => this.sink.scrub(step));
@@ -142,14 +161,13 @@ export class AgentRecorder {
 			case 'unparsed':
 				this.unparsed += 1;
 				break;
+			default:
+				break;
 		}
 	}
 
 	/** Closes the node: calls never finished are errors, the token usage is written. */
-	finish(exit: {
-		code: number | null;
-		signal: NodeJS.Signals | null;
-	}): NodeOutcome & { usage: { input: number; output: number; cost?: number } } {
+	finish(exit: { code: number | null; signal: NodeJS.Signals | null }): NodeOutcome & { usage: TokenUsage } {
 		for (const invocation of this.open.values()) {
 			invocation.status = 'error';
 			invocation.result_summary = 'did not finish: the agent stopped first';
@@ -157,17 +175,26 @@ export class AgentRecorder {
 			this.sink.put([invocation]);
 		}
 		this.open.clear();
-		const input = this.result?.input_tokens ?? this.summed.input;
-		const output = this.result?.output_tokens ?? this.summed.output;
-		const cost = this.result?.cost_usd ?? (this.summed.hasCost ? this.summed.cost : undefined);
-		const usage = {
-			input: this.usageBefore.input + input,
-			output: this.usageBefore.output + output,
-			...(cost !== undefined || this.usageBefore.cost !== undefined
-				? { cost: (this.usageBefore.cost ?? 0) + (cost ?? 0) }
-				: {}),
-		};
-		setTokenUsage(this.provenance, usage.input, usage.output, usage.cost);
+		const unnamed = this.sessionModel ?? this.result?.model ?? 'unknown';
+		const node = this.account.usage(unnamed);
+		const usage = addUsage(this.usageBefore, node);
+		this.provenance.model = answeringModel(this.sessionModel, node, this.provenance.model);
+		if (this.sessionModel !== undefined && this.sessionModel !== this.provenance.model) {
+			// The model asked for ("auto") is kept beside the one that answered.
+			this.provenance.parameters = {
+				...(this.provenance.parameters as object | undefined),
+				requested_model: this.sessionModel,
+			};
+		}
+		setUsage(this.provenance, usage);
+		for (const [callId, spent] of this.account.subagentUsage(unnamed)) {
+			const invocation = this.calls.get(callId);
+			if (invocation) {
+				invocation.token_usage = spent;
+				invocation.updated_at = new Date().toISOString();
+				this.sink.put([invocation]);
+			}
+		}
 		this.sink.put([this.provenance, this.pipeline]);
 		const answer = this.sink.scrub(
 			this.result?.text?.trim() ? this.result.text : (this.messages[this.messages.length - 1] ?? ''),
@@ -207,6 +234,26 @@ export class AgentRecorder {
 		const scrubbed = this.sink.scrub(text);
 		return scrubbed === text ? sent : (JSON.parse(scrubbed) as unknown);
 	}
+}
+
+function unique(paths: string[]): string[] {
+	return [...new Set(paths)];
+}
+
+/**
+ * The model that answered: the session's when the agent's report names it (a helper model or a
+ * subagent's beside it does not make it another), else the one that spent the most (Gemini CLI's
+ * "auto" names no model), else what was known.
+ */
+function answeringModel(session: string | undefined, usage: TokenUsage, known: string): string {
+	const models = usage.models ?? [];
+	if (session !== undefined && (models.length === 0 || models.some((m) => m.model === session))) {
+		return session;
+	}
+	const busiest = [...models].sort(
+		(a, b) => (b.cost_usd ?? 0) - (a.cost_usd ?? 0) || b.total_tokens - a.total_tokens,
+	)[0];
+	return busiest?.model ?? session ?? known;
 }
 
 function briefArgs(args: unknown): string {

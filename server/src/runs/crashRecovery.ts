@@ -1,4 +1,5 @@
-import { addPatchSet, failRun, setRunStatus } from '../ai/model';
+import { addPatchSet, failRun, setRunStatus, setUsage } from '../ai/model';
+import { tokenCounts } from '../ai/tokenUsage';
 import { closeRunPlans } from './endings';
 import type { PatchSet, Run } from '../ai/types';
 import { isAtGate } from './runViews';
@@ -36,6 +37,7 @@ export async function recoverInterrupted(
 		}
 		if (row.agent_pgid !== null) {
 			stopStrayAgent(row.agent_pgid, row.run_id);
+			markUsageIncomplete(ports, run);
 		}
 		// What the agent left is kept as a PatchSet, so Abandon can put the files back. A row this desk
 		// cannot read still fails its run (and the others are recovered): what it left is then not kept.
@@ -84,4 +86,20 @@ export async function recoverInterrupted(
 		ports.logger.warn(`run ${run.object_id}: marked failed, its process ${row.runner_pid} is gone`);
 	}
 	return { failed, notKept };
+}
+
+/**
+ * An agent was at work when the desk stopped: what its node spent was never reported, so the run's
+ * usage is at least what the nodes before it reported (glossary: Provenance).
+ */
+function markUsageIncomplete(ports: RunnerPorts, run: Run): void {
+	const provenance = ports.ai.runProvenance(run.object_id);
+	if (!provenance || provenance.token_usage?.incomplete) {
+		return;
+	}
+	setUsage(provenance, {
+		...(provenance.token_usage ?? tokenCounts({ input_tokens: 0, output_tokens: 0 })),
+		incomplete: true,
+	});
+	ports.ai.put([provenance]);
 }

@@ -1,7 +1,8 @@
 import type { AiStore } from '../store/aiStore';
-import type { Intent, Plan, Run, Task } from '../ai/types';
+import type { Intent, Plan, Run, Task, TokenUsage } from '../ai/types';
 import { intentStatus } from '../ai/model';
-import type { RunDetail, RunsOverview, RunSummary, TaskView } from './types';
+import { lineageKindTag } from '../lineage/types';
+import type { RunDetail, RunsOverview, RunSummary, TaskView, UsageRollup } from './types';
 
 export function runSummary(store: AiStore, run: Run): RunSummary {
 	const provenance = store.runProvenance(run.object_id);
@@ -24,10 +25,21 @@ export function runSummary(store: AiStore, run: Run): RunSummary {
 	if (provenance) {
 		summary.provider = provenance.provider;
 		summary.model = provenance.model;
-		if (provenance.token_usage) {
-			summary.total_tokens = provenance.token_usage.total_tokens;
-			if (provenance.token_usage.cost_usd !== undefined) {
-				summary.cost_usd = provenance.token_usage.cost_usd;
+		const usage = provenance.token_usage;
+		if (usage) {
+			summary.total_tokens = usage.total_tokens;
+			if (usage.cost_usd !== undefined) {
+				summary.cost_usd = usage.cost_usd;
+			}
+			if (usage.cost_estimated) {
+				summary.cost_estimated = true;
+			}
+			if (usage.incomplete) {
+				summary.usage_incomplete = true;
+			}
+			const unpriced = unpricedModels(usage);
+			if (unpriced.length > 0) {
+				summary.unpriced_models = unpriced;
 			}
 		}
 	}
@@ -49,24 +61,110 @@ export function runSummary(store: AiStore, run: Run): RunSummary {
 	return summary;
 }
 
+/** Models of a usage that spent tokens at a cost unknown (the agent gave none, the price table has none). */
+function unpricedModels(usage: TokenUsage): string[] {
+	const models = usage.models ?? [{ model: 'unknown', ...usage }];
+	return models.filter((m) => m.total_tokens > 0 && m.cost_usd === undefined).map((m) => m.model);
+}
+
+const noUsage: UsageRollup = {
+	runs: 0,
+	input_tokens: 0,
+	output_tokens: 0,
+	total_tokens: 0,
+	cache_read_tokens: 0,
+	cache_creation_tokens: 0,
+	cost_usd: 0,
+	cost_estimated: false,
+	incomplete_runs: 0,
+	unpriced_runs: 0,
+};
+
+/** One run's usage as a rollup of one (a run that recorded none yet counts with none). */
+function runRollup(usage: TokenUsage | undefined): UsageRollup {
+	return {
+		runs: 1,
+		input_tokens: usage?.input_tokens ?? 0,
+		output_tokens: usage?.output_tokens ?? 0,
+		total_tokens: usage?.total_tokens ?? 0,
+		cache_read_tokens: usage?.cache_read_tokens ?? 0,
+		cache_creation_tokens: usage?.cache_creation_tokens ?? 0,
+		cost_usd: usage?.cost_usd ?? 0,
+		cost_estimated: usage?.cost_estimated === true,
+		incomplete_runs: usage?.incomplete ? 1 : 0,
+		unpriced_runs: usage && unpricedModels(usage).length > 0 ? 1 : 0,
+	};
+}
+
+/** Rollups added up (glossary: Provenance): tokens and known costs summed, the runs that make the sum uncertain counted. */
+export function addRollups(parts: readonly UsageRollup[]): UsageRollup {
+	return parts.reduce(
+		(sum, part) => ({
+			runs: sum.runs + part.runs,
+			input_tokens: sum.input_tokens + part.input_tokens,
+			output_tokens: sum.output_tokens + part.output_tokens,
+			total_tokens: sum.total_tokens + part.total_tokens,
+			cache_read_tokens: sum.cache_read_tokens + part.cache_read_tokens,
+			cache_creation_tokens: sum.cache_creation_tokens + part.cache_creation_tokens,
+			cost_usd: Math.round((sum.cost_usd + part.cost_usd) * 1e9) / 1e9,
+			cost_estimated: sum.cost_estimated || part.cost_estimated,
+			incomplete_runs: sum.incomplete_runs + part.incomplete_runs,
+			unpriced_runs: sum.unpriced_runs + part.unpriced_runs,
+		}),
+		noUsage,
+	);
+}
+
+/**
+ * The Runs view's tree: intents (newest first) with their plans and tasks, and tasks of no intent,
+ * each task with its runs and their usage added up; a branch's task (and a task whose runs started
+ * branches) also with its lineage subtree's (glossary: Lineage), the branches below it by their
+ * tasks' `parent`.
+ */
 export function runsOverview(store: AiStore): RunsOverview {
-	const taskView = (task: Task): TaskView => ({
-		task,
-		runs: store.taskRuns(task).map((run) => runSummary(store, run)),
-	});
+	const tasks = store.list<Task>('task');
+	const own = new Map<string, UsageRollup>();
+	const ownUsage = (task: Task): UsageRollup => {
+		let usage = own.get(task.object_id);
+		if (!usage) {
+			usage = addRollups(store.taskRuns(task).map((run) => runRollup(store.runProvenance(run.object_id)?.token_usage)));
+			own.set(task.object_id, usage);
+		}
+		return usage;
+	};
+	const branchesBelow = new Map<string, Task[]>();
+	for (const task of tasks) {
+		if (task.tags[lineageKindTag] === 'branch' && task.parent) {
+			branchesBelow.set(task.parent, [...(branchesBelow.get(task.parent) ?? []), task]);
+		}
+	}
+	const subtree = (task: Task, seen: Set<string>): UsageRollup => {
+		seen.add(task.object_id);
+		const below = (branchesBelow.get(task.object_id) ?? []).filter((b) => !seen.has(b.object_id));
+		return addRollups([ownUsage(task), ...below.map((b) => subtree(b, seen))]);
+	};
+	const taskView = (task: Task): TaskView => {
+		const runs = store.taskRuns(task).map((run) => runSummary(store, run));
+		const view: TaskView = { task, runs, usage: ownUsage(task) };
+		if (task.tags[lineageKindTag] === 'branch' || branchesBelow.has(task.object_id)) {
+			view.subtree_usage = subtree(task, new Set());
+		}
+		return view;
+	};
 	const intents = store.list<Intent>('intent').reverse();
 	return {
 		intents: intents.map((intent) => {
 			const plan = intent.plan ? store.get<Plan>(intent.plan) : undefined;
+			const views = store.intentTasks(intent.object_id).map(taskView);
 			return {
 				intent,
 				status: intentStatus(intent),
 				plans: plan ? store.planRevisions(plan) : [],
-				tasks: store.intentTasks(intent.object_id).map(taskView),
+				tasks: views,
+				usage: addRollups(views.map((v) => v.usage)),
 			};
 		}),
-		tasks: store
-			.list<Task>('task')
+		tasks: tasks
 			.filter((t) => !t.intent)
 			.reverse()
 			.map(taskView),

@@ -34,6 +34,7 @@ import type {
 	Provenance,
 	Run,
 	Task,
+	TokenUsage,
 } from '../ai/types';
 import { DeskError } from '../core/errors';
 import type { AssetPlug, LaunchRecord } from '../launch/types';
@@ -49,6 +50,7 @@ import { closeRunPlans } from './endings';
 import { recoverInterrupted, type RecoveryResult } from './crashRecovery';
 import { keepWhatWasLeft, makePatchSet } from './patchSets';
 import { placementJson, readPlacement, type RunPlacement } from './placement';
+import { defaultPrices, modelOfArgs } from './prices';
 import type { RunBoardHooks, RunnerPorts } from './ports';
 import { composePrompt, planSteps, type PromptReference, type PromptSkill } from './prompt';
 import { isRunnerAlive, killGroup } from './runnerProcess';
@@ -97,7 +99,8 @@ interface StartedRun {
 
 /** What the nodes have done so far. */
 interface NodeProgress {
-	usage: { input: number; output: number; cost?: number };
+	/** The usage of the nodes so far (undefined before the first): each node's is added to it. */
+	usage: TokenUsage | undefined;
 	/** The steps the plan node wrote, and the plan revision they are. */
 	steps?: string[];
 	revision?: Plan;
@@ -299,7 +302,7 @@ export class RunExecutor {
 	/** The Run: each node of the template in turn, the plan node's steps becoming the plan the run executes. */
 	private async runNodes(execution: Execution, started: StartedRun): Promise<NodeProgress> {
 		const { record, run, plan, pipeline } = started;
-		const progress: NodeProgress = { usage: { input: 0, output: 0 }, nodeMetrics: [], nodeFramesFrom: 0 };
+		const progress: NodeProgress = { usage: undefined, nodeMetrics: [], nodeFramesFrom: 0 };
 		const workNodes = record.template.nodes.filter((n) => n !== 'plan');
 		for (const [index, node] of record.template.nodes.entries()) {
 			this.checkCancel(execution);
@@ -545,6 +548,10 @@ export class RunExecutor {
 			objectSink(this.ports, agent),
 			agent.name,
 			progress.usage,
+			{
+				prices: { ...defaultPrices, ...started.settings.prices },
+				configuredModel: modelOfArgs(agent.args),
+			},
 		);
 		const begun = Date.now();
 		const outcome = await invokeAgent(

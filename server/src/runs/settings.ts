@@ -4,6 +4,7 @@ import { agentOutputFormats, type AgentOutputFormat } from '../agents/events';
 import type { AssetCheck } from '../assets/types';
 import { defaultLineageLimits, type LineageLimits } from '../lineage/types';
 import { defaultSkillsDelivery, skillsDeliveries, type SkillsDelivery } from './instructions';
+import type { ModelPrice } from './prices';
 
 /**
  * An agent is a configured command (setting `desk.agents`). The prompt reaches it on standard input,
@@ -62,6 +63,11 @@ export interface RunSettings {
 	sandbox: 'auto' | 'off';
 	/** How branches are carried out and bounded (glossary: Lineage); the client sends `agentDesk.lineage.*` here. */
 	lineage: LineageSettings;
+	/**
+	 * Prices (US dollars per million tokens) by model, over the desk's table (prices.ts), to estimate
+	 * the cost an agent does not report; absent: the table alone.
+	 */
+	prices?: Record<string, ModelPrice>;
 }
 
 /**
@@ -167,7 +173,18 @@ export function parseRunSettings(value: unknown): RunSettings {
 	}
 	const checks = input.checks === undefined ? [] : parseChecks(input.checks);
 	const lineage = input.lineage === undefined ? defaultLineageSettings : parseLineage(input.lineage, names);
-	return { agents, ...(agent ? { agent } : {}), isolation, checks, maxAttempts, maxFrames, sandbox, lineage };
+	const prices = input.prices === undefined ? undefined : parsePrices(input.prices);
+	return {
+		agents,
+		...(agent ? { agent } : {}),
+		isolation,
+		checks,
+		maxAttempts,
+		maxFrames,
+		sandbox,
+		lineage,
+		...(prices && Object.keys(prices).length > 0 ? { prices } : {}),
+	};
 }
 
 /**
@@ -265,6 +282,58 @@ function parseLineage(value: unknown, agents: ReadonlySet<string>): LineageSetti
 	}
 	const memorizeOnLanding = boolean(input.memorizeOnLanding ?? false, 'lineage.memorizeOnLanding');
 	return { branch, limits, ...(summaryAgent ? { summaryAgent } : {}), memorizeOnLanding };
+}
+
+/** The most models the prices setting may name: a table, not a catalogue. */
+const maxPricedModels = 500;
+/** No model costs more than this per million tokens: a larger figure is a mistake of units. */
+const maxPricePerMillion = 10_000;
+
+/** `prices`: per model, `input` and `output` (and optionally `cacheRead`, `cacheWrite`) in US dollars per million tokens. */
+function parsePrices(value: unknown): Record<string, ModelPrice> {
+	const input = record(value, 'prices');
+	const models = Object.keys(input);
+	if (models.length > maxPricedModels) {
+		throw bad(`prices names ${models.length} models; at most ${maxPricedModels}.`, 'prices');
+	}
+	const prices: Record<string, ModelPrice> = {};
+	for (const model of models) {
+		const where = `prices.${model}`;
+		if (model.trim() === '' || model.length > 200) {
+			throw bad(`prices has a model name of ${model.length} characters; 1 to 200.`, 'prices');
+		}
+		const entry = record(input[model], where);
+		for (const key of Object.keys(entry)) {
+			if (!['input', 'output', 'cacheRead', 'cacheWrite'].includes(key)) {
+				throw bad(
+					`${where} has no field ${JSON.stringify(key)} (input, output, cacheRead, cacheWrite).`,
+					`${where}.${key}`,
+				);
+			}
+		}
+		const amount = (key: keyof ModelPrice, required: boolean): number | undefined => {
+			const v = entry[key];
+			if (v === undefined && !required) {
+				return undefined;
+			}
+			if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > maxPricePerMillion) {
+				throw bad(
+					`${where}.${key} is US dollars per million tokens, from 0 to ${maxPricePerMillion}, not ${JSON.stringify(v)}.`,
+					`${where}.${key}`,
+				);
+			}
+			return v;
+		};
+		const cacheRead = amount('cacheRead', false);
+		const cacheWrite = amount('cacheWrite', false);
+		prices[model] = {
+			input: amount('input', true)!,
+			output: amount('output', true)!,
+			...(cacheRead !== undefined ? { cacheRead } : {}),
+			...(cacheWrite !== undefined ? { cacheWrite } : {}),
+		};
+	}
+	return prices;
 }
 
 function wholeNumber(value: unknown, where: string, min: number, max: number): number {

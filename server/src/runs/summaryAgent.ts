@@ -15,7 +15,9 @@ import { boundedLines } from './boundedLines';
 import { baseChildEnv, safePath } from './programs';
 import { killGroup } from './runnerProcess';
 import { expandHome, programFolders, resolveCommand, sandboxArgs, sandboxStatus, spawnSandboxed } from './sandbox';
+import { defaultPrices } from './prices';
 import type { AgentSettings, RunSettings } from './settings';
+import { UsageAccount } from './usageAccount';
 
 export interface SummaryAnswer {
 	/** Its final text (the result's, else its last message). */
@@ -90,6 +92,7 @@ export async function askSummaryAgent(
 		child.stderr!.on('data', (chunk: Buffer) => (stderrTail = (stderrTail + chunk.toString('utf8')).slice(-1000)));
 		const parser = createOutputParser(agent.format);
 		const answer: SummaryAnswer = { text: '', input_tokens: 0, output_tokens: 0 };
+		const account = new UsageAccount(defaultPrices);
 		let last = '';
 		let result: string | undefined;
 		const reading = (async () => {
@@ -98,28 +101,29 @@ export async function askSummaryAgent(
 				onDropped: () => undefined,
 			})) {
 				for (const event of [...parser.push(line)]) {
+					account.record(event);
 					if (event.kind === 'message') {
 						last = event.text;
 					} else if (event.kind === 'result') {
 						result = event.text ?? result;
 						answer.model = event.model ?? answer.model;
-						answer.input_tokens = event.input_tokens ?? answer.input_tokens;
-						answer.output_tokens = event.output_tokens ?? answer.output_tokens;
-						if (event.cost_usd !== undefined) {
-							answer.cost_usd = event.cost_usd;
-						}
 					} else if (event.kind === 'session' && event.model) {
 						answer.model = event.model;
-					} else if (event.kind === 'usage') {
-						answer.input_tokens += event.input_tokens;
-						answer.output_tokens += event.output_tokens;
 					}
 				}
 			}
 			for (const event of parser.end()) {
+				account.record(event);
 				if (event.kind === 'message') {
 					last = event.text;
 				}
+			}
+			// What it spent, counted as a run's agent is (usageAccount.ts): its report per model, not a zero result.
+			const usage = account.usage(answer.model ?? 'unknown');
+			answer.input_tokens = usage.input_tokens;
+			answer.output_tokens = usage.output_tokens + (usage.other_tokens ?? 0);
+			if (usage.cost_usd !== undefined) {
+				answer.cost_usd = usage.cost_usd;
 			}
 		})();
 		const exit = await Promise.race([

@@ -27,7 +27,14 @@ export interface RunSummary {
 	provider?: string;
 	model?: string;
 	total_tokens?: number;
+	/** What the cost is known of: the agent's figures and the estimates (see `cost_estimated`, `unpriced_models`). */
 	cost_usd?: number;
+	/** Some of the cost was computed from the price table, not given by the agent. */
+	cost_estimated?: boolean;
+	/** The agent's output ended before its final report of usage: at least these tokens (none counted: unknown). */
+	usage_incomplete?: boolean;
+	/** Models that spent tokens whose cost is unknown: the agent gave none and the price table has none. */
+	unpriced_models?: string[];
 	patchsets: number;
 	evidence: number;
 	decision?: Decision['decision_type'];
@@ -40,9 +47,37 @@ export interface RunSummary {
 	error?: string;
 }
 
+/**
+ * Tokens and cost of several runs added up (a task's, an intent's, a branch's subtree), and how far
+ * the sum can be trusted: runs whose usage is incomplete, runs with tokens of unknown cost.
+ */
+export interface UsageRollup {
+	runs: number;
+	input_tokens: number;
+	output_tokens: number;
+	total_tokens: number;
+	cache_read_tokens: number;
+	cache_creation_tokens: number;
+	/** The costs known, added up. */
+	cost_usd: number;
+	/** Some of it was estimated from the price table. */
+	cost_estimated: boolean;
+	/** Runs whose usage is at least what is counted (their output ended before the agent's report). */
+	incomplete_runs: number;
+	/** Runs with tokens whose cost is unknown: the sum of costs is less than what they cost. */
+	unpriced_runs: number;
+}
+
 export interface TaskView {
 	task: Task;
 	runs: RunSummary[];
+	/** Its runs' usage added up. */
+	usage: UsageRollup;
+	/**
+	 * A branch, or a task whose runs started branches (glossary: Lineage): its runs' usage with every
+	 * branch below it (its lineage subtree).
+	 */
+	subtree_usage?: UsageRollup;
 }
 
 export interface IntentView {
@@ -51,6 +86,8 @@ export interface IntentView {
 	/** The intent's plan and its earlier revisions, newest first. */
 	plans: Plan[];
 	tasks: TaskView[];
+	/** Its tasks' usage added up. */
+	usage: UsageRollup;
 }
 
 export interface RunsOverview {

@@ -99,19 +99,26 @@ describe('Claude Code stream-json fixtures', () => {
 				[27 + 4025 + 19154, 1],
 			],
 		);
+		const totals = {
+			input_tokens: 3927 + 4798 + 37535,
+			output_tokens: 118,
+			cache_read_tokens: 37535,
+			cache_creation_tokens: 4798,
+			cost_usd: 0.178665,
+		};
 		assert.deepEqual(ofKind(events, 'result'), [
 			{
 				kind: 'result',
 				ok: true,
 				text: 'done',
-				input_tokens: 3927 + 4798 + 37535,
-				output_tokens: 118,
-				cost_usd: 0.178665,
+				usage: totals,
+				models: [{ model: 'claude-fable-5', ...totals }],
 				turns: 2,
 				duration_ms: 12272,
 				model: 'claude-fable-5',
 			},
 		]);
+		assert.deepEqual(ofKind(events, 'usage_incomplete'), [], 'the result reports the usage');
 	});
 
 	it('claude/agentbench-windows-2.1.245: Write names the file it wrote, the result line not starting with "type" is read, the main model is not the first key', () => {
@@ -143,14 +150,31 @@ describe('Claude Code stream-json fixtures', () => {
 		});
 		assert.equal(ofKind(events, 'usage').length, 3, 'four assistant lines, three message ids');
 		// modelUsage lists claude-haiku-4-5-20251001 first; the run's model is the one that cost the most.
+		// The result's usage is the main agent's (with its 14 thinking tokens); the helper model is only per model.
+		const main = {
+			input_tokens: 6 + 9209 + 84312,
+			output_tokens: 180,
+			cache_read_tokens: 84312,
+			cache_creation_tokens: 9209,
+			reasoning_tokens: 14,
+		};
 		assert.deepEqual(ofKind(events, 'result'), [
 			{
 				kind: 'result',
 				ok: true,
 				text: 'DONE',
-				input_tokens: 6 + 9209 + 84312,
-				output_tokens: 180,
-				cost_usd: 0.0564934,
+				usage: { ...main, cost_usd: 0.0564934 },
+				models: [
+					{
+						model: 'claude-haiku-4-5-20251001',
+						input_tokens: 918,
+						output_tokens: 13,
+						cache_read_tokens: 0,
+						cache_creation_tokens: 0,
+						cost_usd: 0.000983,
+					},
+					{ model: 'claude-sonnet-5', ...main, cost_usd: 0.0555104 },
+				],
 				turns: 3,
 				duration_ms: 6629,
 				model: 'claude-sonnet-5',
@@ -184,20 +208,40 @@ describe('Claude Code stream-json fixtures', () => {
 			[{ kind: 'message', text: finalText }],
 			'the text deltas do not repeat the message',
 		);
-		assert.equal(ofKind(events, 'usage').length, 3);
-		assert.deepEqual(ofKind(events, 'result'), [
-			{
-				kind: 'result',
-				ok: true,
-				text: finalText,
-				input_tokens: 3634 + 12021 + 52482,
-				output_tokens: 234,
-				cost_usd: 0.12599325,
-				turns: 3,
-				duration_ms: 14947,
-				model: 'claude-opus-4-8[1m]',
-			},
-		]);
+		// Three messages: each counted once from its assistant lines, then again, finally, from its message_delta.
+		const usage = ofKind(events, 'usage');
+		const final = new Map(usage.map((u) => [u.message_id, u]));
+		assert.equal(final.size, 3);
+		assert.deepEqual(
+			[...final.values()].map((u) => [u.output_tokens, u.reasoning_tokens, u.partial]),
+			[
+				[143, 60, undefined],
+				[58, 16, undefined],
+				[33, 0, undefined],
+			],
+		);
+		assert.equal(
+			[...final.values()].reduce((n, u) => n + u.output_tokens, 0),
+			234,
+			"the final counts add up to the result's output",
+		);
+		const [result] = ofKind(events, 'result');
+		assert.equal(result?.text, finalText);
+		assert.deepEqual(result?.usage, {
+			input_tokens: 3634 + 12021 + 52482,
+			output_tokens: 234,
+			cache_read_tokens: 52482,
+			cache_creation_tokens: 12021,
+			cost_usd: 0.12599325,
+		});
+		assert.deepEqual(
+			result?.models?.map((m) => [m.model, m.input_tokens, m.output_tokens, m.cost_usd]),
+			[
+				['claude-haiku-4-5-20251001', 521, 16, 0.000601],
+				['claude-opus-4-8[1m]', 3634 + 12021 + 52482, 234, 0.12539224999999998],
+			],
+		);
+		assert.deepEqual([result?.turns, result?.duration_ms, result?.model], [3, 14947, 'claude-opus-4-8[1m]']);
 	});
 
 	it('claude-session/agentcmd-session-2.0.26 (a session file, not stream-json) still gives its tool calls; its snapshot lines are unparsed', () => {
@@ -266,10 +310,11 @@ describe('Codex exec --json fixtures', () => {
 				paths_read: [],
 				paths_written: written,
 			},
-			{ kind: 'tool_finished', call_id: 'item_1', status: 'ok', summary: `add ${written[0]}`, paths_written: written },
+			// The file it wrote is named at the call's start, not again at its end.
+			{ kind: 'tool_finished', call_id: 'item_1', status: 'ok', summary: `add ${written[0]}` },
 			{ kind: 'message', text },
-			{ kind: 'usage', input_tokens: 6008, output_tokens: 51 },
-			{ kind: 'result', ok: true, text },
+			{ kind: 'usage', input_tokens: 6008, output_tokens: 51, cache_read_tokens: 4096, message_id: 'turn-1' },
+			{ kind: 'result', ok: true, text, turns: 1 },
 		]);
 	});
 
@@ -288,8 +333,18 @@ describe('Codex exec --json fixtures', () => {
 		assert.equal(finished?.status, 'ok');
 		assert.equal(finished?.summary, '.git/COMMIT_EDITMSG');
 		assert.ok(finished?.output?.endsWith('README.md\ncalc.py\n'));
-		assert.deepEqual(ofKind(events, 'usage'), [{ kind: 'usage', input_tokens: 29879, output_tokens: 175 }]);
-		assert.deepEqual(ofKind(events, 'result'), [{ kind: 'result', ok: true, text: 'README.md, calc.py' }]);
+		assert.deepEqual(ofKind(events, 'usage'), [
+			{
+				kind: 'usage',
+				input_tokens: 29879,
+				output_tokens: 175,
+				cache_read_tokens: 25088,
+				cache_creation_tokens: 0,
+				reasoning_tokens: 43,
+				message_id: 'turn-1',
+			},
+		]);
+		assert.deepEqual(ofKind(events, 'result'), [{ kind: 'result', ok: true, text: 'README.md, calc.py', turns: 1 }]);
 	});
 
 	it('codex/takopi-explore-bridge: fifteen shell calls paired by item id, reasoning skipped, the final answer as the result', () => {
@@ -313,8 +368,10 @@ describe('Codex exec --json fixtures', () => {
 		const messages = ofKind(events, 'message');
 		assert.equal(messages.length, 1);
 		assert.match(messages[0]?.text ?? '', /^- This is a small Python CLI \(`exec-bridge`\)/);
-		assert.deepEqual(ofKind(events, 'usage'), [{ kind: 'usage', input_tokens: 76296, output_tokens: 2682 }]);
-		assert.deepEqual(ofKind(events, 'result'), [{ kind: 'result', ok: true, text: messages[0]?.text }]);
+		assert.deepEqual(ofKind(events, 'usage'), [
+			{ kind: 'usage', input_tokens: 76296, output_tokens: 2682, cache_read_tokens: 57728, message_id: 'turn-1' },
+		]);
+		assert.deepEqual(ofKind(events, 'result'), [{ kind: 'result', ok: true, text: messages[0]?.text, turns: 1 }]);
 	});
 });
 
@@ -354,8 +411,24 @@ describe('Gemini CLI stream-json fixture', () => {
 				kind: 'result',
 				ok: true,
 				text: 'Probe complete.',
-				input_tokens: 65422,
-				output_tokens: 219,
+				// The total (66,983) counts 1,342 tokens as neither input nor output: thoughts and tool-use prompts.
+				usage: { input_tokens: 65422, output_tokens: 219, cache_read_tokens: 32602, other_tokens: 1342 },
+				models: [
+					{
+						model: 'gemini-3.1-flash-lite',
+						input_tokens: 805,
+						output_tokens: 52,
+						cache_read_tokens: 0,
+						other_tokens: 287,
+					},
+					{
+						model: 'gemini-3.5-flash',
+						input_tokens: 64617,
+						output_tokens: 167,
+						cache_read_tokens: 32602,
+						other_tokens: 1055,
+					},
+				],
 				duration_ms: 11631,
 				model: 'gemini-3.5-flash',
 			},
@@ -549,7 +622,15 @@ describe('claude-stream-json beyond the fixtures', () => {
 				paths_read: [],
 				paths_written: ['a.ipynb'],
 			},
-			{ kind: 'usage', input_tokens: 15, output_tokens: 3, model: 'claude-x' },
+			{
+				kind: 'usage',
+				input_tokens: 15,
+				output_tokens: 3,
+				cache_read_tokens: 5,
+				model: 'claude-x',
+				message_id: 'm1',
+				partial: true,
+			},
 			{
 				kind: 'tool_finished',
 				call_id: 't1',
@@ -559,6 +640,10 @@ describe('claude-stream-json beyond the fixtures', () => {
 			},
 			{ kind: 'result', ok: false, text: 'max turns reached', turns: 9 },
 			{ kind: 'tool_finished', call_id: 't2', status: 'error', summary: 'did not finish' },
+			{
+				kind: 'usage_incomplete',
+				reason: 'Claude Code printed no result reporting its usage after its last message (cut, killed or interrupted)',
+			},
 		]);
 	});
 
@@ -586,7 +671,7 @@ describe('codex-json beyond the fixtures', () => {
 				'{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":2}}',
 			].join('\n'),
 		);
-		assert.deepEqual(events.at(-1), { kind: 'result', ok: true, text: 'OK' });
+		assert.deepEqual(events.at(-1), { kind: 'result', ok: true, text: 'OK', turns: 1 });
 		assert.equal(ofKind(events, 'result').length, 1);
 	});
 
@@ -599,8 +684,9 @@ describe('codex-json beyond the fixtures', () => {
 				'{"type":"error","message":"stream disconnected"}',
 			].join('\n'),
 		);
-		assert.deepEqual(events.slice(-2), [
+		assert.deepEqual(events.slice(-3), [
 			{ kind: 'tool_finished', call_id: 'item_0', status: 'error', summary: 'did not finish' },
+			{ kind: 'usage_incomplete', reason: "Codex's turn 1 never reported its usage (turn.completed or turn.failed)" },
 			{ kind: 'result', ok: false, text: 'stream disconnected' },
 		]);
 	});
@@ -664,8 +750,10 @@ describe('codex-json beyond the fixtures', () => {
 			],
 		);
 		assert.deepEqual(ofKind(events, 'plan'), [{ kind: 'plan', steps: ['read', 'fix'] }], 'the same steps are one plan');
-		assert.deepEqual(ofKind(events, 'usage'), [{ kind: 'usage', input_tokens: 100, output_tokens: 20 }]);
-		assert.deepEqual(ofKind(events, 'result'), [{ kind: 'result', ok: true }]);
+		assert.deepEqual(ofKind(events, 'usage'), [
+			{ kind: 'usage', input_tokens: 100, output_tokens: 20, cache_read_tokens: 90, message_id: 'turn-1' },
+		]);
+		assert.deepEqual(ofKind(events, 'result'), [{ kind: 'result', ok: true, turns: 1 }]);
 	});
 
 	it('no completed turn and no error: no result, the runner decides from the exit', () => {
@@ -703,7 +791,13 @@ describe('gemini-stream-json beyond the fixture', () => {
 				output: 'denied by policy',
 			},
 			{ kind: 'message', text: 'I could not write it.' },
-			{ kind: 'result', ok: false, text: 'quota exhausted', input_tokens: 5, output_tokens: 1, duration_ms: 9 },
+			{
+				kind: 'result',
+				ok: false,
+				text: 'quota exhausted',
+				usage: { input_tokens: 5, output_tokens: 1 },
+				duration_ms: 9,
+			},
 		]);
 	});
 
@@ -764,8 +858,15 @@ describe('desk-jsonl', () => {
 					type: 'usage',
 					input_tokens: event.input_tokens,
 					output_tokens: event.output_tokens,
+					cache_read_tokens: event.cache_read_tokens,
+					cache_creation_tokens: event.cache_creation_tokens,
+					reasoning_tokens: event.reasoning_tokens,
 					cost_usd: event.cost_usd,
+					model: event.model,
 				});
+			case 'usage_incomplete':
+				// Not a line of the format: its output ending without a result says it.
+				return '';
 			case 'plan':
 				return JSON.stringify({ type: 'plan', steps: event.steps });
 			case 'result':
@@ -819,6 +920,15 @@ describe('desk-jsonl', () => {
 			{ kind: 'tool_finished', call_id: '4', status: 'ok', summary: 'pong' },
 			{ kind: 'usage', input_tokens: 1200, output_tokens: 300, cost_usd: 0.012 },
 			{ kind: 'usage', input_tokens: 0, output_tokens: 0 },
+			{
+				kind: 'usage',
+				input_tokens: 900,
+				output_tokens: 100,
+				cache_read_tokens: 800,
+				cache_creation_tokens: 50,
+				reasoning_tokens: 40,
+				model: 'acme-1',
+			},
 			{ kind: 'result', ok: true, text: 'Fixed.' },
 			{ kind: 'result', ok: false },
 		];
@@ -977,5 +1087,98 @@ describe('parseAll', () => {
 			const events = [...text.split('\n').flatMap((line) => parser.push(line)), ...parser.end()];
 			assert.deepEqual(events, parseAll(fixture.format, text), fixture.name);
 		}
+	});
+});
+
+describe('usage and subagents as the adapters read them', () => {
+	it("Claude Code: a subagent's lines name the Task call that started them; its text is not the agent's message; its task_* system lines say nothing new", () => {
+		// Claude Code 2.1.x stream-json: parent_tool_use_id on a subagent's lines, system/task_* around it.
+		const events = parseAll(
+			'claude-stream-json',
+			[
+				'{"type":"assistant","message":{"id":"m1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"task1","name":"Task","input":{"prompt":"look"}}],"usage":{"input_tokens":10,"output_tokens":1}},"parent_tool_use_id":null}',
+				'{"type":"system","subtype":"task_started","task_id":"a1","tool_use_id":"task1","task_type":"local_agent"}',
+				'{"type":"assistant","message":{"id":"s1","model":"claude-haiku-4-5","content":[{"type":"text","text":"found it"},{"type":"tool_use","id":"r1","name":"Read","input":{"file_path":"a.ts"}}],"usage":{"input_tokens":20,"cache_read_input_tokens":5,"output_tokens":2}},"parent_tool_use_id":"task1"}',
+				'{"type":"system","subtype":"task_progress","task_id":"a1","usage":{"total_tokens":27,"tool_uses":1,"duration_ms":5}}',
+				'{"type":"system","subtype":"task_notification","task_id":"a1","status":"completed","usage":{"total_tokens":27}}',
+			].join('\n'),
+		);
+		assert.deepEqual(ofKind(events, 'unparsed'), []);
+		assert.deepEqual(ofKind(events, 'message'), []);
+		assert.deepEqual(
+			ofKind(events, 'tool_started').map((c) => [c.call_id, c.parent_call_id]),
+			[
+				['task1', undefined],
+				['r1', 'task1'],
+			],
+		);
+		assert.deepEqual(ofKind(events, 'usage')[1], {
+			kind: 'usage',
+			input_tokens: 25,
+			output_tokens: 2,
+			cache_read_tokens: 5,
+			model: 'claude-haiku-4-5',
+			message_id: 's1',
+			parent_call_id: 'task1',
+			partial: true,
+		});
+	});
+
+	it('Claude Code: an all-zero result reports nothing and leaves the usage incomplete; a later real one completes it', () => {
+		const zero =
+			'{"type":"result","subtype":"error_during_execution","is_error":true,"total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0},"modelUsage":{}}';
+		const message =
+			'{"type":"assistant","message":{"id":"m","model":"claude-sonnet-4-5","content":[{"type":"text","text":"hm"}],"usage":{"input_tokens":3,"output_tokens":1}}}';
+		const interrupted = parseAll('claude-stream-json', [message, zero].join('\n'));
+		const [result] = ofKind(interrupted, 'result');
+		assert.deepEqual([result?.usage, result?.models, result?.ok], [undefined, undefined, false]);
+		assert.equal(ofKind(interrupted, 'usage_incomplete').length, 1);
+		const real =
+			'{"type":"result","subtype":"success","is_error":false,"total_cost_usd":0.001,"usage":{"input_tokens":3,"output_tokens":4}}';
+		assert.deepEqual(ofKind(parseAll('claude-stream-json', [zero, message, real].join('\n')), 'usage_incomplete'), []);
+	});
+
+	it("Codex: turn.progress is the running turn's usage, replaced by turn.completed; turn.failed carries its usage; newer event and item types are read or skipped", () => {
+		// codex exec --json as exec_events.rs defines it, with what newer versions add.
+		const events = parseAll(
+			'codex-json',
+			[
+				'{"type":"thread.started","thread_id":"t"}',
+				'{"type":"turn.started"}',
+				'{"type":"turn.progress","usage":{"input_tokens":50,"cached_input_tokens":0,"output_tokens":1}}',
+				'{"type":"item.plan.delta","item_id":"p","delta":"1. read"}',
+				'{"type":"item.completed","item":{"id":"p","type":"plan","text":"1. read"}}',
+				'{"type":"item.started","item":{"id":"c","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"t","receiver_thread_ids":["u"],"prompt":"check the tests","agents_states":{},"status":"in_progress"}}',
+				'{"type":"item.completed","item":{"id":"c","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"t","receiver_thread_ids":["u"],"prompt":"check the tests","agents_states":{},"status":"completed"}}',
+				'{"type":"turn.failed","error":{"message":"context window exceeded"},"usage":{"input_tokens":90,"cached_input_tokens":10,"cache_write_input_tokens":0,"output_tokens":3,"reasoning_output_tokens":1}}',
+			].join('\n'),
+		);
+		assert.deepEqual(ofKind(events, 'unparsed'), []);
+		assert.deepEqual(
+			ofKind(events, 'usage').map((u) => [u.message_id, u.input_tokens, u.output_tokens]),
+			[
+				['turn-1', 50, 1],
+				['turn-1', 90, 3],
+			],
+		);
+		assert.deepEqual(
+			ofKind(events, 'tool_started').map((c) => [c.tool, c.args]),
+			[['spawn_agent', { prompt: 'check the tests', receiver_thread_ids: ['u'] }]],
+		);
+		assert.deepEqual(ofKind(events, 'usage_incomplete'), [], 'the failed turn reported its usage');
+		assert.deepEqual(ofKind(events, 'result'), [{ kind: 'result', ok: false, text: 'context window exceeded' }]);
+	});
+
+	it('a warning run into the first JSON line is unparsed apart, the JSON read; a broken JSON line is not split', () => {
+		const init = '{"type":"init","session_id":"s","model":"auto"}';
+		assert.deepEqual(parseAll('gemini-stream-json', `Loaded cached credentials.${init}`), [
+			{ kind: 'unparsed', line: 'Loaded cached credentials.', reason: 'text printed before a JSON line' },
+			{ kind: 'session', provider: 'google', model: 'auto', session_id: 's' },
+		]);
+		const broken = `{"type":"tool_result","oops${init}`;
+		assert.deepEqual(
+			parseAll('gemini-stream-json', broken).map((e) => e.kind),
+			['unparsed'],
+		);
 	});
 });

@@ -127,6 +127,83 @@ describe('history import rules', () => {
 		);
 	});
 
+	it("a run's usage per model and a subagent's call under its starter round-trip and are imported; the starter is fixed and of the same run", () => {
+		const { chain } = f;
+		const later = new Date(Date.parse(chain.provenance.updated_at) + 1000);
+		const provenance = structuredClone(chain.provenance);
+		const counts = (input: number, output: number, cost: number) => ({
+			input_tokens: input,
+			output_tokens: output,
+			total_tokens: input + output,
+			cost_usd: cost,
+			cache_read_tokens: input - 10,
+			cache_creation_tokens: 5,
+		});
+		m.setUsage(
+			provenance,
+			{
+				...counts(3000, 300, 0.03),
+				reasoning_tokens: 40,
+				models: [
+					{ model: 'claude-sonnet-4-5', ...counts(2000, 200, 0.02), reasoning_tokens: 40 },
+					{ model: 'claude-haiku-4-5', ...counts(1000, 100, 0.01), cost_estimated: true },
+				],
+				cost_estimated: true,
+				turns: 7,
+				duration_ms: 64_000,
+				incomplete: true,
+				agent_totals: counts(2000, 200, 0.03),
+			},
+			later,
+		);
+		const subagentCall = m.newToolInvocation(
+			chain.agent,
+			chain.run,
+			'Read',
+			{ file_path: 'a.ts' },
+			{
+				parent: chain.read,
+				read: ['a.ts'],
+				now: later,
+			},
+		);
+		const starter = structuredClone(chain.read);
+		starter.token_usage = { ...counts(1000, 100, 0.01), incomplete: true };
+		starter.updated_at = later.toISOString();
+		for (const object of [provenance, subagentCall, starter]) {
+			m.seal(object);
+			const back = m.fromBytes(m.toBytes(object));
+			assert.deepEqual(back, { ...object }, object.object_type);
+			assert.ok(m.verifyChecksum(back), `${object.object_type}: the seal holds after the round trip`);
+		}
+		const judged = judgeImport(withChanges(f.all, [provenance, subagentCall, starter]), storedOf(f.all));
+		assert.deepEqual(judged.refused, []);
+		assert.deepEqual(ids(judged.accepted), ids([provenance, subagentCall, starter]));
+
+		const stored = withChanges(f.all, [subagentCall]);
+		const moved = { ...structuredClone(subagentCall), parent_invocation: chain.edit.object_id };
+		moved.updated_at = new Date(later.getTime() + 1000).toISOString();
+		assert.deepEqual(
+			judgeImport([moved], storedOf(stored)).refused.map((r) => r.code),
+			['immutable_changed'],
+		);
+		const otherRun = m.newRun(chain.agent, chain.task, chain.run.commit);
+		const foreign = m.newToolInvocation(chain.agent, otherRun, 'Bash', {});
+		const wrongRun = {
+			...m.newToolInvocation(chain.agent, chain.run, 'Read', {}),
+			parent_invocation: foreign.object_id,
+		};
+		const self = m.newToolInvocation(chain.agent, chain.run, 'Read', {});
+		self.parent_invocation = self.object_id;
+		assert.deepEqual(
+			judgeImport([otherRun, foreign, wrongRun, self], storedOf(f.all)).refused.map((r) => [r.object_id, r.code]),
+			[
+				[wrongRun.object_id, 'unresolved_reference'],
+				[self.object_id, 'unresolved_reference'],
+			],
+		);
+	});
+
 	it('orders two copies with the same updated_at by what they append (a finished tool call is not touched)', () => {
 		const { chain } = f;
 		const running = structuredClone(f.all.find((o) => o.object_id === chain.read.object_id) as typeof chain.read);

@@ -3,11 +3,13 @@ import { describe, it } from 'node:test';
 import type { RunDetail } from '../../../server/src/protocol/protocol';
 import {
 	argsSummary,
+	callTree,
 	renderActions,
 	renderRunBody,
 	runPageCommands,
 	runPageHtml,
 	splitToolCalls,
+	type CallNode,
 } from '../../../client/src/runs/runPage';
 import { formatDuration, runState, runStatusText, waitingText } from '../../../client/src/runs/runWords';
 
@@ -320,5 +322,166 @@ describe('how the views say where a run stands', () => {
 		assert.equal(formatDuration(850), '850 ms');
 		assert.equal(formatDuration(42_400), '42 s');
 		assert.equal(formatDuration(185_000), '3 min 5 s');
+	});
+});
+
+describe("the run page's usage: per model, both totals, what is not certain, a subagent's calls", () => {
+	const counts = (input: number, output: number, cost?: number, more: object = {}) => ({
+		input_tokens: input,
+		output_tokens: output,
+		total_tokens: input + output,
+		...(cost !== undefined ? { cost_usd: cost } : {}),
+		...more,
+	});
+	const provenance = (usage: object, parameters: object = {}) => ({
+		provider: 'anthropic',
+		model: 'claude-sonnet-4-5',
+		parameters,
+		token_usage: usage,
+	});
+
+	/** The cells of the usage table, by row. */
+	function usageRows(page: string): string[][] {
+		const table = /<table class="usage">([\s\S]*?)<\/table>/.exec(page)?.[1] ?? '';
+		return [...table.matchAll(/<tr>((?:<td>.*?<\/td>)+)<\/tr>/g)].map((m) =>
+			[...m[1]!.matchAll(/<td>(.*?)<\/td>/g)].map((c) => c[1]!),
+		);
+	}
+
+	it("has a row per model, the total, and the agent's own total where it disagrees, with turns and the agent's duration", () => {
+		const usage = {
+			...counts(166_585, 998, 0.1445, { cache_read_tokens: 133_712, cache_creation_tokens: 32_800 }),
+			models: [
+				{
+					model: 'claude-sonnet-4-5',
+					...counts(75_525, 281, 0.1234, {
+						cache_read_tokens: 55_012,
+						cache_creation_tokens: 20_500,
+						reasoning_tokens: 30,
+					}),
+				},
+				{
+					model: 'claude-haiku-4-5',
+					...counts(91_060, 717, 0.0211, { cache_read_tokens: 78_700, cache_creation_tokens: 12_300 }),
+				},
+			],
+			turns: 4,
+			duration_ms: 31_000,
+			agent_totals: counts(75_525, 281, 0.1445),
+		};
+		const page = renderRunBody(detail({ total_tokens: 167_583, cost_usd: 0.1445 }, { provenance: provenance(usage) }));
+		assert.deepEqual(usageRows(page), [
+			['claude-sonnet-4-5', '75,525', '55,012', '20,500', '281', '30', '—', '75,806', '$0.1234'],
+			['claude-haiku-4-5', '91,060', '78,700', '12,300', '717', '—', '—', '91,777', '$0.0211'],
+			['Total', '166,585', '133,712', '32,800', '998', '—', '—', '167,583', '$0.1445'],
+			['The agent&#39;s own total', '75,525', '—', '—', '281', '—', '—', '75,806', '$0.1445'],
+		]);
+		assert.match(page, /<th>Turns<\/th><td>4<\/td>/);
+		assert.match(page, /<th>Agent&#39;s duration<\/th><td>31 s<\/td>/);
+		assert.match(page, /own total disagrees/);
+	});
+
+	it('says "usage incomplete" (at least) or "usage unknown" when the output ended early, and marks an estimated cost', () => {
+		const atLeast = renderRunBody(
+			detail(
+				{ total_tokens: 30_215, cost_usd: 0.044355, cost_estimated: true, usage_incomplete: true },
+				{ provenance: provenance({ ...counts(30_210, 5, 0.044355, { cost_estimated: true }), incomplete: true }) },
+			),
+		);
+		assert.match(atLeast, /Usage incomplete:/);
+		assert.match(atLeast, /<th>Tokens<\/th><td>at least 30,215 tokens<\/td>/);
+		assert.match(atLeast, /<th>Cost<\/th><td>at least \$0\.0444 estimated<\/td>/);
+		assert.match(atLeast, /price table/);
+		const unknown = renderRunBody(
+			detail(
+				{ total_tokens: 0, usage_incomplete: true },
+				{ provenance: provenance({ ...counts(0, 0), incomplete: true }) },
+			),
+		);
+		assert.match(unknown, /Usage unknown:/);
+		assert.match(unknown, /<th>Tokens<\/th><td>usage unknown<\/td>/);
+		const complete = renderRunBody(detail({ total_tokens: 15 }, { provenance: provenance(counts(10, 5, 0.01)) }));
+		assert.doesNotMatch(complete, /Usage (incomplete|unknown)/);
+	});
+
+	it('names the model asked for beside the one that answered, and a model no price is known for', () => {
+		const page = renderRunBody(
+			detail(
+				{ total_tokens: 66_983, unpriced_models: ['gemini-3.5-flash'] },
+				{
+					provenance: {
+						...provenance(
+							{ ...counts(65_422, 219, undefined, { other_tokens: 1342 }), total_tokens: 66_983 },
+							{ requested_model: 'auto' },
+						),
+						provider: 'google',
+						model: 'gemini-3.5-flash',
+					},
+				},
+			),
+		);
+		assert.match(page, /google gemini-3\.5-flash \(asked for auto\)/);
+		assert.match(page, /<th>Cost<\/th><td>cost unknown<\/td>/);
+		assert.match(page, /No cost is known for gemini-3\.5-flash/);
+	});
+
+	const call = (id: string, tool: string, parent?: string, usage?: object) => ({
+		object_id: id,
+		tool_name: tool,
+		status: 'ok',
+		result_summary: `${tool} done`,
+		tags: {},
+		external_ids: {},
+		...(parent ? { parent_invocation: parent } : {}),
+		...(usage ? { token_usage: usage } : {}),
+	});
+
+	it("nests a subagent's calls under the Task call that started it, which shows what the subagent spent", () => {
+		const calls = [
+			call('a', 'Bash'),
+			call('t', 'Task', undefined, { ...counts(24_343, 3, 0.016633, { cost_estimated: true }), incomplete: true }),
+			call('r', 'Read', 't'),
+			call('n', 'Agent', 't'),
+			call('g', 'Grep', 'n'),
+			call('e', 'Edit'),
+		] as unknown as RunDetail['tool_invocations'];
+		const tree = callTree(calls);
+		const shape = (nodes: CallNode[]): unknown[] => nodes.map((n) => [n.call.tool_name, shape(n.children)]);
+		assert.deepEqual(shape(tree), [
+			['Bash', []],
+			[
+				'Task',
+				[
+					['Read', []],
+					['Agent', [['Grep', []]]],
+				],
+			],
+			['Edit', []],
+		]);
+		const page = renderRunBody(detail({}, { tool_invocations: calls }));
+		const section = page.slice(page.indexOf('<h2>Tool calls (6)'));
+		const names = [...section.matchAll(/<tr><td>(.*?)<\/td>/g)].map((m) => m[1]!.replace(/<[^>]*>/g, ''));
+		assert.deepEqual(names, [
+			'Bash',
+			'Task (subagent: 2 calls)',
+			'↳ Read',
+			'↳ Agent (subagent: 1 call)',
+			'↳ Grep',
+			'Edit',
+		]);
+		assert.match(section, /padding-left: 3em">↳ Grep/);
+		assert.match(section, /<td>at least 24,346 tokens · at least \$0\.0166 estimated<\/td>/);
+	});
+
+	it('keeps a call whose starter is missing, or that would be its own ancestor, at the top', () => {
+		const calls = [
+			call('x', 'Read', 'gone'),
+			call('p', 'Agent', 'q'),
+			call('q', 'Agent', 'p'),
+		] as unknown as RunDetail['tool_invocations'];
+		const tree = callTree(calls);
+		assert.equal(tree[0]?.call.object_id, 'x');
+		const all = (nodes: CallNode[]): string[] => nodes.flatMap((n) => [n.call.object_id, ...all(n.children)]);
+		assert.deepEqual(all(tree).sort(), ['p', 'q', 'x'], 'every call once, the loop broken');
 	});
 });

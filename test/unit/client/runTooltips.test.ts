@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RunSummary, RunsOverview } from '../../../server/src/protocol/protocol';
-import { followUpOf, intentDescription, intentTooltip, runTooltip } from '../../../client/src/runs/runTooltips';
+import type { RunSummary, RunsOverview, UsageRollup } from '../../../server/src/protocol/protocol';
+import {
+	followUpOf,
+	intentDescription,
+	intentTooltip,
+	rollupNotes,
+	rollupWords,
+	runTooltip,
+	runUsageWords,
+} from '../../../client/src/runs/runTooltips';
 import { assertInertMarkdown, renderMarkdown } from '../../helpers/markdown';
 
 /** Text a person's ticket or an agent's output could hold: a command link, an image, an autolink, an icon, a table break, a heading. */
@@ -65,5 +73,54 @@ describe("the Runs view's tooltips, built without VS Code", () => {
 			runTooltip(run({ error: undefined, duration_ms: undefined }), 'Add paging'),
 			/\$\(error\)|Duration/,
 		);
+	});
+});
+
+describe('usage in words: what is not certain is said', () => {
+	it("a run's row and tooltip: tokens and cost, an estimate, a cost unknown, usage incomplete or unknown", () => {
+		assert.equal(runUsageWords(run({ total_tokens: 12_345, cost_usd: 0.0123 })), '12,345 tokens · $0.0123');
+		assert.equal(
+			runUsageWords(run({ total_tokens: 12_345, cost_usd: 0.0123, cost_estimated: true })),
+			'12,345 tokens · $0.0123 estimated',
+		);
+		assert.equal(
+			runUsageWords(run({ total_tokens: 30_215, cost_usd: 0.0444, cost_estimated: true, usage_incomplete: true })),
+			'at least 30,215 tokens · at least $0.0444 estimated · usage incomplete',
+		);
+		assert.equal(runUsageWords(run({ total_tokens: 0, cost_usd: undefined, usage_incomplete: true })), 'usage unknown');
+		assert.equal(
+			runUsageWords(run({ total_tokens: 66_983, cost_usd: undefined, unpriced_models: ['gemini-3.5-flash'] })),
+			'66,983 tokens · cost unknown',
+		);
+		assert.equal(
+			runUsageWords(run({ total_tokens: 900, cost_usd: 0.01, unpriced_models: ['house-model'] })),
+			'900 tokens · at least $0.0100',
+		);
+		const text = runTooltip(run({ total_tokens: 0, cost_usd: undefined, usage_incomplete: true }), 'Add paging');
+		assertInertMarkdown(text, ['error']);
+		assert.match(text, /\| Tokens \| usage unknown \|/);
+	});
+
+	it('a sum of runs: how many, tokens and known cost, and the runs that make it uncertain', () => {
+		const rollup = (more: Partial<UsageRollup>): UsageRollup => ({
+			runs: 3,
+			input_tokens: 10_000,
+			output_tokens: 2_345,
+			total_tokens: 12_345,
+			cache_read_tokens: 0,
+			cache_creation_tokens: 0,
+			cost_usd: 0.5,
+			cost_estimated: false,
+			incomplete_runs: 0,
+			unpriced_runs: 0,
+			...more,
+		});
+		assert.equal(rollupWords(rollup({})), '3 runs · 12,345 tokens · $0.5000');
+		assert.equal(
+			rollupWords(rollup({ cost_estimated: true, incomplete_runs: 1, unpriced_runs: 2 })),
+			'3 runs · 12,345 tokens · $0.5000, estimated, usage incomplete in 1 run, cost unknown for 2 runs',
+		);
+		assert.equal(rollupWords(rollup({ runs: 0 })), 'no run yet');
+		assert.equal(rollupNotes(rollup({})), '');
 	});
 });

@@ -165,11 +165,17 @@ it('a run on the shared checkout goes from Go to the gate and lands as a commit 
 	);
 	const provenance = ai.runProvenance(run.object_id) as Provenance;
 	assert.equal(provenance.model, 'scripted-model-1');
+	// Two nodes (plan, work), each reporting 1000 in, 200 out, $0.0123 over 2 turns of 1.2 s.
 	assert.deepEqual(provenance.token_usage, {
 		input_tokens: 2000,
 		output_tokens: 400,
 		total_tokens: 2400,
 		cost_usd: 0.0246,
+		models: [
+			{ model: 'scripted-model-1', input_tokens: 2000, output_tokens: 400, total_tokens: 2400, cost_usd: 0.0246 },
+		],
+		turns: 4,
+		duration_ms: 2400,
 	});
 	assert.ok(ai.get<ContextSnapshot>(run.snapshot!));
 	const pipeline = ai.pipeline(plan.pipeline) as ContextPipeline;

@@ -50,7 +50,11 @@ export class DeskJsonl implements JsonLinesHandler {
 						kind: 'usage',
 						input_tokens: tokenCount(record, 'input_tokens'),
 						output_tokens: tokenCount(record, 'output_tokens'),
+						cache_read_tokens: optionalTokenCount(record, 'cache_read_tokens'),
+						cache_creation_tokens: optionalTokenCount(record, 'cache_creation_tokens'),
+						reasoning_tokens: optionalTokenCount(record, 'reasoning_tokens'),
 						cost_usd: cost(record),
+						model: optionalString(record, 'model'),
 					}),
 				];
 			case 'plan': {
@@ -127,6 +131,10 @@ function tokenCount(record: JsonRecord, key: string): number {
 		throw new MalformedLine(`'${key}' is not a whole number of tokens`);
 	}
 	return count;
+}
+
+function optionalTokenCount(record: JsonRecord, key: string): number | undefined {
+	return record[key] === undefined || record[key] === null ? undefined : tokenCount(record, key);
 }
 
 function cost(record: JsonRecord): number | undefined {

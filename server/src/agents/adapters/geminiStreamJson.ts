@@ -1,6 +1,8 @@
-import type { AgentEvent } from '../events';
+import type { AgentEvent, TokenReport } from '../events';
 import {
 	definedFields,
+	isEmptyReport,
+	isRecord,
 	modelWithMost,
 	noOutputSummary,
 	OpenToolCalls,
@@ -11,6 +13,7 @@ import {
 	recordType,
 	requiredString,
 	summarizeOutput,
+	tokenReport,
 	toolCallPaths,
 	unknownType,
 	type JsonLinesHandler,
@@ -20,13 +23,18 @@ import {
 
 /**
  * Gemini CLI's `gemini --output-format stream-json`:
- * - `init` → session; `tool_use` → tool_started; `tool_result` → tool_finished.
+ * - `init` → session (its model is the one asked for: "auto" when Gemini CLI routes each request);
+ *   `tool_use` → tool_started; `tool_result` → tool_finished.
  * - assistant `message` pieces (`delta: true`) are joined into one message per turn: the message
  *   is complete when something else happens (a tool call, the result, the end). The user's own
  *   messages are not the agent's output.
- * - `result` → result: the stats' tokens (input_tokens already include the cached ones), the
- *   model that used the most tokens, and the last assistant message as its text.
+ * - `result` → result: the stats' totals and the report per model (`stats.models`: the models
+ *   that answered), input_tokens already including the cached ones, and what the total counts as
+ *   neither input nor output (thoughts, tool-use prompts) as other tokens; the model that used the
+ *   most tokens, and the last assistant message as its text.
  * - `error` lines (warnings, or errors the result will report) and `retry`/`loop_detected` are skipped.
+ * At end(): a streamed message is finished and calls left open finish as errors. Gemini CLI reports
+ * its usage only in its result: an output cut before it has spent what is unknown.
  */
 export class GeminiStreamJson implements JsonLinesHandler {
 	private readonly openCalls = new OpenToolCalls();
@@ -141,25 +149,52 @@ export class GeminiStreamJson implements JsonLinesHandler {
 		const error = optionalRecord(record, 'error');
 		const errorMessage = error !== undefined ? optionalString(error, 'message') : undefined;
 		const stats = optionalRecord(record, 'stats');
-		const inputTokens = stats !== undefined ? optionalNumber(stats, 'input_tokens') : undefined;
-		const outputTokens = stats !== undefined ? optionalNumber(stats, 'output_tokens') : undefined;
-		const durationMs = stats !== undefined ? optionalNumber(stats, 'duration_ms') : undefined;
-		// The model that used the most tokens: Gemini CLI routes small requests to a lighter model.
-		const model = modelWithMost(stats !== undefined ? optionalRecord(stats, 'models') : undefined, 'total_tokens');
+		const perModel = stats !== undefined ? optionalRecord(stats, 'models') : undefined;
+		const models = Object.entries(perModel ?? {}).flatMap(([model, value]) => {
+			// A model's entry of another shape is left out rather than losing the whole result with it.
+			if (!isRecord(value)) {
+				return [];
+			}
+			const report = geminiReport(value);
+			return report !== undefined && !isEmptyReport(report) ? [{ model, ...report }] : [];
+		});
+		const totals = stats !== undefined ? geminiReport(stats) : undefined;
 		const events = this.finishMessage();
 		events.push(
 			definedFields({
 				kind: 'result',
 				ok,
 				text: ok ? this.lastAssistantMessage : (errorMessage ?? this.lastError ?? this.lastAssistantMessage),
-				input_tokens: inputTokens,
-				output_tokens: outputTokens,
-				duration_ms: durationMs,
-				model,
+				usage: totals !== undefined && !isEmptyReport(totals) ? totals : undefined,
+				models: models.length > 0 ? models : undefined,
+				duration_ms: stats !== undefined ? optionalNumber(stats, 'duration_ms') : undefined,
+				// The model that used the most tokens: Gemini CLI routes small requests to a lighter model.
+				model: modelWithMost(perModel, 'total_tokens'),
 			}),
 		);
 		return events;
 	}
+}
+
+/**
+ * Gemini CLI's stats (the run's, or one model's) as a report: `input_tokens` counts the cached ones
+ * (`cached`), and what `total_tokens` counts besides input and output (thoughts, tool-use prompts)
+ * is other. Undefined without input and output counts.
+ */
+function geminiReport(stats: JsonRecord): TokenReport | undefined {
+	const input = optionalNumber(stats, 'input_tokens');
+	const output = optionalNumber(stats, 'output_tokens');
+	if (input === undefined && output === undefined) {
+		return undefined;
+	}
+	const total = optionalNumber(stats, 'total_tokens');
+	const other = total !== undefined ? total - (input ?? 0) - (output ?? 0) : undefined;
+	return tokenReport({
+		input_tokens: input ?? 0,
+		output_tokens: output ?? 0,
+		cache_read_tokens: optionalNumber(stats, 'cached'),
+		other_tokens: other !== undefined && other > 0 ? other : undefined,
+	});
 }
 
 /** Where the input of Gemini CLI's file tools names the file (a shell's files are not known). */

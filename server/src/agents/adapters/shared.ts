@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentOutputParser } from '../events';
+import type { AgentEvent, AgentOutputParser, TokenReport } from '../events';
 
 /**
  * What every JSON-lines adapter shares: reading a line into an object without ever throwing,
@@ -168,6 +168,24 @@ export function modelWithMost(perModel: JsonRecord | undefined, measure: string)
 	return best?.model;
 }
 
+/** A report of the counts given, the parts the agent left out (undefined) left out. */
+export function tokenReport(counts: TokenReport): TokenReport {
+	return Object.fromEntries(Object.entries(counts).filter(([, count]) => count !== undefined)) as TokenReport;
+}
+
+/**
+ * A report that says nothing was spent: every count zero and no cost. Claude Code ends an
+ * interrupted run, and a resumed session's first turn, with such a result: it is no report.
+ */
+export function isEmptyReport(report: TokenReport): boolean {
+	return (
+		report.input_tokens === 0 &&
+		report.output_tokens === 0 &&
+		(report.other_tokens ?? 0) === 0 &&
+		(report.cost_usd ?? 0) === 0
+	);
+}
+
 /** The event without its undefined fields, so that it carries only what the agent said. */
 export function definedFields(event: AgentEvent): AgentEvent {
 	return Object.fromEntries(Object.entries(event).filter(([, field]) => field !== undefined)) as AgentEvent;
@@ -230,25 +248,62 @@ export function createJsonLinesParser(handler: JsonLinesHandler): AgentOutputPar
 			try {
 				value = JSON.parse(trimmed);
 			} catch (error) {
+				const after = objectAfterNoise(trimmed);
+				if (after) {
+					// A warning printed without its newline, the JSON line right after it (Gemini CLI's "MCP
+					// issues detected…"): the warning is kept as unparsed, the line is read.
+					return [unparsed(after.noise, 'text printed before a JSON line'), ...recordOf(line, after.value)];
+				}
 				return [unparsed(line, `not JSON: ${error instanceof Error ? error.message : String(error)}`)];
 			}
 			if (!isRecord(value)) {
 				return [unparsed(line, `not a JSON object but ${describeJsonValue(value)}`)];
 			}
-			try {
-				return handler.record(value);
-			} catch (error) {
-				if (error instanceof MalformedLine) {
-					return [unparsed(line, error.reason)];
-				}
-				// A bug of ours, not the agent's: still reported with the line rather than lost or thrown.
-				return [unparsed(line, `adapter failed: ${error instanceof Error ? error.message : String(error)}`)];
-			}
+			return recordOf(line, value);
 		},
 		end(): AgentEvent[] {
 			return handler.end();
 		},
 	};
+
+	function recordOf(line: string, value: JsonRecord): AgentEvent[] {
+		try {
+			return handler.record(value);
+		} catch (error) {
+			if (error instanceof MalformedLine) {
+				return [unparsed(line, error.reason)];
+			}
+			// A bug of ours, not the agent's: still reported with the line rather than lost or thrown.
+			return [unparsed(line, `adapter failed: ${error instanceof Error ? error.message : String(error)}`)];
+		}
+	}
+}
+
+/** How many places a JSON object after a warning is looked for: a warning is short, a broken line may be long. */
+const noiseCandidates = 8;
+
+/**
+ * A JSON object with a "type" that ends the line, after text that is not JSON (a line that begins
+ * as JSON is a broken line, not a warning): where the object starts is tried at each of the first
+ * `{`, so the first whole object wins.
+ */
+function objectAfterNoise(line: string): { noise: string; value: JsonRecord } | undefined {
+	if (line.startsWith('{') || line.startsWith('[') || !line.endsWith('}')) {
+		return undefined;
+	}
+	let tries = 0;
+	for (let at = line.indexOf('{'); at > 0 && tries < noiseCandidates; at = line.indexOf('{', at + 1), tries++) {
+		let value: unknown;
+		try {
+			value = JSON.parse(line.slice(at));
+		} catch {
+			continue;
+		}
+		if (isRecord(value) && typeof value['type'] === 'string') {
+			return { noise: line.slice(0, at), value };
+		}
+	}
+	return undefined;
 }
 
 function describeJsonValue(value: unknown): string {

@@ -5,8 +5,8 @@
 import { checkRefName } from '../../git/refName';
 import { exportHistory, importHistory } from '../../operations/history';
 import { listRuns, showRun } from '../../operations/runs';
-import type { TokenUsage } from '../../ai/types';
-import type { RunDetail, RunSummary, RunsOverview } from '../../runs/types';
+import type { TokenCounts, TokenUsage } from '../../ai/types';
+import type { RunDetail, RunSummary, RunsOverview, TaskView, UsageRollup } from '../../runs/types';
 import { expectArgs, oneId } from '../args';
 import type { Command, CommandContext } from '../context';
 import { operationCommand } from '../operationCommand';
@@ -27,10 +27,10 @@ const runsList = operationCommand(listRuns, {
 	text: (overview) => formatOverview(overview),
 });
 
-/** `desk runs show ID` */
+/** `desk runs show ID`: the run's line, then its usage per model, its PatchSets, checks and decision. */
 const runsShow = operationCommand(showRun, {
 	params: async (context) => ({ ...(await placeOfCommand(context)), id: oneId(context.rest, context.command) }),
-	text: (detail) => formatRunSummary(detail.summary, detail.task.title),
+	text: (detail) => formatRunDetail(detail),
 });
 
 /** `desk history export [--ref REF]`: a write (a ref), so it may make the project database. */
@@ -72,13 +72,80 @@ export const runViewCommands: ReadonlyArray<[string, Command]> = [
 ];
 
 export function formatRunSummary(r: RunSummary, title: string): string {
-	const cost = r.cost_usd !== undefined ? ` $${r.cost_usd.toFixed(4)}` : '';
-	const tokens = r.total_tokens !== undefined ? ` ${r.total_tokens} tokens` : '';
-	return `${t(r.id)}  ${t(r.status)}  ${t(title)}  ${t(r.model ?? '-')}${tokens}${cost}${r.decision ? `  → ${t(r.decision)}` : ''}`;
+	return `${t(r.id)}  ${t(r.status)}  ${t(title)}  ${t(r.model ?? '-')}${runUsageText(r)}${r.decision ? `  → ${t(r.decision)}` : ''}`;
+}
+
+/**
+ * A run's tokens and cost as ` 1234 tokens $0.0123`, saying what is not certain: an estimated cost,
+ * a cost unknown for some model, usage that is at least what is counted (or unknown).
+ */
+function runUsageText(r: RunSummary): string {
+	if (r.total_tokens === undefined) {
+		return '';
+	}
+	if (r.usage_incomplete && r.total_tokens === 0) {
+		return ' usage unknown (output ended early)';
+	}
+	const tokens = `${r.usage_incomplete ? ' at least' : ''} ${r.total_tokens} tokens`;
+	const cost =
+		r.cost_usd !== undefined
+			? ` ${r.unpriced_models || r.usage_incomplete ? 'at least ' : ''}$${r.cost_usd.toFixed(4)}${r.cost_estimated ? ' (estimated)' : ''}`
+			: r.unpriced_models
+				? ' cost unknown'
+				: '';
+	return `${tokens}${cost}${r.usage_incomplete ? ' (usage incomplete)' : ''}`;
+}
+
+/** A rollup of runs as `12,345 tokens · $0.1234 (estimated)`, with the runs that make it uncertain. */
+export function rollupText(u: UsageRollup): string {
+	const notes = [
+		u.cost_estimated ? 'cost estimated' : '',
+		u.incomplete_runs > 0 ? `usage incomplete in ${u.incomplete_runs} run${u.incomplete_runs === 1 ? '' : 's'}` : '',
+		u.unpriced_runs > 0 ? `cost unknown for ${u.unpriced_runs} run${u.unpriced_runs === 1 ? '' : 's'}` : '',
+	].filter(Boolean);
+	return `${u.total_tokens} tokens · $${u.cost_usd.toFixed(4)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+}
+
+/** The run's usage per model (and the agent's own totals where they disagree), one line each. */
+function usageLines(detail: RunDetail): string[] {
+	const usage = detail.provenance?.token_usage;
+	if (!usage) {
+		return [];
+	}
+	const counts = (c: TokenCounts) =>
+		[
+			`${c.input_tokens} in`,
+			c.cache_read_tokens !== undefined ? `${c.cache_read_tokens} cache read` : '',
+			c.cache_creation_tokens !== undefined ? `${c.cache_creation_tokens} cache write` : '',
+			`${c.output_tokens} out`,
+			c.reasoning_tokens !== undefined ? `${c.reasoning_tokens} reasoning` : '',
+			c.other_tokens !== undefined ? `${c.other_tokens} other` : '',
+			`${c.total_tokens} total`,
+			c.cost_usd !== undefined ? `$${c.cost_usd.toFixed(4)}${c.cost_estimated ? ' (estimated)' : ''}` : 'cost unknown',
+		]
+			.filter(Boolean)
+			.join(', ');
+	const lines = (usage.models ?? []).map((m) => `  model ${t(m.model)}: ${counts(m)}`);
+	const facts = [
+		usage.turns !== undefined ? `${usage.turns} turns` : '',
+		usage.duration_ms !== undefined ? `${(usage.duration_ms / 1000).toFixed(1)} s by the agent` : '',
+	].filter(Boolean);
+	lines.push(`  usage: ${counts(usage)}${facts.length > 0 ? `; ${facts.join(', ')}` : ''}`);
+	if (usage.agent_totals) {
+		lines.push(`  the agent's own total: ${counts(usage.agent_totals)}`);
+	}
+	if (usage.incomplete) {
+		lines.push(
+			usage.total_tokens === 0
+				? '  usage unknown: the output ended before the agent reported it'
+				: '  usage incomplete: the output ended before the agent reported it all; at least the above',
+		);
+	}
+	return lines;
 }
 
 export function formatRunDetail(detail: RunDetail): string {
-	const lines = [formatRunSummary(detail.summary, detail.task.title)];
+	const lines = [formatRunSummary(detail.summary, detail.task.title), ...usageLines(detail)];
 	if (detail.summary.error) {
 		lines.push(`  error: ${t(detail.summary.error)}`);
 	}
@@ -140,19 +207,25 @@ export function usageText(usage: TokenUsage | undefined): string {
 		: '';
 }
 
-function formatOverview(overview: RunsOverview): string {
+/** The tree of `desk runs list`: each intent and task with its runs' usage added up, a branch's with its subtree's too. */
+export function formatOverview(overview: RunsOverview): string {
 	const lines: string[] = [];
+	const taskLine = (task: TaskView, indent: string) => {
+		const subtree = task.subtree_usage;
+		const below = subtree && subtree.runs > task.usage.runs ? `  · with its branches: ${rollupText(subtree)}` : '';
+		return `${indent}${t(task.task.status).padEnd(9)} ${t(task.task.title)}  · ${rollupText(task.usage)}${below}`;
+	};
 	for (const view of overview.intents) {
-		lines.push(`${t(view.status).padEnd(9)} ${t(view.intent.prompt)}`);
+		lines.push(`${t(view.status).padEnd(9)} ${t(view.intent.prompt)}  · ${rollupText(view.usage)}`);
 		for (const task of view.tasks) {
-			lines.push(`  ${t(task.task.status).padEnd(9)} ${t(task.task.title)}`);
+			lines.push(taskLine(task, '  '));
 			for (const r of task.runs) {
 				lines.push(`    ${formatRunSummary(r, '')}`);
 			}
 		}
 	}
 	for (const task of overview.tasks) {
-		lines.push(`${t(task.task.status).padEnd(9)} ${t(task.task.title)}`);
+		lines.push(taskLine(task, ''));
 	}
 	return lines.join('\n') || '(no runs yet)';
 }
