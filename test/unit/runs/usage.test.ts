@@ -271,7 +271,7 @@ const subagentRun = lines(
 			id: 'msg_sub1',
 			model: 'claude-haiku-4-5-20251001',
 			role: 'assistant',
-			content: [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: '/work/src/parse.ts' } }],
+			content: [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: 'src/parse.ts' } }],
 			usage: { input_tokens: 3, cache_creation_input_tokens: 12000, cache_read_input_tokens: 0, output_tokens: 2 },
 		},
 		parent_tool_use_id: 'toolu_task',
