@@ -67,7 +67,7 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 		for (const expected of [
 			'Run of “Paginate GET /users”',
 			'claude-sonnet-4',
-			'1500',
+			'1,500',
 			'Add limit and offset query parameters',
 			'intent_analysis',
 			'npm test',
