@@ -8,10 +8,11 @@ import {
 	type RunDetail,
 } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../common/deskClient';
+import { escapeHtml, newNonce } from '../common/html';
 import { visibleText } from '../common/markdownText';
 import { hasLineageSection, renderLineageSection, type LineageFacts } from '../lineage/lineagePage';
 import { allBranches, withAnswers } from '../lineage/lineageText';
-import { renderActions, renderRunBody, runPageCommands, runPageHtml } from './runPage';
+import { readRunPageState, renderActions, renderRunBody, runPageCommands, runPageHtml } from './runPage';
 
 /**
  * `desk-patch:/<path>?patchset=<id>&side=<before|after>`: one side of a PatchSet's file. The path
@@ -65,36 +66,92 @@ export async function loadPatchSet(
 	return { source: loaded.source, paths: loaded.files.map((f) => f.path), changes };
 }
 
+const runPageType = 'agentDesk.run';
+
 /**
- * A run's page in an editor tab: a webview with no scripts at all (the CSP allows none), styled with
- * the theme's colours, made anew when the run changes. Its decision links are command: URIs, limited
- * to the gate's commands.
+ * A run's page in an editor tab: a webview styled with the theme's colours, made anew when the run
+ * changes. Its decision links are command: URIs, limited to the gate's commands. Its one script
+ * only tells VS Code which run it shows, so that a window reload restores the tab (the serializer
+ * below) and it follows the run on, carried meanwhile by the run's own process (glossary: Carrier).
  */
 export class RunPages implements vscode.Disposable {
-	private readonly panels = new Map<string, vscode.WebviewPanel>();
+	/** Each open page and the nonce of its one script (kept, so a page unchanged is not made again). */
+	private readonly panels = new Map<string, { panel: vscode.WebviewPanel; nonce: string }>();
+	private readonly serializer: vscode.Disposable;
 
-	constructor(private readonly desk: DeskClient) {}
+	constructor(
+		private readonly desk: DeskClient,
+		/** Settles once the desk has opened the window's projects: a restored page asks for its run then. */
+		private readonly whenSettled: () => Promise<unknown>,
+	) {
+		this.serializer = vscode.window.registerWebviewPanelSerializer(runPageType, {
+			deserializeWebviewPanel: (panel, state: unknown) => this.restore(panel, state),
+		});
+	}
 
 	/** Opens (or shows) the run's page; `beside` puts it next to the active editor without taking the focus. */
 	async open(project: string, runId: string, beside = false): Promise<void> {
 		const key = pageKey(project, runId);
 		const detail = await this.desk.request(ShowRun, { project, id: runId });
 		const lineage = await this.lineageOf(project, detail);
-		let panel = this.panels.get(key);
+		let page = this.panels.get(key);
 		const column = beside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
-		if (panel) {
-			panel.reveal(beside ? column : undefined, beside);
+		if (page) {
+			page.panel.reveal(beside ? column : undefined, beside);
 		} else {
-			panel = vscode.window.createWebviewPanel(
-				'agentDesk.run',
+			const panel = vscode.window.createWebviewPanel(
+				runPageType,
 				`Run: ${visibleText(detail.task.title)}`,
 				{ viewColumn: column, preserveFocus: beside },
-				{ enableScripts: false, enableCommandUris: runPageCommands, localResourceRoots: [] },
+				pageOptions,
 			);
-			panel.onDidDispose(() => this.panels.delete(key));
-			this.panels.set(key, panel);
+			page = this.adopt(key, panel);
 		}
-		this.render(panel, project, detail, lineage);
+		this.render(page, project, detail, lineage);
+	}
+
+	/**
+	 * A page VS Code restores after a reload: it shows its run again once the desk is up, and follows it
+	 * from there. A tab whose state names no run (one saved by an older page) is closed.
+	 */
+	private async restore(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+		const shown = readRunPageState(state);
+		if (!shown) {
+			panel.dispose();
+			return;
+		}
+		const key = pageKey(shown.project, shown.run);
+		if (this.panels.has(key)) {
+			panel.dispose();
+			return;
+		}
+		panel.webview.options = pageOptions;
+		const page = this.adopt(key, panel);
+		await this.whenSettled();
+		try {
+			const detail = await this.desk.request(ShowRun, { project: shown.project, id: shown.run });
+			const lineage = await this.lineageOf(shown.project, detail);
+			if (this.panels.get(key) === page) {
+				this.render(page, shown.project, detail, lineage);
+			}
+		} catch (error) {
+			this.desk.output.warn(`the page of run ${shown.run} could not be restored: ${(error as Error).message}`);
+			page.panel.webview.html = runPageHtml(
+				page.panel.webview.cspSource,
+				`<p>Run ${escapeHtml(shown.run)} of ${escapeHtml(visibleText(shown.project))} could not be shown: ${escapeHtml(visibleText((error as Error).message))}</p>`,
+			);
+		}
+	}
+
+	private adopt(key: string, panel: vscode.WebviewPanel): { panel: vscode.WebviewPanel; nonce: string } {
+		const page = { panel, nonce: newNonce() };
+		panel.onDidDispose(() => {
+			if (this.panels.get(key) === page) {
+				this.panels.delete(key);
+			}
+		});
+		this.panels.set(key, page);
+		return page;
 	}
 
 	/**
@@ -122,32 +179,49 @@ export class RunPages implements vscode.Disposable {
 	/** Pages of the project's runs are made again (only where something changed, so a page keeps its scroll). */
 	async refresh(project: string): Promise<void> {
 		// A copy: a page closed while a request is out leaves the map meanwhile.
-		for (const [key, panel] of [...this.panels]) {
+		for (const [key, page] of [...this.panels]) {
 			const [p, runId] = splitKey(key);
 			if (p === project) {
 				const detail = await this.desk.request(ShowRun, { project, id: runId }).catch(() => undefined);
 				const lineage = detail ? await this.lineageOf(project, detail) : '';
 				// Only a page still open (the one in the map, not disposed while the request was out) is made again.
-				if (detail && this.panels.get(key) === panel) {
-					this.render(panel, project, detail, lineage);
+				if (detail && this.panels.get(key) === page) {
+					this.render(page, project, detail, lineage);
 				}
 			}
 		}
 	}
 
-	private render(panel: vscode.WebviewPanel, project: string, detail: RunDetail, lineage: string): void {
-		const html = runPageHtml(panel.webview.cspSource, renderRunBody(detail, renderActions(project, detail), lineage));
-		if (panel.webview.html !== html) {
-			panel.webview.html = html;
+	private render(
+		page: { panel: vscode.WebviewPanel; nonce: string },
+		project: string,
+		detail: RunDetail,
+		lineage: string,
+	): void {
+		const html = runPageHtml(
+			page.panel.webview.cspSource,
+			renderRunBody(detail, renderActions(project, detail), lineage),
+			{ nonce: page.nonce, state: { project, run: detail.run.object_id } },
+		);
+		if (page.panel.webview.html !== html) {
+			page.panel.webview.html = html;
 		}
 	}
 
 	dispose(): void {
-		for (const panel of this.panels.values()) {
+		this.serializer.dispose();
+		for (const { panel } of this.panels.values()) {
 			panel.dispose();
 		}
 	}
 }
+
+/** A run page's webview: its one script (the state it keeps), command links to the gate's commands only, no files. */
+const pageOptions: vscode.WebviewOptions & vscode.WebviewPanelOptions = {
+	enableScripts: true,
+	enableCommandUris: runPageCommands,
+	localResourceRoots: [],
+};
 
 /** The key of a run's page: the project's name encoded (a name may hold a slash), then the run id. */
 function pageKey(project: string, runId: string): string {

@@ -1,4 +1,4 @@
-import type { RunDetail, TokenCounts } from '../../../server/src/protocol/protocol';
+import type { CarriedBy, RunDetail, TokenCounts } from '../../../server/src/protocol/protocol';
 import { instructionsWords, skillsDeliveries } from '../../../server/src/runs/instructions';
 import { escapeHtml } from '../common/html';
 import { visibleLines } from '../common/markdownText';
@@ -30,6 +30,17 @@ function table(headers: string[], rows: Array<Array<string | number | undefined>
 function instructionsText(skills: string | undefined): string | undefined {
 	const known = skillsDeliveries.find((s) => s === skills);
 	return known && instructionsWords[known];
+}
+
+/** Which process carries the run out (its `desk.carried_by` tag), in words that say what a reload does to it. */
+function carriedByText(carriedBy: string | undefined): string | undefined {
+	const words: Record<CarriedBy, string> = {
+		'own process': 'its own process: it goes on when this window reloads or closes',
+		window:
+			"this window's desk (no process of its own could be started): reloading or closing the window stops the run and puts its files in the checkout back",
+		'command line': 'the desk command line that started it',
+	};
+	return carriedBy !== undefined && Object.hasOwn(words, carriedBy) ? words[carriedBy as CarriedBy] : undefined;
 }
 
 /** A two-column table of what is known; rows without a value are left out. */
@@ -85,6 +96,8 @@ export function renderRunBody(d: RunDetail, actions = '', lineage = ''): string 
 			],
 			['Instructions', instructionsText(d.run.tags['desk.skills'])],
 			['Sandbox', d.run.tags['desk.sandbox']],
+			// While an agent works: whether a window reload stops it (glossary: Carrier).
+			['Carried by', state === 'running' ? carriedByText(d.run.tags['desk.carried_by']) : undefined],
 			[
 				'Environment',
 				d.run.environment ? `${d.run.environment.os}/${d.run.environment.arch} in ${d.run.environment.cwd}` : undefined,
@@ -462,9 +475,40 @@ export function renderActions(project: string, d: RunDetail): string {
 }
 
 /** The whole run page around `body`: its CSP (no scripts; styles and images only from `cspSource`) and its style. */
-export function runPageHtml(cspSource: string, body: string): string {
+/** What a run page's tab keeps across a window reload (VS Code's webview state): the run it shows. */
+export interface RunPageState {
+	project: string;
+	run: string;
+}
+
+/** The state a restored run page's tab kept, when it is one this page wrote; undefined otherwise. */
+export function readRunPageState(state: unknown): RunPageState | undefined {
+	if (state === null || typeof state !== 'object') {
+		return undefined;
+	}
+	const { project, run } = state as Record<string, unknown>;
+	return typeof project === 'string' && project !== '' && typeof run === 'string' && /^[0-9a-f-]{36}$/.test(run)
+		? { project, run }
+		: undefined;
+}
+
+/**
+ * The page's one script, when it is to survive a reload: it only hands VS Code the run it shows
+ * (`setState`), so the tab is restored with it. Allowed by its nonce alone; the state is JSON with
+ * every `<` escaped, so a name cannot end the script.
+ */
+function keepStateScript(keep: { nonce: string; state: RunPageState }): string {
+	const json = JSON.stringify({ project: keep.state.project, run: keep.state.run }).replace(
+		/[<\u2028\u2029]/g,
+		(c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+	);
+	return `<script nonce="${escapeHtml(keep.nonce)}">acquireVsCodeApi().setState(${json});</script>`;
+}
+
+export function runPageHtml(cspSource: string, body: string, keep?: { nonce: string; state: RunPageState }): string {
+	const scripts = keep ? ` script-src 'nonce-${escapeHtml(keep.nonce)}';` : '';
 	return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'unsafe-inline'; img-src ${cspSource};">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'unsafe-inline'; img-src ${cspSource};${scripts}">
 <style>
 body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 24px 24px; line-height: 1.45; }
 h1 { font-size: 1.5em; font-weight: 600; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: 4px; } h3 { font-size: 1em; }
@@ -487,5 +531,5 @@ table.desk-calls td:nth-child(4), table.own-calls td:nth-child(5) { overflow-wra
 .warning { color: var(--vscode-editorWarning-foreground); }
 table.usage td:not(:first-child), table.usage th:not(:first-child) { text-align: right; }
 .result.passed { color: var(--vscode-testing-iconPassed); } .result.failed { color: var(--vscode-testing-iconFailed); } .muted { color: var(--vscode-descriptionForeground); }
-${lineagePageStyle}</style></head><body>${body}</body></html>`;
+${lineagePageStyle}</style></head><body>${body}${keep ? keepStateScript(keep) : ''}</body></html>`;
 }

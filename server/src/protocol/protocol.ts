@@ -38,6 +38,7 @@ import type {
 import type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage } from '../ai/types';
 import type { DeskErrorJson } from '../core/errors';
 import type {
+	CarriedBy,
 	DecideResult,
 	EndingResult,
 	ResumeResult,
@@ -83,6 +84,7 @@ import {
 export type { BoardMessage, BranchResult, CatchUpSection, LineageRoot, LineageTree, MemorizeResult, MemoryView };
 export type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage };
 export type {
+	CarriedBy,
 	RunDetail,
 	RunsOverview,
 	RunSummary,

@@ -40,14 +40,25 @@ export function killGroup(pgid: number, signal: NodeJS.Signals): void {
 	}
 }
 
-/** Stops an agent left running by a dead desk, only when the process group is still that run's agent. */
-export function stopStrayAgent(pgid: number, runId: string): void {
+/**
+ * Signals a run's agent group only while it still is that run's agent: its leader's environment
+ * names the run (a group number alone may have been reused by another process since). Whether it did.
+ */
+export function signalRunAgent(pgid: number, runId: string, signal: NodeJS.Signals): boolean {
 	try {
 		const environ = fs.readFileSync(`/proc/${pgid}/environ`);
-		if (environ.includes(Buffer.from(`DESK_RUN_ID=${runId}\0`))) {
-			killGroup(pgid, 'SIGKILL');
+		if (!environ.includes(Buffer.from(`DESK_RUN_ID=${runId}\0`))) {
+			return false;
 		}
 	} catch {
 		// Not there, or not ours to read: leave it.
+		return false;
 	}
+	killGroup(pgid, signal);
+	return true;
+}
+
+/** Stops an agent left running by a dead desk, only when the process group is still that run's agent. */
+export function stopStrayAgent(pgid: number, runId: string): void {
+	signalRunAgent(pgid, runId, 'SIGKILL');
 }

@@ -15,6 +15,16 @@ import type {
 	ToolInvocation,
 } from '../ai/types';
 
+/**
+ * Which process carries a run out, as its `desk.carried_by` tag says (glossary: Carrier): a carrier
+ * process of its own, which outlives the window; the window's desk itself, when no carrier could be
+ * started (a reload or closing the window stops the run); or the `desk` command line that started it.
+ */
+export type CarriedBy = 'own process' | 'window' | 'command line';
+
+/** The Run tag naming its {@link CarriedBy}. */
+export const carriedByTag = 'desk.carried_by';
+
 /** What the Runs view shows of a run, from the run and what hangs off it. */
 export interface RunSummary {
 	id: string;
