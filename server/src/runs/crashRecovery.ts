@@ -104,7 +104,7 @@ export async function putBackLeftover(ports: RunnerPorts, run: Run, placement: R
 		const files = (paths: string[]) => `${paths.length} file${paths.length === 1 ? '' : 's'}`;
 		return (
 			(restored.length > 0
-				? `; its ${files(restored)} in the checkout were put back as at Go (its PatchSet keeps what the agent left)`
+				? `; the checkout was put back as at Go (${files(restored)}: ${restored.slice(0, 5).join(', ')}${restored.length > 5 ? ', …' : ''}; its PatchSet keeps what the agent left)`
 				: '') + (left.length > 0 ? `; left as changed since: ${left.join(', ')}` : '')
 		);
 	} catch (error) {
