@@ -58,10 +58,7 @@ async function reloadedMidRun(
 	const head = git(repo, 'rev-parse', 'HEAD');
 	const record = await before.call(LaunchGo, {
 		project: 'shop',
-		settings: scriptedAgentSettings(
-			{ writes: [{ path: 'half.txt', content: 'half\n' }], ...scenario },
-			{ isolation },
-		),
+		settings: scriptedAgentSettings({ writes: [{ path: 'half.txt', content: 'half\n' }], ...scenario }, { isolation }),
 	});
 	const written = path.join(
 		isolation === 'shared' ? repo : path.join(library, 'runs', record.run, 'worktree'),
@@ -93,7 +90,11 @@ it('a run goes on when the server of its window is killed: a new server follows 
 			[detail.summary.at_gate, detail.patchsets.at(-1)?.touched.map((t) => t.path)],
 			[true, ['half.txt']],
 		);
-		await waitFor(() => (carrierOf(library) === undefined ? true : undefined), 'the carrier to end at the gate', 10_000);
+		await waitFor(
+			() => (carrierOf(library) === undefined ? true : undefined),
+			'the carrier to end at the gate',
+			10_000,
+		);
 		assert.match(fs.readFileSync(path.join(library, 'runs', run, 'carrier.log'), 'utf8'), /carrying run/);
 		const landed = await server.call(DecideRun, { project: 'shop', run, decision: 'commit' });
 		assert.equal(git(repo, 'rev-parse', 'HEAD'), landed.commit);

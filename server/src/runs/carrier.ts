@@ -103,6 +103,7 @@ export function startCarrier(options: {
 			detached: true,
 			stdio: ['pipe', log, log, 'pipe'],
 			cwd: libraryDir,
+			env: { ...process.env, [answerFdVariable]: String(answerFd) },
 		});
 	} catch (error) {
 		return Promise.reject(failed(`could not be started (${(error as Error).message})`));
@@ -129,7 +130,9 @@ export function startCarrier(options: {
 			}
 		};
 		started.once('error', (error) => settle(failed(`could not be started (${error.message})`)));
-		started.once('exit', (code, signal) => settle(failed(`ended (${signal ?? `exit code ${code}`}) before it took the run`)));
+		started.once('exit', (code, signal) =>
+			settle(failed(`ended (${signal ?? `exit code ${code}`}) before it took the run`)),
+		);
 		started.stdio[3]!.on('data', (chunk: Buffer) => {
 			answer += chunk.toString('utf8');
 			const end = answer.indexOf('\n');
@@ -161,12 +164,30 @@ export function carrierStarter(
 
 const carryingLine = 'carrying';
 
-/** The carrier's answer on descriptor 3 (its desk's handshake): it holds the run's claim, or why it does not. */
+/** The descriptor the carrier answers on, and the variable by which its desk says it gave one. */
+const answerFd = 3;
+const answerFdVariable = 'DESK_CARRIER_ANSWER_FD';
+
+/**
+ * The carrier's answer on descriptor 3 (its desk's handshake): it holds the run's claim, or why it
+ * does not. Written only when its desk said it gave that descriptor and it is a pipe: a carrier
+ * started otherwise may have a file of its own there (a database), which must never be written.
+ */
 export function answerDesk(answer: { carrying: true } | { refused: string }): void {
+	if (process.env[answerFdVariable] !== String(answerFd)) {
+		return;
+	}
 	try {
-		fs.writeSync(3, `${'carrying' in answer ? carryingLine : answer.refused.replace(/\n/g, ' ')}\n`);
-		fs.closeSync(3);
+		const stat = fs.fstatSync(answerFd);
+		if (!stat.isFIFO() && !stat.isSocket()) {
+			return;
+		}
+		fs.writeSync(answerFd, `${'carrying' in answer ? carryingLine : answer.refused.replace(/\n/g, ' ')}\n`);
+		fs.closeSync(answerFd);
 	} catch {
-		// Started by hand, or the desk that started it is gone: nobody waits for the answer.
+		// The desk that started it is gone: nobody waits for the answer.
+	} finally {
+		// Answered once: a branch's carrier it starts is told its own descriptor.
+		delete process.env[answerFdVariable];
 	}
 }

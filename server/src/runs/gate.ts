@@ -412,7 +412,10 @@ export class RunGate {
 	}
 
 	/** See putBackSharedCheckout (checkoutFiles.ts): the run's latest PatchSet says what the agent left. */
-	private restoreShared(placement: RunPlacement, patchsets: PatchSet[]): Promise<{ restored: string[]; left: string[] }> {
+	private restoreShared(
+		placement: RunPlacement,
+		patchsets: PatchSet[],
+	): Promise<{ restored: string[]; left: string[] }> {
 		return putBackSharedCheckout(this.ports, placement, patchsets[patchsets.length - 1]);
 	}
 

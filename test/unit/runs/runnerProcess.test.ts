@@ -13,7 +13,9 @@ it('a zombie runner is gone; a live one with its start time is alive, another st
 	// sh starts `true` in the background, then becomes `sleep`, which never reaps it: a zombie.
 	const parent = spawn('/bin/sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
 	try {
-		const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))));
+		const zombie = Number(
+			await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))),
+		);
 		for (let i = 0; i < 100 && !/\) Z /.test(statOf(zombie)); i++) {
 			await new Promise((r) => setTimeout(r, 20));
 		}

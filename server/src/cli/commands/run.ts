@@ -225,7 +225,9 @@ const runCarry: Command = async (context) => {
 	answerDesk({ carrying: true });
 	context.logger.info(`carrying run ${runId} of ${top} (process ${process.pid})`);
 	const stop = (signal: NodeJS.Signals) =>
-		void desk.stopRuns(`its carrier was stopped (${signal})`).catch((error: unknown) => context.logger.error(describeError(error)));
+		void desk
+			.stopRuns(`its carrier was stopped (${signal})`)
+			.catch((error: unknown) => context.logger.error(describeError(error)));
 	process.once('SIGTERM', stop);
 	process.once('SIGINT', stop);
 	// No terminal to hang up: a HUP from the session it left is no reason to stop an agent.
