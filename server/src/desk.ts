@@ -999,6 +999,8 @@ export class Desk {
 					continue;
 				}
 				this.onRunChanged?.(top, runId);
+				// Its carrier attached what the agent left in the outbox as the attempt ended.
+				this.onAttachmentsChanged?.(top, run.task);
 				if (isAtGate(run) || run.status === 'failed') {
 					this.onRunFinished?.(top, runId, isAtGate(run) ? 'gate' : 'failed');
 				}
