@@ -18,6 +18,7 @@ import {
 	openAgentDesk,
 	runCommand,
 	screenshot,
+	statusMessage,
 	tooltipOf,
 	waitFor,
 	webviewWith,
@@ -109,7 +110,7 @@ it('Search Library… finds an asset and opens it; a proposal to retire one is a
 
 		await proposed.click();
 		await proposed.getByRole('button', { name: 'Accept Retirement' }).click();
-		await page.locator('.notification-toast', { hasText: 'old-notes is retired' }).waitFor({ timeout: 30_000 });
+		await statusMessage(page, 'old-notes is retired').waitFor({ timeout: 30_000 });
 		await proposed.waitFor({ state: 'detached', timeout: 30_000 });
 		const listed = desk('--store', library, '--json', 'assets', 'list', '--all');
 		const record = (JSON.parse(listed.stdout) as AssetRecord[]).find((a) => a.id === stale.id);

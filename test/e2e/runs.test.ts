@@ -5,7 +5,7 @@ import { it } from 'node:test';
 import { newDecision, seal } from '../../server/src/ai/model';
 import { GitRepository } from '../../server/src/git/repository';
 import { exportHistory } from '../../server/src/git/historyRef';
-import { openAgentDesk, runCommand, screenshot, waitFor } from '../helpers/codeServer';
+import { openAgentDesk, runCommand, screenshot, statusMessage, waitFor } from '../helpers/codeServer';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 import { completeChain } from '../unit/ai/chain';
@@ -38,9 +38,7 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		await page.getByRole('treeitem', { name: /^shop, main asset/ }).waitFor({ timeout: 60_000 });
 		await runCommand(page, 'Agent Desk: Import Run History');
-		await page
-			.locator('.notification-toast', { hasText: `${chain.all.length} objects imported` })
-			.waitFor({ timeout: 30_000 });
+		await statusMessage(page, `${chain.all.length} objects imported`).waitFor({ timeout: 30_000 });
 
 		const intent = page.getByRole('treeitem', { name: /^Add pagination to the user list API/ });
 		await intent.waitFor({ timeout: 30_000 });

@@ -234,6 +234,11 @@ export async function openWorkbench(
  * Runs a command from the command palette by its whole title: the row whose label is exactly
  * `title` (the palette also lists titles that merely contain its words, sorted before it).
  */
+/** A routine confirmation of the extension: a status bar message for ten seconds, never a notification. */
+export function statusMessage(page: Page, text: string): Locator {
+	return page.locator('.statusbar-item', { hasText: text });
+}
+
 export async function runCommand(page: Page, title: string): Promise<void> {
 	await page.keyboard.press('F1');
 	const input = page.locator('.quick-input-widget input[type="text"]');

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { visibleText } from '../common/markdownText';
-import { showInformationMessage, showWarningMessage } from '../common/messages';
+import { showInformationMessage, showWarningMessage, showStatusMessage } from '../common/messages';
 import {
 	CancelIntent,
 	CancelTask,
@@ -85,7 +85,7 @@ export function registerRunCommands(
 							kind === 'intent'
 								? await desk.request(CancelIntent, { project: row.project, intent: row.id })
 								: await desk.request(CancelTask, { project: row.project, task: row.id });
-						void showInformationMessage(`Agent Desk: ${kind} ‘${row.label}’ ${endingSummary(result)}`);
+						showStatusMessage(`Agent Desk: ${kind} ‘${row.label}’ ${endingSummary(result)}`);
 					}
 				}),
 			),
@@ -130,7 +130,7 @@ export function registerRunCommands(
 				const result = await desk.request(ImportHistory, { project });
 				const summary = `Agent Desk: ${result.added} object${result.added === 1 ? '' : 's'} imported from refs/desk/history, ${result.unchanged} already here.`;
 				if (result.refused.length === 0) {
-					void showInformationMessage(summary);
+					showStatusMessage(summary);
 					return;
 				}
 				const choice = await showWarningMessage(
@@ -150,7 +150,7 @@ export function registerRunCommands(
 					return;
 				}
 				const result = await desk.request(ExportHistory, { project });
-				void showInformationMessage(
+				showStatusMessage(
 					result.commit
 						? `Agent Desk: ${result.objects} objects written to refs/desk/history (${result.commit.slice(0, 7)}); push that ref to share them.`
 						: 'Agent Desk: the run history is already up to date.',

@@ -12,8 +12,9 @@ Commands:
   asset import --dir PATH [--project NAME] [--main] [--allow-git-dir]
                                                   adopt a folder (a repository's top becomes a git asset;
                                                   --allow-git-dir: also when its git folder is elsewhere)
-  asset import --new NAME [--dir PATH] [--project NAME] [--main]
-                                                  a new empty snapshot asset (v1 "created")
+  asset import --new NAME [--skill DESCRIPTION] [--dir PATH] [--project NAME] [--main]
+                                                  a new empty snapshot asset (v1 "created"); --skill: a
+                                                  skill whose v1 is a SKILL.md with that description
   asset import --asset ID --project NAME [--main] add a library asset to a project
   asset show ID                                   the record, its versions and what go would read
   asset versions ID                               versions, oldest first

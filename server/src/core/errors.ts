@@ -56,6 +56,7 @@ export type DeskErrorCode =
 	| 'asset.badTag'
 	| 'asset.badChecks'
 	| 'asset.badName'
+	| 'asset.badSkill'
 	| 'asset.badUrl'
 	// A model's about over one a person wrote (glossary: Tags and about): the person's own text wins.
 	| 'asset.aboutByPerson'

@@ -288,8 +288,8 @@ export interface ImportResultJson {
 /**
  * Client → server: asset_import (glossary: Adopt). Exactly one of `dir` (adopt a folder: a repository's top
  * becomes a git asset, any other folder a snapshot asset), `newName` (a new empty snapshot asset,
- * in `dir` when given), or `assetId` (a library asset joins `project` by reference). Fails with
- * `import.badArgs`, `import.notADirectory`, `asset.folderNotEmpty`, `asset.badName`, `asset.notFound`;
+ * in `dir` when given; with `skillDescription` a skill whose version 1 is its SKILL.md), or `assetId` (a library asset joins `project` by reference). Fails with
+ * `import.badArgs`, `import.notADirectory`, `asset.folderNotEmpty`, `asset.badName`, `asset.badSkill`, `asset.notFound`;
  * `git.foreignGitDir` (data: `gitDir`, where the git folder really is) for a repository whose git
  * folder is outside what the desk adopts by itself, unless `allowGitDir` (the person said yes);
  * `git.gitDirChanged` when its `.git` names another folder than the one adopted.
@@ -301,6 +301,8 @@ export function importAssetParams(dir: Schema<string>) {
 	return object({
 		dir: optional(dir),
 		newName: optional(string({ maxLength: 200 })),
+		/** With `newName`: the new asset is a skill whose version 1 holds a SKILL.md with this description. */
+		skillDescription: optional(string({ maxLength: 1024 })),
 		assetId: optional(assetId),
 		project: optional(projectName),
 		main: optional(boolean()),
