@@ -121,7 +121,14 @@ export class AgentRecorder {
 					this.pipeline,
 					'tool_call',
 					cutGraphemes(this.sink.scrub(`${event.tool} ${briefArgs(event.args)}`.trim()), 200),
-					{ data: { tool_invocation: invocation.object_id, run: this.run.object_id } },
+					{
+						data: {
+							tool_invocation: invocation.object_id,
+							run: this.run.object_id,
+							node: this.node,
+							attempt: this.attempt,
+						},
+					},
 				);
 				this.writePipeline([invocation]);
 				break;

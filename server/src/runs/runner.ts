@@ -402,7 +402,9 @@ export class RunExecutor {
 					pipeline,
 					'code_change',
 					`${patch.touched.length} file${patch.touched.length === 1 ? '' : 's'} changed`,
-					{ data: { patchset: patch.object_id, touched: patch.touched.map((t) => t.path), run: runId } },
+					{
+						data: { patchset: patch.object_id, touched: patch.touched.map((t) => t.path), run: runId, node, attempt },
+					},
 				);
 				addPatchSet(run, patch);
 			}
@@ -453,7 +455,7 @@ export class RunExecutor {
 				pipeline,
 				'error_recovery',
 				`checks failed: ${failing.map((e) => e.tags['desk.check'] ?? e.tool).join(', ')}; attempt ${attempt + 1}`,
-				{ data: { evidence: failing.map((e) => e.object_id), run: runId } },
+				{ data: { evidence: failing.map((e) => e.object_id), run: runId, node, attempt } },
 			);
 			// The next attempt's prompt carries the failures: the step reads this frame too.
 			if (step) {
