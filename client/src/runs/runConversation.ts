@@ -280,11 +280,19 @@ export function sizeText(bytes: number): string {
 			: `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
-/** What a call was about, on one line: its command, else the file or pattern it named, else its arguments. */
+/**
+ * What a call was about, on one line: its command, else the files it read or wrote (as the run
+ * names them, inside the work folder), else the path, pattern or query it named, else its arguments.
+ */
 export function callBrief(call: ToolCall): string {
 	const args = call.args;
+	const record = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+	const command = record['command'] ?? record['cmd'];
+	const files = [...(call.io_footprint?.paths_written ?? []), ...(call.io_footprint?.paths_read ?? [])];
+	if (typeof command !== 'string' && !Array.isArray(command) && files.length > 0) {
+		return firstLine(files.join(', '), 120);
+	}
 	if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
-		const record = args as Record<string, unknown>;
 		for (const key of ['command', 'cmd', 'file_path', 'path', 'notebook_path', 'pattern', 'url', 'query', 'description', 'prompt']) {
 			const value = record[key];
 			if (typeof value === 'string' && value.trim() !== '') {
@@ -295,8 +303,7 @@ export function callBrief(call: ToolCall): string {
 			}
 		}
 	}
-	const files = [...(call.io_footprint?.paths_written ?? []), ...(call.io_footprint?.paths_read ?? [])];
-	return files.length > 0 ? files.join(', ') : argsSummary(args, 120);
+	return argsSummary(args, 120);
 }
 
 function firstLine(text: string, max: number): string {
@@ -383,7 +390,11 @@ export function renderConversation(
 		);
 	}
 	const said = entries.filter((e) => e.kind === 'message').length;
-	const called = entries.filter((e) => e.kind === 'call' || e.kind === 'deskCall').length;
+	const calls = (n: CallNode): number => 1 + n.children.reduce((sum, c) => sum + calls(c), 0);
+	const called = entries.reduce(
+		(sum, e) => sum + (e.kind === 'call' ? calls(e.node) : e.kind === 'deskCall' ? 1 : 0),
+		0,
+	);
 	const heading = `<h2 id="conversation">Conversation <span class="count">${said} message${said === 1 ? '' : 's'}, ${called} tool call${called === 1 ? '' : 's'}</span></h2>`;
 	return `${heading}<div class="conversation">${parts.join('')}</div>`;
 }
