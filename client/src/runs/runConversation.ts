@@ -40,10 +40,7 @@ export type ConversationEntry =
 export type TextPreview = { text: string; partial: boolean; bytes: number } | { error: string };
 
 /** What opens a text of the run in an editor tab: a call's input or output, a check's log, a whole message. */
-export type RunTextTarget =
-	| { call: string; part: 'input' | 'output' }
-	| { evidence: string }
-	| { message: number };
+export type RunTextTarget = { call: string; part: 'input' | 'output' } | { evidence: string } | { message: number };
 
 const isDeskCall = (t: ToolCall) => t.tags?.['desk.tool'] === 'desk';
 
@@ -169,7 +166,11 @@ export function conversationOf(d: RunDetail): ConversationEntry[] {
 		switch (kindOf(frame)) {
 			case 'agent_message':
 				if (typeof data.text === 'string') {
-					timed.push({ at, entry: { kind: 'message', frameId: frame.frame_id, message: data as AgentMessageData }, ...nodeOf(data) });
+					timed.push({
+						at,
+						entry: { kind: 'message', frameId: frame.frame_id, message: data as AgentMessageData },
+						...nodeOf(data),
+					});
 				}
 				break;
 			case 'tool_call': {
@@ -207,7 +208,9 @@ export function conversationOf(d: RunDetail): ConversationEntry[] {
 	// Calls the frames do not show (evicted past the run's maxFrames, or made before frames named
 	// them) and desk tool calls the agent's output does not show, where their time puts them.
 	const unframed = [
-		...tree.filter((n) => !shown.has(n.call.object_id)).map((node) => ({ at: Date.parse(node.call.created_at), entry: { kind: 'call', node } as ConversationEntry })),
+		...tree
+			.filter((n) => !shown.has(n.call.object_id))
+			.map((node) => ({ at: Date.parse(node.call.created_at), entry: { kind: 'call', node } as ConversationEntry })),
 		...desk
 			.filter((c) => !pairedDesk.has(c.object_id))
 			.map((call) => ({ at: Date.parse(call.created_at), entry: { kind: 'deskCall', call } as ConversationEntry })),
@@ -286,14 +289,26 @@ export function sizeText(bytes: number): string {
  */
 export function callBrief(call: ToolCall): string {
 	const args = call.args;
-	const record = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+	const record =
+		args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
 	const command = record['command'] ?? record['cmd'];
 	const files = [...(call.io_footprint?.paths_written ?? []), ...(call.io_footprint?.paths_read ?? [])];
 	if (typeof command !== 'string' && !Array.isArray(command) && files.length > 0) {
 		return firstLine(files.join(', '), 120);
 	}
 	if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
-		for (const key of ['command', 'cmd', 'file_path', 'path', 'notebook_path', 'pattern', 'url', 'query', 'description', 'prompt']) {
+		for (const key of [
+			'command',
+			'cmd',
+			'file_path',
+			'path',
+			'notebook_path',
+			'pattern',
+			'url',
+			'query',
+			'description',
+			'prompt',
+		]) {
 			const value = record[key];
 			if (typeof value === 'string' && value.trim() !== '') {
 				return firstLine(value, 120);
@@ -400,7 +415,8 @@ export function renderConversation(
 }
 
 const nodeWords = (node: string, attempt: number) => {
-	const name = node === 'plan' ? 'Planning' : node === 'work' ? 'Working' : `${node.charAt(0).toUpperCase()}${node.slice(1)}`;
+	const name =
+		node === 'plan' ? 'Planning' : node === 'work' ? 'Working' : `${node.charAt(0).toUpperCase()}${node.slice(1)}`;
 	return attempt > 1 ? `${name} — attempt ${attempt}` : name;
 };
 
@@ -463,7 +479,9 @@ function renderCall(
 	const { call, children } = node;
 	const busy = running && call.result_summary === 'running' && call.artifacts.length === 0;
 	const status = busy ? 'running' : call.status === 'ok' ? 'ok' : 'error';
-	const mark = busy ? '<span class="mark running"></span>' : `<span class="mark ${status}">${status === 'ok' ? '✓' : '✗'}</span>`;
+	const mark = busy
+		? '<span class="mark running"></span>'
+		: `<span class="mark ${status}">${status === 'ok' ? '✓' : '✗'}</span>`;
 	const output = call.artifacts[0];
 	const hash = output?.hash;
 	const preview = hash ? previews.get(hash) : undefined;
@@ -489,11 +507,16 @@ function renderCall(
 			`<div class="part"><div class="part-head">Output${html(size)}${openLink(links, { call: call.object_id, part: 'output' }, 'Open in a tab')}</div>${shown}</div>`,
 		);
 	} else if (!busy) {
-		parts.push(`<div class="part"><div class="part-head">Output</div><pre class="io muted">${html(call.result_summary || 'no output')}</pre></div>`);
+		parts.push(
+			`<div class="part"><div class="part-head">Output</div><pre class="io muted">${html(call.result_summary || 'no output')}</pre></div>`,
+		);
 	}
 	const read = call.io_footprint?.paths_read ?? [];
 	const written = call.io_footprint?.paths_written ?? [];
-	const files = [read.length > 0 ? `Read ${read.join(', ')}` : '', written.length > 0 ? `Wrote ${written.join(', ')}` : '']
+	const files = [
+		read.length > 0 ? `Read ${read.join(', ')}` : '',
+		written.length > 0 ? `Wrote ${written.join(', ')}` : '',
+	]
 		.filter(Boolean)
 		.join(' · ');
 	if (files) {

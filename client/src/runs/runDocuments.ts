@@ -232,7 +232,6 @@ function pageKey(project: string, runId: string): string {
 	return `${encodeURIComponent(project)}/${runId}`;
 }
 
-
 /**
  * `desk-run:/<name>?run=<id>&…`: a text of a run (a tool call's input or output, a check's log, a
  * whole message) in a read-only tab, named by what it is and the run's place among its task's runs.

@@ -399,8 +399,12 @@ export function runPageHtml(cspSource: string, body: string, script?: { nonce: s
 	const scripts = script ? ` script-src 'nonce-${script.nonce}';` : '';
 	return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'unsafe-inline'; img-src ${cspSource};${scripts}">
-${script ? `<script defer nonce="${escapeHtml(script.nonce)}" src="${escapeHtml(script.src)}"></script>
-` : ''}<style>
+${
+	script
+		? `<script defer nonce="${escapeHtml(script.nonce)}" src="${escapeHtml(script.src)}"></script>
+`
+		: ''
+}<style>
 body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 24px 24px; line-height: 1.45; }
 h1 { font-size: 1.5em; font-weight: 600; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: 4px; } h3 { font-size: 1em; }
 table { border-collapse: collapse; margin: 8px 0; } th, td { text-align: left; padding: 3px 12px 3px 0; vertical-align: top; border-bottom: 1px solid var(--vscode-editorWidget-border, transparent); }

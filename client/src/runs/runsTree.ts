@@ -625,11 +625,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					command: {
 						command: 'agentDesk.openRunText',
 						title: 'Open Output',
-						arguments: [
-							project,
-							runId,
-							{ call: call.object_id, part: call.artifacts.length > 0 ? 'output' : 'input' },
-						],
+						arguments: [project, runId, { call: call.object_id, part: call.artifacts.length > 0 ? 'output' : 'input' }],
 					},
 					...(children.length > 0 ? { children: children.map(callNode) } : {}),
 				};

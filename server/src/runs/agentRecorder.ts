@@ -157,9 +157,7 @@ export class AgentRecorder {
 				if (event.output !== undefined && event.output !== '') {
 					// A runaway command's output is cut, and says so: the run is kept whatever it printed.
 					const kept = cappedText(this.sink.scrub(event.output), maxToolOutputBytes, 'output');
-					invocation.artifacts = [
-						this.sink.storeArtifact(Buffer.from(kept.text, 'utf8'), 'text/plain; charset=utf-8'),
-					];
+					invocation.artifacts = [this.sink.storeArtifact(Buffer.from(kept.text, 'utf8'), 'text/plain; charset=utf-8')];
 				}
 				invocation.updated_at = new Date().toISOString();
 				this.sink.put([invocation]);

@@ -48,22 +48,68 @@ function detail(more: Partial<Record<keyof RunDetail, unknown>> = {}, summary: o
 	return {
 		run: { object_id: 'run-2', created_at: at(0), commit: 'abc', tags: {} },
 		summary: { status: 'validating', at_gate: true, started_at: at(0), patchsets: 2, evidence: 2, ...summary },
-		task: { object_id: 'task-1', title: 'Add a greeting', runs: ['run-1', 'run-2'], constraints: [], acceptance_criteria: [] },
+		task: {
+			object_id: 'task-1',
+			title: 'Add a greeting',
+			runs: ['run-1', 'run-2'],
+			constraints: [],
+			acceptance_criteria: [],
+		},
 		intent: { prompt: 'Add a greeting\nWrite src/greeting.ts.' },
 		patchsets: [],
 		evidence: [
-			{ object_id: 'ev-1', patchset_id: 'ps-1', exit_code: 1, tool: 'node', summary: 'failed (exit 1) in 0.2 s', tags: { 'desk.check': 'greeting-exists' }, report_artifacts: [{ store: 'desk-blobs', key: hash('c'), hash: hash('c') }] },
-			{ object_id: 'ev-2', patchset_id: 'ps-2', exit_code: 0, tool: 'node', summary: 'passed in 0.1 s', tags: { 'desk.check': 'greeting-exists' }, report_artifacts: [{ store: 'desk-blobs', key: hash('d'), hash: hash('d') }] },
+			{
+				object_id: 'ev-1',
+				patchset_id: 'ps-1',
+				exit_code: 1,
+				tool: 'node',
+				summary: 'failed (exit 1) in 0.2 s',
+				tags: { 'desk.check': 'greeting-exists' },
+				report_artifacts: [{ store: 'desk-blobs', key: hash('c'), hash: hash('c') }],
+			},
+			{
+				object_id: 'ev-2',
+				patchset_id: 'ps-2',
+				exit_code: 0,
+				tool: 'node',
+				summary: 'passed in 0.1 s',
+				tags: { 'desk.check': 'greeting-exists' },
+				report_artifacts: [{ store: 'desk-blobs', key: hash('d'), hash: hash('d') }],
+			},
 		],
 		tool_invocations: [
-			call('read', 3, 'Read', { file_path: '/work/src/index.ts' }, { io_footprint: { paths_read: ['src/index.ts'], paths_written: [] } }),
-			call('bash', 4, 'Bash', { command: 'npm test\nnpm run lint', description: 'Run the tests' }, { artifacts: [output] }),
+			call(
+				'read',
+				3,
+				'Read',
+				{ file_path: '/work/src/index.ts' },
+				{ io_footprint: { paths_read: ['src/index.ts'], paths_written: [] } },
+			),
+			call(
+				'bash',
+				4,
+				'Bash',
+				{ command: 'npm test\nnpm run lint', description: 'Run the tests' },
+				{ artifacts: [output] },
+			),
 			call('task', 5, 'Task', { prompt: 'Look for callers' }),
 			call('grep', 6, 'Grep', { pattern: 'greet' }, { parent_invocation: 'task' }),
 			call('search', 7, 'mcp__desk__asset_search', { query: 'style guide' }),
 			// What the desk recorded of that same call, and a desk call the agent's output does not show.
-			call('desk-search', 7, 'asset_search', { query: 'style guide' }, { tags: { 'desk.tool': 'desk' }, external_ids: { tool_use_id: 'toolu_search' }, result_summary: '2 assets' }),
-			call('desk-attach', 12, 'attach', { path: 'out/report.md' }, { tags: { 'desk.tool': 'desk' }, external_ids: {}, result_summary: 'attached' }),
+			call(
+				'desk-search',
+				7,
+				'asset_search',
+				{ query: 'style guide' },
+				{ tags: { 'desk.tool': 'desk' }, external_ids: { tool_use_id: 'toolu_search' }, result_summary: '2 assets' },
+			),
+			call(
+				'desk-attach',
+				12,
+				'attach',
+				{ path: 'out/report.md' },
+				{ tags: { 'desk.tool': 'desk' }, external_ids: {}, result_summary: 'attached' },
+			),
 			// A call whose frame went (maxFrames), placed by its time.
 			call('write', 9, 'Write', { file_path: '/work/src/greeting.ts', content: 'export const greet = 1;\n' }),
 		],
@@ -73,7 +119,12 @@ function detail(more: Partial<Record<keyof RunDetail, unknown>> = {}, summary: o
 			frames: [
 				frame(0, 0, 'intent_analysis', { ticket: 'Add a greeting' }),
 				// The run before this one, on the same pipeline: none of it is this run's.
-				frame(1, 0, { other: 'agent_message' }, { run: 'run-1', node: 'work', attempt: 1, text: 'The first run said this.' }),
+				frame(
+					1,
+					0,
+					{ other: 'agent_message' },
+					{ run: 'run-1', node: 'work', attempt: 1, text: 'The first run said this.' },
+				),
 				said(2, 1, 'I will read the code first.', { node: 'plan' }),
 				frame(3, 2, 'step_summary', { node: 'plan', run: 'run-2', steps: ['Write it'] }),
 				called(4, 3, 'read'),
@@ -82,10 +133,26 @@ function detail(more: Partial<Record<keyof RunDetail, unknown>> = {}, summary: o
 				called(7, 5, 'task'),
 				called(8, 6, 'grep'),
 				called(9, 7, 'search'),
-				frame(10, 10, 'code_change', { patchset: 'ps-1', touched: ['src/greeting.ts'], run: 'run-2', node: 'work', attempt: 1 }),
+				frame(10, 10, 'code_change', {
+					patchset: 'ps-1',
+					touched: ['src/greeting.ts'],
+					run: 'run-2',
+					node: 'work',
+					attempt: 1,
+				}),
 				frame(11, 11, 'error_recovery', { evidence: ['ev-1'], run: 'run-2', node: 'work', attempt: 1 }),
-				said(12, 13, `${'Fixed. '.repeat(10)}`, { attempt: 2, chars: 9000, artifact: { store: 'desk-blobs', key: hash('e'), hash: hash('e') } }),
-				frame(13, 14, 'code_change', { patchset: 'ps-2', touched: ['src/greeting.ts'], run: 'run-2', node: 'work', attempt: 2 }),
+				said(12, 13, `${'Fixed. '.repeat(10)}`, {
+					attempt: 2,
+					chars: 9000,
+					artifact: { store: 'desk-blobs', key: hash('e'), hash: hash('e') },
+				}),
+				frame(13, 14, 'code_change', {
+					patchset: 'ps-2',
+					touched: ['src/greeting.ts'],
+					run: 'run-2',
+					node: 'work',
+					attempt: 2,
+				}),
 			],
 		},
 		...more,
@@ -191,7 +258,11 @@ describe("a run's conversation, as its page shows it", () => {
 		assert.match(shown, /<details class="call ok" id="call-bash">/, 'not asked again');
 		assert.match(shown, /line 20 &lt;script&gt;alert\(1\)&lt;\/script&gt;\\x1b\[2J\\u202eexe\.txt\n…<\/pre>/);
 		assert.doesNotMatch(shown, /line 21 /);
-		const failed = renderConversation(detail(), links, new Map([[hash('b'), { error: 'Blob bbbb is not in the store.' }]]));
+		const failed = renderConversation(
+			detail(),
+			links,
+			new Map([[hash('b'), { error: 'Blob bbbb is not in the store.' }]]),
+		);
 		assert.match(failed, /The output cannot be shown: Blob bbbb is not in the store\./);
 	});
 
@@ -204,13 +275,24 @@ describe("a run's conversation, as its page shows it", () => {
 			{ status: 'patching', at_gate: false },
 		);
 		const page = renderConversation(d, links);
-		assert.match(page, /<details class="call running" id="call-bash"><summary><span class="mark running"><\/span><span class="tool">Bash<\/span><span class="brief">sleep 5<\/span><span class="result">running…<\/span>/);
+		assert.match(
+			page,
+			/<details class="call running" id="call-bash"><summary><span class="mark running"><\/span><span class="tool">Bash<\/span><span class="brief">sleep 5<\/span><span class="result">running…<\/span>/,
+		);
 		assert.match(page, /<div class="working"><span class="pulse"><\/span>The agent is working…<\/div><\/div>$/);
 	});
 
 	it('shows what the agent said and printed as text, never as markup or controls', () => {
 		const d = detail({
-			tool_invocations: [call(hostile, 4, hostile, { command: hostile }, { result_summary: hostile, artifacts: [{ store: 'desk-blobs', key: hash('b'), hash: hash('b') }] })],
+			tool_invocations: [
+				call(
+					hostile,
+					4,
+					hostile,
+					{ command: hostile },
+					{ result_summary: hostile, artifacts: [{ store: 'desk-blobs', key: hash('b'), hash: hash('b') }] },
+				),
+			],
 			pipeline: { max_frames: 0, next_frame_id: 2, frames: [said(0, 1, hostile), called(1, 4, hostile)] },
 		});
 		const page = renderConversation(d, links, new Map([[hash('b'), { text: hostile, partial: false, bytes: 40 }]]));
@@ -231,7 +313,10 @@ describe('a call’s input and output as a person reads them', () => {
 			inputDocument(call('w', 1, 'Write', { file_path: 'src/a.ts', content: 'line 1\nline 2\n' }) as never),
 			'file_path: src/a.ts\ncontent:\nline 1\nline 2\n',
 		);
-		assert.equal(inputDocument(call('b', 1, 'Bash', { command: 'ls -la', timeout: 5 }) as never), '$ ls -la\n\ntimeout: 5\n');
+		assert.equal(
+			inputDocument(call('b', 1, 'Bash', { command: 'ls -la', timeout: 5 }) as never),
+			'$ ls -la\n\ntimeout: 5\n',
+		);
 	});
 
 	it('previews the first lines of a long text and says it goes on', () => {

@@ -103,7 +103,7 @@ describe('the run page, built without VS Code', () => {
 		assert.match(page, /Evidence \(1 passed, 1 failed\)/);
 	});
 
-	it('says nothing in the desk\'s internal words: no frames, pipeline or intent_analysis', () => {
+	it("says nothing in the desk's internal words: no frames, pipeline or intent_analysis", () => {
 		const d = detail(
 			{},
 			{

@@ -7,11 +7,7 @@ import type { AgentOutputFormat } from '../../../server/src/agents/events';
 import { sha256Hex } from '../../../server/src/ai/canonical';
 import * as m from '../../../server/src/ai/model';
 import type { AiObject, ContextFrame, ContextPipeline, ToolInvocation } from '../../../server/src/ai/types';
-import {
-	AgentRecorder,
-	inlineMessageChars,
-	type RecorderSink,
-} from '../../../server/src/runs/agentRecorder';
+import { AgentRecorder, inlineMessageChars, type RecorderSink } from '../../../server/src/runs/agentRecorder';
 import { cappedText, maxMessageBytes, maxToolOutputBytes } from '../../../server/src/runs/artifacts';
 import { defaultPrices } from '../../../server/src/runs/prices';
 import type { AgentMessageData } from '../../../server/src/runs/types';
