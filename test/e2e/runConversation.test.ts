@@ -19,6 +19,8 @@ it("reads the agent's conversation on the run page while it works and after: its
 		},
 		'Add a greeting helper\nWrite src/greeting.ts with greet(name).',
 		{
+			// The workbench's default theme is dark: the page is looked at as most people see it.
+			'workbench.colorTheme': 'Default Dark Modern',
 			'agentDesk.runs.maxAttempts': 1,
 			'agentDesk.checks': [
 				{
@@ -56,6 +58,8 @@ it("reads the agent's conversation on the run page while it works and after: its
 		await call.locator('summary').click();
 		await runPage.getByText('ok 20 - greets case 20').waitFor({ timeout: 10_000 });
 		assert.equal(await runPage.getByText('ok 21 - greets case 21').count(), 0, 'a preview, not the whole output');
+		await runPage.getByText('No check has run yet').waitFor();
+		await runPage.locator('.working').scrollIntoViewIfNeeded();
 		await page.mouse.move(1200, 700);
 		await screenshot(page, 'run-conversation-1-live');
 
@@ -67,6 +71,7 @@ it("reads the agent's conversation on the run page while it works and after: its
 		assert.equal(await runPage.getByText('The agent is working…').count(), 0);
 		const text = await runPage.locator('body').innerText();
 		assert.doesNotMatch(text, /intent_analysis|context pipeline|frames?\b/i);
+		await runPage.getByText('Changed 1 file: src/greeting.ts').scrollIntoViewIfNeeded();
 		await page.mouse.move(1200, 700);
 		await page.waitForTimeout(500);
 		await screenshot(page, 'run-conversation-2-at-gate');

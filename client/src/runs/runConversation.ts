@@ -561,6 +561,7 @@ details.call > summary:focus-visible { outline: 1px solid var(--vscode-focusBord
 summary .tool, .check .tool { font-weight: 600; white-space: nowrap; }
 summary .brief { font-family: var(--vscode-editor-font-family); font-size: 0.92em; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; min-width: 0; flex: 0 1 auto; }
 summary .result, .check .result { color: var(--vscode-descriptionForeground); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; min-width: 0; flex: 1 1 0; }
+.check .result { flex: 0 1 auto; }
 .mark { width: 1em; text-align: center; flex: none; }
 .mark.ok { color: var(--vscode-testing-iconPassed); } .mark.error { color: var(--vscode-testing-iconFailed); }
 .mark.running, .working .pulse { display: inline-block; width: 0.6em; height: 0.6em; border-radius: 50%; background: var(--vscode-charts-blue); animation: pulse 1.2s ease-in-out infinite; }
@@ -570,7 +571,7 @@ summary .result, .check .result { color: var(--vscode-descriptionForeground); wh
 .part-head { font-size: 0.85em; color: var(--vscode-descriptionForeground); display: flex; gap: 12px; align-items: baseline; }
 a.open { color: var(--vscode-textLink-foreground); text-decoration: none; } a.open:hover { text-decoration: underline; }
 a.open:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: 1px; }
-pre.io { margin: 2px 0 0; padding: 6px 10px; max-height: 22em; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); background: var(--vscode-textCodeBlock-background); border-radius: 4px; }
+pre.io { margin: 2px 0 0; padding: 6px 10px; max-height: 28em; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); background: var(--vscode-textCodeBlock-background); border-radius: 4px; }
 .files { font-size: 0.9em; color: var(--vscode-descriptionForeground); }
 .subagent { border-left: 2px solid var(--vscode-panel-border); padding-left: 10px; display: flex; flex-direction: column; gap: 4px; }
 .event { padding: 2px 12px; color: var(--vscode-descriptionForeground); }

@@ -304,7 +304,10 @@ function renderEvidence(d: RunDetail, links: PageLinks | undefined): string {
 	const passed = d.evidence.filter((e) => e.exit_code === 0).length;
 	const heading = `<h2>Evidence (${d.evidence.length === 0 ? 'no checks' : `${passed} passed, ${d.evidence.length - passed} failed`})</h2>`;
 	if (rows.length === 0) {
-		return `${heading}<p class="muted">No check ran: give the target asset checks (Set Checks…) or the project some (setting agentDesk.checks).</p>`;
+		// While the agent works its change is not checked yet: that is no reason to set checks up.
+		return runState(d.summary) === 'running'
+			? `${heading}<p class="muted">No check has run yet: the checks run on the agent's change once it is done.</p>`
+			: `${heading}<p class="muted">No check ran: give the target asset checks (Set Checks…) or the project some (setting agentDesk.checks).</p>`;
 	}
 	return `${heading}<table class="evidence"><thead><tr><th>Check</th><th>Result</th><th>Exit</th><th>Summary</th><th>Command</th><th>PatchSet</th><th>Log</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
