@@ -164,7 +164,7 @@ export const readRunText = operation({
 	name: 'run.readText',
 	summary: "Read a text a run stored: a tool call's output, a check's log, a long message, a transcript.",
 	params: ReadRunText.params,
-	callers: ['editor'],
+	callers: ['editor', 'cli'],
 	mutates: false,
 	idempotent: true,
 	surfaces: { rpc: ReadRunText },
