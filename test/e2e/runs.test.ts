@@ -65,7 +65,7 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 		assert.match(await page.locator('.tab.active').first().innerText(), /Run 1: Paginate GET \/users/);
 		const text = await preview.locator('body').innerText();
 		for (const expected of [
-			'Run of “Paginate GET /users”',
+			'Run 1 of “Paginate GET /users”',
 			'claude-sonnet-4',
 			'1,500',
 			'Add limit and offset query parameters',
