@@ -327,6 +327,15 @@ function firstLine(text: string, max: number): string {
 	return line.length > max ? `${line.slice(0, max - 1)}…` : more ? `${line} …` : line;
 }
 
+/**
+ * A tool's name as a person reads it: an MCP tool as Claude Code names it (`mcp__desk__attach`) by
+ * its own name (`attach`) and the server it comes from (`desk`); any other as it is.
+ */
+export function toolWords(tool: string): { name: string; server?: string } {
+	const mcp = /^mcp__(.+?)__(.+)$/.exec(tool);
+	return mcp ? { name: mcp[2]!, server: mcp[1]! } : { name: tool };
+}
+
 /** A call's input as a person reads it: a shell command as a command, a file written with its content, else the arguments as JSON. */
 export function inputText(call: ToolCall): string {
 	const args = call.args;
@@ -485,9 +494,11 @@ function renderCall(
 	const output = call.artifacts[0];
 	const hash = output?.hash;
 	const preview = hash ? previews.get(hash) : undefined;
-	const deskBadge = isDeskCall(call) ? '<span class="badge">desk tool</span>' : '';
+	const tool = toolWords(call.tool_name);
+	const server = isDeskCall(call) ? 'desk' : tool.server;
+	const badge = server !== undefined ? `<span class="badge">${html(`${server} tool`)}</span>` : '';
 	const result = busy ? 'running…' : (call.result_summary ?? '');
-	const summary = `<summary>${mark}<span class="tool">${html(call.tool_name)}</span>${deskBadge}<span class="brief">${html(callBrief(call))}</span><span class="result">${html(firstLine(result, 160))}</span></summary>`;
+	const summary = `<summary>${mark}<span class="tool">${html(tool.name)}</span>${badge}<span class="brief">${html(callBrief(call))}</span><span class="result">${html(firstLine(result, 160))}</span></summary>`;
 	const input = previewOf(inputText(call), 12, 1200);
 	const parts = [
 		`<div class="part"><div class="part-head">Input${openLink(links, { call: call.object_id, part: 'input' }, 'Open in a tab')}</div><pre class="io">${html(input.text)}${input.cut ? '\n…' : ''}</pre></div>`,
@@ -569,7 +580,7 @@ summary .result, .check .result { color: var(--vscode-descriptionForeground); wh
 .badge { font-size: 0.8em; padding: 0 6px; border-radius: 8px; background: var(--vscode-badge-background); color: var(--vscode-badge-foreground); white-space: nowrap; }
 .call-body { padding: 4px 12px 10px 28px; display: flex; flex-direction: column; gap: 8px; }
 .part-head { font-size: 0.85em; color: var(--vscode-descriptionForeground); display: flex; gap: 12px; align-items: baseline; }
-a.open { color: var(--vscode-textLink-foreground); text-decoration: none; } a.open:hover { text-decoration: underline; }
+a.open { color: var(--vscode-textLink-foreground); text-decoration: none; white-space: nowrap; } a.open:hover { text-decoration: underline; }
 a.open:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: 1px; }
 pre.io { margin: 2px 0 0; padding: 6px 10px; max-height: 28em; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); background: var(--vscode-textCodeBlock-background); border-radius: 4px; }
 .files { font-size: 0.9em; color: var(--vscode-descriptionForeground); }

@@ -14,7 +14,7 @@ import { newNonce } from '../common/html';
 import { visibleText } from '../common/markdownText';
 import { hasLineageSection, renderLineageSection, type LineageFacts } from '../lineage/lineagePage';
 import { allBranches, withAnswers } from '../lineage/lineageText';
-import { inputDocument, splitToolCalls, type RunTextTarget, type TextPreview } from './runConversation';
+import { inputDocument, splitToolCalls, toolWords, type RunTextTarget, type TextPreview } from './runConversation';
 import { renderActions, renderRunBody, runPageCommands, runPageHtml } from './runPage';
 import { runName } from './runWords';
 
@@ -267,11 +267,12 @@ export async function openRunText(
 		}
 		const number = own.indexOf(call) + 1;
 		const which = `${number > 0 ? `call ${number}, ` : ''}${run}`;
+		const tool = toolWords(call.tool_name).name;
 		if (target.part === 'input') {
-			name = `${call.tool_name} input (${which}).txt`;
+			name = `${tool} input (${which}).txt`;
 			text = inputDocument(call);
 		} else {
-			name = `${call.tool_name} output (${which}).log`;
+			name = `${tool} output (${which}).log`;
 			text = await read(call.artifacts[0]?.hash);
 		}
 	} else if ('evidence' in target) {

@@ -242,6 +242,9 @@ describe("a run's conversation, as its page shows it", () => {
 		// A command as a command, its other arguments below it.
 		assert.match(page, /<pre class="io">\$ npm test\nnpm run lint\n\ndescription: Run the tests<\/pre>/);
 		assert.match(page, /Through the desk: asset_search answered — 2 assets/);
+		// An MCP tool by its own name, the server it comes from beside it.
+		assert.match(page, /<span class="tool">asset_search<\/span><span class="badge">desk tool<\/span>/);
+		assert.doesNotMatch(page, /<span class="tool">mcp__/);
 		assert.match(page, /Read src\/index\.ts/);
 		assert.match(page, /<h2 id="conversation">Conversation <span class="count">3 messages, 7 tool calls<\/span><\/h2>/);
 	});
