@@ -14,7 +14,7 @@ it("reads the agent's conversation on the run page while it works and after: its
 			printed: [{ command: 'npm test -- --grep greet', output: testOutput }],
 			writes: [{ path: 'src/greeting.ts', content: greeting }],
 			// The agent works a while after its message, so the page is seen while it works.
-			sleepMs: 12_000,
+			sleepMs: 10_000,
 			answer: 'Added src/greeting.ts with greet().',
 		},
 		'Add a greeting helper\nWrite src/greeting.ts with greet(name).',
