@@ -94,7 +94,7 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		const runPage = await webviewWith(page, 'Waiting for your review');
 		const pageText = await runPage.locator('body').innerText();
 		for (const expected of [
-			'Run of “Add a greeting helper”',
+			'Run 1 of “Add a greeting helper”',
 			'Evidence (1 passed, 0 failed)',
 			'greeting-exists',
 			'✓ passed',

@@ -60,19 +60,24 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 			30_000,
 			'the run page',
 		);
-		assert.match(await page.locator('.tab.active').first().innerText(), /Run: Paginate GET \/users/);
+		assert.match(await page.locator('.tab.active').first().innerText(), /Run 1: Paginate GET \/users/);
 		const text = await preview.locator('body').innerText();
 		for (const expected of [
-			'Run of “Paginate GET /users”',
+			'Run 1 of “Paginate GET /users”',
 			'claude-sonnet-4',
 			'1,500',
 			'Add limit and offset query parameters',
-			'intent_analysis',
+			// The conversation: the ticket and the agent's calls, in a person's words.
+			'Conversation',
+			'read_file',
+			'edit_file',
 			'npm test',
 			'commit',
 		]) {
 			assert.ok(text.includes(expected), `the run page shows ${expected}`);
 		}
+		// Nothing in the desk's internal words.
+		assert.doesNotMatch(text, /intent_analysis|context pipeline|frames?\b/i);
 		await page.mouse.move(900, 500);
 		await page.waitForTimeout(600);
 		await screenshot(page, 'runs-view-and-page');

@@ -8,6 +8,7 @@ import {
 	LaunchGo,
 	OpenWorkspace,
 	PatchSetFiles,
+	ReadRunText,
 	SetTicket,
 	RunDidFinish,
 	RunsDidChange,
@@ -106,6 +107,57 @@ describe('executed runs over JSON-RPC', () => {
 			decision: 'abandon',
 		});
 		assert.equal((again.data as DeskErrorJson).code, 'run.notAwaitingDecision');
+	});
+
+	it("the run's conversation is in its record, and the texts it stored are read back: a call's output, whole or its beginning, a check's log; no other blob", async () => {
+		await server.call(SetTicket, { project: 'shop', ticket: 'Add a licence' });
+		const settings = scriptedAgentSettings(
+			{ writes: [{ path: 'LICENCE', content: 'MIT\n' }], answer: 'Added the MIT licence.' },
+			{
+				checks: [
+					{
+						id: 'says-hello',
+						executable: process.execPath,
+						args: ['-e', "console.log('hello from the check')"],
+						timeout: 30,
+						cwd: '',
+					},
+				],
+			},
+		);
+		const record = await server.call(LaunchGo, { project: 'shop', settings });
+		await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to finish');
+		const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
+		const said = detail
+			.pipeline!.frames.filter((f) => typeof f.kind === 'object' && f.kind.other === 'agent_message')
+			.map((f) => f.data as { run: string; node: string; text: string });
+		assert.deepEqual(
+			said.map((m) => [m.run, m.node, m.text.split('\n')[0]]),
+			[
+				[record.run, 'plan', '1. Read the code'],
+				[record.run, 'work', 'Added the MIT licence.'],
+			],
+		);
+		const write = detail.tool_invocations.find((t) => t.tool_name === 'Write')!;
+		const hash = write.artifacts[0]!.hash!;
+		const output = await server.call(ReadRunText, { project: 'shop', run: record.run, hash });
+		assert.match(output.text, /^File created successfully at: .*LICENCE$/);
+		assert.deepEqual([output.bytes, output.partial], [Buffer.byteLength(output.text), false]);
+		const head = await server.call(ReadRunText, { project: 'shop', run: record.run, hash, max_bytes: 4 });
+		assert.deepEqual([head.text, head.partial, head.bytes], ['File', true, output.bytes]);
+		const log = detail.evidence[0]!.report_artifacts[0]!.hash!;
+		assert.equal(
+			(await server.call(ReadRunText, { project: 'shop', run: record.run, hash: log })).text,
+			'hello from the check\n',
+		);
+		// A blob of the library that no record of the run names is not read through it.
+		const other = await expectRpcError(server.connection, ReadRunText.method, {
+			project: 'shop',
+			run: record.run,
+			hash: 'a'.repeat(64),
+		});
+		assert.equal((other.data as DeskErrorJson).code, 'ai.notFound');
+		await server.call(DecideRun, { project: 'shop', run: record.run, decision: 'abandon', rationale: 'a test' });
 	});
 
 	it('bad settings are refused by field before Go changes anything', async () => {

@@ -216,6 +216,7 @@ describe('the desk server over JSON-RPC', () => {
 			ImportHistory: { project },
 			ExportHistory: { project },
 			PatchSetFiles: { project, patchset: 'p' },
+			ReadRunText: { project, run: 'r', hash: 'a'.repeat(64) },
 			GetCard: { project },
 			SetTicket: { project, ticket: '' },
 			SuggestAssets: { project },

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { messageText, pickText } from '../common/markdownText';
+import { messageText, pickText, visibleText } from '../common/markdownText';
 import { showErrorMessage, showInformationMessage, showWarningMessage } from '../common/messages';
 import {
 	CancelRun,
@@ -19,7 +19,7 @@ import { loadPatchSet, type PatchSides, type RunPages } from './runDocuments';
 import { runSettings } from './runSettings';
 import type { RunsTreeProvider } from './runsTree';
 import { runRef, type RunRef } from './runRef';
-import { runState, runStatusText } from './runWords';
+import { runName, runState, runStatusText } from './runWords';
 import { guardedBy } from '../common/guarded';
 
 type GateDecision = 'commit' | 'retry' | 'abandon' | 'checkpoint' | 'rollback';
@@ -151,7 +151,12 @@ export function registerGateCommands(
 			void showInformationMessage(`Agent Desk: run ‘${detail.task.title}’ changes no file.`);
 		} else {
 			// The multi-file diff editor adds the number of files to the title itself.
-			await vscode.commands.executeCommand('vscode.changes', `Review: ${detail.task.title}`, changes);
+			// Named with the run's place among its task's runs: the reviews of two runs of a task are two tabs apart.
+			await vscode.commands.executeCommand(
+				'vscode.changes',
+				`Review: ${visibleText(detail.task.title)} (${runName(detail)})`,
+				changes,
+			);
 		}
 		await pages.open(ref.project, ref.runId, true);
 	};

@@ -14,13 +14,15 @@ import {
 import type { DeskClient } from '../common/deskClient';
 import { chooseProject } from '../common/windowProjects';
 import { guardedBy } from '../common/guarded';
-import { loadPatchSet, patchScheme, type PatchSides, type RunPages } from './runDocuments';
+import { loadPatchSet, openRunText, patchScheme, type PatchSides, type RunPages, type RunTexts } from './runDocuments';
+import { runTextTarget } from './runRef';
 import { rowRef, type RowRef } from './runRef';
 import { runSettings } from './runSettings';
 import type { RunsTreeProvider } from './runsTree';
 
 /**
- * Commands of the Runs view: open a run's page, a PatchSet's diff, import and export run history,
+ * Commands of the Runs view: open a run's page, a text of a run (a call's input or output, a check's
+ * log, a whole message) in a tab, a PatchSet's diff, import and export run history,
  * and the endings and follow-ups of its rows (glossary: Ending, Follow-up), each confirmed first.
  */
 export function registerRunCommands(
@@ -28,6 +30,7 @@ export function registerRunCommands(
 	runs: RunsTreeProvider,
 	pages: RunPages,
 	patches: PatchSides,
+	texts: RunTexts,
 	reportError: (error: unknown) => void,
 ): vscode.Disposable[] {
 	const guarded = guardedBy(reportError);
@@ -50,6 +53,17 @@ export function registerRunCommands(
 			guarded(async (projectArg: unknown, runIdArg: unknown) => {
 				const [project, runId] = named(projectArg, runIdArg);
 				await pages.open(project, runId!);
+			}),
+		),
+		vscode.commands.registerCommand(
+			'agentDesk.openRunText',
+			guarded(async (projectArg: unknown, runIdArg: unknown, targetArg: unknown) => {
+				const [project, runId] = named(projectArg, runIdArg);
+				const target = runTextTarget(targetArg);
+				if (!target) {
+					throw new Error('That names no text of the run.');
+				}
+				await openRunText(desk, texts, project, runId!, target);
 			}),
 		),
 		vscode.commands.registerCommand(

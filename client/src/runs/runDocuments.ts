@@ -3,15 +3,20 @@ import {
 	LineageTreeRequest,
 	ListBoard,
 	PatchSetFiles,
+	ReadRunText,
 	ShowRun,
 	type PatchSetFilesJson,
 	type RunDetail,
 } from '../../../server/src/protocol/protocol';
+import { parseRunPageMessage, type RunPageToWebview } from '../../../webview/src/runPageMessages';
 import type { DeskClient } from '../common/deskClient';
+import { newNonce } from '../common/html';
 import { visibleText } from '../common/markdownText';
 import { hasLineageSection, renderLineageSection, type LineageFacts } from '../lineage/lineagePage';
 import { allBranches, withAnswers } from '../lineage/lineageText';
+import { inputDocument, splitToolCalls, toolWords, type RunTextTarget, type TextPreview } from './runConversation';
 import { renderActions, renderRunBody, runPageCommands, runPageHtml } from './runPage';
+import { runName } from './runWords';
 
 /**
  * `desk-patch:/<path>?patchset=<id>&side=<before|after>`: one side of a PatchSet's file. The path
@@ -65,36 +70,65 @@ export async function loadPatchSet(
 	return { source: loaded.source, paths: loaded.files.map((f) => f.path), changes };
 }
 
+/** A run's page open in a tab: what it shows, and the beginnings of outputs it was asked for. */
+interface OpenPage {
+	readonly panel: vscode.WebviewPanel;
+	readonly project: string;
+	readonly runId: string;
+	detail: RunDetail;
+	lineage: string;
+	/** By the stored text's hash: what the page was asked to show of a call's output. */
+	readonly previews: Map<string, TextPreview>;
+	/** The body last given to the page. */
+	shown: string;
+}
+
+/** How much of a call's output the page shows when it is opened (the whole opens in a tab). */
+const previewBytes = 4096;
+
 /**
- * A run's page in an editor tab: a webview with no scripts at all (the CSP allows none), styled with
- * the theme's colours, made anew when the run changes. Its decision links are command: URIs, limited
- * to the gate's commands.
+ * A run's page in an editor tab: a webview styled with the theme's colours whose one script, the
+ * page's own (webview/src/runPage.ts, by nonce), lays each new body over the page as the run changes,
+ * so the page follows the run live without losing its scroll or the calls a person opened. Its links
+ * are command: URIs, limited to the gate's commands and the one that opens a run's text in a tab.
  */
 export class RunPages implements vscode.Disposable {
-	private readonly panels = new Map<string, vscode.WebviewPanel>();
+	private readonly pages = new Map<string, OpenPage>();
 
-	constructor(private readonly desk: DeskClient) {}
+	constructor(
+		private readonly desk: DeskClient,
+		private readonly extensionUri: vscode.Uri,
+	) {}
 
 	/** Opens (or shows) the run's page; `beside` puts it next to the active editor without taking the focus. */
 	async open(project: string, runId: string, beside = false): Promise<void> {
 		const key = pageKey(project, runId);
 		const detail = await this.desk.request(ShowRun, { project, id: runId });
 		const lineage = await this.lineageOf(project, detail);
-		let panel = this.panels.get(key);
 		const column = beside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
-		if (panel) {
-			panel.reveal(beside ? column : undefined, beside);
-		} else {
-			panel = vscode.window.createWebviewPanel(
-				'agentDesk.run',
-				`Run: ${visibleText(detail.task.title)}`,
-				{ viewColumn: column, preserveFocus: beside },
-				{ enableScripts: false, enableCommandUris: runPageCommands, localResourceRoots: [] },
-			);
-			panel.onDidDispose(() => this.panels.delete(key));
-			this.panels.set(key, panel);
+		const open = this.pages.get(key);
+		if (open) {
+			open.panel.reveal(beside ? column : undefined, beside);
+			this.render(open, detail, lineage);
+			return;
 		}
-		this.render(panel, project, detail, lineage);
+		const scriptFolder = vscode.Uri.joinPath(this.extensionUri, 'dist', 'runPage');
+		const panel = vscode.window.createWebviewPanel(
+			'agentDesk.run',
+			// Its place among the task's runs: two runs of a task never make two tabs of the same title.
+			`${runName(detail)}: ${visibleText(detail.task.title)}`,
+			{ viewColumn: column, preserveFocus: beside },
+			{ enableScripts: true, enableCommandUris: runPageCommands, localResourceRoots: [scriptFolder] },
+		);
+		const page: OpenPage = { panel, project, runId, detail, lineage, previews: new Map(), shown: '' };
+		page.shown = this.body(page);
+		panel.webview.html = runPageHtml(panel.webview.cspSource, page.shown, {
+			nonce: newNonce(),
+			src: panel.webview.asWebviewUri(vscode.Uri.joinPath(scriptFolder, 'runPage.js')).toString(),
+		});
+		panel.webview.onDidReceiveMessage((message: unknown) => this.onMessage(page, message));
+		panel.onDidDispose(() => this.pages.delete(key));
+		this.pages.set(key, page);
 	}
 
 	/**
@@ -119,32 +153,76 @@ export class RunPages implements vscode.Disposable {
 		return hasLineageSection(facts) ? renderLineageSection(facts) : '';
 	}
 
-	/** Pages of the project's runs are made again (only where something changed, so a page keeps its scroll). */
+	/** Pages of the project's runs are brought up to date (the page keeps its scroll and what was opened). */
 	async refresh(project: string): Promise<void> {
 		// A copy: a page closed while a request is out leaves the map meanwhile.
-		for (const [key, panel] of [...this.panels]) {
-			const [p, runId] = splitKey(key);
-			if (p === project) {
-				const detail = await this.desk.request(ShowRun, { project, id: runId }).catch(() => undefined);
+		for (const [key, page] of [...this.pages]) {
+			if (page.project === project) {
+				const detail = await this.desk.request(ShowRun, { project, id: page.runId }).catch(() => undefined);
 				const lineage = detail ? await this.lineageOf(project, detail) : '';
 				// Only a page still open (the one in the map, not disposed while the request was out) is made again.
-				if (detail && this.panels.get(key) === panel) {
-					this.render(panel, project, detail, lineage);
+				if (detail && this.pages.get(key) === page) {
+					this.render(page, detail, lineage);
 				}
 			}
 		}
 	}
 
-	private render(panel: vscode.WebviewPanel, project: string, detail: RunDetail, lineage: string): void {
-		const html = runPageHtml(panel.webview.cspSource, renderRunBody(detail, renderActions(project, detail), lineage));
-		if (panel.webview.html !== html) {
-			panel.webview.html = html;
+	private body(page: OpenPage): string {
+		const { detail, project, runId } = page;
+		return renderRunBody(detail, renderActions(project, detail), page.lineage, { project, runId }, page.previews);
+	}
+
+	/** The page given its new body, when it changed; the page lays it over what it shows. */
+	private render(page: OpenPage, detail?: RunDetail, lineage?: string): void {
+		if (detail) {
+			page.detail = detail;
+		}
+		if (lineage !== undefined) {
+			page.lineage = lineage;
+		}
+		const body = this.body(page);
+		if (body !== page.shown) {
+			page.shown = body;
+			void page.panel.webview.postMessage({ type: 'body', html: body } satisfies RunPageToWebview);
+		}
+	}
+
+	private onMessage(page: OpenPage, raw: unknown): void {
+		const message = parseRunPageMessage(raw);
+		if (message?.type === 'ready') {
+			// A page loaded again (after it was hidden) shows the body it was made with: it gets today's.
+			void page.panel.webview.postMessage({ type: 'body', html: page.shown } satisfies RunPageToWebview);
+		} else if (message?.type === 'preview' && !page.previews.has(message.hash)) {
+			void this.preview(page, message.hash);
+		}
+	}
+
+	/** The beginning of a call's output, read when the call is opened on the page. */
+	private async preview(page: OpenPage, hash: string): Promise<void> {
+		const ours = page.detail.tool_invocations.some((c) => c.artifacts.some((a) => a.hash === hash));
+		if (!ours) {
+			return;
+		}
+		try {
+			const read = await this.desk.request(ReadRunText, {
+				project: page.project,
+				run: page.runId,
+				hash,
+				max_bytes: previewBytes,
+			});
+			page.previews.set(hash, { text: read.text, partial: read.partial, bytes: read.bytes });
+		} catch (error) {
+			page.previews.set(hash, { error: (error as Error).message });
+		}
+		if (this.pages.get(pageKey(page.project, page.runId)) === page) {
+			this.render(page);
 		}
 	}
 
 	dispose(): void {
-		for (const panel of this.panels.values()) {
-			panel.dispose();
+		for (const page of this.pages.values()) {
+			page.panel.dispose();
 		}
 	}
 }
@@ -154,7 +232,73 @@ function pageKey(project: string, runId: string): string {
 	return `${encodeURIComponent(project)}/${runId}`;
 }
 
-function splitKey(key: string): [project: string, runId: string] {
-	const slash = key.indexOf('/');
-	return [decodeURIComponent(key.slice(0, slash)), key.slice(slash + 1)];
+/**
+ * `desk-run:/<name>?run=<id>&…`: a text of a run (a tool call's input or output, a check's log, a
+ * whole message) in a read-only tab, named by what it is and the run's place among its task's runs.
+ */
+export const runTextScheme = 'desk-run';
+
+/** The texts of runs shown in tabs, served read-only (a run's stored texts never change). */
+export class RunTexts extends PatchSides {}
+
+/** Opens a text of a run in a read-only editor tab. */
+export async function openRunText(
+	desk: DeskClient,
+	texts: RunTexts,
+	project: string,
+	runId: string,
+	target: RunTextTarget,
+): Promise<void> {
+	const detail = await desk.request(ShowRun, { project, id: runId });
+	const run = runName(detail);
+	const read = async (hash: string | undefined) => {
+		if (!hash) {
+			throw new Error('That text was not stored.');
+		}
+		return (await desk.request(ReadRunText, { project, run: runId, hash })).text;
+	};
+	let name: string;
+	let text: string;
+	if ('call' in target) {
+		const own = splitToolCalls(detail.tool_invocations).own;
+		const call = detail.tool_invocations.find((c) => c.object_id === target.call);
+		if (!call) {
+			throw new Error('That names no tool call of the run.');
+		}
+		const number = own.indexOf(call) + 1;
+		const which = `${number > 0 ? `call ${number}, ` : ''}${run}`;
+		const tool = toolWords(call.tool_name).name;
+		if (target.part === 'input') {
+			name = `${tool} input (${which}).txt`;
+			text = inputDocument(call);
+		} else {
+			name = `${tool} output (${which}).log`;
+			text = await read(call.artifacts[0]?.hash);
+		}
+	} else if ('evidence' in target) {
+		const evidence = detail.evidence.find((e) => e.object_id === target.evidence);
+		if (!evidence) {
+			throw new Error('That names no check of the run.');
+		}
+		name = `${evidence.tags['desk.check'] ?? evidence.tool} log (${run}).log`;
+		text = await read(evidence.report_artifacts[0]?.hash);
+	} else {
+		const frame = detail.pipeline?.frames.find((f) => f.frame_id === target.message);
+		const data = frame?.data as { run?: string; artifact?: { hash?: string } } | undefined;
+		if (!data || data.run !== runId) {
+			throw new Error('That names no message of the run.');
+		}
+		name = `Agent message (${run}).md`;
+		text = await read(data.artifact?.hash);
+	}
+	// A tab's title is the path's last part: no slash may split it, no control character show in it.
+	const title = visibleText(name).replace(/[\\/]/g, '∕');
+	const uri = vscode.Uri.from({
+		scheme: runTextScheme,
+		path: `/${title}`,
+		query: `project=${encodeURIComponent(project)}&run=${runId}&target=${encodeURIComponent(JSON.stringify(target))}`,
+	});
+	texts.set(uri, text);
+	const document = await vscode.workspace.openTextDocument(uri);
+	await vscode.window.showTextDocument(document, { preview: true });
 }

@@ -1,4 +1,4 @@
-import type { RunSummary } from '../../../server/src/protocol/protocol';
+import type { RunDetail, RunSummary } from '../../../server/src/protocol/protocol';
 
 /* How the views and the run page say where a run stands and how long it took (no VS Code import). */
 
@@ -55,4 +55,16 @@ export function waitingText(count: number): { status: string; tooltip: string } 
 	}
 	const runs = count === 1 ? '1 run waits' : `${count} runs wait`;
 	return { status: `$(git-pull-request) ${count} to review`, tooltip: `Agent Desk: ${runs} for your review` };
+}
+
+/** A run's place among its task's runs, from 1 (a retry is the next); undefined when the task does not list it. */
+export function runNumber(d: Pick<RunDetail, 'task' | 'run'>): number | undefined {
+	const at = (d.task.runs ?? []).indexOf(d.run.object_id);
+	return at >= 0 ? at + 1 : undefined;
+}
+
+/** The run as its tab and heading name it: "Run 2", its place among its task's runs (two runs of a task never read alike). */
+export function runName(d: Pick<RunDetail, 'task' | 'run' | 'summary'>): string {
+	const n = runNumber(d);
+	return n !== undefined ? `Run ${n}` : `Run ${d.summary.started_at.slice(0, 16).replace('T', ' ')}`;
 }

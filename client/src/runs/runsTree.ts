@@ -235,7 +235,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				);
 				item.id = `${node.project}/plan/${node.plan.object_id}`;
 				item.iconPath = new vscode.ThemeIcon(node.latest ? 'list-ordered' : 'history');
-				item.description = `${steps} step${steps === 1 ? '' : 's'}${node.plan.fwindow ? ` · frames ${node.plan.fwindow[0]}–${node.plan.fwindow[1]}` : ''}`;
+				item.description = `${steps} step${steps === 1 ? '' : 's'}`;
 				return item;
 			}
 			case 'task': {
@@ -545,6 +545,16 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					new vscode.ThemeColor(passed ? 'testing.iconPassed' : 'testing.iconFailed'),
 				),
 				tooltip: evidence.command,
+				// Its whole log opens in a tab.
+				...(evidence.report_artifacts[0]
+					? {
+							command: {
+								command: 'agentDesk.openRunText',
+								title: 'Open Log',
+								arguments: [project, runId, { evidence: evidence.object_id }],
+							},
+						}
+					: {}),
 			});
 		}
 		if (detail.decision) {
@@ -611,6 +621,12 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 						call.status !== 'ok' ? 'error' : children.length > 0 ? 'type-hierarchy-sub' : 'symbol-event',
 					),
 					tooltip: call.result_summary,
+					// Its output (else its input) opens in a tab.
+					command: {
+						command: 'agentDesk.openRunText',
+						title: 'Open Output',
+						arguments: [project, runId, { call: call.object_id, part: call.artifacts.length > 0 ? 'output' : 'input' }],
+					},
 					...(children.length > 0 ? { children: children.map(callNode) } : {}),
 				};
 			};

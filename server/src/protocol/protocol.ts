@@ -38,6 +38,7 @@ import type {
 import type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage } from '../ai/types';
 import type { DeskErrorJson } from '../core/errors';
 import type {
+	AgentMessageData,
 	DecideResult,
 	EndingResult,
 	ResumeResult,
@@ -83,6 +84,7 @@ import {
 export type { BoardMessage, BranchResult, CatchUpSection, LineageRoot, LineageTree, MemorizeResult, MemoryView };
 export type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage };
 export type {
+	AgentMessageData,
 	RunDetail,
 	RunsOverview,
 	RunSummary,
@@ -525,6 +527,35 @@ export interface PatchSetFilesJson {
 export const PatchSetFiles = request<PatchSetFilesJson>()(
 	'desk/runs/patchSetFiles',
 	object({ project: projectName, patchset: runId }),
+);
+
+/** A text a run stored, as {@link ReadRunText} reads it. */
+export interface RunText {
+	/** The text (UTF-8; a byte sequence that is not is shown as U+FFFD): whole, or its first `max_bytes`. */
+	text: string;
+	/** Bytes of the whole stored text. */
+	bytes: number;
+	/** `text` is only the beginning: `max_bytes` ended before the stored text did. */
+	partial: boolean;
+	content_type?: string;
+}
+
+/**
+ * Client → server: a text a run stored in the blob store (glossary: Conversation): a tool call's
+ * output, a check's log, a long message of the agent's, a node's raw transcript; whole, or its first
+ * `max_bytes` (the run page's previews). Only an artifact the run's own records name is read: any
+ * other hash fails with `ai.notFound`, as does an id that names no run of the project; `blob.missing`
+ * when its bytes are not in this library (a run brought in with the history of another machine),
+ * `blob.corrupt` when they are damaged.
+ */
+export const ReadRunText = request<RunText>()(
+	'desk/runs/readText',
+	object({
+		project: projectName,
+		run: runId,
+		hash: string({ minLength: 64, maxLength: 64, pattern: /^[0-9a-f]{64}$/ }),
+		max_bytes: optional(integer({ min: 1, max: 64 * 1024 * 1024 })),
+	}),
 );
 
 export interface CardView {
@@ -1075,6 +1106,7 @@ export const deskRequests = {
 	ImportHistory,
 	ExportHistory,
 	PatchSetFiles,
+	ReadRunText,
 	GetCard,
 	SetTicket,
 	SuggestAssets,

@@ -111,6 +111,7 @@ function handWritten(
 	| 'ListRuns'
 	| 'ShowRun'
 	| 'PatchSetFiles'
+	| 'ReadRunText'
 	| 'ImportHistory'
 	| 'ExportHistory'
 	| 'GetCard'

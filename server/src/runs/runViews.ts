@@ -1,5 +1,5 @@
 import type { AiStore } from '../store/aiStore';
-import type { Intent, Plan, Run, Task, TokenUsage } from '../ai/types';
+import type { ArtifactRef, Intent, Plan, Run, Task, TokenUsage } from '../ai/types';
 import { intentStatus } from '../ai/model';
 import { lineageKindTag } from '../lineage/types';
 import type { RunDetail, RunsOverview, RunSummary, TaskView, UsageRollup } from './types';
@@ -200,6 +200,40 @@ export function runDetail(store: AiStore, runId: string): RunDetail {
 		decision && { decision },
 	);
 	return detail;
+}
+
+/**
+ * The texts a run stored in the blob store, as its own records name them (glossary: Conversation):
+ * its tool calls' outputs, its checks' logs, its PatchSets' diffs, its long messages and its nodes'
+ * transcripts. A reader of a run's texts reads these and no other blob.
+ */
+export function runArtifacts(store: AiStore, runId: string): ArtifactRef[] {
+	const run = store.require<Run>(runId, 'run');
+	const refs: ArtifactRef[] = [
+		...store.runToolInvocations(runId).flatMap((t) => t.artifacts),
+		...store.runEvidence(runId).flatMap((e) => e.report_artifacts),
+		...store.runPatchSets(run).flatMap((p) => (p.artifact ? [p.artifact] : [])),
+	];
+	const nodes = (run.metrics as { nodes?: unknown } | undefined)?.nodes;
+	for (const node of Array.isArray(nodes) ? nodes : []) {
+		const transcript = (node as { transcript?: unknown } | null)?.transcript;
+		if (isArtifactRef(transcript)) {
+			refs.push(transcript);
+		}
+	}
+	const plan = run.plan ? store.get<Plan>(run.plan) : undefined;
+	for (const frame of store.pipeline(plan?.pipeline)?.frames ?? []) {
+		const data = frame.data as { run?: unknown; artifact?: unknown } | undefined;
+		if (data?.run === runId && isArtifactRef(data.artifact)) {
+			refs.push(data.artifact);
+		}
+	}
+	return refs;
+}
+
+function isArtifactRef(value: unknown): value is ArtifactRef {
+	const ref = value as Partial<ArtifactRef> | null | undefined;
+	return typeof ref === 'object' && ref !== null && typeof ref.key === 'string' && typeof ref.store === 'string';
 }
 
 /**

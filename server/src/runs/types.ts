@@ -1,6 +1,7 @@
 /** Runs as the protocol and the CLI show them: the Runs view's tree, one run's record, the gate's answer. */
 
 import type {
+	ArtifactRef,
 	ContextPipeline,
 	ContextSnapshot,
 	Decision,
@@ -14,6 +15,24 @@ import type {
 	Task,
 	ToolInvocation,
 } from '../ai/types';
+
+/**
+ * The data of an agent_message frame of a run's ContextPipeline (`kind: { other: 'agent_message' }`):
+ * one message the agent addressed to the person, as it said it (glossary: Conversation).
+ */
+export interface AgentMessageData {
+	/** The run whose agent said it (a retry's run carries on its intent's pipeline). */
+	run: string;
+	/** The template's node the agent was working on (`plan`, `work`), and which attempt of it. */
+	node: string;
+	attempt: number;
+	/** The message, its secrets scrubbed: whole, or its beginning when `chars` is given. */
+	text: string;
+	/** The whole message's length in UTF-16 units, when `text` is only its beginning. */
+	chars?: number;
+	/** The whole message in the blob store (cut with a mark past 1 MiB), when `text` is only its beginning. */
+	artifact?: ArtifactRef;
+}
 
 /** What the Runs view shows of a run, from the run and what hangs off it. */
 export interface RunSummary {
