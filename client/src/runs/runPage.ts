@@ -87,7 +87,8 @@ export function renderRunBody(
 	parts.push(
 		facts([
 			['Started', s.started_at],
-			['Duration', s.duration_ms !== undefined ? formatDuration(s.duration_ms) : undefined],
+			["Agent's work", s.duration_ms !== undefined ? formatDuration(s.duration_ms) : undefined],
+			['Waited for review', s.gate_wait_ms !== undefined ? formatDuration(s.gate_wait_ms) : undefined],
 			[
 				'Decision',
 				d.decision

@@ -42,7 +42,7 @@ import {
 	runTooltip,
 	runUsageWords,
 } from './runTooltips';
-import { formatDuration, runState, runStatusText, type RunState } from './runWords';
+import { formatDuration, intentState, runIcon, runState, runStatusText, type RunState } from './runWords';
 
 type Overview = RunsOverview;
 type IntentView = Overview['intents'][number];
@@ -81,12 +81,6 @@ export type RunsViewNode =
 			children?: RunsViewNode[];
 	  };
 
-const intentIcons: Record<string, [string, string?]> = {
-	draft: ['circle-large-outline'],
-	active: ['sync', 'charts.blue'],
-	completed: ['pass-filled', 'testing.iconPassed'],
-	cancelled: ['circle-slash', 'disabledForeground'],
-};
 const taskIcons: Record<string, [string, string?]> = {
 	draft: ['circle-large-outline'],
 	running: ['loading~spin', 'charts.blue'],
@@ -215,10 +209,11 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					vscode.TreeItemCollapsibleState.Expanded,
 				);
 				item.id = `${node.project}/intent/${intent.object_id}`;
-				item.iconPath = icon(intentIcons[node.view.status] ?? ['circle-large-outline']);
+				const shown = intentState(node.view);
+				item.iconPath = icon(shown.icon);
 				// Its tasks' runs' tokens and cost added up, and what makes the sum uncertain.
 				item.description = [
-					intentDescription(node.view.status, node.followed),
+					intentDescription(shown.words, node.followed),
 					node.view.usage.runs > 0 ? rollupWords(node.view.usage) : '',
 				]
 					.filter(Boolean)
@@ -272,7 +267,14 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					item.accessibilityInformation = { label: `Branch ${task.title}, ${item.description}` };
 					return item;
 				}
-				item.iconPath = icon(waiting ? runIcons[waiting] : (taskIcons[task.status] ?? ['circle-large-outline']));
+				// A task still running with no run working, waiting or failed (its newest checkpointed, say) shows that run's end, never a spinner.
+				item.iconPath = icon(
+					waiting
+						? runIcons[waiting]
+						: task.status === 'running' && newest
+							? runIcon(newest)
+							: (taskIcons[task.status] ?? ['circle-large-outline']),
+				);
 				// Its runs' usage added up; a task whose runs started branches, its lineage subtree's too.
 				const subtree = node.view.subtree_usage;
 				const withBranches =
@@ -654,7 +656,7 @@ function runItem(
 	);
 	item.id = `${node.project}/run/${run.id}`;
 	const state = runState(run);
-	item.iconPath = icon(state === 'decided' && run.status === 'failed' ? runIcons.failed : runIcons[state]);
+	item.iconPath = icon(runIcon(run));
 	const parts = [
 		runStatusText(run),
 		run.duration_ms !== undefined ? formatDuration(run.duration_ms) : '',

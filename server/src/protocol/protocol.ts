@@ -41,6 +41,7 @@ import type {
 	AgentMessageData,
 	DecideResult,
 	EndingResult,
+	IntentView,
 	ResumeResult,
 	RunDetail,
 	RunsOverview,
@@ -85,6 +86,7 @@ export type { BoardMessage, BranchResult, CatchUpSection, LineageRoot, LineageTr
 export type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage };
 export type {
 	AgentMessageData,
+	IntentView,
 	RunDetail,
 	RunsOverview,
 	RunSummary,

@@ -19,8 +19,15 @@ export function runSummary(store: AiStore, run: Run): RunSummary {
 		at_gate: atGate,
 	};
 	if (finished) {
-		summary.finished_at = run.updated_at;
-		summary.duration_ms = Date.parse(run.updated_at) - Date.parse(run.created_at);
+		// The agent's work ends where the run reached the gate or failed, not at the decision that
+		// came later: the wait for the person is said apart (a run does not grow while it waits).
+		const decidedAt = decision ? Date.parse(decision.created_at) : undefined;
+		const workEnd = decidedAt === undefined ? Date.parse(run.updated_at) : lastWorkAt(store, run, decidedAt);
+		summary.finished_at = new Date(workEnd).toISOString();
+		summary.duration_ms = Math.max(0, workEnd - Date.parse(run.created_at));
+		if (decidedAt !== undefined) {
+			summary.gate_wait_ms = Math.max(0, decidedAt - workEnd);
+		}
 	}
 	if (provenance) {
 		summary.provider = provenance.provider;
@@ -59,6 +66,23 @@ export function runSummary(store: AiStore, run: Run): RunSummary {
 		summary.error = run.error;
 	}
 	return summary;
+}
+
+/**
+ * When the agent's work on a decided run last left a trace (its PatchSets, Evidence, tool calls and
+ * usage), no later than the decision; the decision's time when it left none.
+ */
+function lastWorkAt(store: AiStore, run: Run, decidedAt: number): number {
+	const times = [
+		...store.runPatchSets(run).map((p) => p.created_at),
+		...store.runEvidence(run.object_id).map((e) => e.created_at),
+		...store.runToolInvocations(run.object_id).map((t) => t.updated_at),
+		store.runProvenance(run.object_id)?.updated_at,
+	]
+		.filter((t): t is string => t !== undefined)
+		.map((t) => Date.parse(t))
+		.filter((t) => Number.isFinite(t) && t <= decidedAt);
+	return times.length > 0 ? Math.max(...times) : decidedAt;
 }
 
 /** Models of a usage that spent tokens at a cost unknown (the agent gave none, the price table has none). */

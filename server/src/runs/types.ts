@@ -40,9 +40,12 @@ export interface RunSummary {
 	task: string;
 	status: Run['status'];
 	started_at: string;
-	/** When the run last changed, once it is completed or failed. */
+	/** When the agent's work ended: the run reached the gate or failed (a later decision does not move it). */
 	finished_at?: string;
+	/** The agent's work, from the start to `finished_at`. */
 	duration_ms?: number;
+	/** How long the run waited for the person's decision, once decided. */
+	gate_wait_ms?: number;
 	provider?: string;
 	model?: string;
 	total_tokens?: number;
