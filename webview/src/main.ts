@@ -60,6 +60,16 @@ ticket.addEventListener('input', () => {
 	}, 300);
 });
 
+// VS Code passes every key pressed in a webview on to the workbench, which answers Ctrl+A (Cmd+A)
+// with a select-all of its own, sent back a few milliseconds later. The editor has selected all by
+// then; a key typed in between was selected again and replaced by the next one ("ocument" for
+// "Document"). The workbench need not hear of this key.
+ticket.addEventListener('keydown', (event) => {
+	if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'a') {
+		event.stopPropagation();
+	}
+});
+
 let go: HTMLElement | undefined;
 function updateGo(): void {
 	if (!go) {
