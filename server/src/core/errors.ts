@@ -97,6 +97,8 @@ export type DeskErrorCode =
 	| 'git.failed'
 	| 'run.badSettings'
 	| 'run.unknownAgent'
+	// Go, Retry or Resume with an agent whose program is not installed (glossary: Agent check): no run is made.
+	| 'run.agentMissing'
 	| 'run.spawnFailed'
 	| 'run.notAwaitingDecision'
 	| 'run.notRunning'

@@ -12,6 +12,7 @@ import { RepositoryReader } from '../git/repositoryReader';
 import { CancelRun, DecideRun, ListRuns, PatchSetFiles, ShowRun } from '../protocol/protocol';
 import { object, optional, string } from '../protocol/schema';
 import { runDetail, runsOverview } from '../runs/runViews';
+import { requireAgentProgram } from '../runs/agentCheck';
 import { parseRunSettings } from '../runs/settings';
 import { answerOnce, markReplayed, wasReplayed } from '../store/clientRequests';
 import type { WriteTransaction } from '../store/durableDatabase';
@@ -70,10 +71,10 @@ export const listRuns = operation({
 	mutates: false,
 	idempotent: true,
 	surfaces: { rpc: ListRuns, cli: 'runs list' },
-	async run(call, place) {
+	async run(call, { all, ...place }) {
 		// A read: it never makes a project database.
 		const top = recordedTop(call.desk, await topOfPlace(call.desk, place));
-		return runsOverview(await call.desk.projectAi(top));
+		return runsOverview(await call.desk.projectAi(top), { ...(all ? { all } : {}) });
 	},
 });
 
@@ -196,7 +197,10 @@ export const decideRun = operation({
 		const retry =
 			runSettings && record
 				? {
-						check: () => executor.assertCheckoutFree(runSettings, record),
+						check: () => {
+							requireAgentProgram(runSettings);
+							executor.assertCheckoutFree(runSettings, record);
+						},
 						claim: (tx: WriteTransaction, id: string) => executor.claimIn(tx, runSettings, record, id),
 					}
 				: {};

@@ -38,6 +38,8 @@ import type {
 import type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage } from '../ai/types';
 import type { DeskErrorJson } from '../core/errors';
 import type {
+	AgentCheck,
+	AgentFix,
 	DecideResult,
 	EndingResult,
 	ResumeResult,
@@ -83,6 +85,8 @@ import {
 export type { BoardMessage, BranchResult, CatchUpSection, LineageRoot, LineageTree, MemorizeResult, MemoryView };
 export type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage };
 export type {
+	AgentCheck,
+	AgentFix,
 	RunDetail,
 	RunsOverview,
 	RunSummary,
@@ -479,10 +483,14 @@ const projectOrRepo = {
 };
 
 /**
- * Client → server: the project's intents, their plans and tasks, each task's runs. Fails with
+ * Client → server: the project's intents, their plans and tasks, each task's runs; runs that never
+ * started (glossary: Agent check) only with `all`, else counted in `hidden_runs`. Fails with
  * `project.notFound` (a repository the desk keeps no records of: the read creates nothing there).
  */
-export const ListRuns = request<RunsOverview>()('desk/runs/list', object({ ...projectOrRepo }));
+export const ListRuns = request<RunsOverview>()(
+	'desk/runs/list',
+	object({ ...projectOrRepo, all: optional(boolean()) }),
+);
 
 /** Client → server: everything a run recorded. Fails with `ai.notFound` for an id that names no run of the project. */
 export const ShowRun = request<RunDetail>()('desk/runs/show', object({ ...projectOrRepo, id: runId }));
@@ -598,7 +606,8 @@ const runSettings = optional(json({ maxBytes: maxSettingsBytes }));
  * Task and Run, and starts carrying the run out with `settings` (unless `execute` is false); the
  * result comes back at once, progress as `desk/runs/didChange` and the end as `desk/runs/didFinish`.
  * Fails with `launch.emptyTicket`, `launch.foreignRepo` (the git target is not the checkout the run
- * writes, checked again before anything is written), `run.badSettings`, `run.unknownAgent`, `run.checkoutBusy` (another
+ * writes, checked again before anything is written), `run.badSettings`, `run.unknownAgent`, `run.agentMissing` (the
+ * agent's program is not installed: nothing is made), `run.checkoutBusy` (another
  * run's agent works in the shared checkout, in this process or another), `launch.cardChanged` (another
  * Go launched the card meanwhile), `request.idReused`. With `requestId`, a repeat returns the first
  * launch and starts nothing.
@@ -606,6 +615,22 @@ const runSettings = optional(json({ maxBytes: maxSettingsBytes }));
 export const LaunchGo = request<LaunchRecord>()(
 	'desk/card/go',
 	object({ project: projectName, settings: runSettings, execute: optional(boolean()), requestId }),
+);
+
+/**
+ * Client → server: the agent check (glossary: Agent check) of the agent Go would start with
+ * `settings`, of the agent named, or of every one (`all`): its program on the PATH, its version and
+ * its sign-in, told before Go. Starts no agent and spends no tokens; an answer is kept a few seconds
+ * unless `fresh`. Fails with `run.badSettings`, `run.unknownAgent`.
+ */
+export const CheckAgents = request<{ agents: AgentCheck[] }>()(
+	'desk/agents/check',
+	object({
+		settings: runSettings,
+		agent: optional(string({ minLength: 1, maxLength: 64 })),
+		all: optional(boolean()),
+		fresh: optional(boolean()),
+	}),
 );
 
 /**
@@ -707,6 +732,10 @@ export interface RunFinishedParams {
 	/** The task's title. */
 	title: string;
 	error?: string;
+	/** It failed before its agent did anything (glossary: Agent check): the fix is the agent's, not a Retry. */
+	never_started?: boolean;
+	/** The agent it ran with (its name in the run settings). */
+	agent?: string;
 	/** Files the last PatchSet touches, and the checks of it that passed and failed. */
 	touched: number;
 	checks: { passed: number; failed: number };
@@ -1079,6 +1108,7 @@ export const deskRequests = {
 	PlugAsset,
 	UnplugAsset,
 	LaunchGo,
+	CheckAgents,
 	CancelRun,
 	DecideRun,
 	ResumeRun,

@@ -119,6 +119,7 @@ function handWritten(
 	| 'PlugAsset'
 	| 'UnplugAsset'
 	| 'LaunchGo'
+	| 'CheckAgents'
 	| 'CancelRun'
 	| 'CancelTask'
 	| 'CancelIntent'
