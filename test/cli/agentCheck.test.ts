@@ -28,7 +28,7 @@ it('desk agent check tells of each agent of the settings whether it can start, a
 	assert.equal(
 		both.stdout,
 		[
-			`claude: Claude Code 2.1.3 (Claude Code) at ${path.join(bin, 'claude')}; NOT signed in: no sign-in in ~/.claude/.credentials.json or ~/.claude.json, and ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, CLAUDE_CODE_USE_BEDROCK, CLAUDE_CODE_USE_VERTEX are not set`,
+			`claude: Claude Code 2.1.3 at ${path.join(bin, 'claude')}; NOT signed in: no sign-in in ~/.claude/.credentials.json or ~/.claude.json, and ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, CLAUDE_CODE_USE_BEDROCK, CLAUDE_CODE_USE_VERTEX are not set`,
 			'  Sign In to Claude Code: claude (then type /login in it and follow the sign-in)',
 			"codex: not installed (codex is not in the PATH's absolute folders)",
 			'  Install Codex: npm install -g @openai/codex',

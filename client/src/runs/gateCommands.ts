@@ -5,10 +5,12 @@ import { messageText, pickText } from '../common/markdownText';
 import { showErrorMessage, showInformationMessage, showWarningMessage } from '../common/messages';
 import {
 	CancelRun,
+	CheckAgents,
 	DecideRun,
 	ListRuns,
 	ResumeRun,
 	ShowRun,
+	type AgentFix,
 	type DecideResult,
 	type RunDetail,
 	type RunFinishedParams,
@@ -21,6 +23,7 @@ import type { RunsTreeProvider } from './runsTree';
 import { runRef, type RunRef } from './runRef';
 import { runState, runStatusText } from './runWords';
 import { guardedBy } from '../common/guarded';
+import { applyAgentFix } from '../common/agentFixes';
 
 type GateDecision = 'commit' | 'retry' | 'abandon' | 'checkpoint' | 'rollback';
 
@@ -448,6 +451,41 @@ export function registerGateCommands(
 		),
 	];
 
+	/**
+	 * A run whose agent stopped before doing anything (glossary: Agent check): Retry would stop the same
+	 * way, so the agent's fix comes first (a sign-in, say), then Retry and Show Run. The run is left
+	 * out of the Runs view, which the message says.
+	 */
+	const notStarted = async (params: RunFinishedParams): Promise<void> => {
+		let fixes: AgentFix[] = [];
+		try {
+			const { agents } = await desk.request(CheckAgents, {
+				settings: runSettings(projectPath(params.project)),
+				...(params.agent ? { agent: params.agent } : {}),
+				fresh: true,
+			});
+			fixes = agents[0]?.fixes ?? [];
+		} catch {
+			// The agent is no longer in the settings: there is nothing of it to fix.
+		}
+		const agent = params.agent ? `agent ${params.agent}` : 'the agent';
+		const choice = await showErrorMessage(
+			`Run ‘${params.title}’ never started: ${agent} stopped before doing anything (${params.error ?? 'no reason was recorded'}). The Runs view leaves it out.`,
+			...fixes.map((f) => f.title),
+			'Retry',
+			'Show Run',
+		);
+		const fix = fixes.find((f) => f.title === choice);
+		const ref = { project: params.project, runId: params.run };
+		if (fix) {
+			applyAgentFix(fix);
+		} else if (choice === 'Retry') {
+			await decide(ref, 'retry');
+		} else if (choice === 'Show Run') {
+			await pages.open(ref.project, ref.runId);
+		}
+	};
+
 	const onRunFinished = (params: RunFinishedParams): void => {
 		if (!runs.windowProjects.some((p) => p.name === params.project)) {
 			return;
@@ -459,7 +497,9 @@ export function registerGateCommands(
 				void guarded(action)(ref);
 			}
 		};
-		if (params.status === 'gate') {
+		if (params.status === 'failed' && params.never_started) {
+			void guarded(notStarted)(params);
+		} else if (params.status === 'gate') {
 			const { passed, failed } = params.checks;
 			// Only Review: landing is decided next to the diff (the run page), in the Runs view or the palette, never blind from a toast.
 			void showInformationMessage(

@@ -102,6 +102,7 @@ async function lookAt(
 		agent: agent.name,
 		command: agent.command,
 		...(cli ? { product: cli.product } : {}),
+		label: cli?.product ?? agent.command,
 		checked_at: new Date(now()).toISOString(),
 	};
 	if (!program) {
@@ -131,7 +132,9 @@ async function lookAt(
 					},
 				]
 			: [];
-	return { ...base, program, ...(version ? { version } : {}), ...signIn, fixes };
+	// Claude Code prints "2.1.3 (Claude Code)": its name is said once.
+	const label = cli && version ? `${cli.product} ${version.replace(` (${cli.product})`, '')}` : base.label;
+	return { ...base, label, program, ...(version ? { version } : {}), ...signIn, fixes };
 }
 
 /** The first line its `--version` prints, in the home folder (never the repository), with the run's base environment. */

@@ -167,6 +167,8 @@ export interface AgentCheck {
 	product?: string;
 	/** The first line of its version, for a program the desk knows and found. */
 	version?: string;
+	/** What to call it: "Claude Code 2.1.3" (its product and version, the product's name said once), else its command. */
+	label: string;
 	login: 'signed-in' | 'not-signed-in' | 'unknown';
 	/** How it is signed in, why it is not, or why the desk cannot tell, in words. */
 	login_detail: string;

@@ -32,6 +32,7 @@ describe('the agent check', () => {
 		assert.equal(check.program, path.join(bin, 'claude'));
 		assert.equal(check.product, 'Claude Code');
 		assert.equal(check.version, '2.1.3 (Claude Code)');
+		assert.equal(check.label, 'Claude Code 2.1.3');
 		assert.equal(check.login, 'not-signed-in');
 		assert.match(check.login_detail, /no sign-in in ~\/\.claude\/\.credentials\.json or ~\/\.claude\.json/);
 		assert.deepEqual(check.fixes, [

@@ -9,10 +9,9 @@ import { settingsOf } from './run';
 
 /** One agent's check in a few lines: what it is, where, its sign-in, and what to do when it cannot start. */
 export function agentCheckText(check: AgentCheck): string {
-	const what = [check.product, check.version].filter(Boolean).join(' ') || check.command;
 	const state = !check.program
 		? `not installed (${t(check.command)} is not in the PATH's absolute folders)`
-		: `${t(what)} at ${t(check.program)}; ${check.login === 'signed-in' ? 'signed in' : check.login === 'not-signed-in' ? 'NOT signed in' : 'sign-in unknown'}: ${t(check.login_detail)}`;
+		: `${t(check.label)} at ${t(check.program)}; ${check.login === 'signed-in' ? 'signed in' : check.login === 'not-signed-in' ? 'NOT signed in' : 'sign-in unknown'}: ${t(check.login_detail)}`;
 	const fixes = check.fixes.map((fix) =>
 		fix.kind === 'terminal'
 			? `  ${t(fix.title)}: ${t(fix.command)}${fix.hint ? ` (then ${t(fix.hint)})` : ''}`
