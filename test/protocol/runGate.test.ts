@@ -319,3 +319,51 @@ it('a server killed in the middle of a run whose leftover change cannot be read:
 	);
 	await server.stop();
 });
+
+it('a landing with no git identity is refused (run.noIdentity) with nothing committed; with the identity the person gave it commits as them, and so does its rollback', async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	// A home without git configuration, and no identity in the environment: git has none to give.
+	const home = path.join(root, 'home');
+	fs.mkdirSync(home);
+	const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_')));
+	const server = await startServer(path.join(root, 'library'), {
+		env: { ...env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), GIT_CONFIG_NOSYSTEM: '1' },
+	});
+	try {
+		await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Add a changelog' });
+		const record = await server.call(LaunchGo, {
+			project: 'shop',
+			settings: scriptedAgentSettings({ writes: [{ path: 'CHANGELOG.md', content: '# 0.1.0\n' }] }, { sandbox: 'off' }),
+		});
+		await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to reach the gate');
+		const head = git(repo, 'rev-parse', 'HEAD');
+		const refused = await expectRpcError(server.connection, DecideRun.method, {
+			project: 'shop',
+			run: record.run,
+			decision: 'commit',
+		});
+		assert.equal((refused.data as DeskErrorJson).code, 'run.noIdentity');
+		assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'nothing committed');
+		assert.equal((await server.call(ShowRun, { project: 'shop', id: record.run })).summary.at_gate, true);
+		const identity = { name: 'Ada Lovelace', email: 'ada@example.com' };
+		const landed = await server.call(DecideRun, { project: 'shop', run: record.run, decision: 'commit', identity });
+		assert.equal(
+			git(repo, 'log', '-1', '--format=%an <%ae>|%cn <%ce>', landed.commit!),
+			'scripted via Agent Desk <ada@example.com>|Ada Lovelace <ada@example.com>',
+		);
+		const rolledBack = await server.call(DecideRun, {
+			project: 'shop',
+			run: record.run,
+			decision: 'rollback',
+			identity,
+		});
+		assert.equal(
+			git(repo, 'log', '-1', '--format=%an <%ae>|%cn <%ce>', rolledBack.commit!),
+			'Ada Lovelace <ada@example.com>|Ada Lovelace <ada@example.com>',
+		);
+	} finally {
+		await server.stop();
+	}
+});

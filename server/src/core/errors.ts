@@ -99,6 +99,8 @@ export type DeskErrorCode =
 	| 'run.unknownAgent'
 	// Go, Retry or Resume with an agent whose program is not installed (glossary: Agent check): no run is made.
 	| 'run.agentMissing'
+	// A commit of the desk's (a landing, a checkpoint, a rollback) with no identity: git has none here and none was given.
+	| 'run.noIdentity'
 	| 'run.spawnFailed'
 	| 'run.notAwaitingDecision'
 	| 'run.notRunning'

@@ -184,7 +184,7 @@ export const decideRun = operation({
 	mutates: true,
 	idempotent: false,
 	surfaces: { rpc: DecideRun, cli: 'run decide' },
-	async run(call, { project, run, decision, patchset, rationale, settings }) {
+	async run(call, { project, run, decision, patchset, rationale, settings, identity }) {
 		const { desk, request } = call;
 		const top = projectTop(desk, project);
 		// Settings are checked before anything is decided.
@@ -229,6 +229,7 @@ export const decideRun = operation({
 					by: actorRefOf(call.actor),
 					...(patchset ? { patchset } : {}),
 					...(rationale ? { rationale } : {}),
+					...(identity ? { identity } : {}),
 					...(request ? { request: { id: request.id, hash: request.hash } } : {}),
 					...retry,
 				});

@@ -651,7 +651,9 @@ export const CancelRun = request<{ stopped: boolean }>()(
  * with `commit` or `version`). Fails with `run.notAwaitingDecision`, `run.noPatch`, `run.landConflict`
  * (also: the revert no longer applies), `run.targetMoved`, `run.notLanded` (rollback of a run that did
  * not land, or was rolled back), `run.checkoutDirty` (the checkout has changes in files the rollback
- * writes). With `requestId`, a repeat returns the first answer and starts no second run.
+ * writes), `run.noIdentity` (a commit to make, and git has no identity here nor was `identity` given:
+ * the editor asks the person once), `run.agentMissing` (retry with an agent not installed). With
+ * `requestId`, a repeat returns the first answer and starts no second run.
  */
 export const DecideRun = request<DecideResult>()(
 	'desk/runs/decide',
@@ -662,6 +664,10 @@ export const DecideRun = request<DecideResult>()(
 		patchset: optional(runId),
 		rationale: optional(string({ maxLength: 64 * 1024 })),
 		settings: runSettings,
+		/** The person's name and email for the commit, used only where git has no identity of its own. */
+		identity: optional(
+			object({ name: string({ minLength: 1, maxLength: 200 }), email: string({ minLength: 1, maxLength: 320 }) }),
+		),
 		requestId,
 	}),
 );
