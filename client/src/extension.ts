@@ -155,7 +155,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 				AttachmentsDidChange: () => attachments.refresh(),
 				SuggestIndexDidChange: ({ project, ...progress }) =>
 					void cards.onIndexProgress(project, progress).catch((error: unknown) => reportError(error)),
-				RunDidFinish: runs.onRunFinished,
+				RunDidFinish: (params) => {
+					runs.onRunFinished(params);
+					cards.onRunFinished(params);
+				},
 				SnapshotProgress: assets.onSnapshotProgress,
 				HistoryRewritten: assets.onHistoryRewritten,
 			});

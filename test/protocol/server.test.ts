@@ -223,6 +223,7 @@ describe('the desk server over JSON-RPC', () => {
 			PlugAsset: { project, id, role: 'reference' },
 			UnplugAsset: { project, id },
 			LaunchGo: { project, execute: false },
+			CheckAgents: { agent: 'no-such-agent' },
 			CancelRun: { project, run: 'r' },
 			DecideRun: { project, run: 'r', decision: 'abandon' },
 			ResumeRun: { project, run: 'r' },

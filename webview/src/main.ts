@@ -15,7 +15,7 @@ import {
 	textArea,
 	textValue,
 } from './components';
-import { isHostMessage, type CardState, type WebviewToHost } from './messages';
+import { isHostMessage, type AgentStatusView, type CardState, type WebviewToHost } from './messages';
 
 interface VsCodeApi {
 	postMessage(message: WebviewToHost): void;
@@ -60,12 +60,57 @@ ticket.addEventListener('input', () => {
 	}, 300);
 });
 
+// VS Code passes every key pressed in a webview on to the workbench, which answers Ctrl+A (Cmd+A)
+// with a select-all of its own, sent back a few milliseconds later. The editor has selected all by
+// then; a key typed in between was selected again and replaced by the next one ("ocument" for
+// "Document"). The workbench need not hear of this key.
+ticket.addEventListener('keydown', (event) => {
+	if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'a') {
+		event.stopPropagation();
+	}
+});
+
 let go: HTMLElement | undefined;
 function updateGo(): void {
 	if (!go) {
 		return;
 	}
-	setDisabled(go, Boolean(state?.busy) || draft.trim() === '');
+	// An agent that is not installed: Go would be refused (run.agentMissing); the agent line says why.
+	setDisabled(go, Boolean(state?.busy) || draft.trim() === '' || state?.agent?.state === 'missing');
+}
+
+const agentMarks: Record<AgentStatusView['state'], string> = {
+	ready: '✓',
+	unknown: '?',
+	signIn: '!',
+	missing: '✕',
+	checking: '…',
+};
+
+/** The agent line (glossary: Agent check): whether the agent Go would start can start, its fixes, Check Again. */
+function agentLine(agent: AgentStatusView): HTMLElement {
+	const fixes = agent.fixes.map((fix, index) => {
+		const fixButton = button(fix.title, 'secondary', fix.hint ? { title: fix.hint } : {});
+		fixButton.addEventListener('click', () => vscode.postMessage({ type: 'fixAgent', index }));
+		return fixButton;
+	});
+	const again = button('↻', 'icon', { 'aria-label': 'Check the agent again', title: 'Check again' });
+	again.addEventListener('click', () => vscode.postMessage({ type: 'checkAgent' }));
+	const hints = agent.fixes.filter((f) => f.hint).map((f) => f.hint!);
+	return el(
+		'section',
+		{ class: `agent ${agent.state}`, 'aria-label': 'Agent' },
+		el(
+			'div',
+			{ class: 'agent-line', role: 'status' },
+			el('span', { class: 'agent-mark', 'aria-hidden': 'true' }, agentMarks[agent.state]),
+			el('span', { class: 'agent-text' }, agent.text),
+			...fixes,
+			agent.state === 'checking' ? '' : again,
+		),
+		agent.detail ? el('div', { class: 'muted agent-detail' }, agent.detail) : '',
+		...hints.map((hint) => el('div', { class: 'muted agent-detail' }, hint)),
+	);
 }
 
 function render(current: CardState): void {
@@ -143,7 +188,18 @@ function render(current: CardState): void {
 	if (current.runWith) {
 		footer.append(el('span', { class: 'muted run-with' }, current.runWith));
 	}
-	if (current.launched) {
+	if (current.launched?.notStarted !== undefined) {
+		const retry = button('Retry', 'secondary', { id: 'retry-launched' });
+		retry.addEventListener('click', () => vscode.postMessage({ type: 'retryLaunched' }));
+		footer.append(
+			el(
+				'span',
+				{ class: 'error not-started', role: 'alert' },
+				`Run ${current.launched.runId.slice(0, 8)}… never started: ${current.launched.notStarted}. Once the agent is ready, retry it.`,
+			),
+			retry,
+		);
+	} else if (current.launched) {
 		footer.append(
 			el(
 				'span',
@@ -155,7 +211,7 @@ function render(current: CardState): void {
 	if (current.error) {
 		footer.append(el('span', { class: 'error', role: 'alert' }, current.error));
 	}
-	dynamic.replaceChildren(suggestions, plugs, footer);
+	dynamic.replaceChildren(suggestions, plugs, current.agent ? agentLine(current.agent) : '', footer);
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {

@@ -25,7 +25,10 @@ export function activateRuns(context: vscode.ExtensionContext, desk: DeskClient,
 		vscode.workspace.registerTextDocumentContentProvider(patchScheme, patchSides),
 		vscode.workspace.registerTextDocumentContentProvider(runTextScheme, runTexts),
 		...registerRunCommands(desk, tree, pages, patchSides, runTexts, reportError),
+		vscode.commands.registerCommand('agentDesk.showNeverStartedRuns', () => tree.setShowNeverStarted(true)),
+		vscode.commands.registerCommand('agentDesk.hideNeverStartedRuns', () => tree.setShowNeverStarted(false)),
 	);
+	void vscode.commands.executeCommand('setContext', 'agentDesk.showNeverStarted', false);
 	const gate = registerGateCommands(desk, tree, pages, patchSides, reportError);
 	context.subscriptions.push(...gate.disposables);
 	return { tree, pages, onRunFinished: gate.onRunFinished };

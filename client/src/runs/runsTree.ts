@@ -106,6 +106,14 @@ function icon([name, color]: [string, string?]): vscode.ThemeIcon {
 export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 	/** Per project, the lineage as last read (undefined when it could not be read) and the overview's tasks by id. */
 	private readonly lineage = new Map<string, { tree?: LineageTree; tasks: Map<string, TaskView> }>();
+	/** Runs that never started are listed only when asked (glossary: Agent check). */
+	private showNeverStarted = false;
+
+	setShowNeverStarted(show: boolean): void {
+		this.showNeverStarted = show;
+		void vscode.commands.executeCommand('setContext', 'agentDesk.showNeverStarted', show);
+		this.refresh();
+	}
 
 	protected projectNode(project: WindowProject): RunsViewNode {
 		return { type: 'project', project };
@@ -394,7 +402,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 
 	protected async projectChildren(project: WindowProject): Promise<RunsViewNode[]> {
 		const [overview, tree] = await Promise.all([
-			this.desk.request(ListRuns, { project: project.name }),
+			this.desk.request(ListRuns, { project: project.name, ...(this.showNeverStarted ? { all: true } : {}) }),
 			this.readLineage(project.name),
 		]);
 		const tasks = new Map<string, TaskView>();

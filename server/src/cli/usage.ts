@@ -38,7 +38,8 @@ Commands:
   mcp                                             serve the desk tools over MCP on stdio, for your own agent
 
 Runs (of the repository at --repo PATH, default the current folder):
-  runs list                                       intents, their plans and tasks, each task's runs, tokens and cost added up
+  runs list [--all]                               intents, their plans and tasks, each task's runs, tokens and cost added up
+                                                  (--all: runs that never started too)
   runs show ID                                    everything a run recorded, its usage per model
   history export [--ref REF]                      write the AI objects to refs/desk/history
   history import [--ref REF]                      read them from a history ref (twice adds nothing)
@@ -55,6 +56,10 @@ Launch cards (of --project NAME, else the repository at --repo PATH or the curre
                                                   instructions, the rest as reference)
   card unplug --asset ID
   card go [--request-id ID]                       freeze every plug, record the launch, make the run
+
+Agents (of the run settings: --settings FILE, else the defaults):
+  agent check [NAME]                              whether the agent NAME (else each) can start: its program on the
+                                                  PATH, its version, its sign-in; exit 2 when one cannot (no tokens spent)
 
 Runs carried out (of --project NAME, else the repository at --repo PATH or the current folder):
   run go [PROJECT] [--settings FILE] [--agent NAME] [--isolation shared|worktree] [--request-id ID]

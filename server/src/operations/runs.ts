@@ -14,6 +14,7 @@ import { CancelRun, DecideRun, ListRuns, PatchSetFiles, ReadRunText, ShowRun } f
 import { object, optional, string } from '../protocol/schema';
 import { artifactStore } from '../runs/artifacts';
 import { runArtifacts, runDetail, runsOverview } from '../runs/runViews';
+import { requireAgentProgram } from '../runs/agentCheck';
 import { parseRunSettings } from '../runs/settings';
 import { answerOnce, markReplayed, wasReplayed } from '../store/clientRequests';
 import type { WriteTransaction } from '../store/durableDatabase';
@@ -72,10 +73,10 @@ export const listRuns = operation({
 	mutates: false,
 	idempotent: true,
 	surfaces: { rpc: ListRuns, cli: 'runs list' },
-	async run(call, place) {
+	async run(call, { all, ...place }) {
 		// A read: it never makes a project database.
 		const top = recordedTop(call.desk, await topOfPlace(call.desk, place));
-		return runsOverview(await call.desk.projectAi(top));
+		return runsOverview(await call.desk.projectAi(top), { ...(all ? { all } : {}) });
 	},
 });
 
@@ -227,7 +228,7 @@ export const decideRun = operation({
 	mutates: true,
 	idempotent: false,
 	surfaces: { rpc: DecideRun, cli: 'run decide' },
-	async run(call, { project, run, decision, patchset, rationale, settings }) {
+	async run(call, { project, run, decision, patchset, rationale, settings, identity }) {
 		const { desk, request } = call;
 		const top = projectTop(desk, project);
 		// Settings are checked before anything is decided.
@@ -240,7 +241,10 @@ export const decideRun = operation({
 		const retry =
 			runSettings && record
 				? {
-						check: () => executor.assertCheckoutFree(runSettings, record),
+						check: () => {
+							requireAgentProgram(runSettings);
+							executor.assertCheckoutFree(runSettings, record);
+						},
 						claim: (tx: WriteTransaction, id: string) => executor.claimIn(tx, runSettings, record, id),
 					}
 				: {};
@@ -269,6 +273,7 @@ export const decideRun = operation({
 					by: actorRefOf(call.actor),
 					...(patchset ? { patchset } : {}),
 					...(rationale ? { rationale } : {}),
+					...(identity ? { identity } : {}),
 					...(request ? { request: { id: request.id, hash: request.hash } } : {}),
 					...retry,
 				});

@@ -38,6 +38,8 @@ import type {
 import type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage } from '../ai/types';
 import type { DeskErrorJson } from '../core/errors';
 import type {
+	AgentCheck,
+	AgentFix,
 	AgentMessageData,
 	DecideResult,
 	EndingResult,
@@ -85,6 +87,8 @@ import {
 export type { BoardMessage, BranchResult, CatchUpSection, LineageRoot, LineageTree, MemorizeResult, MemoryView };
 export type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage };
 export type {
+	AgentCheck,
+	AgentFix,
 	AgentMessageData,
 	IntentView,
 	RunDetail,
@@ -485,10 +489,14 @@ const projectOrRepo = {
 };
 
 /**
- * Client → server: the project's intents, their plans and tasks, each task's runs. Fails with
+ * Client → server: the project's intents, their plans and tasks, each task's runs; runs that never
+ * started (glossary: Agent check) only with `all`, else counted in `hidden_runs`. Fails with
  * `project.notFound` (a repository the desk keeps no records of: the read creates nothing there).
  */
-export const ListRuns = request<RunsOverview>()('desk/runs/list', object({ ...projectOrRepo }));
+export const ListRuns = request<RunsOverview>()(
+	'desk/runs/list',
+	object({ ...projectOrRepo, all: optional(boolean()) }),
+);
 
 /** Client → server: everything a run recorded. Fails with `ai.notFound` for an id that names no run of the project. */
 export const ShowRun = request<RunDetail>()('desk/runs/show', object({ ...projectOrRepo, id: runId }));
@@ -633,7 +641,8 @@ const runSettings = optional(json({ maxBytes: maxSettingsBytes }));
  * Task and Run, and starts carrying the run out with `settings` (unless `execute` is false); the
  * result comes back at once, progress as `desk/runs/didChange` and the end as `desk/runs/didFinish`.
  * Fails with `launch.emptyTicket`, `launch.foreignRepo` (the git target is not the checkout the run
- * writes, checked again before anything is written), `run.badSettings`, `run.unknownAgent`, `run.checkoutBusy` (another
+ * writes, checked again before anything is written), `run.badSettings`, `run.unknownAgent`, `run.agentMissing` (the
+ * agent's program is not installed: nothing is made), `run.checkoutBusy` (another
  * run's agent works in the shared checkout, in this process or another), `launch.cardChanged` (another
  * Go launched the card meanwhile), `request.idReused`. With `requestId`, a repeat returns the first
  * launch and starts nothing.
@@ -641,6 +650,22 @@ const runSettings = optional(json({ maxBytes: maxSettingsBytes }));
 export const LaunchGo = request<LaunchRecord>()(
 	'desk/card/go',
 	object({ project: projectName, settings: runSettings, execute: optional(boolean()), requestId }),
+);
+
+/**
+ * Client → server: the agent check (glossary: Agent check) of the agent Go would start with
+ * `settings`, of the agent named, or of every one (`all`): its program on the PATH, its version and
+ * its sign-in, told before Go. Starts no agent and spends no tokens; an answer is kept a few seconds
+ * unless `fresh`. Fails with `run.badSettings`, `run.unknownAgent`.
+ */
+export const CheckAgents = request<{ agents: AgentCheck[] }>()(
+	'desk/agents/check',
+	object({
+		settings: runSettings,
+		agent: optional(string({ minLength: 1, maxLength: 64 })),
+		all: optional(boolean()),
+		fresh: optional(boolean()),
+	}),
 );
 
 /**
@@ -661,7 +686,9 @@ export const CancelRun = request<{ stopped: boolean }>()(
  * with `commit` or `version`). Fails with `run.notAwaitingDecision`, `run.noPatch`, `run.landConflict`
  * (also: the revert no longer applies), `run.targetMoved`, `run.notLanded` (rollback of a run that did
  * not land, or was rolled back), `run.checkoutDirty` (the checkout has changes in files the rollback
- * writes). With `requestId`, a repeat returns the first answer and starts no second run.
+ * writes), `run.noIdentity` (a commit to make, and git has no identity here nor was `identity` given:
+ * the editor asks the person once), `run.agentMissing` (retry with an agent not installed). With
+ * `requestId`, a repeat returns the first answer and starts no second run.
  */
 export const DecideRun = request<DecideResult>()(
 	'desk/runs/decide',
@@ -672,6 +699,10 @@ export const DecideRun = request<DecideResult>()(
 		patchset: optional(runId),
 		rationale: optional(string({ maxLength: 64 * 1024 })),
 		settings: runSettings,
+		/** The person's name and email for the commit, used only where git has no identity of its own. */
+		identity: optional(
+			object({ name: string({ minLength: 1, maxLength: 200 }), email: string({ minLength: 1, maxLength: 320 }) }),
+		),
 		requestId,
 	}),
 );
@@ -742,6 +773,10 @@ export interface RunFinishedParams {
 	/** The task's title. */
 	title: string;
 	error?: string;
+	/** It failed before its agent did anything (glossary: Agent check): the fix is the agent's, not a Retry. */
+	never_started?: boolean;
+	/** The agent it ran with (its name in the run settings). */
+	agent?: string;
 	/** Files the last PatchSet touches, and the checks of it that passed and failed. */
 	touched: number;
 	checks: { passed: number; failed: number };
@@ -1115,6 +1150,7 @@ export const deskRequests = {
 	PlugAsset,
 	UnplugAsset,
 	LaunchGo,
+	CheckAgents,
 	CancelRun,
 	DecideRun,
 	ResumeRun,

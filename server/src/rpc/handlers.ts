@@ -120,6 +120,7 @@ function handWritten(
 	| 'PlugAsset'
 	| 'UnplugAsset'
 	| 'LaunchGo'
+	| 'CheckAgents'
 	| 'CancelRun'
 	| 'CancelTask'
 	| 'CancelIntent'

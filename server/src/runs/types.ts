@@ -67,6 +67,8 @@ export interface RunSummary {
 	/** A checkpointed run: the run of its task that resumed from its checkpoint. */
 	resumed_by?: string;
 	error?: string;
+	/** It failed before its agent did anything (runViews.ts `neverStarted`); the Runs view hides it unless asked. */
+	never_started?: true;
 }
 
 /**
@@ -116,6 +118,8 @@ export interface RunsOverview {
 	intents: IntentView[];
 	/** Tasks that name no intent. */
 	tasks: TaskView[];
+	/** Runs left out because they never started (asked without `all`); absent when none were. */
+	hidden_runs?: number;
 }
 
 export interface RunDetail {
@@ -169,3 +173,41 @@ export interface DecideResult {
 	restored?: string[];
 	left?: string[];
 }
+
+/**
+ * Whether an agent can start, as far as the desk can tell without starting it (glossary: Agent
+ * check): its program, the version it prints, and its sign-in, read from the files and the
+ * environment variables the agent would use; `unknown` where the desk cannot tell.
+ */
+export interface AgentCheck {
+	/** The agent's name in the run settings. */
+	agent: string;
+	command: string;
+	/** The program's file: the command's absolute path, or found in the PATH's absolute folders. */
+	program?: string;
+	/** What a person calls it, for a program the desk knows (Claude Code, Codex, Gemini CLI). */
+	product?: string;
+	/** The first line of its version, for a program the desk knows and found. */
+	version?: string;
+	/** What to call it: "Claude Code 2.1.3" (its product and version, the product's name said once), else its command. */
+	label: string;
+	login: 'signed-in' | 'not-signed-in' | 'unknown';
+	/** How it is signed in, why it is not, or why the desk cannot tell, in words. */
+	login_detail: string;
+	/** What makes it ready, the main one first: a command in a terminal, or a setting to change. */
+	fixes: AgentFix[];
+	/** When the desk looked: a check is kept a few seconds, never longer (see agentCheck.ts). */
+	checked_at: string;
+}
+
+export type AgentFix =
+	| {
+			kind: 'terminal';
+			/** The button's words: "Sign In to Claude Code", "Install Codex". */
+			title: string;
+			/** The shell command the terminal runs. */
+			command: string;
+			/** What to do in the terminal, when the command alone does not say. */
+			hint?: string;
+	  }
+	| { kind: 'setting'; title: string; setting: string };
