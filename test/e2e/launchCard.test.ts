@@ -81,6 +81,8 @@ it('writes a ticket (every key kept after Ctrl+A), keeps a suggestion, plugs the
 		assert.equal(await cardFrame.evaluate('window.selectAlls'), 0, "the workbench's select-alls after Ctrl+A");
 		const ticketText = tickets.at(-1)!;
 		await suggestion.waitFor({ timeout: 30_000 });
+		// Its score as a share of the best suggestion's (a BM25 weight alone has no scale).
+		assert.match(await suggestion.innerText(), /\b100%/);
 		await page.mouse.move(1200, 700);
 		await page.waitForTimeout(400);
 		await screenshot(page, 'launch-card-suggestions');
@@ -95,7 +97,9 @@ it('writes a ticket (every key kept after Ctrl+A), keeps a suggestion, plugs the
 		assert.match(await target.innerText(), /target[\s\S]*go would freeze v2/i);
 		// The agent Go would start is there (a program the desk does not know: its sign-in unknown).
 		await card.locator('.agent.unknown', { hasText: 'scripted: ' }).waitFor({ timeout: 30_000 });
-		await card.locator('#go').click();
+		// Ctrl+Enter in the ticket presses Go.
+		await ticket.click();
+		await page.keyboard.press('Control+Enter');
 		await card.locator('.launched').waitFor({ timeout: 30_000 });
 		await page.waitForTimeout(600);
 		await screenshot(page, 'launch-card-go');

@@ -68,7 +68,25 @@ ticket.addEventListener('keydown', (event) => {
 	if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'a') {
 		event.stopPropagation();
 	}
+	// Ctrl+Enter (Cmd+Enter) presses Go from the ticket, as it sends in a chat box.
+	if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key === 'Enter') {
+		event.preventDefault();
+		event.stopPropagation();
+		if (go && !go.hasAttribute('disabled')) {
+			goNow();
+		}
+	}
 });
+
+/** Go with the ticket as typed: a change still waiting for the typing pause is sent first. */
+function goNow(): void {
+	if (typing !== undefined) {
+		window.clearTimeout(typing);
+		typing = undefined;
+		vscode.postMessage({ type: 'setTicket', ticket: draft });
+	}
+	vscode.postMessage({ type: 'go' });
+}
 
 let go: HTMLElement | undefined;
 function updateGo(): void {
@@ -140,6 +158,8 @@ function render(current: CardState): void {
 			),
 		);
 	}
+	// Scores are BM25 weights, meaningful only against each other: each is shown as a share of the best.
+	const bestScore = Math.max(...current.suggestions.map((s) => s.score ?? 0), Number.MIN_VALUE);
 	for (const s of current.suggestions) {
 		const keep = button('Keep', 'secondary', { 'aria-label': `Keep ${s.name} as ${s.role}` });
 		keep.addEventListener('click', () => vscode.postMessage({ type: 'keep', id: s.id, role: s.role }));
@@ -150,7 +170,12 @@ function render(current: CardState): void {
 				el('span', { class: 'name' }, s.name),
 				tag(s.role),
 				el('span', { class: 'reason' }, s.reason),
-				s.score !== undefined ? badge(s.score.toFixed(2), 'BM25 weight of the matching terms') : '',
+				s.score !== undefined
+					? badge(
+							`${Math.max(1, Math.round((100 * s.score) / bestScore))}%`,
+							`How well the ticket's words match it, the best suggestion 100% (BM25 weight ${s.score.toFixed(2)})`,
+						)
+					: '',
 				keep,
 			),
 		);
@@ -182,7 +207,8 @@ function render(current: CardState): void {
 	}
 
 	go = button('Go', 'primary', { id: 'go' });
-	go.addEventListener('click', () => vscode.postMessage({ type: 'go' }));
+	go.addEventListener('click', goNow);
+	go.setAttribute('title', 'Go (Ctrl+Enter in the ticket)');
 	updateGo();
 	const footer = el('div', { class: 'footer' }, go);
 	if (current.runWith) {
