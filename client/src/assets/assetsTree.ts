@@ -372,7 +372,7 @@ function assetItem(node: AssetNode): vscode.TreeItem {
 	// Short enough for a default-width sidebar; the tooltip and the accessible label say it in full.
 	item.description = [
 		proposal ? 'retirement proposed' : '',
-		main ? 'main' : '',
+		main ? 'main asset' : '',
 		asset.retired ? 'retired' : '',
 		changes || versions,
 		asset.engine === 'git' && asset.branch ? `git ${asset.branch}` : asset.engine === 'none' ? '' : asset.engine,
