@@ -88,6 +88,15 @@ await Promise.all([
 		// A folder of its own: the PDF page may load this and dist/pdfjs, nothing else of dist/.
 		outfile: 'dist/pdfViewer/pdfViewer.js',
 	}),
+	esbuild.build({
+		...common,
+		platform: 'browser',
+		format: 'iife',
+		target: 'es2022',
+		entryPoints: ['webview/src/runPage.ts'],
+		// A folder of its own: a run's page may load this and nothing else.
+		outfile: 'dist/runPage/runPage.js',
+	}),
 ]);
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(root, 'dist/sql-wasm.wasm'));
 chmodSync(join(root, 'dist/desk.js'), 0o755);

@@ -29,6 +29,7 @@ mkdir -p "$state/user-data/User" "$state/extensions" "$state/home" "$state/tmp"
 [ -f "$state/config.yaml" ] || printf 'auth: none\ncert: false\n' > "$state/config.yaml"
 [ -f "$state/user-data/User/settings.json" ] || printf '{\n  "workbench.startupEditor": "none",\n  "telemetry.telemetryLevel": "off"\n}\n' > "$state/user-data/User/settings.json"
 
+bash "$project/scripts/carry-git-identity.sh" "$state/home"
 export HOME="$state/home" XDG_CONFIG_HOME="$state/home/.config" XDG_DATA_HOME="$state/home/.local/share" TMPDIR="$state/tmp"
 common=(--user-data-dir "$state/user-data" --extensions-dir "$state/extensions")
 node "$entry" "${common[@]}" --force --install-extension "$project/out/agent-desk.vsix" >/dev/null

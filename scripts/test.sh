@@ -25,29 +25,51 @@ npm run --silent package >/dev/null
 
 echo "== tests"
 mkdir -p test-output
-# Node 20's test runner takes no globs: name the files. Two runs side by side: the unit, protocol and
-# command-line files two at a time (each its own process, busy with git, a server or a child), and the
-# end-to-end files one at a time (each drives a code-server and a browser, mostly waiting on them), so
-# the browser's waits overlap the CPU-bound part. Each run's report goes to its log, printed whole when
-# it ends. No test may hang CI: one that takes over ten minutes fails (the slowest take about two), and
-# a file whose tests are done ends even if something it started still holds its event loop.
+# Node 20's test runner takes no globs: name the files. The unit, protocol and command-line files run
+# two at a time (each its own process, busy with git, a server or a child); beside them the end-to-end
+# files one at a time (each drives a code-server and a browser). When the first part ends, a second
+# end-to-end worker takes files from the same queue, so that neither core idles while end-to-end files
+# remain; the longest ones are queued first. Each part's report goes to its log, printed whole at the
+# end. No test may hang CI: one that takes over ten minutes fails (the slowest take about two), and a
+# file whose tests are done ends even if something it started still holds its event loop.
 mapfile -t core < <(find out/test/unit out/test/protocol out/test/cli -name '*.test.js' | sort)
-mapfile -t e2e < <(find out/test/e2e -name '*.test.js' | sort)
+longest_first=(lineage runs realSizeRepo attachments runGate extensionHost endings deskTools hostileText launchCard)
+e2e=()
+for name in "${longest_first[@]}"; do
+  [ -f "out/test/e2e/$name.test.js" ] && e2e+=("out/test/e2e/$name.test.js")
+done
+while IFS= read -r file; do
+  [[ " ${e2e[*]} " == *" $file "* ]] || e2e+=("$file")
+done < <(find out/test/e2e -name '*.test.js' | sort)
+node_test() {
+  node --test --test-timeout=600000 --test-force-exit --test-reporter=spec "$@"
+}
 run_part() {
   local name="$1" concurrency="$2"
   shift 2
   local began=$(date +%s) status=0
-  node --test --test-concurrency="$concurrency" --test-timeout=600000 --test-force-exit --test-reporter=spec "$@" \
-    > "test-output/$name.log" 2>&1 || status=$?
+  node_test --test-concurrency="$concurrency" "$@" > "test-output/$name.log" 2>&1 || status=$?
   echo "$status $(( $(date +%s) - began ))" > "test-output/$name.status"
 }
-run_part core 2 "${core[@]}" &
+claims="test-output/e2e-claims"
+rm -rf "$claims" && mkdir -p "$claims"
+# An end-to-end worker: each file of the queue that no other worker took (mkdir is the atomic claim).
+e2e_worker() {
+  local name="$1" began=$(date +%s) status=0 file
+  : > "test-output/$name.log"
+  for file in "${e2e[@]}"; do
+    mkdir "$claims/$(basename "$file")" 2>/dev/null || continue
+    node_test --test-concurrency=1 "$file" >> "test-output/$name.log" 2>&1 || status=1
+  done
+  echo "$status $(( $(date +%s) - began ))" > "test-output/$name.status"
+}
+( run_part core 2 "${core[@]}"; e2e_worker e2e-2 ) &
 core_pid=$!
-run_part e2e 1 "${e2e[@]}" &
+e2e_worker e2e-1 &
 e2e_pid=$!
 wait "$core_pid" "$e2e_pid"
 failed=0
-for part in core e2e; do
+for part in core e2e-1 e2e-2; do
   read -r status seconds < "test-output/$part.status"
   echo "== $part tests ($seconds s): test-output/$part.log"
   cat "test-output/$part.log"

@@ -16,6 +16,7 @@ import { activateCard } from './card/activateCard';
 import { isDamagedStore, offerRecovery, type RecoveryHost } from './common/damagedStore';
 import { DeskClient, DeskRequestError, type DeskState } from './common/deskClient';
 import { errorReporter } from './common/reportError';
+import { logRoutineMessagesTo } from './common/messages';
 import { restartOnUnexpectedExit } from './common/serverRestarts';
 import { DeskStatusBar } from './common/statusBar';
 import type { WindowProject } from './common/windowProjects';
@@ -43,6 +44,7 @@ export interface AgentDeskApi {
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentDeskApi> {
 	const output = vscode.window.createOutputChannel('Agent Desk', { log: true });
+	logRoutineMessagesTo(output);
 	const desk = new DeskClient(context, output);
 	const statusBar = new DeskStatusBar();
 	const reportError = errorReporter(output);
@@ -153,7 +155,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 				AttachmentsDidChange: () => attachments.refresh(),
 				SuggestIndexDidChange: ({ project, ...progress }) =>
 					void cards.onIndexProgress(project, progress).catch((error: unknown) => reportError(error)),
-				RunDidFinish: runs.onRunFinished,
+				RunDidFinish: (params) => {
+					runs.onRunFinished(params);
+					cards.onRunFinished(params);
+				},
 				SnapshotProgress: assets.onSnapshotProgress,
 				HistoryRewritten: assets.onHistoryRewritten,
 			});

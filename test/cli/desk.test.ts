@@ -12,6 +12,15 @@ import { desk } from '../helpers/deskCli';
 import { personLabel } from '../../server/src/operations/actor';
 import { personIdentity } from '../../server/src/operations/identity';
 
+/** `desk --store STORE … --json`, which must succeed, parsed. */
+function jsonOf(store: string) {
+	return <T>(...args: string[]): T => {
+		const result = desk('--store', store, ...args, '--json');
+		assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+		return JSON.parse(result.stdout) as T;
+	};
+}
+
 describe('the desk command line', () => {
 	it('imports a repository top into a new project as its main asset, lists it and its versions as JSON', async () => {
 		const root = tempDir();
@@ -160,11 +169,7 @@ describe('the desk command line over git assets', () => {
 		fs.symlinkSync('docs/guide.md', path.join(repo, 'README.md'));
 		const pinned = commitAll(repo, 'a script, a guide and a link to it');
 		commitSubmodule(repo, 'vendor/lib', pinned, 'vendor/lib as a submodule');
-		const json = <T>(...args: string[]): T => {
-			const result = desk('--store', store, ...args, '--json');
-			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
-			return JSON.parse(result.stdout) as T;
-		};
+		const json = jsonOf(store);
 		const { asset } = json<{ asset: AssetRecord }>('asset', 'import', '--dir', repo, '--project', 'shop', '--main');
 
 		const lsTree = git(repo, 'ls-tree', '-r', '--name-only', 'HEAD').split('\n');
@@ -206,14 +211,31 @@ describe('the desk command line over git assets', () => {
 });
 
 describe('the desk command line over snapshot assets', () => {
+	it('makes a new skill whose v1 is its SKILL.md (asset import --new NAME --skill DESCRIPTION)', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const json = jsonOf(store);
+		const skill = json<{ asset: AssetRecord }>(
+			'asset',
+			'import',
+			'--new',
+			'sql-review',
+			'--skill',
+			'Reviews SQL: use it on migrations',
+		);
+		assert.deepEqual([skill.asset.kind, skill.asset.about], ['skill', 'Reviews SQL: use it on migrations']);
+		assert.match(desk('--store', store, 'asset', 'cat', skill.asset.id, 'SKILL.md').stdout, /^---\nname: sql-review\n/);
+		assert.equal(
+			desk('--store', store, 'asset', 'import', '--dir', root, '--skill', 'x').code,
+			64,
+			'--skill needs --new',
+		);
+	});
+
 	it('makes a new asset, writes a version, reads it back, diffs, mounts, tags and retires it', () => {
 		const root = tempDir();
 		const store = path.join(root, 'library');
-		const json = <T>(...args: string[]): T => {
-			const result = desk('--store', store, ...args, '--json');
-			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
-			return JSON.parse(result.stdout) as T;
-		};
+		const json = jsonOf(store);
 		const { asset } = json<{ asset: AssetRecord }>('asset', 'import', '--new', 'research', '--project', 'shop');
 		assert.equal(asset.picked_version, 1);
 		const source = path.join(root, 'plan.md');
@@ -374,11 +396,7 @@ describe('the desk command line over launch cards', () => {
 		const root = tempDir();
 		const store = path.join(root, 'library');
 		const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
-		const json = <T>(...args: string[]): T => {
-			const result = desk('--store', store, ...args, '--json');
-			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
-			return JSON.parse(result.stdout) as T;
-		};
+		const json = jsonOf(store);
 		const repoAsset = json<{ asset: AssetRecord }>(
 			'asset',
 			'import',
@@ -444,11 +462,7 @@ describe('the desk command line over launch cards', () => {
 		const shop = makeRepo(path.join(root, 'shop'), { commits: 2 });
 		const billing = makeRepo(path.join(root, 'billing'), { commits: 1 });
 		git(shop, 'worktree', 'add', '-q', path.join(root, 'shop-wt'), '-b', 'side');
-		const json = <T>(...args: string[]): T => {
-			const result = desk('--store', store, ...args, '--json');
-			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
-			return JSON.parse(result.stdout) as T;
-		};
+		const json = jsonOf(store);
 		const own = json<{ asset: AssetRecord }>('asset', 'import', '--dir', shop, '--project', 'shop', '--main').asset;
 		// The project's main asset is now another repository; runs of the project still write shop.
 		const other = json<{ asset: AssetRecord; project: ProjectRecord }>(
@@ -502,11 +516,7 @@ describe('the desk command line over launch cards', () => {
 		const root = tempDir();
 		const store = path.join(root, 'library');
 		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
-		const json = <T>(...args: string[]): T => {
-			const result = desk('--store', store, ...args, '--json');
-			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
-			return JSON.parse(result.stdout) as T;
-		};
+		const json = jsonOf(store);
 		json('asset', 'import', '--dir', repo, '--project', 'shop', '--main');
 		const imported = (name: string, file: string, text: string) => {
 			const dir = path.join(root, name);
@@ -557,11 +567,7 @@ describe('the desk command line over launch cards', () => {
 		const root = tempDir();
 		const store = path.join(root, 'library');
 		const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
-		const json = <T>(...args: string[]): T => {
-			const result = desk('--store', store, ...args, '--json');
-			assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
-			return JSON.parse(result.stdout) as T;
-		};
+		const json = jsonOf(store);
 		json('asset', 'import', '--dir', repo, '--project', 'shop', '--main');
 		const notes = path.join(root, 'field-notes');
 		fs.mkdirSync(notes);

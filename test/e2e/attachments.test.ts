@@ -554,7 +554,7 @@ it('a run attaches a PNG, a CSV and an HTML file; each opens from the Attachment
 
 		// Reveal in Run: the run's page.
 		await contextMenu(page, /^chart\.png/, 'Reveal in Run');
-		await webviewWith(page, 'Run of “Write the weekly report”');
+		await webviewWith(page, 'Run 1 of “Write the weekly report”');
 
 		// Delete: a confirmation naming the file and saying it is recorded, then the row is gone.
 		await contextMenu(page, /^orders\.csv/, 'Delete');

@@ -18,6 +18,7 @@ import {
 	openAgentDesk,
 	runCommand,
 	screenshot,
+	statusMessage,
 	tooltipOf,
 	waitFor,
 	webviewWith,
@@ -109,7 +110,7 @@ it('Search Library… finds an asset and opens it; a proposal to retire one is a
 
 		await proposed.click();
 		await proposed.getByRole('button', { name: 'Accept Retirement' }).click();
-		await page.locator('.notification-toast', { hasText: 'old-notes is retired' }).waitFor({ timeout: 30_000 });
+		await statusMessage(page, 'old-notes is retired').waitFor({ timeout: 30_000 });
 		await proposed.waitFor({ state: 'detached', timeout: 30_000 });
 		const listed = desk('--store', library, '--json', 'assets', 'list', '--all');
 		const record = (JSON.parse(listed.stdout) as AssetRecord[]).find((a) => a.id === stale.id);
@@ -157,15 +158,19 @@ it('the run page lists the desk tool calls of a run apart from the agent’s own
 		assert.match(rows[0]!, /^asset_search\s+query: "shop"\s+ok\s.*toolu_\d+$/s);
 		assert.match(rows[1]!, /^attach\s+note: "what I found", path: "notes\/report\.md"\s+ok\s.*toolu_\d+$/s);
 		assert.match(rows[2]!, /^asset_tags\s.*error\s+operation\.outsideRun/s);
-		// The agent's own calls stay in their own section, the desk tools there by their MCP names.
-		const ownRows = await frame
-			.locator('xpath=//h2[starts-with(., "Tool calls (")]/following-sibling::table[1]/tbody/tr')
-			.allInnerTexts();
-		assert.ok(
-			ownRows.some((r) => r.startsWith('mcp__desk__attach')),
-			ownRows.join('\n'),
-		);
-		assert.ok(!ownRows.some((r) => /^(asset_search|attach|asset_tags)\s/.test(r)), ownRows.join('\n'));
+		// The conversation has the agent's own calls, a desk tool by its name and marked as one, with what
+		// the desk recorded of it (paired by the agent's call id), each once.
+		const calls = await frame.locator('.conversation details.call > summary').allInnerTexts();
+		for (const tool of ['asset_search', 'attach', 'asset_tags']) {
+			assert.equal(
+				calls.filter((c) => new RegExp(`^[✓✗]?\\s*${tool}\\s+desk tool\\b`).test(c)).length,
+				1,
+				calls.join('\n'),
+			);
+		}
+		const conversation = (await frame.locator('.conversation').allTextContents()).join('\n');
+		assert.match(conversation, /Through the desk: attach answered/);
+		assert.match(conversation, /Through the desk: asset_tags refused — .*operation\.outsideRun/);
 		await runCommand(page, 'Notifications: Clear All Notifications');
 		await frame.locator('h2:has-text("Desk tool calls")').scrollIntoViewIfNeeded();
 		await page.mouse.move(1200, 700);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { launchScriptedRun, screenshot } from '../helpers/codeServer';
+import { launchScriptedRun, screenshot, statusMessage } from '../helpers/codeServer';
 import { git } from '../helpers/gitRepo';
 
 /** The first Runs view row named `item`, its context menu's `entry` run from the keyboard. */
@@ -34,9 +34,9 @@ it('Cancel Intent… on an intent row asks first, abandons its failed run and sh
 		);
 		await screenshot(page, 'endings-1-confirm');
 		await dialog.getByRole('button', { name: 'Cancel Intent', exact: true }).click();
-		await page
-			.locator('.notification-toast', { hasText: 'intent ‘Add a broken greeting’ is cancelled (1 run(s) abandoned)' })
-			.waitFor({ timeout: 30_000 });
+		await statusMessage(page, 'intent ‘Add a broken greeting’ is cancelled (1 run(s) abandoned)').waitFor({
+			timeout: 30_000,
+		});
 		await page.getByRole('treeitem', { name: /^Run, failed · abandoned/ }).waitFor({ timeout: 30_000 });
 		assert.equal(git(repo, 'status', '--porcelain'), '', "the agent's file is gone from the checkout");
 		const intentRow = page.locator('.monaco-list-row', { hasText: 'Add a broken greeting' }).first();

@@ -3,7 +3,15 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openAgentDesk, projectRoot, runCommand, screenshot, tooltipOf, typeTicket } from '../helpers/codeServer';
+import {
+	openAgentDesk,
+	projectRoot,
+	runCommand,
+	screenshot,
+	statusMessage,
+	tooltipOf,
+	typeTicket,
+} from '../helpers/codeServer';
 import { makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -72,16 +80,16 @@ it('an asset and file named with a command link, Markdown and a bidi override sh
 		await choice.waitFor();
 		assert.equal(await choice.locator('.codicon-warning').count(), 0, 'no icon in the pick');
 		await page.keyboard.press('Enter');
-		const toast = page.locator('.notification-toast', { hasText: 'v2 — 2 files' });
-		await toast.waitFor({ timeout: 30_000 });
-		const toastText = await toast.innerText();
+		// A routine confirmation: the status bar, where `$(name)` would otherwise draw an icon.
+		const status = statusMessage(page, 'v2 — 2 files');
+		await status.waitFor({ timeout: 30_000 });
+		const statusText = await status.innerText();
 		assert.ok(
-			toastText.includes('notes [click] (command:workbench.action.openSettings) **b** $(warning) \\u202eexe.txt v2'),
-			toastText,
+			statusText.includes('notes [click](command:workbench.action.openSettings) **b** $(warning) \\u202eexe.txt v2'),
+			statusText,
 		);
-		assert.equal(await toast.locator('.notification-list-item-message a').count(), 0, 'no link in the notification');
-		await page.waitForTimeout(800);
-		await screenshot(page, 'hostile-notification');
+		assert.equal(await status.locator('.codicon').count(), 0, 'no icon drawn in the status bar message');
+		await screenshot(page, 'hostile-status-message');
 
 		// The launch card suggests the asset for a ticket that names it: the name shown as text there too.
 		const { card } = await typeTicket(page, 'Read the notes');

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { launchScriptedRun, runCommand, screenshot, waitFor, webviewWith } from '../helpers/codeServer';
+import { launchScriptedRun, runCommand, screenshot, statusMessage, waitFor, webviewWith } from '../helpers/codeServer';
 import { git } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 
@@ -93,9 +93,7 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 		await runCommand(page, 'Agent Desk: Remember…');
 		await answerInput(page, 'Remember (main)', 'Run npm test before landing; the checks are in package.json.');
 		await answerInput(page, 'Remember (main): title', 'Tests');
-		await page
-			.locator('.notification-toast', { hasText: 'remembered in .desk-memory/main.json' })
-			.waitFor({ timeout: 30_000 });
+		await statusMessage(page, 'remembered in .desk-memory/main.json').waitFor({ timeout: 30_000 });
 		await runCommand(page, 'Notifications: Clear All Notifications');
 
 		// Branch from Here… on the landed run: main is the only root, so only the prompt is asked.
@@ -127,9 +125,7 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 		// the note its final answer at the gate became.
 		await contextMenu(page, /^Run, waiting for review/, 'Post Note…');
 		await answerInput(page, 'Post Note', 'The docs cite src/greeting.ts; nothing else changed.');
-		await page
-			.locator('.notification-toast', { hasText: 'note posted to the starter’s board' })
-			.waitFor({ timeout: 30_000 });
+		await statusMessage(page, 'note posted to the starter’s board').waitFor({ timeout: 30_000 });
 		await runCommand(page, 'Notifications: Clear All Notifications');
 		await page
 			.getByRole('treeitem', { name: /^Board, 2 notes/ })
@@ -163,9 +159,7 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 
 		await report.getByRole('button', { name: 'Answer…', exact: true }).click();
 		await answerInput(page, 'Answer Report', 'Thanks: the docs read well.');
-		await page
-			.locator('.notification-toast', { hasText: 'answered ‘Document the greeting helper' })
-			.waitFor({ timeout: 30_000 });
+		await statusMessage(page, 'answered ‘Document the greeting helper').waitFor({ timeout: 30_000 });
 		await runCommand(page, 'Notifications: Clear All Notifications');
 
 		// The Board under the starter run: the report (answered) and the answer, newest first.
@@ -274,11 +268,9 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 		// Memorize Landing… of the branch: the summary agent's memory, with the landing as its provenance.
 		await runCommand(page, 'Agent Desk: Memorize Landing…');
 		await pickItem(page, 'Memorize which landing?', 'Document the greeting helper in docs/greeting.md');
-		await page
-			.locator('.notification-toast', {
-				hasText: 'memorized ‘Document the greeting helper in docs/greeting.md’: 1 memory added',
-			})
-			.waitFor({ timeout: 60_000 });
+		await statusMessage(page, 'memorized ‘Document the greeting helper in docs/greeting.md’: 1 memory added').waitFor({
+			timeout: 60_000,
+		});
 		await page
 			.getByRole('treeitem', {
 				name: /^Memory Greeting docs, from landing [0-9a-f]{7} · .* · “docs\/greeting\.md documents greet\(name\)/,
@@ -295,9 +287,7 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 		await runCommand(page, 'Agent Desk: Remember…');
 		await answerInput(page, 'Remember (main)', 'greet(name) lives in src/greeting.ts; its docs are docs/greeting.md.');
 		await answerInput(page, 'Remember (main): title', 'Greeting helper');
-		await page
-			.locator('.notification-toast', { hasText: 'remembered in .desk-memory/main.json' })
-			.waitFor({ timeout: 30_000 });
+		await statusMessage(page, 'remembered in .desk-memory/main.json').waitFor({ timeout: 30_000 });
 		await page
 			.getByRole('treeitem', { name: /^Root main, \.desk-memory\/main\.json · 3 memories · uncommitted/ })
 			.waitFor({ timeout: 30_000 });
@@ -358,7 +348,7 @@ it('branches from a run, lands the branch at the gate, answers its one report, a
 		await runCommand(page, 'Agent Desk: New Lineage Root…');
 		await answerInput(page, 'New Lineage Root', 'docs-site');
 		await answerInput(page, 'New Lineage Root: docs-site', 'The documentation site, reviewed apart from the code.');
-		await page.locator('.notification-toast', { hasText: 'listed root docs-site' }).waitFor({ timeout: 30_000 });
+		await statusMessage(page, 'listed root docs-site').waitFor({ timeout: 30_000 });
 		await page.getByRole('treeitem', { name: /^Roots, 2 roots · 1 branch/ }).waitFor({ timeout: 30_000 });
 		await page
 			.getByRole('treeitem', { name: /^Root docs-site, no branch yet · The documentation site/ })

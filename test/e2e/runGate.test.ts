@@ -94,7 +94,7 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		const runPage = await webviewWith(page, 'Waiting for your review');
 		const pageText = await runPage.locator('body').innerText();
 		for (const expected of [
-			'Run of “Add a greeting helper”',
+			'Run 1 of “Add a greeting helper”',
 			'Evidence (1 passed, 0 failed)',
 			'greeting-exists',
 			'✓ passed',
@@ -257,6 +257,89 @@ it('tells of a failed run with Show Run and Retry; Retry on the shared checkout 
 		await screenshot(page, 'run-gate-7-abandoned');
 	} finally {
 		await screenshot(page, 'run-gate-fail-final').catch(() => undefined);
+		await close();
+	}
+});
+
+it('lands a run with a failing check only past a warning that names it, asks once for the identity git lacks, and offers to merge the run’s own branch', async () => {
+	const { repo, page, close } = await launchScriptedRun(
+		'desk-gate-branch-e2e-',
+		{ writes: [{ path: 'src/greeting.ts', content: greeting }] },
+		'Add a greeting helper on a branch',
+		{
+			'agentDesk.runs.isolation': 'worktree',
+			'agentDesk.runs.maxAttempts': 1,
+			'agentDesk.checks': [
+				{
+					id: 'greeting-tested',
+					executable: process.execPath,
+					args: ['-e', "require('fs').accessSync('src/greeting.test.ts')"],
+					timeout: 30,
+				},
+			],
+		},
+		// A machine where git was never set up: the landing asks who commits.
+		{ gitIdentity: false },
+	);
+	const headBefore = git(repo, 'rev-parse', 'HEAD');
+	try {
+		await page.locator('.notification-toast', { hasText: 'checks: 0 passed, 1 failed' }).waitFor({ timeout: 90_000 });
+		await runCommand(page, 'Agent Desk: Approve and Land Run…');
+		await page
+			.locator('.quick-input-list .monaco-list-row', { hasText: 'Add a greeting helper on a branch' })
+			.waitFor({ timeout: 30_000 });
+		await page.keyboard.press('Enter');
+		await page
+			.locator('.quick-input-widget', { hasText: 'Approve and Land: Add a greeting helper on a branch' })
+			.waitFor({ timeout: 30_000 });
+		await page.keyboard.press('Enter');
+		// A warning that names the failing check; Enter would review the checks, not land.
+		const dialog = page.locator('.monaco-dialog-box');
+		await dialog.waitFor({ timeout: 30_000 });
+		const question = await dialog.innerText();
+		assert.match(question, /Land run ‘Add a greeting helper on a branch’ with 1 failing check\?/);
+		assert.match(question, /This check of the change failed:\n\s*✕ greeting-tested \(exit 1/);
+		assert.match(
+			question,
+			/Commit 1 file on desk\/run-\S+, the run's own branch, .* main does not get it until you merge it/,
+		);
+		assert.equal(await dialog.locator('.dialog-icon.codicon-dialog-warning').count(), 1, 'the warning icon');
+		assert.equal(await page.evaluate('document.activeElement && document.activeElement.textContent'), 'Review Checks');
+		await screenshot(page, 'run-gate-8-failing-check-confirm');
+		await dialog.getByRole('button', { name: 'Land Anyway', exact: true }).click();
+
+		// Git has no identity here: asked once, then the commit is the person's.
+		const input = page.locator('.quick-input-widget input[type="text"]');
+		await page.locator('.quick-input-widget', { hasText: 'Your name for the commit' }).waitFor({ timeout: 30_000 });
+		await screenshot(page, 'run-gate-9-identity');
+		await input.fill('Ada Lovelace');
+		await page.keyboard.press('Enter');
+		await page.locator('.quick-input-widget', { hasText: 'Your email for the commit' }).waitFor({ timeout: 30_000 });
+		await input.fill('ada@example.com');
+		await page.keyboard.press('Enter');
+
+		// Landed on the run's own branch; the report offers to merge it into main.
+		const landed = page.locator('.notification-toast', { hasText: "the run's own branch: main does not have it yet" });
+		await landed.waitFor({ timeout: 30_000 });
+		assert.deepEqual((await landed.locator('.monaco-button').allInnerTexts()).slice(0, 3), [
+			'Merge into main',
+			'Switch to Branch',
+			'Copy Commit Id',
+		]);
+		const branch = /on (desk\/run-\S+), the run's own branch/.exec(await landed.innerText())?.[1];
+		assert.ok(branch, await landed.innerText());
+		const commit = git(repo, 'rev-parse', branch);
+		assert.equal(git(repo, 'log', '-1', '--format=%cn <%ce>', commit), 'Ada Lovelace <ada@example.com>');
+		assert.equal(git(repo, 'rev-parse', 'HEAD'), headBefore, 'main is as it was until merged');
+		await page.waitForTimeout(800);
+		await screenshot(page, 'run-gate-10-landed-on-branch');
+		await landed.getByRole('button', { name: 'Merge into main', exact: true }).click();
+		await waitFor(async () => git(repo, 'rev-parse', 'HEAD') === commit, 30_000, 'main to have the landed commit');
+		assert.equal(git(repo, 'show', 'HEAD:src/greeting.ts'), greeting.trimEnd());
+		await page.waitForTimeout(800);
+		await screenshot(page, 'run-gate-11-merged');
+	} finally {
+		await screenshot(page, 'run-gate-branch-final').catch(() => undefined);
 		await close();
 	}
 });

@@ -5,7 +5,7 @@ import { it } from 'node:test';
 import { newDecision, seal } from '../../server/src/ai/model';
 import { GitRepository } from '../../server/src/git/repository';
 import { exportHistory } from '../../server/src/git/historyRef';
-import { openAgentDesk, runCommand, screenshot, waitFor } from '../helpers/codeServer';
+import { openAgentDesk, runCommand, screenshot, statusMessage, waitFor } from '../helpers/codeServer';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 import { completeChain } from '../unit/ai/chain';
@@ -38,9 +38,7 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		await page.getByRole('treeitem', { name: /^shop, main asset/ }).waitFor({ timeout: 60_000 });
 		await runCommand(page, 'Agent Desk: Import Run History');
-		await page
-			.locator('.notification-toast', { hasText: `${chain.all.length} objects imported` })
-			.waitFor({ timeout: 30_000 });
+		await statusMessage(page, `${chain.all.length} objects imported`).waitFor({ timeout: 30_000 });
 
 		const intent = page.getByRole('treeitem', { name: /^Add pagination to the user list API/ });
 		await intent.waitFor({ timeout: 30_000 });
@@ -62,19 +60,24 @@ it('imports a run history ref and shows the chain in the Runs view, the run page
 			30_000,
 			'the run page',
 		);
-		assert.match(await page.locator('.tab.active').first().innerText(), /Run: Paginate GET \/users/);
+		assert.match(await page.locator('.tab.active').first().innerText(), /Run 1: Paginate GET \/users/);
 		const text = await preview.locator('body').innerText();
 		for (const expected of [
-			'Run of “Paginate GET /users”',
+			'Run 1 of “Paginate GET /users”',
 			'claude-sonnet-4',
 			'1,500',
 			'Add limit and offset query parameters',
-			'intent_analysis',
+			// The conversation: the ticket and the agent's calls, in a person's words.
+			'Conversation',
+			'read_file',
+			'edit_file',
 			'npm test',
 			'commit',
 		]) {
 			assert.ok(text.includes(expected), `the run page shows ${expected}`);
 		}
+		// Nothing in the desk's internal words.
+		assert.doesNotMatch(text, /intent_analysis|context pipeline|frames?\b/i);
 		await page.mouse.move(900, 500);
 		await page.waitForTimeout(600);
 		await screenshot(page, 'runs-view-and-page');

@@ -110,4 +110,35 @@ describe('Agent Desk in the workbench', () => {
 		assert.ok(fs.existsSync(path.join(libraryDir, 'library.db')));
 		assert.ok(fs.existsSync(path.join(repo, '.desk', 'project.db')));
 	});
+
+	it('offers a Getting Started walkthrough from the open repository to a landed commit', async () => {
+		await runCommand(page, 'Welcome: Open Walkthrough...');
+		const input = page.locator('.quick-input-widget input[type="text"]');
+		await input.fill('Get Started with Agent Desk');
+		await page
+			.locator('.quick-input-list .monaco-list-row', { hasText: 'Get Started with Agent Desk' })
+			.first()
+			.click();
+		const steps = page.locator('.getting-started-step');
+		await waitFor(async () => (await steps.count()) === 5, 30_000, 'the five steps');
+		const titles = (await steps.locator('.step-title').allInnerTexts()).map((t) => t.trim());
+		assert.deepEqual(titles, [
+			'Your repository is the main asset',
+			'Add what an agent should read',
+			'Write a ticket',
+			'Go, and follow the run',
+			'Review at the gate, and land',
+		]);
+		// The first step's button shows the Agent Desk views, which checks the step.
+		await steps.first().getByRole('button', { name: 'Open Agent Desk' }).click();
+		await waitFor(
+			async () => (await steps.first().getAttribute('aria-checked')) === 'true',
+			10_000,
+			'the first step checked',
+		);
+		await steps.nth(1).click();
+		await page.locator('.getting-started-step.expanded', { hasText: 'Add what an agent should read' }).waitFor();
+		await page.waitForTimeout(800);
+		await screenshot(page, 'walkthrough');
+	});
 });

@@ -57,7 +57,7 @@ describe('Agent Desk in the extension host', () => {
 		assert.equal(item.label, outcome.asset.name);
 		assert.match(
 			String(item.description),
-			new RegExp(`^main · ${expected} versions? · git ${outcome.asset.branch} · code$`),
+			new RegExp(`^main asset · ${expected} versions? · git ${outcome.asset.branch} · code$`),
 		);
 		assert.match(item.accessibilityInformation?.label ?? '', /main asset/);
 	});

@@ -43,6 +43,11 @@ export interface CodeServerOptions {
 	env?: NodeJS.ProcessEnv;
 	/** false: workspace trust stays on, and the folder opens in Restricted Mode without a prompt. */
 	trustAll?: boolean;
+	/**
+	 * false: the workbench's home has no git identity, as on a machine where git was never set up
+	 * (a landing then asks for one); else it has the person's, as most have.
+	 */
+	gitIdentity?: boolean;
 }
 
 export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
@@ -54,6 +59,9 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 	fs.mkdirSync(extensionsDir, { recursive: true });
 	fs.mkdirSync(path.join(home, 'tmp'), { recursive: true });
 	fs.writeFileSync(path.join(home, 'config.yaml'), 'auth: none\ncert: false\n');
+	if (options.gitIdentity !== false) {
+		fs.writeFileSync(path.join(home, '.gitconfig'), '[user]\n\tname = Test Person\n\temail = person@example.com\n');
+	}
 	fs.writeFileSync(
 		path.join(userDataDir, 'User', 'settings.json'),
 		JSON.stringify(
@@ -234,6 +242,11 @@ export async function openWorkbench(
  * Runs a command from the command palette by its whole title: the row whose label is exactly
  * `title` (the palette also lists titles that merely contain its words, sorted before it).
  */
+/** A routine confirmation of the extension: a status bar message for ten seconds, never a notification. */
+export function statusMessage(page: Page, text: string): Locator {
+	return page.locator('.statusbar-item', { hasText: text });
+}
+
 export async function runCommand(page: Page, title: string): Promise<void> {
 	await page.keyboard.press('F1');
 	const input = page.locator('.quick-input-widget input[type="text"]');
@@ -417,7 +430,7 @@ export async function launchScriptedRun(
 	scenario: Scenario,
 	ticket: string,
 	settings: Record<string, unknown> = {},
-	options: { install?: string[] } = {},
+	options: { install?: string[]; gitIdentity?: boolean } = {},
 ): Promise<ScriptedRunBench> {
 	const root = tempDir(prefix);
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
@@ -425,6 +438,7 @@ export async function launchScriptedRun(
 		folder: repo,
 		libraryFolder: path.join(root, 'library'),
 		install: options.install,
+		...(options.gitIdentity === false ? { gitIdentity: false } : {}),
 		settings: { 'agentDesk.agents': scriptedAgentSettings(scenario).agents, ...settings },
 	});
 	const { page } = bench;
@@ -435,9 +449,7 @@ export async function launchScriptedRun(
 		const card = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
 		const editor = card.locator('#ticket textarea');
 		await editor.waitFor({ timeout: 30_000 });
-		await card
-			.locator('.run-with', { hasText: 'Go runs agent scripted in the shared checkout' })
-			.waitFor({ timeout: 30_000 });
+		await card.locator('.run-with', { hasText: 'Go runs agent scripted in ' }).waitFor({ timeout: 30_000 });
 		await editor.click();
 		await page.keyboard.type(ticket, { delay: 5 });
 		await page.waitForTimeout(500);

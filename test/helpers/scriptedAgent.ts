@@ -12,6 +12,10 @@ export interface Scenario {
 	deletes?: string[];
 	/** Paths replaced by links to `target` (a file or folder made a link). */
 	links?: Array<{ path: string; target: string }>;
+	/** Messages the work node says to the person before its tool calls. */
+	say?: string[];
+	/** Shell calls the work node reports, each with what it printed. */
+	printed?: Array<{ command: string; output: string }>;
 	tryRead?: string[];
 	/** Environment variables printed (a Bash tool call each, its output the value), as a careless agent would. */
 	printEnv?: string[];

@@ -4,16 +4,21 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
 	CancelRun,
+	CheckAgents,
 	DecideRun,
+	GetCard,
 	LaunchGo,
+	ListRuns,
 	OpenWorkspace,
 	PatchSetFiles,
+	ReadRunText,
 	SetTicket,
 	RunDidFinish,
 	RunsDidChange,
 	ShowRun,
 	type DeskErrorJson,
 } from '../../server/src/protocol/protocol';
+import { fakeClaudeFolder } from '../helpers/fakeAgentCli';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { carrierOf } from '../helpers/runProcesses';
@@ -59,6 +64,7 @@ describe('executed runs over JSON-RPC', () => {
 				run: record.run,
 				status: 'gate',
 				title: 'Add a changelog',
+				agent: 'scripted',
 				touched: 1,
 				checks: { passed: 0, failed: 0 },
 			},
@@ -109,6 +115,57 @@ describe('executed runs over JSON-RPC', () => {
 		assert.equal((again.data as DeskErrorJson).code, 'run.notAwaitingDecision');
 	});
 
+	it("the run's conversation is in its record, and the texts it stored are read back: a call's output, whole or its beginning, a check's log; no other blob", async () => {
+		await server.call(SetTicket, { project: 'shop', ticket: 'Add a licence' });
+		const settings = scriptedAgentSettings(
+			{ writes: [{ path: 'LICENCE', content: 'MIT\n' }], answer: 'Added the MIT licence.' },
+			{
+				checks: [
+					{
+						id: 'says-hello',
+						executable: process.execPath,
+						args: ['-e', "console.log('hello from the check')"],
+						timeout: 30,
+						cwd: '',
+					},
+				],
+			},
+		);
+		const record = await server.call(LaunchGo, { project: 'shop', settings });
+		await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to finish');
+		const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
+		const said = detail
+			.pipeline!.frames.filter((f) => typeof f.kind === 'object' && f.kind.other === 'agent_message')
+			.map((f) => f.data as { run: string; node: string; text: string });
+		assert.deepEqual(
+			said.map((m) => [m.run, m.node, m.text.split('\n')[0]]),
+			[
+				[record.run, 'plan', '1. Read the code'],
+				[record.run, 'work', 'Added the MIT licence.'],
+			],
+		);
+		const write = detail.tool_invocations.find((t) => t.tool_name === 'Write')!;
+		const hash = write.artifacts[0]!.hash!;
+		const output = await server.call(ReadRunText, { project: 'shop', run: record.run, hash });
+		assert.match(output.text, /^File created successfully at: .*LICENCE$/);
+		assert.deepEqual([output.bytes, output.partial], [Buffer.byteLength(output.text), false]);
+		const head = await server.call(ReadRunText, { project: 'shop', run: record.run, hash, max_bytes: 4 });
+		assert.deepEqual([head.text, head.partial, head.bytes], ['File', true, output.bytes]);
+		const log = detail.evidence[0]!.report_artifacts[0]!.hash!;
+		assert.equal(
+			(await server.call(ReadRunText, { project: 'shop', run: record.run, hash: log })).text,
+			'hello from the check\n',
+		);
+		// A blob of the library that no record of the run names is not read through it.
+		const other = await expectRpcError(server.connection, ReadRunText.method, {
+			project: 'shop',
+			run: record.run,
+			hash: 'a'.repeat(64),
+		});
+		assert.equal((other.data as DeskErrorJson).code, 'ai.notFound');
+		await server.call(DecideRun, { project: 'shop', run: record.run, decision: 'abandon', rationale: 'a test' });
+	});
+
 	it('bad settings are refused by field before Go changes anything', async () => {
 		await server.call(SetTicket, { project: 'shop', ticket: 'Something' });
 		const refused = await expectRpcError(server.connection, LaunchGo.method, {
@@ -150,20 +207,73 @@ describe('executed runs over JSON-RPC', () => {
 		assert.equal(end.error, 'cancelled: wrong ticket');
 	});
 
-	it('an agent that cannot be started fails the run at once, with the reason', async () => {
+	it('Go with an agent whose program is not installed is refused before anything is made; the card keeps its ticket', async () => {
 		await server.call(SetTicket, { project: 'shop', ticket: 'Nobody is there' });
-		const record = await server.call(LaunchGo, {
+		const before = await server.call(ListRuns, { project: 'shop', all: true });
+		const refused = await expectRpcError(server.connection, LaunchGo.method, {
 			project: 'shop',
 			settings: {
 				agents: [{ name: 'ghost', command: 'no-such-agent-program', format: 'claude-stream-json' }],
 				sandbox: 'off',
 			},
 		});
+		assert.equal((refused.data as DeskErrorJson).code, 'run.agentMissing');
+		assert.deepEqual((refused.data as DeskErrorJson).data, { agent: 'ghost', command: 'no-such-agent-program' });
+		assert.match(refused.message, /The agent \(no-such-agent-program, agent ghost\) is not installed/);
+		assert.deepEqual(await server.call(ListRuns, { project: 'shop', all: true }), before, 'no intent, task or run');
+		assert.equal((await server.call(GetCard, { project: 'shop' })).card.ticket, 'Nobody is there');
+		// The check told it before Go.
+		const { agents } = await server.call(CheckAgents, {
+			settings: { agents: [{ name: 'ghost', command: 'no-such-agent-program' }] },
+		});
+		assert.deepEqual(
+			agents.map((a) => [a.agent, a.program, a.fixes.map((f) => f.title)]),
+			[['ghost', undefined, ['Choose Another Agent']]],
+		);
+	});
+
+	it('a run whose agent stops before doing anything (not signed in) is told as never started and left out of the Runs view unless asked', async () => {
+		await server.call(SetTicket, { project: 'shop', ticket: 'Sign in first' });
+		const settings = {
+			agents: [{ name: 'claude', command: path.join(fakeClaudeFolder(), 'claude'), format: 'claude-stream-json' }],
+			sandbox: 'off',
+		};
+		const [check] = (await server.call(CheckAgents, { settings, fresh: true })).agents;
+		assert.equal(check?.version, '2.1.3 (Claude Code)');
+		assert.ok(check?.login === 'not-signed-in' || check?.login === 'signed-in', check?.login);
+		const record = await server.call(LaunchGo, { project: 'shop', settings });
 		const end = await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to fail');
 		assert.equal(end.status, 'failed');
-		assert.match(end.error ?? '', /plan: the agent's program no-such-agent-program was not found/);
-		const detail = await server.call(ShowRun, { project: 'shop', id: record.run });
-		assert.equal(detail.summary.status, 'failed');
+		assert.equal(end.never_started, true);
+		assert.equal(end.agent, 'claude');
+		assert.match(end.error ?? '', /Not logged in · Please run \/login/);
+		const listed = await server.call(ListRuns, { project: 'shop' });
+		const ids = (overview: typeof listed) =>
+			[...overview.intents.flatMap((i) => i.tasks), ...overview.tasks].flatMap((t) => t.runs.map((r) => r.id));
+		assert.ok(!ids(listed).includes(record.run), 'not in the default view');
+		assert.ok(!listed.intents.some((i) => i.intent.object_id === record.intent), 'nor is its intent');
+		assert.ok((listed.hidden_runs ?? 0) >= 1);
+		const all = await server.call(ListRuns, { project: 'shop', all: true });
+		const shown = all.intents
+			.flatMap((i) => i.tasks)
+			.flatMap((t) => t.runs)
+			.find((r) => r.id === record.run);
+		assert.equal(shown?.never_started, true);
+		// A Retry of it that does work is listed, with the task and intent it belongs to; the first stays out.
+		const retried = await server.call(DecideRun, {
+			project: 'shop',
+			run: record.run,
+			decision: 'retry',
+			settings: scriptedAgentSettings({ writes: [{ path: 'SIGNED.md', content: 'in\n' }] }, { sandbox: 'off' }),
+		});
+		await server.notified(RunDidFinish, (finished) => finished.run === retried.new_run, 'the retry to finish');
+		const after = await server.call(ListRuns, { project: 'shop' });
+		const task = after.intents.find((i) => i.intent.object_id === record.intent)?.tasks[0];
+		assert.deepEqual(
+			task?.runs.map((r) => r.id),
+			[retried.new_run],
+		);
+		await server.call(DecideRun, { project: 'shop', run: retried.new_run!, decision: 'abandon' });
 	});
 });
 
@@ -270,4 +380,52 @@ it('a server and carrier killed in the middle of a run whose leftover change can
 		server.logs.join('\n'),
 	);
 	await server.stop();
+});
+
+it('a landing with no git identity is refused (run.noIdentity) with nothing committed; with the identity the person gave it commits as them, and so does its rollback', async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	// A home without git configuration, and no identity in the environment: git has none to give.
+	const home = path.join(root, 'home');
+	fs.mkdirSync(home);
+	const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_')));
+	const server = await startServer(path.join(root, 'library'), {
+		env: { ...env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), GIT_CONFIG_NOSYSTEM: '1' },
+	});
+	try {
+		await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+		await server.call(SetTicket, { project: 'shop', ticket: 'Add a changelog' });
+		const record = await server.call(LaunchGo, {
+			project: 'shop',
+			settings: scriptedAgentSettings({ writes: [{ path: 'CHANGELOG.md', content: '# 0.1.0\n' }] }, { sandbox: 'off' }),
+		});
+		await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to reach the gate');
+		const head = git(repo, 'rev-parse', 'HEAD');
+		const refused = await expectRpcError(server.connection, DecideRun.method, {
+			project: 'shop',
+			run: record.run,
+			decision: 'commit',
+		});
+		assert.equal((refused.data as DeskErrorJson).code, 'run.noIdentity');
+		assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'nothing committed');
+		assert.equal((await server.call(ShowRun, { project: 'shop', id: record.run })).summary.at_gate, true);
+		const identity = { name: 'Ada Lovelace', email: 'ada@example.com' };
+		const landed = await server.call(DecideRun, { project: 'shop', run: record.run, decision: 'commit', identity });
+		assert.equal(
+			git(repo, 'log', '-1', '--format=%an <%ae>|%cn <%ce>', landed.commit!),
+			'scripted via Agent Desk <ada@example.com>|Ada Lovelace <ada@example.com>',
+		);
+		const rolledBack = await server.call(DecideRun, {
+			project: 'shop',
+			run: record.run,
+			decision: 'rollback',
+			identity,
+		});
+		assert.equal(
+			git(repo, 'log', '-1', '--format=%an <%ae>|%cn <%ce>', rolledBack.commit!),
+			'Ada Lovelace <ada@example.com>|Ada Lovelace <ada@example.com>',
+		);
+	} finally {
+		await server.stop();
+	}
 });

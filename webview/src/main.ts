@@ -15,7 +15,7 @@ import {
 	textArea,
 	textValue,
 } from './components';
-import { isHostMessage, type CardState, type WebviewToHost } from './messages';
+import { isHostMessage, type AgentStatusView, type CardState, type WebviewToHost } from './messages';
 
 interface VsCodeApi {
 	postMessage(message: WebviewToHost): void;
@@ -60,12 +60,75 @@ ticket.addEventListener('input', () => {
 	}, 300);
 });
 
+// VS Code passes every key pressed in a webview on to the workbench, which answers Ctrl+A (Cmd+A)
+// with a select-all of its own, sent back a few milliseconds later. The editor has selected all by
+// then; a key typed in between was selected again and replaced by the next one ("ocument" for
+// "Document"). The workbench need not hear of this key.
+ticket.addEventListener('keydown', (event) => {
+	if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'a') {
+		event.stopPropagation();
+	}
+	// Ctrl+Enter (Cmd+Enter) presses Go from the ticket, as it sends in a chat box.
+	if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key === 'Enter') {
+		event.preventDefault();
+		event.stopPropagation();
+		if (go && !go.hasAttribute('disabled')) {
+			goNow();
+		}
+	}
+});
+
+/** Go with the ticket as typed: a change still waiting for the typing pause is sent first. */
+function goNow(): void {
+	if (typing !== undefined) {
+		window.clearTimeout(typing);
+		typing = undefined;
+		vscode.postMessage({ type: 'setTicket', ticket: draft });
+	}
+	vscode.postMessage({ type: 'go' });
+}
+
 let go: HTMLElement | undefined;
 function updateGo(): void {
 	if (!go) {
 		return;
 	}
-	setDisabled(go, Boolean(state?.busy) || draft.trim() === '');
+	// An agent that is not installed: Go would be refused (run.agentMissing); the agent line says why.
+	setDisabled(go, Boolean(state?.busy) || draft.trim() === '' || state?.agent?.state === 'missing');
+}
+
+const agentMarks: Record<AgentStatusView['state'], string> = {
+	ready: '✓',
+	unknown: '?',
+	signIn: '!',
+	missing: '✕',
+	checking: '…',
+};
+
+/** The agent line (glossary: Agent check): whether the agent Go would start can start, its fixes, Check Again. */
+function agentLine(agent: AgentStatusView): HTMLElement {
+	const fixes = agent.fixes.map((fix, index) => {
+		const fixButton = button(fix.title, 'secondary', fix.hint ? { title: fix.hint } : {});
+		fixButton.addEventListener('click', () => vscode.postMessage({ type: 'fixAgent', index }));
+		return fixButton;
+	});
+	const again = button('↻', 'icon', { 'aria-label': 'Check the agent again', title: 'Check again' });
+	again.addEventListener('click', () => vscode.postMessage({ type: 'checkAgent' }));
+	const hints = agent.fixes.filter((f) => f.hint).map((f) => f.hint!);
+	return el(
+		'section',
+		{ class: `agent ${agent.state}`, 'aria-label': 'Agent' },
+		el(
+			'div',
+			{ class: 'agent-line', role: 'status' },
+			el('span', { class: 'agent-mark', 'aria-hidden': 'true' }, agentMarks[agent.state]),
+			el('span', { class: 'agent-text' }, agent.text),
+			...fixes,
+			agent.state === 'checking' ? '' : again,
+		),
+		agent.detail ? el('div', { class: 'muted agent-detail' }, agent.detail) : '',
+		...hints.map((hint) => el('div', { class: 'muted agent-detail' }, hint)),
+	);
 }
 
 function render(current: CardState): void {
@@ -95,6 +158,8 @@ function render(current: CardState): void {
 			),
 		);
 	}
+	// Scores are BM25 weights, meaningful only against each other: each is shown as a share of the best.
+	const bestScore = Math.max(...current.suggestions.map((s) => s.score ?? 0), Number.MIN_VALUE);
 	for (const s of current.suggestions) {
 		const keep = button('Keep', 'secondary', { 'aria-label': `Keep ${s.name} as ${s.role}` });
 		keep.addEventListener('click', () => vscode.postMessage({ type: 'keep', id: s.id, role: s.role }));
@@ -105,7 +170,12 @@ function render(current: CardState): void {
 				el('span', { class: 'name' }, s.name),
 				tag(s.role),
 				el('span', { class: 'reason' }, s.reason),
-				s.score !== undefined ? badge(s.score.toFixed(2), 'BM25 weight of the matching terms') : '',
+				s.score !== undefined
+					? badge(
+							`${Math.max(1, Math.round((100 * s.score) / bestScore))}%`,
+							`How well the ticket's words match it, the best suggestion 100% (BM25 weight ${s.score.toFixed(2)})`,
+						)
+					: '',
 				keep,
 			),
 		);
@@ -137,13 +207,25 @@ function render(current: CardState): void {
 	}
 
 	go = button('Go', 'primary', { id: 'go' });
-	go.addEventListener('click', () => vscode.postMessage({ type: 'go' }));
+	go.addEventListener('click', goNow);
+	go.setAttribute('title', 'Go (Ctrl+Enter in the ticket)');
 	updateGo();
 	const footer = el('div', { class: 'footer' }, go);
 	if (current.runWith) {
 		footer.append(el('span', { class: 'muted run-with' }, current.runWith));
 	}
-	if (current.launched) {
+	if (current.launched?.notStarted !== undefined) {
+		const retry = button('Retry', 'secondary', { id: 'retry-launched' });
+		retry.addEventListener('click', () => vscode.postMessage({ type: 'retryLaunched' }));
+		footer.append(
+			el(
+				'span',
+				{ class: 'error not-started', role: 'alert' },
+				`Run ${current.launched.runId.slice(0, 8)}… never started: ${current.launched.notStarted}. Once the agent is ready, retry it.`,
+			),
+			retry,
+		);
+	} else if (current.launched) {
 		footer.append(
 			el(
 				'span',
@@ -155,7 +237,7 @@ function render(current: CardState): void {
 	if (current.error) {
 		footer.append(el('span', { class: 'error', role: 'alert' }, current.error));
 	}
-	dynamic.replaceChildren(suggestions, plugs, footer);
+	dynamic.replaceChildren(suggestions, plugs, current.agent ? agentLine(current.agent) : '', footer);
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {

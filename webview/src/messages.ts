@@ -20,6 +20,21 @@ export interface SuggestionView {
 	named: boolean;
 }
 
+/**
+ * Whether the agent Go would start can start (glossary: Agent check), in words for the card: `ready`
+ * (installed and signed in), `unknown` (installed; its sign-in the desk cannot tell), `signIn`
+ * (installed, not signed in), `missing` (not installed: Go is refused), `checking` (not known yet).
+ */
+export interface AgentStatusView {
+	state: 'ready' | 'unknown' | 'signIn' | 'missing' | 'checking';
+	/** One line: "claude: Claude Code 2.1.3 (Claude Code) is not signed in". */
+	text: string;
+	/** What the check found, or why it cannot tell. */
+	detail: string;
+	/** The fixes, the main one first; the webview names one by its place in this list. */
+	fixes: Array<{ title: string; hint?: string }>;
+}
+
 export interface CardState {
 	project: string;
 	ticket: string;
@@ -31,8 +46,13 @@ export interface CardState {
 	error?: string;
 	/** Who Go would start and where, from the run settings: "Go runs agent claude in the shared checkout". */
 	runWith?: string;
-	/** Set right after a Go. */
-	launched?: { runId: string; plugs: number };
+	/**
+	 * Set right after a Go; `notStarted` once its run failed before its agent did anything (glossary:
+	 * Agent check): why, for the card to offer Retry once the agent is ready.
+	 */
+	launched?: { runId: string; plugs: number; notStarted?: string };
+	/** Whether the agent Go would start can start; absent where the desk does not look (an untrusted folder). */
+	agent?: AgentStatusView;
 	busy: boolean;
 }
 
@@ -41,7 +61,12 @@ export type WebviewToHost =
 	| { type: 'setTicket'; ticket: string }
 	| { type: 'keep'; id: string; role: 'reference' | 'instructions' }
 	| { type: 'unplug'; id: string }
-	| { type: 'go' };
+	| { type: 'go' }
+	/** The agent line's fix at `index` (a terminal with a command, or a setting), and its "Check Again". */
+	| { type: 'fixAgent'; index: number }
+	| { type: 'checkAgent' }
+	/** Retry of the launched run that never started. */
+	| { type: 'retryLaunched' };
 
 export type HostToWebview = { type: 'state'; state: CardState };
 

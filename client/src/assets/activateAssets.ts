@@ -3,6 +3,7 @@ import type { BranchRewrite } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../common/deskClient';
 import { showWarningMessage } from '../common/messages';
 import type { ReportError } from '../common/reportError';
+import { registerAddSkill } from './addSkill';
 import { registerAssetCommands } from './assetCommands';
 import { AssetFileSystemProvider, assetScheme } from './assetFileSystem';
 import { AssetsTreeProvider, type AssetsViewNode } from './assetsTree';
@@ -27,6 +28,7 @@ export function activateAssets(context: vscode.ExtensionContext, desk: DeskClien
 		...commands.disposables,
 		...registerProposalCommands(desk, tree, view, reportError),
 		registerSearchLibrary(desk, tree, view, reportError),
+		registerAddSkill(desk, tree, reportError),
 		vscode.commands.registerCommand('agentDesk.refreshAssets', () => tree.refresh()),
 		vscode.commands.registerCommand('agentDesk.copyAssetId', async (node?: AssetsViewNode) => {
 			const selected = node ?? view.selection[0];

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { messageText, pickText, visibleText } from '../common/markdownText';
-import { showInformationMessage } from '../common/messages';
+import { showInformationMessage, showStatusMessage } from '../common/messages';
 import {
 	AddLink,
 	AddNote,
@@ -90,9 +90,13 @@ export function registerAssetCommands(
 					...(project ? { project: project.name } : {}),
 				});
 				const skipped = result.skipped ?? [];
-				void showInformationMessage(
-					`Agent Desk: ${result.created ? 'added' : 'already in the library:'} ${result.asset.name} (${result.asset.engine})${skipped.length > 0 ? ` (${notStoredText(skipped)})` : ''}.`,
-				);
+				const added = `Agent Desk: ${result.created ? 'added' : 'already in the library:'} ${result.asset.name} (${result.asset.engine})${skipped.length > 0 ? ` (${notStoredText(skipped)})` : ''}.`;
+				// What was not stored needs the person; a plain add is routine.
+				if (skipped.length > 0) {
+					void showInformationMessage(added);
+				} else {
+					showStatusMessage(added);
+				}
 			}),
 		),
 
@@ -225,9 +229,13 @@ export function registerAssetCommands(
 						? `names differing only by case: ${result.lookalikes.map((g) => g.join(' / ')).join('; ')}`
 						: '',
 				].filter(Boolean);
-				void showInformationMessage(
-					`Agent Desk: ${result.created ? `${target.asset.name} v${result.version.version} — ${result.version.file_count} files` : `${target.asset.name} has no changes since v${result.version.version}`}${notes.length ? ` (${notes.join('; ')})` : ''}.`,
-				);
+				const snapshotText = `Agent Desk: ${result.created ? `${target.asset.name} v${result.version.version} — ${result.version.file_count} files` : `${target.asset.name} has no changes since v${result.version.version}`}${notes.length ? ` (${notes.join('; ')})` : ''}.`;
+				// What was not stored needs the person; a plain snapshot is routine.
+				if (notes.length > 0) {
+					void showInformationMessage(snapshotText);
+				} else {
+					showStatusMessage(snapshotText);
+				}
 			}),
 		),
 
@@ -320,7 +328,7 @@ export function registerAssetCommands(
 					});
 				}
 				const asset = await desk.request(SetChecks, { id: target.asset.id, checks });
-				void showInformationMessage(
+				showStatusMessage(
 					`Agent Desk: ${asset.name} has ${asset.checks.length} check${asset.checks.length === 1 ? '' : 's'}.`,
 				);
 			}),

@@ -3,16 +3,20 @@ import { ListFolder, ReadFile, type VersionFile } from '../../../server/src/prot
 import { DeskRequestError, type DeskClient } from '../common/deskClient';
 
 /**
- * `desk-asset:/<asset id>/v<version>/<path>`: the files of an asset version, read-only, in editor
- * tabs and diff editors. Versions never change, so what was read once is kept.
+ * `desk-asset://<asset id>/<path>?{"version":N}`: the files of an asset version, read-only, in editor
+ * tabs and diff editors. Versions never change, so what was read once is kept. The version rides in
+ * the query, not the path: VS Code's multi-file diff calls a pair whose paths differ a rename, and
+ * the same file at two versions is the same path. The query is JSON because the label formatter in
+ * package.json reads `${query.version}` only from JSON.
  */
 export const assetScheme = 'desk-asset';
 
-export function assetFileUri(assetId: string, version: number, filePath: string, label?: string): vscode.Uri {
+export function assetFileUri(assetId: string, version: number, filePath: string): vscode.Uri {
 	return vscode.Uri.from({
 		scheme: assetScheme,
-		path: `/${assetId}/v${version}/${filePath}`,
-		...(label ? { query: `label=${encodeURIComponent(label)}` } : {}),
+		authority: assetId,
+		path: `/${filePath}`,
+		query: JSON.stringify({ version }),
 	});
 }
 
@@ -23,11 +27,22 @@ interface Parsed {
 }
 
 function parse(uri: vscode.Uri): Parsed {
-	const match = /^\/(a-[0-9a-f]{16})\/v(\d+)(?:\/(.*))?$/.exec(uri.path);
-	if (!match) {
+	let version: unknown;
+	try {
+		version = (JSON.parse(uri.query) as { version?: unknown }).version;
+	} catch {
+		version = undefined;
+	}
+	const path = uri.path.replace(/^\/+|\/+$/g, '');
+	if (
+		!/^a-[0-9a-f]{16}$/.test(uri.authority) ||
+		typeof version !== 'number' ||
+		!Number.isSafeInteger(version) ||
+		version < 1
+	) {
 		throw vscode.FileSystemError.FileNotFound(uri);
 	}
-	return { id: match[1]!, version: Number(match[2]), path: match[3] ?? '' };
+	return { id: uri.authority, version, path };
 }
 
 export class AssetFileSystemProvider implements vscode.FileSystemProvider {

@@ -286,6 +286,10 @@ export class AssetsTreeProvider extends ProjectTreeProvider<AssetsViewNode> {
 				return { type: 'asset', asset, project: project.name, main, atGo, ...(proposal ? { proposal } : {}) };
 			}),
 		);
+		if (nodes.some((n) => n.main)) {
+			// The walkthrough's first step: the open repository is a project's main asset.
+			void vscode.commands.executeCommand('setContext', 'agentDesk.hasMainAsset', true);
+		}
 		return nodes.sort((a, b) => a.asset.name.localeCompare(b.asset.name));
 	}
 
@@ -368,7 +372,7 @@ function assetItem(node: AssetNode): vscode.TreeItem {
 	// Short enough for a default-width sidebar; the tooltip and the accessible label say it in full.
 	item.description = [
 		proposal ? 'retirement proposed' : '',
-		main ? 'main' : '',
+		main ? 'main asset' : '',
 		asset.retired ? 'retired' : '',
 		changes || versions,
 		asset.engine === 'git' && asset.branch ? `git ${asset.branch}` : asset.engine === 'none' ? '' : asset.engine,

@@ -3,7 +3,7 @@ import { AnswerRetireProposal } from '../../../server/src/protocol/protocol';
 import type { DeskClient } from '../common/deskClient';
 import { guardedBy } from '../common/guarded';
 import { pickText } from '../common/markdownText';
-import { showInformationMessage } from '../common/messages';
+import { showInformationMessage, showStatusMessage } from '../common/messages';
 import type { AssetNode, AssetsTreeProvider, AssetsViewNode } from './assetsTree';
 
 /**
@@ -51,7 +51,7 @@ export function registerProposalCommands(
 				return;
 			}
 			await desk.requestOnce(AnswerRetireProposal, { id: target.proposal.id, answer });
-			void showInformationMessage(
+			showStatusMessage(
 				answer === 'accept'
 					? `Agent Desk: ${target.asset.name} is retired; Unretire puts it back.`
 					: `Agent Desk: ${target.asset.name} stays; the proposal is declined.`,

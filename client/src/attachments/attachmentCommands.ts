@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { messageText, pickText, visibleText } from '../common/markdownText';
-import { showInformationMessage, showWarningMessage } from '../common/messages';
+import { showInformationMessage, showWarningMessage, showStatusMessage } from '../common/messages';
 import { baseName, humanBytes } from '../../../server/src/attachments/names';
 import {
 	AttachFile,
@@ -380,11 +380,11 @@ export function registerAttachmentCommands(
 					},
 				);
 				if (attached.length === 1) {
-					void showInformationMessage(
+					showStatusMessage(
 						`Agent Desk: attached ${attached[0]!.name} (${humanBytes(attached[0]!.size)}) to ‘${task.title}’.`,
 					);
 				} else if (attached.length > 1) {
-					void showInformationMessage(
+					showStatusMessage(
 						`Agent Desk: attached ${attached.length} files (${humanBytes(attached.reduce((n, r) => n + r.size, 0))}) to ‘${task.title}’.`,
 					);
 				}

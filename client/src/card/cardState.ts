@@ -1,5 +1,5 @@
-import type { CardView, SuggestResult } from '../../../server/src/protocol/protocol';
-import type { CardState } from '../../../webview/src/messages';
+import type { AgentCheck, CardView, SuggestResult } from '../../../server/src/protocol/protocol';
+import type { AgentStatusView, CardState } from '../../../webview/src/messages';
 import {
 	defaultSkillsDelivery,
 	instructionsWords,
@@ -71,4 +71,43 @@ function skillsOf(agent: { format?: unknown; skills?: unknown } | undefined): Sk
 		return defaultSkillsDelivery(typeof agent.format === 'string' ? agent.format : 'text');
 	}
 	return skillsDeliveries.find((s) => s === agent.skills);
+}
+
+/**
+ * The card's agent line from the agent check (glossary: Agent check): what the agent is, whether it can
+ * start, and its fixes, the program's words (its version) made inert.
+ */
+export function agentStatus(check: AgentCheck): AgentStatusView {
+	const name = visibleText(check.agent);
+	const what = visibleText(check.label);
+	const fixes = check.fixes.map((fix) => ({
+		title: visibleText(fix.title),
+		...(fix.kind === 'terminal'
+			? {
+					hint: `Opens a terminal running ${visibleText(fix.command)}${fix.hint ? `: ${visibleText(fix.hint)}` : ''}.`,
+				}
+			: { hint: `Opens the setting ${fix.setting}.` }),
+	}));
+	if (!check.program) {
+		return {
+			state: 'missing',
+			text: `${name}: ${what} is not installed`,
+			detail: `${visibleText(check.command)} is not in the PATH's absolute folders: Go would be refused.`,
+			fixes,
+		};
+	}
+	const detail = visibleText(check.login_detail);
+	switch (check.login) {
+		case 'signed-in':
+			return { state: 'ready', text: `${name}: ${what}, signed in`, detail, fixes };
+		case 'not-signed-in':
+			return {
+				state: 'signIn',
+				text: `${name}: ${what} is not signed in`,
+				detail: `${detail}. A run would stop at once.`,
+				fixes,
+			};
+		default:
+			return { state: 'unknown', text: `${name}: ${what}, installed`, detail: `Sign-in: ${detail}.`, fixes };
+	}
 }

@@ -3,29 +3,43 @@ import * as vscode from 'vscode';
 import { visibleText } from '../common/markdownText';
 import { showStatusMessage } from '../common/messages';
 import {
+	CheckAgents,
 	GetCard,
 	LaunchGo,
 	PlugAsset,
 	SetTicket,
 	SuggestAssets,
 	UnplugAsset,
+	type AgentFix,
+	type RunFinishedParams,
 	type SuggestIndexProgress,
 } from '../../../server/src/protocol/protocol';
-import type { CardState, HostToWebview, WebviewToHost } from '../../../webview/src/messages';
+import type { AgentStatusView, CardState, HostToWebview, WebviewToHost } from '../../../webview/src/messages';
+import { applyAgentFix } from '../common/agentFixes';
 import { DeskRequestError, type DeskClient } from '../common/deskClient';
-import { cardState, runWith } from './cardState';
+import { agentStatus, cardState, runWith } from './cardState';
 
 const viewType = 'agentDesk.launchCard';
+
+/** A card that comes to the front asks again when its last check is older than this (the person may have signed in). */
+const recheckAfterMs = 3_000;
+
+interface CardPanel {
+	panel: vscode.WebviewPanel;
+	ready: boolean;
+	launched?: CardState['launched'];
+	/** The agent check as the card shows it, its fixes, and when it was made (glossary: Agent check). */
+	agent?: AgentStatusView;
+	fixes: AgentFix[];
+	checkedAt?: number;
+}
 
 /**
  * Launch cards in editor tabs, one per project. The webview only talks to this host, which relays
  * to the desk server; the draft lives in the project database, so a card survives a reload.
  */
 export class LaunchCards implements vscode.Disposable {
-	private readonly panels = new Map<
-		string,
-		{ panel: vscode.WebviewPanel; ready: boolean; launched?: CardState['launched'] }
-	>();
+	private readonly panels = new Map<string, CardPanel>();
 	private readonly disposables: vscode.Disposable[] = [];
 
 	constructor(
@@ -84,9 +98,36 @@ export class LaunchCards implements vscode.Disposable {
 		await this.refresh(project);
 	}
 
-	/** Shows every open card again (the run settings it names changed). */
+	/** Shows every open card again (the run settings it names changed), with its agent checked again. */
 	async refreshAll(): Promise<void> {
 		await Promise.all([...this.panels.keys()].map((project) => this.refresh(project)));
+		this.checkAgents(false);
+	}
+
+	/** Every open card checks its agent again (glossary: Agent check). */
+	checkAgents(fresh: boolean): void {
+		for (const project of this.panels.keys()) {
+			void this.checkAgent(project, fresh);
+		}
+	}
+
+	/**
+	 * A run ended. One whose agent never started (glossary: Agent check): the card that launched it
+	 * says so in place of "Launched", with Retry, and every card looks at its agent again, so it says
+	 * why before the next Go.
+	 */
+	onRunFinished(params: RunFinishedParams): void {
+		if (!params.never_started) {
+			return;
+		}
+		const entry = this.panels.get(params.project);
+		if (entry?.launched?.runId === params.run) {
+			entry.launched = {
+				...entry.launched,
+				notStarted: visibleText(params.error ?? 'it stopped before doing anything'),
+			};
+		}
+		this.checkAgents(true);
 	}
 
 	dispose(): void {
@@ -102,9 +143,15 @@ export class LaunchCards implements vscode.Disposable {
 			localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist')],
 		};
 		panel.webview.html = this.html(panel.webview);
-		const entry = { panel, ready: false };
+		const entry: CardPanel = { panel, ready: false, fixes: [] };
 		this.panels.set(project, entry);
 		panel.onDidDispose(() => this.panels.delete(project));
+		// Back to the card after a sign-in elsewhere: the agent is looked at again.
+		panel.onDidChangeViewState(({ webviewPanel }) => {
+			if (webviewPanel.active && entry.ready && Date.now() - (entry.checkedAt ?? 0) > recheckAfterMs) {
+				void this.checkAgent(project, true);
+			}
+		});
 		panel.webview.onDidReceiveMessage((message: WebviewToHost) => void this.receive(project, message));
 	}
 
@@ -117,7 +164,28 @@ export class LaunchCards implements vscode.Disposable {
 			switch (message.type) {
 				case 'ready':
 					entry.ready = true;
+					void this.checkAgent(project, false);
 					break;
+				case 'checkAgent':
+					await this.checkAgent(project, true);
+					return;
+				case 'retryLaunched': {
+					const runId = entry.launched?.runId;
+					if (runId) {
+						entry.launched = undefined;
+						await this.send(project);
+						await vscode.commands.executeCommand('agentDesk.retryRun', project, runId);
+					}
+					return;
+				}
+				case 'fixAgent': {
+					const fix = entry.fixes[message.index];
+					if (fix) {
+						// Once its terminal closes (the sign-in or install succeeded), the card looks again.
+						void applyAgentFix(fix).closed?.then(() => this.checkAgent(project, true));
+					}
+					return;
+				}
 				case 'setTicket':
 					await this.desk.request(SetTicket, { project, ticket: message.ticket });
 					break;
@@ -158,14 +226,49 @@ export class LaunchCards implements vscode.Disposable {
 			this.desk.request(GetCard, { project }),
 			this.desk.request(SuggestAssets, { project }),
 		]);
+		const agent: AgentStatusView | undefined = vscode.workspace.isTrusted
+			? (entry.agent ?? { state: 'checking', text: 'Checking the agent…', detail: '', fixes: [] })
+			: undefined;
 		const state: CardState = {
 			...cardState(project, view, suggested),
 			runWith: runWith(this.settingsFor(project)),
 			...(entry.launched ? { launched: entry.launched } : {}),
+			...(agent ? { agent } : {}),
 			...extra,
 		};
 		const message: HostToWebview = { type: 'state', state };
 		await entry.panel.webview.postMessage(message);
+	}
+
+	/**
+	 * The agent check of the agent Go would start (glossary: Agent check), on the server, the card
+	 * shown at once and again with the answer; `fresh` looks again even when an answer is kept. Not in
+	 * an untrusted folder, where the desk starts no agent. Settings the server refuses are said on the
+	 * card's agent line.
+	 */
+	private async checkAgent(project: string, fresh: boolean): Promise<void> {
+		const entry = this.panels.get(project);
+		if (!entry?.ready || !vscode.workspace.isTrusted) {
+			return;
+		}
+		entry.checkedAt = Date.now();
+		try {
+			const { agents } = await this.desk.request(CheckAgents, {
+				settings: this.settingsFor(project),
+				...(fresh ? { fresh } : {}),
+			});
+			const [check] = agents;
+			entry.agent = check ? agentStatus(check) : undefined;
+			entry.fixes = check?.fixes ?? [];
+		} catch (error) {
+			if (!(error instanceof DeskRequestError && error.deskError)) {
+				this.reportError(error);
+				return;
+			}
+			entry.agent = { state: 'missing', text: visibleText(error.message), detail: '', fixes: [] };
+			entry.fixes = [];
+		}
+		await this.send(project).catch((error: unknown) => this.reportError(error));
 	}
 
 	private html(webview: vscode.Webview): string {
@@ -184,6 +287,11 @@ h1 { font-size: 1.4em; font-weight: 600; } h2 { font-size: 1.05em; margin: 1.4em
 .muted { color: var(--vscode-descriptionForeground); }
 .footer { display: flex; align-items: center; gap: 14px; margin-top: 18px; }
 .error { color: var(--vscode-errorForeground); } .launched { color: var(--vscode-testing-iconPassed); }
+.agent { margin-top: 18px; } .agent-line { display: flex; align-items: center; gap: 10px; flex-wrap: wrap; }
+.agent-mark { font-weight: 700; width: 1.2em; text-align: center; } .agent-text { font-weight: 600; }
+.agent.ready .agent-mark { color: var(--vscode-testing-iconPassed); } .agent.signIn .agent-mark { color: var(--vscode-editorWarning-foreground); }
+.agent.missing .agent-mark, .agent.missing .agent-text { color: var(--vscode-errorForeground); } .agent.unknown .agent-mark, .agent.checking .agent-mark { color: var(--vscode-descriptionForeground); }
+.agent-detail { margin: 2px 0 0 calc(1.2em + 10px); }
 </style></head><body><div id="app"></div><script nonce="${nonce}" src="${script}"></script></body></html>`;
 	}
 }

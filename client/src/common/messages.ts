@@ -51,10 +51,21 @@ export function showErrorMessage<T extends string | vscode.MessageItem>(
 	);
 }
 
+let routineLog: vscode.LogOutputChannel | undefined;
+
+/** Where routine confirmations are also written, so that one missed in the status bar is still found. */
+export function logRoutineMessagesTo(output: vscode.LogOutputChannel): void {
+	routineLog = output;
+}
+
 /**
- * A routine confirmation (a launch, something saved): a few seconds in the status bar, never a
- * notification, so that the ones that need the person (a run to review, a failure) stand out.
+ * A routine confirmation (a launch, a snapshot, something saved or sent): ten seconds in the status
+ * bar and a line in the Agent Desk log, never a notification, so that the ones that need the person
+ * (a run to review, a report to answer, a failure) stand out.
  */
 export function showStatusMessage(message: string): void {
-	vscode.window.setStatusBarMessage(visibleText(message), 5_000);
+	const text = visibleText(message);
+	routineLog?.info(text);
+	// The status bar draws `$(name)` as an icon; a name from a repository must read as written.
+	vscode.window.setStatusBarMessage(text.replace(/\$\(/g, '\\$('), 10_000);
 }

@@ -19,7 +19,7 @@ import {
 import type { DeskClient } from '../common/deskClient';
 import { guardedBy } from '../common/guarded';
 import { pickText, visibleLines } from '../common/markdownText';
-import { showInformationMessage } from '../common/messages';
+import { showInformationMessage, showStatusMessage } from '../common/messages';
 import { chooseProject, type WindowProject } from '../common/windowProjects';
 import { boardArg, reportArg, rootArg, rootNamePattern, runArg } from './lineageArgs';
 import {
@@ -310,7 +310,7 @@ export function registerLineageCommands(
 			...(about.trim() ? { about: about.trim() } : {}),
 		});
 		host.refreshRuns(project.name);
-		void showInformationMessage(
+		showStatusMessage(
 			`Agent Desk: listed root ${root.name}. Branch from Here… can fork it; it becomes a tally when its first branch starts.`,
 		);
 	};
@@ -336,7 +336,7 @@ export function registerLineageCommands(
 		await desk.requestOnce(AnswerReport, { project, report, text });
 		host.refreshRuns(project);
 		boards.refresh(project);
-		void showInformationMessage(`Agent Desk: answered${title ? ` ‘${oneLine(title, 80)}’` : ' the report'}.`);
+		showStatusMessage(`Agent Desk: answered${title ? ` ‘${oneLine(title, 80)}’` : ' the report'}.`);
 	};
 
 	const continueWith = async (project: string, runId: string): Promise<void> => {
@@ -472,7 +472,7 @@ export function registerLineageCommands(
 				await desk.requestOnce(PostToBoard, { project: ref.project, run: ref.runId, text, kind: 'note' });
 				host.refreshRuns(ref.project);
 				boards.refresh(ref.project);
-				void showInformationMessage('Agent Desk: note posted to the starter’s board.');
+				showStatusMessage('Agent Desk: note posted to the starter’s board.');
 			}),
 		),
 		vscode.commands.registerCommand(

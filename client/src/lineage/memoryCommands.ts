@@ -12,7 +12,7 @@ import {
 import type { DeskClient } from '../common/deskClient';
 import { guardedBy } from '../common/guarded';
 import { messageText, pickText } from '../common/markdownText';
-import { showInformationMessage, showWarningMessage } from '../common/messages';
+import { showInformationMessage, showWarningMessage, showStatusMessage } from '../common/messages';
 import { memoryArg, rootArg, runArg } from './lineageArgs';
 import { pickProject, type LineageHost } from './lineageCommands';
 import { allBranches, memoriesText, oneLine } from './lineageText';
@@ -105,7 +105,7 @@ export function registerMemoryCommands(
 			...(title.trim() ? { title: title.trim() } : {}),
 		});
 		tree.refresh();
-		void showInformationMessage(
+		showStatusMessage(
 			`Agent Desk: ${result.replayed ? 'already remembered' : 'remembered'} in ${memoryFilePath(target.root)}; Commit Memory commits the file.`,
 		);
 	};
@@ -226,11 +226,11 @@ export function registerMemoryCommands(
 		tree.refresh();
 		if (result.applied) {
 			const { added, updated, removed } = result.applied;
-			void showInformationMessage(
+			showStatusMessage(
 				`Agent Desk: memorized ‘${oneLine(detail.task.title, 60)}’: ${memoriesText(added.length)} added, ${updated.length} updated, ${removed.length} removed${result.memo_hit ? ' (the summary agent’s earlier answer was reused)' : ''}.`,
 			);
 		} else {
-			void showInformationMessage(`Agent Desk: memory left unchanged: ${result.skipped ?? 'nothing to remember'}.`);
+			showStatusMessage(`Agent Desk: memory left unchanged: ${result.skipped ?? 'nothing to remember'}.`);
 		}
 	};
 

@@ -1,26 +1,30 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { messageText, pickText } from '../common/markdownText';
+import { messageText, pickText, visibleText } from '../common/markdownText';
 import { showErrorMessage, showInformationMessage, showWarningMessage } from '../common/messages';
 import {
 	CancelRun,
+	CheckAgents,
 	DecideRun,
 	ListRuns,
 	ResumeRun,
 	ShowRun,
+	type AgentFix,
 	type DecideResult,
 	type RunDetail,
 	type RunFinishedParams,
 	type RunSummary,
 } from '../../../server/src/protocol/protocol';
-import type { DeskClient } from '../common/deskClient';
+import { DeskRequestError, type DeskClient } from '../common/deskClient';
 import { loadPatchSet, type PatchSides, type RunPages } from './runDocuments';
 import { runSettings } from './runSettings';
 import type { RunsTreeProvider } from './runsTree';
 import { runRef, type RunRef } from './runRef';
-import { runState, runStatusText } from './runWords';
+import { runName, runState, runStatusText } from './runWords';
+import { checkpointKept, checkpointQuestion, landedWords, landingQuestion } from './gateWords';
 import { guardedBy } from '../common/guarded';
+import { applyAgentFix } from '../common/agentFixes';
 
 type GateDecision = 'commit' | 'retry' | 'abandon' | 'checkpoint' | 'rollback';
 
@@ -151,29 +155,14 @@ export function registerGateCommands(
 			void showInformationMessage(`Agent Desk: run ‘${detail.task.title}’ changes no file.`);
 		} else {
 			// The multi-file diff editor adds the number of files to the title itself.
-			await vscode.commands.executeCommand('vscode.changes', `Review: ${detail.task.title}`, changes);
+			// Named with the run's place among its task's runs: the reviews of two runs of a task are two tabs apart.
+			await vscode.commands.executeCommand(
+				'vscode.changes',
+				`Review: ${visibleText(detail.task.title)} (${runName(detail)})`,
+				changes,
+			);
 		}
 		await pages.open(ref.project, ref.runId, true);
-	};
-
-	/** What landing will do, in words, for the confirmation. */
-	const landingText = (ref: RunRef, detail: RunDetail): string => {
-		const last = detail.patchsets[detail.patchsets.length - 1]!;
-		const files = last.touched
-			.map((f) => `  ${f.change_type === 'added' ? 'A' : f.change_type === 'deleted' ? 'D' : 'M'} ${f.path}`)
-			.slice(0, 12);
-		const more = last.touched.length > files.length ? `\n  … and ${last.touched.length - files.length} more` : '';
-		const failed = detail.evidence.filter((e) => e.patchset_id === last.object_id && e.exit_code !== 0).length;
-		const warning = failed ? `\n\n${plural(failed, 'check')} of this change failed.` : '';
-		const count = plural(last.touched.length, 'file');
-		if (last.tags['desk.target_asset']) {
-			return `Cut the target asset's next version (made by the run) from ${count}; the run began at v${last.tags['desk.target_version']}.\n\n${files.join('\n')}${more}${warning}`;
-		}
-		const branch =
-			detail.run.tags['desk.isolation'] === 'worktree'
-				? `desk/run-${ref.runId}`
-				: checkedOutBranch(projectPath(ref.project));
-		return `Commit ${count} on ${branch} as “${detail.task.title}” with the trailer Desk-Run: ${ref.runId}.\n\n${files.join('\n')}${more}${warning}`;
 	};
 
 	/** What Rollback reverts, in words, for the confirmation (glossary: Rollback). */
@@ -220,15 +209,15 @@ export function registerGateCommands(
 			case 'commit': {
 				if (result.commit) {
 					const copy = 'Copy Commit Id';
-					const where =
-						detail.run.tags['desk.isolation'] === 'worktree'
-							? `desk/run-${ref.runId}`
-							: checkedOutBranch(projectPath(ref.project));
-					const choice = await showInformationMessage(
-						`Agent Desk: landed ‘${title}’ as commit ${result.commit.slice(0, 7)} on ${where}.`,
-						copy,
-					);
-					if (choice === copy) {
+					const top = projectPath(ref.project);
+					// On the run's own branch (worktree mode) the next step is the person's: merge it, or switch to it.
+					const { message, merge, switchTo } = landedWords(detail, result.commit, ref.runId, checkedOutBranch(top));
+					const next = [merge, switchTo].filter((n): n is { title: string; command: string } => n !== undefined);
+					const choice = await showInformationMessage(message, ...next.map((n) => n.title), copy);
+					const chosen = next.find((n) => n.title === choice);
+					if (chosen) {
+						inTerminal(chosen.title, top, chosen.command);
+					} else if (choice === copy) {
 						await vscode.env.clipboard.writeText(result.commit);
 						vscode.window.setStatusBarMessage(`Copied ${result.commit}`, 3000);
 					}
@@ -266,11 +255,14 @@ export function registerGateCommands(
 				return;
 			}
 			case 'checkpoint': {
-				const id = result.decision.checkpoint_id;
-				const git = !detail.patchsets[detail.patchsets.length - 1]?.tags['desk.target_asset'];
-				void showInformationMessage(
-					`Agent Desk: kept ‘${title}’ as a checkpoint${id ? ` (${id.slice(0, 7)}${git ? ` on refs/desk/checkpoints/${ref.runId}` : ''})` : ''}; nothing landed.`,
-				);
+				const resumeIt = 'Resume from Checkpoint';
+				const show = 'Show Run';
+				const choice = await showInformationMessage(checkpointKept(detail, result, ref.runId), resumeIt, show);
+				if (choice === resumeIt) {
+					await resume(ref);
+				} else if (choice === show) {
+					await pages.open(ref.project, ref.runId);
+				}
 				return;
 			}
 			default:
@@ -279,8 +271,8 @@ export function registerGateCommands(
 	};
 
 	/**
-	 * A decision: an optional rationale, a confirmation that says what happens for Land and Abandon
-	 * (and for Retry when it puts files of the shared checkout back), then the server.
+	 * A decision: an optional rationale, a confirmation that says what happens for Land, Checkpoint and
+	 * Abandon (and for Retry when it puts files of the shared checkout back), then the server.
 	 */
 	const decide = async (ref: RunRef, decision: GateDecision): Promise<void> => {
 		const words = decisions[decision];
@@ -296,51 +288,76 @@ export function registerGateCommands(
 			return;
 		}
 		const restoring = decision === 'retry' ? putsBack(detail) : 0;
-		if (decision === 'commit' || decision === 'abandon' || decision === 'rollback' || restoring > 0) {
-			const action =
-				decision === 'commit'
-					? 'Land'
-					: decision === 'abandon'
-						? 'Abandon'
-						: decision === 'rollback'
-							? 'Roll Back'
-							: 'Retry';
+		if (decision === 'commit') {
+			const question = landingQuestion(detail, ref.runId, checkedOutBranch(projectPath(ref.project)));
+			const options = { modal: true, detail: question.detail };
+			// With a failing check: a warning that names them, its default button reviewing them.
+			const choice = question.warning
+				? await showWarningMessage(question.message, options, ...question.actions)
+				: await showInformationMessage(question.message, options, ...question.actions);
+			if (choice === 'Review Checks') {
+				await pages.open(ref.project, ref.runId, true);
+			}
+			if (choice !== question.land) {
+				return;
+			}
+		} else if (decision === 'checkpoint') {
+			const question = checkpointQuestion(detail, ref.runId);
+			const keep = 'Keep as Checkpoint';
+			if ((await showInformationMessage(question.message, { modal: true, detail: question.detail }, keep)) !== keep) {
+				return;
+			}
+		} else if (decision === 'abandon' || decision === 'rollback' || restoring > 0) {
+			const action = decision === 'abandon' ? 'Abandon' : decision === 'rollback' ? 'Roll Back' : 'Retry';
 			const question = `${action} run ‘${title}’?`;
-			const choice =
-				decision === 'commit'
-					? await showInformationMessage(question, { modal: true, detail: landingText(ref, detail) }, action)
-					: await showWarningMessage(
-							question,
-							{
-								modal: true,
-								detail:
-									decision === 'abandon'
-										? abandonText(detail)
-										: decision === 'rollback'
-											? rollbackText(ref, detail)
-											: `Retry puts back the ${plural(restoring, 'file')} the agent changed in the checkout (files you changed since are kept) and starts a new run of the task.`,
-							},
-							action,
-						);
+			const choice = await showWarningMessage(
+				question,
+				{
+					modal: true,
+					detail:
+						decision === 'abandon'
+							? abandonText(detail)
+							: decision === 'rollback'
+								? rollbackText(ref, detail)
+								: `Retry puts back the ${plural(restoring, 'file')} the agent changed in the checkout (files you changed since are kept) and starts a new run of the task.`,
+				},
+				action,
+			);
 			if (choice !== action) {
 				return;
 			}
 		}
 		const settings = decision === 'retry' ? runSettings(projectPath(ref.project)) : undefined;
-		const result = await vscode.window.withProgress(
-			{
-				location: vscode.ProgressLocation.Notification,
-				title: messageText(`Agent Desk: ${words.progress} ‘${title}’…`),
-			},
-			() =>
-				desk.requestOnce(DecideRun, {
-					project: ref.project,
-					run: ref.runId,
-					decision,
-					...(rationale.trim() ? { rationale: rationale.trim() } : {}),
-					...(settings ? { settings } : {}),
-				}),
-		);
+		const send = (identity: PersonName | undefined) =>
+			vscode.window.withProgress(
+				{
+					location: vscode.ProgressLocation.Notification,
+					title: messageText(`Agent Desk: ${words.progress} ‘${title}’…`),
+				},
+				() =>
+					desk.requestOnce(DecideRun, {
+						project: ref.project,
+						run: ref.runId,
+						decision,
+						...(rationale.trim() ? { rationale: rationale.trim() } : {}),
+						...(settings ? { settings } : {}),
+						...(identity ? { identity } : {}),
+					}),
+			);
+		let result: DecideResult;
+		try {
+			result = await send(savedIdentity());
+		} catch (error) {
+			// Git has no identity to commit with here: the person is asked once, and it is kept.
+			if (!(error instanceof DeskRequestError && error.deskError?.code === 'run.noIdentity')) {
+				throw error;
+			}
+			const identity = await askIdentity();
+			if (!identity) {
+				return;
+			}
+			result = await send(identity);
+		}
 		await report(ref, detail, result);
 	};
 
@@ -448,6 +465,41 @@ export function registerGateCommands(
 		),
 	];
 
+	/**
+	 * A run whose agent stopped before doing anything (glossary: Agent check): Retry would stop the same
+	 * way, so the agent's fix comes first (a sign-in, say), then Retry and Show Run. The run is left
+	 * out of the Runs view, which the message says.
+	 */
+	const notStarted = async (params: RunFinishedParams): Promise<void> => {
+		let fixes: AgentFix[] = [];
+		try {
+			const { agents } = await desk.request(CheckAgents, {
+				settings: runSettings(projectPath(params.project)),
+				...(params.agent ? { agent: params.agent } : {}),
+				fresh: true,
+			});
+			fixes = agents[0]?.fixes ?? [];
+		} catch {
+			// The agent is no longer in the settings: there is nothing of it to fix.
+		}
+		const agent = params.agent ? `agent ${params.agent}` : 'the agent';
+		const choice = await showErrorMessage(
+			`Run ‘${params.title}’ never started: ${agent} stopped before doing anything (${params.error ?? 'no reason was recorded'}). The Runs view leaves it out.`,
+			...fixes.map((f) => f.title),
+			'Retry',
+			'Show Run',
+		);
+		const fix = fixes.find((f) => f.title === choice);
+		const ref = { project: params.project, runId: params.run };
+		if (fix) {
+			applyAgentFix(fix);
+		} else if (choice === 'Retry') {
+			await decide(ref, 'retry');
+		} else if (choice === 'Show Run') {
+			await pages.open(ref.project, ref.runId);
+		}
+	};
+
 	const onRunFinished = (params: RunFinishedParams): void => {
 		if (!runs.windowProjects.some((p) => p.name === params.project)) {
 			return;
@@ -459,7 +511,9 @@ export function registerGateCommands(
 				void guarded(action)(ref);
 			}
 		};
-		if (params.status === 'gate') {
+		if (params.status === 'failed' && params.never_started) {
+			void guarded(notStarted)(params);
+		} else if (params.status === 'gate') {
 			const { passed, failed } = params.checks;
 			// Only Review: landing is decided next to the diff (the run page), in the Runs view or the palette, never blind from a toast.
 			void showInformationMessage(
@@ -475,6 +529,62 @@ export function registerGateCommands(
 		}
 	};
 	return { disposables, onRunFinished };
+}
+
+/** A name and an email, as a commit records a person. */
+interface PersonName {
+	name: string;
+	email: string;
+}
+
+/** The identity the person gave once (setting agentDesk.gitIdentity), for commits where git has none. */
+function savedIdentity(): PersonName | undefined {
+	const saved = vscode.workspace.getConfiguration('agentDesk').get<Partial<PersonName> | null>('gitIdentity');
+	return typeof saved?.name === 'string' && saved.name.trim() && typeof saved.email === 'string' && saved.email.trim()
+		? { name: saved.name.trim(), email: saved.email.trim() }
+		: undefined;
+}
+
+/**
+ * Asks for the name and email a landing commits with, once: git has none here (no user.name or
+ * user.email in the repository's or the person's configuration). Kept in the user setting
+ * agentDesk.gitIdentity, which the desk uses only where git has none.
+ */
+async function askIdentity(): Promise<PersonName | undefined> {
+	const why = 'Git has no name and email to commit with here. Asked once; kept in the setting agentDesk.gitIdentity.';
+	const name = await vscode.window.showInputBox({
+		title: 'Your name for the commit',
+		prompt: why,
+		placeHolder: 'Ada Lovelace',
+		ignoreFocusOut: true,
+		validateInput: (value) => (value.trim() ? undefined : 'A name, as git records it (user.name).'),
+	});
+	if (name === undefined) {
+		return undefined;
+	}
+	const email = await vscode.window.showInputBox({
+		title: 'Your email for the commit',
+		prompt: why,
+		placeHolder: 'ada@example.com',
+		ignoreFocusOut: true,
+		validateInput: (value) =>
+			/^[^\s<>]+@[^\s<>]+$/.test(value.trim()) ? undefined : 'An email, as git records it (user.email).',
+	});
+	if (email === undefined) {
+		return undefined;
+	}
+	const identity = { name: name.trim(), email: email.trim() };
+	await vscode.workspace
+		.getConfiguration('agentDesk')
+		.update('gitIdentity', identity, vscode.ConfigurationTarget.Global);
+	return identity;
+}
+
+/** A terminal in the repository running a git command the person chose (a merge, a switch): it stays open to show what git said. */
+function inTerminal(name: string, cwd: string | undefined, command: string): void {
+	const terminal = vscode.window.createTerminal({ name, ...(cwd ? { cwd } : {}) });
+	terminal.show();
+	terminal.sendText(command);
 }
 
 /** The branch checked out in the repository at `top` (what a land on the shared checkout commits on). */

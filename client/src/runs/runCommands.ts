@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { visibleText } from '../common/markdownText';
-import { showInformationMessage, showWarningMessage } from '../common/messages';
+import { showInformationMessage, showWarningMessage, showStatusMessage } from '../common/messages';
 import {
 	CancelIntent,
 	CancelTask,
@@ -14,13 +14,15 @@ import {
 import type { DeskClient } from '../common/deskClient';
 import { chooseProject } from '../common/windowProjects';
 import { guardedBy } from '../common/guarded';
-import { loadPatchSet, patchScheme, type PatchSides, type RunPages } from './runDocuments';
+import { loadPatchSet, openRunText, patchScheme, type PatchSides, type RunPages, type RunTexts } from './runDocuments';
+import { runTextTarget } from './runRef';
 import { rowRef, type RowRef } from './runRef';
 import { runSettings } from './runSettings';
 import type { RunsTreeProvider } from './runsTree';
 
 /**
- * Commands of the Runs view: open a run's page, a PatchSet's diff, import and export run history,
+ * Commands of the Runs view: open a run's page, a text of a run (a call's input or output, a check's
+ * log, a whole message) in a tab, a PatchSet's diff, import and export run history,
  * and the endings and follow-ups of its rows (glossary: Ending, Follow-up), each confirmed first.
  */
 export function registerRunCommands(
@@ -28,6 +30,7 @@ export function registerRunCommands(
 	runs: RunsTreeProvider,
 	pages: RunPages,
 	patches: PatchSides,
+	texts: RunTexts,
 	reportError: (error: unknown) => void,
 ): vscode.Disposable[] {
 	const guarded = guardedBy(reportError);
@@ -50,6 +53,17 @@ export function registerRunCommands(
 			guarded(async (projectArg: unknown, runIdArg: unknown) => {
 				const [project, runId] = named(projectArg, runIdArg);
 				await pages.open(project, runId!);
+			}),
+		),
+		vscode.commands.registerCommand(
+			'agentDesk.openRunText',
+			guarded(async (projectArg: unknown, runIdArg: unknown, targetArg: unknown) => {
+				const [project, runId] = named(projectArg, runIdArg);
+				const target = runTextTarget(targetArg);
+				if (!target) {
+					throw new Error('That names no text of the run.');
+				}
+				await openRunText(desk, texts, project, runId!, target);
 			}),
 		),
 		vscode.commands.registerCommand(
@@ -85,7 +99,7 @@ export function registerRunCommands(
 							kind === 'intent'
 								? await desk.request(CancelIntent, { project: row.project, intent: row.id })
 								: await desk.request(CancelTask, { project: row.project, task: row.id });
-						void showInformationMessage(`Agent Desk: ${kind} ‘${row.label}’ ${endingSummary(result)}`);
+						showStatusMessage(`Agent Desk: ${kind} ‘${row.label}’ ${endingSummary(result)}`);
 					}
 				}),
 			),
@@ -130,7 +144,7 @@ export function registerRunCommands(
 				const result = await desk.request(ImportHistory, { project });
 				const summary = `Agent Desk: ${result.added} object${result.added === 1 ? '' : 's'} imported from refs/desk/history, ${result.unchanged} already here.`;
 				if (result.refused.length === 0) {
-					void showInformationMessage(summary);
+					showStatusMessage(summary);
 					return;
 				}
 				const choice = await showWarningMessage(
@@ -150,7 +164,7 @@ export function registerRunCommands(
 					return;
 				}
 				const result = await desk.request(ExportHistory, { project });
-				void showInformationMessage(
+				showStatusMessage(
 					result.commit
 						? `Agent Desk: ${result.objects} objects written to refs/desk/history (${result.commit.slice(0, 7)}); push that ref to share them.`
 						: 'Agent Desk: the run history is already up to date.',

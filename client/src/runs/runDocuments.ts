@@ -3,16 +3,20 @@ import {
 	LineageTreeRequest,
 	ListBoard,
 	PatchSetFiles,
+	ReadRunText,
 	ShowRun,
 	type PatchSetFilesJson,
 	type RunDetail,
 } from '../../../server/src/protocol/protocol';
+import { parseRunPageMessage, type RunPageToWebview } from '../../../webview/src/runPageMessages';
 import type { DeskClient } from '../common/deskClient';
 import { escapeHtml, newNonce } from '../common/html';
 import { visibleText } from '../common/markdownText';
 import { hasLineageSection, renderLineageSection, type LineageFacts } from '../lineage/lineagePage';
 import { allBranches, withAnswers } from '../lineage/lineageText';
+import { inputDocument, splitToolCalls, toolWords, type RunTextTarget, type TextPreview } from './runConversation';
 import { readRunPageState, renderActions, renderRunBody, runPageCommands, runPageHtml } from './runPage';
+import { runName } from './runWords';
 
 /**
  * `desk-patch:/<path>?patchset=<id>&side=<before|after>`: one side of a PatchSet's file. The path
@@ -66,21 +70,40 @@ export async function loadPatchSet(
 	return { source: loaded.source, paths: loaded.files.map((f) => f.path), changes };
 }
 
+/** A run's page open in a tab: what it shows, and the beginnings of outputs it was asked for. */
+interface OpenPage {
+	readonly panel: vscode.WebviewPanel;
+	readonly project: string;
+	readonly runId: string;
+	detail: RunDetail;
+	lineage: string;
+	/** By the stored text's hash: what the page was asked to show of a call's output. */
+	readonly previews: Map<string, TextPreview>;
+	/** The body last given to the page. */
+	shown: string;
+}
+
+/** How much of a call's output the page shows when it is opened (the whole opens in a tab). */
+const previewBytes = 4096;
+
 const runPageType = 'agentDesk.run';
 
 /**
- * A run's page in an editor tab: a webview styled with the theme's colours, made anew when the run
- * changes. Its decision links are command: URIs, limited to the gate's commands. Its one script
- * only tells VS Code which run it shows, so that a window reload restores the tab (the serializer
- * below) and it follows the run on, carried meanwhile by the run's own process (glossary: Carrier).
+ * A run's page in an editor tab: a webview styled with the theme's colours whose one script, the
+ * page's own (webview/src/runPage.ts, by nonce), lays each new body over the page as the run changes,
+ * so the page follows the run live without losing its scroll or the calls a person opened. Its links
+ * are command: URIs, limited to the gate's commands and the one that opens a run's text in a tab. The
+ * script keeps the run it shows in the tab's state, so that a window reload restores the tab (the
+ * serializer below) and the page follows the run on, carried meanwhile by its own process
+ * (glossary: Carrier).
  */
 export class RunPages implements vscode.Disposable {
-	/** Each open page and the nonce of its one script (kept, so a page unchanged is not made again). */
-	private readonly panels = new Map<string, { panel: vscode.WebviewPanel; nonce: string }>();
+	private readonly pages = new Map<string, OpenPage>();
 	private readonly serializer: vscode.Disposable;
 
 	constructor(
 		private readonly desk: DeskClient,
+		private readonly extensionUri: vscode.Uri,
 		/** Settles once the desk has opened the window's projects: a restored page asks for its run then. */
 		private readonly whenSettled: () => Promise<unknown>,
 	) {
@@ -94,20 +117,48 @@ export class RunPages implements vscode.Disposable {
 		const key = pageKey(project, runId);
 		const detail = await this.desk.request(ShowRun, { project, id: runId });
 		const lineage = await this.lineageOf(project, detail);
-		let page = this.panels.get(key);
 		const column = beside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
-		if (page) {
-			page.panel.reveal(beside ? column : undefined, beside);
-		} else {
-			const panel = vscode.window.createWebviewPanel(
-				runPageType,
-				`Run: ${visibleText(detail.task.title)}`,
-				{ viewColumn: column, preserveFocus: beside },
-				pageOptions,
-			);
-			page = this.adopt(key, panel);
+		const open = this.pages.get(key);
+		if (open) {
+			open.panel.reveal(beside ? column : undefined, beside);
+			this.render(open, detail, lineage);
+			return;
 		}
-		this.render(page, project, detail, lineage);
+		const panel = vscode.window.createWebviewPanel(
+			runPageType,
+			// Its place among the task's runs: two runs of a task never make two tabs of the same title.
+			`${runName(detail)}: ${visibleText(detail.task.title)}`,
+			{ viewColumn: column, preserveFocus: beside },
+			this.pageOptions(),
+		);
+		this.show(panel, key, { panel, project, runId, detail, lineage, previews: new Map(), shown: '' });
+	}
+
+	/** A run page's webview: its one script, command links to the gate's commands only, no other files. */
+	private pageOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+		return {
+			enableScripts: true,
+			enableCommandUris: runPageCommands,
+			localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'runPage')],
+		};
+	}
+
+	/** The page made in `panel` (new, or restored after a reload), and followed from now on. */
+	private show(panel: vscode.WebviewPanel, key: string, page: OpenPage): void {
+		const scriptFolder = vscode.Uri.joinPath(this.extensionUri, 'dist', 'runPage');
+		page.shown = this.body(page);
+		panel.webview.html = runPageHtml(panel.webview.cspSource, page.shown, {
+			nonce: newNonce(),
+			src: panel.webview.asWebviewUri(vscode.Uri.joinPath(scriptFolder, 'runPage.js')).toString(),
+			shows: { project: page.project, run: page.runId },
+		});
+		panel.webview.onDidReceiveMessage((message: unknown) => this.onMessage(page, message));
+		panel.onDidDispose(() => {
+			if (this.pages.get(key) === page) {
+				this.pages.delete(key);
+			}
+		});
+		this.pages.set(key, page);
 	}
 
 	/**
@@ -116,42 +167,44 @@ export class RunPages implements vscode.Disposable {
 	 */
 	private async restore(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
 		const shown = readRunPageState(state);
-		if (!shown) {
+		const key = shown ? pageKey(shown.project, shown.run) : '';
+		if (!shown || this.pages.has(key)) {
 			panel.dispose();
 			return;
 		}
-		const key = pageKey(shown.project, shown.run);
-		if (this.panels.has(key)) {
-			panel.dispose();
-			return;
-		}
-		panel.webview.options = pageOptions;
-		const page = this.adopt(key, panel);
+		panel.webview.options = this.pageOptions();
+		let closed = false;
+		const closing = panel.onDidDispose(() => (closed = true));
 		await this.whenSettled();
 		try {
 			const detail = await this.desk.request(ShowRun, { project: shown.project, id: shown.run });
 			const lineage = await this.lineageOf(shown.project, detail);
-			if (this.panels.get(key) === page) {
-				this.render(page, shown.project, detail, lineage);
+			if (closed || this.pages.has(key)) {
+				// Closed while the desk started, or opened from the Runs view meanwhile.
+				panel.dispose();
+				return;
 			}
+			this.show(panel, key, {
+				panel,
+				project: shown.project,
+				runId: shown.run,
+				detail,
+				lineage,
+				previews: new Map(),
+				shown: '',
+			});
 		} catch (error) {
 			this.desk.output.warn(`the page of run ${shown.run} could not be restored: ${(error as Error).message}`);
-			page.panel.webview.html = runPageHtml(
-				page.panel.webview.cspSource,
+			if (closed) {
+				return;
+			}
+			panel.webview.html = runPageHtml(
+				panel.webview.cspSource,
 				`<p>Run ${escapeHtml(shown.run)} of ${escapeHtml(visibleText(shown.project))} could not be shown: ${escapeHtml(visibleText((error as Error).message))}</p>`,
 			);
+		} finally {
+			closing.dispose();
 		}
-	}
-
-	private adopt(key: string, panel: vscode.WebviewPanel): { panel: vscode.WebviewPanel; nonce: string } {
-		const page = { panel, nonce: newNonce() };
-		panel.onDidDispose(() => {
-			if (this.panels.get(key) === page) {
-				this.panels.delete(key);
-			}
-		});
-		this.panels.set(key, page);
-		return page;
 	}
 
 	/**
@@ -176,59 +229,153 @@ export class RunPages implements vscode.Disposable {
 		return hasLineageSection(facts) ? renderLineageSection(facts) : '';
 	}
 
-	/** Pages of the project's runs are made again (only where something changed, so a page keeps its scroll). */
+	/** Pages of the project's runs are brought up to date (the page keeps its scroll and what was opened). */
 	async refresh(project: string): Promise<void> {
 		// A copy: a page closed while a request is out leaves the map meanwhile.
-		for (const [key, page] of [...this.panels]) {
-			const [p, runId] = splitKey(key);
-			if (p === project) {
-				const detail = await this.desk.request(ShowRun, { project, id: runId }).catch(() => undefined);
+		for (const [key, page] of [...this.pages]) {
+			if (page.project === project) {
+				const detail = await this.desk.request(ShowRun, { project, id: page.runId }).catch(() => undefined);
 				const lineage = detail ? await this.lineageOf(project, detail) : '';
 				// Only a page still open (the one in the map, not disposed while the request was out) is made again.
-				if (detail && this.panels.get(key) === page) {
-					this.render(page, project, detail, lineage);
+				if (detail && this.pages.get(key) === page) {
+					this.render(page, detail, lineage);
 				}
 			}
 		}
 	}
 
-	private render(
-		page: { panel: vscode.WebviewPanel; nonce: string },
-		project: string,
-		detail: RunDetail,
-		lineage: string,
-	): void {
-		const html = runPageHtml(
-			page.panel.webview.cspSource,
-			renderRunBody(detail, renderActions(project, detail), lineage),
-			{ nonce: page.nonce, state: { project, run: detail.run.object_id } },
-		);
-		if (page.panel.webview.html !== html) {
-			page.panel.webview.html = html;
+	private body(page: OpenPage): string {
+		const { detail, project, runId } = page;
+		return renderRunBody(detail, renderActions(project, detail), page.lineage, { project, runId }, page.previews);
+	}
+
+	/** The page given its new body, when it changed; the page lays it over what it shows. */
+	private render(page: OpenPage, detail?: RunDetail, lineage?: string): void {
+		if (detail) {
+			page.detail = detail;
+		}
+		if (lineage !== undefined) {
+			page.lineage = lineage;
+		}
+		const body = this.body(page);
+		if (body !== page.shown) {
+			page.shown = body;
+			void page.panel.webview.postMessage({ type: 'body', html: body } satisfies RunPageToWebview);
+		}
+	}
+
+	private onMessage(page: OpenPage, raw: unknown): void {
+		const message = parseRunPageMessage(raw);
+		if (message?.type === 'ready') {
+			// A page loaded again (after it was hidden) shows the body it was made with: it gets today's.
+			void page.panel.webview.postMessage({ type: 'body', html: page.shown } satisfies RunPageToWebview);
+		} else if (message?.type === 'preview' && !page.previews.has(message.hash)) {
+			void this.preview(page, message.hash);
+		}
+	}
+
+	/** The beginning of a call's output, read when the call is opened on the page. */
+	private async preview(page: OpenPage, hash: string): Promise<void> {
+		const ours = page.detail.tool_invocations.some((c) => c.artifacts.some((a) => a.hash === hash));
+		if (!ours) {
+			return;
+		}
+		try {
+			const read = await this.desk.request(ReadRunText, {
+				project: page.project,
+				run: page.runId,
+				hash,
+				max_bytes: previewBytes,
+			});
+			page.previews.set(hash, { text: read.text, partial: read.partial, bytes: read.bytes });
+		} catch (error) {
+			page.previews.set(hash, { error: (error as Error).message });
+		}
+		if (this.pages.get(pageKey(page.project, page.runId)) === page) {
+			this.render(page);
 		}
 	}
 
 	dispose(): void {
 		this.serializer.dispose();
-		for (const { panel } of this.panels.values()) {
-			panel.dispose();
+		for (const page of this.pages.values()) {
+			page.panel.dispose();
 		}
 	}
 }
-
-/** A run page's webview: its one script (the state it keeps), command links to the gate's commands only, no files. */
-const pageOptions: vscode.WebviewOptions & vscode.WebviewPanelOptions = {
-	enableScripts: true,
-	enableCommandUris: runPageCommands,
-	localResourceRoots: [],
-};
 
 /** The key of a run's page: the project's name encoded (a name may hold a slash), then the run id. */
 function pageKey(project: string, runId: string): string {
 	return `${encodeURIComponent(project)}/${runId}`;
 }
 
-function splitKey(key: string): [project: string, runId: string] {
-	const slash = key.indexOf('/');
-	return [decodeURIComponent(key.slice(0, slash)), key.slice(slash + 1)];
+/**
+ * `desk-run:/<name>?run=<id>&…`: a text of a run (a tool call's input or output, a check's log, a
+ * whole message) in a read-only tab, named by what it is and the run's place among its task's runs.
+ */
+export const runTextScheme = 'desk-run';
+
+/** The texts of runs shown in tabs, served read-only (a run's stored texts never change). */
+export class RunTexts extends PatchSides {}
+
+/** Opens a text of a run in a read-only editor tab. */
+export async function openRunText(
+	desk: DeskClient,
+	texts: RunTexts,
+	project: string,
+	runId: string,
+	target: RunTextTarget,
+): Promise<void> {
+	const detail = await desk.request(ShowRun, { project, id: runId });
+	const run = runName(detail);
+	const read = async (hash: string | undefined) => {
+		if (!hash) {
+			throw new Error('That text was not stored.');
+		}
+		return (await desk.request(ReadRunText, { project, run: runId, hash })).text;
+	};
+	let name: string;
+	let text: string;
+	if ('call' in target) {
+		const own = splitToolCalls(detail.tool_invocations).own;
+		const call = detail.tool_invocations.find((c) => c.object_id === target.call);
+		if (!call) {
+			throw new Error('That names no tool call of the run.');
+		}
+		const number = own.indexOf(call) + 1;
+		const which = `${number > 0 ? `call ${number}, ` : ''}${run}`;
+		const tool = toolWords(call.tool_name).name;
+		if (target.part === 'input') {
+			name = `${tool} input (${which}).txt`;
+			text = inputDocument(call);
+		} else {
+			name = `${tool} output (${which}).log`;
+			text = await read(call.artifacts[0]?.hash);
+		}
+	} else if ('evidence' in target) {
+		const evidence = detail.evidence.find((e) => e.object_id === target.evidence);
+		if (!evidence) {
+			throw new Error('That names no check of the run.');
+		}
+		name = `${evidence.tags['desk.check'] ?? evidence.tool} log (${run}).log`;
+		text = await read(evidence.report_artifacts[0]?.hash);
+	} else {
+		const frame = detail.pipeline?.frames.find((f) => f.frame_id === target.message);
+		const data = frame?.data as { run?: string; artifact?: { hash?: string } } | undefined;
+		if (!data || data.run !== runId) {
+			throw new Error('That names no message of the run.');
+		}
+		name = `Agent message (${run}).md`;
+		text = await read(data.artifact?.hash);
+	}
+	// A tab's title is the path's last part: no slash may split it, no control character show in it.
+	const title = visibleText(name).replace(/[\\/]/g, '∕');
+	const uri = vscode.Uri.from({
+		scheme: runTextScheme,
+		path: `/${title}`,
+		query: `project=${encodeURIComponent(project)}&run=${runId}&target=${encodeURIComponent(JSON.stringify(target))}`,
+	});
+	texts.set(uri, text);
+	const document = await vscode.workspace.openTextDocument(uri);
+	await vscode.window.showTextDocument(document, { preview: true });
 }

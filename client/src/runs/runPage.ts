@@ -3,8 +3,19 @@ import { instructionsWords, skillsDeliveries } from '../../../server/src/runs/in
 import { escapeHtml } from '../common/html';
 import { visibleLines } from '../common/markdownText';
 import { lineagePageCommands, lineagePageStyle } from '../lineage/lineagePage';
-import { callUsageWords, runCostText, runTokensText, usdText } from './runTooltips';
-import { decisionWords, formatDuration, runState, runStatusText } from './runWords';
+import {
+	argsSummary,
+	conversationStyle,
+	logLink,
+	renderConversation,
+	splitToolCalls,
+	type PageLinks,
+	type TextPreview,
+} from './runConversation';
+import { runCostText, runTokensText, usdText } from './runTooltips';
+import { decisionWords, formatDuration, runName, runState, runStatusText } from './runWords';
+
+export { argsSummary, callTree, splitToolCalls, type CallNode } from './runConversation';
 
 /*
  * The text of a run's page (HTML with every value escaped, links only to the gate's commands): built
@@ -51,8 +62,6 @@ function facts(rows: Array<[string, string | number | undefined]>): string {
 		.join('')}</tbody></table>`;
 }
 
-const kindName = (kind: string | { other: string }) => (typeof kind === 'string' ? kind : kind.other);
-
 /** The Task's own fields (glossary: AI objects), from the ticket's sections: what the work is and when it is done. */
 function renderTask(d: RunDetail): string {
 	// Lists a Task always has once read (model.ts's fromJson); a page built from less shows none.
@@ -65,13 +74,23 @@ function renderTask(d: RunDetail): string {
 	return `<h2>Task</h2>${description ? `<p class="text">${html(description)}</p>` : ''}${list('Acceptance criteria', criteria)}${list('Constraints', constraints)}`;
 }
 
-/** The body of a run's page: what a reviewer wants to know, in the order they ask it. Every value is escaped. */
-export function renderRunBody(d: RunDetail, actions = '', lineage = ''): string {
+/**
+ * The body of a run's page: what a reviewer wants to know, in the order they ask it. Every value is
+ * escaped. With `links` (the run's project and id) its calls, messages and checks link to their
+ * whole texts; `previews` are the beginnings of outputs the page was asked to show.
+ */
+export function renderRunBody(
+	d: RunDetail,
+	actions = '',
+	lineage = '',
+	links?: PageLinks,
+	previews?: ReadonlyMap<string, TextPreview>,
+): string {
 	const s = d.summary;
 	const parts: string[] = [];
 	const state = runState(s);
 	parts.push(
-		`<h1>Run of “${html(d.task.title)}” <span class="status ${state === 'gate' ? 'gate' : s.status}">${html(runStatusText(s))}</span></h1>`,
+		`<h1>${html(runName(d))} of “${html(d.task.title)}” <span class="status ${state === 'gate' ? 'gate' : s.status}">${html(runStatusText(s))}</span></h1>`,
 	);
 	if (actions) {
 		parts.push(actions);
@@ -79,7 +98,8 @@ export function renderRunBody(d: RunDetail, actions = '', lineage = ''): string 
 	parts.push(
 		facts([
 			['Started', s.started_at],
-			['Duration', s.duration_ms !== undefined ? formatDuration(s.duration_ms) : undefined],
+			["Agent's work", s.duration_ms !== undefined ? formatDuration(s.duration_ms) : undefined],
+			['Waited for review', s.gate_wait_ms !== undefined ? formatDuration(s.gate_wait_ms) : undefined],
 			[
 				'Decision',
 				d.decision
@@ -105,77 +125,13 @@ export function renderRunBody(d: RunDetail, actions = '', lineage = ''): string 
 			['Id', d.run.object_id],
 		]),
 	);
-	parts.push(renderEvidence(d));
+	parts.push(renderEvidence(d, links));
 	// Where the run stands in its lineage (lineage/lineagePage.ts), when it takes part in one.
 	if (lineage) {
 		parts.push(lineage);
 	}
-	parts.push('<h2>Provenance</h2>');
-	if (d.provenance) {
-		parts.push(renderProvenance(d.provenance, d.summary));
-	} else {
-		parts.push('<p class="muted">No provenance was recorded.</p>');
-	}
-	if (d.intent) {
-		parts.push(
-			`<h2>Intent</h2><blockquote class="text">${html(d.intent.prompt)}</blockquote>${d.intent.content ? `<p class="text">${html(d.intent.content)}</p>` : ''}`,
-		);
-	}
-	parts.push(renderTask(d));
-	for (const [i, plan] of [d.plan, ...(d.revisions ?? [])].entries()) {
-		if (!plan) {
-			continue;
-		}
-		parts.push(
-			i === 0 ? '<h2>Plan</h2>' : `<h3>Plan revision ${i} by ${html(plan.created_by.id)}</h3>`,
-			table(
-				['#', 'Step', 'Status', 'Reads frames', 'Made frames'],
-				plan.steps.map((step, n) => [
-					n + 1,
-					step.description,
-					step.statuses[step.statuses.length - 1]?.status ?? 'pending',
-					step.iframes.join(', '),
-					step.oframes.join(', '),
-				]),
-			),
-		);
-	}
-	if (d.snapshot) {
-		parts.push(
-			`<h2>Context snapshot (${html(d.snapshot.selection_strategy)})</h2>`,
-			table(
-				['Kind', 'Path', 'Blob', 'Preview'],
-				d.snapshot.items.map((i) => [i.kind, i.path, i.blob?.slice(0, 12), i.preview?.slice(0, 80)]),
-			),
-		);
-	}
-	if (d.pipeline) {
-		parts.push(
-			'<h2>Context pipeline</h2>',
-			table(
-				['Frame', 'Kind', 'Summary'],
-				d.pipeline.frames.map((f) => [f.frame_id, kindName(f.kind), f.summary]),
-			),
-		);
-	}
-	parts.push(`<h2>PatchSets (${d.patchsets.length})</h2>`);
-	for (const [i, p] of d.patchsets.entries()) {
-		parts.push(
-			`<h3>PatchSet ${i + 1} — ${html(p.apply_status)}</h3>`,
-			p.rationale ? `<p>${html(p.rationale)}</p>` : '',
-			table(
-				['File', 'Change', '+', '−'],
-				p.touched.map((f) => [f.path, f.change_type, f.lines_added, f.lines_deleted]),
-			),
-		);
-	}
-	if (d.decision) {
-		parts.push(
-			'<h2>Decision</h2>',
-			`<p><strong>${html(d.decision.decision_type)}</strong>${d.decision.rationale ? ` — ${html(d.decision.rationale)}` : ''}</p>`,
-		);
-	}
-	const { desk, own } = splitToolCalls(d.tool_invocations);
+	parts.push(renderConversation(d, links, previews));
+	const { desk } = splitToolCalls(d.tool_invocations);
 	parts.push(
 		`<h2>Desk tool calls (${desk.length})</h2>`,
 		desk.length === 0
@@ -191,13 +147,74 @@ export function renderRunBody(d: RunDetail, actions = '', lineage = ''): string 
 					]),
 					'calls desk-calls',
 				),
-		`<h2>Tool calls (${own.length})</h2>`,
-		renderOwnCalls(own),
 	);
+	parts.push(`<h2>PatchSets (${d.patchsets.length})</h2>`);
+	for (const [i, p] of d.patchsets.entries()) {
+		parts.push(
+			`<h3>PatchSet ${i + 1} — ${html(p.apply_status)}</h3>`,
+			p.rationale ? `<p class="text">${html(p.rationale)}</p>` : '',
+			table(
+				['File', 'Change', '+', '−'],
+				p.touched.map((f) => [f.path, f.change_type, f.lines_added, f.lines_deleted]),
+			),
+		);
+	}
+	parts.push('<h2>Provenance</h2>');
+	if (d.provenance) {
+		parts.push(renderProvenance(d.provenance, d.summary));
+	} else {
+		parts.push('<p class="muted">No provenance was recorded.</p>');
+	}
+	parts.push(renderTask(d));
+	for (const [i, plan] of [d.plan, ...(d.revisions ?? [])].entries()) {
+		if (!plan) {
+			continue;
+		}
+		parts.push(
+			i === 0 ? '<h2>Plan</h2>' : `<h3>Plan revision ${i} by ${html(plan.created_by.id)}</h3>`,
+			table(
+				['#', 'Step', 'Status'],
+				plan.steps.map((step, n) => [
+					n + 1,
+					step.description,
+					step.statuses[step.statuses.length - 1]?.status ?? 'pending',
+				]),
+			),
+		);
+	}
+	parts.push(renderGiven(d));
 	return parts.join('\n');
 }
 
-type ToolCall = RunDetail['tool_invocations'][number];
+/** Kinds of what the agent was given (ContextSnapshot items), in words. */
+const givenKinds: Record<string, string> = {
+	file: 'file',
+	url: 'link',
+	snippet: 'text',
+	command: 'command output',
+	image: 'image',
+};
+
+/**
+ * What the agent was given (glossary: ContextSnapshot): the desk's reading of the ticket (the
+ * Intent's content) and the assets, files, notes and instructions pinned at Go, with the beginning of each.
+ */
+function renderGiven(d: RunDetail): string {
+	const items = d.snapshot?.items ?? [];
+	if (!d.intent?.content && items.length === 0) {
+		return '';
+	}
+	return `<h2>What the agent was given</h2>${d.intent?.content ? `<p class="text">${html(d.intent.content)}</p>` : ''}${
+		items.length > 0
+			? table(
+					['What', 'Kind', 'Beginning'],
+					items.map((i) => [i.path, givenKinds[i.kind] ?? i.kind, clipped(i.preview, 120)]),
+					'given',
+				)
+			: ''
+	}`;
+}
+
 type Provenance = NonNullable<RunDetail['provenance']>;
 type Counts = TokenCounts;
 
@@ -278,104 +295,16 @@ function renderProvenance(p: Provenance, summary: RunDetail['summary']): string 
 	return parts.join('');
 }
 
-/** A call and the calls its subagent made, in the order they were made. */
-export interface CallNode {
-	call: ToolCall;
-	children: CallNode[];
-}
-
-/**
- * The calls as a tree: each subagent's calls under the call that started it (`parent_invocation`),
- * in order. A call whose starter is not among them, or that would be its own ancestor, stays at the top.
- */
-export function callTree(calls: readonly ToolCall[]): CallNode[] {
-	const nodes = new Map(calls.map((call) => [call.object_id, { call, children: [] as CallNode[] }]));
-	const top: CallNode[] = [];
-	const isAncestor = (ancestor: string, of: string | undefined): boolean => {
-		const seen = new Set<string>();
-		for (let at = of; at !== undefined && !seen.has(at); at = nodes.get(at)?.call.parent_invocation) {
-			if (at === ancestor) {
-				return true;
-			}
-			seen.add(at);
-		}
-		return false;
-	};
-	for (const node of nodes.values()) {
-		const parent = node.call.parent_invocation ? nodes.get(node.call.parent_invocation) : undefined;
-		if (parent && !isAncestor(node.call.object_id, node.call.parent_invocation)) {
-			parent.children.push(node);
-		} else {
-			top.push(node);
-		}
-	}
-	return top;
-}
-
-/** The agent's own calls as a tree: a subagent's calls indented under the call that started it, which shows what the subagent spent. */
-function renderOwnCalls(calls: readonly ToolCall[]): string {
-	const rows: string[] = [];
-	const walk = (nodes: CallNode[], depth: number) => {
-		for (const { call, children } of nodes) {
-			const name = `${depth > 0 ? '↳ ' : ''}${call.tool_name}${children.length > 0 ? ` (subagent: ${children.length} call${children.length === 1 ? '' : 's'})` : ''}`;
-			const cells = [
-				call.status,
-				call.io_footprint?.paths_read.join(', '),
-				call.io_footprint?.paths_written.join(', '),
-				clipped(call.result_summary, 300),
-				call.token_usage ? callUsageWords(call.token_usage) : undefined,
-			];
-			// A subagent's call is indented by its depth under the call that started it.
-			const tool =
-				depth > 0 ? `<span class="nested" style="padding-left: ${depth * 1.5}em">${html(name)}</span>` : html(name);
-			rows.push(`<tr><td>${tool}</td>${cells.map((c) => `<td>${html(c)}</td>`).join('')}</tr>`);
-			walk(children, depth + 1);
-		}
-	};
-	walk(callTree(calls), 0);
-	return `<table class="calls own-calls"><thead><tr>${['Tool', 'Status', 'Read', 'Written', 'Result', 'Subagent usage'].map((h) => `<th>${html(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
-}
-
-/**
- * A run's tool calls in two: the desk tools the agent called through the desk (glossary: Desk
- * tools; tagged `desk.tool: desk`), and the agent's own (its shell, its file edits), as it reported them.
- */
-export function splitToolCalls(calls: readonly ToolCall[]): { desk: ToolCall[]; own: ToolCall[] } {
-	const isDesk = (t: ToolCall) => t.tags?.['desk.tool'] === 'desk';
-	return { desk: calls.filter(isDesk), own: calls.filter((t) => !isDesk(t)) };
-}
-
-/** A desk tool call's arguments on one line (`query: "retry", limit: 5`), at most `max` characters. */
-export function argsSummary(args: unknown, max = 160): string {
-	let text: string;
-	if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
-		text = Object.entries(args as Record<string, unknown>)
-			.map(([key, value]) => `${key}: ${oneLine(value)}`)
-			.join(', ');
-	} else {
-		text = args === undefined ? '' : oneLine(args);
-	}
-	return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
 /** `text` cut to `max` characters (a result can be a whole record): the page stays a table one can read. */
 function clipped(text: string | undefined, max: number): string | undefined {
 	return text !== undefined && text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-function oneLine(value: unknown): string {
-	try {
-		return JSON.stringify(value) ?? String(value);
-	} catch {
-		return String(value);
-	}
 }
 
 /**
  * The Evidence of the run's checks (glossary: Checks), PatchSet by PatchSet: each check with passed or failed,
  * its exit code and summary, and the command it ran.
  */
-function renderEvidence(d: RunDetail): string {
+function renderEvidence(d: RunDetail, links: PageLinks | undefined): string {
 	const attempt = new Map(d.patchsets.map((p, i) => [p.object_id, i + 1]));
 	const rows = d.evidence.map((e) => {
 		const passed = e.exit_code === 0;
@@ -384,14 +313,17 @@ function renderEvidence(d: RunDetail): string {
 				? '<span class="result">no result</span>'
 				: `<span class="result ${passed ? 'passed' : 'failed'}">${passed ? '✓ passed' : '✗ failed'}</span>`;
 		const patchset = e.patchset_id ? attempt.get(e.patchset_id) : undefined;
-		return `<tr><td>${html(e.tags['desk.check'] ?? e.tool)}</td><td>${result}</td><td>${html(e.exit_code)}</td><td>${html(e.summary)}</td><td><code>${html(e.command)}</code></td><td>${html(patchset)}</td></tr>`;
+		return `<tr><td>${html(e.tags['desk.check'] ?? e.tool)}</td><td>${result}</td><td>${html(e.exit_code)}</td><td>${html(e.summary)}</td><td><code>${html(e.command)}</code></td><td>${html(patchset)}</td><td>${logLink(e, links)}</td></tr>`;
 	});
 	const passed = d.evidence.filter((e) => e.exit_code === 0).length;
 	const heading = `<h2>Evidence (${d.evidence.length === 0 ? 'no checks' : `${passed} passed, ${d.evidence.length - passed} failed`})</h2>`;
 	if (rows.length === 0) {
-		return `${heading}<p class="muted">No check ran: give the target asset checks (Set Checks…) or the project some (setting agentDesk.checks).</p>`;
+		// While the agent works its change is not checked yet: that is no reason to set checks up.
+		return runState(d.summary) === 'running'
+			? `${heading}<p class="muted">No check has run yet: the checks run on the agent's change once it is done.</p>`
+			: `${heading}<p class="muted">No check ran: give the target asset checks (Set Checks…) or the project some (setting agentDesk.checks).</p>`;
 	}
-	return `${heading}<table><thead><tr><th>Check</th><th>Result</th><th>Exit</th><th>Summary</th><th>Command</th><th>PatchSet</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+	return `${heading}<table class="evidence"><thead><tr><th>Check</th><th>Result</th><th>Exit</th><th>Summary</th><th>Command</th><th>PatchSet</th><th>Log</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 /** The commands the run page's links may run (command: URIs); nothing else is allowed. */
@@ -405,11 +337,12 @@ export const runPageCommands = [
 	'agentDesk.rollbackRun',
 	'agentDesk.resumeRun',
 	'agentDesk.openRun',
+	'agentDesk.openRunText',
 	...lineagePageCommands,
 ] as const;
 
 function commandLink(
-	command: Exclude<(typeof runPageCommands)[number], (typeof lineagePageCommands)[number]>,
+	command: Exclude<(typeof runPageCommands)[number], (typeof lineagePageCommands)[number] | 'agentDesk.openRunText'>,
 	args: unknown[],
 	label: string,
 	kind: 'primary' | 'secondary' = 'secondary',
@@ -474,14 +407,16 @@ export function renderActions(project: string, d: RunDetail): string {
 		: `<nav class="actions" aria-label="Decisions">${note ? `<span class="note">${html(note)}</span>` : ''}${links.join('')}</nav>`;
 }
 
-/** The whole run page around `body`: its CSP (no scripts; styles and images only from `cspSource`) and its style. */
 /** What a run page's tab keeps across a window reload (VS Code's webview state): the run it shows. */
 export interface RunPageState {
 	project: string;
 	run: string;
 }
 
-/** The state a restored run page's tab kept, when it is one this page wrote; undefined otherwise. */
+/**
+ * The run a restored run page's tab showed, read from the state its script kept (the calls it had
+ * open and its scroll beside), when it names one; undefined otherwise.
+ */
 export function readRunPageState(state: unknown): RunPageState | undefined {
 	if (state === null || typeof state !== 'object') {
 		return undefined;
@@ -493,23 +428,28 @@ export function readRunPageState(state: unknown): RunPageState | undefined {
 }
 
 /**
- * The page's one script, when it is to survive a reload: it only hands VS Code the run it shows
- * (`setState`), so the tab is restored with it. Allowed by its nonce alone; the state is JSON with
- * every `<` escaped, so a name cannot end the script.
+ * The whole run page around `body`: its CSP (styles and images only from `cspSource`; one script,
+ * the page's own, by `script.nonce`, which keeps the page in place as the run changes) and its style.
+ * Without `script` the page runs none. `script.shows` names the run on the page's body, whence the
+ * script keeps it in the tab's state, so that a window reload restores the tab (glossary: Carrier).
  */
-function keepStateScript(keep: { nonce: string; state: RunPageState }): string {
-	const json = JSON.stringify({ project: keep.state.project, run: keep.state.run }).replace(
-		/[<\u2028\u2029]/g,
-		(c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-	);
-	return `<script nonce="${escapeHtml(keep.nonce)}">acquireVsCodeApi().setState(${json});</script>`;
-}
-
-export function runPageHtml(cspSource: string, body: string, keep?: { nonce: string; state: RunPageState }): string {
-	const scripts = keep ? ` script-src 'nonce-${escapeHtml(keep.nonce)}';` : '';
+export function runPageHtml(
+	cspSource: string,
+	body: string,
+	script?: { nonce: string; src: string; shows?: RunPageState },
+): string {
+	const scripts = script ? ` script-src 'nonce-${script.nonce}';` : '';
+	const shows = script?.shows
+		? ` data-project="${escapeHtml(script.shows.project)}" data-run="${escapeHtml(script.shows.run)}"`
+		: '';
 	return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'unsafe-inline'; img-src ${cspSource};${scripts}">
-<style>
+${
+	script
+		? `<script defer nonce="${escapeHtml(script.nonce)}" src="${escapeHtml(script.src)}"></script>
+`
+		: ''
+}<style>
 body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 24px 24px; line-height: 1.45; }
 h1 { font-size: 1.5em; font-weight: 600; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: 4px; } h3 { font-size: 1em; }
 table { border-collapse: collapse; margin: 8px 0; } th, td { text-align: left; padding: 3px 12px 3px 0; vertical-align: top; border-bottom: 1px solid var(--vscode-editorWidget-border, transparent); }
@@ -531,5 +471,6 @@ table.desk-calls td:nth-child(4), table.own-calls td:nth-child(5) { overflow-wra
 .warning { color: var(--vscode-editorWarning-foreground); }
 table.usage td:not(:first-child), table.usage th:not(:first-child) { text-align: right; }
 .result.passed { color: var(--vscode-testing-iconPassed); } .result.failed { color: var(--vscode-testing-iconFailed); } .muted { color: var(--vscode-descriptionForeground); }
-${lineagePageStyle}</style></head><body>${body}${keep ? keepStateScript(keep) : ''}</body></html>`;
+${conversationStyle}
+${lineagePageStyle}</style></head><body${shows}>${body}</body></html>`;
 }

@@ -1,4 +1,5 @@
 import type { WindowProject } from '../common/windowProjects';
+import type { RunTextTarget } from './runConversation';
 import type { RunsViewNode } from './runsTree';
 
 /** A run of a project of this window. */
@@ -86,4 +87,27 @@ export function rowRef(
 
 function firstLine(text: string): string {
 	return text.trim().split('\n', 1)[0] ?? '';
+}
+
+/**
+ * The text of a run a link names (the run page's *Open in a tab*, *Open log*; a Runs view row): a
+ * call's input or output, a check's log, a whole message; undefined for anything else (a link or a
+ * caller may pass anything).
+ */
+export function runTextTarget(value: unknown): RunTextTarget | undefined {
+	if (typeof value !== 'object' || value === null) {
+		return undefined;
+	}
+	const v = value as Record<string, unknown>;
+	const id = (x: unknown): x is string => typeof x === 'string' && runIdPattern.test(x);
+	if (id(v['call']) && (v['part'] === 'input' || v['part'] === 'output')) {
+		return { call: v['call'], part: v['part'] };
+	}
+	if (id(v['evidence'])) {
+		return { evidence: v['evidence'] };
+	}
+	if (typeof v['message'] === 'number' && Number.isSafeInteger(v['message']) && v['message'] >= 0) {
+		return { message: v['message'] };
+	}
+	return undefined;
 }

@@ -35,7 +35,7 @@ export function intentDescription(status: string, followed: string | undefined):
 
 /** The tooltip of a run's row (theme icons on: `$(error)` before a failure), `title` its task's. */
 export function runTooltip(run: RunSummary, title: string): string {
-	return `**Run** of ${escapeMarkdown(title)}\n\n| | |\n|---|---|\n| Status | ${runStatusText(run)} |\n| Started | ${escapeMarkdown(run.started_at)} |\n${run.duration_ms !== undefined ? `| Duration | ${formatDuration(run.duration_ms)} |\n` : ''}| Model | ${escapeMarkdown(`${run.provider ?? '—'} ${run.model ?? ''}`)} |\n| Tokens | ${escapeMarkdown(runTokensText(run) || '—')} |\n| Cost | ${escapeMarkdown(runCostText(run) || '—')} |\n| PatchSets | ${run.patchsets} |\n| Evidence | ${run.evidence} |\n${run.error ? `\n$(error) **Failed:** ${escapeMarkdown(run.error).replace(/\n+/g, ' ')}\n` : ''}`;
+	return `**Run** of ${escapeMarkdown(title)}\n\n| | |\n|---|---|\n| Status | ${runStatusText(run)} |\n| Started | ${escapeMarkdown(run.started_at)} |\n${run.duration_ms !== undefined ? `| Agent's work | ${formatDuration(run.duration_ms)} |\n` : ''}${run.gate_wait_ms !== undefined ? `| Waited for review | ${formatDuration(run.gate_wait_ms)} |\n` : ''}| Model | ${escapeMarkdown(`${run.provider ?? '—'} ${run.model ?? ''}`)} |\n| Tokens | ${escapeMarkdown(runTokensText(run) || '—')} |\n| Cost | ${escapeMarkdown(runCostText(run) || '—')} |\n| PatchSets | ${run.patchsets} |\n| Evidence | ${run.evidence} |\n${run.error ? `\n$(error) **Failed:** ${escapeMarkdown(run.error).replace(/\n+/g, ' ')}\n` : ''}`;
 }
 
 /*

@@ -42,7 +42,7 @@ import {
 	runTooltip,
 	runUsageWords,
 } from './runTooltips';
-import { formatDuration, runState, runStatusText, type RunState } from './runWords';
+import { formatDuration, intentState, runIcon, runState, runStatusText, type RunState } from './runWords';
 
 type Overview = RunsOverview;
 type IntentView = Overview['intents'][number];
@@ -81,12 +81,6 @@ export type RunsViewNode =
 			children?: RunsViewNode[];
 	  };
 
-const intentIcons: Record<string, [string, string?]> = {
-	draft: ['circle-large-outline'],
-	active: ['sync', 'charts.blue'],
-	completed: ['pass-filled', 'testing.iconPassed'],
-	cancelled: ['circle-slash', 'disabledForeground'],
-};
 const taskIcons: Record<string, [string, string?]> = {
 	draft: ['circle-large-outline'],
 	running: ['loading~spin', 'charts.blue'],
@@ -112,6 +106,14 @@ function icon([name, color]: [string, string?]): vscode.ThemeIcon {
 export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 	/** Per project, the lineage as last read (undefined when it could not be read) and the overview's tasks by id. */
 	private readonly lineage = new Map<string, { tree?: LineageTree; tasks: Map<string, TaskView> }>();
+	/** Runs that never started are listed only when asked (glossary: Agent check). */
+	private showNeverStarted = false;
+
+	setShowNeverStarted(show: boolean): void {
+		this.showNeverStarted = show;
+		void vscode.commands.executeCommand('setContext', 'agentDesk.showNeverStarted', show);
+		this.refresh();
+	}
 
 	protected projectNode(project: WindowProject): RunsViewNode {
 		return { type: 'project', project };
@@ -215,10 +217,11 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					vscode.TreeItemCollapsibleState.Expanded,
 				);
 				item.id = `${node.project}/intent/${intent.object_id}`;
-				item.iconPath = icon(intentIcons[node.view.status] ?? ['circle-large-outline']);
+				const shown = intentState(node.view);
+				item.iconPath = icon(shown.icon);
 				// Its tasks' runs' tokens and cost added up, and what makes the sum uncertain.
 				item.description = [
-					intentDescription(node.view.status, node.followed),
+					intentDescription(shown.words, node.followed),
 					node.view.usage.runs > 0 ? rollupWords(node.view.usage) : '',
 				]
 					.filter(Boolean)
@@ -235,7 +238,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				);
 				item.id = `${node.project}/plan/${node.plan.object_id}`;
 				item.iconPath = new vscode.ThemeIcon(node.latest ? 'list-ordered' : 'history');
-				item.description = `${steps} step${steps === 1 ? '' : 's'}${node.plan.fwindow ? ` · frames ${node.plan.fwindow[0]}–${node.plan.fwindow[1]}` : ''}`;
+				item.description = `${steps} step${steps === 1 ? '' : 's'}`;
 				return item;
 			}
 			case 'task': {
@@ -272,7 +275,14 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					item.accessibilityInformation = { label: `Branch ${task.title}, ${item.description}` };
 					return item;
 				}
-				item.iconPath = icon(waiting ? runIcons[waiting] : (taskIcons[task.status] ?? ['circle-large-outline']));
+				// A task still running with no run working, waiting or failed (its newest checkpointed, say) shows that run's end, never a spinner.
+				item.iconPath = icon(
+					waiting
+						? runIcons[waiting]
+						: task.status === 'running' && newest
+							? runIcon(newest)
+							: (taskIcons[task.status] ?? ['circle-large-outline']),
+				);
 				// Its runs' usage added up; a task whose runs started branches, its lineage subtree's too.
 				const subtree = node.view.subtree_usage;
 				const withBranches =
@@ -392,7 +402,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 
 	protected async projectChildren(project: WindowProject): Promise<RunsViewNode[]> {
 		const [overview, tree] = await Promise.all([
-			this.desk.request(ListRuns, { project: project.name }),
+			this.desk.request(ListRuns, { project: project.name, ...(this.showNeverStarted ? { all: true } : {}) }),
 			this.readLineage(project.name),
 		]);
 		const tasks = new Map<string, TaskView>();
@@ -545,6 +555,16 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					new vscode.ThemeColor(passed ? 'testing.iconPassed' : 'testing.iconFailed'),
 				),
 				tooltip: evidence.command,
+				// Its whole log opens in a tab.
+				...(evidence.report_artifacts[0]
+					? {
+							command: {
+								command: 'agentDesk.openRunText',
+								title: 'Open Log',
+								arguments: [project, runId, { evidence: evidence.object_id }],
+							},
+						}
+					: {}),
 			});
 		}
 		if (detail.decision) {
@@ -611,6 +631,12 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 						call.status !== 'ok' ? 'error' : children.length > 0 ? 'type-hierarchy-sub' : 'symbol-event',
 					),
 					tooltip: call.result_summary,
+					// Its output (else its input) opens in a tab.
+					command: {
+						command: 'agentDesk.openRunText',
+						title: 'Open Output',
+						arguments: [project, runId, { call: call.object_id, part: call.artifacts.length > 0 ? 'output' : 'input' }],
+					},
 					...(children.length > 0 ? { children: children.map(callNode) } : {}),
 				};
 			};
@@ -638,7 +664,7 @@ function runItem(
 	);
 	item.id = `${node.project}/run/${run.id}`;
 	const state = runState(run);
-	item.iconPath = icon(state === 'decided' && run.status === 'failed' ? runIcons.failed : runIcons[state]);
+	item.iconPath = icon(runIcon(run));
 	const parts = [
 		runStatusText(run),
 		run.duration_ms !== undefined ? formatDuration(run.duration_ms) : '',

@@ -361,15 +361,33 @@ export function graphemeLength(text: string): number {
 	return count;
 }
 
-/** The first `max` characters of `text` as a person counts them, never half an emoji or a letter without its accent. */
+/** How much of a text is segmented at a time (see cutGraphemes). */
+const segmentWindow = 4096;
+
+/**
+ * The first `max` characters of `text` as a person counts them, never half an emoji or a letter
+ * without its accent. The text is segmented a window at a time: each step of V8's segmenter costs
+ * time in proportion to the whole text it was given, so the first 4,000 characters of a 2 MB message
+ * took minutes. A window's last character may be cut by the window: it is read again from its start
+ * in the next one (only one longer than a whole window, a pile of combining marks, is cut).
+ */
 export function cutGraphemes(text: string, max: number): string {
 	let out = '';
 	let count = 0;
-	for (const { segment } of graphemes.segment(text)) {
-		if (count++ >= max) {
-			break;
+	let at = 0;
+	while (at < text.length && count < max) {
+		const window = text.slice(at, at + segmentWindow);
+		const isLast = at + window.length >= text.length;
+		let taken = 0;
+		for (const { segment, index } of graphemes.segment(window)) {
+			if (count >= max || (!isLast && index > 0 && index + segment.length >= window.length)) {
+				break;
+			}
+			out += segment;
+			count++;
+			taken = index + segment.length;
 		}
-		out += segment;
+		at += taken;
 	}
 	return out;
 }

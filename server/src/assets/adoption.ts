@@ -3,7 +3,7 @@ import { maxNoteTextBytes } from '../core/inputLimits';
 import type { GitDirLocation } from '../git/gitDir';
 import type { LibraryContext } from './libraryContext';
 import type { ClientRequestKey, FolderIdentity, LibraryReads, LibraryWrites } from './ports';
-import { parseSkillFile } from './skill';
+import { newSkillFile, parseSkillFile, skillFileProblem } from './skill';
 import type { AssetRecord, MadeBy, Manifest, ProjectRecord } from './types';
 import { versionOf } from './versions';
 
@@ -52,6 +52,8 @@ export interface NewAssetRequest {
 	/** The asset's `created_by` (the call's actor); default `madeBy`. */
 	createdBy?: string;
 	clientRequest?: ClientRequestKey;
+	/** A skill (glossary: Kind): version 1 holds a SKILL.md naming it with this description. */
+	skillDescription?: string;
 }
 
 /** What asset_link is given: the link's name and URL, and the asset it was made from (`from`). */
@@ -122,19 +124,38 @@ export class Adoption {
 
 	/**
 	 * asset_import with new (glossary: Version): an empty working folder (`dir` if given, which must
-	 * not exist or be empty) and at once version 1, with the note "created" and no files.
+	 * not exist or be empty) and at once version 1, with the note "created" and no files; for a new
+	 * skill, version 1 holds its SKILL.md (name and description), so the asset is a skill from its add.
 	 */
 	async newAsset(request: NewAssetRequest): Promise<ImportResult> {
 		const name = checkName(request.name);
+		let skillText: string | undefined;
+		if (request.skillDescription !== undefined) {
+			const problem = skillFileProblem(name, request.skillDescription);
+			if (problem !== undefined) {
+				throw new DeskError('asset.badSkill', problem, { name });
+			}
+			skillText = newSkillFile(name, request.skillDescription);
+		}
 		const id = this.ctx.env.newAssetId();
 		const folder = this.ctx.snapshots.prepareFolder(id, request.dir);
-		const empty = this.ctx.snapshots.putManifest({ format: 1, files: [] });
+		let manifest = this.ctx.snapshots.putManifest({ format: 1, files: [] });
+		let fileCount = 0;
+		let bytes = 0;
+		if (skillText !== undefined) {
+			this.ctx.snapshots.writeInFolder(folder, 'SKILL.md', Buffer.from(skillText));
+			const scan = await this.ctx.snapshots.scan(id, folder, { store: true });
+			manifest = scan.manifestHash;
+			fileCount = scan.manifest.files.length;
+			bytes = scan.manifest.files.reduce((n, f) => n + f.size, 0);
+		}
 		const now = this.ctx.now();
 		const asset: AssetRecord = {
 			...blankAsset(id, name, now, request.createdBy ?? request.madeBy),
 			engine: 'snapshot',
 			working_dir: folder,
 			picked_version: 1,
+			...(skillText !== undefined ? { kind: 'skill', about: request.skillDescription!.trim() } : {}),
 		};
 		// The asset, its first version, its project and the answer to the client's request: one write.
 		const result = this.ctx.store.batch((writes) => {
@@ -150,9 +171,9 @@ export class Adoption {
 			writes.insertAsset(asset);
 			writes.insertSnapshotVersion(id, {
 				version: 1,
-				manifest: empty,
-				file_count: 0,
-				bytes: 0,
+				manifest,
+				file_count: fileCount,
+				bytes,
 				note: 'created',
 				made_at: now,
 				made_by: request.madeBy,

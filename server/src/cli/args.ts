@@ -21,6 +21,7 @@ export function parseCommandLine(argv: string[]) {
 			help: { type: 'boolean', short: 'h', default: false },
 			dir: { type: 'string' },
 			new: { type: 'string' },
+			skill: { type: 'string' },
 			asset: { type: 'string' },
 			project: { type: 'string' },
 			main: { type: 'boolean', default: false },

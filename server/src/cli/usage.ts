@@ -12,8 +12,9 @@ Commands:
   asset import --dir PATH [--project NAME] [--main] [--allow-git-dir]
                                                   adopt a folder (a repository's top becomes a git asset;
                                                   --allow-git-dir: also when its git folder is elsewhere)
-  asset import --new NAME [--dir PATH] [--project NAME] [--main]
-                                                  a new empty snapshot asset (v1 "created")
+  asset import --new NAME [--skill DESCRIPTION] [--dir PATH] [--project NAME] [--main]
+                                                  a new empty snapshot asset (v1 "created"); --skill: a
+                                                  skill whose v1 is a SKILL.md with that description
   asset import --asset ID --project NAME [--main] add a library asset to a project
   asset show ID                                   the record, its versions and what go would read
   asset versions ID                               versions, oldest first
@@ -37,7 +38,8 @@ Commands:
   mcp                                             serve the desk tools over MCP on stdio, for your own agent
 
 Runs (of the repository at --repo PATH, default the current folder):
-  runs list                                       intents, their plans and tasks, each task's runs, tokens and cost added up
+  runs list [--all]                               intents, their plans and tasks, each task's runs, tokens and cost added up
+                                                  (--all: runs that never started too)
   runs show ID                                    everything a run recorded, its usage per model
   history export [--ref REF]                      write the AI objects to refs/desk/history
   history import [--ref REF]                      read them from a history ref (twice adds nothing)
@@ -54,6 +56,10 @@ Launch cards (of --project NAME, else the repository at --repo PATH or the curre
                                                   instructions, the rest as reference)
   card unplug --asset ID
   card go [--request-id ID]                       freeze every plug, record the launch, make the run
+
+Agents (of the run settings: --settings FILE, else the defaults):
+  agent check [NAME]                              whether the agent NAME (else each) can start: its program on the
+                                                  PATH, its version, its sign-in; exit 2 when one cannot (no tokens spent)
 
 Runs carried out (of --project NAME, else the repository at --repo PATH or the current folder):
   run go [PROJECT] [--settings FILE] [--agent NAME] [--isolation shared|worktree] [--request-id ID]

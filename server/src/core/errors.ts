@@ -56,6 +56,7 @@ export type DeskErrorCode =
 	| 'asset.badTag'
 	| 'asset.badChecks'
 	| 'asset.badName'
+	| 'asset.badSkill'
 	| 'asset.badUrl'
 	// A model's about over one a person wrote (glossary: Tags and about): the person's own text wins.
 	| 'asset.aboutByPerson'
@@ -97,6 +98,10 @@ export type DeskErrorCode =
 	| 'git.failed'
 	| 'run.badSettings'
 	| 'run.unknownAgent'
+	// Go, Retry or Resume with an agent whose program is not installed (glossary: Agent check): no run is made.
+	| 'run.agentMissing'
+	// A commit of the desk's (a landing, a checkpoint, a rollback) with no identity: git has none here and none was given.
+	| 'run.noIdentity'
 	| 'run.spawnFailed'
 	| 'run.notAwaitingDecision'
 	| 'run.notRunning'

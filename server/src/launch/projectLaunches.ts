@@ -192,12 +192,13 @@ export class ProjectLaunches {
 	}
 
 	private async launch(madeBy: MadeBy, now: Date, options: GoOptions): Promise<LaunchRecord> {
-		options.check?.();
 		const cardJson = this.store.cardText();
 		const card = this.cardOf(cardJson);
+		// The card's own refusal first: with no ticket there is nothing to run, whatever the agent.
 		if (card.ticket.trim() === '') {
 			throw new DeskError('launch.emptyTicket', "Write the ticket before Go: it becomes the run's prompt.");
 		}
+		options.check?.();
 		// Everything that can refuse is checked before anything is snapshotted or written.
 		const head = await this.requireHead();
 		await this.checkTarget(card.plugs);

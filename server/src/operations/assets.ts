@@ -244,12 +244,15 @@ export const importAsset = operation({
 			tool: 'asset_import',
 			title: 'Import an asset',
 			description:
-				"Bring an asset into this project. Give exactly one of: `dir`, a folder inside your work folder or outbox, not a read-only or hidden one (`.git`, `.vscode`, `.claude`, `.agents`, `.desk`) and no link on the way (a git repository's top becomes a git asset, any other folder a snapshot asset whose version 1 is what it holds now; importing the same folder again returns the same asset); `newName`, a new empty snapshot asset (in `dir` when given, which must not exist or be empty); or `assetId`, an asset of this project. `main` and `allowGitDir` are the person's to set: a run is refused them. Returns the asset, whether it was created, and the project.",
+				"Bring an asset into this project. Give exactly one of: `dir`, a folder inside your work folder or outbox, not a read-only or hidden one (`.git`, `.vscode`, `.claude`, `.agents`, `.desk`) and no link on the way (a git repository's top becomes a git asset, any other folder a snapshot asset whose version 1 is what it holds now; importing the same folder again returns the same asset); `newName`, a new empty snapshot asset (in `dir` when given, which must not exist or be empty; with `skillDescription`, a skill whose version 1 is a SKILL.md naming it and saying when to use it); or `assetId`, an asset of this project. `main` and `allowGitDir` are the person's to set: a run is refused them. Returns the asset, whether it was created, and the project.",
 			boundByRun: ['project'],
 		},
 	},
 	async run(call, params) {
-		const { dir, newName, assetId } = params;
+		const { dir, newName, assetId, skillDescription } = params;
+		if (skillDescription !== undefined && newName === undefined) {
+			throw new DeskError('import.badArgs', 'A skill description goes with a new name.');
+		}
 		if (
 			[dir !== undefined && newName === undefined, newName !== undefined, assetId !== undefined].filter(Boolean)
 				.length !== 1
@@ -282,6 +285,7 @@ export const importAsset = operation({
 			if (newName !== undefined) {
 				return library.newAsset({
 					name: newName,
+					...(skillDescription !== undefined ? { skillDescription } : {}),
 					dir: folder,
 					project,
 					main,

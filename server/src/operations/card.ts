@@ -14,6 +14,7 @@ import {
 	UnplugAsset,
 	type CardView,
 } from '../protocol/protocol';
+import { requireAgentProgram } from '../runs/agentCheck';
 import { parseRunSettings } from '../runs/settings';
 import { actorRefOf, madeByOf } from './actor';
 import { operation } from './operation';
@@ -147,7 +148,11 @@ export const launchGo = operation({
 		const card = launches.card();
 		const { result: record, replayed } = await launches.goOnce(madeBy, new Date(), {
 			...options,
-			check: () => executor.assertCheckoutFree(runSettings, card),
+			// An agent whose program is not there makes no run (glossary: Agent check).
+			check: () => {
+				requireAgentProgram(runSettings);
+				executor.assertCheckoutFree(runSettings, card);
+			},
 			claim: (tx, launched) => executor.claimIn(tx, runSettings, launched, launched.run),
 		});
 		if (replayed) {

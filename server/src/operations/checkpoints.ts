@@ -4,6 +4,7 @@
  */
 import type { LaunchRecord } from '../launch/types';
 import { ResumeRun } from '../protocol/protocol';
+import { requireAgentProgram } from '../runs/agentCheck';
 import { parseRunSettings } from '../runs/settings';
 import { answerOnce, recordAnswer } from '../store/clientRequests';
 import { projectTop } from './attachments';
@@ -31,7 +32,10 @@ export const resumeRun = operation({
 		const { result, replayed } = await answerOnce(await desk.projectRequests(top), request, () =>
 			gate.resume(run, {
 				isolation: runSettings.isolation,
-				check: (record) => executor.assertCheckoutFree(runSettings, record),
+				check: (record) => {
+					requireAgentProgram(runSettings);
+					executor.assertCheckoutFree(runSettings, record);
+				},
 				claim: (tx, id, record) => {
 					executor.claimIn(tx, runSettings, record, id);
 					launched = record;

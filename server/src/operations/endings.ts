@@ -10,6 +10,7 @@ import type { Desk } from '../desk';
 import { CancelIntent, CancelTask, FollowUp } from '../protocol/protocol';
 import { closeRunPlans, endIntentOf, isTaskEnded } from '../runs/endings';
 import { isAtGate } from '../runs/runViews';
+import { requireAgentProgram } from '../runs/agentCheck';
 import { parseRunSettings } from '../runs/settings';
 import type { EndingResult } from '../runs/types';
 import type { AiStore } from '../store/aiStore';
@@ -235,6 +236,7 @@ export const followUp = operation({
 						{ object: 'intent', from: status, to: 'follow-up' },
 					);
 				}
+				requireAgentProgram(runSettings);
 				executor.assertCheckoutFree(runSettings, record);
 			},
 			claim: (tx, launched) => executor.claimIn(tx, runSettings, launched, launched.run),

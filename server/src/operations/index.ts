@@ -1,4 +1,5 @@
 /** Every desk operation (glossary: Operation): the table the JSON-RPC handlers, `desk` and the MCP tools serve. */
+import { agentOperations } from './agents';
 import { assetOperations } from './assets';
 import { attachmentOperations } from './attachments';
 import { boardOperations } from './board';
@@ -26,6 +27,7 @@ export const operations: readonly AnyOperation[] = [
 	...checkpointOperations,
 	...endingOperations,
 	...cardOperations,
+	...agentOperations,
 	...historyOperations,
 	...lineageOperations,
 	...boardOperations,

@@ -9,9 +9,12 @@ import type { Run } from '../ai/types';
 import { DeskError } from '../core/errors';
 import { projectDataFolder, type Desk } from '../desk';
 import { RepositoryReader } from '../git/repositoryReader';
-import { CancelRun, DecideRun, ListRuns, PatchSetFiles, ShowRun } from '../protocol/protocol';
+import { verifyIntegrity } from '../ai/model';
+import { CancelRun, DecideRun, ListRuns, PatchSetFiles, ReadRunText, ShowRun } from '../protocol/protocol';
 import { object, optional, string } from '../protocol/schema';
-import { runDetail, runsOverview } from '../runs/runViews';
+import { artifactStore } from '../runs/artifacts';
+import { runArtifacts, runDetail, runsOverview } from '../runs/runViews';
+import { requireAgentProgram } from '../runs/agentCheck';
 import { parseRunSettings } from '../runs/settings';
 import { answerOnce, markReplayed, wasReplayed } from '../store/clientRequests';
 import type { WriteTransaction } from '../store/durableDatabase';
@@ -70,10 +73,10 @@ export const listRuns = operation({
 	mutates: false,
 	idempotent: true,
 	surfaces: { rpc: ListRuns, cli: 'runs list' },
-	async run(call, place) {
+	async run(call, { all, ...place }) {
 		// A read: it never makes a project database.
 		const top = recordedTop(call.desk, await topOfPlace(call.desk, place));
-		return runsOverview(await call.desk.projectAi(top));
+		return runsOverview(await call.desk.projectAi(top), { ...(all ? { all } : {}) });
 	},
 });
 
@@ -154,6 +157,48 @@ export const patchSetFiles = operation({
 	},
 });
 
+/**
+ * A text a run stored (glossary: Conversation), for the run page's previews and the tabs that show
+ * one whole: only a blob the run's own records name, checked against the hash they give.
+ */
+export const readRunText = operation({
+	name: 'run.readText',
+	summary: "Read a text a run stored: a tool call's output, a check's log, a long message, a transcript.",
+	params: ReadRunText.params,
+	callers: ['editor', 'cli'],
+	mutates: false,
+	idempotent: true,
+	surfaces: { rpc: ReadRunText },
+	async run(call, { project, run, hash, max_bytes: maxBytes }) {
+		const ai = await call.desk.projectAi(projectTop(call.desk, project));
+		const ref = runArtifacts(ai, run).find((a) => a.hash?.toLowerCase() === hash);
+		if (!ref) {
+			throw new DeskError('ai.notFound', `Run ${run} stored no text ${hash}.`, { run, hash });
+		}
+		if (ref.store !== artifactStore) {
+			throw new DeskError('blob.missing', `Text ${hash} of run ${run} is kept in ${ref.store}, not in this library.`, {
+				hash,
+				store: ref.store,
+			});
+		}
+		const bytes = call.desk.blobs.get(ref.key);
+		if (!verifyIntegrity(ref, bytes)) {
+			throw new DeskError('blob.corrupt', `Text ${hash} of run ${run} is not what the run recorded.`, { hash });
+		}
+		const partial = maxBytes !== undefined && bytes.length > maxBytes;
+		const shown = partial ? bytes.subarray(0, maxBytes) : bytes;
+		// A preview cut inside a character ends before it, not with a replacement character.
+		const decoded = new TextDecoder('utf-8').decode(shown);
+		const text = partial ? decoded.replace(/\uFFFD{1,3}$/, '') : decoded;
+		return {
+			text,
+			bytes: bytes.length,
+			partial,
+			...(ref.content_type ? { content_type: ref.content_type } : {}),
+		};
+	},
+});
+
 export const cancelRun = operation({
 	name: 'run.cancel',
 	summary: "Cancel a run: stop its agent's process group and fail the run with the reason.",
@@ -183,7 +228,7 @@ export const decideRun = operation({
 	mutates: true,
 	idempotent: false,
 	surfaces: { rpc: DecideRun, cli: 'run decide' },
-	async run(call, { project, run, decision, patchset, rationale, settings }) {
+	async run(call, { project, run, decision, patchset, rationale, settings, identity }) {
 		const { desk, request } = call;
 		const top = projectTop(desk, project);
 		// Settings are checked before anything is decided.
@@ -196,7 +241,10 @@ export const decideRun = operation({
 		const retry =
 			runSettings && record
 				? {
-						check: () => executor.assertCheckoutFree(runSettings, record),
+						check: () => {
+							requireAgentProgram(runSettings);
+							executor.assertCheckoutFree(runSettings, record);
+						},
 						claim: (tx: WriteTransaction, id: string) => executor.claimIn(tx, runSettings, record, id),
 					}
 				: {};
@@ -225,6 +273,7 @@ export const decideRun = operation({
 					by: actorRefOf(call.actor),
 					...(patchset ? { patchset } : {}),
 					...(rationale ? { rationale } : {}),
+					...(identity ? { identity } : {}),
 					...(request ? { request: { id: request.id, hash: request.hash } } : {}),
 					...retry,
 				});
@@ -269,4 +318,4 @@ export const decideRun = operation({
 });
 
 /** The runs' operations, in the table's order. */
-export const runOperations = [listRuns, showRun, runStatus, runDiff, patchSetFiles, cancelRun, decideRun];
+export const runOperations = [listRuns, showRun, runStatus, runDiff, patchSetFiles, readRunText, cancelRun, decideRun];

@@ -38,9 +38,13 @@ import type {
 import type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage } from '../ai/types';
 import type { DeskErrorJson } from '../core/errors';
 import type {
+	AgentCheck,
+	AgentFix,
+	AgentMessageData,
 	CarriedBy,
 	DecideResult,
 	EndingResult,
+	IntentView,
 	ResumeResult,
 	RunDetail,
 	RunsOverview,
@@ -84,7 +88,11 @@ import {
 export type { BoardMessage, BranchResult, CatchUpSection, LineageRoot, LineageTree, MemorizeResult, MemoryView };
 export type { HistoryImportResult, HistoryRefusal, ModelUsage, TokenCounts, TokenUsage };
 export type {
+	AgentCheck,
+	AgentFix,
+	AgentMessageData,
 	CarriedBy,
+	IntentView,
 	RunDetail,
 	RunsOverview,
 	RunSummary,
@@ -290,8 +298,8 @@ export interface ImportResultJson {
 /**
  * Client → server: asset_import (glossary: Adopt). Exactly one of `dir` (adopt a folder: a repository's top
  * becomes a git asset, any other folder a snapshot asset), `newName` (a new empty snapshot asset,
- * in `dir` when given), or `assetId` (a library asset joins `project` by reference). Fails with
- * `import.badArgs`, `import.notADirectory`, `asset.folderNotEmpty`, `asset.badName`, `asset.notFound`;
+ * in `dir` when given; with `skillDescription` a skill whose version 1 is its SKILL.md), or `assetId` (a library asset joins `project` by reference). Fails with
+ * `import.badArgs`, `import.notADirectory`, `asset.folderNotEmpty`, `asset.badName`, `asset.badSkill`, `asset.notFound`;
  * `git.foreignGitDir` (data: `gitDir`, where the git folder really is) for a repository whose git
  * folder is outside what the desk adopts by itself, unless `allowGitDir` (the person said yes);
  * `git.gitDirChanged` when its `.git` names another folder than the one adopted.
@@ -303,6 +311,8 @@ export function importAssetParams(dir: Schema<string>) {
 	return object({
 		dir: optional(dir),
 		newName: optional(string({ maxLength: 200 })),
+		/** With `newName`: the new asset is a skill whose version 1 holds a SKILL.md with this description. */
+		skillDescription: optional(string({ maxLength: 1024 })),
 		assetId: optional(assetId),
 		project: optional(projectName),
 		main: optional(boolean()),
@@ -481,10 +491,14 @@ const projectOrRepo = {
 };
 
 /**
- * Client → server: the project's intents, their plans and tasks, each task's runs. Fails with
+ * Client → server: the project's intents, their plans and tasks, each task's runs; runs that never
+ * started (glossary: Agent check) only with `all`, else counted in `hidden_runs`. Fails with
  * `project.notFound` (a repository the desk keeps no records of: the read creates nothing there).
  */
-export const ListRuns = request<RunsOverview>()('desk/runs/list', object({ ...projectOrRepo }));
+export const ListRuns = request<RunsOverview>()(
+	'desk/runs/list',
+	object({ ...projectOrRepo, all: optional(boolean()) }),
+);
 
 /** Client → server: everything a run recorded. Fails with `ai.notFound` for an id that names no run of the project. */
 export const ShowRun = request<RunDetail>()('desk/runs/show', object({ ...projectOrRepo, id: runId }));
@@ -525,6 +539,35 @@ export interface PatchSetFilesJson {
 export const PatchSetFiles = request<PatchSetFilesJson>()(
 	'desk/runs/patchSetFiles',
 	object({ project: projectName, patchset: runId }),
+);
+
+/** A text a run stored, as {@link ReadRunText} reads it. */
+export interface RunText {
+	/** The text (UTF-8; a byte sequence that is not is shown as U+FFFD): whole, or its first `max_bytes`. */
+	text: string;
+	/** Bytes of the whole stored text. */
+	bytes: number;
+	/** `text` is only the beginning: `max_bytes` ended before the stored text did. */
+	partial: boolean;
+	content_type?: string;
+}
+
+/**
+ * Client → server: a text a run stored in the blob store (glossary: Conversation): a tool call's
+ * output, a check's log, a long message of the agent's, a node's raw transcript; whole, or its first
+ * `max_bytes` (the run page's previews). Only an artifact the run's own records name is read: any
+ * other hash fails with `ai.notFound`, as does an id that names no run of the project; `blob.missing`
+ * when its bytes are not in this library (a run brought in with the history of another machine),
+ * `blob.corrupt` when they are damaged.
+ */
+export const ReadRunText = request<RunText>()(
+	'desk/runs/readText',
+	object({
+		project: projectName,
+		run: runId,
+		hash: string({ minLength: 64, maxLength: 64, pattern: /^[0-9a-f]{64}$/ }),
+		max_bytes: optional(integer({ min: 1, max: 64 * 1024 * 1024 })),
+	}),
 );
 
 export interface CardView {
@@ -600,7 +643,8 @@ const runSettings = optional(json({ maxBytes: maxSettingsBytes }));
  * Task and Run, and starts carrying the run out with `settings` (unless `execute` is false); the
  * result comes back at once, progress as `desk/runs/didChange` and the end as `desk/runs/didFinish`.
  * Fails with `launch.emptyTicket`, `launch.foreignRepo` (the git target is not the checkout the run
- * writes, checked again before anything is written), `run.badSettings`, `run.unknownAgent`, `run.checkoutBusy` (another
+ * writes, checked again before anything is written), `run.badSettings`, `run.unknownAgent`, `run.agentMissing` (the
+ * agent's program is not installed: nothing is made), `run.checkoutBusy` (another
  * run's agent works in the shared checkout, in this process or another), `launch.cardChanged` (another
  * Go launched the card meanwhile), `request.idReused`. With `requestId`, a repeat returns the first
  * launch and starts nothing.
@@ -608,6 +652,22 @@ const runSettings = optional(json({ maxBytes: maxSettingsBytes }));
 export const LaunchGo = request<LaunchRecord>()(
 	'desk/card/go',
 	object({ project: projectName, settings: runSettings, execute: optional(boolean()), requestId }),
+);
+
+/**
+ * Client → server: the agent check (glossary: Agent check) of the agent Go would start with
+ * `settings`, of the agent named, or of every one (`all`): its program on the PATH, its version and
+ * its sign-in, told before Go. Starts no agent and spends no tokens; an answer is kept a few seconds
+ * unless `fresh`. Fails with `run.badSettings`, `run.unknownAgent`.
+ */
+export const CheckAgents = request<{ agents: AgentCheck[] }>()(
+	'desk/agents/check',
+	object({
+		settings: runSettings,
+		agent: optional(string({ minLength: 1, maxLength: 64 })),
+		all: optional(boolean()),
+		fresh: optional(boolean()),
+	}),
 );
 
 /**
@@ -628,7 +688,9 @@ export const CancelRun = request<{ stopped: boolean }>()(
  * with `commit` or `version`). Fails with `run.notAwaitingDecision`, `run.noPatch`, `run.landConflict`
  * (also: the revert no longer applies), `run.targetMoved`, `run.notLanded` (rollback of a run that did
  * not land, or was rolled back), `run.checkoutDirty` (the checkout has changes in files the rollback
- * writes). With `requestId`, a repeat returns the first answer and starts no second run.
+ * writes), `run.noIdentity` (a commit to make, and git has no identity here nor was `identity` given:
+ * the editor asks the person once), `run.agentMissing` (retry with an agent not installed). With
+ * `requestId`, a repeat returns the first answer and starts no second run.
  */
 export const DecideRun = request<DecideResult>()(
 	'desk/runs/decide',
@@ -639,6 +701,10 @@ export const DecideRun = request<DecideResult>()(
 		patchset: optional(runId),
 		rationale: optional(string({ maxLength: 64 * 1024 })),
 		settings: runSettings,
+		/** The person's name and email for the commit, used only where git has no identity of its own. */
+		identity: optional(
+			object({ name: string({ minLength: 1, maxLength: 200 }), email: string({ minLength: 1, maxLength: 320 }) }),
+		),
 		requestId,
 	}),
 );
@@ -709,6 +775,10 @@ export interface RunFinishedParams {
 	/** The task's title. */
 	title: string;
 	error?: string;
+	/** It failed before its agent did anything (glossary: Agent check): the fix is the agent's, not a Retry. */
+	never_started?: boolean;
+	/** The agent it ran with (its name in the run settings). */
+	agent?: string;
 	/** Files the last PatchSet touches, and the checks of it that passed and failed. */
 	touched: number;
 	checks: { passed: number; failed: number };
@@ -1075,12 +1145,14 @@ export const deskRequests = {
 	ImportHistory,
 	ExportHistory,
 	PatchSetFiles,
+	ReadRunText,
 	GetCard,
 	SetTicket,
 	SuggestAssets,
 	PlugAsset,
 	UnplugAsset,
 	LaunchGo,
+	CheckAgents,
 	CancelRun,
 	DecideRun,
 	ResumeRun,

@@ -3,12 +3,22 @@ import { actor, cutGraphemes, newToolInvocation, pushFrame, setUsage } from '../
 import { addUsage } from '../ai/tokenUsage';
 import type { ArtifactRef, ContextPipeline, Provenance, Run, TokenUsage, ToolInvocation } from '../ai/types';
 import type { AgentEvent } from '../agents/events';
+import { cappedText, maxMessageBytes, maxToolOutputBytes } from './artifacts';
 import type { PriceTable } from './prices';
+import type { AgentMessageData } from './types';
 import { UsageAccount } from './usageAccount';
+
+/** The kind of the ContextFrame an agent's message is recorded as (glossary: Conversation). */
+export const agentMessageKind = { other: 'agent_message' } as const;
+/** Characters of a message kept in its frame; the whole of a longer one is in the blob store. */
+export const inlineMessageChars = 4000;
+/** The pipeline is rewritten whole on each write: at most once this often while the agent prints. */
+const pipelineWriteMs = 1000;
 
 /** Where the recorder puts what it makes: AI objects, and blobs for long outputs. */
 export interface RecorderSink {
-	put(objects: Array<ToolInvocation | Provenance | ContextPipeline>): void;
+	/** Stores `objects`; the views are told of `runId`'s change (else of the run an object names). */
+	put(objects: Array<ToolInvocation | Provenance | ContextPipeline>, runId?: string): void;
 	storeArtifact(bytes: Buffer, contentType: string): ArtifactRef;
 	/** Removes the secrets the desk passed to the agent from text on its way into the store. */
 	scrub(text: string): string;
@@ -25,10 +35,11 @@ export interface NodeOutcome {
 }
 
 /**
- * Turns one node's agent events into AI objects as they arrive (glossary: ToolInvocation): a
- * ToolInvocation per tool call with its files read and written (a subagent's nested under the call
- * that started it), the Provenance's model and token usage (per model, with the nodes before it), and
- * a tool_call frame in the run's ContextPipeline for each call.
+ * Turns one node's agent events into AI objects as they arrive (glossary: ToolInvocation,
+ * Conversation): a ToolInvocation per tool call with its files read and written (a subagent's nested
+ * under the call that started it) and its output capped, the Provenance's model and token usage (per
+ * model, with the nodes before it), and in the run's ContextPipeline a tool_call frame for each call
+ * and an agent_message frame for each message, in the order the agent printed them.
  */
 export class AgentRecorder {
 	private readonly open = new Map<string, ToolInvocation>();
@@ -42,8 +53,12 @@ export class AgentRecorder {
 	private planSteps: string[] | undefined;
 	private toolCalls = 0;
 	private pipelineWrittenAt = 0;
+	/** A write of the pipeline put off by {@link pipelineWriteMs}: frames are waiting for it. */
+	private pipelineWrite: NodeJS.Timeout | undefined;
 	private unparsed = 0;
 	private readonly agent;
+	private readonly node: string;
+	private readonly attempt: number;
 
 	constructor(
 		private readonly run: Run,
@@ -59,9 +74,14 @@ export class AgentRecorder {
 			prices: PriceTable;
 			/** The model the agent's command line asks for, for an agent that never names one. */
 			configuredModel?: string | undefined;
+			/** The template's node the agent works on, and which attempt of it: its messages say so. */
+			node?: string;
+			attempt?: number;
 		},
 	) {
 		this.agent = actor('agent', agentName);
+		this.node = options.node ?? 'work';
+		this.attempt = options.attempt ?? 1;
 		this.account = new UsageAccount(options.prices);
 		this.sessionModel = options.configuredModel;
 	}
@@ -93,23 +113,24 @@ export class AgentRecorder {
 					resultSummary: 'running',
 					...(parent ? { parent } : {}),
 				});
+				// The agent's own id of the call: a desk tool call it made through the desk names the same one.
+				invocation.external_ids = { ...invocation.external_ids, tool_use_id: event.call_id };
 				this.open.set(event.call_id, invocation);
 				this.calls.set(event.call_id, invocation);
 				pushFrame(
 					this.pipeline,
 					'tool_call',
 					cutGraphemes(this.sink.scrub(`${event.tool} ${briefArgs(event.args)}`.trim()), 200),
-					{ data: { tool_invocation: invocation.object_id } },
+					{
+						data: {
+							tool_invocation: invocation.object_id,
+							run: this.run.object_id,
+							node: this.node,
+							attempt: this.attempt,
+						},
+					},
 				);
-				// The pipeline is rewritten whole on each write: at most once a second while calls come in,
-				// and always when the node ends, so a long run does not write its frames again per call.
-				const now = Date.now();
-				if (now - this.pipelineWrittenAt >= 1000) {
-					this.pipelineWrittenAt = now;
-					this.sink.put([invocation, this.pipeline]);
-				} else {
-					this.sink.put([invocation]);
-				}
+				this.writePipeline([invocation]);
 				break;
 			}
 			case 'tool_finished': {
@@ -134,9 +155,9 @@ export class AgentRecorder {
 					invocation.io_footprint = footprint;
 				}
 				if (event.output !== undefined && event.output !== '') {
-					invocation.artifacts = [
-						this.sink.storeArtifact(Buffer.from(this.sink.scrub(event.output), 'utf8'), 'text/plain; charset=utf-8'),
-					];
+					// A runaway command's output is cut, and says so: the run is kept whatever it printed.
+					const kept = cappedText(this.sink.scrub(event.output), maxToolOutputBytes, 'output');
+					invocation.artifacts = [this.sink.storeArtifact(Buffer.from(kept.text, 'utf8'), 'text/plain; charset=utf-8')];
 				}
 				invocation.updated_at = new Date().toISOString();
 				this.sink.put([invocation]);
@@ -145,6 +166,7 @@ export class AgentRecorder {
 			case 'message':
 				if (event.text.trim() !== '') {
 					this.messages.push(event.text);
+					this.recordMessage(event.text);
 				}
 				break;
 			case 'usage':
@@ -166,8 +188,60 @@ export class AgentRecorder {
 		}
 	}
 
+	/**
+	 * An agent_message frame (glossary: Conversation): the message as the person reads it, scrubbed;
+	 * one longer than {@link inlineMessageChars} keeps its beginning in the frame and the whole (up to
+	 * {@link maxMessageBytes}, cut with a mark past it) in the blob store.
+	 */
+	private recordMessage(said: string): void {
+		const text = this.sink.scrub(said);
+		const inline = cutGraphemes(text, inlineMessageChars);
+		const data: AgentMessageData = { run: this.run.object_id, node: this.node, attempt: this.attempt, text: inline };
+		if (inline.length < text.length) {
+			const kept = cappedText(text, maxMessageBytes, 'message');
+			data.chars = text.length;
+			data.artifact = this.sink.storeArtifact(Buffer.from(kept.text, 'utf8'), 'text/plain; charset=utf-8');
+		}
+		const firstLine = text.trim().split('\n', 1)[0]!;
+		pushFrame(this.pipeline, agentMessageKind, cutGraphemes(firstLine, 200), { data });
+		this.writePipeline();
+	}
+
+	/**
+	 * The pipeline's new frames stored: at once when the last write is a second old, else a second
+	 * after it, and always when the node ends; a long run does not write its frames again per line,
+	 * and the last message before a long silence still shows while the agent works.
+	 */
+	private writePipeline(alongside: ToolInvocation[] = []): void {
+		const wait = this.pipelineWrittenAt + pipelineWriteMs - Date.now();
+		if (wait <= 0) {
+			clearTimeout(this.pipelineWrite);
+			this.pipelineWrite = undefined;
+			this.pipelineWrittenAt = Date.now();
+			this.sink.put([...alongside, this.pipeline], this.run.object_id);
+			return;
+		}
+		if (alongside.length > 0) {
+			this.sink.put(alongside);
+		}
+		if (!this.pipelineWrite) {
+			this.pipelineWrite = setTimeout(() => {
+				this.pipelineWrite = undefined;
+				try {
+					this.writePipeline();
+				} catch {
+					// The store refused the write (it is closing): the frames stay in the pipeline, which the
+					// node's end writes, or fails the run saying why.
+				}
+			}, wait);
+			this.pipelineWrite.unref();
+		}
+	}
+
 	/** Closes the node: calls never finished are errors, the token usage is written. */
 	finish(exit: { code: number | null; signal: NodeJS.Signals | null }): NodeOutcome & { usage: TokenUsage } {
+		clearTimeout(this.pipelineWrite);
+		this.pipelineWrite = undefined;
 		for (const invocation of this.open.values()) {
 			invocation.status = 'error';
 			invocation.result_summary = 'did not finish: the agent stopped first';

@@ -6,7 +6,7 @@ import type { AssetCheck } from '../assets/types';
 import type { LaunchRecord } from '../launch/types';
 import type { BlobStore } from '../store/blobStore';
 import { sandboxLayout } from './agentProcess';
-import { objectSink, storeArtifact } from './artifacts';
+import { cappedText, maxCheckLogBytes, objectSink, storeArtifact } from './artifacts';
 import type { RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { baseChildEnv } from './programs';
@@ -95,8 +95,12 @@ async function runCheck(
 	}
 	const chunks: Buffer[] = [];
 	let size = 0;
+	let printed = 0;
+	// A check that prints without end must not exhaust the desk's memory: a byte past the cap is
+	// kept, so the log says it was cut.
 	const keep = (chunk: Buffer) => {
-		if (size < 16 * 1024 * 1024) {
+		printed += chunk.length;
+		if (size <= maxCheckLogBytes) {
 			chunks.push(chunk);
 			size += chunk.length;
 		}
@@ -115,7 +119,7 @@ async function runCheck(
 		child.on('close', (code) => resolve({ code }));
 	});
 	clearTimeout(timer);
-	const log = Buffer.concat(chunks).toString('utf8');
+	const log = cappedText(Buffer.concat(chunks).toString('utf8'), maxCheckLogBytes, 'log', printed).text;
 	const durationMs = Date.now() - started;
 	const seconds = (durationMs / 1000).toFixed(1);
 	if (exit.error) {

@@ -24,6 +24,17 @@ export interface DecideRequest {
 	request?: { id: string; hash: string };
 	/** Abandon: the person cancelled the Task (glossary: Ending), which ends Cancelled rather than Failed. */
 	cancelTask?: boolean;
+	/**
+	 * The person's name and email for a commit the decision makes, used only where git has no identity
+	 * (the editor asks for it once; see `commitPerson`).
+	 */
+	identity?: PersonName;
+}
+
+/** A name and an email, as a commit records a person. */
+export interface PersonName {
+	name: string;
+	email: string;
 }
 
 /** The Decision keeps the request it answers (see {@link DecideRequest.request}). */

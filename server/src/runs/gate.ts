@@ -22,7 +22,7 @@ import { SafeGit, type CommitIdentity } from './safeGit';
 import { makeWritable, removeTreeInFolder } from '../store/folderFiles';
 import { putBackFiles, putBackSharedCheckout } from './checkoutFiles';
 import { resumeFromCheckpoint } from './checkpoints';
-import { forRequest, madeFor, type DecideRequest } from './decisionRequests';
+import { forRequest, madeFor, type DecideRequest, type PersonName } from './decisionRequests';
 
 export type { DecideRequest } from './decisionRequests';
 import { rollBack } from './rollback';
@@ -176,7 +176,7 @@ export class RunGate {
 						this.ports.project.path,
 						await this.ports.library.gitLocation(this.ports.project.path),
 					);
-					const identity = await this.identity(git, placement.agent);
+					const identity = await this.identity(git, placement.agent, request.identity);
 					// Its parent holds the tree the run started from, so the commit's own change is the run's
 					// (what Resume applies): on the shared checkout that start may hold the person's changes,
 					// kept in a parent of its own over the baseline.
@@ -269,7 +269,7 @@ export class RunGate {
 		if (placement.target === 'git') {
 			const top = this.ports.project.path;
 			const git = await SafeGit.open(top, await this.ports.library.gitLocation(top));
-			const identity = await this.identity(git, placement.agent);
+			const identity = await this.identity(git, placement.agent, request.identity);
 			const body = chosen.rationale ? `\n${chosen.rationale.trim()}\n` : '';
 			const message = `${subject}\n${body}\nDesk-Run: ${run.object_id}\n`;
 			const diff = this.ports.blobs.get(chosen.artifact!.hash!);
@@ -456,9 +456,10 @@ export class RunGate {
 		}
 	}
 
-	private async identity(git: SafeGit, agent: string): Promise<CommitIdentity> {
-		const personIdentity = (await git.personIdentity()) ?? { name: 'Agent Desk', email: 'agent-desk@localhost' };
-		return { author: { name: `${agent} via Agent Desk`, email: personIdentity.email }, committer: personIdentity };
+	/** The agent authored the change on the person's behalf; the person commits it (see SafeGit.commitPerson). */
+	private async identity(git: SafeGit, agent: string, given?: PersonName): Promise<CommitIdentity> {
+		const person = await git.commitPerson(given);
+		return { author: { name: `${agent} via Agent Desk`, email: person.email }, committer: person };
 	}
 
 	/** The first line of the run's ticket (its task's title when it has none): a landing's subject. */

@@ -2,7 +2,7 @@ import { actor, addRun, newDecision, newRun, setRunStatus } from '../ai/model';
 import type { Decision, PatchSet, Run, Task } from '../ai/types';
 import { DeskError } from '../core/errors';
 import { entryAt, putBackFiles } from './checkoutFiles';
-import { forRequest, madeFor, type DecideRequest } from './decisionRequests';
+import { forRequest, madeFor, type DecideRequest, type PersonName } from './decisionRequests';
 import type { RunnerPorts } from './ports';
 import { followUpRun, rollsBackTag } from './runViews';
 import { SafeGit } from './safeGit';
@@ -49,7 +49,7 @@ export async function rollBack(
 	const rationale = request.rationale?.trim() || undefined;
 	const reverted = landing.tags['desk.version']
 		? await revertVersion(ports, landed, landing, chosen, context.subject)
-		: await revertCommit(ports, landed, landing, context.subject);
+		: await revertCommit(ports, landed, landing, context.subject, request.identity);
 	const next = reverted.run;
 	next.tags = { ...next.tags, [rollsBackTag]: landedId };
 	addRun(task, next);
@@ -127,7 +127,13 @@ async function revertVersion(
  * holds the commit (the checkout's files follow, each only while it is as the branch had it), else
  * the run's own `desk/run-<id>` branch when no worktree has it checked out.
  */
-async function revertCommit(ports: RunnerPorts, landed: Run, landing: Decision, subject: string): Promise<Reverted> {
+async function revertCommit(
+	ports: RunnerPorts,
+	landed: Run,
+	landing: Decision,
+	subject: string,
+	given: PersonName | undefined,
+): Promise<Reverted> {
 	const top = ports.project.path;
 	const git = await SafeGit.open(top, await ports.library.gitLocation(top));
 	const landedCommit = landing.result_commit_sha!;
@@ -170,7 +176,7 @@ async function revertCommit(ports: RunnerPorts, landed: Run, landing: Decision, 
 		await assertCheckoutClean(git, top, tip, paths, landed.object_id);
 	}
 	const run = newRun(actor('system', 'agent-desk'), task, tip);
-	const person = (await git.personIdentity()) ?? { name: 'Agent Desk', email: 'agent-desk@localhost' };
+	const person = await git.commitPerson(given);
 	const message = `Revert “${subject}”\n\nThis reverts commit ${landedCommit}, which run ${landed.object_id} landed.\n\nDesk-Run: ${run.object_id}\n`;
 	const commit = await git.commitTree(tree, [tip], message, { author: person, committer: person });
 	// Only if the branch is still where it was read: a commit made meanwhile is never lost.

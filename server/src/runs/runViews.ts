@@ -1,5 +1,5 @@
 import type { AiStore } from '../store/aiStore';
-import type { Intent, Plan, Run, Task, TokenUsage } from '../ai/types';
+import type { ArtifactRef, Intent, Plan, Run, Task, TokenUsage } from '../ai/types';
 import { intentStatus } from '../ai/model';
 import { lineageKindTag } from '../lineage/types';
 import type { RunDetail, RunsOverview, RunSummary, TaskView, UsageRollup } from './types';
@@ -19,8 +19,15 @@ export function runSummary(store: AiStore, run: Run): RunSummary {
 		at_gate: atGate,
 	};
 	if (finished) {
-		summary.finished_at = run.updated_at;
-		summary.duration_ms = Date.parse(run.updated_at) - Date.parse(run.created_at);
+		// The agent's work ends where the run reached the gate or failed, not at the decision that
+		// came later: the wait for the person is said apart (a run does not grow while it waits).
+		const decidedAt = decision ? Date.parse(decision.created_at) : undefined;
+		const workEnd = decidedAt === undefined ? Date.parse(run.updated_at) : lastWorkAt(store, run, decidedAt);
+		summary.finished_at = new Date(workEnd).toISOString();
+		summary.duration_ms = Math.max(0, workEnd - Date.parse(run.created_at));
+		if (decidedAt !== undefined) {
+			summary.gate_wait_ms = Math.max(0, decidedAt - workEnd);
+		}
 	}
 	if (provenance) {
 		summary.provider = provenance.provider;
@@ -58,7 +65,43 @@ export function runSummary(store: AiStore, run: Run): RunSummary {
 	if (run.error) {
 		summary.error = run.error;
 	}
+	if (neverStarted(store, run)) {
+		summary.never_started = true;
+	}
 	return summary;
+}
+
+/**
+ * When the agent's work on a decided run last left a trace (its PatchSets, Evidence, tool calls and
+ * usage), no later than the decision; the decision's time when it left none.
+ */
+function lastWorkAt(store: AiStore, run: Run, decidedAt: number): number {
+	const times = [
+		...store.runPatchSets(run).map((p) => p.created_at),
+		...store.runEvidence(run.object_id).map((e) => e.created_at),
+		...store.runToolInvocations(run.object_id).map((t) => t.updated_at),
+		store.runProvenance(run.object_id)?.updated_at,
+	]
+		.filter((t): t is string => t !== undefined)
+		.map((t) => Date.parse(t))
+		.filter((t) => Number.isFinite(t) && t <= decidedAt);
+	return times.length > 0 ? Math.max(...times) : decidedAt;
+}
+
+/**
+ * A run that failed before its agent did anything (glossary: Agent check): the agent could not be
+ * started, or it stopped at once (not signed in, a wrong argument) — no PatchSet, no tool call, no
+ * check, no token spent — and the person did not cancel it. The Runs view does not list it unless
+ * asked: an attempt that never began is no part of the task's history a person looks back on.
+ */
+export function neverStarted(store: AiStore, run: Run): boolean {
+	if (run.status !== 'failed' || run.patchsets.length > 0 || run.error?.startsWith('cancelled:')) {
+		return false;
+	}
+	if ((store.runProvenance(run.object_id)?.token_usage?.total_tokens ?? 0) > 0) {
+		return false;
+	}
+	return store.runEvidence(run.object_id).length === 0 && store.runToolInvocations(run.object_id).length === 0;
 }
 
 /** Models of a usage that spent tokens at a cost unknown (the agent gave none, the price table has none). */
@@ -119,9 +162,21 @@ export function addRollups(parts: readonly UsageRollup[]): UsageRollup {
  * The Runs view's tree: intents (newest first) with their plans and tasks, and tasks of no intent,
  * each task with its runs and their usage added up; a branch's task (and a task whose runs started
  * branches) also with its lineage subtree's (glossary: Lineage), the branches below it by their
- * tasks' `parent`.
+ * tasks' `parent`. Runs that never started are left out unless `all` (a task or intent left with
+ * none goes too), and counted in `hidden_runs`.
  */
-export function runsOverview(store: AiStore): RunsOverview {
+export function runsOverview(store: AiStore, options: { all?: boolean } = {}): RunsOverview {
+	let hidden = 0;
+	const shown = (runs: RunSummary[]): RunSummary[] => {
+		if (options.all) {
+			return runs;
+		}
+		const kept = runs.filter((r) => !r.never_started);
+		hidden += runs.length - kept.length;
+		return kept;
+	};
+	/** A task whose every run never started (and that has some) is not listed. */
+	const listed = (view: TaskView, all: number): boolean => view.runs.length > 0 || all === 0;
 	const tasks = store.list<Task>('task');
 	const own = new Map<string, UsageRollup>();
 	const ownUsage = (task: Task): UsageRollup => {
@@ -144,31 +199,40 @@ export function runsOverview(store: AiStore): RunsOverview {
 		return addRollups([ownUsage(task), ...below.map((b) => subtree(b, seen))]);
 	};
 	const taskView = (task: Task): TaskView => {
-		const runs = store.taskRuns(task).map((run) => runSummary(store, run));
+		const runs = shown(store.taskRuns(task).map((run) => runSummary(store, run)));
 		const view: TaskView = { task, runs, usage: ownUsage(task) };
 		if (task.tags[lineageKindTag] === 'branch' || branchesBelow.has(task.object_id)) {
 			view.subtree_usage = subtree(task, new Set());
 		}
 		return view;
 	};
+	const listedViews = (of: Task[]): TaskView[] =>
+		of.map((task) => [taskView(task), task.runs.length] as const).flatMap(([v, all]) => (listed(v, all) ? [v] : []));
 	const intents = store.list<Intent>('intent').reverse();
-	return {
-		intents: intents.map((intent) => {
+	const overview: RunsOverview = {
+		intents: intents.flatMap((intent) => {
 			const plan = intent.plan ? store.get<Plan>(intent.plan) : undefined;
-			const views = store.intentTasks(intent.object_id).map(taskView);
-			return {
-				intent,
-				status: intentStatus(intent),
-				plans: plan ? store.planRevisions(plan) : [],
-				tasks: views,
-				usage: addRollups(views.map((v) => v.usage)),
-			};
+			const all = store.intentTasks(intent.object_id);
+			const views = listedViews(all);
+			if (views.length === 0 && all.length > 0) {
+				return [];
+			}
+			return [
+				{
+					intent,
+					status: intentStatus(intent),
+					plans: plan ? store.planRevisions(plan) : [],
+					tasks: views,
+					usage: addRollups(views.map((v) => v.usage)),
+				},
+			];
 		}),
-		tasks: tasks
-			.filter((t) => !t.intent)
-			.reverse()
-			.map(taskView),
+		tasks: listedViews(tasks.filter((t) => !t.intent).reverse()),
 	};
+	if (hidden > 0) {
+		overview.hidden_runs = hidden;
+	}
+	return overview;
 }
 
 export function runDetail(store: AiStore, runId: string): RunDetail {
@@ -200,6 +264,40 @@ export function runDetail(store: AiStore, runId: string): RunDetail {
 		decision && { decision },
 	);
 	return detail;
+}
+
+/**
+ * The texts a run stored in the blob store, as its own records name them (glossary: Conversation):
+ * its tool calls' outputs, its checks' logs, its PatchSets' diffs, its long messages and its nodes'
+ * transcripts. A reader of a run's texts reads these and no other blob.
+ */
+export function runArtifacts(store: AiStore, runId: string): ArtifactRef[] {
+	const run = store.require<Run>(runId, 'run');
+	const refs: ArtifactRef[] = [
+		...store.runToolInvocations(runId).flatMap((t) => t.artifacts),
+		...store.runEvidence(runId).flatMap((e) => e.report_artifacts),
+		...store.runPatchSets(run).flatMap((p) => (p.artifact ? [p.artifact] : [])),
+	];
+	const nodes = (run.metrics as { nodes?: unknown } | undefined)?.nodes;
+	for (const node of Array.isArray(nodes) ? nodes : []) {
+		const transcript = (node as { transcript?: unknown } | null)?.transcript;
+		if (isArtifactRef(transcript)) {
+			refs.push(transcript);
+		}
+	}
+	const plan = run.plan ? store.get<Plan>(run.plan) : undefined;
+	for (const frame of store.pipeline(plan?.pipeline)?.frames ?? []) {
+		const data = frame.data as { run?: unknown; artifact?: unknown } | undefined;
+		if (data?.run === runId && isArtifactRef(data.artifact)) {
+			refs.push(data.artifact);
+		}
+	}
+	return refs;
+}
+
+function isArtifactRef(value: unknown): value is ArtifactRef {
+	const ref = value as Partial<ArtifactRef> | null | undefined;
+	return typeof ref === 'object' && ref !== null && typeof ref.key === 'string' && typeof ref.store === 'string';
 }
 
 /**
@@ -256,6 +354,8 @@ export function runFinishedParams(ai: AiStore, project: string, runId: string, s
 		status,
 		title: task?.title ?? 'Run',
 		...(run.error ? { error: run.error } : {}),
+		...(status === 'failed' && neverStarted(ai, run) ? { never_started: true } : {}),
+		...(run.tags['desk.agent'] ? { agent: run.tags['desk.agent'] } : {}),
 		touched: last?.touched.length ?? 0,
 		checks: {
 			passed: evidence.filter((e) => e.exit_code === 0).length,

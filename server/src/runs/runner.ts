@@ -457,7 +457,7 @@ export class RunExecutor {
 					`${node}${attempt > 1 ? ` (attempt ${attempt})` : ''}: ${firstLine(outcome.answer) || 'done'}`,
 					200,
 				),
-				{ data: { node, attempt } },
+				{ data: { node, attempt, run: runId } },
 			);
 			if (step) {
 				addFramesMade(plan, step, pipeline, progress.nodeFramesFrom);
@@ -468,7 +468,9 @@ export class RunExecutor {
 					pipeline,
 					'code_change',
 					`${patch.touched.length} file${patch.touched.length === 1 ? '' : 's'} changed`,
-					{ data: { patchset: patch.object_id, touched: patch.touched.map((t) => t.path) } },
+					{
+						data: { patchset: patch.object_id, touched: patch.touched.map((t) => t.path), run: runId, node, attempt },
+					},
 				);
 				addPatchSet(run, patch);
 			}
@@ -519,7 +521,7 @@ export class RunExecutor {
 				pipeline,
 				'error_recovery',
 				`checks failed: ${failing.map((e) => e.tags['desk.check'] ?? e.tool).join(', ')}; attempt ${attempt + 1}`,
-				{ data: { evidence: failing.map((e) => e.object_id) } },
+				{ data: { evidence: failing.map((e) => e.object_id), run: runId, node, attempt } },
 			);
 			// The next attempt's prompt carries the failures: the step reads this frame too.
 			if (step) {
@@ -617,6 +619,8 @@ export class RunExecutor {
 			{
 				prices: { ...defaultPrices, ...started.settings.prices },
 				configuredModel: modelOfArgs(agent.args),
+				node,
+				attempt,
 			},
 		);
 		const begun = Date.now();
@@ -658,7 +662,7 @@ export class RunExecutor {
 		const steps = outcome.planSteps ?? planSteps(outcome.answer);
 		progress.steps = steps;
 		pushFrame(pipeline, 'step_summary', `plan: ${steps.length} step${steps.length === 1 ? '' : 's'}`, {
-			data: { steps },
+			data: { steps, node: 'plan', run: started.run.object_id },
 		});
 		if (step) {
 			addFramesMade(plan, step, pipeline, progress.nodeFramesFrom);

@@ -298,6 +298,23 @@ export class SafeGit {
 	}
 
 	/** The person's git identity (user.name and user.email), or undefined when none is configured. */
+	/**
+	 * Who a commit of the desk's (a landing, a checkpoint, a rollback) is by: git's own identity here
+	 * (the repository's configuration, else the person's, else GIT_COMMITTER_NAME/EMAIL), else `given`
+	 * (what the person told the editor once). Neither: `run.noIdentity`, never a made-up one.
+	 */
+	async commitPerson(given?: { name: string; email: string }): Promise<{ name: string; email: string }> {
+		const person = (await this.personIdentity()) ?? given;
+		if (!person) {
+			throw new DeskError(
+				'run.noIdentity',
+				'Git has no identity to commit with here: set your name and email (git config --global user.name "…" and user.email "…", or in this repository without --global), or give them to the editor when it asks.',
+				{},
+			);
+		}
+		return person;
+	}
+
 	async personIdentity(): Promise<{ name: string; email: string } | undefined> {
 		const ident = (await this.run(['var', 'GIT_COMMITTER_IDENT'], { okCodes: [0, 128] }).catch(() => Buffer.alloc(0)))
 			.toString('utf8')

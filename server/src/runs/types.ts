@@ -1,6 +1,7 @@
 /** Runs as the protocol and the CLI show them: the Runs view's tree, one run's record, the gate's answer. */
 
 import type {
+	ArtifactRef,
 	ContextPipeline,
 	ContextSnapshot,
 	Decision,
@@ -25,15 +26,36 @@ export type CarriedBy = 'own process' | 'window' | 'command line';
 /** The Run tag naming its {@link CarriedBy}. */
 export const carriedByTag = 'desk.carried_by';
 
+/**
+ * The data of an agent_message frame of a run's ContextPipeline (`kind: { other: 'agent_message' }`):
+ * one message the agent addressed to the person, as it said it (glossary: Conversation).
+ */
+export interface AgentMessageData {
+	/** The run whose agent said it (a retry's run carries on its intent's pipeline). */
+	run: string;
+	/** The template's node the agent was working on (`plan`, `work`), and which attempt of it. */
+	node: string;
+	attempt: number;
+	/** The message, its secrets scrubbed: whole, or its beginning when `chars` is given. */
+	text: string;
+	/** The whole message's length in UTF-16 units, when `text` is only its beginning. */
+	chars?: number;
+	/** The whole message in the blob store (cut with a mark past 1 MiB), when `text` is only its beginning. */
+	artifact?: ArtifactRef;
+}
+
 /** What the Runs view shows of a run, from the run and what hangs off it. */
 export interface RunSummary {
 	id: string;
 	task: string;
 	status: Run['status'];
 	started_at: string;
-	/** When the run last changed, once it is completed or failed. */
+	/** When the agent's work ended: the run reached the gate or failed (a later decision does not move it). */
 	finished_at?: string;
+	/** The agent's work, from the start to `finished_at`. */
 	duration_ms?: number;
+	/** How long the run waited for the person's decision, once decided. */
+	gate_wait_ms?: number;
 	provider?: string;
 	model?: string;
 	total_tokens?: number;
@@ -55,6 +77,8 @@ export interface RunSummary {
 	/** A checkpointed run: the run of its task that resumed from its checkpoint. */
 	resumed_by?: string;
 	error?: string;
+	/** It failed before its agent did anything (runViews.ts `neverStarted`); the Runs view hides it unless asked. */
+	never_started?: true;
 }
 
 /**
@@ -104,6 +128,8 @@ export interface RunsOverview {
 	intents: IntentView[];
 	/** Tasks that name no intent. */
 	tasks: TaskView[];
+	/** Runs left out because they never started (asked without `all`); absent when none were. */
+	hidden_runs?: number;
 }
 
 export interface RunDetail {
@@ -157,3 +183,41 @@ export interface DecideResult {
 	restored?: string[];
 	left?: string[];
 }
+
+/**
+ * Whether an agent can start, as far as the desk can tell without starting it (glossary: Agent
+ * check): its program, the version it prints, and its sign-in, read from the files and the
+ * environment variables the agent would use; `unknown` where the desk cannot tell.
+ */
+export interface AgentCheck {
+	/** The agent's name in the run settings. */
+	agent: string;
+	command: string;
+	/** The program's file: the command's absolute path, or found in the PATH's absolute folders. */
+	program?: string;
+	/** What a person calls it, for a program the desk knows (Claude Code, Codex, Gemini CLI). */
+	product?: string;
+	/** The first line of its version, for a program the desk knows and found. */
+	version?: string;
+	/** What to call it: "Claude Code 2.1.3" (its product and version, the product's name said once), else its command. */
+	label: string;
+	login: 'signed-in' | 'not-signed-in' | 'unknown';
+	/** How it is signed in, why it is not, or why the desk cannot tell, in words. */
+	login_detail: string;
+	/** What makes it ready, the main one first: a command in a terminal, or a setting to change. */
+	fixes: AgentFix[];
+	/** When the desk looked: a check is kept a few seconds, never longer (see agentCheck.ts). */
+	checked_at: string;
+}
+
+export type AgentFix =
+	| {
+			kind: 'terminal';
+			/** The button's words: "Sign In to Claude Code", "Install Codex". */
+			title: string;
+			/** The shell command the terminal runs. */
+			command: string;
+			/** What to do in the terminal, when the command alone does not say. */
+			hint?: string;
+	  }
+	| { kind: 'setting'; title: string; setting: string };

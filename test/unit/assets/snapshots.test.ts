@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { decodeManifest } from '../../../server/src/assets/manifest';
+import { newSkillFile, parseSkillFile } from '../../../server/src/assets/skill';
 import { isDeskError } from '../../../server/src/core/errors';
 import type { Desk } from '../../../server/src/desk';
 import { flipBlobByte } from '../../helpers/blobs';
@@ -36,6 +37,35 @@ describe('snapshot assets', () => {
 		const again = await desk.library.snapshot(asset.id, { madeBy: 'user' });
 		assert.equal(again.created, false, 'nothing changed: no new version');
 		assert.equal(again.version.version, 2);
+	});
+
+	it('a new skill is a skill from its add: v1 holds a SKILL.md whose name and description read back as written', async () => {
+		const desk = await openDesk(path.join(tempDir(), 'library'));
+		const description = "Reviews a PR's SQL: use it when a change touches migrations # or queries";
+		const { asset } = await desk.library.newAsset({
+			name: 'sql-review',
+			skillDescription: description,
+			madeBy: 'user',
+		});
+		assert.equal(asset.kind, 'skill');
+		assert.equal(asset.about, description);
+		const [v1] = await desk.library.assetVersions(asset.id);
+		assert.ok(v1?.engine === 'snapshot');
+		assert.deepEqual([v1.version, v1.file_count, v1.note], [1, 1, 'created']);
+		const text = Buffer.from(await desk.library.cat(asset.id, 'SKILL.md', 1)).toString('utf8');
+		assert.deepEqual(parseSkillFile(text), { name: 'sql-review', description });
+		assert.equal(fs.readFileSync(path.join(asset.working_dir, 'SKILL.md'), 'utf8'), text, 'the working folder has it');
+		assert.equal((await desk.library.snapshot(asset.id, { madeBy: 'user' })).created, false, 'no working changes');
+		for (const plain of ['Formats dates', 'a: b', "it's plain", '-dash first', 'ends with colon:']) {
+			assert.deepEqual(parseSkillFile(newSkillFile('x', plain)), { name: 'x', description: plain }, plain);
+		}
+		await assert.rejects(desk.library.newAsset({ name: 'SQL Review', skillDescription: 'x', madeBy: 'user' }), (e) =>
+			isDeskError(e, 'asset.badSkill'),
+		);
+		await assert.rejects(desk.library.newAsset({ name: 'sql', skillDescription: 'two\nlines', madeBy: 'user' }), (e) =>
+			isDeskError(e, 'asset.badSkill'),
+		);
+		assert.equal((await desk.library.listAssets()).length, 1, 'the refused ones left no record');
 	});
 
 	it('a working folder given for new must not exist or be empty', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CardView, SuggestResult } from '../../../server/src/protocol/protocol';
-import { cardState, runWith } from '../../../client/src/card/cardState';
+import type { AgentCheck, CardView, SuggestResult } from '../../../server/src/protocol/protocol';
+import { agentStatus, cardState, runWith } from '../../../client/src/card/cardState';
 
 /** A name an asset's folder or repository could carry: a control sequence and a bidi override. */
 const hostile = 'notes\u001b]0;pwned\u0007\u202egpj.exe';
@@ -88,5 +88,79 @@ describe('what the launch card is sent, built without VS Code', () => {
 		);
 		assert.equal(runWith({ agents: [] }), 'No agent is configured (setting agentDesk.agents).');
 		assert.equal(runWith({ agents: 'claude' }), 'No agent is configured (setting agentDesk.agents).');
+	});
+
+	it('says whether the agent can start: installed and signed in, not signed in with its sign-in, not installed with its install, unknown', () => {
+		const base: AgentCheck = {
+			agent: 'claude',
+			command: 'claude',
+			program: '/usr/local/bin/claude',
+			product: 'Claude Code',
+			version: '2.1.3 (Claude Code)',
+			label: 'Claude Code 2.1.3',
+			login: 'signed-in',
+			login_detail: 'with a Claude account (~/.claude/.credentials.json)',
+			fixes: [],
+			checked_at: '2026-12-03T12:00:00.000Z',
+		};
+		assert.deepEqual(agentStatus(base), {
+			state: 'ready',
+			text: 'claude: Claude Code 2.1.3, signed in',
+			detail: 'with a Claude account (~/.claude/.credentials.json)',
+			fixes: [],
+		});
+		const signIn = agentStatus({
+			...base,
+			login: 'not-signed-in',
+			login_detail: 'no sign-in in ~/.claude/.credentials.json',
+			fixes: [{ kind: 'terminal', title: 'Sign In to Claude Code', command: 'claude', hint: 'type /login in it' }],
+		});
+		assert.equal(signIn.state, 'signIn');
+		assert.equal(signIn.text, 'claude: Claude Code 2.1.3 is not signed in');
+		assert.equal(signIn.detail, 'no sign-in in ~/.claude/.credentials.json. A run would stop at once.');
+		assert.deepEqual(signIn.fixes, [
+			{ title: 'Sign In to Claude Code', hint: 'Opens a terminal running claude: type /login in it.' },
+		]);
+		const { program: _program, version: _version, ...missingCheck } = base;
+		const missing = agentStatus({
+			...missingCheck,
+			agent: 'codex',
+			command: 'codex',
+			product: 'Codex',
+			label: 'Codex',
+			login: 'unknown',
+			fixes: [
+				{ kind: 'terminal', title: 'Install Codex', command: 'npm install -g @openai/codex' },
+				{ kind: 'setting', title: 'Choose Another Agent', setting: 'agentDesk.runs.agent' },
+			],
+		});
+		assert.deepEqual(
+			[missing.state, missing.text, missing.detail, missing.fixes.map((f) => f.hint)],
+			[
+				'missing',
+				'codex: Codex is not installed',
+				"codex is not in the PATH's absolute folders: Go would be refused.",
+				['Opens a terminal running npm install -g @openai/codex.', 'Opens the setting agentDesk.runs.agent.'],
+			],
+		);
+		const unknown = agentStatus({
+			agent: 'mine',
+			command: '/opt/bin/agent\u202e',
+			program: '/opt/bin/agent\u202e',
+			label: '/opt/bin/agent\u202e',
+			login: 'unknown',
+			login_detail: 'the desk cannot tell whether this program needs a sign-in',
+			fixes: [],
+			checked_at: base.checked_at,
+		});
+		assert.deepEqual(
+			[unknown.state, unknown.text, unknown.detail],
+			[
+				'unknown',
+				'mine: /opt/bin/agent\\u202e, installed',
+				'Sign-in: the desk cannot tell whether this program needs a sign-in.',
+			],
+			'a command is shown inert',
+		);
 	});
 });

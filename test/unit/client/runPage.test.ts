@@ -40,7 +40,19 @@ function detail(summary: Partial<Summary>, more: Partial<Record<keyof RunDetail,
 		intent: { prompt: hostile, content: hostile },
 		patchsets: [],
 		evidence: [],
-		tool_invocations: [{ tool_name: hostile, status: 'ok', result_summary: hostile }],
+		tool_invocations: [
+			{
+				object_id: 'call-1',
+				created_at: '2026-01-01T00:00:01Z',
+				tool_name: hostile,
+				args: { command: hostile },
+				status: 'ok',
+				result_summary: hostile,
+				artifacts: [],
+				tags: {},
+				external_ids: {},
+			},
+		],
 		...more,
 	} as unknown as RunDetail;
 }
@@ -91,6 +103,27 @@ describe('the run page, built without VS Code', () => {
 		assert.match(page, /Evidence \(1 passed, 1 failed\)/);
 	});
 
+	it("says nothing in the desk's internal words: no frames, pipeline or intent_analysis", () => {
+		const d = detail(
+			{},
+			{
+				plan: { steps: [{ description: 'work', iframes: [0], oframes: [1, 2], statuses: [] }] },
+				pipeline: {
+					max_frames: 0,
+					next_frame_id: 2,
+					frames: [
+						{ frame_id: 0, kind: 'intent_analysis', summary: 'Goal: x', created_at: '2026-01-01T00:00:00Z' },
+						{ frame_id: 1, kind: 'step_summary', summary: 'work: done', created_at: '2026-01-01T00:00:02Z' },
+					],
+				},
+				intent: { prompt: 'Do x', content: 'Goal: x\nTarget: shop v3' },
+			},
+		);
+		const page = renderRunBody(d);
+		assert.doesNotMatch(page, /frame|pipeline|intent_analysis|step_summary/i);
+		assert.match(page, /<h2>What the agent was given<\/h2><p class="text">Goal: x\nTarget: shop v3<\/p>/);
+	});
+
 	it("shows the Task's description, acceptance criteria and constraints, and the plan the run started on with its revisions", () => {
 		const step = (description: string, iframes: number[], oframes: number[]) => ({
 			description,
@@ -116,7 +149,7 @@ describe('the run page, built without VS Code', () => {
 		assert.match(task, /<p class="text">Keep it short\.<\/p>/);
 		assert.match(task, /<h3>Acceptance criteria<\/h3><ul><li>README has a title<\/li><li>no typos<\/li><\/ul>/);
 		assert.match(task, /<h3>Constraints<\/h3><ul><li>Touch only README\.md<\/li><\/ul>/);
-		assert.match(page, /<h3>Plan revision 1 by scripted<\/h3>.*Write it.*0, 1.*2, 3/s);
+		assert.match(page, /<h3>Plan revision 1 by scripted<\/h3>.*<td>1<\/td><td>Write it<\/td><td>completed<\/td>/s);
 		const bare = renderRunBody(detail({}, { task: { title: 't', constraints: [], acceptance_criteria: [] } }));
 		assert.doesNotMatch(bare, /<h2>Task<\/h2>/, 'no empty Task section');
 	});
@@ -206,17 +239,26 @@ describe('the run page, built without VS Code', () => {
 		assert.match(renderActions('shop', d), /Waiting for your review: 1 file changed, checks: 2 passed, 1 failed\./);
 	});
 
-	it('runs no script: the page allows none and loads only from the webview', () => {
-		const page = runPageHtml('https://webview.example', '<p>body</p>');
-		const csp = /Content-Security-Policy" content="([^"]*)"/.exec(page)?.[1] ?? '';
-		assert.match(csp, /default-src 'none'/);
-		assert.doesNotMatch(csp, /script-src/);
-		assert.ok(page.includes('<body><p>body</p></body>'));
+	it('runs its own script only, by nonce, and none without it; loads only from the webview', () => {
+		const bare = runPageHtml('https://webview.example', '<p>body</p>');
+		const cspOf = (page: string) => /Content-Security-Policy" content="([^"]*)"/.exec(page)?.[1] ?? '';
+		assert.match(cspOf(bare), /default-src 'none'/);
+		assert.doesNotMatch(cspOf(bare), /script-src/);
+		assert.ok(bare.includes('<body><p>body</p></body>'));
+		const live = runPageHtml('https://webview.example', '<p>body</p>', {
+			nonce: 'n0nce',
+			src: 'https://webview.example/runPage.js',
+		});
+		assert.match(cspOf(live), /default-src 'none'; .* script-src 'nonce-n0nce';$/);
+		assert.match(live, /<script defer nonce="n0nce" src="https:\/\/webview\.example\/runPage\.js"><\/script>/);
 	});
 });
 
 describe("the run page's desk tool calls", () => {
 	const deskCall = (tool: string, args: unknown, more: object = {}) => ({
+		object_id: `desk-${tool}`,
+		created_at: '2026-01-01T00:00:02Z',
+		artifacts: [],
 		tool_name: tool,
 		args,
 		status: 'ok',
@@ -226,10 +268,13 @@ describe("the run page's desk tool calls", () => {
 		...more,
 	});
 	const own = {
+		object_id: 'own-1',
+		created_at: '2026-01-01T00:00:01Z',
 		tool_name: 'Bash',
 		args: { command: 'ls' },
 		status: 'ok',
 		result_summary: 'listed',
+		artifacts: [],
 		tags: {},
 		external_ids: {},
 	};
@@ -266,11 +311,14 @@ describe("the run page's desk tool calls", () => {
 			],
 			['attach', 'path: &quot;out/report.md&quot;', 'error', 'operation.outsideRun', 'toolu_attach'],
 		]);
+		// The conversation has every call, the desk's marked as such.
+		const conversation = page.slice(page.indexOf('<h2 id="conversation">'), page.indexOf('<h2>Desk tool calls'));
 		assert.deepEqual(
-			rowsUnder(page, 'Tool calls (1)').map((r) => r[0]),
-			['Bash'],
+			[...conversation.matchAll(/<span class="tool">([^<]*)<\/span>(<span class="badge">desk tool<\/span>)?/g)].map(
+				(m) => `${m[1]}${m[2] ? ' (desk)' : ''}`,
+			),
+			['Bash', 'asset_search (desk)', 'attach (desk)'],
 		);
-		assert.ok(page.indexOf('<h2>Desk tool calls') < page.indexOf('<h2>Tool calls'));
 	});
 
 	it('says when the agent called no desk tool, and shows an agent’s arguments as text', () => {
@@ -427,6 +475,9 @@ describe("the run page's usage: per model, both totals, what is not certain, a s
 
 	const call = (id: string, tool: string, parent?: string, usage?: object) => ({
 		object_id: id,
+		created_at: '2026-01-01T00:00:01Z',
+		args: {},
+		artifacts: [],
 		tool_name: tool,
 		status: 'ok',
 		result_summary: `${tool} done`,
@@ -459,18 +510,22 @@ describe("the run page's usage: per model, both totals, what is not certain, a s
 			['Edit', []],
 		]);
 		const page = renderRunBody(detail({}, { tool_invocations: calls }));
-		const section = page.slice(page.indexOf('<h2>Tool calls (6)'));
-		const names = [...section.matchAll(/<tr><td>(.*?)<\/td>/g)].map((m) => m[1]!.replace(/<[^>]*>/g, ''));
-		assert.deepEqual(names, [
-			'Bash',
-			'Task (subagent: 2 calls)',
-			'↳ Read',
-			'↳ Agent (subagent: 1 call)',
-			'↳ Grep',
-			'Edit',
-		]);
-		assert.match(section, /padding-left: 3em">↳ Grep/);
-		assert.match(section, /<td>at least 24,346 tokens · at least \$0\.0166 estimated<\/td>/);
+		const section = page.slice(page.indexOf('<h2 id="conversation">'));
+		// Each call's name, with the depth of the subagent that made it (the <details> it is inside).
+		const names: string[] = [];
+		let depth = 0;
+		for (const m of section.matchAll(/<details|<\/details>|<span class="tool">([^<]*)<\/span>/g)) {
+			if (m[0] === '<details') {
+				depth += 1;
+			} else if (m[0] === '</details>') {
+				depth -= 1;
+			} else {
+				names.push(`${'  '.repeat(depth - 1)}${m[1]}`);
+			}
+		}
+		assert.deepEqual(names, ['Bash', 'Task', '  Read', '  Agent', '    Grep', 'Edit']);
+		assert.match(section, /Its subagent&#39;s 2 calls/);
+		assert.match(section, /Its subagent spent at least 24,346 tokens · at least \$0\.0166 estimated\./);
 	});
 
 	it('keeps a call whose starter is missing, or that would be its own ancestor, at the top', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rowRef, runRef } from '../../../client/src/runs/runRef';
+import { rowRef, runRef, runTextTarget } from '../../../client/src/runs/runRef';
 
 const projects = [
 	{ name: 'shop', path: '/projects/shop' },
@@ -89,5 +89,30 @@ describe('the row Cancel Intent, Cancel Task and Follow Up… act on', () => {
 				rowRef({ ...taskRow, view: { task: { object_id: '../x', title: 't', status: 'draft' } } }, ['task'], projects),
 			/names nothing/,
 		);
+	});
+});
+
+describe('the text of a run a link opens in a tab (arguments from a run page link or any caller)', () => {
+	it("takes a call's input or output, a check's log or a message, and only their fields", () => {
+		assert.deepEqual(runTextTarget({ call: 'c-1', part: 'output', extra: 'x' }), { call: 'c-1', part: 'output' });
+		assert.deepEqual(runTextTarget({ call: 'c-1', part: 'input' }), { call: 'c-1', part: 'input' });
+		assert.deepEqual(runTextTarget({ evidence: 'e-1' }), { evidence: 'e-1' });
+		assert.deepEqual(runTextTarget({ message: 7 }), { message: 7 });
+	});
+
+	it('refuses anything else', () => {
+		for (const bad of [
+			undefined,
+			'c-1',
+			{ call: 'c-1' },
+			{ call: 'c-1', part: 'both' },
+			{ call: '../x', part: 'input' },
+			{ evidence: 42 },
+			{ message: -1 },
+			{ message: 1.5 },
+			{ message: '7' },
+		]) {
+			assert.equal(runTextTarget(bad), undefined, JSON.stringify(bad));
+		}
 	});
 });

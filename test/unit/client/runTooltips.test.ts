@@ -10,6 +10,7 @@ import {
 	runTooltip,
 	runUsageWords,
 } from '../../../client/src/runs/runTooltips';
+import { formatDuration, intentState, runIcon } from '../../../client/src/runs/runWords';
 import { assertInertMarkdown, renderMarkdown } from '../../helpers/markdown';
 
 /** Text a person's ticket or an agent's output could hold: a command link, an image, an autolink, an icon, a table break, a heading. */
@@ -68,7 +69,7 @@ describe("the Runs view's tooltips, built without VS Code", () => {
 		assertInertMarkdown(text, ['error']);
 		assert.match(text, /\n\$\(error\) \*\*Failed:\*\* /);
 		assert.match(text, /\| Status \| failed \|\n/);
-		assert.match(text, /\| Duration \| 4 s \|\n/);
+		assert.match(text, /\| Agent's work \| 4 s \|\n/);
 		assert.doesNotMatch(
 			runTooltip(run({ error: undefined, duration_ms: undefined }), 'Add paging'),
 			/\$\(error\)|Duration/,
@@ -122,5 +123,71 @@ describe('usage in words: what is not certain is said', () => {
 		);
 		assert.equal(rollupWords(rollup({ runs: 0 })), 'no run yet');
 		assert.equal(rollupNotes(rollup({})), '');
+	});
+});
+
+describe('states as the Runs view draws them, true to how each ended', () => {
+	const summary = (more: Partial<RunSummary>): RunSummary => ({
+		id: 'r',
+		task: 't',
+		status: 'completed',
+		at_gate: false,
+		started_at: '2026-01-01T00:00:00.000Z',
+		patchsets: 1,
+		evidence: 1,
+		...more,
+	});
+
+	it('only a landing is a green check: abandoned, checkpointed, retried and rolled back runs look otherwise', () => {
+		const icons = {
+			landed: runIcon(summary({ decision: 'commit' }))[0],
+			abandoned: runIcon(summary({ decision: 'abandon' }))[0],
+			checkpointed: runIcon(summary({ decision: 'checkpoint' }))[0],
+			retried: runIcon(summary({ decision: 'retry' }))[0],
+			landedThenRolledBack: runIcon(summary({ decision: 'commit', rolled_back_by: 'r2' }))[0],
+			failedThenAbandoned: runIcon(summary({ status: 'failed', decision: 'abandon' }))[0],
+			atGate: runIcon(summary({ status: 'validating', at_gate: true }))[0],
+			working: runIcon(summary({ status: 'patching' }))[0],
+		};
+		assert.deepEqual(icons, {
+			landed: 'pass-filled',
+			abandoned: 'circle-slash',
+			checkpointed: 'bookmark',
+			retried: 'debug-restart',
+			landedThenRolledBack: 'discard',
+			failedThenAbandoned: 'error',
+			atGate: 'eye',
+			working: 'sync~spin',
+		});
+	});
+
+	it('an active intent spins only while an agent works for it, and says what waits otherwise', () => {
+		const intent = (...latest: Array<Partial<RunSummary>>) =>
+			intentState({
+				status: 'active',
+				tasks: latest.map((r) => ({ runs: [summary(r)] }) as RunsOverview['intents'][number]['tasks'][number]),
+			});
+		assert.deepEqual(intent({ status: 'patching' }).icon[0], 'sync~spin');
+		assert.deepEqual(intent({ status: 'validating', at_gate: true }), {
+			words: 'active · waiting for review',
+			icon: ['eye', 'charts.yellow'],
+		});
+		assert.equal(intent({ status: 'failed' }).words, 'active · its last run failed');
+		assert.equal(intent({ decision: 'checkpoint' }).words, 'active · no agent working');
+		assert.notEqual(intent({ decision: 'checkpoint' }).icon[0], 'sync~spin');
+		assert.equal(intentState({ status: 'completed', tasks: [] }).icon[0], 'pass-filled');
+	});
+
+	it('says long durations in hours and days, and the wait for review apart from the work', () => {
+		assert.deepEqual([850, 42_000, 185_000, 7_500_000, 3 * 86_400_000 + 4 * 3_600_000].map(formatDuration), [
+			'850 ms',
+			'42 s',
+			'3 min 5 s',
+			'2 h 5 min',
+			'3 d 4 h',
+		]);
+		const text = runTooltip(summary({ decision: 'commit', duration_ms: 42_000, gate_wait_ms: 7_500_000 }), 'Task');
+		assert.match(text, /Agent's work \| 42 s/);
+		assert.match(text, /Waited for review \| 2 h 5 min/);
 	});
 });

@@ -39,6 +39,14 @@ it('cuts titles on grapheme boundaries and counts their length in graphemes', ()
 	assert.equal(graphemeLength(`${family}${accented}x`), 3);
 	assert.equal(cutGraphemes(`ab${family}cd`, 3), `ab${family}`);
 	assert.equal(cutGraphemes(`a${accented}b`, 2), `a${accented}`, 'the accent stays with its letter');
+	// A character across the edge of the window the text is segmented by (4,096 units) stays whole.
+	const across = `${'a'.repeat(4094)}${family}b`;
+	assert.equal(cutGraphemes(across, 4095), `${'a'.repeat(4094)}${family}`);
+	assert.equal(cutGraphemes(across, 5000), across);
+	// The beginning of a long text is cut at once, not in time proportional to its length per character.
+	const started = Date.now();
+	assert.equal(cutGraphemes(`${accented}`.repeat(1_000_000), 4000), accented.repeat(4000));
+	assert.ok(Date.now() - started < 2000, `cut in ${Date.now() - started} ms`);
 	const long = `${'a'.repeat(98)}${family}${family}`;
 	assert.equal(titleFrom(long, 'x'), `${'a'.repeat(98)}${family}`);
 	assert.equal(titleFrom(long, 'x').slice(-family.length), family, 'no half emoji at the end');

@@ -249,32 +249,33 @@ it('a small maxFrames evicts the oldest frames but never the intent analysis; st
 	const pipeline = ai.pipeline(nodes.pipeline) as ContextPipeline;
 	assert.equal(pipeline.max_frames, 3);
 	const kind = (id: number) => pipeline.frames.find((f) => f.frame_id === id)?.kind;
-	// 0 intent analysis, 1 the plan's summary, 2–5 the four Write calls, 6 the work summary, 7 the change.
-	assert.equal(pipeline.next_frame_id, 8);
+	// 0 intent analysis, 1 the plan node's answer, 2 the plan's summary, 3–6 the four Write calls,
+	// 7 the work node's answer, 8 the work summary, 9 the change.
+	assert.equal(pipeline.next_frame_id, 10);
 	assert.deepEqual(
 		pipeline.frames.map((f) => [f.frame_id, f.kind]),
 		[
 			[0, 'intent_analysis'],
-			[6, 'step_summary'],
-			[7, 'code_change'],
+			[8, 'step_summary'],
+			[9, 'code_change'],
 		],
 		'the oldest unprotected frames went; the intent analysis stayed',
 	);
 	assert.equal(kind(0), 'intent_analysis');
 	const [planStep, workStep] = nodes.steps;
-	assert.deepEqual([planStep!.iframes, planStep!.oframes], [[0], [1]]);
+	assert.deepEqual([planStep!.iframes, planStep!.oframes], [[0], [1, 2]]);
 	assert.deepEqual(
 		[workStep!.iframes, workStep!.oframes],
 		[
-			[0, 1],
-			[2, 3, 4, 5, 6, 7],
+			[0, 1, 2],
+			[3, 4, 5, 6, 7, 8, 9],
 		],
 		'the work step read the analysis and the plan, and made every frame of its node, evicted or not',
 	);
 	const revision = ai.list<Plan>('plan').find((p) => p.previous === nodes.object_id)!;
 	assert.deepEqual(
 		revision.steps.map((s) => [s.description, s.iframes, s.oframes, s.statuses.at(-1)?.status]),
-		[['Write four files', [0, 1], [2, 3, 4, 5, 6, 7], 'completed']],
+		[['Write four files', [0, 1, 2], [3, 4, 5, 6, 7, 8, 9], 'completed']],
 	);
 	// A step's change moves its plan's update time (a step has none of its own).
 	for (const plan of [nodes, revision]) {

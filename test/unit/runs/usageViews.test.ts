@@ -162,3 +162,28 @@ describe('usage rolled up per task, per intent and per branch', () => {
 		assert.match(unknown, /usage unknown: the output ended before the agent reported it/);
 	});
 });
+
+describe("a run's duration", () => {
+	it('is the agent work up to the gate; the wait for the decision is said apart and does not grow it', async () => {
+		const ai = await projectStore();
+		const task = m.newTask(human, 'Paginate');
+		const start = new Date('2026-01-01T10:00:00.000Z');
+		const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
+		const run = m.newRun(system, task, 'a'.repeat(40), { now: at(0) });
+		m.addRun(task, run);
+		m.setRunStatus(run, 'patching', at(1));
+		const patchset = m.newPatchSet(system, run, { now: at(30) });
+		m.addPatchSet(run, patchset, at(30));
+		m.setRunStatus(run, 'validating', at(31));
+		const evidence = m.newEvidence(system, run, 'test', 'npm test', { patchset, exitCode: 0, now: at(42) });
+		// The person decides two hours later.
+		const decision = m.newDecision(human, run, 'commit', { chosen: patchset, now: at(7242) });
+		m.setRunStatus(run, 'completed', at(7242));
+		ai.put([task, run, patchset, evidence, decision]);
+		const summary = runDetail(ai, run.object_id)!.summary;
+		assert.deepEqual(
+			[summary.duration_ms, summary.gate_wait_ms, summary.finished_at],
+			[42_000, 7_200_000, at(42).toISOString()],
+		);
+	});
+});

@@ -63,12 +63,16 @@ const assetImport = operationCommand(importAsset, {
 		) {
 			throw new UsageError('asset import takes one of --dir PATH, --new NAME or --asset ID');
 		}
+		if (values.skill !== undefined && values.new === undefined) {
+			throw new UsageError('asset import --skill DESCRIPTION goes with --new NAME');
+		}
 		if (values.asset !== undefined && !values.project) {
 			throw new UsageError('asset import --asset ID needs --project NAME');
 		}
 		return {
 			...(values.dir === undefined ? {} : { dir: path.resolve(values.dir) }),
 			...(values.new === undefined ? {} : { newName: values.new }),
+			...(values.skill === undefined ? {} : { skillDescription: values.skill }),
 			...(values.asset === undefined ? {} : { assetId: values.asset }),
 			...(values.project === undefined ? {} : { project: values.project }),
 			...(values.main === undefined ? {} : { main: values.main }),

@@ -1,5 +1,6 @@
 /** Every command of `desk`, by its name (`area verb`): what `main.ts` runs. */
 import type { Command } from '../context';
+import { agentCommands } from './agents';
 import { assetCommands } from './assets';
 import { attachmentCommands } from './attachments';
 import { boardCommands } from './board';
@@ -21,6 +22,7 @@ export const commands: ReadonlyMap<string, Command> = new Map([
 	...endingCommands,
 	...attachmentCommands,
 	...cardCommands,
+	...agentCommands,
 	...mcpCommands,
 	...lineageCommands,
 	...boardCommands,

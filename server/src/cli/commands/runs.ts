@@ -18,11 +18,11 @@ function refOf({ values }: CommandContext): { ref?: string } {
 	return values.ref !== undefined ? { ref: checkRefName(values.ref) } : {};
 }
 
-/** `desk runs list`: a read, which never makes a project database. */
+/** `desk runs list [--all]`: a read, which never makes a project database; --all lists runs that never started too. */
 const runsList = operationCommand(listRuns, {
 	async params(context) {
 		expectArgs(context.rest, 0, context.command);
-		return placeOfCommand(context);
+		return { ...(await placeOfCommand(context)), ...(context.values.all ? { all: true } : {}) };
 	},
 	text: (overview) => formatOverview(overview),
 });
@@ -72,7 +72,7 @@ export const runViewCommands: ReadonlyArray<[string, Command]> = [
 ];
 
 export function formatRunSummary(r: RunSummary, title: string): string {
-	return `${t(r.id)}  ${t(r.status)}  ${t(title)}  ${t(r.model ?? '-')}${runUsageText(r)}${r.decision ? `  → ${t(r.decision)}` : ''}`;
+	return `${t(r.id)}  ${t(r.status)}${r.never_started ? ' (never started)' : ''}  ${t(title)}  ${t(r.model ?? '-')}${runUsageText(r)}${r.decision ? `  → ${t(r.decision)}` : ''}`;
 }
 
 /**
@@ -226,6 +226,12 @@ export function formatOverview(overview: RunsOverview): string {
 	}
 	for (const task of overview.tasks) {
 		lines.push(taskLine(task, ''));
+	}
+	if (overview.hidden_runs) {
+		const n = overview.hidden_runs;
+		lines.push(
+			`(${n} run${n === 1 ? '' : 's'} that never started ${n === 1 ? 'is' : 'are'} not listed; --all lists ${n === 1 ? 'it' : 'them'})`,
+		);
 	}
 	return lines.join('\n') || '(no runs yet)';
 }
