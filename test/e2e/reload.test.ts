@@ -42,7 +42,7 @@ it('a window reload mid-run restores the run page, which follows the run on to t
 			20_000,
 			'the run page',
 		);
-		const before = await webviewWith(page, 'Run of “Add a greeting helper”');
+		const before = await webviewWith(page, 'of “Add a greeting helper”');
 		const text = await before.locator('body').innerText();
 		assert.match(text, /patching/);
 		assert.match(text, /Carried by\s+its own process: it goes on when this window reloads or closes/);
@@ -59,7 +59,7 @@ it('a window reload mid-run restores the run page, which follows the run on to t
 		await runCommand(page, 'Developer: Reload Window');
 		await reloaded;
 		await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-		const restored = await webviewWith(page, 'Run of “Add a greeting helper”', 60_000);
+		const restored = await webviewWith(page, 'of “Add a greeting helper”', 60_000);
 		assert.match(await page.locator('.tab.active').first().innerText(), /Run [^:]*: Add a greeting helper/);
 		const after = await restored.locator('body').innerText();
 		assert.match(after, /patching/, 'restored while the agent still works');
