@@ -6,24 +6,36 @@ import {
 	screenshot,
 	waitFor,
 	webviewWith,
+	walkthroughStep,
 	type ScriptedRunBench,
 } from '../helpers/codeServer';
 import { git } from '../helpers/gitRepo';
 import type { Scenario } from '../helpers/scriptedAgent';
 
 /** The scripted agent playing `scenario` in the shop repository, a project check that passes when the agent wrote its file, and the ticket launched. */
-function launch(prefix: string, scenario: Scenario, ticket: string): Promise<ScriptedRunBench> {
-	return launchScriptedRun(prefix, scenario, ticket, {
-		'agentDesk.runs.maxAttempts': 1,
-		'agentDesk.checks': [
-			{
-				id: 'greeting-exists',
-				executable: process.execPath,
-				args: ['-e', "require('fs').accessSync('src/greeting.ts')"],
-				timeout: 30,
-			},
-		],
-	});
+function launch(
+	prefix: string,
+	scenario: Scenario,
+	ticket: string,
+	options: { walkthrough?: boolean } = {},
+): Promise<ScriptedRunBench> {
+	return launchScriptedRun(
+		prefix,
+		scenario,
+		ticket,
+		{
+			'agentDesk.runs.maxAttempts': 1,
+			'agentDesk.checks': [
+				{
+					id: 'greeting-exists',
+					executable: process.execPath,
+					args: ['-e', "require('fs').accessSync('src/greeting.ts')"],
+					timeout: 30,
+				},
+			],
+		},
+		options,
+	);
 }
 
 const greeting = 'export function greet(name: string): string {\n\treturn `Hello, ${name}!`;\n}\n';
@@ -39,6 +51,7 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 			answer: 'Added src/greeting.ts with greet().',
 		},
 		'Add a greeting helper\nWrite src/greeting.ts with greet(name).',
+		{ walkthrough: true },
 	);
 	const headBefore = git(repo, 'rev-parse', 'HEAD');
 	try {
@@ -47,7 +60,7 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		await running.waitFor({ timeout: 30_000 });
 		assert.equal(await running.locator('.codicon-sync.codicon-modifier-spin').count(), 1, 'a running run spins');
 		await page.mouse.move(1200, 700);
-		await screenshot(page, 'run-gate-1-in-progress');
+		walkthroughStep(await screenshot(page, 'run-gate-1-in-progress'), '3-run-in-progress');
 
 		// …then it waits for review, and a notification offers the review.
 		const toast = page.locator('.notification-toast', { hasText: 'is ready for review' });
@@ -78,7 +91,7 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 			'the badge counting one run',
 		);
 		await page.waitForTimeout(800);
-		await screenshot(page, 'run-gate-2-notification');
+		walkthroughStep(await screenshot(page, 'run-gate-2-notification'), '4-ready-for-review');
 
 		// Review: the change in the multi-file diff editor, the run's page beside it.
 		await toast.getByRole('button', { name: 'Review', exact: true }).click();
@@ -111,7 +124,7 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		assert.ok(runId, 'the run page shows the run id');
 		await page.mouse.move(700, 500);
 		await page.waitForTimeout(600);
-		await screenshot(page, 'run-gate-3-review');
+		walkthroughStep(await screenshot(page, 'run-gate-3-review'), '5-review');
 
 		// Approve and Land from the page's link: a rationale, then the confirmation saying what happens.
 		await runPage.getByRole('link', { name: 'Approve and Land' }).click();
@@ -151,7 +164,7 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		);
 		await page.mouse.move(700, 500);
 		await page.waitForTimeout(800);
-		await screenshot(page, 'run-gate-5-landed');
+		walkthroughStep(await screenshot(page, 'run-gate-5-landed'), '6-landed');
 
 		// Rollback… from the page: a confirmation that says exactly what it reverts, then a revert commit.
 		await landedPage.getByRole('link', { name: 'Rollback…' }).click();

@@ -281,6 +281,14 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 	return file;
 }
 
+/**
+ * The walkthrough set (`walkthrough-N-….png`): a new user's path from the first open to a landed
+ * commit, made of the screenshots the e2e tests take on that path, under names that read in order.
+ */
+export function walkthroughStep(file: string, step: string): void {
+	fs.copyFileSync(file, path.join(outputDir, `walkthrough-${step}.png`));
+}
+
 export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
@@ -430,7 +438,7 @@ export async function launchScriptedRun(
 	scenario: Scenario,
 	ticket: string,
 	settings: Record<string, unknown> = {},
-	options: { install?: string[]; gitIdentity?: boolean } = {},
+	options: { install?: string[]; gitIdentity?: boolean; walkthrough?: boolean } = {},
 ): Promise<ScriptedRunBench> {
 	const root = tempDir(prefix);
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
@@ -445,6 +453,10 @@ export async function launchScriptedRun(
 	try {
 		await page.getByRole('tab', { name: 'Agent Desk' }).click();
 		await page.getByRole('treeitem', { name: /^shop, main asset/ }).waitFor({ timeout: 60_000 });
+		if (options.walkthrough) {
+			await page.mouse.move(1200, 700);
+			walkthroughStep(await screenshot(page, `${prefix}first-open`), '1-first-open');
+		}
 		await runCommand(page, 'Agent Desk: Open Launch Card');
 		const card = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
 		const editor = card.locator('#ticket textarea');
@@ -453,6 +465,9 @@ export async function launchScriptedRun(
 		await editor.click();
 		await page.keyboard.type(ticket, { delay: 5 });
 		await page.waitForTimeout(500);
+		if (options.walkthrough) {
+			walkthroughStep(await screenshot(page, `${prefix}ticket`), '2-ticket');
+		}
 		await card.locator('#go').click();
 		await card.locator('.launched').waitFor({ timeout: 30_000 });
 		await page
