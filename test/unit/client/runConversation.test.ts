@@ -82,7 +82,7 @@ function detail(more: Partial<Record<keyof RunDetail, unknown>> = {}, summary: o
 				'read',
 				3,
 				'Read',
-				{ file_path: '/work/src/index.ts' },
+				{ file_path: 'src/index.ts' },
 				{ io_footprint: { paths_read: ['src/index.ts'], paths_written: [] } },
 			),
 			call(
@@ -111,7 +111,7 @@ function detail(more: Partial<Record<keyof RunDetail, unknown>> = {}, summary: o
 				{ tags: { 'desk.tool': 'desk' }, external_ids: {}, result_summary: 'attached' },
 			),
 			// A call whose frame went (maxFrames), placed by its time.
-			call('write', 9, 'Write', { file_path: '/work/src/greeting.ts', content: 'export const greet = 1;\n' }),
+			call('write', 9, 'Write', { file_path: 'src/greeting.ts', content: 'export const greet = 1;\n' }),
 		],
 		pipeline: {
 			max_frames: 0,
