@@ -1,5 +1,5 @@
 import type { AiStore } from '../store/aiStore';
-import type { ArtifactRef, Intent, Plan, Run, Task, TokenUsage } from '../ai/types';
+import type { ArtifactRef, Evidence, Intent, Plan, Provenance, Run, Task, TokenUsage } from '../ai/types';
 import { intentStatus } from '../ai/model';
 import { lineageKindTag } from '../lineage/types';
 import type { RunDetail, RunsOverview, RunSummary, TaskView, UsageRollup } from './types';
@@ -7,6 +7,7 @@ import type { RunDetail, RunsOverview, RunSummary, TaskView, UsageRollup } from 
 export function runSummary(store: AiStore, run: Run): RunSummary {
 	const provenance = store.runProvenance(run.object_id);
 	const decision = store.runDecision(run.object_id);
+	const evidence = store.runEvidence(run.object_id);
 	const atGate = isAtGate(run);
 	const finished = run.status === 'completed' || run.status === 'failed' || atGate;
 	const summary: RunSummary = {
@@ -15,14 +16,15 @@ export function runSummary(store: AiStore, run: Run): RunSummary {
 		status: run.status,
 		started_at: run.created_at,
 		patchsets: run.patchsets.length,
-		evidence: store.runEvidence(run.object_id).length,
+		evidence: evidence.length,
 		at_gate: atGate,
 	};
 	if (finished) {
 		// The agent's work ends where the run reached the gate or failed, not at the decision that
 		// came later: the wait for the person is said apart (a run does not grow while it waits).
 		const decidedAt = decision ? Date.parse(decision.created_at) : undefined;
-		const workEnd = decidedAt === undefined ? Date.parse(run.updated_at) : lastWorkAt(store, run, decidedAt);
+		const workEnd =
+			decidedAt === undefined ? Date.parse(run.updated_at) : lastWorkAt(store, run, evidence, provenance, decidedAt);
 		summary.finished_at = new Date(workEnd).toISOString();
 		summary.duration_ms = Math.max(0, workEnd - Date.parse(run.created_at));
 		if (decidedAt !== undefined) {
@@ -75,12 +77,18 @@ export function runSummary(store: AiStore, run: Run): RunSummary {
  * When the agent's work on a decided run last left a trace (its PatchSets, Evidence, tool calls and
  * usage), no later than the decision; the decision's time when it left none.
  */
-function lastWorkAt(store: AiStore, run: Run, decidedAt: number): number {
+function lastWorkAt(
+	store: AiStore,
+	run: Run,
+	evidence: readonly Evidence[],
+	provenance: Provenance | undefined,
+	decidedAt: number,
+): number {
 	const times = [
 		...store.runPatchSets(run).map((p) => p.created_at),
-		...store.runEvidence(run.object_id).map((e) => e.created_at),
+		...evidence.map((e) => e.created_at),
 		...store.runToolInvocations(run.object_id).map((t) => t.updated_at),
-		store.runProvenance(run.object_id)?.updated_at,
+		provenance?.updated_at,
 	]
 		.filter((t): t is string => t !== undefined)
 		.map((t) => Date.parse(t))
