@@ -10,6 +10,7 @@ import type { LaunchRecord } from '../launch/types';
 import type { CatchUpSection } from '../lineage/types';
 import type { WriteTransaction } from '../store/durableDatabase';
 import type { LandingFacts, NodeProgressNote } from '../lineage/board';
+import type { CarriedBy } from './types';
 
 /** What carrying out and deciding runs needs from the rest of the desk (built by the composition root). */
 export interface RunnerPorts {
@@ -22,6 +23,8 @@ export interface RunnerPorts {
 	project: ProjectRecord;
 	libraryDir: string;
 	logger: Logger;
+	/** Which process this is to the runs it carries out (glossary: Carrier), recorded on each; default the command line. */
+	carriedBy?: CarriedBy;
 	/** Kill points of crash tests (core/faults.ts); none in production. */
 	faults?: Faults;
 	/** Told whenever the run's objects changed (the Runs view refreshes). */
