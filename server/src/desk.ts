@@ -71,6 +71,9 @@ export interface DeskOptions {
 /** Where the desk keeps a project's own data inside its repository. */
 export const projectDataFolder = '.desk';
 
+/** The reason an Assets view is told to look again after another process wrote the library. */
+export const libraryChangedOutside = 'another process changed the library';
+
 const libraryRecoverHint: RecoverHint = { command: 'desk store recover --library', choices: ['restore', 'empty'] };
 
 function projectRecoverHint(top: string): RecoverHint {
@@ -115,6 +118,7 @@ export class Desk {
 	/** The reports told through {@link onBoardReport} by this process, per project. */
 	private readonly toldReports = new Map<string, Set<string>>();
 	private readonly outsideWatchers = new Map<string, OutsideChangeWatcher>();
+	private libraryWatcher: OutsideChangeWatcher | undefined;
 	/** Told when a root's memory file changed: a batch applied here, or the file changed on disk (a `git pull`). */
 	onMemoryChanged: ((top: string, root: string) => void) | undefined;
 	private readonly memories = new Map<string, ProjectMemory>();
@@ -163,7 +167,6 @@ export class Desk {
 	private readonly followed = new Map<string, Set<string>>();
 	/** Each project's outside version at its last look at the runs it follows, and the library's. */
 	private readonly followedVersions = new Map<string, number>();
-	private libraryVersionSeen: number | undefined;
 	private followTimer: NodeJS.Timeout | undefined;
 	private readonly looking = new Set<string>();
 	/** Runs executing in this process, so close() can wait for them to stop. */
@@ -306,6 +309,7 @@ export class Desk {
 	 */
 	async openWorkspace(folders: readonly WorkspaceFolder[]): Promise<FolderAdoption[]> {
 		const results = await this.library.openWorkspace(folders);
+		this.watchLibraryOutside();
 		for (const [index, result] of results.entries()) {
 			if (result.outcome !== 'adopted') {
 				continue;
@@ -359,6 +363,23 @@ export class Desk {
 		await this.lookAtCarriedRuns(top, true);
 		await this.tellOpenReports(top).catch((error: unknown) =>
 			this.logger.warn(`${top}: reading the open reports: ${describeError(error)}`),
+		);
+	}
+
+	/**
+	 * Watches the library database for other processes' writes (another window, the command line, a
+	 * run's carrier whose agent imported, tagged or proposed through the desk tools): each tells the
+	 * windows' Assets views to look again.
+	 */
+	private watchLibraryOutside(): void {
+		if (this.libraryWatcher) {
+			return;
+		}
+		this.libraryWatcher = new OutsideChangeWatcher(
+			path.join(this.libraryDir, 'library.db'),
+			() => this.libraryDb.outsideVersion(),
+			() => this.onLibraryChanged?.(libraryChangedOutside),
+			(error) => this.logger.warn(`not watching the library for other processes' changes: ${describeError(error)}`),
 		);
 	}
 
@@ -973,12 +994,6 @@ export class Desk {
 			const version = this.projectDatabases.get(top)?.outsideVersion();
 			const moved = version !== this.followedVersions.get(top);
 			this.followedVersions.set(top, version ?? 0);
-			// What the runs' agents did through the desk tools in their carriers: new assets, tags.
-			const libraryVersion = this.libraryDb.outsideVersion();
-			if (this.libraryVersionSeen !== undefined && libraryVersion !== this.libraryVersionSeen) {
-				this.onLibraryChanged?.('a run carried by another process changed the library');
-			}
-			this.libraryVersionSeen = libraryVersion;
 			if ([...runs].some((runId) => inProgress(ai.get<Run>(runId)) && !executor.isCarried(runId))) {
 				// Its carrier died (killed, out of memory): failed as a crash leaves it, the checkout put back.
 				const recovered = await executor.recoverInterrupted();
@@ -988,7 +1003,9 @@ export class Desk {
 			}
 			for (const runId of [...runs]) {
 				const run = ai.get<Run>(runId);
-				if (inProgress(run)) {
+				// At the gate or failed, but its carrier still telling the board and keeping the agent's
+				// attachments: its end is told once that part is over too.
+				if (inProgress(run) || (run && executor.isCarried(runId))) {
 					if (moved) {
 						this.onRunChanged?.(top, runId);
 					}
@@ -1319,6 +1336,8 @@ export class Desk {
 		clearInterval(this.followTimer);
 		this.followTimer = undefined;
 		this.followed.clear();
+		this.libraryWatcher?.close();
+		this.libraryWatcher = undefined;
 		for (const watcher of [...this.headWatchers.values(), ...this.outsideWatchers.values()]) {
 			watcher.close();
 		}

@@ -10,6 +10,7 @@ import { it } from 'node:test';
 import { launchScriptedRun, runCommand, screenshot, waitFor, webviewWith } from '../helpers/codeServer';
 import { git } from '../helpers/gitRepo';
 import { agentProcesses } from '../helpers/runProcesses';
+import { releaseScriptedAgent } from '../helpers/scriptedAgent';
 
 const greeting = 'export function greet(name: string): string {\n\treturn `Hello, ${name}!`;\n}\n';
 
@@ -19,8 +20,8 @@ it('a window reload mid-run restores the run page, which follows the run on to t
 		{
 			plan: ['Write the greeting'],
 			writes: [{ path: 'src/greeting.ts', content: greeting }],
-			// Long enough to reload the window while the agent works.
-			sleepMs: 20_000,
+			// At work until the reloaded window was looked at, however long the reload takes.
+			holdUntilReleased: true,
 			answer: 'Added src/greeting.ts with greet().',
 		},
 		'Add a greeting helper\nWrite src/greeting.ts with greet(name).',
@@ -70,6 +71,7 @@ it('a window reload mid-run restores the run page, which follows the run on to t
 		await page.mouse.move(900, 500);
 		await page.waitForTimeout(600);
 		await screenshot(page, 'reload-1-run-page-restored');
+		assert.ok(releaseScriptedAgent(agents) > 0, 'the agent was told it may finish');
 
 		// It follows the run on: at the gate, the change whole, no failure.
 		const atGate = await webviewWith(page, 'Waiting for your review', 60_000);

@@ -163,6 +163,11 @@ export interface RunControlStore {
 	agentGone(runId: string): void;
 	/** The run is over in this process. */
 	executionEnded(runId: string): void;
+	/**
+	 * This process's part in the run is over, its board told and its attachments kept: its claim is
+	 * marked so (`endedRunnerToken`), and a desk following the run from another process tells its end.
+	 */
+	partOver(runId: string, runner: { pid: number; token: string; endedToken: string }): void;
 	requestCancel(runId: string, reason: string): void;
 	/** Sets `claim` as the run's decision maker in one write, after `check` saw the holder there was (and did not throw). */
 	claimDecision(runId: string, claim: string, check: (holder: string | null) => void): void;

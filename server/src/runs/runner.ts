@@ -53,7 +53,7 @@ import { placementJson, readPlacement, type RunPlacement } from './placement';
 import { defaultPrices, modelOfArgs } from './prices';
 import type { RunBoardHooks, RunnerPorts } from './ports';
 import { composePrompt, planSteps, type PromptReference, type PromptSkill } from './prompt';
-import { isRunnerAlive, runnerToken, signalRunAgent } from './runnerProcess';
+import { endedRunnerToken, isRunnerAlive, runnerToken, signalRunAgent } from './runnerProcess';
 import { gateTag, isAtGate } from './runViews';
 import { carriedByTag } from './types';
 import { chooseAgent, type AgentSettings, type RunSettings } from './settings';
@@ -220,6 +220,13 @@ export class RunExecutor {
 		this.ports.changed(runId);
 		tellBoard(this.ports, runId, (board) => board.runFinished(runId));
 		this.ports.finished(runId, isAtGate(final) ? 'gate' : 'failed');
+		// Last, so that a desk following the run from another process tells its end with its note and
+		// attachments already there.
+		this.ports.control.partOver(runId, {
+			pid: process.pid,
+			token: runnerToken,
+			endedToken: endedRunnerToken(runnerToken),
+		});
 		// Its agent is done with the checkout: a branch waiting for it may start now.
 		this.ports.checkoutFreed?.();
 		return final;
@@ -829,7 +836,11 @@ export class RunExecutor {
 	/** Whether `runId`'s claim names this process: a carrier answers its desk once it holds it (glossary: Carrier). */
 	claimedHere(runId: string): boolean {
 		const row = this.ports.control.row(runId);
-		return row !== undefined && row.runner_pid === process.pid && row.runner_token === runnerToken;
+		return (
+			row !== undefined &&
+			row.runner_pid === process.pid &&
+			(row.runner_token === runnerToken || row.runner_token === endedRunnerToken(runnerToken))
+		);
 	}
 
 	/** Whether a live process carries `runId` out: this one (or its hand-over to a carrier), or the one its row names. */

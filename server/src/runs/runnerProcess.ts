@@ -27,8 +27,21 @@ export function processStartTime(pid: number): string | undefined {
 /** This process's token: random, and its start time, so a reused pid is not taken for this process. */
 export const runnerToken = `${randomBytes(8).toString('hex')}:${processStartTime(process.pid) ?? ''}`;
 
+/**
+ * The token a runner leaves on a run's claim once its part is over (see `RunControl.partOver`): no
+ * process carries that run any more, though the one that did may live on.
+ */
+export function endedRunnerToken(token: string): string {
+	return `${endedPrefix}${token}`;
+}
+
+const endedPrefix = 'ended:';
+
 /** Is the process that wrote `token` still running? A live pid with another start time is another process. */
 export function isRunnerAlive(pid: number, token: string): boolean {
+	if (token.startsWith(endedPrefix)) {
+		return false;
+	}
 	if (!isAlive(pid)) {
 		return false;
 	}
