@@ -1,5 +1,5 @@
 import { DeskError } from '../core/errors';
-import type { ModelUsage, TokenCounts, TokenUsage } from './types';
+import type { ModelUsage, TokenCounts, TokenUsage, ToolInvocation } from './types';
 
 /**
  * Arithmetic on token usage (glossary: Provenance): counts checked and their total computed, so that
@@ -183,4 +183,18 @@ export function addUsage(a: TokenUsage | undefined, b: TokenUsage): TokenUsage {
 		delete usage.models;
 	}
 	return usage;
+}
+
+/** The tool name of what a summary agent's answer cost (glossary: Memorize), recorded on the landed run it summed up. */
+export const summaryAgentTool = 'summary_agent';
+
+/**
+ * What summary agents spent on a run's landing (its `summary_agent` tool invocations): paid beside
+ * the run's own agent, so its Provenance never holds it, yet a subtree's total does.
+ */
+export function summaryAgentUsages(invocations: readonly ToolInvocation[]): TokenUsage[] {
+	return invocations
+		.filter((invocation) => invocation.tool_name === summaryAgentTool)
+		.map((invocation) => (invocation.args as { usage?: TokenUsage } | null)?.usage)
+		.filter((usage): usage is TokenUsage => usage !== undefined && typeof usage.total_tokens === 'number');
 }

@@ -8,7 +8,8 @@
 import { canonicalJson, sha256Hex } from '../ai/canonical';
 import { uuidv7 } from '../ai/ids';
 import { actor, addRun, cutGraphemes, newIntent, newRun, newTask, setTaskStatus, taskTitleMax } from '../ai/model';
-import type { ActorRef, Decision, Intent, Provenance, Run, Task } from '../ai/types';
+import type { ActorRef, Decision, Intent, Provenance, Run, Task, ToolInvocation } from '../ai/types';
+import { summaryAgentUsages } from '../ai/tokenUsage';
 import { DeskError } from '../core/errors';
 import type { LaunchRecord } from '../launch/types';
 import { depthOf, grantChain } from './grantChain';
@@ -497,9 +498,13 @@ export class LineageService {
 				let tokens = 0;
 				let cost = 0;
 				for (const run of runs) {
+					// The run's agent, and the summary agents that memorized its landing.
 					const usage = reads.byRun<Provenance>(run.object_id, 'provenance').at(-1)?.token_usage;
-					tokens += usage?.total_tokens ?? 0;
-					cost += usage?.cost_usd ?? 0;
+					const summaries = summaryAgentUsages(reads.byRun<ToolInvocation>(run.object_id, 'tool_invocation'));
+					for (const spent of usage ? [usage, ...summaries] : summaries) {
+						tokens += spent.total_tokens;
+						cost += spent.cost_usd ?? 0;
+					}
 				}
 				for (const child of children) {
 					tokens += child.subtree.tokens;

@@ -19,6 +19,7 @@ import { mainRoot, type Memory, type MemoryRequestReceipt } from '../lineage/typ
 import { CommitMemory, ForgetMemory, MemorizeLanding, RememberMemory, ShowMemory } from '../protocol/protocol';
 import { newToolInvocation } from '../ai/model';
 import type { Intent, PatchSet, Run, Task, TokenUsage } from '../ai/types';
+import { summaryAgentTool } from '../ai/tokenUsage';
 import { describeError, isDeskError } from '../core/errors';
 import { isAlive } from '../core/processes';
 import { memoKey, memorizeInput, memorizePrompt, opsFromAnswer } from '../lineage/memorize';
@@ -486,7 +487,7 @@ async function memorizeOnce(desk: Desk, top: string, runId: string, settings: Ru
 		const spent = newToolInvocation(
 			{ kind: 'agent', id: `summary:${agent.name}` },
 			run,
-			'summary_agent',
+			summaryAgentTool,
 			{
 				agent: agent.name,
 				model: (answer.model ?? agent.name).slice(0, 200),

@@ -1,6 +1,7 @@
 import type { AiStore } from '../store/aiStore';
 import type { ArtifactRef, Evidence, Intent, Plan, Provenance, Run, Task, TokenUsage } from '../ai/types';
 import { intentStatus } from '../ai/model';
+import { summaryAgentUsages } from '../ai/tokenUsage';
 import { lineageKindTag } from '../lineage/types';
 import type { RunDetail, RunsOverview, RunSummary, TaskView, UsageRollup } from './types';
 
@@ -201,10 +202,16 @@ export function runsOverview(store: AiStore, options: { all?: boolean } = {}): R
 			branchesBelow.set(task.parent, [...(branchesBelow.get(task.parent) ?? []), task]);
 		}
 	}
+	/** What summary agents spent memorizing the task's landings: in its subtree's total, never a run of its own. */
+	const summariesOf = (task: Task): UsageRollup[] =>
+		store
+			.taskRuns(task)
+			.flatMap((run) => summaryAgentUsages(store.runToolInvocations(run.object_id)))
+			.map((usage) => ({ ...runRollup(usage), runs: 0 }));
 	const subtree = (task: Task, seen: Set<string>): UsageRollup => {
 		seen.add(task.object_id);
 		const below = (branchesBelow.get(task.object_id) ?? []).filter((b) => !seen.has(b.object_id));
-		return addRollups([ownUsage(task), ...below.map((b) => subtree(b, seen))]);
+		return addRollups([ownUsage(task), ...summariesOf(task), ...below.map((b) => subtree(b, seen))]);
 	};
 	const taskView = (task: Task): TaskView => {
 		const runs = shown(store.taskRuns(task).map((run) => runSummary(store, run)));

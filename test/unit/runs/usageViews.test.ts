@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import * as m from '../../../server/src/ai/model';
-import { usageOfModels } from '../../../server/src/ai/tokenUsage';
-import type { AiObject, ModelUsage, Task } from '../../../server/src/ai/types';
+import { summaryAgentTool, usageOfModels } from '../../../server/src/ai/tokenUsage';
+import type { AiObject, ModelUsage, Run, Task } from '../../../server/src/ai/types';
 import { formatOverview, formatRunDetail } from '../../../server/src/cli/commands/runs';
 import { lineageKindTag } from '../../../server/src/lineage/types';
 import { runDetail, runsOverview } from '../../../server/src/runs/runViews';
@@ -63,6 +63,40 @@ async function projectStore() {
 }
 
 describe('usage rolled up per task, per intent and per branch', () => {
+	it("counts what the summary agent spent memorizing a branch's landing in the subtree, not in the task's own usage", async () => {
+		const ai = await projectStore();
+		const intent = m.newIntent(human, 'Add pagination');
+		const starter = taskWithRuns('Paginate', [[[model('claude-sonnet-4-5', 1000, 100, 0.01)]]], { intent });
+		const branchIntent = m.newIntent(human, 'Try cursors', { parent: intent });
+		const branch = taskWithRuns('Try cursors', [[[model('claude-haiku-4-5', 300, 30, 0.001)]]], {
+			intent: branchIntent,
+			branchOf: starter[0] as Task,
+		});
+		const landed = branch.find((o): o is Run => o.object_type === 'run')!;
+		const summary = m.newToolInvocation(m.actor('agent', 'summary:haiku'), landed, summaryAgentTool, {
+			agent: 'haiku',
+			usage: { input_tokens: 1000, output_tokens: 200, total_tokens: 1200, cost_usd: 0.02 },
+		});
+		ai.put([intent, branchIntent, ...starter, ...branch, summary]);
+
+		const tasks = runsOverview(ai).intents.flatMap((i) => i.tasks);
+		const branchView = tasks.find((t) => t.task.title === 'Try cursors')!;
+		assert.deepEqual(
+			[branchView.usage.total_tokens, branchView.usage.runs],
+			[330, 1],
+			"the task's own usage is its agent's",
+		);
+		assert.deepEqual(
+			[branchView.subtree_usage?.total_tokens, branchView.subtree_usage?.cost_usd, branchView.subtree_usage?.runs],
+			[330 + 1200, 0.021, 1],
+		);
+		const starterView = tasks.find((t) => t.task.title === 'Paginate')!;
+		assert.deepEqual(
+			[starterView.subtree_usage?.total_tokens, starterView.subtree_usage?.cost_usd],
+			[1100 + 330 + 1200, 0.031],
+		);
+	});
+
 	it('adds up tokens and known costs, and counts the runs that make a sum uncertain', async () => {
 		const ai = await projectStore();
 		const intent = m.newIntent(human, 'Add pagination');

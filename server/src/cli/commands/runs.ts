@@ -6,6 +6,7 @@ import { checkRefName } from '../../git/refName';
 import { exportHistory, importHistory } from '../../operations/history';
 import { listRuns, showRun } from '../../operations/runs';
 import type { TokenCounts, TokenUsage } from '../../ai/types';
+import { summaryAgentUsages } from '../../ai/tokenUsage';
 import type { RunDetail, RunSummary, RunsOverview, TaskView, UsageRollup } from '../../runs/types';
 import { expectArgs, oneId } from '../args';
 import type { Command, CommandContext } from '../context';
@@ -183,10 +184,7 @@ function versionLanded(tags: Record<string, string>): string {
 /** The memorize of a branch's landing: its last outcome and what the summary agent's answers cost in all. */
 function memorizeLines(detail: RunDetail): string[] {
 	const outcome = detail.tool_invocations.filter((i) => i.tool_name === 'memorize').at(-1);
-	const usages = detail.tool_invocations
-		.filter((i) => i.tool_name === 'summary_agent')
-		.map((i) => (i.args as { usage?: TokenUsage }).usage)
-		.filter((u): u is TokenUsage => u !== undefined);
+	const usages = summaryAgentUsages(detail.tool_invocations);
 	if (!outcome && usages.length === 0) {
 		return [];
 	}
