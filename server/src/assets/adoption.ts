@@ -116,10 +116,14 @@ export class Adoption {
 		return { asset, created, project: this.joinProject(asset, request.project, request.main, top) };
 	}
 
-	/** asset_import with asset: a library asset joins the project by reference, never as a copy. */
+	/**
+	 * asset_import with asset: a library asset joins the project by reference, never as a copy. A
+	 * repository made main gives a project without one its repository, as importing its folder does.
+	 */
 	importAsset(request: { id: string; project?: string; main: boolean }): ImportResult {
 		const asset = this.ctx.getAsset(request.id);
-		return { asset, created: false, project: this.joinProject(asset, request.project, request.main, '') };
+		const repository = asset.engine === 'git' ? asset.working_dir : '';
+		return { asset, created: false, project: this.joinProject(asset, request.project, request.main, repository) };
 	}
 
 	/**
@@ -465,9 +469,15 @@ export class Adoption {
 		if (projectName === undefined) {
 			return undefined;
 		}
-		const project = writes.getProject(projectName) ?? this.createProject(writes, projectName, main ? path : '');
-		if (main && path !== '' && project.path === '') {
-			this.tieProjectToRepository(writes, project, path);
+		const existing = writes.getProject(projectName);
+		// The repository made main is the project's when it has none yet (new, or made without one).
+		const repository = main && (existing === undefined || existing.path === '') ? path : '';
+		if (repository !== '') {
+			this.refuseTakenRepository(writes, projectName, repository);
+		}
+		const project = existing ?? this.createProject(writes, projectName, repository);
+		if (existing && repository !== '') {
+			writes.setProjectPath(project.name, repository);
 		}
 		writes.addProjectAsset(project.name, asset.id, this.ctx.now());
 		if (main) {
@@ -477,20 +487,20 @@ export class Adoption {
 	}
 
 	/**
-	 * A repository made the main asset of a project made without one gives the project its repository,
-	 * as a project created by that import would have: runs, the card and the editor find a project by
-	 * it. (A project that has a repository keeps it; Go checks that a git target is that repository.)
+	 * A repository made the main asset of a project without one (a new project, or one made without a
+	 * repository) gives the project its repository: runs, the card and the editor find a project by
+	 * it. A repository belongs to one project, so one another project has is refused. (A project that
+	 * has a repository keeps it; Go checks that a git target is that repository.)
 	 */
-	private tieProjectToRepository(writes: LibraryWrites, project: ProjectRecord, top: string): void {
+	private refuseTakenRepository(writes: LibraryWrites, project: string, top: string): void {
 		const holder = writes.getProjectByPath(top);
 		if (holder !== undefined) {
 			throw new DeskError(
 				'project.repositoryTaken',
 				`The repository ${top} is project ${holder.name}'s; a repository belongs to one project.`,
-				{ project: project.name, holder: holder.name, dir: top },
+				{ project, holder: holder.name, dir: top },
 			);
 		}
-		writes.setProjectPath(project.name, top);
 	}
 
 	private readSkill(manifest: Manifest): { name: string; description: string } | undefined {

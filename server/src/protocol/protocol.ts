@@ -296,8 +296,10 @@ export interface ImportResultJson {
 /**
  * Client → server: asset_import (glossary: Adopt). Exactly one of `dir` (adopt a folder: a repository's top
  * becomes a git asset, any other folder a snapshot asset), `newName` (a new empty snapshot asset,
- * in `dir` when given; with `skillDescription` a skill whose version 1 is its SKILL.md), or `assetId` (a library asset joins `project` by reference). Fails with
- * `import.badArgs`, `import.notADirectory`, `asset.folderNotEmpty`, `asset.badName`, `asset.badSkill`, `asset.notFound`;
+ * in `dir` when given; with `skillDescription` a skill whose version 1 is its SKILL.md), or `assetId` (a library asset joins `project` by reference).
+ * With `main`, a repository (by `dir` or `assetId`) made main gives a project without a repository
+ * that one. Fails with `import.badArgs`, `import.notADirectory`, `asset.folderNotEmpty`, `asset.badName`,
+ * `asset.badSkill`, `asset.notFound`; `project.repositoryTaken` for a repository another project has;
  * `git.foreignGitDir` (data: `gitDir`, where the git folder really is) for a repository whose git
  * folder is outside what the desk adopts by itself, unless `allowGitDir` (the person said yes);
  * `git.gitDirChanged` when its `.git` names another folder than the one adopted.
