@@ -528,7 +528,8 @@ export class Adoption {
 /**
  * The link or note a second identical request would make again (glossary: Asset): of the same kind,
  * name and URL or text, in the same project (or, for one made in no project, in none), not retired.
- * Another URL or text under the same name is another asset, as names are not unique.
+ * Another URL or text under the name of such a link or note is refused (`asset.nameTaken`): asked
+ * for by name, the two could not be told apart.
  */
 function sameLinkOrNote(
 	reads: LibraryReads,
@@ -542,15 +543,20 @@ function sameLinkOrNote(
 	} else {
 		candidates = reads.projectAssets(project);
 	}
-	return candidates.find(
-		(a) =>
-			!a.retired &&
-			a.engine === 'none' &&
-			a.kind === wanted.kind &&
-			a.name === wanted.name &&
-			a.url === wanted.url &&
-			a.notes === wanted.notes,
+	const named = candidates.filter(
+		(a) => !a.retired && a.engine === 'none' && a.kind === wanted.kind && a.name === wanted.name,
 	);
+	const same = named.find((a) => a.url === wanted.url && a.notes === wanted.notes);
+	const other = named[0];
+	if (same === undefined && other !== undefined) {
+		const what = wanted.kind === 'link' ? 'a link' : 'a note';
+		throw new DeskError(
+			'asset.nameTaken',
+			`${project === undefined ? 'Outside any project there is' : `Project ${project} has`} ${what} named ${JSON.stringify(wanted.name)} already (${other.id}) with another ${wanted.kind === 'link' ? 'URL' : 'text'}; give this one another name, or retire that one.`,
+			{ id: other.id, name: wanted.name, kind: wanted.kind, ...(project === undefined ? {} : { project }) },
+		);
+	}
+	return same;
 }
 
 /** An asset record with nothing said about it yet: no engine, no version picked, no folder, URL, tags or checks. */

@@ -438,7 +438,8 @@ export const SetChecks = request<AssetRecord>()('desk/assets/setChecks', object(
 /**
  * Client → server: asset_link, a link asset in `project` when given, made from the asset `from`
  * when named (its `derived_from`); the same name and URL in the same project again answers the
- * link made the first time. Fails with `asset.badUrl`, `asset.notFound`.
+ * link made the first time. Fails with `asset.badUrl`, `asset.notFound`; `asset.nameTaken` (data:
+ * `id` of the link there) when a link of that name there has another URL.
  */
 export const AddLink = request<AssetRecord>()(
 	'desk/assets/addLink',
@@ -451,7 +452,11 @@ export const AddLink = request<AssetRecord>()(
 	}),
 );
 
-/** Client → server: a notes asset in `project` when given; the same name and text there again answers the note made the first time. */
+/**
+ * Client → server: a notes asset in `project` when given; the same name and text there again answers
+ * the note made the first time. Fails with `asset.nameTaken` (data: `id` of the note there) when a
+ * note of that name there has another text.
+ */
 export const AddNote = request<AssetRecord>()(
 	'desk/assets/addNote',
 	object({
