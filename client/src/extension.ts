@@ -51,7 +51,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 	context.subscriptions.push(output, desk, statusBar);
 
 	const assets = activateAssets(context, desk, reportError);
-	const runs = activateRuns(context, desk, reportError);
+	let settled: Promise<DeskState> = Promise.resolve('starting');
+	const runs = activateRuns(context, desk, reportError, () => settled);
 	const projectPath = (project: string) => runs.tree.windowProjects.find((p) => p.name === project)?.path;
 	const cards = activateCard(context, desk, assets, projectPath, reportError);
 	const attachments = activateAttachments(context, desk, reportError).tree;
@@ -76,7 +77,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
 	// Notification handlers belong to one server process; they are made again after a restart.
 	let serverSubscriptions: vscode.Disposable[] = [];
 	context.subscriptions.push({ dispose: () => serverSubscriptions.forEach((d) => d.dispose()) });
-	let settled: Promise<DeskState> = Promise.resolve('starting');
 
 	const setContextState = (state: DeskState) =>
 		void vscode.commands.executeCommand('setContext', 'agentDesk.state', state);

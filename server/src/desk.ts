@@ -18,7 +18,10 @@ import { ProjectLaunches } from './launch/projectLaunches';
 import { RunGate } from './runs/gate';
 import type { CatchUpInput, DeskToolsHost, DeskToolsRequest, RunBoardHooks } from './runs/ports';
 import { AttachmentStore } from './attachments/attachmentStore';
-import { RunExecutor } from './runs/runner';
+import { inProgress, RunExecutor } from './runs/runner';
+import type { CarrierRequest, StartedCarrier } from './runs/carrier';
+import type { CarriedBy } from './runs/types';
+import { isAtGate } from './runs/runViews';
 import { outboxTask } from './runs/taskOutbox';
 import { branchRunSettings, type RunSettings } from './runs/settings';
 import { SuggestIndex } from './launch/suggestIndex';
@@ -68,6 +71,9 @@ export interface DeskOptions {
 /** Where the desk keeps a project's own data inside its repository. */
 export const projectDataFolder = '.desk';
 
+/** The reason an Assets view is told to look again after another process wrote the library. */
+export const libraryChangedOutside = 'another process changed the library';
+
 const libraryRecoverHint: RecoverHint = { command: 'desk store recover --library', choices: ['restore', 'empty'] };
 
 function projectRecoverHint(top: string): RecoverHint {
@@ -112,6 +118,7 @@ export class Desk {
 	/** The reports told through {@link onBoardReport} by this process, per project. */
 	private readonly toldReports = new Map<string, Set<string>>();
 	private readonly outsideWatchers = new Map<string, OutsideChangeWatcher>();
+	private libraryWatcher: OutsideChangeWatcher | undefined;
 	/** Told when a root's memory file changed: a batch applied here, or the file changed on disk (a `git pull`). */
 	onMemoryChanged: ((top: string, root: string) => void) | undefined;
 	private readonly memories = new Map<string, ProjectMemory>();
@@ -147,6 +154,21 @@ export class Desk {
 		const db = this.projectDatabases.get(top);
 		return db ? { of: (root) => this.memoryIn(top, db).status(root) } : noMemoryStatus;
 	};
+	/**
+	 * Starts the carrier (glossary: Carrier) of a run this desk starts, a process of its own that
+	 * outlives this one, logging to `logFile`; set by a face whose process may end under a running
+	 * agent (the window's server, which a reload ends; a carrier, for the branches its agent starts).
+	 * Unset (the command line, which waits for the runs it starts): runs are carried out here.
+	 */
+	runCarrier: ((request: CarrierRequest, logFile: string) => Promise<StartedCarrier>) | undefined;
+	/** What this process is to the runs it carries out itself, recorded on each (glossary: Carrier). */
+	carriedBy: CarriedBy = 'command line';
+	/** Per project, the runs another process carries that this desk follows: their changes and ends are told here. */
+	private readonly followed = new Map<string, Set<string>>();
+	/** Each project's outside version at its last look at the runs it follows, and the library's. */
+	private readonly followedVersions = new Map<string, number>();
+	private followTimer: NodeJS.Timeout | undefined;
+	private readonly looking = new Set<string>();
 	/** Runs executing in this process, so close() can wait for them to stop. */
 	private readonly executing = new Set<Promise<unknown>>();
 	private readonly executingRuns = new Map<string, Promise<unknown>>();
@@ -287,6 +309,7 @@ export class Desk {
 	 */
 	async openWorkspace(folders: readonly WorkspaceFolder[]): Promise<FolderAdoption[]> {
 		const results = await this.library.openWorkspace(folders);
+		this.watchLibraryOutside();
 		for (const [index, result] of results.entries()) {
 			if (result.outcome !== 'adopted') {
 				continue;
@@ -328,6 +351,7 @@ export class Desk {
 			() => this.projectDatabases.get(top)?.outsideVersion(),
 			() => {
 				this.onProjectChangedOutside?.(top);
+				void this.lookAtCarriedRuns(top, true);
 				this.tellOpenReports(top).catch((error: unknown) =>
 					this.logger.warn(`${top}: reading the reports another process delivered: ${describeError(error)}`),
 				);
@@ -335,8 +359,27 @@ export class Desk {
 			(error) => this.logger.warn(`${top}: not watching for other processes' changes: ${describeError(error)}`),
 		);
 		this.outsideWatchers.set(top, watcher);
+		// Runs a window's desk handed to their carriers before a reload go on: this desk follows them.
+		await this.lookAtCarriedRuns(top, true);
 		await this.tellOpenReports(top).catch((error: unknown) =>
 			this.logger.warn(`${top}: reading the open reports: ${describeError(error)}`),
+		);
+	}
+
+	/**
+	 * Watches the library database for other processes' writes (another window, the command line, a
+	 * run's carrier whose agent imported, tagged or proposed through the desk tools): each tells the
+	 * windows' Assets views to look again.
+	 */
+	private watchLibraryOutside(): void {
+		if (this.libraryWatcher) {
+			return;
+		}
+		this.libraryWatcher = new OutsideChangeWatcher(
+			path.join(this.libraryDir, 'library.db'),
+			() => this.libraryDb.outsideVersion(),
+			() => this.onLibraryChanged?.(libraryChangedOutside),
+			(error) => this.logger.warn(`not watching the library for other processes' changes: ${describeError(error)}`),
 		);
 	}
 
@@ -609,6 +652,7 @@ export class Desk {
 			libraryDir: this.libraryDir,
 			logger: this.logger,
 			faults: { point: (name: string) => this.faults.point(name) },
+			carriedBy: this.carriedBy,
 			changed: (runId: string) => this.onRunChanged?.(top, runId),
 			finished: (runId: string, status: 'gate' | 'failed') => this.onRunFinished?.(top, runId, status),
 			keepContext: async (content: Uint8Array) => {
@@ -818,8 +862,10 @@ export class Desk {
 	}
 
 	/**
-	 * Starts carrying out a run in the background (Go, Retry); the promise it returns settles when the
-	 * run is at the gate or failed. Failures are the run's own outcome, recorded on it.
+	 * Starts carrying out a run in the background (Go, Retry): handed to a carrier of its own when
+	 * this desk has `runCarrier` (glossary: Carrier), else here. The promise it returns settles when
+	 * this process's part is over: the carrier holds the run, or the run carried here is at the gate
+	 * or failed. Failures are the run's own outcome, recorded on it.
 	 */
 	async startRun(
 		top: string,
@@ -827,17 +873,168 @@ export class Desk {
 		runId: string,
 		settings: RunSettings,
 	): Promise<{ done: Promise<unknown> }> {
+		if (!this.runCarrier) {
+			return this.carryRun(top, record, runId, settings);
+		}
 		const { executor } = await this.runs(top);
-		const done = executor
-			.execute(record, runId, settings)
-			.catch((error: unknown) => this.logger.error(`run ${runId}: ${(error as Error).message}`));
+		const ai = await this.projectAi(top);
+		return { done: this.tracked(runId, this.handToCarrier(top, executor, ai, record, runId, settings)) };
+	}
+
+	/**
+	 * Carries a run out in this process, whatever carries this desk's other runs: what `desk run go`
+	 * does, and a carrier (glossary: Carrier) with the run it was handed. Settles as `startRun`.
+	 */
+	async carryRun(
+		top: string,
+		record: LaunchRecord,
+		runId: string,
+		settings: RunSettings,
+	): Promise<{ done: Promise<unknown> }> {
+		const { executor } = await this.runs(top);
+		return { done: this.tracked(runId, executor.execute(record, runId, settings)) };
+	}
+
+	/** This process's part in a run, awaited by `runEnded`, `runsEnded` and `stopRuns`; its failures logged. */
+	private tracked(runId: string, part: Promise<unknown>): Promise<unknown> {
+		const done = part.catch((error: unknown) => this.logger.error(`run ${runId}: ${(error as Error).message}`));
 		this.executing.add(done);
 		this.executingRuns.set(runId, done);
 		void done.finally(() => {
 			this.executing.delete(done);
 			this.executingRuns.delete(runId);
 		});
-		return { done };
+		return done;
+	}
+
+	/**
+	 * Hands a run to a carrier of its own (glossary: Carrier) and follows it from the store; settles
+	 * once the carrier holds the run's claim. A carrier that cannot be started, or ends before it
+	 * took the run, leaves it to this process, which carries it out itself (a reload or closing the
+	 * window then stops it, and its files in the checkout are put back: the run page says so).
+	 */
+	private async handToCarrier(
+		top: string,
+		executor: RunExecutor,
+		ai: AiStore,
+		record: LaunchRecord,
+		runId: string,
+		settings: RunSettings,
+	): Promise<unknown> {
+		const handed = executor.handOver(runId);
+		this.follow(top, runId);
+		let carrier: StartedCarrier;
+		try {
+			carrier = await this.runCarrier!(
+				{ top, run: runId, record, settings },
+				path.join(this.libraryDir, 'runs', runId, 'carrier.log'),
+			);
+		} catch (error) {
+			// Cancelled (or failed by another process) while its carrier started: nothing to carry.
+			if (ai.get<Run>(runId)?.status !== 'created') {
+				handed();
+				this.logger.warn(`run ${runId}: ${describeError(error)}; the run is no longer to be started`);
+				return undefined;
+			}
+			this.logger.warn(
+				`run ${runId}: ${describeError(error)}; this window's desk carries it itself, so a reload or closing the window stops it`,
+			);
+			handed();
+			return executor.execute(record, runId, settings);
+		}
+		handed();
+		this.logger.info(`run ${runId}: carried out by its own process ${carrier.pid}`);
+		void carrier.exited.then(() => this.lookAtCarriedRuns(top, false));
+		return undefined;
+	}
+
+	/** Follows `runId`, which another process carries out: its changes and its end are told here, its carrier's death recovered. */
+	private follow(top: string, runId: string): void {
+		let runs = this.followed.get(top);
+		if (!runs) {
+			runs = new Set();
+			this.followed.set(top, runs);
+		}
+		runs.add(runId);
+		if (!this.followTimer) {
+			// A carrier that dies writes nothing: only a look at its process finds it gone.
+			this.followTimer = setInterval(() => {
+				for (const followedTop of this.followed.keys()) {
+					void this.lookAtCarriedRuns(followedTop, false);
+				}
+			}, 1000);
+			this.followTimer.unref();
+		}
+	}
+
+	/**
+	 * Looks at the runs of `top` other processes carry out (glossary: Carrier): each change is told
+	 * (`onRunChanged`), each end (`onRunFinished`; the checkout is free for a queued branch), and a
+	 * run whose carrier is gone is recovered as a crash leaves it. `discover`: runs another process
+	 * started are followed from now on (at the project's open: those a window before a reload handed
+	 * over; on another process's write: another window's or the command line's).
+	 */
+	private async lookAtCarriedRuns(top: string, discover: boolean): Promise<void> {
+		if (this.looking.has(top)) {
+			return;
+		}
+		this.looking.add(top);
+		try {
+			const { executor } = await this.runs(top);
+			const ai = await this.projectAi(top);
+			if (discover) {
+				for (const runId of executor.carriedElsewhere()) {
+					this.follow(top, runId);
+				}
+			}
+			const runs = this.followed.get(top);
+			if (!runs || runs.size === 0) {
+				return;
+			}
+			const version = this.projectDatabases.get(top)?.outsideVersion();
+			const moved = version !== this.followedVersions.get(top);
+			this.followedVersions.set(top, version ?? 0);
+			if ([...runs].some((runId) => inProgress(ai.get<Run>(runId)) && !executor.isCarried(runId))) {
+				// Its carrier died (killed, out of memory): failed as a crash leaves it, the checkout put back.
+				const recovered = await executor.recoverInterrupted();
+				if (recovered.failed.length > 0) {
+					this.logger.warn(`${top}: ${recovered.failed.length} run(s) whose carrier stopped marked failed`);
+				}
+			}
+			for (const runId of [...runs]) {
+				const run = ai.get<Run>(runId);
+				// At the gate or failed, but its carrier still telling the board and keeping the agent's
+				// attachments: its end is told once that part is over too.
+				if (inProgress(run) || (run && executor.isCarried(runId))) {
+					if (moved) {
+						this.onRunChanged?.(top, runId);
+					}
+					continue;
+				}
+				runs.delete(runId);
+				if (!run) {
+					continue;
+				}
+				this.onRunChanged?.(top, runId);
+				// Its carrier attached what the agent left in the outbox as the attempt ended.
+				this.onAttachmentsChanged?.(top, run.task);
+				if (isAtGate(run) || run.status === 'failed') {
+					this.onRunFinished?.(top, runId, isAtGate(run) ? 'gate' : 'failed');
+				}
+				if (this.carriesQueuedBranches) {
+					// Its agent is done with the checkout: a branch waiting for it may start now.
+					await this.startQueuedBranches(top);
+				}
+			}
+		} catch (error) {
+			this.logger.warn(`${top}: following the runs other processes carry: ${describeError(error)}`);
+		} finally {
+			this.looking.delete(top);
+			if (this.followTimer && [...this.followed.values()].every((runs) => runs.size === 0)) {
+				clearInterval(this.followTimer);
+				this.followTimer = undefined;
+			}
+		}
 	}
 
 	/** The commit the repository at `top` has checked out: where a new branch's run starts from. */
@@ -926,16 +1123,14 @@ export class Desk {
 		await this.executingRuns.get(runId);
 	}
 
-	/** Cancels the runs this process is carrying out and waits (at most a few seconds) for them to stop. */
+	/**
+	 * Stops the runs this process is carrying out itself (runs handed to their carriers go on) and
+	 * waits (at most a few seconds) for them to stop: each fails with the reason, its files in the
+	 * shared checkout put back.
+	 */
 	async stopRuns(reason: string): Promise<void> {
 		for (const { executor } of this.runners.values()) {
-			for (const runId of executor.liveRuns) {
-				try {
-					executor.cancel(runId, reason);
-				} catch {
-					// Finished meanwhile.
-				}
-			}
+			executor.stopCarrying(reason);
 		}
 		await Promise.race([
 			Promise.allSettled([...this.executing]),
@@ -1138,6 +1333,11 @@ export class Desk {
 	close(): void {
 		clearTimeout(this.packingTimer);
 		this.packingTimer = undefined;
+		clearInterval(this.followTimer);
+		this.followTimer = undefined;
+		this.followed.clear();
+		this.libraryWatcher?.close();
+		this.libraryWatcher = undefined;
 		for (const watcher of [...this.headWatchers.values(), ...this.outsideWatchers.values()]) {
 			watcher.close();
 		}

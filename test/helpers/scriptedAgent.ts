@@ -26,6 +26,8 @@ export interface Scenario {
 	/** Binary files for the outbox (a real PNG), their bytes in base64. */
 	outboxBase64?: Array<{ name: string; base64: string }>;
 	sleepMs?: number;
+	/** The agent stays at work, its change written, until `releaseScriptedAgent` lets it finish. */
+	holdUntilReleased?: boolean;
 	exitCode?: number;
 	answer?: string;
 	/** The final answer of each attempt in turn (the last one repeated), over `answer`; the attempts are counted in `<scenario>.attempts`. */
@@ -87,4 +89,26 @@ export function scriptedAgentSettings(scenario: Scenario, overrides: Partial<Run
 export function deskToolAnswers(settings: RunSettings): unknown[] {
 	const scenarioFile = settings.agents[0]!.args[1]!;
 	return JSON.parse(fs.readFileSync(`${scenarioFile}.desk-tools.json`, 'utf8')) as unknown[];
+}
+
+/**
+ * Lets the scripted agents of `run` that wait for it (`holdUntilReleased`) finish: their scenario
+ * file, read from their command lines, gets its `.release` file. How many were released.
+ */
+export function releaseScriptedAgent(agentPids: readonly number[]): number {
+	let released = 0;
+	for (const pid of agentPids) {
+		let argv: string[];
+		try {
+			argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+		} catch {
+			continue;
+		}
+		const scenarioFile = argv.find((arg) => arg.endsWith(`${path.sep}scenario.json`));
+		if (scenarioFile) {
+			fs.writeFileSync(`${scenarioFile}.release`, '');
+			released += 1;
+		}
+	}
+	return released;
 }

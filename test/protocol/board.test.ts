@@ -30,6 +30,7 @@ import { projectMigrations, projectSchema } from '../../server/src/store/schemas
 import { silentLogger } from '../../server/src/core/logger';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { deskToolAnswers, scriptedAgentSettings } from '../helpers/scriptedAgent';
+import { carrierOf } from '../helpers/runProcesses';
 import { expectRpcError, killStartedServers, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
@@ -232,7 +233,7 @@ describe('boards over JSON-RPC', () => {
 		}
 	});
 
-	it('a branch whose run the desk stopped (SIGKILL) reports once after the restart', async () => {
+	it('a branch whose run and desk were stopped (SIGKILL) reports once after the restart', async () => {
 		const { repo, library, server } = await project();
 		const branch = await server.call(PromptLineage, {
 			project: 'shop',
@@ -243,7 +244,11 @@ describe('boards over JSON-RPC', () => {
 		});
 		await server.notified(RunsDidChange, (c) => c.run === branch.run, 'the branch run to start');
 		await new Promise((r) => setTimeout(r, 500));
+		// The desk and the run's own process (glossary: Carrier) both killed: nothing carries it on.
+		const carrier = carrierOf(library);
+		assert.ok(carrier !== undefined, 'the branch run has a carrier');
 		server.child.kill('SIGKILL');
+		process.kill(carrier, 'SIGKILL');
 		await server.exited;
 		const again = await open(library, repo);
 		try {

@@ -942,7 +942,7 @@ for (const [point, decision] of [
 	});
 }
 
-it("an agent's branch call killed at branch.afterCommit: one child, started by the next desk; a Retry asking again is answered with it", async () => {
+it("an agent's branch call killed at branch.afterCommit: one child, started by the desk that follows the run; a Retry asking again is answered with it", async () => {
 	const root = tempDir();
 	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
 	const library = path.join(root, 'library');
@@ -962,15 +962,19 @@ it("an agent's branch call killed at branch.afterCommit: one child, started by t
 		agents: [...starter.agents, child],
 		lineage: { ...starter.lineage, branch: { agent: 'child', isolation: 'worktree' } },
 	};
-	// The desk dies right after the fork's transaction, before the agent hears of it (the agent, in
-	// the desk's sandbox, dies with it).
+	// The desk serving the agent's call is the run's carrier (glossary: Carrier), which inherits the
+	// kill point: it dies right after the fork's transaction, before the agent hears of it (the agent,
+	// in its sandbox, dies with it). The window's desk follows the run: it finds the carrier gone,
+	// fails the run, and starts the branch the dead carrier forked.
 	const killed = await startServer(library, { env: { ...process.env, DESK_TEST_FAULTS: 'branch.afterCommit' } });
 	await killed.call(OpenWorkspace, { folders });
 	await killed.call(SetTicket, { project: 'shop', ticket: 'Write starter.txt and start a branch' });
 	const go = await killed.call(LaunchGo, { project: 'shop', settings });
-	assert.equal((await killed.exited).signal, 'SIGKILL', 'the desk died at branch.afterCommit');
-	killed.connection.dispose();
+	const starterEnd = await killed.notified(RunDidFinish, (f) => f.run === go.run, 'the starter to fail');
+	assert.match(starterEnd.error ?? '', /^the desk stopped while the run was patching/);
+	await killed.stop();
 
+	// Its branch's carrier goes on without that desk; the next one (no kill point armed) follows it.
 	const server = await startServer(library);
 	try {
 		await server.call(OpenWorkspace, { folders });
@@ -979,9 +983,17 @@ it("an agent's branch call killed at branch.afterCommit: one child, started by t
 		assert.equal(forked.length, 1, `one branch of the killed run: ${JSON.stringify(tree.by_starter_run)}`);
 		const branch = tree.roots[0]!.branches.find((b) => b.node.node === forked[0])!;
 		assert.equal(branch.runs.length, 1);
-		// The branch the dead desk forked is started by this one, and its run goes to the gate.
-		const childEnd = await server.notified(RunDidFinish, (f) => f.run === branch.runs[0]!.id, 'the branch to run');
-		assert.equal(childEnd.status, 'gate', childEnd.error);
+		// The branch the dead carrier forked was started, and its run goes to the gate.
+		const child = branch.runs[0]!.id;
+		for (let i = 0; i < 600; i++) {
+			const shown = (await server.call(ShowRun, { project: 'shop', id: child })).summary;
+			if (shown.at_gate || shown.status === 'failed') {
+				assert.ok(shown.at_gate, shown.error);
+				break;
+			}
+			assert.ok(i < 599, 'the branch reaches the gate');
+			await new Promise((r) => setTimeout(r, 100));
+		}
 		assert.equal((await server.call(ShowRun, { project: 'shop', id: go.run })).summary.status, 'failed');
 
 		// A Retry of the starter asks for the same branch (its task's request id): the same child, replayed.

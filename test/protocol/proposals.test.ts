@@ -19,6 +19,7 @@ import {
 	ShowRun,
 	deskErrorCode,
 } from '../../server/src/protocol/protocol';
+import { libraryChangedOutside } from '../../server/src/desk';
 import { openDesk } from '../helpers/deskFixture';
 import { makeRepo } from '../helpers/gitRepo';
 import { deskToolAnswers, scriptedAgentSettings } from '../helpers/scriptedAgent';
@@ -201,6 +202,9 @@ describe('an agent inside a run proposes through the desk tools; the window is t
 				{ tool: 'propose_asset_retire', args: { id: draftsId, reason: 'The drafts were merged into the spec.' } },
 			],
 		});
+		// The window is told by whichever process recorded it: this desk (reason 'retirement proposed'),
+		// or, when a carrier carried the run, this desk seeing the library written outside.
+		const toldBefore = server.notifications.length;
 		const record = await server.call(LaunchGo, { project: 'shop', settings });
 		const end = await server.notified(RunDidFinish, (finished) => finished.run === record.run, 'the run to finish');
 		assert.equal(end.status, 'gate', `the run went on to the gate: ${end.error ?? ''}`);
@@ -211,7 +215,13 @@ describe('an agent inside a run proposes through the desk tools; the window is t
 		assert.notEqual(proposed.answer.result?.isError, true, JSON.stringify(proposed));
 		assert.equal(proposed.answer.result?.structuredContent?.created, true);
 
-		await server.notified(AssetsDidChange, (p) => p.reason === 'retirement proposed', 'the window was told');
+		await server.notified(
+			AssetsDidChange,
+			(p) =>
+				server.notifications.slice(toldBefore).some((n) => n.params === p) &&
+				(p.reason === 'retirement proposed' || p.reason === libraryChangedOutside),
+			'the window was told',
+		);
 		const { proposals } = await server.call(ListRetireProposals, { project: 'shop' });
 		assert.deepEqual(
 			proposals.map((p) => [p.asset_id, p.run_id, p.proposed_by, p.reason]),

@@ -21,6 +21,7 @@ import {
 import { fakeClaudeFolder } from '../helpers/fakeAgentCli';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
+import { carrierOf } from '../helpers/runProcesses';
 import { expectRpcError, killStartedServers, serverForSuite, startServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
@@ -281,8 +282,9 @@ after(killStartedServers);
 
 /**
  * Go on a fresh project with an agent that writes half.txt (in the checkout, or the run's worktree)
- * and sleeps; the server is killed once it wrote. Without the sandbox the agent is not tied to the
- * server's life: the restart must stop it.
+ * and sleeps; once it wrote, the server and the run's carrier (glossary: Carrier) are killed, as a
+ * crash of the machine's session would. Without the sandbox the agent is not tied to its carrier's
+ * life: the restart must stop it.
  */
 async function killedMidRun(
 	isolation: 'shared' | 'worktree',
@@ -306,19 +308,26 @@ async function killedMidRun(
 		'half.txt',
 	);
 	await waitFor(() => (fs.existsSync(written) ? true : undefined), 'the agent to write');
+	const carrier = carrierOf(library);
+	assert.ok(carrier !== undefined, 'the run has a carrier of its own');
 	server.child.kill('SIGKILL');
+	process.kill(carrier, 'SIGKILL');
 	await new Promise((resolve) => server.child.once('exit', resolve));
 	return { repo, library, head, run: record.run };
 }
 
-it('a server killed in the middle of a run: on restart the run is failed and nothing is half-landed', async () => {
+it('a server and carrier killed in the middle of a run: on restart the run is failed, nothing is half-landed and the checkout is put back', async () => {
 	const { repo, library, head, run } = await killedMidRun('shared');
 	const server = await startServer(library);
 	await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
 	const detail = await server.call(ShowRun, { project: 'shop', id: run });
 	assert.equal(detail.summary.status, 'failed');
-	assert.match(detail.summary.error ?? '', /the desk stopped while the run was patching .*nothing was landed/);
+	assert.match(
+		detail.summary.error ?? '',
+		/the desk stopped while the run was patching .*nothing was landed; the checkout was put back as at Go \(1 file: half\.txt;/,
+	);
 	assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'nothing landed');
+	assert.equal(fs.existsSync(path.join(repo, 'half.txt')), false, 'the half-written file is gone from the checkout');
 	assert.equal(detail.decision, undefined);
 	// The work node's agent never reported what it spent: the run's usage is at least the plan node's.
 	assert.equal(detail.summary.usage_incomplete, true);
@@ -342,17 +351,18 @@ it('a server killed in the middle of a run: on restart the run is failed and not
 		'the stray agent to be stopped',
 		5000,
 	);
-	// What the agent left is a PatchSet at the gate; Abandon puts the half-written file away.
+	// What the agent left is a PatchSet; Abandon finds nothing left to put back.
 	assert.deepEqual(
 		detail.patchsets.map((p) => p.touched.map((t) => t.path)),
 		[['half.txt']],
 	);
-	await server.call(DecideRun, { project: 'shop', run: run, decision: 'abandon' });
+	const abandoned = await server.call(DecideRun, { project: 'shop', run: run, decision: 'abandon' });
+	assert.deepEqual([abandoned.restored, abandoned.left], [[], []]);
 	assert.equal(fs.existsSync(path.join(repo, 'half.txt')), false);
 	await server.stop();
 });
 
-it('a server killed in the middle of a run whose leftover change cannot be read: on restart the run fails saying it was not kept, and the log says why', async () => {
+it('a server and carrier killed in the middle of a run whose leftover change cannot be read: on restart the run fails saying it was not kept, and the log says why', async () => {
 	const { repo, library, run } = await killedMidRun('worktree');
 	// The run's worktree is gone before the desk comes back: what the agent left cannot be read.
 	fs.rmSync(path.join(library, 'runs', run, 'worktree'), { recursive: true, force: true });

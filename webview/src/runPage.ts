@@ -1,7 +1,8 @@
 /**
  * A run's page script: lays each body the host sends over the page in place, so that the page
  * follows the run live without a reload — its scroll, the tool calls a person opened and the text
- * they selected stay as they were — and keeps which calls are open across a reload of the page.
+ * they selected stay as they were — and keeps which calls are open across a reload of the page,
+ * and the run it shows (named on its body by the host), so that a window reload restores the tab.
  * It builds no text of its own: the host's HTML is the page (every value escaped there).
  */
 import type { RunPageToHost, RunPageToWebview } from './runPageMessages';
@@ -11,6 +12,9 @@ interface PageState {
 	opened: string[];
 	closed: string[];
 	scrollY: number;
+	/** The run the page shows: what the host's serializer restores the tab with after a window reload. */
+	project?: string;
+	run?: string;
 }
 
 declare function acquireVsCodeApi(): {
@@ -21,7 +25,14 @@ declare function acquireVsCodeApi(): {
 
 const vscode = acquireVsCodeApi();
 const post = (message: RunPageToHost) => vscode.postMessage(message);
-const state: PageState = { opened: [], closed: [], scrollY: 0, ...vscode.getState() };
+const state: PageState = {
+	opened: [],
+	closed: [],
+	scrollY: 0,
+	...vscode.getState(),
+	project: document.body.dataset['project'],
+	run: document.body.dataset['run'],
+};
 
 /** Opened and closed as the person left them (the host's HTML opens nothing by itself). */
 function applyOpenState(root: ParentNode): void {
@@ -152,6 +163,8 @@ window.addEventListener('message', (event: MessageEvent<RunPageToWebview>) => {
 });
 
 applyOpenState(document);
+// Kept at once: a tab nobody scrolled or opened a call on is restored too.
+remember();
 if (state.scrollY > 0) {
 	window.scrollTo(0, state.scrollY);
 }

@@ -8,9 +8,15 @@ import { RunsTreeProvider } from './runsTree';
 import { WaitingRuns } from './waitingRuns';
 
 /** The Runs feature: its view, the run pages, the PatchSets' `desk-patch:` sides, runs' `desk-run:` texts, its commands and the gate's. */
-export function activateRuns(context: vscode.ExtensionContext, desk: DeskClient, reportError: ReportError) {
+export function activateRuns(
+	context: vscode.ExtensionContext,
+	desk: DeskClient,
+	reportError: ReportError,
+	/** Settles once the desk has opened the window's projects (run pages restored after a reload wait for it). */
+	whenSettled: () => Promise<unknown>,
+) {
 	const tree = new RunsTreeProvider(desk, reportError);
-	const pages = new RunPages(desk, context.extensionUri);
+	const pages = new RunPages(desk, context.extensionUri, whenSettled);
 	const patchSides = new PatchSides();
 	const runTexts = new RunTexts();
 	const view = vscode.window.createTreeView('agentDesk.runs', { treeDataProvider: tree, showCollapseAll: true });

@@ -10,12 +10,12 @@ import {
 } from '../../../server/src/protocol/protocol';
 import { parseRunPageMessage, type RunPageToWebview } from '../../../webview/src/runPageMessages';
 import type { DeskClient } from '../common/deskClient';
-import { newNonce } from '../common/html';
+import { escapeHtml, newNonce } from '../common/html';
 import { visibleText } from '../common/markdownText';
 import { hasLineageSection, renderLineageSection, type LineageFacts } from '../lineage/lineagePage';
 import { allBranches, withAnswers } from '../lineage/lineageText';
 import { inputDocument, splitToolCalls, toolWords, type RunTextTarget, type TextPreview } from './runConversation';
-import { renderActions, renderRunBody, runPageCommands, runPageHtml } from './runPage';
+import { readRunPageState, renderActions, renderRunBody, runPageCommands, runPageHtml } from './runPage';
 import { runName } from './runWords';
 
 /**
@@ -86,19 +86,31 @@ interface OpenPage {
 /** How much of a call's output the page shows when it is opened (the whole opens in a tab). */
 const previewBytes = 4096;
 
+const runPageType = 'agentDesk.run';
+
 /**
  * A run's page in an editor tab: a webview styled with the theme's colours whose one script, the
  * page's own (webview/src/runPage.ts, by nonce), lays each new body over the page as the run changes,
  * so the page follows the run live without losing its scroll or the calls a person opened. Its links
- * are command: URIs, limited to the gate's commands and the one that opens a run's text in a tab.
+ * are command: URIs, limited to the gate's commands and the one that opens a run's text in a tab. The
+ * script keeps the run it shows in the tab's state, so that a window reload restores the tab (the
+ * serializer below) and the page follows the run on, carried meanwhile by its own process
+ * (glossary: Carrier).
  */
 export class RunPages implements vscode.Disposable {
 	private readonly pages = new Map<string, OpenPage>();
+	private readonly serializer: vscode.Disposable;
 
 	constructor(
 		private readonly desk: DeskClient,
 		private readonly extensionUri: vscode.Uri,
-	) {}
+		/** Settles once the desk has opened the window's projects: a restored page asks for its run then. */
+		private readonly whenSettled: () => Promise<unknown>,
+	) {
+		this.serializer = vscode.window.registerWebviewPanelSerializer(runPageType, {
+			deserializeWebviewPanel: (panel, state: unknown) => this.restore(panel, state),
+		});
+	}
 
 	/** Opens (or shows) the run's page; `beside` puts it next to the active editor without taking the focus. */
 	async open(project: string, runId: string, beside = false): Promise<void> {
@@ -112,23 +124,87 @@ export class RunPages implements vscode.Disposable {
 			this.render(open, detail, lineage);
 			return;
 		}
-		const scriptFolder = vscode.Uri.joinPath(this.extensionUri, 'dist', 'runPage');
 		const panel = vscode.window.createWebviewPanel(
-			'agentDesk.run',
+			runPageType,
 			// Its place among the task's runs: two runs of a task never make two tabs of the same title.
 			`${runName(detail)}: ${visibleText(detail.task.title)}`,
 			{ viewColumn: column, preserveFocus: beside },
-			{ enableScripts: true, enableCommandUris: runPageCommands, localResourceRoots: [scriptFolder] },
+			this.pageOptions(),
 		);
-		const page: OpenPage = { panel, project, runId, detail, lineage, previews: new Map(), shown: '' };
+		this.show(panel, key, { panel, project, runId, detail, lineage, previews: new Map(), shown: '' });
+	}
+
+	/** A run page's webview: its one script, command links to the gate's commands only, no other files. */
+	private pageOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+		return {
+			enableScripts: true,
+			enableCommandUris: runPageCommands,
+			localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'runPage')],
+		};
+	}
+
+	/** The page made in `panel` (new, or restored after a reload), and followed from now on. */
+	private show(panel: vscode.WebviewPanel, key: string, page: OpenPage): void {
+		const scriptFolder = vscode.Uri.joinPath(this.extensionUri, 'dist', 'runPage');
 		page.shown = this.body(page);
 		panel.webview.html = runPageHtml(panel.webview.cspSource, page.shown, {
 			nonce: newNonce(),
 			src: panel.webview.asWebviewUri(vscode.Uri.joinPath(scriptFolder, 'runPage.js')).toString(),
+			shows: { project: page.project, run: page.runId },
 		});
 		panel.webview.onDidReceiveMessage((message: unknown) => this.onMessage(page, message));
-		panel.onDidDispose(() => this.pages.delete(key));
+		panel.onDidDispose(() => {
+			if (this.pages.get(key) === page) {
+				this.pages.delete(key);
+			}
+		});
 		this.pages.set(key, page);
+	}
+
+	/**
+	 * A page VS Code restores after a reload: it shows its run again once the desk is up, and follows it
+	 * from there. A tab whose state names no run (one saved by an older page) is closed.
+	 */
+	private async restore(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+		const shown = readRunPageState(state);
+		const key = shown ? pageKey(shown.project, shown.run) : '';
+		if (!shown || this.pages.has(key)) {
+			panel.dispose();
+			return;
+		}
+		panel.webview.options = this.pageOptions();
+		let closed = false;
+		const closing = panel.onDidDispose(() => (closed = true));
+		await this.whenSettled();
+		try {
+			const detail = await this.desk.request(ShowRun, { project: shown.project, id: shown.run });
+			const lineage = await this.lineageOf(shown.project, detail);
+			if (closed || this.pages.has(key)) {
+				// Closed while the desk started, or opened from the Runs view meanwhile.
+				panel.dispose();
+				return;
+			}
+			this.show(panel, key, {
+				panel,
+				project: shown.project,
+				runId: shown.run,
+				detail,
+				lineage,
+				previews: new Map(),
+				shown: '',
+			});
+		} catch (error) {
+			this.desk.output.warn(`the page of run ${shown.run} could not be restored: ${(error as Error).message}`);
+			if (closed) {
+				return;
+			}
+			panel.webview.html = runPageHtml(
+				panel.webview.cspSource,
+				`<p>Run ${escapeHtml(shown.run)} of ${escapeHtml(visibleText(shown.project))} could not be shown: ${escapeHtml(visibleText((error as Error).message))}</p>`,
+			);
+		} finally {
+			closing.dispose();
+		}
 	}
 
 	/**
@@ -221,6 +297,7 @@ export class RunPages implements vscode.Disposable {
 	}
 
 	dispose(): void {
+		this.serializer.dispose();
 		for (const page of this.pages.values()) {
 			page.panel.dispose();
 		}

@@ -1,4 +1,4 @@
-import type { RunDetail, TokenCounts } from '../../../server/src/protocol/protocol';
+import type { CarriedBy, RunDetail, TokenCounts } from '../../../server/src/protocol/protocol';
 import { instructionsWords, skillsDeliveries } from '../../../server/src/runs/instructions';
 import { escapeHtml } from '../common/html';
 import { visibleLines } from '../common/markdownText';
@@ -41,6 +41,17 @@ function table(headers: string[], rows: Array<Array<string | number | undefined>
 function instructionsText(skills: string | undefined): string | undefined {
 	const known = skillsDeliveries.find((s) => s === skills);
 	return known && instructionsWords[known];
+}
+
+/** Which process carries the run out (its `desk.carried_by` tag), in words that say what a reload does to it. */
+function carriedByText(carriedBy: string | undefined): string | undefined {
+	const words: Record<CarriedBy, string> = {
+		'own process': 'its own process: it goes on when this window reloads or closes',
+		window:
+			"this window's desk (no process of its own could be started): reloading or closing the window stops the run and puts its files in the checkout back",
+		'command line': 'the desk command line that started it',
+	};
+	return carriedBy !== undefined && Object.hasOwn(words, carriedBy) ? words[carriedBy as CarriedBy] : undefined;
 }
 
 /** A two-column table of what is known; rows without a value are left out. */
@@ -105,6 +116,8 @@ export function renderRunBody(
 			],
 			['Instructions', instructionsText(d.run.tags['desk.skills'])],
 			['Sandbox', d.run.tags['desk.sandbox']],
+			// While an agent works: whether a window reload stops it (glossary: Carrier).
+			['Carried by', state === 'running' ? carriedByText(d.run.tags['desk.carried_by']) : undefined],
 			[
 				'Environment',
 				d.run.environment ? `${d.run.environment.os}/${d.run.environment.arch} in ${d.run.environment.cwd}` : undefined,
@@ -394,13 +407,41 @@ export function renderActions(project: string, d: RunDetail): string {
 		: `<nav class="actions" aria-label="Decisions">${note ? `<span class="note">${html(note)}</span>` : ''}${links.join('')}</nav>`;
 }
 
+/** What a run page's tab keeps across a window reload (VS Code's webview state): the run it shows. */
+export interface RunPageState {
+	project: string;
+	run: string;
+}
+
+/**
+ * The run a restored run page's tab showed, read from the state its script kept (the calls it had
+ * open and its scroll beside), when it names one; undefined otherwise.
+ */
+export function readRunPageState(state: unknown): RunPageState | undefined {
+	if (state === null || typeof state !== 'object') {
+		return undefined;
+	}
+	const { project, run } = state as Record<string, unknown>;
+	return typeof project === 'string' && project !== '' && typeof run === 'string' && /^[0-9a-f-]{36}$/.test(run)
+		? { project, run }
+		: undefined;
+}
+
 /**
  * The whole run page around `body`: its CSP (styles and images only from `cspSource`; one script,
  * the page's own, by `script.nonce`, which keeps the page in place as the run changes) and its style.
- * Without `script` the page runs none.
+ * Without `script` the page runs none. `script.shows` names the run on the page's body, whence the
+ * script keeps it in the tab's state, so that a window reload restores the tab (glossary: Carrier).
  */
-export function runPageHtml(cspSource: string, body: string, script?: { nonce: string; src: string }): string {
+export function runPageHtml(
+	cspSource: string,
+	body: string,
+	script?: { nonce: string; src: string; shows?: RunPageState },
+): string {
 	const scripts = script ? ` script-src 'nonce-${script.nonce}';` : '';
+	const shows = script?.shows
+		? ` data-project="${escapeHtml(script.shows.project)}" data-run="${escapeHtml(script.shows.run)}"`
+		: '';
 	return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'unsafe-inline'; img-src ${cspSource};${scripts}">
 ${
@@ -431,5 +472,5 @@ table.desk-calls td:nth-child(4), table.own-calls td:nth-child(5) { overflow-wra
 table.usage td:not(:first-child), table.usage th:not(:first-child) { text-align: right; }
 .result.passed { color: var(--vscode-testing-iconPassed); } .result.failed { color: var(--vscode-testing-iconFailed); } .muted { color: var(--vscode-descriptionForeground); }
 ${conversationStyle}
-${lineagePageStyle}</style></head><body>${body}</body></html>`;
+${lineagePageStyle}</style></head><body${shows}>${body}</body></html>`;
 }

@@ -73,6 +73,8 @@ Runs carried out (of --project NAME, else the repository at --repo PATH or the c
                                                   rollback reverts a landed run's change in a run of its own
   run resume ID [--settings FILE] [--agent NAME] [--isolation shared|worktree]
                                                   Resume from Checkpoint: a new run from the kept change, here
+  run carry                                       (started by a desk, not by hand) carry the run handed over on
+                                                  stdin to its gate: a run's own process, which outlives its window
   task cancel ID [--reason TEXT]                  cancel its working run, abandon its undecided ones; the task ends cancelled
   intent cancel ID [--reason TEXT]                cancel each task of it that can still run; the intent ends cancelled
   intent follow-up ID (--ticket TEXT | --ticket-file F) [--settings FILE] [--agent NAME] [--request-id ID]

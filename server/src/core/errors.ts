@@ -111,6 +111,9 @@ export type DeskErrorCode =
 	| 'run.targetMoved'
 	| 'run.noPatch'
 	| 'run.checkoutBusy'
+	// A run's carrier (glossary: Carrier) could not be started or ended before it took the run: the
+	// desk that started the run carries it itself.
+	| 'run.carrierFailed'
 	// Rollback: the checkout has changes in files it would write. Resume: the run kept no checkpoint
 	// (or it was resumed), or the checkpoint's change no longer applies to where the new run works.
 	| 'run.checkoutDirty'

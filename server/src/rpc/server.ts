@@ -33,6 +33,8 @@ import type { Checked } from '../protocol/schema';
 import { runFinishedParams } from '../runs/runViews';
 import { createHandlers, notifyingEvents, type DeskHandlers } from './handlers';
 import { runDeskTools } from '../mcp/runTools';
+import { carrierStarter } from '../runs/carrier';
+import * as path from 'node:path';
 import { personIdentity } from '../operations/identity';
 import { resumeOwedMemorizes } from '../operations/memory';
 
@@ -169,6 +171,10 @@ export function startDeskServer(connection: Connection): DeskServer {
 			(desk) => {
 				openedDesk = desk;
 				desk.carriesQueuedBranches = true;
+				// A window reload ends this process: each run is carried by a process of its own, started from
+				// the `desk` bundle beside this one (dist/), and followed here (glossary: Carrier).
+				desk.carriedBy = 'window';
+				desk.runCarrier = carrierStarter(path.join(__dirname, 'desk.js'), libraryDir);
 				desk.onLibraryChanged = (reason) => context.notifyAssetsChanged(reason);
 				desk.onRunChanged = (top, runId) => runChanges.push(projectOf(desk, top), runId);
 				desk.onAttachmentsChanged = (top, task) => context.notifyAttachmentsChanged(projectOf(desk, top), task);

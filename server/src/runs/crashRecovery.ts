@@ -8,6 +8,7 @@ import { readPlacement, type RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { isRunnerAlive, runnerToken, stopStrayAgent } from './runnerProcess';
 import { removeInstalled } from './workFolder';
+import { putBackSharedCheckout } from './checkoutFiles';
 
 /** What recovery did: the runs it failed, and those whose leftover change it could not keep (with why). */
 export interface RecoveryResult {
@@ -16,9 +17,11 @@ export interface RecoveryResult {
 }
 
 /**
- * Fails every run left in progress by a process that is gone (the desk crashed or was killed):
- * nothing of it is landed, its folder stays for a look, and a stray agent it started is stopped.
- * `liveHere` names the runs this process is carrying out now.
+ * Fails every run left in progress by a process that is gone (its carrier or the desk carrying it
+ * crashed or was killed): nothing of it is landed, a stray agent it started is stopped, what the agent
+ * left is kept as a PatchSet, and on the shared checkout its files are put back as they were at Go
+ * (each only while still as the agent left it), which the run's failure says. `liveHere` names the
+ * runs this process is carrying out (or handing to their carrier) now.
  */
 export async function recoverInterrupted(
 	ports: RunnerPorts,
@@ -67,6 +70,8 @@ export async function recoverInterrupted(
 		if (placement) {
 			removeInstalled(ports, placement);
 		}
+		// Nobody carries the run on: the person finds the checkout as before Go, not half edited.
+		const putBack = placement ? await putBackLeftover(ports, run, placement) : '';
 		// What the agent put in the outbox before the crash is attached, once (keyed by this run).
 		try {
 			ports.attachments.ingest(run.task, { runId: run.object_id, addedBy: 'run' });
@@ -79,13 +84,33 @@ export async function recoverInterrupted(
 		}
 		failRun(
 			run,
-			`the desk stopped while the run was ${was} (process ${row.runner_pid}); nothing was landed${left.notKept !== undefined ? `; what the agent left could not be kept (${left.notKept})` : ''}`,
+			`the desk stopped while the run was ${was} (process ${row.runner_pid}); nothing was landed${putBack}${left.notKept !== undefined ? `; what the agent left could not be kept (${left.notKept})` : ''}`,
 		);
 		ports.ai.put([run, ...closeRunPlans(ports.ai, run, 'the desk stopped')]);
 		failed.push(run.object_id);
 		ports.logger.warn(`run ${run.object_id}: marked failed, its process ${row.runner_pid} is gone`);
 	}
 	return { failed, notKept };
+}
+
+/**
+ * Puts the run's files in the shared checkout back as at Go, and says what it did as the end of the
+ * run's failure (empty when nothing was to put back). A failure to put back is said, never thrown:
+ * the run still fails, its PatchSet holds what the agent left.
+ */
+export async function putBackLeftover(ports: RunnerPorts, run: Run, placement: RunPlacement): Promise<string> {
+	try {
+		const { restored, left } = await putBackSharedCheckout(ports, placement, ports.ai.runPatchSets(run).at(-1));
+		const files = (paths: string[]) => `${paths.length} file${paths.length === 1 ? '' : 's'}`;
+		return (
+			(restored.length > 0
+				? `; the checkout was put back as at Go (${files(restored)}: ${restored.slice(0, 5).join(', ')}${restored.length > 5 ? ', …' : ''}; its PatchSet keeps what the agent left)`
+				: '') + (left.length > 0 ? `; left as changed since: ${left.join(', ')}` : '')
+		);
+	} catch (error) {
+		ports.logger.warn(`run ${run.object_id}: the checkout could not be put back: ${(error as Error).message}`);
+		return `; the checkout could not be put back (${(error as Error).message})`;
+	}
 }
 
 /**

@@ -20,7 +20,7 @@ import { tellBoard, type RunExecutor } from './runner';
 import { closeRunPlans, endIntentOf } from './endings';
 import { SafeGit, type CommitIdentity } from './safeGit';
 import { makeWritable, removeTreeInFolder } from '../store/folderFiles';
-import { putBackFiles } from './checkoutFiles';
+import { putBackFiles, putBackSharedCheckout } from './checkoutFiles';
 import { resumeFromCheckpoint } from './checkpoints';
 import { forRequest, madeFor, type DecideRequest, type PersonName } from './decisionRequests';
 
@@ -411,30 +411,12 @@ export class RunGate {
 		}
 	}
 
-	/**
-	 * On the shared checkout an abandoned or retried run's edits are put back to how the files were
-	 * when it began — each file only while it is still exactly as the agent left it, so nothing the
-	 * person wrote meanwhile is lost.
-	 */
-	private async restoreShared(
+	/** See putBackSharedCheckout (checkoutFiles.ts): the run's latest PatchSet says what the agent left. */
+	private restoreShared(
 		placement: RunPlacement,
 		patchsets: PatchSet[],
 	): Promise<{ restored: string[]; left: string[] }> {
-		const last = patchsets[patchsets.length - 1];
-		if (placement.isolation !== 'shared' || !last || last.apply_status === 'applied' || !last.tags['desk.tree']) {
-			return { restored: [], left: [] };
-		}
-		const git = await SafeGit.open(
-			this.ports.project.path,
-			await this.ports.library.gitLocation(this.ports.project.path),
-		);
-		return this.putBack(
-			git,
-			last.tags['desk.tree'],
-			placement.start_tree!,
-			last.touched.map((t) => t.path),
-			placement.installed,
-		);
+		return putBackSharedCheckout(this.ports, placement, patchsets[patchsets.length - 1]);
 	}
 
 	private putBack(

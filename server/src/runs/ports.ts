@@ -10,6 +10,7 @@ import type { LaunchRecord } from '../launch/types';
 import type { CatchUpSection } from '../lineage/types';
 import type { WriteTransaction } from '../store/durableDatabase';
 import type { LandingFacts, NodeProgressNote } from '../lineage/board';
+import type { CarriedBy } from './types';
 
 /** What carrying out and deciding runs needs from the rest of the desk (built by the composition root). */
 export interface RunnerPorts {
@@ -22,6 +23,8 @@ export interface RunnerPorts {
 	project: ProjectRecord;
 	libraryDir: string;
 	logger: Logger;
+	/** Which process this is to the runs it carries out (glossary: Carrier), recorded on each; default the command line. */
+	carriedBy?: CarriedBy;
 	/** Kill points of crash tests (core/faults.ts); none in production. */
 	faults?: Faults;
 	/** Told whenever the run's objects changed (the Runs view refreshes). */
@@ -160,6 +163,11 @@ export interface RunControlStore {
 	agentGone(runId: string): void;
 	/** The run is over in this process. */
 	executionEnded(runId: string): void;
+	/**
+	 * This process's part in the run is over, its board told and its attachments kept: its claim is
+	 * marked so (`endedRunnerToken`), and a desk following the run from another process tells its end.
+	 */
+	partOver(runId: string, runner: { pid: number; token: string; endedToken: string }): void;
 	requestCancel(runId: string, reason: string): void;
 	/** Sets `claim` as the run's decision maker in one write, after `check` saw the holder there was (and did not throw). */
 	claimDecision(runId: string, claim: string, check: (holder: string | null) => void): void;

@@ -47,14 +47,15 @@ import { assertCheckoutFree, checkoutBusy, claimCheckout, claimDecision } from '
 import { applyCheckpoint } from './checkpoints';
 import { evidenceLog, runChecks } from './checks';
 import { closeRunPlans } from './endings';
-import { recoverInterrupted, type RecoveryResult } from './crashRecovery';
+import { putBackLeftover, recoverInterrupted, type RecoveryResult } from './crashRecovery';
 import { keepWhatWasLeft, makePatchSet } from './patchSets';
 import { placementJson, readPlacement, type RunPlacement } from './placement';
 import { defaultPrices, modelOfArgs } from './prices';
 import type { RunBoardHooks, RunnerPorts } from './ports';
 import { composePrompt, planSteps, type PromptReference, type PromptSkill } from './prompt';
-import { isRunnerAlive, killGroup } from './runnerProcess';
+import { endedRunnerToken, isRunnerAlive, runnerToken, signalRunAgent } from './runnerProcess';
 import { gateTag, isAtGate } from './runViews';
+import { carriedByTag } from './types';
 import { chooseAgent, type AgentSettings, type RunSettings } from './settings';
 import {
 	gitBlobId,
@@ -76,6 +77,11 @@ interface Execution {
 	stopAgent?: (reason: string) => void;
 	/** Where the run works, once it was placed. */
 	placement?: RunPlacement;
+	/**
+	 * The run stops because the process carrying it does (the window's desk shutting down): its
+	 * files are put back in the shared checkout, as crash recovery does, since no one follows it on.
+	 */
+	putBack?: boolean;
 }
 
 /** What a run started with (Intent, Plan, Task): its objects, where it works, and what the prompts are made of. */
@@ -119,7 +125,11 @@ type CheckFailure = Parameters<typeof composePrompt>[0]['failure'];
  */
 export class RunExecutor {
 	private readonly live = new Map<string, { cancel: (reason: string) => void }>();
-	private readonly liveHere = (runId: string): boolean => this.live.has(runId);
+	/** Runs this process is handing to a carrier of their own (glossary: Carrier): they count as carried here until it took them. */
+	private readonly handingOver = new Set<string>();
+	private readonly liveHere = (runId: string): boolean => this.live.has(runId) || this.handingOver.has(runId);
+	/** While runs are live here: looks for cancels another process wrote for them (see {@link takeCancelRequests}). */
+	private cancelWatch: NodeJS.Timeout | undefined;
 	/** The settings each live run was started with: a branch it starts is configured from them (glossary: Lineage). */
 	private readonly liveSettings = new Map<string, RunSettings>();
 
@@ -129,6 +139,49 @@ export class RunExecutor {
 	get liveRuns(): string[] {
 		return [...this.live.keys()];
 	}
+
+	/**
+	 * `runId` (Created, claimed by this process) is being handed to a carrier process of its own: until
+	 * the function returned is called (the carrier took its claim, or this process carries it after
+	 * all) recovery and the checkout's claim count it as this process's, never as left by a dead one.
+	 */
+	handOver(runId: string): () => void {
+		this.handingOver.add(runId);
+		return () => this.handingOver.delete(runId);
+	}
+
+	/**
+	 * A cancel another process wrote for a run carried here (Cancel in a window whose desk does not
+	 * carry the run: the run's carrier, a reloaded window, the command line) reaches its agent or
+	 * check now, not only at the run's next step. Looked for every second while runs are live here.
+	 */
+	takeCancelRequests(): void {
+		for (const [runId, live] of this.live) {
+			const reason = this.ports.control.row(runId)?.cancel_reason;
+			if (reason !== null && reason !== undefined) {
+				live.cancel(reason);
+			}
+		}
+	}
+
+	/**
+	 * Stops every run carried here because this process stops (the window's desk shutting down): each
+	 * fails with the reason, and its files are put back in the shared checkout (what the agent left
+	 * stays a PatchSet), since nothing carries it on.
+	 */
+	stopCarrying(reason: string): void {
+		for (const [runId, live] of [...this.live]) {
+			this.putBackOnStop.add(runId);
+			try {
+				this.cancel(runId, reason);
+			} catch {
+				// At the gate or failed meanwhile.
+				live.cancel(reason);
+			}
+		}
+	}
+
+	private readonly putBackOnStop = new Set<string>();
 
 	/**
 	 * Fails every run left in progress by a process that is gone (the desk crashed or was killed):
@@ -167,6 +220,13 @@ export class RunExecutor {
 		this.ports.changed(runId);
 		tellBoard(this.ports, runId, (board) => board.runFinished(runId));
 		this.ports.finished(runId, isAtGate(final) ? 'gate' : 'failed');
+		// Last, so that a desk following the run from another process tells its end with its note and
+		// attachments already there.
+		this.ports.control.partOver(runId, {
+			pid: process.pid,
+			token: runnerToken,
+			endedToken: endedRunnerToken(runnerToken),
+		});
 		// Its agent is done with the checkout: a branch waiting for it may start now.
 		this.ports.checkoutFreed?.();
 		return final;
@@ -192,9 +252,20 @@ export class RunExecutor {
 		this.live.set(runId, {
 			cancel: (reason) => {
 				execution.cancelled ??= reason;
+				execution.putBack ||= this.putBackOnStop.has(runId);
 				execution.stopAgent?.(reason);
 			},
 		});
+		if (!this.cancelWatch) {
+			this.cancelWatch = setInterval(() => {
+				try {
+					this.takeCancelRequests();
+				} catch (error) {
+					this.ports.logger.warn(`looking for cancels of the runs carried here: ${(error as Error).message}`);
+				}
+			}, 1000);
+			this.cancelWatch.unref();
+		}
 		return execution;
 	}
 
@@ -276,6 +347,8 @@ export class RunExecutor {
 			'desk.skills': agent.skills,
 			'desk.isolation': placement.isolation,
 			'desk.sandbox': placement.isolation_note,
+			// Whether a window reload stops it: the run page says so while it works.
+			[carriedByTag]: this.ports.carriedBy ?? 'command line',
 		};
 		const provenance = newProvenance(system, run, agent.name, 'unknown');
 		provenance.parameters = { agent: agent.name, command: agent.command, format: agent.format };
@@ -671,9 +744,11 @@ export class RunExecutor {
 				// Failed is reached from Patching or Validating (glossary: AI objects): the attempt began, then failed.
 				setRunStatus(run, 'patching');
 			}
+			// Stopped with the process that carried it: nobody follows it on, so the checkout is as before Go.
+			const putBack = execution.putBack && placement ? await putBackLeftover(this.ports, run, placement) : '';
 			failRun(
 				run,
-				left.notKept !== undefined ? `${reason}; what the agent left could not be kept (${left.notKept})` : reason,
+				`${reason}${putBack}${left.notKept !== undefined ? `; what the agent left could not be kept (${left.notKept})` : ''}`,
 			);
 			ai.put([run, ...closeRunPlans(ai, run, reason)]);
 		}
@@ -685,6 +760,11 @@ export class RunExecutor {
 	private release(execution: Execution, taskId: string): void {
 		this.live.delete(execution.runId);
 		this.liveSettings.delete(execution.runId);
+		this.putBackOnStop.delete(execution.runId);
+		if (this.live.size === 0) {
+			clearInterval(this.cancelWatch);
+			this.cancelWatch = undefined;
+		}
 		try {
 			this.ports.attachments.closeOutbox(taskId);
 		} catch {
@@ -714,9 +794,14 @@ export class RunExecutor {
 			return { stopped: true };
 		}
 		const row = this.ports.control.row(runId);
+		if (this.handingOver.has(runId)) {
+			// Its carrier is taking it: the request written above stops it at its first step.
+			return { stopped: true };
+		}
 		if (row && row.runner_pid !== process.pid && isRunnerAlive(row.runner_pid, row.runner_token)) {
+			// The carrying process reads the request within a second; its agent is told at once.
 			if (row.agent_pgid !== null) {
-				killGroup(row.agent_pgid, 'SIGTERM');
+				signalRunAgent(row.agent_pgid, runId, 'SIGTERM');
 			}
 			return { stopped: true };
 		}
@@ -729,6 +814,46 @@ export class RunExecutor {
 		this.ports.changed(runId);
 		tellBoard(this.ports, runId, (board) => board.runFinished(runId));
 		return { stopped: false };
+	}
+
+	/**
+	 * The runs in progress that another live process carries out (their carrier, another window's
+	 * desk, the command line; glossary: Carrier): a desk follows them from the store. Rows whose
+	 * process is gone are left out before their runs are read.
+	 */
+	carriedElsewhere(): string[] {
+		return this.ports.control
+			.rows()
+			.filter(
+				(row) =>
+					!(row.runner_pid === process.pid && row.runner_token === runnerToken) &&
+					isRunnerAlive(row.runner_pid, row.runner_token) &&
+					inProgress(this.ports.control.storedRun(row.run_id)),
+			)
+			.map((row) => row.run_id);
+	}
+
+	/** Whether `runId`'s claim names this process: a carrier answers its desk once it holds it (glossary: Carrier). */
+	claimedHere(runId: string): boolean {
+		const row = this.ports.control.row(runId);
+		return (
+			row !== undefined &&
+			row.runner_pid === process.pid &&
+			(row.runner_token === runnerToken || row.runner_token === endedRunnerToken(runnerToken))
+		);
+	}
+
+	/** Whether a live process carries `runId` out: this one (or its hand-over to a carrier), or the one its row names. */
+	isCarried(runId: string): boolean {
+		if (this.liveHere(runId)) {
+			return true;
+		}
+		const row = this.ports.control.row(runId);
+		return (
+			row !== undefined &&
+			!(row.runner_pid === process.pid && row.runner_token === runnerToken) &&
+			isRunnerAlive(row.runner_pid, row.runner_token)
+		);
 	}
 
 	/** See `checkoutBusy` in checkoutClaims.ts. */
@@ -773,6 +898,11 @@ export class RunExecutor {
 	launchOf(runId: string): string | undefined {
 		return this.ports.control.row(runId)?.launch_id;
 	}
+}
+
+/** A run an agent may still be working on: neither decided, failed, nor waiting at the gate. */
+export function inProgress(run: Run | undefined): boolean {
+	return run !== undefined && run.status !== 'completed' && run.status !== 'failed' && !isAtGate(run);
 }
 
 function intentAnalysis(record: LaunchRecord): string {

@@ -17,6 +17,16 @@ import type {
 } from '../ai/types';
 
 /**
+ * Which process carries a run out, as its `desk.carried_by` tag says (glossary: Carrier): a carrier
+ * process of its own, which outlives the window; the window's desk itself, when no carrier could be
+ * started (a reload or closing the window stops the run); or the `desk` command line that started it.
+ */
+export type CarriedBy = 'own process' | 'window' | 'command line';
+
+/** The Run tag naming its {@link CarriedBy}. */
+export const carriedByTag = 'desk.carried_by';
+
+/**
  * The data of an agent_message frame of a run's ContextPipeline (`kind: { other: 'agent_message' }`):
  * one message the agent addressed to the person, as it said it (glossary: Conversation).
  */

@@ -65,6 +65,15 @@ export class SqlRunControl implements RunControlStore {
 		this.db.write((tx) => tx.run('UPDATE run_control SET agent_pgid = NULL WHERE run_id = ?', [runId]));
 	}
 
+	partOver(runId: string, runner: { pid: number; token: string; endedToken: string }): void {
+		this.db.write((tx) =>
+			tx.run(
+				'UPDATE run_control SET runner_token = ?, updated_at = ? WHERE run_id = ? AND runner_pid = ? AND runner_token = ?',
+				[runner.endedToken, new Date().toISOString(), runId, runner.pid, runner.token],
+			),
+		);
+	}
+
 	/** The run is over in this process. */
 	executionEnded(runId: string): void {
 		this.db.write((tx) =>

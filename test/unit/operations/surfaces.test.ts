@@ -28,6 +28,8 @@ const cliExceptions: Record<string, string> = {
 	'store pack': "the library folder's upkeep by this process (exit 75 while another packs), not a desk operation",
 	'store recover': 'the way back from a store the desk could not open: it runs before a desk is open',
 	mcp: "the MCP face itself: it serves the table's tools on stdio",
+	'run carry':
+		"a run's carrier (glossary: Carrier), started by a desk with the run it hands over on stdin: it carries that run out, which the desk already started",
 };
 
 /** A `desk` command by its full name: `asset search`, or a subcommand (`task attachments add`) of a command that has them. */

@@ -19,6 +19,9 @@ import type {
 	ToolInvocation,
 } from '../../../server/src/ai/types';
 import { isDeskError } from '../../../server/src/core/errors';
+import { silentLogger } from '../../../server/src/core/logger';
+import { DurableDatabase } from '../../../server/src/store/durableDatabase';
+import { projectMigrations, projectSchema } from '../../../server/src/store/schemas';
 import { isAtGate } from '../../../server/src/runs/runViews';
 import type { Desk } from '../../../server/src/desk';
 import { sandboxStatus } from '../../../server/src/runs/sandbox';
@@ -514,6 +517,52 @@ it("cancel stops the agent's whole process group and fails the run with the reas
 	const { gate } = await desk.runs(repo);
 	await gate.decide(run.object_id, { by: decider, decision: 'abandon' });
 	assert.equal(fs.existsSync(path.join(repo, 'x')), false);
+});
+
+it("a desk that stops (the window's desk shutting down) fails the runs it carries itself and puts their files in the checkout back", async () => {
+	const { desk, repo } = await project();
+	const { record, running } = await goSlowRun(desk, repo);
+	await waitForFile(path.join(repo, 'x'));
+	await desk.stopRuns('the desk was shut down (the window closed or reloaded)');
+	const run = await running;
+	assert.equal(run.status, 'failed');
+	assert.equal(
+		run.error,
+		'cancelled: the desk was shut down (the window closed or reloaded); the checkout was put back as at Go (1 file: x; its PatchSet keeps what the agent left)',
+	);
+	assert.equal(fs.existsSync(path.join(repo, 'x')), false, "the agent's file is gone from the checkout");
+	const ai = await desk.projectAi(repo);
+	assert.deepEqual(
+		ai.runPatchSets(ai.require<Run>(record.run, 'run')).map((p) => p.touched.map((t) => t.path)),
+		[['x']],
+	);
+});
+
+it('a cancel another process writes for a run carried here reaches its agent within a second or two', async () => {
+	const { desk, repo } = await project();
+	const { record, running } = await goSlowRun(desk, repo);
+	await waitForFile(path.join(repo, 'x'));
+	// Written as another opener of the store writes it (CancelRun in a window that does not carry the
+	// run): only the row, no signal to the agent.
+	const { executor } = await desk.runs(repo);
+	assert.equal(executor.claimedHere(record.run), true);
+	const other = await DurableDatabase.open({
+		file: path.join(repo, '.desk', 'project.db'),
+		schema: projectSchema,
+		migrations: projectMigrations,
+		logger: silentLogger,
+	});
+	const started = Date.now();
+	try {
+		other.write((tx) =>
+			tx.run('UPDATE run_control SET cancel_reason = ? WHERE run_id = ?', ['cancelled in another window', record.run]),
+		);
+	} finally {
+		other.close();
+	}
+	const run = await running;
+	assert.ok(Date.now() - started < 6000, `stopped after ${Date.now() - started} ms`);
+	assert.equal(run.error, 'cancelled: cancelled in another window');
 });
 
 it(

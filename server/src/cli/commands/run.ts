@@ -4,12 +4,20 @@
  * Resume start the run in this process; the command waits for it (a Ctrl-C cancels it) and shows what
  * it recorded.
  */
+import * as path from 'node:path';
 import type { Run } from '../../ai/types';
-import { DeskError } from '../../core/errors';
+import { DeskError, describeError } from '../../core/errors';
 import { maxSettingsBytes } from '../../core/inputLimits';
 import { launchGo } from '../../operations/card';
 import { resumeRun } from '../../operations/checkpoints';
 import { cancelRun, decideRun, projectTop, runDiff, runStatus } from '../../operations/runs';
+import {
+	answerDesk,
+	carrierStarter,
+	maxCarrierRequestBytes,
+	readCarrierRequest,
+	type CarrierRequest,
+} from '../../runs/carrier';
 import type { RunDetail } from '../../runs/types';
 import { oneId, UsageError } from '../args';
 import type { Command, CommandContext } from '../context';
@@ -178,6 +186,80 @@ const runResume = operationCommand(resumeRun, {
 	follow: async (result, context) => carriedOut(context, await projectOfCommand(context), result.run),
 });
 
+/**
+ * `desk run carry`: a run's carrier (glossary: Carrier), started by the desk that started the run,
+ * never by people. It reads the run its desk hands over on stdin, takes the run's claim, answers on
+ * descriptor 3, and carries the run to the gate or its failure (and any branch its agent starts to
+ * its own carrier), its output in the log file it was given. Its own session: a window reload does
+ * not reach it. A TERM or INT stops the run (failed, its files in the shared checkout put back).
+ */
+const runCarry: Command = async (context) => {
+	let request: CarrierRequest;
+	try {
+		request = readCarrierRequest(await readStdin(maxCarrierRequestBytes));
+	} catch (error) {
+		answerDesk({ refused: describeError(error) });
+		throw error;
+	}
+	const { top, run: runId } = request;
+	const desk = await context.open();
+	desk.carriedBy = 'own process';
+	// A branch its agent starts gets a carrier of its own too (this one ends with its run).
+	desk.runCarrier = carrierStarter(path.join(__dirname, 'desk.js'), context.store);
+	let done: Promise<unknown>;
+	let executor: Awaited<ReturnType<typeof desk.runs>>['executor'];
+	try {
+		({ executor } = await desk.runs(top));
+		// The claim is taken as the execution starts: once this returns, it is this process's or the run is over.
+		({ done } = await desk.carryRun(top, request.record, runId, request.settings));
+	} catch (error) {
+		answerDesk({ refused: describeError(error) });
+		throw error;
+	}
+	if (!executor.claimedHere(runId)) {
+		await done;
+		const status = (await desk.projectAi(top)).get<Run>(runId)?.status ?? 'unknown';
+		answerDesk({ refused: `run ${runId} is ${status}; only a run not yet started is carried` });
+		return 2;
+	}
+	answerDesk({ carrying: true });
+	context.logger.info(`carrying run ${runId} of ${top} (process ${process.pid})`);
+	const stop = (signal: NodeJS.Signals) =>
+		void desk
+			.stopRuns(`its carrier was stopped (${signal})`)
+			.catch((error: unknown) => context.logger.error(describeError(error)));
+	process.once('SIGTERM', stop);
+	process.once('SIGINT', stop);
+	// No terminal to hang up: a HUP from the session it left is no reason to stop an agent.
+	process.on('SIGHUP', () => undefined);
+	await done;
+	await desk.runsEnded();
+	const run = (await desk.projectAi(top)).get<Run>(runId);
+	context.logger.info(`run ${runId} is ${run?.status ?? 'gone'}; its carrier ends`);
+	return run?.status === 'failed' ? 2 : 0;
+};
+
+/** stdin's bytes as UTF-8 text, refused past `maxBytes`. */
+async function readStdin(maxBytes: number): Promise<string> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+		size += chunk.length;
+		if (size > maxBytes) {
+			throw new DeskError('input.tooLarge', `The run handed over on stdin is over ${maxBytes} bytes.`, {
+				size,
+				limit: maxBytes,
+			});
+		}
+		chunks.push(chunk);
+	}
+	try {
+		return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+	} catch {
+		throw new DeskError('input.notUtf8', 'The run handed over on stdin is not UTF-8 text.', {});
+	}
+}
+
 export const runCommands: ReadonlyArray<[string, Command]> = [
 	['run go', runGo],
 	['run status', runStatusCommand],
@@ -185,6 +267,7 @@ export const runCommands: ReadonlyArray<[string, Command]> = [
 	['run cancel', runCancel],
 	['run decide', runDecide],
 	['run resume', runResume],
+	['run carry', runCarry],
 ];
 
 /** A settings file (JSON) named by --settings: bounded like the server's `settings` param. */
