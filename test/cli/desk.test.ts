@@ -144,6 +144,35 @@ describe('the desk command line', () => {
 		assert.equal((JSON.parse(unknown.stdout) as { error: { code: string } }).error.code, 'asset.notFound');
 	});
 
+	it('gives a project made without a repository the one --main imports, by folder or by id, so its card is found', () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		const json = jsonOf(store);
+		const notes = path.join(root, 'notes');
+		fs.mkdirSync(notes);
+		fs.writeFileSync(path.join(notes, 'a.md'), 'notes\n');
+		json('asset', 'import', '--dir', notes, '--project', 'shop');
+		json('asset', 'import', '--dir', notes, '--project', 'billing');
+		const shop = makeRepo(path.join(root, 'shop'));
+		const billing = makeRepo(path.join(root, 'billing'));
+		const billingAsset = json<{ asset: AssetRecord }>('asset', 'import', '--dir', billing).asset;
+		assert.equal(desk('--store', store, 'card', 'show', '--project', 'shop').code, 2, 'no repository yet');
+
+		json('asset', 'import', '--dir', shop, '--project', 'shop', '--main');
+		json('asset', 'import', '--asset', billingAsset.id, '--project', 'billing', '--main');
+		for (const [project, repo] of [
+			['shop', shop],
+			['billing', billing],
+		] as const) {
+			const byName = desk('--store', store, 'card', 'show', '--project', project);
+			assert.equal(byName.code, 0, `${project}: ${byName.stderr}`);
+			assert.equal(desk('--store', store, 'card', 'show', '--repo', repo).code, 0, `${project} by its repository`);
+		}
+		const taken = desk('--store', store, 'asset', 'import', '--dir', shop, '--project', 'other', '--main', '--json');
+		assert.equal(taken.code, 2);
+		assert.equal((JSON.parse(taken.stdout) as { error: { code: string } }).error.code, 'project.repositoryTaken');
+	});
+
 	it('answers bad usage with the usage text and exit code 64', () => {
 		assert.equal(desk('assets', 'list').code, 64, 'no store given');
 		const unknownCommand = desk('--store', tempDir(), 'assets', 'explode');

@@ -22,6 +22,8 @@ it('adds a folder, snapshots it, sees working changes, snapshots again and compa
 	const research = path.join(root, 'research');
 	fs.mkdirSync(research);
 	fs.writeFileSync(path.join(research, 'findings.md'), '# Findings\n\nCheckout is slow on mobile.\n');
+	// A link its first version does not store (never followed), which Add Folder names.
+	fs.symlinkSync('findings.md', path.join(research, 'latest.md'));
 	const { page, close } = await openAgentDesk({
 		folder: repo,
 		libraryFolder: path.join(root, 'library'),
@@ -62,6 +64,12 @@ it('adds a folder, snapshots it, sees working changes, snapshots again and compa
 		);
 		const asset = page.getByRole('treeitem', { name: /^research, .*snapshot engine/ });
 		await asset.waitFor({ timeout: 30_000 });
+		await page
+			.locator('.notification-toast', { hasText: 'added research (snapshot) (not stored: latest.md (a link' })
+			.waitFor({ timeout: 30_000 });
+		await screenshot(page, 'snapshot-add-folder-not-stored');
+		await runCommand(page, 'Notifications: Clear All Notifications');
+		fs.unlinkSync(path.join(research, 'latest.md'));
 		assert.match((await asset.getAttribute('aria-label')) ?? '', /1 version, go would read v1/);
 
 		// A new file: working changes, and go would read the folder as v2.

@@ -99,6 +99,29 @@ describe('the asset library over JSON-RPC', () => {
 		assert.equal(failure.message, 'API docs has no files to read.');
 	});
 
+	it('answers a link or a note asked for again the same with the first one; the same name with another URL or text is asset.nameTaken', async () => {
+		const link = { name: 'Style guide', url: 'https://example.com/style', project: 'shop' };
+		const note = { name: 'Ground rules', text: 'No new dependencies.', project: 'shop' };
+		const firstLink = await server.call(AddLink, link);
+		const firstNote = await server.call(AddNote, note);
+		const count = (await server.call(ListAssets, {})).assets.length;
+		assert.equal((await server.call(AddLink, link)).id, firstLink.id);
+		assert.equal((await server.call(AddNote, note)).id, firstNote.id);
+		for (const [method, params, id] of [
+			[AddLink.method, { ...link, url: 'https://example.com/style-v2' }, firstLink.id],
+			[AddNote.method, { ...note, text: 'Any dependency goes.' }, firstNote.id],
+		] as const) {
+			const taken = await expectRpcError(server.connection, method, params);
+			assert.equal(taken.code, deskErrorCode);
+			assert.deepEqual(
+				[(taken.data as DeskErrorJson).code, (taken.data as DeskErrorJson).data?.['id']],
+				['asset.nameTaken', id],
+			);
+			assert.match(taken.message, /Project shop has a (link|note) named .+ already .+ another (URL|text)/);
+		}
+		assert.equal((await server.call(ListAssets, {})).assets.length, count, 'nothing more was made');
+	});
+
 	it('refuses bad edits with their codes and changes nothing', async () => {
 		const { asset } = await server.call(ImportAsset, { newName: 'scratch' });
 		const tag = await expectRpcError(server.connection, SetTags.method, { id: asset.id, tags: ['Bad Tag'] });

@@ -341,11 +341,17 @@ describe('desk mcp, with the MCP SDK client', () => {
 		assert.equal(links(), before + 1, 'one link asset made');
 
 		// Without a key, the same call is another action; but the same link (name, URL, project) asked
-		// for again is the one made the first time (glossary: Asset), and another URL is another link.
+		// for again is the one made the first time (glossary: Asset), and another URL under its name is refused.
 		const unkeyed = await call('asset_link', { ...args, request_id: undefined });
 		assert.equal(resultOf(unkeyed)['id'], resultOf(first)['id']);
 		assert.equal(unkeyed._meta?.['desk/replayed'], undefined, 'answered by the library, not by a receipt');
-		resultOf(await call('asset_link', { ...args, url: 'https://example.com/spec-v2', request_id: undefined }));
+		const taken = refusalOf(
+			await call('asset_link', { ...args, url: 'https://example.com/spec-v2', request_id: undefined }),
+		);
+		assert.equal(taken.code, 'asset.nameTaken');
+		resultOf(
+			await call('asset_link', { ...args, name: 'Spec v2', url: 'https://example.com/spec-v2', request_id: undefined }),
+		);
 		assert.equal(links(), before + 2);
 
 		const reused = refusalOf(await call('asset_link', { ...args, url: 'https://example.com/other' }));

@@ -8,6 +8,7 @@ import { guardedBy } from '../common/guarded';
 import { showInformationMessage, showStatusMessage } from '../common/messages';
 import { chooseProject } from '../common/windowProjects';
 import type { AssetsTreeProvider, AssetsViewNode } from './assetsTree';
+import { addedSkillText } from './assetText';
 
 interface Way extends vscode.QuickPickItem {
 	way: 'create' | 'folder';
@@ -123,11 +124,13 @@ export function registerAddSkill(
 			dir: folder.fsPath,
 			...(project ? { project: project.name } : {}),
 		});
-		showStatusMessage(
-			result.asset.kind === 'skill'
-				? `Agent Desk: ${result.created ? 'added skill' : 'already in the library: skill'} ${result.asset.name}.`
-				: `Agent Desk: ${result.asset.name} was in the library already as a folder; its kind was set when it was added.`,
-		);
+		const added = addedSkillText(result);
+		// What the folder held that its first version does not store needs the person, as for Add Folder.
+		if (added.notStored) {
+			void showInformationMessage(added.text);
+		} else {
+			showStatusMessage(added.text);
+		}
 	};
 
 	return vscode.commands.registerCommand(

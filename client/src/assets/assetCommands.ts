@@ -17,6 +17,7 @@ import {
 	type AssetSummary,
 } from '../../../server/src/protocol/protocol';
 import { assetFileUri } from './assetFileSystem';
+import { addedFolderText, notStoredText } from './assetText';
 import type { DeskClient } from '../common/deskClient';
 import { chooseProject } from '../common/windowProjects';
 import { guardedBy } from '../common/guarded';
@@ -89,13 +90,12 @@ export function registerAssetCommands(
 					dir: folders[0].fsPath,
 					...(project ? { project: project.name } : {}),
 				});
-				const skipped = result.skipped ?? [];
-				const added = `Agent Desk: ${result.created ? 'added' : 'already in the library:'} ${result.asset.name} (${result.asset.engine})${skipped.length > 0 ? ` (${notStoredText(skipped)})` : ''}.`;
+				const added = addedFolderText(result);
 				// What was not stored needs the person; a plain add is routine.
-				if (skipped.length > 0) {
-					void showInformationMessage(added);
+				if (added.notStored) {
+					void showInformationMessage(added.text);
 				} else {
-					showStatusMessage(added);
+					showStatusMessage(added.text);
 				}
 			}),
 		),
@@ -448,13 +448,4 @@ function nameFromUrl(url: string): string {
 	} catch {
 		return '';
 	}
-}
-
-/** What a folder held that its version does not store, the first three by name (the log has them all). */
-function notStoredText(skipped: ReadonlyArray<{ path: string; reason: string }>): string {
-	const named = skipped
-		.slice(0, 3)
-		.map((s) => `${s.path} (${s.reason})`)
-		.join('; ');
-	return `not stored: ${named}${skipped.length > 3 ? ` and ${skipped.length - 3} more (see the log)` : ''}`;
 }

@@ -2,6 +2,7 @@ import type {
 	AssetSummary,
 	AssetVersion,
 	AtGo,
+	ImportResultJson,
 	RetireProposal,
 	VersionFile,
 } from '../../../server/src/protocol/protocol';
@@ -40,6 +41,48 @@ export function atGoText(atGo: AtGo | { error: string } | undefined): string | u
 		return `working changes: go would read them as v${atGo.version}`;
 	}
 	return `go would read v${atGo.version}`;
+}
+
+/** What a folder held that its version does not store, the first three by name (the log has them all). */
+export function notStoredText(skipped: ReadonlyArray<{ path: string; reason: string }>): string {
+	const named = skipped
+		.slice(0, 3)
+		.map((s) => `${s.path} (${s.reason})`)
+		.join('; ');
+	return `not stored: ${named}${skipped.length > 3 ? ` and ${skipped.length - 3} more (see the log)` : ''}`;
+}
+
+/**
+ * What Add Folder says of a folder it imported: what was added and, as a snapshot says it, what the
+ * folder held that its first version does not store (links, FIFOs, sockets…); `notStored` when
+ * something was left out, which the person is told of rather than shown in passing.
+ */
+export function addedFolderText(result: ImportResultJson): { text: string; notStored: boolean } {
+	const { asset } = result;
+	return withNotStored(
+		`Agent Desk: ${result.created ? 'added' : 'already in the library:'} ${asset.name} (${asset.engine})`,
+		result.skipped,
+	);
+}
+
+/** What Add Skill says of a folder it imported, and what its first version does not store, as addedFolderText. */
+export function addedSkillText(result: ImportResultJson): { text: string; notStored: boolean } {
+	const { asset } = result;
+	return withNotStored(
+		asset.kind === 'skill'
+			? `Agent Desk: ${result.created ? 'added skill' : 'already in the library: skill'} ${asset.name}`
+			: `Agent Desk: ${asset.name} was in the library already as a folder; its kind was set when it was added`,
+		result.skipped,
+	);
+}
+
+function withNotStored(
+	said: string,
+	skipped: ReadonlyArray<{ path: string; reason: string }> = [],
+): { text: string; notStored: boolean } {
+	return skipped.length > 0
+		? { text: `${said} (${notStoredText(skipped)}).`, notStored: true }
+		: { text: `${said}.`, notStored: false };
 }
 
 /** Said of an about a model wrote (glossary: Tags and about): the person may want to read it again. */

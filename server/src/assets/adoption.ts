@@ -116,10 +116,14 @@ export class Adoption {
 		return { asset, created, project: this.joinProject(asset, request.project, request.main, top) };
 	}
 
-	/** asset_import with asset: a library asset joins the project by reference, never as a copy. */
+	/**
+	 * asset_import with asset: a library asset joins the project by reference, never as a copy. A
+	 * repository made main gives a project without one its repository, as importing its folder does.
+	 */
 	importAsset(request: { id: string; project?: string; main: boolean }): ImportResult {
 		const asset = this.ctx.getAsset(request.id);
-		return { asset, created: false, project: this.joinProject(asset, request.project, request.main, '') };
+		const repository = asset.engine === 'git' ? asset.working_dir : '';
+		return { asset, created: false, project: this.joinProject(asset, request.project, request.main, repository) };
 	}
 
 	/**
@@ -465,9 +469,15 @@ export class Adoption {
 		if (projectName === undefined) {
 			return undefined;
 		}
-		const project = writes.getProject(projectName) ?? this.createProject(writes, projectName, main ? path : '');
-		if (main && path !== '' && project.path === '') {
-			this.tieProjectToRepository(writes, project, path);
+		const existing = writes.getProject(projectName);
+		// The repository made main is the project's when it has none yet (new, or made without one).
+		const repository = main && (existing === undefined || existing.path === '') ? path : '';
+		if (repository !== '') {
+			this.refuseTakenRepository(writes, projectName, repository);
+		}
+		const project = existing ?? this.createProject(writes, projectName, repository);
+		if (existing && repository !== '') {
+			writes.setProjectPath(project.name, repository);
 		}
 		writes.addProjectAsset(project.name, asset.id, this.ctx.now());
 		if (main) {
@@ -477,20 +487,20 @@ export class Adoption {
 	}
 
 	/**
-	 * A repository made the main asset of a project made without one gives the project its repository,
-	 * as a project created by that import would have: runs, the card and the editor find a project by
-	 * it. (A project that has a repository keeps it; Go checks that a git target is that repository.)
+	 * A repository made the main asset of a project without one (a new project, or one made without a
+	 * repository) gives the project its repository: runs, the card and the editor find a project by
+	 * it. A repository belongs to one project, so one another project has is refused. (A project that
+	 * has a repository keeps it; Go checks that a git target is that repository.)
 	 */
-	private tieProjectToRepository(writes: LibraryWrites, project: ProjectRecord, top: string): void {
+	private refuseTakenRepository(writes: LibraryWrites, project: string, top: string): void {
 		const holder = writes.getProjectByPath(top);
 		if (holder !== undefined) {
 			throw new DeskError(
 				'project.repositoryTaken',
 				`The repository ${top} is project ${holder.name}'s; a repository belongs to one project.`,
-				{ project: project.name, holder: holder.name, dir: top },
+				{ project, holder: holder.name, dir: top },
 			);
 		}
-		writes.setProjectPath(project.name, top);
 	}
 
 	private readSkill(manifest: Manifest): { name: string; description: string } | undefined {
@@ -518,7 +528,8 @@ export class Adoption {
 /**
  * The link or note a second identical request would make again (glossary: Asset): of the same kind,
  * name and URL or text, in the same project (or, for one made in no project, in none), not retired.
- * Another URL or text under the same name is another asset, as names are not unique.
+ * Another URL or text under the name of such a link or note is refused (`asset.nameTaken`): asked
+ * for by name, the two could not be told apart.
  */
 function sameLinkOrNote(
 	reads: LibraryReads,
@@ -532,15 +543,20 @@ function sameLinkOrNote(
 	} else {
 		candidates = reads.projectAssets(project);
 	}
-	return candidates.find(
-		(a) =>
-			!a.retired &&
-			a.engine === 'none' &&
-			a.kind === wanted.kind &&
-			a.name === wanted.name &&
-			a.url === wanted.url &&
-			a.notes === wanted.notes,
+	const named = candidates.filter(
+		(a) => !a.retired && a.engine === 'none' && a.kind === wanted.kind && a.name === wanted.name,
 	);
+	const same = named.find((a) => a.url === wanted.url && a.notes === wanted.notes);
+	const other = named[0];
+	if (same === undefined && other !== undefined) {
+		const what = wanted.kind === 'link' ? 'a link' : 'a note';
+		throw new DeskError(
+			'asset.nameTaken',
+			`${project === undefined ? 'Outside any project there is' : `Project ${project} has`} ${what} named ${JSON.stringify(wanted.name)} already (${other.id}) with another ${wanted.kind === 'link' ? 'URL' : 'text'}; give this one another name, or retire that one.`,
+			{ id: other.id, name: wanted.name, kind: wanted.kind, ...(project === undefined ? {} : { project }) },
+		);
+	}
+	return same;
 }
 
 /** An asset record with nothing said about it yet: no engine, no version picked, no folder, URL, tags or checks. */

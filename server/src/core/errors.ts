@@ -58,6 +58,8 @@ export type DeskErrorCode =
 	| 'asset.badName'
 	| 'asset.badSkill'
 	| 'asset.badUrl'
+	// A link or a note asked for under the name of one of its project with another URL or text.
+	| 'asset.nameTaken'
 	// A model's about over one a person wrote (glossary: Tags and about): the person's own text wins.
 	| 'asset.aboutByPerson'
 	// A proposal to retire an asset that is retired already; a proposal the person cannot answer (unknown, answered).

@@ -505,7 +505,7 @@ export const addLink = operation({
 			tool: 'asset_link',
 			title: 'Add a link asset',
 			description:
-				'Add a link asset (an http, https, file or mailto URL with a name) to this project, for a source worth keeping. `from` names the asset of this project the link was found in (recorded as where it was derived from). Returns the new asset; a link of the same name and URL the project has already is returned instead of a second one.',
+				'Add a link asset (an http, https, file or mailto URL with a name) to this project, for a source worth keeping. `from` names the asset of this project the link was found in (recorded as where it was derived from). Returns the new asset; a link of the same name and URL the project has already is returned instead of a second one, and a link of the same name with another URL is refused (asset.nameTaken: choose another name).',
 			boundByRun: ['project'],
 		},
 	},

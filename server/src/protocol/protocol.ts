@@ -298,8 +298,10 @@ export interface ImportResultJson {
 /**
  * Client → server: asset_import (glossary: Adopt). Exactly one of `dir` (adopt a folder: a repository's top
  * becomes a git asset, any other folder a snapshot asset), `newName` (a new empty snapshot asset,
- * in `dir` when given; with `skillDescription` a skill whose version 1 is its SKILL.md), or `assetId` (a library asset joins `project` by reference). Fails with
- * `import.badArgs`, `import.notADirectory`, `asset.folderNotEmpty`, `asset.badName`, `asset.badSkill`, `asset.notFound`;
+ * in `dir` when given; with `skillDescription` a skill whose version 1 is its SKILL.md), or `assetId` (a library asset joins `project` by reference).
+ * With `main`, a repository (by `dir` or `assetId`) made main gives a project without a repository
+ * that one. Fails with `import.badArgs`, `import.notADirectory`, `asset.folderNotEmpty`, `asset.badName`,
+ * `asset.badSkill`, `asset.notFound`; `project.repositoryTaken` for a repository another project has;
  * `git.foreignGitDir` (data: `gitDir`, where the git folder really is) for a repository whose git
  * folder is outside what the desk adopts by itself, unless `allowGitDir` (the person said yes);
  * `git.gitDirChanged` when its `.git` names another folder than the one adopted.
@@ -438,7 +440,8 @@ export const SetChecks = request<AssetRecord>()('desk/assets/setChecks', object(
 /**
  * Client → server: asset_link, a link asset in `project` when given, made from the asset `from`
  * when named (its `derived_from`); the same name and URL in the same project again answers the
- * link made the first time. Fails with `asset.badUrl`, `asset.notFound`.
+ * link made the first time. Fails with `asset.badUrl`, `asset.notFound`; `asset.nameTaken` (data:
+ * `id` of the link there) when a link of that name there has another URL.
  */
 export const AddLink = request<AssetRecord>()(
 	'desk/assets/addLink',
@@ -451,7 +454,11 @@ export const AddLink = request<AssetRecord>()(
 	}),
 );
 
-/** Client → server: a notes asset in `project` when given; the same name and text there again answers the note made the first time. */
+/**
+ * Client → server: a notes asset in `project` when given; the same name and text there again answers
+ * the note made the first time. Fails with `asset.nameTaken` (data: `id` of the note there) when a
+ * note of that name there has another text.
+ */
 export const AddNote = request<AssetRecord>()(
 	'desk/assets/addNote',
 	object({

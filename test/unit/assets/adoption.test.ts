@@ -213,6 +213,46 @@ describe('asset_import with dir', () => {
 		]);
 	});
 
+	it('--main with a repository already in the library (--asset ID) gives a project made without one that repository', async () => {
+		const root = tempDir();
+		const notes = path.join(root, 'notes');
+		fs.mkdirSync(notes);
+		fs.writeFileSync(path.join(notes, 'a.md'), 'notes\n');
+		const repo = makeRepo(path.join(root, 'shop'));
+		const desk = await openDesk(path.join(root, 'library'));
+		await desk.library.importDir({ dir: notes, project: 'shop', main: false });
+		const adopted = await desk.library.importDir({ dir: repo, main: false });
+
+		const result = desk.library.importAsset({ id: adopted.asset.id, project: 'shop', main: true });
+		assert.deepEqual(
+			{ main: result.project?.main_asset, path: result.project?.path },
+			{ main: adopted.asset.id, path: repo },
+		);
+		assert.equal(desk.projectAt(repo).name, 'shop');
+		const folder = desk.library.listProjectAssets('shop').find((a) => a.engine === 'snapshot')!;
+		desk.library.importAsset({ id: folder.id, project: 'shop', main: true });
+		assert.equal(desk.projectAt(repo).name, 'shop', 'a folder made main takes no repository away');
+	});
+
+	it('--main never gives a new project a repository another project has', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'));
+		const desk = await openDesk(path.join(root, 'library'));
+		const shop = await desk.library.importDir({ dir: repo, project: 'shop', main: true });
+		await assert.rejects(desk.library.importDir({ dir: repo, project: 'third', main: true }), (e) =>
+			isDeskError(e, 'project.repositoryTaken'),
+		);
+		assert.throws(
+			() => desk.library.importAsset({ id: shop.asset.id, project: 'fourth', main: true }),
+			(e) => isDeskError(e, 'project.repositoryTaken'),
+		);
+		assert.deepEqual(
+			desk.library.listProjects().map((p) => ({ name: p.name, path: p.path })),
+			[{ name: 'shop', path: repo }],
+			'one project has the repository, and no other was made',
+		);
+	});
+
 	it('refuses a missing path and a file, clearly, creating no project', async () => {
 		const root = tempDir();
 		const repo = makeRepo(path.join(root, 'r'));

@@ -475,7 +475,7 @@ describe('the stat cache', () => {
 });
 
 describe('links', () => {
-	it('a link or a note asked for twice the same (kind, name, URL or text, project) is the first record; another URL or text is another', async () => {
+	it('a link or a note asked for twice the same (kind, name, URL or text, project) is the first record; another URL or text under its name is refused', async () => {
 		const desk = await openDesk();
 		const link = (project?: string, url = 'https://example.com/spec') =>
 			desk.library.addLink({ name: 'Spec', url, madeBy: 'user', ...(project ? { project } : {}) });
@@ -483,25 +483,43 @@ describe('links', () => {
 			desk.library.addNote({ name: 'Decisions', text, madeBy: 'user', project });
 		const first = link('shop');
 		assert.equal(link('shop').id, first.id);
-		assert.notEqual(link('shop', 'https://example.com/spec-v2').id, first.id, 'another URL under the same name');
-		assert.notEqual(link('billing').id, first.id, 'another project');
+		assert.throws(
+			() => link('shop', 'https://example.com/spec-v2'),
+			(e) => isDeskError(e, 'asset.nameTaken') && (e.data as { id: string }).id === first.id,
+			'another URL under the same name',
+		);
+		assert.notEqual(link('billing', 'https://example.com/spec-v2').id, first.id, 'another project');
 		const loose = link();
 		assert.notEqual(loose.id, first.id, 'in no project');
 		assert.equal(link().id, loose.id);
+		assert.throws(
+			() => link(undefined, 'https://example.com/spec-v2'),
+			(e) => isDeskError(e, 'asset.nameTaken'),
+		);
 		const written = note('Use Postgres.');
 		assert.equal(note('Use Postgres.').id, written.id);
-		assert.notEqual(note('Use SQLite.').id, written.id, 'another text under the same name');
+		assert.throws(
+			() => note('Use SQLite.'),
+			(e) => isDeskError(e, 'asset.nameTaken'),
+			'another text',
+		);
+		assert.notEqual(
+			desk.library.addNote({ name: 'Spec', text: 'https://example.com/spec-v2', madeBy: 'user', project: 'shop' }).id,
+			first.id,
+			"a note may share a link's name",
+		);
 		assert.deepEqual(
 			(await desk.library.listAssets('shop')).map((a) => [a.kind, a.name]),
 			[
 				['link', 'Spec'],
-				['link', 'Spec'],
 				['notes', 'Decisions'],
-				['notes', 'Decisions'],
+				['notes', 'Spec'],
 			],
 		);
 		desk.library.setRetired(first.id, true);
 		assert.notEqual(link('shop').id, first.id, 'a retired one is out of the lists: asked for again, it is made again');
+		desk.library.setRetired(link('shop').id, true);
+		assert.equal(link('shop', 'https://example.com/spec-v2').name, 'Spec', 'the name of retired links is free');
 	});
 
 	it('records the asset a link was made from, at its picked version then (derived_from)', async () => {

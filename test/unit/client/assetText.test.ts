@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AssetSummary, AssetVersion, RetireProposal, VersionFile } from '../../../server/src/protocol/protocol';
+import type {
+	AssetSummary,
+	AssetVersion,
+	ImportResultJson,
+	RetireProposal,
+	VersionFile,
+} from '../../../server/src/protocol/protocol';
+import type { AssetRecord } from '../../../server/src/assets/types';
 import {
 	aboutByModel,
+	addedFolderText,
+	addedSkillText,
 	assetTooltip,
 	atGoText,
 	groupOf,
@@ -145,5 +154,42 @@ describe("the Assets view's tooltips, built without VS Code", () => {
 			tooltip: 'docs/x at v3 (executable)',
 		});
 		assert.deepEqual(versionFileRow(file({}), 3), { icon: 'file', tooltip: 'docs/x at v3' });
+	});
+});
+
+describe('what adding a folder says, built without VS Code', () => {
+	const imported = (kind: string, skipped?: ImportResultJson['skipped']): ImportResultJson => ({
+		asset: { id: 'a-0123456789abcdef', name: 'docs', kind, engine: 'snapshot' } as AssetRecord,
+		created: true,
+		...(skipped ? { skipped } : {}),
+	});
+	const skipped = [
+		{ path: 'passwd', reason: 'a link (never followed)' },
+		{ path: 'pipe', reason: 'a FIFO' },
+		{ path: 'sock', reason: 'a socket' },
+		{ path: 'dev', reason: 'a device' },
+	];
+
+	it('names what the first version of a folder does not store, as a snapshot does; nothing when all is stored', () => {
+		assert.deepEqual(addedFolderText(imported('')), {
+			text: 'Agent Desk: added docs (snapshot).',
+			notStored: false,
+		});
+		assert.deepEqual(addedFolderText(imported('', skipped.slice(0, 2))), {
+			text: 'Agent Desk: added docs (snapshot) (not stored: passwd (a link (never followed)); pipe (a FIFO)).',
+			notStored: true,
+		});
+		assert.match(
+			addedFolderText(imported('', skipped)).text,
+			/not stored: passwd .*; pipe .*; sock \(a socket\) and 1 more \(see the log\)\)\.$/,
+		);
+	});
+
+	it('says so of a skill folder too', () => {
+		assert.deepEqual(addedSkillText(imported('skill')), { text: 'Agent Desk: added skill docs.', notStored: false });
+		assert.deepEqual(addedSkillText(imported('skill', skipped.slice(1, 2))), {
+			text: 'Agent Desk: added skill docs (not stored: pipe (a FIFO)).',
+			notStored: true,
+		});
 	});
 });
