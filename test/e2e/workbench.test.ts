@@ -126,7 +126,11 @@ describe('Agent Desk in the workbench', () => {
 		await page.waitForTimeout(500);
 		await screenshot(page, 'assets-link-opened');
 		await submodule.click();
-		await waitFor(async () => (await editorText()).trim() === firstCommit, 30_000, "the submodule's commit in the editor");
+		await waitFor(
+			async () => (await editorText()).trim() === firstCommit,
+			30_000,
+			"the submodule's commit in the editor",
+		);
 		await page.waitForTimeout(500);
 		await screenshot(page, 'assets-submodule-opened');
 		await runCommand(page, 'View: Close All Editors');

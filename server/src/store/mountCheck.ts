@@ -181,7 +181,7 @@ function checkFile(
 		check.read += 1;
 		const hash = createHash('sha256');
 		const chunk = Buffer.allocUnsafe(Math.min(Math.max(before.size, 1), 1024 * 1024));
-		for (let at = 0; at < before.size; ) {
+		for (let at = 0; at < before.size;) {
 			const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, before.size - at), at);
 			if (read === 0) {
 				return `${rel} changed size`;
@@ -239,7 +239,12 @@ export function readMountStamp(file: string): Map<string, MountStampEntry> {
 	try {
 		const stored = JSON.parse(text) as { format?: unknown; files?: unknown } | null;
 		const entries = stored?.files;
-		if (stored?.format !== mountStampFormat || entries === null || typeof entries !== 'object' || Array.isArray(entries)) {
+		if (
+			stored?.format !== mountStampFormat ||
+			entries === null ||
+			typeof entries !== 'object' ||
+			Array.isArray(entries)
+		) {
 			return new Map();
 		}
 		return new Map(

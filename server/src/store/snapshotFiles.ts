@@ -674,7 +674,6 @@ function removeReadOnlyTree(parent: string, mounts: ConfinedDir, name: string): 
 	}
 }
 
-
 /**
  * A folder's entries with their names as bytes. Read as strings first (faster, and what almost every
  * folder holds): a decoded name without U+FFFD was valid UTF-8, so its bytes are its encoding; only a
