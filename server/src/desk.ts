@@ -216,6 +216,8 @@ export class Desk {
 			const snapshots = new NodeSnapshotFiles(libraryDir, blobs);
 			snapshots.onMountRebuilt = (mount, difference) =>
 				options.logger.warn(`mount ${mount} was changed (${difference}); laid out again from its version`);
+			snapshots.onMountReused = (mount, { files, read }) =>
+				options.logger.debug(`mount ${mount} reused: ${files} files, ${read} read to tell they are unchanged`);
 			const store = new SqlLibraryStore(db);
 			const gitReader = new RepositoryReader({
 				historyCacheDir: path.join(libraryDir, 'cache', 'git-history'),

@@ -229,6 +229,8 @@ describe('the desk command line over git assets', () => {
 		assert.equal(human.code, 0, human.stderr);
 		const lines = human.stdout.split('\n').map((l) => l.trim());
 		assert.ok(lines.includes('-  README.md -> docs/guide.md'), human.stdout);
+		assert.ok(lines.includes('-  build.sh  (executable)'), human.stdout);
+		assert.ok(lines.includes('-  docs/guide.md'), human.stdout);
 		assert.ok(lines.includes(`-  vendor/lib  (submodule @ ${pinned.slice(0, 7)})`), human.stdout);
 
 		assert.equal(desk('--store', store, 'asset', 'cat', asset.id, 'README.md').stdout, 'docs/guide.md');

@@ -24,12 +24,21 @@ describe('Agent Desk in the workbench', () => {
 	let page: Page;
 	let repo: string;
 	let libraryDir: string;
+	let firstCommit: string;
 
 	before(async () => {
 		const vsix = path.join(projectRoot, 'out', 'agent-desk.vsix');
 		assert.ok(fs.existsSync(vsix), `${vsix} is missing: run npm run package first`);
 		const root = tempDir('desk-e2e-');
 		repo = makeRepo(path.join(root, 'webshop'), { commits: 5 });
+		// The last commit also holds a symbolic link and a submodule (a gitlink to the first commit,
+		// not cloned: an empty folder), as `git ls-tree -r` lists them.
+		fs.symlinkSync('file1.txt', path.join(repo, 'latest.txt'));
+		fs.mkdirSync(path.join(repo, 'vendor', 'lib'), { recursive: true });
+		git(repo, 'add', 'latest.txt');
+		firstCommit = git(repo, 'rev-list', '--max-parents=0', 'HEAD');
+		git(repo, 'update-index', '--add', '--cacheinfo', `160000,${firstCommit},vendor/lib`);
+		git(repo, 'commit', '-q', '--amend', '--no-edit');
 		libraryDir = path.join(root, 'library');
 		workbench = await openDeskWorkbench({
 			folder: repo,
@@ -82,6 +91,50 @@ describe('Agent Desk in the workbench', () => {
 			labels.join(' | '),
 		);
 		await screenshot(page, 'assets-versions');
+	});
+
+	it("lists a version's symbolic link and submodule with their icons; opening them shows the link's target and the submodule's commit", async () => {
+		// Room for the version's files: the views below the Assets view folded for this test.
+		const below = ['Runs', 'Attachments', 'Memory'].map((title) =>
+			page.locator('.pane-header', { hasText: title }).first(),
+		);
+		const fold = async (expanded: 'true' | 'false') => {
+			for (const header of below) {
+				if ((await header.getAttribute('aria-expanded')) === expanded) {
+					await header.click();
+				}
+			}
+		};
+		await fold('true');
+		await page.getByRole('treeitem', { name: /^v5\s+commit 5/ }).click();
+		const link = page.getByRole('treeitem', {
+			name: /^latest\.txt, latest\.txt at v5: a symbolic link to file1\.txt/,
+		});
+		await link.waitFor({ timeout: 30_000 });
+		assert.equal(await link.locator('.codicon-file-symlink-file').count(), 1, 'the link has the link icon');
+		assert.match(await link.innerText(), /→ file1\.txt/);
+		await page.getByRole('treeitem', { name: /^vendor, folder vendor at v5/ }).click();
+		const submodule = page.getByRole('treeitem', {
+			name: new RegExp(`^lib, vendor/lib at v5: a submodule at commit ${firstCommit}`),
+		});
+		await submodule.waitFor({ timeout: 30_000 });
+		assert.equal(await submodule.locator('.codicon-file-submodule').count(), 1, 'the submodule has its icon');
+		assert.match(await submodule.innerText(), new RegExp(`submodule @ ${firstCommit.slice(0, 7)}`));
+		const editorText = () => page.locator('.editor-instance .view-lines').first().innerText();
+		await link.click();
+		await waitFor(async () => (await editorText()).trim() === 'file1.txt', 30_000, "the link's target in the editor");
+		await page.waitForTimeout(500);
+		await screenshot(page, 'assets-link-opened');
+		await submodule.click();
+		await waitFor(
+			async () => (await editorText()).trim() === firstCommit,
+			30_000,
+			"the submodule's commit in the editor",
+		);
+		await page.waitForTimeout(500);
+		await screenshot(page, 'assets-submodule-opened');
+		await runCommand(page, 'View: Close All Editors');
+		await fold('false');
 	});
 
 	it('shows what Runs and Attachments will hold', async () => {

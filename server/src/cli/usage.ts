@@ -19,8 +19,8 @@ Commands:
   asset show ID                                   the record, its versions and what go would read
   asset versions ID                               versions, oldest first
   asset atgo ID                                   what a run would read if go were pressed now
-  asset files ID [--version N]                    the files of a version
-  asset cat ID PATH [--version N]                 one file's bytes
+  asset files ID [--version N]                    the files of a version, with their kinds
+  asset cat ID PATH [--version N]                 one file's bytes (a link's target, a submodule's commit)
   asset snapshot ID [--note TEXT]                 cut the next version from the working folder
   asset version ID --put REL=SRC... [--note TEXT] write files into the folder, then cut a version
   asset tags ID [TAG...]                          set the tags (none: clear them)

@@ -5,6 +5,22 @@ import { writeAll } from './durableFile';
 
 export type EntryKind = 'file' | 'dir' | 'link' | 'fifo' | 'socket' | 'device' | 'other';
 
+/** What an entry that is not a file or folder is, in the words a report of it uses. */
+export function entryKindText(kind: EntryKind): string {
+	switch (kind) {
+		case 'link':
+			return 'a link (never followed)';
+		case 'fifo':
+			return 'a FIFO';
+		case 'socket':
+			return 'a socket';
+		case 'device':
+			return 'a device';
+		default:
+			return 'not a regular file';
+	}
+}
+
 /**
  * One name inside a folder: a string, or the raw bytes readdir gave (names are bytes on Linux; a
  * name that is not UTF-8 can only be reached as a Buffer).

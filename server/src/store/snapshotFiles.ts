@@ -5,22 +5,24 @@ import { canonicalManifest, decodeManifest, encodeManifest } from '../assets/man
 import type { FolderIdentity, FolderScan, ScanOptions, SnapshotFiles } from '../assets/ports';
 import type { Manifest, ManifestEntry } from '../assets/types';
 import { DeskError, isDeskError } from '../core/errors';
-import { ConfinedDir, shownName, utf8Name, type EntryKind } from './confinedDir';
+import { ConfinedDir, entryKindText, shownName, utf8Name, type EntryKind } from './confinedDir';
 import type { BlobStore } from './blobStore';
 import { tempPrefix, writeAll } from './durableFile';
 import { makeWritable, readInFolder, removeInFolder, sameFolder, swappedFolder, writeInFolder } from './folderFiles';
+import {
+	checkMount,
+	mountFileMode,
+	mountFolderMode,
+	readMountStamp,
+	sameStamp,
+	writeMountStamp,
+	type MountCheck,
+} from './mountCheck';
+import { changedTooRecently } from './racyStat';
 import { StatPool } from './statPool';
 
 /** Files larger than this are streamed into the store rather than read whole. */
 const streamAbove = 32 * 1024 * 1024;
-/**
- * A file modified this close to the scan may be modified again within the same timestamp tick,
- * keeping its size and mtime: its stat is not trusted next time ("racy" files, as git calls them).
- * Timestamps here have millisecond resolution or better and tick every few milliseconds; on a file
- * system with whole-second timestamps the window is two seconds.
- */
-const racyWindowMs = 100;
-const coarseRacyWindowMs = 2_000;
 const statCacheFormat = 2;
 /** Folders deeper than this are reported, not walked (each level holds a descriptor while walked). */
 const maxDepth = 256;
@@ -161,7 +163,7 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 					held.refs += 1;
 					pending.push({ held, name, rel: childRel });
 				} else {
-					skipped.push({ path: childRel, reason: kindText(entry.kind) });
+					skipped.push({ path: childRel, reason: entryKindText(entry.kind) });
 				}
 			}
 		};
@@ -228,8 +230,7 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 						filesRead++;
 						bytesRead += read.size;
 					}
-					const window = facts.mtimeMs % 1000 === 0 ? coarseRacyWindowMs : racyWindowMs;
-					if (started - facts.mtimeMs > window) {
+					if (!changedTooRecently(facts.mtimeMs, started)) {
 						// Unchanged only when every stat field still matches: a chmod changes ctime alone.
 						if (
 							known &&
@@ -410,21 +411,33 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 	 * Lays a version out read-only (files 0444, executables 0555, folders 0555), built beside its
 	 * final name and renamed into place, so a half-built mount is never seen. A mount already there
 	 * is reused only when it still is the version: every file and folder the manifest names and
-	 * nothing else, each file of its size and hash and mode, each folder read-only. One that differs
-	 * (a file made writable and edited, one added or removed) is rebuilt and the old one removed.
+	 * nothing else, each file of its size and hash and mode, each folder read-only. A file whose stat
+	 * the mount's stamp vouches for (unchanged since it was last read) is not read again. One that
+	 * differs (a file made writable and edited, one added or removed) is rebuilt and the old one removed.
 	 */
 	mount(assetId: string, version: number, manifest: Manifest): string {
 		const parent = path.join(this.libraryDir, 'mounts', assetId);
 		const name = String(version);
 		const target = path.join(parent, name);
+		const stampFile = this.mountStampFile(assetId, version);
 		fs.mkdirSync(parent, { recursive: true });
 		const mounts = ConfinedDir.open(parent);
 		try {
 			const existing = mounts.lstat(name);
-			const changed = existing === undefined ? undefined : mountDifference(mounts, name, manifest);
-			if (existing !== undefined && changed === undefined) {
-				return target;
+			let check: MountCheck | undefined;
+			if (existing !== undefined) {
+				const stamp = readMountStamp(stampFile);
+				check = checkMount(mounts, name, manifest, stamp);
+				if (check.difference === undefined) {
+					if (!sameStamp(check.stamp, stamp)) {
+						writeMountStamp(stampFile, check.stamp);
+					}
+					this.onMountReused?.(target, { files: check.files, read: check.read });
+					return target;
+				}
 			}
+			// The files laid out anew are read once before their stat vouches for them.
+			fs.rmSync(stampFile, { force: true });
 			const tempName = `${tempPrefix}${version}-${randomBytes(6).toString('hex')}`;
 			// The changed mount is moved aside first (a folder is not renamed over one that holds
 			// anything), the new one put in its place, and the old one removed after.
@@ -433,7 +446,7 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 			try {
 				this.layOut(mounts, tempName, version, manifest);
 				if (oldName !== undefined) {
-					this.onMountRebuilt?.(target, changed!);
+					this.onMountRebuilt?.(target, check!.difference!);
 					renameUnlessGone(mounts, name, oldName);
 				}
 				mounts.rename(tempName, name);
@@ -460,6 +473,14 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 	 * it; a mount a run or a person changed means something wrote where nothing should.
 	 */
 	onMountRebuilt: ((mount: string, difference: string) => void) | undefined;
+
+	/** Told when a mount is reused as it is: how many files it has and how many had to be read to tell. */
+	onMountReused: ((mount: string, counts: { files: number; read: number }) => void) | undefined;
+
+	/** What vouches for a mount's files without reading them (see mountCheck.ts); a cache, not content. */
+	private mountStampFile(assetId: string, version: number): string {
+		return path.join(this.libraryDir, 'cache', 'mount', assetId, `${version}.json`);
+	}
 
 	/** Writes the version's files into `parent/<name>` (made here), every folder read-only at the end. */
 	private layOut(mounts: ConfinedDir, name: string, version: number, manifest: Manifest): void {
@@ -492,7 +513,7 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 					}
 					dir = next;
 				}
-				const fd = dir.createFile(fileName, fileMode(file));
+				const fd = dir.createFile(fileName, mountFileMode(file));
 				try {
 					writeAll(fd, this.blobs.get(file.hash));
 					fs.fsyncSync(fd);
@@ -628,138 +649,6 @@ export class NodeSnapshotFiles implements SnapshotFiles {
 	}
 }
 
-/** A mount's folders: read-only, as git references are laid out for a run. */
-const mountFolderMode = 0o555;
-
-/** A mounted file's mode: read-only, executable when the version's file is. */
-function fileMode(file: ManifestEntry): number {
-	return file.executable ? 0o555 : 0o444;
-}
-
-/**
- * What differs between the mount `mounts/<name>` and the version it was laid out from, or undefined
- * when nothing does: every folder the manifest's paths imply and no other, each read-only; every
- * file it names and no other, each a regular file of one name, its mode, its size and its sha256
- * (the blob id the manifest records). Nothing is followed: a link is a difference.
- */
-function mountDifference(mounts: ConfinedDir, name: string, manifest: Manifest): string | undefined {
-	const files = new Map(manifest.files.map((f) => [f.path, f]));
-	const folders = new Set<string>(['']);
-	for (const file of manifest.files) {
-		for (let slash = file.path.lastIndexOf('/'); slash > 0; slash = file.path.lastIndexOf('/', slash - 1)) {
-			folders.add(file.path.slice(0, slash));
-		}
-	}
-	const seen = new Set<string>();
-	const walk = (dir: ConfinedDir, at: string): string | undefined => {
-		const shown = at === '' ? 'its top folder' : `${at}/`;
-		if ((dir.stat().mode & 0o7777) !== mountFolderMode) {
-			return `${shown} is not read-only (mode ${(dir.stat().mode & 0o7777).toString(8)})`;
-		}
-		seen.add(`${at}/`);
-		for (const entry of dir.rawEntries()) {
-			const entryName = utf8Name(entry.name);
-			const rel = `${at === '' ? '' : `${at}/`}${entryName ?? shownName(entry.name)}`;
-			if (entryName === undefined) {
-				return `${rel} was added`;
-			}
-			if (entry.kind === 'dir') {
-				if (!folders.has(rel)) {
-					return `${rel}/ was added`;
-				}
-				let child: ConfinedDir | undefined;
-				try {
-					child = dir.child(entryName);
-				} catch {
-					return `${rel}/ cannot be read`;
-				}
-				if (!child) {
-					return `${rel}/ was removed`;
-				}
-				try {
-					const found = walk(child, rel);
-					if (found !== undefined) {
-						return found;
-					}
-				} finally {
-					child.close();
-				}
-			} else if (entry.kind === 'file') {
-				const expected = files.get(rel);
-				if (!expected) {
-					return `${rel} was added`;
-				}
-				seen.add(rel);
-				const found = fileDifference(dir, entryName, rel, expected);
-				if (found !== undefined) {
-					return found;
-				}
-			} else {
-				return `${rel} is ${kindText(entry.kind)}`;
-			}
-		}
-		return undefined;
-	};
-	let root: ConfinedDir | undefined;
-	try {
-		root = mounts.child(name);
-	} catch {
-		return 'it is not a folder';
-	}
-	if (!root) {
-		return 'it was removed';
-	}
-	try {
-		const found = walk(root, '');
-		if (found !== undefined) {
-			return found;
-		}
-	} finally {
-		root.close();
-	}
-	const missingFile = manifest.files.find((f) => !seen.has(f.path));
-	if (missingFile) {
-		return `${missingFile.path} was removed`;
-	}
-	const missingFolder = [...folders].find((f) => !seen.has(`${f}/`));
-	return missingFolder === undefined ? undefined : `${missingFolder}/ was removed`;
-}
-
-/** What differs between a mounted file and the manifest's entry for it, or undefined. */
-function fileDifference(dir: ConfinedDir, name: string, rel: string, expected: ManifestEntry): string | undefined {
-	let opened: { fd: number; stat: fs.Stats };
-	try {
-		opened = dir.openFile(name);
-	} catch {
-		return `${rel} cannot be read`;
-	}
-	const { fd, stat } = opened;
-	try {
-		if ((stat.mode & 0o7777) !== fileMode(expected)) {
-			return `${rel} has mode ${(stat.mode & 0o7777).toString(8)}, not ${fileMode(expected).toString(8)}`;
-		}
-		if (stat.nlink !== 1) {
-			return `${rel} has another name (a hard link)`;
-		}
-		if (stat.size !== expected.size) {
-			return `${rel} changed size (${stat.size} bytes, not ${expected.size})`;
-		}
-		const hash = createHash('sha256');
-		const chunk = Buffer.allocUnsafe(Math.min(Math.max(stat.size, 1), 1024 * 1024));
-		for (let at = 0; at < stat.size;) {
-			const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, stat.size - at), at);
-			if (read === 0) {
-				return `${rel} changed size`;
-			}
-			hash.update(chunk.subarray(0, read));
-			at += read;
-		}
-		return hash.digest('hex') === expected.hash ? undefined : `${rel} changed`;
-	} finally {
-		fs.closeSync(fd);
-	}
-}
-
 /** Renames `from` to `to` in `dir`; one already gone (another process moved it) is fine. */
 function renameUnlessGone(dir: ConfinedDir, from: string, to: string): void {
 	try {
@@ -782,21 +671,6 @@ function removeReadOnlyTree(parent: string, mounts: ConfinedDir, name: string): 
 		mounts.removeTree(name);
 	} catch {
 		// Left for a later removal; the mount in place is what counts.
-	}
-}
-
-function kindText(kind: EntryKind): string {
-	switch (kind) {
-		case 'link':
-			return 'a link (never followed)';
-		case 'fifo':
-			return 'a FIFO';
-		case 'socket':
-			return 'a socket';
-		case 'device':
-			return 'a device';
-		default:
-			return 'not a regular file';
 	}
 }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -321,6 +322,91 @@ describe('mounts found changed', () => {
 		}
 	});
 });
+
+describe('mounts checked cheaply', () => {
+	it('reads no file of an unchanged mount once its files were read and found the version (a stat each), and still finds a file edited with its times put back', async () => {
+		const libraryDir = path.join(tempDir(), 'library');
+		const logger = recordingLogger();
+		const desk = await openDesk(libraryDir, logger);
+		const asset = await newAsset(desk);
+		fs.mkdirSync(path.join(asset.working_dir, 'docs'));
+		for (let i = 0; i < 20; i++) {
+			fs.writeFileSync(path.join(asset.working_dir, 'docs', `page-${i}.md`), `# Page ${i}\n`);
+		}
+		fs.writeFileSync(path.join(asset.working_dir, 'data.csv'), 'a,b\n1,2\n');
+		await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		const mounted = desk.library.mount(asset.id, 2);
+		const reused = () => {
+			assert.equal(desk.library.mount(asset.id, 2), mounted);
+			const line = logger.lines.at(-1)?.message ?? '';
+			const counts = /reused: (\d+) files, (\d+) read/.exec(line);
+			assert.ok(counts, `the reuse is logged: ${line}`);
+			return { files: Number(counts[1]), read: Number(counts[2]) };
+		};
+		// Files changed within the racy window are read: their stat cannot vouch for them yet.
+		await sleep(250);
+		assert.deepEqual(reused(), { files: 21, read: 21 }, 'the first reuse reads every file once');
+		assert.deepEqual(reused(), { files: 21, read: 0 }, 'an unchanged mount is told by its stat alone');
+		assert.deepEqual(reused(), { files: 21, read: 0 });
+
+		// An edit of the same size with its mtime put back: ctime, which nobody sets, still moved.
+		const data = path.join(mounted, 'data.csv');
+		// touch -r copies times to the nanosecond (utimes from JavaScript numbers may not).
+		const times = path.join(tempDir(), 'times');
+		fs.writeFileSync(times, '');
+		execFileSync('touch', ['-r', data, times]);
+		const before = fs.statSync(data, { bigint: true });
+		fs.chmodSync(data, 0o644);
+		fs.writeFileSync(data, 'a,b\n3,4\n');
+		fs.chmodSync(data, 0o444);
+		execFileSync('touch', ['-r', times, data]);
+		const after = fs.statSync(data, { bigint: true });
+		assert.deepEqual([after.size, after.mtimeNs, after.ino], [before.size, before.mtimeNs, before.ino]);
+		assert.notEqual(after.ctimeNs, before.ctimeNs);
+		assert.equal(desk.library.mount(asset.id, 2), mounted);
+		assert.match(logger.lines.at(-1)?.message ?? '', /\(data\.csv changed\)/);
+		assert.equal(fs.readFileSync(data, 'utf8'), 'a,b\n1,2\n', 'laid out again from its version');
+		await sleep(250);
+		assert.deepEqual(reused(), { files: 21, read: 21 }, 'a mount laid out again is read once more');
+		assert.deepEqual(reused(), { files: 21, read: 0 });
+	});
+
+	it('reads every file again when the stamp is lost or damaged, and never trusts one written for other bytes', async () => {
+		const libraryDir = path.join(tempDir(), 'library');
+		const logger = recordingLogger();
+		const desk = await openDesk(libraryDir, logger);
+		const asset = await newAsset(desk);
+		fs.writeFileSync(path.join(asset.working_dir, 'a.txt'), 'one\n');
+		fs.writeFileSync(path.join(asset.working_dir, 'b.txt'), 'two\n');
+		await desk.library.snapshot(asset.id, { madeBy: 'user' });
+		const mounted = desk.library.mount(asset.id, 2);
+		await sleep(250);
+		desk.library.mount(asset.id, 2);
+		const stampFile = path.join(libraryDir, 'cache', 'mount', asset.id, '2.json');
+		const stamp = JSON.parse(fs.readFileSync(stampFile, 'utf8')) as { files: Record<string, unknown[]> };
+		assert.deepEqual(Object.keys(stamp.files).sort(), ['a.txt', 'b.txt']);
+		const readCount = () => Number(/(\d+) read/.exec(logger.lines.at(-1)?.message ?? '')?.[1]);
+		fs.writeFileSync(stampFile, '{ not json');
+		desk.library.mount(asset.id, 2);
+		assert.equal(readCount(), 2, 'a damaged stamp: every file read');
+		fs.rmSync(stampFile);
+		desk.library.mount(asset.id, 2);
+		assert.equal(readCount(), 2, 'no stamp: every file read');
+		desk.library.mount(asset.id, 2);
+		assert.equal(readCount(), 0);
+		// A stamp whose hash is not the manifest's vouches for nothing.
+		const written = JSON.parse(fs.readFileSync(stampFile, 'utf8')) as { files: Record<string, unknown[]> };
+		written.files['a.txt']![4] = '0'.repeat(64);
+		fs.writeFileSync(stampFile, JSON.stringify(written));
+		desk.library.mount(asset.id, 2);
+		assert.equal(readCount(), 1);
+		assert.equal(fs.readFileSync(path.join(mounted, 'a.txt'), 'utf8'), 'one\n');
+	});
+});
+
+function sleep(ms: number): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 /** `body` with `folder` writable for its while (a mount's folders are read-only). */
 function withWritable(folder: string, body: () => void): void {

@@ -129,14 +129,16 @@ const assetFiles = operationCommand(listFiles, {
 	text: ({ files }) => files.map(formatFile).join('\n') || '(no files)',
 });
 
-/** One line of `asset files`: the size (`-` when not known), the path, and what a link or submodule is. */
+/** One line of `asset files`: the size (`-` when not known), the path, and its kind when it is not a plain file. */
 function formatFile(f: VersionFile): string {
 	const what =
 		f.kind === 'symlink'
 			? ` -> ${t(f.target ?? '')}`
 			: f.kind === 'submodule'
 				? `  (submodule @ ${f.hash.slice(0, 7)})`
-				: '';
+				: f.kind === 'executable'
+					? '  (executable)'
+					: '';
 	return `${f.size >= 0 ? String(f.size).padStart(10) : '         -'}  ${t(f.path)}${what}`;
 }
 
