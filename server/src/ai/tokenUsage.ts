@@ -185,7 +185,7 @@ export function addUsage(a: TokenUsage | undefined, b: TokenUsage): TokenUsage {
 	return usage;
 }
 
-/** The tool name of what a summary agent's answer cost (glossary: Memorize), recorded on the landed run it summed up. */
+/** The tool name of what a summary agent's answer cost (glossary: Project memory), recorded on the landed run it summed up. */
 export const summaryAgentTool = 'summary_agent';
 
 /**
