@@ -7,6 +7,7 @@ import { keepWhatWasLeft } from './patchSets';
 import { readPlacement, type RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { isRunnerAlive, runnerToken, stopStrayAgent } from './runnerProcess';
+import { taskSecrets } from './taskOutbox';
 import { removeInstalled } from './workFolder';
 
 /** What recovery did: the runs it failed, and those whose leftover change it could not keep (with why). */
@@ -67,9 +68,14 @@ export async function recoverInterrupted(
 		if (placement) {
 			removeInstalled(ports, placement);
 		}
-		// What the agent put in the outbox before the crash is attached, once (keyed by this run).
+		// What the agent put in the outbox before the crash is attached, once (keyed by this run), scrubbed
+		// of the secrets its agent was given, known again from its settings.
 		try {
-			ports.attachments.ingest(run.task, { runId: run.object_id, addedBy: 'run' });
+			ports.attachments.ingest(run.task, {
+				runId: run.object_id,
+				addedBy: 'run',
+				secrets: placement ? taskSecrets(ports, [run.object_id]) : [],
+			});
 		} catch (error) {
 			ports.logger.warn(`run ${run.object_id}: the outbox could not be ingested: ${(error as Error).message}`);
 		}
