@@ -198,6 +198,97 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 	}
 });
 
+it('keeps a run at the gate as a checkpoint from its page, then Resume from Checkpoint starts a new run that begins with the kept change and reaches the gate', async () => {
+	const farewell = 'export function farewell(name: string): string {\n\treturn `Bye, ${name}!`;\n}\n';
+	// The agent's first attempt writes the greeting; the resumed run's attempt only the farewell.
+	const { repo, page, close } = await launch(
+		'desk-gate-resume-e2e-',
+		{
+			firstAttemptWrites: [{ path: 'src/greeting.ts', content: greeting }],
+			writes: [{ path: 'src/farewell.ts', content: farewell }],
+		},
+		'Add a greeting helper\nWrite src/greeting.ts with greet(name).',
+	);
+	const headBefore = git(repo, 'rev-parse', 'HEAD');
+	try {
+		const ready = page.locator('.notification-toast', { hasText: 'is ready for review: 1 file changed' });
+		await ready.waitFor({ timeout: 90_000 });
+		await ready.getByRole('button', { name: 'Review', exact: true }).click();
+		const runPage = await webviewWith(page, 'Waiting for your review');
+		const runId = /\nId\s+(\S+)/.exec(await runPage.locator('body').innerText())?.[1];
+		assert.ok(runId, 'the run page shows the run id');
+
+		// Checkpoint from the page: a rationale, then a confirmation saying what is kept, where, and what is put back.
+		await runPage.getByRole('link', { name: 'Checkpoint', exact: true }).click();
+		await page
+			.locator('.quick-input-widget', { hasText: 'Checkpoint: Add a greeting helper' })
+			.waitFor({ timeout: 30_000 });
+		await page.keyboard.press('Enter');
+		const dialog = page.locator('.monaco-dialog-box');
+		await dialog.waitFor({ timeout: 30_000 });
+		const question = await dialog.innerText();
+		assert.match(question, /Keep run ‘Add a greeting helper’ as a checkpoint\?/);
+		assert.ok(question.includes(`as a commit under refs/desk/checkpoints/${runId}, off every branch`), question);
+		assert.match(question, /The 1 file the agent changed in the checkout is put back/);
+		await screenshot(page, 'run-gate-12-checkpoint-confirm');
+		await dialog.getByRole('button', { name: 'Keep as Checkpoint', exact: true }).click();
+		const kept = page.locator('.notification-toast', { hasText: 'kept ‘Add a greeting helper’ as a checkpoint' });
+		await kept.waitFor({ timeout: 30_000 });
+		const checkpoint = git(repo, 'rev-parse', `refs/desk/checkpoints/${runId}`);
+		assert.ok((await kept.innerText()).includes(`as commit ${checkpoint.slice(0, 7)} under refs/desk/checkpoints/`));
+		assert.equal(git(repo, 'show', `${checkpoint}:src/greeting.ts`), greeting.trimEnd());
+		assert.equal(git(repo, 'status', '--porcelain', '--untracked-files=all'), '', 'the change is kept aside');
+		assert.equal(git(repo, 'rev-parse', 'HEAD'), headBefore, 'nothing landed');
+		await page.getByRole('treeitem', { name: /^Run, completed · checkpointed/ }).waitFor({ timeout: 30_000 });
+		await runCommand(page, 'Notifications: Clear All Notifications');
+
+		// The page now offers Resume from Checkpoint; the new run begins with the kept greeting.
+		await webviewWith(page, 'Its change is kept as a checkpoint: resume it in a new run of the task.');
+		const checkpointed = await webviewWith(page, 'Resume from Checkpoint');
+		await page.mouse.move(700, 500);
+		await page.waitForTimeout(600);
+		await screenshot(page, 'run-gate-13-checkpointed');
+		await checkpointed.getByRole('link', { name: 'Resume from Checkpoint' }).click();
+		await page
+			.locator('.notification-toast', { hasText: 'resumed ‘Add a greeting helper’ from its checkpoint in a new run' })
+			.waitFor({ timeout: 30_000 });
+		// The greeting the agent did not write this time: its check passes, and the change holds both files.
+		const resumed = page.locator('.notification-toast', {
+			hasText: /Run ‘Add a greeting helper’ is ready for review: 2 files changed, checks: 1 passed, 0 failed/,
+		});
+		await resumed.waitFor({ timeout: 90_000 });
+		assert.equal(
+			git(repo, 'status', '--porcelain', '--untracked-files=all'),
+			'?? src/farewell.ts\n?? src/greeting.ts',
+			'the checkout has the kept greeting and the new farewell',
+		);
+		await page
+			.getByRole('treeitem', { name: /^Run, completed · checkpointed, then resumed/ })
+			.waitFor({ timeout: 30_000 });
+		await page.getByRole('treeitem', { name: /^Run, waiting for review/ }).waitFor({ timeout: 30_000 });
+		await resumed.getByRole('button', { name: 'Review', exact: true }).click();
+		const diff = page.locator('.monaco-diff-editor').first();
+		await diff.waitFor({ timeout: 30_000 });
+		await waitFor(
+			async () => {
+				const shown = await page.locator('.multiDiffEditor').first().innerText();
+				return /greeting\.ts/.test(shown) && /farewell\.ts/.test(shown);
+			},
+			20_000,
+			'both files in the review',
+		);
+		const secondPage = await webviewWith(page, 'Run 2 of “Add a greeting helper”');
+		const secondText = await secondPage.locator('body').innerText();
+		assert.ok(secondText.includes('Waiting for your review: 2 files changed, checks: 1 passed, 0 failed.'), secondText);
+		await page.mouse.move(700, 500);
+		await page.waitForTimeout(800);
+		await screenshot(page, 'run-gate-14-resumed-at-gate');
+	} finally {
+		await screenshot(page, 'run-gate-resume-final').catch(() => undefined);
+		await close();
+	}
+});
+
 it('tells of a failed run with Show Run and Retry; Retry on the shared checkout asks first and says what it put back; Abandon from the command palette puts the checkout back', async () => {
 	const { repo, page, close } = await launch(
 		'desk-gate-fail-e2e-',
