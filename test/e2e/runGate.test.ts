@@ -267,15 +267,14 @@ it('keeps a run at the gate as a checkpoint from its page, then Resume from Chec
 			.waitFor({ timeout: 30_000 });
 		await page.getByRole('treeitem', { name: /^Run, waiting for review/ }).waitFor({ timeout: 30_000 });
 		await resumed.getByRole('button', { name: 'Review', exact: true }).click();
-		const diff = page.locator('.monaco-diff-editor').first();
-		await diff.waitFor({ timeout: 30_000 });
+		await page.locator('.tab', { hasText: 'Review: Add a greeting helper (Run 2' }).waitFor({ timeout: 30_000 });
+		// Run 1's review stays open in its own group; Run 2's shows both files.
+		const review = page.locator('.multiDiffEditor', { hasText: 'farewell.ts' });
+		await review.waitFor({ timeout: 30_000 });
 		await waitFor(
-			async () => {
-				const shown = await page.locator('.multiDiffEditor').first().innerText();
-				return /greeting\.ts/.test(shown) && /farewell\.ts/.test(shown);
-			},
+			async () => /greeting\.ts/.test(await review.innerText()),
 			20_000,
-			'both files in the review',
+			"the kept greeting in Run 2's review",
 		);
 		const secondPage = await webviewWith(page, 'Run 2 of “Add a greeting helper”');
 		const secondText = await secondPage.locator('body').innerText();
