@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import type { Frame, Locator, Page } from 'playwright-core';
 import {
 	launchScriptedRun,
 	runCommand,
@@ -36,6 +37,21 @@ function launch(
 		},
 		options,
 	);
+}
+
+/** A decision's link on a run page pressed, its rationale left out: the confirmation it asks, and its text. */
+async function confirmationOf(
+	page: Page,
+	runPage: Frame,
+	link: string,
+	rationaleTitle: string,
+): Promise<{ dialog: Locator; question: string }> {
+	await runPage.getByRole('link', { name: link, exact: true }).click();
+	await page.locator('.quick-input-widget', { hasText: rationaleTitle }).waitFor({ timeout: 30_000 });
+	await page.keyboard.press('Enter');
+	const dialog = page.locator('.monaco-dialog-box');
+	await dialog.waitFor({ timeout: 30_000 });
+	return { dialog, question: await dialog.innerText() };
 }
 
 const greeting = 'export function greet(name: string): string {\n\treturn `Hello, ${name}!`;\n}\n';
@@ -167,14 +183,12 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		walkthroughStep(await screenshot(page, 'run-gate-5-landed'), '6-landed');
 
 		// Rollback… from the page: a confirmation that says exactly what it reverts, then a revert commit.
-		await landedPage.getByRole('link', { name: 'Rollback…' }).click();
-		await page
-			.locator('.quick-input-widget', { hasText: 'Rollback: Add a greeting helper' })
-			.waitFor({ timeout: 30_000 });
-		await page.keyboard.press('Enter');
-		const rollbackDialog = page.locator('.monaco-dialog-box');
-		await rollbackDialog.waitFor({ timeout: 30_000 });
-		const rollbackQuestion = await rollbackDialog.innerText();
+		const { dialog: rollbackDialog, question: rollbackQuestion } = await confirmationOf(
+			page,
+			landedPage,
+			'Rollback…',
+			'Rollback: Add a greeting helper',
+		);
 		assert.match(rollbackQuestion, /Roll Back run ‘Add a greeting helper’\?/);
 		assert.ok(rollbackQuestion.includes(`Make a commit on main that reverts ${head.slice(0, 12)}`), rollbackQuestion);
 		assert.match(rollbackQuestion, /D src\/greeting\.ts/);
@@ -219,14 +233,7 @@ it('keeps a run at the gate as a checkpoint from its page, then Resume from Chec
 		assert.ok(runId, 'the run page shows the run id');
 
 		// Checkpoint from the page: a rationale, then a confirmation saying what is kept, where, and what is put back.
-		await runPage.getByRole('link', { name: 'Checkpoint', exact: true }).click();
-		await page
-			.locator('.quick-input-widget', { hasText: 'Checkpoint: Add a greeting helper' })
-			.waitFor({ timeout: 30_000 });
-		await page.keyboard.press('Enter');
-		const dialog = page.locator('.monaco-dialog-box');
-		await dialog.waitFor({ timeout: 30_000 });
-		const question = await dialog.innerText();
+		const { dialog, question } = await confirmationOf(page, runPage, 'Checkpoint', 'Checkpoint: Add a greeting helper');
 		assert.match(question, /Keep run ‘Add a greeting helper’ as a checkpoint\?/);
 		assert.ok(question.includes(`as a commit under refs/desk/checkpoints/${runId}, off every branch`), question);
 		assert.match(question, /The 1 file the agent changed in the checkout is put back/);

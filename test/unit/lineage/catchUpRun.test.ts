@@ -6,7 +6,7 @@ import type { ContextSnapshot, Run } from '../../../server/src/ai/types';
 import { GitRepository } from '../../../server/src/git/repository';
 import { projectMigrations, projectSchema } from '../../../server/src/store/schemas';
 import { openDesk } from '../../helpers/deskFixture';
-import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
+import { commitFile, git, makeRepo, makeRepoWithOrigin } from '../../helpers/gitRepo';
 import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { openTestDatabase } from '../../helpers/testDatabase';
 import { tempDir } from '../../helpers/temp';
@@ -87,9 +87,11 @@ async function lineageRows(repo: string) {
 	};
 }
 
-it("a branch's every input gets the tally section, pinned in its run's ContextSnapshot; a sibling's landing moves it from live to Landed", async () => {
-	const root = tempDir();
-	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+/**
+ * A desk on `repo` with two launched runs whose tasks are branches of `main` (rows written as the fork
+ * writes them): the sibling's, working on the lexer, and mine.
+ */
+async function twoBranches(root: string, repo: string) {
 	const desk = await openDesk(path.join(root, 'library'));
 	await desk.openWorkspace([{ name: 'shop', path: repo }]);
 	const launches = await desk.launches(repo);
@@ -104,6 +106,13 @@ it("a branch's every input gets the tally section, pinned in its run's ContextSn
 	rows.branch(siblingTask, 'Split the parser into lexer and grammar');
 	rows.branch(myTask, 'Add parser tests');
 	rows.abstract(siblingTask, 'moving lexer.ts into its own module');
+	return { desk, launches, sibling, mine, ai, rows, siblingTask, myTask };
+}
+
+it("a branch's every input gets the tally section, pinned in its run's ContextSnapshot; a sibling's landing moves it from live to Landed", async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	const { desk, launches, sibling, mine, ai, rows, siblingTask, myTask } = await twoBranches(root, repo);
 	rows.abstract(myTask, 'MY OWN ABSTRACT');
 
 	const prompts = path.join(root, 'prompts');
@@ -199,24 +208,8 @@ it("a branch's every input gets the tally section, pinned in its run's ContextSn
 it("a branch's catch-up items travel with the history: exported in one clone, gc'd, pushed, fetched and imported in another, they read the same there", async () => {
 	const root = tempDir();
 	const origin = path.join(root, 'origin.git');
-	git(root, 'init', '-q', '--bare', origin);
-	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
-	git(repo, 'remote', 'add', 'origin', origin);
-	git(repo, 'push', '-q', 'origin', 'HEAD:refs/heads/main');
-	const desk = await openDesk(path.join(root, 'library'));
-	await desk.openWorkspace([{ name: 'shop', path: repo }]);
-	const launches = await desk.launches(repo);
-	launches.setTicket('Split the parser');
-	const sibling = await launches.go();
-	launches.setTicket('Add parser tests');
-	const mine = await launches.go();
-	const ai = await desk.projectAi(repo);
-	const rows = await lineageRows(repo);
-	const siblingTask = ai.require<Run>(sibling.run, 'run').task;
-	const myTask = ai.require<Run>(mine.run, 'run').task;
-	rows.branch(siblingTask, 'Split the parser into lexer and grammar');
-	rows.branch(myTask, 'Add parser tests');
-	rows.abstract(siblingTask, 'moving lexer.ts into its own module');
+	const repo = makeRepoWithOrigin(path.join(root, 'shop'), origin, { commits: 1 });
+	const { desk, mine, ai } = await twoBranches(root, repo);
 	const { executor } = await desk.runs(repo);
 	const run = await executor.execute(mine, mine.run, scriptedAgentSettings({ writes: [] }, { sandbox: 'off' }));
 	assert.equal(run.status, 'failed');
