@@ -850,7 +850,8 @@ export class Desk {
 			}
 			try {
 				const ai = new AiStore(db);
-				const tidy = store.tidyOutboxes((taskId) => outboxTask(ai, taskId));
+				const source = { ai, control: new SqlRunControl(db), logger: this.logger };
+				const tidy = store.tidyOutboxes((taskId) => outboxTask(source, taskId));
 				if (tidy.removed.length + tidy.ended.length + tidy.kept.length + tidy.notVouched.length > 0) {
 					this.logger.info(
 						`attachments of ${name}: outboxes of ${tidy.removed.length} task(s) the project does not hold removed, of ${tidy.ended.length} ended task(s) emptied and removed, ${tidy.kept.length} kept for the next start; ${tidy.notVouched.length} of unknown tasks older than the database left alone`,

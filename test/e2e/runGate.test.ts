@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import type { Frame, Locator, Page } from 'playwright-core';
 import {
 	launchScriptedRun,
 	runCommand,
@@ -36,6 +37,21 @@ function launch(
 		},
 		options,
 	);
+}
+
+/** A decision's link on a run page pressed, its rationale left out: the confirmation it asks, and its text. */
+async function confirmationOf(
+	page: Page,
+	runPage: Frame,
+	link: string,
+	rationaleTitle: string,
+): Promise<{ dialog: Locator; question: string }> {
+	await runPage.getByRole('link', { name: link, exact: true }).click();
+	await page.locator('.quick-input-widget', { hasText: rationaleTitle }).waitFor({ timeout: 30_000 });
+	await page.keyboard.press('Enter');
+	const dialog = page.locator('.monaco-dialog-box');
+	await dialog.waitFor({ timeout: 30_000 });
+	return { dialog, question: await dialog.innerText() };
 }
 
 const greeting = 'export function greet(name: string): string {\n\treturn `Hello, ${name}!`;\n}\n';
@@ -167,14 +183,12 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		walkthroughStep(await screenshot(page, 'run-gate-5-landed'), '6-landed');
 
 		// Rollback… from the page: a confirmation that says exactly what it reverts, then a revert commit.
-		await landedPage.getByRole('link', { name: 'Rollback…' }).click();
-		await page
-			.locator('.quick-input-widget', { hasText: 'Rollback: Add a greeting helper' })
-			.waitFor({ timeout: 30_000 });
-		await page.keyboard.press('Enter');
-		const rollbackDialog = page.locator('.monaco-dialog-box');
-		await rollbackDialog.waitFor({ timeout: 30_000 });
-		const rollbackQuestion = await rollbackDialog.innerText();
+		const { dialog: rollbackDialog, question: rollbackQuestion } = await confirmationOf(
+			page,
+			landedPage,
+			'Rollback…',
+			'Rollback: Add a greeting helper',
+		);
 		assert.match(rollbackQuestion, /Roll Back run ‘Add a greeting helper’\?/);
 		assert.ok(rollbackQuestion.includes(`Make a commit on main that reverts ${head.slice(0, 12)}`), rollbackQuestion);
 		assert.match(rollbackQuestion, /D src\/greeting\.ts/);
@@ -194,6 +208,89 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 		await screenshot(page, 'run-gate-5c-rolled-back');
 	} finally {
 		await screenshot(page, 'run-gate-final').catch(() => undefined);
+		await close();
+	}
+});
+
+it('keeps a run at the gate as a checkpoint from its page, then Resume from Checkpoint starts a new run that begins with the kept change and reaches the gate', async () => {
+	const farewell = 'export function farewell(name: string): string {\n\treturn `Bye, ${name}!`;\n}\n';
+	// The agent's first attempt writes the greeting; the resumed run's attempt only the farewell.
+	const { repo, page, close } = await launch(
+		'desk-gate-resume-e2e-',
+		{
+			firstAttemptWrites: [{ path: 'src/greeting.ts', content: greeting }],
+			writes: [{ path: 'src/farewell.ts', content: farewell }],
+		},
+		'Add a greeting helper\nWrite src/greeting.ts with greet(name).',
+	);
+	const headBefore = git(repo, 'rev-parse', 'HEAD');
+	try {
+		const ready = page.locator('.notification-toast', { hasText: 'is ready for review: 1 file changed' });
+		await ready.waitFor({ timeout: 90_000 });
+		await ready.getByRole('button', { name: 'Review', exact: true }).click();
+		const runPage = await webviewWith(page, 'Waiting for your review');
+		const runId = /\nId\s+(\S+)/.exec(await runPage.locator('body').innerText())?.[1];
+		assert.ok(runId, 'the run page shows the run id');
+
+		// Checkpoint from the page: a rationale, then a confirmation saying what is kept, where, and what is put back.
+		const { dialog, question } = await confirmationOf(page, runPage, 'Checkpoint', 'Checkpoint: Add a greeting helper');
+		assert.match(question, /Keep run ‘Add a greeting helper’ as a checkpoint\?/);
+		assert.ok(question.includes(`as a commit under refs/desk/checkpoints/${runId}, off every branch`), question);
+		assert.match(question, /The 1 file the agent changed in the checkout is put back/);
+		await screenshot(page, 'run-gate-12-checkpoint-confirm');
+		await dialog.getByRole('button', { name: 'Keep as Checkpoint', exact: true }).click();
+		const kept = page.locator('.notification-toast', { hasText: 'kept ‘Add a greeting helper’ as a checkpoint' });
+		await kept.waitFor({ timeout: 30_000 });
+		const checkpoint = git(repo, 'rev-parse', `refs/desk/checkpoints/${runId}`);
+		assert.ok((await kept.innerText()).includes(`as commit ${checkpoint.slice(0, 7)} under refs/desk/checkpoints/`));
+		assert.equal(git(repo, 'show', `${checkpoint}:src/greeting.ts`), greeting.trimEnd());
+		assert.equal(git(repo, 'status', '--porcelain', '--untracked-files=all'), '', 'the change is kept aside');
+		assert.equal(git(repo, 'rev-parse', 'HEAD'), headBefore, 'nothing landed');
+		await page.getByRole('treeitem', { name: /^Run, completed · checkpointed/ }).waitFor({ timeout: 30_000 });
+		await runCommand(page, 'Notifications: Clear All Notifications');
+
+		// The page now offers Resume from Checkpoint; the new run begins with the kept greeting.
+		await webviewWith(page, 'Its change is kept as a checkpoint: resume it in a new run of the task.');
+		const checkpointed = await webviewWith(page, 'Resume from Checkpoint');
+		await page.mouse.move(700, 500);
+		await page.waitForTimeout(600);
+		await screenshot(page, 'run-gate-13-checkpointed');
+		await checkpointed.getByRole('link', { name: 'Resume from Checkpoint' }).click();
+		await page
+			.locator('.notification-toast', { hasText: 'resumed ‘Add a greeting helper’ from its checkpoint in a new run' })
+			.waitFor({ timeout: 30_000 });
+		// The greeting the agent did not write this time: its check passes, and the change holds both files.
+		const resumed = page.locator('.notification-toast', {
+			hasText: /Run ‘Add a greeting helper’ is ready for review: 2 files changed, checks: 1 passed, 0 failed/,
+		});
+		await resumed.waitFor({ timeout: 90_000 });
+		assert.equal(
+			git(repo, 'status', '--porcelain', '--untracked-files=all'),
+			'?? src/farewell.ts\n?? src/greeting.ts',
+			'the checkout has the kept greeting and the new farewell',
+		);
+		await page
+			.getByRole('treeitem', { name: /^Run, completed · checkpointed, then resumed/ })
+			.waitFor({ timeout: 30_000 });
+		await page.getByRole('treeitem', { name: /^Run, waiting for review/ }).waitFor({ timeout: 30_000 });
+		await resumed.getByRole('button', { name: 'Review', exact: true }).click();
+		await page.locator('.tab', { hasText: 'Review: Add a greeting helper (Run 2' }).waitFor({ timeout: 30_000 });
+		// Run 1's review stays open in its own group; Run 2's shows both files.
+		const review = page.locator('.multiDiffEditor', { hasText: 'farewell.ts' });
+		await review.waitFor({ timeout: 30_000 });
+		await waitFor(
+			async () => /greeting\.ts/.test(await review.innerText()),
+			20_000,
+			"the kept greeting in Run 2's review",
+		);
+		const secondPage = await webviewWith(page, 'Run 2 of “Add a greeting helper”');
+		const secondText = await secondPage.locator('body').innerText();
+		assert.ok(secondText.includes('Waiting for your review: 2 files changed, checks: 1 passed, 0 failed.'), secondText);
+		await page.mouse.move(700, 500);
+		await page.waitForTimeout(800);
+		await screenshot(page, 'run-gate-14-resumed-at-gate');
+	} finally {
+		await screenshot(page, 'run-gate-resume-final').catch(() => undefined);
 		await close();
 	}
 });

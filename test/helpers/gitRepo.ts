@@ -72,6 +72,20 @@ export function makeRepo(dir: string, options: RepoOptions = {}): string {
 	return fs.realpathSync(dir);
 }
 
+/**
+ * A repository as {@link makeRepo} makes it at `dir`, whose `origin` is a new bare repository at
+ * `origin` holding its branch: a clone of a team's, to push and fetch through.
+ */
+export function makeRepoWithOrigin(dir: string, origin: string, options: RepoOptions = {}): string {
+	const branch = options.branch ?? 'main';
+	fs.mkdirSync(path.dirname(origin), { recursive: true });
+	git(path.dirname(origin), 'init', '-q', '--bare', '-b', branch, origin);
+	const repo = makeRepo(dir, options);
+	git(repo, 'remote', 'add', 'origin', origin);
+	git(repo, 'push', '-q', 'origin', `HEAD:refs/heads/${branch}`);
+	return repo;
+}
+
 export function commitFile(dir: string, file: string, content: string, message: string, time?: number): string {
 	fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
 	fs.writeFileSync(path.join(dir, file), content);

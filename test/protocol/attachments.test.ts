@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { pieceBytes, readForOpening, readWhole, type ReadPiece } from '../../client/src/attachments/attachmentReader';
 import {
 	AttachFile,
@@ -19,7 +19,7 @@ import {
 import { desk } from '../helpers/deskCli';
 import { makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
-import { expectRpcError, serverForSuite } from '../helpers/serverProcess';
+import { expectRpcError, killStartedServers, serverForSuite, startServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
 describe('attachments over JSON-RPC', () => {
@@ -228,4 +228,68 @@ describe('attachments over JSON-RPC', () => {
 			[[ranRun, 25]],
 		);
 	});
+});
+
+after(killStartedServers);
+
+it("files an outbox still holds when it is taken later — crash recovery, the task's end, start-up — are scrubbed of the agent's secrets, known again from the run's settings", async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	const library = path.join(root, 'library');
+	const secret = `sk-desk-${createHash('sha256').update(root).digest('hex').slice(0, 24)}`;
+	// The desk's environment holds the secret, as the window's does; its settings name only the variable.
+	const env = { ...process.env, DESK_TEST_AGENT_KEY: secret };
+	const settings = scriptedAgentSettings(
+		{
+			writes: [{ path: 'half.txt', content: 'half\n' }],
+			outbox: [{ name: 'crash.log', content: `key=${secret}\n` }],
+			sleepMs: 60_000,
+		},
+		{ sandbox: 'off' },
+	);
+	settings.agents[0]!.secretEnv = ['DESK_TEST_AGENT_KEY'];
+	const withSecret = Buffer.from(`key=${secret}\n`).toString('base64');
+	const opened = async () => {
+		const server = await startServer(library, { env });
+		await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+		return server;
+	};
+	const textOf = async (server: Awaited<ReturnType<typeof opened>>, task: string, name: string) =>
+		Buffer.from((await server.call(ReadAttachment, { project: 'shop', task, ref: name })).base64, 'base64').toString();
+
+	// The desk is killed while the agent sleeps after filling the outbox: the next desk's recovery takes it.
+	const first = await opened();
+	await first.call(SetTicket, { project: 'shop', ticket: 'Log the keys' });
+	const record = await first.call(LaunchGo, { project: 'shop', settings });
+	const outbox = path.join(repo, '.desk', 'attachments', 'outbox', record.task);
+	for (let i = 0; !fs.existsSync(path.join(outbox, 'crash.log')); i++) {
+		assert.ok(i < 400, 'the agent fills its outbox');
+		await new Promise((r) => setTimeout(r, 50));
+	}
+	first.child.kill('SIGKILL');
+	await first.exited;
+	const second = await opened();
+	assert.equal(await textOf(second, record.task, 'crash.log'), 'key=[secret removed]\n', 'crash recovery');
+
+	// A file the outbox kept past the ingests, taken when the task ends.
+	fs.mkdirSync(outbox, { recursive: true });
+	fs.writeFileSync(path.join(outbox, 'late.log'), `key=${secret}\nencoded=${withSecret}\n`);
+	await second.call(DecideRun, { project: 'shop', run: record.run, decision: 'abandon' });
+	assert.equal(fs.existsSync(outbox), false);
+	const late = await textOf(second, record.task, 'late.log');
+	assert.ok(!late.includes(secret) && !late.includes(withSecret), late);
+	assert.equal(late.split('[secret removed]').length - 1, 2, late);
+	await second.stop();
+
+	// An ended task's outbox a desk left (it stopped before the task's end emptied it), taken at start-up.
+	fs.mkdirSync(outbox, { recursive: true });
+	fs.writeFileSync(path.join(outbox, 'left.log'), `key=${secret}\n`);
+	const third = await opened();
+	const files = (await third.call(ListAttachments, { project: 'shop' })).tasks.find(
+		(t) => t.task_id === record.task,
+	)!.files;
+	assert.ok(files.some((f) => f.name === 'left.log'));
+	assert.equal(await textOf(third, record.task, 'left.log'), 'key=[secret removed]\n', 'start-up');
+	assert.equal(fs.existsSync(outbox), false);
+	await third.stop();
 });

@@ -8,8 +8,11 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
 	DecideRun,
+	ImportAsset,
 	LaunchGo,
+	ListVersions,
 	OpenWorkspace,
+	PlugAsset,
 	ResumeRun,
 	RunDidFinish,
 	RunsDidChange,
@@ -179,6 +182,63 @@ it('a desk killed between the revert commit and its Decision: the next rollback 
 	assert.equal(fs.existsSync(path.join(repo, 'LICENCE')), false);
 	assert.equal(git(repo, 'status', '--porcelain'), '');
 	assert.equal((await server.call(ShowRun, { project: 'shop', id: made })).decision?.result_commit_sha, revert);
+	await server.stop();
+});
+
+it('a desk killed between the restored version of a snapshot target and its Decision: the next rollback records that version under the run its note names, cuts nothing again, and is refused after', async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	const docs = path.join(root, 'docs');
+	fs.mkdirSync(docs);
+	fs.writeFileSync(path.join(docs, 'guide.md'), 'Old text.\n');
+	const library = path.join(root, 'library');
+	const killed = await startServer(library, {
+		env: { ...process.env, DESK_TEST_FAULTS: 'rollback.afterVersion.beforeDecision' },
+	});
+	await killed.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	const asset = (await killed.call(ImportAsset, { dir: docs, project: 'shop', main: false })).asset.id;
+	await killed.call(SetTicket, { project: 'shop', ticket: 'Rewrite the guide' });
+	await killed.call(PlugAsset, { project: 'shop', id: asset, role: 'target' });
+	const record = await killed.call(LaunchGo, {
+		project: 'shop',
+		settings: scriptedAgentSettings({ writes: [{ path: 'guide.md', content: 'New text.\n' }] }),
+	});
+	const end = await killed.notified(RunDidFinish, (f) => f.run === record.run, 'the run to reach the gate');
+	assert.equal(end.status, 'gate', end.error);
+	const landed = await killed.call(DecideRun, { project: 'shop', run: record.run, decision: 'commit' });
+	assert.equal(landed.version, 2);
+	// No answer comes: the server dies once the restored version is cut.
+	void killed.call(DecideRun, { project: 'shop', run: record.run, decision: 'rollback' }).catch(() => undefined);
+	assert.equal((await killed.exited).signal, 'SIGKILL');
+	assert.equal(fs.readFileSync(path.join(docs, 'guide.md'), 'utf8'), 'Old text.\n', 'restored before the kill');
+
+	const server = await startServer(library);
+	await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+	const cut = (await server.call(ListVersions, { id: asset })).versions;
+	assert.equal(cut.length, 3, 'the restore was cut before the kill');
+	const made = /^run (\S+): rollback of run /.exec(cut[2]!.engine === 'snapshot' ? cut[2]!.note : '')?.[1];
+	assert.ok(made, 'the restored version names its rollback run');
+	assert.equal((await server.call(ShowRun, { project: 'shop', id: record.run })).summary.rolled_back_by, undefined);
+
+	const rolled = await server.call(DecideRun, { project: 'shop', run: record.run, decision: 'rollback' });
+	assert.deepEqual([rolled.version, rolled.rollback_run], [3, made]);
+	assert.equal((await server.call(ListVersions, { id: asset })).total, 3, 'nothing was cut again');
+	const reverting = await server.call(ShowRun, { project: 'shop', id: made });
+	assert.deepEqual(
+		[reverting.summary.status, reverting.decision?.decision_type, reverting.decision?.tags['desk.version']],
+		['completed', 'rollback', '3'],
+	);
+	assert.equal(reverting.run.task, (await server.call(ShowRun, { project: 'shop', id: record.run })).run.task);
+	assert.equal((await server.call(ShowRun, { project: 'shop', id: record.run })).summary.rolled_back_by, made);
+	const again = (
+		await expectRpcError(server.connection, DecideRun.method, {
+			project: 'shop',
+			run: record.run,
+			decision: 'rollback',
+		})
+	).data as DeskErrorJson;
+	assert.equal(again.code, 'run.notLanded', again.message);
+	assert.equal((await server.call(ListVersions, { id: asset })).total, 3);
 	await server.stop();
 });
 

@@ -159,9 +159,12 @@ export class AttachmentStore {
 	 * The task has ended (done, failed, cancelled: no attempt of it will come): what its outbox still
 	 * holds is ingested once more, attributed to `runId` (its last run, so a file that run's own ingest
 	 * took is not attached twice), and the outbox removed (RemoveOutbox). A file kept again (a full
-	 * disk) keeps the outbox, for the next start-up to try.
+	 * disk) keeps the outbox, for the next start-up to try. `secrets` are scrubbed from what is taken.
 	 */
-	endOutbox(taskId: string, options: { runId?: string; addedBy?: string } = {}): IngestReport {
+	endOutbox(
+		taskId: string,
+		options: { runId?: string; secrets?: readonly string[]; addedBy?: string } = {},
+	): IngestReport {
 		const report = this.ingest(taskId, options);
 		if (report.kept.length === 0) {
 			this.removeOutbox(taskId);
@@ -172,7 +175,7 @@ export class AttachmentStore {
 	/**
 	 * At start-up, every outbox in the store (Outboxes): one whose task the project does not hold is
 	 * removed with what it holds (RemoveOutbox), one of a task that has ended is emptied and removed
-	 * ({@link endOutbox}); an open task's stays for its next attempt or its end. A folder whose name
+	 * ({@link endOutbox}, scrubbed of the task's secrets); an open task's stays for its next attempt or its end. A folder whose name
 	 * is not a task id is no outbox and is left alone, and so is an outbox of an unknown task that
 	 * has not changed since the database's tracking start: a database started (empty, or rebuilt
 	 * after damage) after it was written cannot say its task is gone.
@@ -193,6 +196,7 @@ export class AttachmentStore {
 				const report = this.endOutbox(taskId, {
 					...(task.lastRun !== undefined ? { runId: task.lastRun } : {}),
 					addedBy: 'run',
+					secrets: task.secrets ?? [],
 				});
 				(report.kept.length === 0 ? tidy.ended : tidy.kept).push(taskId);
 			}

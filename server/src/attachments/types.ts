@@ -40,6 +40,11 @@ export interface OutboxTask {
 	ended: boolean;
 	/** Its last run, which what its outbox still holds is attributed to. */
 	lastRun?: string;
+	/**
+	 * The values of the secrets its runs' agents were given, scrubbed from what its outbox still holds
+	 * (as each attempt's own ingest scrubs them): known again from the runs' settings, never stored.
+	 */
+	secrets?: readonly string[];
 }
 
 /** What tidying the outboxes at start-up did, by task id. */

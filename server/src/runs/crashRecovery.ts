@@ -7,6 +7,7 @@ import { keepWhatWasLeft } from './patchSets';
 import { readPlacement, type RunPlacement } from './placement';
 import type { RunnerPorts } from './ports';
 import { isRunnerAlive, runnerToken, stopStrayAgent } from './runnerProcess';
+import { taskSecrets } from './taskOutbox';
 import { removeInstalled } from './workFolder';
 import { putBackSharedCheckout } from './checkoutFiles';
 
@@ -72,9 +73,14 @@ export async function recoverInterrupted(
 		}
 		// Nobody carries the run on: the person finds the checkout as before Go, not half edited.
 		const putBack = placement ? await putBackLeftover(ports, run, placement) : '';
-		// What the agent put in the outbox before the crash is attached, once (keyed by this run).
+		// What the agent put in the outbox before the crash is attached, once (keyed by this run), scrubbed
+		// of the secrets its agent was given, known again from its settings.
 		try {
-			ports.attachments.ingest(run.task, { runId: run.object_id, addedBy: 'run' });
+			ports.attachments.ingest(run.task, {
+				runId: run.object_id,
+				addedBy: 'run',
+				secrets: placement ? taskSecrets(ports, [run.object_id]) : [],
+			});
 		} catch (error) {
 			ports.logger.warn(`run ${run.object_id}: the outbox could not be ingested: ${(error as Error).message}`);
 		}

@@ -74,6 +74,9 @@ export async function rollBack(
 	return resultOf(next, decision);
 }
 
+/** A run id (UUID v7) as a trailer or a note names it. */
+const uuidPattern = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+
 function resultOf(run: Run, decision: Decision): DecideResult {
 	const version = decision.tags['desk.version'];
 	return {
@@ -112,14 +115,52 @@ async function revertVersion(
 	}));
 	const task = ports.ai.require<Task>(landed.task, 'task');
 	const run = newRun(actor('system', 'agent-desk'), task, landed.commit);
+	const restored =
+		changes.version !== undefined
+			? await restoredBefore(ports, asset, { landed: landedVersion, began: changes.version }, landed.object_id)
+			: undefined;
+	if (restored) {
+		// Restored by a rollback the desk did not live to record: recorded now, nothing cut again.
+		run.object_id = restored.run;
+		return { run, version: restored.version };
+	}
 	// landRunChanges refuses (run.targetMoved) when the asset moved on from the landed version.
 	const cut = await ports.library.landRunChanges(
 		asset,
 		landedVersion,
 		files,
-		`rollback of run ${landed.object_id}: ${subject}`.slice(0, 200),
+		restoreNote(run.object_id, landed.object_id, subject),
 	);
+	ports.faults?.point('rollback.afterVersion.beforeDecision');
 	return { run, version: cut.version.version };
+}
+
+/** The note of the version a rollback restores: the rollback run's id first, as a revert commit's trailer names it. */
+function restoreNote(rollbackId: string, landedId: string, subject: string): string {
+	return `run ${rollbackId}: rollback of run ${landedId}: ${subject}`.slice(0, 200);
+}
+
+/**
+ * The rollback run's id and the version when the version right after the landed one is the restore a
+ * rollback of `landedId` cut: made by a run, its note naming both runs, its files those of the version
+ * the landed run began from. Only right after: landRunChanges refuses an asset that moved on.
+ */
+async function restoredBefore(
+	ports: RunnerPorts,
+	asset: string,
+	versions: { landed: number; began: number },
+	landedId: string,
+): Promise<{ run: string; version: number } | undefined> {
+	const snapshotVersion = async (n: number) => {
+		const found = (await ports.library.versionPage(asset, { from: n, to: n })).versions[0];
+		return found?.engine === 'snapshot' && found.version === n ? found : undefined;
+	};
+	const after = await snapshotVersion(versions.landed + 1);
+	if (after?.made_by !== 'run' || after.manifest !== (await snapshotVersion(versions.began))?.manifest) {
+		return undefined;
+	}
+	const [, run, rolledBack] = new RegExp(`^run (${uuidPattern}): rollback of run (\\S+): `).exec(after.note) ?? [];
+	return run && rolledBack === landedId ? { run, version: after.version } : undefined;
 }
 
 /**
@@ -198,7 +239,7 @@ async function revertedBefore(
 ): Promise<string | undefined> {
 	const message = await git.text(['log', '-1', '--format=%B', tip]);
 	return message.includes(`\nThis reverts commit ${landedCommit}, which run ${landedId} landed.\n`)
-		? /^Desk-Run: ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/m.exec(message)?.[1]
+		? new RegExp(`^Desk-Run: (${uuidPattern})$`, 'm').exec(message)?.[1]
 		: undefined;
 }
 

@@ -573,8 +573,9 @@ export class RunExecutor {
 
 	/**
 	 * Before each input of a branch's run, its catch-up (glossary: Catch-up): the sections are pinned
-	 * on the run's ContextSnapshot as snippets (the text in the blob store and whole in the preview,
-	 * so the run page shows exactly what the agent was told) in the same transaction that saves the
+	 * on the run's ContextSnapshot as snippets (the text as a git blob anchored as the other items'
+	 * are, and whole in the preview, so the run page shows exactly what the agent was told) in the
+	 * same transaction that saves the
 	 * node's new baseline. A run that is no branch's gets none.
 	 */
 	private async catchUp(started: StartedRun, node: string, attempt: number): Promise<CatchUpSection | undefined> {
@@ -592,7 +593,7 @@ export class RunExecutor {
 			snapshot.items.push({
 				kind: 'snippet',
 				path: `catch-up ${before}: ${firstLine(text).replace(/^#+\s*/, '')}`,
-				blob: this.ports.blobs.put(Buffer.from(text, 'utf8')),
+				blob: await contextBlob(this.ports.keepContext, text),
 				preview: text,
 			});
 		}
@@ -932,10 +933,7 @@ async function contextItems(
 	skills: Array<{ prompt: PromptSkill; given: boolean }>,
 	keep: RunnerPorts['keepContext'],
 ): Promise<ContextItem[]> {
-	const blobOf = async (text: string): Promise<string> => {
-		const bytes = Buffer.from(text, 'utf8');
-		return (await keep?.(bytes)) ?? gitBlobId(bytes);
-	};
+	const blobOf = (text: string) => contextBlob(keep, text);
 	const items: ContextItem[] = [];
 	for (const reference of references) {
 		const { asset, prompt } = reference;
@@ -976,6 +974,15 @@ async function contextItems(
 		items.push({ kind: 'file', path: `${target.name} v${target.version}`, preview: 'target' });
 	}
 	return items;
+}
+
+/**
+ * The git blob id a ContextSnapshot item names its text by: kept in the project's repository and
+ * anchored (`keep`, glossary: Run history), so a clone that imports the run history can read it.
+ */
+async function contextBlob(keep: RunnerPorts['keepContext'], text: string): Promise<string> {
+	const bytes = Buffer.from(text, 'utf8');
+	return (await keep?.(bytes)) ?? gitBlobId(bytes);
 }
 
 function reaches(plugNodes: readonly string[], node: string, record: LaunchRecord): boolean {

@@ -3,9 +3,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import type { ContextSnapshot, Run } from '../../../server/src/ai/types';
+import { GitRepository } from '../../../server/src/git/repository';
 import { projectMigrations, projectSchema } from '../../../server/src/store/schemas';
 import { openDesk } from '../../helpers/deskFixture';
-import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
+import { commitFile, git, makeRepo, makeRepoWithOrigin } from '../../helpers/gitRepo';
 import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { openTestDatabase } from '../../helpers/testDatabase';
 import { tempDir } from '../../helpers/temp';
@@ -86,9 +87,11 @@ async function lineageRows(repo: string) {
 	};
 }
 
-it("a branch's every input gets the tally section, pinned in its run's ContextSnapshot; a sibling's landing moves it from live to Landed", async () => {
-	const root = tempDir();
-	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+/**
+ * A desk on `repo` with two launched runs whose tasks are branches of `main` (rows written as the fork
+ * writes them): the sibling's, working on the lexer, and mine.
+ */
+async function twoBranches(root: string, repo: string) {
 	const desk = await openDesk(path.join(root, 'library'));
 	await desk.openWorkspace([{ name: 'shop', path: repo }]);
 	const launches = await desk.launches(repo);
@@ -103,6 +106,13 @@ it("a branch's every input gets the tally section, pinned in its run's ContextSn
 	rows.branch(siblingTask, 'Split the parser into lexer and grammar');
 	rows.branch(myTask, 'Add parser tests');
 	rows.abstract(siblingTask, 'moving lexer.ts into its own module');
+	return { desk, launches, sibling, mine, ai, rows, siblingTask, myTask };
+}
+
+it("a branch's every input gets the tally section, pinned in its run's ContextSnapshot; a sibling's landing moves it from live to Landed", async () => {
+	const root = tempDir();
+	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
+	const { desk, launches, sibling, mine, ai, rows, siblingTask, myTask } = await twoBranches(root, repo);
 	rows.abstract(myTask, 'MY OWN ABSTRACT');
 
 	const prompts = path.join(root, 'prompts');
@@ -136,7 +146,11 @@ it("a branch's every input gets the tally section, pinned in its run's ContextSn
 		told('work').includes(`\n\n${pinned[1]!.preview!}\n\n## Where you work`),
 		'the snapshot holds exactly what the prompt had',
 	);
-	assert.equal(desk.blobs.get(pinned[1]!.blob!).toString('utf8'), pinned[1]!.preview, 'the text is in the blob store');
+	assert.equal(
+		git(repo, 'cat-file', 'blob', `refs/desk/blobs/${pinned[1]!.blob!}`),
+		pinned[1]!.preview!.trimEnd(),
+		'the text is a git blob anchored as the other items are',
+	);
 	const baseline = git(repo, 'rev-parse', 'HEAD');
 	assert.deepEqual(rows.db.all('SELECT node, ref, baseline FROM lineage_catchup'), [
 		{ node: myTask, ref: 'refs/heads/main', baseline },
@@ -189,4 +203,48 @@ it("a branch's every input gets the tally section, pinned in its run's ContextSn
 	assert.equal(plainRun.status, 'failed');
 	assert.ok(!told('plan').includes('Other branches'));
 	assert.equal(snapshotOf(plain.run).items.filter((i) => i.path.startsWith('catch-up')).length, 0);
+});
+
+it("a branch's catch-up items travel with the history: exported in one clone, gc'd, pushed, fetched and imported in another, they read the same there", async () => {
+	const root = tempDir();
+	const origin = path.join(root, 'origin.git');
+	const repo = makeRepoWithOrigin(path.join(root, 'shop'), origin, { commits: 1 });
+	const { desk, mine, ai } = await twoBranches(root, repo);
+	const { executor } = await desk.runs(repo);
+	const run = await executor.execute(mine, mine.run, scriptedAgentSettings({ writes: [] }, { sandbox: 'off' }));
+	assert.equal(run.status, 'failed');
+	const items = ai
+		.require<ContextSnapshot>(ai.require<Run>(mine.run, 'run').snapshot!, 'context_snapshot')
+		.items.filter((i) => i.path.startsWith('catch-up'));
+	assert.equal(items.length, 2, JSON.stringify(items));
+	for (const item of items) {
+		assert.match(item.blob ?? '', /^[0-9a-f]{40}$/, 'named by its git blob id');
+		assert.equal(git(repo, 'rev-parse', `refs/desk/blobs/${item.blob!}`), item.blob, 'anchored as the run pinned it');
+	}
+	// An anchor lost since (a ref deleted) is put back by the export.
+	git(repo, 'update-ref', '-d', `refs/desk/blobs/${items[0]!.blob!}`);
+	const exported = await desk.exportHistory(repo);
+	assert.ok(exported.anchored >= 1, `anchored: ${exported.anchored}`);
+	assert.equal(git(repo, 'rev-parse', `refs/desk/blobs/${items[0]!.blob!}`), items[0]!.blob);
+	git(repo, 'gc', '-q', '--prune=now');
+	git(repo, 'push', '-q', 'origin', 'refs/desk/*:refs/desk/*');
+
+	git(root, 'clone', '-q', '--no-local', origin, path.join(root, 'other'));
+	const other = fs.realpathSync(path.join(root, 'other'));
+	git(other, 'fetch', '-q', 'origin', 'refs/desk/*:refs/desk/*');
+	const desk2 = await openDesk(path.join(root, 'library2'));
+	const imported = await desk2.importHistory(other);
+	assert.deepEqual(imported.refused, []);
+	const ai2 = await desk2.projectAi(other);
+	const items2 = ai2
+		.require<ContextSnapshot>(ai2.require<Run>(mine.run, 'run').snapshot!, 'context_snapshot')
+		.items.filter((i) => i.path.startsWith('catch-up'));
+	assert.deepEqual(items2, items);
+	for (const item of items2) {
+		assert.equal(
+			Buffer.from(GitRepository.open(other).blob(item.blob!)).toString('utf8'),
+			item.preview,
+			"what the input was told, readable by the desk's reader there",
+		);
+	}
 });

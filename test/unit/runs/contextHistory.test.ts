@@ -7,7 +7,7 @@ import type { Run, Task } from '../../../server/src/ai/types';
 import { GitRepository } from '../../../server/src/git/repository';
 import { isAtGate } from '../../../server/src/runs/runViews';
 import { openDesk } from '../../helpers/deskFixture';
-import { git, makeRepo } from '../../helpers/gitRepo';
+import { git, makeRepoWithOrigin } from '../../helpers/gitRepo';
 import { scriptedAgentSettings } from '../../helpers/scriptedAgent';
 import { tempDir } from '../../helpers/temp';
 
@@ -19,10 +19,7 @@ function hasObject(dir: string, oid: string): boolean {
 it("a run's context items and task fields travel with the history: exported in one clone, gc'd, pushed, fetched and imported in another, they read the same there", async () => {
 	const root = tempDir();
 	const origin = path.join(root, 'origin.git');
-	git(root, 'init', '-q', '--bare', origin);
-	const repo = makeRepo(path.join(root, 'shop'), { commits: 1 });
-	git(repo, 'remote', 'add', 'origin', origin);
-	git(repo, 'push', '-q', 'origin', 'HEAD:refs/heads/main');
+	const repo = makeRepoWithOrigin(path.join(root, 'shop'), origin, { commits: 1 });
 	const desk = await openDesk(path.join(root, 'library'));
 	await desk.openWorkspace([{ name: 'shop', path: repo }]);
 	const guides = path.join(root, 'guides');
