@@ -273,6 +273,9 @@ it('keeps a run at the gate as a checkpoint from its page, then Resume from Chec
 			.getByRole('treeitem', { name: /^Run, completed · checkpointed, then resumed/ })
 			.waitFor({ timeout: 30_000 });
 		await page.getByRole('treeitem', { name: /^Run, waiting for review/ }).waitFor({ timeout: 30_000 });
+		// Each run revised the plan: the revisions before the latest are one folded row, not a row each.
+		await page.getByRole('treeitem', { name: /^Earlier plans, \d+ revisions/ }).waitFor({ timeout: 30_000 });
+		assert.equal(await page.getByRole('treeitem', { name: /^Earlier plan, / }).count(), 0);
 		await resumed.getByRole('button', { name: 'Review', exact: true }).click();
 		await page.locator('.tab', { hasText: 'Review: Add a greeting helper (Run 2' }).waitFor({ timeout: 30_000 });
 		// Run 1's review stays open in its own group; Run 2's shows both files.
@@ -286,6 +289,7 @@ it('keeps a run at the gate as a checkpoint from its page, then Resume from Chec
 		const secondPage = await webviewWith(page, 'Run 2 of “Add a greeting helper”');
 		const secondText = await secondPage.locator('body').innerText();
 		assert.ok(secondText.includes('Waiting for your review: 2 files changed, checks: 1 passed, 0 failed.'), secondText);
+		assert.match(secondText, /Resumes\s+the checkpoint of Run 1: its change was in place before the agent started/);
 		await page.mouse.move(700, 500);
 		await page.waitForTimeout(800);
 		await screenshot(page, 'run-gate-14-resumed-at-gate');

@@ -13,7 +13,7 @@ import {
 	type TextPreview,
 } from './runConversation';
 import { runCostText, runTokensText, usdText } from './runTooltips';
-import { decisionWords, formatDuration, runName, runState, runStatusText } from './runWords';
+import { decisionWords, followUpFacts, formatDuration, runName, runState, runStatusText } from './runWords';
 
 export { argsSummary, callTree, splitToolCalls, type CallNode } from './runConversation';
 
@@ -107,6 +107,7 @@ export function renderRunBody(
 					: undefined,
 			],
 			['Error', d.run.error],
+			...followUpFacts(d),
 			['Baseline commit', d.run.commit],
 			[
 				'Agent',

@@ -69,6 +69,31 @@ export function runNumber(d: Pick<RunDetail, 'task' | 'run'>): number | undefine
 	return at >= 0 ? at + 1 : undefined;
 }
 
+/**
+ * How a run and the runs that followed it up are linked (glossary: Checkpoint, Rollback), as run
+ * page facts: a resumed or rolled-back run names the run that did it; the run that did names the
+ * checkpoint it started from or the landing it undid. Runs are named by their place in the task.
+ */
+export function followUpFacts(
+	d: Pick<RunDetail, 'task' | 'run' | 'summary'>,
+): Array<[label: string, text: string | undefined]> {
+	const named = (runId: string | undefined): string | undefined => {
+		if (runId === undefined) {
+			return undefined;
+		}
+		const at = (d.task.runs ?? []).indexOf(runId);
+		return at >= 0 ? `Run ${at + 1}` : `run ${runId}`;
+	};
+	const resumes = named(d.run.tags['desk.resumes']);
+	const rollsBack = named(d.run.tags['desk.rolls_back']);
+	return [
+		['Resumes', resumes && `the checkpoint of ${resumes}: its change was in place before the agent started`],
+		['Rolls back', rollsBack && `the landing of ${rollsBack}`],
+		['Resumed by', named(d.summary.resumed_by)],
+		['Rolled back by', named(d.summary.rolled_back_by)],
+	];
+}
+
 /** The run as its tab and heading name it: "Run 2", its place among its task's runs (two runs of a task never read alike). */
 export function runName(d: Pick<RunDetail, 'task' | 'run' | 'summary'>): string {
 	const n = runNumber(d);

@@ -55,6 +55,8 @@ export type RunsViewNode =
 	/** `followed`: the first line of the intent this one follows up (glossary: Follow-up). */
 	| { type: 'intent'; project: string; view: IntentView; followed?: string }
 	| { type: 'plan'; project: string; plan: Plan; latest: boolean }
+	/** An intent's plan revisions before its latest, folded into one row when there are several (each run revises the plan). */
+	| { type: 'earlierPlans'; project: string; intent: string; plans: Plan[] }
 	/** A branch's task carries its lineage node: its row says the branch's state and its subtree's cost. */
 	| { type: 'task'; project: string; view: TaskView; branch?: LineageBranch }
 	| { type: 'run'; project: string; run: RunSummary; title: string }
@@ -121,16 +123,31 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 
 	protected async childrenOf(node: RunsViewNode): Promise<RunsViewNode[]> {
 		switch (node.type) {
-			case 'intent':
+			case 'intent': {
+				const [latest, ...earlier] = node.view.plans;
+				const planRow = (plan: Plan, isLatest: boolean): RunsViewNode => ({
+					type: 'plan',
+					project: node.project,
+					plan,
+					latest: isLatest,
+				});
 				return [
-					...node.view.plans.map((plan, i): RunsViewNode => ({
-						type: 'plan',
-						project: node.project,
-						plan,
-						latest: i === 0,
-					})),
+					...(latest ? [planRow(latest, true)] : []),
+					...(earlier.length > 1
+						? [
+								{
+									type: 'earlierPlans',
+									project: node.project,
+									intent: node.view.intent.object_id,
+									plans: earlier,
+								} satisfies RunsViewNode,
+							]
+						: earlier.map((plan) => planRow(plan, false))),
 					...node.view.tasks.map((view): RunsViewNode => ({ type: 'task', project: node.project, view })),
 				];
+			}
+			case 'earlierPlans':
+				return node.plans.map((plan): RunsViewNode => ({ type: 'plan', project: node.project, plan, latest: false }));
 			case 'plan':
 				return node.plan.steps.map((step, i) => {
 					const status = step.statuses[step.statuses.length - 1]?.status ?? 'pending';
@@ -228,6 +245,15 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					.join(' · ');
 				item.tooltip = new vscode.MarkdownString(intentTooltip(intent, node.view.status, node.followed));
 				item.contextValue = `intent.${node.view.status}`;
+				return item;
+			}
+			case 'earlierPlans': {
+				const item = new vscode.TreeItem('Earlier plans', vscode.TreeItemCollapsibleState.Collapsed);
+				item.id = `${node.project}/earlier-plans/${node.intent}`;
+				item.iconPath = new vscode.ThemeIcon('history');
+				item.description = `${node.plans.length} revisions`;
+				item.tooltip =
+					'The plan as it was before each later revision (the desk’s, then each run’s agent’s), newest first.';
 				return item;
 			}
 			case 'plan': {

@@ -10,7 +10,7 @@ import {
 	runTooltip,
 	runUsageWords,
 } from '../../../client/src/runs/runTooltips';
-import { formatDuration, intentState, runIcon } from '../../../client/src/runs/runWords';
+import { followUpFacts, formatDuration, intentState, runIcon } from '../../../client/src/runs/runWords';
 import { assertInertMarkdown, renderMarkdown } from '../../helpers/markdown';
 
 /** Text a person's ticket or an agent's output could hold: a command link, an image, an autolink, an icon, a table break, a heading. */
@@ -189,5 +189,24 @@ describe('states as the Runs view draws them, true to how each ended', () => {
 		const text = runTooltip(summary({ decision: 'commit', duration_ms: 42_000, gate_wait_ms: 7_500_000 }), 'Task');
 		assert.match(text, /Agent's work \| 42 s/);
 		assert.match(text, /Waited for review \| 2 h 5 min/);
+	});
+
+	it('name the run a resume or a rollback came from, and the run that followed one up, by their place in the task', () => {
+		const task = { runs: ['r1', 'r2', 'r3'] };
+		const facts = (tags: Record<string, string>, summary: Partial<RunSummary> = {}) =>
+			Object.fromEntries(
+				followUpFacts({
+					task: task as never,
+					run: { object_id: 'r2', tags } as never,
+					summary: summary as RunSummary,
+				}).filter(([, text]) => text !== undefined),
+			);
+		assert.deepEqual(facts({ 'desk.resumes': 'r1' }), {
+			Resumes: 'the checkpoint of Run 1: its change was in place before the agent started',
+		});
+		assert.deepEqual(facts({ 'desk.rolls_back': 'r9' }), { 'Rolls back': 'the landing of run r9' });
+		assert.deepEqual(facts({}, { resumed_by: 'r3' }), { 'Resumed by': 'Run 3' });
+		assert.deepEqual(facts({}, { rolled_back_by: 'r3' }), { 'Rolled back by': 'Run 3' });
+		assert.deepEqual(facts({}), {});
 	});
 });
