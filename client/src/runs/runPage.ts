@@ -13,7 +13,7 @@ import {
 	type TextPreview,
 } from './runConversation';
 import { runCostText, runTokensText, usdText } from './runTooltips';
-import { decisionWords, followUpFacts, formatDuration, runName, runState, runStatusText } from './runWords';
+import { decisionWords, followUpFacts, formatDuration, runName, runOfTask, runState, runStatusText } from './runWords';
 
 export { argsSummary, callTree, splitToolCalls, type CallNode } from './runConversation';
 
@@ -399,7 +399,7 @@ export function renderActions(project: string, d: RunDetail): string {
 		}
 		const followUp = d.summary.rolled_back_by ?? d.summary.resumed_by;
 		if (followUp) {
-			note = `${d.summary.rolled_back_by ? 'Rolled back' : 'Resumed'} by run ${followUp}.`;
+			note = `${d.summary.rolled_back_by ? 'Rolled back' : 'Resumed'} by ${runOfTask(d.task, followUp)}.`;
 			links.push(commandLink('agentDesk.openRun', [project, followUp], 'Open That Run'));
 		}
 	}

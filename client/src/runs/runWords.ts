@@ -69,6 +69,12 @@ export function runNumber(d: Pick<RunDetail, 'task' | 'run'>): number | undefine
 	return at >= 0 ? at + 1 : undefined;
 }
 
+/** Another run of the task named as its page is: "Run 3" by its place, or by its id when the task does not list it. */
+export function runOfTask(task: Pick<RunDetail['task'], 'runs'>, runId: string): string {
+	const at = (task.runs ?? []).indexOf(runId);
+	return at >= 0 ? `Run ${at + 1}` : `run ${runId}`;
+}
+
 /**
  * How a run and the runs that followed it up are linked (glossary: Checkpoint, Rollback), as run
  * page facts: a resumed or rolled-back run names the run that did it; the run that did names the
@@ -77,13 +83,8 @@ export function runNumber(d: Pick<RunDetail, 'task' | 'run'>): number | undefine
 export function followUpFacts(
 	d: Pick<RunDetail, 'task' | 'run' | 'summary'>,
 ): Array<[label: string, text: string | undefined]> {
-	const named = (runId: string | undefined): string | undefined => {
-		if (runId === undefined) {
-			return undefined;
-		}
-		const at = (d.task.runs ?? []).indexOf(runId);
-		return at >= 0 ? `Run ${at + 1}` : `run ${runId}`;
-	};
+	const named = (runId: string | undefined): string | undefined =>
+		runId === undefined ? undefined : runOfTask(d.task, runId);
 	const resumes = named(d.run.tags['desk.resumes']);
 	const rollsBack = named(d.run.tags['desk.rolls_back']);
 	return [

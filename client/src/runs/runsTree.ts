@@ -59,7 +59,8 @@ export type RunsViewNode =
 	| { type: 'earlierPlans'; project: string; intent: string; plans: Plan[] }
 	/** A branch's task carries its lineage node: its row says the branch's state and its subtree's cost. */
 	| { type: 'task'; project: string; view: TaskView; branch?: LineageBranch }
-	| { type: 'run'; project: string; run: RunSummary; title: string }
+	/** `place`: the run's place among its task's runs, from 1, as its page and tab name it (0: not listed). */
+	| { type: 'run'; project: string; run: RunSummary; title: string; place: number }
 	/** The project's listed roots and their tallies (glossary: Lineage, Tally). */
 	| { type: 'roots'; project: string; roots: LineageTreeRoot[] }
 	| ({ type: 'root'; project: string } & LineageTreeRoot)
@@ -199,6 +200,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 					project: node.project,
 					run,
 					title: node.view.task.title,
+					place: (node.view.task.runs ?? []).indexOf(run.id) + 1,
 				}));
 			case 'run': {
 				const [detail, board] = await Promise.all([
@@ -252,6 +254,7 @@ export class RunsTreeProvider extends ProjectTreeProvider<RunsViewNode> {
 				item.id = `${node.project}/earlier-plans/${node.intent}`;
 				item.iconPath = new vscode.ThemeIcon('history');
 				item.description = `${node.plans.length} revisions`;
+				item.accessibilityInformation = { label: `Earlier plans, ${item.description}` };
 				item.tooltip =
 					'The plan as it was before each later revision (the desk’s, then each run’s agent’s), newest first.';
 				return item;
@@ -684,8 +687,10 @@ function runItem(
 	role: { branch: boolean; starter: boolean },
 ): vscode.TreeItem {
 	const { run } = node;
+	// Named as its page and tab name it (Run 2), with when it started.
+	const started = run.started_at.slice(0, 16).replace('T', ' ');
 	const item = new vscode.TreeItem(
-		`Run ${run.started_at.slice(0, 16).replace('T', ' ')}`,
+		node.place > 0 ? `Run ${node.place} · ${started}` : `Run ${started}`,
 		vscode.TreeItemCollapsibleState.Collapsed,
 	);
 	item.id = `${node.project}/run/${run.id}`;
