@@ -431,7 +431,10 @@ export const SearchLibrary = request<{ hits: LibraryHit[] }>()(
 	}),
 );
 
-/** Client → server: retire or unretire (glossary: Retired). */
+/**
+ * Client → server: retire or unretire (glossary: Retired). Retiring answers the asset's open proposal
+ * to retire it, if any, as accepted by the person, in the same transaction (`desk asset retire` too).
+ */
 export const SetRetired = request<AssetRecord>()('desk/assets/setRetired', object({ id: assetId, retired: boolean() }));
 
 /** Client → server: the command checks (glossary: Checks). Fails with `asset.badChecks`, naming the problem. */
@@ -892,7 +895,8 @@ export const AttachmentsDidChange = notification<{ project: string; task: string
  * `project`, only those of that project's assets (fails with `project.notFound`). Agents make them
  * with the desk tool `propose_asset_retire` (which fails with `asset.retired` on an asset retired
  * already, and answers with the open proposal when its asset has one); the Assets view shows them
- * on their assets. Editor only.
+ * on their assets. Retiring an asset directly ({@link SetRetired}) answers its open proposal, so
+ * an asset retired, and later unretired, shows none. Editor only.
  */
 export const ListRetireProposals = request<{ proposals: RetireProposal[] }>()(
 	'desk/proposals/list',
