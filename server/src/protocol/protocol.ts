@@ -208,7 +208,9 @@ export type FolderOutcome =
 /**
  * Client → server, once the workspace is trusted: desk boot for the window's folders. Each folder in
  * a git repository becomes (or finds) its project, whose repository is adopted as a git asset and
- * made the project's main asset when it has none (glossary: Adopt). Per-folder failures are reported
+ * made the project's main asset when it has none (glossary: Adopt). A repository no project has yet
+ * goes to the project made without one that it is meant for (the folder's name, or its main asset
+ * is that repository), else to a new project named after the folder. Per-folder failures are reported
  * in the result, not thrown.
  */
 export const OpenWorkspace = request<{ folders: FolderOutcome[] }>()(
