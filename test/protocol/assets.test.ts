@@ -15,6 +15,7 @@ import {
 	ListFiles,
 	ListFolder,
 	ListVersions,
+	OpenWorkspace,
 	ReadFile,
 	SetChecks,
 	SetRetired,
@@ -26,6 +27,8 @@ import {
 	deskErrorCode,
 	type DeskErrorJson,
 } from '../../server/src/protocol/protocol';
+import type { AssetRecord, AssetSummary, ProjectRecord } from '../../server/src/assets/types';
+import { desk } from '../helpers/deskCli';
 import { commitFile, git, makeRepo } from '../helpers/gitRepo';
 import { expectRpcError, serverForSuite } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
@@ -190,6 +193,50 @@ describe('the asset library over JSON-RPC', () => {
 		assert.deepEqual(
 			versions.map((v) => v.made_by),
 			['outside', 'sync'],
+		);
+	});
+});
+
+describe('a project made at the command line without a repository, then its repository opened in a window', () => {
+	const root = tempDir();
+	const libraryDir = path.join(root, 'library');
+	const server = serverForSuite(libraryDir);
+
+	it('gives that project its repository, keeping its folder, and makes no shop-2', async () => {
+		const notes = path.join(root, 'notes');
+		fs.mkdirSync(notes);
+		fs.writeFileSync(path.join(notes, 'plan.md'), '# Plan\n');
+		const imported = desk('--store', libraryDir, 'asset', 'import', '--dir', notes, '--project', 'shop', '--json');
+		assert.equal(imported.code, 0, imported.stderr);
+		const folder = (JSON.parse(imported.stdout) as { asset: AssetRecord; project: ProjectRecord }).asset;
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 2 });
+		assert.equal(desk('--store', libraryDir, 'card', 'show', '--repo', repo).code, 2, 'no project has it yet');
+
+		const opened = await server.call(OpenWorkspace, { folders: [{ name: 'shop', path: repo }] });
+		const [outcome] = opened.folders;
+		assert.ok(outcome?.outcome === 'adopted', JSON.stringify(outcome));
+		assert.deepEqual(
+			[outcome.project.name, outcome.project.path, outcome.project.main_asset],
+			['shop', repo, outcome.asset.id],
+		);
+		assert.ok(server.logs.includes(`project shop: made without a repository, given ${repo}`), server.logs.join('\n'));
+		const { assets } = await server.call(ListAssets, { project: 'shop' });
+		assert.deepEqual(
+			assets.map((a) => [a.id, a.projects]).sort(),
+			[
+				[folder.id, [{ name: 'shop', main: false }]],
+				[outcome.asset.id, [{ name: 'shop', main: true }]],
+			].sort(),
+		);
+
+		// The command line finds the project by its repository, and lists no other.
+		const card = desk('--store', libraryDir, 'card', 'show', '--repo', repo);
+		assert.equal(card.code, 0, card.stderr);
+		const listed = desk('--store', libraryDir, 'assets', 'list', '--json');
+		assert.equal(listed.code, 0, listed.stderr);
+		assert.deepEqual(
+			[...new Set((JSON.parse(listed.stdout) as AssetSummary[]).flatMap((a) => a.projects.map((p) => p.name)))],
+			['shop'],
 		);
 	});
 });

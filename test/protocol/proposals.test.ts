@@ -15,11 +15,13 @@ import {
 	ListRetireProposals,
 	OpenWorkspace,
 	RunDidFinish,
+	SetRetired,
 	SetTicket,
 	ShowRun,
 	deskErrorCode,
 } from '../../server/src/protocol/protocol';
 import { libraryChangedOutside } from '../../server/src/desk';
+import { desk } from '../helpers/deskCli';
 import { openDesk } from '../helpers/deskFixture';
 import { makeRepo } from '../helpers/gitRepo';
 import { deskToolAnswers, scriptedAgentSettings } from '../helpers/scriptedAgent';
@@ -50,10 +52,10 @@ describe('proposals to retire an asset: an agent proposes through the operation,
 
 	async function propose(actor: Actor, params: unknown, requestId?: string, events: DeskEvents = noEvents) {
 		// Another process than the server, on the same library: as the run's desk or `desk mcp` is.
-		const desk = await openDesk(libraryDir);
+		const runDesk = await openDesk(libraryDir);
 		return invokeOperation(
 			proposeRetire,
-			{ desk, actor, events, signal: new AbortController().signal, ...(requestId ? { requestId } : {}) },
+			{ desk: runDesk, actor, events, signal: new AbortController().signal, ...(requestId ? { requestId } : {}) },
 			params,
 		);
 	}
@@ -179,6 +181,50 @@ describe('proposals to retire an asset: an agent proposes through the operation,
 		assert.equal((unknown.data as DeskErrorJson).code, 'proposal.notFound');
 		const outsider = await expectRpcError(server.connection, ListRetireProposals.method, { project: 'no-such' });
 		assert.equal((outsider.data as DeskErrorJson).code, 'project.notFound');
+	});
+
+	it('retiring the asset directly, in the window or with `desk asset retire`, answers its open proposal', async () => {
+		const { asset: inWindow } = await server.call(ImportAsset, { dir: folder('retired-in-window'), project: 'shop' });
+		const { asset: atCli } = await server.call(ImportAsset, { dir: folder('retired-at-cli'), project: 'shop' });
+		const { proposal: first } = await propose(agent('r-5'), { id: inWindow.id, reason: 'Superseded.' });
+		const { proposal: second } = await propose(agent('r-6'), { id: atCli.id, reason: 'Unused.' });
+		const mine = new Set([inWindow.id, atCli.id]);
+		const openOnMine = async () =>
+			(await server.call(ListRetireProposals, { project: 'shop' })).proposals
+				.filter((p) => mine.has(p.asset_id))
+				.map((p) => p.id);
+		assert.deepEqual(await openOnMine(), [first.id, second.id]);
+
+		// Retire in the Assets view: the proposal is closed in the retirement's own transaction.
+		assert.equal((await server.call(SetRetired, { id: inWindow.id, retired: true })).retired, true);
+		assert.deepEqual(await openOnMine(), [second.id]);
+		// `desk asset retire`, another process on the same library.
+		const retired = desk('--store', libraryDir, 'asset', 'retire', atCli.id);
+		assert.equal(retired.code, 0, retired.stderr);
+		assert.deepEqual(await openOnMine(), []);
+
+		// Each was answered as accepted, by whoever retired it: a later answer is refused and says so.
+		for (const [proposal, by] of [
+			[first, /^Proposal rp-\S+ was accepted already by (?!.*\(desk\)).+/],
+			[second, /^Proposal rp-\S+ was accepted already by .+ \(desk\)\.$/],
+		] as const) {
+			const late = await expectRpcError(server.connection, AnswerRetireProposal.method, {
+				id: proposal.id,
+				answer: 'decline',
+			});
+			assert.equal((late.data as DeskErrorJson).code, 'proposal.notOpen');
+			assert.match(late.message, by);
+		}
+
+		// Unretired, both are back in the lists with no proposal on them.
+		await server.call(SetRetired, { id: inWindow.id, retired: false });
+		assert.equal(desk('--store', libraryDir, 'asset', 'unretire', atCli.id).code, 0);
+		const listed = await server.call(ListAssets, { project: 'shop' });
+		assert.deepEqual(
+			listed.assets.filter((a) => a.id === inWindow.id || a.id === atCli.id).map((a) => a.retired),
+			[false, false],
+		);
+		assert.deepEqual(await openOnMine(), []);
 	});
 });
 

@@ -365,7 +365,8 @@ export class Adoption {
 
 	/**
 	 * Desk boot for the window's workspace folders: a folder in a git repository is saved as the
-	 * project of that repository (created on first sight), and then registerRepoAssets adopts it.
+	 * project of that repository (on first sight, the project made without a repository it was meant
+	 * for, else a new one), and then registerRepoAssets adopts it.
 	 */
 	async openWorkspace(folders: readonly WorkspaceFolder[]): Promise<FolderAdoption[]> {
 		const results: FolderAdoption[] = [];
@@ -381,9 +382,7 @@ export class Adoption {
 				const project =
 					this.ctx.store.getProjectByPath(top) ??
 					this.ctx.store.batch(
-						(writes) =>
-							writes.getProjectByPath(top) ??
-							this.createProject(writes, this.freeProjectName(writes, folder.name), top),
+						(writes) => writes.getProjectByPath(top) ?? this.projectOfRepository(writes, folder.name, top),
 					);
 				// A linked worktree is adopted when its repository is in one of the folders opened with it.
 				const trusted = (
@@ -515,6 +514,27 @@ export class Adoption {
 		return project;
 	}
 
+	/**
+	 * The project a repository opened in a window gets, when no project has it yet (glossary: Adopt):
+	 * the project made earlier without a repository that the person meant (`desk asset import --dir
+	 * FOLDER --project shop`, then the repository `shop` opened), given the repository with all it
+	 * holds, its members and its main asset kept; else a new project named after the folder.
+	 */
+	private projectOfRepository(writes: LibraryWrites, folderName: string, top: string): ProjectRecord {
+		const { meant, doubt } = projectMeantFor(writes, folderName, top);
+		if (meant !== undefined) {
+			writes.setProjectPath(meant.name, top);
+			this.ctx.logger.info(`project ${meant.name}: made without a repository, given ${top}`);
+			return writes.getProject(meant.name)!;
+		}
+		const name = this.freeProjectName(writes, folderName);
+		if (doubt !== undefined) {
+			// Which project the person meant is not clear: the repository gets a project of its own, as it always did.
+			this.ctx.logger.warn(`${top}: given to no project made without a repository (${doubt}); it is project ${name}`);
+		}
+		return this.createProject(writes, name, top);
+	}
+
 	/** Two repositories in folders of the same name become `name` and `name-2`. */
 	private freeProjectName(writes: LibraryWrites, wanted: string): string {
 		let name = wanted;
@@ -523,6 +543,38 @@ export class Adoption {
 		}
 		return name;
 	}
+}
+
+/**
+ * The project made without a repository that a repository opened in a folder named `folderName`
+ * is (glossary: Adopt): the one whose main asset is that repository, or the one of the folder's
+ * name whose main asset is no repository. None when there is no such project, or when it is not
+ * clear which (`doubt` says why): two of them, or the project of that name has another repository
+ * as its main asset.
+ */
+function projectMeantFor(
+	reads: LibraryReads,
+	folderName: string,
+	top: string,
+): { meant?: ProjectRecord; doubt?: string } {
+	const repositoryOf = (project: ProjectRecord): string | undefined => {
+		const main = project.main_asset === '' ? undefined : reads.getAsset(project.main_asset);
+		return main?.engine === 'git' ? main.working_dir : undefined;
+	};
+	const withoutRepository = reads.listProjects().filter((p) => p.path === '');
+	const meant = withoutRepository.filter((p) => {
+		const repository = repositoryOf(p);
+		return repository === top || (p.name === folderName && repository === undefined);
+	});
+	if (meant.length > 1) {
+		return { doubt: `projects ${meant.map((p) => p.name).join(' and ')} could each be the one meant` };
+	}
+	const named = withoutRepository.find((p) => p.name === folderName);
+	const namedRepository = named && repositoryOf(named);
+	if (namedRepository !== undefined && namedRepository !== top) {
+		return { doubt: `project ${folderName} has its name, but the repository ${namedRepository} as its main asset` };
+	}
+	return meant.length === 1 ? { meant: meant[0] } : {};
 }
 
 /**

@@ -154,8 +154,8 @@ export class Library {
 	describe(id: string, about: string, modelWritten = false) {
 		return this.metadata.describe(id, about, modelWritten);
 	}
-	setRetired(id: string, retired: boolean) {
-		return this.metadata.setRetired(id, retired);
+	setRetired(id: string, retired: boolean, by: string) {
+		return this.metadata.setRetired(id, retired, by);
 	}
 	setChecks(id: string, value: unknown) {
 		return this.metadata.setChecks(id, value);

@@ -84,10 +84,20 @@ export class AssetMetadata {
 		});
 	}
 
-	/** Retire / unretire (glossary: Retired): out of the lists and suggestions, never deleted. */
-	setRetired(id: string, retired: boolean): AssetRecord {
+	/**
+	 * Retire / unretire (glossary: Retired): out of the lists and suggestions, never deleted. Retiring
+	 * answers the asset's open proposal to retire it too, as accepted by `by` (who retired it), in the
+	 * same transaction: the person did what it asked, and it must not wait on the row for a later unretire.
+	 */
+	setRetired(id: string, retired: boolean, by: string): AssetRecord {
 		const asset = this.ctx.getAsset(id);
-		this.ctx.store.batch((writes) => writes.updateAsset(asset.id, { retired }));
+		const at = this.ctx.now();
+		this.ctx.store.batch((writes) => {
+			writes.updateAsset(asset.id, { retired });
+			if (retired) {
+				writes.acceptRetireProposals(asset.id, by, at);
+			}
+		});
 		return this.ctx.getAsset(asset.id);
 	}
 

@@ -68,6 +68,11 @@ export interface LibraryWrites extends LibraryReads {
 	setProjectPath(project: string, path: string): void;
 	/** Adds the asset to the project; a no-op when it is there already. */
 	addProjectAsset(project: string, assetId: string, addedAt: string): void;
+	/**
+	 * Answers the asset's open proposal to retire it (glossary: Retired), if it has one, as accepted
+	 * by `by` at `at`: the person retired the asset directly.
+	 */
+	acceptRetireProposals(assetId: string, by: string, at: string): void;
 	/** Records the first observation of `commit` as the checkout's head; later ones change nothing. Returns whether it was new. */
 	recordHead(assetId: string, observation: HeadObservation): boolean;
 	/**

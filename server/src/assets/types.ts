@@ -46,7 +46,8 @@ export interface AssetRecord {
 /**
  * A proposal to retire an asset (glossary: Retired), made by an agent through `propose_asset_retire`
  * or by a person's own agent through `desk mcp`: it never retires anything; the person accepts it in
- * the editor (the asset is retired then, by them) or declines it. At most one is open an asset.
+ * the editor (the asset is retired then, by them) or declines it; retiring the asset directly
+ * accepts it the same way. At most one is open an asset.
  */
 export interface RetireProposal {
 	id: string;

@@ -657,7 +657,7 @@ export const setRetired = assetEdit({
 	// An agent proposes a retirement (asset.proposeRetire); the person decides.
 	callers: ['editor', 'cli'],
 	surfaces: { rpc: SetRetired, cli: 'asset retire' },
-	edit: (library, { id, retired }) => library.setRetired(id, retired),
+	edit: (library, { id, retired }, actor) => library.setRetired(id, retired, actorLabel(actor)),
 });
 
 export const setChecks = assetEdit({

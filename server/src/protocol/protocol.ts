@@ -208,7 +208,9 @@ export type FolderOutcome =
 /**
  * Client → server, once the workspace is trusted: desk boot for the window's folders. Each folder in
  * a git repository becomes (or finds) its project, whose repository is adopted as a git asset and
- * made the project's main asset when it has none (glossary: Adopt). Per-folder failures are reported
+ * made the project's main asset when it has none (glossary: Adopt). A repository no project has yet
+ * goes to the project made without one that it is meant for (the folder's name, or its main asset
+ * is that repository), else to a new project named after the folder. Per-folder failures are reported
  * in the result, not thrown.
  */
 export const OpenWorkspace = request<{ folders: FolderOutcome[] }>()(
@@ -431,7 +433,10 @@ export const SearchLibrary = request<{ hits: LibraryHit[] }>()(
 	}),
 );
 
-/** Client → server: retire or unretire (glossary: Retired). */
+/**
+ * Client → server: retire or unretire (glossary: Retired). Retiring answers the asset's open proposal
+ * to retire it, if any, as accepted by the person, in the same transaction (`desk asset retire` too).
+ */
 export const SetRetired = request<AssetRecord>()('desk/assets/setRetired', object({ id: assetId, retired: boolean() }));
 
 /** Client → server: the command checks (glossary: Checks). Fails with `asset.badChecks`, naming the problem. */
@@ -892,7 +897,8 @@ export const AttachmentsDidChange = notification<{ project: string; task: string
  * `project`, only those of that project's assets (fails with `project.notFound`). Agents make them
  * with the desk tool `propose_asset_retire` (which fails with `asset.retired` on an asset retired
  * already, and answers with the open proposal when its asset has one); the Assets view shows them
- * on their assets. Editor only.
+ * on their assets. Retiring an asset directly ({@link SetRetired}) answers its open proposal, so
+ * an asset retired, and later unretired, shows none. Editor only.
  */
 export const ListRetireProposals = request<{ proposals: RetireProposal[] }>()(
 	'desk/proposals/list',

@@ -26,7 +26,9 @@ export type NewRetireProposal = Pick<
 /**
  * Proposals to retire assets (glossary: Retired), in the library database beside the assets they
  * name: a proposal and its answer are each one transaction with the request id's answer, and an
- * accepted proposal retires its asset in that same transaction.
+ * accepted proposal retires its asset in that same transaction. The other way round, a direct
+ * retirement answers the asset's open proposal in its own transaction (`acceptRetireProposals` of
+ * the library's store).
  */
 export class RetireProposals {
 	constructor(private readonly db: DurableDatabase) {}

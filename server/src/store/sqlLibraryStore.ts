@@ -278,6 +278,13 @@ class SqlLibraryWrites extends SqlLibraryReads implements LibraryWrites {
 		);
 	}
 
+	acceptRetireProposals(assetId: string, by: string, at: string): void {
+		this.writer.run(
+			"UPDATE retire_proposals SET state = 'accepted', answered_by = ?, answered_at = ? WHERE asset_id = ? AND state = 'open'",
+			[by, at, assetId],
+		);
+	}
+
 	recordHead(assetId: string, observation: HeadObservation): boolean {
 		const known = this.writer.get('SELECT 1 AS known FROM git_heads WHERE asset_id = ? AND commit_oid = ?', [
 			assetId,

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import type { LibraryStore } from '../../../server/src/assets/ports';
+import type { AssetRecord } from '../../../server/src/assets/types';
 import { isDeskError } from '../../../server/src/core/errors';
 import { Desk } from '../../../server/src/desk';
 import { commitFile, git, makeRepo } from '../../helpers/gitRepo';
@@ -117,6 +119,134 @@ describe('desk boot (registerRepoAssets)', () => {
 		assert.deepEqual(
 			results.map((r) => (r.outcome === 'adopted' ? r.project.name : r.outcome)),
 			['app', 'app-2'],
+		);
+	});
+});
+
+describe('desk boot: a project made earlier without a repository (glossary: Adopt)', () => {
+	function notesFolder(root: string, name = 'notes'): string {
+		const dir = path.join(root, name);
+		fs.mkdirSync(dir);
+		fs.writeFileSync(path.join(dir, 'a.md'), 'notes\n');
+		return dir;
+	}
+
+	/** A project as a desk before `--main` gave repositories kept it: no repository, a repository as its main asset. */
+	function legacyProject(desk: Desk, name: string, main: AssetRecord): void {
+		const store = (desk.library as unknown as { context: { store: LibraryStore } }).context.store;
+		store.batch((writes) => {
+			writes.insertProject({ name, path: '', main_asset: '', created_at: new Date().toISOString() });
+			writes.addProjectAsset(name, main.id, new Date().toISOString());
+			writes.setMainAsset(name, main.id);
+		});
+	}
+
+	it('gives the project of the folder’s name its repository, keeping its members, instead of making shop-2', async () => {
+		const root = tempDir();
+		const notes = notesFolder(root);
+		const repo = makeRepo(path.join(root, 'shop'));
+		const logger = recordingLogger();
+		const desk = await openDesk(path.join(root, 'library'), logger);
+		const folder = await desk.library.importDir({ dir: notes, project: 'shop', main: false });
+		assert.equal(folder.project?.path, '');
+
+		const [opened] = await desk.openWorkspace([{ name: 'shop', path: repo }]);
+		assert.ok(opened?.outcome === 'adopted', JSON.stringify(opened));
+		assert.deepEqual(
+			{ name: opened.project.name, path: opened.project.path, main: opened.project.main_asset },
+			{ name: 'shop', path: repo, main: opened.asset.id },
+		);
+		assert.deepEqual(
+			desk.library.listProjects().map((p) => p.name),
+			['shop'],
+			'no second project',
+		);
+		assert.deepEqual(
+			desk.library.listProjectAssets('shop').map((a) => a.id),
+			[folder.asset.id, opened.asset.id],
+			'the folder stays a member',
+		);
+		assert.equal(desk.projectAt(repo).name, 'shop');
+		assert.ok(
+			logger.infos().includes(`project shop: made without a repository, given ${repo}`),
+			logger.infos().join('\n'),
+		);
+
+		// A main asset it had (a folder) stays its main asset; a later boot finds it by its repository.
+		const other = makeRepo(path.join(root, 'billing'));
+		const main = await desk.library.importDir({ dir: notesFolder(root, 'plans'), project: 'billing', main: true });
+		const [billing] = await desk.openWorkspace([{ name: 'billing', path: other }]);
+		assert.ok(billing?.outcome === 'adopted');
+		assert.deepEqual([billing.project.name, billing.project.path], ['billing', other]);
+		assert.equal(billing.project.main_asset, main.asset.id, 'its main asset is kept');
+		const [again] = await desk.openWorkspace([{ name: 'shop', path: repo }]);
+		assert.ok(again?.outcome === 'adopted' && again.project.name === 'shop' && !again.created);
+		assert.deepEqual(
+			desk.library.listProjects().map((p) => p.name),
+			['billing', 'shop'],
+		);
+	});
+
+	it('gives the repository to the project whose main asset it is, whatever the folder is called', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'));
+		const desk = await openDesk(path.join(root, 'library'));
+		const { asset } = await desk.library.importDir({ dir: repo, main: false });
+		legacyProject(desk, 'storefront', asset);
+
+		const [opened] = await desk.openWorkspace([{ name: 'shop', path: repo }]);
+		assert.ok(opened?.outcome === 'adopted');
+		assert.deepEqual(
+			[opened.project.name, opened.project.path, opened.project.main_asset, opened.asset.id],
+			['storefront', repo, asset.id, asset.id],
+		);
+		assert.deepEqual(
+			desk.library.listProjects().map((p) => p.name),
+			['storefront'],
+		);
+	});
+
+	it('makes a project of its own, as before, and says why, when it is not clear which project was meant', async () => {
+		const root = tempDir();
+		const repo = makeRepo(path.join(root, 'shop'));
+		const elsewhere = makeRepo(path.join(root, 'elsewhere', 'shop'));
+		const logger = recordingLogger();
+		const desk = await openDesk(path.join(root, 'library'), logger);
+		const { asset } = await desk.library.importDir({ dir: repo, main: false });
+		// Two projects without a repository: one of the folder's name, one whose main asset is the repository.
+		await desk.library.importDir({ dir: notesFolder(root), project: 'shop', main: false });
+		legacyProject(desk, 'storefront', asset);
+		// The other clone's project of that name has the other clone as its main asset.
+		const { asset: other } = await desk.library.importDir({ dir: elsewhere, main: false });
+		legacyProject(desk, 'tools', other);
+
+		const [opened] = await desk.openWorkspace([{ name: 'shop', path: repo }]);
+		assert.ok(opened?.outcome === 'adopted');
+		assert.deepEqual([opened.project.name, opened.project.path], ['shop-2', repo]);
+		const warned = logger.lines.filter((l) => l.level === 'warn').map((l) => l.message);
+		assert.deepEqual(warned, [
+			`${repo}: given to no project made without a repository (projects shop and storefront could each be the one meant); it is project shop-2`,
+		]);
+
+		const [tools] = await desk.openWorkspace([{ name: 'tools', path: makeRepo(path.join(root, 'tools')) }]);
+		assert.ok(tools?.outcome === 'adopted');
+		assert.equal(tools.project.name, 'tools-2', 'the project of that name has another repository as its main asset');
+		assert.match(
+			logger.lines.filter((l) => l.level === 'warn').pop()?.message ?? '',
+			new RegExp(
+				`project tools has its name, but the repository ${elsewhere} as its main asset\\); it is project tools-2$`,
+			),
+		);
+		assert.deepEqual(
+			desk.library.listProjects().map((p) => [p.name, p.path]),
+			[
+				['shop', ''],
+				['shop-2', repo],
+				['storefront', ''],
+				['tools', ''],
+				['tools-2', path.join(root, 'tools')],
+			],
+			'nothing of the projects made without a repository changed',
 		);
 	});
 });

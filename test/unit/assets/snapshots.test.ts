@@ -478,8 +478,8 @@ describe('tags, about, checks, retired', () => {
 		const desk = await openDesk();
 		const asset = await newAsset(desk);
 		assert.equal(desk.library.describe(asset.id, '  The billing API\n contract ').about, 'The billing API contract');
-		assert.equal(desk.library.setRetired(asset.id, true).retired, true);
-		assert.equal(desk.library.setRetired(asset.id, false).retired, false);
+		assert.equal(desk.library.setRetired(asset.id, true, 'Jane Doe').retired, true);
+		assert.equal(desk.library.setRetired(asset.id, false, 'Jane Doe').retired, false);
 		const checks = desk.library.setChecks(asset.id, [
 			{ id: 'unit', executable: 'npm', args: ['test'], cwd: '.', timeout: 300 },
 		]).checks;
@@ -602,9 +602,9 @@ describe('links', () => {
 				['notes', 'Spec'],
 			],
 		);
-		desk.library.setRetired(first.id, true);
+		desk.library.setRetired(first.id, true, 'Jane Doe');
 		assert.notEqual(link('shop').id, first.id, 'a retired one is out of the lists: asked for again, it is made again');
-		desk.library.setRetired(link('shop').id, true);
+		desk.library.setRetired(link('shop').id, true, 'Jane Doe');
 		assert.equal(link('shop', 'https://example.com/spec-v2').name, 'Spec', 'the name of retired links is free');
 	});
 

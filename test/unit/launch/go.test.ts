@@ -59,7 +59,7 @@ it('keeps a draft card across a restart, plugs by the rules, and Go freezes ever
 	assert.equal(launches.records().length, 1);
 
 	// "used in" names the launch with role and frozen version, also after the asset is retired.
-	desk.library.setRetired(folder.id, true);
+	desk.library.setRetired(folder.id, true, 'Jane Doe');
 	assert.deepEqual(
 		desk.library.usedIn(folder.id).map((u) => [u.launch_id, u.role, u.version, u.project]),
 		[[record.launch_id, 'reference', 2, 'shop']],

@@ -235,7 +235,7 @@ describe('named assets on a card', () => {
 		};
 		const specs = await folder('specs');
 		const old = await folder('old-specs');
-		desk.library.setRetired(old.id, true);
+		desk.library.setRetired(old.id, true, 'Jane Doe');
 		const launches = await desk.launches(repo);
 		launches.setTicket(`Compare ${specs.id} with ${old.id} v1 and ${path.join(old.working_dir, 'notes.md')}`);
 		assert.deepEqual(

@@ -66,7 +66,7 @@ describe('asset_search', () => {
 		const observability = await make('observability', { 'tracing.md': 'distributed tracing with spans and exporters' });
 		const late = await make('late-words', { 'big.md': `${'filler '.repeat(12_000)}zeppelin` });
 		const retired = await make('old-tracing', { 'a.md': 'tracing tracing tracing' });
-		desk.library.setRetired(retired.id, true);
+		desk.library.setRetired(retired.id, true, 'Jane Doe');
 		fs.writeFileSync(path.join(observability.working_dir, 'new.md'), 'quokka sightings');
 		const hits = await desk.library.search('tracing exporters');
 		assert.deepEqual(
