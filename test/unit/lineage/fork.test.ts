@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import * as m from '../../../server/src/ai/model';
+import { summaryAgentTool, usageOfModels } from '../../../server/src/ai/tokenUsage';
 import type { Intent, Run, Task } from '../../../server/src/ai/types';
 import { isDeskError } from '../../../server/src/core/errors';
 import { receiptKey } from '../../../server/src/lineage/lineage';
@@ -208,6 +210,21 @@ describe('forking a branch', () => {
 		assert.deepEqual(tree.by_starter_run[starter.run], [result.node, overridden.node]);
 		assert.equal(tree.roots[0]!.branches[0]!.state, 'queued');
 		assert.equal(tree.roots[0]!.branches[0]!.subtree.branches, 2);
+		// A branch's subtree costs what its runs' agents spent and what the summary agent spent on its landing.
+		const branchRun = ai.require<Run>(result.run, 'run');
+		const provenance = m.newProvenance(m.actor('system', 'desk'), branchRun, 'anthropic', 'claude-haiku-4-5');
+		m.setUsage(
+			provenance,
+			usageOfModels([
+				{ model: 'claude-haiku-4-5', input_tokens: 300, output_tokens: 30, total_tokens: 330, cost_usd: 0.001 },
+			]),
+		);
+		const summary = m.newToolInvocation(m.actor('agent', 'summary:haiku'), branchRun, summaryAgentTool, {
+			usage: { input_tokens: 1000, output_tokens: 200, total_tokens: 1200, cost_usd: 0.02 },
+		});
+		ai.put([provenance, summary]);
+		const costed = lineage.tree().roots[0]!.branches[0]!.subtree;
+		assert.deepEqual([costed.tokens, costed.cost_usd], [330 + 1200, 0.021]);
 		db.close();
 	});
 });
