@@ -18,6 +18,7 @@ import {
 } from '../../server/src/protocol/protocol';
 import { desk } from '../helpers/deskCli';
 import { makeRepo } from '../helpers/gitRepo';
+import { carrierOf } from '../helpers/runProcesses';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 import { expectRpcError, killStartedServers, serverForSuite, startServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
@@ -257,7 +258,8 @@ it("files an outbox still holds when it is taken later — crash recovery, the t
 	const textOf = async (server: Awaited<ReturnType<typeof opened>>, task: string, name: string) =>
 		Buffer.from((await server.call(ReadAttachment, { project: 'shop', task, ref: name })).base64, 'base64').toString();
 
-	// The desk is killed while the agent sleeps after filling the outbox: the next desk's recovery takes it.
+	// The desk and the run's own process (glossary: Carrier) are killed while the agent sleeps after
+	// filling the outbox: the next desk's recovery takes it.
 	const first = await opened();
 	await first.call(SetTicket, { project: 'shop', ticket: 'Log the keys' });
 	const record = await first.call(LaunchGo, { project: 'shop', settings });
@@ -266,7 +268,10 @@ it("files an outbox still holds when it is taken later — crash recovery, the t
 		assert.ok(i < 400, 'the agent fills its outbox');
 		await new Promise((r) => setTimeout(r, 50));
 	}
+	const carrier = carrierOf(library);
+	assert.ok(carrier !== undefined, 'the run has a carrier');
 	first.child.kill('SIGKILL');
+	process.kill(carrier, 'SIGKILL');
 	await first.exited;
 	const second = await opened();
 	assert.equal(await textOf(second, record.task, 'crash.log'), 'key=[secret removed]\n', 'crash recovery');
