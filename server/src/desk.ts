@@ -165,7 +165,7 @@ export class Desk {
 	carriedBy: CarriedBy = 'command line';
 	/** Per project, the runs another process carries that this desk follows: their changes and ends are told here. */
 	private readonly followed = new Map<string, Set<string>>();
-	/** Each project's outside version at its last look at the runs it follows, and the library's. */
+	/** Each project's outside version at its last look at the runs it follows. */
 	private readonly followedVersions = new Map<string, number>();
 	private followTimer: NodeJS.Timeout | undefined;
 	private readonly looking = new Set<string>();
