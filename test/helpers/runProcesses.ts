@@ -30,3 +30,18 @@ export function carrierOf(library: string): number | undefined {
 	}
 	return undefined;
 }
+
+/** The first value `probe` gives (polled every 50 ms), or a failure naming `what` after `timeoutMs`. */
+export async function probeUntil<T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = probe();
+		if (value !== undefined) {
+			return value;
+		}
+		if (Date.now() > deadline) {
+			throw new Error(`timed out waiting for ${what}`);
+		}
+		await new Promise((r) => setTimeout(r, 50));
+	}
+}

@@ -20,25 +20,11 @@ import {
 } from '../../server/src/protocol/protocol';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings, type Scenario } from '../helpers/scriptedAgent';
-import { agentProcesses, carrierOf } from '../helpers/runProcesses';
+import { agentProcesses, carrierOf, probeUntil } from '../helpers/runProcesses';
 import { killStartedServers, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
 
 after(killStartedServers);
-
-async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = probe();
-		if (value !== undefined) {
-			return value;
-		}
-		if (Date.now() > deadline) {
-			throw new Error(`timed out waiting for ${what}`);
-		}
-		await new Promise((r) => setTimeout(r, 50));
-	}
-}
 
 /**
  * Go on a fresh project whose agent writes `half.txt` and then works on for `sleepMs`; once it wrote,
@@ -64,7 +50,7 @@ async function reloadedMidRun(
 		isolation === 'shared' ? repo : path.join(library, 'runs', record.run, 'worktree'),
 		'half.txt',
 	);
-	await waitFor(() => (fs.existsSync(written) ? true : undefined), 'the agent to write');
+	await probeUntil(() => (fs.existsSync(written) ? true : undefined), 'the agent to write');
 	before.child.kill('SIGKILL');
 	await before.exited;
 	const server = await startServer(library);
@@ -90,7 +76,7 @@ it('a run goes on when the server of its window is killed: a new server follows 
 			[detail.summary.at_gate, detail.patchsets.at(-1)?.touched.map((t) => t.path)],
 			[true, ['half.txt']],
 		);
-		await waitFor(
+		await probeUntil(
 			() => (carrierOf(library) === undefined ? true : undefined),
 			'the carrier to end at the gate',
 			10_000,
@@ -113,8 +99,8 @@ it("Cancel from the new server stops the agent of the run's carrier; the run fai
 		assert.equal(stopped, true, 'a live process carries it');
 		const end = await server.notified(RunDidFinish, (finished) => finished.run === run, 'the run to stop', 15_000);
 		assert.deepEqual([end.status, end.error], ['failed', 'cancelled: wrong ticket']);
-		await waitFor(() => (agentProcesses(run).length === 0 ? true : undefined), 'the agent to be gone', 10_000);
-		await waitFor(() => (carrierOf(library) === undefined ? true : undefined), 'the carrier to end', 10_000);
+		await probeUntil(() => (agentProcesses(run).length === 0 ? true : undefined), 'the agent to be gone', 10_000);
+		await probeUntil(() => (carrierOf(library) === undefined ? true : undefined), 'the carrier to end', 10_000);
 	} finally {
 		await server.stop();
 	}
@@ -141,7 +127,11 @@ it('a run whose carrier is killed too: the server following it fails it at once 
 			[['half.txt']],
 			'what the agent left is kept as a PatchSet',
 		);
-		await waitFor(() => (agentProcesses(run).length === 0 ? true : undefined), 'the stray agent to be stopped', 5_000);
+		await probeUntil(
+			() => (agentProcesses(run).length === 0 ? true : undefined),
+			'the stray agent to be stopped',
+			5_000,
+		);
 		// Abandon has nothing left to put back, and says nothing was left as changed.
 		const abandoned = await server.call(DecideRun, { project: 'shop', run, decision: 'abandon' });
 		assert.deepEqual([abandoned.restored, abandoned.left], [[], []]);

@@ -21,23 +21,9 @@ import {
 import { fakeClaudeFolder } from '../helpers/fakeAgentCli';
 import { git, makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
-import { carrierOf } from '../helpers/runProcesses';
+import { agentProcesses, carrierOf, probeUntil } from '../helpers/runProcesses';
 import { expectRpcError, killStartedServers, serverForSuite, startServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
-
-async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = probe();
-		if (value !== undefined) {
-			return value;
-		}
-		if (Date.now() > deadline) {
-			throw new Error(`timed out waiting for ${what}`);
-		}
-		await new Promise((r) => setTimeout(r, 50));
-	}
-}
 
 describe('executed runs over JSON-RPC', () => {
 	const root = tempDir();
@@ -307,7 +293,7 @@ async function killedMidRun(
 		isolation === 'shared' ? repo : path.join(library, 'runs', record.run, 'worktree'),
 		'half.txt',
 	);
-	await waitFor(() => (fs.existsSync(written) ? true : undefined), 'the agent to write');
+	await probeUntil(() => (fs.existsSync(written) ? true : undefined), 'the agent to write');
 	const carrier = carrierOf(library);
 	assert.ok(carrier !== undefined, 'the run has a carrier of its own');
 	server.child.kill('SIGKILL');
@@ -334,23 +320,7 @@ it('a server and carrier killed in the middle of a run: on restart the run is fa
 	assert.equal(detail.provenance?.token_usage?.incomplete, true);
 	assert.equal(detail.provenance?.token_usage?.total_tokens, 1200);
 	// The stray agent was stopped: its process group no longer exists.
-	await waitFor(
-		() =>
-			fs
-				.readdirSync('/proc')
-				.filter((p) => /^\d+$/.test(p))
-				.some((p) => {
-					try {
-						return fs.readFileSync(`/proc/${p}/environ`).includes(Buffer.from(`DESK_RUN_ID=${run}\0`));
-					} catch {
-						return false;
-					}
-				})
-				? undefined
-				: true,
-		'the stray agent to be stopped',
-		5000,
-	);
+	await probeUntil(() => (agentProcesses(run).length > 0 ? undefined : true), 'the stray agent to be stopped', 5000);
 	// What the agent left is a PatchSet; Abandon finds nothing left to put back.
 	assert.deepEqual(
 		detail.patchsets.map((p) => p.touched.map((t) => t.path)),
