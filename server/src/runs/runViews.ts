@@ -202,12 +202,22 @@ export function runsOverview(store: AiStore, options: { all?: boolean } = {}): R
 			branchesBelow.set(task.parent, [...(branchesBelow.get(task.parent) ?? []), task]);
 		}
 	}
-	/** What summary agents spent memorizing the task's landings: in its subtree's total, never a run of its own. */
-	const summariesOf = (task: Task): UsageRollup[] =>
-		store
-			.taskRuns(task)
-			.flatMap((run) => summaryAgentUsages(store.runToolInvocations(run.object_id)))
-			.map((usage) => ({ ...runRollup(usage), runs: 0 }));
+	/**
+	 * What summary agents spent memorizing the task's landings: in its subtree's total, never a run of
+	 * its own. Read once per task, as its own usage is (each ancestor's subtree adds it again).
+	 */
+	const summaries = new Map<string, UsageRollup[]>();
+	const summariesOf = (task: Task): UsageRollup[] => {
+		let spent = summaries.get(task.object_id);
+		if (!spent) {
+			spent = store
+				.taskRuns(task)
+				.flatMap((run) => summaryAgentUsages(store.runToolInvocations(run.object_id)))
+				.map((usage) => ({ ...runRollup(usage), runs: 0 }));
+			summaries.set(task.object_id, spent);
+		}
+		return spent;
+	};
 	const subtree = (task: Task, seen: Set<string>): UsageRollup => {
 		seen.add(task.object_id);
 		const below = (branchesBelow.get(task.object_id) ?? []).filter((b) => !seen.has(b.object_id));
