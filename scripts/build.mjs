@@ -45,6 +45,33 @@ const mcpServerApart = {
 	},
 };
 
+// `import * as fs from 'node:fs'` compiles to a copy of the module's properties in every module that
+// imports it (esbuild's __toESM): ninety copies, a tenth of the command line's start. Each builtin
+// becomes one bundled module instead, whose namespace every importer shares.
+const builtinsOnce = {
+	name: 'builtins-once',
+	setup(build) {
+		build.onResolve({ filter: /^node:/ }, (args) =>
+			args.namespace === 'builtin' || args.kind !== 'import-statement'
+				? undefined
+				: { path: args.path, namespace: 'builtin' },
+		);
+		build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
+			contents: `export * from ${JSON.stringify(args.path)}; export { default } from ${JSON.stringify(args.path)};`,
+			loader: 'js',
+		}));
+	},
+};
+
+// The processes Node starts (the server, the command line): without comments or indentation their
+// source is ASCII, which V8 reads and compiles faster than a two-byte string (a comment with a dash
+// or an ellipsis made the whole file two-byte); names stay as written, so stacks read as the source.
+const nodeBundle = {
+	...common,
+	minifyWhitespace: true,
+	plugins: [builtinsOnce],
+};
+
 await Promise.all([
 	esbuild.build({
 		...common,
@@ -53,17 +80,17 @@ await Promise.all([
 		external: ['vscode'],
 	}),
 	esbuild.build({
-		...common,
+		...nodeBundle,
 		entryPoints: ['server/src/main.ts'],
 		outfile: 'dist/server.js',
-		plugins: [isoGitWriterApart],
+		plugins: [builtinsOnce, isoGitWriterApart],
 	}),
 	esbuild.build({
-		...common,
+		...nodeBundle,
 		entryPoints: ['server/src/cli/main.ts'],
 		outfile: 'dist/desk.js',
 		banner: { js: '#!/usr/bin/env node' },
-		plugins: [isoGitWriterApart, mcpServerApart],
+		plugins: [builtinsOnce, isoGitWriterApart, mcpServerApart],
 	}),
 	esbuild.build({ ...common, entryPoints: ['server/src/mcp/server.ts'], outfile: 'dist/mcpServer.js' }),
 	esbuild.build({ ...common, entryPoints: ['server/src/git/isoGitWriter.ts'], outfile: 'dist/isoGitWriter.js' }),

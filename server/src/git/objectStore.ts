@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { DeskError } from '../core/errors';
 import { ByteLru } from './byteLru';
+import { Inflater } from './inflater';
 import { maxObjectBytes, Pack, type GitObject, type ObjectType, type PackCaches } from './pack';
 
 export type { GitObject, ObjectType };
@@ -20,6 +21,8 @@ export interface ObjectStoreOptions {
 	indexCacheBytes?: number;
 	/** Bytes of pack windows kept (default 32 MiB). */
 	windowCacheBytes?: number;
+	/** False: every stream through `inflateSync` (the path taken where Node's zlib handle is not as expected). */
+	reuseZlibState?: boolean;
 }
 
 /**
@@ -46,6 +49,7 @@ export class GitObjectStore {
 			index: { used: 0, budget: options.indexCacheBytes ?? 32 * 1024 * 1024 },
 			objects: new ByteLru<number, GitObject>(options.objectCacheBytes ?? 48 * 1024 * 1024),
 			windows: new ByteLru<number, Buffer>(options.windowCacheBytes ?? 32 * 1024 * 1024),
+			inflater: new Inflater(options.reuseZlibState ?? true),
 		};
 		this.folders = collectFolders(objectsDir, maxAlternateDepth).map(
 			(dir) => new ObjectFolder(dir, hashLength, this.caches, () => this.nextPackId++),
@@ -105,6 +109,7 @@ export class GitObjectStore {
 		}
 		this.caches.objects.clear();
 		this.caches.windows.clear();
+		this.caches.inflater.close();
 	}
 
 	/** Descriptions of packs that do not match their indexes. */

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { DeskError } from '../core/errors';
 import type { ByteLru } from './byteLru';
+import type { Inflater } from './inflater';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
@@ -27,6 +28,8 @@ export interface PackCaches {
 	objects: ByteLru<number, GitObject>;
 	/** Key `packId * 2^32 + window number`: windows of the pack's bytes, as git maps them. */
 	windows: ByteLru<number, Buffer>;
+	/** One zlib state for the many small streams of a walk or a tree (see Inflater). */
+	inflater: Inflater;
 }
 
 /**
@@ -34,7 +37,7 @@ export interface PackCaches {
  * such as the commits of a history (a repack puts them side by side) or the trees of a version,
  * then cost one read for many instead of two each.
  */
-export const packWindowBytes = 16 * 1024;
+export const packWindowBytes = 64 * 1024;
 
 export interface Bucket {
 	/** Index of the bucket's first object in the whole index. */
@@ -310,6 +313,12 @@ export class Pack {
 		let length = size < 1024 * 1024 ? most : Math.min(most, 64 * 1024 + (size >> 2));
 		for (;;) {
 			const input = this.read(position, length);
+			if (length === most) {
+				const whole = this.caches.inflater.inflate(input, size);
+				if (whole) {
+					return whole;
+				}
+			}
 			let data: Buffer;
 			try {
 				// An output chunk of the object's size: the default 16 KiB per call is most of the cost

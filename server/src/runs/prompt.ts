@@ -140,7 +140,7 @@ function tail(text: string, max: number): string {
 export function planSteps(answer: string): string[] {
 	const lines = answer.split('\n');
 	const listed = lines
-		.map((l) => /^\s*(?:\d+[.)]|[-*•])\s+(.+?)\s*$/.exec(l)?.[1])
+		.map((l) => /^\s*(?:\d+[.)]|[-*\u2022])\s+(.+?)\s*$/.exec(l)?.[1])
 		.filter((s): s is string => s !== undefined && s !== '');
 	if (listed.length > 0) {
 		return listed.map((s) => s.replace(/\*\*/g, '').slice(0, 500));
