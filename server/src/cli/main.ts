@@ -50,7 +50,7 @@ export async function main(
 	try {
 		const [area, verb, ...rest] = positionals;
 		const command = `${area} ${verb ?? ''}`.trim();
-		if (require.main === module) {
+		if (oneShotProcess) {
 			keepQuickWasmCode(command, area);
 		}
 		const version = values.version === undefined ? undefined : positiveInteger(values.version, '--version');
@@ -131,7 +131,9 @@ function keepQuickWasmCode(command: string, area: string | undefined): void {
 	}
 }
 
-if (require.main === module) {
+/** The `desk` process: this command line, its exit code the process's (launcher.ts calls it). */
+export function runAsProcess(): void {
+	oneShotProcess = true;
 	main(process.argv.slice(2)).then(
 		(code) => {
 			process.exitCode = code;
@@ -141,4 +143,11 @@ if (require.main === module) {
 			process.exitCode = 70;
 		},
 	);
+}
+
+/** True when `main` runs as the process's command line (not called by a test in its own process). */
+let oneShotProcess = false;
+
+if (require.main === module) {
+	runAsProcess();
 }

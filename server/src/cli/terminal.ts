@@ -63,7 +63,13 @@ const unsafeInJson = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
  * it inert. (Outside strings JSON is ASCII, so every replacement is inside a string.)
  */
 export function jsonForTerminal(value: unknown, indent = 2): string {
-	return JSON.stringify(value, null, indent).replace(unsafeInJson, (c) => {
+	const json = JSON.stringify(value, null, indent);
+	// Looking costs a tenth of replacing (which copies the whole text even when nothing matches).
+	unsafeInJson.lastIndex = 0;
+	if (!unsafeInJson.test(json)) {
+		return json;
+	}
+	return json.replace(unsafeInJson, (c) => {
 		let escaped = '';
 		for (let i = 0; i < c.length; i += 1) {
 			escaped += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;

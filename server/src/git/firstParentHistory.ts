@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CommitHistory, CommitInfo } from '../assets/ports';
+import { subjectOf, type CommitScan } from './objects';
 
 /**
  * The first-parent history of a branch, oldest first, held compactly: object ids in one buffer,
@@ -113,8 +114,11 @@ export class FirstParentHistory implements CommitHistory {
 		const subjectEnds = new Uint32Array(count);
 		subjectEnds.set(this.subjectEnds.subarray(0, keep));
 		const keptBytes = keep === 0 ? 0 : this.subjectEnds[keep - 1]!;
-		const added = newer.map((c) => Buffer.from(c.subject, 'utf8'));
-		const subjects = Buffer.allocUnsafe(keptBytes + added.reduce((n, b) => n + b.length, 0));
+		let addedBytes = 0;
+		for (const commit of newer) {
+			addedBytes += Buffer.byteLength(commit.subject, 'utf8');
+		}
+		const subjects = Buffer.allocUnsafe(keptBytes + addedBytes);
 		this.subjects.copy(subjects, 0, 0, keptBytes);
 		let at = keptBytes;
 		newer.forEach((commit, i) => {
@@ -122,7 +126,7 @@ export class FirstParentHistory implements CommitHistory {
 			oids.write(commit.oid, index * h, h, 'hex');
 			times[index] = commit.time;
 			offsets[index] = commit.offsetMinutes;
-			at += added[i]!.copy(subjects, at);
+			at += subjects.write(commit.subject, at, 'utf8');
 			subjectEnds[index] = at;
 		});
 		const extended = new FirstParentHistory(h, oids, times, offsets, subjectEnds, subjects, endedShallow);
@@ -130,15 +134,62 @@ export class FirstParentHistory implements CommitHistory {
 		return extended;
 	}
 
+	/** True when commit `index` is the one named by `key` (its raw bytes). */
+	isAt(index: number, key: Buffer): boolean {
+		const h = this.hashLength;
+		return index >= 0 && index < this.count && key.compare(this.oids, index * h, (index + 1) * h) === 0;
+	}
+
+	/**
+	 * The first `keep` commits of this history followed by those of `walk`, which found them newest
+	 * first: `extend` for a walk that kept no object per commit.
+	 */
+	extendWith(keep: number, walk: HistoryWalk, endedShallow: boolean): FirstParentHistory {
+		const h = this.hashLength;
+		const added = walk.count;
+		const count = keep + added;
+		const oids = Buffer.allocUnsafe(count * h);
+		this.oids.copy(oids, 0, 0, keep * h);
+		const times = new Float64Array(count);
+		times.set(this.times.subarray(0, keep));
+		const offsets = new Int16Array(count);
+		offsets.set(this.offsets.subarray(0, keep));
+		const subjectEnds = new Uint32Array(count);
+		subjectEnds.set(this.subjectEnds.subarray(0, keep));
+		const keptBytes = keep === 0 ? 0 : this.subjectEnds[keep - 1]!;
+		const subjects = Buffer.allocUnsafe(keptBytes + walk.subjectBytes);
+		this.subjects.copy(subjects, 0, 0, keptBytes);
+		let at = keptBytes;
+		// The walk's newest commit is the history's last.
+		for (let i = 0; i < added; i++) {
+			const from = added - 1 - i;
+			const index = keep + i;
+			copyBytes(walk.oids, from * h, (from + 1) * h, oids, index * h);
+			times[index] = walk.times[from]!;
+			offsets[index] = walk.offsets[from]!;
+			const start = from === 0 ? 0 : walk.subjectEnds[from - 1]!;
+			at += copyBytes(walk.subjects, start, walk.subjectEnds[from]!, subjects, at);
+			subjectEnds[index] = at;
+		}
+		const extended = new FirstParentHistory(h, oids, times, offsets, subjectEnds, subjects, endedShallow);
+		extended.decoded = this.decoded.slice(0, keep);
+		return extended;
+	}
+
 	/** The cache file's bytes: a header with a format version, the arrays, and a sha256 of it all. */
 	encode(): Buffer {
+		return Buffer.concat(this.encodeParts());
+	}
+
+	/** The cache file's bytes in parts, as they are written (a copy of 2 MB into fresh memory is not free). */
+	encodeParts(): Buffer[] {
 		const header = Buffer.alloc(24);
 		header.write(magic, 0, 'latin1');
 		header.writeUInt32LE(historyFormat, 8);
 		header.writeUInt32LE(this.hashLength, 12);
 		header.writeUInt32LE(this.count, 16);
 		header.writeUInt32LE(this.endedShallow ? 1 : 0, 20);
-		const body = Buffer.concat([
+		const body = [
 			header,
 			this.oids,
 			Buffer.from(this.times.buffer, this.times.byteOffset, this.times.byteLength),
@@ -146,8 +197,12 @@ export class FirstParentHistory implements CommitHistory {
 			Buffer.alloc(this.count % 2 === 0 ? 0 : 2), // keeps the Uint32Array after it aligned
 			Buffer.from(this.subjectEnds.buffer, this.subjectEnds.byteOffset, this.subjectEnds.byteLength),
 			this.subjects,
-		]);
-		return Buffer.concat([body, createHash('sha256').update(body).digest()]);
+		];
+		const sum = createHash('sha256');
+		for (const part of body) {
+			sum.update(part);
+		}
+		return [...body, sum.digest()];
 	}
 
 	/** A history from its cache file's bytes; undefined for another format, a damaged or foreign file. */
@@ -195,6 +250,76 @@ export class FirstParentHistory implements CommitHistory {
 	}
 }
 
+/**
+ * The commits of a first-parent walk as it finds them, newest first, in arrays that grow: no object
+ * or string per commit (a walk of 24,000 commits made 24,000 of each, and the collector's work
+ * was a fifth of the walk).
+ */
+export class HistoryWalk {
+	count = 0;
+	oids: Buffer;
+	times: Float64Array;
+	offsets: Int16Array;
+	subjectEnds: Uint32Array;
+	subjects: Buffer;
+	subjectBytes = 0;
+
+	constructor(
+		readonly hashLength: number,
+		capacity = 256,
+	) {
+		this.oids = Buffer.allocUnsafe(capacity * hashLength);
+		this.times = new Float64Array(capacity);
+		this.offsets = new Int16Array(capacity);
+		this.subjectEnds = new Uint32Array(capacity);
+		this.subjects = Buffer.allocUnsafe(capacity * 64);
+	}
+
+	/** Adds the commit named by `key` whose bytes `data` were scanned into `scan`. */
+	add(key: Buffer, data: Buffer, scan: CommitScan): void {
+		if (this.count === this.times.length) {
+			this.grow();
+		}
+		const index = this.count++;
+		copyBytes(key, 0, this.hashLength, this.oids, index * this.hashLength);
+		this.times[index] = scan.time;
+		this.offsets[index] = scan.offsetMinutes;
+		if (scan.subjectIsBytes) {
+			this.room(scan.subjectEnd - scan.subjectStart);
+			this.subjectBytes += copyBytes(data, scan.subjectStart, scan.subjectEnd, this.subjects, this.subjectBytes);
+		} else {
+			const subject = subjectOf(data, scan);
+			this.room(Buffer.byteLength(subject, 'utf8'));
+			this.subjectBytes += this.subjects.write(subject, this.subjectBytes, 'utf8');
+		}
+		this.subjectEnds[index] = this.subjectBytes;
+	}
+
+	private room(bytes: number): void {
+		if (this.subjectBytes + bytes > this.subjects.length) {
+			const larger = Buffer.allocUnsafe(Math.max(this.subjects.length * 2, this.subjectBytes + bytes));
+			this.subjects.copy(larger, 0, 0, this.subjectBytes);
+			this.subjects = larger;
+		}
+	}
+
+	private grow(): void {
+		const capacity = this.times.length * 2;
+		const oids = Buffer.allocUnsafe(capacity * this.hashLength);
+		this.oids.copy(oids, 0, 0, this.count * this.hashLength);
+		this.oids = oids;
+		const times = new Float64Array(capacity);
+		times.set(this.times);
+		this.times = times;
+		const offsets = new Int16Array(capacity);
+		offsets.set(this.offsets);
+		this.offsets = offsets;
+		const subjectEnds = new Uint32Array(capacity);
+		subjectEnds.set(this.subjectEnds);
+		this.subjectEnds = subjectEnds;
+	}
+}
+
 export interface WalkedCommit {
 	oid: string;
 	/** Committer time, seconds since the epoch. */
@@ -232,7 +357,12 @@ export class HistoryCache {
 		const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
 		try {
 			fs.mkdirSync(this.dir, { recursive: true });
-			fs.writeFileSync(temp, history.encode(), { flag: 'wx', mode: 0o600 });
+			const fd = fs.openSync(temp, 'wx', 0o600);
+			try {
+				writeAll(fd, history.encodeParts());
+			} finally {
+				fs.closeSync(fd);
+			}
 			fs.renameSync(temp, file);
 		} catch {
 			// A cache that cannot be written costs the next process a walk, nothing else.
@@ -243,6 +373,25 @@ export class HistoryCache {
 	private fileOf(key: string): string {
 		return path.join(this.dir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.history`);
 	}
+}
+
+function writeAll(fd: number, parts: Buffer[]): void {
+	for (const part of parts) {
+		for (let done = 0; done < part.length;) {
+			done += fs.writeSync(fd, part, done, part.length - done);
+		}
+	}
+}
+
+/** `source[start, end)` into `target` at `at`: a loop for the few bytes of an id or a subject, where `copy`'s checks cost more than the copying. */
+function copyBytes(source: Buffer, start: number, end: number, target: Buffer, at: number): number {
+	if (end - start > 64) {
+		return source.copy(target, at, start, end);
+	}
+	for (let i = start; i < end; i++) {
+		target[at++] = source[i]!;
+	}
+	return end - start;
 }
 
 /**

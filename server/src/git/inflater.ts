@@ -41,6 +41,7 @@ export class Inflater {
 	private handle: ZlibHandle | undefined;
 	private readonly state = new Uint32Array(2);
 	private failed = false;
+	private scratch = Buffer.allocUnsafe(64 * 1024);
 
 	constructor(useHandle = true) {
 		if (useHandle) {
@@ -65,6 +66,11 @@ export class Inflater {
 		}
 		// One spare byte: a stream longer than declared fills it, and is refused.
 		const output = Buffer.allocUnsafe(size + 1);
+		return this.run(handle, input, output, size) ? output.subarray(0, size) : undefined;
+	}
+
+	/** Inflates `input` into `output` (`size` + 1 bytes); true when it made exactly `size` bytes and the stream ended. */
+	private run(handle: ZlibHandle, input: Buffer, output: Buffer, size: number): boolean {
 		this.failed = false;
 		this.state[0] = 0xffffffff;
 		try {
@@ -73,10 +79,26 @@ export class Inflater {
 		} catch {
 			this.failed = true;
 		}
-		if (this.failed || output.length - this.state[0]! !== size) {
+		return !this.failed && output.length - this.state[0]! === size;
+	}
+
+	/**
+	 * As `inflate`, into a buffer this inflater reuses: the bytes are valid only until the next call.
+	 * For a walk that reads thousands of objects and keeps a few fields of each: fresh memory for each
+	 * one (its pages first touched) cost more than the inflating.
+	 */
+	inflateTransient(input: Buffer, size: number): Buffer | undefined {
+		const handle = this.handle;
+		if (!handle) {
 			return undefined;
 		}
-		return output.subarray(0, size);
+		if (this.scratch.length < size + 1) {
+			this.scratch = Buffer.allocUnsafe(Math.max(size + 1, this.scratch.length * 2));
+		}
+		if (!this.run(handle, input, this.scratch.subarray(0, size + 1), size)) {
+			return undefined;
+		}
+		return this.scratch.subarray(0, size);
 	}
 
 	close(): void {
@@ -96,8 +118,9 @@ export class Inflater {
 
 function openHandle(state: Uint32Array, onFailure: (failed: boolean) => void): ZlibHandle | undefined {
 	try {
-		const binding = (process as unknown as { binding(name: string): { Zlib?: new (mode: number) => ZlibHandle } })
-			.binding('zlib');
+		const binding = (
+			process as unknown as { binding(name: string): { Zlib?: new (mode: number) => ZlibHandle } }
+		).binding('zlib');
 		if (typeof binding.Zlib !== 'function') {
 			return undefined;
 		}

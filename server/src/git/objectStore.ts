@@ -95,6 +95,24 @@ export class GitObjectStore {
 		return object;
 	}
 
+	/**
+	 * For a walk over thousands of objects that keeps only a few fields of each: the object named by
+	 * `key` (its raw bytes), unverified
+	 * (as `tryRead(oid, { verify: false })`), its bytes valid only until the next `peek` when it came
+	 * whole from a pack (no memory of its own); anything else is read as `tryRead` reads it.
+	 */
+	peek(key: Buffer): GitObject | undefined {
+		if (key.length === this.hashLength) {
+			for (const folder of this.folders) {
+				const found = folder.peekPacked(key);
+				if (found) {
+					return found;
+				}
+			}
+		}
+		return this.tryRead(key.toString('hex'), { verify: false });
+	}
+
 	has(oid: string): boolean {
 		try {
 			return this.tryRead(oid) !== undefined;
@@ -181,6 +199,21 @@ class ObjectFolder {
 			if (offset !== undefined) {
 				this.lastHit = index;
 				return pack.readAt(offset, readBase);
+			}
+		}
+		return undefined;
+	}
+
+	/** The object through its pack's `peekAt`, when a pack holds it whole; undefined otherwise. */
+	peekPacked(key: Buffer): GitObject | undefined {
+		const packs = this.currentPacks();
+		for (let i = 0; i < packs.length; i++) {
+			const index = (this.lastHit + i) % packs.length;
+			const pack = packs[index]!;
+			const offset = pack.find(key);
+			if (offset !== undefined) {
+				this.lastHit = index;
+				return pack.peekAt(offset);
 			}
 		}
 		return undefined;

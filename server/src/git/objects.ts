@@ -55,28 +55,46 @@ export interface WalkFields {
 
 const newline = 0x0a;
 
+/** Where a walk's fields lie in a commit's bytes (filled by {@link scanCommit}; no string made). */
+export interface CommitScan {
+	/** Offset of the first parent's hex id, -1 for a root commit. */
+	parentAt: number;
+	/** Committer time, seconds since the epoch, and offset in minutes east of UTC. */
+	time: number;
+	offsetMinutes: number;
+	/** The message's first paragraph: its bytes, before the subject's normalisation. */
+	subjectStart: number;
+	subjectEnd: number;
+	/** True when those bytes are already the subject: one line of ASCII, trailing whitespace cut. */
+	subjectIsBytes: boolean;
+}
+
+export function emptyScan(): CommitScan {
+	return { parentAt: -1, time: 0, offsetMinutes: 0, subjectStart: 0, subjectEnd: 0, subjectIsBytes: true };
+}
+
 /**
- * The fields of a commit a walk of tens of thousands of them lists, read straight from the bytes
- * (no header is decoded to a string but the first parent). Undefined when the commit is malformed.
+ * What a first-parent walk needs of a commit, found in its bytes (a walk reads tens of thousands).
+ * False when the commit is malformed.
  */
-export function walkFields(data: Buffer, hashLength: number): WalkFields | undefined {
+export function scanCommit(data: Buffer, hashLength: number, out: CommitScan): boolean {
 	const hex = hashLength * 2;
 	if (!startsWith(data, 0, treePrefix) || !isHexAt(data, 5, hex) || data[5 + hex] !== newline) {
-		return undefined;
+		return false;
 	}
 	const headerEnd = data.indexOf(blankLine);
 	const headers = headerEnd < 0 ? data.length : headerEnd;
 	let at = 6 + hex;
-	let firstParent: string | undefined;
+	out.parentAt = -1;
 	if (startsWith(data, at, parentPrefix)) {
 		if (!isHexAt(data, at + 7, hex) || data[at + 7 + hex] !== newline) {
-			return undefined;
+			return false;
 		}
-		firstParent = data.toString('latin1', at + 7, at + 7 + hex);
+		out.parentAt = at + 7;
 		at += 8 + hex;
 	}
-	let time = 0;
-	let offsetMinutes = 0;
+	out.time = 0;
+	out.offsetMinutes = 0;
 	const committer = data.indexOf(committerPrefix, at - 1);
 	if (committer >= 0 && committer < headers) {
 		// The line ends in ` <seconds> <+|-><hh><mm>`: read backwards from its end.
@@ -95,26 +113,63 @@ export function walkFields(data: Buffer, hashLength: number): WalkFields | undef
 				digit--;
 			}
 			if (scale > 1 && data[digit] === space && hours >= 0 && hours <= 99 && minutes >= 0 && minutes <= 99) {
-				time = value;
-				offsetMinutes = (sign === minus ? -1 : 1) * (hours * 60 + minutes);
+				out.time = value;
+				out.offsetMinutes = (sign === minus ? -1 : 1) * (hours * 60 + minutes);
 			}
 		}
 	}
-	let subject = '';
+	out.subjectStart = out.subjectEnd = 0;
+	out.subjectIsBytes = true;
 	if (headerEnd >= 0) {
 		const paragraphEnd = data.indexOf(blankLine, headerEnd + 2);
-		subject = data.toString('utf8', headerEnd + 2, paragraphEnd < 0 ? data.length : paragraphEnd);
-		if (subject.includes('\n')) {
-			subject = subject
+		const start = headerEnd + 2;
+		let end = paragraphEnd < 0 ? data.length : paragraphEnd;
+		let simple = true;
+		for (let i = start; i < end; i++) {
+			const c = data[i]!;
+			if (c === newline || c >= 0x80) {
+				simple = false;
+				break;
+			}
+		}
+		// JavaScript's trimEnd, for ASCII: tab, line feed, vertical tab, form feed, carriage return, space.
+		while (simple && end > start && (data[end - 1] === space || (data[end - 1]! >= 0x09 && data[end - 1]! <= 0x0d))) {
+			end--;
+		}
+		out.subjectStart = start;
+		out.subjectEnd = end;
+		out.subjectIsBytes = simple;
+	}
+	return true;
+}
+
+/** As `git log --format=%s`: the message's first paragraph on one line (for a scan whose bytes are not the subject as they are). */
+export function subjectOf(data: Buffer, scan: CommitScan): string {
+	const paragraph = data.toString('utf8', scan.subjectStart, scan.subjectEnd);
+	if (scan.subjectIsBytes) {
+		return paragraph;
+	}
+	return paragraph.includes('\n')
+		? paragraph
 				.split('\n')
 				.map((l) => l.trim())
 				.filter((l) => l !== '')
-				.join(' ');
-		} else {
-			subject = subject.trimEnd();
-		}
+				.join(' ')
+		: paragraph.trimEnd();
+}
+
+/** The fields of a commit a first-parent walk lists, as values. Undefined when the commit is malformed. */
+export function walkFields(data: Buffer, hashLength: number): WalkFields | undefined {
+	const scan = emptyScan();
+	if (!scanCommit(data, hashLength, scan)) {
+		return undefined;
 	}
-	return { firstParent, time, offsetMinutes, subject };
+	return {
+		firstParent: scan.parentAt < 0 ? undefined : data.toString('latin1', scan.parentAt, scan.parentAt + hashLength * 2),
+		time: scan.time,
+		offsetMinutes: scan.offsetMinutes,
+		subject: subjectOf(data, scan),
+	};
 }
 
 const treePrefix = Buffer.from('tree ');

@@ -39,6 +39,9 @@ export interface PackCaches {
  */
 export const packWindowBytes = 64 * 1024;
 
+/** The walk's window (see Pack.peekAt); objects larger than this are read the usual way. */
+const streamWindowBytes = 128 * 1024;
+
 export interface Bucket {
 	/** Index of the bucket's first object in the whole index. */
 	first: number;
@@ -59,6 +62,10 @@ export class Pack {
 	/** The oids and offsets of each fanout bucket read so far (objects whose oid starts with that byte). */
 	private readonly buckets: Array<Bucket | undefined> = new Array<Bucket | undefined>(256);
 	private bucketBytes = 0;
+	/** The walk's window (see peekAt): where it starts in the pack and how many bytes it holds. */
+	private stream: Buffer | undefined;
+	private streamStart = 0;
+	private streamLength = 0;
 
 	private constructor(
 		readonly id: number,
@@ -155,6 +162,7 @@ export class Pack {
 			fs.closeSync(this.idxFd);
 			fs.closeSync(this.packFd);
 			this.dropBuckets();
+			this.stream = undefined;
 		}
 	}
 
@@ -236,6 +244,67 @@ export class Pack {
 			this.caches.objects.set(this.id * 2 ** 40 + link.offset, base, base.data.length);
 		}
 		return base;
+	}
+
+	/**
+	 * For a walk: the object at `offset` when the pack stores it whole and it inflates cleanly, its bytes
+	 * valid only until the next `peekAt` of any pack of the store (they live in the inflater's scratch
+	 * buffer); undefined otherwise (a delta, a large object, damage), and the caller reads it with
+	 * `readAt`, which resolves it or says what is wrong. Reads through one window of its own that
+	 * moves along with the walk, so a walk neither fills the window cache nor allocates per object.
+	 */
+	peekAt(offset: number): GitObject | undefined {
+		if (this.damage || offset < 12 || offset >= this.packSize - this.hashLength) {
+			return undefined;
+		}
+		const headLength = Math.min(16 + this.hashLength, this.packSize - this.hashLength - offset);
+		this.streamRead(offset, headLength);
+		// The header's bytes straight from the window (a view of them costs an object per commit).
+		const window = this.stream!;
+		const base = offset - this.streamStart;
+		let at = 0;
+		let c = window[base + at++]!;
+		const type = (c >> 4) & 7;
+		let size = c & 15;
+		let shift = 4;
+		while (c & 0x80 && at < headLength && shift <= 56) {
+			c = window[base + at++]!;
+			size += (c & 0x7f) * 2 ** shift;
+			shift += 7;
+		}
+		if (c & 0x80 || !typeNames[type] || size > streamWindowBytes) {
+			return undefined;
+		}
+		const position = offset + at;
+		const most = Math.min(this.packSize - this.hashLength - position, size + 64 + (size >> 10));
+		const data = this.caches.inflater.inflateTransient(this.streamRead(position, most), size);
+		return data && { type: typeNames[type]!, data };
+	}
+
+	/** Bytes of the pack through the walk's own window (re-read from `position` when it lies outside). */
+	private streamRead(position: number, length: number): Buffer {
+		if (length > streamWindowBytes) {
+			return readExactly(this.packFd, position, length, this.packFile);
+		}
+		if (position < this.streamStart || position + length > this.streamStart + this.streamLength) {
+			this.stream ??= Buffer.allocUnsafe(streamWindowBytes);
+			const wanted = Math.min(streamWindowBytes, this.packSize - position);
+			let done = 0;
+			while (done < wanted) {
+				const read = fs.readSync(this.packFd, this.stream, done, wanted - done, position + done);
+				if (read === 0) {
+					break;
+				}
+				done += read;
+			}
+			this.streamStart = position;
+			this.streamLength = done;
+			if (done < length) {
+				throw corrupt(this.packFile, `it ends at ${position + done} bytes, inside data its index points at`);
+			}
+		}
+		const start = position - this.streamStart;
+		return this.stream!.subarray(start, start + length);
 	}
 
 	/** The header of the entry at `offset`: its type, inflated size, and where its base and data are. */

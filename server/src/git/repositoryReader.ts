@@ -3,8 +3,8 @@ import * as path from 'node:path';
 import type { CommitHistory, GitFileChange, GitReader, GitTreeFile } from '../assets/ports';
 import { DeskError } from '../core/errors';
 import { ByteLru } from './byteLru';
-import { FirstParentHistory, HistoryCache, type WalkedCommit } from './firstParentHistory';
-import { walkFields } from './objects';
+import { FirstParentHistory, HistoryCache, HistoryWalk } from './firstParentHistory';
+import { emptyScan, scanCommit } from './objects';
 import { adoptedLocation, adoptionOf, type AdoptedGitDir, type GitDirLocation } from './gitDir';
 import { fileOf, gitDirOf, GitRepository, type TreeFile } from './repository';
 
@@ -268,47 +268,54 @@ export class RepositoryReader implements GitReader {
 		known: FirstParentHistory | undefined,
 		signal?: AbortSignal,
 	): Promise<FirstParentHistory> {
-		const newestFirst: WalkedCommit[] = [];
+		const h = repo.hashLength;
+		const walk = new HistoryWalk(h);
+		const scan = emptyScan();
 		let keep = 0;
 		let endedShallow = false;
-		let oid: string | undefined = tip;
-		while (oid !== undefined) {
+		// The commit being read, as raw bytes: each step writes its first parent's id here.
+		const key = Buffer.from(tip, 'hex');
+		for (;;) {
 			// A branch that moved on meets the known tip within a few commits; only a longer walk (a
 			// rewrite, an old cache) is worth building the known history's lookup table for.
 			const index = !known
 				? -1
-				: oid === known.tip
+				: known.isAt(known.count - 1, key)
 					? known.count - 1
-					: newestFirst.length < 64
+					: walk.count < 64
 						? -1
-						: known.indexOf(oid);
+						: known.indexOf(key.toString('hex'));
 			if (index >= 0) {
 				keep = index + 1;
 				break;
 			}
-			const object = repo.objects.tryRead(oid, { verify: false });
+			// Only a few fields of each commit are kept: its bytes need no memory of their own.
+			const object = repo.objects.peek(key);
 			if (!object) {
-				if (newestFirst.length === 0) {
-					throw new DeskError('git.missingObject', `Commit ${oid} is not in ${repo.top}.`, { oid });
+				if (walk.count === 0) {
+					throw new DeskError('git.missingObject', `Commit ${tip} is not in ${repo.top}.`, { oid: tip });
 				}
 				endedShallow = true; // A shallow clone: history ends where the objects do.
 				break;
 			}
-			const commit = object.type === 'commit' ? walkFields(object.data, repo.hashLength) : undefined;
-			if (!commit) {
+			if (object.type !== 'commit' || !scanCommit(object.data, h, scan)) {
+				const oid = key.toString('hex');
 				throw new DeskError('git.corrupt', `${oid} on the first-parent chain of ${repo.top} is not a valid commit.`, {
 					oid,
 				});
 			}
-			newestFirst.push({ oid, time: commit.time, offsetMinutes: commit.offsetMinutes, subject: commit.subject });
-			oid = commit.firstParent;
-			if (newestFirst.length % yieldEvery === 0) {
+			walk.add(key, object.data, scan);
+			if (scan.parentAt < 0) {
+				break;
+			}
+			key.write(object.data.toString('latin1', scan.parentAt, scan.parentAt + 2 * h), 'hex');
+			if (walk.count % yieldEvery === 0) {
 				signal?.throwIfAborted();
 				await new Promise((resolve) => setImmediate(resolve));
 			}
 		}
-		const base = known ?? FirstParentHistory.empty(repo.hashLength);
-		return base.extend(keep, newestFirst.reverse(), keep > 0 ? base.endedShallow : endedShallow);
+		const base = known ?? FirstParentHistory.empty(h);
+		return base.extendWith(keep, walk, keep > 0 ? base.endedShallow : endedShallow);
 	}
 
 	/**

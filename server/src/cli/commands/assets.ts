@@ -102,9 +102,10 @@ const assetVersions = commandOf(listVersions, async (context) => {
 			break;
 		}
 		if (out.json) {
-			out.write(
-				`${written === 0 ? '[\n' : ',\n'}${page.versions.map((v) => jsonForTerminal(v).replace(/^/gm, '  ')).join(',\n')}`,
-			);
+			// The page as one array, its brackets cut: the same text as each version indented, at a
+			// fraction of the cost (one stringify and one escape pass for 2,000 versions).
+			const items = jsonForTerminal(page.versions);
+			out.write(`${written === 0 ? '[\n' : ',\n'}${items.slice(2, items.length - 2)}`);
 		} else {
 			writeMessage(out, `${page.versions.map(formatVersion).join('\n')}\n`);
 		}
