@@ -27,23 +27,32 @@ const common = {
 	define: { DESK_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) },
 };
 
-// isomorphic-git (only for writing run history) is a bundle of its own, loaded when first needed:
-// parsing it costs every start of the desk tens of milliseconds otherwise.
-const isoGitWriterApart = {
-	name: 'iso-git-writer-apart',
-	setup(build) {
-		build.onResolve({ filter: /\/isoGitWriter(\.js)?$/ }, () => ({ path: './isoGitWriter.js', external: true }));
-	},
-};
+// A part of the bundle kept in a bundle of its own beside it and loaded when first needed: its
+// `import()` becomes a require of that file at run time (a require, not an import: the command line
+// runs from a code cache through node:vm, where import() needs an experimental flag).
+function apart(name, filter) {
+	return {
+		name: `${name}-apart`,
+		setup(build) {
+			const namespace = `apart-${name}`;
+			build.onResolve({ filter }, (args) =>
+				args.namespace === namespace ? { path: `./${name}`, external: true } : { path: name, namespace },
+			);
+			build.onLoad({ filter: /.*/, namespace }, () => ({
+				contents: `module.exports = require(${JSON.stringify(`./${name}`)});`,
+				loader: 'js',
+			}));
+		},
+	};
+}
+
+// isomorphic-git (only for writing run history): parsing it costs every start of the desk tens of
+// milliseconds otherwise.
+const isoGitWriterApart = apart('isoGitWriter.js', /(^\.|\/)isoGitWriter(\.js)?$/);
 
 // The MCP server of `desk mcp` likewise (the SDK and zod are half the command line's size, and build
 // their schemas as they load): the one command that serves MCP loads it.
-const mcpServerApart = {
-	name: 'mcp-server-apart',
-	setup(build) {
-		build.onResolve({ filter: /\/mcp\/server(\.js)?$/ }, () => ({ path: './mcpServer.js', external: true }));
-	},
-};
+const mcpServerApart = apart('mcpServer.js', /(\/mcp\/server(\.js)?|^\.\/mcpServer\.js)$/);
 
 // `import * as fs from 'node:fs'` compiles to a copy of the module's properties in every module that
 // imports it (esbuild's __toESM): ninety copies, a tenth of the command line's start. Each builtin

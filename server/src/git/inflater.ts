@@ -31,6 +31,9 @@ interface ZlibHandle {
 	onerror: (message: string, errno: number) => void;
 }
 
+/** The first part of an object `inflatePrefix` makes before it asks whether that is enough (a commit's header and subject usually fit). */
+const prefixStep = 512;
+
 /**
  * Inflates many zlib streams of known size with one reused zlib state. `inflate` answers only a
  * stream that inflated whole, its checksum right, to exactly the size asked; for anything else
@@ -99,6 +102,53 @@ export class Inflater {
 			return undefined;
 		}
 		return this.scratch.subarray(0, size);
+	}
+
+	/**
+	 * As `inflateTransient`, but stops once `enough` says the bytes made so far hold what is wanted (a
+	 * commit's header and subject, not its whole message): a view of those bytes, or of the whole
+	 * object when the stream ends first. A stream not inflated to its end is not checked against its
+	 * checksum; what was made is still zlib's own decoding of it.
+	 */
+	inflatePrefix(input: Buffer, size: number, enough: (made: Buffer) => boolean): Buffer | undefined {
+		const handle = this.handle;
+		if (!handle) {
+			return undefined;
+		}
+		if (this.scratch.length < size + 1) {
+			this.scratch = Buffer.allocUnsafe(Math.max(size + 1, this.scratch.length * 2));
+		}
+		this.failed = false;
+		let made = 0;
+		let used = 0;
+		let step = prefixStep;
+		try {
+			handle.reset();
+			for (;;) {
+				const room = Math.min(step, size + 1 - made);
+				this.state[0] = 0xffffffff;
+				this.state[1] = 0xffffffff;
+				handle.writeSync(zlib.constants.Z_FINISH, input, used, input.length - used, this.scratch, made, room);
+				if (this.failed || this.state[0]! > room || this.state[1]! > input.length - used) {
+					return undefined;
+				}
+				made += room - this.state[0]!;
+				used += input.length - used - this.state[1]!;
+				if (this.state[0] !== 0) {
+					// Room was left: the stream ended (running out of input is an error, reported above).
+					return made === size ? this.scratch.subarray(0, size) : undefined;
+				}
+				if (made > size) {
+					return undefined;
+				}
+				if (made < size && enough(this.scratch.subarray(0, made))) {
+					return this.scratch.subarray(0, made);
+				}
+				step *= 2;
+			}
+		} catch {
+			return undefined;
+		}
 	}
 
 	close(): void {

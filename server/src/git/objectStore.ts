@@ -99,12 +99,13 @@ export class GitObjectStore {
 	 * For a walk over thousands of objects that keeps only a few fields of each: the object named by
 	 * `key` (its raw bytes), unverified
 	 * (as `tryRead(oid, { verify: false })`), its bytes valid only until the next `peek` when it came
-	 * whole from a pack (no memory of its own); anything else is read as `tryRead` reads it.
+	 * whole from a pack (no memory of its own); anything else is read as `tryRead` reads it. With
+	 * `enough`, a packed object's bytes may stop where `enough` is satisfied (see Pack.peekAt).
 	 */
-	peek(key: Buffer): GitObject | undefined {
+	peek(key: Buffer, enough?: (made: Buffer) => boolean): GitObject | undefined {
 		if (key.length === this.hashLength) {
 			for (const folder of this.folders) {
-				const found = folder.peekPacked(key);
+				const found = folder.peekPacked(key, enough);
 				if (found) {
 					return found;
 				}
@@ -205,7 +206,7 @@ class ObjectFolder {
 	}
 
 	/** The object through its pack's `peekAt`, when a pack holds it whole; undefined otherwise. */
-	peekPacked(key: Buffer): GitObject | undefined {
+	peekPacked(key: Buffer, enough?: (made: Buffer) => boolean): GitObject | undefined {
 		const packs = this.currentPacks();
 		for (let i = 0; i < packs.length; i++) {
 			const index = (this.lastHit + i) % packs.length;
@@ -213,7 +214,7 @@ class ObjectFolder {
 			const offset = pack.find(key);
 			if (offset !== undefined) {
 				this.lastHit = index;
-				return pack.peekAt(offset);
+				return pack.peekAt(offset, enough);
 			}
 		}
 		return undefined;

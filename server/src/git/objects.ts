@@ -143,6 +143,12 @@ export function scanCommit(data: Buffer, hashLength: number, out: CommitScan): b
 	return true;
 }
 
+/** True when `data` (the start of a commit) holds its whole header and subject: what {@link scanCommit} reads. */
+export function holdsSubject(data: Buffer): boolean {
+	const headerEnd = data.indexOf(blankLine);
+	return headerEnd >= 0 && data.indexOf(blankLine, headerEnd + 2) >= 0;
+}
+
 /** As `git log --format=%s`: the message's first paragraph on one line (for a scan whose bytes are not the subject as they are). */
 export function subjectOf(data: Buffer, scan: CommitScan): string {
 	const paragraph = data.toString('utf8', scan.subjectStart, scan.subjectEnd);

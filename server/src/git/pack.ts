@@ -250,10 +250,11 @@ export class Pack {
 	 * For a walk: the object at `offset` when the pack stores it whole and it inflates cleanly, its bytes
 	 * valid only until the next `peekAt` of any pack of the store (they live in the inflater's scratch
 	 * buffer); undefined otherwise (a delta, a large object, damage), and the caller reads it with
-	 * `readAt`, which resolves it or says what is wrong. Reads through one window of its own that
+	 * `readAt`, which resolves it or says what is wrong. With `enough`, only the start of the object
+	 * that satisfies it (see Inflater.inflatePrefix). Reads through one window of its own that
 	 * moves along with the walk, so a walk neither fills the window cache nor allocates per object.
 	 */
-	peekAt(offset: number): GitObject | undefined {
+	peekAt(offset: number, enough?: (made: Buffer) => boolean): GitObject | undefined {
 		if (this.damage || offset < 12 || offset >= this.packSize - this.hashLength) {
 			return undefined;
 		}
@@ -277,7 +278,10 @@ export class Pack {
 		}
 		const position = offset + at;
 		const most = Math.min(this.packSize - this.hashLength - position, size + 64 + (size >> 10));
-		const data = this.caches.inflater.inflateTransient(this.streamRead(position, most), size);
+		const input = this.streamRead(position, most);
+		const data = enough
+			? this.caches.inflater.inflatePrefix(input, size, enough)
+			: this.caches.inflater.inflateTransient(input, size);
 		return data && { type: typeNames[type]!, data };
 	}
 

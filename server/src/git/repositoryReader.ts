@@ -4,7 +4,7 @@ import type { CommitHistory, GitFileChange, GitReader, GitTreeFile } from '../as
 import { DeskError } from '../core/errors';
 import { ByteLru } from './byteLru';
 import { FirstParentHistory, HistoryCache, HistoryWalk } from './firstParentHistory';
-import { emptyScan, scanCommit } from './objects';
+import { emptyScan, holdsSubject, scanCommit } from './objects';
 import { adoptedLocation, adoptionOf, type AdoptedGitDir, type GitDirLocation } from './gitDir';
 import { fileOf, gitDirOf, GitRepository, type TreeFile } from './repository';
 
@@ -289,8 +289,9 @@ export class RepositoryReader implements GitReader {
 				keep = index + 1;
 				break;
 			}
-			// Only a few fields of each commit are kept: its bytes need no memory of their own.
-			const object = repo.objects.peek(key);
+			// Only a few fields of each commit are kept: its bytes need no memory of their own, and
+			// the message past its subject is not inflated.
+			const object = repo.objects.peek(key, holdsSubject);
 			if (!object) {
 				if (walk.count === 0) {
 					throw new DeskError('git.missingObject', `Commit ${tip} is not in ${repo.top}.`, { oid: tip });
