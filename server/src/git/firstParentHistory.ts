@@ -419,9 +419,9 @@ export function formatCommitTime(timestamp: number, offsetMinutes: number): stri
 	const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
 	const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
 	const abs = Math.abs(offsetMinutes);
-	return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(Math.floor(seconds / 3600), 2)}:${pad(Math.floor(seconds / 60) % 60, 2)}:${pad(seconds % 60, 2)}${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(abs / 60), 2)}:${pad(abs % 60, 2)}`;
+	const hours = Math.floor(abs / 60);
+	// From a table of two-digit strings: a listing formats tens of thousands of these.
+	return `${twoDigits[Math.floor(year / 100)]}${twoDigits[year % 100]}-${twoDigits[month]}-${twoDigits[day]}T${twoDigits[Math.floor(seconds / 3600)]}:${twoDigits[Math.floor(seconds / 60) % 60]}:${twoDigits[seconds % 60]}${offsetMinutes < 0 ? '-' : '+'}${hours < 100 ? twoDigits[hours] : String(hours)}:${twoDigits[abs % 60]}`;
 }
 
-function pad(value: number, width: number): string {
-	return String(value).padStart(width, '0');
-}
+const twoDigits = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));

@@ -32,7 +32,7 @@ interface ZlibHandle {
 }
 
 /** The first part of an object `inflatePrefix` makes before it asks whether that is enough (a commit's header and subject usually fit). */
-const prefixStep = 512;
+const prefixStep = 1024;
 
 /**
  * Inflates many zlib streams of known size with one reused zlib state. `inflate` answers only a
@@ -69,20 +69,27 @@ export class Inflater {
 		}
 		// One spare byte: a stream longer than declared fills it, and is refused.
 		const output = Buffer.allocUnsafe(size + 1);
-		return this.run(handle, input, output, size) ? output.subarray(0, size) : undefined;
+		return this.run(handle, input, 0, input.length, output, size) ? output.subarray(0, size) : undefined;
 	}
 
-	/** Inflates `input` into `output` (`size` + 1 bytes); true when it made exactly `size` bytes and the stream ended. */
-	private run(handle: ZlibHandle, input: Buffer, output: Buffer, size: number): boolean {
+	/** Inflates `input` into the first `size` + 1 bytes of `output`; true when it made exactly `size` bytes and the stream ended. */
+	private run(
+		handle: ZlibHandle,
+		input: Buffer,
+		inputAt: number,
+		inputLength: number,
+		output: Buffer,
+		size: number,
+	): boolean {
 		this.failed = false;
 		this.state[0] = 0xffffffff;
 		try {
 			handle.reset();
-			handle.writeSync(zlib.constants.Z_FINISH, input, 0, input.length, output, 0, output.length);
+			handle.writeSync(zlib.constants.Z_FINISH, input, inputAt, inputLength, output, 0, size + 1);
 		} catch {
 			this.failed = true;
 		}
-		return !this.failed && output.length - this.state[0]! === size;
+		return !this.failed && size + 1 - this.state[0]! === size;
 	}
 
 	/**
@@ -90,7 +97,7 @@ export class Inflater {
 	 * For a walk that reads thousands of objects and keeps a few fields of each: fresh memory for each
 	 * one (its pages first touched) cost more than the inflating.
 	 */
-	inflateTransient(input: Buffer, size: number): Buffer | undefined {
+	inflateTransient(input: Buffer, size: number, inputAt = 0, inputLength = input.length - inputAt): Buffer | undefined {
 		const handle = this.handle;
 		if (!handle) {
 			return undefined;
@@ -98,19 +105,26 @@ export class Inflater {
 		if (this.scratch.length < size + 1) {
 			this.scratch = Buffer.allocUnsafe(Math.max(size + 1, this.scratch.length * 2));
 		}
-		if (!this.run(handle, input, this.scratch.subarray(0, size + 1), size)) {
+		if (!this.run(handle, input, inputAt, inputLength, this.scratch, size)) {
 			return undefined;
 		}
 		return this.scratch.subarray(0, size);
 	}
 
 	/**
-	 * As `inflateTransient`, but stops once `enough` says the bytes made so far hold what is wanted (a
+	 * As `inflateTransient`, but stops once `enough` says the bytes made so far (the first `length` of
+	 * the buffer it is given) hold what is wanted (a
 	 * commit's header and subject, not its whole message): a view of those bytes, or of the whole
 	 * object when the stream ends first. A stream not inflated to its end is not checked against its
 	 * checksum; what was made is still zlib's own decoding of it.
 	 */
-	inflatePrefix(input: Buffer, size: number, enough: (made: Buffer) => boolean): Buffer | undefined {
+	inflatePrefix(
+		input: Buffer,
+		size: number,
+		enough: (made: Buffer, length: number) => boolean,
+		inputAt = 0,
+		inputLength = input.length - inputAt,
+	): Buffer | undefined {
 		const handle = this.handle;
 		if (!handle) {
 			return undefined;
@@ -128,12 +142,12 @@ export class Inflater {
 				const room = Math.min(step, size + 1 - made);
 				this.state[0] = 0xffffffff;
 				this.state[1] = 0xffffffff;
-				handle.writeSync(zlib.constants.Z_FINISH, input, used, input.length - used, this.scratch, made, room);
-				if (this.failed || this.state[0]! > room || this.state[1]! > input.length - used) {
+				handle.writeSync(zlib.constants.Z_FINISH, input, inputAt + used, inputLength - used, this.scratch, made, room);
+				if (this.failed || this.state[0]! > room || this.state[1]! > inputLength - used) {
 					return undefined;
 				}
 				made += room - this.state[0]!;
-				used += input.length - used - this.state[1]!;
+				used += inputLength - used - this.state[1]!;
 				if (this.state[0] !== 0) {
 					// Room was left: the stream ended (running out of input is an error, reported above).
 					return made === size ? this.scratch.subarray(0, size) : undefined;
@@ -141,7 +155,7 @@ export class Inflater {
 				if (made > size) {
 					return undefined;
 				}
-				if (made < size && enough(this.scratch.subarray(0, made))) {
+				if (made < size && enough(this.scratch, made)) {
 					return this.scratch.subarray(0, made);
 				}
 				step *= 2;

@@ -102,7 +102,7 @@ export class GitObjectStore {
 	 * whole from a pack (no memory of its own); anything else is read as `tryRead` reads it. With
 	 * `enough`, a packed object's bytes may stop where `enough` is satisfied (see Pack.peekAt).
 	 */
-	peek(key: Buffer, enough?: (made: Buffer) => boolean): GitObject | undefined {
+	peek(key: Buffer, enough?: (made: Buffer, length: number) => boolean): GitObject | undefined {
 		if (key.length === this.hashLength) {
 			for (const folder of this.folders) {
 				const found = folder.peekPacked(key, enough);
@@ -206,7 +206,7 @@ class ObjectFolder {
 	}
 
 	/** The object through its pack's `peekAt`, when a pack holds it whole; undefined otherwise. */
-	peekPacked(key: Buffer, enough?: (made: Buffer) => boolean): GitObject | undefined {
+	peekPacked(key: Buffer, enough?: (made: Buffer, length: number) => boolean): GitObject | undefined {
 		const packs = this.currentPacks();
 		for (let i = 0; i < packs.length; i++) {
 			const index = (this.lastHit + i) % packs.length;

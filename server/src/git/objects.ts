@@ -144,9 +144,27 @@ export function scanCommit(data: Buffer, hashLength: number, out: CommitScan): b
 }
 
 /** True when `data` (the start of a commit) holds its whole header and subject: what {@link scanCommit} reads. */
-export function holdsSubject(data: Buffer): boolean {
-	const headerEnd = data.indexOf(blankLine);
-	return headerEnd >= 0 && data.indexOf(blankLine, headerEnd + 2) >= 0;
+export function holdsSubject(data: Buffer, length = data.length): boolean {
+	// Two blank lines within the first `length` bytes (the buffer may hold older bytes past them).
+	let blankLines = 0;
+	for (let i = 1; i < length; i++) {
+		if (data[i] === newline && data[i - 1] === newline) {
+			if (++blankLines === 2) {
+				return true;
+			}
+			i++;
+		}
+	}
+	return false;
+}
+
+/** Writes the object id spelled in lowercase hex at `data[at]` into `key` as bytes (checked hex: see scanCommit). */
+export function hexInto(data: Buffer, at: number, key: Buffer): void {
+	for (let i = 0; i < key.length; i++) {
+		const high = data[at + 2 * i]!;
+		const low = data[at + 2 * i + 1]!;
+		key[i] = ((high <= zero + 9 ? high - zero : high - 0x57) << 4) | (low <= zero + 9 ? low - zero : low - 0x57);
+	}
 }
 
 /** As `git log --format=%s`: the message's first paragraph on one line (for a scan whose bytes are not the subject as they are). */

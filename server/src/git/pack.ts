@@ -254,13 +254,13 @@ export class Pack {
 	 * that satisfies it (see Inflater.inflatePrefix). Reads through one window of its own that
 	 * moves along with the walk, so a walk neither fills the window cache nor allocates per object.
 	 */
-	peekAt(offset: number, enough?: (made: Buffer) => boolean): GitObject | undefined {
+	peekAt(offset: number, enough?: (made: Buffer, length: number) => boolean): GitObject | undefined {
 		if (this.damage || offset < 12 || offset >= this.packSize - this.hashLength) {
 			return undefined;
 		}
 		const headLength = Math.min(16 + this.hashLength, this.packSize - this.hashLength - offset);
-		this.streamRead(offset, headLength);
-		// The header's bytes straight from the window (a view of them costs an object per commit).
+		this.streamFill(offset, headLength);
+		// The bytes straight from the window (a view of them costs an object per commit).
 		const window = this.stream!;
 		const base = offset - this.streamStart;
 		let at = 0;
@@ -273,42 +273,39 @@ export class Pack {
 			size += (c & 0x7f) * 2 ** shift;
 			shift += 7;
 		}
-		if (c & 0x80 || !typeNames[type] || size > streamWindowBytes) {
-			return undefined;
-		}
 		const position = offset + at;
 		const most = Math.min(this.packSize - this.hashLength - position, size + 64 + (size >> 10));
-		const input = this.streamRead(position, most);
+		if (c & 0x80 || !typeNames[type] || most > streamWindowBytes) {
+			return undefined;
+		}
+		this.streamFill(position, most);
+		const start = position - this.streamStart;
 		const data = enough
-			? this.caches.inflater.inflatePrefix(input, size, enough)
-			: this.caches.inflater.inflateTransient(input, size);
+			? this.caches.inflater.inflatePrefix(this.stream!, size, enough, start, most)
+			: this.caches.inflater.inflateTransient(this.stream!, size, start, most);
 		return data && { type: typeNames[type]!, data };
 	}
 
-	/** Bytes of the pack through the walk's own window (re-read from `position` when it lies outside). */
-	private streamRead(position: number, length: number): Buffer {
-		if (length > streamWindowBytes) {
-			return readExactly(this.packFd, position, length, this.packFile);
+	/** Makes the walk's own window hold `length` bytes (at most its size) from `position`, re-read from there when it does not. */
+	private streamFill(position: number, length: number): void {
+		if (position >= this.streamStart && position + length <= this.streamStart + this.streamLength) {
+			return;
 		}
-		if (position < this.streamStart || position + length > this.streamStart + this.streamLength) {
-			this.stream ??= Buffer.allocUnsafe(streamWindowBytes);
-			const wanted = Math.min(streamWindowBytes, this.packSize - position);
-			let done = 0;
-			while (done < wanted) {
-				const read = fs.readSync(this.packFd, this.stream, done, wanted - done, position + done);
-				if (read === 0) {
-					break;
-				}
-				done += read;
+		this.stream ??= Buffer.allocUnsafe(streamWindowBytes);
+		const wanted = Math.min(streamWindowBytes, this.packSize - position);
+		let done = 0;
+		while (done < wanted) {
+			const read = fs.readSync(this.packFd, this.stream, done, wanted - done, position + done);
+			if (read === 0) {
+				break;
 			}
-			this.streamStart = position;
-			this.streamLength = done;
-			if (done < length) {
-				throw corrupt(this.packFile, `it ends at ${position + done} bytes, inside data its index points at`);
-			}
+			done += read;
 		}
-		const start = position - this.streamStart;
-		return this.stream!.subarray(start, start + length);
+		this.streamStart = position;
+		this.streamLength = done;
+		if (done < length) {
+			throw corrupt(this.packFile, `it ends at ${position + done} bytes, inside data its index points at`);
+		}
 	}
 
 	/** The header of the entry at `offset`: its type, inflated size, and where its base and data are. */

@@ -4,7 +4,7 @@ import type { CommitHistory, GitFileChange, GitReader, GitTreeFile } from '../as
 import { DeskError } from '../core/errors';
 import { ByteLru } from './byteLru';
 import { FirstParentHistory, HistoryCache, HistoryWalk } from './firstParentHistory';
-import { emptyScan, holdsSubject, scanCommit } from './objects';
+import { emptyScan, hexInto, holdsSubject, scanCommit } from './objects';
 import { adoptedLocation, adoptionOf, type AdoptedGitDir, type GitDirLocation } from './gitDir';
 import { fileOf, gitDirOf, GitRepository, type TreeFile } from './repository';
 
@@ -309,7 +309,7 @@ export class RepositoryReader implements GitReader {
 			if (scan.parentAt < 0) {
 				break;
 			}
-			key.write(object.data.toString('latin1', scan.parentAt, scan.parentAt + 2 * h), 'hex');
+			hexInto(object.data, scan.parentAt, key);
 			if (walk.count % yieldEvery === 0) {
 				signal?.throwIfAborted();
 				await new Promise((resolve) => setImmediate(resolve));
