@@ -10,8 +10,11 @@ import { it } from 'node:test';
 import { isRunnerAlive, processStartTime, signalRunAgent } from '../../../server/src/runs/runnerProcess';
 
 it('a zombie runner is gone; a live one with its start time is alive, another start time is another process', async () => {
-	// sh starts `true` in the background, then becomes `sleep`, which never reaps it: a zombie.
-	const parent = spawn('/bin/sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+	// sh starts a short sleep in the background, then becomes `sleep 30`, which never reaps it: a
+	// zombie. (A child that ended before the exec could be reaped by sh itself first.)
+	const parent = spawn('/bin/sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], {
+		stdio: ['ignore', 'pipe', 'ignore'],
+	});
 	try {
 		const zombie = Number(
 			await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))),

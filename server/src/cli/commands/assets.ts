@@ -94,7 +94,7 @@ const assetVersions = commandOf(listVersions, async (context) => {
 	const { command, rest, out } = context;
 	const id = oneId(rest, command);
 	// Asked and written a page at a time: a history of tens of thousands of versions in flat memory.
-	const pageSize = 2000;
+	const pageSize = 5000;
 	let written = 0;
 	for (let from = 1; ; from += pageSize) {
 		const page = await invokeFromCommandLine(listVersions, context, { id, from, to: from + pageSize - 1 });
