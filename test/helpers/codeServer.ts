@@ -248,9 +248,20 @@ export function statusMessage(page: Page, text: string): Locator {
 }
 
 export async function runCommand(page: Page, title: string): Promise<void> {
-	await page.keyboard.press('F1');
 	const input = page.locator('.quick-input-widget input[type="text"]');
-	await input.waitFor();
+	// F1 pressed while an earlier quick input is still closing can be lost (seen under load): pressed
+	// again, it shows the palette (F1 on an open palette keeps it open).
+	for (let attempt = 1; ; attempt++) {
+		await page.keyboard.press('F1');
+		try {
+			await input.waitFor({ timeout: attempt < 3 ? 5_000 : 30_000 });
+			break;
+		} catch (error) {
+			if (attempt >= 3) {
+				throw error;
+			}
+		}
+	}
 	await input.fill(`>${title}`);
 	const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 	const row = page

@@ -19,7 +19,7 @@ import {
 	ShowRun,
 } from '../../server/src/protocol/protocol';
 import { git, makeRepo } from '../helpers/gitRepo';
-import { scriptedAgentSettings, type Scenario } from '../helpers/scriptedAgent';
+import { releaseScriptedAgent, scriptedAgentSettings, type Scenario } from '../helpers/scriptedAgent';
 import { agentProcesses, carrierOf, probeUntil } from '../helpers/runProcesses';
 import { killStartedServers, startServer, type RunningServer } from '../helpers/serverProcess';
 import { tempDir } from '../helpers/temp';
@@ -59,15 +59,19 @@ async function reloadedMidRun(
 }
 
 it('a run goes on when the server of its window is killed: a new server follows it to the gate and lands it', async () => {
-	const { repo, library, head, run, server } = await reloadedMidRun({ sleepMs: 3_000 });
+	// The agent stays at work until the test lets it finish: a slow restart under load cannot let the
+	// run move on before the new server is asked about it.
+	const { repo, library, head, run, server } = await reloadedMidRun({ holdUntilReleased: true });
 	try {
 		// The new server did not take the run for one a dead desk left: it is still working.
 		const working = await server.call(ShowRun, { project: 'shop', id: run });
 		assert.equal(working.summary.status, 'patching', working.summary.error);
 		assert.equal(working.run.tags['desk.carried_by'], 'own process');
-		assert.ok(agentProcesses(run).length > 0, 'the agent is still at work');
+		const agents = agentProcesses(run);
+		assert.ok(agents.length > 0, 'the agent is still at work');
 		const carrier = carrierOf(library);
 		assert.ok(carrier !== undefined, 'the run has a carrier of its own');
+		assert.ok(releaseScriptedAgent(agents) > 0, 'the agent was told it may finish');
 		// It follows the run: the end arrives as a notification of this server.
 		const end = await server.notified(RunDidFinish, (finished) => finished.run === run, 'the run to reach the gate');
 		assert.equal(end.status, 'gate', end.error);
