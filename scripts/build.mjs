@@ -140,6 +140,11 @@ await Promise.all([
 		outfile: 'dist/runPage/runPage.js',
 	}),
 ]);
+// The command line runs through node:vm (see server/src/cli/launcher.ts), where import() needs an
+// experimental flag: its bundle must load everything with require.
+if (/\bimport\(/.test(readFileSync(join(root, 'dist/deskMain.js'), 'utf8'))) {
+	throw new Error('dist/deskMain.js calls import(), which fails when desk.js runs it from the code cache');
+}
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(root, 'dist/sql-wasm.wasm'));
 chmodSync(join(root, 'dist/desk.js'), 0o755);
 

@@ -13,7 +13,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import * as vm from 'node:vm';
 
 type ModuleWrapper = (
@@ -37,10 +36,6 @@ function launch(): void {
 	const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
 		filename: mainFile,
 		cachedData,
-		// The bundle loads its parts apart with import() (isoGitWriter.js, mcpServer.js), beside it.
-		importModuleDynamically: (vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ??
-			((specifier: string) =>
-				import(pathToFileURL(path.resolve(__dirname, specifier)).href))) as vm.ScriptOptions['importModuleDynamically'],
 	});
 	const deskModule = { exports: {} as { runAsProcess?: () => void } };
 	const wrapper = script.runInThisContext() as ModuleWrapper;
