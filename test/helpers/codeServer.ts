@@ -248,13 +248,17 @@ export function statusMessage(page: Page, text: string): Locator {
 }
 
 export async function runCommand(page: Page, title: string): Promise<void> {
+	const widget = page.locator('.quick-input-widget').first();
 	const input = page.locator('.quick-input-widget input[type="text"]');
-	// F1 pressed while an earlier quick input is still closing can be lost (seen under load): pressed
-	// again, it shows the palette (F1 on an open palette keeps it open).
+	// A palette opened while an earlier quick input is still closing can be closed with it (seen under
+	// load, twice): wait for the earlier one to go, and open the palette again when it does not stay.
 	for (let attempt = 1; ; attempt++) {
+		await widget.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
 		await page.keyboard.press('F1');
+		const timeout = attempt < 3 ? 5_000 : 30_000;
 		try {
-			await input.waitFor({ timeout: attempt < 3 ? 5_000 : 30_000 });
+			await input.waitFor({ timeout });
+			await input.fill(`>${title}`, { timeout });
 			break;
 		} catch (error) {
 			if (attempt >= 3) {
@@ -262,7 +266,6 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 			}
 		}
 	}
-	await input.fill(`>${title}`);
 	const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 	const row = page
 		.locator('.quick-input-list .monaco-list-row')
