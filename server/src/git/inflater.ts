@@ -113,10 +113,10 @@ export class Inflater {
 
 	/**
 	 * As `inflateTransient`, but stops once `enough` says the bytes made so far (the first `length` of
-	 * the buffer it is given) hold what is wanted (a
-	 * commit's header and subject, not its whole message): a view of those bytes, or of the whole
-	 * object when the stream ends first. A stream not inflated to its end is not checked against its
-	 * checksum; what was made is still zlib's own decoding of it.
+	 * the buffer it is given) hold what is wanted (a commit's header and subject, not its whole
+	 * message): a view of those bytes, or of the whole object when the stream ends first. A stream not
+	 * inflated to its end is not checked against its checksum; what was made is still zlib's own
+	 * decoding of it.
 	 */
 	inflatePrefix(
 		input: Buffer,

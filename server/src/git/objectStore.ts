@@ -97,10 +97,10 @@ export class GitObjectStore {
 
 	/**
 	 * For a walk over thousands of objects that keeps only a few fields of each: the object named by
-	 * `key` (its raw bytes), unverified
-	 * (as `tryRead(oid, { verify: false })`), its bytes valid only until the next `peek` when it came
-	 * whole from a pack (no memory of its own); anything else is read as `tryRead` reads it. With
-	 * `enough`, a packed object's bytes may stop where `enough` is satisfied (see Pack.peekAt).
+	 * `key` (its raw bytes), unverified (as `tryRead(oid, { verify: false })`), its bytes valid only
+	 * until the next `peek` when it came whole from a pack (no memory of its own); anything else is
+	 * read as `tryRead` reads it. With `enough`, a packed object's bytes may stop where `enough` is
+	 * satisfied (see Pack.peekAt).
 	 */
 	peek(key: Buffer, enough?: (made: Buffer, length: number) => boolean): GitObject | undefined {
 		if (key.length === this.hashLength) {
