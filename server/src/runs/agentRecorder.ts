@@ -3,7 +3,7 @@ import { actor, cutGraphemes, newToolInvocation, pushFrame, setUsage } from '../
 import { addUsage } from '../ai/tokenUsage';
 import type { ArtifactRef, ContextPipeline, Provenance, Run, TokenUsage, ToolInvocation } from '../ai/types';
 import type { AgentEvent } from '../agents/events';
-import { cappedText, maxMessageBytes, maxToolOutputBytes } from './artifacts';
+import { cappedText, cappedToolInput, maxMessageBytes, maxToolOutputBytes } from './artifacts';
 import type { PriceTable } from './prices';
 import type { AgentMessageData } from './types';
 import { UsageAccount } from './usageAccount';
@@ -107,12 +107,18 @@ export class AgentRecorder {
 			case 'tool_started': {
 				this.toolCalls += 1;
 				const parent = event.parent_call_id !== undefined ? this.calls.get(event.parent_call_id) : undefined;
-				const invocation = newToolInvocation(this.agent, this.run, event.tool, this.scrubValue(event.args), {
-					read: unique(event.paths_read.map((p) => this.relative(p))),
-					written: unique(event.paths_written.map((p) => this.relative(p))),
-					resultSummary: 'running',
-					...(parent ? { parent } : {}),
-				});
+				const invocation = newToolInvocation(
+					this.agent,
+					this.run,
+					event.tool,
+					cappedToolInput(this.scrubValue(event.args)),
+					{
+						read: unique(event.paths_read.map((p) => this.relative(p))),
+						written: unique(event.paths_written.map((p) => this.relative(p))),
+						resultSummary: 'running',
+						...(parent ? { parent } : {}),
+					},
+				);
 				// The agent's own id of the call: a desk tool call it made through the desk names the same one.
 				invocation.external_ids = { ...invocation.external_ids, tool_use_id: event.call_id };
 				this.open.set(event.call_id, invocation);

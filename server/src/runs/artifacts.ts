@@ -13,6 +13,12 @@ export const artifactStore = 'desk-blobs';
 export const maxToolOutputBytes = 4 * 1024 * 1024;
 /** The most of one message of the agent's a run keeps (glossary: Conversation). */
 export const maxMessageBytes = 1024 * 1024;
+/**
+ * The most of each text in one tool call's input a run keeps in its record (glossary: ToolInvocation):
+ * a file written whole through a Write tool would otherwise sit in the project database as many
+ * times as the agent wrote it; the file itself is in the run's change.
+ */
+export const maxToolInputTextBytes = 64 * 1024;
 /** The most of one check's log a run keeps (glossary: Evidence). */
 export const maxCheckLogBytes = 16 * 1024 * 1024;
 
@@ -77,4 +83,18 @@ export function objectSink(ports: RunnerPorts, agent: AgentSettings) {
 /** The values of the secrets the desk passes to the agent, to be scrubbed from what is stored. */
 export function secretsOf(agent: AgentSettings): string[] {
 	return agent.secretEnv.map((name) => process.env[name]).filter((v): v is string => v !== undefined);
+}
+
+/** A tool call's input as the run keeps it: every text in it whole up to `maxBytes`, else cut with {@link cappedText}'s mark. */
+export function cappedToolInput(value: unknown, maxBytes = maxToolInputTextBytes): unknown {
+	if (typeof value === 'string') {
+		return value.length <= maxBytes / 3 ? value : cappedText(value, maxBytes, 'input').text;
+	}
+	if (Array.isArray(value)) {
+		return value.map((item) => cappedToolInput(item, maxBytes));
+	}
+	if (value !== null && typeof value === 'object') {
+		return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cappedToolInput(item, maxBytes)]));
+	}
+	return value;
 }

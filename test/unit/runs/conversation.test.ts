@@ -8,7 +8,13 @@ import { sha256Hex } from '../../../server/src/ai/canonical';
 import * as m from '../../../server/src/ai/model';
 import type { AiObject, ContextFrame, ContextPipeline, ToolInvocation } from '../../../server/src/ai/types';
 import { AgentRecorder, inlineMessageChars, type RecorderSink } from '../../../server/src/runs/agentRecorder';
-import { cappedText, maxMessageBytes, maxToolOutputBytes } from '../../../server/src/runs/artifacts';
+import {
+	cappedText,
+	cappedToolInput,
+	maxMessageBytes,
+	maxToolInputTextBytes,
+	maxToolOutputBytes,
+} from '../../../server/src/runs/artifacts';
 import { defaultPrices } from '../../../server/src/runs/prices';
 import type { AgentMessageData } from '../../../server/src/runs/types';
 import { findProjectRoot } from '../../helpers/temp';
@@ -170,21 +176,21 @@ function r(rec: Recording, call: ToolInvocation): string {
 }
 
 /** Codex's lines (codex/orch-readonly-ls's shape) for a message and a command whose output is `output`. */
-function codexLines(message: string, output: string): string {
+function codexLines(message: string, output: string, command = 'yes'): string {
 	return [
 		{ type: 'thread.started', thread_id: '019fea4e-fc67-71f0-b4da-d38860067426' },
 		{ type: 'turn.started' },
 		{ type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text: message } },
 		{
 			type: 'item.started',
-			item: { id: 'item_1', type: 'command_execution', command: 'yes', aggregated_output: '', status: 'in_progress' },
+			item: { id: 'item_1', type: 'command_execution', command, aggregated_output: '', status: 'in_progress' },
 		},
 		{
 			type: 'item.completed',
 			item: {
 				id: 'item_1',
 				type: 'command_execution',
-				command: 'yes',
+				command,
 				aggregated_output: output,
 				exit_code: 0,
 				status: 'completed',
@@ -227,6 +233,22 @@ describe('what is too long is cut, and says so; the run is kept', () => {
 		const stored = r(rec, call!);
 		assert.equal(Buffer.byteLength(stored.split('\n[desk: ')[0]!), maxToolOutputBytes);
 		assert.match(stored, /\n\[desk: truncated — the output was 4,196,304 bytes; the first 4,194,304 are kept\]\n$/);
+	});
+
+	it("each text of a tool call's input over its cap is kept up to it with the truncated mark; the rest of the input as it was", () => {
+		// A heredoc writing a 300 KB file: the file is in the run's change, its copy in the record is cut.
+		const command = `cat > big.txt <<'EOF'\n${'a line of the file\n'.repeat(16_000)}EOF`;
+		const rec = record('codex-json', codexLines('Writing.', 'done\n', command));
+		const [call] = callsOf(rec);
+		assert.equal(call!.status, 'ok');
+		const kept = (call!.args as { command: string }).command;
+		assert.ok(kept.startsWith("cat > big.txt <<'EOF'\na line of the file\n"));
+		assert.equal(Buffer.byteLength(kept.split('\n[desk: ')[0]!), maxToolInputTextBytes);
+		assert.match(kept, /\n\[desk: truncated — the input was 304,025 bytes; the first 65,536 are kept\]\n$/);
+		assert.deepEqual(cappedToolInput({ a: ['x', 1, null, { b: 'é'.repeat(10) }], c: true }, 8), {
+			a: ['x', 1, null, { b: `${'é'.repeat(4)}\n[desk: truncated — the input was 20 bytes; the first 8 are kept]\n` }],
+			c: true,
+		});
 	});
 
 	it('cappedText cuts between characters and names what was printed past the text it was given', () => {
