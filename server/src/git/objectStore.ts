@@ -192,21 +192,18 @@ class ObjectFolder {
 	) {}
 
 	readPacked(key: Buffer, readBase: (key: Buffer) => GitObject): GitObject | undefined {
-		const packs = this.currentPacks();
-		for (let i = 0; i < packs.length; i++) {
-			const index = (this.lastHit + i) % packs.length;
-			const pack = packs[index]!;
-			const offset = pack.find(key);
-			if (offset !== undefined) {
-				this.lastHit = index;
-				return pack.readAt(offset, readBase);
-			}
-		}
-		return undefined;
+		const found = this.findPacked(key);
+		return found && found.pack.readAt(found.offset, readBase);
 	}
 
 	/** The object through its pack's `peekAt`, when a pack holds it whole; undefined otherwise. */
 	peekPacked(key: Buffer, enough?: (made: Buffer, length: number) => boolean): GitObject | undefined {
+		const found = this.findPacked(key);
+		return found && found.pack.peekAt(found.offset, enough);
+	}
+
+	/** The pack that lists `key`, and where in it: the pack of the last hit asked first (objects asked together are usually together). */
+	private findPacked(key: Buffer): { pack: Pack; offset: number } | undefined {
 		const packs = this.currentPacks();
 		for (let i = 0; i < packs.length; i++) {
 			const index = (this.lastHit + i) % packs.length;
@@ -214,7 +211,7 @@ class ObjectFolder {
 			const offset = pack.find(key);
 			if (offset !== undefined) {
 				this.lastHit = index;
-				return pack.peekAt(offset, enough);
+				return { pack, offset };
 			}
 		}
 		return undefined;
