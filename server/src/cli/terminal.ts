@@ -37,8 +37,20 @@ export function escapeCharacter(c: string): string {
 	return `\\u{${code.toString(16)}}`;
 }
 
-function escapeAll(text: string, pattern: RegExp): string {
-	return text.replace(pattern, (c: string, joiner: string | undefined) => joiner ?? escapeCharacter(c));
+function escapeAll(text: string, pattern: RegExp, keepsLines: boolean): string {
+	// Most text is printable ASCII, which neither pattern matches: answered by one pass over its
+	// code units instead of a Unicode regular expression (a listing of 24,000 versions escapes
+	// 100,000 values).
+	let i = 0;
+	for (; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		if (code < 0x20 ? !keepsLines || (code !== 0x0a && code !== 0x09) : code >= 0x7f) {
+			break;
+		}
+	}
+	return i === text.length
+		? text
+		: text.replace(pattern, (c: string, joiner: string | undefined) => joiner ?? escapeCharacter(c));
 }
 
 /**
@@ -46,12 +58,12 @@ function escapeAll(text: string, pattern: RegExp): string {
  * format character, newlines and tabs included, shown as an escape. The result is one line.
  */
 export function terminalSafe(text: string): string {
-	return escapeAll(String(text), unsafe);
+	return escapeAll(String(text), unsafe, false);
 }
 
 /** Text the desk laid out in lines: escapes like {@link terminalSafe} but keeps newlines and tabs. */
 export function terminalSafeLines(text: string): string {
-	return escapeAll(String(text), unsafeInLines);
+	return escapeAll(String(text), unsafeInLines, true);
 }
 
 /** JSON escapes every C0 control already; these it leaves raw, and a terminal would act on them. */

@@ -13,8 +13,6 @@ import { subjectOf, type CommitScan } from './objects';
 export class FirstParentHistory implements CommitHistory {
 	private byOid: Map<string, number> | undefined;
 	private searches = 0;
-	/** Entries decoded so far: a server lists the same history again and again, and after a new commit all but one entry are the same. */
-	private decoded: Array<CommitInfo | undefined> = [];
 
 	constructor(
 		readonly hashLength: number,
@@ -79,19 +77,13 @@ export class FirstParentHistory implements CommitHistory {
 	}
 
 	entry(index: number): CommitInfo {
-		const known = this.decoded[index];
-		if (known) {
-			return known;
-		}
 		const oid = this.oidAt(index);
 		const start = index === 0 ? 0 : this.subjectEnds[index - 1]!;
-		const entry = {
+		return {
 			oid,
 			committedAt: formatCommitTime(this.times[index]!, this.offsets[index]!),
 			subject: this.subjects.toString('utf8', start, this.subjectEnds[index]!),
 		};
-		this.decoded[index] = entry;
-		return entry;
 	}
 
 	/**
@@ -130,7 +122,6 @@ export class FirstParentHistory implements CommitHistory {
 			subjectEnds[index] = at;
 		});
 		const extended = new FirstParentHistory(h, oids, times, offsets, subjectEnds, subjects, endedShallow);
-		extended.decoded = this.decoded.slice(0, keep);
 		return extended;
 	}
 
@@ -172,7 +163,6 @@ export class FirstParentHistory implements CommitHistory {
 			subjectEnds[index] = at;
 		}
 		const extended = new FirstParentHistory(h, oids, times, offsets, subjectEnds, subjects, endedShallow);
-		extended.decoded = this.decoded.slice(0, keep);
 		return extended;
 	}
 

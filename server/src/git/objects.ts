@@ -49,7 +49,7 @@ export interface WalkFields {
 	/** Committer time, seconds since the epoch, and offset in minutes east of UTC. */
 	time: number;
 	offsetMinutes: number;
-	/** As `git log --format=%s`: the message's first paragraph on one line. */
+	/** As `git log --format=%s`: the message's subject lines joined on one line. */
 	subject: string;
 }
 
@@ -62,7 +62,7 @@ export interface CommitScan {
 	/** Committer time, seconds since the epoch, and offset in minutes east of UTC. */
 	time: number;
 	offsetMinutes: number;
-	/** The message's first paragraph: its bytes, before the subject's normalisation. */
+	/** The subject's bytes (see subjectBounds), before its lines are joined. */
 	subjectStart: number;
 	subjectEnd: number;
 	/** True when those bytes are already the subject: one line of ASCII, trailing whitespace cut. */
@@ -121,38 +121,78 @@ export function scanCommit(data: Buffer, hashLength: number, out: CommitScan): b
 	out.subjectStart = out.subjectEnd = 0;
 	out.subjectIsBytes = true;
 	if (headerEnd >= 0) {
-		const paragraphEnd = data.indexOf(blankLine, headerEnd + 2);
-		const start = headerEnd + 2;
-		let end = paragraphEnd < 0 ? data.length : paragraphEnd;
+		const subject = subjectBounds(data, headerEnd + 2, data.length);
+		out.subjectStart = subject.start;
+		out.subjectEnd = subject.end;
 		let simple = true;
-		for (let i = start; i < end; i++) {
+		for (let i = subject.start; i < subject.end; i++) {
 			const c = data[i]!;
 			if (c === newline || c >= 0x80) {
 				simple = false;
 				break;
 			}
 		}
-		// JavaScript's trimEnd, for ASCII: tab, line feed, vertical tab, form feed, carriage return, space.
-		while (simple && end > start && (data[end - 1] === space || (data[end - 1]! >= 0x09 && data[end - 1]! <= 0x0d))) {
-			end--;
-		}
-		out.subjectStart = start;
-		out.subjectEnd = end;
 		out.subjectIsBytes = simple;
 	}
 	return true;
 }
 
+/** Git's whitespace (`isspace` of git's ctype): tab, line feed, carriage return and space; not \v or \f. */
+function isGitSpace(c: number | undefined): boolean {
+	return c === space || c === tab || c === newline || c === carriageReturn;
+}
+
+/**
+ * Where the subject lies in a message starting at `from`, as `git log --format=%s` finds it (pretty.c,
+ * format_subject): blank lines (nothing but whitespace) before it are skipped, and it ends at the
+ * next blank line or the message's end, trailing whitespace cut. `complete` is false when the
+ * bytes end before a blank line does (a prefix of the object may not hold all of the subject).
+ */
+function subjectBounds(data: Buffer, from: number, length: number): { start: number; end: number; complete: boolean } {
+	let start = from;
+	let end = from;
+	let at = from;
+	while (at < length) {
+		// (Not indexOf: past `length` the buffer may hold older bytes.)
+		let lineEnd = at;
+		while (lineEnd < length && data[lineEnd] !== newline) {
+			lineEnd++;
+		}
+		if (lineEnd === length) {
+			break;
+		}
+		let last = lineEnd;
+		while (last > at && isGitSpace(data[last - 1])) {
+			last--;
+		}
+		if (last === at) {
+			if (end > start) {
+				return { start, end, complete: true };
+			}
+			start = end = lineEnd + 1;
+		} else {
+			end = last;
+		}
+		at = lineEnd + 1;
+	}
+	// The last line has no line feed: it belongs to the subject unless it is blank.
+	let last = length;
+	while (last > at && isGitSpace(data[last - 1])) {
+		last--;
+	}
+	if (last > at) {
+		end = last;
+	} else if (end === start) {
+		start = end = length;
+	}
+	return { start, end, complete: false };
+}
+
 /** True when `data` (the start of a commit) holds its whole header and subject: what {@link scanCommit} reads. */
 export function holdsSubject(data: Buffer, length = data.length): boolean {
-	// Two blank lines within the first `length` bytes (the buffer may hold older bytes past them).
-	let blankLines = 0;
 	for (let i = 1; i < length; i++) {
 		if (data[i] === newline && data[i - 1] === newline) {
-			if (++blankLines === 2) {
-				return true;
-			}
-			i++;
+			return subjectBounds(data, i + 1, length).complete;
 		}
 	}
 	return false;
@@ -167,19 +207,18 @@ export function hexInto(data: Buffer, at: number, key: Buffer): void {
 	}
 }
 
-/** As `git log --format=%s`: the message's first paragraph on one line (for a scan whose bytes are not the subject as they are). */
+/** As `git log --format=%s`: the subject's lines joined by spaces, each without its trailing whitespace (see subjectBounds). */
 export function subjectOf(data: Buffer, scan: CommitScan): string {
-	const paragraph = data.toString('utf8', scan.subjectStart, scan.subjectEnd);
-	if (scan.subjectIsBytes) {
-		return paragraph;
+	const subject = data.toString('utf8', scan.subjectStart, scan.subjectEnd);
+	return scan.subjectIsBytes ? subject : subject.split('\n').map(trimGitSpaceEnd).join(' ');
+}
+
+function trimGitSpaceEnd(line: string): string {
+	let end = line.length;
+	while (end > 0 && isGitSpace(line.charCodeAt(end - 1))) {
+		end--;
 	}
-	return paragraph.includes('\n')
-		? paragraph
-				.split('\n')
-				.map((l) => l.trim())
-				.filter((l) => l !== '')
-				.join(' ')
-		: paragraph.trimEnd();
+	return line.slice(0, end);
 }
 
 /** The fields of a commit a first-parent walk lists, as values. Undefined when the commit is malformed. */
@@ -201,6 +240,8 @@ const parentPrefix = Buffer.from('parent ');
 const committerPrefix = Buffer.from('\ncommitter ');
 const blankLine = Buffer.from('\n\n');
 const space = 0x20;
+const tab = 0x09;
+const carriageReturn = 0x0d;
 const plus = 0x2b;
 const minus = 0x2d;
 const zero = 0x30;

@@ -17,7 +17,8 @@ describe('git object parsers', () => {
 			firstParent: parent,
 			time: 1_700_000_000,
 			offsetMinutes: -450,
-			subject: 'Subject line continued',
+			// As git: each line keeps its indentation (`git log --format=%s` prints three spaces here).
+			subject: 'Subject line   continued',
 		});
 		const root = Buffer.from(`tree ${tree}\nauthor A <a@x> 5 +0000\ncommitter C <c@x> 5 +0545\n\nfirst\n`);
 		assert.deepEqual(walkFields(root, 20), { firstParent: undefined, time: 5, offsetMinutes: 345, subject: 'first' });

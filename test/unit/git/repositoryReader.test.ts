@@ -42,9 +42,22 @@ function historyRepo(dir: string, commits: number): string {
 			fs.writeFileSync(path.join(repo, 'src', `f${i % 5}.txt`), `${i}\n`);
 			git(repo, 'add', '-A');
 			// Every fifth message has a first paragraph of two lines and a body: %s joins the paragraph.
+			// Every eleventh is kept verbatim: blank lines before the subject, indented lines, a line of
+			// spaces ending it, \v and \f (not whitespace to git), CRLF, no final line feed, nothing but blanks.
+			const verbatim = [
+				'\n\n  indented subject\t\n  second  \n \nA body.\n',
+				'vertical\v tab\f kept\r\n\r\nbody',
+				'no line feed at the end   ',
+				'\n \n\t\n',
+			];
 			const message =
-				i % 5 === 0 ? `commit ${i}\ncontinued on a second line  \n\nA body that is not the subject.\n` : `commit ${i}`;
-			execFileSync('git', ['commit', '-q', '-m', message], { cwd: repo, env });
+				i % 11 === 0
+					? verbatim[(i / 11 - 1) % verbatim.length]!
+					: i % 5 === 0
+						? `commit ${i}\ncontinued on a second line  \n\nA body that is not the subject.\n`
+						: `commit ${i}`;
+			const cleanup = i % 11 === 0 ? ['--cleanup=verbatim', '--allow-empty-message'] : [];
+			execFileSync('git', ['commit', '-q', ...cleanup, '-m', message], { cwd: repo, env });
 		}
 	}
 	return repo;
