@@ -110,6 +110,9 @@ export interface CommitHistory {
 	/** The index of a commit in the history, -1 when it is not on it. */
 	indexOf(oid: string): number;
 	entry(index: number): CommitInfo;
+	/** `entry(index).committedAt` and `.subject` without the entry: a listing of tens of thousands makes no object it does not keep. */
+	committedAt(index: number): string;
+	subjectAt(index: number): string;
 }
 
 /** A path of a commit's tree that is not a folder: a file, an executable, a symbolic link or a submodule. */

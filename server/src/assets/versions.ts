@@ -525,15 +525,15 @@ export function numberVersions(
 	}
 	const versions: Array<GitVersion & { engine: 'git' }> = [];
 	for (let index = from - 1; index < to; index++) {
-		const commit = history.entry(index);
-		const seen = byCommit.get(commit.oid);
+		const oid = history.oidAt(index);
+		const seen = byCommit.get(oid);
 		const version: GitVersion & { engine: 'git' } = {
 			engine: 'git',
 			version: index + 1,
-			commit: commit.oid,
-			made_at: commit.committedAt,
+			commit: oid,
+			made_at: history.committedAt(index),
 			made_by: seen?.made_by ?? 'outside',
-			subject: commit.subject,
+			subject: history.subjectAt(index),
 		};
 		if (seen) {
 			version.head_at = seen.head_at;

@@ -77,13 +77,15 @@ export class FirstParentHistory implements CommitHistory {
 	}
 
 	entry(index: number): CommitInfo {
-		const oid = this.oidAt(index);
-		const start = index === 0 ? 0 : this.subjectEnds[index - 1]!;
-		return {
-			oid,
-			committedAt: formatCommitTime(this.times[index]!, this.offsets[index]!),
-			subject: this.subjects.toString('utf8', start, this.subjectEnds[index]!),
-		};
+		return { oid: this.oidAt(index), committedAt: this.committedAt(index), subject: this.subjectAt(index) };
+	}
+
+	committedAt(index: number): string {
+		return formatCommitTime(this.times[index]!, this.offsets[index]!);
+	}
+
+	subjectAt(index: number): string {
+		return this.subjects.toString('utf8', index === 0 ? 0 : this.subjectEnds[index - 1]!, this.subjectEnds[index]!);
 	}
 
 	/**

@@ -370,9 +370,12 @@ function formatVersion(v: AssetVersion): string {
 	if (v.engine === 'snapshot') {
 		return `v${v.version}  ${t(v.made_at)}  ${v.file_count} file${v.file_count === 1 ? '' : 's'}  ${t(v.made_by)}${v.note ? `  ${t(v.note)}` : ''}`;
 	}
-	const flags = [t(v.made_by), v.head_at ? `head ${t(v.head_at)}` : '', v.never_head ? 'never head' : '']
-		.filter(Boolean)
-		.join(', ');
+	// (Concatenated rather than an array of flags joined: a listing formats tens of thousands.)
+	const madeBy = t(v.made_by);
+	let flags = v.head_at ? (madeBy ? `${madeBy}, head ${t(v.head_at)}` : `head ${t(v.head_at)}`) : madeBy;
+	if (v.never_head) {
+		flags = flags ? `${flags}, never head` : 'never head';
+	}
 	return `v${v.version}  ${t(v.commit.slice(0, 12))}  ${t(v.made_at)}  ${t(v.subject)}  (${flags})`;
 }
 
