@@ -88,45 +88,6 @@ export class FirstParentHistory implements CommitHistory {
 		return this.subjects.toString('utf8', index === 0 ? 0 : this.subjectEnds[index - 1]!, this.subjectEnds[index]!);
 	}
 
-	/**
-	 * The first `keep` commits of this history followed by `newer` (oldest first): a branch that
-	 * moved on, or was rewritten after commit `keep`, without walking the shared part again.
-	 */
-	extend(
-		keep: number,
-		newer: readonly WalkedCommit[],
-		endedShallow = this.endedShallow && keep > 0,
-	): FirstParentHistory {
-		const h = this.hashLength;
-		const count = keep + newer.length;
-		const oids = Buffer.allocUnsafe(count * h);
-		this.oids.copy(oids, 0, 0, keep * h);
-		const times = new Float64Array(count);
-		times.set(this.times.subarray(0, keep));
-		const offsets = new Int16Array(count);
-		offsets.set(this.offsets.subarray(0, keep));
-		const subjectEnds = new Uint32Array(count);
-		subjectEnds.set(this.subjectEnds.subarray(0, keep));
-		const keptBytes = keep === 0 ? 0 : this.subjectEnds[keep - 1]!;
-		let addedBytes = 0;
-		for (const commit of newer) {
-			addedBytes += Buffer.byteLength(commit.subject, 'utf8');
-		}
-		const subjects = Buffer.allocUnsafe(keptBytes + addedBytes);
-		this.subjects.copy(subjects, 0, 0, keptBytes);
-		let at = keptBytes;
-		newer.forEach((commit, i) => {
-			const index = keep + i;
-			oids.write(commit.oid, index * h, h, 'hex');
-			times[index] = commit.time;
-			offsets[index] = commit.offsetMinutes;
-			at += subjects.write(commit.subject, at, 'utf8');
-			subjectEnds[index] = at;
-		});
-		const extended = new FirstParentHistory(h, oids, times, offsets, subjectEnds, subjects, endedShallow);
-		return extended;
-	}
-
 	/** True when commit `index` is the one named by `key` (its raw bytes). */
 	isAt(index: number, key: Buffer): boolean {
 		const h = this.hashLength;
@@ -135,7 +96,8 @@ export class FirstParentHistory implements CommitHistory {
 
 	/**
 	 * The first `keep` commits of this history followed by those of `walk`, which found them newest
-	 * first: `extend` for a walk that kept no object per commit.
+	 * first: a branch that moved on, or was rewritten after commit `keep`, without walking the shared
+	 * part again.
 	 */
 	extendWith(keep: number, walk: HistoryWalk, endedShallow: boolean): FirstParentHistory {
 		const h = this.hashLength;
@@ -310,15 +272,6 @@ export class HistoryWalk {
 		subjectEnds.set(this.subjectEnds);
 		this.subjectEnds = subjectEnds;
 	}
-}
-
-export interface WalkedCommit {
-	oid: string;
-	/** Committer time, seconds since the epoch. */
-	time: number;
-	/** The committer's offset in minutes east of UTC. */
-	offsetMinutes: number;
-	subject: string;
 }
 
 const magic = 'DESKFPH\n';

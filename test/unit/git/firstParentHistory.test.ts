@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FirstParentHistory, formatCommitTime, type WalkedCommit } from '../../../server/src/git/firstParentHistory';
+import { FirstParentHistory, formatCommitTime, HistoryWalk } from '../../../server/src/git/firstParentHistory';
+import { emptyScan, scanCommit } from '../../../server/src/git/objects';
 
 /** The plain model: a Date in UTC shifted by the offset, and the offset written as ±hh:mm. */
 function modelTime(timestamp: number, offsetMinutes: number): string {
@@ -9,7 +10,14 @@ function modelTime(timestamp: number, offsetMinutes: number): string {
 	return `${local}${offsetMinutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
-function randomCommits(count: number, seed: number): WalkedCommit[] {
+interface Commit {
+	oid: string;
+	time: number;
+	offsetMinutes: number;
+	subject: string;
+}
+
+function randomCommits(count: number, seed: number): Commit[] {
 	let state = seed;
 	const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
 	const subjects = ['fix: ünïcödé', '', 'a'.repeat(300), 'merge branch “x”', '日本語のコミット', 'emoji 🚀 subject'];
@@ -19,6 +27,22 @@ function randomCommits(count: number, seed: number): WalkedCommit[] {
 		offsetMinutes: Math.round((random() * 28 - 14) * 4) * 15,
 		subject: subjects[Math.floor(random() * subjects.length)]!,
 	}));
+}
+
+/** `commits` (oldest first) as a walk finds them, newest first, each scanned from its object's bytes. */
+function walkOf(commits: readonly Commit[]): HistoryWalk {
+	const walk = new HistoryWalk(20);
+	const scan = emptyScan();
+	for (const commit of [...commits].reverse()) {
+		const abs = Math.abs(commit.offsetMinutes);
+		const zone = `${commit.offsetMinutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
+		const data = Buffer.from(
+			`tree ${'4b825dc642cb6eb9a060e54bf8d69288fbee4904'}\ncommitter C <c@example.com> ${commit.time} ${zone}\n\n${commit.subject}\n`,
+		);
+		assert.ok(scanCommit(data, 20, scan));
+		walk.add(Buffer.from(commit.oid, 'hex'), data, scan);
+	}
+	return walk;
 }
 
 describe('first-parent histories', () => {
@@ -35,9 +59,11 @@ describe('first-parent histories', () => {
 		assert.equal(formatCommitTime(99_999_999_999_999, 0), '1970-01-01T00:00:00+00:00', 'a time no calendar holds');
 	});
 
-	it('keeps every entry through extend, encode and decode, and refuses a damaged or foreign file', () => {
+	it('keeps every entry through extendWith, encode and decode, and refuses a damaged or foreign file', () => {
 		const commits = randomCommits(3000, 11);
-		const history = FirstParentHistory.empty(20).extend(0, commits.slice(0, 2000)).extend(1500, commits.slice(2000));
+		const history = FirstParentHistory.empty(20)
+			.extendWith(0, walkOf(commits.slice(0, 2000)), false)
+			.extendWith(1500, walkOf(commits.slice(2000)), false);
 		const expected = [...commits.slice(0, 1500), ...commits.slice(2000)];
 		const decoded = FirstParentHistory.decode(history.encode())!;
 		for (const h of [history, decoded]) {
