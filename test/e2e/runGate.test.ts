@@ -3,6 +3,7 @@ import { it } from 'node:test';
 import type { Frame, Locator, Page } from 'playwright-core';
 import {
 	launchScriptedRun,
+	pickAfterCommand,
 	runCommand,
 	screenshot,
 	waitFor,
@@ -347,9 +348,7 @@ it('tells of a failed run with Show Run and Retry; Retry on the shared checkout 
 		);
 		await runCommand(page, 'Notifications: Clear All Notifications');
 
-		await runCommand(page, 'Agent Desk: Abandon Run…');
-		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Add a broken greeting' });
-		await pick.waitFor({ timeout: 30_000 });
+		const pick = await pickAfterCommand(page, 'Agent Desk: Abandon Run…', 'Add a broken greeting');
 		assert.match(await pick.innerText(), /failed/);
 		await page.keyboard.press('Enter');
 		const input = page.locator('.quick-input-widget input[type="text"]');
@@ -398,10 +397,7 @@ it('lands a run with a failing check only past a warning that names it, asks onc
 	const headBefore = git(repo, 'rev-parse', 'HEAD');
 	try {
 		await page.locator('.notification-toast', { hasText: 'checks: 0 passed, 1 failed' }).waitFor({ timeout: 90_000 });
-		await runCommand(page, 'Agent Desk: Approve and Land Run…');
-		await page
-			.locator('.quick-input-list .monaco-list-row', { hasText: 'Add a greeting helper on a branch' })
-			.waitFor({ timeout: 30_000 });
+		await pickAfterCommand(page, 'Agent Desk: Approve and Land Run…', 'Add a greeting helper on a branch');
 		await page.keyboard.press('Enter');
 		await page
 			.locator('.quick-input-widget', { hasText: 'Approve and Land: Add a greeting helper on a branch' })

@@ -275,6 +275,47 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 	await row.click();
 }
 
+/**
+ * Runs a command that asks with a quick pick and returns the row of that pick holding `rowText`,
+ * once it shows. Under load the pick has been seen closing the moment it opened (the row there but
+ * hidden, its widget gone, nothing pressed): the command is run once more then, and the test log
+ * says so, since a pick that closes every time is still a failure.
+ */
+export async function pickAfterCommand(
+	page: Page,
+	title: string,
+	rowText: string,
+	timeoutMs = 30_000,
+): Promise<Locator> {
+	const row = page.locator('.quick-input-list .monaco-list-row', { hasText: rowText }).first();
+	const widget = page.locator('.quick-input-widget').first();
+	for (let attempt = 1; ; attempt++) {
+		await runCommand(page, title);
+		const deadline = Date.now() + timeoutMs;
+		let closedSince: number | undefined;
+		for (;;) {
+			if (await row.isVisible()) {
+				return row;
+			}
+			// The palette closing and the pick opening leave the widget hidden for a moment: only a
+			// widget hidden for a second and a half, with the pick's row in it, means the pick closed.
+			const closed = (await row.count()) > 0 && !(await widget.isVisible());
+			closedSince = closed ? (closedSince ?? Date.now()) : undefined;
+			if (closedSince !== undefined && Date.now() - closedSince > 1_500 && attempt < 2) {
+				console.log(`the quick pick of ${title} closed before it was used; running the command again`);
+				await screenshot(page, `closed-pick-${attempt}`).catch(() => undefined);
+				break;
+			}
+			if (Date.now() > deadline) {
+				throw new Error(
+					`timed out after ${timeoutMs} ms waiting for a row with ${rowText} in the quick pick of ${title}`,
+				);
+			}
+			await page.waitForTimeout(200);
+		}
+	}
+}
+
 /** Opens the launch card and types `ticket` into its editor, as a person would; the card's frame and its editor. */
 export async function typeTicket(page: Page, ticket: string): Promise<{ card: FrameLocator; editor: Locator }> {
 	await runCommand(page, 'Agent Desk: Open Launch Card');
