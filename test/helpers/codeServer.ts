@@ -74,6 +74,11 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 				'update.mode': 'none',
 				'git.enabled': false,
 				'security.workspace.trust.startupPrompt': 'never',
+				// A .ts file a test opens (a run's diff) would start TypeScript's project server and typings
+				// installer: about 10 s of CPU a test, beside the other tests on CI's two cores, for
+				// diagnostics no test reads. Its syntax server alone colours and folds the file as before.
+				'typescript.tsserver.useSyntaxServer': 'always',
+				'typescript.disableAutomaticTypeAcquisition': true,
 				...options.settings,
 			},
 			null,
@@ -238,15 +243,15 @@ export async function openWorkbench(
 	await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
 }
 
-/**
- * Runs a command from the command palette by its whole title: the row whose label is exactly
- * `title` (the palette also lists titles that merely contain its words, sorted before it).
- */
 /** A routine confirmation of the extension: a status bar message for ten seconds, never a notification. */
 export function statusMessage(page: Page, text: string): Locator {
 	return page.locator('.statusbar-item', { hasText: text });
 }
 
+/**
+ * Runs a command from the command palette by its whole title: the row whose label is exactly
+ * `title` (the palette also lists titles that merely contain its words, sorted before it).
+ */
 export async function runCommand(page: Page, title: string): Promise<void> {
 	const widget = page.locator('.quick-input-widget').first();
 	const input = page.locator('.quick-input-widget input[type="text"]');
