@@ -100,7 +100,14 @@ describe('Agent Desk in the extension host', () => {
 
 		const file = top.find((node) => node.type === 'file');
 		assert.ok(file?.type === 'file');
-		const uri = api.assets.getTreeItem(file).resourceUri!;
+		const fileItem = api.assets.getTreeItem(file);
+		const uri = fileItem.resourceUri!;
+		// A click runs the view's row command, which takes no arguments: VS Code caches a row's command
+		// with arguments only until the next refresh, and a click on a row drawn before it failed
+		// ("Actual command not found"). The row's own command is found from the selection.
+		assert.deepEqual(fileItem.command, { command: 'agentDesk.assets.openRow', title: 'Open File at Version' });
+		assert.equal(api.assets.commandOfRow(file)?.command, 'agentDesk.openFileAtVersion');
+		assert.deepEqual(api.assets.commandOfRow(file)?.arguments, [file]);
 		assert.equal(uri.scheme, 'desk-asset');
 		const bytes = await vscode.workspace.fs.readFile(uri);
 		assert.ok(
@@ -157,7 +164,7 @@ describe('Agent Desk in the extension host', () => {
 		assert.equal(item.contextValue, 'memoryRoot.none');
 		const [empty] = await api.memory.getChildren(main);
 		assert.equal(empty?.type, 'memoryEmpty');
-		assert.equal(api.memory.getTreeItem(empty!).command?.command, 'agentDesk.remember');
+		assert.equal(api.memory.commandOfRow(empty!)?.command, 'agentDesk.remember');
 	});
 
 	it('reports the library folder it uses and its server process', async () => {

@@ -17,6 +17,7 @@ export function activateAssets(context: vscode.ExtensionContext, desk: DeskClien
 	context.subscriptions.push(
 		tree,
 		view,
+		tree.openRowsBySelection(view, 'agentDesk.assets.openRow'),
 		vscode.workspace.registerFileSystemProvider(assetScheme, new AssetFileSystemProvider(desk), {
 			isReadonly: true,
 			isCaseSensitive: true,

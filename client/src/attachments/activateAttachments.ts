@@ -9,10 +9,12 @@ import { AttachmentsTreeProvider } from './attachmentsTree';
 export function activateAttachments(context: vscode.ExtensionContext, desk: DeskClient, reportError: ReportError) {
 	const tree = new AttachmentsTreeProvider(desk, reportError);
 	const previews = new AttachmentPreviews(desk, context.globalStorageUri, context.extensionUri);
+	const view = vscode.window.createTreeView('agentDesk.attachments', { treeDataProvider: tree, showCollapseAll: true });
 	context.subscriptions.push(
 		tree,
 		previews,
-		vscode.window.createTreeView('agentDesk.attachments', { treeDataProvider: tree, showCollapseAll: true }),
+		view,
+		tree.openRowsBySelection(view, 'agentDesk.attachments.openRow'),
 		vscode.workspace.registerTextDocumentContentProvider(attachmentScheme, previews),
 		...registerAttachmentCommands(desk, tree, previews, reportError),
 	);

@@ -32,6 +32,9 @@ export abstract class ProjectTreeProvider<T extends { type: string }>
 	protected projects: WindowProject[] = [];
 	/** Per project and read (its list, or a kind of node under it), the message of the failure last reported, until that read succeeds. */
 	private readonly reported = new Map<string, string>();
+	/** The command each row shown runs (see openRowsBySelection), and the command its click runs instead. */
+	private readonly rowCommands = new WeakMap<T, vscode.Command>();
+	private rowCommandId: string | undefined;
 
 	constructor(
 		protected readonly desk: DeskClient,
@@ -107,7 +110,40 @@ export abstract class ProjectTreeProvider<T extends { type: string }>
 	protected abstract makeTreeItem(node: T): vscode.TreeItem;
 
 	getTreeItem(node: T): vscode.TreeItem {
-		return inertTreeItem(this.makeTreeItem(node));
+		const item = inertTreeItem(this.makeTreeItem(node));
+		const command = item.command;
+		if (command?.arguments?.length && this.rowCommandId) {
+			this.rowCommands.set(node, command);
+			item.command = { command: this.rowCommandId, title: command.title };
+		}
+		return item;
+	}
+
+	/**
+	 * Clicks on `view`'s rows run their commands from the view's selection, through `commandId`.
+	 *
+	 * VS Code keeps a row's command that has arguments in a cache of the extension host, which every
+	 * refresh of the view empties: a click on a row drawn before the refresh reached the window then
+	 * fails with "Actual command not found" (seen on the Runs view, which refreshes while a run works).
+	 * The row's command here takes no argument, so nothing is cached; VS Code tells the extension
+	 * host the selection before it runs a row's command, and a row's id finds its node across a
+	 * refresh. A row clicked while its node is being read again does nothing.
+	 */
+	openRowsBySelection(view: vscode.TreeView<T>, commandId: string): vscode.Disposable {
+		this.rowCommandId = commandId;
+		return vscode.commands.registerCommand(commandId, async () => {
+			const node = view.selection.length === 1 ? view.selection[0] : undefined;
+			const command = node && this.commandOfRow(node);
+			if (command) {
+				await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []));
+			}
+		});
+	}
+
+	/** The command a click on the row of `node` runs in the end (its row shows the selection's command). */
+	commandOfRow(node: T): vscode.Command | undefined {
+		const item = this.getTreeItem(node);
+		return this.rowCommands.get(node) ?? item.command;
 	}
 
 	dispose(): void {

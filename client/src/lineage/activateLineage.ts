@@ -26,10 +26,15 @@ export function activateLineage(
 		clearTimeout(timer);
 		timer = setTimeout(() => memory.refresh(), 300);
 	};
+	const memoryView = vscode.window.createTreeView('agentDesk.memory', {
+		treeDataProvider: memory,
+		showCollapseAll: true,
+	});
 	context.subscriptions.push(
 		memory,
 		boards,
-		vscode.window.createTreeView('agentDesk.memory', { treeDataProvider: memory, showCollapseAll: true }),
+		memoryView,
+		memory.openRowsBySelection(memoryView, 'agentDesk.memory.openRow'),
 		vscode.workspace.registerTextDocumentContentProvider(boardScheme, boards),
 		watcher,
 		watcher.onDidChange(soon),

@@ -24,6 +24,7 @@ export function activateRuns(
 	context.subscriptions.push(
 		tree,
 		view,
+		tree.openRowsBySelection(view, 'agentDesk.runs.openRow'),
 		waiting,
 		// The view's rows change with every change of a project's runs, and with the window's projects.
 		tree.onDidChangeTreeData(() => waiting.refresh()),
