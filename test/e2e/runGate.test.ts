@@ -414,7 +414,12 @@ it('lands a run with a failing check only past a warning that names it, asks onc
 			/Commit 1 file on desk\/run-\S+, the run's own branch, .* main does not get it until you merge it/,
 		);
 		assert.equal(await dialog.locator('.dialog-icon.codicon-dialog-warning').count(), 1, 'the warning icon');
-		assert.equal(await page.evaluate('document.activeElement && document.activeElement.textContent'), 'Review Checks');
+		// The dialog gives its default button the focus once it is drawn (under load, a moment after it shows).
+		const focused = () => page.evaluate('document.activeElement && document.activeElement.textContent');
+		await waitFor(async () => (await focused()) === 'Review Checks', 10_000, 'the focus on Review Checks').catch(
+			async (error: unknown) =>
+				assert.fail(`${(error as Error).message}; the focus is on ${JSON.stringify(await focused())}`),
+		);
 		await screenshot(page, 'run-gate-8-failing-check-confirm');
 		await dialog.getByRole('button', { name: 'Land Anyway', exact: true }).click();
 
