@@ -140,8 +140,15 @@ export abstract class ProjectTreeProvider<T extends { type: string }>
 		});
 	}
 
-	/** The command a click on the row of `node` runs in the end (its row shows the selection's command). */
+	/**
+	 * The command a click on the row of `node` runs in the end (its row shows the selection's command).
+	 * The row is made only for a node not shown yet: one a refresh made that the window has not drawn.
+	 */
 	commandOfRow(node: T): vscode.Command | undefined {
+		const shown = this.rowCommands.get(node);
+		if (shown) {
+			return shown;
+		}
 		const item = this.getTreeItem(node);
 		return this.rowCommands.get(node) ?? item.command;
 	}
