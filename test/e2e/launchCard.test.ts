@@ -3,7 +3,15 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { openAgentDesk, projectRoot, runCommand, screenshot, typeTicket, waitFor } from '../helpers/codeServer';
+import {
+	openAgentDesk,
+	projectRoot,
+	runCommand,
+	screenshot,
+	statusMessage,
+	typeTicket,
+	waitFor,
+} from '../helpers/codeServer';
 import { fakeClaudeFolder } from '../helpers/fakeAgentCli';
 import { makeRepo } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
@@ -101,6 +109,12 @@ it('writes a ticket (every key kept after Ctrl+A), keeps a suggestion, plugs the
 		await ticket.click();
 		await page.keyboard.press('Control+Enter');
 		await card.locator('.launched').waitFor({ timeout: 30_000 });
+		// The routine confirmation, in the status bar with its rocket drawn as an icon (the ticket's
+		// own text is escaped there, so only the desk's icon is drawn).
+		const launched = statusMessage(page, 'Launched “');
+		await launched.waitFor({ timeout: 30_000 });
+		assert.equal(await launched.locator('.codicon-rocket').count(), 1, 'the rocket is an icon');
+		assert.doesNotMatch(await launched.innerText(), /\$\(rocket\)/);
 		await page.waitForTimeout(600);
 		await screenshot(page, 'launch-card-go');
 

@@ -201,7 +201,8 @@ export class LaunchCards implements vscode.Disposable {
 					entry.launched = { runId: record.run, plugs: record.plugs.length };
 					// The card says it too: the notification area stays for what needs the person.
 					showStatusMessage(
-						`$(rocket) Launched “${record.ticket.split('\n', 1)[0]!.replaceAll('$(', '$ (')}” with ${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} frozen`,
+						`Launched “${record.ticket.split('\n', 1)[0]!}” with ${record.plugs.length} plug${record.plugs.length === 1 ? '' : 's'} frozen`,
+						'rocket',
 					);
 					break;
 				}

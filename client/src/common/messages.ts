@@ -63,9 +63,10 @@ export function logRoutineMessagesTo(output: vscode.LogOutputChannel): void {
  * bar and a line in the Agent Desk log, never a notification, so that the ones that need the person
  * (a run to review, a report to answer, a failure) stand out.
  */
-export function showStatusMessage(message: string): void {
+export function showStatusMessage(message: string, icon?: string): void {
 	const text = visibleText(message);
 	routineLog?.info(text);
-	// The status bar draws `$(name)` as an icon; a name from a repository must read as written.
-	vscode.window.setStatusBarMessage(text.replace(/\$\(/g, '\\$('), 10_000);
+	// The status bar draws `$(name)` as an icon; a name from a repository must read as written, so
+	// the text is escaped and only the icon asked for here is drawn.
+	vscode.window.setStatusBarMessage(`${icon ? `$(${icon}) ` : ''}${text.replace(/\$\(/g, '\\$(')}`, 10_000);
 }
