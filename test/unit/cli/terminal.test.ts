@@ -53,6 +53,9 @@ describe('text for a terminal', () => {
 		assert.doesNotMatch(text.replace(/\n/g, ''), raw);
 		assert.match(text, /\\u009b/);
 		assert.match(text, /\\u202e/);
+		// Text that is otherwise ASCII: a DEL alone is still escaped; nothing else is touched.
+		assert.equal(jsonForTerminal({ name: 'plain\u007f' }), '{\n  "name": "plain\\u007f"\n}');
+		assert.equal(jsonForTerminal({ name: 'plain', n: 1 }), JSON.stringify({ name: 'plain', n: 1 }, null, 2));
 	});
 
 	it('writeMessage is one guard for every line written', () => {

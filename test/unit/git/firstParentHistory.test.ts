@@ -57,6 +57,12 @@ describe('first-parent histories', () => {
 		assert.equal(formatCommitTime(1_700_000_000, 60), '2023-11-14T23:13:20+01:00');
 		assert.equal(formatCommitTime(0, -450), '1969-12-31T16:30:00-07:30');
 		assert.equal(formatCommitTime(99_999_999_999_999, 0), '1970-01-01T00:00:00+00:00', 'a time no calendar holds');
+		// +9999 and -9999, the widest offsets a commit's four digits hold: 100 hours and 39 minutes.
+		assert.equal(formatCommitTime(0, 6039), '1970-01-05T04:39:00+100:39');
+		assert.equal(formatCommitTime(0, -6039), '1969-12-27T19:21:00-100:39');
+		// Each call answers its own text, though the digits are written into one shared buffer.
+		const times = [formatCommitTime(1_700_000_000, 60), formatCommitTime(0, 0)];
+		assert.deepEqual(times, ['2023-11-14T23:13:20+01:00', '1970-01-01T00:00:00+00:00']);
 	});
 
 	it('keeps every entry through extendWith, encode and decode, and refuses a damaged or foreign file', () => {
