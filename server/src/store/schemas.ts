@@ -20,6 +20,9 @@ const createClientRequests = `CREATE TABLE client_requests (
 
 export const librarySchema = 'agent-desk-library';
 
+/** Who answered a proposal whose asset was retired before retiring answered proposals (migration 7). */
+export const retiredBeforeAnswers = 'the retirement of its asset';
+
 export const libraryMigrations: readonly Migration[] = [
 	{
 		version: 1,
@@ -149,6 +152,18 @@ export const libraryMigrations: readonly Migration[] = [
 				answered_at TEXT NOT NULL DEFAULT ''
 			)`,
 			"CREATE UNIQUE INDEX retire_proposals_open ON retire_proposals (asset_id) WHERE state = 'open'",
+		],
+	},
+	{
+		version: 7,
+		statements: [
+			// A retirement answers its asset's open proposal (accepted, by whoever retired it) since
+			// version 6's libraries were made: an asset retired before then kept its proposal open, to
+			// come back as a question once unretired. Answered now as a retirement answers it, by the
+			// retirement (who retired it was not recorded).
+			`UPDATE retire_proposals
+			 SET state = 'accepted', answered_by = '${retiredBeforeAnswers}', answered_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+			 WHERE state = 'open' AND asset_id IN (SELECT id FROM assets WHERE retired = 1)`,
 		],
 	},
 ];

@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { LibraryStore, LibraryWrites } from '../../../server/src/assets/ports';
 import type { Desk } from '../../../server/src/desk';
+import type { DurableDatabase } from '../../../server/src/store/durableDatabase';
+import { retiredBeforeAnswers } from '../../../server/src/store/schemas';
 import { openDesk } from '../../helpers/deskFixture';
 import { tempDir } from '../../helpers/temp';
 
@@ -56,6 +58,35 @@ describe('retiring an asset answers its open proposal to retire it (glossary: Re
 		);
 		assert.equal(desk.retireProposals.get(proposal.id)?.state, 'accepted', 'unretiring does not reopen it');
 		assert.equal(propose(desk, old.id, 'rp-again').state, 'open');
+	});
+
+	it('answers, when a library is upgraded, the open proposals of assets retired before retiring answered them', async () => {
+		const libraryDir = path.join(tempDir(), 'library');
+		const desk = await openDesk(libraryDir);
+		const retired = await folderAsset(desk, 'retired-spec');
+		const kept = await folderAsset(desk, 'kept-spec');
+		const stale = propose(desk, retired.id, 'rp-stale');
+		const open = propose(desk, kept.id, 'rp-open');
+		// As a library of schema 6 holds it: the asset retired, its proposal left open.
+		const store = (desk.library as unknown as { context: { store: LibraryStore } }).context.store;
+		store.batch((writes) => writes.updateAsset(retired.id, { retired: true }));
+		const db = desk.libraryRequests as unknown as DurableDatabase;
+		db.write((tx) => tx.run("UPDATE desk_meta SET value = '6' WHERE key = 'schema_version'"));
+		assert.equal(desk.retireProposals.get(stale.id)?.state, 'open');
+		desk.close();
+
+		const before = new Date().toISOString();
+		const upgraded = await openDesk(libraryDir);
+		const answered = upgraded.retireProposals.get(stale.id);
+		assert.equal(answered?.state, 'accepted');
+		assert.equal(answered.answered_by, retiredBeforeAnswers);
+		assert.ok(answered.answered_at && answered.answered_at >= before.slice(0, 19), answered.answered_at);
+		assert.deepEqual(
+			upgraded.retireProposals.open().map((p) => p.id),
+			[open.id],
+			'the proposal of an asset still in use stays open',
+		);
+		assert.equal(upgraded.library.getAsset(retired.id).retired, true);
 	});
 
 	it('is one transaction with the retirement: when closing the proposal fails, the asset is not retired', async () => {
