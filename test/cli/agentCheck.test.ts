@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
+import { sandboxStatus } from '../../server/src/runs/sandbox';
 import type { AgentCheck } from '../../server/src/runs/types';
 import { deskJs } from '../helpers/deskCli';
 import { fakeClaudeFolder, signInClaude } from '../helpers/fakeAgentCli';
@@ -55,6 +56,31 @@ it('desk agent check tells of each agent of the settings whether it can start, a
 	const unknown = deskOn(home, bin, 'agent', 'check', 'nobody');
 	assert.equal(unknown.code, 2);
 	assert.match(unknown.stderr, /No agent is named "nobody"; the settings have claude, codex/);
+});
+
+it('desk agent check tells when a run would not see the sign-in: the sandbox gives the agent only its homeFiles', () => {
+	const home = tempDir('desk-cli-home-');
+	const bin = fakeClaudeFolder();
+	signInClaude(home);
+	const settings = path.join(home, 'settings.json');
+	const agent = { name: 'mine', command: 'claude', format: 'claude-stream-json', homeFiles: ['~/.claude.json'] };
+	fs.writeFileSync(settings, JSON.stringify({ agents: [agent], sandbox: 'auto' }));
+	const sandboxed = deskOn(home, bin, 'agent', 'check', '--settings', settings);
+	if (sandboxStatus().available) {
+		assert.equal(sandboxed.code, 2, sandboxed.stderr);
+		assert.match(
+			sandboxed.stdout,
+			/^mine: Claude Code 2\.1\.3 at .*; NOT signed in: with a Claude account \(~\/\.claude\/\.credentials\.json\), but a run does not see that file: the sandbox gives the agent a home holding only its homeFiles \(~\/\.claude\.json\)\./,
+		);
+		assert.match(sandboxed.stdout, /\n {2}Add Its Sign-In File to homeFiles: the setting agentDesk\.agents\n$/);
+	} else {
+		// Where bubblewrap cannot work, runs start outside it, in the person's own home.
+		assert.equal(sandboxed.code, 0, sandboxed.stdout);
+	}
+	fs.writeFileSync(settings, JSON.stringify({ agents: [agent], sandbox: 'off' }));
+	const outside = deskOn(home, bin, 'agent', 'check', '--settings', settings);
+	assert.equal(outside.code, 0, outside.stdout);
+	assert.match(outside.stdout, /; signed in: with a Claude account \(~\/\.claude\/\.credentials\.json\)\n$/);
 });
 
 it('desk runs list leaves out a run whose agent never started, says so, and lists it with --all', () => {

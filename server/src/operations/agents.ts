@@ -4,6 +4,7 @@
  */
 import { CheckAgents } from '../protocol/protocol';
 import { agentsToCheck, checkAgent } from '../runs/agentCheck';
+import { sandboxStatus } from '../runs/sandbox';
 import { parseRunSettings } from '../runs/settings';
 import { operation } from './operation';
 
@@ -16,11 +17,16 @@ export const checkAgents = operation({
 	idempotent: true,
 	surfaces: { rpc: CheckAgents, cli: 'agent check' },
 	async run(_call, { settings, agent, all, fresh }) {
-		const agents = agentsToCheck(parseRunSettings(settings), {
+		const parsed = parseRunSettings(settings);
+		const agents = agentsToCheck(parsed, {
 			...(agent !== undefined ? { agent } : {}),
 			...(all ? { all } : {}),
 		});
-		return { agents: await Promise.all(agents.map((a) => checkAgent(a, { ...(fresh ? { fresh } : {}) }))) };
+		// As a run would start it: in the sandbox (its own home) unless the sandbox is off or cannot work here.
+		const sandboxed = parsed.sandbox !== 'off' && sandboxStatus().available;
+		return {
+			agents: await Promise.all(agents.map((a) => checkAgent(a, { sandboxed, ...(fresh ? { fresh } : {}) }))),
+		};
 	},
 });
 

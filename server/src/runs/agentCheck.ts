@@ -31,6 +31,11 @@ export interface AgentCheckOptions {
 	home?: string;
 	platform?: NodeJS.Platform;
 	now?: () => number;
+	/**
+	 * Whether a run would start the agent in the sandbox, where its home holds only its `homeFiles`
+	 * (and the folders of its `readPaths` and `writePaths`): a sign-in file outside them is not seen there.
+	 */
+	sandboxed?: boolean;
 }
 
 const kept = new Map<string, { at: number; answer: Promise<AgentCheck> }>();
@@ -40,12 +45,13 @@ export function checkAgent(agent: AgentSettings, options: AgentCheckOptions = {}
 	const env = options.env ?? process.env;
 	const home = options.home ?? os.homedir();
 	const now = options.now ?? Date.now;
-	const key = JSON.stringify([agent, home, env.PATH, ...keyEnvOf(agent).map((name) => isSet(env[name]))]);
+	const sandboxed = options.sandboxed ?? false;
+	const key = JSON.stringify([agent, home, env.PATH, sandboxed, ...keyEnvOf(agent).map((name) => isSet(env[name]))]);
 	const previous = kept.get(key);
 	if (!options.fresh && previous && now() - previous.at < agentCheckTtlMs) {
 		return previous.answer;
 	}
-	const answer = lookAt(agent, env, home, options.platform ?? process.platform, now);
+	const answer = lookAt(agent, env, home, options.platform ?? process.platform, now, sandboxed);
 	kept.set(key, { at: now(), answer });
 	// A failure is not kept; a kept answer that is too old goes with the next check.
 	answer.catch(() => kept.delete(key));
@@ -95,6 +101,7 @@ async function lookAt(
 	home: string,
 	platform: NodeJS.Platform,
 	now: () => number,
+	sandboxed: boolean,
 ): Promise<AgentCheck> {
 	const cli = agentCliOf(agent.command);
 	const program = findProgram(agent.command, env.PATH);
@@ -117,21 +124,23 @@ async function lookAt(
 			fixes,
 		};
 	}
-	const [version, signIn] = await Promise.all([
+	const [version, { unseenFile, ...signIn }] = await Promise.all([
 		cli ? versionOf(program, cli, home) : Promise.resolve(undefined),
-		Promise.resolve(signInOf(agent, cli, env, home, platform)),
+		Promise.resolve(signInOf(agent, cli, env, home, platform, sandboxed)),
 	]);
 	const fixes: AgentFix[] =
-		cli && signIn.login === 'not-signed-in'
-			? [
-					{
-						kind: 'terminal',
-						title: `Sign In to ${cli.product}`,
-						command: [agent.command, ...cli.loginArgs].map(shellWord).join(' '),
-						...(cli.loginHint ? { hint: cli.loginHint } : {}),
-					},
-				]
-			: [];
+		unseenFile !== undefined
+			? [{ kind: 'setting', title: 'Add Its Sign-In File to homeFiles', setting: 'agentDesk.agents' }]
+			: cli && signIn.login === 'not-signed-in'
+				? [
+						{
+							kind: 'terminal',
+							title: `Sign In to ${cli.product}`,
+							command: [agent.command, ...cli.loginArgs].map(shellWord).join(' '),
+							...(cli.loginHint ? { hint: cli.loginHint } : {}),
+						},
+					]
+				: [];
 	// Claude Code prints "2.1.3 (Claude Code)": its name is said once.
 	const label = cli && version ? `${cli.product} ${version.replace(` (${cli.product})`, '')}` : base.label;
 	return { ...base, label, program, ...(version ? { version } : {}), ...signIn, fixes };
@@ -164,7 +173,8 @@ function signInOf(
 	env: NodeJS.ProcessEnv,
 	home: string,
 	platform: NodeJS.Platform,
-): Pick<AgentCheck, 'login' | 'login_detail'> {
+	sandboxed: boolean,
+): Pick<AgentCheck, 'login' | 'login_detail'> & { unseenFile?: string } {
 	if (!cli) {
 		return { login: 'unknown', login_detail: 'the desk cannot tell whether this program needs a sign-in' };
 	}
@@ -174,6 +184,7 @@ function signInOf(
 		return { login: 'signed-in', login_detail: `by ${key}` };
 	}
 	const looked: string[] = [];
+	let unseen: { how: string; shown: string } | undefined;
 	for (const login of cli.loginFiles) {
 		const folderFromEnv = login.folderEnv ? env[login.folderEnv] : undefined;
 		const file = path.join(isSet(folderFromEnv) ? folderFromEnv! : path.join(home, login.dir), login.file);
@@ -181,9 +192,20 @@ function signInOf(
 		looked.push(shown);
 		const how = readJson(file);
 		const signedIn = how === undefined ? undefined : login.signedIn(how);
-		if (signedIn) {
+		if (signedIn && sandboxed && !seenInSandbox(file, agent, home)) {
+			unseen ??= { how: signedIn, shown };
+		} else if (signedIn) {
 			return { login: 'signed-in', login_detail: `${signedIn} (${shown})` };
 		}
+	}
+	if (unseen) {
+		// Signed in here, but not in a run: the sandbox shows the agent a home of its own.
+		const given = agent.homeFiles.length > 0 ? agent.homeFiles.join(', ') : 'none';
+		return {
+			login: 'not-signed-in',
+			login_detail: `${unseen.how} (${unseen.shown}), but a run does not see that file: the sandbox gives the agent a home holding only its homeFiles (${given}). Add ${unseen.shown} to the homeFiles of agent ${agent.name} (agentDesk.agents), or turn the sandbox off (agentDesk.runs.sandbox)`,
+			unseenFile: unseen.shown,
+		};
 	}
 	const notPassed = cli.keyEnv.filter((name) => !agent.env.includes(name) && isSet(env[name]));
 	const unpassed = notPassed.length
@@ -199,6 +221,23 @@ function signInOf(
 		login: 'not-signed-in',
 		login_detail: `no sign-in in ${looked.join(' or ')}, and ${cli.keyEnv.join(', ')} ${cli.keyEnv.length === 1 ? 'is' : 'are'} not set${unpassed}`,
 	};
+}
+
+/**
+ * Whether the agent sees `file` in a sandboxed run: it is one of its `homeFiles` (copied into the
+ * run's home, which stands where the home folder is), or inside a folder of its `readPaths` or
+ * `writePaths` (shown at the same place), as `sandboxLayout` and `agentHome` lay the run out.
+ */
+function seenInSandbox(file: string, agent: AgentSettings, home: string): boolean {
+	const expand = (p: string) => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p);
+	const within = (folder: string) => file === folder || file.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
+	// A folder that is the home folder or above it is never bound (sandboxArgs): it would cover the run's home.
+	const bound = (folder: string) => folder !== '/' && folder !== home && !home.startsWith(`${folder}/`);
+	if ([...agent.readPaths, ...agent.writePaths].map(expand).some((folder) => bound(folder) && within(folder))) {
+		return true;
+	}
+	const rel = path.relative(home, file);
+	return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) && agent.homeFiles.map(expand).includes(file);
 }
 
 function keyEnvOf(agent: AgentSettings): string[] {

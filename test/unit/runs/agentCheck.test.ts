@@ -63,6 +63,36 @@ describe('the agent check', () => {
 		assert.equal(byFile.login_detail, 'with a Claude account (~/.claude/.credentials.json)');
 	});
 
+	it('in the sandbox, counts a sign-in file only where a run sees it: among the agent’s homeFiles or in its readPaths', async () => {
+		const m = machine(fakeClaudeFolder());
+		signInClaude(m.home);
+		const listed = await checkAgent(claude, { ...m, sandboxed: true, fresh: true });
+		assert.equal(listed.login, 'signed-in', 'the preset lists ~/.claude/.credentials.json in its homeFiles');
+		// An agent of the person's own whose homeFiles leave the sign-in out: signed in here, not in a run.
+		const mine: AgentSettings = { ...claude, name: 'mine', homeFiles: ['~/.claude.json'] };
+		const unseen = await checkAgent(mine, { ...m, sandboxed: true, fresh: true });
+		assert.equal(unseen.login, 'not-signed-in');
+		assert.match(
+			unseen.login_detail,
+			/^with a Claude account \(~\/\.claude\/\.credentials\.json\), but a run does not see that file/,
+		);
+		assert.match(
+			unseen.login_detail,
+			/homeFiles \(~\/\.claude\.json\)\. Add ~\/\.claude\/\.credentials\.json to the homeFiles of agent mine/,
+		);
+		assert.deepEqual(unseen.fixes, [
+			{ kind: 'setting', title: 'Add Its Sign-In File to homeFiles', setting: 'agentDesk.agents' },
+		]);
+		assert.equal((await checkAgent(mine, { ...m, fresh: true })).login, 'signed-in', 'without the sandbox it is seen');
+		const shown = await checkAgent({ ...mine, readPaths: ['~/.claude'] }, { ...m, sandboxed: true, fresh: true });
+		assert.equal(shown.login, 'signed-in', 'a readPaths folder is shown in the sandbox where it is');
+		const home = await checkAgent({ ...mine, readPaths: ['~'] }, { ...m, sandboxed: true, fresh: true });
+		assert.equal(home.login, 'not-signed-in', 'the home folder itself is never bound over the run’s home');
+		m.env['ANTHROPIC_API_KEY'] = 'sk-test';
+		const byKey = await checkAgent(mine, { ...m, sandboxed: true, fresh: true });
+		assert.equal(byKey.login_detail, 'by ANTHROPIC_API_KEY', 'a key the agent is passed reaches it in the sandbox');
+	});
+
 	it('keeps an answer a few seconds: a sign-in is seen at once when asked afresh, else once the answer is old', async () => {
 		const m = machine(fakeClaudeFolder());
 		assert.equal((await checkAgent(claude, { ...m, fresh: true })).login, 'not-signed-in');
