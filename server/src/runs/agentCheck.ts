@@ -237,7 +237,18 @@ function seenInSandbox(file: string, agent: AgentSettings, home: string): boolea
 		return true;
 	}
 	const rel = path.relative(home, file);
-	return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) && agent.homeFiles.map(expand).includes(file);
+	const listed =
+		rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) && agent.homeFiles.map(expand).includes(file);
+	// The run's home gets copies of regular files only: a link (a dotfile manager's) is not followed.
+	return listed && isRegularFile(file);
+}
+
+function isRegularFile(file: string): boolean {
+	try {
+		return fs.lstatSync(file).isFile();
+	} catch {
+		return false;
+	}
 }
 
 function keyEnvOf(agent: AgentSettings): string[] {

@@ -88,6 +88,13 @@ describe('the agent check', () => {
 		assert.equal(shown.login, 'signed-in', 'a readPaths folder is shown in the sandbox where it is');
 		const home = await checkAgent({ ...mine, readPaths: ['~'] }, { ...m, sandboxed: true, fresh: true });
 		assert.equal(home.login, 'not-signed-in', 'the home folder itself is never bound over the run’s home');
+		// A link in the home folder is not copied into the run's home, listed or not.
+		const credentials = path.join(m.home, '.claude', '.credentials.json');
+		const real = path.join(m.home, 'dotfiles-credentials.json');
+		fs.renameSync(credentials, real);
+		fs.symlinkSync(real, credentials);
+		const linked = await checkAgent(claude, { ...m, sandboxed: true, fresh: true });
+		assert.equal(linked.login, 'not-signed-in', 'the run would get no copy of a link');
 		m.env['ANTHROPIC_API_KEY'] = 'sk-test';
 		const byKey = await checkAgent(mine, { ...m, sandboxed: true, fresh: true });
 		assert.equal(byKey.login_detail, 'by ANTHROPIC_API_KEY', 'a key the agent is passed reaches it in the sandbox');
