@@ -124,14 +124,14 @@ async function lookAt(
 			fixes,
 		};
 	}
-	const [version, { unseenFile, ...signIn }] = await Promise.all([
+	const [version, { unseen, ...signIn }] = await Promise.all([
 		cli ? versionOf(program, cli, home) : Promise.resolve(undefined),
 		Promise.resolve(signInOf(agent, cli, env, home, platform, sandboxed)),
 	]);
 	const fixes: AgentFix[] =
-		unseenFile !== undefined
+		unseen === 'not listed'
 			? [{ kind: 'setting', title: 'Add Its Sign-In File to homeFiles', setting: 'agentDesk.agents' }]
-			: cli && signIn.login === 'not-signed-in'
+			: cli && signIn.login === 'not-signed-in' && unseen === undefined
 				? [
 						{
 							kind: 'terminal',
@@ -174,7 +174,7 @@ function signInOf(
 	home: string,
 	platform: NodeJS.Platform,
 	sandboxed: boolean,
-): Pick<AgentCheck, 'login' | 'login_detail'> & { unseenFile?: string } {
+): Pick<AgentCheck, 'login' | 'login_detail'> & { unseen?: 'not listed' | 'a link' } {
 	if (!cli) {
 		return { login: 'unknown', login_detail: 'the desk cannot tell whether this program needs a sign-in' };
 	}
@@ -184,7 +184,7 @@ function signInOf(
 		return { login: 'signed-in', login_detail: `by ${key}` };
 	}
 	const looked: string[] = [];
-	let unseen: { how: string; shown: string } | undefined;
+	let unseen: { how: string; shown: string; why: 'not listed' | 'a link' } | undefined;
 	for (const login of cli.loginFiles) {
 		const folderFromEnv = login.folderEnv ? env[login.folderEnv] : undefined;
 		const file = path.join(isSet(folderFromEnv) ? folderFromEnv! : path.join(home, login.dir), login.file);
@@ -192,8 +192,9 @@ function signInOf(
 		looked.push(shown);
 		const how = readJson(file);
 		const signedIn = how === undefined ? undefined : login.signedIn(how);
-		if (signedIn && sandboxed && !seenInSandbox(file, agent, home)) {
-			unseen ??= { how: signedIn, shown };
+		const sandbox = signedIn && sandboxed ? inSandbox(file, agent, home) : 'seen';
+		if (signedIn && sandbox !== 'seen') {
+			unseen ??= { how: signedIn, shown, why: sandbox };
 		} else if (signedIn) {
 			return { login: 'signed-in', login_detail: `${signedIn} (${shown})` };
 		}
@@ -201,10 +202,14 @@ function signInOf(
 	if (unseen) {
 		// Signed in here, but not in a run: the sandbox shows the agent a home of its own.
 		const given = agent.homeFiles.length > 0 ? agent.homeFiles.join(', ') : 'none';
+		const remedy =
+			unseen.why === 'a link'
+				? `the sandbox gives the agent a home holding copies of its homeFiles, and ${unseen.shown} is a link, which is not copied. Make it a file`
+				: `the sandbox gives the agent a home holding only its homeFiles (${given}). Add ${unseen.shown} to the homeFiles of agent ${agent.name} (agentDesk.agents)`;
 		return {
 			login: 'not-signed-in',
-			login_detail: `${unseen.how} (${unseen.shown}), but a run does not see that file: the sandbox gives the agent a home holding only its homeFiles (${given}). Add ${unseen.shown} to the homeFiles of agent ${agent.name} (agentDesk.agents), or turn the sandbox off (agentDesk.runs.sandbox)`,
-			unseenFile: unseen.shown,
+			login_detail: `${unseen.how} (${unseen.shown}), but a run does not see that file: ${remedy}, or turn the sandbox off (agentDesk.runs.sandbox)`,
+			unseen: unseen.why,
 		};
 	}
 	const notPassed = cli.keyEnv.filter((name) => !agent.env.includes(name) && isSet(env[name]));
@@ -225,22 +230,26 @@ function signInOf(
 
 /**
  * Whether the agent sees `file` in a sandboxed run: it is one of its `homeFiles` (copied into the
- * run's home, which stands where the home folder is), or inside a folder of its `readPaths` or
- * `writePaths` (shown at the same place), as `sandboxLayout` and `agentHome` lay the run out.
+ * run's home, which stands where the home folder is; a regular file only), or inside a folder of
+ * its `readPaths` or `writePaths` (shown at the same place), as `sandboxLayout` and `agentHome` lay
+ * the run out.
  */
-function seenInSandbox(file: string, agent: AgentSettings, home: string): boolean {
+function inSandbox(file: string, agent: AgentSettings, home: string): 'seen' | 'not listed' | 'a link' {
 	const expand = (p: string) => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p);
 	const within = (folder: string) => file === folder || file.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
 	// A folder that is the home folder or above it is never bound (sandboxArgs): it would cover the run's home.
 	const bound = (folder: string) => folder !== '/' && folder !== home && !home.startsWith(`${folder}/`);
 	if ([...agent.readPaths, ...agent.writePaths].map(expand).some((folder) => bound(folder) && within(folder))) {
-		return true;
+		return 'seen';
 	}
 	const rel = path.relative(home, file);
 	const listed =
 		rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) && agent.homeFiles.map(expand).includes(file);
+	if (!listed) {
+		return 'not listed';
+	}
 	// The run's home gets copies of regular files only: a link (a dotfile manager's) is not followed.
-	return listed && isRegularFile(file);
+	return isRegularFile(file) ? 'seen' : 'a link';
 }
 
 function isRegularFile(file: string): boolean {

@@ -95,6 +95,11 @@ describe('the agent check', () => {
 		fs.symlinkSync(real, credentials);
 		const linked = await checkAgent(claude, { ...m, sandboxed: true, fresh: true });
 		assert.equal(linked.login, 'not-signed-in', 'the run would get no copy of a link');
+		assert.match(
+			linked.login_detail,
+			/~\/\.claude\/\.credentials\.json is a link, which is not copied\. Make it a file/,
+		);
+		assert.deepEqual(linked.fixes, [], 'listing it again would not help');
 		m.env['ANTHROPIC_API_KEY'] = 'sk-test';
 		const byKey = await checkAgent(mine, { ...m, sandboxed: true, fresh: true });
 		assert.equal(byKey.login_detail, 'by ANTHROPIC_API_KEY', 'a key the agent is passed reaches it in the sandbox');
