@@ -157,8 +157,8 @@ export const libraryMigrations: readonly Migration[] = [
 	{
 		version: 7,
 		statements: [
-			// A retirement answers its asset's open proposal (accepted, by whoever retired it) since
-			// version 6's libraries were made: an asset retired before then kept its proposal open, to
+			// Retiring an asset answers its open proposal (accepted, by whoever retired it), but only
+			// since a change made after schema 6: an asset retired before it kept its proposal open, to
 			// come back as a question once unretired. Answered now as a retirement answers it, by the
 			// retirement (who retired it was not recorded).
 			`UPDATE retire_proposals
