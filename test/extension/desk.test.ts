@@ -126,6 +126,41 @@ describe('Agent Desk in the extension host', () => {
 		);
 	});
 
+	it('reads again what a branch rewrite renumbered: an open desk-asset: editor shows the version’s new commit', async () => {
+		const [asset] = await api.assets.getChildren();
+		assert.ok(asset?.type === 'asset');
+		const dir = asset.asset.working_dir;
+		const [newest] = await api.assets.getChildren(asset);
+		assert.ok(newest?.type === 'version' && newest.version.engine === 'git');
+		const file = (await api.assets.getChildren(newest)).find((node) => node.type === 'file');
+		assert.ok(file?.type === 'file');
+		const uri = api.assets.getTreeItem(file).resourceUri!;
+		const oldTip = gitOut(dir, 'rev-parse', 'HEAD');
+		const before = execFileSync('git', ['show', `HEAD:${file.file.path}`], { cwd: dir, encoding: 'utf8' });
+		const document = await vscode.workspace.openTextDocument(uri);
+		assert.equal(document.getText(), before);
+		const after = `rewritten\n${before}`;
+		try {
+			// The newest commit amended: the same number of versions, the newest naming another commit.
+			fs.writeFileSync(`${dir}/${file.file.path}`, after);
+			execFileSync(
+				'git',
+				['-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '-qa', '--amend', '--no-edit'],
+				{ cwd: dir },
+			);
+			// The next read of the history finds the rewrite (the view's next listing does it).
+			await api.assets.getChildren(asset);
+			const deadline = Date.now() + 15_000;
+			while (document.getText() !== after && Date.now() < deadline) {
+				await new Promise((resolve) => setTimeout(resolve, 100));
+			}
+			assert.equal(document.getText(), after, 'the open editor read the version again');
+		} finally {
+			execFileSync('git', ['reset', '-q', '--hard', oldTip], { cwd: dir });
+			await api.assets.getChildren(asset);
+		}
+	});
+
 	it('registers every command it contributes', async () => {
 		const contributed = (
 			vscode.extensions.getExtension(extensionId)!.packageJSON as {

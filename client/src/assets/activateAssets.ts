@@ -14,11 +14,12 @@ import { registerSearchLibrary } from './searchLibrary';
 export function activateAssets(context: vscode.ExtensionContext, desk: DeskClient, reportError: ReportError) {
 	const tree = new AssetsTreeProvider(desk, reportError);
 	const view = vscode.window.createTreeView('agentDesk.assets', { treeDataProvider: tree, showCollapseAll: true });
+	const files = new AssetFileSystemProvider(desk);
 	context.subscriptions.push(
 		tree,
 		view,
 		tree.openRowsBySelection(view, 'agentDesk.assets.openRow'),
-		vscode.workspace.registerFileSystemProvider(assetScheme, new AssetFileSystemProvider(desk), {
+		vscode.workspace.registerFileSystemProvider(assetScheme, files, {
 			isReadonly: true,
 			isCaseSensitive: true,
 		}),
@@ -39,11 +40,15 @@ export function activateAssets(context: vscode.ExtensionContext, desk: DeskClien
 			}
 		}),
 	);
+	const onHistoryRewritten = (rewrite: BranchRewrite) => {
+		files.forgetVersionsFrom(rewrite.id, rewrite.firstChanged);
+		tellHistoryRewritten(rewrite);
+	};
 	return { tree, view, onSnapshotProgress: commands.onSnapshotProgress, onHistoryRewritten };
 }
 
 /** A branch a git asset follows was rewritten: which versions now name other commits. */
-function onHistoryRewritten(r: BranchRewrite): void {
+function tellHistoryRewritten(r: BranchRewrite): void {
 	const range =
 		r.firstChanged > r.newCount
 			? ''

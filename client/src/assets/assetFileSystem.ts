@@ -77,7 +77,10 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 			return {
 				type: fileType(file),
 				ctime: 0,
-				mtime: 0,
+				// Not a time: a number of the content's hash, so that a version renumbered by a branch
+				// rewrite stats differently, and an open editor reloads it (VS Code keeps the bytes it has
+				// when a file's mtime and size are what they were, and a git file's size is not known here).
+				mtime: contentStamp(file.hash),
 				// What reading it gives: a link's target, a submodule's commit id and a newline.
 				size:
 					file.kind === 'symlink'
@@ -129,6 +132,36 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 		throw vscode.FileSystemError.NoPermissions('Asset versions are read-only');
 	}
 
+	/**
+	 * A rewrite of the branch a git asset follows gave the versions from `firstChanged` on other
+	 * commits (glossary: Version): what was read of them is forgotten, and the editors showing one
+	 * of them read it again (a read-only document is never dirty, so VS Code reloads it on the change).
+	 */
+	forgetVersionsFrom(id: string, firstChanged: number): void {
+		const renumbered = (version: number) => version >= firstChanged;
+		for (const key of [...this.folders.keys()]) {
+			const [keyId, version] = key.split('/');
+			if (keyId === id && renumbered(Number(version!.slice(1)))) {
+				this.folders.delete(key);
+			}
+		}
+		const changed = vscode.workspace.textDocuments
+			.map((document) => document.uri)
+			.filter((uri) => {
+				if (uri.scheme !== assetScheme || uri.authority !== id) {
+					return false;
+				}
+				try {
+					return renumbered(parse(uri).version);
+				} catch {
+					return false;
+				}
+			});
+		if (changed.length > 0) {
+			this.emitter.fire(changed.map((uri) => ({ type: vscode.FileChangeType.Changed, uri })));
+		}
+	}
+
 	/** One folder of a version, or undefined when the version has no such folder. */
 	private folder(id: string, version: number, folder: string): Promise<Folder | undefined> {
 		const key = `${id}/v${version}/${folder}`;
@@ -152,6 +185,12 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 		}
 		return listing;
 	}
+}
+
+/** The first 48 bits of a hex hash, as a number (0 for anything else). */
+function contentStamp(hash: string): number {
+	const stamp = Number.parseInt(hash.slice(0, 12), 16);
+	return Number.isSafeInteger(stamp) ? stamp : 0;
 }
 
 /**
