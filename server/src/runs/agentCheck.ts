@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { agentCliOf, type AgentCli } from '../agents/agentClis';
 import { DeskError } from '../core/errors';
 import { baseChildEnv, findProgram } from './programs';
+import { contains, copiedIntoRunHome, coversHome, expandHome, insideHome } from './sandbox';
 import { chooseAgent, type AgentSettings, type RunSettings } from './settings';
 import type { AgentCheck, AgentFix } from './types';
 
@@ -229,35 +230,19 @@ function signInOf(
 }
 
 /**
- * Whether the agent sees `file` in a sandboxed run: it is one of its `homeFiles` (copied into the
- * run's home, which stands where the home folder is; a regular file only), or inside a folder of
- * its `readPaths` or `writePaths` (shown at the same place), as `sandboxLayout` and `agentHome` lay
- * the run out.
+ * Whether the agent sees `file` in a sandboxed run, by the rules the run is laid out by (sandbox.ts):
+ * inside a folder of its `readPaths` or `writePaths` (shown where it is, unless it would cover the
+ * home folder), or one of its `homeFiles` copied into the run's home (a regular file only).
  */
 function inSandbox(file: string, agent: AgentSettings, home: string): 'seen' | 'not listed' | 'a link' {
-	const expand = (p: string) => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p);
-	const within = (folder: string) => file === folder || file.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
-	// A folder that is the home folder or above it is never bound (sandboxArgs): it would cover the run's home.
-	const bound = (folder: string) => folder !== '/' && folder !== home && !home.startsWith(`${folder}/`);
-	if ([...agent.readPaths, ...agent.writePaths].map(expand).some((folder) => bound(folder) && within(folder))) {
+	const folders = [...agent.readPaths, ...agent.writePaths].map((p) => expandHome(p, home));
+	if (folders.some((folder) => !coversHome(folder, home) && contains(folder, file))) {
 		return 'seen';
 	}
-	const rel = path.relative(home, file);
-	const listed =
-		rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) && agent.homeFiles.map(expand).includes(file);
-	if (!listed) {
+	if (!insideHome(file, home) || !agent.homeFiles.map((p) => expandHome(p, home)).includes(file)) {
 		return 'not listed';
 	}
-	// The run's home gets copies of regular files only: a link (a dotfile manager's) is not followed.
-	return isRegularFile(file) ? 'seen' : 'a link';
-}
-
-function isRegularFile(file: string): boolean {
-	try {
-		return fs.lstatSync(file).isFile();
-	} catch {
-		return false;
-	}
+	return copiedIntoRunHome(file, home) ? 'seen' : 'a link';
 }
 
 function keyEnvOf(agent: AgentSettings): string[] {

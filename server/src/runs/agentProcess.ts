@@ -19,6 +19,7 @@ import type { DeskToolCall, DeskToolsHost, RunnerPorts } from './ports';
 import { baseChildEnv, safePath } from './programs';
 import { killGroup } from './runnerProcess';
 import {
+	copiedIntoRunHome,
 	expandHome,
 	programFolders,
 	resolveCommand,
@@ -352,12 +353,12 @@ export function sandboxLayout(
 	outbox: string | undefined,
 	agent: AgentSettings | undefined,
 ): SandboxLayout {
-	const agentReads = agent ? [...programFolders(agent.command), ...agent.readPaths.map(expandHome)] : [];
+	const agentReads = agent ? [...programFolders(agent.command), ...agent.readPaths.map((p) => expandHome(p))] : [];
 	return {
 		workFolder: placement.work_folder,
 		...insideWorkFolder(placement),
 		...(agent ? { home: agentHome(placement, agent) } : {}),
-		writable: agent ? agent.writePaths.map(expandHome) : [],
+		writable: agent ? agent.writePaths.map((p) => expandHome(p)) : [],
 		...(outbox ? { outbox } : {}),
 		// A worktree's .git file points into the repository's .git: readable, never writable.
 		readOnly: [
@@ -378,17 +379,12 @@ function agentHome(placement: RunPlacement, agent: AgentSettings): string {
 	const home = path.join(placement.run_folder, 'home');
 	fs.mkdirSync(home, { recursive: true, mode: 0o700 });
 	const personHome = os.homedir();
-	for (const file of agent.homeFiles.map(expandHome)) {
-		const rel = path.relative(personHome, file);
-		if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) {
+	for (const file of agent.homeFiles.map((p) => expandHome(p))) {
+		if (!copiedIntoRunHome(file, personHome)) {
 			continue;
 		}
 		try {
-			const stat = fs.lstatSync(file);
-			if (!stat.isFile()) {
-				continue;
-			}
-			const target = path.join(home, rel);
+			const target = path.join(home, path.relative(personHome, file));
 			fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
 			fs.copyFileSync(file, target);
 			fs.chmodSync(target, 0o600);

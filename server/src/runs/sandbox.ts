@@ -181,15 +181,44 @@ export function spawnSandboxed(
 
 /** Never bind the root, the home folder or a folder above it, or one that holds the work folder. */
 function isSafeToBind(folder: string, workFolder: string): boolean {
+	return !coversHome(folder) && !contains(path.resolve(folder), workFolder);
+}
+
+/** True when `p` is `folder` or inside it. */
+export function contains(folder: string, p: string): boolean {
+	return p === folder || p.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
+}
+
+/** The root, the home folder or a folder above it: bound, it would cover the run's own home, so it never is. */
+export function coversHome(folder: string, home = os.homedir()): boolean {
 	const resolved = path.resolve(folder);
-	const home = os.homedir();
-	const above = (a: string, b: string) => b === a || b.startsWith(a.endsWith('/') ? a : `${a}/`);
-	return resolved !== '/' && !above(resolved, home) && !above(resolved, workFolder);
+	return resolved === '/' || contains(resolved, home);
+}
+
+/**
+ * Whether a file an agent's `homeFiles` names is copied into a run's home (which stands where the
+ * home folder is): a regular file inside the home folder; a link is never followed.
+ */
+export function copiedIntoRunHome(file: string, home = os.homedir()): boolean {
+	if (!insideHome(file, home)) {
+		return false;
+	}
+	try {
+		return fs.lstatSync(file).isFile();
+	} catch {
+		return false;
+	}
+}
+
+/** True when `file` is below the home folder (not the home folder itself). */
+export function insideHome(file: string, home = os.homedir()): boolean {
+	const rel = path.relative(home, file);
+	return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 /** `~` and `~/x` in settings mean the home folder. */
-export function expandHome(p: string): string {
-	return p === '~' ? os.homedir() : p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p;
+export function expandHome(p: string, home = os.homedir()): string {
+	return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
 }
 
 /**
