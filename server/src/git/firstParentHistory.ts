@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CommitHistory, CommitInfo } from '../assets/ports';
-import { subjectOf, type CommitScan } from './objects';
+import { minus, plus, subjectOf, zero, type CommitScan } from './objects';
 
 /**
  * The first-parent history of a branch, oldest first, held compactly: object ids in one buffer,
@@ -370,9 +370,9 @@ export function formatCommitTime(timestamp: number, offsetMinutes: number): stri
 	const text = timeText;
 	putTwoDigits(text, 0, Math.floor(year / 100));
 	putTwoDigits(text, 2, year % 100);
-	text[4] = dash;
+	text[4] = minus;
 	putTwoDigits(text, 5, month);
-	text[7] = dash;
+	text[7] = minus;
 	putTwoDigits(text, 8, day);
 	text[10] = letterT;
 	putTwoDigits(text, 11, Math.floor(seconds / 3600));
@@ -380,11 +380,11 @@ export function formatCommitTime(timestamp: number, offsetMinutes: number): stri
 	putTwoDigits(text, 14, Math.floor(seconds / 60) % 60);
 	text[16] = colon;
 	putTwoDigits(text, 17, seconds % 60);
-	text[19] = offsetMinutes < 0 ? dash : plus;
+	text[19] = offsetMinutes < 0 ? minus : plus;
 	// Offsets are written as two digits of hours and two of minutes, so +9999 is 100 hours and 39 minutes.
 	let at = 20;
 	if (hours >= 100) {
-		text[at++] = digit0 + Math.floor(hours / 100);
+		text[at++] = zero + Math.floor(hours / 100);
 	}
 	putTwoDigits(text, at, hours % 100);
 	text[at + 2] = colon;
@@ -393,13 +393,10 @@ export function formatCommitTime(timestamp: number, offsetMinutes: number): stri
 }
 
 const timeText = Buffer.alloc(32);
-const digit0 = 0x30;
-const dash = 0x2d;
-const plus = 0x2b;
 const colon = 0x3a;
 const letterT = 0x54;
 
 function putTwoDigits(text: Buffer, at: number, value: number): void {
-	text[at] = digit0 + Math.floor(value / 10);
-	text[at + 1] = digit0 + (value % 10);
+	text[at] = zero + Math.floor(value / 10);
+	text[at + 1] = zero + (value % 10);
 }

@@ -242,9 +242,10 @@ const blankLine = Buffer.from('\n\n');
 const space = 0x20;
 const tab = 0x09;
 const carriageReturn = 0x0d;
-const plus = 0x2b;
-const minus = 0x2d;
-const zero = 0x30;
+/** Bytes of the signs and digits of a commit's time zone, which formatCommitTime writes too. */
+export const plus = 0x2b;
+export const minus = 0x2d;
+export const zero = 0x30;
 
 /** Lowercase hex digits only, as git writes object ids. */
 function isHexAt(data: Buffer, at: number, length: number): boolean {
