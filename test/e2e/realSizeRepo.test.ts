@@ -42,13 +42,7 @@ async function timed(
 		win.addEventListener('pointerdown', () => (win.deskClickAt = performance.now()), { capture: true, once: true });
 	});
 	await click();
-	const deadline = Date.now() + 30_000;
-	while (!(await shown().catch(() => false))) {
-		if (Date.now() > deadline) {
-			throw new Error(`timed out after 30000 ms waiting for ${what}`);
-		}
-		await page.waitForTimeout(20);
-	}
+	await waitFor(shown, 30_000, what, 20);
 	const [clickAt, seenAt] = await page.evaluate(() => [
 		(globalThis as unknown as PageClock).deskClickAt,
 		performance.now(),

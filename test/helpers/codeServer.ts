@@ -349,7 +349,12 @@ export function walkthroughStep(file: string, step: string): void {
 	fs.copyFileSync(file, path.join(outputDir, `walkthrough-${step}.png`));
 }
 
-export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function waitFor(
+	check: () => Promise<boolean>,
+	timeoutMs: number,
+	what: string,
+	intervalMs = 200,
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		try {
@@ -362,7 +367,7 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
 		if (Date.now() > deadline) {
 			throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 		}
-		await new Promise((resolve) => setTimeout(resolve, 200));
+		await new Promise((resolve) => setTimeout(resolve, intervalMs));
 	}
 }
 
