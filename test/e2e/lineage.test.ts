@@ -3,7 +3,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { launchScriptedRun, runCommand, screenshot, statusMessage, waitFor, webviewWith } from '../helpers/codeServer';
+import {
+	answerInput,
+	launchScriptedRun,
+	runCommand,
+	screenshot,
+	statusMessage,
+	waitFor,
+	webviewWith,
+} from '../helpers/codeServer';
 import { git } from '../helpers/gitRepo';
 import { scriptedAgentSettings } from '../helpers/scriptedAgent';
 
@@ -16,14 +24,6 @@ async function contextMenu(page: Page, item: RegExp, entry: string): Promise<voi
 	const menuItem = page.getByRole('menuitem', { name: entry });
 	await menuItem.hover();
 	await menuItem.focus();
-	await page.keyboard.press('Enter');
-}
-
-/** Answers the input box the workbench shows (its title holding `title`) with `text`. */
-async function answerInput(page: Page, title: string, text: string): Promise<void> {
-	await page.locator('.quick-input-widget', { hasText: title }).waitFor({ timeout: 30_000 });
-	const input = page.locator('.quick-input-widget input[type="text"]');
-	await input.fill(text);
 	await page.keyboard.press('Enter');
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Frame, Locator, Page } from 'playwright-core';
 import {
+	answerInput,
 	launchScriptedRun,
 	pickAfterCommand,
 	runCommand,
@@ -48,8 +49,7 @@ async function confirmationOf(
 	rationaleTitle: string,
 ): Promise<{ dialog: Locator; question: string }> {
 	await runPage.getByRole('link', { name: link, exact: true }).click();
-	await page.locator('.quick-input-widget', { hasText: rationaleTitle }).waitFor({ timeout: 30_000 });
-	await page.keyboard.press('Enter');
+	await answerInput(page, rationaleTitle);
 	const dialog = page.locator('.monaco-dialog-box');
 	await dialog.waitFor({ timeout: 30_000 });
 	return { dialog, question: await dialog.innerText() };
@@ -324,8 +324,7 @@ it('tells of a failed run with Show Run and Retry; Retry on the shared checkout 
 
 		// Retry from the notification: a rationale, then a confirmation that names the files it puts back.
 		await toast.getByRole('button', { name: 'Retry', exact: true }).click();
-		await page.locator('.quick-input-widget', { hasText: 'Retry: Add a broken greeting' }).waitFor({ timeout: 30_000 });
-		await page.keyboard.press('Enter');
+		await answerInput(page, 'Retry: Add a broken greeting');
 		const retryDialog = page.locator('.monaco-dialog-box');
 		await retryDialog.waitFor({ timeout: 30_000 });
 		const retryQuestion = await retryDialog.innerText();
@@ -399,10 +398,7 @@ it('lands a run with a failing check only past a warning that names it, asks onc
 		await page.locator('.notification-toast', { hasText: 'checks: 0 passed, 1 failed' }).waitFor({ timeout: 90_000 });
 		await pickAfterCommand(page, 'Agent Desk: Approve and Land Run…', 'Add a greeting helper on a branch');
 		await page.keyboard.press('Enter');
-		await page
-			.locator('.quick-input-widget', { hasText: 'Approve and Land: Add a greeting helper on a branch' })
-			.waitFor({ timeout: 30_000 });
-		await page.keyboard.press('Enter');
+		await answerInput(page, 'Approve and Land: Add a greeting helper on a branch');
 		// A warning that names the failing check; Enter would review the checks, not land.
 		const dialog = page.locator('.monaco-dialog-box');
 		await dialog.waitFor({ timeout: 30_000 });

@@ -321,6 +321,21 @@ export async function pickAfterCommand(
 	}
 }
 
+/**
+ * Answers the input box the workbench shows (its title holding `title`) with `text`, or with what
+ * it holds (as a person pressing Enter at once) when there is no `text`. Enter goes to the box's
+ * input, focused first: a key sent to the page the moment the box showed was seen going elsewhere
+ * under load, leaving the box open.
+ */
+export async function answerInput(page: Page, title: string, text?: string): Promise<void> {
+	await page.locator('.quick-input-widget', { hasText: title }).waitFor({ timeout: 30_000 });
+	const input = page.locator('.quick-input-widget input[type="text"]');
+	if (text !== undefined) {
+		await input.fill(text);
+	}
+	await input.press('Enter');
+}
+
 /** Opens the launch card and types `ticket` into its editor, as a person would; the card's frame and its editor. */
 export async function typeTicket(page: Page, ticket: string): Promise<{ card: FrameLocator; editor: Locator }> {
 	await runCommand(page, 'Agent Desk: Open Launch Card');
