@@ -15,16 +15,35 @@ if [ "$(cat node_modules/.agent-desk-lock 2>/dev/null)" != "$lock_hash" ]; then
 fi
 bash scripts/ensure-code-server.sh >/dev/null
 
-echo "== type check and lint"
-npx tsc -b
-npx eslint --max-warnings 0 .
-npx prettier --check . >/dev/null || { npx prettier --list-different .; echo "not formatted: run npm run format"; exit 1; }
-echo "== build (tests, then the packaged extension)"
-node scripts/build.mjs
-npm run --silent package >/dev/null
+# The type check, ESLint, prettier and the build (tests, then the packaged extension) read the same
+# sources and write apart (out/types, nothing, nothing, dist/ and out/): side by side, each its own log.
+echo "== type check, lint and build"
+mkdir -p test-output
+checks="test-output/checks"
+rm -rf "$checks" && mkdir -p "$checks"
+check() {
+  local name="$1" status=0
+  shift
+  "$@" > "$checks/$name.log" 2>&1 || status=$?
+  echo "$status" > "$checks/$name.status"
+}
+check "type check" npx tsc -b &
+check eslint npx eslint --max-warnings 0 . &
+check prettier npx prettier --list-different . &
+check build bash -c 'node scripts/build.mjs && npm run --silent package >/dev/null' &
+wait
+failed=0
+for name in "type check" eslint prettier build; do
+  if [ "$(cat "$checks/$name.status")" -ne 0 ]; then
+    echo "== $name failed:"
+    cat "$checks/$name.log"
+    [ "$name" = prettier ] && echo "not formatted: run npm run format"
+    failed=1
+  fi
+done
+[ "$failed" -eq 0 ] || exit 1
 
 echo "== tests"
-mkdir -p test-output
 # Node 20's test runner takes no globs: name the files. The unit, protocol and command-line files run
 # two at a time (each its own process, busy with git, a server or a child); beside them the end-to-end
 # files one at a time (each drives a code-server and a browser). When the first part ends, a second

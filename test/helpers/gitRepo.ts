@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { tempDir } from './temp';
 
 /**
  * Real git repositories for tests, made with the git binary in an environment that ignores the
@@ -11,12 +12,29 @@ export function gitEnv(home: string): NodeJS.ProcessEnv {
 		...process.env,
 		HOME: home,
 		GIT_CONFIG_NOSYSTEM: '1',
-		GIT_CONFIG_GLOBAL: '/dev/null',
+		GIT_CONFIG_GLOBAL: testGlobalConfig(),
 		GIT_AUTHOR_NAME: 'Test Author',
 		GIT_AUTHOR_EMAIL: 'author@example.com',
 		GIT_COMMITTER_NAME: 'Test Committer',
 		GIT_COMMITTER_EMAIL: 'committer@example.com',
 	};
+}
+
+let globalConfig: string | undefined;
+
+/**
+ * The global config of the tests' own git: nothing but `maintenance.auto = false`. Otherwise each
+ * commit, merge and fetch starts `git maintenance run --auto`, a process of its own (the commonest
+ * git process of some test files, and processes are dear on CI's machines), which may also repack
+ * a repository under a test that reads its packs.
+ */
+function testGlobalConfig(): string {
+	if (globalConfig === undefined) {
+		const file = path.join(tempDir('desk-gitconfig-'), 'gitconfig');
+		fs.writeFileSync(file, '[maintenance]\n\tauto = false\n');
+		globalConfig = file;
+	}
+	return globalConfig;
 }
 
 export function git(cwd: string, ...args: string[]): string {
