@@ -15,8 +15,9 @@ if [ "$(cat node_modules/.agent-desk-lock 2>/dev/null)" != "$lock_hash" ]; then
 fi
 bash scripts/ensure-code-server.sh >/dev/null
 
-# The type check, ESLint, prettier and the build (tests, then the packaged extension) read the same
-# sources and write apart (out/types, nothing, nothing, dist/ and out/): side by side, each its own log.
+# The type check, ESLint, prettier and the build (tests, then the packaged extension) run side by side,
+# each with its own log: they read the same sources, and only the type check (out/types/) and the
+# build (dist/, the rest of out/) write.
 echo "== type check, lint and build"
 mkdir -p test-output
 checks="test-output/checks"
