@@ -52,6 +52,11 @@ async function timed(
 }
 
 /** Turns the mouse wheel over the Assets view's rows until `visible` holds. */
+/** `text` matched as it is in a pattern. */
+function literally(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 async function scrollUntil(page: Page, visible: () => Promise<boolean>): Promise<void> {
 	const header = await page
 		.locator('.pane-header', { hasText: /^Assets/i })
@@ -108,10 +113,7 @@ it('browses a git.git-shaped repository in the Assets view: 24,000 versions a pa
 				'the newest version',
 			)} ms`,
 		);
-		assert.match(
-			(await newest.getAttribute('aria-label')) ?? '',
-			new RegExp(subject.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
-		);
+		assert.match((await newest.getAttribute('aria-label')) ?? '', new RegExp(literally(subject)));
 		await page.mouse.move(700, 500);
 		await screenshot(page, 'realsize-versions');
 
@@ -151,7 +153,7 @@ it('browses a git.git-shaped repository in the Assets view: 24,000 versions a pa
 				'its folders',
 			)} ms`,
 		);
-		// The first file of builtin/ as the view sorts it: its folders first, then its files by name.
+		// The files of builtin/ as the view sorts them: its folders first, then its files by name.
 		const files = git('ls-tree', 'HEAD', 'builtin/')
 			.split('\n')
 			.map((line) => line.split(/\s+/))
@@ -160,10 +162,6 @@ it('browses a git.git-shaped repository in the Assets view: 24,000 versions a pa
 			.sort((a, b) =>
 				path.basename(a).localeCompare(path.basename(b), undefined, { numeric: true, sensitivity: 'base' }),
 			);
-		const file = files[0]!;
-		const fileRow = page.getByRole('treeitem', {
-			name: new RegExp(`^${path.basename(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, `),
-		});
 		const expandedBuiltin = page.getByRole('treeitem', { name: /^builtin, folder/, expanded: true });
 		timings.push(
 			`expand builtin/: ${await timed(
@@ -173,39 +171,32 @@ it('browses a git.git-shaped repository in the Assets view: 24,000 versions a pa
 				'the folder builtin/ open',
 			)} ms`,
 		);
-		await scrollUntil(page, () => fileRow.isVisible());
 
-		// A file of the version opens read-only in an editor tab, with the bytes git has.
-		const firstLine = git('show', `HEAD:${file}`)
-			.split('\n')
-			.find((line) => line.trim().length > 8)!
-			.trim();
+		// A file of the version opens read-only in an editor tab, with the bytes git has (a line of it shows).
 		const editor = page.locator('.editor-instance .view-lines');
-		const opens = async (name: string, row: typeof fileRow, line: string) =>
-			`open ${name}: ${await timed(
+		const opens = async (file: string) => {
+			const row = page.getByRole('treeitem', { name: new RegExp(`^${literally(path.basename(file))}, `) });
+			const line = git('show', `HEAD:${file}`)
+				.split('\n')
+				.find((text) => text.trim().length > 8)!
+				.trim();
+			await scrollUntil(page, () => row.isVisible());
+			return `open ${file}: ${await timed(
 				page,
 				() => row.click(),
 				async () =>
-					(await page.locator('.tab.active').first().innerText()).includes(path.basename(name)) &&
+					(await page.locator('.tab.active').first().innerText()).includes(path.basename(file)) &&
 					(await editor.first().innerText()).replace(/\u00a0/g, ' ').includes(line),
-				`${name} in an editor`,
+				`${file} in an editor`,
 			)} ms`;
-		timings.push(await opens(file, fileRow, firstLine));
+		};
+		timings.push(await opens(files[0]!));
 		await page.mouse.move(700, 500);
 		await page.waitForTimeout(500);
 		await screenshot(page, 'realsize-file');
 		// A second file of the folder: the workbench's first editor (its code, the language's grammar)
 		// is loaded by now, so this is what each later file costs.
-		const second = files[1]!;
-		const secondLine = git('show', `HEAD:${second}`)
-			.split('\n')
-			.find((line) => line.trim().length > 8)!
-			.trim();
-		const secondRow = page.getByRole('treeitem', {
-			name: new RegExp(`^${path.basename(second).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, `),
-		});
-		await scrollUntil(page, () => secondRow.isVisible());
-		timings.push(await opens(second, secondRow, secondLine));
+		timings.push(await opens(files[1]!));
 		t.diagnostic(`from the click: ${timings.join('; ')}`);
 	} finally {
 		await screenshot(page, 'realsize-final').catch(() => undefined);
