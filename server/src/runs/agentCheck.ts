@@ -235,11 +235,11 @@ function signInOf(
  * home folder), or one of its `homeFiles` copied into the run's home (a regular file only).
  */
 function inSandbox(file: string, agent: AgentSettings, home: string): 'seen' | 'not listed' | 'a link' {
-	const folders = [...agent.readPaths, ...agent.writePaths].map((p) => expandHome(p, home));
+	const folders = expandHome([...agent.readPaths, ...agent.writePaths], home);
 	if (folders.some((folder) => !coversHome(folder, home) && contains(folder, file))) {
 		return 'seen';
 	}
-	if (!insideHome(file, home) || !agent.homeFiles.map((p) => expandHome(p, home)).includes(file)) {
+	if (!insideHome(file, home) || !expandHome(agent.homeFiles, home).includes(file)) {
 		return 'not listed';
 	}
 	return copiedIntoRunHome(file, home) ? 'seen' : 'a link';

@@ -353,12 +353,12 @@ export function sandboxLayout(
 	outbox: string | undefined,
 	agent: AgentSettings | undefined,
 ): SandboxLayout {
-	const agentReads = agent ? [...programFolders(agent.command), ...agent.readPaths.map((p) => expandHome(p))] : [];
+	const agentReads = agent ? [...programFolders(agent.command), ...expandHome(agent.readPaths)] : [];
 	return {
 		workFolder: placement.work_folder,
 		...insideWorkFolder(placement),
 		...(agent ? { home: agentHome(placement, agent) } : {}),
-		writable: agent ? agent.writePaths.map((p) => expandHome(p)) : [],
+		writable: agent ? expandHome(agent.writePaths) : [],
 		...(outbox ? { outbox } : {}),
 		// A worktree's .git file points into the repository's .git: readable, never writable.
 		readOnly: [
@@ -379,7 +379,7 @@ function agentHome(placement: RunPlacement, agent: AgentSettings): string {
 	const home = path.join(placement.run_folder, 'home');
 	fs.mkdirSync(home, { recursive: true, mode: 0o700 });
 	const personHome = os.homedir();
-	for (const file of agent.homeFiles.map((p) => expandHome(p))) {
+	for (const file of expandHome(agent.homeFiles)) {
 		if (!copiedIntoRunHome(file, personHome)) {
 			continue;
 		}

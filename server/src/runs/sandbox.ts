@@ -216,9 +216,9 @@ export function insideHome(file: string, home = os.homedir()): boolean {
 	return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
-/** `~` and `~/x` in settings mean the home folder. */
-export function expandHome(p: string, home = os.homedir()): string {
-	return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
+/** The paths of a setting (an agent's readPaths, writePaths, homeFiles), where `~` and `~/x` mean the home folder. */
+export function expandHome(paths: readonly string[], home = os.homedir()): string[] {
+	return paths.map((p) => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p));
 }
 
 /**
