@@ -49,7 +49,7 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 	private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
 	readonly onDidChangeFile = this.emitter.event;
 	/** Folders read, by `<id>/v<version>/<folder>`: versions never change, and a tab, a diff and a tree ask for the same few. */
-	private readonly folders = new Map<string, Promise<Folder | undefined>>();
+	private readonly folders = new Map<string, { id: string; version: number; listing: Promise<Folder | undefined> }>();
 
 	constructor(private readonly desk: DeskClient) {}
 
@@ -139,9 +139,8 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 	 */
 	forgetVersionsFrom(id: string, firstChanged: number): void {
 		const renumbered = (version: number) => version >= firstChanged;
-		for (const key of [...this.folders.keys()]) {
-			const [keyId, version] = key.split('/');
-			if (keyId === id && renumbered(Number(version!.slice(1)))) {
+		for (const [key, kept] of [...this.folders]) {
+			if (kept.id === id && renumbered(kept.version)) {
 				this.folders.delete(key);
 			}
 		}
@@ -165,7 +164,7 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 	/** One folder of a version, or undefined when the version has no such folder. */
 	private folder(id: string, version: number, folder: string): Promise<Folder | undefined> {
 		const key = `${id}/v${version}/${folder}`;
-		let listing = this.folders.get(key);
+		let listing = this.folders.get(key)?.listing;
 		if (!listing) {
 			listing = this.desk.request(ListFolder, { id, version, folder }).then(
 				(r) => ({ folders: r.folders, files: r.files }),
@@ -181,7 +180,7 @@ export class AssetFileSystemProvider implements vscode.FileSystemProvider {
 			if (this.folders.size >= 512) {
 				this.folders.delete(this.folders.keys().next().value!);
 			}
-			this.folders.set(key, listing);
+			this.folders.set(key, { id, version, listing });
 		}
 		return listing;
 	}
