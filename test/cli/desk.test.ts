@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -8,7 +10,7 @@ import { commitAll, commitSubmodule, git, makeRepo } from '../helpers/gitRepo';
 import { openDesk } from '../helpers/deskFixture';
 import { tempDir } from '../helpers/temp';
 import { completeChain } from '../unit/ai/chain';
-import { desk } from '../helpers/deskCli';
+import { desk, deskJs } from '../helpers/deskCli';
 import { personLabel } from '../../server/src/operations/actor';
 import { personIdentity } from '../../server/src/operations/identity';
 
@@ -238,6 +240,36 @@ describe('the desk command line over git assets', () => {
 		const folder = desk('--store', store, 'asset', 'cat', asset.id, 'docs');
 		assert.equal(folder.code, 2, 'a folder is not read');
 		assert.match(folder.stderr, /asset\.fileNotFound|is not in/);
+	});
+
+	it('stops printing quietly when the reader goes away (desk asset versions ID | head): exit 0, nothing on stderr', async () => {
+		const root = tempDir();
+		const store = path.join(root, 'library');
+		// 8,000 versions: over half a megabyte of text and two of JSON, far more than a pipe holds.
+		const repo = makeRepo(path.join(root, 'shop'), { commits: 8000, oneFile: true });
+		const json = jsonOf(store);
+		const { asset } = json<{ asset: AssetRecord }>('asset', 'import', '--dir', repo, '--project', 'shop', '--main');
+		for (const format of [[], ['--json']]) {
+			const child = spawn(process.execPath, [deskJs, '--store', store, 'asset', 'versions', asset.id, ...format], {
+				env: { ...process.env, DESK_STORE: '' },
+				stdio: ['ignore', 'pipe', 'pipe'],
+			});
+			let stderr = '';
+			child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+			// What `head` does once it has its lines: it closes its end of the pipe, reading nothing more.
+			// (Read as 'readable' asks, so no more than a buffer's worth is taken from the pipe first.)
+			const first = await new Promise<string>((resolve) =>
+				child.stdout.once('readable', () => {
+					const chunk = child.stdout.read() as Buffer;
+					child.stdout.destroy();
+					resolve(chunk.toString('utf8'));
+				}),
+			);
+			assert.match(first, format.length ? /^\[\n {2}\{/ : /^v1 /, 'the listing began');
+			const [code] = (await once(child, 'close')) as [number | null];
+			assert.equal(stderr, '', `${format.join(' ') || 'text'}: nothing on stderr`);
+			assert.equal(code, 0, `${format.join(' ') || 'text'}: the command ends as it would have`);
+		}
 	});
 });
 

@@ -51,6 +51,12 @@ export interface RepoOptions {
 	commits?: number;
 	/** Seconds since the epoch of the first commit; each next one is a minute later. */
 	startTime?: number;
+	/**
+	 * true: every commit rewrites one file, file.txt, instead of adding a file of its own, and the
+	 * objects go into a pack: a long history whose trees stay small (thousands of commits each adding
+	 * a file write trees of thousands of entries, a minute's work for 8,000).
+	 */
+	oneFile?: boolean;
 }
 
 /**
@@ -75,11 +81,14 @@ export function makeRepo(dir: string, options: RepoOptions = {}): string {
 				`committer ${env['GIT_COMMITTER_NAME']} <${env['GIT_COMMITTER_EMAIL']}> ${when}\n` +
 				data(`commit ${i}\n`) +
 				(i > 1 ? `from :${i - 1}\n` : '') +
-				`M 100644 inline file${i}.txt\n` +
+				`M 100644 inline ${options.oneFile ? 'file.txt' : `file${i}.txt`}\n` +
 				data(`content ${i}\n`);
 		}
-		// Below the unpack limit fast-import leaves loose objects, as commits made one by one do.
-		execFileSync('git', ['-c', 'fastimport.unpackLimit=100000', 'fast-import', '--quiet'], {
+		// Below the unpack limit fast-import leaves loose objects, as commits made one by one do; a long
+		// history of one file goes into a pack, as a clone's does (tens of thousands of loose objects
+		// are seconds of file creation).
+		const unpackLimit = options.oneFile ? 100 : 100_000;
+		execFileSync('git', ['-c', `fastimport.unpackLimit=${unpackLimit}`, 'fast-import', '--quiet'], {
 			cwd: dir,
 			env,
 			input: stream,

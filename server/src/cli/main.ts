@@ -131,9 +131,25 @@ function keepQuickWasmCode(command: string, area: string | undefined): void {
 	}
 }
 
+/**
+ * A reader that goes away before the end (`desk asset versions ID | head`) closes the pipe under the
+ * output: what is left to print goes nowhere, and the command ends as it would have (a run it carries
+ * goes on to its end), where Node would otherwise crash with the stack of an unhandled EPIPE. Any
+ * other error of the stream is thrown as before.
+ */
+function printNothingOnceClosed(stream: NodeJS.WriteStream): void {
+	stream.on('error', (error: NodeJS.ErrnoException) => {
+		if (error.code !== 'EPIPE') {
+			throw error;
+		}
+	});
+}
+
 /** The `desk` process: this command line, its exit code the process's (launcher.ts calls it). */
 export function runAsProcess(): void {
 	oneShotProcess = true;
+	printNothingOnceClosed(process.stdout);
+	printNothingOnceClosed(process.stderr);
 	main(process.argv.slice(2)).then(
 		(code) => {
 			process.exitCode = code;
