@@ -62,7 +62,8 @@ export interface RepoOptions {
 /**
  * Makes a repository at `dir` with `commits` commits on `branch`, one file each: the commits that
  * `git add` and `git commit` one at a time would make (same ids, loose objects, an index and a work
- * tree that match), written by one `git fast-import` instead of three processes a commit.
+ * tree that match), written by one `git fast-import` instead of three processes a commit. With
+ * `oneFile`, each commit rewrites the same file and the objects are packed.
  */
 export function makeRepo(dir: string, options: RepoOptions = {}): string {
 	const branch = options.branch ?? 'main';
