@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { gitLikeRepo, linkedCopy, smallSize } from '../../bench/gitLikeRepo';
-import { openDeskWorkbench, projectRoot, screenshot, waitFor } from '../helpers/codeServer';
+import { literally, openDeskWorkbench, projectRoot, screenshot, waitFor } from '../helpers/codeServer';
 import { gitEnv } from '../helpers/gitRepo';
 import { tempDir } from '../helpers/temp';
 
@@ -52,11 +52,6 @@ async function timed(
 }
 
 /** Turns the mouse wheel over the Assets view's rows until `visible` holds. */
-/** `text` matched as it is in a pattern. */
-function literally(text: string): string {
-	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 async function scrollUntil(page: Page, visible: () => Promise<boolean>): Promise<void> {
 	const header = await page
 		.locator('.pane-header', { hasText: /^Assets/i })

@@ -145,10 +145,7 @@ it('runs a ticket through Go with a scripted agent, follows it live, reviews the
 
 		// Approve and Land from the page's link: a rationale, then the confirmation saying what happens.
 		await runPage.getByRole('link', { name: 'Approve and Land' }).click();
-		const input = page.locator('.quick-input-widget input[type="text"]');
-		await input.waitFor({ timeout: 30_000 });
-		await input.fill('The helper is what the ticket asks for.');
-		await page.keyboard.press('Enter');
+		await answerInput(page, 'Approve and Land: Add a greeting helper', 'The helper is what the ticket asks for.');
 		const dialog = page.locator('.monaco-dialog-box');
 		await dialog.waitFor({ timeout: 30_000 });
 		const question = await dialog.innerText();
@@ -350,12 +347,7 @@ it('tells of a failed run with Show Run and Retry; Retry on the shared checkout 
 		const pick = await pickAfterCommand(page, 'Agent Desk: Abandon Run…', 'Add a broken greeting');
 		assert.match(await pick.innerText(), /failed/);
 		await page.keyboard.press('Enter');
-		const input = page.locator('.quick-input-widget input[type="text"]');
-		await page
-			.locator('.quick-input-widget', { hasText: 'Abandon: Add a broken greeting' })
-			.waitFor({ timeout: 30_000 });
-		await input.fill('The agent crashed.');
-		await page.keyboard.press('Enter');
+		await answerInput(page, 'Abandon: Add a broken greeting', 'The agent crashed.');
 		const dialog = page.locator('.monaco-dialog-box');
 		await dialog.waitFor({ timeout: 30_000 });
 		assert.match(await dialog.innerText(), /Abandon run ‘Add a broken greeting’\?[\s\S]*task marked failed/);
@@ -420,14 +412,10 @@ it('lands a run with a failing check only past a warning that names it, asks onc
 		await dialog.getByRole('button', { name: 'Land Anyway', exact: true }).click();
 
 		// Git has no identity here: asked once, then the commit is the person's.
-		const input = page.locator('.quick-input-widget input[type="text"]');
 		await page.locator('.quick-input-widget', { hasText: 'Your name for the commit' }).waitFor({ timeout: 30_000 });
 		await screenshot(page, 'run-gate-9-identity');
-		await input.fill('Ada Lovelace');
-		await page.keyboard.press('Enter');
-		await page.locator('.quick-input-widget', { hasText: 'Your email for the commit' }).waitFor({ timeout: 30_000 });
-		await input.fill('ada@example.com');
-		await page.keyboard.press('Enter');
+		await answerInput(page, 'Your name for the commit', 'Ada Lovelace');
+		await answerInput(page, 'Your email for the commit', 'ada@example.com');
 
 		// Landed on the run's own branch; the report offers to merge it into main.
 		const landed = page.locator('.notification-toast', { hasText: "the run's own branch: main does not have it yet" });

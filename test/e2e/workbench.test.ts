@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import {
+	literally,
 	openDeskWorkbench,
 	projectRoot,
 	runCommand,
@@ -152,9 +153,7 @@ describe('Agent Desk in the workbench', () => {
 		const text = await outputText();
 		assert.match(
 			text,
-			new RegExp(
-				`asset imported: a-[0-9a-f]{16} webshop ${repo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(desk boot: project webshop's repo\\)`,
-			),
+			new RegExp(`asset imported: a-[0-9a-f]{16} webshop ${literally(repo)} \\(desk boot: project webshop's repo\\)`),
 		);
 		assert.equal(text.match(/asset imported:/g)?.length, 1);
 		await page.waitForTimeout(500);

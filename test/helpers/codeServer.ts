@@ -246,6 +246,11 @@ export async function openWorkbench(
 	await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
 }
 
+/** `text` matched as it is in a pattern. */
+export function literally(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** A routine confirmation of the extension: a status bar message for ten seconds, never a notification. */
 export function statusMessage(page: Page, text: string): Locator {
 	return page.locator('.statusbar-item', { hasText: text });
@@ -274,7 +279,7 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 			}
 		}
 	}
-	const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+	const exact = new RegExp(`^${literally(title)}$`);
 	const row = page
 		.locator('.quick-input-list .monaco-list-row')
 		.filter({ has: page.locator('.label-name', { hasText: exact }) })
